@@ -1,0 +1,61 @@
+// The `hlbot` command line. Commands live one per module in ./commands; this file wires them into
+// commander, maps typed errors to exit codes (0 ok, 1 venue/runtime failure, 2 bad input or config)
+// and prints one-line reasons (stack traces only with --verbose).
+import { readFileSync } from "node:fs";
+import { Command, CommanderError } from "commander";
+import { describeError, exitCodeOf } from "../lib/errors.js";
+import { redact } from "../lib/secrets.js";
+import type { CliContext, CliIo, CommandModule } from "./context.js";
+
+// One entry per command module. Keep the list sorted by the order commands appear in `--help`.
+const COMMANDS: ReadonlyArray<CommandModule> = [];
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+export function defaultIo(): CliIo {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    isTTY: Boolean(process.stdout.isTTY),
+  };
+}
+
+/** Runs the CLI with `argv` (without node and script) and resolves to the process exit code. */
+export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+  const ctx: CliContext = { ...io, verbose: argv.includes("--verbose"), exitCode: 0 };
+  const program = new Command()
+    .name("hlbot")
+    .description("TWAP trading and HYPE staking bot for Hyperliquid, with an embedded venue simulator")
+    .version(packageVersion(), "-V, --version")
+    .option("--verbose", "print stack traces and debug logs")
+    .showHelpAfterError("(run with --help for usage)")
+    .configureOutput({
+      writeOut: (s) => io.stdout(s),
+      writeErr: (s) => io.stderr(s),
+      outputError: (s, write) => write(redact(s)),
+    })
+    .exitOverride();
+  program.enablePositionalOptions();
+  for (const command of COMMANDS) command.register(program, ctx);
+  for (const sub of program.commands) sub.exitOverride();
+
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return ctx.exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version are "errors" to commander; they are successes to us.
+      if (err.exitCode === 0) return 0;
+      return 2;
+    }
+    io.stderr(`hlbot: ${describeError(err)}\n`);
+    if (ctx.verbose && err instanceof Error && err.stack) io.stderr(`${redact(err.stack)}\n`);
+    return exitCodeOf(err);
+  }
+}

@@ -1,0 +1,86 @@
+// What strategies decide: intents (actions they want taken) and skips (actions they considered and did
+// not take), each with a reason a person can read. Intents are in domain terms; the executor turns them
+// into canonical wire actions, and risk limits may reduce or block them first.
+import type { Decimal } from "../lib/decimal.js";
+
+interface Base {
+  /** Name of the strategy (from its file) that produced this decision. */
+  strategy: string;
+  /** Why, in words a person reading `hlbot plan` understands. */
+  reason: string;
+}
+
+export interface TwapOrderIntent extends Base {
+  kind: "twapOrder";
+  /** Pair name as the venue names it ("@107"). */
+  coin: string;
+  /** Human label, e.g. "HYPE/USDC". */
+  label: string;
+  assetId: number;
+  side: "buy" | "sell";
+  /** Base-token size, already truncated to the token's szDecimals. */
+  size: Decimal;
+  szDecimals: number;
+  minutes: number;
+  randomize: boolean;
+  reduceOnly: boolean;
+  /** size × mid at decision time, in quote units (USDC). */
+  notionalUsd: Decimal;
+}
+
+export interface TwapCancelIntent extends Base {
+  kind: "twapCancel";
+  assetId: number;
+  twapId: number;
+}
+
+export interface TokenDelegateIntent extends Base {
+  kind: "tokenDelegate";
+  validator: string;
+  /** HYPE. */
+  amount: Decimal;
+  isUndelegate: boolean;
+}
+
+export interface CDepositIntent extends Base {
+  kind: "cDeposit";
+  /** HYPE moved from spot to staking. */
+  amount: Decimal;
+}
+
+export interface CWithdrawIntent extends Base {
+  kind: "cWithdraw";
+  /** HYPE moved from staking to the unstaking queue. */
+  amount: Decimal;
+}
+
+export interface LinkStakingUserIntent extends Base {
+  kind: "linkStakingUser";
+  user: string;
+  isFinalize: boolean;
+}
+
+export type Intent =
+  | TwapOrderIntent
+  | TwapCancelIntent
+  | TokenDelegateIntent
+  | CDepositIntent
+  | CWithdrawIntent
+  | LinkStakingUserIntent;
+
+export interface Skip extends Base {
+  kind: "skip";
+  /** The action that was considered, when there was one. */
+  considered?: Intent["kind"];
+}
+
+export type Decision = Intent | Skip;
+
+export function isIntent(decision: Decision): decision is Intent {
+  return decision.kind !== "skip";
+}
+
+/** Exhaustiveness guard: a new variant becomes a compile error where it is not handled. */
+export function never(value: never): never {
+  throw new Error(`unhandled variant: ${JSON.stringify(value)}`);
+}

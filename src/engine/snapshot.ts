@@ -1,0 +1,136 @@
+// The account as strategies see it: one consistent, validated, immutable read of the venue, in domain
+// terms (Decimals, ms timestamps, resolved asset ids) rather than wire shapes. Strategies receive only
+// this; they never touch the network. The builder that fills it from the info client lives beside it.
+import type { Decimal } from "../lib/decimal.js";
+import type { NetworkName } from "../venue/networks.js";
+
+export interface SpotToken {
+  name: string;
+  index: number;
+  tokenId: string;
+  szDecimals: number;
+  weiDecimals: number;
+}
+
+export interface SpotPair {
+  /** Venue pair name: "PURR/USDC" for canonical pairs, "@107" otherwise. The key of `allMids`. */
+  name: string;
+  index: number;
+  /** 10000 + index. */
+  assetId: number;
+  base: SpotToken;
+  quote: SpotToken;
+  /** Mid price in quote units, when the venue reports one. */
+  mid: Decimal | undefined;
+}
+
+export interface SpotBalance {
+  coin: string;
+  token: number;
+  total: Decimal;
+  /** Reserved by open orders and running TWAPs. */
+  hold: Decimal;
+  /** total − hold, never below zero. */
+  available: Decimal;
+}
+
+export type ValidatorPeriod = "day" | "week" | "month";
+
+export interface ValidatorStats {
+  uptimeFraction: Decimal;
+  predictedApr: Decimal;
+  nSamples: number;
+}
+
+export interface ValidatorInfo {
+  address: string;
+  name: string;
+  /** HYPE × 1e8, may exceed 2^53. */
+  stake: bigint;
+  isJailed: boolean;
+  isActive: boolean;
+  commission: Decimal;
+  unjailableAfter: number | null;
+  stats: Record<ValidatorPeriod, ValidatorStats>;
+}
+
+export interface Delegation {
+  validator: string;
+  amount: Decimal;
+  /** ms; the stake cannot be undelegated before this time. */
+  lockedUntil: number;
+}
+
+export interface StakingSummary {
+  delegated: Decimal;
+  undelegated: Decimal;
+  totalPendingWithdrawal: Decimal;
+  nPendingWithdrawals: number;
+}
+
+export interface RunningTwap {
+  twapId: number | undefined;
+  /** Venue coin name as reported by twapHistory (a spot pair name such as "@107"). */
+  coin: string;
+  /** Resolved spot asset id, when the coin matches a known pair. */
+  assetId: number | undefined;
+  side: "buy" | "sell";
+  size: Decimal;
+  executedSize: Decimal;
+  executedNotional: Decimal;
+  minutes: number;
+  /** ms. */
+  startedAt: number;
+}
+
+export type StakingLink =
+  | null
+  | { type: "requested"; stakingUser: string }
+  | { type: "tradingUser"; stakingUser: string }
+  | { type: "stakingUser"; tradingUser: string };
+
+export interface MultiSigInfo {
+  authorizedUsers: string[];
+  threshold: number;
+}
+
+export interface Snapshot {
+  /** ms, when the reads started. */
+  takenAt: number;
+  network: NetworkName;
+  /** The account acted for (lower-case master or sub-account address). */
+  account: string;
+  tokens: ReadonlyMap<string, SpotToken>;
+  /** Spot pairs by pair name ("@107", "PURR/USDC"). */
+  pairs: ReadonlyMap<string, SpotPair>;
+  balances: ReadonlyMap<string, SpotBalance>;
+  staking: StakingSummary;
+  delegations: readonly Delegation[];
+  validators: readonly ValidatorInfo[];
+  /** TWAPs of this account currently running (status activated). */
+  twaps: readonly RunningTwap[];
+  stakingLink: StakingLink;
+  /** The account's spot taker fee rate (e.g. 0.0007). */
+  spotTakerFee: Decimal;
+  isVip: boolean | null;
+  subAccounts: readonly string[];
+  multiSig: MultiSigInfo | null;
+}
+
+/**
+ * The pair that trades `base` against `quote` (by token name), e.g. pairFor(s, "HYPE", "USDC"). When
+ * several pairs match, the canonical one (lowest index) wins.
+ */
+export function pairFor(snapshot: Snapshot, base: string, quote: string): SpotPair | undefined {
+  let best: SpotPair | undefined;
+  for (const pair of snapshot.pairs.values()) {
+    if (
+      pair.base.name === base &&
+      pair.quote.name === quote &&
+      (best === undefined || pair.index < best.index)
+    ) {
+      best = pair;
+    }
+  }
+  return best;
+}

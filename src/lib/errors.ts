@@ -1,0 +1,218 @@
+// Typed errors shared by every layer. Each error has a stable `code`, a family that decides what the
+// caller does with it (input and config errors stop before any I/O; venue errors may be retried by a
+// read path; nothing here is retried by string matching), a human message and an optional `cause`.
+import { redact } from "./secrets.js";
+
+export type ErrorFamily = "input" | "config" | "venue" | "internal";
+
+export interface HlbotErrorOptions {
+  cause?: unknown;
+  details?: string;
+}
+
+export abstract class HlbotError extends Error {
+  abstract readonly code: string;
+  abstract readonly family: ErrorFamily;
+  /** Safe to repeat the same *read* request automatically. Writes are never retried on this flag alone. */
+  readonly retryable: boolean = false;
+  readonly details: string | undefined;
+
+  constructor(message: string, options: HlbotErrorOptions = {}) {
+    super(redact(message), options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.details = options.details === undefined ? undefined : redact(options.details);
+  }
+
+  /** Process exit code for the CLI: 2 for bad input or configuration, 1 for everything else. */
+  get exitCode(): 1 | 2 {
+    return this.family === "input" || this.family === "config" ? 2 : 1;
+  }
+}
+
+export interface ValidationIssue {
+  /** Dotted path of the offending field, e.g. `user` or `stats.0.1.uptimeFraction`. */
+  path: string;
+  message: string;
+}
+
+/** Caller-supplied input (CLI argument, request parameter, strategy parameter) is invalid. Nothing was sent. */
+export class ValidationError extends HlbotError {
+  readonly code = "VALIDATION";
+  readonly family = "input";
+  readonly issues: ValidationIssue[];
+  constructor(issues: ValidationIssue[] | string, options: HlbotErrorOptions = {}) {
+    const list = typeof issues === "string" ? [{ path: "", message: issues }] : issues;
+    super(list.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; "), options);
+    this.issues = list;
+  }
+  get field(): string | undefined {
+    return this.issues[0]?.path || undefined;
+  }
+}
+
+/** A configuration or strategy file is invalid. Carries the file, the line and the key path when known. */
+export class ConfigError extends HlbotError {
+  readonly code = "CONFIG";
+  readonly family = "config";
+  readonly file: string | undefined;
+  readonly line: number | undefined;
+  readonly keyPath: string | undefined;
+  constructor(
+    message: string,
+    where: { file?: string; line?: number; keyPath?: string } = {},
+    options: HlbotErrorOptions = {},
+  ) {
+    const place = [where.file, where.line === undefined ? undefined : String(where.line)]
+      .filter((p) => p !== undefined)
+      .join(":");
+    const key = where.keyPath ? `${where.keyPath}: ` : "";
+    super(place ? `${place}: ${key}${message}` : `${key}${message}`, options);
+    this.file = where.file;
+    this.line = where.line;
+    this.keyPath = where.keyPath;
+  }
+}
+
+/** Base class of everything that went wrong talking to the venue (or to the simulator standing in for it). */
+export abstract class VenueError extends HlbotError {
+  readonly family = "venue";
+  /** HTTP status when a response was received. */
+  readonly status: number | undefined;
+  /** Endpoint (URL) the request went to. */
+  readonly url: string | undefined;
+  constructor(
+    message: string,
+    meta: { status?: number; url?: string } = {},
+    options: HlbotErrorOptions = {},
+  ) {
+    super(message, options);
+    this.status = meta.status;
+    this.url = meta.url;
+  }
+}
+
+/** HTTP 429. The venue's body is the JSON literal `null`. */
+export class RateLimitError extends VenueError {
+  readonly code = "RATE_LIMITED";
+  override readonly retryable = true;
+  /** Milliseconds the server asked us to wait (`Retry-After`), when it said. */
+  readonly retryAfterMs: number | undefined;
+  constructor(meta: { url?: string; retryAfterMs?: number } = {}) {
+    super("rate limited by the venue (HTTP 429)", { status: 429, url: meta.url });
+    this.retryAfterMs = meta.retryAfterMs;
+  }
+}
+
+/** HTTP 5xx. For a write, the request may or may not have taken effect. */
+export class ServerError extends VenueError {
+  readonly code = "SERVER_ERROR";
+  override readonly retryable = true;
+  readonly body: string;
+  readonly retryAfterMs: number | undefined;
+  constructor(status: number, body: string, meta: { url?: string; retryAfterMs?: number } = {}) {
+    super(`venue server error (HTTP ${status})${body ? `: ${truncate(body, 200)}` : ""}`, {
+      status,
+      url: meta.url,
+    });
+    this.body = body;
+    this.retryAfterMs = meta.retryAfterMs;
+  }
+}
+
+/** HTTP 422: the venue could not deserialize the request. Never retried: the same body fails again. */
+export class UnprocessableError extends VenueError {
+  readonly code = "UNPROCESSABLE";
+  readonly body: string;
+  constructor(body: string, meta: { url?: string } = {}) {
+    super(`venue rejected the request body (HTTP 422): ${truncate(body, 200)}`, {
+      status: 422,
+      url: meta.url,
+    });
+    this.body = body;
+  }
+}
+
+/** Any other unexpected HTTP status (4xx other than 422/429). */
+export class HttpStatusError extends VenueError {
+  readonly code = "HTTP_STATUS";
+  readonly body: string;
+  constructor(status: number, body: string, meta: { url?: string } = {}) {
+    super(`unexpected HTTP ${status} from the venue${body ? `: ${truncate(body, 200)}` : ""}`, {
+      status,
+      url: meta.url,
+    });
+    this.body = body;
+  }
+}
+
+export type NetworkErrorKind = "timeout" | "connection" | "reset" | "aborted";
+
+/**
+ * No usable response: timeout, refused or reset connection. For a write the request may have reached
+ * the venue and taken effect. `aborted` (the caller's own signal) is not retryable.
+ */
+export class NetworkError extends VenueError {
+  readonly code = "NETWORK";
+  override readonly retryable: boolean;
+  readonly kind: NetworkErrorKind;
+  constructor(
+    kind: NetworkErrorKind,
+    message: string,
+    meta: { url?: string } = {},
+    options: HlbotErrorOptions = {},
+  ) {
+    super(message, meta, options);
+    this.kind = kind;
+    this.retryable = kind !== "aborted";
+  }
+}
+
+/** A 200 response whose body is not JSON, or whose JSON does not match the expected schema. */
+export class BadResponseError extends VenueError {
+  readonly code = "BAD_RESPONSE";
+  readonly issues: ValidationIssue[];
+  constructor(message: string, issues: ValidationIssue[] = [], meta: { status?: number; url?: string } = {}) {
+    const where = issues.length
+      ? `: ${issues.map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ")}`
+      : "";
+    super(`${message}${truncate(where, 400)}`, meta);
+    this.issues = issues;
+  }
+}
+
+/** Something inside hlbot broke an invariant. Always a bug. */
+export class InternalError extends HlbotError {
+  readonly code = "INTERNAL";
+  readonly family = "internal";
+}
+
+/** Follows the `cause` chain, returning the first error for which `fn` is true (or the last one). */
+export function walk(err: unknown, fn?: (e: unknown) => boolean): unknown {
+  let current: unknown = err;
+  const seen = new Set<unknown>();
+  while (current instanceof Error && !seen.has(current)) {
+    if (fn?.(current)) return current;
+    seen.add(current);
+    const next: unknown = (current as { cause?: unknown }).cause;
+    if (next === undefined) break;
+    current = next;
+  }
+  return fn ? undefined : current;
+}
+
+/** One line for a person: `CODE: message`. Never includes a stack trace; secrets are redacted. */
+export function describeError(err: unknown): string {
+  if (err instanceof HlbotError) return redact(`${err.message}`);
+  if (err instanceof Error) return redact(err.message || err.name);
+  return redact(String(err));
+}
+
+/** Exit code for any thrown value: typed errors decide; anything else is an internal failure (1). */
+export function exitCodeOf(err: unknown): 1 | 2 {
+  return err instanceof HlbotError ? err.exitCode : 1;
+}
+
+function truncate(text: string, max: number): string {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
+}

@@ -1,0 +1,93 @@
+// Network profiles: where requests go, and which chain signatures are made for. The two are separate on
+// purpose: `--base-url` redirects every request (to the simulator, a proxy) but keeps the network's
+// signing chain, so a body built for testnet is signed for testnet wherever it is sent.
+import { ValidationError } from "../lib/errors.js";
+
+export type NetworkName = "mainnet" | "testnet";
+export const NETWORK_NAMES: readonly NetworkName[] = ["mainnet", "testnet"];
+
+export interface NetworkProfile {
+  name: NetworkName;
+  apiUrl: string;
+  /** The explorer host that serves `txDetails` on the real venue. */
+  explorerUrl: string;
+  /** `hyperliquidChain` of user-signed actions. */
+  hyperliquidChain: "Mainnet" | "Testnet";
+  /** `source` of the L1 phantom agent. */
+  l1Source: "a" | "b";
+  /**
+   * Default `signatureChainId` of user-signed actions (the EIP-712 domain chain). Any value is valid
+   * as long as the domain uses the same one; these are the ones the venue's own front end uses.
+   */
+  signatureChainId: `0x${string}`;
+}
+
+export const NETWORKS: Readonly<Record<NetworkName, NetworkProfile>> = {
+  mainnet: {
+    name: "mainnet",
+    apiUrl: "https://api.hyperliquid.xyz",
+    explorerUrl: "https://rpc.hyperliquid.xyz/explorer",
+    hyperliquidChain: "Mainnet",
+    l1Source: "a",
+    signatureChainId: "0xa4b1",
+  },
+  testnet: {
+    name: "testnet",
+    apiUrl: "https://api.hyperliquid-testnet.xyz",
+    explorerUrl: "https://rpc.hyperliquid-testnet.xyz/explorer",
+    hyperliquidChain: "Testnet",
+    l1Source: "b",
+    signatureChainId: "0x66eee",
+  },
+};
+
+export interface Endpoints {
+  info: string;
+  exchange: string;
+  /** Where `txDetails` (and other explorer queries) are posted. */
+  explorer: string;
+}
+
+export function parseNetworkName(value: string, field = "network"): NetworkName {
+  if (value === "mainnet" || value === "testnet") return value;
+  throw new ValidationError([
+    { path: field, message: `expected "mainnet" or "testnet", got ${JSON.stringify(value)}` },
+  ]);
+}
+
+/** Appends a path segment to a base URL, keeping any path prefix and query string the base has. */
+export function joinUrl(base: string, segment: string): string {
+  const url = new URL(base);
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/${segment}`;
+  return url.toString();
+}
+
+/**
+ * Endpoints for a network, or for a custom base URL. With a custom base, every info query goes to
+ * `{base}/info`, `txDetails` included, and actions to `{base}/exchange`.
+ */
+export function resolveEndpoints(network: NetworkName, baseUrl?: string): Endpoints {
+  if (baseUrl !== undefined) {
+    let parsed: URL;
+    try {
+      parsed = new URL(baseUrl);
+    } catch {
+      throw new ValidationError([
+        { path: "baseUrl", message: `not a valid URL: ${JSON.stringify(baseUrl)}` },
+      ]);
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+      throw new ValidationError([
+        { path: "baseUrl", message: `expected an http(s) URL, got ${parsed.protocol}` },
+      ]);
+    }
+    const info = joinUrl(baseUrl, "info");
+    return { info, exchange: joinUrl(baseUrl, "exchange"), explorer: info };
+  }
+  const profile = NETWORKS[network];
+  return {
+    info: joinUrl(profile.apiUrl, "info"),
+    exchange: joinUrl(profile.apiUrl, "exchange"),
+    explorer: profile.explorerUrl,
+  };
+}
