@@ -1,0 +1,69 @@
+// Logging with pino: JSON lines by default, pretty when asked (or `auto` on a terminal). Every line
+// passes through `redact` on its way out, so a key that slipped into a log field is still removed.
+import { createWriteStream, type WriteStream } from "node:fs";
+import pino, { type Logger } from "pino";
+import { redact } from "./secrets.js";
+
+export type LogFormat = "json" | "pretty" | "auto";
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+
+export interface LogOptions {
+  level?: LogLevel;
+  format?: LogFormat;
+  /** Also append JSON lines to this file. */
+  file?: string;
+  /** Where human/JSON output goes (default: stderr, so stdout stays clean for command results). */
+  stream?: NodeJS.WritableStream;
+  /** Whether `stream` is a terminal (decides `auto`). */
+  isTTY?: boolean;
+}
+
+export type { Logger };
+
+interface Flushable {
+  flush(): Promise<void>;
+}
+
+/** Creates a logger whose every output line is redacted. `flush()` waits for the file stream to drain. */
+export async function createLogger(options: LogOptions = {}): Promise<Logger & Flushable> {
+  const level = options.level ?? "info";
+  const out = options.stream ?? process.stderr;
+  const tty = options.isTTY ?? Boolean((out as { isTTY?: boolean }).isTTY);
+  const pretty = options.format === "pretty" || (options.format !== "json" && tty);
+
+  let terminal: NodeJS.WritableStream = out;
+  if (pretty) {
+    // Imported lazily: pino-pretty is only needed on a terminal.
+    const { default: pinoPretty } = await import("pino-pretty");
+    const prettyStream = pinoPretty({
+      destination: out as never,
+      sync: true,
+      colorize: tty,
+      translateTime: "SYS:standard",
+    });
+    terminal = prettyStream as unknown as NodeJS.WritableStream;
+  }
+  let file: WriteStream | undefined;
+  if (options.file) file = createWriteStream(options.file, { flags: "a", mode: 0o600 });
+
+  const sink = {
+    write(line: string) {
+      const clean = redact(line);
+      terminal.write(clean);
+      file?.write(clean);
+    },
+  };
+  const logger = pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, sink) as Logger &
+    Flushable;
+  logger.flush = () =>
+    new Promise<void>((resolve) => {
+      if (!file) return resolve();
+      file.end(() => resolve());
+    });
+  return logger;
+}
+
+/** A logger that discards everything (tests, library use without logging). */
+export function silentLogger(): Logger {
+  return pino({ level: "silent" });
+}
