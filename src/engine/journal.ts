@@ -1,0 +1,358 @@
+// The journal: hlbot's memory of what it decided and what it sent, in the SQLite state database.
+// Invariant: a submission row is written (status `pending`, with the exact signed body) BEFORE the body
+// leaves the process, and every answer is recorded after. On restart, anything still `pending` or
+// `unknown` is reconciled against the venue before its strategy may act again. Never holds a key.
+import type { Database } from "better-sqlite3";
+import { Decimal, ZERO } from "../lib/decimal.js";
+import { redact } from "../lib/secrets.js";
+
+export const JOURNAL_MIGRATIONS: ReadonlyArray<{ id: string; sql: string }> = [
+  {
+    id: "journal-001",
+    sql: `
+      CREATE TABLE IF NOT EXISTS cycles (
+        id TEXT PRIMARY KEY,
+        trigger TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        account TEXT NOT NULL,
+        strategies TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        finished_at INTEGER,
+        status TEXT NOT NULL DEFAULT 'running',
+        error TEXT,
+        snapshot TEXT
+      );
+      CREATE INDEX IF NOT EXISTS cycles_started ON cycles(started_at);
+      CREATE TABLE IF NOT EXISTS decisions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        cycle_id TEXT NOT NULL REFERENCES cycles(id),
+        strategy TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        guard TEXT NOT NULL,
+        guard_reason TEXT,
+        intent TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS decisions_cycle ON decisions(cycle_id);
+      CREATE TABLE IF NOT EXISTS submissions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        cycle_id TEXT NOT NULL REFERENCES cycles(id),
+        decision_id INTEGER REFERENCES decisions(id),
+        strategy TEXT NOT NULL,
+        account TEXT NOT NULL,
+        signer TEXT NOT NULL,
+        action_type TEXT NOT NULL,
+        nonce INTEGER NOT NULL,
+        expires_after INTEGER,
+        vault TEXT,
+        request TEXT NOT NULL,
+        status TEXT NOT NULL,
+        reason TEXT,
+        result TEXT,
+        notional_usd TEXT,
+        stake_move TEXT,
+        asset INTEGER,
+        twap_id INTEGER,
+        expected_end INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS submissions_status ON submissions(account, status);
+      CREATE INDEX IF NOT EXISTS submissions_strategy ON submissions(strategy, status);
+      CREATE TABLE IF NOT EXISTS attempts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        submission_id INTEGER NOT NULL REFERENCES submissions(id),
+        at INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        detail TEXT
+      );
+    `,
+  },
+];
+
+/**
+ * pending: written, maybe sent. accepted/rejected: the venue answered. unknown: sent, answer lost.
+ * landed/absent: an unknown or pending submission reconciled against venue state.
+ */
+export type SubmissionStatus = "pending" | "accepted" | "rejected" | "unknown" | "landed" | "absent";
+export const UNRESOLVED: readonly SubmissionStatus[] = ["pending", "unknown"];
+/** Statuses whose effect must be counted against limits (fail closed: unknown counts as spent). */
+const COUNTED: readonly SubmissionStatus[] = ["pending", "accepted", "unknown", "landed"];
+
+export type Guard = "allowed" | "reduced" | "blocked" | "skipped";
+
+export interface SubmissionRow {
+  id: number;
+  cycleId: string;
+  strategy: string;
+  account: string;
+  signer: string;
+  actionType: string;
+  nonce: number;
+  expiresAfter: number | null;
+  vault: string | null;
+  request: string;
+  status: SubmissionStatus;
+  reason: string | null;
+  result: string | null;
+  notionalUsd: string | null;
+  stakeMove: string | null;
+  asset: number | null;
+  twapId: number | null;
+  expectedEnd: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface CycleRow {
+  id: string;
+  trigger: string;
+  mode: string;
+  account: string;
+  strategies: string;
+  startedAt: number;
+  finishedAt: number | null;
+  status: string;
+  error: string | null;
+}
+
+export interface PendingSubmission {
+  cycleId: string;
+  decisionId: number | null;
+  strategy: string;
+  account: string;
+  signer: string;
+  actionType: string;
+  nonce: number;
+  expiresAfter: number | null;
+  vault: string | null;
+  /** The exact serialized body that is (about to be) POSTed. */
+  request: string;
+  notionalUsd?: Decimal;
+  stakeMove?: Decimal;
+  asset?: number;
+}
+
+function text(value: unknown): string {
+  return redact(typeof value === "string" ? value : JSON.stringify(value));
+}
+
+const SUBMISSION_COLUMNS = `id, cycle_id AS cycleId, strategy, account, signer, action_type AS actionType, nonce,
+  expires_after AS expiresAfter, vault, request, status, reason, result, notional_usd AS notionalUsd,
+  stake_move AS stakeMove, asset, twap_id AS twapId, expected_end AS expectedEnd, created_at AS createdAt,
+  updated_at AS updatedAt`;
+
+export class Journal {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: () => number = Date.now,
+  ) {
+    for (const m of JOURNAL_MIGRATIONS) db.exec(m.sql);
+  }
+
+  startCycle(c: { id: string; trigger: string; mode: string; account: string; strategies: string[] }): void {
+    this.db
+      .prepare(
+        "INSERT INTO cycles (id, trigger, mode, account, strategies, started_at) VALUES (?, ?, ?, ?, ?, ?)",
+      )
+      .run(c.id, c.trigger, c.mode, c.account, JSON.stringify(c.strategies), this.clock());
+  }
+
+  recordSnapshot(cycleId: string, summary: unknown): void {
+    this.db.prepare("UPDATE cycles SET snapshot = ? WHERE id = ?").run(text(summary), cycleId);
+  }
+
+  finishCycle(cycleId: string, status: "ok" | "failed", error?: string): void {
+    this.db
+      .prepare("UPDATE cycles SET status = ?, error = ?, finished_at = ? WHERE id = ?")
+      .run(status, error === undefined ? null : redact(error), this.clock(), cycleId);
+  }
+
+  recordDecision(
+    cycleId: string,
+    d: {
+      strategy: string;
+      kind: string;
+      reason: string;
+      guard: Guard;
+      guardReason?: string;
+      intent: unknown;
+    },
+  ): number {
+    const info = this.db
+      .prepare(
+        `INSERT INTO decisions (cycle_id, strategy, kind, reason, guard, guard_reason, intent, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        cycleId,
+        d.strategy,
+        d.kind,
+        d.reason,
+        d.guard,
+        d.guardReason ?? null,
+        text(d.intent),
+        this.clock(),
+      );
+    return Number(info.lastInsertRowid);
+  }
+
+  /** Writes the submission as `pending`. Must be called, and must succeed, before the body is sent. */
+  recordPending(s: PendingSubmission): number {
+    const now = this.clock();
+    const info = this.db
+      .prepare(
+        `INSERT INTO submissions (cycle_id, decision_id, strategy, account, signer, action_type, nonce, expires_after,
+           vault, request, status, notional_usd, stake_move, asset, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        s.cycleId,
+        s.decisionId,
+        s.strategy,
+        s.account,
+        s.signer,
+        s.actionType,
+        s.nonce,
+        s.expiresAfter,
+        s.vault,
+        redact(s.request),
+        s.notionalUsd?.toFixed() ?? null,
+        s.stakeMove?.toFixed() ?? null,
+        s.asset ?? null,
+        now,
+        now,
+      );
+    return Number(info.lastInsertRowid);
+  }
+
+  recordAttempt(submissionId: number, outcome: string, detail?: string): void {
+    this.db
+      .prepare("INSERT INTO attempts (submission_id, at, outcome, detail) VALUES (?, ?, ?, ?)")
+      .run(submissionId, this.clock(), outcome, detail === undefined ? null : redact(detail));
+  }
+
+  resolve(
+    submissionId: number,
+    r: { status: SubmissionStatus; reason?: string; result?: unknown; twapId?: number; expectedEnd?: number },
+  ): void {
+    this.db
+      .prepare(
+        `UPDATE submissions SET status = ?, reason = COALESCE(?, reason), result = COALESCE(?, result),
+           twap_id = COALESCE(?, twap_id), expected_end = COALESCE(?, expected_end), updated_at = ? WHERE id = ?`,
+      )
+      .run(
+        r.status,
+        r.reason === undefined ? null : redact(r.reason),
+        r.result === undefined ? null : text(r.result),
+        r.twapId ?? null,
+        r.expectedEnd ?? null,
+        this.clock(),
+        submissionId,
+      );
+  }
+
+  /** Submissions whose effect on the venue is not known yet (pending or unknown), oldest first. */
+  unresolved(account?: string): SubmissionRow[] {
+    const rows = this.db
+      .prepare(
+        `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE status IN ('pending', 'unknown')
+         ${account ? "AND account = ?" : ""} ORDER BY id`,
+      )
+      .all(...(account ? [account] : [])) as SubmissionRow[];
+    return rows;
+  }
+
+  /** Strategies that have an unresolved submission and therefore must not act again yet. */
+  blockedStrategies(account: string): Set<string> {
+    return new Set(this.unresolved(account).map((r) => r.strategy));
+  }
+
+  /** Rolling usage for risk limits: TWAP notional (USD) and HYPE moved by delegations since `since`. */
+  usage(account: string, sinceMs: number): { notionalUsd: Decimal; stakeMoved: Decimal } {
+    const placeholders = COUNTED.map(() => "?").join(", ");
+    const rows = this.db
+      .prepare(
+        `SELECT notional_usd AS notionalUsd, stake_move AS stakeMove FROM submissions
+         WHERE account = ? AND created_at >= ? AND status IN (${placeholders})`,
+      )
+      .all(account, sinceMs, ...COUNTED) as Array<{ notionalUsd: string | null; stakeMove: string | null }>;
+    let notionalUsd = ZERO;
+    let stakeMoved = ZERO;
+    for (const r of rows) {
+      if (r.notionalUsd) notionalUsd = notionalUsd.plus(new Decimal(r.notionalUsd));
+      if (r.stakeMove) stakeMoved = stakeMoved.plus(new Decimal(r.stakeMove));
+    }
+    return { notionalUsd, stakeMoved };
+  }
+
+  /** USD committed by a strategy's TWAPs over its lifetime (for budgets), counting unknown as spent. */
+  spentUsd(strategy: string): Decimal {
+    const placeholders = COUNTED.map(() => "?").join(", ");
+    const rows = this.db
+      .prepare(
+        `SELECT notional_usd AS notionalUsd FROM submissions
+         WHERE strategy = ? AND action_type = 'twapOrder' AND status IN (${placeholders})`,
+      )
+      .all(strategy, ...COUNTED) as Array<{ notionalUsd: string | null }>;
+    let total = ZERO;
+    for (const r of rows) if (r.notionalUsd) total = total.plus(new Decimal(r.notionalUsd));
+    return total;
+  }
+
+  recentCycles(limit: number): CycleRow[] {
+    return this.db
+      .prepare(
+        `SELECT id, trigger, mode, account, strategies, started_at AS startedAt, finished_at AS finishedAt, status,
+           error FROM cycles ORDER BY started_at DESC, rowid DESC LIMIT ?`,
+      )
+      .all(limit) as CycleRow[];
+  }
+
+  recentSubmissions(limit: number): SubmissionRow[] {
+    return this.db
+      .prepare(`SELECT ${SUBMISSION_COLUMNS} FROM submissions ORDER BY id DESC LIMIT ?`)
+      .all(limit) as SubmissionRow[];
+  }
+
+  submissionsOfCycle(cycleId: string): SubmissionRow[] {
+    return this.db
+      .prepare(`SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE cycle_id = ? ORDER BY id`)
+      .all(cycleId) as SubmissionRow[];
+  }
+
+  decisionsOfCycle(
+    cycleId: string,
+  ): Array<{
+    id: number;
+    strategy: string;
+    kind: string;
+    reason: string;
+    guard: Guard;
+    guardReason: string | null;
+  }> {
+    return this.db
+      .prepare(
+        `SELECT id, strategy, kind, reason, guard, guard_reason AS guardReason FROM decisions WHERE cycle_id = ?
+         ORDER BY id`,
+      )
+      .all(cycleId) as Array<{
+      id: number;
+      strategy: string;
+      kind: string;
+      reason: string;
+      guard: Guard;
+      guardReason: string | null;
+    }>;
+  }
+}
+
+/** A short, time-sortable id for a cycle: appears in its log lines and journal rows. */
+export function newCycleId(now: number): string {
+  const random = Math.floor(Math.random() * 36 ** 4)
+    .toString(36)
+    .padStart(4, "0");
+  // Fixed width (9 base-36 digits cover ms timestamps until the year 5188) so ids sort as text.
+  return `c${now.toString(36).padStart(9, "0")}${random}`;
+}

@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Journal, newCycleId } from "../../src/engine/journal.js";
+import { Decimal } from "../../src/lib/decimal.js";
+import { clearSecretsForTests, registerSecret } from "../../src/lib/secrets.js";
+
+const ACCOUNT = "0x1111111111111111111111111111111111111111";
+
+describe("journal", () => {
+  let dir: string;
+  let db: Database.Database;
+  const now = 1_700_000_000_000;
+  let journal: Journal;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "hlbot-journal-"));
+    db = new Database(join(dir, "state.db"));
+    journal = new Journal(db, () => now);
+  });
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+    clearSecretsForTests();
+  });
+
+  function pending(strategy: string, extra: Partial<Parameters<Journal["recordPending"]>[0]> = {}): number {
+    return journal.recordPending({
+      cycleId: "c1",
+      decisionId: null,
+      strategy,
+      account: ACCOUNT,
+      signer: ACCOUNT,
+      actionType: "twapOrder",
+      nonce: now,
+      expiresAfter: now + 60_000,
+      vault: null,
+      request: '{"action":{}}',
+      ...extra,
+    });
+  }
+
+  it("keeps pending and unknown submissions unresolved and blocks their strategy", () => {
+    journal.startCycle({ id: "c1", trigger: "once", mode: "live", account: ACCOUNT, strategies: ["a", "b"] });
+    const a = pending("a");
+    const b = pending("b");
+    journal.resolve(b, { status: "unknown", reason: "timeout" });
+    expect(journal.unresolved(ACCOUNT).map((r) => r.id)).toEqual([a, b]);
+    expect([...journal.blockedStrategies(ACCOUNT)].sort()).toEqual(["a", "b"]);
+    journal.resolve(a, { status: "accepted", twapId: 7 });
+    journal.resolve(b, { status: "absent", reason: "not on the venue after expiry" });
+    expect(journal.unresolved(ACCOUNT)).toEqual([]);
+    expect(journal.recentSubmissions(5)[1]?.twapId).toBe(7);
+  });
+
+  it("counts unknown and pending submissions against the rolling limits (fail closed), not rejected ones", () => {
+    journal.startCycle({ id: "c1", trigger: "once", mode: "live", account: ACCOUNT, strategies: ["a"] });
+    journal.resolve(pending("a", { notionalUsd: new Decimal("100.5") }), { status: "unknown" });
+    journal.resolve(pending("a", { notionalUsd: new Decimal("50") }), { status: "rejected" });
+    pending("a", { notionalUsd: new Decimal("25"), actionType: "twapOrder" });
+    journal.resolve(pending("s", { actionType: "tokenDelegate", stakeMove: new Decimal("10.25") }), {
+      status: "accepted",
+    });
+    const usage = journal.usage(ACCOUNT, now - 86_400_000);
+    expect(usage.notionalUsd.toFixed()).toBe("125.5");
+    expect(usage.stakeMoved.toFixed()).toBe("10.25");
+    expect(journal.spentUsd("a").toFixed()).toBe("125.5");
+    expect(journal.usage(ACCOUNT, now + 1).notionalUsd.toFixed()).toBe("0");
+  });
+
+  it("never stores a registered secret, even if one reaches a field", () => {
+    const key = "ab".repeat(32);
+    registerSecret(key);
+    journal.startCycle({ id: "c1", trigger: "once", mode: "live", account: ACCOUNT, strategies: ["a"] });
+    const id = pending("a", { request: `{"oops":"${key}"}` });
+    journal.resolve(id, { status: "rejected", reason: `bad ${key.toUpperCase()}` });
+    journal.finishCycle("c1", "failed", `0x${key}`);
+    const dump =
+      JSON.stringify(db.prepare("SELECT * FROM submissions").all()) +
+      JSON.stringify(db.prepare("SELECT * FROM cycles").all());
+    expect(dump.toLowerCase()).not.toContain(key);
+    expect(dump).toContain("[REDACTED]");
+  });
+
+  it("makes time-sortable cycle ids", () => {
+    expect(newCycleId(1000) < newCycleId(2_000_000)).toBe(true);
+  });
+});
