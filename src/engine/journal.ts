@@ -322,9 +322,7 @@ export class Journal {
       .all(cycleId) as SubmissionRow[];
   }
 
-  decisionsOfCycle(
-    cycleId: string,
-  ): Array<{
+  decisionsOfCycle(cycleId: string): Array<{
     id: number;
     strategy: string;
     kind: string;

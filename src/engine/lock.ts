@@ -1,0 +1,90 @@
+// One hlbot instance per state folder. The lock is an exclusive SQLite lock on `state/lock.db`, held for
+// the life of the process: the kernel drops it when the process dies, even on SIGKILL, so a stale lock
+// is recovered by construction, with no guessing from pids. A sidecar `lock.json` says who holds it, so
+// the second instance can print a useful message. (Like every fcntl lock, this is unreliable on some
+// network file systems: keep the state folder on a local disk.)
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { HlbotError } from "../lib/errors.js";
+
+export interface LockHolder {
+  pid: number;
+  hostname: string;
+  command: string;
+  startedAt: string;
+}
+
+/** Another live process holds the state folder. Exit code 2: nothing was done. */
+export class LockHeldError extends HlbotError {
+  readonly code = "LOCKED";
+  readonly family = "config";
+  constructor(
+    readonly stateDir: string,
+    readonly holder: LockHolder | undefined,
+  ) {
+    super(
+      holder
+        ? `state folder ${stateDir} is in use by another hlbot (\`${holder.command}\`, pid ${holder.pid} on ${holder.hostname}, since ${holder.startedAt}); stop it first or use another state folder`
+        : `state folder ${stateDir} is in use by another hlbot process; stop it first or use another state folder`,
+    );
+  }
+}
+
+export interface InstanceLock {
+  readonly stateDir: string;
+  release(): void;
+}
+
+/** Takes the instance lock of `stateDir` (which must exist) or throws LockHeldError at once. */
+export function acquireInstanceLock(stateDir: string, command: string): InstanceLock {
+  const db = new Database(join(stateDir, "lock.db"), { timeout: 0 });
+  const infoFile = join(stateDir, "lock.json");
+  try {
+    db.pragma("journal_mode = DELETE");
+    db.pragma("locking_mode = EXCLUSIVE");
+    // The first write takes the exclusive lock; locking_mode EXCLUSIVE keeps it until the connection closes.
+    db.exec(
+      "CREATE TABLE IF NOT EXISTS holder (id INTEGER PRIMARY KEY CHECK (id = 1), pid INTEGER, at TEXT)",
+    );
+    db.prepare("INSERT OR REPLACE INTO holder (id, pid, at) VALUES (1, ?, ?)").run(
+      process.pid,
+      new Date().toISOString(),
+    );
+  } catch (err) {
+    db.close();
+    if (
+      (err as { code?: string }).code === "SQLITE_BUSY" ||
+      (err as { code?: string }).code === "SQLITE_LOCKED"
+    ) {
+      throw new LockHeldError(stateDir, readHolder(infoFile));
+    }
+    throw err;
+  }
+  const holder: LockHolder = {
+    pid: process.pid,
+    hostname: hostname(),
+    command,
+    startedAt: new Date().toISOString(),
+  };
+  writeFileSync(infoFile, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
+  let released = false;
+  return {
+    stateDir,
+    release() {
+      if (released) return;
+      released = true;
+      rmSync(infoFile, { force: true });
+      db.close();
+    },
+  };
+}
+
+function readHolder(file: string): LockHolder | undefined {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")) as LockHolder;
+  } catch {
+    return undefined;
+  }
+}

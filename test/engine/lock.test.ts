@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { acquireInstanceLock, LockHeldError } from "../../src/engine/lock.js";
+import { buildOnce } from "../helpers/build.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+/** Starts a child process that takes the lock through the compiled module and reports "locked". */
+function holdLockInChild(stateDir: string): Promise<ChildProcess> {
+  const script = `
+    const { acquireInstanceLock } = await import(${JSON.stringify(join(ROOT, "dist/engine/lock.js"))});
+    acquireInstanceLock(${JSON.stringify(stateDir)}, "hlbot run --config test.yaml");
+    process.stdout.write("locked\\n");
+    setInterval(() => {}, 1000);
+  `;
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolveChild, reject) => {
+    child.stdout?.on("data", (d: Buffer) => {
+      if (d.toString().includes("locked")) resolveChild(child);
+    });
+    child.on("exit", (code) => reject(new Error(`lock holder exited early with ${code}`)));
+  });
+}
+
+function waitExit(child: ChildProcess): Promise<void> {
+  return new Promise((r) =>
+    child.exitCode !== null || child.signalCode !== null ? r() : child.once("exit", () => r()),
+  );
+}
+
+describe("instance lock", () => {
+  let dir: string;
+  beforeAll(() => buildOnce(), 120_000);
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "hlbot-lock-"));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("lets one process in, tells the second who holds it, and recovers after SIGKILL", async () => {
+    const child = await holdLockInChild(dir);
+    try {
+      let error: unknown;
+      try {
+        acquireInstanceLock(dir, "hlbot once");
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(LockHeldError);
+      expect((error as LockHeldError).holder?.pid).toBe(child.pid);
+      expect((error as Error).message).toContain("hlbot run --config test.yaml");
+      expect((error as LockHeldError).exitCode).toBe(2);
+    } finally {
+      child.kill("SIGKILL");
+      await waitExit(child);
+    }
+    // The kernel released the dead holder's lock: no manual cleanup needed.
+    const lock = acquireInstanceLock(dir, "hlbot once");
+    expect(existsSync(join(dir, "lock.json"))).toBe(true);
+    lock.release();
+    expect(existsSync(join(dir, "lock.json"))).toBe(false);
+  });
+
+  it("can be taken again after a clean release", () => {
+    acquireInstanceLock(dir, "a").release();
+    const again = acquireInstanceLock(dir, "b");
+    again.release();
+  });
+});
