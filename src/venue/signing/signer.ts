@@ -1,0 +1,148 @@
+// Wallets: who signs. A Signer is only an address and a raw-digest signing function, small enough that
+// a KMS or hardware signer can implement it later. The local implementation keeps the private key in a
+// closure (never a property, so it cannot be logged or serialised) and registers it with the redactor
+// the moment it is read.
+
+import { readFile } from "node:fs/promises";
+import { secp256k1 } from "@noble/curves/secp256k1";
+import { computeAddress } from "ethers";
+import { ConfigError, ValidationError } from "../../lib/errors.js";
+import { PRIVATE_KEY_PATTERN, registerSecret } from "../../lib/secrets.js";
+import type { Address } from "./hex.js";
+import { fromHex } from "./hex.js";
+import { formatSignature, type Signature } from "./recover.js";
+
+export type { Signature } from "./recover.js";
+
+export interface Signer {
+  /** Lower-case address of the signing key. */
+  readonly address: Address;
+  /** Raw secp256k1 over a 32-byte digest: no EIP-191 prefix, deterministic (RFC 6979), low-s. */
+  signDigest(digest: Uint8Array): Promise<Signature>;
+}
+
+export const DEFAULT_PRIVATE_KEY_ENV = "HLBOT_PRIVATE_KEY";
+export const DEFAULT_KEYSTORE_PASSWORD_ENV = "HLBOT_KEYSTORE_PASSWORD";
+
+/**
+ * A signer from a hex private key (64 digits, optional 0x). ConfigError when it is not a valid key;
+ * the message never contains the key.
+ */
+export function privateKeySigner(privateKey: string, label = "private key"): Signer {
+  const text = typeof privateKey === "string" ? privateKey.trim() : "";
+  registerSecret(text);
+  if (!PRIVATE_KEY_PATTERN.test(text)) {
+    throw new ConfigError(
+      `${label} is not a valid private key (expected 64 hex digits, optionally 0x-prefixed)`,
+    );
+  }
+  const keyBytes = fromHex(text);
+  if (!secp256k1.utils.isValidSecretKey(keyBytes)) {
+    throw new ConfigError(`${label} is not a valid private key (outside the secp256k1 key range)`);
+  }
+  const address = computeAddress(`0x${text.replace(/^0x/i, "").toLowerCase()}`).toLowerCase() as Address;
+  const signer: Signer = {
+    address,
+    async signDigest(digest: Uint8Array): Promise<Signature> {
+      if (!(digest instanceof Uint8Array) || digest.length !== 32) {
+        throw new ValidationError(`a digest to sign must be 32 bytes`);
+      }
+      const sig = secp256k1.sign(digest, keyBytes, { prehash: false, lowS: true });
+      return formatSignature(sig.r, sig.s, sig.recovery);
+    },
+  };
+  return Object.freeze(signer);
+}
+
+export interface SignerSource {
+  /** Environment variable holding the hex private key (default HLBOT_PRIVATE_KEY). Ignored with `keystore`. */
+  privateKeyEnv?: string;
+  /** Path of an encrypted JSON keystore (the ethers / geth format). */
+  keystore?: string;
+  /** Environment variable holding the keystore password (default HLBOT_KEYSTORE_PASSWORD). */
+  passwordEnv?: string;
+  /** File holding the keystore password (trailing line breaks are ignored). Takes precedence over the env. */
+  passwordFile?: string;
+}
+
+/**
+ * Loads the configured signer: a keystore file when `keystore` is set, otherwise a private key from the
+ * environment. Every failure is a ConfigError with a message that names the variable or file but never
+ * contains the key or the password.
+ */
+export async function loadSigner(
+  source: SignerSource = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Signer> {
+  if (source.keystore !== undefined) return loadKeystoreSigner(source, env);
+  const name = source.privateKeyEnv ?? DEFAULT_PRIVATE_KEY_ENV;
+  const value = env[name];
+  if (value === undefined || value.trim() === "") {
+    throw new ConfigError(
+      `environment variable ${name} is not set: it must hold the signing key (or use a keystore file)`,
+    );
+  }
+  return privateKeySigner(value, `environment variable ${name}`);
+}
+
+async function loadKeystoreSigner(source: SignerSource, env: NodeJS.ProcessEnv): Promise<Signer> {
+  const file = source.keystore!;
+  const password = await readPassword(source, env, file);
+  registerSecret(password);
+  let json: string;
+  try {
+    json = await readFile(file, "utf8");
+  } catch (err) {
+    throw new ConfigError(`cannot read keystore file: ${(err as NodeJS.ErrnoException).code ?? "error"}`, {
+      file,
+    });
+  }
+  const { decryptKeystoreJson, isKeystoreJson } = await import("ethers");
+  if (!isKeystoreJson(json)) {
+    throw new ConfigError("not an encrypted JSON keystore (expected version 3 with a crypto section)", {
+      file,
+    });
+  }
+  let privateKey: string;
+  try {
+    privateKey = (await decryptKeystoreJson(json, password)).privateKey;
+  } catch (err) {
+    // ethers' messages are fixed strings, but they are not passed on: they could change, and the reason
+    // a person can act on is one of these two.
+    const wrongPassword = err instanceof Error && /password/i.test(err.message);
+    throw new ConfigError(
+      wrongPassword
+        ? "cannot decrypt keystore: wrong password"
+        : "cannot decrypt keystore: corrupt or unsupported file",
+      { file },
+    );
+  }
+  registerSecret(privateKey);
+  return privateKeySigner(privateKey, "keystore key");
+}
+
+async function readPassword(source: SignerSource, env: NodeJS.ProcessEnv, keystore: string): Promise<string> {
+  if (source.passwordFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(source.passwordFile, "utf8");
+    } catch (err) {
+      throw new ConfigError(
+        `cannot read keystore password file: ${(err as NodeJS.ErrnoException).code ?? "error"}`,
+        { file: source.passwordFile },
+      );
+    }
+    return text.replace(/[\r\n]+$/, "");
+  }
+  const name = source.passwordEnv ?? DEFAULT_KEYSTORE_PASSWORD_ENV;
+  const value = env[name];
+  if (value === undefined) {
+    throw new ConfigError(
+      `keystore needs a password: set environment variable ${name} or use a password file`,
+      {
+        file: keystore,
+      },
+    );
+  }
+  return value;
+}
