@@ -1,0 +1,188 @@
+// The SQLite state database: the one file that survives restarts (nonce counters, the engine's
+// journal). It is shared by every hlbot process pointed at the same state folder (the daemon and
+// manual CLI commands), so it runs in WAL mode with a busy timeout, and writers that must not
+// interleave use BEGIN IMMEDIATE. The folder is private to the user (0700) and the files 0600: the
+// journal holds signed requests, which are not secret but are nobody else's business.
+//
+// Modules own their tables: each declares an ordered list of migrations with globally unique ids
+// (prefix them with the module name, e.g. `nonces-001`) and applies it with `applyMigrations` when it
+// opens its store, or registers it with `registerMigrations` so `openStateDb` applies it. An applied
+// id is recorded and never run again, so a list may only ever be appended to.
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Database as Db } from "better-sqlite3";
+import { ConfigError, InternalError } from "./errors.js";
+
+export type StateDatabase = Db;
+
+/** File name of the state database inside the state folder. */
+export const STATE_DB_FILE = "hlbot.db";
+/** State folder used when neither `--state` nor HLBOT_STATE_DIR says otherwise (relative to the cwd). */
+export const DEFAULT_STATE_DIR = "state";
+export const STATE_DIR_ENV = "HLBOT_STATE_DIR";
+
+export interface Migration {
+  /** Globally unique and stable forever, e.g. `journal-001`. */
+  id: string;
+  /** SQL run with `exec` (may hold several statements). */
+  sql?: string;
+  /** For changes SQL alone cannot express. Runs inside the migration transaction. */
+  up?: (db: StateDatabase) => void;
+}
+
+export interface OpenStateDbOptions {
+  /** The state folder; created (0700) when missing. */
+  dir: string;
+  /** Database file name inside `dir` (default `hlbot.db`). */
+  file?: string;
+  /** How long a statement waits for another process's write lock before failing (default 5000 ms). */
+  busyTimeoutMs?: number;
+  /**
+   * `FULL` (default) makes every commit durable across power loss; the nonce counter and the journal's
+   * "pending before send" row rely on that. `NORMAL` is only durable across process crashes.
+   */
+  synchronous?: "FULL" | "NORMAL";
+  /** Extra migrations to apply after the registered ones. */
+  migrations?: readonly Migration[];
+}
+
+const registry: Migration[] = [];
+
+/** Adds migrations that every later `openStateDb` applies (in registration order). Idempotent per id. */
+export function registerMigrations(migrations: readonly Migration[]): void {
+  for (const m of migrations) {
+    const known = registry.find((r) => r.id === m.id);
+    if (known === undefined) registry.push(m);
+    else if (known !== m && (known.sql !== m.sql || known.up !== m.up)) {
+      throw new InternalError(`two different migrations share the id ${m.id}`);
+    }
+  }
+}
+
+/** The state folder: `--state` when given, else $HLBOT_STATE_DIR, else ./state. */
+export function resolveStateDir(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env[STATE_DIR_ENV];
+  return resolve(explicit ?? (fromEnv !== undefined && fromEnv !== "" ? fromEnv : DEFAULT_STATE_DIR));
+}
+
+export function stateDbPath(dir: string, file = STATE_DB_FILE): string {
+  return join(resolve(dir), file);
+}
+
+/** Opens (creating when needed) the state database, in WAL mode, with every registered migration applied. */
+export async function openStateDb(options: OpenStateDbOptions): Promise<StateDatabase> {
+  // Imported lazily: the native addon is not needed by commands that never touch the state.
+  const { default: Database } = await import("better-sqlite3");
+  const dir = resolve(options.dir);
+  const path = stateDbPath(dir, options.file);
+  prepareFolder(dir);
+  // Create the file ourselves so it is born 0600; SQLite gives its -wal and -shm files the same mode.
+  if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+
+  let db: StateDatabase;
+  try {
+    db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+  } catch (err) {
+    throw new ConfigError(
+      `cannot open the state database: ${(err as Error).message}`,
+      { file: path },
+      {
+        cause: err,
+      },
+    );
+  }
+  try {
+    db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+    const mode = db.pragma("journal_mode = WAL", { simple: true });
+    if (String(mode).toLowerCase() !== "wal") {
+      throw new ConfigError(`the state database cannot use WAL mode (got ${String(mode)})`, { file: path });
+    }
+    db.pragma(`synchronous = ${options.synchronous ?? "FULL"}`);
+    db.pragma("foreign_keys = ON");
+    applyMigrations(db, [...registry, ...(options.migrations ?? [])]);
+    tightenFileModes(path);
+  } catch (err) {
+    db.close();
+    if (err instanceof ConfigError || err instanceof InternalError) throw err;
+    throw new ConfigError(
+      `cannot prepare the state database: ${(err as Error).message}`,
+      { file: path },
+      {
+        cause: err,
+      },
+    );
+  }
+  return db;
+}
+
+/**
+ * Applies, in order, every migration of `migrations` whose id is not yet recorded, each in its own
+ * BEGIN IMMEDIATE transaction so two processes starting together never run one twice. Returns the
+ * ids applied now.
+ */
+export function applyMigrations(db: StateDatabase, migrations: readonly Migration[]): string[] {
+  const seen = new Set<string>();
+  for (const m of migrations) {
+    if (seen.has(m.id)) throw new InternalError(`migration id ${m.id} appears twice`);
+    if ((m.sql === undefined) === (m.up === undefined)) {
+      throw new InternalError(`migration ${m.id} must have exactly one of sql or up`);
+    }
+    seen.add(m.id);
+  }
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT",
+  );
+  const isApplied = db.prepare<[string], { id: string }>("SELECT id FROM schema_migrations WHERE id = ?");
+  const record = db.prepare<[string, number]>("INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)");
+  const applied: string[] = [];
+  for (const m of migrations) {
+    const run = db.transaction(() => {
+      // Re-checked inside the write lock: another process may have applied it a moment ago.
+      if (isApplied.get(m.id) !== undefined) return false;
+      if (m.sql !== undefined) db.exec(m.sql);
+      else m.up?.(db);
+      record.run(m.id, Date.now());
+      return true;
+    });
+    if (run.immediate()) applied.push(m.id);
+  }
+  return applied;
+}
+
+/** Ids of the migrations recorded in `db`, in the order they were applied. */
+export function appliedMigrations(db: StateDatabase): string[] {
+  const exists = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+    .get();
+  if (exists === undefined) return [];
+  return db
+    .prepare<[], { id: string }>("SELECT id FROM schema_migrations ORDER BY applied_at, rowid")
+    .all()
+    .map((r) => r.id);
+}
+
+function prepareFolder(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new ConfigError(
+      `cannot create the state folder: ${(err as Error).message}`,
+      { file: dir },
+      {
+        cause: err,
+      },
+    );
+  }
+  const st = statSync(dir);
+  if (!st.isDirectory()) throw new ConfigError("the state path is not a folder", { file: dir });
+}
+
+function tightenFileModes(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      if (existsSync(file) && (statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    } catch {
+      // Owned by another user (a shared folder): SQLite already opened it, so it is usable; leave it.
+    }
+  }
+}

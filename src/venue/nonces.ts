@@ -1,0 +1,141 @@
+// Durable per-signer nonces. The venue keeps, per signer (the account key or the API wallet that
+// signs), a small set of recent nonces: a new one must be unused and above the smallest kept, and
+// within about a day of the block time. We hand out nonce = max(now in ms, last + 1), stored in the
+// state database, so nonces never repeat or go backwards: not across concurrent calls, not across
+// processes sharing the state file (the read-modify-write runs under BEGIN IMMEDIATE, which takes
+// SQLite's single write lock), and not after a restart with the clock set back.
+//
+// The counter alone does not order the *arrival* of requests at the venue; that is SignerQueue's job.
+
+import { InternalError } from "../lib/errors.js";
+import type { StateDatabase } from "../lib/stateDb.js";
+import { applyMigrations, type Migration } from "../lib/stateDb.js";
+
+export const NONCE_MIGRATIONS: readonly Migration[] = [
+  {
+    id: "nonces-001",
+    sql: `CREATE TABLE IF NOT EXISTS nonces (
+            signer TEXT PRIMARY KEY,
+            last_nonce INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+          ) STRICT`,
+  },
+];
+
+/** Where a client gets nonces from. `peek` answers what `next` would return, without reserving it. */
+export interface NonceSource {
+  next(signer: string): number;
+  peek(signer: string): number;
+}
+
+export type Clock = () => number;
+
+/** The SQLite-backed nonce counter. Synchronous: better-sqlite3 is, and so each call is atomic in-process. */
+export class NonceStore implements NonceSource {
+  private readonly now: Clock;
+  private readonly selectLast;
+  private readonly upsert;
+  private readonly allocate;
+
+  constructor(db: StateDatabase, options: { clock?: Clock } = {}) {
+    this.now = options.clock ?? Date.now;
+    applyMigrations(db, NONCE_MIGRATIONS);
+    this.selectLast = db.prepare<[string], { last_nonce: number }>(
+      "SELECT last_nonce FROM nonces WHERE signer = ?",
+    );
+    this.upsert = db.prepare<[string, number, number]>(
+      `INSERT INTO nonces (signer, last_nonce, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT(signer) DO UPDATE SET last_nonce = excluded.last_nonce, updated_at = excluded.updated_at`,
+    );
+    const tx = db.transaction((signer: string): number => {
+      const nonce = this.compute(signer);
+      this.upsert.run(signer, nonce, Date.now());
+      return nonce;
+    });
+    // IMMEDIATE takes the write lock before the read: a second process cannot read the same `last`.
+    this.allocate = (signer: string) => tx.immediate(signer);
+  }
+
+  /** Reserves and returns the next nonce for `signer` (case-insensitive address). */
+  next(signer: string): number {
+    return this.allocate(normalize(signer));
+  }
+
+  /** The nonce `next` would return now, reserving nothing. */
+  peek(signer: string): number {
+    return this.compute(normalize(signer));
+  }
+
+  /** The last nonce reserved for `signer`, if any. */
+  last(signer: string): number | undefined {
+    return this.selectLast.get(normalize(signer))?.last_nonce;
+  }
+
+  private compute(signer: string): number {
+    const now = Math.trunc(this.now());
+    const last = this.selectLast.get(signer)?.last_nonce;
+    const nonce = last === undefined ? now : Math.max(now, last + 1);
+    if (!Number.isSafeInteger(nonce) || nonce <= 0) {
+      throw new InternalError(`nonce for ${signer} is out of range: ${nonce}`);
+    }
+    return nonce;
+  }
+}
+
+/**
+ * A nonce source that remembers nothing beyond this process: max(now, last + 1) in memory. For the
+ * simulator and tests; a real signer needs the durable NonceStore.
+ */
+export class MemoryNonceSource implements NonceSource {
+  private readonly lastBySigner = new Map<string, number>();
+  constructor(private readonly now: Clock = Date.now) {}
+  next(signer: string): number {
+    const nonce = this.peek(signer);
+    this.lastBySigner.set(normalize(signer), nonce);
+    return nonce;
+  }
+  peek(signer: string): number {
+    const last = this.lastBySigner.get(normalize(signer));
+    const now = Math.trunc(this.now());
+    return last === undefined ? now : Math.max(now, last + 1);
+  }
+}
+
+/**
+ * One FIFO queue per signer. Everything from taking a nonce to the final answer (resends included)
+ * runs in one slot, so a signer's requests leave this process in nonce order and a later nonce never
+ * overtakes an earlier one. Requests of different signers run concurrently. Two processes sharing a
+ * signer are only ordered by the nonce counter; the venue tolerates that (out-of-order arrival within
+ * its nonce set is allowed), but one process per signer is the supported setup.
+ */
+export class SignerQueue {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(signer: string, task: () => Promise<T> | T): Promise<T> {
+    const key = normalize(signer);
+    const previous = this.tails.get(key) ?? Promise.resolve();
+    const result = previous.then(() => task());
+    // The tail never rejects, so one failed task does not poison the queue.
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return result;
+  }
+
+  /** Number of signers with queued or running work (for tests and metrics). */
+  get activeSigners(): number {
+    return this.tails.size;
+  }
+}
+
+/** The queue shared by every exchange client of this process, unless a client is given its own. */
+export const processSignerQueue = new SignerQueue();
+
+function normalize(signer: string): string {
+  return signer.toLowerCase();
+}
