@@ -1,0 +1,301 @@
+// The one HTTP path to the venue. Reads (info, explorer) are budgeted against the IP weight limit,
+// time-limited, abortable and retried on transient failures; writes (POST /exchange) are sent exactly
+// once, because only the exchange layer can know whether repeating a signed action is safe. Every
+// failure surfaces as a typed VenueError; no response body, however malformed, crashes the caller.
+import { Agent, request } from "undici";
+import {
+  BadResponseError,
+  HttpStatusError,
+  InternalError,
+  NetworkError,
+  type NetworkErrorKind,
+  RateLimitError,
+  ServerError,
+  UnprocessableError,
+  type VenueError,
+} from "../../lib/errors.js";
+import { parseJson, stringifyJson } from "../../lib/json.js";
+import type { Endpoints } from "../networks.js";
+import { WeightBudget } from "./budget.js";
+import {
+  abortedError,
+  parseRetryAfter,
+  type RetryPolicy,
+  resolveRetryPolicy,
+  retryDelayMs,
+  shouldRetry,
+  sleep,
+} from "./retry.js";
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Reported before each retry of a read (for logs and tests); the delay is about to be waited. */
+export interface RetryEvent {
+  /** The attempt that just failed, counting from 1. */
+  attempt: number;
+  delayMs: number;
+  error: VenueError;
+  url: string;
+}
+
+export interface HttpTransportOptions {
+  endpoints: Endpoints;
+  /** Per-request timeout (connect + headers + body), default 10 000 ms. */
+  timeoutMs?: number;
+  /** Retry policy of reads: attempts (default 4 in total), baseDelayMs, maxDelayMs, jitter, maxRetryAfterMs. */
+  retry?: Partial<RetryPolicy>;
+  /** IP weight budget shared by every request of this transport. Default: 1200 per 60 s. `null` disables. */
+  budget?: WeightBudget | null;
+  userAgent?: string;
+  /**
+   * Weight charged per item returned by history queries (default 1/20, i.e. +1 per 20 items; the venue's
+   * increment is unconfirmed). Read by the info client's methods.
+   */
+  perItemWeight?: number;
+  /** Called before each retry of a read. */
+  onRetry?: (event: RetryEvent) => void;
+  /** Source of jitter in [0, 1); defaults to Math.random. */
+  random?: () => number;
+  /** Idle keep-alive time of pooled connections (default 30 000 ms). */
+  keepAliveTimeoutMs?: number;
+}
+
+export interface ReadOptions {
+  /** IP weight of the request, waited for in the budget before each attempt. */
+  weight: number;
+  /** Extra weight known only from the result (per-item surcharge of history queries). */
+  extraWeight?: (result: unknown) => number;
+  endpoint?: "info" | "explorer";
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface ExchangeOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** IP weight of this POST: 1 unless batched (see `exchangeWeight`). */
+  weight?: number;
+}
+
+export interface ExchangeResponse {
+  status: number;
+  /** Parsed JSON (bigint-safe), or undefined for an empty body. */
+  body: unknown;
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  url: string;
+}
+
+export class HttpTransport {
+  readonly endpoints: Endpoints;
+  readonly timeoutMs: number;
+  readonly retryPolicy: RetryPolicy;
+  readonly budget: WeightBudget | null;
+  readonly perItemWeight: number | undefined;
+  private readonly userAgent: string;
+  private readonly onRetry: ((event: RetryEvent) => void) | undefined;
+  private readonly random: () => number;
+  // One Agent keeps one keep-alive pool per origin (info and explorer are different hosts on the venue).
+  private readonly agent: Agent;
+  private serverDate: Date | undefined;
+  private closed = false;
+
+  constructor(options: HttpTransportOptions) {
+    this.endpoints = options.endpoints;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    if (!(this.timeoutMs > 0)) throw new RangeError(`timeoutMs must be > 0, got ${this.timeoutMs}`);
+    this.retryPolicy = resolveRetryPolicy(options.retry);
+    this.budget = options.budget === undefined ? new WeightBudget() : options.budget;
+    this.perItemWeight = options.perItemWeight;
+    this.userAgent = options.userAgent ?? "hlbot";
+    this.onRetry = options.onRetry;
+    this.random = options.random ?? Math.random;
+    this.agent = new Agent({
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
+      // Our own AbortSignal bounds the whole request; undici's separate timers would only race it.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
+  }
+
+  /**
+   * Info or explorer read. Waits for budget, then POSTs `body` as JSON; retries 429, 5xx and network
+   * failures with backoff (or the server's Retry-After) up to the policy's attempts. Resolves to the
+   * parsed JSON (integers beyond 2^53 as bigint). Throws RateLimitError, ServerError, NetworkError,
+   * UnprocessableError, HttpStatusError or BadResponseError.
+   */
+  async read(body: Record<string, unknown>, opts: ReadOptions): Promise<unknown> {
+    const url = opts.endpoint === "explorer" ? this.endpoints.explorer : this.endpoints.info;
+    const text = stringifyJson(body);
+    const policy = this.retryPolicy;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (this.budget) await this.budget.acquire(opts.weight, opts.signal);
+        const raw = await this.send(url, text, opts.signal, opts.timeoutMs);
+        const result = parseSuccess(raw);
+        if (result === undefined) {
+          throw new BadResponseError("empty response body", [], { status: raw.status, url });
+        }
+        const extra = opts.extraWeight?.(result) ?? 0;
+        if (this.budget && extra > 0) this.budget.charge(extra);
+        return result;
+      } catch (err) {
+        if (!shouldRetry(err) || attempt >= policy.attempts) throw err;
+        const delayMs = retryDelayMs(policy, attempt, err, this.random);
+        if (delayMs === undefined) throw err;
+        this.onRetry?.({ attempt, delayMs, error: err as VenueError, url });
+        await sleep(delayMs, opts.signal);
+      }
+    }
+  }
+
+  /**
+   * Exactly one POST of an already-serialized body to /exchange; never retried here. Charges weight 1
+   * (or `opts.weight`). Resolves `{status, body}` for a 2xx answer; throws the typed error otherwise.
+   */
+  async exchange(bodyText: string, opts: ExchangeOptions = {}): Promise<ExchangeResponse> {
+    const url = this.endpoints.exchange;
+    if (this.budget) await this.budget.acquire(opts.weight ?? 1, opts.signal);
+    const raw = await this.send(url, bodyText, opts.signal, opts.timeoutMs);
+    return { status: raw.status, body: parseSuccess(raw) };
+  }
+
+  /** The Date header of the most recent response (for the clock-skew check at start-up). */
+  lastServerDate(): Date | undefined {
+    return this.serverDate;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.agent.close();
+  }
+
+  /** One HTTP exchange with timeout and abort, returning any status; classifies non-2xx statuses. */
+  private async send(
+    url: string,
+    bodyText: string,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+  ): Promise<RawResponse> {
+    if (this.closed) throw new InternalError("HttpTransport used after close()");
+    if (signal?.aborted) throw abortedError(signal, url);
+    const controller = new AbortController();
+    let timedOut = false;
+    const limit = timeoutMs ?? this.timeoutMs;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`timed out after ${limit} ms`));
+    }, limit);
+    const onCallerAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener("abort", onCallerAbort, { once: true });
+    let raw: RawResponse;
+    try {
+      const res = await request(url, {
+        method: "POST",
+        dispatcher: this.agent,
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json",
+          "user-agent": this.userAgent,
+        },
+        body: bodyText,
+        signal: controller.signal,
+      });
+      const text = await res.body.text();
+      raw = { status: res.statusCode, headers: res.headers, text, url };
+    } catch (err) {
+      if (signal?.aborted) throw abortedError(signal, url);
+      if (timedOut)
+        throw new NetworkError("timeout", `no response within ${limit} ms`, { url }, { cause: err });
+      throw networkErrorFrom(err, url);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onCallerAbort);
+    }
+    this.noteDate(raw.headers.date);
+    return checkStatus(raw);
+  }
+
+  private noteDate(header: string | string[] | undefined): void {
+    const value = Array.isArray(header) ? header[0] : header;
+    if (!value) return;
+    const parsed = new Date(value);
+    if (!Number.isNaN(parsed.getTime())) this.serverDate = parsed;
+  }
+}
+
+function checkStatus(raw: RawResponse): RawResponse {
+  const { status, text, url } = raw;
+  if (status >= 200 && status < 300) return raw;
+  const retryAfterMs = parseRetryAfter(raw.headers["retry-after"]);
+  if (status === 429) throw new RateLimitError({ url, retryAfterMs });
+  if (status === 422) throw new UnprocessableError(text, { url });
+  if (status >= 500) throw new ServerError(status, text, { url, retryAfterMs });
+  throw new HttpStatusError(status, text, { url });
+}
+
+/** Parses a 2xx body whatever its content type claims: JSON if it is JSON, undefined if empty. */
+function parseSuccess(raw: RawResponse): unknown {
+  if (raw.text.trim() === "") return undefined;
+  try {
+    return parseJson(raw.text);
+  } catch {
+    const type = headerValue(raw.headers["content-type"]) ?? "no content-type";
+    const preview = raw.text.replace(/\s+/g, " ").slice(0, 80);
+    throw new BadResponseError(`response is not JSON (${type}): ${preview}`, [], {
+      status: raw.status,
+      url: raw.url,
+    });
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+const RESET_CODES = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "UND_ERR_SOCKET",
+  "UND_ERR_RES_CONTENT_LENGTH_MISMATCH",
+  "UND_ERR_REQ_CONTENT_LENGTH_MISMATCH",
+]);
+const TIMEOUT_CODES = new Set([
+  "ETIMEDOUT",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+]);
+
+/** Maps an undici/socket failure to a NetworkError kind from its error code (or its cause's). */
+function networkErrorFrom(err: unknown, url: string): NetworkError {
+  const code = errorCode(err);
+  let kind: NetworkErrorKind = "connection";
+  if (code && RESET_CODES.has(code)) kind = "reset";
+  else if (code && TIMEOUT_CODES.has(code)) kind = "timeout";
+  const reason = err instanceof Error ? err.message : String(err);
+  const what = kind === "reset" ? "connection reset" : kind === "timeout" ? "timed out" : "connection failed";
+  return new NetworkError(
+    kind,
+    `${what}: ${code ? `${code} ` : ""}${reason}`.trim(),
+    { url },
+    { cause: err },
+  );
+}
+
+function errorCode(err: unknown): string | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && code !== "UND_ERR") return code;
+    // AggregateError from happy-eyeballs connects carries the real errors in `errors`.
+    const inner = (current as { errors?: unknown[] }).errors?.[0];
+    current = inner ?? (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
