@@ -95,7 +95,7 @@ export function l1ActionDigest(p: L1SigningParams): Uint8Array {
   return l1Digest(l1ActionHash(p.action, p.nonce, p.vaultAddress, p.expiresAfter), p.network);
 }
 
-export function signL1Action(signer: Signer, p: L1SigningParams): Promise<Signature> {
+export async function signL1Action(signer: Signer, p: L1SigningParams): Promise<Signature> {
   return signer.signDigest(l1ActionDigest(p));
 }
 

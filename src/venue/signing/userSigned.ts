@@ -183,7 +183,7 @@ function stripUndefined(action: Record<string, unknown>): Record<string, unknown
   return out;
 }
 
-export function signUserSignedAction(
+export async function signUserSignedAction(
   signer: Signer,
   action: Record<string, unknown>,
   kind: UserSignedKind,
