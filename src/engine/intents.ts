@@ -24,7 +24,9 @@ export interface TwapOrderIntent extends Base {
   minutes: number;
   randomize: boolean;
   reduceOnly: boolean;
-  /** size × mid at decision time, in quote units (USDC). */
+  /** Mid price at decision time, in quote units per base unit. Lets risk limits re-value a reduced order. */
+  midPx: Decimal;
+  /** size × midPx, in quote units (USDC). */
   notionalUsd: Decimal;
 }
 

@@ -1,7 +1,7 @@
 // The account as strategies see it: one consistent, validated, immutable read of the venue, in domain
 // terms (Decimals, ms timestamps, resolved asset ids) rather than wire shapes. Strategies receive only
 // this; they never touch the network. The builder that fills it from the info client lives beside it.
-import type { Decimal } from "../lib/decimal.js";
+import { Decimal } from "../lib/decimal.js";
 import type { NetworkName } from "../venue/networks.js";
 
 export interface SpotToken {
@@ -94,6 +94,28 @@ export interface MultiSigInfo {
   threshold: number;
 }
 
+/**
+ * Venue rules strategies plan against. Several are unconfirmed facts about the venue (reference §6.5),
+ * so they come from the bot configuration (`venue:`) rather than being constants.
+ */
+export interface VenueRules {
+  /** Shortest TWAP the venue accepts, in minutes (5). */
+  twapMinMinutes: number;
+  /** Longest TWAP, in minutes (10,080 per the current docs; 1,440 per older SDKs). */
+  twapMaxMinutes: number;
+  /** Seconds between two TWAP slices (30), so a TWAP of m minutes has 60·m / 30 = 2·m slices. */
+  twapSliceSeconds: number;
+  /** Minimum value of one slice in quote units (10: the venue's spot minimum order value). */
+  twapMinSliceValue: Decimal;
+}
+
+export const DEFAULT_VENUE_RULES: Readonly<VenueRules> = Object.freeze({
+  twapMinMinutes: 5,
+  twapMaxMinutes: 10_080,
+  twapSliceSeconds: 30,
+  twapMinSliceValue: new Decimal(10),
+});
+
 export interface Snapshot {
   /** ms, when the reads started. */
   takenAt: number;
@@ -115,6 +137,8 @@ export interface Snapshot {
   isVip: boolean | null;
   subAccounts: readonly string[];
   multiSig: MultiSigInfo | null;
+  /** The venue rules in force (from the configuration), so strategies need no other input. */
+  rules: VenueRules;
 }
 
 /**

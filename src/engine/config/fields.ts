@@ -1,0 +1,70 @@
+// Reusable zod field types for the YAML files: exact decimals that may be written as YAML numbers or as
+// decimal strings, addresses, durations in minutes. Kept here so the bot schema and every strategy's
+// params schema speak the same language, and so the generated JSON Schema describes them the same way.
+import * as z from "zod";
+import { type Decimal, parseDecimal } from "../../lib/decimal.js";
+
+const DECIMAL_TEXT = /^\s*-?\d+(?:\.\d+)?\s*$/;
+const DECIMAL_EXPECTED = 'expected a decimal number, written as 12.5 or "12.5"';
+
+interface DecimalBounds {
+  /** Inclusive lower bound. */
+  min?: string | number;
+  /** Exclusive lower bound. */
+  gt?: string | number;
+  /** Inclusive upper bound. */
+  max?: string | number;
+}
+
+/**
+ * An exact decimal. YAML numbers and decimal strings mean the same value (`0.1` and `"0.1"` both become
+ * exactly 0.1); exponents and other spellings are refused so nothing is silently rounded.
+ */
+export function decimal(bounds: DecimalBounds = {}) {
+  return z
+    .union(
+      [z.number({ error: DECIMAL_EXPECTED }), z.string().regex(DECIMAL_TEXT, { error: DECIMAL_EXPECTED })],
+      {
+        error: DECIMAL_EXPECTED,
+      },
+    )
+    .transform((value, ctx): Decimal => {
+      const d = parseDecimal(value);
+      if (bounds.min !== undefined && d.lt(parseDecimal(bounds.min))) {
+        ctx.addIssue({ code: "custom", message: `must be at least ${bounds.min}, got ${d.toFixed()}` });
+      }
+      if (bounds.gt !== undefined && d.lte(parseDecimal(bounds.gt))) {
+        ctx.addIssue({ code: "custom", message: `must be greater than ${bounds.gt}, got ${d.toFixed()}` });
+      }
+      if (bounds.max !== undefined && d.gt(parseDecimal(bounds.max))) {
+        ctx.addIssue({ code: "custom", message: `must be at most ${bounds.max}, got ${d.toFixed()}` });
+      }
+      return d;
+    });
+}
+
+/** A positive exact decimal (amounts, prices). */
+export const positiveDecimal = () => decimal({ gt: 0 });
+
+/** A fraction between 0 and 1 inclusive (weights, commissions, uptime). */
+export const fraction = () => decimal({ min: 0, max: 1 });
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** A 20-byte hex address, normalised to lower case (the venue wants lower case). */
+export const address = () =>
+  z
+    .string()
+    .regex(ADDRESS, { error: "expected a 0x-prefixed 40-hex-digit address" })
+    .transform((a) => a.toLowerCase());
+
+/** A whole number (a plain `${ENV}` value that spells a number is re-typed as one by interpolation). */
+export function integer(bounds: { min?: number; max?: number } = {}) {
+  let n = z.int({ error: "expected a whole number" });
+  if (bounds.min !== undefined) n = n.min(bounds.min, { error: `must be at least ${bounds.min}` });
+  if (bounds.max !== undefined) n = n.max(bounds.max, { error: `must be at most ${bounds.max}` });
+  return n;
+}
+
+/** Decimal-valued config fields in outputs: re-exported so callers need not import decimal.js. */
+export type { Decimal };

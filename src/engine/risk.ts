@@ -1,0 +1,185 @@
+// Risk limits: the last check between what strategies want and what the executor may send. Pure and
+// fail closed: anything that cannot be checked (unknown usage, an unfamiliar intent, a non-positive
+// amount) is blocked with a reason, and the kill switch blocks everything. Intents are checked in the
+// order given, so usage accumulates across one cycle's intents exactly as they would be sent.
+import { Decimal, truncateDecimals } from "../lib/decimal.js";
+import type { Intent, Skip, TwapOrderIntent } from "./intents.js";
+import { DEFAULT_VENUE_RULES, type VenueRules } from "./snapshot.js";
+import { fitTwapDuration, fmt } from "./strategies/common.js";
+
+export interface RiskLimits {
+  /** Largest TWAP notional (quote units ≈ USD); a larger TWAP is reduced to it. */
+  maxOrderUsd: Decimal;
+  /** Largest TWAP notional submitted over any rolling 24 h. */
+  maxDailyNotionalUsd: Decimal;
+  /** Largest amount of HYPE moved by tokenDelegate (either direction) and cWithdraw over a rolling 24 h. */
+  maxStakeMovePerDay: Decimal;
+  /** When set, delegations (not undelegations) to any other validator are blocked. Lower-case addresses. */
+  validatorAllowlist?: readonly string[] | undefined;
+  /** While this file exists nothing is submitted (the executor checks it; shown in reasons). */
+  killSwitchFile?: string | undefined;
+}
+
+/** Rolling 24-h usage from the journal (`Journal.usage`). Anything missing blocks what it governs. */
+export interface RiskUsage {
+  notionalUsd?: Decimal | undefined;
+  stakeMoved?: Decimal | undefined;
+}
+
+export interface RiskOptions {
+  killSwitchActive: boolean;
+  /** For re-fitting a reduced TWAP to the venue's minimum slice value (default: the reference values). */
+  rules?: VenueRules;
+}
+
+export interface RiskResult {
+  /** Intents that may be sent, in order; reduced ones carry the reduction in their reason. */
+  allowed: Intent[];
+  /** Blocked intents as skips naming the limit. */
+  blocked: Skip[];
+  /** The intents of `allowed` that limits changed (same objects), for the journal's "reduced" guard. */
+  reduced: Intent[];
+}
+
+function block(intent: Intent, why: string): Skip {
+  return {
+    kind: "skip",
+    strategy: intent.strategy,
+    considered: intent.kind,
+    reason: `${intent.reason}; blocked: ${why}`,
+  };
+}
+
+/** HYPE this intent moves for maxStakeMovePerDay, or undefined when it does not count. */
+export function stakeMoveOf(intent: Intent): Decimal | undefined {
+  return intent.kind === "tokenDelegate" || intent.kind === "cWithdraw" ? intent.amount : undefined;
+}
+
+function positive(value: unknown): value is Decimal {
+  return value instanceof Decimal && value.isFinite() && value.gt(0);
+}
+
+export function applyLimits(
+  intents: readonly Intent[],
+  limits: RiskLimits,
+  usage: RiskUsage | undefined,
+  options: RiskOptions,
+): RiskResult {
+  const allowed: Intent[] = [];
+  const blocked: Skip[] = [];
+  const reduced: Intent[] = [];
+  const rules = options.rules ?? DEFAULT_VENUE_RULES;
+
+  if (options.killSwitchActive) {
+    const file = limits.killSwitchFile ? ` (${limits.killSwitchFile} exists)` : "";
+    for (const intent of intents) blocked.push(block(intent, `kill switch is on${file}`));
+    return { allowed, blocked, reduced };
+  }
+
+  let notional = usage?.notionalUsd;
+  let moved = usage?.stakeMoved;
+  const allowlist =
+    limits.validatorAllowlist && limits.validatorAllowlist.length > 0
+      ? new Set(limits.validatorAllowlist.map((a) => a.toLowerCase()))
+      : undefined;
+
+  for (const intent of intents) {
+    switch (intent.kind) {
+      case "twapOrder": {
+        const result = limitTwap(intent, limits, rules);
+        if (typeof result === "string") {
+          blocked.push(block(intent, result));
+          break;
+        }
+        if (notional === undefined) {
+          blocked.push(block(intent, "24-h notional usage is unknown (failing closed)"));
+          break;
+        }
+        const after = notional.plus(result.notionalUsd);
+        if (after.gt(limits.maxDailyNotionalUsd)) {
+          blocked.push(
+            block(
+              intent,
+              `24-h notional would reach ${fmt(after, 2)} USD, above maxDailyNotionalUsd ${fmt(limits.maxDailyNotionalUsd)} ` +
+                `(${fmt(notional, 2)} used)`,
+            ),
+          );
+          break;
+        }
+        notional = after;
+        allowed.push(result);
+        if (result !== intent) reduced.push(result);
+        break;
+      }
+      case "tokenDelegate":
+      case "cWithdraw": {
+        if (!positive(intent.amount)) {
+          blocked.push(block(intent, "amount must be positive"));
+          break;
+        }
+        if (
+          intent.kind === "tokenDelegate" &&
+          !intent.isUndelegate &&
+          allowlist &&
+          !allowlist.has(intent.validator.toLowerCase())
+        ) {
+          blocked.push(block(intent, `validator ${intent.validator} is not in limits.validatorAllowlist`));
+          break;
+        }
+        if (moved === undefined) {
+          blocked.push(block(intent, "24-h stake movement is unknown (failing closed)"));
+          break;
+        }
+        const after = moved.plus(intent.amount);
+        if (after.gt(limits.maxStakeMovePerDay)) {
+          blocked.push(
+            block(
+              intent,
+              `24-h stake moved would reach ${fmt(after)} HYPE, above maxStakeMovePerDay ${fmt(limits.maxStakeMovePerDay)} ` +
+                `(${fmt(moved)} used)`,
+            ),
+          );
+          break;
+        }
+        moved = after;
+        allowed.push(intent);
+        break;
+      }
+      case "cDeposit":
+        // Spot → staking within the same account: no validator and no market exposure involved.
+        if (!positive(intent.amount)) blocked.push(block(intent, "amount must be positive"));
+        else allowed.push(intent);
+        break;
+      case "twapCancel":
+      case "linkStakingUser":
+        allowed.push(intent);
+        break;
+      default: {
+        // Unreachable for well-typed input; an unknown action is never let through.
+        const unknown = intent as Intent;
+        blocked.push(
+          block(unknown, `unknown action ${JSON.stringify((unknown as { kind?: unknown }).kind)}`),
+        );
+      }
+    }
+  }
+  return { allowed, blocked, reduced };
+}
+
+/** Applies maxOrderUsd to one TWAP: the same intent, a reduced copy, or the reason it is blocked. */
+function limitTwap(intent: TwapOrderIntent, limits: RiskLimits, rules: VenueRules): TwapOrderIntent | string {
+  if (!positive(intent.size) || !positive(intent.notionalUsd) || !positive(intent.midPx)) {
+    return "size, price and notional must be positive";
+  }
+  if (intent.notionalUsd.lte(limits.maxOrderUsd)) return intent;
+  const size = truncateDecimals(limits.maxOrderUsd.div(intent.midPx), intent.szDecimals);
+  if (!size.gt(0)) return `maxOrderUsd ${fmt(limits.maxOrderUsd)} USD is less than one lot`;
+  const notionalUsd = size.times(intent.midPx);
+  const quote = intent.label.split("/")[1] ?? "USD";
+  const fit = fitTwapDuration(notionalUsd, intent.minutes, rules, quote);
+  if (!fit.ok) return `reduced to maxOrderUsd ${fmt(limits.maxOrderUsd)} USD it is too small: ${fit.reason}`;
+  const change =
+    `reduced from ${fmt(intent.size)} to ${fmt(size)} (≈${fmt(notionalUsd, 2)} USD) by maxOrderUsd ${fmt(limits.maxOrderUsd)}` +
+    (fit.minutes !== intent.minutes ? `, over ${fit.minutes} min` : "");
+  return { ...intent, size, notionalUsd, minutes: fit.minutes, reason: `${intent.reason}; ${change}` };
+}

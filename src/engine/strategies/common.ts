@@ -1,0 +1,87 @@
+// Helpers shared by the strategies: the TWAP parameter block and the venue's minimum-value rule, number
+// formatting for reasons a person reads, and small constructors for decisions.
+import * as z from "zod";
+import { Decimal, truncateDecimals } from "../../lib/decimal.js";
+import { integer } from "../config/fields.js";
+import type { Intent, Skip } from "../intents.js";
+import type { Snapshot, SpotPair, VenueRules } from "../snapshot.js";
+
+/** The `twap:` block of TWAP strategies. Bounds are the venue's; the configured rules may narrow them. */
+export const twapSchema = z.strictObject({
+  minutes: integer({ min: 5, max: 10_080 }).describe(
+    "Duration of each TWAP in minutes (the venue allows 5 to 10,080); shortened when slices would be too small",
+  ),
+  randomize: z.boolean().default(true).describe("Let the venue randomize slice timing and size"),
+});
+
+export type FitResult =
+  | { ok: true; minutes: number; note: string | undefined }
+  | { ok: false; reason: string };
+
+/**
+ * Chooses the TWAP duration for an order of `notional` quote units. The venue sends one slice every
+ * `twapSliceSeconds` and each slice must be worth at least `twapMinSliceValue`, i.e.
+ * notional / (2·minutes) ≥ 10 with the defaults. A too-long TWAP is shortened (never below the venue's
+ * minimum duration) rather than refused; only an order too small even for the shortest TWAP fails.
+ */
+export function fitTwapDuration(
+  notional: Decimal,
+  wanted: number,
+  rules: VenueRules,
+  quote: string,
+): FitResult {
+  let minutes = Math.min(Math.max(wanted, rules.twapMinMinutes), rules.twapMaxMinutes);
+  const notes: string[] = [];
+  if (minutes !== wanted) notes.push(`duration ${wanted} min adjusted to the venue's range: ${minutes} min`);
+  const minSlice = rules.twapMinSliceValue;
+  if (minSlice.gt(0)) {
+    const slicesPerMinute = 60 / rules.twapSliceSeconds;
+    // Longest duration whose slices are each still worth the minimum.
+    const longest = notional.div(minSlice.times(slicesPerMinute)).floor().toNumber();
+    if (longest < rules.twapMinMinutes) {
+      const floorValue = minSlice.times(slicesPerMinute).times(rules.twapMinMinutes);
+      return {
+        ok: false,
+        reason:
+          `${fmt(notional)} ${quote} is below the venue minimum for a TWAP ` +
+          `(${fmt(minSlice)} ${quote} per ${rules.twapSliceSeconds}-s slice, so at least ${fmt(floorValue)} ${quote} ` +
+          `over the shortest ${rules.twapMinMinutes}-min TWAP)`,
+      };
+    }
+    if (longest < minutes) {
+      notes.push(
+        `shortened from ${minutes} to ${longest} min so each ${rules.twapSliceSeconds}-s slice is worth at least ${fmt(minSlice)} ${quote}`,
+      );
+      minutes = longest;
+    }
+  }
+  return { ok: true, minutes, note: notes.length ? notes.join("; ") : undefined };
+}
+
+/** The running TWAP of the account on this pair, if any. */
+export function runningTwapOn(snapshot: Snapshot, pair: SpotPair) {
+  return snapshot.twaps.find((t) => t.assetId === pair.assetId || t.coin === pair.name);
+}
+
+/** A decimal for a reason: at most `dp` decimals (truncated), no trailing zeros, no exponent. */
+export function fmt(value: Decimal, dp = 8): string {
+  const t = truncateDecimals(value, dp);
+  return t.isZero() ? "0" : t.toFixed();
+}
+
+/** A fraction as a percentage for a reason: 0.88889 → "88.88%". */
+export function pct(value: Decimal): string {
+  return `${fmt(value.times(100), 2)}%`;
+}
+
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function skip(strategy: string, reason: string, considered?: Intent["kind"]): Skip {
+  return considered === undefined
+    ? { kind: "skip", strategy, reason }
+    : { kind: "skip", strategy, reason, considered };
+}
+
+export const ONE = new Decimal(1);

@@ -1,0 +1,54 @@
+// The strategy kinds hlbot knows: kind → params schema and decide function. Adding a kind means writing
+// its module and adding one line here; the YAML schema, the JSON Schema and `runStrategy` follow.
+import type * as z from "zod";
+import type { Decision } from "../intents.js";
+import type { Snapshot } from "../snapshot.js";
+import { linkStaking } from "./linkStaking.js";
+import { twapAccumulate } from "./twapAccumulate.js";
+import { twapRebalance } from "./twapRebalance.js";
+import type { StrategyMemory } from "./types.js";
+import { validatorStaking } from "./validatorStaking.js";
+
+export const STRATEGIES = {
+  "twap-rebalance": twapRebalance,
+  "twap-accumulate": twapAccumulate,
+  "validator-staking": validatorStaking,
+  "link-staking": linkStaking,
+} as const;
+
+export type StrategyKind = keyof typeof STRATEGIES;
+export const STRATEGY_KINDS = Object.keys(STRATEGIES) as StrategyKind[];
+
+/** Validated params of a kind (decimals as Decimal, defaults filled in). */
+export type ParamsOf<K extends StrategyKind> = z.output<(typeof STRATEGIES)[K]["paramsSchema"]>;
+
+/** What `runStrategy` needs of a loaded strategy file. */
+export type StrategyRun = {
+  [K in StrategyKind]: { name: string; kind: K; params: ParamsOf<K> };
+}[StrategyKind];
+
+export function isStrategyKind(kind: string): kind is StrategyKind {
+  return Object.hasOwn(STRATEGIES, kind);
+}
+
+/**
+ * Runs one strategy on a snapshot. Pure: the same arguments give the same decisions. Whether the
+ * strategy is enabled, due, or blocked by an unresolved submission is the caller's business.
+ */
+export function runStrategy(
+  strategy: StrategyRun,
+  snapshot: Snapshot,
+  now: number,
+  memory: StrategyMemory,
+): Decision[] {
+  const definition = STRATEGIES[strategy.kind];
+  // The union of (kind, params) pairs is checked at load time; TypeScript cannot correlate them here.
+  const decide = definition.decide as (
+    s: Snapshot,
+    p: unknown,
+    n: number,
+    m: StrategyMemory,
+    name: string,
+  ) => Decision[];
+  return decide(snapshot, strategy.params, now, memory, strategy.name);
+}

@@ -1,0 +1,205 @@
+// twap-rebalance: keep spot tokens at target weights of their combined value (valued at mid prices in
+// the quote token). A token whose weight leaves its band gets one TWAP against the quote that brings it
+// back to target; the quote token is never traded directly, the other side of those TWAPs moves it.
+import * as z from "zod";
+import { type Decimal, truncateDecimals, ZERO } from "../../lib/decimal.js";
+import { decimal, fraction } from "../config/fields.js";
+import type { Decision, TwapOrderIntent } from "../intents.js";
+import { pairFor, type SpotPair } from "../snapshot.js";
+import { fitTwapDuration, fmt, ONE, pct, runningTwapOn, skip, twapSchema } from "./common.js";
+import { defineStrategy } from "./types.js";
+
+/** Target weights must add up to one within this tolerance (they are written by hand in YAML). */
+const SUM_TOLERANCE = "0.000000001";
+
+export const twapRebalanceParams = z
+  .strictObject({
+    targets: z
+      .record(z.string().min(1), fraction())
+      .describe("Target weight per spot token by name, e.g. {HYPE: 0.5, USDC: 0.5}; must sum to 1"),
+    quote: z.string().min(1).default("USDC").describe("Token the others are valued in and traded against"),
+    band: fraction()
+      .prefault(0.05)
+      .describe(
+        "Allowed absolute deviation of a weight from its target before a TWAP is placed (0.05 = 5 points)",
+      ),
+    twap: twapSchema,
+    minOrderUsd: decimal({ min: 0 })
+      .optional()
+      .describe("Smallest order worth placing, in quote units; smaller corrections are skipped"),
+  })
+  .superRefine((p, ctx) => {
+    const weights = Object.values(p.targets);
+    if (weights.length === 0) {
+      ctx.addIssue({ code: "custom", path: ["targets"], message: "expected at least one target token" });
+      return;
+    }
+    const total = weights.reduce((a: Decimal, w) => a.plus(w), ZERO);
+    if (total.minus(ONE).abs().gt(SUM_TOLERANCE)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["targets"],
+        message: `target weights must sum to 1 (within 1e-9), they sum to ${total.toFixed()}`,
+      });
+    }
+    if (!(p.quote in p.targets)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["quote"],
+        message: `the quote token ${p.quote} must be listed in targets (its weight may be 0)`,
+      });
+    }
+  });
+
+export type TwapRebalanceParams = z.output<typeof twapRebalanceParams>;
+
+interface Holding {
+  token: string;
+  target: Decimal;
+  pair: SpotPair | undefined;
+  mid: Decimal;
+  total: Decimal;
+  available: Decimal;
+  hold: Decimal;
+  value: Decimal;
+}
+
+export const twapRebalance = defineStrategy({
+  description: "Keep spot tokens at target weights with one TWAP per token that leaves its band",
+  paramsSchema: twapRebalanceParams,
+  decide(snapshot, params, _now, _memory, name) {
+    const quote = params.quote;
+    if (!snapshot.tokens.has(quote)) return [skip(name, `quote token ${quote} is not listed on the venue`)];
+
+    const holdings: Holding[] = [];
+    for (const [token, target] of Object.entries(params.targets)) {
+      const balance = snapshot.balances.get(token);
+      const total = balance?.total ?? ZERO;
+      const available = balance?.available ?? ZERO;
+      const hold = balance?.hold ?? ZERO;
+      if (token === quote) {
+        holdings.push({ token, target, pair: undefined, mid: ONE, total, available, hold, value: total });
+        continue;
+      }
+      if (!snapshot.tokens.has(token)) return [skip(name, `token ${token} is not listed on the venue`)];
+      const pair = pairFor(snapshot, token, quote);
+      if (pair === undefined) return [skip(name, `no spot pair trades ${token} against ${quote}`)];
+      // Without a price the weights are unknown, and acting on the other tokens could overshoot.
+      if (pair.mid === undefined || !pair.mid.gt(0)) {
+        return [skip(name, `no mid price for ${token}/${quote} (${pair.name}): cannot value the portfolio`)];
+      }
+      holdings.push({
+        token,
+        target,
+        pair,
+        mid: pair.mid,
+        total,
+        available,
+        hold,
+        value: total.times(pair.mid),
+      });
+    }
+
+    const portfolio = holdings.reduce((a, h) => a.plus(h.value), ZERO);
+    if (!portfolio.gt(0)) return [skip(name, `nothing to rebalance: the target tokens are worth 0 ${quote}`)];
+
+    // Sells first (they do not draw on the quote balance), then buys, largest correction first, so a
+    // short quote balance goes to the biggest shortfall.
+    const ordered = holdings
+      .filter((h) => h.token !== quote)
+      .map((h) => ({ h, excess: h.value.minus(h.target.times(portfolio)) }))
+      .sort((a, b) => {
+        const sa = a.excess.gt(0);
+        if (sa !== b.excess.gt(0)) return sa ? -1 : 1;
+        return b.excess.abs().cmp(a.excess.abs()) || (a.h.token < b.h.token ? -1 : 1);
+      });
+
+    const quoteHolding = holdings.find((h) => h.token === quote);
+    let quoteAvailable = quoteHolding?.available ?? ZERO;
+    const decisions: Decision[] = [];
+
+    for (const { h, excess } of ordered) {
+      const pair = h.pair!;
+      const weight = h.value.div(portfolio);
+      const where =
+        `${h.token} is ${pct(weight)} of ${fmt(portfolio, 2)} ${quote} ` +
+        `(${fmt(h.total)} at mid ${fmt(h.mid)}), target ${pct(h.target)} ± ${pct(params.band)}`;
+      if (weight.minus(h.target).abs().lte(params.band)) {
+        decisions.push(skip(name, `${where}: within band`, "twapOrder"));
+        continue;
+      }
+      const running = runningTwapOn(snapshot, pair);
+      if (running !== undefined) {
+        const id = running.twapId === undefined ? "" : ` #${running.twapId}`;
+        decisions.push(skip(name, `${where}: a TWAP${id} is already running on ${pair.name}`, "twapOrder"));
+        continue;
+      }
+
+      const side = excess.gt(0) ? "sell" : "buy";
+      let size = excess.abs().div(h.mid);
+      const notes: string[] = [];
+      if (side === "sell" && size.gt(h.available)) {
+        size = h.available;
+        notes.push(`limited to the available ${fmt(h.available)} ${h.token} (${fmt(h.hold)} on hold)`);
+      }
+      if (side === "buy" && !quoteAvailable.gt(0)) {
+        decisions.push(skip(name, `${where}: no ${quote} available to buy with`, "twapOrder"));
+        continue;
+      }
+      if (side === "buy" && size.times(h.mid).gt(quoteAvailable)) {
+        size = quoteAvailable.div(h.mid);
+        notes.push(`limited by the available ${fmt(quoteAvailable, 2)} ${quote}`);
+      }
+      size = truncateDecimals(size, pair.base.szDecimals);
+      if (!size.gt(0)) {
+        decisions.push(
+          skip(
+            name,
+            `${where}: the correction is below one lot of ${h.token} (${pair.base.szDecimals} decimals)`,
+            "twapOrder",
+          ),
+        );
+        continue;
+      }
+      const notional = size.times(h.mid);
+      if (params.minOrderUsd !== undefined && notional.lt(params.minOrderUsd)) {
+        decisions.push(
+          skip(
+            name,
+            `${where}: ${fmt(notional, 2)} ${quote} is below minOrderUsd ${fmt(params.minOrderUsd)}`,
+            "twapOrder",
+          ),
+        );
+        continue;
+      }
+      const fit = fitTwapDuration(notional, params.twap.minutes, snapshot.rules, quote);
+      if (!fit.ok) {
+        decisions.push(skip(name, `${where}: ${fit.reason}`, "twapOrder"));
+        continue;
+      }
+      if (fit.note) notes.push(fit.note);
+      if (side === "buy") quoteAvailable = quoteAvailable.minus(notional);
+
+      const intent: TwapOrderIntent = {
+        kind: "twapOrder",
+        strategy: name,
+        reason:
+          `${where}: ${side} ${fmt(size)} ${h.token} (≈${fmt(notional, 2)} ${quote}) over ${fit.minutes} min` +
+          (notes.length ? `; ${notes.join("; ")}` : ""),
+        coin: pair.name,
+        label: `${pair.base.name}/${pair.quote.name}`,
+        assetId: pair.assetId,
+        side,
+        size,
+        szDecimals: pair.base.szDecimals,
+        minutes: fit.minutes,
+        randomize: params.twap.randomize,
+        reduceOnly: false,
+        midPx: h.mid,
+        notionalUsd: notional,
+      };
+      decisions.push(intent);
+    }
+    return decisions;
+  },
+});

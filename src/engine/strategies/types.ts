@@ -1,0 +1,43 @@
+// The contract every strategy kind fulfils: a params schema (validated when the YAML is loaded) and a
+// pure `decide` function. Strategies read only their arguments: no I/O, no clock, no randomness, so the
+// same snapshot always yields the same decisions and tests can pin them down exactly.
+import type * as z from "zod";
+import type { Decimal } from "../../lib/decimal.js";
+import type { Decision } from "../intents.js";
+import type { Snapshot } from "../snapshot.js";
+
+/** What the journal knows about one strategy's past, handed to it on every run. */
+export interface StrategyMemory {
+  /**
+   * Quote units (USD) committed so far by this strategy's TWAPs, counting submissions whose outcome is
+   * not known yet (Journal.spentUsd). `undefined` means unknown: budgeted strategies then do nothing.
+   */
+  spentUsd?: Decimal;
+}
+
+/**
+ * Decides what to do now. `now` is the cycle's clock (ms) and is the only notion of time a strategy has;
+ * `name` is the strategy's name from its file, stamped on every decision. Intents come back in the
+ * order they must be executed (a cDeposit before the delegations it funds, undelegations first).
+ */
+export type DecideFn<P> = (
+  snapshot: Snapshot,
+  params: P,
+  now: number,
+  memory: StrategyMemory,
+  name: string,
+) => Decision[];
+
+export interface StrategyDefinition<S extends z.ZodType = z.ZodType> {
+  /** One line for `hlbot config schema` and documentation. */
+  description: string;
+  paramsSchema: S;
+  decide: DecideFn<z.output<S>>;
+}
+
+/** Type helper so each strategy module checks its `decide` against its own schema. */
+export function defineStrategy<S extends z.ZodType>(
+  definition: StrategyDefinition<S>,
+): StrategyDefinition<S> {
+  return definition;
+}

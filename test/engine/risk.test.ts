@@ -1,0 +1,168 @@
+import { describe, expect, it } from "vitest";
+import type { Intent, TokenDelegateIntent, TwapOrderIntent } from "../../src/engine/intents.js";
+import { applyLimits, type RiskLimits, type RiskUsage } from "../../src/engine/risk.js";
+import { parseDecimal as dec } from "../../src/lib/decimal.js";
+import { addr } from "../helpers/snapshots.js";
+
+const limits: RiskLimits = {
+  maxOrderUsd: dec("10000"),
+  maxDailyNotionalUsd: dec("20000"),
+  maxStakeMovePerDay: dec("1500"),
+  killSwitchFile: "/srv/hlbot/STOP",
+};
+const noUsage: RiskUsage = { notionalUsd: dec("0"), stakeMoved: dec("0") };
+
+function twap(size: string, mid: string, over: Partial<TwapOrderIntent> = {}): TwapOrderIntent {
+  return {
+    kind: "twapOrder",
+    strategy: "rebalance",
+    reason: "HYPE over target",
+    coin: "@107",
+    label: "HYPE/USDC",
+    assetId: 10107,
+    side: "sell",
+    size: dec(size),
+    szDecimals: 2,
+    minutes: 60,
+    randomize: true,
+    reduceOnly: false,
+    midPx: dec(mid),
+    notionalUsd: dec(size).times(dec(mid)),
+    ...over,
+  };
+}
+
+function delegate(validator: string, amount: string, isUndelegate = false): TokenDelegateIntent {
+  return {
+    kind: "tokenDelegate",
+    strategy: "stake",
+    reason: "split",
+    validator,
+    amount: dec(amount),
+    isUndelegate,
+  };
+}
+
+const off = { killSwitchActive: false };
+
+describe("risk limits", () => {
+  it("lets intents within every limit through unchanged", () => {
+    const intents: Intent[] = [twap("100", "40"), delegate(addr(1), "100")];
+    const r = applyLimits(intents, limits, noUsage, off);
+    expect(r.allowed).toEqual(intents);
+    expect(r.blocked).toEqual([]);
+    expect(r.reduced).toEqual([]);
+  });
+
+  it("the kill switch blocks everything, naming the file", () => {
+    const intents: Intent[] = [
+      twap("1", "40"),
+      delegate(addr(1), "1"),
+      { kind: "cDeposit", strategy: "s", reason: "r", amount: dec("1") },
+      { kind: "linkStakingUser", strategy: "l", reason: "r", user: addr(2), isFinalize: false },
+    ];
+    const r = applyLimits(intents, limits, noUsage, { killSwitchActive: true });
+    expect(r.allowed).toEqual([]);
+    expect(r.blocked).toHaveLength(4);
+    for (const b of r.blocked)
+      expect(b.reason).toMatch(/blocked: kill switch is on \(\/srv\/hlbot\/STOP exists\)/);
+    expect(r.blocked.map((b) => b.considered)).toEqual([
+      "twapOrder",
+      "tokenDelegate",
+      "cDeposit",
+      "linkStakingUser",
+    ]);
+  });
+
+  it("reduces a TWAP above maxOrderUsd to the limit, re-truncated, with the reason appended", () => {
+    const r = applyLimits([twap("437.5", "40")], limits, noUsage, off);
+    const t = r.allowed[0] as TwapOrderIntent;
+    expect(t.size.toFixed()).toBe("250");
+    expect(t.notionalUsd.toFixed()).toBe("10000");
+    expect(t.reason).toMatch(/^HYPE over target; reduced from 437\.5 to 250 .*by maxOrderUsd 10000/);
+    expect(r.reduced).toEqual([t]);
+
+    const odd = applyLimits([twap("1000", "3")], { ...limits, maxOrderUsd: dec("1000") }, noUsage, off);
+    const o = odd.allowed[0] as TwapOrderIntent;
+    expect(o.size.toFixed()).toBe("333.33");
+    expect(o.notionalUsd.toFixed()).toBe("999.99");
+    expect(o.minutes).toBe(49); // floor(999.99 / 20): slices of at least 10 USDC
+    expect(o.reason).toMatch(/over 49 min$/);
+  });
+
+  it("shortens a reduced TWAP to keep its slices above the minimum, or blocks it", () => {
+    const r = applyLimits([twap("100", "40")], { ...limits, maxOrderUsd: dec("600") }, noUsage, off);
+    const t = r.allowed[0] as TwapOrderIntent;
+    expect(t.notionalUsd.toFixed()).toBe("600");
+    expect(t.minutes).toBe(30); // 600 / (2·30) = 10
+    const tiny = applyLimits([twap("100", "40")], { ...limits, maxOrderUsd: dec("50") }, noUsage, off);
+    expect(tiny.allowed).toEqual([]);
+    expect(tiny.blocked[0]?.reason).toMatch(/too small.*below the venue minimum/);
+  });
+
+  it("blocks a TWAP that would take the rolling 24-h notional above the limit, counting this cycle", () => {
+    const usage = { ...noUsage, notionalUsd: dec("18500") };
+    const r = applyLimits([twap("25", "40"), twap("25", "40")], limits, usage, off);
+    expect(r.allowed).toHaveLength(1);
+    expect(r.blocked[0]?.reason).toMatch(
+      /24-h notional would reach 20500 USD, above maxDailyNotionalUsd 20000 \(19500 used\)/,
+    );
+    const exact = applyLimits([twap("25", "40")], limits, { ...noUsage, notionalUsd: dec("19000") }, off);
+    expect(exact.allowed).toHaveLength(1); // reaching the limit exactly is allowed
+  });
+
+  it("caps the HYPE moved per day across delegations and undelegations", () => {
+    const usage = { ...noUsage, stakeMoved: dec("1000") };
+    const r = applyLimits([delegate(addr(1), "300", true), delegate(addr(2), "300")], limits, usage, off);
+    expect(r.allowed.map((i) => (i as TokenDelegateIntent).isUndelegate)).toEqual([true]);
+    expect(r.blocked[0]?.reason).toMatch(/stake moved would reach 1600 HYPE, above maxStakeMovePerDay 1500/);
+  });
+
+  it("fails closed when usage is unknown", () => {
+    const intents: Intent[] = [
+      twap("1", "40"),
+      delegate(addr(1), "1"),
+      { kind: "cDeposit", strategy: "s", reason: "r", amount: dec("1") },
+    ];
+    const r = applyLimits(intents, limits, undefined, off);
+    expect(r.allowed.map((i) => i.kind)).toEqual(["cDeposit"]);
+    expect(r.blocked.map((b) => b.reason)).toEqual([
+      expect.stringMatching(/notional usage is unknown \(failing closed\)/),
+      expect.stringMatching(/stake movement is unknown \(failing closed\)/),
+    ]);
+    const partial = applyLimits(intents, limits, { notionalUsd: dec("0") }, off);
+    expect(partial.allowed.map((i) => i.kind)).toEqual(["twapOrder", "cDeposit"]);
+  });
+
+  it("blocks delegations, not undelegations, outside the validator allowlist", () => {
+    const guarded = { ...limits, validatorAllowlist: [addr(1).toUpperCase().replace("0X", "0x")] };
+    const r = applyLimits(
+      [delegate(addr(1), "1"), delegate(addr(2), "1"), delegate(addr(2), "1", true)],
+      guarded,
+      noUsage,
+      off,
+    );
+    expect(
+      r.allowed.map((i) => [(i as TokenDelegateIntent).validator, (i as TokenDelegateIntent).isUndelegate]),
+    ).toEqual([
+      [addr(1), false],
+      [addr(2), true],
+    ]);
+    expect(r.blocked[0]?.reason).toMatch(/not in limits\.validatorAllowlist/);
+  });
+
+  it("blocks non-positive amounts and unknown actions", () => {
+    const bad = [
+      twap("0", "40"),
+      delegate(addr(1), "0"),
+      { kind: "launchRocket", strategy: "x", reason: "?" } as unknown as Intent,
+    ];
+    const r = applyLimits(bad, limits, noUsage, off);
+    expect(r.allowed).toEqual([]);
+    expect(r.blocked.map((b) => b.reason)).toEqual([
+      expect.stringMatching(/must be positive/),
+      expect.stringMatching(/must be positive/),
+      expect.stringMatching(/unknown action "launchRocket"/),
+    ]);
+  });
+});

@@ -1,0 +1,115 @@
+import { describe, expect, it } from "vitest";
+import type { Decision, TwapOrderIntent } from "../../../src/engine/intents.js";
+import { twapAccumulate, twapAccumulateParams } from "../../../src/engine/strategies/twapAccumulate.js";
+import type { StrategyMemory } from "../../../src/engine/strategies/types.js";
+import { parseDecimal } from "../../../src/lib/decimal.js";
+import { buildSnapshot, type SnapshotSpec, T0 } from "../../helpers/snapshots.js";
+
+const base = { coin: "HYPE", side: "buy", amountUsd: 1000, twap: { minutes: 30, randomize: false } };
+const funded: SnapshotSpec = { balances: { HYPE: 100, USDC: 50_000 }, hypeMid: 40 };
+
+function run(
+  params: Record<string, unknown> = {},
+  spec: SnapshotSpec = funded,
+  memory: StrategyMemory = {},
+): Decision[] {
+  const p = twapAccumulateParams.parse({ ...base, ...params });
+  return twapAccumulate.decide(buildSnapshot(spec), p, T0, memory, "dca");
+}
+
+function only(decisions: Decision[]): TwapOrderIntent {
+  expect(decisions).toHaveLength(1);
+  expect(decisions[0]?.kind).toBe("twapOrder");
+  return decisions[0] as TwapOrderIntent;
+}
+
+function skipped(decisions: Decision[]): string {
+  expect(decisions).toHaveLength(1);
+  expect(decisions[0]?.kind).toBe("skip");
+  return decisions[0]!.reason;
+}
+
+describe("twap-accumulate", () => {
+  it("buys the fixed amount at the mid through one TWAP", () => {
+    const t = only(run());
+    expect(t).toMatchObject({
+      side: "buy",
+      coin: "@107",
+      assetId: 10107,
+      minutes: 30,
+      randomize: false,
+      strategy: "dca",
+    });
+    expect(t.size.toFixed()).toBe("25");
+    expect(t.notionalUsd.toFixed()).toBe("1000");
+  });
+
+  it("sells when asked, and accepts the pair name as coin", () => {
+    const t = only(run({ side: "sell", coin: "@107", amountUsd: 400 }, { ...funded, hypeMid: 40 }));
+    expect(t.side).toBe("sell");
+    expect(t.size.toFixed()).toBe("10");
+    expect(t.minutes).toBe(20); // 400 / (2·30) < 10, so shortened to floor(400/20)
+  });
+
+  it("truncates the size to szDecimals", () => {
+    const t = only(run({ amountUsd: 1000 }, { ...funded, hypeMid: 3 }));
+    expect(t.size.toFixed()).toBe("333.33");
+    expect(t.notionalUsd.toFixed()).toBe("999.99");
+  });
+
+  it("skips buys while the mid is above limitPx and sells while it is below", () => {
+    expect(skipped(run({ limitPx: 35 }))).toMatch(/mid 40 is above the buy ceiling limitPx 35/);
+    expect(only(run({ limitPx: "40" })).size.toFixed()).toBe("25");
+    expect(skipped(run({ side: "sell", limitPx: 45, amountUsd: 200 }))).toMatch(
+      /below the sell floor limitPx 45/,
+    );
+    expect(only(run({ side: "sell", limitPx: 39.5, amountUsd: 200 })).side).toBe("sell");
+  });
+
+  it("never exceeds the budget: the last run buys only what is left, then it stops", () => {
+    const budget = { budgetUsd: 2500 };
+    expect(only(run(budget, funded, { spentUsd: parseDecimal("1000") })).notionalUsd.toFixed()).toBe("1000");
+    const last = only(run(budget, funded, { spentUsd: parseDecimal("2000") }));
+    expect(last.notionalUsd.toFixed()).toBe("500");
+    expect(last.size.toFixed()).toBe("12.5");
+    expect(last.reason).toMatch(/last run of the budget: 500 of 2500 USDC left/);
+    expect(skipped(run(budget, funded, { spentUsd: parseDecimal("2500") }))).toMatch(
+      /budget of 2500 USDC used up/,
+    );
+    // 50 left is below the venue minimum for the shortest TWAP (100): skipped, not overspent.
+    expect(skipped(run(budget, funded, { spentUsd: parseDecimal("2450") }))).toMatch(
+      /below the venue minimum/,
+    );
+  });
+
+  it("fails closed when the amount already spent is unknown", () => {
+    expect(skipped(run({ budgetUsd: 10_000 }, funded, {}))).toMatch(/already spent is unknown/);
+    // Without a budget the journal's count is not needed.
+    expect(only(run({}, funded, {})).size.toFixed()).toBe("25");
+  });
+
+  it("trades only available balances", () => {
+    const poor: SnapshotSpec = {
+      balances: { HYPE: { total: 10, hold: 5 }, USDC: { total: 700, hold: 100 } },
+      hypeMid: 40,
+    };
+    const buy = only(run({}, poor));
+    expect(buy.notionalUsd.toFixed()).toBe("600");
+    expect(buy.reason).toMatch(/limited by the available 600 USDC/);
+    const sell = only(run({ side: "sell" }, poor));
+    expect(sell.size.toFixed()).toBe("5");
+    expect(skipped(run({}, { balances: {}, hypeMid: 40 }))).toMatch(/no USDC available/);
+  });
+
+  it("skips while a TWAP is already running on the pair", () => {
+    expect(skipped(run({}, { ...funded, twaps: [{ coin: "@107", twapId: 9 }] }))).toMatch(
+      /TWAP #9 is already running/,
+    );
+  });
+
+  it("skips an amount below one lot and an unknown coin", () => {
+    expect(skipped(run({ amountUsd: "0.001" }))).toMatch(/less than one lot/);
+    expect(skipped(run({ coin: "NOPE" }))).toMatch(/no spot pair trades NOPE against USDC/);
+    expect(skipped(run({}, { ...funded, hypeMid: null }))).toMatch(/no mid price/);
+  });
+});

@@ -1,0 +1,213 @@
+import { describe, expect, it } from "vitest";
+import { type Decision, isIntent, type TwapOrderIntent } from "../../../src/engine/intents.js";
+import { twapRebalance, twapRebalanceParams } from "../../../src/engine/strategies/twapRebalance.js";
+import { parseDecimal as parse } from "../../../src/lib/decimal.js";
+import { buildSnapshot, type SnapshotSpec, T0 } from "../../helpers/snapshots.js";
+
+const base = {
+  targets: { HYPE: 0.5, USDC: 0.5 },
+  quote: "USDC",
+  band: 0.05,
+  twap: { minutes: 60, randomize: true },
+};
+
+function run(spec: SnapshotSpec, params: Record<string, unknown> = {}, now = T0): Decision[] {
+  const p = twapRebalanceParams.parse({ ...base, ...params });
+  return twapRebalance.decide(buildSnapshot(spec), p, now, {}, "rebalance");
+}
+
+const twaps = (ds: Decision[]) => ds.filter(isIntent) as TwapOrderIntent[];
+const skips = (ds: Decision[]) => ds.filter((d) => d.kind === "skip");
+
+describe("twap-rebalance", () => {
+  it("MUST: 1000 HYPE at 40 and 5000 USDC at 50/50 plans exactly one TWAP selling 437.5 HYPE on HYPE/USDC", () => {
+    const decisions = run({ balances: { HYPE: 1000, USDC: 5000 }, hypeMid: 40 });
+    const intents = decisions.filter(isIntent);
+    expect(intents).toHaveLength(1);
+    const t = intents[0] as TwapOrderIntent;
+    expect(t.kind).toBe("twapOrder");
+    expect(t.side).toBe("sell");
+    expect(t.size.toFixed()).toBe("437.5");
+    expect(t.coin).toBe("@107");
+    expect(t.assetId).toBe(10107);
+    expect(t.label).toBe("HYPE/USDC");
+    expect(t.minutes).toBe(60);
+    expect(t.randomize).toBe(true);
+    expect(t.reduceOnly).toBe(false);
+    expect(t.notionalUsd.toFixed()).toBe("17500");
+    expect(t.midPx.toFixed()).toBe("40");
+    expect(t.strategy).toBe("rebalance");
+    expect(t.reason).toMatch(/HYPE is 88\.88% .*target 50% ± 5%.*sell 437\.5 HYPE/);
+  });
+
+  it("does nothing but explain when every weight is inside its band", () => {
+    const decisions = run({ balances: { HYPE: 130, USDC: 5000 }, hypeMid: 40 }); // 5200 vs 5000: 50.98%
+    expect(twaps(decisions)).toHaveLength(0);
+    expect(skips(decisions)[0]?.reason).toMatch(/within band/);
+  });
+
+  it("buys when a token is under its target, sized from the quote shortfall", () => {
+    const decisions = run({ balances: { HYPE: 100, USDC: 6000 }, hypeMid: 40 }); // 40% HYPE
+    const [t] = twaps(decisions);
+    expect(t?.side).toBe("buy");
+    expect(t?.size.toFixed()).toBe("25"); // (5000 − 4000) / 40
+  });
+
+  it("truncates sizes to szDecimals and never rounds up", () => {
+    const decisions = run({ balances: { USDC: 1000 }, hypeMid: 3 }, { band: 0.01 }); // buy 500/3 = 166.666…
+    const [t] = twaps(decisions);
+    expect(t?.size.toFixed()).toBe("166.66");
+    expect(t?.notionalUsd.toFixed()).toBe("499.98");
+  });
+
+  it("counts balances on hold in the weights but never trades them", () => {
+    const decisions = run({ balances: { HYPE: { total: 1000, hold: 900 }, USDC: 5000 }, hypeMid: 40 });
+    const [t] = twaps(decisions);
+    expect(t?.size.toFixed()).toBe("100");
+    expect(t?.reason).toMatch(/limited to the available 100 HYPE \(900 on hold\)/);
+  });
+
+  it("skips a token while a TWAP is already running on its pair", () => {
+    const decisions = run({ balances: { HYPE: 1000, USDC: 5000 }, twaps: [{ coin: "@107", twapId: 77 }] });
+    expect(twaps(decisions)).toHaveLength(0);
+    expect(skips(decisions)[0]?.reason).toMatch(/TWAP #77 is already running on @107/);
+  });
+
+  it("shortens the TWAP so each 30-s slice is worth at least 10 USDC", () => {
+    // 10 HYPE at 40 + 100 USDC: sell 150 USDC worth; 150 / (2·60) < 10, 150 / (2·7) ≥ 10.
+    const decisions = run({ balances: { HYPE: 10, USDC: 100 }, hypeMid: 40 });
+    const [t] = twaps(decisions);
+    expect(t?.size.toFixed()).toBe("3.75");
+    expect(t?.minutes).toBe(7);
+    expect(t?.reason).toMatch(/shortened from 60 to 7 min/);
+  });
+
+  it("skips an order worth less than the minimum even over the shortest TWAP", () => {
+    // Sell 30 USDC worth: the 5-minute TWAP needs 100.
+    const decisions = run({ balances: { HYPE: 2, USDC: 20 }, hypeMid: 40 });
+    expect(twaps(decisions)).toHaveLength(0);
+    expect(skips(decisions)[0]?.reason).toMatch(/30 USDC is below the venue minimum .* at least 100 USDC/);
+  });
+
+  it("respects a configured minimum slice value", () => {
+    const spec: SnapshotSpec = {
+      balances: { HYPE: 1000, USDC: 5000 },
+      rules: { twapMinSliceValue: parse("100") },
+    };
+    const [t] = twaps(run(spec)); // 17500 / (2·m) ≥ 100 → m ≤ 87, so 60 stays
+    expect(t?.minutes).toBe(60);
+    const tight: SnapshotSpec = { ...spec, rules: { twapMinSliceValue: parse("1000") } };
+    expect(twaps(run(tight))[0]?.minutes).toBe(8); // floor(17500 / 2000)
+  });
+
+  it("skips dust below one lot of the token", () => {
+    const decisions = run({
+      tokens: [
+        { name: "USDC", index: 0, szDecimals: 8 },
+        { name: "HYPE", index: 150, szDecimals: 0 },
+      ],
+      balances: { HYPE: 1, USDC: 600 },
+      hypeMid: 1000,
+    }); // sell 200 USDC = 0.2 HYPE → 0 whole HYPE
+    expect(twaps(decisions)).toHaveLength(0);
+    expect(skips(decisions)[0]?.reason).toMatch(/below one lot of HYPE/);
+  });
+
+  it("refuses to act without a mid price for a target token", () => {
+    const decisions = run({ balances: { HYPE: 1000, USDC: 5000 }, hypeMid: null });
+    expect(decisions).toHaveLength(1);
+    expect(decisions[0]?.kind).toBe("skip");
+    expect(decisions[0]?.reason).toMatch(/no mid price for HYPE\/USDC/);
+  });
+
+  it("skips orders below minOrderUsd", () => {
+    const decisions = run({ balances: { HYPE: 130, USDC: 4000 }, hypeMid: 40 }, { minOrderUsd: "1000" });
+    expect(twaps(decisions)).toHaveLength(0);
+    expect(skips(decisions)[0]?.reason).toMatch(/below minOrderUsd 1000/);
+  });
+
+  it("with several tokens sells first and caps buys at the available quote", () => {
+    const spec: SnapshotSpec = {
+      tokens: [
+        { name: "USDC", index: 0, szDecimals: 8 },
+        { name: "HYPE", index: 150, szDecimals: 2 },
+        { name: "PURR", index: 1, szDecimals: 0 },
+      ],
+      pairs: [
+        { base: "HYPE", index: 107, mid: 40 },
+        { base: "PURR", index: 0, canonical: true, mid: "0.2" },
+      ],
+      // HYPE 8000 (80%), PURR 2000 (20%), USDC 0 (0%)
+      balances: { HYPE: 200, PURR: 10000, USDC: { total: 500, hold: 500 } },
+    };
+    const decisions = run(spec, { targets: { HYPE: 0.4, PURR: 0.3, USDC: 0.3 } });
+    const [sell, ...rest] = twaps(decisions);
+    expect(sell?.side).toBe("sell");
+    expect(sell?.coin).toBe("@107");
+    expect(sell?.size.toFixed()).toBe("95"); // 8000 − 0.4·10500 = 3800 USDC at 40
+    expect(rest).toHaveLength(0);
+    // PURR is under target but there is no available quote to buy it with.
+    expect(skips(decisions)[0]?.reason).toMatch(/PURR is 19\.04% .*no USDC available to buy with/);
+  });
+
+  it("caps a buy at the quote that is available, after earlier buys in the same run", () => {
+    const spec: SnapshotSpec = {
+      tokens: [
+        { name: "USDC", index: 0, szDecimals: 8 },
+        { name: "HYPE", index: 150, szDecimals: 2 },
+        { name: "PURR", index: 1, szDecimals: 0 },
+      ],
+      pairs: [
+        { base: "HYPE", index: 107, mid: 40 },
+        { base: "PURR", index: 0, canonical: true, mid: "0.2" },
+      ],
+      balances: { USDC: { total: 10000, hold: 4000 } },
+    };
+    const decisions = run(spec, { targets: { HYPE: 0.4, PURR: 0.3, USDC: 0.3 } });
+    const buys = twaps(decisions);
+    // HYPE wants 4000 USDC (available 6000), then PURR wants 3000 but only 2000 are left.
+    expect(buys.map((b) => [b.coin, b.size.toFixed()])).toEqual([
+      ["@107", "100"],
+      ["PURR/USDC", "10000"],
+    ]);
+    expect(buys[1]?.reason).toMatch(/limited by the available 2000 USDC/);
+  });
+
+  it("is deterministic", () => {
+    const spec: SnapshotSpec = { balances: { HYPE: 1000, USDC: 5000 } };
+    expect(run(spec)).toEqual(run(spec));
+  });
+});
+
+describe("twap-rebalance params", () => {
+  it("rejects targets that do not sum to 1", () => {
+    const r = twapRebalanceParams.safeParse({ ...base, targets: { HYPE: 0.5, USDC: 0.4 } });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues[0]?.path).toEqual(["targets"]);
+    expect(r.error?.issues[0]?.message).toMatch(/sum to 1 .*0\.9/);
+  });
+
+  it("accepts a sum within 1e-9 and rejects one just outside", () => {
+    expect(
+      twapRebalanceParams.safeParse({ ...base, targets: { HYPE: "0.3333333333", USDC: "0.6666666666" } })
+        .success,
+    ).toBe(true);
+    expect(
+      twapRebalanceParams.safeParse({ ...base, targets: { HYPE: "0.333333333", USDC: "0.666666665" } })
+        .success,
+    ).toBe(false);
+  });
+
+  it("requires the quote token among the targets", () => {
+    const r = twapRebalanceParams.safeParse({ ...base, targets: { HYPE: 1 } });
+    expect(r.error?.issues.map((i) => i.path)).toContainEqual(["quote"]);
+  });
+
+  it("YAML numbers and decimal strings mean the same exact value", () => {
+    const a = twapRebalanceParams.parse({ ...base, band: 0.1, minOrderUsd: 12.3 });
+    const b = twapRebalanceParams.parse({ ...base, band: "0.1", minOrderUsd: "12.30" });
+    expect(a.band.eq(b.band)).toBe(true);
+    expect(a.minOrderUsd?.eq(b.minOrderUsd!)).toBe(true);
+    expect(a.band.toFixed()).toBe("0.1");
+  });
+});
