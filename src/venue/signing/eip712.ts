@@ -41,7 +41,7 @@ function fieldEncoder(type: string): FieldEncoder {
   if (type === "string") {
     encoder = (value, path, out, offset) => {
       if (typeof value !== "string") throw fieldError(path, "a string", value);
-      out.set(keccak_256(utf8ToBytes(value)), offset);
+      out.set(stringHash(value), offset);
     };
   } else if (type === "address") {
     encoder = (value, path, out, offset) => {
@@ -73,6 +73,14 @@ function fieldEncoder(type: string): FieldEncoder {
     }
     const max = (1n << BigInt(bits)) - 1n;
     encoder = (value, path, out, offset) => {
+      if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0 && bits >= 53) {
+        // The common case (nonces, small wei) without BigInt arithmetic, which is slow.
+        out.fill(0, offset, offset + 24);
+        const view = new DataView(out.buffer, out.byteOffset + offset + 24, 8);
+        view.setUint32(0, Math.floor(value / 0x1_0000_0000));
+        view.setUint32(4, value >>> 0);
+        return;
+      }
       let big: bigint;
       if (typeof value === "bigint") big = value;
       else if (typeof value === "number" && Number.isSafeInteger(value)) big = BigInt(value);
@@ -83,6 +91,23 @@ function fieldEncoder(type: string): FieldEncoder {
   }
   encoders.set(type, encoder);
   return encoder;
+}
+
+// keccak is the slow part of hashing a struct (about 10 µs a call), and most string fields repeat
+// ("Mainnet", "Testnet", the same destination): short ones are remembered, in a bounded table.
+const stringHashes = new Map<string, Uint8Array>();
+const STRING_CACHE_MAX_ENTRIES = 256;
+const STRING_CACHE_MAX_LENGTH = 64;
+
+function stringHash(value: string): Uint8Array {
+  const cached = stringHashes.get(value);
+  if (cached) return cached;
+  const hash = keccak_256(utf8ToBytes(value));
+  if (value.length <= STRING_CACHE_MAX_LENGTH) {
+    if (stringHashes.size >= STRING_CACHE_MAX_ENTRIES) stringHashes.clear();
+    stringHashes.set(value, hash);
+  }
+  return hash;
 }
 
 function fieldError(path: string, expected: string, value: unknown): ValidationError {

@@ -150,6 +150,29 @@ describe("digests agree with ethers.TypedDataEncoder for every type", () => {
   });
 });
 
+describe("remembered string hashes never go stale", () => {
+  it("hundreds of distinct strings and integers across the fast and slow paths agree with ethers", () => {
+    for (let i = 0; i < 600; i++) {
+      const action = {
+        ...SAMPLES.usdSend,
+        amount: `${i}.${i % 7}`,
+        destination: i % 3 === 0 ? "x".repeat(100 + i) : SAMPLES.usdSend.destination,
+        time: i % 2 === 0 ? Number.MAX_SAFE_INTEGER - i : BigInt(Number.MAX_SAFE_INTEGER) + BigInt(i),
+      };
+      expect(toHex(userSignedActionDigest(action, "usdSend"))).toBe(ethersDigest(action, "usdSend"));
+    }
+  });
+});
+
+describe("uint64 encoding boundaries agree with ethers", () => {
+  it.each([0, 1, 255, 256, 65535, 65536, 2 ** 32 - 1, 2 ** 32, 2 ** 52, 2 ** 53 - 1])("wei %d", (wei) => {
+    for (const value of [wei, BigInt(wei)]) {
+      const action = { ...SAMPLES.cDeposit, wei: value };
+      expect(toHex(userSignedActionDigest(action, "cDeposit"))).toBe(ethersDigest(action, "cDeposit"));
+    }
+  });
+});
+
 describe("tampering with a user-signed action changes the recovered address", () => {
   const cases: [UserSignedKind, string, unknown][] = [
     ["tokenDelegate", "validator", "0x5ac99df645f3414876c816caa18b2d234024b488"],
