@@ -1,0 +1,56 @@
+// delegatorHistory: a user's staking events, newest first (reference §3.4). Rewards are not in it.
+import { z } from "zod";
+import type { HttpTransport } from "../../transport/http.js";
+import { DEFAULT_PER_ITEM_WEIGHT, infoRequestWeight } from "../../transport/weights.js";
+import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
+import { Address, AddressOut, DecimalString, HashOut, TimestampMs } from "../schemas.js";
+
+export const DelegatorHistoryRequest = z.strictObject({
+  type: z.literal("delegatorHistory"),
+  user: Address,
+});
+export type DelegatorHistoryRequest = z.output<typeof DelegatorHistoryRequest>;
+
+/**
+ * The change an event made. Exactly one known key is normally present: `delegate` (both directions),
+ * `cDeposit` or `withdrawal`. Unknown keys are kept and ignored, as the reference asks, so a new kind
+ * of event does not break the whole history. Amounts are HYPE decimal strings, not wei.
+ */
+export const DelegatorDelta = z.looseObject({
+  delegate: z
+    .looseObject({ validator: AddressOut, amount: DecimalString, isUndelegate: z.boolean() })
+    .optional(),
+  cDeposit: z.looseObject({ amount: DecimalString }).optional(),
+  withdrawal: z.looseObject({ amount: DecimalString, phase: z.enum(["initiated", "finalized"]) }).optional(),
+});
+export type DelegatorDelta = z.output<typeof DelegatorDelta>;
+
+export const DelegatorHistoryResponse = z.array(
+  z.looseObject({
+    time: TimestampMs,
+    hash: HashOut,
+    delta: DelegatorDelta,
+  }),
+);
+export type DelegatorHistoryResponse = z.output<typeof DelegatorHistoryResponse>;
+
+export const delegatorHistoryWeight = infoRequestWeight("delegatorHistory");
+
+export const delegatorHistoryMethod = defineInfoMethod({
+  type: "delegatorHistory",
+  summary: "staking events of a user (delegate, cDeposit, withdrawal), newest first",
+  request: DelegatorHistoryRequest,
+  response: DelegatorHistoryResponse,
+  weight: delegatorHistoryWeight,
+  perItemWeight: DEFAULT_PER_ITEM_WEIGHT,
+  endpoint: "info",
+});
+export type DelegatorHistoryParameters = InfoParams<typeof delegatorHistoryMethod>;
+
+export function delegatorHistory(
+  transport: HttpTransport,
+  params: DelegatorHistoryParameters,
+  signal?: AbortSignal,
+): Promise<DelegatorHistoryResponse> {
+  return runInfoQuery(transport, delegatorHistoryMethod, params, signal);
+}

@@ -1,0 +1,63 @@
+// spotMeta: spot tokens and pairs (reference §3.10). Token and pair ids differ between networks, so the
+// bot resolves HYPE from this at start-up.
+import { z } from "zod";
+import type { HttpTransport } from "../../transport/http.js";
+import { infoRequestWeight } from "../../transport/weights.js";
+import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
+import { AddressOut, DecimalString, SafeInt, TokenIdOut, UInt } from "../schemas.js";
+
+export const SpotMetaRequest = z.strictObject({
+  type: z.literal("spotMeta"),
+});
+export type SpotMetaRequest = z.output<typeof SpotMetaRequest>;
+
+export const SpotToken = z.looseObject({
+  name: z.string(),
+  szDecimals: UInt,
+  weiDecimals: UInt,
+  /** Token index (HYPE: 150 on mainnet, 1105 on testnet). */
+  index: UInt,
+  tokenId: TokenIdOut,
+  isCanonical: z.boolean(),
+  evmContract: z.looseObject({ address: AddressOut, evm_extra_wei_decimals: SafeInt }).nullable(),
+  fullName: z.string().nullable(),
+  deployerTradingFeeShare: DecimalString,
+});
+export type SpotToken = z.output<typeof SpotToken>;
+
+export const SpotPair = z.looseObject({
+  /** "PURR/USDC" for the canonical pair, "@{index}" otherwise. */
+  name: z.string(),
+  /** `[baseTokenIndex, quoteTokenIndex]`. */
+  tokens: z.tuple([UInt, UInt]),
+  /** Pair index; the spot asset id is 10000 + index. */
+  index: UInt,
+  isCanonical: z.boolean(),
+});
+export type SpotPair = z.output<typeof SpotPair>;
+
+export const SpotMetaResponse = z.looseObject({
+  tokens: z.array(SpotToken),
+  universe: z.array(SpotPair),
+});
+export type SpotMetaResponse = z.output<typeof SpotMetaResponse>;
+
+export const spotMetaWeight = infoRequestWeight("spotMeta");
+
+export const spotMetaMethod = defineInfoMethod({
+  type: "spotMeta",
+  summary: "spot tokens and pairs",
+  request: SpotMetaRequest,
+  response: SpotMetaResponse,
+  weight: spotMetaWeight,
+  endpoint: "info",
+});
+export type SpotMetaParameters = InfoParams<typeof spotMetaMethod>;
+
+export function spotMeta(
+  transport: HttpTransport,
+  params: SpotMetaParameters = {},
+  signal?: AbortSignal,
+): Promise<SpotMetaResponse> {
+  return runInfoQuery(transport, spotMetaMethod, params, signal);
+}

@@ -1,0 +1,49 @@
+// spotMetaAndAssetCtxs: spotMeta plus a market context per pair (reference §3.12). Join by `coin`.
+import { z } from "zod";
+import type { HttpTransport } from "../../transport/http.js";
+import { infoRequestWeight } from "../../transport/weights.js";
+import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
+import { DecimalString } from "../schemas.js";
+import { SpotMetaResponse } from "./spotMeta.js";
+
+export const SpotMetaAndAssetCtxsRequest = z.strictObject({
+  type: z.literal("spotMetaAndAssetCtxs"),
+});
+export type SpotMetaAndAssetCtxsRequest = z.output<typeof SpotMetaAndAssetCtxsRequest>;
+
+export const SpotAssetCtx = z.looseObject({
+  /** Pair name as in spotMeta.universe[].name ("PURR/USDC", "@107"). */
+  coin: z.string(),
+  prevDayPx: DecimalString,
+  dayNtlVlm: DecimalString,
+  markPx: DecimalString,
+  /** null when the book is empty. */
+  midPx: DecimalString.nullable(),
+  circulatingSupply: DecimalString,
+  totalSupply: DecimalString,
+  dayBaseVlm: DecimalString,
+});
+export type SpotAssetCtx = z.output<typeof SpotAssetCtx>;
+
+export const SpotMetaAndAssetCtxsResponse = z.tuple([SpotMetaResponse, z.array(SpotAssetCtx)]);
+export type SpotMetaAndAssetCtxsResponse = z.output<typeof SpotMetaAndAssetCtxsResponse>;
+
+export const spotMetaAndAssetCtxsWeight = infoRequestWeight("spotMetaAndAssetCtxs");
+
+export const spotMetaAndAssetCtxsMethod = defineInfoMethod({
+  type: "spotMetaAndAssetCtxs",
+  summary: "spot tokens and pairs with each pair's prices and volumes",
+  request: SpotMetaAndAssetCtxsRequest,
+  response: SpotMetaAndAssetCtxsResponse,
+  weight: spotMetaAndAssetCtxsWeight,
+  endpoint: "info",
+});
+export type SpotMetaAndAssetCtxsParameters = InfoParams<typeof spotMetaAndAssetCtxsMethod>;
+
+export function spotMetaAndAssetCtxs(
+  transport: HttpTransport,
+  params: SpotMetaAndAssetCtxsParameters = {},
+  signal?: AbortSignal,
+): Promise<SpotMetaAndAssetCtxsResponse> {
+  return runInfoQuery(transport, spotMetaAndAssetCtxsMethod, params, signal);
+}

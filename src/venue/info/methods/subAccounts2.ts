@@ -1,0 +1,74 @@
+// subAccounts2: a master's sub-accounts with per-dex perp state and spot state (reference §3.6).
+// Undocumented; returns null when there are none.
+import { z } from "zod";
+import type { HttpTransport } from "../../transport/http.js";
+import { infoRequestWeight } from "../../transport/weights.js";
+import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
+import { Address, AddressOut, DecimalString, TimestampMs, TokenDecimalPair } from "../schemas.js";
+import { SpotClearinghouseStateResponse } from "./spotClearinghouseState.js";
+
+export const SubAccounts2Request = z.strictObject({
+  type: z.literal("subAccounts2"),
+  user: Address,
+});
+export type SubAccounts2Request = z.output<typeof SubAccounts2Request>;
+
+const MarginSummary = z.looseObject({
+  accountValue: DecimalString,
+  totalNtlPos: DecimalString,
+  totalRawUsd: DecimalString,
+  totalMarginUsed: DecimalString,
+});
+
+/** Perp clearinghouse state of one dex. Positions are checked only as far as hlbot reads them. */
+export const PerpClearinghouseState = z.looseObject({
+  marginSummary: MarginSummary,
+  crossMarginSummary: MarginSummary,
+  crossMaintenanceMarginUsed: DecimalString,
+  withdrawable: DecimalString,
+  assetPositions: z.array(
+    z.looseObject({
+      type: z.string(),
+      position: z.looseObject({ coin: z.string(), szi: DecimalString }),
+    }),
+  ),
+  time: TimestampMs,
+});
+
+export const SubAccount = z.looseObject({
+  name: z.string(),
+  subAccountUser: AddressOut,
+  master: AddressOut,
+  /** `[dexName, state]` pairs; "" is the main perp dex. Empty for unifiedAccount sub-accounts. */
+  dexToClearinghouseState: z.array(z.tuple([z.string(), PerpClearinghouseState])),
+  spotState: SpotClearinghouseStateResponse,
+  /** Absent in the default state. */
+  abstraction: z.enum(["unifiedAccount", "portfolioMargin", "disabled"]).optional(),
+  /** Seen beside `spotState` in one report (unconfirmed). */
+  tokenToAvailableAfterMaintenance: z.array(TokenDecimalPair).optional(),
+});
+export type SubAccount = z.output<typeof SubAccount>;
+
+/** `null` when the user has no sub-accounts. */
+export const SubAccounts2Response = z.array(SubAccount).nullable();
+export type SubAccounts2Response = z.output<typeof SubAccounts2Response>;
+
+export const subAccounts2Weight = infoRequestWeight("subAccounts2");
+
+export const subAccounts2Method = defineInfoMethod({
+  type: "subAccounts2",
+  summary: "sub-accounts of a master with their perp and spot state (null if none)",
+  request: SubAccounts2Request,
+  response: SubAccounts2Response,
+  weight: subAccounts2Weight,
+  endpoint: "info",
+});
+export type SubAccounts2Parameters = InfoParams<typeof subAccounts2Method>;
+
+export function subAccounts2(
+  transport: HttpTransport,
+  params: SubAccounts2Parameters,
+  signal?: AbortSignal,
+): Promise<SubAccounts2Response> {
+  return runInfoQuery(transport, subAccounts2Method, params, signal);
+}

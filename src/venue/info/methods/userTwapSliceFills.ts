@@ -1,0 +1,58 @@
+// userTwapSliceFills: fills of a user's TWAP suborders, most recent first, at most 2000 (reference
+// §3.17). Slice fills carry an all-zero hash: deduplicate by `tid`.
+import { z } from "zod";
+import type { HttpTransport } from "../../transport/http.js";
+import { DEFAULT_PER_ITEM_WEIGHT, infoRequestWeight } from "../../transport/weights.js";
+import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
+import { Address, DecimalString, HashOut, Side, TimestampMs, UInt } from "../schemas.js";
+
+export const UserTwapSliceFillsRequest = z.strictObject({
+  type: z.literal("userTwapSliceFills"),
+  user: Address,
+});
+export type UserTwapSliceFillsRequest = z.output<typeof UserTwapSliceFillsRequest>;
+
+export const TwapSliceFill = z.looseObject({
+  coin: z.string(),
+  px: DecimalString,
+  sz: DecimalString,
+  side: Side,
+  time: TimestampMs,
+  startPosition: DecimalString,
+  dir: z.string(),
+  closedPnl: DecimalString,
+  hash: HashOut,
+  oid: UInt,
+  crossed: z.boolean(),
+  fee: DecimalString,
+  tid: UInt,
+  feeToken: z.string(),
+  twapId: UInt.nullable().optional(),
+  builderFee: DecimalString.optional(),
+  feeTrialEscrow: DecimalString.optional(),
+});
+export type TwapSliceFill = z.output<typeof TwapSliceFill>;
+
+export const UserTwapSliceFillsResponse = z.array(z.looseObject({ fill: TwapSliceFill, twapId: UInt }));
+export type UserTwapSliceFillsResponse = z.output<typeof UserTwapSliceFillsResponse>;
+
+export const userTwapSliceFillsWeight = infoRequestWeight("userTwapSliceFills");
+
+export const userTwapSliceFillsMethod = defineInfoMethod({
+  type: "userTwapSliceFills",
+  summary: "fills of a user's TWAP suborders, most recent first",
+  request: UserTwapSliceFillsRequest,
+  response: UserTwapSliceFillsResponse,
+  weight: userTwapSliceFillsWeight,
+  perItemWeight: DEFAULT_PER_ITEM_WEIGHT,
+  endpoint: "info",
+});
+export type UserTwapSliceFillsParameters = InfoParams<typeof userTwapSliceFillsMethod>;
+
+export function userTwapSliceFills(
+  transport: HttpTransport,
+  params: UserTwapSliceFillsParameters,
+  signal?: AbortSignal,
+): Promise<UserTwapSliceFillsResponse> {
+  return runInfoQuery(transport, userTwapSliceFillsMethod, params, signal);
+}
