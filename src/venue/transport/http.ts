@@ -211,7 +211,12 @@ export class HttpTransport {
     } catch (err) {
       if (signal?.aborted) throw abortedError(signal, url);
       if (timedOut)
-        throw new NetworkError("timeout", `no response within ${limit} ms`, { url }, { cause: err });
+        throw new NetworkError(
+          "timeout",
+          `no response from ${url} within ${limit} ms`,
+          { url },
+          { cause: err },
+        );
       throw networkErrorFrom(err, url);
     } finally {
       clearTimeout(timer);
@@ -278,14 +283,10 @@ function networkErrorFrom(err: unknown, url: string): NetworkError {
   let kind: NetworkErrorKind = "connection";
   if (code && RESET_CODES.has(code)) kind = "reset";
   else if (code && TIMEOUT_CODES.has(code)) kind = "timeout";
-  const reason = err instanceof Error ? err.message : String(err);
+  const reason = (err instanceof Error ? err.message : String(err)) || code || "unknown error";
   const what = kind === "reset" ? "connection reset" : kind === "timeout" ? "timed out" : "connection failed";
-  return new NetworkError(
-    kind,
-    `${what}: ${code ? `${code} ` : ""}${reason}`.trim(),
-    { url },
-    { cause: err },
-  );
+  const detail = code && !reason.includes(code) ? `${code}: ${reason}` : reason;
+  return new NetworkError(kind, `${what} (${url}): ${detail}`, { url }, { cause: err });
 }
 
 function errorCode(err: unknown): string | undefined {
