@@ -1,0 +1,46 @@
+// `hlbot delegate` / `hlbot undelegate`: move HYPE between the staking balance and a validator
+// (tokenDelegate, user-signed: needs the account's own key). Dry run unless --live.
+import type { Command } from "commander";
+import type { CliContext } from "../context.js";
+import {
+  addLiveOption,
+  addNetworkOptions,
+  addOutputOptions,
+  addSignerOptions,
+  addStateOption,
+  parseAddress,
+  parseAmountText,
+  type RawCommonOptions,
+} from "../options.js";
+
+interface DelegateOptions extends RawCommonOptions {
+  validator?: string;
+  amount?: string;
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  for (const isUndelegate of [false, true]) {
+    const command = program
+      .command(isUndelegate ? "undelegate" : "delegate")
+      .description(
+        isUndelegate
+          ? "undelegate HYPE from a validator back to the staking balance (tokenDelegate)"
+          : "delegate HYPE from the staking balance to a validator (tokenDelegate)",
+      )
+      .requiredOption("--validator <address>", "validator address")
+      .requiredOption("--amount <hype>", "HYPE amount, at most 8 decimals");
+    for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
+      add(command);
+    command.action(async (options: DelegateOptions) => {
+      const { runManualAction } = await import("../manualAction.js");
+      await runManualAction(ctx, options, () => ({
+        type: "tokenDelegate",
+        params: {
+          validator: parseAddress(options.validator, "--validator"),
+          amount: parseAmountText(options.amount, "--amount"),
+          isUndelegate,
+        },
+      }));
+    });
+  }
+}

@@ -1,0 +1,41 @@
+// `hlbot link-staking`: link a trading account and a staking account (linkStakingUser). The trading
+// account requests with --user = the staking account; the staking account then finalizes with
+// --finalize and --user = the trading account. The link is permanent. User-signed. Dry run unless --live.
+import type { Command } from "commander";
+import type { CliContext } from "../context.js";
+import {
+  addLiveOption,
+  addNetworkOptions,
+  addOutputOptions,
+  addSignerOptions,
+  addStateOption,
+  parseAddress,
+  type RawCommonOptions,
+} from "../options.js";
+
+interface LinkOptions extends RawCommonOptions {
+  user?: string;
+  finalize?: boolean;
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  const command = program
+    .command("link-staking")
+    .description(
+      "request (trading account) or finalize (staking account) a permanent staking link (linkStakingUser)",
+    )
+    .requiredOption(
+      "--user <address>",
+      "the other account: the staking account, or with --finalize the trading account",
+    )
+    .option("--finalize", "finalize a link the trading account requested (sent by the staking account)");
+  for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
+    add(command);
+  command.action(async (options: LinkOptions) => {
+    const { runManualAction } = await import("../manualAction.js");
+    await runManualAction(ctx, options, () => ({
+      type: "linkStakingUser",
+      params: { user: parseAddress(options.user, "--user"), isFinalize: options.finalize === true },
+    }));
+  });
+}

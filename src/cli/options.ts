@@ -1,0 +1,144 @@
+// Command-line options shared by commands that talk to the venue, sign, or keep state: where requests
+// go (--network, --base-url), who signs (--keystore, --password-env, --password-file, --key-env,
+// --account), where the state lives (--state), how results are printed (--json) and whether anything
+// is sent (--live). Each `add*` function declares a group on a commander command; the matching
+// `read*` function turns commander's raw strings into checked values, throwing ValidationError (exit
+// 2) before anything is signed or sent. Kept free of heavy imports: it is loaded for `--help`.
+import type { Command } from "commander";
+import { ValidationError } from "../lib/errors.js";
+import { type Endpoints, type NetworkName, parseNetworkName, resolveEndpoints } from "../venue/networks.js";
+
+/** Environment variable read for the signing key when no keystore is given. */
+export const DEFAULT_KEY_ENV = "HLBOT_PRIVATE_KEY";
+
+/** Raw values commander collects for the option groups below (all strings, as typed). */
+export interface RawCommonOptions {
+  network?: string;
+  baseUrl?: string;
+  timeout?: string;
+  keystore?: string;
+  passwordEnv?: string;
+  passwordFile?: string;
+  keyEnv?: string;
+  account?: string;
+  state?: string;
+  json?: boolean;
+  live?: boolean;
+}
+
+export function addNetworkOptions(command: Command): Command {
+  return command
+    .option("--network <name>", "mainnet or testnet; selects the signing chain", "testnet")
+    .option("--base-url <url>", "send requests to this base URL instead (keeps the network's signing chain)")
+    .option("--timeout <ms>", "per-request timeout in milliseconds (default 10000)");
+}
+
+export function addSignerOptions(command: Command): Command {
+  return command
+    .option("--keystore <file>", "encrypted JSON keystore holding the signing key")
+    .option(
+      "--password-env <name>",
+      "environment variable holding the keystore password (default HLBOT_KEYSTORE_PASSWORD)",
+    )
+    .option("--password-file <file>", "file holding the keystore password")
+    .option(
+      "--key-env <name>",
+      `environment variable holding the hex private key (default ${DEFAULT_KEY_ENV})`,
+    )
+    .option(
+      "--account <address>",
+      "account acted for (default: the signer's own address; differs for an API wallet)",
+    );
+}
+
+export function addStateOption(command: Command): Command {
+  return command.option(
+    "--state <dir>",
+    "state folder holding the nonce store (default: $HLBOT_STATE_DIR or ./state, the bot's own)",
+  );
+}
+
+export function addOutputOptions(command: Command): Command {
+  return command.option("--json", "print machine-readable JSON on one line");
+}
+
+export function addLiveOption(command: Command): Command {
+  return command.option("--live", "really send to the venue (default: dry run, print the signed body only)");
+}
+
+export interface NetworkSelection {
+  network: NetworkName;
+  endpoints: Endpoints;
+  baseUrl: string | undefined;
+  timeoutMs: number | undefined;
+}
+
+export function readNetworkOptions(raw: RawCommonOptions): NetworkSelection {
+  const network = parseNetworkName(raw.network ?? "testnet", "--network");
+  const endpoints = resolveEndpoints(network, raw.baseUrl);
+  const timeoutMs = raw.timeout === undefined ? undefined : parseInteger(raw.timeout, "--timeout", 1);
+  return { network, endpoints, baseUrl: raw.baseUrl, timeoutMs };
+}
+
+export interface SignerSelection {
+  keystore: string | undefined;
+  passwordEnv: string | undefined;
+  passwordFile: string | undefined;
+  keyEnv: string;
+  account: string | undefined;
+}
+
+export function readSignerOptions(raw: RawCommonOptions): SignerSelection {
+  const issues: { path: string; message: string }[] = [];
+  if (raw.keystore === undefined && (raw.passwordEnv !== undefined || raw.passwordFile !== undefined)) {
+    issues.push({ path: "--password-env/--password-file", message: "only apply with --keystore" });
+  }
+  if (raw.keystore !== undefined && raw.keyEnv !== undefined) {
+    issues.push({ path: "--key-env", message: "cannot be combined with --keystore" });
+  }
+  if (raw.account !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(raw.account)) {
+    issues.push({
+      path: "--account",
+      message: `expected 0x followed by 40 hex digits, got ${JSON.stringify(raw.account)}`,
+    });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  return {
+    keystore: raw.keystore,
+    passwordEnv: raw.passwordEnv,
+    passwordFile: raw.passwordFile,
+    keyEnv: raw.keyEnv ?? DEFAULT_KEY_ENV,
+    account: raw.account?.toLowerCase(),
+  };
+}
+
+/** A whole number written in decimal digits only (no sign, exponent or fraction), at least `min`. */
+export function parseInteger(text: string, flag: string, min = 0): number {
+  const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new ValidationError([
+      { path: flag, message: `expected a whole number >= ${min}, got ${JSON.stringify(text)}` },
+    ]);
+  }
+  return value;
+}
+
+/** A decimal amount as typed (kept as text so nothing passes through floating point). */
+export function parseAmountText(text: string | undefined, flag: string): string {
+  if (text === undefined || !/^\d+(\.\d+)?$|^\.\d+$/.test(text.trim())) {
+    throw new ValidationError([
+      { path: flag, message: `expected a positive decimal number, got ${JSON.stringify(text)}` },
+    ]);
+  }
+  return text.trim();
+}
+
+/** An address flag, lower-cased. */
+export function parseAddress(text: string | undefined, flag: string): string {
+  if (text === undefined || !/^0x[0-9a-fA-F]{40}$/.test(text)) {
+    throw new ValidationError([
+      { path: flag, message: `expected 0x followed by 40 hex digits, got ${JSON.stringify(text)}` },
+    ]);
+  }
+  return text.toLowerCase();
+}
