@@ -5,11 +5,21 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { describeError, exitCodeOf } from "../lib/errors.js";
 import { redact } from "../lib/secrets.js";
+import * as delegateCommand from "./commands/delegate.js";
 import * as infoCommand from "./commands/info.js";
+import * as linkStakingCommand from "./commands/linkStaking.js";
+import * as stakeCommand from "./commands/stake.js";
+import * as twapCommand from "./commands/twap.js";
 import type { CliContext, CliIo, CommandModule } from "./context.js";
 
 // One entry per command module. Keep the list sorted by the order commands appear in `--help`.
-const COMMANDS: ReadonlyArray<CommandModule> = [infoCommand];
+const COMMANDS: ReadonlyArray<CommandModule> = [
+  infoCommand,
+  delegateCommand,
+  stakeCommand,
+  twapCommand,
+  linkStakingCommand,
+];
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
