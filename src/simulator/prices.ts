@@ -1,0 +1,141 @@
+// Deterministic mid-price paths per spot pair. A random-walk path is a geometric Brownian motion sampled
+// on a fixed time grid (`priceStep`) from a seeded stream, so the price at a given time depends only on
+// the scenario and the seed, never on when or how often it is asked for. A scripted path interpolates
+// between points of the scenario. `set` overrides the price from now on: a random walk continues from
+// the new value, a scripted path holds it until its next point.
+import { Decimal } from "../lib/decimal.js";
+import { DAY, HOUR } from "./clock.js";
+import { Prng } from "./prng.js";
+import type { PricePathConfig } from "./scenario.js";
+
+const YEAR_MS = 365 * DAY;
+
+export interface PricePath {
+  /** Mid price at time t (t never goes backwards between calls that matter). */
+  at(t: number): number;
+  /** Overrides the price at time t. */
+  set(t: number, px: number): void;
+  /** Price at or shortly before t, from what has been generated, for "previous day" figures. */
+  before(t: number): number | undefined;
+}
+
+class RandomWalkPath implements PricePath {
+  private k = 0;
+  private px: number;
+  private readonly rng: Prng;
+  private readonly driftTerm: number;
+  private readonly volTerm: number;
+  /** Price at the start of each hour, for prevDayPx; bounded to the last 48 hours. */
+  private readonly hourly = new Map<number, number>();
+
+  constructor(
+    private readonly start: number,
+    private readonly step: number,
+    startPx: number,
+    drift: number,
+    volatility: number,
+    seed: number,
+    label: string,
+  ) {
+    this.px = startPx;
+    this.rng = new Prng(seed, label);
+    const dt = step / YEAR_MS;
+    this.driftTerm = (drift - (volatility * volatility) / 2) * dt;
+    this.volTerm = volatility * Math.sqrt(dt);
+    this.hourly.set(Math.floor(start / HOUR), startPx);
+  }
+
+  at(t: number): number {
+    const target = Math.floor((t - this.start) / this.step);
+    if (this.volTerm === 0 && this.driftTerm === 0) {
+      this.k = Math.max(this.k, target);
+      return this.px;
+    }
+    while (this.k < target) {
+      this.k++;
+      this.px *= Math.exp(this.driftTerm + this.volTerm * this.rng.normal());
+      const stepTime = this.start + this.k * this.step;
+      const hour = Math.floor(stepTime / HOUR);
+      if (!this.hourly.has(hour)) {
+        this.hourly.set(hour, this.px);
+        this.hourly.delete(hour - 48);
+      }
+    }
+    return this.px;
+  }
+
+  set(t: number, px: number): void {
+    this.at(t);
+    this.px = px;
+  }
+
+  before(t: number): number | undefined {
+    return this.hourly.get(Math.floor(t / HOUR));
+  }
+}
+
+class ScriptedPath implements PricePath {
+  private override: { px: number; until: number } | undefined;
+  private readonly points: { at: number; px: number }[];
+
+  constructor(
+    private readonly start: number,
+    points: { at: number; px: Decimal }[],
+    private readonly mode: "linear" | "step",
+  ) {
+    this.points = points.map((p) => ({ at: start + p.at, px: p.px.toNumber() })).sort((a, b) => a.at - b.at);
+  }
+
+  private scripted(t: number): number {
+    const pts = this.points;
+    if (t <= pts[0]!.at) return pts[0]!.px;
+    for (let i = 1; i < pts.length; i++) {
+      const b = pts[i]!;
+      if (t < b.at) {
+        const a = pts[i - 1]!;
+        if (this.mode === "step") return a.px;
+        return a.px + ((b.px - a.px) * (t - a.at)) / (b.at - a.at);
+      }
+    }
+    return pts[pts.length - 1]!.px;
+  }
+
+  at(t: number): number {
+    if (this.override && t < this.override.until) return this.override.px;
+    this.override = undefined;
+    return this.scripted(t);
+  }
+
+  set(t: number, px: number): void {
+    const next = this.points.find((p) => p.at > t);
+    this.override = { px, until: next?.at ?? Number.POSITIVE_INFINITY };
+  }
+
+  before(t: number): number | undefined {
+    return t < this.start ? undefined : this.scripted(t);
+  }
+}
+
+export function createPricePath(
+  config: PricePathConfig | undefined,
+  opts: { start: number; step: number; seed: number; label: string; fallbackPx: number },
+): PricePath {
+  if (config && "points" in config) return new ScriptedPath(opts.start, config.points, config.interpolate);
+  const startPx = config ? config.start.toNumber() : opts.fallbackPx;
+  const drift = config ? config.drift : 0;
+  const volatility = config ? config.volatility : 0;
+  return new RandomWalkPath(opts.start, opts.step, startPx, drift, volatility, opts.seed, opts.label);
+}
+
+/**
+ * The venue's price grid for spot: at most 5 significant figures and at most 8 − szDecimals decimals
+ * (integers always allowed). Rounded half-up; never zero for a positive input.
+ */
+export function roundSpotPrice(px: number, szDecimals: number): Decimal {
+  const maxDecimals = Math.max(0, 8 - szDecimals);
+  let d = new Decimal(px.toPrecision(15));
+  if (d.lte(0)) return new Decimal(10).pow(-maxDecimals);
+  if (d.gte(100_000)) return d.toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
+  d = d.toSignificantDigits(5, Decimal.ROUND_HALF_UP).toDecimalPlaces(maxDecimals, Decimal.ROUND_HALF_UP);
+  return d.isZero() ? new Decimal(10).pow(-maxDecimals) : d;
+}

@@ -1,0 +1,574 @@
+// The scenario a simulated venue starts from: tokens, spot pairs, price paths, validators, accounts with
+// their balances, delegations, agents and query variants, and every tunable rule of the venue (the
+// "unconfirmed" values of the reference are settings here). Written in YAML, validated with zod;
+// every error names the key path and line. Cross-references (a pair's tokens, a delegation's validator)
+// are checked too.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type ScalarTag, type Tags } from "yaml";
+import { z } from "zod";
+import { type Decimal, isDecimalString, parseDecimal } from "../lib/decimal.js";
+import { ConfigError, type ValidationError } from "../lib/errors.js";
+import { DAY, MINUTE, parseDuration, SECOND } from "./clock.js";
+import { MESSAGE_KEYS, type MessageOverrides } from "./errors.js";
+
+// ---------------------------------------------------------------------------------------------------
+// Field schemas
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+const address = z
+  .string({ error: 'expected a quoted 0x address ("0x" + 40 hex digits)' })
+  .regex(ADDRESS, { error: 'expected a 0x address ("0x" + 40 hex digits)' })
+  .transform((a) => a.toLowerCase());
+
+/** A decimal written as a string or a plain YAML number. */
+const decimal = z.union([z.string(), z.number(), z.bigint()]).transform((v, ctx): Decimal => {
+  const text = typeof v === "bigint" ? v.toString() : v;
+  if (typeof text === "string" && !isDecimalString(text.trim())) {
+    ctx.addIssue({
+      code: "custom",
+      message: `expected a decimal number like "12.5", got ${JSON.stringify(v)}`,
+    });
+    return z.NEVER;
+  }
+  try {
+    return parseDecimal(text);
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: (err as Error).message });
+    return z.NEVER;
+  }
+});
+
+const nonNegativeDecimal = decimal.refine((d) => !d.isNegative(), { error: "must not be negative" });
+const fraction = decimal.refine((d) => !d.isNegative() && d.lte(1), {
+  error: "expected a fraction in [0, 1]",
+});
+
+const duration = z.union([z.string(), z.number()]).transform((v, ctx): number => {
+  try {
+    return parseDuration(v);
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: (err as ValidationError).issues?.[0]?.message ?? String(err) });
+    return z.NEVER;
+  }
+});
+
+/** Unix ms, or an ISO date-time string. */
+const timestamp = z.union([z.number().int().nonnegative(), z.string()]).transform((v, ctx): number => {
+  if (typeof v === "number") return v;
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `expected unix ms or an ISO date-time, got ${JSON.stringify(v)}`,
+    });
+    return z.NEVER;
+  }
+  return t;
+});
+
+const rate = z.number().min(0).max(1);
+
+const hex34 = z.string().regex(/^0x[0-9a-fA-F]{32}$/, { error: 'expected "0x" + 32 hex digits' });
+
+// ---------------------------------------------------------------------------------------------------
+// Sections
+
+const tokenDetailsSchema = z.strictObject({
+  maxSupply: nonNegativeDecimal.optional(),
+  totalSupply: nonNegativeDecimal.optional(),
+  circulatingSupply: nonNegativeDecimal.optional(),
+  deployer: address.nullable().optional(),
+  deployGas: nonNegativeDecimal.nullable().optional(),
+  /** ISO-like "2024-06-05T10:50:59.434" (no zone), as the venue prints it. */
+  deployTime: z.string().nullable().optional(),
+  seededUsdc: nonNegativeDecimal.optional(),
+  futureEmissions: nonNegativeDecimal.optional(),
+  genesis: z
+    .strictObject({
+      userBalances: z.array(z.tuple([address, nonNegativeDecimal])).default([]),
+      existingTokenBalances: z
+        .array(z.tuple([z.number().int().nonnegative(), nonNegativeDecimal]))
+        .default([]),
+      /** Omit to leave the key out of the answer (the venue sometimes does). */
+      blacklistUsers: z.array(address).optional(),
+    })
+    .nullable()
+    .optional(),
+  nonCirculatingUserBalances: z.array(z.tuple([address, nonNegativeDecimal])).default([]),
+});
+
+const tokenSchema = z.strictObject({
+  name: z.string().min(1),
+  index: z.number().int().nonnegative(),
+  szDecimals: z.number().int().min(0).max(8),
+  weiDecimals: z.number().int().min(0).max(18),
+  tokenId: hex34.optional(),
+  fullName: z.string().nullable().default(null),
+  isCanonical: z.boolean().default(false),
+  evmContract: z
+    .strictObject({ address: address, evm_extra_wei_decimals: z.number().int() })
+    .nullable()
+    .default(null),
+  deployerTradingFeeShare: nonNegativeDecimal.optional(),
+  details: tokenDetailsSchema.optional(),
+});
+
+const pairSchema = z.strictObject({
+  index: z.number().int().nonnegative(),
+  base: z.string(),
+  quote: z.string(),
+  /** Canonical pairs are named "BASE/QUOTE"; the others "@index". */
+  isCanonical: z.boolean().default(false),
+  name: z.string().optional(),
+  /** Suborders of TWAPs on a halted pair do not fill (no liquidity). */
+  halted: z.boolean().default(false),
+  prevDayPx: nonNegativeDecimal.optional(),
+  dayNtlVlm: nonNegativeDecimal.optional(),
+  dayBaseVlm: nonNegativeDecimal.optional(),
+});
+
+const pricePointSchema = z.strictObject({ at: duration, px: decimal.refine((d) => d.gt(0), "must be > 0") });
+
+const pricePathSchema = z.union([
+  z.strictObject({
+    start: decimal.refine((d) => d.gt(0), "must be > 0"),
+    /** Annualised drift of the log price (0.1 = +10 %/year expected). */
+    drift: z.number().default(0),
+    /** Annualised volatility of the log price (0.8 = 80 %/year). */
+    volatility: z.number().min(0).default(0),
+  }),
+  z.strictObject({
+    /** Offsets from the start of the run; linear interpolation between points, flat after the last. */
+    points: z.array(pricePointSchema).min(1),
+    interpolate: z.enum(["linear", "step"]).default("linear"),
+  }),
+]);
+
+const periodStatsSchema = z.strictObject({
+  uptimeFraction: fraction.optional(),
+  predictedApr: nonNegativeDecimal.optional(),
+  nSamples: z.number().int().nonnegative().optional(),
+});
+
+const validatorSchema = z.strictObject({
+  address: address,
+  signer: address.optional(),
+  name: z.string(),
+  description: z.string().default(""),
+  /** Stake from delegators outside the scenario, in HYPE (quote very large values). */
+  stake: nonNegativeDecimal.default(parseDecimal("0")),
+  commission: fraction.default(parseDecimal("0")),
+  isJailed: z.boolean().default(false),
+  unjailableAfter: timestamp.nullable().default(null),
+  /** Alternative to unjailableAfter: relative to the start of the run. */
+  unjailableIn: duration.optional(),
+  isActive: z.boolean().default(true),
+  nRecentBlocks: z.number().int().nonnegative().default(0),
+  /** Shortcuts for all three periods; `stats` overrides per period. */
+  apr: nonNegativeDecimal.default(parseDecimal("0.02")),
+  uptime: fraction.default(parseDecimal("1")),
+  stats: z
+    .strictObject({
+      day: periodStatsSchema.optional(),
+      week: periodStatsSchema.optional(),
+      month: periodStatsSchema.optional(),
+    })
+    .default({}),
+});
+
+const referralSchema = z.strictObject({
+  referredBy: z.strictObject({ referrer: address, code: z.string() }).nullable().default(null),
+  stage: z.enum(["ready", "needToCreateCode", "needToTrade"]).default("needToCreateCode"),
+  code: z.string().default(""),
+  required: z.string().default("10000.0"),
+  referrals: z
+    .array(
+      z.strictObject({
+        user: address,
+        cumVlm: nonNegativeDecimal.default(parseDecimal("0")),
+        cumRewardedFeesSinceReferred: nonNegativeDecimal.default(parseDecimal("0")),
+        cumFeesRewardedToReferrer: nonNegativeDecimal.default(parseDecimal("0")),
+        timeJoined: timestamp.default(0),
+      }),
+    )
+    .default([]),
+  cumVlm: nonNegativeDecimal.default(parseDecimal("0")),
+  unclaimedRewards: nonNegativeDecimal.default(parseDecimal("0")),
+  claimedRewards: nonNegativeDecimal.default(parseDecimal("0")),
+  builderRewards: nonNegativeDecimal.default(parseDecimal("0")),
+});
+
+const subAccountSchema = z.strictObject({
+  address: address,
+  name: z.string(),
+  abstraction: z.enum(["unifiedAccount", "portfolioMargin", "disabled"]).optional(),
+});
+
+const accountSchema = z.strictObject({
+  address: address,
+  label: z.string().optional(),
+  /** `vault` makes userRole answer {"role":"vault"}. */
+  role: z.enum(["user", "vault"]).default("user"),
+  referral: referralSchema.optional(),
+  /** Bare answer of isVip (null is allowed by the client but not observed). */
+  isVip: z.boolean().nullable().default(false),
+  multiSig: z
+    .strictObject({ authorizedUsers: z.array(address).min(1).max(10), threshold: z.number().int().min(1) })
+    .optional(),
+  subAccounts: z.array(subAccountSchema).default([]),
+  /** Outcome-market balances ("+N" active, "oN" settled): listed without a token index. */
+  outcomeBalances: z
+    .array(
+      z.strictObject({
+        coin: z.string().regex(/^[+o]\d+$/, { error: 'expected "+N" or "oN"' }),
+        total: decimal,
+        entryNtl: decimal.default(parseDecimal("0")),
+      }),
+    )
+    .default([]),
+  evmEscrows: z.array(z.strictObject({ coin: z.string(), total: nonNegativeDecimal })).default([]),
+  /** Cumulative traded volume in USDC before the run (fees tier, userRateLimit, nonce set size). */
+  cumVlm: nonNegativeDecimal.default(parseDecimal("0")),
+  /** A staking link already in place: this account is the trading user. */
+  stakingLink: z
+    .strictObject({ stakingUser: address, status: z.enum(["requested", "linked"]).default("linked") })
+    .optional(),
+});
+
+const delegationSchema = z.strictObject({
+  user: address,
+  validator: address,
+  amount: nonNegativeDecimal,
+  /** Remaining lock at the start of the run; 0 = already unlocked. */
+  lockedFor: duration.default(0),
+});
+
+const stakingSchema = z.strictObject({
+  undelegated: nonNegativeDecimal.default(parseDecimal("0")),
+  pendingWithdrawals: z
+    .array(z.strictObject({ amount: nonNegativeDecimal, finalizesIn: duration }))
+    .default([]),
+});
+
+const agentSchema = z.strictObject({
+  /** The master account (or sub-account) the agent trades for. */
+  user: address,
+  address: address,
+  name: z.string().default(""),
+  validFor: duration.optional(),
+});
+
+const faultKnobsSchema = z.strictObject({
+  /** Fraction of requests answered 500 before they take effect. */
+  serverErrorRate: rate.default(0),
+  /** Fraction of requests answered 429 (`null`) before they take effect. */
+  rateLimitRate: rate.default(0),
+  /** Added latency in ms: a fixed value or a [min, max] range. */
+  latencyMs: z.union([z.number().min(0), z.tuple([z.number().min(0), z.number().min(0)])]).default(0),
+  /** Fraction of requests whose connection is dropped after they took effect. */
+  dropRate: rate.default(0),
+  /** Fraction of requests answered with a non-JSON body after they took effect. */
+  nonJsonRate: rate.default(0),
+  /** Fraction of requests answered with JSON that violates the response schema, after they took effect. */
+  badSchemaRate: rate.default(0),
+});
+
+const faultsSchema = z.strictObject({
+  all: faultKnobsSchema.partial().optional(),
+  info: faultKnobsSchema.partial().optional(),
+  exchange: faultKnobsSchema.partial().optional(),
+  explorer: faultKnobsSchema.partial().optional(),
+});
+
+const feesSchema = z.strictObject({
+  cross: nonNegativeDecimal.default(parseDecimal("0.00045")),
+  add: decimal.default(parseDecimal("0.00015")),
+  spotCross: nonNegativeDecimal.default(parseDecimal("0.0007")),
+  spotAdd: decimal.default(parseDecimal("0.0004")),
+  referralDiscount: fraction.default(parseDecimal("0.04")),
+  /** Apply the HYPE staking fee discount (reference §6.6 tiers) to the taker rate. */
+  stakingDiscount: z.boolean().default(true),
+});
+
+export const settingsSchema = z.strictObject({
+  /** Start of the virtual clock (unix ms or ISO). Real-time runs start at the wall clock. */
+  startTime: timestamp.optional(),
+  nonceSetSize: z.number().int().min(1).default(100),
+  /** How far a nonce may lie before / after the clock. */
+  nonceWindowPast: duration.default(DAY),
+  nonceWindowFuture: duration.default(DAY),
+  twapMinMinutes: z.number().int().min(1).default(5),
+  twapMaxMinutes: z.number().int().min(1).default(10_080),
+  /** Minimum value of each 30-s suborder, in quote units (reference: $10). 0 disables the check. */
+  twapMinSliceValue: nonNegativeDecimal.default(parseDecimal("10")),
+  twapSliceInterval: duration.default(30 * SECOND),
+  /** Interval range of randomised TWAPs (t: true). */
+  twapRandomInterval: z.tuple([duration, duration]).default([10 * SECOND, 50 * SECOND]),
+  /** Range of the size factor applied to the on-schedule size of a randomised slice. */
+  twapRandomSize: z.tuple([z.number().positive(), z.number().positive()]).default([0.5, 1.5]),
+  twapMaxSlippage: fraction.default(parseDecimal("0.03")),
+  twapCatchUpFactor: z.number().min(1).default(3),
+  /** Quote reserved for running buy TWAPs: remaining size × mid × (1 + margin). Default: the slippage. */
+  twapBuyHoldMargin: fraction.optional(),
+  twapIdStart: z.number().int().nonnegative().default(1_000),
+  fees: feesSchema.default(feesSchema.parse({})),
+  delegationLock: duration.default(DAY),
+  withdrawalDelay: duration.default(7 * DAY),
+  maxPendingWithdrawals: z.number().int().min(1).default(5),
+  rewards: z.boolean().default(true),
+  agentValidity: duration.default(90 * DAY),
+  agentMaxValidity: duration.default(180 * DAY),
+  maxNamedAgents: z.number().int().min(0).default(3),
+  maxNamedAgentsPerSubAccount: z.number().int().min(0).default(2),
+  priceStep: duration.default(SECOND),
+  rateLimit: z
+    .union([z.literal(false), z.strictObject({ capacity: z.number().int().min(1), window: duration })])
+    .default({ capacity: 1200, window: MINUTE }),
+  firstBlock: z.number().int().nonnegative().default(500_000_000),
+  blockTime: duration.default(100),
+  faults: faultsSchema.default({}),
+  messages: z
+    .record(z.string(), z.string())
+    .superRefine((m, ctx) => {
+      for (const key of Object.keys(m))
+        if (!(MESSAGE_KEYS as string[]).includes(key))
+          ctx.addIssue({
+            code: "custom",
+            path: [key],
+            message: `unknown message key (known: ${MESSAGE_KEYS.join(", ")})`,
+          });
+    })
+    .default({}),
+});
+
+const scenarioObject = z.strictObject({
+  name: z.string().default("scenario"),
+  description: z.string().optional(),
+  seed: z.number().int().nonnegative().default(1),
+  settings: settingsSchema.default(settingsSchema.parse({})),
+  tokens: z.array(tokenSchema).min(1),
+  pairs: z.array(pairSchema).default([]),
+  /** Price path per pair, keyed by the pair's venue name ("@107") or "BASE/QUOTE". */
+  prices: z.record(z.string(), pricePathSchema).default({}),
+  validators: z.array(validatorSchema).default([]),
+  accounts: z.array(accountSchema).default([]),
+  /** Spot balances: address → coin → amount. */
+  balances: z.record(z.string(), z.record(z.string(), nonNegativeDecimal)).default({}),
+  /** Staking balances outside delegations: address → { undelegated, pendingWithdrawals }. */
+  staking: z.record(z.string(), stakingSchema).default({}),
+  delegations: z.array(delegationSchema).default([]),
+  agents: z.array(agentSchema).default([]),
+});
+
+export const scenarioSchema = scenarioObject.superRefine(checkReferences);
+
+export type Scenario = z.output<typeof scenarioSchema>;
+export type ScenarioInput = z.input<typeof scenarioSchema>;
+export type ScenarioSettings = Scenario["settings"];
+export type ScenarioToken = Scenario["tokens"][number];
+export type ScenarioPair = Scenario["pairs"][number];
+export type ScenarioValidator = Scenario["validators"][number];
+export type ScenarioAccount = Scenario["accounts"][number];
+export type PricePathConfig = Scenario["prices"][string];
+export type FaultKnobsInput = z.input<typeof faultKnobsSchema>;
+export type FaultKnobs = z.output<typeof faultKnobsSchema>;
+export type FaultsConfig = z.output<typeof faultsSchema>;
+export type FaultsInput = z.input<typeof faultsSchema>;
+export type MessagesConfig = MessageOverrides;
+export { faultKnobsSchema, faultsSchema };
+
+/** Venue name of a pair: "BASE/QUOTE" when canonical, "@index" otherwise. */
+export function pairName(pair: ScenarioPair): string {
+  return pair.name ?? (pair.isCanonical ? `${pair.base}/${pair.quote}` : `@${pair.index}`);
+}
+
+function checkReferences(sc: z.output<typeof scenarioObject>, ctx: z.RefinementCtx): void {
+  const tokensByName = new Map<string, number>();
+  const tokenIndexes = new Set<number>();
+  sc.tokens.forEach((t, i) => {
+    if (tokensByName.has(t.name))
+      ctx.addIssue({
+        code: "custom",
+        path: ["tokens", i, "name"],
+        message: `duplicate token name ${t.name}`,
+      });
+    if (tokenIndexes.has(t.index))
+      ctx.addIssue({
+        code: "custom",
+        path: ["tokens", i, "index"],
+        message: `duplicate token index ${t.index}`,
+      });
+    tokensByName.set(t.name, t.index);
+    tokenIndexes.add(t.index);
+  });
+  const pairNames = new Set<string>();
+  const aliases = new Set<string>();
+  const pairIndexes = new Set<number>();
+  sc.pairs.forEach((p, i) => {
+    for (const side of ["base", "quote"] as const)
+      if (!tokensByName.has(p[side]))
+        ctx.addIssue({ code: "custom", path: ["pairs", i, side], message: `unknown token ${p[side]}` });
+    if (p.base === p.quote)
+      ctx.addIssue({ code: "custom", path: ["pairs", i, "quote"], message: "base and quote must differ" });
+    if (pairIndexes.has(p.index))
+      ctx.addIssue({
+        code: "custom",
+        path: ["pairs", i, "index"],
+        message: `duplicate pair index ${p.index}`,
+      });
+    pairIndexes.add(p.index);
+    pairNames.add(pairName(p));
+    aliases.add(`${p.base}/${p.quote}`);
+  });
+  for (const key of Object.keys(sc.prices))
+    if (!pairNames.has(key) && !aliases.has(key))
+      ctx.addIssue({ code: "custom", path: ["prices", key], message: `no pair named ${key}` });
+  const validators = new Set<string>();
+  sc.validators.forEach((v, i) => {
+    if (validators.has(v.address))
+      ctx.addIssue({ code: "custom", path: ["validators", i, "address"], message: "duplicate validator" });
+    validators.add(v.address);
+  });
+  for (const [user, coins] of Object.entries(sc.balances)) {
+    if (!ADDRESS.test(user))
+      ctx.addIssue({ code: "custom", path: ["balances", user], message: "expected a 0x address as key" });
+    for (const coin of Object.keys(coins))
+      if (!tokensByName.has(coin))
+        ctx.addIssue({ code: "custom", path: ["balances", user, coin], message: `unknown token ${coin}` });
+  }
+  for (const user of Object.keys(sc.staking))
+    if (!ADDRESS.test(user))
+      ctx.addIssue({ code: "custom", path: ["staking", user], message: "expected a 0x address as key" });
+  sc.delegations.forEach((d, i) => {
+    if (!validators.has(d.validator))
+      ctx.addIssue({ code: "custom", path: ["delegations", i, "validator"], message: "unknown validator" });
+  });
+  if (sc.delegations.length > 0 || Object.keys(sc.staking).length > 0) {
+    if (!tokensByName.has("HYPE"))
+      ctx.addIssue({ code: "custom", path: ["tokens"], message: "staking needs a token named HYPE" });
+  }
+  const st = sc.settings;
+  if (st.twapMinMinutes > st.twapMaxMinutes)
+    ctx.addIssue({ code: "custom", path: ["settings", "twapMaxMinutes"], message: "below twapMinMinutes" });
+  if (st.twapRandomInterval[0] > st.twapRandomInterval[1] || st.twapRandomInterval[0] <= 0)
+    ctx.addIssue({
+      code: "custom",
+      path: ["settings", "twapRandomInterval"],
+      message: "expected 0 < min ≤ max",
+    });
+  if (st.twapRandomSize[0] > st.twapRandomSize[1])
+    ctx.addIssue({ code: "custom", path: ["settings", "twapRandomSize"], message: "expected min ≤ max" });
+  if (st.priceStep <= 0)
+    ctx.addIssue({ code: "custom", path: ["settings", "priceStep"], message: "must be > 0" });
+  if (st.twapSliceInterval <= 0)
+    ctx.addIssue({ code: "custom", path: ["settings", "twapSliceInterval"], message: "must be > 0" });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Loading
+
+/** Integers beyond 2^53 stay exact (as bigint); hex literals stay strings (addresses, token ids). */
+const exactInt: ScalarTag = {
+  tag: "tag:yaml.org,2002:int",
+  default: true,
+  test: /^[-+]?[0-9]+$/,
+  resolve: (text: string) => {
+    const n = Number(text);
+    return Number.isSafeInteger(n) ? n : BigInt(text);
+  },
+};
+
+function customTags(tags: Tags): Tags {
+  return tags
+    .filter((t) => typeof t === "string" || t.format !== "HEX")
+    .map((t) => (typeof t !== "string" && t.tag === "tag:yaml.org,2002:int" && !t.format ? exactInt : t));
+}
+
+/** Parses and validates scenario YAML. `file` is only used in error messages. */
+export function parseScenarioYaml(text: string, file?: string): Scenario {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, customTags, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    const line = e.linePos?.[0]?.line;
+    throw new ConfigError(`invalid YAML: ${e.message.split("\n")[0]}`, {
+      ...(file === undefined ? {} : { file }),
+      ...(line === undefined ? {} : { line }),
+    });
+  }
+  const data: unknown = doc.toJS({ maxAliasCount: 1000 }) ?? {};
+  const result = scenarioSchema.safeParse(data);
+  if (result.success) return remember(result.data);
+  const issues = result.error.issues.map((i) => {
+    const path = i.path.map((p) => (typeof p === "symbol" ? String(p) : p));
+    return { keyPath: path.join("."), message: i.message, line: lineOf(doc, lineCounter, path) };
+  });
+  const first = issues[0]!;
+  const rest = issues
+    .slice(1)
+    .map((i) => `; ${i.keyPath || "(root)"}${i.line ? ` (line ${i.line})` : ""}: ${i.message}`);
+  throw new ConfigError(`${first.message}${rest.join("")}`, {
+    ...(file === undefined ? {} : { file }),
+    ...(first.line === undefined ? {} : { line: first.line }),
+    keyPath: first.keyPath || "(root)",
+  });
+}
+
+function lineOf(
+  doc: ReturnType<typeof parseDocument>,
+  lc: LineCounter,
+  path: (string | number)[],
+): number | undefined {
+  // Walk down as far as the path exists; report the deepest node found (a missing key → its parent).
+  for (let n = path.length; n >= 0; n--) {
+    const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
+    if (node && (isScalar(node) || isMap(node) || isSeq(node)) && node.range) {
+      return lc.linePos(node.range[0]).line;
+    }
+  }
+  return undefined;
+}
+
+/** Scenarios that went through the schema, so that passing one back in does not parse it twice. */
+const parsed = new WeakSet<object>();
+function remember(s: Scenario): Scenario {
+  parsed.add(s);
+  return s;
+}
+
+/** Reads and validates a scenario file. */
+export function loadScenarioFile(file: string): Scenario {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new ConfigError(`cannot read scenario: ${(err as Error).message}`, { file }, { cause: err });
+  }
+  return parseScenarioYaml(text, file);
+}
+
+/** Validates a scenario given as an object (programmatic use). */
+export function parseScenarioObject(input: unknown, source = "scenario"): Scenario {
+  if (typeof input === "object" && input !== null && parsed.has(input)) return input as Scenario;
+  const result = scenarioSchema.safeParse(input);
+  if (result.success) return remember(result.data);
+  const i = result.error.issues[0]!;
+  const keyPath = i.path.map(String).join(".") || "(root)";
+  const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more)` : "";
+  throw new ConfigError(`${i.message}${more}`, { file: source, keyPath });
+}
+
+/** The bundled demo scenario, resolved relative to the package (works from src/ and dist/). */
+export const DEMO_SCENARIO_PATH = fileURLToPath(new URL("../../config/scenarios/demo.yaml", import.meta.url));
+
+/** A scenario given as a file path, a parsed object, or nothing (the bundled demo). */
+export function resolveScenario(scenario: string | ScenarioInput | Scenario | undefined): Scenario {
+  if (scenario === undefined) return loadScenarioFile(DEMO_SCENARIO_PATH);
+  if (typeof scenario === "string") return loadScenarioFile(scenario);
+  return parseScenarioObject(scenario);
+}
+
+/** Milliseconds helper re-exported for scenario authors in code. */
+export { DAY, MINUTE, SECOND };

@@ -1,0 +1,374 @@
+// The TWAP engine (reference §6.5). A TWAP of size s over m minutes runs N = m·60 s / 30 s suborders,
+// one every 30 s (the first 30 s after placement, the last at the end time). Each suborder aims at the
+// on-schedule target s·elapsed/duration, capped at 3× the normal size s/N, so a TWAP that fell behind
+// (halted pair, short balance) catches up, and one that falls too far behind finishes partly unfilled.
+// Randomised TWAPs (t: true) draw intervals (default 10–50 s) and size factors (default 0.5–1.5× the
+// on-schedule amount) from a per-TWAP seeded stream. Suborders fill at the mid (within the 3% slippage
+// limit by construction) as takers, paying the fee in the token received (base on buys, quote on
+// sells), like the venue's spot fees.
+//
+// Holds: a running sell reserves its remaining base size; a running buy reserves remaining size × mid ×
+// (1 + margin) of quote, margin = the slippage limit unless configured, re-evaluated at every read.
+import { Decimal, fractionDigits, toWireDecimal, truncateDecimals, ZERO } from "../lib/decimal.js";
+import type { Accounts } from "./accounts.js";
+import type { Clock, ScheduledEvent } from "./clock.js";
+import type { VenueMessages } from "./errors.js";
+import type { Ledger } from "./ledger.js";
+import { type Markets, type Pair, SPOT_ASSET_OFFSET } from "./markets.js";
+import { Prng } from "./prng.js";
+import type { ScenarioSettings } from "./scenario.js";
+import type { SpotBalances } from "./spot.js";
+
+export type TwapStatus = "activated" | "finished" | "terminated";
+
+export interface Twap {
+  id: number;
+  user: string;
+  pair: Pair;
+  isBuy: boolean;
+  size: Decimal;
+  minutes: number;
+  reduceOnly: boolean;
+  randomize: boolean;
+  placedAt: number;
+  endAt: number;
+  /** Normal suborder size s/N (not truncated). */
+  normalSize: Decimal;
+  nSlices: number;
+  executedSz: Decimal;
+  executedNtl: Decimal;
+  status: TwapStatus;
+  /** Suborders attempted so far (filled or not). */
+  slicesRun: number;
+  slicesFilled: number;
+  hash: string;
+  next: ScheduledEvent | undefined;
+  rng: Prng | undefined;
+}
+
+export interface TwapHistoryEntry {
+  time: number;
+  twap: Twap;
+  status: TwapStatus;
+  executedSz: Decimal;
+  executedNtl: Decimal;
+}
+
+export interface TwapFill {
+  twapId: number;
+  user: string;
+  coin: string;
+  px: Decimal;
+  sz: Decimal;
+  side: "B" | "A";
+  time: number;
+  startPosition: Decimal;
+  fee: Decimal;
+  feeToken: string;
+  oid: number;
+  tid: number;
+}
+
+export interface TwapRequest {
+  asset: number;
+  isBuy: boolean;
+  size: string;
+  reduceOnly: boolean;
+  minutes: number;
+  randomize: boolean;
+  /** Trigger/stop details were sent (not supported). */
+  hasDetails: boolean;
+}
+
+export type TwapPlaceResult = { ok: true; twap: Twap } | { ok: false; error: string };
+
+export interface TwapDeps {
+  clock: Clock;
+  settings: () => ScenarioSettings;
+  messages: () => VenueMessages;
+  ledger: Ledger;
+  markets: Markets;
+  spot: SpotBalances;
+  accounts: Accounts;
+  seed: number;
+  takerRate: (user: string) => Decimal;
+}
+
+export class TwapEngine {
+  private nextId: number;
+  private nextOid: number;
+  private nextTid: number;
+  private readonly twaps = new Map<number, Twap>();
+  private readonly history = new Map<string, TwapHistoryEntry[]>();
+  private readonly fills = new Map<string, TwapFill[]>();
+
+  constructor(private readonly d: TwapDeps) {
+    const s = d.settings();
+    this.nextId = s.twapIdStart;
+    this.nextOid = s.twapIdStart * 1000;
+    this.nextTid = s.twapIdStart * 1000;
+  }
+
+  get(id: number): Twap | undefined {
+    return this.twaps.get(id);
+  }
+
+  all(user?: string): Twap[] {
+    const list = [...this.twaps.values()];
+    return user === undefined ? list : list.filter((t) => t.user === user);
+  }
+
+  running(user: string): Twap[] {
+    return this.all(user).filter((t) => t.status === "activated");
+  }
+
+  historyOf(user: string): readonly TwapHistoryEntry[] {
+    return this.history.get(user) ?? [];
+  }
+
+  fillsOf(user: string): readonly TwapFill[] {
+    return this.fills.get(user) ?? [];
+  }
+
+  /** Reserved spot balance of `user` in token `tokenIndex` from running TWAPs. */
+  hold(user: string, tokenIndex: number): Decimal {
+    let hold = ZERO;
+    for (const t of this.running(user)) {
+      const remaining = t.size.minus(t.executedSz);
+      if (!t.isBuy && t.pair.base.index === tokenIndex) hold = hold.plus(remaining);
+      if (t.isBuy && t.pair.quote.index === tokenIndex) hold = hold.plus(this.buyReserve(t.pair, remaining));
+    }
+    return hold;
+  }
+
+  private buyReserve(pair: Pair, size: Decimal): Decimal {
+    const s = this.d.settings();
+    const margin = s.twapBuyHoldMargin ?? s.twapMaxSlippage;
+    const value = size.times(this.d.markets.mid(pair)).times(margin.plus(1));
+    return value.toDecimalPlaces(pair.quote.weiDecimals, Decimal.ROUND_UP);
+  }
+
+  available(user: string, tokenIndex: number): Decimal {
+    const token = this.d.markets.token(tokenIndex);
+    if (!token) return ZERO;
+    return this.d.spot.total(user, token).minus(this.hold(user, tokenIndex));
+  }
+
+  /** Validates and starts a TWAP for `user`; the caller has authenticated the action. */
+  place(user: string, req: TwapRequest, hash: string): TwapPlaceResult {
+    const s = this.d.settings();
+    const m = this.d.messages();
+    const now = this.d.clock.now();
+    const pair = req.asset >= SPOT_ASSET_OFFSET ? this.d.markets.pair(req.asset) : undefined;
+    if (!pair) return { ok: false, error: m.invalidAsset(req.asset) };
+    if (req.hasDetails) return { ok: false, error: m.triggerTwapUnsupported };
+    if (req.minutes < s.twapMinMinutes || req.minutes > s.twapMaxMinutes)
+      return { ok: false, error: m.invalidTwapDuration(req.minutes) };
+    if (req.reduceOnly) return { ok: false, error: m.spotReduceOnly };
+    let size: Decimal;
+    try {
+      size = new Decimal(req.size);
+    } catch {
+      return { ok: false, error: m.invalidSize };
+    }
+    if (!size.isFinite() || size.isNegative() || fractionDigits(size) > pair.base.szDecimals)
+      return { ok: false, error: m.invalidSize };
+    if (size.isZero()) return { ok: false, error: m.zeroSize };
+    const nSlices = Math.max(1, Math.floor((req.minutes * 60_000) / s.twapSliceInterval));
+    const mid = this.d.markets.mid(pair, now);
+    const sliceValue = size.times(mid).div(nSlices);
+    if (sliceValue.lt(s.twapMinSliceValue))
+      return { ok: false, error: m.twapMinimumValue(toWireDecimal(s.twapMinSliceValue), pair.quote.name) };
+    if (req.isBuy) {
+      if (this.available(user, pair.quote.index).lt(this.buyReserve(pair, size)))
+        return { ok: false, error: m.insufficientSpotBalance };
+    } else if (this.available(user, pair.base.index).lt(size)) {
+      return { ok: false, error: m.insufficientSpotBalance };
+    }
+
+    const id = this.nextId++;
+    const twap: Twap = {
+      id,
+      user,
+      pair,
+      isBuy: req.isBuy,
+      size,
+      minutes: req.minutes,
+      reduceOnly: req.reduceOnly,
+      randomize: req.randomize,
+      placedAt: now,
+      endAt: now + req.minutes * 60_000,
+      normalSize: size.div(nSlices),
+      nSlices,
+      executedSz: ZERO,
+      executedNtl: ZERO,
+      status: "activated",
+      slicesRun: 0,
+      slicesFilled: 0,
+      hash,
+      next: undefined,
+      rng: req.randomize ? new Prng(this.d.seed, `twap:${id}`) : undefined,
+    };
+    this.twaps.set(id, twap);
+    this.pushHistory(twap, now);
+    this.d.ledger.record(
+      now,
+      "twapPlaced",
+      {
+        twapId: id,
+        coin: pair.name,
+        side: req.isBuy ? "B" : "A",
+        sz: toWireDecimal(size),
+        minutes: req.minutes,
+        randomize: req.randomize,
+        nSlices,
+      },
+      { user, hash },
+    );
+    this.scheduleNext(twap, now);
+    return { ok: true, twap };
+  }
+
+  /** Cancels a running TWAP of `user` on asset `asset`; false when there is none. */
+  cancel(user: string, asset: number, id: number, hash?: string): boolean {
+    const t = this.twaps.get(id);
+    if (!t || t.user !== user || t.pair.assetId !== asset || t.status !== "activated") return false;
+    this.end(t, "terminated", this.d.clock.now(), hash);
+    return true;
+  }
+
+  private scheduleNext(t: Twap, from: number): void {
+    const s = this.d.settings();
+    let at: number;
+    if (t.rng) {
+      const [lo, hi] = s.twapRandomInterval;
+      at = from + Math.round(t.rng.uniform(lo, hi));
+    } else {
+      at = t.placedAt + (t.slicesRun + 1) * s.twapSliceInterval;
+    }
+    // The last suborder runs at the end time; never schedule past it.
+    if (at > t.endAt || (t.rng === undefined && t.slicesRun + 1 >= t.nSlices)) at = t.endAt;
+    t.next = this.d.clock.schedule(at, `twap:${t.id}`, () => this.slice(t));
+  }
+
+  private slice(t: Twap): void {
+    if (t.status !== "activated") return;
+    const now = this.d.clock.now();
+    const s = this.d.settings();
+    const final = now >= t.endAt;
+    t.slicesRun++;
+    const remaining = t.size.minus(t.executedSz);
+    const elapsed = Math.min(1, (now - t.placedAt) / (t.endAt - t.placedAt));
+    let desired = final ? remaining : t.size.times(elapsed).minus(t.executedSz);
+    if (t.rng && !final) {
+      const [lo, hi] = s.twapRandomSize;
+      desired = desired.times(t.rng.uniform(lo, hi).toFixed(6));
+    }
+    const cap = t.normalSize.times(s.twapCatchUpFactor);
+    let sz = Decimal.min(desired, cap, remaining);
+    sz = truncateDecimals(Decimal.max(sz, ZERO), t.pair.base.szDecimals);
+
+    const skip = (reason: string) =>
+      this.d.ledger.record(now, "twapSliceSkipped", { twapId: t.id, reason }, { user: t.user, hash: t.hash });
+    if (sz.isZero()) {
+      // Nothing due yet (a randomised TWAP ahead of schedule, or below one lot).
+    } else if (t.pair.halted) {
+      skip("halted");
+    } else {
+      this.fill(t, sz, now, skip);
+    }
+
+    const left = t.size.minus(t.executedSz);
+    const lot = new Decimal(10).pow(-t.pair.base.szDecimals);
+    if (left.lt(lot) || final) this.end(t, "finished", now);
+    else this.scheduleNext(t, now);
+  }
+
+  private fill(t: Twap, sz: Decimal, now: number, skip: (reason: string) => void): void {
+    const px = this.d.markets.mid(t.pair, now);
+    const ntl = sz.times(px);
+    const rate = this.d.takerRate(t.user);
+    const base = t.pair.base;
+    const quote = t.pair.quote;
+    const spot = this.d.spot;
+    if (t.isBuy ? spot.total(t.user, quote).lt(ntl) : spot.total(t.user, base).lt(sz)) {
+      skip("insufficient balance");
+      return;
+    }
+    const startPosition = spot.total(t.user, base);
+    let fee: Decimal;
+    let feeToken: string;
+    if (t.isBuy) {
+      fee = sz.times(rate).toDecimalPlaces(base.weiDecimals, Decimal.ROUND_HALF_UP);
+      feeToken = base.name;
+      spot.add(t.user, quote, ntl.neg());
+      spot.add(t.user, base, sz.minus(fee), ntl);
+    } else {
+      fee = ntl.times(rate).toDecimalPlaces(quote.weiDecimals, Decimal.ROUND_HALF_UP);
+      feeToken = quote.name;
+      spot.add(t.user, base, sz.neg());
+      spot.add(t.user, quote, ntl.minus(fee));
+    }
+    t.executedSz = t.executedSz.plus(sz);
+    t.executedNtl = t.executedNtl.plus(ntl);
+    t.slicesFilled++;
+    this.d.markets.recordVolume(t.pair, now, sz, ntl);
+    const fill: TwapFill = {
+      twapId: t.id,
+      user: t.user,
+      coin: t.pair.name,
+      px,
+      sz,
+      side: t.isBuy ? "B" : "A",
+      time: now,
+      startPosition,
+      fee,
+      feeToken,
+      oid: this.nextOid++,
+      tid: this.nextTid++,
+    };
+    const list = this.fills.get(t.user) ?? [];
+    list.push(fill);
+    this.fills.set(t.user, list);
+    this.d.ledger.record(
+      now,
+      "twapSlice",
+      {
+        twapId: t.id,
+        coin: t.pair.name,
+        side: fill.side,
+        px: toWireDecimal(px),
+        sz: toWireDecimal(sz),
+        ntl: toWireDecimal(ntl),
+        fee: toWireDecimal(fee),
+        feeToken,
+        tid: fill.tid,
+      },
+      { user: t.user, hash: t.hash },
+    );
+  }
+
+  private end(t: Twap, status: "finished" | "terminated", now: number, hash?: string): void {
+    t.status = status;
+    if (t.next) this.d.clock.cancel(t.next);
+    t.next = undefined;
+    this.pushHistory(t, now);
+    this.d.ledger.record(
+      now,
+      status === "finished" ? "twapFinished" : "twapTerminated",
+      {
+        twapId: t.id,
+        executedSz: toWireDecimal(t.executedSz),
+        executedNtl: toWireDecimal(t.executedNtl),
+        slices: t.slicesFilled,
+      },
+      { user: t.user, hash: hash ?? t.hash },
+    );
+  }
+
+  private pushHistory(t: Twap, now: number): void {
+    const list = this.history.get(t.user) ?? [];
+    list.push({ time: now, twap: t, status: t.status, executedSz: t.executedSz, executedNtl: t.executedNtl });
+    this.history.set(t.user, list);
+  }
+}

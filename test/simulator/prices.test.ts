@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { parseDecimal } from "../../src/lib/decimal.js";
+import { createPricePath, roundSpotPrice } from "../../src/simulator/prices.js";
+
+const START = Date.UTC(2025, 0, 1);
+const walk = { start: parseDecimal("25"), drift: 0.1, volatility: 0.8 };
+
+describe("price paths", () => {
+  it("gives the same random-walk price at a time however often it was asked before", () => {
+    const opts = { start: START, step: 1_000, seed: 9, label: "price:@107", fallbackPx: 1 };
+    const a = createPricePath(walk, opts);
+    const b = createPricePath(walk, opts);
+    for (let t = START; t <= START + 3_600_000; t += 7_000) a.at(t);
+    expect(a.at(START + 3_600_000)).toBe(b.at(START + 3_600_000));
+    expect(a.at(START + 3_600_000)).not.toBe(25);
+    const other = createPricePath(walk, { ...opts, seed: 10 });
+    expect(other.at(START + 3_600_000)).not.toBe(a.at(START + 3_600_000));
+  });
+
+  it("moves with the configured volatility (daily log-returns have the right spread)", () => {
+    const path = createPricePath(
+      { start: parseDecimal("100"), drift: 0, volatility: 0.5 },
+      { start: START, step: 60_000, seed: 3, label: "vol", fallbackPx: 1 },
+    );
+    const returns: number[] = [];
+    let prev = path.at(START);
+    for (let d = 1; d <= 400; d++) {
+      const px = path.at(START + d * 86_400_000);
+      returns.push(Math.log(px / prev));
+      prev = px;
+    }
+    const mean = returns.reduce((a, b) => a + b, 0) / returns.length;
+    const sd = Math.sqrt(returns.reduce((a, r) => a + (r - mean) ** 2, 0) / returns.length);
+    const expected = 0.5 * Math.sqrt(1 / 365);
+    expect(sd).toBeGreaterThan(expected * 0.8);
+    expect(sd).toBeLessThan(expected * 1.2);
+  });
+
+  it("interpolates scripted points and holds after the last; set() overrides until the next point", () => {
+    const path = createPricePath(
+      {
+        points: [
+          { at: 0, px: parseDecimal("100") },
+          { at: 60_000, px: parseDecimal("110") },
+          { at: 120_000, px: parseDecimal("90") },
+        ],
+        interpolate: "linear",
+      },
+      { start: START, step: 1_000, seed: 1, label: "s", fallbackPx: 1 },
+    );
+    expect(path.at(START)).toBe(100);
+    expect(path.at(START + 30_000)).toBe(105);
+    expect(path.at(START + 90_000)).toBe(100);
+    expect(path.at(START + 500_000)).toBe(90);
+    const p2 = createPricePath(
+      {
+        points: [
+          { at: 0, px: parseDecimal("1") },
+          { at: 60_000, px: parseDecimal("2") },
+        ],
+        interpolate: "step",
+      },
+      { start: START, step: 1_000, seed: 1, label: "s", fallbackPx: 1 },
+    );
+    expect(p2.at(START + 59_999)).toBe(1);
+    p2.set(START + 10_000, 5);
+    expect(p2.at(START + 20_000)).toBe(5);
+    expect(p2.at(START + 60_000)).toBe(2);
+  });
+
+  it("a random walk continues from a price set by hand", () => {
+    const path = createPricePath(
+      { start: parseDecimal("10"), drift: 0, volatility: 0 },
+      { start: START, step: 1_000, seed: 1, label: "flat", fallbackPx: 1 },
+    );
+    path.set(START + 5_000, 12);
+    expect(path.at(START + 50_000)).toBe(12);
+  });
+});
+
+describe("roundSpotPrice", () => {
+  it("keeps 5 significant figures and at most 8 − szDecimals decimals", () => {
+    expect(roundSpotPrice(25.123456, 2).toString()).toBe("25.123");
+    expect(roundSpotPrice(0.000123456, 2).toString()).toBe("0.000123");
+    expect(roundSpotPrice(0.2049876, 0).toString()).toBe("0.20499");
+    expect(roundSpotPrice(95012.7, 5).toString()).toBe("95013");
+    expect(roundSpotPrice(123456.7, 5).toString()).toBe("123457");
+    expect(roundSpotPrice(1e-12, 2).toString()).toBe("0.000001");
+  });
+});

@@ -1,0 +1,118 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ConfigError } from "../../src/lib/errors.js";
+import {
+  DEMO_SCENARIO_PATH,
+  loadScenarioFile,
+  parseScenarioObject,
+  parseScenarioYaml,
+  resolveScenario,
+} from "../../src/simulator/scenario.js";
+
+const dir = mkdtempSync(join(tmpdir(), "hlbot-scenario-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const MINIMAL = `
+tokens:
+  - { name: USDC, index: 0, szDecimals: 8, weiDecimals: 8 }
+  - { name: HYPE, index: 150, szDecimals: 2, weiDecimals: 8 }
+pairs:
+  - { index: 107, base: HYPE, quote: USDC }
+`;
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("scenario files", () => {
+  it("loads the bundled demo: tokens, pairs, validators (one jailed, one inactive), accounts", () => {
+    const s = loadScenarioFile(DEMO_SCENARIO_PATH);
+    const usdc = s.tokens.find((t) => t.name === "USDC")!;
+    const hype = s.tokens.find((t) => t.name === "HYPE")!;
+    expect([usdc.index, usdc.szDecimals, usdc.weiDecimals]).toEqual([0, 8, 8]);
+    expect([hype.szDecimals, hype.weiDecimals]).toEqual([2, 8]);
+    expect(s.pairs.some((p) => p.base === "HYPE" && p.quote === "USDC")).toBe(true);
+    expect(s.validators.length).toBeGreaterThanOrEqual(6);
+    expect(s.validators.filter((v) => v.isJailed)).toHaveLength(1);
+    expect(s.validators.filter((v) => !v.isActive)).toHaveLength(1);
+    expect(new Set(s.validators.map((v) => v.commission.toString())).size).toBeGreaterThan(3);
+    expect(s.delegations.length).toBeGreaterThan(0);
+    // Hex-looking values stay text, lower-cased.
+    expect(s.agents[0]!.address).toBe("0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc");
+    expect(resolveScenario(undefined).name).toBe(s.name);
+  });
+
+  it("applies defaults for every tunable", () => {
+    const s = parseScenarioYaml(MINIMAL);
+    expect(s.settings.nonceSetSize).toBe(100);
+    expect(s.settings.nonceWindowPast).toBe(86_400_000);
+    expect(s.settings.twapMaxMinutes).toBe(10_080);
+    expect(s.settings.twapMinSliceValue.toString()).toBe("10");
+    expect(s.settings.withdrawalDelay).toBe(7 * 86_400_000);
+    expect(s.settings.rateLimit).toEqual({ capacity: 1200, window: 60_000 });
+  });
+
+  it("names the key path and line of a bad value", () => {
+    const text = `${MINIMAL}validators:
+  - address: "0x5ac99df645f3414876c816caa18b2d234024b487"
+    name: V
+    commission: "1.5"
+`;
+    const err = configError(() => parseScenarioYaml(text, "bad.yaml"));
+    expect(err.keyPath).toBe("validators.0.commission");
+    expect(err.line).toBe(10);
+    expect(err.file).toBe("bad.yaml");
+    expect(err.message).toMatch(/bad\.yaml:10: validators\.0\.commission: .*fraction/);
+  });
+
+  it("refuses unknown keys, unknown tokens and malformed addresses, naming each", () => {
+    expect(configError(() => parseScenarioYaml(`${MINIMAL}colour: blue\n`)).message).toMatch(/colour/);
+    const pair = configError(() =>
+      parseScenarioYaml(`${MINIMAL}  - { index: 1, base: PURR, quote: USDC }\n`),
+    );
+    expect(pair.keyPath).toBe("pairs.1.base");
+    expect(pair.message).toMatch(/unknown token PURR/);
+    const addr = configError(() =>
+      parseScenarioYaml(`${MINIMAL}delegations:\n  - { user: "0x12", validator: "0x12", amount: 1 }\n`),
+    );
+    expect(addr.keyPath).toBe("delegations.0.user");
+    const bal = configError(() =>
+      parseScenarioYaml(
+        `${MINIMAL}balances:\n  "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266": { DOGE: "1" }\n`,
+      ),
+    );
+    expect(bal.keyPath).toBe("balances.0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266.DOGE");
+    expect(configError(() => parseScenarioYaml("tokens: [\n")).message).toMatch(/invalid YAML/);
+  });
+
+  it("keeps integers beyond 2^53 exact and accepts durations and decimals in either spelling", () => {
+    const s = parseScenarioYaml(`${MINIMAL}validators:
+  - { address: "0x5ac99df645f3414876c816caa18b2d234024b487", name: V, stake: 123456789012345678, commission: 0.05 }
+settings:
+  delegationLock: 2h
+  twapSliceInterval: 15000
+`);
+    expect(s.validators[0]!.stake.toFixed()).toBe("123456789012345678");
+    expect(s.validators[0]!.commission.toString()).toBe("0.05");
+    expect(s.settings.delegationLock).toBe(7_200_000);
+    expect(s.settings.twapSliceInterval).toBe(15_000);
+  });
+
+  it("reads files and reports unreadable ones as config errors; accepts objects", () => {
+    const file = join(dir, "s.yaml");
+    writeFileSync(file, MINIMAL);
+    expect(loadScenarioFile(file).pairs[0]!.index).toBe(107);
+    expect(configError(() => loadScenarioFile(join(dir, "missing.yaml"))).file).toMatch(/missing\.yaml/);
+    const obj = parseScenarioObject({ tokens: [{ name: "USDC", index: 0, szDecimals: 8, weiDecimals: 8 }] });
+    expect(parseScenarioObject(obj)).toBe(obj);
+    expect(configError(() => parseScenarioObject({ tokens: [] })).keyPath).toBe("tokens");
+  });
+});
