@@ -65,17 +65,13 @@ export async function runManualAction(
       ctx.env,
     );
 
-    const stateDir = resolveStateDir(raw.state, ctx.env);
-    let nonces: NonceSource;
-    if (live || existsSync(stateDbPath(stateDir))) {
-      db = await openStateDb({ dir: stateDir });
-      nonces = new NonceStore(db);
-    } else {
-      // A dry run creates no state: with no nonce store yet, the clock alone gives the nonce a live
-      // send would use now.
-      nonces = new MemoryNonceSource();
-    }
-
+    // The durable store is opened only once the call has passed every check, so a refused command
+    // never touches the state folder. Until then the client's nonce source points nowhere.
+    let store: NonceSource | undefined;
+    const nonces: NonceSource = {
+      next: (signerAddress) => store!.next(signerAddress),
+      peek: (signerAddress) => store!.peek(signerAddress),
+    };
     const common = {
       network: net.network,
       signer,
@@ -87,6 +83,17 @@ export async function runManualAction(
     const client = live
       ? new ExchangeClient({ ...common, mode: "live", transport: getTransport() })
       : new ExchangeClient({ ...common, mode: "dry-run" });
+    client.validate(call);
+
+    const stateDir = resolveStateDir(raw.state, ctx.env);
+    if (live || existsSync(stateDbPath(stateDir))) {
+      db = await openStateDb({ dir: stateDir });
+      store = new NonceStore(db);
+    } else {
+      // A dry run creates no state: with no nonce store yet, the clock alone gives the nonce a live
+      // send would use now.
+      store = new MemoryNonceSource();
+    }
 
     const outcome = await client.submit(call);
     report(ctx, outcome, { json, network: net.network, note });

@@ -25,6 +25,7 @@ import { buildTwapOrder, type TwapOrderParams, TwapOrderResponse } from "./actio
 import {
   type ActionPlan,
   type Answer,
+  checkPlan,
   DEFAULT_EXPIRES_AFTER_MS,
   DEFAULT_RESEND_POLICY,
   type ExchangeOutcome,
@@ -211,6 +212,14 @@ export class ExchangeClient {
     options: SubmitOptions = {},
   ): Promise<ExchangeOutcome<CallData<C>>> {
     return submitPlan(this.ctx, this.plan(call), options) as Promise<ExchangeOutcome<CallData<C>>>;
+  }
+
+  /**
+   * Checks a call exactly as `submit` would before taking a nonce (arguments, and whether this signer
+   * may sign it for this account), without signing or any I/O. Throws ValidationError or ConfigError.
+   */
+  validate(call: ExchangeCall): void {
+    checkPlan(this.ctx, this.plan(call));
   }
 
   /**

@@ -224,7 +224,7 @@ export async function signPlan<D>(
   plan: ActionPlan<D>,
   options: { reserve?: boolean; signal?: AbortSignal } = {},
 ): Promise<SignedRequest> {
-  checkSigner(ctx, plan);
+  checkPlan(ctx, plan);
   return ctx.queue.run(ctx.signer.address, () => {
     if (options.signal?.aborted) throw abortedError(options.signal);
     return signInSlot(ctx, plan, options.reserve ?? true);
@@ -237,7 +237,7 @@ export async function submitPlan<D>(
   plan: ActionPlan<D>,
   options: SubmitOptions = {},
 ): Promise<ExchangeOutcome<D>> {
-  checkSigner(ctx, plan);
+  checkPlan(ctx, plan);
   return ctx.queue.run(ctx.signer.address, async () => {
     if (options.signal?.aborted) throw abortedError(options.signal);
     const transport = ctx.transport;
@@ -269,7 +269,8 @@ export async function sendSignedRequest<D>(
   });
 }
 
-function checkSigner(ctx: SubmitContext, plan: ActionPlan<unknown>): void {
+/** The checks made before a nonce is taken: recipe, and who may sign it. Throws; never does I/O. */
+export function checkPlan(ctx: Pick<SubmitContext, "signer" | "account">, plan: ActionPlan<unknown>): void {
   if (signingKindOf(plan.actionType) !== plan.kind) {
     throw new InternalError(`${plan.actionType} is not signed with the ${plan.kind} recipe`);
   }

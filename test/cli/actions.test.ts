@@ -1,0 +1,499 @@
+// End-to-end tests of the manual action commands: the built CLI (`node bin/hlbot.js`) in a child
+// process, a scripted venue on 127.0.0.1, and a fresh state folder per test. Printed bodies are checked
+// with hlbot's own recovery AND with an independent implementation of the signing rules (ethers).
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encryptKeystoreJson } from "ethers";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { parseJson } from "../../src/lib/json.js";
+import { recoverL1Signer } from "../../src/venue/signing/l1.js";
+import { recoverUserSignedSigner } from "../../src/venue/signing/userSigned.js";
+import { BIN, ensureBuilt } from "../helpers/dist.js";
+import {
+  ACCOUNT_ADDRESS,
+  ACCOUNT_KEY,
+  AGENT_ADDRESS,
+  AGENT_KEY,
+  nonceTrackingVenue,
+  OK_DEFAULT,
+  twapRunning,
+  VALIDATOR,
+} from "../helpers/exchange.js";
+import { startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
+import {
+  independentL1Signer,
+  independentUserSigner,
+  l1ConnectionId,
+  msgpack,
+  type WireBody,
+} from "../helpers/independentSigning.js";
+
+const NETWORKS = ["mainnet", "testnet"] as const;
+const SPOT_META = {
+  tokens: [token("USDC", 0, 8), token("PURR", 1, 0), token("HYPE", 1105, 2)],
+  universe: [
+    { name: "PURR/USDC", tokens: [1, 0], index: 0, isCanonical: true },
+    { name: "@1035", tokens: [1105, 0], index: 1035, isCanonical: false },
+  ],
+};
+
+function token(name: string, index: number, szDecimals: number) {
+  return {
+    name,
+    szDecimals,
+    weiDecimals: 8,
+    index,
+    tokenId: `0x${index.toString(16).padStart(32, "0")}`,
+    isCanonical: index === 0,
+    evmContract: null,
+    fullName: null,
+    deployerTradingFeeShare: "0.0",
+  };
+}
+
+let work: string;
+const servers: TestHttpServer[] = [];
+
+beforeAll(() => ensureBuilt(["cli/main.js", "cli/manualAction.js", "cli/commands/twap.js"]), 120_000);
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), "hlbot-cli-actions-"));
+});
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function venue(script: Parameters<typeof startHttpServer>[0]): Promise<TestHttpServer> {
+  const server = await startHttpServer(script);
+  servers.push(server);
+  return server;
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI in `work` with only the given environment (plus PATH). */
+function hlbot(
+  args: string[],
+  env: Record<string, string> = { HLBOT_PRIVATE_KEY: ACCOUNT_KEY },
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: work,
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      // No output of any command may ever contain the key, in any spelling.
+      for (const key of [ACCOUNT_KEY, AGENT_KEY]) {
+        expect(`${stdout}\n${stderr}`.toLowerCase()).not.toContain(key.slice(2));
+      }
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** The one line a dry run prints, parsed. */
+function body(run: Run): WireBody {
+  expect(run.code).toBe(0);
+  expect(run.stdout.endsWith("\n")).toBe(true);
+  expect(run.stdout.trimEnd().split("\n")).toHaveLength(1);
+  return parseJson(run.stdout) as WireBody;
+}
+
+describe("the independent checker itself", () => {
+  it("reproduces the reference's worked twapOrder example (§5.6)", () => {
+    const action = { type: "twapOrder", twap: { a: 0, b: true, s: "1.5", r: false, m: 30, t: false } };
+    expect(Buffer.from(msgpack(action)).toString("hex")).toBe(
+      "82a474797065a9747761704f72646572a47477617086a16100a162c3a173a3312e35a172c2a16d1ea174c2",
+    );
+    expect(l1ConnectionId({ action, nonce: 1700000000000 })).toBe(
+      "0x18e2c1c850c380b4ebb983a22dec9feb05f019e49e60d0e689d08cb625ad85d4",
+    );
+  });
+});
+
+describe("dry run (the default)", () => {
+  for (const network of NETWORKS) {
+    it(`delegate on ${network}: prints exactly the body, signed by the key's address under both implementations`, async () => {
+      const run = await hlbot([
+        "delegate",
+        "--validator",
+        VALIDATOR,
+        "--amount",
+        "12.5",
+        "--network",
+        network,
+      ]);
+      const b = body(run);
+      expect(Object.keys(b)).toEqual(["action", "nonce", "signature"]);
+      expect(b.action).toMatchObject({
+        type: "tokenDelegate",
+        hyperliquidChain: network === "mainnet" ? "Mainnet" : "Testnet",
+        validator: VALIDATOR,
+        wei: 1_250_000_000,
+        isUndelegate: false,
+        nonce: b.nonce,
+      });
+      expect(recoverUserSignedSigner(b.action, "tokenDelegate", b.signature)).toBe(ACCOUNT_ADDRESS);
+      expect(independentUserSigner(b)).toBe(ACCOUNT_ADDRESS);
+      expect(run.stderr).toContain("dry run");
+      expect(existsSync(join(work, "state"))).toBe(false); // a dry run creates no state
+    });
+
+    it(`twap --asset --sz-decimals on ${network}: no network needed, L1 body with expiresAfter`, async () => {
+      const before = Date.now();
+      const run = await hlbot([
+        "twap",
+        "sell",
+        "--asset",
+        "11035",
+        "--sz-decimals",
+        "2",
+        "--size",
+        "1.239",
+        "--minutes",
+        "30",
+        "--randomize",
+        "--network",
+        network,
+        "--base-url",
+        "http://127.0.0.1:9",
+      ]);
+      const b = body(run);
+      expect(Object.keys(b)).toEqual(["action", "nonce", "signature", "expiresAfter"]);
+      expect(b.action).toEqual({
+        type: "twapOrder",
+        twap: { a: 11035, b: false, s: "1.23", r: false, m: 30, t: true },
+      });
+      expect(b.nonce).toBeGreaterThanOrEqual(before);
+      expect(b.expiresAfter! - b.nonce).toBeGreaterThanOrEqual(59_000);
+      expect(b.expiresAfter! - b.nonce).toBeLessThanOrEqual(61_000);
+      expect(recoverL1Signer({ ...b, network })).toBe(ACCOUNT_ADDRESS);
+      expect(independentL1Signer(b, network)).toBe(ACCOUNT_ADDRESS);
+      // Signed for this network only: the other network's source letter recovers someone else.
+      expect(independentL1Signer(b, network === "mainnet" ? "testnet" : "mainnet")).not.toBe(ACCOUNT_ADDRESS);
+      expect(run.stderr).toContain("truncated to 1.23");
+    });
+
+    it(`link-staking on ${network}: user-signed body recovers to the signer`, async () => {
+      const run = await hlbot([
+        "link-staking",
+        "--user",
+        AGENT_ADDRESS,
+        "--finalize",
+        "--network",
+        network,
+        "--json",
+      ]);
+      const b = body(run);
+      expect(b.action).toMatchObject({
+        type: "linkStakingUser",
+        user: AGENT_ADDRESS,
+        isFinalize: true,
+        nonce: b.nonce,
+      });
+      expect(recoverUserSignedSigner(b.action, "linkStakingUser", b.signature)).toBe(ACCOUNT_ADDRESS);
+      expect(independentUserSigner(b)).toBe(ACCOUNT_ADDRESS);
+      expect(run.stderr).toBe(""); // --json: nothing but the body
+    });
+  }
+
+  it("stake and unstake print cDeposit / cWithdraw bodies with exact integer wei", async () => {
+    const stake = body(await hlbot(["stake", "--amount", "0.00000001"]));
+    const unstake = body(await hlbot(["unstake", "--amount", "100000000"]));
+    expect(stake.action).toMatchObject({ type: "cDeposit", wei: 1 });
+    // 10^16 wei is beyond 2^53: printed as exact digits, read back as a bigint.
+    expect(unstake.action).toMatchObject({ type: "cWithdraw", wei: 10_000_000_000_000_000n });
+    expect(independentUserSigner(stake)).toBe(ACCOUNT_ADDRESS);
+    expect(independentUserSigner(unstake)).toBe(ACCOUNT_ADDRESS);
+  });
+
+  it("twap --coin reads spotMeta from the venue but never opens a connection to /exchange", async () => {
+    const server = await venue(() => ({ json: SPOT_META }));
+    const run = await hlbot([
+      "twap",
+      "buy",
+      "--coin",
+      "HYPE",
+      "--size",
+      "2",
+      "--minutes",
+      "10",
+      "--base-url",
+      server.url,
+    ]);
+    const b = body(run);
+    expect((b.action as { twap: { a: number } }).twap.a).toBe(11035);
+    expect(server.requests.map((r) => [r.path, (r.json as { type: string }).type])).toEqual([
+      ["/info", "spotMeta"],
+    ]);
+
+    const cancel = body(
+      await hlbot(["twap-cancel", "--coin", "PURR", "--twap-id", "77", "--base-url", server.url]),
+    );
+    expect(cancel.action).toEqual({ type: "twapCancel", a: 10000, t: 77 });
+    expect(independentL1Signer(cancel, "testnet")).toBe(ACCOUNT_ADDRESS);
+
+    const delegate = await hlbot([
+      "delegate",
+      "--validator",
+      VALIDATOR,
+      "--amount",
+      "1",
+      "--base-url",
+      server.url,
+    ]);
+    expect(delegate.code).toBe(0);
+    expect(server.requests.filter((r) => r.path !== "/info")).toHaveLength(0);
+  });
+
+  it("an API wallet may dry-run a twap for a vault; the body recovers to the agent", async () => {
+    const vault = "0x1719884eb866cb12b2287399b15f7db5e7d775ea";
+    const run = await hlbot(
+      [
+        "twap",
+        "buy",
+        "--asset",
+        "10000",
+        "--sz-decimals",
+        "0",
+        "--size",
+        "5",
+        "--minutes",
+        "5",
+        "--vault",
+        vault,
+        "--account",
+        ACCOUNT_ADDRESS,
+      ],
+      { HLBOT_PRIVATE_KEY: AGENT_KEY },
+    );
+    const b = body(run);
+    expect(b.vaultAddress).toBe(vault);
+    expect(independentL1Signer(b, "testnet")).toBe(AGENT_ADDRESS);
+    expect(run.stderr).toContain(`API wallet ${AGENT_ADDRESS}`);
+  });
+
+  it("reads the key from a keystore file with a password file", async () => {
+    const keystore = join(work, "key.json");
+    const passwordFile = join(work, "password");
+    writeFileSync(
+      keystore,
+      await encryptKeystoreJson({ address: ACCOUNT_ADDRESS, privateKey: ACCOUNT_KEY }, "correct horse", {
+        scrypt: { N: 1024 },
+      }),
+    );
+    writeFileSync(passwordFile, "correct horse\n");
+    const run = await hlbot(
+      ["stake", "--amount", "1", "--keystore", keystore, "--password-file", passwordFile],
+      {},
+    );
+    expect(independentUserSigner(body(run))).toBe(ACCOUNT_ADDRESS);
+  });
+});
+
+describe("--live", () => {
+  it("sends the body to {base}/exchange, prints the venue's answer and exits 0", async () => {
+    const server = await venue([{ json: OK_DEFAULT }]);
+    const state = join(work, "st");
+    const run = await hlbot([
+      "delegate",
+      "--validator",
+      VALIDATOR,
+      "--amount",
+      "1",
+      "--live",
+      "--base-url",
+      server.url,
+      "--state",
+      state,
+    ]);
+    expect(run.code).toBe(0);
+    expect(parseJson(run.stdout)).toEqual(OK_DEFAULT);
+    expect(run.stderr).toContain("accepted");
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.path).toBe("/exchange");
+    const sent = server.requests[0]!.json as WireBody;
+    expect(independentUserSigner(sent)).toBe(ACCOUNT_ADDRESS);
+    expect(existsSync(join(state, "hlbot.db"))).toBe(true);
+
+    // The durable store makes the next command's nonce larger, and a later dry run peeks past it.
+    const second = await hlbot([
+      "undelegate",
+      "--validator",
+      VALIDATOR,
+      "--amount",
+      "1",
+      "--live",
+      "--base-url",
+      server.url,
+      "--state",
+      state,
+    ]);
+    expect(second.code).toBe(0);
+    const secondNonce = (server.requests[1]!.json as WireBody).nonce;
+    expect(secondNonce).toBeGreaterThan(sent.nonce);
+    const dry = body(await hlbot(["stake", "--amount", "1", "--state", state]));
+    expect(dry.nonce).toBeGreaterThan(secondNonce);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it("uses HLBOT_STATE_DIR when --state is not given", async () => {
+    const server = await venue([{ json: OK_DEFAULT }]);
+    const state = join(work, "from-env");
+    const run = await hlbot(["stake", "--amount", "1", "--live", "--base-url", server.url], {
+      HLBOT_PRIVATE_KEY: ACCOUNT_KEY,
+      HLBOT_STATE_DIR: state,
+    });
+    expect(run.code).toBe(0);
+    expect(existsSync(join(state, "hlbot.db"))).toBe(true);
+  });
+
+  it("prints an outcome object with --json, including the twapId", async () => {
+    const server = await venue([{ json: twapRunning(4242) }]);
+    const run = await hlbot([
+      "twap",
+      "buy",
+      "--asset",
+      "11035",
+      "--sz-decimals",
+      "2",
+      "--size",
+      "1",
+      "--minutes",
+      "5",
+      "--live",
+      "--json",
+      "--base-url",
+      server.url,
+      "--state",
+      join(work, "st"),
+    ]);
+    expect(run.code).toBe(0);
+    const out = parseJson(run.stdout) as Record<string, unknown>;
+    expect(out).toMatchObject({
+      status: "accepted",
+      action: "twapOrder",
+      data: { twapId: 4242 },
+      response: twapRunning(4242),
+    });
+    expect(out.request).toEqual(server.requests[0]!.json);
+    expect(run.stderr).toBe("");
+  });
+
+  it("exits 1 when the venue rejects the action", async () => {
+    const server = await venue([
+      { json: { status: "err", response: "Insufficient balance for token transfer" } },
+    ]);
+    const run = await hlbot([
+      "unstake",
+      "--amount",
+      "3",
+      "--live",
+      "--base-url",
+      server.url,
+      "--state",
+      join(work, "st"),
+    ]);
+    expect(run.code).toBe(1);
+    expect(parseJson(run.stdout)).toEqual({
+      status: "err",
+      response: "Insufficient balance for token transfer",
+    });
+    expect(run.stderr).toContain("rejected");
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("exits 1 on an unknown outcome: the first copy landed but timed out, the resend answered duplicate nonce", async () => {
+    const server = await venue(
+      nonceTrackingVenue(() => ({ json: OK_DEFAULT }), { slow: [0], delayMs: 1_500 }),
+    );
+    const run = await hlbot([
+      "stake",
+      "--amount",
+      "1",
+      "--live",
+      "--json",
+      "--timeout",
+      "300",
+      "--base-url",
+      server.url,
+      "--state",
+      join(work, "st"),
+    ]);
+    expect(run.code).toBe(1);
+    expect(parseJson(run.stdout)).toMatchObject({ status: "unknown", probablyLanded: true, attempts: 2 });
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]!.body).toBe(server.requests[0]!.body);
+  });
+});
+
+describe("exit code 2: bad input or configuration, nothing signed, nothing sent", () => {
+  const cases: Array<[string, string[], Record<string, string>?, RegExp?]> = [
+    ["a negative amount", ["stake", "--amount", "-1"]],
+    ["an amount with more than 8 decimals", ["stake", "--amount", "0.000000001"], undefined, /8 decimal/],
+    [
+      "a malformed validator",
+      ["delegate", "--validator", "0x123", "--amount", "1"],
+      undefined,
+      /--validator/,
+    ],
+    ["an unknown network", ["stake", "--amount", "1", "--network", "devnet"], undefined, /--network/],
+    [
+      "a TWAP shorter than 5 minutes",
+      ["twap", "buy", "--asset", "10000", "--sz-decimals", "0", "--size", "1", "--minutes", "1"],
+      undefined,
+      /minutes/,
+    ],
+    [
+      "a twap without --coin or --asset",
+      ["twap", "buy", "--size", "1", "--minutes", "5"],
+      undefined,
+      /--coin/,
+    ],
+    ["a bad side", ["twap", "hold", "--asset", "10000", "--size", "1", "--minutes", "5"]],
+    ["a missing key", ["stake", "--amount", "1"], {}, /HLBOT_PRIVATE_KEY/],
+    [
+      "an invalid key",
+      ["stake", "--amount", "1"],
+      { HLBOT_PRIVATE_KEY: "0x1234" },
+      /not a valid private key/,
+    ],
+    [
+      "an API wallet signing a user-signed action",
+      ["delegate", "--validator", VALIDATOR, "--amount", "1", "--account", ACCOUNT_ADDRESS],
+      { HLBOT_PRIVATE_KEY: AGENT_KEY },
+      /account's own key/,
+    ],
+  ];
+  for (const [what, args, env, message] of cases) {
+    it(`${what}`, async () => {
+      const server = await venue([{ json: OK_DEFAULT }]);
+      const state = join(work, "st");
+      const run = await hlbot(
+        [...args, "--live", "--base-url", server.url, "--state", state],
+        env ?? { HLBOT_PRIVATE_KEY: ACCOUNT_KEY },
+      );
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe("");
+      if (message) expect(run.stderr).toMatch(message);
+      expect(server.requests).toHaveLength(0);
+      expect(existsSync(join(state, "hlbot.db"))).toBe(false);
+    });
+  }
+});
