@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { describeError, exitCodeOf } from "../lib/errors.js";
 import { redact } from "../lib/secrets.js";
+import * as configCommand from "./commands/config.js";
 import * as delegateCommand from "./commands/delegate.js";
 import * as infoCommand from "./commands/info.js";
 import * as linkStakingCommand from "./commands/linkStaking.js";
@@ -15,6 +16,7 @@ import type { CliContext, CliIo, CommandModule } from "./context.js";
 // One entry per command module. Keep the list sorted by the order commands appear in `--help`.
 const COMMANDS: ReadonlyArray<CommandModule> = [
   infoCommand,
+  configCommand,
   delegateCommand,
   stakeCommand,
   twapCommand,

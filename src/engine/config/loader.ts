@@ -1,0 +1,293 @@
+// Loading the configuration: read the bot file and its strategy files, refuse inline keys, expand
+// `${ENV}`, validate against the schemas, resolve relative paths against the bot file's folder, and
+// return one typed, immutable result. Every failure is a ConfigError (exit code 2) naming the file,
+// the line and the key path; several problems are reported together.
+import { readdir, readFile, stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { isMap, parseDocument } from "yaml";
+import { ConfigError } from "../../lib/errors.js";
+import type { LogFormat, LogLevel } from "../../lib/log.js";
+import type { NetworkName } from "../../venue/networks.js";
+import type { RiskLimits } from "../risk.js";
+import type { VenueRules } from "../snapshot.js";
+import type { ParamsOf, StrategyKind } from "../strategies/registry.js";
+import { type ConfigIssue, ConfigIssuesError, issuesFromZod, issuesOf } from "./issues.js";
+import { botConfigSchema, type StrategyFileData, strategyFileSchema } from "./schema.js";
+import {
+  formatKeyPath,
+  interpolateEnv,
+  keepExactNumbers,
+  lineOf,
+  parseYamlSource,
+  type YamlSource,
+} from "./source.js";
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Where the signing key comes from (the shape `loadSigner` takes). Paths are absolute. */
+export interface WalletConfig {
+  privateKeyEnv?: string;
+  keystore?: string;
+  passwordEnv?: string;
+  passwordFile?: string;
+}
+
+export interface VenueConfig {
+  timeoutMs: number;
+  /** TTL of L1 actions; null sends them without expiresAfter. */
+  expiresAfterMs: number | null;
+  readAttempts: number;
+  weightPerMinute: number;
+  /** The rules strategies plan with (put on the Snapshot by its builder). */
+  rules: VenueRules;
+}
+
+/** A validated strategy file. `params` is typed by `kind`. */
+export type LoadedStrategy = {
+  [K in StrategyKind]: {
+    name: string;
+    kind: K;
+    description: string | undefined;
+    schedule: string;
+    enabled: boolean;
+    params: ParamsOf<K>;
+    /** Absolute path of the file it came from. */
+    file: string;
+  };
+}[StrategyKind];
+
+export interface LoadedConfig {
+  /** Absolute path of the bot file. */
+  file: string;
+  /** Its folder: the base of every relative path in it. */
+  dir: string;
+  network: NetworkName;
+  baseUrl: string | undefined;
+  /** Lower-case account address; undefined means the signer's own address. */
+  account: string | undefined;
+  wallet: WalletConfig;
+  mode: "dry-run" | "live";
+  /** The configured folder (every *.yaml/*.yml in it) or list of strategy files, absolute. */
+  strategySource: { folder: string } | { files: string[] };
+  strategies: LoadedStrategy[];
+  /** Folder of the SQLite state and the lock (absolute; not created by the loader). */
+  state: string;
+  limits: RiskLimits & { killSwitchFile: string };
+  log: { level: LogLevel; format: LogFormat; file: string | undefined };
+  venue: VenueConfig;
+}
+
+export const DEFAULT_CONFIG_PATH = "config/default.yaml";
+export const CONFIG_PATH_ENV = "HLBOT_CONFIG";
+
+/** The bot file to use: the --config option, else $HLBOT_CONFIG, else config/default.yaml. */
+export function resolveConfigPath(option: string | undefined, env: Env, cwd = process.cwd()): string {
+  return resolve(cwd, option ?? env[CONFIG_PATH_ENV] ?? DEFAULT_CONFIG_PATH);
+}
+
+/** A path for messages: relative to the working directory when inside it. */
+export function displayPath(abs: string): string {
+  const rel = relative(process.cwd(), abs);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : abs;
+}
+
+function resolvePath(base: string, p: string): string {
+  if (p === "~" || p.startsWith(`~/`) || p.startsWith(`~${sep}`)) return join(homedir(), p.slice(1));
+  return resolve(base, p);
+}
+
+async function readSource(abs: string, env: Env): Promise<{ src: YamlSource; data: unknown }> {
+  const file = displayPath(abs);
+  let text: string;
+  try {
+    text = await readFile(abs, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === "ENOENT"
+        ? "file not found"
+        : code === "EISDIR"
+          ? "is a folder, expected a file"
+          : `cannot read (${code})`;
+    throw new ConfigError(why, { file }, { cause: err });
+  }
+  const src = parseYamlSource(file, text);
+  keepExactNumbers(src);
+  interpolateEnv(src, env);
+  const data = src.doc.toJS({ maxAliasCount: 1000 }) as unknown;
+  if (data === null || data === undefined)
+    throw new ConfigError("the file is empty; expected a mapping of keys", { file, line: 1 });
+  if (typeof data !== "object" || Array.isArray(data)) {
+    throw new ConfigError("expected a mapping of keys at the top level", { file, line: 1 });
+  }
+  return { src, data };
+}
+
+/** Loads and validates one strategy file. */
+export async function loadStrategyFile(path: string, env: Env): Promise<LoadedStrategy> {
+  const abs = resolve(path);
+  const { src, data } = await readSource(abs, env);
+  const parsed = strategyFileSchema.safeParse(data);
+  if (!parsed.success)
+    throw new ConfigIssuesError(issuesFromZod(src, parsed.error.issues, strategyFileSchema, data));
+  const s = parsed.data as StrategyFileData;
+  return {
+    name: s.name,
+    kind: s.kind,
+    description: s.description,
+    schedule: s.schedule,
+    enabled: s.enabled,
+    params: s.params,
+    file: abs,
+  } as LoadedStrategy;
+}
+
+/**
+ * Loads several strategy files, reporting every problem of every file at once, including strategy
+ * names used twice (the journal keys budgets and submissions by name).
+ */
+export async function loadStrategyFiles(paths: readonly string[], env: Env): Promise<LoadedStrategy[]> {
+  const loaded: LoadedStrategy[] = [];
+  const issues: ConfigIssue[] = [];
+  const seen = new Map<string, string>();
+  for (const p of paths) {
+    try {
+      const s = await loadStrategyFile(p, env);
+      const first = seen.get(s.name);
+      if (first !== undefined) {
+        issues.push({
+          file: displayPath(s.file),
+          line: await nameLine(s.file),
+          keyPath: "name",
+          message: `strategy name "${s.name}" is already used by ${displayPath(first)}`,
+        });
+        continue;
+      }
+      seen.set(s.name, s.file);
+      loaded.push(s);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      issues.push(...issuesOf(err));
+    }
+  }
+  if (issues.length) throw new ConfigIssuesError(issues);
+  return loaded;
+}
+
+async function nameLine(abs: string): Promise<number | undefined> {
+  const src = parseYamlSource(displayPath(abs), await readFile(abs, "utf8"));
+  return lineOf(src, [], "name");
+}
+
+/** The *.yaml and *.yml files of a folder, sorted by name. */
+export async function strategyFilesIn(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name))
+    .map((e) => join(folder, e.name))
+    .sort();
+}
+
+/**
+ * Loads the bot file at `path` and every strategy it names. Relative paths resolve against the bot
+ * file's folder. The key is not read here: `wallet` only says where it is.
+ */
+export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> {
+  const file = resolve(path);
+  const dir = dirname(file);
+  const { src, data } = await readSource(file, env);
+  const parsed = botConfigSchema.safeParse(data);
+  if (!parsed.success)
+    throw new ConfigIssuesError(issuesFromZod(src, parsed.error.issues, botConfigSchema, data));
+  const c = parsed.data;
+  const at = (keyPath: Array<string | number>) => ({
+    file: src.file,
+    line: lineOf(src, keyPath),
+    keyPath: formatKeyPath(keyPath),
+  });
+
+  let strategySource: LoadedConfig["strategySource"];
+  let files: string[];
+  if (typeof c.strategies === "string") {
+    const target = resolvePath(dir, c.strategies);
+    const info = await stat(target).catch(() => undefined);
+    if (info === undefined)
+      throw new ConfigError(`strategy folder or file not found: ${target}`, at(["strategies"]));
+    if (info.isDirectory()) {
+      strategySource = { folder: target };
+      files = await strategyFilesIn(target);
+    } else {
+      strategySource = { files: [target] };
+      files = [target];
+    }
+  } else {
+    files = c.strategies.map((p) => resolvePath(dir, p));
+    for (const [i, f] of files.entries()) {
+      const info = await stat(f).catch(() => undefined);
+      if (!info?.isFile()) throw new ConfigError(`strategy file not found: ${f}`, at(["strategies", i]));
+    }
+    strategySource = { files };
+  }
+  const strategies = await loadStrategyFiles(files, env);
+
+  const state = resolvePath(dir, c.state);
+  const wallet: WalletConfig = {};
+  if (c.wallet.privateKeyEnv !== undefined) wallet.privateKeyEnv = c.wallet.privateKeyEnv;
+  if (c.wallet.keystore !== undefined) wallet.keystore = resolvePath(dir, c.wallet.keystore);
+  if (c.wallet.passwordEnv !== undefined) wallet.passwordEnv = c.wallet.passwordEnv;
+  if (c.wallet.passwordFile !== undefined) wallet.passwordFile = resolvePath(dir, c.wallet.passwordFile);
+
+  return {
+    file,
+    dir,
+    network: c.network,
+    baseUrl: c.baseUrl,
+    account: c.account,
+    wallet,
+    mode: c.mode,
+    strategySource,
+    strategies,
+    state,
+    limits: {
+      maxOrderUsd: c.limits.maxOrderUsd,
+      maxDailyNotionalUsd: c.limits.maxDailyNotionalUsd,
+      maxStakeMovePerDay: c.limits.maxStakeMovePerDay,
+      validatorAllowlist: c.limits.validatorAllowlist,
+      killSwitchFile:
+        c.limits.killSwitchFile === undefined
+          ? join(state, "STOP")
+          : resolvePath(dir, c.limits.killSwitchFile),
+    },
+    log: {
+      level: c.log.level,
+      format: c.log.format,
+      file: c.log.file === undefined ? undefined : resolvePath(dir, c.log.file),
+    },
+    venue: {
+      timeoutMs: c.venue.timeoutMs,
+      expiresAfterMs: c.venue.expiresAfterMs,
+      readAttempts: c.venue.readAttempts,
+      weightPerMinute: c.venue.weightPerMinute,
+      rules: {
+        twapMinMinutes: c.venue.twapMinMinutes,
+        twapMaxMinutes: c.venue.twapMaxMinutes,
+        twapSliceSeconds: 30,
+        twapMinSliceValue: c.venue.twapMinSliceValue,
+      },
+    },
+  };
+}
+
+/**
+ * Whether a file is a strategy file (a top-level `kind` key) or a bot file, for `hlbot config validate`
+ * on arbitrary files. Unreadable or unparsable files count as bot files; loading them reports why.
+ */
+export async function fileKindOf(path: string): Promise<"bot" | "strategy"> {
+  try {
+    const doc = parseDocument(await readFile(path, "utf8"));
+    return isMap(doc.contents) && doc.contents.has("kind") ? "strategy" : "bot";
+  } catch {
+    return "bot";
+  }
+}

@@ -1,0 +1,260 @@
+// One YAML file as the loader sees it: the text, the parsed document with line positions, and the
+// operations that need positions: refusing inline private keys (before anything else reads the text),
+// `${ENV}` interpolation, keeping exact decimals that a JS number would round, and finding the line of
+// a key path for error messages.
+
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  Scalar,
+} from "yaml";
+import { Decimal, isDecimalString } from "../../lib/decimal.js";
+import { ConfigError } from "../../lib/errors.js";
+
+export type KeyPath = ReadonlyArray<string | number>;
+
+export interface YamlSource {
+  /** The file as shown in messages. */
+  file: string;
+  text: string;
+  doc: Document.Parsed;
+  lines: LineCounter;
+}
+
+/** `params.allow[0]`-style rendering of a key path. */
+export function formatKeyPath(path: KeyPath): string {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else out += out ? `.${seg}` : seg;
+  }
+  return out;
+}
+
+// 64 hex digits (optionally 0x-prefixed) not part of a longer hex run: the shape of a private key.
+const INLINE_KEY = /(?<![0-9a-fA-F])(?:0[xX])?[0-9a-fA-F]{64}(?![0-9a-fA-F])/g;
+const HAS_INLINE_KEY = /(?<![0-9a-fA-F])(?:0[xX])?[0-9a-fA-F]{64}(?![0-9a-fA-F])/;
+
+const KEY_ADVICE =
+  "keys must come from the environment (wallet.privateKeyEnv) or an encrypted keystore (wallet.keystore), never from a file";
+
+/**
+ * Parses YAML text. Refuses, before parsing, any text holding something shaped like a private key, in
+ * any value, key or comment; the message names the place and never the value. YAML syntax errors
+ * become ConfigErrors with the line.
+ */
+export function parseYamlSource(file: string, text: string): YamlSource {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, {
+    lineCounter: lines,
+    prettyErrors: false,
+    uniqueKeys: true,
+    strict: true,
+  });
+  const found = INLINE_KEY.exec(text);
+  INLINE_KEY.lastIndex = 0;
+  if (found) {
+    const offset = found.index;
+    const line = lines.linePos(offset).line;
+    let path = doc.errors.length === 0 ? pathAtOffset(doc.contents, offset, []) : undefined;
+    // When the key-shaped text is a key itself, its path would repeat it: say only the line.
+    if (path?.some((seg) => HAS_INLINE_KEY.test(String(seg)))) path = [];
+    throw new ConfigError(
+      `${path === undefined ? "this line" : "this value"} looks like an inline private key (64 hex digits); ${KEY_ADVICE}`,
+      { file, line, ...(path?.length ? { keyPath: formatKeyPath(path) } : {}) },
+    );
+  }
+  const error = doc.errors[0];
+  if (error) {
+    const line = lines.linePos(error.pos[0]).line;
+    const message = error.message.replace(/ at line \d+, column \d+[\s\S]*$/, "");
+    throw new ConfigError(`invalid YAML: ${message}`, { file, line });
+  }
+  return { file, text, doc, lines };
+}
+
+/** The key path of the scalar (value or key) covering `offset`, if any. */
+function pathAtOffset(node: unknown, offset: number, path: Array<string | number>): KeyPath | undefined {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : "?";
+      const keyRange = isScalar(pair.key) ? pair.key.range : undefined;
+      if (keyRange && offset >= keyRange[0] && offset < keyRange[1]) return [...path, key];
+      const inner = pathAtOffset(pair.value, offset, [...path, key]);
+      if (inner) return inner;
+    }
+    return undefined;
+  }
+  if (isSeq(node)) {
+    for (let i = 0; i < node.items.length; i++) {
+      const inner = pathAtOffset(node.items[i], offset, [...path, i]);
+      if (inner) return inner;
+    }
+    return undefined;
+  }
+  if (isScalar(node) && node.range && offset >= node.range[0] && offset < node.range[1]) return path;
+  return undefined;
+}
+
+type ScalarVisitor = (node: Scalar, path: KeyPath) => void;
+
+/** Calls `fn` for every value scalar (not keys, not aliases) with its key path. */
+function eachValueScalar(node: unknown, path: Array<string | number>, fn: ScalarVisitor): void {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      eachValueScalar(pair.value, [...path, key], fn);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => {
+      eachValueScalar(item, [...path, i], fn);
+    });
+  } else if (isScalar(node)) {
+    fn(node, path);
+  }
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const REFERENCE = /\$\$|\$\{([^}]*)\}/g;
+
+/**
+ * Replaces `${NAME}` in string values with the environment variable (`${NAME:-default}` when it may be
+ * unset; `$$` is a literal `$`). A plain (unquoted) value that is exactly one reference and expands to a
+ * plain decimal number or true/false takes that type, so `minutes: ${TWAP_MINUTES}` is a number; quote it to keep a
+ * string. A missing variable, a malformed reference, or a value that looks like a private key is a
+ * ConfigError naming the variable and the place.
+ */
+export function interpolateEnv(src: YamlSource, env: Readonly<Record<string, string | undefined>>): void {
+  eachValueScalar(src.doc.contents, [], (node, path) => {
+    if (typeof node.value !== "string" || !node.value.includes("$")) return;
+    const original = node.value;
+    const where = { file: src.file, line: lineOfNode(src, node), keyPath: formatKeyPath(path) };
+    const used: string[] = [];
+    const expanded = original.replace(REFERENCE, (match, body: string | undefined) => {
+      if (match === "$$") return "$";
+      const text = body ?? "";
+      const sep = text.indexOf(":-");
+      const name = sep === -1 ? text : text.slice(0, sep);
+      if (!ENV_NAME.test(name)) {
+        throw new ConfigError(
+          `malformed reference \${${text}}: expected \${NAME} or \${NAME:-default}`,
+          where,
+        );
+      }
+      const value = env[name];
+      if (value === undefined || (sep !== -1 && value === "")) {
+        if (sep !== -1) return text.slice(sep + 2);
+        throw new ConfigError(`environment variable ${name} is not set (referenced as \${${name}})`, where);
+      }
+      used.push(name);
+      return value;
+    });
+    if (/\$\{/.test(original.replace(REFERENCE, "")))
+      throw new ConfigError("malformed reference: `$" + "{` without a closing `}`", where);
+    if (HAS_INLINE_KEY.test(expanded) && !HAS_INLINE_KEY.test(original)) {
+      throw new ConfigError(
+        `the value of \${${used.join("}, ${")}} looks like a private key; ${KEY_ADVICE}`,
+        where,
+      );
+    }
+    let value: unknown = expanded;
+    const single = /^\$\{[^}]*\}$/.test(original);
+    if (single && node.type === Scalar.PLAIN) {
+      // Only plain decimals and true/false: "0x01" must stay an address, not become the number 1.
+      const text = expanded.trim();
+      if (isDecimalString(text)) value = exactNumber(text, Number(text));
+      else if (text === "true" || text === "false") value = text === "true";
+    }
+    node.value = value;
+  });
+}
+
+/**
+ * A YAML number whose spelling holds more precision than a JS number keeps (`0.1234567890123456789`,
+ * a 20-digit integer) becomes its exact decimal string, which decimal fields accept and parse exactly;
+ * integer fields then refuse it instead of using a rounded value.
+ */
+function exactNumber(source: string, value: number): number | string {
+  const plain = source.replace(/^\+/, "");
+  if (!isDecimalString(plain)) return value;
+  const exact = new Decimal(plain);
+  return exact.eq(new Decimal(value)) ? value : exact.toFixed();
+}
+
+/**
+ * Applies `exactNumber` to every plain numeric scalar of the document, and keeps unquoted hex
+ * (`0x…`) as text: in hlbot's files that is always an address or a hash, never a number, and YAML
+ * would otherwise turn an unquoted address into a (rounded) integer.
+ */
+export function keepExactNumbers(src: YamlSource): void {
+  eachValueScalar(src.doc.contents, [], (node) => {
+    if (typeof node.value === "number" && node.type === Scalar.PLAIN && node.source !== undefined) {
+      const source = String(node.source).trim();
+      node.value = /^0x/i.test(source) ? source : exactNumber(source, node.value);
+    }
+  });
+}
+
+function lineOfNode(src: YamlSource, node: Node | null | undefined): number | undefined {
+  const start = node?.range?.[0];
+  return start === undefined ? undefined : src.lines.linePos(start).line;
+}
+
+/** The node at `path` (following aliases), or undefined. */
+function nodeAt(src: YamlSource, path: KeyPath): unknown {
+  let node: unknown = src.doc.contents;
+  for (const seg of path) {
+    if (isAlias(node)) node = node.resolve(src.doc);
+    if (isMap(node)) {
+      const pair = node.items.find(
+        (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg),
+      );
+      if (!pair) return undefined;
+      node = pair.value;
+    } else if (isSeq(node) && typeof seg === "number") {
+      node = node.items[seg];
+    } else {
+      return undefined;
+    }
+  }
+  return node;
+}
+
+/**
+ * Line of the value at `path`, or of the nearest ancestor that exists (a missing key is reported on
+ * its parent's line). With `key`, the line of that key inside the mapping at `path`.
+ */
+export function lineOf(src: YamlSource, path: KeyPath, key?: string): number | undefined {
+  if (key !== undefined) {
+    const map = nodeAt(src, path);
+    if (isMap(map)) {
+      const pair = map.items.find((p) => isScalar(p.key) && String(p.key.value) === key);
+      const line = pair && isScalar(pair.key) ? lineOfNode(src, pair.key) : undefined;
+      if (line !== undefined) return line;
+    }
+  }
+  for (let n = path.length; n >= 0; n--) {
+    const prefix = path.slice(0, n);
+    const node = nodeAt(src, prefix);
+    if (node === undefined || node === null) continue;
+    // For a value, point at its key when there is one: that is where a person looks.
+    if (n > 0) {
+      const parent = nodeAt(src, prefix.slice(0, -1));
+      const last = prefix[prefix.length - 1];
+      if (isMap(parent)) {
+        const pair = parent.items.find((p) => isScalar(p.key) && String(p.key.value) === String(last));
+        if (pair && isScalar(pair.key)) return lineOfNode(src, pair.key);
+      }
+    }
+    const line = lineOfNode(src, node as Node);
+    if (line !== undefined) return line;
+  }
+  return 1;
+}

@@ -1,0 +1,120 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests are about ${ENV} references in YAML text.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildOnce, REPO_ROOT } from "../helpers/build.js";
+
+/** Runs the built CLI in a child process, with an environment holding only what the test gives. */
+function hlbot(args: string[], env: Record<string, string> = {}, cwd = REPO_ROOT) {
+  const r = spawnSync(process.execPath, [join(REPO_ROOT, "bin/hlbot.js"), ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const temp = mkdtempSync(join(tmpdir(), "hlbot-cli-config-"));
+beforeAll(() => buildOnce(), 120_000);
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+describe("hlbot config validate", () => {
+  it("exits 0 for the shipped config/default.yaml and lists its strategies", () => {
+    const r = hlbot(["config", "validate"]);
+    expect(r.stderr).not.toMatch(/error/);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^ok config\/default\.yaml: testnet, dry-run, 4 strategies \(3 enabled\)$/m);
+    for (const f of ["twap-rebalance", "twap-accumulate", "validator-staking", "link-staking"]) {
+      expect(r.stdout).toContain(`strategies/${f}.yaml`);
+    }
+    // The key variable is only mentioned, never needed, to validate.
+    expect(r.stderr).toMatch(/HLBOT_PRIVATE_KEY is not set/);
+    expect(hlbot(["config", "validate"], { HLBOT_PRIVATE_KEY: "set" }).stderr).toBe("");
+  });
+
+  it("exits 0 for valid strategy files given directly, and with --config or $HLBOT_CONFIG", () => {
+    const files = ["strategies/twap-rebalance.yaml", "strategies/validator-staking.yaml"];
+    const r = hlbot(["config", "validate", ...files]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split("\n")).toEqual([
+      'ok strategies/twap-rebalance.yaml: strategy hype-usdc-5050 (twap-rebalance, schedule "0 * * * *")',
+      'ok strategies/validator-staking.yaml: strategy hype-staking (validator-staking, schedule "15 */6 * * *")',
+    ]);
+    expect(hlbot(["config", "validate", "--config", "test/fixtures/config/good/bot.yaml"]).code).toBe(0);
+    const viaEnv = hlbot(["config", "validate"], { HLBOT_CONFIG: "test/fixtures/config/good/bot.yaml" });
+    expect(viaEnv.stdout).toMatch(/^ok test\/fixtures\/config\/good\/bot\.yaml: testnet, live/m);
+  });
+
+  it("exits 2 with file:line, key path and a did-you-mean for a bad bot file", () => {
+    const r = hlbot(["config", "validate", "--config", "test/fixtures/config/bad-bot/types.yaml"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'error: test/fixtures/config/bad-bot/types.yaml:8: limits.maxOrderUSD: unknown key "maxOrderUSD" (did you mean "maxOrderUsd"?)',
+    );
+    expect(r.stderr).toContain(
+      "error: test/fixtures/config/bad-bot/types.yaml:1: network: expected one of: mainnet, testnet",
+    );
+    expect(r.stderr).toMatch(/1 of 1 file\(s\) invalid/);
+    expect(r.stdout).toBe("");
+  });
+
+  it("checks every given file and exits 2 when any is invalid", () => {
+    const r = hlbot([
+      "config",
+      "validate",
+      "strategies/twap-accumulate.yaml",
+      "test/fixtures/config/bad-strategy/kind-typo.yaml",
+      "test/fixtures/config/bad-strategy/weights.yaml",
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/^ok strategies\/twap-accumulate\.yaml/);
+    expect(r.stderr).toContain(
+      'kind-typo.yaml:2: kind: unknown value "twap-rebalanse" (did you mean "twap-rebalance"?)',
+    );
+    expect(r.stderr).toContain("weights.yaml:5: params.targets: target weights must sum to 1");
+    expect(r.stderr).toMatch(/2 of 3 file\(s\) invalid/);
+  });
+
+  it("exits 2 for a missing file and a missing environment variable", () => {
+    expect(hlbot(["config", "validate", "--config", "nowhere.yaml"]).stderr).toMatch(
+      /nowhere\.yaml: file not found/,
+    );
+    const strategy = join(temp, "dca.yaml");
+    writeFileSync(
+      strategy,
+      'name: dca\nkind: twap-accumulate\nschedule: "0 * * * *"\nparams:\n  coin: HYPE\n  side: buy\n  amountUsd: ${DCA_USD}\n  twap: {minutes: 60}\n',
+    );
+    const missing = hlbot(["config", "validate", strategy]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/dca\.yaml:7: params\.amountUsd: environment variable DCA_USD is not set/);
+    expect(hlbot(["config", "validate", strategy], { DCA_USD: "500" }).code).toBe(0);
+  });
+
+  it("exits 2 for an inline key and never prints it", () => {
+    const key = "c4".repeat(32);
+    const bad = join(temp, "bot.yaml");
+    writeFileSync(bad, `network: testnet\nwallet:\n  privateKeyEnv: "${key}"\n`);
+    const r = hlbot(["config", "validate", "--config", bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /bot\.yaml:3: wallet\.privateKeyEnv: this value looks like an inline private key/,
+    );
+    expect(`${r.stdout}${r.stderr}`.toLowerCase()).not.toContain(key);
+  });
+});
+
+describe("hlbot config schema", () => {
+  it("prints the JSON Schema of the bot file, or of strategy files", () => {
+    const bot = hlbot(["config", "schema"]);
+    expect(bot.code).toBe(0);
+    const s = JSON.parse(bot.stdout) as { title: string; properties: Record<string, unknown> };
+    expect(s.title).toBe("hlbot bot configuration");
+    expect(Object.keys(s.properties)).toContain("limits");
+    const strat = JSON.parse(hlbot(["config", "schema", "strategy"]).stdout) as { oneOf: unknown[] };
+    expect(strat.oneOf).toHaveLength(4);
+    expect(hlbot(["config", "schema", "bogus"]).code).toBe(2);
+  });
+});
