@@ -42,6 +42,8 @@ export function ensureBuilt(required: readonly string[]): void {
       mkdirSync(lock);
       break;
     } catch {
+      // A lock left behind by a killed test run is older than any real build: take it over.
+      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 60_000) rmdirSync(lock);
       if (Date.now() > deadline) throw new Error(`build lock ${lock} held for too long`);
       sleepSync(200);
     }
