@@ -20,6 +20,7 @@ import { ValidationError } from "../lib/errors.js";
 import type { Accounts } from "./accounts.js";
 import { type Clock, DAY } from "./clock.js";
 import type { VenueMessages } from "./errors.js";
+import { fmt } from "./format.js";
 import type { Ledger } from "./ledger.js";
 import type { Token } from "./markets.js";
 import type { ScenarioSettings, ScenarioValidator } from "./scenario.js";
@@ -232,6 +233,11 @@ export class Staking {
     return toWireDecimal(fromWei(wei, this.hypeDecimals()));
   }
 
+  /** Venue spelling of a HYPE amount in history entries ("3.0"). */
+  private hypeOut(wei: bigint): string {
+    return fmt(fromWei(wei, this.hypeDecimals()));
+  }
+
   // ---- actions -----------------------------------------------------------------------------------
 
   deposit(user: string, wei: bigint, hash: string): StakingResult {
@@ -245,7 +251,7 @@ export class Staking {
     this.d.spot.add(user, hype, amount.neg());
     const a = this.ensure(user);
     a.undelegated += wei;
-    a.history.push({ time: now, hash, delta: { cDeposit: { amount: this.hype(wei) } } });
+    a.history.push({ time: now, hash, delta: { cDeposit: { amount: this.hypeOut(wei) } } });
     this.d.ledger.record(now, "cDeposit", { amount: this.hype(wei), wei: wei.toString() }, { user, hash });
     return { ok: true };
   }
@@ -280,7 +286,7 @@ export class Staking {
     a.history.push({
       time: now,
       hash,
-      delta: { delegate: { validator, amount: this.hype(wei), isUndelegate } },
+      delta: { delegate: { validator, amount: this.hypeOut(wei), isUndelegate } },
     });
     this.d.ledger.record(
       now,
@@ -304,7 +310,7 @@ export class Staking {
     a.history.push({
       time: now,
       hash,
-      delta: { withdrawal: { amount: this.hype(wei), phase: "initiated" } },
+      delta: { withdrawal: { amount: this.hypeOut(wei), phase: "initiated" } },
     });
     this.enqueueWithdrawal(a, user, wei, now, now + s.withdrawalDelay, hash);
     this.d.ledger.record(
@@ -344,7 +350,7 @@ export class Staking {
     a.history.push({
       time: now,
       hash,
-      delta: { withdrawal: { amount: this.hype(w.amount), phase: "finalized" } },
+      delta: { withdrawal: { amount: this.hypeOut(w.amount), phase: "finalized" } },
     });
     this.d.ledger.record(
       now,

@@ -1,0 +1,258 @@
+// The embedded venue simulator: a local Hyperliquid for tests, demos and simulations (like Anvil for
+// Ethereum). `startSimulator` serves it over HTTP on 127.0.0.1; `createSimulator` gives the same handle
+// without a socket (requests go through the same pipeline in-process, for `hlbot simulate`).
+//
+//   const sim = await startSimulator({ seed: 7 });          // virtual clock, demo scenario, testnet
+//   const transport = new HttpTransport({ baseUrl: sim.url, ... });
+//   sim.advance(10 * 60_000);                                // ten virtual minutes, in milliseconds
+//   await sim.stop();
+import { Decimal } from "../lib/decimal.js";
+import { parseJson, stringifyJson } from "../lib/json.js";
+import type { Clock } from "./clock.js";
+import {
+  type BalanceView,
+  normalizeAddress,
+  type SettingsInput,
+  VenueCore,
+  type VenueOptions,
+} from "./core.js";
+import type { MessageOverrides } from "./errors.js";
+import type { Endpoint } from "./faults.js";
+import { processRequest, type RawResponse, serveVenue, type VenueHttpServer } from "./http.js";
+import type { LedgerEntry, LedgerKind } from "./ledger.js";
+import type { RateLimitConfig } from "./ratelimit.js";
+import type { FaultsInput } from "./scenario.js";
+import type { StakingAccount, Validator, ValidatorPatch } from "./staking.js";
+import type { Twap } from "./twap.js";
+
+export interface SimulatorOptions extends VenueOptions {
+  /** TCP port (0 or absent: a free port). */
+  port?: number;
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string;
+}
+
+export interface StakingView {
+  undelegated: Decimal;
+  delegations: { validator: string; amount: Decimal; lockedUntil: number }[];
+  pendingWithdrawals: { amount: Decimal; initiatedAt: number; finalizesAt: number }[];
+  raw: StakingAccount | undefined;
+}
+
+/** In-process answer: status, content type, and the body parsed as JSON when it is JSON. */
+export interface LocalResponse {
+  status: number;
+  contentType: string;
+  text: string;
+  body: unknown;
+  dropped: boolean;
+}
+
+export class Simulator {
+  /** Base URL (`http://127.0.0.1:PORT`) when served over HTTP, else undefined. */
+  readonly url: string | undefined;
+  readonly port: number | undefined;
+
+  constructor(
+    readonly core: VenueCore,
+    private readonly server: VenueHttpServer | undefined,
+  ) {
+    this.url = server?.url;
+    this.port = server?.port;
+  }
+
+  get clock(): Clock {
+    return this.core.clock;
+  }
+
+  get network(): VenueCore["network"] {
+    return this.core.network;
+  }
+
+  get seed(): number {
+    return this.core.seed;
+  }
+
+  now(): number {
+    return this.core.now();
+  }
+
+  /** Virtual clock only: moves time forward, running every TWAP slice, reward and queue event due. */
+  advance(ms: number): void {
+    this.core.advance(ms);
+  }
+
+  advanceTo(t: number): void {
+    this.core.advance(Math.max(0, t - this.now()));
+  }
+
+  // ---- in-process requests ---------------------------------------------------------------------
+
+  /** Sends a body through the full pipeline (rate limit, faults, 422 rule) without a socket. */
+  request(endpoint: Endpoint, body: unknown, ip = "in-process"): LocalResponse {
+    const raw: RawResponse = processRequest(
+      this.core,
+      endpoint,
+      typeof body === "string" ? body : stringifyJson(body),
+      ip,
+    );
+    let parsed: unknown;
+    try {
+      parsed = raw.contentType.startsWith("application/json") ? parseJson(raw.text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return {
+      status: raw.status,
+      contentType: raw.contentType,
+      text: raw.text,
+      body: parsed,
+      dropped: raw.drop,
+    };
+  }
+
+  info(body: Record<string, unknown>): unknown {
+    return this.request("info", body).body;
+  }
+
+  exchange(body: Record<string, unknown>): unknown {
+    return this.request("exchange", body).body;
+  }
+
+  // ---- inspection and control ------------------------------------------------------------------
+
+  balances(address: string): BalanceView[] {
+    return this.core.balances(address);
+  }
+
+  balance(address: string, coin: string): BalanceView {
+    return this.core.balance(address, coin);
+  }
+
+  fund(address: string, coin: string, amount: Decimal | string | number): void {
+    this.core.fund(address, coin, amount);
+  }
+
+  /** Mid prices by pair name, as allMids answers. */
+  prices(): Record<string, string> {
+    return this.core.mids();
+  }
+
+  price(pair: string | number): Decimal {
+    return this.core.price(pair);
+  }
+
+  setPrice(pair: string | number, px: Decimal | string | number): Decimal {
+    return this.core.setPrice(pair, px);
+  }
+
+  setPairHalted(pair: string | number, halted: boolean): void {
+    this.core.setPairHalted(pair, halted);
+  }
+
+  validators(): Validator[] {
+    return this.core.staking.allValidators();
+  }
+
+  setValidator(address: string, patch: ValidatorPatch): void {
+    this.core.setValidator(address, patch);
+  }
+
+  twaps(user?: string): Twap[] {
+    return this.core.twaps.all(user === undefined ? undefined : normalizeAddress(user));
+  }
+
+  staking(address: string): StakingView {
+    const user = normalizeAddress(address);
+    const raw = this.core.staking.account(user);
+    const dec = this.core.hype?.weiDecimals ?? 8;
+    const hype = (wei: bigint) => fromWeiDecimal(wei, dec);
+    return {
+      undelegated: hype(raw?.undelegated ?? 0n),
+      delegations: [...(raw?.delegations.values() ?? [])].map((d) => ({
+        validator: d.validator,
+        amount: hype(d.amount),
+        lockedUntil: d.lockedUntil,
+      })),
+      pendingWithdrawals: (raw?.pending ?? []).map((w) => ({
+        amount: hype(w.amount),
+        initiatedAt: w.initiatedAt,
+        finalizesAt: w.finalizesAt,
+      })),
+      raw,
+    };
+  }
+
+  /** Every effect applied so far (optionally filtered). */
+  ledger(filter?: {
+    kind?: LedgerKind | LedgerKind[];
+    user?: string;
+    since?: number;
+  }): readonly LedgerEntry[] {
+    return this.core.ledger.list(filter);
+  }
+
+  /** Replaces the fault configuration at run time (`{}` = no faults). */
+  setFaults(faults: FaultsInput): void {
+    this.core.faults.set(faults);
+  }
+
+  setRateLimit(config: RateLimitConfig | false): void {
+    this.core.rateLimiter.configure(config);
+  }
+
+  /** Changes scenario settings at run time (nonce rules, TWAP limits, fees, …). */
+  configure(settings: SettingsInput): void {
+    this.core.configure(settings);
+  }
+
+  setMessages(overrides: MessageOverrides): void {
+    this.core.setMessages(overrides);
+  }
+
+  /** Stops the HTTP server (if any) and the clock's timers. */
+  async stop(): Promise<void> {
+    await this.server?.close();
+    this.core.close();
+  }
+}
+
+function fromWeiDecimal(wei: bigint, decimals: number): Decimal {
+  return new Decimal(wei.toString()).div(new Decimal(10).pow(decimals));
+}
+
+/** A simulator served over HTTP on 127.0.0.1. */
+export async function startSimulator(
+  options: SimulatorOptions = {},
+): Promise<Simulator & { url: string; port: number }> {
+  const core = new VenueCore(options);
+  try {
+    const server = await serveVenue(core, { port: options.port, host: options.host });
+    return new Simulator(core, server) as Simulator & { url: string; port: number };
+  } catch (err) {
+    core.close();
+    throw err;
+  }
+}
+
+/** A simulator without a socket (requests via `request`, `info`, `exchange`). */
+export function createSimulator(options: VenueOptions = {}): Simulator {
+  return new Simulator(new VenueCore(options), undefined);
+}
+
+export { DAY, HOUR, MINUTE, parseDuration, RealClock, SECOND, VirtualClock } from "./clock.js";
+export type { BalanceView, SettingsInput, VenueOptions } from "./core.js";
+export { VenueCore } from "./core.js";
+export { DEFAULT_MESSAGES, type VenueMessages } from "./errors.js";
+export type { Endpoint, FaultDecision } from "./faults.js";
+export { BAD_SCHEMA_BODY, NON_JSON_BODY } from "./http.js";
+export { UNPROCESSABLE_BODY } from "./info.js";
+export type { LedgerEntry, LedgerKind } from "./ledger.js";
+export type { RateLimitConfig } from "./ratelimit.js";
+export {
+  DEMO_SCENARIO_PATH,
+  loadScenarioFile,
+  parseScenarioYaml,
+  type Scenario,
+  type ScenarioInput,
+} from "./scenario.js";

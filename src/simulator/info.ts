@@ -1,0 +1,451 @@
+// Answers to POST /info (and /explorer) of the simulated venue, one function per query type, shaped as
+// the venue answers (reference §3). Requests are validated with the client's own strict request schemas
+// (src/venue/info), so a body the client would refuse to send is exactly a body this venue answers 422.
+import type { z } from "zod";
+import { Decimal, ZERO } from "../lib/decimal.js";
+import { INFO_METHODS } from "../venue/info/methods/index.js";
+import type { InfoMethodSpec } from "../venue/info/query.js";
+import { historyExtraWeight } from "../venue/transport/weights.js";
+import type { VenueCore } from "./core.js";
+import { fmt } from "./format.js";
+import type { Pair, Token } from "./markets.js";
+import { PERIODS } from "./staking.js";
+
+export const UNPROCESSABLE_BODY = "Failed to deserialize the JSON body into the target type";
+const ZERO_HASH = `0x${"0".repeat(64)}`;
+const MAX_FILLS = 2000;
+
+export type InfoAnswer =
+  | { kind: "json"; body: unknown; type: string; weight: number; extraWeight: number }
+  | { kind: "unprocessable" };
+
+type Handler = (core: VenueCore, req: Record<string, unknown>) => unknown;
+
+function hypeOf(core: VenueCore, wei: bigint): string {
+  return fmt(new Decimal(wei.toString()).div(new Decimal(10).pow(core.hype?.weiDecimals ?? 8)));
+}
+
+/** Agents' addresses answer empty data (reference §2). */
+function isAgent(core: VenueCore, user: string): boolean {
+  return core.accounts.agent(user, core.now()) !== undefined;
+}
+
+function spotState(core: VenueCore, user: string): Record<string, unknown> {
+  if (isAgent(core, user)) return { balances: [] };
+  const balances: Record<string, unknown>[] = core.balances(user).map((b) => ({
+    coin: b.coin,
+    token: b.token,
+    total: fmt(b.total),
+    hold: fmt(b.hold),
+    entryNtl: fmt(b.entryNtl),
+  }));
+  const profile = core.accounts.profiles.get(user);
+  for (const o of profile?.outcomeBalances ?? [])
+    balances.push({ coin: o.coin, total: fmt(o.total), hold: "0.0", entryNtl: fmt(o.entryNtl) });
+  const out: Record<string, unknown> = { balances };
+  if (profile && profile.evmEscrows.length > 0) {
+    out.evmEscrows = profile.evmEscrows.map((e) => {
+      const token = core.markets.token(e.coin);
+      return { coin: e.coin, token: token?.index ?? 0, total: fmt(e.total) };
+    });
+  }
+  return out;
+}
+
+function tokenMeta(t: Token): Record<string, unknown> {
+  return {
+    name: t.name,
+    szDecimals: t.szDecimals,
+    weiDecimals: t.weiDecimals,
+    index: t.index,
+    tokenId: t.tokenId,
+    isCanonical: t.isCanonical,
+    evmContract: t.evmContract,
+    fullName: t.fullName,
+    deployerTradingFeeShare: fmt(t.deployerTradingFeeShare ?? ZERO),
+  };
+}
+
+function spotMeta(core: VenueCore): Record<string, unknown> {
+  return {
+    tokens: core.markets.tokens.map(tokenMeta),
+    universe: core.markets.pairs.map((p) => ({
+      name: p.name,
+      tokens: [p.base.index, p.quote.index],
+      index: p.index,
+      isCanonical: p.config.isCanonical,
+    })),
+  };
+}
+
+function supplies(t: Token): { circulating: Decimal; total: Decimal; max: Decimal } {
+  const d = t.details;
+  const total = d?.totalSupply ?? d?.maxSupply ?? new Decimal(1_000_000_000);
+  return { total, circulating: d?.circulatingSupply ?? total, max: d?.maxSupply ?? total };
+}
+
+function assetCtx(core: VenueCore, p: Pair): Record<string, unknown> {
+  const mid = core.markets.mid(p);
+  const vol = core.markets.dayVolume(p);
+  const s = supplies(p.base);
+  return {
+    coin: p.name,
+    prevDayPx: fmt(core.markets.prevDayPx(p)),
+    dayNtlVlm: fmt(vol.ntl),
+    markPx: fmt(mid),
+    midPx: p.halted ? null : fmt(mid),
+    circulatingSupply: fmt(s.circulating),
+    totalSupply: fmt(s.total),
+    dayBaseVlm: fmt(vol.base),
+  };
+}
+
+function perpState(core: VenueCore): Record<string, unknown> {
+  const summary = { accountValue: "0.0", totalNtlPos: "0.0", totalRawUsd: "0.0", totalMarginUsed: "0.0" };
+  return {
+    marginSummary: summary,
+    crossMarginSummary: summary,
+    crossMaintenanceMarginUsed: "0.0",
+    withdrawable: "0.0",
+    assetPositions: [],
+    time: core.now(),
+  };
+}
+
+function twapSide(isBuy: boolean): "B" | "A" {
+  return isBuy ? "B" : "A";
+}
+
+const HANDLERS: Record<string, Handler> = {
+  tokenDetails(core, req) {
+    const tokenId = String(req.tokenId).toLowerCase();
+    const t = core.markets.tokens.find((x) => x.tokenId.toLowerCase() === tokenId);
+    // The venue has no documented answer for an unknown id; null is what a client can recognise.
+    if (!t) return null;
+    const d = t.details;
+    const pair = core.markets.pairForBase(t);
+    const mid = pair ? fmt(core.markets.mid(pair)) : "1.0";
+    const s = supplies(t);
+    const genesis =
+      d?.genesis === undefined || d.genesis === null
+        ? null
+        : {
+            userBalances: d.genesis.userBalances.map(([a, v]) => [a, fmt(v)]),
+            existingTokenBalances: d.genesis.existingTokenBalances.map(([i, v]) => [i, fmt(v)]),
+            ...(d.genesis.blacklistUsers === undefined ? {} : { blacklistUsers: d.genesis.blacklistUsers }),
+          };
+    return {
+      name: t.name,
+      maxSupply: fmt(s.max),
+      totalSupply: fmt(s.total),
+      circulatingSupply: fmt(s.circulating),
+      szDecimals: t.szDecimals,
+      weiDecimals: t.weiDecimals,
+      midPx: pair?.halted ? null : mid,
+      markPx: mid,
+      prevDayPx: pair ? fmt(core.markets.prevDayPx(pair)) : "1.0",
+      genesis,
+      deployer: d?.deployer ?? null,
+      deployGas: d?.deployGas == null ? null : fmt(d.deployGas),
+      deployTime: d?.deployTime ?? null,
+      seededUsdc: fmt(d?.seededUsdc ?? ZERO),
+      nonCirculatingUserBalances: (d?.nonCirculatingUserBalances ?? []).map(([a, v]) => [a, fmt(v)]),
+      futureEmissions: fmt(d?.futureEmissions ?? ZERO),
+    };
+  },
+
+  referral(core, req) {
+    const user = String(req.user);
+    const r = core.accounts.profiles.get(user)?.referral;
+    const totals = {
+      cumVlm: fmt(r?.cumVlm ?? ZERO),
+      unclaimedRewards: fmt(r?.unclaimedRewards ?? ZERO),
+      claimedRewards: fmt(r?.claimedRewards ?? ZERO),
+      builderRewards: fmt(r?.builderRewards ?? ZERO),
+    };
+    let referrerState: Record<string, unknown> = { stage: "needToCreateCode" };
+    if (r?.stage === "needToTrade") referrerState = { stage: "needToTrade", data: { required: r.required } };
+    if (r?.stage === "ready") {
+      referrerState = {
+        stage: "ready",
+        data: {
+          code: r.code,
+          nReferrals: r.referrals.length,
+          referralStates: r.referrals.map((x) => {
+            const st = {
+              cumVlm: fmt(x.cumVlm),
+              cumRewardedFeesSinceReferred: fmt(x.cumRewardedFeesSinceReferred),
+              cumFeesRewardedToReferrer: fmt(x.cumFeesRewardedToReferrer),
+            };
+            return { ...st, timeJoined: x.timeJoined, user: x.user, tokenToState: [[0, st]] };
+          }),
+        },
+      };
+    }
+    return {
+      referredBy: r?.referredBy ?? null,
+      ...totals,
+      referrerState,
+      rewardHistory: [],
+      tokenToState: [[0, totals]],
+    };
+  },
+
+  spotClearinghouseState(core, req) {
+    return spotState(core, String(req.user));
+  },
+
+  delegatorHistory(core, req) {
+    const user = String(req.user);
+    if (isAgent(core, user)) return [];
+    const a = core.staking.account(user);
+    return [...(a?.history ?? [])].reverse().map((h) => ({ time: h.time, hash: h.hash, delta: h.delta }));
+  },
+
+  validatorSummaries(core) {
+    return core.staking
+      .allValidators()
+      .map((v) => ({ v, stake: core.staking.stakeOf(v) }))
+      .sort((a, b) =>
+        a.stake === b.stake ? (a.v.address < b.v.address ? -1 : 1) : a.stake > b.stake ? -1 : 1,
+      )
+      .map(({ v, stake }) => ({
+        validator: v.address,
+        signer: v.signer,
+        name: v.name,
+        description: v.description,
+        nRecentBlocks: v.nRecentBlocks,
+        // Wei beyond 2^53 stays a bigint; the server writes it with stringifyJson.
+        stake: stake <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(stake) : stake,
+        isJailed: v.isJailed,
+        unjailableAfter: v.isJailed ? v.unjailableAfter : null,
+        isActive: v.isActive,
+        commission: fmt(v.commission),
+        stats: PERIODS.map((p) => [
+          p,
+          {
+            uptimeFraction: fmt(v.stats[p].uptimeFraction),
+            predictedApr: fmt(v.stats[p].predictedApr),
+            nSamples: v.stats[p].nSamples,
+          },
+        ]),
+      }));
+  },
+
+  subAccounts2(core, req) {
+    const subs = core.accounts.subAccountsOf(String(req.user));
+    if (subs.length === 0) return null;
+    return subs.map((s) => ({
+      name: s.name,
+      subAccountUser: s.address,
+      master: s.master,
+      dexToClearinghouseState: s.abstraction === "unifiedAccount" ? [] : [["", perpState(core)]],
+      spotState: spotState(core, s.address),
+      ...(s.abstraction === undefined ? {} : { abstraction: s.abstraction }),
+    }));
+  },
+
+  userToMultiSigSigners(core, req) {
+    const m = core.accounts.profiles.get(String(req.user))?.multiSig;
+    return m ? { authorizedUsers: m.authorizedUsers, threshold: m.threshold } : null;
+  },
+
+  txDetails(core, req) {
+    const tx = core.tx(String(req.hash));
+    if (!tx) return { type: "error", message: core.messages.unknownTxHash(String(req.hash)) };
+    return {
+      type: "txDetails",
+      tx: {
+        action: tx.action,
+        block: tx.block,
+        error: tx.error,
+        hash: tx.hash,
+        time: tx.time,
+        user: tx.user,
+      },
+    };
+  },
+
+  isVip(core, req) {
+    const p = core.accounts.profiles.get(String(req.user));
+    return p ? p.isVip : false;
+  },
+
+  spotMeta(core) {
+    return spotMeta(core);
+  },
+
+  allMids(core, req) {
+    // Spot mids are part of the default dex only.
+    if (req.dex !== undefined && req.dex !== "") return {};
+    return core.mids();
+  },
+
+  spotMetaAndAssetCtxs(core) {
+    return [spotMeta(core), core.markets.pairs.map((p) => assetCtx(core, p))];
+  },
+
+  delegations(core, req) {
+    const a = core.staking.account(String(req.user));
+    if (!a) return [];
+    return [...a.delegations.values()]
+      .filter((d) => d.amount > 0n)
+      .map((d) => ({
+        validator: d.validator,
+        amount: hypeOf(core, d.amount),
+        lockedUntilTimestamp: d.lockedUntil,
+      }));
+  },
+
+  delegatorSummary(core, req) {
+    const user = String(req.user);
+    const a = core.staking.account(user);
+    let pending = 0n;
+    for (const w of a?.pending ?? []) pending += w.amount;
+    return {
+      delegated: hypeOf(core, core.staking.totalDelegated(user)),
+      undelegated: hypeOf(core, a?.undelegated ?? 0n),
+      totalPendingWithdrawal: hypeOf(core, pending),
+      nPendingWithdrawals: a?.pending.length ?? 0,
+    };
+  },
+
+  delegatorRewards(core, req) {
+    const a = core.staking.account(String(req.user));
+    return [...(a?.rewards ?? [])]
+      .reverse()
+      .map((r) => ({ time: r.time, source: r.source, totalAmount: hypeOf(core, r.totalAmount) }));
+  },
+
+  twapHistory(core, req) {
+    const user = String(req.user);
+    return core.twaps.historyOf(user).map((h) => ({
+      time: Math.floor(h.time / 1000),
+      state: {
+        coin: h.twap.pair.name,
+        user: h.twap.user,
+        side: twapSide(h.twap.isBuy),
+        sz: fmt(h.twap.size),
+        executedSz: fmt(h.executedSz),
+        executedNtl: fmt(h.executedNtl),
+        minutes: h.twap.minutes,
+        reduceOnly: h.twap.reduceOnly,
+        randomize: h.twap.randomize,
+        timestamp: h.twap.placedAt,
+        trigger: null,
+        stopPx: null,
+      },
+      status: { status: h.status },
+      twapId: h.twap.id,
+    }));
+  },
+
+  userTwapSliceFills(core, req) {
+    const fills = core.twaps.fillsOf(String(req.user));
+    const out: unknown[] = [];
+    for (let i = fills.length - 1; i >= 0 && out.length < MAX_FILLS; i--) {
+      const f = fills[i]!;
+      out.push({
+        fill: {
+          coin: f.coin,
+          px: fmt(f.px),
+          sz: fmt(f.sz),
+          side: f.side,
+          time: f.time,
+          startPosition: fmt(f.startPosition),
+          dir: f.side === "B" ? "Buy" : "Sell",
+          closedPnl: "0.0",
+          hash: ZERO_HASH,
+          oid: f.oid,
+          crossed: true,
+          fee: fmt(f.fee),
+          tid: f.tid,
+          feeToken: f.feeToken,
+          twapId: f.twapId,
+        },
+        twapId: f.twapId,
+      });
+    }
+    return out;
+  },
+
+  userFees(core, req) {
+    const user = String(req.user);
+    const f = core.settings.fees;
+    const rates = core.fees(user);
+    const link = core.accounts.link(user);
+    const asStaking = core.accounts.linkByStaking(user);
+    let stakingLink: Record<string, unknown> | null = null;
+    if (link?.status === "requested") stakingLink = { type: "requested", stakingUser: link.staking };
+    else if (link?.status === "linked") stakingLink = { type: "tradingUser", stakingUser: link.staking };
+    else if (asStaking) stakingLink = { type: "stakingUser", tradingUser: asStaking.trading };
+    const day = new Date(core.now()).toISOString().slice(0, 10);
+    const tiers: Array<[string, string]> = [
+      ["0.0", "0.0"],
+      ["0.0001", "0.05"],
+      ["0.001", "0.1"],
+      ["0.01", "0.15"],
+      ["0.1", "0.2"],
+      ["1.0", "0.3"],
+      ["5.0", "0.4"],
+    ];
+    const active = tiers.find(([, d]) => new Decimal(d).eq(rates.stakingDiscount)) ?? tiers[0]!;
+    return {
+      dailyUserVlm: [{ date: day, userCross: "0.0", userAdd: "0.0", exchange: "0.0" }],
+      feeSchedule: {
+        cross: fmt(f.cross),
+        add: fmt(f.add),
+        spotCross: fmt(f.spotCross),
+        spotAdd: fmt(f.spotAdd),
+        tiers: { vip: [], mm: [] },
+        referralDiscount: fmt(f.referralDiscount),
+        stakingDiscountTiers: tiers.map(([bps, discount]) => ({ bpsOfMaxSupply: bps, discount })),
+      },
+      userCrossRate: fmt(rates.cross),
+      userAddRate: fmt(rates.add),
+      userSpotCrossRate: fmt(rates.spotCross),
+      userSpotAddRate: fmt(rates.spotAdd),
+      activeReferralDiscount: fmt(rates.referralDiscount),
+      trial: null,
+      feeTrialEscrow: "0.0",
+      nextTrialAvailableTimestamp: null,
+      stakingLink,
+      activeStakingDiscount: { bpsOfMaxSupply: active[0], discount: active[1] },
+    };
+  },
+
+  userRole(core, req) {
+    const user = String(req.user);
+    const agent = core.accounts.agent(user, core.now());
+    if (agent) return { role: "agent", data: { user: agent.master } };
+    const sub = core.accounts.subAccount(user);
+    if (sub) return { role: "subAccount", data: { master: sub.master } };
+    const profile = core.accounts.profiles.get(user);
+    if (profile?.role === "vault") return { role: "vault" };
+    return core.accounts.exists(user) ? { role: "user" } : { role: "missing" };
+  },
+};
+
+/** Query types this venue answers (every type of the client's registry). */
+export const SIMULATED_INFO_TYPES = Object.keys(HANDLERS);
+
+/**
+ * Answers one info body (already parsed from JSON). `endpoint` is where it arrived: explorer queries
+ * are answered on /explorer and, as with a custom base URL, on /info too.
+ */
+export function answerInfo(core: VenueCore, body: unknown, endpoint: "info" | "explorer"): InfoAnswer {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return { kind: "unprocessable" };
+  const type = (body as { type?: unknown }).type;
+  if (typeof type !== "string" || !Object.hasOwn(INFO_METHODS, type)) return { kind: "unprocessable" };
+  const spec = INFO_METHODS[type as keyof typeof INFO_METHODS] as InfoMethodSpec;
+  if (endpoint === "explorer" && spec.endpoint !== "explorer") return { kind: "unprocessable" };
+  const parsed = (spec.request as z.ZodType).safeParse(body);
+  const handler = HANDLERS[type];
+  if (!parsed.success || !handler) return { kind: "unprocessable" };
+  const answer = handler(core, parsed.data as Record<string, unknown>);
+  const extraWeight =
+    spec.perItemWeight !== undefined && Array.isArray(answer)
+      ? historyExtraWeight(answer.length, spec.perItemWeight)
+      : 0;
+  return { kind: "json", body: answer, type, weight: spec.weight, extraWeight };
+}
