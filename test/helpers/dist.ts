@@ -43,7 +43,11 @@ export function ensureBuilt(required: readonly string[]): void {
       break;
     } catch {
       // A lock left behind by a killed test run is older than any real build: take it over.
-      if (existsSync(lock) && Date.now() - statSync(lock).mtimeMs > 60_000) rmdirSync(lock);
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > 60_000) rmdirSync(lock);
+      } catch {
+        // Released (or taken over) by someone else in the meantime: just try again.
+      }
       if (Date.now() > deadline) throw new Error(`build lock ${lock} held for too long`);
       sleepSync(200);
     }
