@@ -7,15 +7,25 @@ import { describeError, exitCodeOf } from "../lib/errors.js";
 import { redact } from "../lib/secrets.js";
 import * as configCommand from "./commands/config.js";
 import * as delegateCommand from "./commands/delegate.js";
+import * as historyCommand from "./commands/history.js";
 import * as infoCommand from "./commands/info.js";
 import * as linkStakingCommand from "./commands/linkStaking.js";
+import * as onceCommand from "./commands/once.js";
+import * as planCommand from "./commands/plan.js";
 import * as stakeCommand from "./commands/stake.js";
+import * as statusCommand from "./commands/status.js";
 import * as twapCommand from "./commands/twap.js";
+import * as txCommand from "./commands/tx.js";
 import type { CliContext, CliIo, CommandModule } from "./context.js";
 
 // One entry per command module. Keep the list sorted by the order commands appear in `--help`.
 const COMMANDS: ReadonlyArray<CommandModule> = [
+  planCommand,
+  onceCommand,
+  statusCommand,
+  historyCommand,
   infoCommand,
+  txCommand,
   configCommand,
   delegateCommand,
   stakeCommand,

@@ -5,8 +5,9 @@
 import type { Database } from "better-sqlite3";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { redact } from "../lib/secrets.js";
+import { applyMigrations, type Migration } from "../lib/stateDb.js";
 
-export const JOURNAL_MIGRATIONS: ReadonlyArray<{ id: string; sql: string }> = [
+export const JOURNAL_MIGRATIONS: readonly Migration[] = [
   {
     id: "journal-001",
     sql: `
@@ -148,7 +149,7 @@ export class Journal {
     private readonly db: Database,
     private readonly clock: () => number = Date.now,
   ) {
-    for (const m of JOURNAL_MIGRATIONS) db.exec(m.sql);
+    applyMigrations(db, JOURNAL_MIGRATIONS);
   }
 
   startCycle(c: { id: string; trigger: string; mode: string; account: string; strategies: string[] }): void {

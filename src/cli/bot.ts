@@ -1,0 +1,29 @@
+// Shared start-up of the commands that run the bot (plan, once, run, status, history): load and
+// validate the configuration, then make the logger it asks for. Kept light; heavy modules load lazily.
+import type { Logger } from "pino";
+import type { LoadedConfig } from "../engine/config/loader.js";
+import type { CliContext } from "./context.js";
+
+export interface BotOptions {
+  config?: string;
+}
+
+export async function loadBotConfig(ctx: CliContext, opts: BotOptions): Promise<LoadedConfig> {
+  const { loadConfig, resolveConfigPath } = await import("../engine/config/loader.js");
+  return loadConfig(resolveConfigPath(opts.config, ctx.env), ctx.env);
+}
+
+/** A logger writing to stderr (stdout carries command results), at the configured level or debug with --verbose. */
+export async function botLogger(
+  ctx: CliContext,
+  config: LoadedConfig | undefined,
+): Promise<Logger & { flush(): Promise<void> }> {
+  const { createLogger } = await import("../lib/log.js");
+  return createLogger({
+    level: ctx.verbose ? "debug" : (config?.log.level ?? "info"),
+    format: config?.log.format ?? "auto",
+    ...(config?.log.file ? { file: config.log.file } : {}),
+    stream: { write: (s: string) => (ctx.stderr(s), true) } as unknown as NodeJS.WritableStream,
+    isTTY: ctx.isTTY,
+  });
+}

@@ -1,0 +1,233 @@
+// Fills a Snapshot from the info client. Only the queries the running strategies need are made (each
+// costs request weight against the venue's per-minute budget), in parallel, and every answer has been
+// validated by its schema before it gets here. Any failed or invalid read fails the whole snapshot:
+// nothing is ever decided on partial data.
+import { Decimal, ZERO } from "../lib/decimal.js";
+import type { InfoClient } from "../venue/info/client.js";
+import type { SpotMetaResponse, TwapHistoryResponse } from "../venue/info/methods/index.js";
+import type { NetworkName } from "../venue/networks.js";
+import type {
+  Delegation,
+  MultiSigInfo,
+  RunningTwap,
+  Snapshot,
+  SpotBalance,
+  SpotPair,
+  SpotToken,
+  StakingLink,
+  StakingSummary,
+  ValidatorInfo,
+  VenueRules,
+} from "./snapshot.js";
+
+/** Groups of reads; a strategy kind declares which it needs. */
+export type SnapshotPart = "twaps" | "staking" | "validators" | "fees";
+
+export const PARTS_BY_KIND: Readonly<Record<string, readonly SnapshotPart[]>> = {
+  "twap-rebalance": ["twaps", "fees"],
+  "twap-accumulate": ["twaps", "fees"],
+  "validator-staking": ["staking", "validators"],
+  "link-staking": ["fees"],
+};
+
+/** Facts about the account that change rarely; read once at start-up (see readAccountFacts). */
+export interface AccountFacts {
+  isVip: boolean | null;
+  subAccounts: string[];
+  multiSig: MultiSigInfo | null;
+}
+
+export interface ReadSnapshotOptions {
+  account: string;
+  network: NetworkName;
+  rules: VenueRules;
+  parts: ReadonlySet<SnapshotPart>;
+  facts: AccountFacts;
+  now: number;
+  signal?: AbortSignal;
+}
+
+export async function readAccountFacts(
+  info: InfoClient,
+  account: string,
+  signal?: AbortSignal,
+): Promise<AccountFacts> {
+  const [isVip, subAccounts, multiSig] = await Promise.all([
+    info.isVip({ user: account }, signal),
+    info.subAccounts2({ user: account }, signal),
+    info.userToMultiSigSigners({ user: account }, signal),
+  ]);
+  return {
+    isVip: isVip ?? null,
+    subAccounts: (subAccounts ?? []).map((s) => s.subAccountUser),
+    multiSig: multiSig
+      ? { authorizedUsers: [...multiSig.authorizedUsers], threshold: multiSig.threshold }
+      : null,
+  };
+}
+
+export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Promise<Snapshot> {
+  const user = o.account;
+  const s = o.signal;
+  const want = (p: SnapshotPart) => o.parts.has(p);
+  const [meta, mids, spot, twapHistory, fees, summary, delegations, validators] = await Promise.all([
+    info.spotMeta({}, s),
+    info.allMids({}, s),
+    info.spotClearinghouseState({ user }, s),
+    want("twaps") ? info.twapHistory({ user }, s) : undefined,
+    want("fees") || want("twaps") ? info.userFees({ user }, s) : undefined,
+    want("staking") ? info.delegatorSummary({ user }, s) : undefined,
+    want("staking") ? info.delegations({ user }, s) : undefined,
+    want("validators") ? info.validatorSummaries({}, s) : undefined,
+  ]);
+
+  const { tokens, pairs } = spotUniverse(meta, mids);
+  const balances = new Map<string, SpotBalance>();
+  for (const b of spot.balances) {
+    if (b.token === undefined) continue; // outcome-market balances are not spot tokens
+    const total = new Decimal(b.total);
+    const hold = new Decimal(b.hold);
+    const available = Decimal.max(ZERO, total.minus(hold));
+    balances.set(b.coin, { coin: b.coin, token: b.token, total, hold, available });
+  }
+
+  const staking: StakingSummary = summary
+    ? {
+        delegated: new Decimal(summary.delegated),
+        undelegated: new Decimal(summary.undelegated),
+        totalPendingWithdrawal: new Decimal(summary.totalPendingWithdrawal),
+        nPendingWithdrawals: summary.nPendingWithdrawals,
+      }
+    : { delegated: ZERO, undelegated: ZERO, totalPendingWithdrawal: ZERO, nPendingWithdrawals: 0 };
+
+  const delegationList: Delegation[] = (delegations ?? []).map((d) => ({
+    validator: d.validator.toLowerCase(),
+    amount: new Decimal(d.amount),
+    lockedUntil: d.lockedUntilTimestamp,
+  }));
+
+  const validatorList: ValidatorInfo[] = (validators ?? []).map((v) => {
+    const stats = Object.fromEntries(
+      v.stats.map(([period, st]) => [
+        period,
+        {
+          uptimeFraction: new Decimal(st.uptimeFraction),
+          predictedApr: new Decimal(st.predictedApr),
+          nSamples: st.nSamples,
+        },
+      ]),
+    ) as ValidatorInfo["stats"];
+    return {
+      address: v.validator.toLowerCase(),
+      name: v.name,
+      stake: v.stake,
+      isJailed: v.isJailed,
+      isActive: v.isActive,
+      commission: new Decimal(v.commission),
+      unjailableAfter: v.unjailableAfter,
+      stats,
+    };
+  });
+
+  return {
+    takenAt: o.now,
+    network: o.network,
+    account: user.toLowerCase(),
+    tokens,
+    pairs,
+    balances,
+    staking,
+    delegations: delegationList,
+    validators: validatorList,
+    twaps: twapHistory ? runningTwaps(twapHistory, pairs) : [],
+    stakingLink: (fees?.stakingLink ?? null) as StakingLink,
+    spotTakerFee: fees ? new Decimal(fees.userSpotCrossRate) : ZERO,
+    isVip: o.facts.isVip,
+    subAccounts: o.facts.subAccounts,
+    multiSig: o.facts.multiSig,
+    rules: o.rules,
+  };
+}
+
+/** Tokens by name and pairs by venue name. A duplicated token name keeps its canonical (lowest) index. */
+export function spotUniverse(
+  meta: SpotMetaResponse,
+  mids: Record<string, string>,
+): { tokens: Map<string, SpotToken>; pairs: Map<string, SpotPair> } {
+  const byIndex = new Map<number, SpotToken>();
+  const tokens = new Map<string, SpotToken>();
+  for (const t of meta.tokens) {
+    const token: SpotToken = {
+      name: t.name,
+      index: t.index,
+      tokenId: t.tokenId,
+      szDecimals: t.szDecimals,
+      weiDecimals: t.weiDecimals,
+    };
+    byIndex.set(t.index, token);
+    const known = tokens.get(t.name);
+    if (known === undefined || t.index < known.index) tokens.set(t.name, token);
+  }
+  const pairs = new Map<string, SpotPair>();
+  for (const p of meta.universe) {
+    const base = byIndex.get(p.tokens[0]);
+    const quote = byIndex.get(p.tokens[1]);
+    if (base === undefined || quote === undefined) continue;
+    const mid = mids[p.name];
+    pairs.set(p.name, {
+      name: p.name,
+      index: p.index,
+      assetId: 10_000 + p.index,
+      base,
+      quote,
+      mid: mid === undefined ? undefined : new Decimal(mid),
+    });
+  }
+  return { tokens, pairs };
+}
+
+function runningTwaps(history: TwapHistoryResponse, pairs: ReadonlyMap<string, SpotPair>): RunningTwap[] {
+  // The history holds every state change of every TWAP; the latest entry per twapId decides whether it runs.
+  const latest = new Map<string, TwapHistoryResponse[number]>();
+  for (const entry of history) {
+    const key =
+      entry.twapId === undefined ? `t${entry.state.timestamp}:${entry.state.coin}` : `id${entry.twapId}`;
+    const seen = latest.get(key);
+    if (seen === undefined || entry.timeMs >= seen.timeMs) latest.set(key, entry);
+  }
+  const running: RunningTwap[] = [];
+  for (const entry of latest.values()) {
+    if (entry.status.status !== "activated") continue;
+    const st = entry.state;
+    running.push({
+      twapId: entry.twapId,
+      coin: st.coin,
+      assetId: pairs.get(st.coin)?.assetId,
+      side: st.side === "B" ? "buy" : "sell",
+      size: new Decimal(st.sz),
+      executedSize: new Decimal(st.executedSz),
+      executedNotional: new Decimal(st.executedNtl),
+      minutes: st.minutes,
+      startedAt: st.timestamp,
+    });
+  }
+  return running.sort((a, b) => a.startedAt - b.startedAt);
+}
+
+/** A compact, JSON-safe summary of a snapshot for the journal and logs. */
+export function summarizeSnapshot(snapshot: Snapshot): Record<string, unknown> {
+  return {
+    takenAt: snapshot.takenAt,
+    account: snapshot.account,
+    balances: Object.fromEntries([...snapshot.balances.values()].map((b) => [b.coin, b.total.toFixed()])),
+    staking: {
+      delegated: snapshot.staking.delegated.toFixed(),
+      undelegated: snapshot.staking.undelegated.toFixed(),
+      pendingWithdrawal: snapshot.staking.totalPendingWithdrawal.toFixed(),
+    },
+    delegations: snapshot.delegations.length,
+    validators: snapshot.validators.length,
+    runningTwaps: snapshot.twaps.map((t) => t.twapId ?? t.coin),
+    stakingLink: snapshot.stakingLink?.type ?? null,
+  };
+}

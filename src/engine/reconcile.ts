@@ -1,0 +1,211 @@
+// Reconciliation: before deciding anything new, find out what happened to every submission whose answer
+// was lost (pending: written but maybe never sent, e.g. a crash; unknown: sent, answer lost). The venue
+// is the source of truth: a matching TWAP in twapHistory, a matching entry in delegatorHistory, or the
+// staking link in userFees means it landed. A submission is declared absent only when it can no longer
+// land: an L1 action after its expiresAfter, a user-signed one (no expiry on the venue) after a grace
+// period. Until then its strategy stays blocked, so nothing is ever done twice.
+import { Decimal } from "../lib/decimal.js";
+import { parseJson } from "../lib/json.js";
+import type { InfoClient } from "../venue/info/client.js";
+import type { DelegatorHistoryResponse, TwapHistoryResponse } from "../venue/info/methods/index.js";
+import type { Journal, SubmissionRow } from "./journal.js";
+
+export interface ReconcileOptions {
+  account: string;
+  now: number;
+  /** How long after its nonce a user-signed submission may still land (default 5 min). */
+  userSignedGraceMs?: number;
+  /** Allowance for clock differences between hlbot and the venue (default 10 s). */
+  clockSlackMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface ReconcileResult {
+  submissionId: number;
+  strategy: string;
+  actionType: string;
+  verdict: "landed" | "absent" | "unresolved";
+  detail: string;
+}
+
+export const DEFAULT_USER_SIGNED_GRACE_MS = 5 * 60_000;
+
+interface Evidence {
+  twaps?: TwapHistoryResponse;
+  history?: DelegatorHistoryResponse;
+  stakingLink?: { type: string; stakingUser?: string; tradingUser?: string } | null;
+  pairNames?: Map<number, string[]>;
+}
+
+export async function reconcile(
+  info: InfoClient,
+  journal: Journal,
+  o: ReconcileOptions,
+): Promise<ReconcileResult[]> {
+  const rows = journal.unresolved(o.account);
+  if (rows.length === 0) return [];
+  const types = new Set(rows.map((r) => r.actionType));
+  const user = o.account;
+  const needTwaps = types.has("twapOrder") || types.has("twapCancel");
+  const needHistory = types.has("tokenDelegate") || types.has("cDeposit") || types.has("cWithdraw");
+  const [twaps, history, fees, meta] = await Promise.all([
+    needTwaps ? info.twapHistory({ user }, o.signal) : undefined,
+    needHistory ? info.delegatorHistory({ user }, o.signal) : undefined,
+    types.has("linkStakingUser") ? info.userFees({ user }, o.signal) : undefined,
+    types.has("twapOrder") ? info.spotMeta({}, o.signal) : undefined,
+  ]);
+  const evidence: Evidence = { twaps, history, stakingLink: fees?.stakingLink ?? null };
+  if (meta) {
+    const names = new Map<number, string[]>();
+    const tokenName = new Map(meta.tokens.map((t) => [t.index, t.name]));
+    for (const p of meta.universe) {
+      const base = tokenName.get(p.tokens[0]);
+      names.set(10_000 + p.index, base ? [p.name, base] : [p.name]);
+    }
+    evidence.pairNames = names;
+  }
+
+  const claimed = new Set<string>();
+  const results: ReconcileResult[] = [];
+  for (const row of rows) {
+    const found = findEvidence(row, evidence, claimed, o);
+    let result: ReconcileResult;
+    if (found) {
+      claimed.add(found.key);
+      journal.resolve(row.id, {
+        status: "landed",
+        reason: `reconciled: ${found.detail}`,
+        ...(found.twapId === undefined ? {} : { twapId: found.twapId }),
+      });
+      result = {
+        submissionId: row.id,
+        strategy: row.strategy,
+        actionType: row.actionType,
+        verdict: "landed",
+        detail: found.detail,
+      };
+    } else if (o.now > deadline(row, o)) {
+      const detail =
+        row.expiresAfter !== null
+          ? `not on the venue and expired at ${new Date(row.expiresAfter).toISOString()}, so it can no longer land`
+          : `not on the venue ${Math.round((o.now - row.nonce) / 1000)} s after it was signed`;
+      journal.resolve(row.id, { status: "absent", reason: `reconciled: ${detail}` });
+      result = {
+        submissionId: row.id,
+        strategy: row.strategy,
+        actionType: row.actionType,
+        verdict: "absent",
+        detail,
+      };
+    } else {
+      result = {
+        submissionId: row.id,
+        strategy: row.strategy,
+        actionType: row.actionType,
+        verdict: "unresolved",
+        detail: "not on the venue yet and could still land; its strategy waits",
+      };
+    }
+    journal.recordAttempt(row.id, `reconcile:${result.verdict}`, result.detail);
+    results.push(result);
+  }
+  return results;
+}
+
+function deadline(row: SubmissionRow, o: ReconcileOptions): number {
+  const slack = o.clockSlackMs ?? 10_000;
+  if (row.expiresAfter !== null) return row.expiresAfter + slack;
+  return row.nonce + (o.userSignedGraceMs ?? DEFAULT_USER_SIGNED_GRACE_MS) + slack;
+}
+
+function findEvidence(
+  row: SubmissionRow,
+  ev: Evidence,
+  claimed: ReadonlySet<string>,
+  o: ReconcileOptions,
+): { key: string; detail: string; twapId?: number } | undefined {
+  const body = parseJson(row.request) as { action: Record<string, unknown>; nonce: number };
+  const action = body.action;
+  const slack = o.clockSlackMs ?? 10_000;
+  const from = row.nonce - slack;
+  const until = deadline(row, o) + slack;
+
+  switch (row.actionType) {
+    case "twapOrder": {
+      const twap = action.twap as { a: number; b: boolean; s: string; m: number };
+      const names = ev.pairNames?.get(twap.a) ?? [];
+      for (const entry of ev.twaps ?? []) {
+        const st = entry.state;
+        const key = `twap:${entry.twapId ?? st.timestamp}`;
+        if (claimed.has(key)) continue;
+        if (st.timestamp < from || st.timestamp > until) continue;
+        if (!names.includes(st.coin)) continue;
+        if ((st.side === "B") !== twap.b || st.minutes !== twap.m) continue;
+        if (!new Decimal(st.sz).eq(new Decimal(twap.s))) continue;
+        return {
+          key,
+          detail: `TWAP ${entry.twapId ?? "(no id)"} found in twapHistory`,
+          twapId: entry.twapId,
+        };
+      }
+      return undefined;
+    }
+    case "twapCancel": {
+      const twapId = action.t as number;
+      const ended = (ev.twaps ?? []).find((e) => e.twapId === twapId && e.status.status === "terminated");
+      return ended ? { key: `cancel:${twapId}`, detail: `TWAP ${twapId} shows as terminated` } : undefined;
+    }
+    case "tokenDelegate":
+    case "cDeposit":
+    case "cWithdraw": {
+      const amount = new Decimal(String(action.wei)).div(1e8);
+      for (const entry of ev.history ?? []) {
+        const key = `hist:${entry.hash}:${entry.time}`;
+        if (claimed.has(key) || entry.time < from || entry.time > until) continue;
+        const delta = entry.delta as Record<string, Record<string, unknown> | undefined>;
+        if (row.actionType === "tokenDelegate") {
+          const d = delta.delegate;
+          if (
+            d &&
+            String(d.validator).toLowerCase() === String(action.validator).toLowerCase() &&
+            Boolean(d.isUndelegate) === Boolean(action.isUndelegate) &&
+            new Decimal(String(d.amount)).eq(amount)
+          ) {
+            return {
+              key,
+              detail: `delegation found in delegatorHistory at ${new Date(entry.time).toISOString()}`,
+            };
+          }
+        } else if (row.actionType === "cDeposit") {
+          const d = delta.cDeposit;
+          if (d && new Decimal(String(d.amount)).eq(amount)) {
+            return {
+              key,
+              detail: `staking deposit found in delegatorHistory at ${new Date(entry.time).toISOString()}`,
+            };
+          }
+        } else {
+          const d = delta.withdrawal;
+          if (d && d.phase === "initiated" && new Decimal(String(d.amount)).eq(amount)) {
+            return {
+              key,
+              detail: `withdrawal found in delegatorHistory at ${new Date(entry.time).toISOString()}`,
+            };
+          }
+        }
+      }
+      return undefined;
+    }
+    case "linkStakingUser": {
+      const link = ev.stakingLink;
+      const counterparty = String(action.user).toLowerCase();
+      if (!link) return undefined;
+      const other = (link.stakingUser ?? link.tradingUser ?? "").toLowerCase();
+      return other === counterparty
+        ? { key: "link", detail: `userFees.stakingLink is ${link.type}` }
+        : undefined;
+    }
+    default:
+      return undefined;
+  }
+}

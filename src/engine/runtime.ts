@@ -1,0 +1,163 @@
+// Assembles a running bot from a loaded configuration: transport → info client, signer → exchange
+// client (live, dry-run, or none for unsigned plans), the state database → nonces and journal, and the
+// account facts. Every command that runs cycles (plan, once, run, simulate) goes through here, so they
+// differ only in the options they pass.
+import { existsSync } from "node:fs";
+import type { Logger } from "pino";
+import { ConfigError } from "../lib/errors.js";
+import { openStateDb, type StateDatabase } from "../lib/stateDb.js";
+import { ExchangeClient } from "../venue/exchange/client.js";
+import { InfoClient } from "../venue/info/client.js";
+import { resolveEndpoints } from "../venue/networks.js";
+import { NonceStore } from "../venue/nonces.js";
+import { loadSigner, type Signer } from "../venue/signing/signer.js";
+import { WeightBudget } from "../venue/transport/budget.js";
+import { HttpTransport } from "../venue/transport/http.js";
+import type { LoadedConfig } from "./config/loader.js";
+import type { CycleDeps, CycleStrategy } from "./cycle.js";
+import { Journal } from "./journal.js";
+import type { BotMetrics } from "./metrics.js";
+import { type AccountFacts, readAccountFacts } from "./readSnapshot.js";
+
+export interface RuntimeOptions {
+  config: LoadedConfig;
+  env: NodeJS.ProcessEnv;
+  /** Effective mode: `--dry-run` or `mode: dry-run` give "dry-run"; `plan --unsigned` gives "unsigned". */
+  mode: "live" | "dry-run" | "unsigned";
+  logger: Logger;
+  clock?: () => number;
+  metrics?: BotMetrics;
+  /** A signer supplied by the caller (simulate's demo key) instead of the configured wallet. */
+  signer?: Signer;
+  /** Override of the client-side weight budget (simulate disables it: time there is virtual). */
+  budget?: WeightBudget | null;
+  /** Override of the endpoint base URL (simulate points at its embedded venue). */
+  baseUrl?: string;
+  /** Resend policy override for live submissions (tests keep it short). */
+  resend?: ConstructorParameters<typeof ExchangeClient>[0]["resend"];
+}
+
+export interface Runtime {
+  readonly config: LoadedConfig;
+  readonly transport: HttpTransport;
+  readonly info: InfoClient;
+  readonly exchange: ExchangeClient | undefined;
+  readonly signer: Signer | undefined;
+  readonly account: string;
+  readonly db: StateDatabase;
+  readonly journal: Journal;
+  readonly clock: () => number;
+  /** Account facts (multi-sig, VIP, sub-accounts), read once and kept. */
+  facts(signal?: AbortSignal): Promise<AccountFacts>;
+  /** Forget the cached facts (the daemon refreshes them now and then). */
+  refreshFacts(): void;
+  cycleDeps(facts: AccountFacts): CycleDeps;
+  /** The enabled strategies of the configuration, in file order. */
+  strategies(): CycleStrategy[];
+  close(): Promise<void>;
+}
+
+export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
+  const { config } = o;
+  const clock = o.clock ?? Date.now;
+  let signer = o.signer;
+  if (!signer && o.mode !== "unsigned") signer = await loadSigner(config.wallet, o.env);
+  const account = (config.account ?? signer?.address)?.toLowerCase();
+  if (!account) {
+    throw new ConfigError("`account` is required when no key is loaded (plan --unsigned)", {
+      file: config.file,
+      keyPath: "account",
+    });
+  }
+
+  const endpoints = resolveEndpoints(config.network, o.baseUrl ?? config.baseUrl);
+  const transport = new HttpTransport({
+    endpoints,
+    timeoutMs: config.venue.timeoutMs,
+    retry: { attempts: config.venue.readAttempts },
+    budget: o.budget !== undefined ? o.budget : new WeightBudget({ capacity: config.venue.weightPerMinute }),
+  });
+  const info = new InfoClient(transport);
+
+  let db: StateDatabase;
+  try {
+    db = await openStateDb({ dir: config.state });
+  } catch (err) {
+    await transport.close();
+    throw err;
+  }
+  const journal = new Journal(db, clock);
+  const nonces = new NonceStore(db, { clock });
+
+  let exchange: ExchangeClient | undefined;
+  if (signer && o.mode !== "unsigned") {
+    const common = {
+      network: config.network,
+      signer,
+      account,
+      nonces,
+      clock,
+      expiresAfterMs: config.venue.expiresAfterMs,
+      twapMaxMinutes: config.venue.rules.twapMaxMinutes,
+      warn: (message: string) => o.logger.warn(message),
+      ...(o.resend ? { resend: o.resend } : {}),
+    };
+    exchange =
+      o.mode === "live"
+        ? new ExchangeClient({ ...common, mode: "live", transport })
+        : new ExchangeClient({ ...common, mode: "dry-run" });
+  }
+
+  let facts: Promise<AccountFacts> | undefined;
+  const runtime: Runtime = {
+    config,
+    transport,
+    info,
+    exchange,
+    signer,
+    account,
+    db,
+    journal,
+    clock,
+    facts(signal) {
+      facts ??= readAccountFacts(info, account, signal).catch((err: unknown) => {
+        facts = undefined;
+        throw err;
+      });
+      return facts;
+    },
+    refreshFacts() {
+      facts = undefined;
+    },
+    cycleDeps(f) {
+      return {
+        info,
+        exchange,
+        journal,
+        account,
+        network: config.network,
+        rules: config.venue.rules,
+        limits: config.limits,
+        facts: f,
+        clock,
+        logger: o.logger,
+        ...(o.metrics ? { metrics: o.metrics } : {}),
+      };
+    },
+    strategies() {
+      return config.strategies
+        .filter((s) => s.enabled)
+        .map((s) => ({ name: s.name, kind: s.kind, params: s.params }));
+    },
+    async close() {
+      await transport.close();
+      db.close();
+    },
+  };
+  return runtime;
+}
+
+/** True while the configured kill-switch file exists. */
+export function killSwitchActive(config: LoadedConfig): boolean {
+  return existsSync(config.limits.killSwitchFile);
+}
