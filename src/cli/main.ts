@@ -16,6 +16,7 @@ import * as stakeCommand from "./commands/stake.js";
 import * as statusCommand from "./commands/status.js";
 import * as twapCommand from "./commands/twap.js";
 import * as txCommand from "./commands/tx.js";
+import * as venueCommand from "./commands/venue.js";
 import type { CliContext, CliIo, CommandModule } from "./context.js";
 
 // One entry per command module. Keep the list sorted by the order commands appear in `--help`.
@@ -31,6 +32,7 @@ const COMMANDS: ReadonlyArray<CommandModule> = [
   stakeCommand,
   twapCommand,
   linkStakingCommand,
+  venueCommand,
 ];
 
 function packageVersion(): string {

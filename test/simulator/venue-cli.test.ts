@@ -1,0 +1,211 @@
+// `hlbot venue` as a real process: prints its URL, serves requests signed by an independent
+// implementation of the signing rules (and refuses them altered by one field), applies --fund, and
+// stops cleanly on SIGTERM and SIGINT. Bad flags exit 2 before anything starts.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { BIN, ensureBuilt } from "../helpers/dist.js";
+import { ADDR, KEYS } from "./fixtures.js";
+import { type IndependentBody, independentL1, independentUserSigned } from "./independent.js";
+
+const dir = mkdtempSync(join(tmpdir(), "hlbot-venue-cli-"));
+const children: ChildProcess[] = [];
+
+beforeAll(() => ensureBuilt(["cli/main.js", "cli/commands/venue.js", "simulator/index.js"]), 120_000);
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Running {
+  child: ChildProcess;
+  url: string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+function startVenue(args: string[]): Promise<Running> {
+  const child = spawn(process.execPath, [BIN, "venue", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let out = "";
+  let err = "";
+  child.stderr!.on("data", (d) => {
+    err += String(d);
+  });
+  const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed; stderr: ${err}`)), 15_000);
+    child.stdout!.on("data", (d) => {
+      out += String(d);
+      const line = out.split("\n")[0];
+      if (out.includes("\n") && line) {
+        clearTimeout(timer);
+        resolve({ child, url: line.trim(), stderr: () => err, exit });
+      }
+    });
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code}: ${err}`));
+    });
+  });
+}
+
+function runToExit(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, "venue", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let err = "";
+  child.stderr.on("data", (d) => {
+    err += String(d);
+  });
+  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stderr: err })));
+}
+
+async function postJson(url: string, path: string, body: unknown): Promise<unknown> {
+  const res = await fetch(`${url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+function alter(body: IndependentBody, fn: (action: Record<string, unknown>) => void): IndependentBody {
+  const copy = structuredClone(body);
+  fn(copy.action);
+  return copy;
+}
+
+describe("hlbot venue", () => {
+  it("accepts independently signed requests, refuses them altered by one field, funds accounts, stops on SIGTERM", async () => {
+    const venue = await startVenue([
+      "--port",
+      "0",
+      "--seed",
+      "3",
+      "--fund",
+      `${ADDR.stranger}:HYPE=100,USDC=2000`,
+    ]);
+    expect(venue.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const now = Date.now();
+
+    const twap = { type: "twapOrder", twap: { a: 10107, b: false, s: "10", r: false, m: 5, t: false } };
+    const l1 = independentL1(KEYS.trader, twap, now, "testnet");
+    const placed = (await postJson(venue.url, "/exchange", l1)) as {
+      response: { data: { status: { running?: unknown } } };
+    };
+    expect(placed.response.data.status.running).toMatchObject({ twapId: expect.any(Number) });
+    const l1Altered = alter(independentL1(KEYS.trader, twap, now + 1, "testnet"), (a) => {
+      (a.twap as { s: string }).s = "11";
+    });
+    const refused = (await postJson(venue.url, "/exchange", l1Altered)) as {
+      status: string;
+      response: string;
+    };
+    expect(refused.status).toBe("err");
+    expect(refused.response).toMatch(/^User or API Wallet 0x[0-9a-f]{40} does not exist\.$/);
+    expect(refused.response).not.toContain(ADDR.trader);
+    // With a vault and an expiry: the L1 recipe's optional tail.
+    const buy = { type: "twapOrder", twap: { a: 10107, b: true, s: "10", r: false, m: 5, t: false } };
+    const withTail = independentL1(KEYS.trader, buy, now + 2, "testnet", {
+      vaultAddress: ADDR.sub,
+      expiresAfter: now + 60_000,
+    });
+    const forSub = (await postJson(venue.url, "/exchange", withTail)) as typeof placed;
+    expect(forSub.response.data.status.running).toMatchObject({ twapId: expect.any(Number) });
+
+    const delegate = {
+      type: "tokenDelegate",
+      signatureChainId: "0x66eee",
+      hyperliquidChain: "Testnet",
+      validator: "0x5ac99df645f3414876c816caa18b2d234024b487",
+      wei: 100_000_000,
+      isUndelegate: false,
+      nonce: now + 3,
+    };
+    const user = independentUserSigned(KEYS.trader, delegate);
+    expect(await postJson(venue.url, "/exchange", user)).toEqual({
+      status: "ok",
+      response: { type: "default" },
+    });
+    const userAltered = alter(independentUserSigned(KEYS.trader, { ...delegate, nonce: now + 4 }), (a) => {
+      a.wei = 200_000_000;
+    });
+    const refusedUser = (await postJson(venue.url, "/exchange", userAltered)) as { response: string };
+    expect(refusedUser.response).toMatch(/^Must deposit before performing actions\. User: 0x[0-9a-f]{40}$/);
+    expect(refusedUser.response).not.toContain(ADDR.trader);
+
+    // --fund created the stranger's account: it can now stake.
+    const deposit = {
+      type: "cDeposit",
+      signatureChainId: "0x66eee",
+      hyperliquidChain: "Testnet",
+      wei: 5_000_000_000,
+      nonce: now,
+    };
+    expect(await postJson(venue.url, "/exchange", independentUserSigned(KEYS.stranger, deposit))).toEqual({
+      status: "ok",
+      response: { type: "default" },
+    });
+    const balances = (await postJson(venue.url, "/info", {
+      type: "spotClearinghouseState",
+      user: ADDR.stranger,
+    })) as {
+      balances: { coin: string; total: string }[];
+    };
+    expect(balances.balances.find((b) => b.coin === "HYPE")?.total).toBe("50.0");
+    expect(balances.balances.find((b) => b.coin === "USDC")?.total).toBe("2010.0");
+
+    venue.child.kill("SIGTERM");
+    expect(await venue.exit).toBe(0);
+    expect(venue.stderr()).toMatch(/stopped \(SIGTERM\)/);
+  }, 30_000);
+
+  it("takes a scenario file and the mainnet network; stops on SIGINT", async () => {
+    const file = join(dir, "tiny.yaml");
+    writeFileSync(
+      file,
+      [
+        "name: tiny",
+        "tokens:",
+        "  - { name: USDC, index: 0, szDecimals: 8, weiDecimals: 8 }",
+        "  - { name: HYPE, index: 150, szDecimals: 2, weiDecimals: 8 }",
+        "pairs: [{ index: 107, base: HYPE, quote: USDC }]",
+        'prices: { "@107": { start: "40" } }',
+        `balances: { "${ADDR.trader}": { HYPE: "10" } }`,
+      ].join("\n"),
+    );
+    const venue = await startVenue(["--scenario", file, "--network", "mainnet"]);
+    expect(await postJson(venue.url, "/info", { type: "allMids" })).toEqual({ "@107": "40.0" });
+    const now = Date.now();
+    const noop = (n: number, network: "mainnet" | "testnet") =>
+      independentL1(KEYS.trader, { type: "noop" }, n, network);
+    expect(await postJson(venue.url, "/exchange", noop(now, "mainnet"))).toEqual({
+      status: "ok",
+      response: { type: "default" },
+    });
+    expect(await postJson(venue.url, "/exchange", noop(now + 1, "testnet"))).toMatchObject({ status: "err" });
+    venue.child.kill("SIGINT");
+    expect(await venue.exit).toBe(0);
+  }, 30_000);
+
+  it("exits 2 on bad flags and bad scenarios, naming the problem", async () => {
+    const badFund = await runToExit(["--fund", "0x12:HYPE=1"]);
+    expect(badFund.code).toBe(2);
+    expect(badFund.stderr).toMatch(/--fund/);
+    const badAmount = await runToExit(["--fund", `${ADDR.trader}:HYPE=lots`]);
+    expect(badAmount.code).toBe(2);
+    const badCoin = await runToExit(["--fund", `${ADDR.trader}:DOGE=1`]);
+    expect(badCoin.code).toBe(2);
+    expect(badCoin.stderr).toMatch(/DOGE/);
+    expect((await runToExit(["--port", "http"])).code).toBe(2);
+    expect((await runToExit(["--network", "devnet"])).code).toBe(2);
+    const file = join(dir, "bad.yaml");
+    writeFileSync(file, "tokens:\n  - { name: USDC, index: -1, szDecimals: 8, weiDecimals: 8 }\n");
+    const badScenario = await runToExit(["--scenario", file]);
+    expect(badScenario.code).toBe(2);
+    expect(badScenario.stderr).toMatch(/bad\.yaml:2: tokens\.0\.index/);
+  }, 30_000);
+});
