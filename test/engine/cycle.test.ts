@@ -1,0 +1,211 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCycle } from "../../src/engine/cycle.js";
+import { ConfigError } from "../../src/lib/errors.js";
+import { parseJson } from "../../src/lib/json.js";
+import { recoverActionSigner } from "../../src/venue/signing/index.js";
+import { startTestBot, type TestBot } from "../helpers/bot.js";
+
+const REBALANCE = {
+  name: "rebalance",
+  kind: "twap-rebalance",
+  params: {
+    targets: { HYPE: 0.5, USDC: 0.5 },
+    quote: "USDC",
+    band: 0.05,
+    twap: { minutes: 60, randomize: false },
+    minOrderUsd: 10,
+  },
+};
+
+let bot: TestBot | undefined;
+afterEach(async () => {
+  await bot?.close();
+  bot = undefined;
+});
+
+async function cycle(b: TestBot, trigger: "plan" | "once" = "once") {
+  const facts = await b.runtime.facts();
+  return runCycle(b.runtime.cycleDeps(facts), { trigger, strategies: b.runtime.strategies() });
+}
+
+function twapLedger(b: TestBot) {
+  return b.sim.ledger().filter((e) => e.kind === "twapPlaced" && e.user === b.address);
+}
+
+describe("engine cycle against the simulator", () => {
+  it("plans one TWAP selling 437.5 HYPE for 1000 HYPE at 40 USDC and 5000 USDC (50/50), signed by the account", async () => {
+    bot = await startTestBot({ strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    const report = await cycle(bot, "plan");
+    expect(report.actions).toHaveLength(1);
+    const [action] = report.actions;
+    expect(action?.action).toBe("twapOrder");
+    expect(action?.outcome).toBe("dry-run");
+    const body = action?.request as {
+      action: { twap: Record<string, unknown> };
+      nonce: number;
+      expiresAfter: number;
+      signature: never;
+    };
+    expect(body.action.twap).toEqual({ a: 10107, b: false, s: "437.5", r: false, m: 60, t: false });
+    const signer = recoverActionSigner({
+      action: body.action,
+      nonce: body.nonce,
+      expiresAfter: body.expiresAfter,
+      network: "testnet",
+      signature: body.signature,
+    });
+    expect(signer).toBe(bot.address);
+    expect(twapLedger(bot)).toHaveLength(0); // plan sends nothing
+  });
+
+  it("undelegates from a jailed validator and splits the stake between the two best eligible ones", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        {
+          name: "staking",
+          kind: "validator-staking",
+          params: {
+            validators: 2,
+            rankBy: "predictedApr",
+            maxCommission: 0.05,
+            rebalanceThreshold: 0.05,
+            maxMovePerRun: 10000,
+          },
+        },
+      ],
+      fund: { HYPE: "1000" },
+    });
+    const jailed = "0x000000000056f99d36b6f2e0c51fd41496bbacb8"; // Low Fee Node in the demo scenario
+    const ex = bot.runtime.exchange!;
+    expect((await ex.cDeposit({ amount: "1000" })).status).toBe("accepted");
+    expect((await ex.tokenDelegate({ validator: jailed, amount: "1000", isUndelegate: false })).status).toBe(
+      "accepted",
+    );
+    bot.sim.setValidator(jailed, { isJailed: true });
+    bot.sim.advance(25 * 60 * 60_000); // past the 1-day lock
+    await bot.reopen("dry-run");
+    const report = await cycle(bot, "plan");
+    const moves = report.actions.map((a) => (a.request as { action: Record<string, unknown> }).action);
+    expect(moves[0]).toMatchObject({
+      type: "tokenDelegate",
+      validator: jailed,
+      isUndelegate: true,
+      wei: 100_000_000_000,
+    });
+    const delegations = moves.slice(1);
+    expect(delegations).toHaveLength(2);
+    for (const d of delegations)
+      expect(d).toMatchObject({ type: "tokenDelegate", isUndelegate: false, wei: 50_000_000_000 });
+    expect(new Set(delegations.map((d) => d.validator)).size).toBe(2);
+    expect(delegations.map((d) => d.validator)).not.toContain(jailed);
+  });
+
+  it("submits live, journals before sending, and does not act again while its TWAP runs", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    const first = await cycle(bot);
+    expect(first.actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    const [submission] = bot.runtime.journal.recentSubmissions(5);
+    expect(submission?.status).toBe("accepted");
+    expect(submission?.twapId).toBe(first.actions[0]?.twapId);
+    expect(parseJson(submission!.request)).toEqual(first.actions[0]?.request);
+    const attempts = bot.runtime.db
+      .prepare("SELECT outcome FROM attempts WHERE submission_id = ?")
+      .all(submission!.id);
+    expect(attempts).toEqual([{ outcome: "accepted" }]);
+
+    const second = await cycle(bot);
+    expect(second.actions).toHaveLength(0);
+    expect(second.decisions[0]?.decision.reason).toMatch(/already running/);
+    expect(twapLedger(bot)).toHaveLength(1);
+  });
+
+  it("reconciles a submission whose answer was lost, with no second action", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    bot.sim.setFaults({ exchange: { dropRate: 1 } }); // the venue applies the request, the answer is lost
+    const first = await cycle(bot);
+    expect(first.actions.map((a) => a.outcome)).toEqual(["unknown"]);
+    expect(twapLedger(bot)).toHaveLength(1);
+    expect(bot.runtime.journal.unresolved(bot.address)).toHaveLength(1);
+
+    bot.sim.setFaults({});
+    bot.sim.advance(60_000);
+    const second = await cycle(bot);
+    expect(second.reconciled.map((r) => r.verdict)).toEqual(["landed"]);
+    expect(second.actions).toHaveLength(0); // the landed TWAP is running: nothing new
+    expect(twapLedger(bot)).toHaveLength(1);
+    expect(bot.runtime.journal.recentSubmissions(1)[0]?.status).toBe("landed");
+  });
+
+  it("after a crash between the journal write and the send, waits for expiry, then acts once", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    const journal = bot.runtime.journal;
+    const original = journal.recordPending.bind(journal);
+    journal.recordPending = (s) => {
+      original(s);
+      throw new Error("simulated crash after the pending row was written");
+    };
+    await expect(cycle(bot)).rejects.toThrow(/simulated crash/);
+    journal.recordPending = original;
+    expect(twapLedger(bot)).toHaveLength(0);
+    expect(journal.unresolved(bot.address).map((r) => r.status)).toEqual(["pending"]);
+
+    const blocked = await cycle(bot); // not expired yet: could still land, so the strategy waits
+    expect(blocked.reconciled.map((r) => r.verdict)).toEqual(["unresolved"]);
+    expect(blocked.actions).toHaveLength(0);
+    expect(blocked.decisions[0]?.decision.reason).toMatch(/not reconciled yet/);
+
+    bot.sim.advance(2 * 60_000);
+    const after = await cycle(bot);
+    expect(after.reconciled.map((r) => r.verdict)).toEqual(["absent"]);
+    expect(after.actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    expect(twapLedger(bot)).toHaveLength(1);
+  });
+
+  it("sends nothing while the kill switch file exists", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    const stop = bot.runtime.config.limits.killSwitchFile;
+    writeFileSync(stop, "");
+    expect(existsSync(stop)).toBe(true);
+    const report = await cycle(bot);
+    expect(report.actions).toHaveLength(0);
+    expect(report.decisions.map((d) => d.guard)).toEqual(["blocked"]);
+    expect(report.decisions[0]?.decision.reason).toMatch(/kill switch/);
+    expect(twapLedger(bot)).toHaveLength(0);
+  });
+
+  it("refuses to act for a multi-sig account, before reading or sending anything else", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+    const deps = bot.runtime.cycleDeps({
+      isVip: false,
+      subAccounts: [],
+      multiSig: { threshold: 2, authorizedUsers: [bot.address, bot.address] },
+    });
+    const err = await runCycle(deps, { trigger: "once", strategies: bot.runtime.strategies() }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(/multi-sig/);
+    expect(bot.runtime.journal.recentCycles(1)[0]?.status).toBe("failed");
+    expect(twapLedger(bot)).toHaveLength(0);
+  });
+
+  it("plans unsigned actions without a key", async () => {
+    bot = await startTestBot({
+      mode: "unsigned",
+      strategies: [REBALANCE],
+      fund: { HYPE: "1000", USDC: "5000" },
+    });
+    bot.sim.setPrice("@107", "40");
+    const report = await cycle(bot, "plan");
+    expect(report.actions.map((a) => a.outcome)).toEqual(["unsigned"]);
+    expect(report.actions[0]?.request).not.toHaveProperty("signature");
+    expect(twapLedger(bot)).toHaveLength(0);
+  });
+});

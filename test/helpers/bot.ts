@@ -1,0 +1,95 @@
+// A bot wired to an embedded simulator for engine tests: writes a real bot config and strategy files
+// to a temp folder, loads them through the real loader, and opens a runtime on the simulator's
+// virtual clock. Everything goes over HTTP on 127.0.0.1, like production.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Wallet } from "ethers";
+import { stringify } from "yaml";
+import { loadConfig } from "../../src/engine/config/loader.js";
+import { openRuntime, type Runtime } from "../../src/engine/runtime.js";
+import { silentLogger } from "../../src/lib/log.js";
+import { type Simulator, startSimulator, type VenueOptions } from "../../src/simulator/index.js";
+
+export interface TestBot {
+  sim: Simulator & { url: string };
+  runtime: Runtime;
+  dir: string;
+  address: string;
+  key: string;
+  reopen(mode?: "live" | "dry-run" | "unsigned"): Promise<Runtime>;
+  close(): Promise<void>;
+}
+
+export interface TestBotOptions {
+  strategies: Array<Record<string, unknown>>;
+  limits?: Record<string, unknown>;
+  mode?: "live" | "dry-run" | "unsigned";
+  sim?: VenueOptions;
+  /** Funds the fresh account before the runtime opens: coin → amount. */
+  fund?: Record<string, string>;
+  configExtra?: Record<string, unknown>;
+}
+
+export async function startTestBot(o: TestBotOptions): Promise<TestBot> {
+  const wallet = Wallet.createRandom();
+  const key = wallet.privateKey;
+  const address = wallet.address.toLowerCase();
+  const sim = await startSimulator({ rateLimit: false, ...o.sim });
+  for (const [coin, amount] of Object.entries(o.fund ?? {})) sim.fund(address, coin, amount);
+  const dir = mkdtempSync(join(tmpdir(), "hlbot-bot-"));
+  const strategyFiles = o.strategies.map((s, i) => {
+    const file = join(dir, `strategy-${i}.yaml`);
+    writeFileSync(file, stringify({ schedule: "*/5 * * * *", enabled: true, ...s }));
+    return file;
+  });
+  const configFile = join(dir, "bot.yaml");
+  writeFileSync(
+    configFile,
+    stringify({
+      network: "testnet",
+      baseUrl: sim.url,
+      mode: o.mode === "live" ? "live" : "dry-run",
+      ...(o.mode === "unsigned" ? { account: address } : {}),
+      wallet: { privateKeyEnv: "TEST_BOT_KEY" },
+      strategies: strategyFiles,
+      state: "./state",
+      limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 100000, ...o.limits },
+      log: { level: "silent" },
+      ...o.configExtra,
+    }),
+  );
+  const env = { TEST_BOT_KEY: key };
+  const config = await loadConfig(configFile, env);
+  const open = (mode: "live" | "dry-run" | "unsigned") =>
+    openRuntime({
+      config,
+      env,
+      mode,
+      logger: silentLogger(),
+      clock: () => sim.now(),
+      budget: null,
+      resend: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2, rateLimitDelayMs: 1 },
+    });
+  let runtime = await open(o.mode ?? "dry-run");
+  const bot: TestBot = {
+    sim,
+    get runtime() {
+      return runtime;
+    },
+    dir,
+    address,
+    key,
+    async reopen(mode = o.mode ?? "dry-run") {
+      await runtime.close();
+      runtime = await open(mode);
+      return runtime;
+    },
+    async close() {
+      await runtime.close();
+      await sim.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return bot;
+}
