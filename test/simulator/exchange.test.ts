@@ -259,3 +259,71 @@ describe("twapOrder and twapCancel answers", () => {
     });
   });
 });
+
+describe("agents and staking links", () => {
+  const addrOf = (i: number) => `0x${(0xa0 + i).toString(16).padStart(40, "0")}`;
+
+  it("limits named agents, replaces one by name, and expires agents with valid_until", async () => {
+    sim = await startTestSim();
+    let nonce = START;
+    const approve = async (agentAddress: string, agentName: string) =>
+      send(
+        sim!,
+        await userBody(KEYS.trader, {
+          type: "approveAgent",
+          ...userHeader(nonce++),
+          agentAddress,
+          agentName,
+        }),
+      );
+    for (let i = 0; i < 3; i++) expect(await approve(addrOf(i), `bot${i}`)).toMatchObject({ status: "ok" });
+    expect(await approve(addrOf(3), "")).toMatchObject({ status: "ok" });
+    expect(await approve(addrOf(4), "bot4")).toEqual({ status: "err", response: "Too many API wallets" });
+    // Same name: the new address replaces the old one, which stops existing.
+    expect(await approve(ADDR.agent, `bot0 valid_until ${START + 3_600_000}`)).toMatchObject({
+      status: "ok",
+    });
+    expect((await post(sim, "/info", { type: "userRole", user: addrOf(0) })).json).toEqual({
+      role: "missing",
+    });
+    expect(running(await send(sim, await l1Body(KEYS.agent, twap(), nonce++)))).toBeTypeOf("number");
+    sim.advance(3_600_000);
+    expect(await send(sim, await l1Body(KEYS.agent, twap(), sim.now()))).toEqual({
+      status: "err",
+      response: `User or API Wallet ${ADDR.agent} does not exist.`,
+    });
+    // An existing user cannot become an agent.
+    expect(await approve(ADDR.staker, "x")).toEqual({
+      status: "err",
+      response: "Agent address is already a user",
+    });
+  });
+
+  it("refuses to finalize a staking link nobody requested", async () => {
+    sim = await startTestSim();
+    const fin = { type: "linkStakingUser", ...userHeader(START), user: ADDR.trader, isFinalize: true };
+    expect(await send(sim, await userBody(KEYS.staker, fin))).toEqual({
+      status: "err",
+      response: "Staking link error",
+    });
+    const self = { type: "linkStakingUser", ...userHeader(START + 1), user: ADDR.trader, isFinalize: false };
+    expect(await send(sim, await userBody(KEYS.trader, self))).toEqual({
+      status: "err",
+      response: "Staking link error",
+    });
+    const req = { type: "linkStakingUser", ...userHeader(START + 2), user: ADDR.staker, isFinalize: false };
+    expect(await send(sim, await userBody(KEYS.trader, req))).toEqual({
+      status: "ok",
+      response: { type: "default" },
+    });
+    // Only the named staking user may finalize.
+    sim.fund(ADDR.stranger, "HYPE", "1");
+    const wrong = { type: "linkStakingUser", ...userHeader(START + 3), user: ADDR.trader, isFinalize: true };
+    expect(await send(sim, await userBody(KEYS.stranger, wrong))).toEqual({
+      status: "err",
+      response: "Staking link error",
+    });
+    expect(sim.ledger({ kind: "stakingLinkRequested" })).toHaveLength(1);
+    expect(sim.ledger({ kind: "stakingLinkFinalized" })).toHaveLength(0);
+  });
+});

@@ -182,3 +182,26 @@ describe("staking over HTTP", () => {
     });
   });
 });
+
+describe("real time", () => {
+  it("runs scheduled events from the wall clock (a 200 ms withdrawal queue) and refuses advance()", async () => {
+    sim = await startTestSim({ clock: "real", settings: { withdrawalDelay: 200 } });
+    transport = transportFor(sim);
+    const info = new InfoClient(transport);
+    const now = Date.now();
+    await send(
+      sim,
+      await userBody(KEYS.staker, buildCDeposit({ network: "testnet", amount: "5", nonce: now })),
+    );
+    await send(
+      sim,
+      await userBody(KEYS.staker, buildCWithdraw({ network: "testnet", amount: "5", nonce: now + 1 })),
+    );
+    expect((await bal(info, ADDR.staker, "HYPE")).total).toBe("495.0");
+    await new Promise((r) => setTimeout(r, 400));
+    // Read without a request (no catch-up): the clock's own timer paid it.
+    expect(sim.balance(ADDR.staker, "HYPE").total.toString()).toBe("500");
+    expect((await bal(info, ADDR.staker, "HYPE")).total).toBe("500.0");
+    expect(() => sim!.advance(1)).toThrow(/virtual clock/);
+  });
+});
