@@ -52,12 +52,10 @@ export async function l1Body(
 }
 
 /** A signed /exchange body of a user-signed action (outer nonce = the action's). */
-export async function userBody(
-  key: string,
-  action: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
-  const signature = await signUserSignedAction(privateKeySigner(key), action, action.type as UserSignedKind);
-  return { action, nonce: action.nonce, signature };
+export async function userBody(key: string, action: object): Promise<Record<string, unknown>> {
+  const a = action as Record<string, unknown>;
+  const signature = await signUserSignedAction(privateKeySigner(key), a, a.type as UserSignedKind);
+  return { action: a, nonce: a.nonce, signature };
 }
 
 /** Header fields of a user-signed action for the testnet simulator. */
