@@ -127,13 +127,6 @@ export class Accounts {
     return this.linksByStaking.get(staking);
   }
 
-  /** Any link (requested or final) in which `address` takes part, by either role. */
-  involvedInLink(address: string): boolean {
-    if (this.links.has(address) || this.linksByStaking.has(address)) return true;
-    for (const l of this.links.values()) if (l.staking === address && l.status === "linked") return true;
-    return false;
-  }
-
   requestLink(trading: string, staking: string): StakingLink {
     const link: StakingLink = { trading, staking, status: "requested" };
     this.links.set(trading, link);

@@ -229,8 +229,6 @@ const accountSchema = z.strictObject({
     )
     .default([]),
   evmEscrows: z.array(z.strictObject({ coin: z.string(), total: nonNegativeDecimal })).default([]),
-  /** Cumulative traded volume in USDC before the run (fees tier, userRateLimit, nonce set size). */
-  cumVlm: nonNegativeDecimal.default(parseDecimal("0")),
   /** A staking link already in place: this account is the trading user. */
   stakingLink: z
     .strictObject({ stakingUser: address, status: z.enum(["requested", "linked"]).default("linked") })

@@ -281,3 +281,22 @@ describe("HTTP rules", () => {
     expect((await post(sim, "/info/", { type: "allMids" })).status).toBe(200);
   });
 });
+
+describe("in-process answers", () => {
+  it("serves the same pipeline without a socket, including staking links seeded by the scenario", async () => {
+    const { createSimulator } = await import("../../src/simulator/index.js");
+    const { testScenario } = await import("./fixtures.js");
+    const local = createSimulator({
+      scenario: testScenario({
+        accounts: [{ address: ADDR.trader, stakingLink: { stakingUser: ADDR.staker } }],
+      }),
+      rateLimit: false,
+    });
+    expect(local.url).toBeUndefined();
+    const fees = local.info({ type: "userFees", user: ADDR.staker }) as { stakingLink: unknown };
+    expect(fees.stakingLink).toEqual({ type: "stakingUser", tradingUser: ADDR.trader });
+    const r = local.request("info", "not json");
+    expect([r.status, r.text]).toEqual([422, "Failed to deserialize the JSON body into the target type"]);
+    await local.stop();
+  });
+});
