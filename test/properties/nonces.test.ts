@@ -30,7 +30,7 @@ interface Task {
   queued: boolean;
 }
 
-const task = fc.record({
+const task: fc.Arbitrary<Task> = fc.record({
   signer: fc.integer({ min: 0, max: SIGNERS.length - 1 }),
   connection: fc.integer({ min: 0, max: 2 }),
   clockStep: fc.oneof(
