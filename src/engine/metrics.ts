@@ -3,6 +3,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { ResponseEvent } from "../venue/transport/http.js";
 
 export class BotMetrics {
   readonly registry = new Registry();
@@ -48,6 +49,27 @@ export class BotMetrics {
     labelNames: ["strategy"] as const,
     registers: [this.registry],
   });
+}
+
+/**
+ * Observers for the venue transport and its weight budget that feed the latency, error and rate-limit
+ * metrics. A request the caller aborted (shutdown) is not a venue error and is not counted as one.
+ */
+export function venueObservers(metrics: BotMetrics): {
+  onResponse(event: ResponseEvent): void;
+  onWait(waitedMs: number): void;
+} {
+  return {
+    onResponse(event) {
+      metrics.venueLatency.observe({ endpoint: event.endpoint }, event.ms / 1000);
+      const error = event.error as (ResponseEvent["error"] & { kind?: string }) | undefined;
+      if (error && error.kind !== "aborted")
+        metrics.venueErrors.inc({ endpoint: event.endpoint, code: error.code });
+    },
+    onWait(waitedMs) {
+      metrics.rateLimitWait.inc(waitedMs / 1000);
+    },
+  };
 }
 
 export interface HealthState {

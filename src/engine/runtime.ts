@@ -16,7 +16,7 @@ import { HttpTransport } from "../venue/transport/http.js";
 import type { LoadedConfig } from "./config/loader.js";
 import type { CycleDeps, CycleStrategy } from "./cycle.js";
 import { Journal } from "./journal.js";
-import type { BotMetrics } from "./metrics.js";
+import { type BotMetrics, venueObservers } from "./metrics.js";
 import { type AccountFacts, readAccountFacts } from "./readSnapshot.js";
 
 export interface RuntimeOptions {
@@ -71,11 +71,19 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   }
 
   const endpoints = resolveEndpoints(config.network, o.baseUrl ?? config.baseUrl);
+  const observers = o.metrics ? venueObservers(o.metrics) : undefined;
   const transport = new HttpTransport({
     endpoints,
     timeoutMs: config.venue.timeoutMs,
     retry: { attempts: config.venue.readAttempts },
-    budget: o.budget !== undefined ? o.budget : new WeightBudget({ capacity: config.venue.weightPerMinute }),
+    budget:
+      o.budget !== undefined
+        ? o.budget
+        : new WeightBudget({
+            capacity: config.venue.weightPerMinute,
+            ...(observers ? { onWait: observers.onWait } : {}),
+          }),
+    ...(observers ? { onResponse: observers.onResponse } : {}),
   });
   const info = new InfoClient(transport);
 

@@ -19,11 +19,15 @@ interface Waiter {
   reject: (err: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
+  /** Date.now() when it started waiting. */
+  since: number;
 }
 
 export interface WeightBudgetOptions {
   capacity?: number;
   windowMs?: number;
+  /** Called when a caller that had to wait is admitted, with how long it waited (ms); for metrics. */
+  onWait?: (waitedMs: number) => void;
 }
 
 export class WeightBudget {
@@ -32,8 +36,10 @@ export class WeightBudget {
   private readonly spends: Spend[] = [];
   private readonly waiters: Waiter[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly onWait: ((waitedMs: number) => void) | undefined;
 
   constructor(opts: WeightBudgetOptions = {}) {
+    this.onWait = opts.onWait;
     this.capacity = opts.capacity ?? DEFAULT_BUDGET_CAPACITY;
     this.windowMs = opts.windowMs ?? DEFAULT_BUDGET_WINDOW_MS;
     if (!(this.capacity > 0)) throw new RangeError(`budget capacity must be > 0, got ${this.capacity}`);
@@ -58,7 +64,14 @@ export class WeightBudget {
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = { weight: effective, resolve, reject, signal, onAbort: undefined };
+      const waiter: Waiter = {
+        weight: effective,
+        resolve,
+        reject,
+        signal,
+        onAbort: undefined,
+        since: Date.now(),
+      };
       if (signal) {
         waiter.onAbort = () => {
           const index = this.waiters.indexOf(waiter);
@@ -93,6 +106,14 @@ export class WeightBudget {
     return this.waiters.length;
   }
 
+  private reportWait(ms: number): void {
+    try {
+      this.onWait?.(ms);
+    } catch {
+      // An observer must not stop the queue.
+    }
+  }
+
   private record(weight: number): void {
     this.spends.push({ at: Date.now(), weight });
   }
@@ -113,6 +134,7 @@ export class WeightBudget {
       if (head.signal && head.onAbort) head.signal.removeEventListener("abort", head.onAbort);
       this.record(head.weight);
       head.resolve();
+      this.reportWait(Date.now() - head.since);
       head = this.waiters[0];
     }
     if (!head) return;

@@ -5,6 +5,7 @@
 import { Agent, request } from "undici";
 import {
   BadResponseError,
+  type HlbotError,
   HttpStatusError,
   InternalError,
   NetworkError,
@@ -38,6 +39,17 @@ export interface RetryEvent {
   url: string;
 }
 
+/** What one HTTP exchange with the venue took, reported after it ends (for latency and error metrics). */
+export interface ResponseEvent {
+  endpoint: "info" | "exchange" | "explorer";
+  /** Wall time from sending the request to the end of the answer (or the failure), in ms. */
+  ms: number;
+  /** HTTP status, when an answer arrived. */
+  status?: number;
+  /** The typed failure (non-2xx status, timeout, reset, abort), when the request failed. */
+  error?: HlbotError;
+}
+
 export interface HttpTransportOptions {
   endpoints: Endpoints;
   /** Per-request timeout (connect + headers + body), default 10 000 ms. */
@@ -54,6 +66,8 @@ export interface HttpTransportOptions {
   perItemWeight?: number;
   /** Called before each retry of a read. */
   onRetry?: (event: RetryEvent) => void;
+  /** Called after every HTTP exchange, retries included (an observer: its exceptions are ignored). */
+  onResponse?: (event: ResponseEvent) => void;
   /** Source of jitter in [0, 1); defaults to Math.random. */
   random?: () => number;
   /** Idle keep-alive time of pooled connections (default 30 000 ms). */
@@ -98,6 +112,7 @@ export class HttpTransport {
   readonly perItemWeight: number | undefined;
   private readonly userAgent: string;
   private readonly onRetry: ((event: RetryEvent) => void) | undefined;
+  private readonly onResponse: ((event: ResponseEvent) => void) | undefined;
   private readonly random: () => number;
   // One Agent keeps one keep-alive pool per origin (info and explorer are different hosts on the venue).
   private readonly agent: Agent;
@@ -113,6 +128,7 @@ export class HttpTransport {
     this.perItemWeight = options.perItemWeight;
     this.userAgent = options.userAgent ?? "hlbot";
     this.onRetry = options.onRetry;
+    this.onResponse = options.onResponse;
     this.random = options.random ?? Math.random;
     this.agent = new Agent({
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
@@ -129,13 +145,14 @@ export class HttpTransport {
    * UnprocessableError, HttpStatusError or BadResponseError.
    */
   async read(body: Record<string, unknown>, opts: ReadOptions): Promise<unknown> {
-    const url = opts.endpoint === "explorer" ? this.endpoints.explorer : this.endpoints.info;
+    const endpoint = opts.endpoint ?? "info";
+    const url = endpoint === "explorer" ? this.endpoints.explorer : this.endpoints.info;
     const text = stringifyJson(body);
     const policy = this.retryPolicy;
     for (let attempt = 1; ; attempt++) {
       try {
         if (this.budget) await this.budget.acquire(opts.weight, opts.signal);
-        const raw = await this.send(url, text, opts.signal, opts.timeoutMs);
+        const raw = await this.send(endpoint, url, text, opts.signal, opts.timeoutMs);
         const result = parseSuccess(raw);
         if (result === undefined) {
           throw new BadResponseError("empty response body", [], { status: raw.status, url });
@@ -160,7 +177,7 @@ export class HttpTransport {
   async exchange(bodyText: string, opts: ExchangeOptions = {}): Promise<ExchangeResponse> {
     const url = this.endpoints.exchange;
     if (this.budget) await this.budget.acquire(opts.weight ?? 1, opts.signal);
-    const raw = await this.send(url, bodyText, opts.signal, opts.timeoutMs);
+    const raw = await this.send("exchange", url, bodyText, opts.signal, opts.timeoutMs);
     return { status: raw.status, body: parseSuccess(raw) };
   }
 
@@ -177,6 +194,40 @@ export class HttpTransport {
 
   /** One HTTP exchange with timeout and abort, returning any status; classifies non-2xx statuses. */
   private async send(
+    endpoint: ResponseEvent["endpoint"],
+    url: string,
+    bodyText: string,
+    signal: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+  ): Promise<RawResponse> {
+    if (!this.onResponse) return this.sendOnce(url, bodyText, signal, timeoutMs);
+    const started = performance.now();
+    try {
+      const raw = await this.sendOnce(url, bodyText, signal, timeoutMs);
+      this.report({ endpoint, ms: performance.now() - started, status: raw.status });
+      return raw;
+    } catch (err) {
+      const error = err as HlbotError & { status?: number };
+      const status = error.status;
+      this.report({
+        endpoint,
+        ms: performance.now() - started,
+        ...(status === undefined ? {} : { status }),
+        error,
+      });
+      throw err;
+    }
+  }
+
+  private report(event: ResponseEvent): void {
+    try {
+      this.onResponse?.(event);
+    } catch {
+      // An observer must not change the outcome of a request.
+    }
+  }
+
+  private async sendOnce(
     url: string,
     bodyText: string,
     signal: AbortSignal | undefined,

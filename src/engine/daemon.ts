@@ -1,0 +1,559 @@
+// The scheduler behind `hlbot run`: each enabled strategy runs on its cron schedule (UTC) through the
+// same `runCycle` as every other mode, one cycle per strategy run. Cycles of the daemon run one at a
+// time, in the order their ticks arrived: the risk limits read the day's usage from the journal before
+// sending, so two strategies deciding at once could together overshoot a limit each respected alone.
+// A tick of a strategy whose previous run is still queued or running is skipped with a log line (a
+// run never overlaps itself). A failing run is logged and retried at the next tick; repeated failures
+// back off (skip 1, 2, 4, … ticks, capped; reset by a success). Only a broken configuration or state
+// database stops the daemon. `stop()` stops scheduling and lets the running cycle finish within a
+// grace period before aborting it. Scheduling is injectable, so tests drive it with fake timers.
+import cron from "node-cron";
+import type { Logger } from "pino";
+import { ConfigError, describeError, HlbotError, walk } from "../lib/errors.js";
+import { formatIssue, issuesOf } from "./config/issues.js";
+import {
+  displayPath,
+  type LoadedConfig,
+  type LoadedStrategy,
+  loadStrategyFiles,
+  strategyFilesIn,
+} from "./config/loader.js";
+import { type CycleReport, type CycleStrategy, runCycle } from "./cycle.js";
+import { newCycleId } from "./journal.js";
+import type { BotMetrics } from "./metrics.js";
+import type { Runtime } from "./runtime.js";
+import { validateCron } from "./schedule.js";
+
+/** A strategy with its cron schedule (UTC; five fields, or six with seconds). */
+export interface ScheduledStrategy extends CycleStrategy {
+  schedule: string;
+  /** The file it was loaded from, for messages. */
+  file?: string;
+}
+
+/** A running schedule; `stop()` ends it for good. */
+export interface ScheduledJob {
+  stop(): void;
+}
+
+/** Calls `onTick` at each occurrence of `expression` in UTC until the job is stopped. */
+export type ScheduleFn = (
+  expression: string,
+  onTick: (scheduledAt: Date) => void,
+  options: { name: string; logger: Logger },
+) => ScheduledJob;
+
+/** The part of a Runtime the daemon uses. */
+export type DaemonRuntime = Pick<
+  Runtime,
+  "facts" | "refreshFacts" | "cycleDeps" | "clock" | "journal" | "account" | "exchange"
+>;
+
+export interface DaemonOptions {
+  runtime: DaemonRuntime;
+  strategies: readonly ScheduledStrategy[];
+  logger: Logger;
+  metrics?: BotMetrics;
+  /** Default: node-cron in UTC. */
+  schedule?: ScheduleFn;
+  /** Longest back-off after repeated failures, in skipped ticks (default 16). */
+  maxBackoffTicks?: number;
+  /** How often the account facts (multi-sig, VIP, sub-accounts) are read again (default 1 h). */
+  factsRefreshMs?: number;
+}
+
+export type DaemonStop =
+  /** Stopped on request. `clean` is false when the grace period ran out and running work was aborted. */
+  | { reason: "stopped"; clean: boolean }
+  /** A broken configuration or state database: the daemon cannot go on. */
+  | { reason: "fatal"; error: unknown };
+
+export const DEFAULT_GRACE_MS = 30_000;
+export const DEFAULT_MAX_BACKOFF_TICKS = 16;
+export const DEFAULT_FACTS_REFRESH_MS = 60 * 60_000;
+/** After the grace period the running cycle is aborted; this bounds how long its unwinding may take. */
+const ABORT_SETTLE_MS = 5_000;
+/** node-cron drops a tick whose timer fired later than this (a blocked event loop); be generous. */
+const MISSED_TICK_TOLERANCE_MS = 60_000;
+
+/** Ticks to skip after `failures` consecutive failures: 0, 1, 2, 4, 8, … up to `cap`. */
+export function backoffTicks(failures: number, cap = DEFAULT_MAX_BACKOFF_TICKS): number {
+  if (failures <= 1) return 0;
+  return Math.min(2 ** (failures - 2), cap);
+}
+
+/**
+ * Whether an error means the daemon must stop rather than retry: a configuration error (for example
+ * a multi-sig account), or a state database that can no longer be written (read-only, corrupt, full,
+ * gone). A busy database (another hlbot command writing) is transient.
+ */
+export function isFatalError(err: unknown): boolean {
+  return (
+    walk(err, (e) => (e instanceof HlbotError && e.family === "config") || isBrokenDatabase(e)) !== undefined
+  );
+}
+
+function isBrokenDatabase(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: unknown }).code;
+  if (e.name === "SqliteError" && typeof code === "string")
+    return !code.startsWith("SQLITE_BUSY") && !code.startsWith("SQLITE_LOCKED");
+  // better-sqlite3 reports a closed connection as a TypeError.
+  return e instanceof TypeError && e.message === "The database connection is not open";
+}
+
+/** The enabled strategies of loaded strategy files, with their schedules. */
+export function scheduledStrategies(loaded: readonly LoadedStrategy[]): ScheduledStrategy[] {
+  return loaded
+    .filter((s) => s.enabled)
+    .map((s) => ({ name: s.name, kind: s.kind, params: s.params, schedule: s.schedule, file: s.file }));
+}
+
+/**
+ * Reads and validates the configured strategy files again (the folder's current *.yaml files, or the
+ * configured list), for SIGHUP. Throws a ConfigError naming file:line for anything wrong.
+ */
+export async function loadStrategySet(
+  config: Pick<LoadedConfig, "strategySource" | "file">,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ScheduledStrategy[]> {
+  let files: string[];
+  if ("folder" in config.strategySource) {
+    const { folder } = config.strategySource;
+    try {
+      files = await strategyFilesIn(folder);
+    } catch (err) {
+      throw new ConfigError(
+        `cannot list the strategy folder ${folder}: ${describeError(err)}`,
+        { file: displayPath(config.file), keyPath: "strategies" },
+        { cause: err },
+      );
+    }
+  } else {
+    files = config.strategySource.files;
+  }
+  return scheduledStrategies(await loadStrategyFiles(files, env));
+}
+
+/** node-cron, in UTC, with its warnings routed to our logger. */
+export const cronSchedule: ScheduleFn = (expression, onTick, { name, logger }) => {
+  const log = logger.child({ strategy: name });
+  const task = cron.createTask(expression, (context) => onTick(context.date), {
+    name,
+    timezone: "UTC",
+    missedExecutionTolerance: MISSED_TICK_TOLERANCE_MS,
+    logger: {
+      info: (m) => log.debug(`node-cron: ${m}`),
+      warn: (m) => log.warn(`node-cron: ${m}`),
+      error: (m, e) => log.error({ err: describeError(e ?? m) }, `node-cron: ${describeError(m)}`),
+      debug: (m) => log.debug(`node-cron: ${describeError(m)}`),
+    },
+  });
+  task.on("execution:missed", (context) => {
+    log.warn({ tick: context.date.toISOString() }, "missed a tick: the process was blocked or asleep");
+  });
+  void task.start();
+  return { stop: () => void task.destroy() };
+};
+
+interface Entry {
+  def: ScheduledStrategy;
+  job: ScheduledJob | undefined;
+  /** Consecutive failed runs. */
+  failures: number;
+  /** Ticks still to skip before the next attempt. */
+  skipTicks: number;
+}
+
+type State = "new" | "running" | "stopping" | "stopped";
+
+export class Daemon {
+  private readonly runtime: DaemonRuntime;
+  private readonly logger: Logger;
+  private readonly metrics: BotMetrics | undefined;
+  private readonly scheduleFn: ScheduleFn;
+  private readonly maxBackoffTicks: number;
+  private readonly factsRefreshMs: number;
+  // One controller for all work in flight: aborted only when the grace period is over.
+  private readonly controller = new AbortController();
+  private readonly entries = new Map<string, Entry>();
+  private readonly queue: string[] = [];
+  private current: { name: string; promise: Promise<void> } | undefined;
+  private state: State = "new";
+  private contacted = false;
+  private factsTimer: ReturnType<typeof setInterval> | undefined;
+  private idleWaiters: Array<() => void> = [];
+  private stopping: Promise<DaemonStop> | undefined;
+  private reloading: Promise<boolean> = Promise.resolve(true);
+  private resolveDone!: (result: DaemonStop) => void;
+  /** Resolves once the daemon has stopped, on request or because it cannot go on. */
+  readonly done: Promise<DaemonStop>;
+
+  constructor(o: DaemonOptions) {
+    this.runtime = o.runtime;
+    this.logger = o.logger;
+    this.metrics = o.metrics;
+    this.scheduleFn = o.schedule ?? cronSchedule;
+    this.maxBackoffTicks = o.maxBackoffTicks ?? DEFAULT_MAX_BACKOFF_TICKS;
+    this.factsRefreshMs = o.factsRefreshMs ?? DEFAULT_FACTS_REFRESH_MS;
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+    checkStrategies(o.strategies);
+    for (const def of o.strategies)
+      this.entries.set(def.name, { def, job: undefined, failures: 0, skipTicks: 0 });
+  }
+
+  /** Aborted when the grace period of a stop runs out. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Schedules every strategy and makes the first contact with the venue (in the background). */
+  start(): void {
+    if (this.state !== "new") throw new Error(`daemon already ${this.state}`);
+    this.state = "running";
+    for (const entry of this.entries.values()) this.scheduleEntry(entry);
+    this.factsTimer = setInterval(() => {
+      this.runtime.refreshFacts();
+      this.logger.debug("account facts will be read again at the next run");
+    }, this.factsRefreshMs);
+    this.factsTimer.unref?.();
+    this.logger.info(
+      { strategies: [...this.entries.values()].map((e) => `${e.def.name} (${e.def.schedule})`) },
+      `scheduling ${this.entries.size} ${this.entries.size === 1 ? "strategy" : "strategies"} (UTC)`,
+    );
+    this.runtime.facts(this.signal).then(
+      () => {
+        if (!this.contacted) this.logger.info("venue reachable: ready");
+        this.contacted = true;
+      },
+      (err: unknown) =>
+        this.logger.warn(
+          { err: describeError(err) },
+          `venue not reachable yet (${describeError(err)}); trying again at the next scheduled run`,
+        ),
+    );
+  }
+
+  /** Ready: scheduling, and the venue has answered at least once. False while shutting down. */
+  ready(): boolean {
+    return this.state === "running" && this.contacted;
+  }
+
+  /** The strategies scheduled now. */
+  strategies(): ScheduledStrategy[] {
+    return [...this.entries.values()].map((e) => e.def);
+  }
+
+  /** Failures and back-off of one strategy (for logs and tests). */
+  health(name: string): { failures: number; skipTicks: number; running: boolean } | undefined {
+    const e = this.entries.get(name);
+    if (!e) return undefined;
+    return {
+      failures: e.failures,
+      skipTicks: e.skipTicks,
+      running: this.current?.name === name || this.queue.includes(name),
+    };
+  }
+
+  /** Resolves when no run is queued or running. */
+  idle(): Promise<void> {
+    if (!this.current && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Replaces the strategy set. Unchanged strategies keep their schedule and back-off; changed ones are
+   * rescheduled with a fresh back-off; removed ones stop (a run in flight finishes). Throws (and
+   * changes nothing) if the set is invalid.
+   */
+  reload(next: readonly ScheduledStrategy[]): void {
+    checkStrategies(next);
+    if (this.state === "stopping" || this.state === "stopped") return;
+    const added: string[] = [];
+    const changed: string[] = [];
+    const removed: string[] = [];
+    const nextNames = new Set(next.map((s) => s.name));
+    for (const [name, entry] of this.entries) {
+      if (nextNames.has(name)) continue;
+      entry.job?.stop();
+      this.entries.delete(name);
+      removed.push(name);
+    }
+    for (const def of next) {
+      const old = this.entries.get(def.name);
+      if (old && sameStrategy(old.def, def)) {
+        old.def = def;
+        continue;
+      }
+      old?.job?.stop();
+      (old ? changed : added).push(def.name);
+      const entry: Entry = { def, job: undefined, failures: 0, skipTicks: 0 };
+      this.entries.set(def.name, entry);
+      if (this.state === "running") this.scheduleEntry(entry);
+    }
+    // A queued run of a removed strategy does not start.
+    const kept = this.queue.filter((name) => this.entries.has(name));
+    this.queue.splice(0, this.queue.length, ...kept);
+    this.logger.info(
+      { added, changed, removed, unchanged: next.length - added.length - changed.length },
+      `strategies reloaded: ${this.entries.size} scheduled` +
+        (added.length ? `; added ${added.join(", ")}` : "") +
+        (changed.length ? `; changed ${changed.join(", ")}` : "") +
+        (removed.length ? `; removed ${removed.join(", ")}` : ""),
+    );
+    if (this.entries.size === 0)
+      this.logger.warn("no enabled strategy left: nothing will run until a reload");
+  }
+
+  /**
+   * Loads a new strategy set with `load` and applies it; if loading or validation fails, reports every
+   * problem (file:line) and keeps the current set. Reloads run one after another. Resolves to whether
+   * the new set was applied.
+   */
+  reloadFrom(load: () => Promise<readonly ScheduledStrategy[]>): Promise<boolean> {
+    this.reloading = this.reloading.then(async () => {
+      try {
+        this.reload(await load());
+        return true;
+      } catch (err) {
+        const lines = problemLines(err);
+        for (const line of lines) this.logger.error({ problem: line }, `strategy reload: ${line}`);
+        this.logger.error(
+          { problems: lines.length },
+          `strategy reload refused: keeping the ${this.entries.size} current ${this.entries.size === 1 ? "strategy" : "strategies"}`,
+        );
+        return false;
+      }
+    });
+    return this.reloading;
+  }
+
+  /**
+   * Stops scheduling, drops queued runs, and waits up to `graceMs` for the running cycle (and its
+   * submission) to finish; then aborts it. Resolves (also via `done`) once nothing runs any more.
+   */
+  stop(graceMs = DEFAULT_GRACE_MS): Promise<DaemonStop> {
+    return this.halt(graceMs, undefined);
+  }
+
+  private halt(graceMs: number, fatal: { error: unknown } | undefined): Promise<DaemonStop> {
+    if (this.stopping) return this.stopping;
+    const wasRunning = this.state === "running";
+    this.state = "stopping";
+    this.stopping = (async (): Promise<DaemonStop> => {
+      for (const entry of this.entries.values()) {
+        entry.job?.stop();
+        entry.job = undefined;
+      }
+      if (this.factsTimer !== undefined) clearInterval(this.factsTimer);
+      const dropped = this.queue.splice(0);
+      if (dropped.length) this.logger.info({ dropped }, `not starting queued runs of ${dropped.join(", ")}`);
+      let clean = true;
+      const running = this.current;
+      if (running && wasRunning) {
+        this.logger.info(
+          { strategy: running.name, graceMs },
+          `waiting up to ${graceMs} ms for the running cycle of ${running.name} to finish`,
+        );
+        if (!(await settlesWithin(running.promise, graceMs))) {
+          clean = false;
+          this.logger.warn(
+            { strategy: running.name, graceMs },
+            `grace period of ${graceMs} ms over: aborting the running cycle of ${running.name}`,
+          );
+          this.controller.abort(new Error("shutdown: grace period over"));
+          await settlesWithin(running.promise, ABORT_SETTLE_MS);
+        }
+      }
+      this.state = "stopped";
+      this.wakeIdle();
+      const result: DaemonStop = fatal
+        ? { reason: "fatal", error: fatal.error }
+        : { reason: "stopped", clean };
+      this.resolveDone(result);
+      return result;
+    })();
+    return this.stopping;
+  }
+
+  private scheduleEntry(entry: Entry): void {
+    const { name, schedule } = entry.def;
+    entry.job = this.scheduleFn(schedule, (at) => this.onTick(name, at), { name, logger: this.logger });
+  }
+
+  private onTick(name: string, at: Date): void {
+    if (this.state !== "running") return;
+    const entry = this.entries.get(name);
+    if (!entry) return;
+    const tick = at.toISOString();
+    if (this.current?.name === name || this.queue.includes(name)) {
+      this.metrics?.cycles.inc({ strategy: name, outcome: "skipped" });
+      this.logger.warn(
+        { strategy: name, tick, reason: "overlap" },
+        this.current?.name === name
+          ? `skipping the ${tick} run of ${name}: its previous run is still going`
+          : `skipping the ${tick} run of ${name}: its previous run is still waiting behind ${this.current?.name}`,
+      );
+      return;
+    }
+    if (entry.skipTicks > 0) {
+      entry.skipTicks--;
+      this.metrics?.cycles.inc({ strategy: name, outcome: "skipped" });
+      this.logger.warn(
+        { strategy: name, tick, reason: "backoff", failures: entry.failures, skipTicksLeft: entry.skipTicks },
+        `skipping the ${tick} run of ${name}: backing off after ${entry.failures} failed runs in a row`,
+      );
+      return;
+    }
+    this.queue.push(name);
+    this.pump();
+  }
+
+  private pump(): void {
+    if (this.current || this.state !== "running") return;
+    let name = this.queue.shift();
+    let entry = name === undefined ? undefined : this.entries.get(name);
+    while (name !== undefined && !entry) {
+      name = this.queue.shift();
+      entry = name === undefined ? undefined : this.entries.get(name);
+    }
+    if (name === undefined || !entry) {
+      this.wakeIdle();
+      return;
+    }
+    const promise = this.runOne(entry).finally(() => {
+      this.current = undefined;
+      if (this.state === "running") this.pump();
+      else this.wakeIdle();
+    });
+    this.current = { name, promise };
+  }
+
+  private wakeIdle(): void {
+    if (this.current || (this.queue.length > 0 && this.state === "running")) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  /** One run of one strategy. Never rejects: every failure is logged and counted here. */
+  private async runOne(entry: Entry): Promise<void> {
+    const { def } = entry;
+    const cycleId = newCycleId(this.runtime.clock());
+    const log = this.logger.child({ strategy: def.name, cycle: cycleId });
+    const startedAt = Date.now();
+    try {
+      let facts: Awaited<ReturnType<DaemonRuntime["facts"]>>;
+      try {
+        facts = await this.runtime.facts(this.signal);
+      } catch (err) {
+        this.journalUnstartedCycle(cycleId, def.name, err);
+        throw err;
+      }
+      this.contacted = true;
+      const deps = {
+        ...this.runtime.cycleDeps(facts),
+        logger: this.logger.child({ strategy: def.name }),
+        ...(this.metrics ? { metrics: this.metrics } : {}),
+      };
+      const report = await runCycle(deps, {
+        trigger: "run",
+        strategies: [def],
+        cycleId,
+        signal: this.signal,
+      });
+      entry.failures = 0;
+      entry.skipTicks = 0;
+      this.metrics?.cycles.inc({ strategy: def.name, outcome: "ok" });
+      this.metrics?.lastSuccess.set({ strategy: def.name }, this.runtime.clock() / 1000);
+      log.info(
+        { ms: Date.now() - startedAt, outcomes: outcomeCounts(report) },
+        `cycle ok: ${summarize(report)}`,
+      );
+    } catch (err) {
+      this.metrics?.cycles.inc({ strategy: def.name, outcome: "failed" });
+      if (this.signal.aborted) {
+        log.warn({ err: describeError(err) }, `cycle cut short by the shutdown: ${describeError(err)}`);
+        return;
+      }
+      if (isFatalError(err)) {
+        log.fatal({ err: describeError(err) }, `cannot go on: ${describeError(err)}`);
+        void this.halt(DEFAULT_GRACE_MS, { error: err });
+        return;
+      }
+      entry.failures++;
+      entry.skipTicks = backoffTicks(entry.failures, this.maxBackoffTicks);
+      log.error(
+        {
+          err: describeError(err),
+          code: err instanceof HlbotError ? err.code : undefined,
+          failures: entry.failures,
+          skipTicks: entry.skipTicks,
+        },
+        `cycle failed (${entry.failures} in a row): ${describeError(err)}; ` +
+          (entry.skipTicks > 0
+            ? `backing off: skipping the next ${entry.skipTicks} ${entry.skipTicks === 1 ? "tick" : "ticks"}`
+            : "retrying at the next tick"),
+      );
+    }
+  }
+
+  /** A run that failed before its cycle began (the venue did not answer): still one journal row. */
+  private journalUnstartedCycle(cycleId: string, strategy: string, err: unknown): void {
+    this.runtime.journal.startCycle({
+      id: cycleId,
+      trigger: "run",
+      mode: this.runtime.exchange?.mode ?? "unsigned",
+      account: this.runtime.account,
+      strategies: [strategy],
+    });
+    this.runtime.journal.finishCycle(cycleId, "failed", describeError(err));
+  }
+}
+
+function checkStrategies(list: readonly ScheduledStrategy[]): void {
+  const seen = new Set<string>();
+  for (const s of list) {
+    if (seen.has(s.name)) throw new ConfigError(`strategy name "${s.name}" is used twice`);
+    seen.add(s.name);
+    validateCron(s.schedule, `${s.name}.schedule`);
+  }
+}
+
+function sameStrategy(a: ScheduledStrategy, b: ScheduledStrategy): boolean {
+  return (
+    a.kind === b.kind && a.schedule === b.schedule && JSON.stringify(a.params) === JSON.stringify(b.params)
+  );
+}
+
+/** Resolves true if `promise` settles within `ms`, false otherwise; leaves no timer behind. */
+function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const done = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    promise.then(done, done);
+  });
+}
+
+function problemLines(err: unknown): string[] {
+  return err instanceof ConfigError ? issuesOf(err).map(formatIssue) : [describeError(err)];
+}
+
+function outcomeCounts(report: CycleReport): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const a of report.actions) counts[a.outcome] = (counts[a.outcome] ?? 0) + 1;
+  return counts;
+}
+
+function summarize(report: CycleReport): string {
+  if (report.actions.length === 0) {
+    const skipped = report.decisions.filter((d) => d.guard === "skipped" || d.guard === "blocked").length;
+    return skipped > 0 ? `no action (${skipped} skipped or blocked, see the journal)` : "nothing to do";
+  }
+  return report.actions.map((a) => `${a.action} ${a.outcome}`).join(", ");
+}

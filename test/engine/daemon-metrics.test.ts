@@ -1,0 +1,149 @@
+// The daemon's /health, /ready and /metrics after real cycles against the simulator: cycles, intents,
+// submissions by outcome, venue latency and errors, rate-limit waits and last success per strategy.
+import { request } from "node:http";
+import pino from "pino";
+import sinon from "sinon";
+import { afterEach, describe, expect, it } from "vitest";
+import { Daemon, type ScheduleFn, scheduledStrategies } from "../../src/engine/daemon.js";
+import { BotMetrics, type MetricsServer, startMetricsServer } from "../../src/engine/metrics.js";
+import { openRuntime, type Runtime } from "../../src/engine/runtime.js";
+import { startTestBot, type TestBot } from "../helpers/bot.js";
+
+const realSetTimeout = globalThis.setTimeout;
+
+let bot: TestBot | undefined;
+let runtime: Runtime | undefined;
+let server: MetricsServer | undefined;
+let clock: sinon.SinonFakeTimers | undefined;
+
+afterEach(async () => {
+  clock?.restore();
+  await server?.close();
+  await runtime?.close();
+  await bot?.close();
+  bot = runtime = server = clock = undefined;
+});
+
+function get(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, method: "GET" }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
+      );
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** The value of one sample line of the Prometheus text format, e.g. `name{a="b"}`. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+/** Lets the daemon's run finish, moving fake time on whenever it waits (weight budget, retry delays). */
+async function settle(d: Daemon, c: sinon.SinonFakeTimers): Promise<void> {
+  let idle = false;
+  void d.idle().then(() => {
+    idle = true;
+  });
+  while (!idle) {
+    await new Promise((r) => realSetTimeout(r, 10));
+    if (!idle) await c.tickAsync(1_000);
+  }
+}
+
+describe("daemon metrics endpoint", () => {
+  it("serves health, readiness and the counters of real cycles", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        {
+          name: "rebalance",
+          kind: "twap-rebalance",
+          schedule: "* * * * *",
+          params: {
+            targets: { HYPE: 0.5, USDC: 0.5 },
+            quote: "USDC",
+            band: 0.05,
+            twap: { minutes: 60, randomize: false },
+            minOrderUsd: 10,
+          },
+        },
+      ],
+      fund: { HYPE: "1000", USDC: "5000" },
+      // A small weight budget, so the cycle has to wait for it; long timeouts, as time is faked.
+      configExtra: { venue: { weightPerMinute: 100, timeoutMs: 600_000, readAttempts: 2 } },
+    });
+    bot.sim.setPrice("@107", "40");
+    const sim = bot.sim;
+    const metrics = new BotMetrics();
+    runtime = await openRuntime({
+      config: bot.runtime.config,
+      env: { TEST_BOT_KEY: bot.key },
+      mode: "live",
+      logger: pino({ level: "silent" }),
+      clock: () => sim.now(),
+      metrics,
+    });
+    clock = sinon.useFakeTimers({
+      now: sim.now(),
+      toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+    });
+    // Ticks are fired by the test: this suite is about what the metrics say, not about when runs happen.
+    const ticks = new Map<string, (at: Date) => void>();
+    const manual: ScheduleFn = (_expression, onTick, { name }) => {
+      ticks.set(name, onTick);
+      return { stop: () => ticks.delete(name) };
+    };
+    const daemon = new Daemon({
+      runtime,
+      strategies: scheduledStrategies(runtime.config.strategies),
+      logger: pino({ level: "silent" }),
+      metrics,
+      schedule: manual,
+    });
+    server = await startMetricsServer(metrics, daemon, 0);
+    const port = server.port;
+
+    expect(await get(port, "/health")).toEqual({ status: 200, body: '{"status":"ok"}' });
+    expect(await get(port, "/ready")).toEqual({ status: 503, body: '{"ready":false}' });
+    daemon.start();
+    await settle(daemon, clock);
+    for (let i = 0; i < 500 && !daemon.ready(); i++) await new Promise((r) => realSetTimeout(r, 10));
+    expect(await get(port, "/ready")).toEqual({ status: 200, body: '{"ready":true}' });
+
+    ticks.get("rebalance")!(new Date());
+    await settle(daemon, clock);
+    const successAt = sim.now();
+    sim.setFaults({ info: { serverErrorRate: 1 } });
+    sim.advance(60_000);
+    ticks.get("rebalance")!(new Date());
+    await settle(daemon, clock);
+
+    const { status, body } = await get(port, "/metrics");
+    expect(status).toBe(200);
+    expect(sample(body, 'hlbot_cycles_total{strategy="rebalance",outcome="ok"}')).toBe(1);
+    expect(sample(body, 'hlbot_cycles_total{strategy="rebalance",outcome="failed"}')).toBe(1);
+    expect(sample(body, 'hlbot_intents_total{strategy="rebalance",kind="twapOrder",guard="allowed"}')).toBe(
+      1,
+    );
+    expect(sample(body, 'hlbot_submissions_total{action="twapOrder",outcome="accepted"}')).toBe(1);
+    expect(sample(body, 'hlbot_venue_request_duration_seconds_count{endpoint="exchange"}')).toBe(1);
+    expect(sample(body, 'hlbot_venue_request_duration_seconds_count{endpoint="info"}')).toBeGreaterThan(5);
+    // Two attempts of the failing read (readAttempts 2), each a 500.
+    expect(
+      sample(body, 'hlbot_venue_errors_total{endpoint="info",code="SERVER_ERROR"}'),
+    ).toBeGreaterThanOrEqual(2);
+    expect(sample(body, "hlbot_rate_limit_wait_seconds_total")).toBeGreaterThan(0);
+    expect(sample(body, 'hlbot_last_success_timestamp_seconds{strategy="rebalance"}')).toBe(successAt / 1000);
+
+    const stopping = daemon.stop(1_000);
+    expect(await get(port, "/ready")).toEqual({ status: 503, body: '{"ready":false}' });
+    await clock.tickAsync(1_000);
+    expect(await stopping).toEqual({ reason: "stopped", clean: true });
+  });
+});

@@ -1,0 +1,444 @@
+// The daemon's scheduler against the embedded simulator, with node-cron driven by sinon fake timers:
+// which strategies run when, no self-overlap, back-off and recovery, fatal errors, reload, graceful stop.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import pino from "pino";
+import sinon from "sinon";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import {
+  backoffTicks,
+  Daemon,
+  type DaemonRuntime,
+  isFatalError,
+  loadStrategySet,
+  scheduledStrategies,
+} from "../../src/engine/daemon.js";
+import { BotMetrics } from "../../src/engine/metrics.js";
+import { ConfigError, ServerError } from "../../src/lib/errors.js";
+import { startTestBot, type TestBot } from "../helpers/bot.js";
+
+const REBALANCE = {
+  name: "rebalance",
+  kind: "twap-rebalance",
+  params: {
+    targets: { HYPE: 0.5, USDC: 0.5 },
+    quote: "USDC",
+    band: 0.05,
+    twap: { minutes: 60, randomize: false },
+    minOrderUsd: 10,
+  },
+};
+const STAKING = {
+  name: "staking",
+  kind: "validator-staking",
+  params: {
+    validators: 2,
+    rankBy: "predictedApr",
+    maxCommission: 0.05,
+    rebalanceThreshold: 0.05,
+    maxMovePerRun: 10000,
+  },
+};
+const MINUTE = 60_000;
+// Real timers, captured before any test fakes them, for polling real I/O.
+const realSetTimeout = globalThis.setTimeout;
+
+type LogLine = Record<string, unknown> & { msg: string; level: number };
+
+function captureLogger() {
+  const lines: LogLine[] = [];
+  const logger = pino(
+    { level: "debug", base: undefined },
+    { write: (s: string) => lines.push(JSON.parse(s)) },
+  );
+  return { logger, lines };
+}
+
+let bot: TestBot | undefined;
+let clock: sinon.SinonFakeTimers | undefined;
+let daemon: Daemon | undefined;
+
+afterEach(async () => {
+  if (daemon) {
+    const stopping = daemon.stop(0);
+    await clock?.tickAsync(10_000);
+    await stopping;
+  }
+  clock?.restore();
+  await bot?.close();
+  bot = undefined;
+  clock = undefined;
+  daemon = undefined;
+});
+
+/** Fake timers starting at the simulator's virtual time, so cron ticks and venue time agree. */
+function fakeTime(b: TestBot): sinon.SinonFakeTimers {
+  clock = sinon.useFakeTimers({
+    now: b.sim.now(),
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+  });
+  return clock;
+}
+
+/** Moves venue time and the fake clock forward together, then waits for the runs that fell due. */
+async function step(d: Daemon, ms: number, times = 1): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    bot!.sim.advance(ms);
+    await clock!.tickAsync(ms);
+    await d.idle();
+  }
+}
+
+async function until(what: string, cond: () => boolean, ms = 5_000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!cond()) {
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => realSetTimeout(r, 5));
+  }
+}
+
+function runCycles(b: TestBot) {
+  return b.runtime.journal
+    .recentCycles(100)
+    .filter((c) => c.trigger === "run")
+    .reverse()
+    .map((c) => ({
+      minute: Math.round((c.startedAt - START) / MINUTE),
+      strategies: JSON.parse(c.strategies) as string[],
+      status: c.status,
+      id: c.id,
+    }));
+}
+
+let START = 0;
+
+function newDaemon(
+  b: TestBot,
+  extra: Partial<ConstructorParameters<typeof Daemon>[0]> = {},
+  runtime?: DaemonRuntime,
+) {
+  const { logger, lines } = captureLogger();
+  const metrics = new BotMetrics();
+  daemon = new Daemon({
+    runtime: runtime ?? b.runtime,
+    strategies: scheduledStrategies(b.runtime.config.strategies),
+    logger,
+    metrics,
+    ...extra,
+  });
+  return { daemon, lines, metrics };
+}
+
+function twapsPlaced(b: TestBot) {
+  return b.sim.ledger().filter((e) => e.kind === "twapPlaced" && e.user === b.address);
+}
+
+async function metricValue(metrics: BotMetrics, name: string, labels: Record<string, string>) {
+  const metric = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === name);
+  const found = (metric?.values ?? []).find((v) =>
+    Object.entries(labels).every(([k, val]) => String((v.labels as Record<string, unknown>)[k]) === val),
+  );
+  return found?.value ?? 0;
+}
+
+describe("back-off and fatal errors (pure rules)", () => {
+  it("skips 0, 1, 2, 4, 8 … ticks after consecutive failures, up to the cap", () => {
+    expect([1, 2, 3, 4, 5, 6, 7].map((f) => backoffTicks(f, 16))).toEqual([0, 1, 2, 4, 8, 16, 16]);
+    expect(backoffTicks(9, 5)).toBe(5);
+  });
+
+  it("stops only for configuration and state database failures", () => {
+    const sqlite = Object.assign(new Error("attempt to write a readonly database"), {
+      name: "SqliteError",
+      code: "SQLITE_READONLY",
+    });
+    const busy = Object.assign(new Error("database is locked"), { name: "SqliteError", code: "SQLITE_BUSY" });
+    expect(isFatalError(new ConfigError("multi-sig"))).toBe(true);
+    expect(isFatalError(sqlite)).toBe(true);
+    expect(isFatalError(new Error("wrapped", { cause: sqlite }))).toBe(true);
+    expect(isFatalError(busy)).toBe(false);
+    expect(isFatalError(new ServerError(500, "boom"))).toBe(false);
+    expect(isFatalError(new Error("anything else"))).toBe(false);
+  });
+});
+
+describe("daemon scheduling against the simulator (fake timers)", () => {
+  it("runs each strategy at its own cron times, one cycle per run, with the cycle id in logs and journal", async () => {
+    bot = await startTestBot({
+      strategies: [
+        { ...REBALANCE, schedule: "*/2 * * * *" },
+        { ...STAKING, schedule: "*/3 * * * *" },
+      ],
+      fund: { HYPE: "1000", USDC: "5000" },
+    });
+    START = bot.sim.now();
+    fakeTime(bot);
+    const { daemon: d, lines, metrics } = newDaemon(bot, { factsRefreshMs: 5 * MINUTE });
+    const refresh = sinon.spy(bot.runtime, "refreshFacts");
+    d.start();
+    await step(d, MINUTE, 7);
+
+    const cycles = runCycles(bot);
+    const byMinute = (m: number) =>
+      cycles
+        .filter((c) => c.minute === m)
+        .flatMap((c) => c.strategies)
+        .sort();
+    expect(cycles.every((c) => c.status === "ok" && c.strategies.length === 1)).toBe(true);
+    expect(byMinute(1)).toEqual([]);
+    expect(byMinute(2)).toEqual(["rebalance"]);
+    expect(byMinute(3)).toEqual(["staking"]);
+    expect(byMinute(4)).toEqual(["rebalance"]);
+    expect(byMinute(5)).toEqual([]);
+    expect(byMinute(6)).toEqual(["rebalance", "staking"]);
+    expect(cycles).toHaveLength(5);
+
+    // Every cycle's log lines carry its id; the daemon's summary line names the strategy.
+    for (const c of cycles) {
+      const own = lines.filter((l) => l.cycle === c.id);
+      expect(own.some((l) => l.msg.startsWith("cycle ok") && l.strategy === c.strategies[0])).toBe(true);
+    }
+    expect(await metricValue(metrics, "hlbot_cycles_total", { strategy: "rebalance", outcome: "ok" })).toBe(
+      3,
+    );
+    expect(await metricValue(metrics, "hlbot_cycles_total", { strategy: "staking", outcome: "ok" })).toBe(2);
+    expect(await metricValue(metrics, "hlbot_last_success_timestamp_seconds", { strategy: "staking" })).toBe(
+      (START + 6 * MINUTE) / 1000,
+    );
+    expect(refresh.callCount).toBe(1); // every 5 minutes
+    expect(d.ready()).toBe(true);
+  });
+
+  it("never overlaps a strategy with itself: a tick during a slow run is skipped with a log line", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [{ ...REBALANCE, schedule: "* * * * *" }],
+      fund: { HYPE: "1000", USDC: "5000" },
+      configExtra: { venue: { timeoutMs: 600_000 } },
+    });
+    bot.sim.setPrice("@107", "40");
+    START = bot.sim.now();
+    fakeTime(bot);
+    const { daemon: d, lines, metrics } = newDaemon(bot);
+    bot.sim.setFaults({ exchange: { latencyMs: 150_000 } }); // the answer to the TWAP is held 2.5 minutes
+    d.start();
+    bot.sim.advance(MINUTE);
+    await clock!.tickAsync(MINUTE);
+    const b = bot;
+    await until("the TWAP to reach the venue", () => twapsPlaced(b).length === 1);
+    expect(d.health("rebalance")?.running).toBe(true);
+
+    await clock!.tickAsync(2 * MINUTE); // ticks at minutes 2 and 3 fall inside the run
+    const skips = lines.filter((l) => l.reason === "overlap");
+    expect(skips.map((l) => l.tick)).toEqual([
+      new Date(START + 2 * MINUTE).toISOString(),
+      new Date(START + 3 * MINUTE).toISOString(),
+    ]);
+    expect(skips[0]?.msg).toMatch(/previous run is still going/);
+
+    await clock!.tickAsync(30_000); // the answer arrives
+    await d.idle();
+    expect(runCycles(bot)).toHaveLength(1);
+    expect(bot.runtime.journal.recentSubmissions(5).map((s) => s.status)).toEqual(["accepted"]);
+    expect(twapsPlaced(bot)).toHaveLength(1);
+    expect(
+      await metricValue(metrics, "hlbot_cycles_total", { strategy: "rebalance", outcome: "skipped" }),
+    ).toBe(2);
+    expect(
+      await metricValue(metrics, "hlbot_submissions_total", { action: "twapOrder", outcome: "accepted" }),
+    ).toBe(1);
+  });
+
+  it("backs off after repeated venue failures (skip 1, 2, 4, capped) and recovers on success", async () => {
+    bot = await startTestBot({
+      strategies: [{ ...REBALANCE, schedule: "* * * * *" }],
+      fund: { HYPE: "1000", USDC: "5000" },
+      configExtra: { venue: { readAttempts: 1 } },
+    });
+    START = bot.sim.now();
+    fakeTime(bot);
+    bot.sim.setFaults({ info: { serverErrorRate: 1 } });
+    const { daemon: d, lines, metrics } = newDaemon(bot, { maxBackoffTicks: 4 });
+    d.start();
+    await step(d, MINUTE, 16);
+    expect(d.ready()).toBe(false); // the venue never answered
+    bot.sim.setFaults({});
+    await step(d, MINUTE, 2);
+
+    const cycles = runCycles(bot);
+    expect(cycles.map((c) => c.minute)).toEqual([1, 2, 4, 7, 12, 17, 18]);
+    expect(cycles.map((c) => c.status)).toEqual([
+      "failed",
+      "failed",
+      "failed",
+      "failed",
+      "failed",
+      "ok",
+      "ok",
+    ]);
+    const failed = lines.filter((l) => typeof l.msg === "string" && l.msg.startsWith("cycle failed"));
+    expect(failed.map((l) => l.skipTicks)).toEqual([0, 1, 2, 4, 4]);
+    expect(failed[0]?.msg).toMatch(/HTTP 500.*retrying at the next tick/);
+    expect(failed[1]?.msg).toMatch(/skipping the next 1 tick$/);
+    expect(failed.every((l) => typeof l.cycle === "string")).toBe(true);
+    expect(lines.filter((l) => l.reason === "backoff")).toHaveLength(1 + 2 + 4 + 4);
+    expect(d.health("rebalance")).toEqual({ failures: 0, skipTicks: 0, running: false });
+    expect(d.ready()).toBe(true);
+    expect(
+      await metricValue(metrics, "hlbot_cycles_total", { strategy: "rebalance", outcome: "failed" }),
+    ).toBe(5);
+    expect(
+      await metricValue(metrics, "hlbot_cycles_total", { strategy: "rebalance", outcome: "skipped" }),
+    ).toBe(11);
+  });
+
+  it("stops for a configuration problem found while running (a multi-sig account)", async () => {
+    bot = await startTestBot({
+      strategies: [{ ...REBALANCE, schedule: "* * * * *" }],
+      fund: { HYPE: "1000" },
+    });
+    START = bot.sim.now();
+    fakeTime(bot);
+    const real = bot.runtime;
+    const multiSig: DaemonRuntime = {
+      ...real,
+      facts: async () => ({
+        isVip: false,
+        subAccounts: [],
+        multiSig: {
+          threshold: 2,
+          authorizedUsers: [bot!.address, "0x0000000000000000000000000000000000000001"],
+        },
+      }),
+    };
+    const { daemon: d, lines } = newDaemon(bot, {}, multiSig);
+    d.start();
+    await step(d, MINUTE);
+    const result = await d.done;
+    expect(result.reason).toBe("fatal");
+    expect(result.reason === "fatal" && result.error).toBeInstanceOf(ConfigError);
+    expect(lines.some((l) => l.level === 60 && /multi-sig/.test(l.msg))).toBe(true);
+    await step(d, MINUTE, 2); // nothing is scheduled any more
+    expect(runCycles(bot).map((c) => c.status)).toEqual(["failed"]);
+    expect(d.ready()).toBe(false);
+  });
+
+  it("stops when the state database can no longer be written", async () => {
+    bot = await startTestBot({
+      strategies: [{ ...REBALANCE, schedule: "* * * * *" }],
+      fund: { HYPE: "1000" },
+    });
+    fakeTime(bot);
+    const { daemon: d } = newDaemon(bot);
+    d.start();
+    bot.runtime.db.pragma("query_only = ON");
+    await step(d, MINUTE);
+    const result = await d.done;
+    expect(result.reason).toBe("fatal");
+    expect(String((result as { error: Error }).error.message)).toMatch(/readonly/);
+    bot.runtime.db.pragma("query_only = OFF");
+  });
+
+  it("reloads strategy files: a broken file is reported with file:line and the old set kept; a good set replaces it", async () => {
+    bot = await startTestBot({
+      strategies: [{ ...REBALANCE, schedule: "*/2 * * * *" }],
+      fund: { HYPE: "1000" },
+    });
+    START = bot.sim.now();
+    fakeTime(bot);
+    const { daemon: d, lines } = newDaemon(bot);
+    const config = bot.runtime.config;
+    const env = { TEST_BOT_KEY: bot.key };
+    const file = join(bot.dir, "strategy-0.yaml");
+    d.start();
+
+    writeFileSync(
+      file,
+      stringify({
+        ...REBALANCE,
+        schedule: "*/2 * * * *",
+        enabled: true,
+        params: { ...REBALANCE.params, band: "lots" },
+      }),
+    );
+    expect(await d.reloadFrom(() => loadStrategySet(config, env))).toBe(false);
+    const problem = lines.find((l) => typeof l.problem === "string");
+    expect(problem?.problem).toMatch(/strategy-0\.yaml:\d+: params\.band: /);
+    expect(lines.some((l) => /strategy reload refused: keeping the 1 current strategy/.test(l.msg))).toBe(
+      true,
+    );
+    expect(d.strategies().map((s) => s.name)).toEqual(["rebalance"]);
+
+    await step(d, MINUTE, 2); // the old schedule still runs: minute 2
+    expect(runCycles(bot).map((c) => [c.minute, c.strategies[0]])).toEqual([[2, "rebalance"]]);
+
+    writeFileSync(
+      file,
+      stringify({ ...REBALANCE, name: "rebalance-fast", schedule: "* * * * *", enabled: true }),
+    );
+    expect(await d.reloadFrom(() => loadStrategySet(config, env))).toBe(true);
+    expect(d.strategies().map((s) => [s.name, s.schedule])).toEqual([["rebalance-fast", "* * * * *"]]);
+    expect(
+      lines.some((l) =>
+        /strategies reloaded: 1 scheduled; added rebalance-fast; removed rebalance/.test(l.msg),
+      ),
+    ).toBe(true);
+    await step(d, MINUTE, 2);
+    expect(runCycles(bot).map((c) => [c.minute, c.strategies[0]])).toEqual([
+      [2, "rebalance"],
+      [3, "rebalance-fast"],
+      [4, "rebalance-fast"],
+    ]);
+  });
+});
+
+describe("daemon stop", () => {
+  async function heldSubmission(latencyMs: number) {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [{ ...REBALANCE, schedule: "* * * * *" }],
+      fund: { HYPE: "1000", USDC: "5000" },
+      configExtra: { venue: { timeoutMs: 600_000 } },
+    });
+    bot.sim.setPrice("@107", "40");
+    START = bot.sim.now();
+    fakeTime(bot);
+    const made = newDaemon(bot);
+    bot.sim.setFaults({ exchange: { latencyMs } });
+    made.daemon.start();
+    bot.sim.advance(MINUTE);
+    await clock!.tickAsync(MINUTE);
+    const b = bot;
+    await until("the TWAP to reach the venue", () => twapsPlaced(b).length === 1);
+    return made;
+  }
+
+  it("lets the submission in flight finish within the grace period and journals its answer", async () => {
+    const { daemon: d, lines } = await heldSubmission(20_000);
+    const stopping = d.stop(30_000);
+    expect(d.ready()).toBe(false);
+    await clock!.tickAsync(20_000);
+    expect(await stopping).toEqual({ reason: "stopped", clean: true });
+    expect(await d.done).toEqual({ reason: "stopped", clean: true });
+    expect(bot!.runtime.journal.recentSubmissions(5).map((s) => s.status)).toEqual(["accepted"]);
+    expect(lines.some((l) => /waiting up to 30000 ms for the running cycle of rebalance/.test(l.msg))).toBe(
+      true,
+    );
+    await clock!.tickAsync(5 * MINUTE); // no tick after the stop
+    expect(runCycles(bot!)).toHaveLength(1);
+    daemon = undefined;
+  });
+
+  it("aborts the submission when the grace period runs out (journaled unknown, not pending)", async () => {
+    const { daemon: d, lines } = await heldSubmission(120_000);
+    const stopping = d.stop(10_000);
+    await clock!.tickAsync(10_000);
+    expect(await stopping).toEqual({ reason: "stopped", clean: false });
+    expect(d.signal.aborted).toBe(true);
+    expect(lines.some((l) => /grace period of 10000 ms over: aborting/.test(l.msg))).toBe(true);
+    const statuses = bot!.runtime.journal.recentSubmissions(5).map((s) => s.status);
+    expect(statuses).toEqual(["unknown"]);
+    daemon = undefined;
+  });
+});
