@@ -1,0 +1,202 @@
+// The simulation summary as text for a person at a terminal. Everything shown comes from the summary
+// object (so `--json` holds the same figures); skipped decisions are grouped by the shape of their
+// reason (numbers aside) with the latest wording, because an hourly strategy says "within band" with
+// new numbers every hour. `--json` lists every distinct reason with its exact count.
+import type { SimulationSummary, ValuationSummary } from "./summary.js";
+
+/** "12345.5" → "12,345.5" (exact: works on the decimal string). */
+export function groupDigits(value: string): string {
+  const [int = "", frac] = value.split(".");
+  const sign = int.startsWith("-") ? "-" : "";
+  const digits = sign ? int.slice(1) : int;
+  const grouped = digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return `${sign}${grouped}${frac === undefined ? "" : `.${frac}`}`;
+}
+
+/** At most `dp` decimals, for display (the JSON keeps every digit). */
+function short(value: string, dp = 4): string {
+  const [int, frac] = value.split(".");
+  if (frac === undefined) return groupDigits(value);
+  const cut = frac.slice(0, dp).replace(/0+$/, "");
+  return groupDigits(cut ? `${int}.${cut}` : (int ?? "0"));
+}
+
+const pct = (fraction: string) => `${(Number(fraction) * 100).toFixed(2)}%`;
+const when = (isoTime: string) => isoTime.replace("T", " ").replace(/:\d\d\.\d{3}Z$/, "");
+const addr = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`;
+
+/** Aligned columns; `align` has one letter per column, "l" or "r" (numbers), default "l" then "r"s. */
+function table(rows: string[][], align = "l"): string[] {
+  const widths: number[] = [];
+  for (const r of rows) for (const [i, c] of r.entries()) widths[i] = Math.max(widths[i] ?? 0, c.length);
+  const left = (i: number) => (align[i] ?? "r") === "l";
+  return rows.map(
+    (r) =>
+      "  " +
+      r
+        .map((c, i) => (left(i) ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+        .join("  ")
+        .trimEnd(),
+  );
+}
+
+function portfolio(s: SimulationSummary): string[] {
+  const { start, end } = s.portfolio;
+  const find = (v: ValuationSummary, asset: string) => v.assets.find((a) => a.asset === asset);
+  const assets = [...new Set([...start.assets, ...end.assets].map((a) => a.asset))];
+  const rows = [["", "start", "", "end", ""]];
+  rows.push(["value", groupDigits(start.value), "", groupDigits(end.value), ""]);
+  for (const asset of assets) {
+    const a = find(start, asset);
+    const b = find(end, asset);
+    rows.push([
+      asset,
+      a ? short(a.amount) : "0",
+      a ? pct(a.weight) : "",
+      b ? short(b.amount) : "0",
+      b ? pct(b.weight) : "",
+    ]);
+  }
+  const ratio =
+    s.portfolio.changeRatio === null
+      ? ""
+      : `, ${Number(s.portfolio.changeRatio) >= 0 ? "+" : ""}${pct(s.portfolio.changeRatio)}`;
+  const sign = s.portfolio.change.startsWith("-") ? "" : "+";
+  return [
+    `Portfolio (${s.valuationCoin} at mid prices; amounts and weights)`,
+    ...table(rows),
+    `  change: ${sign}${groupDigits(s.portfolio.change)} ${s.valuationCoin}${ratio}`,
+  ];
+}
+
+function twaps(s: SimulationSummary): string[] {
+  if (s.twaps.length === 0) return ["TWAPs: none placed"];
+  const out = [`TWAPs (${s.twaps.length}, from the venue's ledger)`];
+  const rows = s.twaps.map((t) => {
+    const [base = "", quote = ""] = t.label.split("/");
+    return [
+      `#${t.twapId}`,
+      t.strategy ?? "?",
+      when(t.placedAt),
+      `${t.side} ${short(t.size)} ${base}`,
+      `${t.minutes} min`,
+      t.status,
+      `${short(t.executedSize)} @ ${t.averagePrice === null ? "-" : short(t.averagePrice, 6)}`,
+      `${short(t.executedNotional, 2)} ${quote}`,
+      `${t.slices} slices${t.skippedSlices ? ` (${t.skippedSlices} skipped)` : ""}`,
+      `fee ${short(t.fee, 6)} ${t.feeToken ?? ""}`.trimEnd(),
+    ];
+  });
+  out.push(...table(rows, "lllrllrrll"));
+  out.push("Trades");
+  out.push(
+    ...table(
+      s.trades.map((t) => {
+        const [base = "", quote = ""] = t.label.split("/");
+        return [
+          `${t.label} ${t.side}`,
+          `${t.twaps} TWAP(s), ${t.slices} slices`,
+          `${short(t.size)} ${base}`,
+          `${short(t.notional, 2)} ${quote}`,
+          `average ${t.averagePrice === null ? "-" : short(t.averagePrice, 6)}`,
+        ];
+      }),
+      "llrrl",
+    ),
+  );
+  const fees = s.fees.byToken.map((f) => `${short(f.amount, 6)} ${f.token}`).join(" + ");
+  out.push(`Fees: ${fees || "none"} (≈ ${groupDigits(s.fees.value)} ${s.valuationCoin})`);
+  return out;
+}
+
+function staking(s: SimulationSummary): string[] {
+  const st = s.staking;
+  const out = ["Staking (HYPE)"];
+  if (st.deposits > 0)
+    out.push(`  moved ${short(st.deposited)} HYPE from spot into staking (${st.deposits} deposits)`);
+  if (st.validators.length > 0) {
+    const rows = [["validator", "start", "delegated", "undelegated", "rewards", "end"]];
+    for (const v of st.validators)
+      rows.push([
+        `${v.name} (${addr(v.validator)})`,
+        short(v.start),
+        short(v.delegated),
+        short(v.undelegated),
+        short(v.rewards, 6),
+        short(v.end),
+      ]);
+    out.push(...table(rows));
+  }
+  for (const c of st.changes)
+    out.push(
+      `  ${when(c.at)}  ${c.action} ${short(c.amount)} HYPE ${c.action === "delegate" ? "to" : "from"} ${c.name}`,
+    );
+  out.push(
+    `  rewards: ${short(st.rewards.amount, 8)} HYPE in ${st.rewards.payouts} daily payouts (≈ ${groupDigits(st.rewards.value)} ${s.valuationCoin} at the end price)`,
+  );
+  if (st.withdrawals.initiated !== "0" || st.withdrawals.finalized !== "0")
+    out.push(
+      `  withdrawals: ${short(st.withdrawals.initiated)} HYPE initiated, ${short(st.withdrawals.finalized)} finalized`,
+    );
+  return out;
+}
+
+function skipped(s: SimulationSummary): string[] {
+  if (s.skipped.length === 0) return ["Skipped: nothing"];
+  // Group the exact reasons by their shape: the same sentence with other numbers.
+  const shape = (r: string) => r.replace(/-?\d[\d,]*(\.\d+)?/g, "#");
+  const groups = new Map<
+    string,
+    { strategy: string; guard: string; count: number; last: string; lastAt: string }
+  >();
+  for (const g of s.skipped) {
+    const key = `${g.strategy}\u0000${g.guard}\u0000${shape(g.reason)}`;
+    const seen = groups.get(key);
+    if (!seen)
+      groups.set(key, {
+        strategy: g.strategy,
+        guard: g.guard,
+        count: g.count,
+        last: g.reason,
+        lastAt: g.last,
+      });
+    else {
+      seen.count += g.count;
+      if (g.last >= seen.lastAt) {
+        seen.last = g.reason;
+        seen.lastAt = g.last;
+      }
+    }
+  }
+  const total = s.skipped.reduce((a, g) => a + g.count, 0);
+  const out = [
+    `Skipped and blocked (${total} decisions, ${s.skipped.length} distinct reasons; --json lists each with its count)`,
+  ];
+  for (const g of groups.values()) {
+    const tag = g.guard === "blocked" ? "blocked by a limit: " : "";
+    out.push(
+      `  ${g.strategy}  ${g.count}×  ${tag}${g.last}${g.count > 1 ? `  (latest, ${when(g.lastAt)})` : ""}`,
+    );
+  }
+  return out;
+}
+
+export function formatSummary(s: SimulationSummary): string {
+  const holdings = s.holdingsFrom
+    ? `the holdings of the scenario's demo account ${addr(s.holdingsFrom)}`
+    : "the default demo holdings";
+  const outcomes = new Map<string, number>();
+  for (const a of s.actions) outcomes.set(a.outcome, (outcomes.get(a.outcome) ?? 0) + a.count);
+  const acted = [...outcomes.entries()].map(([o, n]) => `${n} ${o}`).join(", ") || "none";
+  const lines = [
+    `Simulated ${s.period.days} day(s) of the ${s.scenario} scenario (seed ${s.seed}, ${s.network} signatures): ${when(s.period.from)} → ${when(s.period.to)} UTC${s.period.interrupted ? " (interrupted)" : ""}`,
+    `Account ${s.account}: a demo key derived from the seed, with ${holdings}`,
+    `Strategies: ${s.strategies.map((x) => `${x.name} (${x.kind}, "${x.schedule}", ${x.runs} runs)`).join("; ") || "none enabled"}`,
+    `Cycles: ${s.cycles.total}, ${s.cycles.failed} failed. Actions: ${acted}.`,
+  ];
+  for (const f of s.cycles.failures) lines.push(`  failed ${f.count}×: ${f.reason}`);
+  for (const r of s.rejections) lines.push(`  ${r.strategy} ${r.action} ${r.count}× ${r.reason}`);
+  return `${[...lines, "", ...portfolio(s), "", ...twaps(s), "", ...staking(s), "", ...skipped(s)].join(
+    "\n",
+  )}\n`;
+}

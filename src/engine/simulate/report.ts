@@ -1,0 +1,374 @@
+// The HTML report of a simulation: one self-contained file (inline CSS and SVG, no script, no external
+// reference of any kind) that opens in a browser offline. Charts: portfolio value, portfolio weights
+// (stacked, in percent) and stake per validator (stacked), all over virtual time, with the TWAPs and
+// delegation changes marked; then the summary's tables. The samples and the summary are also embedded
+// as JSON (`<script type="application/json" id="hlbot-simulation">`) for anyone who wants the numbers.
+import type { Sample, SimulationRecord } from "./runner.js";
+import type { SimulationSummary } from "./summary.js";
+
+const PALETTE = ["#2563eb", "#16a34a", "#ea580c", "#9333ea", "#0891b2", "#dc2626", "#ca8a04", "#4b5563"];
+const W = 880;
+const H = 260;
+const PAD = { left: 64, right: 16, top: 12, bottom: 28 };
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+export function escapeHtml(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}
+
+interface Series {
+  name: string;
+  color: string;
+  values: number[];
+}
+
+interface Marker {
+  t: number;
+  label: string;
+  color: string;
+}
+
+interface ChartSpec {
+  title: string;
+  times: number[];
+  series: Series[];
+  stacked: boolean;
+  /** Start the y axis at 0 (stacked charts always do). */
+  zero: boolean;
+  /** Fixed top of the y axis (percent charts). */
+  max?: number;
+  unit: string;
+  markers?: Marker[];
+}
+
+function niceStep(range: number, target: number): number {
+  const raw = range / Math.max(1, target);
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const n = raw / mag;
+  return (n <= 1 ? 1 : n <= 2 ? 2 : n <= 2.5 ? 2.5 : n <= 5 ? 5 : 10) * mag;
+}
+
+function fmtAxis(v: number, step: number): string {
+  const dp = step >= 1 ? 0 : Math.min(6, Math.ceil(-Math.log10(step)));
+  return v.toLocaleString("en-US", { minimumFractionDigits: dp, maximumFractionDigits: dp });
+}
+
+const n2 = (v: number) => (Math.round(v * 10) / 10).toString();
+
+function chart(spec: ChartSpec): string {
+  const { times, series } = spec;
+  if (times.length === 0 || series.length === 0)
+    return `<p class="empty">${escapeHtml(spec.title)}: no data</p>`;
+  const t0 = times[0]!;
+  const t1 = Math.max(times[times.length - 1]!, t0 + 1);
+  const tops = times.map((_, i) =>
+    spec.stacked
+      ? series.reduce((a, s) => a + (s.values[i] ?? 0), 0)
+      : Math.max(...series.map((s) => s.values[i] ?? 0)),
+  );
+  const bottoms = times.map((_, i) => (spec.stacked ? 0 : Math.min(...series.map((s) => s.values[i] ?? 0))));
+  let lo = spec.zero || spec.stacked ? 0 : Math.min(...bottoms);
+  let hi = Math.max(...tops);
+  if (hi === lo) hi = lo + (Math.abs(lo) || 1);
+  const margin = spec.zero || spec.stacked ? 0 : (hi - lo) * 0.08;
+  lo -= margin;
+  hi += margin;
+  const step = niceStep(hi - lo, 5);
+  lo = Math.floor(lo / step) * step;
+  hi = spec.max ?? Math.ceil(hi / step) * step;
+  const iw = W - PAD.left - PAD.right;
+  const ih = H - PAD.top - PAD.bottom;
+  const x = (t: number) => PAD.left + ((t - t0) / (t1 - t0)) * iw;
+  const y = (v: number) => PAD.top + ih - ((v - lo) / (hi - lo)) * ih;
+
+  const parts: string[] = [];
+  // Grid and axes.
+  for (let v = lo; v <= hi + step / 2; v += step) {
+    parts.push(
+      `<line class="grid" x1="${PAD.left}" x2="${W - PAD.right}" y1="${n2(y(v))}" y2="${n2(y(v))}"/>`,
+    );
+    parts.push(
+      `<text class="ylab" x="${PAD.left - 6}" y="${n2(y(v) + 4)}">${escapeHtml(fmtAxis(v, step))}</text>`,
+    );
+  }
+  const days = (t1 - t0) / DAY;
+  const tick = days <= 1.5 ? 6 * HOUR : days <= 8 ? DAY : days <= 40 ? 5 * DAY : 30 * DAY;
+  for (let t = Math.ceil(t0 / tick) * tick; t <= t1; t += tick) {
+    const d = new Date(t).toISOString();
+    const label = tick < DAY ? `${d.slice(5, 10)} ${d.slice(11, 16)}` : d.slice(5, 10);
+    parts.push(
+      `<line class="grid" x1="${n2(x(t))}" x2="${n2(x(t))}" y1="${PAD.top}" y2="${H - PAD.bottom}"/>`,
+    );
+    parts.push(`<text class="xlab" x="${n2(x(t))}" y="${H - 8}">${label}</text>`);
+  }
+  // Data.
+  if (spec.stacked) {
+    const base = times.map(() => 0);
+    for (const s of series) {
+      const upper = times.map((_, i) => base[i]! + (s.values[i] ?? 0));
+      const top = times.map((t, i) => `${n2(x(t))},${n2(y(upper[i]!))}`);
+      const bottom = times.map((t, i) => `${n2(x(t))},${n2(y(base[i]!))}`).reverse();
+      parts.push(
+        `<polygon fill="${s.color}" fill-opacity="0.75" stroke="${s.color}" stroke-width="0.5" points="${[...top, ...bottom].join(" ")}"><title>${escapeHtml(s.name)}</title></polygon>`,
+      );
+      for (const [i, v] of upper.entries()) base[i] = v;
+    }
+  } else {
+    for (const s of series) {
+      const pts = times.map((t, i) => `${n2(x(t))},${n2(y(s.values[i] ?? 0))}`).join(" ");
+      parts.push(
+        `<polyline fill="none" stroke="${s.color}" stroke-width="1.6" points="${pts}"><title>${escapeHtml(s.name)}</title></polyline>`,
+      );
+    }
+  }
+  for (const m of spec.markers ?? []) {
+    const mx = n2(x(m.t));
+    parts.push(
+      `<g class="marker"><line x1="${mx}" x2="${mx}" y1="${PAD.top}" y2="${H - PAD.bottom}" stroke="${m.color}"/>` +
+        `<circle cx="${mx}" cy="${PAD.top + 4}" r="3.5" fill="${m.color}"/><title>${escapeHtml(m.label)}</title></g>`,
+    );
+  }
+  const legend = series
+    .map((s) => `<span><i style="background:${s.color}"></i>${escapeHtml(s.name)}</span>`)
+    .join("");
+  return (
+    `<figure><figcaption>${escapeHtml(spec.title)} <small>(${escapeHtml(spec.unit)})</small></figcaption>` +
+    `<svg viewBox="0 0 ${W} ${H}" width="100%" role="img" aria-label="${escapeHtml(spec.title)}">${parts.join("")}</svg>` +
+    `<div class="legend">${legend}</div></figure>`
+  );
+}
+
+function tableHtml(head: string[], rows: Array<Array<string | number>>, numeric: boolean[] = []): string {
+  if (rows.length === 0) return `<p class="empty">none</p>`;
+  const th = head.map((h, i) => `<th${numeric[i] ? ' class="num"' : ""}>${escapeHtml(h)}</th>`).join("");
+  const body = rows
+    .map(
+      (r) =>
+        `<tr>${r.map((c, i) => `<td${numeric[i] ? ' class="num"' : ""}>${escapeHtml(String(c))}</td>`).join("")}</tr>`,
+    )
+    .join("");
+  return `<table><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+const when = (iso: string) => iso.replace("T", " ").replace(/:\d\d\.\d{3}Z$/, "");
+const pct = (fraction: string) => `${(Number(fraction) * 100).toFixed(2)}%`;
+
+/** JSON that can sit inside a <script> element. */
+function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
+}
+
+export interface ReportData {
+  summary: SimulationSummary;
+  record: Pick<SimulationRecord, "samples" | "validators">;
+}
+
+/** Renders the self-contained HTML report. */
+export function renderReport({ summary: s, record }: ReportData): string {
+  const samples: Sample[] = record.samples;
+  const times = samples.map((x) => x.t);
+  const colorOf = new Map<string, string>();
+  const color = (key: string) => {
+    let c = colorOf.get(key);
+    if (!c) {
+      c = PALETTE[colorOf.size % PALETTE.length]!;
+      colorOf.set(key, c);
+    }
+    return c;
+  };
+
+  const assets = [...new Set(samples.flatMap((x) => Object.keys(x.assets)))].sort();
+  const weightSeries: Series[] = assets.map((a) => ({
+    name: a,
+    color: color(`asset:${a}`),
+    values: samples.map((x) => (x.value > 0 ? ((x.assets[a] ?? 0) / x.value) * 100 : 0)),
+  }));
+  const names = new Map(record.validators.map((v) => [v.address, v.name]));
+  const staked = [...new Set(samples.flatMap((x) => Object.keys(x.stake)))].sort();
+  const stakeSeries: Series[] = staked.map((v) => ({
+    name: `${names.get(v) ?? v} (${v.slice(0, 6)}…${v.slice(-4)})`,
+    color: color(`validator:${v}`),
+    values: samples.map((x) => x.stake[v] ?? 0),
+  }));
+  const twapMarkers: Marker[] = s.twaps.map((t) => ({
+    t: Date.parse(t.placedAt),
+    label: `TWAP #${t.twapId} ${t.side} ${t.size} ${t.label} (${t.strategy ?? "?"})`,
+    color: t.side === "buy" ? "#16a34a" : "#dc2626",
+  }));
+  const stakeMarkers: Marker[] = s.staking.changes.map((c) => ({
+    t: Date.parse(c.at),
+    label: `${c.action} ${c.amount} HYPE ${c.action === "delegate" ? "to" : "from"} ${c.name}`,
+    color: c.action === "delegate" ? "#16a34a" : "#dc2626",
+  }));
+
+  const charts = [
+    chart({
+      title: "Portfolio value",
+      times,
+      series: [
+        { name: `value in ${s.valuationCoin}`, color: "#2563eb", values: samples.map((x) => x.value) },
+      ],
+      stacked: false,
+      zero: false,
+      unit: `${s.valuationCoin} at mid prices; markers: TWAPs placed (green buy, red sell)`,
+      markers: twapMarkers,
+    }),
+    chart({
+      title: "Portfolio weights",
+      times,
+      series: weightSeries,
+      stacked: true,
+      zero: true,
+      max: 100,
+      unit: "% of the value, stacked",
+    }),
+    chart({
+      title: "Stake per validator",
+      times,
+      series: stakeSeries,
+      stacked: true,
+      zero: true,
+      unit: "HYPE delegated, stacked; markers: delegation changes",
+      markers: stakeMarkers,
+    }),
+  ].join("\n");
+
+  const p = s.portfolio;
+  const figures: Array<[string, string]> = [
+    ["Start value", `${p.start.value} ${s.valuationCoin}`],
+    ["End value", `${p.end.value} ${s.valuationCoin}`],
+    ["Change", `${p.change} ${s.valuationCoin}${p.changeRatio === null ? "" : ` (${pct(p.changeRatio)})`}`],
+    ["TWAPs", String(s.twaps.length)],
+    ["Fees", `≈ ${s.fees.value} ${s.valuationCoin}`],
+    ["Staking rewards", `${s.staking.rewards.amount} HYPE (≈ ${s.staking.rewards.value} ${s.valuationCoin})`],
+    ["Cycles", `${s.cycles.total} (${s.cycles.failed} failed)`],
+  ];
+
+  const assetRows = [...new Set([...p.start.assets, ...p.end.assets].map((a) => a.asset))].map((asset) => {
+    const a = p.start.assets.find((x) => x.asset === asset);
+    const b = p.end.assets.find((x) => x.asset === asset);
+    return [asset, a?.amount ?? "0", a ? pct(a.weight) : "", b?.amount ?? "0", b ? pct(b.weight) : ""];
+  });
+
+  const body = `
+<header>
+  <h1>hlbot simulation: ${escapeHtml(s.scenario)} scenario</h1>
+  <p>${escapeHtml(when(s.period.from))} → ${escapeHtml(when(s.period.to))} UTC (${s.period.days} days${s.period.interrupted ? ", interrupted" : ""}),
+  seed ${s.seed}, ${escapeHtml(s.network)} signatures, account <code>${escapeHtml(s.account)}</code> (demo key derived from the seed).
+  Strategies: ${s.strategies.map((x) => `<b>${escapeHtml(x.name)}</b> (${escapeHtml(x.kind)}, <code>${escapeHtml(x.schedule)}</code>, ${x.runs} runs)`).join(", ") || "none"}.</p>
+</header>
+<section class="figures">${figures.map(([k, v]) => `<div><span>${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</section>
+<section>${charts}</section>
+<section><h2>Portfolio</h2>${tableHtml(["asset", "start", "weight", "end", "weight"], assetRows, [false, true, true, true, true])}</section>
+<section><h2>TWAPs</h2>${tableHtml(
+    [
+      "id",
+      "strategy",
+      "placed",
+      "side",
+      "size",
+      "pair",
+      "minutes",
+      "status",
+      "executed",
+      "avg price",
+      "notional",
+      "slices",
+      "fee",
+    ],
+    s.twaps.map((t) => [
+      t.twapId,
+      t.strategy ?? "?",
+      when(t.placedAt),
+      t.side,
+      t.size,
+      t.label,
+      t.minutes,
+      t.status,
+      t.executedSize,
+      t.averagePrice ?? "-",
+      t.executedNotional,
+      t.slices,
+      `${t.fee} ${t.feeToken ?? ""}`,
+    ]),
+    [true, false, false, false, true, false, true, false, true, true, true, true, true],
+  )}
+<h3>Trades</h3>${tableHtml(
+    ["pair", "side", "TWAPs", "slices", "size", "notional", "average price"],
+    s.trades.map((t) => [t.label, t.side, t.twaps, t.slices, t.size, t.notional, t.averagePrice ?? "-"]),
+    [false, false, true, true, true, true, true],
+  )}
+<h3>Fees</h3>${tableHtml(
+    ["token", "amount", `value (${s.valuationCoin})`],
+    s.fees.byToken.map((f) => [f.token, f.amount, f.value]),
+    [false, true, true],
+  )}</section>
+<section><h2>Staking</h2>
+<p>${s.staking.deposits} deposit(s) moved ${escapeHtml(s.staking.deposited)} HYPE from spot into staking; rewards ${escapeHtml(s.staking.rewards.amount)} HYPE in ${s.staking.rewards.payouts} payouts.</p>
+${tableHtml(
+  ["validator", "address", "start", "delegated", "undelegated", "rewards", "end"],
+  s.staking.validators.map((v) => [
+    v.name,
+    v.validator,
+    v.start,
+    v.delegated,
+    v.undelegated,
+    v.rewards,
+    v.end,
+  ]),
+  [false, false, true, true, true, true, true],
+)}
+<h3>Delegation changes</h3>${tableHtml(
+    ["time", "action", "amount (HYPE)", "validator"],
+    s.staking.changes.map((c) => [when(c.at), c.action, c.amount, c.name]),
+    [false, false, true, false],
+  )}</section>
+<section><h2>Rejections and failures</h2>${tableHtml(
+    ["what", "count", "reason"],
+    [
+      ...s.rejections.map((r) => [`${r.strategy} ${r.action}`, r.count, r.reason]),
+      ...s.cycles.failures.map((f) => ["cycle failed", f.count, f.reason]),
+    ],
+    [false, true, false],
+  )}</section>
+<section><h2>Skipped and blocked decisions</h2>
+<details><summary>${s.skipped.reduce((a, g) => a + g.count, 0)} decisions, ${s.skipped.length} distinct reasons</summary>
+${tableHtml(
+  ["strategy", "guard", "count", "first", "last", "reason"],
+  s.skipped.map((g) => [g.strategy, g.guard, g.count, when(g.first), when(g.last), g.reason]),
+  [false, false, true, false, false, false],
+)}</details></section>
+<script type="application/json" id="hlbot-simulation">${scriptJson({ summary: s, samples, validators: record.validators })}</script>`;
+
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>hlbot simulation: ${escapeHtml(s.scenario)}, ${escapeHtml(when(s.period.from))} to ${escapeHtml(when(s.period.to))}</title>
+<style>
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;margin:0 auto;max-width:960px;padding:16px 24px}
+h1{font-size:20px;margin:8px 0}h2{font-size:16px;margin:24px 0 8px;border-bottom:1px solid #e5e7eb}h3{font-size:14px;margin:16px 0 6px}
+code{font:12px ui-monospace,monospace;background:#f3f4f6;padding:1px 3px;border-radius:3px}
+.figures{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0}.figures div{border:1px solid #e5e7eb;border-radius:6px;padding:6px 10px}
+.figures span{display:block;color:#6b7280;font-size:12px}
+figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}figcaption small{font-weight:400;color:#6b7280}
+svg{background:#fff;border:1px solid #e5e7eb;border-radius:6px}
+.grid{stroke:#e5e7eb;stroke-width:1}.ylab{font-size:11px;fill:#6b7280;text-anchor:end}.xlab{font-size:11px;fill:#6b7280;text-anchor:middle}
+.marker line{stroke-width:1;stroke-dasharray:3 3;opacity:.6}
+.legend{display:flex;flex-wrap:wrap;gap:12px;font-size:12px;margin-top:4px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
+table{border-collapse:collapse;width:100%;font-size:12px}th,td{border-bottom:1px solid #f3f4f6;padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#f9fafb}.num{text-align:right;font-variant-numeric:tabular-nums}.empty{color:#6b7280}
+</style>
+</head>
+<body>${body}
+</body>
+</html>
+`;
+}

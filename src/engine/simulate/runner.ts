@@ -1,0 +1,345 @@
+// `hlbot simulate` without the terminal: starts the embedded venue on a virtual clock, opens the same
+// runtime and cycle code the daemon uses (live, but against the simulator only), and runs the enabled
+// strategies on their cron schedules from `from` to `to`. Between cycles the clock jumps straight to the
+// next thing due (a cycle or a sample), and the simulator runs TWAP slices, rewards and queues on the
+// way, so days pass in seconds. The result is plain data: what every cycle decided, samples of the
+// account over time, and the simulator's ledger for the account, from which the summary is computed.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Logger } from "pino";
+import { Decimal, ZERO } from "../../lib/decimal.js";
+import { describeError, ValidationError } from "../../lib/errors.js";
+import { silentLogger } from "../../lib/log.js";
+import {
+  DEMO_SCENARIO_PATH,
+  HOUR,
+  type LedgerEntry,
+  loadScenarioFile,
+  type Simulator,
+  startSimulator,
+} from "../../simulator/index.js";
+import type { LoadedConfig, LoadedStrategy } from "../config/loader.js";
+import { type CycleReport, runCycle } from "../cycle.js";
+import { openRuntime } from "../runtime.js";
+import { CronSchedule } from "../schedule.js";
+import { adoptDemoAccount, type DemoHoldings, demoSigner } from "./demoAccount.js";
+
+export const DAY_MS = 24 * HOUR;
+
+export interface SimulationOptions {
+  config: LoadedConfig;
+  /** Scenario file (default: the bundled demo). */
+  scenarioFile?: string;
+  /** Overrides the scenario's seed (prices, randomised TWAPs, faults, the demo key). */
+  seed?: number;
+  /** Start (unix ms); default the scenario's start time. */
+  from?: number;
+  /** End (unix ms, exclusive for cycles); default `from` + `days`. */
+  to?: number;
+  /** Length when `to` is not given (default 3). */
+  days?: number;
+  /** Interval of the account samples for the report (default one hour; cycles that act add samples). */
+  sampleEveryMs?: number;
+  logger?: Logger;
+  /** Called as virtual time advances (for a progress bar). */
+  onProgress?: (progress: { doneMs: number; totalMs: number; cycles: number }) => void;
+  /** Ends the run early (between two cycles); the result covers what ran and says so. */
+  signal?: AbortSignal;
+  /** Called with the simulator before it is stopped (tests compare the result with its state). */
+  onFinished?: (sim: Simulator, account: string) => void | Promise<void>;
+}
+
+/** One priced position of the account. `asset` is a spot coin, or "HYPE (staked)" for staking. */
+export interface AssetValue {
+  asset: string;
+  amount: Decimal;
+  /** Price in the valuation coin, or undefined when the venue has none (valued at 0). */
+  price: Decimal | undefined;
+  value: Decimal;
+}
+
+export interface Valuation {
+  at: number;
+  value: Decimal;
+  assets: AssetValue[];
+  /** HYPE per validator address (delegations only). */
+  stake: Record<string, Decimal>;
+}
+
+/** A light sample for charts (plain numbers). */
+export interface Sample {
+  t: number;
+  value: number;
+  /** Value per asset, in the valuation coin. */
+  assets: Record<string, number>;
+  /** HYPE delegated per validator address. */
+  stake: Record<string, number>;
+}
+
+export interface CycleDecisionRecord {
+  strategy: string;
+  /** Intent kind, or "skip". */
+  kind: string;
+  considered: string | undefined;
+  guard: string;
+  reason: string;
+  outcome: string | undefined;
+  detail: string | undefined;
+  twapId: number | undefined;
+}
+
+export interface CycleRecord {
+  at: number;
+  strategies: string[];
+  /** Set when the cycle failed as a whole (nothing further was sent in it). */
+  error: string | undefined;
+  decisions: CycleDecisionRecord[];
+}
+
+export interface SimulationRecord {
+  scenario: { name: string; file: string };
+  seed: number;
+  network: LoadedConfig["network"];
+  account: string;
+  holdings: DemoHoldings;
+  /** The coin values are expressed in (the scenario's token 0, USDC on the venue). */
+  valuationCoin: string;
+  from: number;
+  /** Where the run ended: `to`, or earlier when interrupted. */
+  to: number;
+  plannedTo: number;
+  interrupted: boolean;
+  strategies: Array<Pick<LoadedStrategy, "name" | "kind" | "schedule">>;
+  validators: Array<{ address: string; name: string }>;
+  /** Spot pairs by venue name ("@107"): base and quote coin. */
+  pairs: Record<string, { base: string; quote: string }>;
+  cycles: CycleRecord[];
+  samples: Sample[];
+  start: Valuation;
+  end: Valuation;
+  /** The simulator's ledger entries for the account, in order. */
+  ledger: LedgerEntry[];
+  /** Mid prices at the end, by coin (for valuing fees and rewards). */
+  endPrices: Record<string, Decimal>;
+}
+
+export interface SimulationResult {
+  record: SimulationRecord;
+  /** Wall-clock duration (not part of the deterministic record). */
+  wallMs: number;
+}
+
+/** Label of staked HYPE among a valuation's assets. */
+export const STAKED_HYPE = "HYPE (staked)";
+
+/** Checks the period before anything starts (ValidationError → exit 2). */
+export function resolvePeriod(o: { from?: number; to?: number; days?: number }, scenarioStart: number) {
+  const issues: Array<{ path: string; message: string }> = [];
+  const from = o.from ?? scenarioStart;
+  if (o.days !== undefined && !(Number.isFinite(o.days) && o.days > 0))
+    issues.push({ path: "days", message: `expected a positive number of days, got ${o.days}` });
+  if (o.to !== undefined && o.days !== undefined)
+    issues.push({ path: "to", message: "give either an end (--to) or a length (--days), not both" });
+  const to = o.to ?? from + Math.round((o.days ?? 3) * DAY_MS);
+  if (issues.length === 0 && !(to > from))
+    issues.push({
+      path: "to",
+      message: `the end ${new Date(to).toISOString()} is not after the start ${new Date(from).toISOString()}`,
+    });
+  if (issues.length > 0) throw new ValidationError(issues);
+  return { from, to };
+}
+
+export async function runSimulation(o: SimulationOptions): Promise<SimulationResult> {
+  const wallStart = performance.now();
+  const scenarioFile = o.scenarioFile ?? DEMO_SCENARIO_PATH;
+  const scenario = loadScenarioFile(scenarioFile);
+  const seed = o.seed ?? scenario.seed;
+  const { from, to } = resolvePeriod(o, scenario.settings.startTime ?? Date.UTC(2025, 0, 1));
+  const enabled = o.config.strategies.filter((s) => s.enabled);
+  const schedules = enabled.map((s) => ({ strategy: s, cron: new CronSchedule(s.schedule), next: 0 }));
+
+  const signer = demoSigner(seed);
+  const account = signer.address;
+  const holdings = adoptDemoAccount(scenario, account);
+  const sim = await startSimulator({
+    scenario,
+    seed,
+    network: o.config.network,
+    clock: "virtual",
+    startTime: from,
+  });
+  const stateDir = mkdtempSync(join(tmpdir(), "hlbot-simulate-"));
+  const logger = o.logger ?? silentLogger();
+  try {
+    // The account acted for is the demo account, whatever the configuration says; state is throw-away.
+    const config: LoadedConfig = { ...o.config, account: undefined, state: stateDir };
+    const runtime = await openRuntime({
+      config,
+      env: {},
+      mode: "live",
+      logger,
+      clock: () => sim.now(),
+      signer,
+      // The client-side budget counts real time; the simulator's own limiter follows virtual time.
+      budget: null,
+      baseUrl: sim.url,
+    });
+    const cycles: CycleRecord[] = [];
+    const samples: Sample[] = [];
+    let end = to;
+    let interrupted = false;
+    try {
+      // A throw-away database: durability only costs time here.
+      runtime.db.pragma("synchronous = OFF");
+      const valuationCoin = sim.core.markets.token(0)?.name ?? "USDC";
+      const start = valuate(sim, account);
+      samples.push(toSample(start));
+      const facts = await runtime.facts();
+      const deps = runtime.cycleDeps(facts);
+      const strategies = new Map(runtime.strategies().map((s) => [s.name, s]));
+      for (const s of schedules) s.next = s.cron.next(from - 1) ?? Number.POSITIVE_INFINITY;
+      const sampleEvery = o.sampleEveryMs ?? HOUR;
+      let nextSample = from + sampleEvery;
+
+      for (;;) {
+        if (o.signal?.aborted) {
+          interrupted = true;
+          end = sim.now();
+          break;
+        }
+        const nextCycle = Math.min(...schedules.map((s) => s.next));
+        const t = Math.min(nextCycle, nextSample, to);
+        sim.advanceTo(t);
+        if (t === nextSample && t < to) {
+          samples.push(toSample(valuate(sim, account)));
+          nextSample += sampleEvery;
+        }
+        if (t >= to) break;
+        const due = schedules.filter((s) => s.next === t);
+        if (due.length > 0) {
+          const run = due.map((s) => strategies.get(s.strategy.name)!);
+          const record = await runOneCycle(deps, run, t);
+          cycles.push(record);
+          for (const s of due) s.next = s.cron.next(t) ?? Number.POSITIVE_INFINITY;
+          if (record.decisions.some((d) => d.outcome === "accepted"))
+            samples.push(toSample(valuate(sim, account)));
+        }
+        o.onProgress?.({ doneMs: t - from, totalMs: to - from, cycles: cycles.length });
+      }
+      const last = valuate(sim, account);
+      if (samples[samples.length - 1]?.t !== last.at) samples.push(toSample(last));
+      o.onProgress?.({ doneMs: end - from, totalMs: to - from, cycles: cycles.length });
+
+      const endPrices: Record<string, Decimal> = {};
+      for (const token of sim.core.markets.tokens) {
+        const px = priceOf(sim, token.name);
+        if (px !== undefined) endPrices[token.name] = px;
+      }
+      const record: SimulationRecord = {
+        scenario: { name: sim.core.scenario.name, file: scenarioFile },
+        seed,
+        network: o.config.network,
+        account,
+        holdings,
+        valuationCoin,
+        from,
+        to: end,
+        plannedTo: to,
+        interrupted,
+        strategies: enabled.map((s) => ({ name: s.name, kind: s.kind, schedule: s.schedule })),
+        validators: sim.validators().map((v) => ({ address: v.address, name: v.name })),
+        pairs: Object.fromEntries(
+          sim.core.markets.pairs.map((p) => [p.name, { base: p.base.name, quote: p.quote.name }]),
+        ),
+        cycles,
+        samples,
+        start,
+        end: last,
+        ledger: [...sim.ledger({ user: account })],
+        endPrices,
+      };
+      await o.onFinished?.(sim, account);
+      return { record, wallMs: performance.now() - wallStart };
+    } finally {
+      await runtime.close();
+    }
+  } finally {
+    await sim.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+async function runOneCycle(
+  deps: Parameters<typeof runCycle>[0],
+  strategies: Parameters<typeof runCycle>[1]["strategies"],
+  at: number,
+): Promise<CycleRecord> {
+  const names = strategies.map((s) => s.name);
+  let report: CycleReport;
+  try {
+    // The kill switch guards real submissions; a simulation never sends anything real.
+    report = await runCycle(deps, { trigger: "simulate", strategies, killSwitchActive: false });
+  } catch (err) {
+    return { at, strategies: names, error: describeError(err), decisions: [] };
+  }
+  return {
+    at,
+    strategies: names,
+    error: undefined,
+    decisions: report.decisions.map(({ decision, guard, guardReason, action }) => ({
+      strategy: decision.strategy,
+      kind: decision.kind,
+      considered: decision.kind === "skip" ? decision.considered : undefined,
+      guard,
+      reason: guardReason ?? decision.reason,
+      outcome: action?.outcome,
+      detail: action?.detail,
+      twapId: action?.twapId,
+    })),
+  };
+}
+
+/** Mid price of a coin in the valuation coin (token 0), or undefined. */
+function priceOf(sim: Simulator, coin: string): Decimal | undefined {
+  const markets = sim.core.markets;
+  const token = markets.token(coin);
+  if (token === undefined) return undefined;
+  if (token.index === 0) return new Decimal(1);
+  const pair = markets.pairForBase(token);
+  if (pair === undefined || pair.quote.index !== 0) return undefined;
+  return markets.mid(pair);
+}
+
+/** The account at the simulator's current time: spot at mid prices plus staked HYPE. */
+export function valuate(sim: Simulator, account: string): Valuation {
+  const assets: AssetValue[] = [];
+  for (const b of sim.balances(account)) {
+    if (b.total.isZero()) continue;
+    const price = priceOf(sim, b.coin);
+    assets.push({ asset: b.coin, amount: b.total, price, value: price ? b.total.times(price) : ZERO });
+  }
+  const staking = sim.staking(account);
+  const stake: Record<string, Decimal> = {};
+  let staked = staking.undelegated;
+  for (const d of staking.delegations) {
+    stake[d.validator] = (stake[d.validator] ?? ZERO).plus(d.amount);
+    staked = staked.plus(d.amount);
+  }
+  for (const w of staking.pendingWithdrawals) staked = staked.plus(w.amount);
+  if (!staked.isZero()) {
+    const price = priceOf(sim, "HYPE");
+    assets.push({ asset: STAKED_HYPE, amount: staked, price, value: price ? staked.times(price) : ZERO });
+  }
+  const value = assets.reduce((a, x) => a.plus(x.value), ZERO);
+  return { at: sim.now(), value, assets, stake };
+}
+
+function toSample(v: Valuation): Sample {
+  const assets: Record<string, number> = {};
+  for (const a of v.assets) assets[a.asset] = a.value.toNumber();
+  const stake: Record<string, number> = {};
+  for (const [validator, amount] of Object.entries(v.stake)) stake[validator] = amount.toNumber();
+  return { t: v.at, value: v.value.toNumber(), assets, stake };
+}
