@@ -12,6 +12,7 @@ import * as infoCommand from "./commands/info.js";
 import * as linkStakingCommand from "./commands/linkStaking.js";
 import * as onceCommand from "./commands/once.js";
 import * as planCommand from "./commands/plan.js";
+import * as simulateCommand from "./commands/simulate.js";
 import * as stakeCommand from "./commands/stake.js";
 import * as statusCommand from "./commands/status.js";
 import * as twapCommand from "./commands/twap.js";
@@ -32,6 +33,7 @@ const COMMANDS: ReadonlyArray<CommandModule> = [
   stakeCommand,
   twapCommand,
   linkStakingCommand,
+  simulateCommand,
   venueCommand,
 ];
 

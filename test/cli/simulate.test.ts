@@ -1,0 +1,109 @@
+// `hlbot simulate` as a real process on the built CLI: `npm start`'s command ends with a summary with
+// no key and no network; --json and --report give the same figures and a self-contained file; bad
+// arguments exit 2 before anything runs.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { keccak_256 } from "@noble/hashes/sha3";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
+import { computeAddress } from "ethers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BIN, ensureBuilt, REPO_ROOT } from "../helpers/dist.js";
+
+const temp = mkdtempSync(join(tmpdir(), "hlbot-cli-simulate-"));
+beforeAll(
+  () =>
+    ensureBuilt([
+      "cli/main.js",
+      "cli/commands/simulate.js",
+      "engine/simulate/runner.js",
+      "simulator/index.js",
+    ]),
+  120_000,
+);
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+/** Runs a command line (argv[0] = node) with an environment holding no key and no config. */
+function run(argv: string[]) {
+  const [cmd, ...args] = argv;
+  const r = spawnSync(cmd === "node" ? process.execPath : (cmd ?? ""), args, {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? "" },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const hlbot = (args: string[]) => run(["node", BIN, "simulate", ...args]);
+
+function demoKey(seed: number): string {
+  return bytesToHex(keccak_256(utf8ToBytes(`hlbot simulate demo account\nseed ${seed}\nattempt 0`)));
+}
+
+describe("hlbot simulate", () => {
+  it("npm start's command ends with a summary, with no key and no network", () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+      scripts: { start: string };
+    };
+    const argv = pkg.scripts.start.split(" ");
+    expect(argv.slice(0, 3)).toEqual(["node", "bin/hlbot.js", "simulate"]);
+    const r = run([...argv, "--days", "1"]);
+    expect(r.stderr).not.toMatch(/error|warn/i);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe(
+      "Simulated 1 day(s) of the demo scenario (seed 42, testnet signatures): 2025-01-01 00:00 → 2025-01-02 00:00 UTC",
+    );
+    for (const heading of ["Portfolio (USDC at mid prices", "TWAPs (", "Trades", "Fees: ", "Staking (HYPE)"])
+      expect(r.stdout).toContain(heading);
+    // The last section is the skipped decisions, and the summary is the last thing on stdout.
+    expect(r.stdout).toMatch(
+      /\nSkipped and blocked \(\d+ decisions, \d+ distinct reasons[^\n]*\n( {2}.+\n)+$/,
+    );
+    expect(r.stderr).toMatch(/^hlbot simulate: 1\.00 simulated day\(s\) in \d+\.\d\d s/m);
+    const key = demoKey(42);
+    expect(`${r.stdout}${r.stderr}`.toLowerCase()).not.toContain(key);
+    expect(r.stdout).toContain(computeAddress(`0x${key}`).toLowerCase());
+  });
+
+  it("--json prints the summary as JSON and --report writes a self-contained HTML file", () => {
+    const report = join(temp, "report.html");
+    const r = hlbot(["--days", "1", "--seed", "7", "--json", "--report", report]);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout) as {
+      seed: number;
+      account: string;
+      twaps: Array<{ twapId: number }>;
+      period: { days: number };
+    };
+    expect(summary.seed).toBe(7);
+    expect(summary.period.days).toBe(1);
+    expect(summary.account).toBe(computeAddress(`0x${demoKey(7)}`).toLowerCase());
+    expect(summary.twaps.length).toBeGreaterThan(0);
+    expect(r.stderr).toContain(`report written to ${report}`);
+    expect(existsSync(report)).toBe(true);
+    const html = readFileSync(report, "utf8");
+    expect(html).not.toMatch(/https?:\/\//i);
+    expect(html.match(/<svg /g)).toHaveLength(3);
+    expect(html).toContain(`"twapId":${summary.twaps[0]?.twapId}`);
+    expect(html.toLowerCase()).not.toContain(demoKey(7));
+  });
+
+  it.each([
+    [["--days", "-1"], /--days: expected a number of days above 0/],
+    [["--days", "0"], /--days: expected a number of days above 0/],
+    [["--from", "2025-01-05", "--to", "2025-01-01"], /--to .* must be after --from/],
+    [["--days", "2", "--to", "2025-01-09"], /either --to or --days/],
+    [["--from", "yesterday"], /--from: expected an ISO date/],
+    [["--seed", "-3"], /--seed: expected a whole number/],
+    [["--scenario", "no-such-scenario.yaml"], /cannot read scenario/],
+    [["--config", "no-such-config.yaml"], /file not found/],
+  ])("exits 2 for %j", (args, message) => {
+    const r = hlbot(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stdout).toBe("");
+  });
+});
