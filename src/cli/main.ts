@@ -12,6 +12,7 @@ import * as infoCommand from "./commands/info.js";
 import * as linkStakingCommand from "./commands/linkStaking.js";
 import * as onceCommand from "./commands/once.js";
 import * as planCommand from "./commands/plan.js";
+import * as runCommand from "./commands/run.js";
 import * as simulateCommand from "./commands/simulate.js";
 import * as stakeCommand from "./commands/stake.js";
 import * as statusCommand from "./commands/status.js";
@@ -24,6 +25,7 @@ import type { CliContext, CliIo, CommandModule } from "./context.js";
 const COMMANDS: ReadonlyArray<CommandModule> = [
   planCommand,
   onceCommand,
+  runCommand,
   statusCommand,
   historyCommand,
   infoCommand,

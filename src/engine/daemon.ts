@@ -455,7 +455,7 @@ export class Daemon {
       this.contacted = true;
       const deps = {
         ...this.runtime.cycleDeps(facts),
-        logger: this.logger.child({ strategy: def.name }),
+        logger: this.logger,
         ...(this.metrics ? { metrics: this.metrics } : {}),
       };
       const report = await runCycle(deps, {

@@ -1,0 +1,242 @@
+// `hlbot run`: the long-running daemon. Takes the state folder's instance lock, opens the runtime,
+// schedules every enabled strategy (src/engine/daemon.ts) and serves optional /health, /ready and
+// /metrics. SIGINT/SIGTERM stop it gracefully (exit 0; 1 if the grace period ran out and work in
+// flight was aborted); a second signal exits at once (128 + signal number). SIGHUP reloads the
+// strategy files. Only a broken configuration (exit 2) or state database (exit 1) stops it otherwise.
+import type { Command } from "commander";
+import type { Logger } from "pino";
+import type { LoadedConfig } from "../../engine/config/loader.js";
+import { ConfigError, describeError, HlbotError, ValidationError, walk } from "../../lib/errors.js";
+import type { CliContext } from "../context.js";
+import { parseInteger } from "../options.js";
+
+interface RunOptions {
+  config?: string;
+  dryRun?: boolean;
+  metricsPort?: string;
+  metricsHost: string;
+  graceMs?: string;
+}
+
+interface Flags {
+  metricsPort: number | undefined;
+  metricsHost: string;
+  graceMs: number | undefined;
+}
+
+const MAX_GRACE_MS = 24 * 60 * 60_000;
+
+/** Checks the flags before anything is read or opened (exit 2). */
+function parseFlags(o: RunOptions): Flags {
+  const metricsPort = o.metricsPort === undefined ? undefined : parseInteger(o.metricsPort, "--metrics-port");
+  if (metricsPort !== undefined && metricsPort > 65_535)
+    throw new ValidationError([
+      { path: "--metrics-port", message: `expected 0 to 65535, got ${metricsPort}` },
+    ]);
+  const graceMs = o.graceMs === undefined ? undefined : parseInteger(o.graceMs, "--grace-ms");
+  if (graceMs !== undefined && graceMs > MAX_GRACE_MS)
+    throw new ValidationError([
+      { path: "--grace-ms", message: `at most ${MAX_GRACE_MS} (one day), got ${graceMs}` },
+    ]);
+  const metricsHost = o.metricsHost.trim();
+  if (metricsHost === "")
+    throw new ValidationError([{ path: "--metrics-host", message: "expected an address to listen on" }]);
+  return { metricsPort, metricsHost, graceMs };
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command("run")
+    .description("run the bot: every enabled strategy on its cron schedule (UTC) until SIGINT/SIGTERM")
+    .option("-c, --config <file>", "bot configuration (default $HLBOT_CONFIG or config/default.yaml)")
+    .option("--dry-run", "never submit, whatever the config says")
+    .option(
+      "--metrics-port <n>",
+      "serve /health, /ready and /metrics on this port (default: off; 0: a free port)",
+    )
+    .option("--metrics-host <addr>", "address the metrics endpoint listens on", "127.0.0.1")
+    .option(
+      "--grace-ms <n>",
+      "on SIGINT/SIGTERM, how long a running cycle may take to finish (default 30000)",
+    )
+    .addHelpText(
+      "after",
+      "\nSignals: SIGINT/SIGTERM stop gracefully (a second one exits at once); SIGHUP reloads the strategy files.\n" +
+        "Example:\n  hlbot run --config config/default.yaml --metrics-port 9464",
+    )
+    .action(async (opts: RunOptions) => {
+      const flags = parseFlags(opts);
+      const { loadBotConfig, botLogger } = await import("../bot.js");
+      const config = await loadBotConfig(ctx, opts);
+      const logger = await botLogger(ctx, config);
+      try {
+        await runDaemon(ctx, config, logger, flags, config.mode === "live" && !opts.dryRun);
+      } finally {
+        await logger.flush();
+      }
+    });
+}
+
+/** Things to undo on the way out, last added first; each failure is logged and the rest still run. */
+class Cleanups {
+  private readonly list: Array<{ what: string; run: () => unknown }> = [];
+  constructor(private readonly logger: Logger) {}
+  add(what: string, run: () => unknown): void {
+    this.list.push({ what, run });
+  }
+  async runAll(): Promise<void> {
+    for (const { what, run } of this.list.splice(0).reverse()) {
+      try {
+        await run();
+      } catch (err) {
+        this.logger.error({ err: describeError(err) }, `while closing ${what}: ${describeError(err)}`);
+      }
+    }
+  }
+}
+
+async function runDaemon(
+  ctx: CliContext,
+  config: LoadedConfig,
+  logger: Logger,
+  flags: Flags,
+  live: boolean,
+): Promise<void> {
+  const { mkdirSync } = await import("node:fs");
+  const { constants } = await import("node:os");
+  const { acquireInstanceLock } = await import("../../engine/lock.js");
+  const { openRuntime } = await import("../../engine/runtime.js");
+  const { BotMetrics, startMetricsServer } = await import("../../engine/metrics.js");
+  const { Daemon, DEFAULT_GRACE_MS, loadStrategySet, scheduledStrategies } = await import(
+    "../../engine/daemon.js"
+  );
+  const { displayPath } = await import("../../engine/config/loader.js");
+  const graceMs = flags.graceMs ?? DEFAULT_GRACE_MS;
+
+  const strategies = scheduledStrategies(config.strategies);
+  if (strategies.length === 0) {
+    throw new ConfigError("no enabled strategy to schedule (set `enabled: true` in a strategy file)", {
+      file: displayPath(config.file),
+      keyPath: "strategies",
+    });
+  }
+  const cleanups = new Cleanups(logger);
+  let removeHandlers: (() => void) | undefined;
+  try {
+    mkdirSync(config.state, { recursive: true, mode: 0o700 });
+    const lock = acquireInstanceLock(config.state, `hlbot run --config ${config.file}`);
+    cleanups.add("the instance lock", () => lock.release());
+
+    const metrics = new BotMetrics();
+    const runtime = await openRuntime({
+      config,
+      env: ctx.env,
+      mode: live ? "live" : "dry-run",
+      logger,
+      metrics,
+    });
+    cleanups.add("the state database and venue connections", () => runtime.close());
+    const daemon = new Daemon({ runtime, strategies, logger, metrics });
+
+    if (flags.metricsPort !== undefined) {
+      const server = await startMetricsServer(metrics, daemon, flags.metricsPort, flags.metricsHost).catch(
+        (err: unknown) => {
+          throw new ValidationError(
+            [
+              {
+                path: "--metrics-port",
+                message: `cannot listen on ${flags.metricsHost}:${flags.metricsPort}: ${describeError(err)}`,
+              },
+            ],
+            { cause: err },
+          );
+        },
+      );
+      cleanups.add("the metrics endpoint", () => server.close());
+      const host = flags.metricsHost.includes(":") ? `[${flags.metricsHost}]` : flags.metricsHost;
+      logger.info(
+        { metrics: `http://${host}:${server.port}` },
+        `serving /health, /ready and /metrics on http://${host}:${server.port}`,
+      );
+    }
+
+    // Signals and process-level failures. Removed after everything else is closed, so a second signal
+    // during the cleanup still exits at once.
+    let stopSignal: NodeJS.Signals | undefined;
+    let crashed = false;
+    const onStop = (signal: NodeJS.Signals) => {
+      if (stopSignal !== undefined) {
+        logger.error({ signal }, `second ${signal}: exiting now, without waiting for the running cycle`);
+        process.exit(128 + (constants.signals[signal] ?? 0));
+      }
+      stopSignal = signal;
+      logger.info({ signal, graceMs }, `${signal}: stopping; a running cycle has ${graceMs} ms to finish`);
+      void daemon.stop(graceMs);
+    };
+    const onReload = () => {
+      logger.info("SIGHUP: reloading the strategy files");
+      void daemon.reloadFrom(() => loadStrategySet(config, ctx.env));
+    };
+    const onRejection = (reason: unknown) => {
+      // A promise nobody awaited failed: a bug, but not one that may stop the bot silently or at all.
+      logger.error(
+        { err: describeError(reason) },
+        `unhandled promise rejection (please report): ${describeError(reason)}`,
+      );
+    };
+    const onException = (err: unknown) => {
+      crashed = true;
+      logger.fatal(
+        { err: describeError(err) },
+        `uncaught exception (please report): ${describeError(err)}; stopping`,
+      );
+      void daemon.stop(graceMs);
+    };
+    for (const s of ["SIGINT", "SIGTERM"] as const) process.on(s, onStop);
+    if (process.platform !== "win32") process.on("SIGHUP", onReload);
+    process.on("unhandledRejection", onRejection);
+    process.on("uncaughtException", onException);
+    removeHandlers = () => {
+      for (const s of ["SIGINT", "SIGTERM"] as const) process.off(s, onStop);
+      process.off("SIGHUP", onReload);
+      process.off("unhandledRejection", onRejection);
+      process.off("uncaughtException", onException);
+    };
+
+    logger.info(
+      {
+        account: runtime.account,
+        network: config.network,
+        mode: live ? "live" : "dry-run",
+        pid: process.pid,
+      },
+      `hlbot run: ${live ? "LIVE" : "dry run"} for ${runtime.account} on ${config.network}, state ${config.state}`,
+    );
+    daemon.start();
+    const result = await daemon.done;
+
+    if (result.reason === "fatal") {
+      const configProblem = walk(result.error, (e) => e instanceof HlbotError && e.family === "config");
+      if (configProblem !== undefined) {
+        ctx.stderr(`hlbot: stopped: ${describeError(configProblem)}\n`);
+        ctx.exitCode = 2;
+      } else {
+        ctx.stderr(
+          `hlbot: stopped: the state database in ${config.state} failed: ${describeError(result.error)}\n`,
+        );
+        ctx.exitCode = 1;
+      }
+    } else if (!result.clean) {
+      ctx.stderr(
+        `hlbot: stopped after the ${graceMs} ms grace period; the cycle in flight was aborted (see \`hlbot history\`)\n`,
+      );
+      ctx.exitCode = 1;
+    } else {
+      ctx.exitCode = crashed ? 1 : 0;
+    }
+    logger.info({ exitCode: ctx.exitCode }, "hlbot run: stopped");
+  } finally {
+    await cleanups.runAll();
+    removeHandlers?.();
+  }
+}

@@ -1,0 +1,400 @@
+// `hlbot run` as a real child process against a simulator over HTTP on 127.0.0.1 (wall-clock time):
+// the instance lock, SIGTERM during a submission (graceful, forced by a second signal, and past the
+// grace period), SIGHUP reload, and end to end against a spawned `hlbot venue` with /health and /metrics.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Wallet } from "ethers";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { main } from "../../src/cli/main.js";
+import { Journal, type SubmissionRow } from "../../src/engine/journal.js";
+import { openStateDb } from "../../src/lib/stateDb.js";
+import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { BIN, ensureBuilt } from "../helpers/dist.js";
+
+const REBALANCE_PARAMS = {
+  targets: { HYPE: 0.5, USDC: 0.5 },
+  quote: "USDC",
+  band: 0.05,
+  twap: { minutes: 60, randomize: false },
+  minOrderUsd: 10,
+};
+
+type LogLine = Record<string, unknown> & { msg: string };
+
+interface RunningCli {
+  proc: ChildProcess;
+  lines: LogLine[];
+  stderr(): string;
+  stdout(): string;
+  exited: Promise<{ code: number | null; at: number }>;
+  waitFor(what: string, match: (line: LogLine) => boolean, ms?: number): Promise<LogLine>;
+}
+
+const children: RunningCli[] = [];
+let sim: (Simulator & { url: string }) | undefined;
+let work: string;
+
+beforeAll(async () => {
+  ensureBuilt(["cli/main.js", "cli/commands/run.js", "engine/daemon.js"]);
+  sim = await startSimulator({ clock: "real", rateLimit: false });
+}, 120_000);
+afterAll(async () => {
+  await sim?.stop();
+});
+afterEach(async () => {
+  for (const c of children.splice(0)) {
+    if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill("SIGKILL");
+    await c.exited;
+  }
+  sim?.setFaults({});
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** Runs the built CLI, collecting stderr as JSON log lines. */
+function cli(args: string[], env: Record<string, string>): RunningCli {
+  const proc = spawn(process.execPath, [BIN, ...args], {
+    cwd: work,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines: LogLine[] = [];
+  let err = "";
+  let out = "";
+  let partial = "";
+  const watchers: Array<() => void> = [];
+  proc.stdout!.on("data", (d: Buffer) => {
+    out += d;
+  });
+  proc.stderr!.on("data", (d: Buffer) => {
+    err += d;
+    partial += d;
+    const parts = partial.split("\n");
+    partial = parts.pop() ?? "";
+    for (const p of parts) {
+      try {
+        lines.push(JSON.parse(p) as LogLine);
+      } catch {
+        lines.push({ msg: p });
+      }
+    }
+    for (const w of watchers) w();
+  });
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+    proc.on("close", (code) => resolve({ code, at: performance.now() })),
+  );
+  const running: RunningCli = {
+    proc,
+    lines,
+    stderr: () => err,
+    stdout: () => out,
+    exited,
+    waitFor(what, match, ms = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = lines.find(match);
+          if (found) {
+            clearTimeout(timer);
+            resolve(found);
+          }
+        };
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${what}; stderr:\n${err}`)),
+          ms,
+        );
+        watchers.push(check);
+        void exited.then(() => {
+          check();
+          clearTimeout(timer);
+          if (!lines.find(match)) reject(new Error(`exited before ${what}; stderr:\n${err}`));
+        });
+        check();
+      });
+    },
+  };
+  children.push(running);
+  return running;
+}
+
+async function until(what: string, cond: () => boolean, ms = 10_000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!cond()) {
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+interface Bot {
+  config: string;
+  state: string;
+  strategies: string;
+  key: string;
+  address: string;
+  env: Record<string, string>;
+}
+
+/** A fresh account funded on `venueUrl`, its bot file and a strategy folder. */
+function makeBot(venueUrl: string, o: { mode: "live" | "dry-run"; schedule?: string }): Bot {
+  work = mkdtempSync(join(tmpdir(), "hlbot-run-"));
+  const wallet = Wallet.createRandom();
+  const strategies = join(work, "strategies");
+  mkdirSync(strategies);
+  writeFileSync(
+    join(strategies, "rebalance.yaml"),
+    stringify({
+      name: "rebalance",
+      kind: "twap-rebalance",
+      schedule: o.schedule ?? "* * * * * *",
+      params: REBALANCE_PARAMS,
+    }),
+  );
+  const config = join(work, "bot.yaml");
+  writeFileSync(
+    config,
+    stringify({
+      network: "testnet",
+      baseUrl: venueUrl,
+      mode: o.mode,
+      wallet: { privateKeyEnv: "HLBOT_TEST_KEY" },
+      strategies: "./strategies",
+      state: "./state",
+      limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 100000 },
+      log: { level: "info", format: "json" },
+    }),
+  );
+  return {
+    config,
+    state: join(work, "state"),
+    strategies,
+    key: wallet.privateKey,
+    address: wallet.address.toLowerCase(),
+    env: { HLBOT_TEST_KEY: wallet.privateKey },
+  };
+}
+
+async function submissions(state: string): Promise<SubmissionRow[]> {
+  const db = await openStateDb({ dir: state });
+  try {
+    return new Journal(db).recentSubmissions(10);
+  } finally {
+    db.close();
+  }
+}
+
+function twapsOf(address: string): number {
+  return sim!.ledger({ kind: "twapPlaced", user: address }).length;
+}
+
+function get(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    request(url, (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => {
+        body += d;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    })
+      .on("error", reject)
+      .end();
+  });
+}
+
+const isReady = (l: LogLine) => l.msg === "venue reachable: ready";
+
+describe("hlbot run: checks before anything starts (in process)", () => {
+  async function runInProcess(args: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
+    let stderr = "";
+    let stdout = "";
+    const code = await main(["run", ...args], {
+      stdout: (t) => {
+        stdout += t;
+      },
+      stderr: (t) => {
+        stderr += t;
+      },
+      env: { HLBOT_TEST_KEY: Wallet.createRandom().privateKey },
+      isTTY: false,
+    });
+    return { code, stderr, stdout };
+  }
+
+  it("refuses bad flags with exit 2 before reading the configuration", async () => {
+    work = mkdtempSync(join(tmpdir(), "hlbot-run-flags-"));
+    const missing = join(work, "nowhere.yaml");
+    for (const [flags, message] of [
+      [["--grace-ms", "soon"], "--grace-ms: expected a whole number >= 0"],
+      [["--metrics-port", "70000"], "--metrics-port: expected 0 to 65535"],
+      [["--metrics-port", "-1"], "--metrics-port: expected a whole number"],
+    ] as const) {
+      const r = await runInProcess(["--config", missing, ...flags]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(message);
+      expect(r.stderr).not.toContain("nowhere.yaml");
+    }
+  });
+
+  it("refuses a configuration without any enabled strategy (exit 2), before taking the lock", async () => {
+    const bot = makeBot("http://127.0.0.1:9", { mode: "dry-run" });
+    writeFileSync(
+      join(bot.strategies, "rebalance.yaml"),
+      stringify({
+        name: "rebalance",
+        kind: "twap-rebalance",
+        schedule: "* * * * *",
+        enabled: false,
+        params: REBALANCE_PARAMS,
+      }),
+    );
+    const r = await runInProcess(["--config", bot.config]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/bot\.yaml: strategies: no enabled strategy to schedule/);
+    expect(existsSync(join(bot.state, "lock.json"))).toBe(false);
+  });
+});
+
+describe("hlbot run (child process)", () => {
+  it("holds the state folder: a second `run` or `once` exits 2 naming the holder", async () => {
+    const bot = makeBot(sim!.url, { mode: "dry-run" });
+    const first = cli(["run", "--config", bot.config], bot.env);
+    await first.waitFor("readiness", isReady);
+
+    for (const command of ["once", "run"]) {
+      const second = cli([command, "--config", bot.config], bot.env);
+      const { code } = await second.exited;
+      expect(code, second.stderr()).toBe(2);
+      expect(second.stderr()).toContain(
+        `is in use by another hlbot (\`hlbot run --config ${bot.config}\`, pid ${first.proc.pid}`,
+      );
+    }
+    first.proc.kill("SIGTERM");
+    expect((await first.exited).code).toBe(0);
+    // The lock is gone with the process: the next instance starts.
+    const next = cli(["once", "--config", bot.config, "--json"], bot.env);
+    expect((await next.exited).code, next.stderr()).toBe(0);
+  });
+
+  it("on SIGTERM during a submission, waits for its answer, journals it and exits 0 within the grace period", async () => {
+    const bot = makeBot(sim!.url, { mode: "live" });
+    sim!.fund(bot.address, "HYPE", "1000");
+    sim!.fund(bot.address, "USDC", "5000");
+    sim!.setFaults({ exchange: { latencyMs: 1_500 } });
+    const run = cli(["run", "--config", bot.config, "--grace-ms", "10000"], bot.env);
+    await until("the TWAP to reach the venue", () => twapsOf(bot.address) === 1);
+    const signalledAt = performance.now();
+    run.proc.kill("SIGTERM");
+    const { code, at } = await run.exited;
+    expect(code, run.stderr()).toBe(0);
+    expect(at - signalledAt).toBeLessThan(10_000);
+    expect(at - signalledAt).toBeGreaterThan(500); // it did wait for the held answer
+    expect(
+      run.lines.some((l) => /waiting up to 10000 ms for the running cycle of rebalance/.test(l.msg)),
+    ).toBe(true);
+    const rows = await submissions(bot.state);
+    expect(rows.map((r) => [r.actionType, r.status])).toEqual([["twapOrder", "accepted"]]);
+    expect(twapsOf(bot.address)).toBe(1);
+    expect(run.stderr().toLowerCase()).not.toContain(bot.key.slice(2).toLowerCase());
+  });
+
+  it("exits at once on a second signal, leaving the unanswered submission pending for reconciliation", async () => {
+    const bot = makeBot(sim!.url, { mode: "live" });
+    sim!.fund(bot.address, "HYPE", "1000");
+    sim!.fund(bot.address, "USDC", "5000");
+    sim!.setFaults({ exchange: { latencyMs: 8_000 } });
+    const run = cli(["run", "--config", bot.config], bot.env);
+    await until("the TWAP to reach the venue", () => twapsOf(bot.address) === 1);
+    run.proc.kill("SIGTERM");
+    await run.waitFor("the stop to begin", (l) => /running cycle has 30000 ms/.test(l.msg));
+    const secondAt = performance.now();
+    run.proc.kill("SIGTERM");
+    const { code, at } = await run.exited;
+    expect(code).toBe(143);
+    expect(at - secondAt).toBeLessThan(2_000);
+    expect(run.lines.some((l) => /second SIGTERM: exiting now/.test(l.msg))).toBe(true);
+    expect((await submissions(bot.state)).map((r) => r.status)).toEqual(["pending"]);
+  });
+
+  it("past the grace period, aborts the submission, journals it unknown and exits 1", async () => {
+    const bot = makeBot(sim!.url, { mode: "live" });
+    sim!.fund(bot.address, "HYPE", "1000");
+    sim!.fund(bot.address, "USDC", "5000");
+    sim!.setFaults({ exchange: { latencyMs: 8_000 } });
+    const run = cli(["run", "--config", bot.config, "--grace-ms", "300"], bot.env);
+    await until("the TWAP to reach the venue", () => twapsOf(bot.address) === 1);
+    const signalledAt = performance.now();
+    run.proc.kill("SIGTERM");
+    const { code, at } = await run.exited;
+    expect(code).toBe(1);
+    expect(at - signalledAt).toBeLessThan(3_000);
+    expect(run.stderr()).toContain("stopped after the 300 ms grace period; the cycle in flight was aborted");
+    expect((await submissions(bot.state)).map((r) => r.status)).toEqual(["unknown"]);
+  });
+
+  it("reloads the strategy folder on SIGHUP: a broken file is reported and the old set kept, a good one applied", async () => {
+    const bot = makeBot(sim!.url, { mode: "dry-run", schedule: "0 0 1 1 *" }); // yearly: never during the test
+    const run = cli(["run", "--config", bot.config], bot.env);
+    await run.waitFor("readiness", isReady);
+
+    const broken = join(bot.strategies, "fast.yaml");
+    writeFileSync(
+      broken,
+      "name: fast\nkind: twap-rebalance\nschedule: '* * * * * *'\nparams:\n  quote: USDC\n",
+    );
+    run.proc.kill("SIGHUP");
+    const problem = await run.waitFor("the reload problem", (l) => typeof l.problem === "string");
+    expect(problem.problem).toMatch(/strategies\/fast\.yaml:4: params\.targets: is required/);
+    await run.waitFor("the refusal", (l) =>
+      /strategy reload refused: keeping the 1 current strategy/.test(l.msg),
+    );
+
+    writeFileSync(
+      broken,
+      stringify({ name: "fast", kind: "twap-rebalance", schedule: "* * * * * *", params: REBALANCE_PARAMS }),
+    );
+    run.proc.kill("SIGHUP");
+    await run.waitFor("the reload", (l) => /strategies reloaded: 2 scheduled; added fast/.test(l.msg));
+    await run.waitFor("a run of the new strategy", (l) => l.strategy === "fast" && /^cycle ok/.test(l.msg));
+    expect(run.lines.some((l) => l.strategy === "rebalance" && /^cycle/.test(l.msg))).toBe(false);
+    run.proc.kill("SIGTERM");
+    expect((await run.exited).code).toBe(0);
+  });
+});
+
+describe("hlbot run against hlbot venue (end to end)", () => {
+  it("acts on schedule, answers /health and /metrics, and exits 0 on SIGTERM", async () => {
+    const wallet = Wallet.createRandom();
+    work = mkdtempSync(join(tmpdir(), "hlbot-run-e2e-"));
+    const venue = cli(["venue", "--fund", `${wallet.address}:HYPE=1000,USDC=5000`], {});
+    await until("the venue URL", () => venue.stdout().includes("\n"));
+    const url = venue.stdout().trim();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const bot = makeBot(url, { mode: "live" });
+    const env = { HLBOT_TEST_KEY: wallet.privateKey };
+    const run = cli(["run", "--config", bot.config, "--metrics-port", "0"], env);
+    const served = await run.waitFor("the metrics URL", (l) => typeof l.metrics === "string");
+    const base = served.metrics as string;
+
+    // Three runs in three different seconds: the strategy keeps acting on its schedule.
+    await until("three cycles", () => run.lines.filter((l) => /^cycle ok/.test(l.msg)).length >= 3);
+    const cycles = run.lines.filter((l) => /^cycle ok/.test(l.msg));
+    expect(new Set(cycles.map((l) => String(l.time).slice(0, 19))).size).toBe(cycles.length);
+    expect(new Set(cycles.map((l) => l.cycle)).size).toBe(cycles.length);
+    expect(cycles[0]?.msg).toBe("cycle ok: twapOrder accepted");
+
+    expect(await get(`${base}/health`)).toEqual({ status: 200, body: '{"status":"ok"}' });
+    expect(await get(`${base}/ready`)).toEqual({ status: 200, body: '{"ready":true}' });
+    const metrics = await get(`${base}/metrics`);
+    expect(metrics.body).toContain('hlbot_submissions_total{action="twapOrder",outcome="accepted"} 1');
+    expect(metrics.body).toMatch(/hlbot_cycles_total\{strategy="rebalance",outcome="ok"\} [3-9]/);
+
+    const signalledAt = performance.now();
+    run.proc.kill("SIGTERM");
+    const { code, at } = await run.exited;
+    expect(code, run.stderr()).toBe(0);
+    expect(at - signalledAt).toBeLessThan(30_000);
+    venue.proc.kill("SIGTERM");
+    expect((await venue.exited).code).toBe(0);
+  });
+});
