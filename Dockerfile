@@ -33,4 +33,6 @@ EXPOSE 9464
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:9464/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 ENTRYPOINT ["node", "/app/bin/hlbot.js"]
-CMD ["run", "--metrics-port", "9464", "--metrics-host", "0.0.0.0"]
+STOPSIGNAL SIGTERM
+# Docker sends SIGKILL 10 s after SIGTERM unless told otherwise (docker run --stop-timeout): finish sooner.
+CMD ["run", "--metrics-port", "9464", "--metrics-host", "0.0.0.0", "--grace-ms", "8000"]
