@@ -100,6 +100,10 @@ describe("hlbot simulate", () => {
     [["--seed", "-3"], /--seed: expected a whole number/],
     [["--scenario", "no-such-scenario.yaml"], /cannot read scenario/],
     [["--config", "no-such-config.yaml"], /file not found/],
+    [
+      ["--report", "no-such-folder/report.html"],
+      /--report: the folder of no-such-folder\/report.html does not exist/,
+    ],
   ])("exits 2 for %j", (args, message) => {
     const r = hlbot(args);
     expect(r.code).toBe(2);

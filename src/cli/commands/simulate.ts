@@ -2,6 +2,8 @@
 // schedules against the embedded venue simulator in virtual time (no key, no network: a demo key is
 // derived from the seed), then prints a summary (text, or JSON with --json) and optionally writes a
 // self-contained HTML report. `npm start` runs it on the bundled demo configuration and scenario.
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import { ValidationError, type ValidationIssue } from "../../lib/errors.js";
@@ -78,6 +80,8 @@ export function readSimulateOptions(o: SimulateOptions): {
   }
   if (o.report !== undefined && o.report.trim() === "")
     issues.push({ path: "--report", message: "expected a file name such as report.html" });
+  else if (o.report !== undefined && !existsSync(dirname(resolve(o.report))))
+    issues.push({ path: "--report", message: `the folder of ${o.report} does not exist` });
   if (issues.length > 0) throw new ValidationError(issues);
   return { days, from, to, seed };
 }
@@ -115,16 +119,22 @@ export function register(program: Command, ctx: CliContext): void {
       );
       const { createLogger } = await import("../../lib/log.js");
       // Per-action log lines would drown the summary; the summary has them all. --verbose shows them.
+      // pino-pretty needs a real stream: pretty output goes to the terminal itself.
+      const tty = Boolean(process.stderr.isTTY);
+      const format = config.log.format;
+      const pretty = format === "pretty" || (format === "auto" && tty);
       const logger = await createLogger({
         level: ctx.verbose ? "debug" : "warn",
-        format: config.log.format,
-        stream: {
-          write: (s: string) => {
-            ctx.stderr(s);
-            return true;
-          },
-        } as unknown as NodeJS.WritableStream,
-        isTTY: Boolean(process.stderr.isTTY),
+        format,
+        stream: pretty
+          ? process.stderr
+          : ({
+              write: (s: string) => {
+                ctx.stderr(s);
+                return true;
+              },
+            } as unknown as NodeJS.WritableStream),
+        isTTY: tty,
       });
       const { runSimulation } = await import("../../engine/simulate/runner.js");
       const { buildSummary } = await import("../../engine/simulate/summary.js");
