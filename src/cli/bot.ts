@@ -1,5 +1,6 @@
 // Shared start-up of the commands that run the bot (plan, once, run, status, history): load and
 // validate the configuration, then make the logger it asks for. Kept light; heavy modules load lazily.
+import { Writable } from "node:stream";
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../engine/config/loader.js";
 import type { CliContext } from "./context.js";
@@ -23,7 +24,13 @@ export async function botLogger(
     level: ctx.verbose ? "debug" : (config?.log.level ?? "info"),
     format: config?.log.format ?? "auto",
     ...(config?.log.file ? { file: config.log.file } : {}),
-    stream: { write: (s: string) => (ctx.stderr(s), true) } as unknown as NodeJS.WritableStream,
-    isTTY: ctx.isTTY,
+    // A real stream: pino-pretty (used on a terminal) pipes into it.
+    stream: new Writable({
+      write(chunk: Buffer | string, _encoding, callback) {
+        ctx.stderr(String(chunk));
+        callback();
+      },
+    }),
+    isTTY: ctx.stderrIsTTY ?? false,
   });
 }

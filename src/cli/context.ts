@@ -9,6 +9,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** True when stdout is a terminal (pretty output, progress bars). */
   isTTY: boolean;
+  /** True when stderr is a terminal (where logs and progress bars go). */
+  stderrIsTTY?: boolean;
 }
 
 export interface CliContext extends CliIo {

@@ -52,6 +52,7 @@ export function defaultIo(): CliIo {
     stderr: (text) => process.stderr.write(text),
     env: process.env,
     isTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
   };
 }
 
