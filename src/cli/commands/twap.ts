@@ -142,6 +142,15 @@ export function register(program: Command, ctx: CliContext): void {
       const { parseDecimal, toWireDecimal, truncateDecimals } = await import("../../lib/decimal.js");
       const requested = parseDecimal(size, "--size");
       const truncated = truncateDecimals(requested, szDecimals);
+      if (!truncated.gt(0)) {
+        // Refused here, naming the flag, rather than announced as "truncated to 0" and refused later.
+        throw new ValidationError([
+          {
+            path: "--size",
+            message: `${toWireDecimal(requested)} is less than one lot (${szDecimals} decimal places)`,
+          },
+        ]);
+      }
       if (!truncated.eq(requested)) {
         note(
           `size ${toWireDecimal(requested)} truncated to ${toWireDecimal(truncated)} (${szDecimals} decimals)`,

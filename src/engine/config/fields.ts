@@ -46,6 +46,24 @@ export function decimal(bounds: DecimalBounds = {}) {
 /** A positive exact decimal (amounts, prices). */
 export const positiveDecimal = () => decimal({ gt: 0 });
 
+/** HYPE moves on the venue in whole wei: 10^-8 HYPE. */
+export const HYPE_DECIMALS = 8;
+
+/**
+ * A HYPE amount: an exact decimal the venue can represent (at most 8 decimals). A finer value would
+ * be silently truncated to whole wei, so it is refused where it is written.
+ */
+export function hypeAmount(bounds: DecimalBounds = {}) {
+  return decimal(bounds).superRefine((d, ctx) => {
+    if (d.decimalPlaces() > HYPE_DECIMALS) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${d.toFixed()} has more than ${HYPE_DECIMALS} decimal places (HYPE amounts are whole wei, 0.00000001)`,
+      });
+    }
+  });
+}
+
 /** A fraction between 0 and 1 inclusive (weights, commissions, uptime). */
 export const fraction = () => decimal({ min: 0, max: 1 });
 

@@ -44,15 +44,23 @@ export function issuesOf(err: ConfigError): readonly ConfigIssue[] {
   return [{ file: err.file ?? "", line: err.line, keyPath: err.keyPath ?? "", message }];
 }
 
-/** Classic edit distance (insert, delete, substitute), for "did you mean". */
+/**
+ * Edit distance for "did you mean": insert, delete, substitute, and swap two neighbours (optimal string
+ * alignment), so the commonest typo, two letters typed the wrong way round ("bnad"), costs one edit.
+ */
 export function levenshtein(a: string, b: string): number {
+  let before: number[] = [];
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row.push(Math.min(row[j - 1]! + 1, prev[j]! + 1, prev[j - 1]! + cost));
+      let d = Math.min(row[j - 1]! + 1, prev[j]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, before[j - 2]! + 1);
+      row.push(d);
     }
+    before = prev;
     prev = row;
   }
   return prev[b.length]!;
@@ -157,6 +165,7 @@ function valueAt(data: unknown, path: KeyPath): unknown {
 }
 
 function describeValue(value: unknown): string {
+  if (value === undefined) return "nothing";
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
@@ -183,6 +192,10 @@ export function issuesFromZod(
   data: unknown,
 ): ConfigIssue[] {
   const out: ConfigIssue[] = [];
+  // A misspelt required key is one mistake: report the unknown key with its "did you mean", not also
+  // the key it was meant to be as missing.
+  const missing = new Set<ConfigIssue>();
+  const meant = new Set<string>();
   for (const issue of issues) {
     const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
     const at = (message: string, p: KeyPath = path, key?: string): ConfigIssue => ({
@@ -191,11 +204,17 @@ export function issuesFromZod(
       keyPath: formatKeyPath(key === undefined ? p : [...p, key]),
       message,
     });
+    const required = (message: string) => {
+      const i = at(message);
+      missing.add(i);
+      out.push(i);
+    };
     switch (issue.code) {
       case "unrecognized_keys": {
         const known = knownKeysAt(schema, path, data);
         for (const key of issue.keys) {
           const guess = didYouMean(key, known);
+          if (guess) meant.add(formatKeyPath([...path, guess]));
           const hint = guess
             ? ` (did you mean "${guess}"?)`
             : known.length
@@ -211,7 +230,7 @@ export function issuesFromZod(
           const value = valueAt(data, path);
           const names = options.map(String);
           if (value === undefined) {
-            out.push(at(`is required; expected one of: ${names.join(", ")}`));
+            required(`is required; expected one of: ${names.join(", ")}`);
           } else {
             const guess = typeof value === "string" ? didYouMean(value, names) : undefined;
             out.push(
@@ -222,7 +241,9 @@ export function issuesFromZod(
             );
           }
         } else {
-          out.push(at(`${issue.message}, got ${describeValue(valueAt(data, path))}`));
+          const value = valueAt(data, path);
+          if (value === undefined) required(`is required (${issue.message})`);
+          else out.push(at(`${issue.message}, got ${describeValue(value)}`));
         }
         break;
       }
@@ -230,7 +251,7 @@ export function issuesFromZod(
         const names = issue.values.map((v) => String(v));
         const value = valueAt(data, path);
         if (value === undefined) {
-          out.push(at(`is required; expected one of: ${names.join(", ")}`));
+          required(`is required; expected one of: ${names.join(", ")}`);
           break;
         }
         const guess = typeof value === "string" ? didYouMean(value, names) : undefined;
@@ -245,7 +266,7 @@ export function issuesFromZod(
       case "invalid_type": {
         const value = valueAt(data, path);
         const expected = KIND_NAMES[issue.expected] ?? issue.expected;
-        if (value === undefined) out.push(at(`is required (expected ${expected})`));
+        if (value === undefined) required(`is required (expected ${expected})`);
         else if (issue.message.startsWith("Invalid input"))
           out.push(at(`expected ${expected}, got ${describeValue(value)}`));
         else out.push(at(issue.message));
@@ -257,6 +278,7 @@ export function issuesFromZod(
   }
   // Top to bottom, as a person fixes them.
   return out
+    .filter((o) => !(missing.has(o) && meant.has(o.keyPath)))
     .map((o, i) => ({ o, i }))
     .sort((a, b) => (a.o.line ?? 0) - (b.o.line ?? 0) || a.i - b.i)
     .map(({ o }) => o);

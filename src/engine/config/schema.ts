@@ -6,7 +6,7 @@ import * as z from "zod";
 import { ValidationError } from "../../lib/errors.js";
 import { validateCron } from "../schedule.js";
 import { STRATEGIES, type StrategyKind } from "../strategies/registry.js";
-import { address, decimal, integer, positiveDecimal } from "./fields.js";
+import { address, decimal, hypeAmount, integer, positiveDecimal } from "./fields.js";
 
 const envName = () =>
   z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
@@ -63,7 +63,7 @@ export const limitsSchema = z
   .strictObject({
     maxOrderUsd: positiveDecimal().describe("Largest TWAP notional in USD; a larger one is reduced to it"),
     maxDailyNotionalUsd: positiveDecimal().describe("Largest TWAP notional submitted over a rolling 24 h"),
-    maxStakeMovePerDay: positiveDecimal().describe(
+    maxStakeMovePerDay: hypeAmount({ gt: 0 }).describe(
       "Largest HYPE amount delegated, undelegated or withdrawn over a rolling 24 h",
     ),
     validatorAllowlist: z

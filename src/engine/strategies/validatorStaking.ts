@@ -4,7 +4,7 @@
 // stake is left alone, and the HYPE moved per run is capped. Amounts are truncated to whole wei.
 import * as z from "zod";
 import { Decimal, truncateDecimals, ZERO } from "../../lib/decimal.js";
-import { address, decimal, fraction, integer, positiveDecimal } from "../config/fields.js";
+import { address, fraction, hypeAmount, integer } from "../config/fields.js";
 import type { CDepositIntent, Decision, TokenDelegateIntent } from "../intents.js";
 import type { ValidatorInfo, ValidatorPeriod } from "../snapshot.js";
 import { fmt, isoTime, pct, skip } from "./common.js";
@@ -39,13 +39,13 @@ export const validatorStakingParams = z
       .describe(
         "Move stake only where a delegation is off its target by more than this fraction of the target",
       ),
-    maxMovePerRun: positiveDecimal()
+    maxMovePerRun: hypeAmount({ gt: 0 })
       .optional()
       .describe("Cap on HYPE moved per run, summing delegations and undelegations"),
     stakeIdleSpot: z
       .strictObject({
         enabled: z.boolean().default(false),
-        keepSpot: decimal({ min: 0 })
+        keepSpot: hypeAmount({ min: 0 })
           .prefault(0)
           .describe("Spot HYPE to keep; the rest is moved into staking"),
       })

@@ -2,7 +2,7 @@
 // transport with the query's weight, and validate the answer. Each query is described once by an
 // InfoMethodSpec in its own file under ./methods; nothing else talks to the info endpoint.
 import type { z } from "zod";
-import { BadResponseError } from "../../lib/errors.js";
+import { BadResponseError, VenueError } from "../../lib/errors.js";
 import type { HttpTransport } from "../transport/http.js";
 import { DEFAULT_PER_ITEM_WEIGHT, historyExtraWeight } from "../transport/weights.js";
 import { parseRequest, parseResponse } from "./validate.js";
@@ -59,15 +59,23 @@ export async function runInfoQuery<M extends InfoMethodSpec>(
   const body = buildInfoRequest(spec, params) as Record<string, unknown>;
   const perItem =
     spec.perItemWeight === undefined ? undefined : (transport.perItemWeight ?? spec.perItemWeight);
-  const raw = await transport.read(body, {
-    weight: spec.weight,
-    endpoint: spec.endpoint,
-    signal,
-    extraWeight:
-      perItem === undefined
-        ? undefined
-        : (result) => (Array.isArray(result) ? historyExtraWeight(result.length, perItem) : 0),
-  });
+  let raw: unknown;
+  try {
+    raw = await transport.read(body, {
+      weight: spec.weight,
+      endpoint: spec.endpoint,
+      signal,
+      extraWeight:
+        perItem === undefined
+          ? undefined
+          : (result) => (Array.isArray(result) ? historyExtraWeight(result.length, perItem) : 0),
+    });
+  } catch (err) {
+    // The transport does not know which query failed, and a cycle runs several at once: say which.
+    if (err instanceof VenueError && !err.message.startsWith(`${spec.type}: `))
+      err.message = `${spec.type}: ${err.message}`;
+    throw err;
+  }
   const url = spec.endpoint === "explorer" ? transport.endpoints.explorer : transport.endpoints.info;
   const envelope = spec.errorEnvelope?.(raw);
   if (envelope !== undefined) {

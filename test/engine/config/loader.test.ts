@@ -158,12 +158,8 @@ describe("configuration errors name the file, the line, the key path and what wa
       keyPath: "netwrk",
       message: 'unknown key "netwrk" (did you mean "network"?)',
     });
-    expect(issues).toContainEqual(
-      expect.objectContaining({
-        keyPath: "network",
-        message: "is required; expected one of: mainnet, testnet",
-      }),
-    );
+    // One mistake, one line: the key it was meant to be is not reported as missing as well.
+    expect(issues).not.toContainEqual(expect.objectContaining({ keyPath: "network" }));
   });
 
   it("wrong types and values, all reported at once, top to bottom", async () => {

@@ -1,0 +1,173 @@
+// Regression tests for the bugs the reliability work found, each named after what it protects. The
+// corpus (badInputs.test.ts), the soak and the crash test found them; these pin each fix down at the
+// smallest scale that shows it.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { type ConfigIssue, ConfigIssuesError, didYouMean } from "../../src/engine/config/issues.js";
+import { loadConfig, loadStrategyFile } from "../../src/engine/config/loader.js";
+import { InfoClient } from "../../src/venue/info/client.js";
+import { resolveEndpoints } from "../../src/venue/networks.js";
+import { HttpTransport } from "../../src/venue/transport/http.js";
+
+const KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+
+const temps: string[] = [];
+afterAll(() => {
+  for (const t of temps) rmSync(t, { recursive: true, force: true });
+});
+function temp(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "hlbot-regress-"));
+  temps.push(dir);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+const STRATEGY = `name: s
+kind: twap-accumulate
+schedule: "0 * * * *"
+params: { coin: HYPE, side: buy, amountUsd: 100, twap: { minutes: 30 } }
+`;
+const bot = (body: string) => `${body}
+strategies: [./s.yaml]
+limits: { maxOrderUsd: 100, maxDailyNotionalUsd: 1000, maxStakeMovePerDay: 10 }
+`;
+
+async function issuesOfLoad(promise: Promise<unknown>): Promise<readonly ConfigIssue[]> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ConfigIssuesError);
+  return (err as ConfigIssuesError).issues;
+}
+
+describe("configuration messages: one mistake, one clear line", () => {
+  it("reports a misspelt required key once, as the unknown key with its did-you-mean", async () => {
+    const dir = temp({ "bot.yaml": bot("netwrok: testnet"), "s.yaml": STRATEGY });
+    const issues = await issuesOfLoad(loadConfig(join(dir, "bot.yaml"), {}));
+    expect(issues.map((i) => `${i.keyPath}: ${i.message}`)).toEqual([
+      'netwrok: unknown key "netwrok" (did you mean "network"?)',
+    ]);
+  });
+
+  it("says a missing decimal field is required instead of 'got undefined undefined'", async () => {
+    const dir = temp({
+      "bot.yaml":
+        "network: testnet\nstrategies: [./s.yaml]\nlimits: { maxDailyNotionalUsd: 1, maxStakeMovePerDay: 1 }\n",
+      "s.yaml": STRATEGY,
+    });
+    const issues = await issuesOfLoad(loadConfig(join(dir, "bot.yaml"), {}));
+    expect(issues).toHaveLength(1);
+    expect(issues[0]?.keyPath).toBe("limits.maxOrderUsd");
+    expect(issues[0]?.message).toMatch(/^is required \(expected a decimal number/);
+    expect(issues[0]?.message).not.toMatch(/undefined/);
+  });
+
+  it("offers a did-you-mean for two swapped letters", () => {
+    expect(didYouMean("bnad", ["targets", "quote", "band", "twap", "minOrderUsd"])).toBe("band");
+    expect(didYouMean("nmae", ["name", "kind"])).toBe("name");
+    expect(didYouMean("colour", ["network", "limits"])).toBeUndefined();
+  });
+});
+
+describe("HYPE amounts in the configuration are whole wei", () => {
+  it("refuses maxMovePerRun, keepSpot and maxStakeMovePerDay beyond 8 decimals, naming the key", async () => {
+    const staking = (move: string, keep: string) => `name: st
+kind: validator-staking
+schedule: "0 * * * *"
+params:
+  validators: 2
+  maxMovePerRun: "${move}"
+  stakeIdleSpot: { enabled: true, keepSpot: "${keep}" }
+`;
+    let dir = temp({ "s.yaml": staking("1.000000001", "10") });
+    let issues = await issuesOfLoad(loadStrategyFile(join(dir, "s.yaml"), {}));
+    expect(issues.map((i) => i.keyPath)).toEqual(["params.maxMovePerRun"]);
+    expect(issues[0]?.message).toMatch(/1\.000000001 has more than 8 decimal places/);
+
+    dir = temp({ "s.yaml": staking("1", "0.123456789") });
+    issues = await issuesOfLoad(loadStrategyFile(join(dir, "s.yaml"), {}));
+    expect(issues.map((i) => i.keyPath)).toEqual(["params.stakeIdleSpot.keepSpot"]);
+
+    dir = temp({ "s.yaml": staking("1.00000001", "10.5") });
+    const loaded = await loadStrategyFile(join(dir, "s.yaml"), {});
+    expect(loaded.kind).toBe("validator-staking");
+
+    dir = temp({
+      "bot.yaml":
+        'network: testnet\nstrategies: [./s.yaml]\nlimits: { maxOrderUsd: 1, maxDailyNotionalUsd: 1, maxStakeMovePerDay: "5.000000001" }\n',
+      "s.yaml": STRATEGY,
+    });
+    issues = await issuesOfLoad(loadConfig(join(dir, "bot.yaml"), {}));
+    expect(issues.map((i) => i.keyPath)).toEqual(["limits.maxStakeMovePerDay"]);
+  });
+});
+
+describe("venue failures name the query", () => {
+  let server: Server;
+  let url: string;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "text/html" });
+        res.end("<html>502 Bad Gateway</html>");
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("prefixes a transport failure of a read with the info type, so a cycle's failed read is identifiable", async () => {
+    const transport = new HttpTransport({ endpoints: resolveEndpoints("testnet", url), budget: null });
+    try {
+      await expect(new InfoClient(transport).spotMeta()).rejects.toThrow(/^spotMeta: response is not JSON/);
+      await expect(new InfoClient(transport).delegations({ user: `0x${"1".repeat(40)}` })).rejects.toThrow(
+        /^delegations: response is not JSON/,
+      );
+    } finally {
+      await transport.close();
+    }
+  });
+});
+
+describe("twap size below one lot", () => {
+  it("is refused naming --size, without first announcing a truncation to 0", async () => {
+    const state = temp({});
+    let stderr = "";
+    const code = await main(
+      [
+        "twap",
+        "buy",
+        "--asset",
+        "10107",
+        "--sz-decimals",
+        "2",
+        "--size",
+        "0.004",
+        "--minutes",
+        "30",
+        "--state",
+        state,
+      ],
+      {
+        stdout: () => undefined,
+        stderr: (t) => {
+          stderr += t;
+        },
+        env: { HLBOT_PRIVATE_KEY: KEY },
+        isTTY: false,
+      },
+    );
+    expect(code).toBe(2);
+    expect(stderr).toBe("hlbot: --size: 0.004 is less than one lot (2 decimal places)\n");
+  });
+});
