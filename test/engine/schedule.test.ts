@@ -26,3 +26,26 @@ describe("cron schedules in virtual time", () => {
     expect(() => validateCron("every day")).toThrow(/schedule/);
   });
 });
+
+describe("the UTC fast path agrees with node-cron's matcher", () => {
+  it.each([
+    "*/15 * * * *",
+    "30 8 * * 1-5",
+    "15 */6 * * *",
+    "0 6 1,15 * *",
+    "5,35 9-17 * * *",
+    "*/20 * * * * *",
+    "10 */30 * * * 0",
+  ])("%s", (expression) => {
+    const fast = new CronSchedule(expression);
+    // The same expression in a zone without DST but not named UTC takes the plain minute-by-minute scan.
+    const slow = new CronSchedule(expression, "Etc/GMT");
+    let a = T0;
+    let b = T0;
+    for (let i = 0; i < 6; i++) {
+      a = fast.next(a)!;
+      b = slow.next(b)!;
+      expect(new Date(a).toISOString()).toBe(new Date(b).toISOString());
+    }
+  });
+});
