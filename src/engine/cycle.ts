@@ -172,12 +172,18 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       for (const d of decisions) (isIntent(d) ? intents : skips).push(d as never);
     }
 
-    for (const skip of skips) record(deps, report, cycleId, skip, "skipped");
+    // Decisions nothing is done about are written in one commit each batch (a large account has
+    // dozens; a commit per row costs an fsync each).
+    deps.journal.batch(() => {
+      for (const skip of skips) record(deps, report, cycleId, skip, "skipped");
+    });
     const usage = deps.journal.usage(deps.account, startedAt - 24 * 60 * 60_000);
     const killSwitchActive =
       o.killSwitchActive ?? (deps.limits.killSwitchFile ? existsSync(deps.limits.killSwitchFile) : false);
     const limited = applyLimits(intents, deps.limits, usage, { killSwitchActive, rules: deps.rules });
-    for (const b of limited.blocked) record(deps, report, cycleId, b, "blocked");
+    deps.journal.batch(() => {
+      for (const b of limited.blocked) record(deps, report, cycleId, b, "blocked");
+    });
 
     const failedStrategies = new Set<string>();
     for (const intent of limited.allowed) {

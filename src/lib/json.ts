@@ -12,12 +12,69 @@ function parseNumber(text: string): number | bigint {
   return Number(text);
 }
 
+/**
+ * An integer token of 16+ digits in value position: after `:`, `,` or `[` and before `,`, `]` or `}`
+ * (whitespace allowed), so never part of a fraction, an exponent or an object key. The same characters
+ * can occur inside a string ("a:12345678901234567890,"); see parseJson for why that is still safe.
+ */
+const LONG_INTEGER_VALUE = /([:,[]\s*)(-?\d{16,})(?=\s*[,\]}])/g;
+/** Prefix of the placeholder an unsafe integer becomes, as parsed (NUL) and as written in the JSON text. */
+const BIG_MARK = "\u0000bigint:";
+const BIG_MARK_JSON = "\\u0000bigint:";
+
 /** Parses JSON text; unsafe integers become `bigint`. Throws SyntaxError on invalid JSON. */
 export function parseJson(text: string): unknown {
   // Native JSON.parse is exact when no number token has 16+ digits. A long digit run inside a string
-  // (a hash) only sends us to the slower exact parser; it never makes the result wrong.
+  // (a hash) only sends us to the slower path; it never makes the result wrong.
   if (!LONG_DIGIT_RUN.test(text)) return JSON.parse(text);
+  // Fast exact path (several times faster than the parser written in JS): turn each unsafe integer
+  // into a placeholder string, let the native parser do the rest, then put the bigints back. A text
+  // holding an escaped NUL could collide with the placeholders and takes the exact parser.
+  if (text.includes("\\u0000")) return exactParse(text);
+  let replaced = 0;
+  const marked = text.replace(LONG_INTEGER_VALUE, (match, before: string, digits: string) => {
+    // Safe integers and malformed ones (leading zeros, which JSON.parse refuses) stay as written.
+    if (/^-?0/.test(digits) || isSafeNumber(digits)) return match;
+    replaced++;
+    return `${before}"${BIG_MARK_JSON}${digits}"`;
+  });
+  if (replaced === 0) {
+    // The only value position the pattern cannot see: a document that is one bare integer.
+    const bare = /^\s*(-?(?:0|[1-9]\d*))\s*$/.exec(text);
+    return bare ? parseNumber(bare[1]!) : JSON.parse(text);
+  }
+  // A match inside a string closes that string early and leaves the placeholder's backslash outside any
+  // string, which JSON.parse always refuses: such rare texts, and any count mismatch, take the exact
+  // parser, which also gives the right SyntaxError for text that is really invalid.
+  let value: unknown;
+  try {
+    value = JSON.parse(marked);
+  } catch {
+    return exactParse(text);
+  }
+  const restored = { count: 0 };
+  value = restoreBigInts(value, restored);
+  return restored.count === replaced ? value : exactParse(text);
+}
+
+function exactParse(text: string): unknown {
   return losslessParse(text, null, parseNumber);
+}
+
+function restoreBigInts(value: unknown, restored: { count: number }): unknown {
+  if (typeof value === "string") {
+    if (!value.startsWith(BIG_MARK)) return value;
+    restored.count++;
+    return BigInt(value.slice(BIG_MARK.length));
+  }
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = restoreBigInts(value[i], restored);
+    return value;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) record[key] = restoreBigInts(record[key], restored);
+  return value;
 }
 
 function hasBigInt(value: unknown): boolean {

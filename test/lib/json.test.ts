@@ -21,3 +21,75 @@ describe("lossless JSON", () => {
     expect(() => parseJson('{"a":12345678901234567890')).toThrow(SyntaxError);
   });
 });
+
+describe("parseJson fast exact path (placeholders through the native parser)", () => {
+  it("agrees with the exact parser on random documents holding big integers, hashes and escapes", async () => {
+    const fc = await import("fast-check");
+    const { parse: losslessParse, isSafeNumber } = await import("lossless-json");
+    const exact = (text: string) =>
+      losslessParse(text, null, (n: string) =>
+        /^-?\d+$/.test(n) && !isSafeNumber(n) ? BigInt(n) : Number(n),
+      );
+    const leaf = fc.oneof(
+      fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }),
+      fc.integer(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constantFrom("0x1234567890123456789012345678901234567890", '12345678901234567 "x" \\', "a\nb"),
+      fc.string(),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const doc = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: "small" }, leaf, tie("array"), tie("object")),
+      array: fc.array(tie("value"), { maxLength: 5 }),
+      object: fc.dictionary(fc.string({ maxLength: 6 }), tie("value"), { maxKeys: 5 }),
+    })).value;
+    fc.assert(
+      fc.property(doc, (value) => {
+        const text = stringifyJson(value);
+        expect(parseJson(text)).toEqual(exact(text));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("keeps 16-digit safe integers, fractions and exponents as numbers next to big integers", () => {
+    const parsed = parseJson(
+      '{"a":9007199254740993,"b":1234567890123456,"c":1234567890123456.5,"d":1.5e17,"e":-98765432109876543210,"f":"99999999999999999"}',
+    );
+    expect(parsed).toEqual({
+      a: 9007199254740993n,
+      b: 1234567890123456,
+      c: 1234567890123456.5,
+      d: 1.5e17,
+      e: -98765432109876543210n,
+      f: "99999999999999999",
+    });
+  });
+
+  it("is not fooled by number-like text inside strings", () => {
+    expect(parseJson('{"d":"a:12345678901234567890,b","s":[ 12345678901234567890 ]}')).toEqual({
+      d: "a:12345678901234567890,b",
+      s: [12345678901234567890n],
+    });
+    expect(parseJson('["0x12345678901234567890abcdef1234567890ab", 12345678901234567890]')).toEqual([
+      "0x12345678901234567890abcdef1234567890ab",
+      12345678901234567890n,
+    ]);
+    expect(parseJson(" -12345678901234567890 ")).toBe(-12345678901234567890n);
+  });
+
+  it("refuses a big integer used as an object key and leading zeros, like the exact parser", () => {
+    expect(() => parseJson("00000000000000000001")).toThrow(SyntaxError);
+    expect(() => parseJson('{"a":1,12345678901234567890:2}')).toThrow(SyntaxError);
+    expect(() => parseJson("[012345678901234567890]")).toThrow(SyntaxError);
+    expect(() => parseJson('["x 12345678901234567890]')).toThrow(SyntaxError);
+  });
+
+  it("takes the exact parser when the text already holds an escaped NUL", () => {
+    expect(parseJson('["\\u0000bigint:1",12345678901234567890]')).toEqual([
+      "\u0000bigint:1",
+      12345678901234567890n,
+    ]);
+  });
+});
