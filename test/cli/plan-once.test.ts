@@ -1,0 +1,129 @@
+// `hlbot plan --json` and `hlbot once` end to end: the built CLI as a real process, against the
+// embedded simulator served over 127.0.0.1 in real time.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Wallet } from "ethers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { buildOnce, REPO_ROOT } from "../helpers/build.js";
+import { independentL1Signer, type WireBody } from "../helpers/independentSigning.js";
+
+function run(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, "bin/hlbot.js"), ...args], {
+      env: { PATH: process.env.PATH ?? "", ...env },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("plan --json and once through the CLI", () => {
+  let sim: Simulator & { url: string };
+  let dir: string;
+  const wallet = Wallet.createRandom();
+  const address = wallet.address.toLowerCase();
+  const env = { HLBOT_PRIVATE_KEY: wallet.privateKey };
+
+  function writeConfig(mode: "live" | "dry-run"): string {
+    const file = join(dir, `bot-${mode}.yaml`);
+    writeFileSync(
+      file,
+      stringify({
+        network: "testnet",
+        baseUrl: sim.url,
+        mode,
+        strategies: ["rebalance.yaml"],
+        state: "./state",
+        limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
+        log: { level: "warn", format: "json" },
+      }),
+    );
+    return file;
+  }
+
+  beforeAll(async () => {
+    buildOnce();
+    sim = await startSimulator({ clock: "real", rateLimit: false });
+    sim.fund(address, "HYPE", "1000");
+    sim.fund(address, "USDC", "5000");
+    sim.setPrice("@107", "40");
+    dir = mkdtempSync(join(tmpdir(), "hlbot-plan-"));
+    writeFileSync(
+      join(dir, "rebalance.yaml"),
+      stringify({
+        name: "rebalance",
+        kind: "twap-rebalance",
+        schedule: "0 * * * *",
+        params: {
+          targets: { HYPE: 0.5, USDC: 0.5 },
+          quote: "USDC",
+          band: 0.05,
+          twap: { minutes: 60, randomize: false },
+        },
+      }),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await sim?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("plan --json prints one line per action whose request recovers to the signer, and sends nothing", async () => {
+    const { code, stdout, stderr } = await run(["plan", "--json", "--config", writeConfig("dry-run")], env);
+    expect(code, stderr).toBe(0);
+    const lines = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(1);
+    const [line] = lines;
+    expect(line).toMatchObject({ strategy: "rebalance", action: "twapOrder", outcome: "dry-run" });
+    expect(String(line?.reason)).toMatch(/HYPE/);
+    const request = line?.request as WireBody;
+    expect(request.action).toEqual({
+      type: "twapOrder",
+      twap: { a: 10107, b: false, s: "437.5", r: false, m: 60, t: false },
+    });
+    expect(independentL1Signer(request, "testnet")).toBe(address);
+    expect(stderr).toContain("plan for"); // the human summary goes to stderr
+    expect(sim.ledger().filter((e) => e.kind === "twapPlaced")).toHaveLength(0);
+    for (const text of [stdout, stderr])
+      expect(text.toLowerCase()).not.toContain(wallet.privateKey.slice(2).toLowerCase());
+  });
+
+  it("once submits in live mode (exit 0), then finds the TWAP running and does nothing more", async () => {
+    const config = writeConfig("live");
+    const first = await run(["once", "--config", config], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/twapOrder \(allowed; sent, accepted\)/);
+    const second = await run(["once", "--config", config], env);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toMatch(/already running/);
+    expect(sim.ledger().filter((e) => e.kind === "twapPlaced" && e.user === address)).toHaveLength(1);
+
+    const history = await run(["history", "--config", config, "--json"], env);
+    const parsed = JSON.parse(history.stdout) as {
+      submissions: Array<{ status: string; actionType: string }>;
+    };
+    expect(parsed.submissions.map((s) => [s.actionType, s.status])).toEqual([["twapOrder", "accepted"]]);
+  });
+
+  it("once exits 2 on a broken configuration, naming the file and line", async () => {
+    const bad = join(dir, "bad.yaml");
+    writeFileSync(bad, "network: moonnet\nlimits: {}\n");
+    const { code, stderr } = await run(["once", "--config", bad], env);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/bad\.yaml:1/);
+  });
+});
