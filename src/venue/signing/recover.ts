@@ -1,6 +1,6 @@
-// Signature wire format and public-key recovery. Kept apart from signer.ts (which pulls in ethers for
-// keystores) so that the simulator, which recovers the signer of every request it receives, loads only
-// the small noble primitives.
+// Signature wire format and public-key recovery. Kept apart from signer.ts (which loads ethers, lazily,
+// for keystores) so that the simulator, which recovers the signer of every request it receives, loads
+// only the small noble primitives.
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { keccak_256 } from "@noble/hashes/sha3";
 import { ValidationError } from "../../lib/errors.js";

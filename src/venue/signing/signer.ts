@@ -5,12 +5,11 @@
 
 import { readFile } from "node:fs/promises";
 import { secp256k1 } from "@noble/curves/secp256k1";
-import { computeAddress } from "ethers";
 import { ConfigError, ValidationError } from "../../lib/errors.js";
 import { PRIVATE_KEY_PATTERN, registerSecret } from "../../lib/secrets.js";
 import type { Address } from "./hex.js";
 import { fromHex } from "./hex.js";
-import { formatSignature, type Signature } from "./recover.js";
+import { addressOfPublicKey, formatSignature, type Signature } from "./recover.js";
 
 export type { Signature } from "./recover.js";
 
@@ -40,7 +39,9 @@ export function privateKeySigner(privateKey: string, label = "private key"): Sig
   if (!secp256k1.utils.isValidSecretKey(keyBytes)) {
     throw new ConfigError(`${label} is not a valid private key (outside the secp256k1 key range)`);
   }
-  const address = computeAddress(`0x${text.replace(/^0x/i, "").toLowerCase()}`).toLowerCase() as Address;
+  // Derived with noble rather than ethers: importing ethers costs ~100 ms of start-up for every command
+  // that loads a signer (ethers is only imported, lazily, to decrypt keystores).
+  const address = addressOfPublicKey(secp256k1.getPublicKey(keyBytes, false));
   const signer: Signer = {
     address,
     async signDigest(digest: Uint8Array): Promise<Signature> {
