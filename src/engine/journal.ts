@@ -192,6 +192,22 @@ export class Journal {
     );
   }
 
+  /**
+   * Marks cycles of the given triggers still `running` as `interrupted`: the process running them died
+   * (killed, power loss). Only a holder of the instance lock may call this, and only for triggers that
+   * run under that lock (run, once), so no live cycle is touched. Returns how many were marked.
+   */
+  closeInterruptedCycles(triggers: readonly string[]): number {
+    if (triggers.length === 0) return 0;
+    const marks = triggers.map(() => "?").join(", ");
+    const info = this.sql(
+      `UPDATE cycles SET status = 'interrupted', finished_at = ?,
+         error = 'the process stopped before the cycle finished (its submissions are reconciled)'
+       WHERE status = 'running' AND trigger IN (${marks})`,
+    ).run(this.clock(), ...triggers);
+    return info.changes;
+  }
+
   recordDecision(
     cycleId: string,
     d: {
@@ -280,6 +296,17 @@ export class Journal {
          ${account ? "AND account = ?" : ""} ORDER BY id`,
     ).all(...(account ? [account] : [])) as SubmissionRow[];
     return rows;
+  }
+
+  /**
+   * Submissions known to have taken effect (accepted, or landed by reconciliation) with a nonce from
+   * `sinceNonce` on, oldest first: the reconciler must not credit their venue records to another one.
+   */
+  settledSince(account: string, sinceNonce: number): SubmissionRow[] {
+    return this.sql(
+      `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE account = ? AND status IN ('accepted', 'landed')
+         AND nonce >= ? ORDER BY nonce, id`,
+    ).all(account, sinceNonce) as SubmissionRow[];
   }
 
   /** Strategies that have an unresolved submission and therefore must not act again yet. */

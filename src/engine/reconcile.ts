@@ -4,6 +4,10 @@
 // staking link in userFees means it landed. A submission is declared absent only when it can no longer
 // land: an L1 action after its expiresAfter, a user-signed one (no expiry on the venue) after a grace
 // period. Until then its strategy stays blocked, so nothing is ever done twice.
+// Evidence is matched by content and time, so two alike actions close together (the same TWAP placed
+// again a few seconds after the first ended, two deposits of the same amount) could be confused: a
+// venue record already explained by a submission known to have taken effect is never credited to
+// another one, and each submission takes the matching record closest to the time it was signed.
 import { Decimal } from "../lib/decimal.js";
 import { parseJson } from "../lib/json.js";
 import type { InfoClient } from "../venue/info/client.js";
@@ -29,6 +33,8 @@ export interface ReconcileResult {
 }
 
 export const DEFAULT_USER_SIGNED_GRACE_MS = 5 * 60_000;
+/** How far back settled submissions may have left records an unresolved one could be confused with. */
+const SETTLED_LOOKBACK_MS = 2 * 24 * 60 * 60_000;
 
 interface Evidence {
   twaps?: TwapHistoryResponse;
@@ -65,7 +71,16 @@ export async function reconcile(
     evidence.pairNames = names;
   }
 
+  // Records already explained by submissions that took effect are not evidence for anything else.
   const claimed = new Set<string>();
+  const since = Math.min(...rows.map((r) => r.nonce)) - SETTLED_LOOKBACK_MS;
+  for (const settled of journal.settledSince(o.account, since)) {
+    if (settled.twapId !== null) claimed.add(`twap:${settled.twapId}`);
+    if (settled.actionType === "twapCancel" || settled.actionType === "linkStakingUser") continue;
+    if (settled.actionType === "twapOrder" && settled.twapId !== null) continue;
+    const found = findEvidence(settled, evidence, claimed, o);
+    if (found) claimed.add(found.key);
+  }
   const results: ReconcileResult[] = [];
   for (const row of rows) {
     const found = findEvidence(row, evidence, claimed, o);
@@ -134,21 +149,22 @@ function findEvidence(
     case "twapOrder": {
       const twap = action.twap as { a: number; b: boolean; s: string; m: number };
       const names = ev.pairNames?.get(twap.a) ?? [];
-      for (const entry of ev.twaps ?? []) {
+      const best = closest(row.nonce, ev.twaps ?? [], (entry) => {
         const st = entry.state;
         const key = `twap:${entry.twapId ?? st.timestamp}`;
-        if (claimed.has(key)) continue;
-        if (st.timestamp < from || st.timestamp > until) continue;
-        if (!names.includes(st.coin)) continue;
-        if ((st.side === "B") !== twap.b || st.minutes !== twap.m) continue;
-        if (!new Decimal(st.sz).eq(new Decimal(twap.s))) continue;
+        if (claimed.has(key)) return undefined;
+        if (st.timestamp < from || st.timestamp > until) return undefined;
+        if (!names.includes(st.coin)) return undefined;
+        if ((st.side === "B") !== twap.b || st.minutes !== twap.m) return undefined;
+        if (!new Decimal(st.sz).eq(new Decimal(twap.s))) return undefined;
         return {
+          at: st.timestamp,
           key,
           detail: `TWAP ${entry.twapId ?? "(no id)"} found in twapHistory`,
           twapId: entry.twapId,
         };
-      }
-      return undefined;
+      });
+      return best;
     }
     case "twapCancel": {
       const twapId = action.t as number;
@@ -159,10 +175,11 @@ function findEvidence(
     case "cDeposit":
     case "cWithdraw": {
       const amount = new Decimal(String(action.wei)).div(1e8);
-      for (const entry of ev.history ?? []) {
+      return closest(row.nonce, ev.history ?? [], (entry) => {
         const key = `hist:${entry.hash}:${entry.time}`;
-        if (claimed.has(key) || entry.time < from || entry.time > until) continue;
+        if (claimed.has(key) || entry.time < from || entry.time > until) return undefined;
         const delta = entry.delta as Record<string, Record<string, unknown> | undefined>;
+        const at = entry.time;
         if (row.actionType === "tokenDelegate") {
           const d = delta.delegate;
           if (
@@ -172,6 +189,7 @@ function findEvidence(
             new Decimal(String(d.amount)).eq(amount)
           ) {
             return {
+              at,
               key,
               detail: `delegation found in delegatorHistory at ${new Date(entry.time).toISOString()}`,
             };
@@ -180,6 +198,7 @@ function findEvidence(
           const d = delta.cDeposit;
           if (d && new Decimal(String(d.amount)).eq(amount)) {
             return {
+              at,
               key,
               detail: `staking deposit found in delegatorHistory at ${new Date(entry.time).toISOString()}`,
             };
@@ -188,13 +207,14 @@ function findEvidence(
           const d = delta.withdrawal;
           if (d && d.phase === "initiated" && new Decimal(String(d.amount)).eq(amount)) {
             return {
+              at,
               key,
               detail: `withdrawal found in delegatorHistory at ${new Date(entry.time).toISOString()}`,
             };
           }
         }
-      }
-      return undefined;
+        return undefined;
+      });
     }
     case "linkStakingUser": {
       const link = ev.stakingLink;
@@ -208,4 +228,20 @@ function findEvidence(
     default:
       return undefined;
   }
+}
+
+/** Of the entries `match` accepts, the one recorded closest to `nonce` (when the action was signed). */
+function closest<E>(
+  nonce: number,
+  entries: readonly E[],
+  match: (entry: E) => { at: number; key: string; detail: string; twapId?: number } | undefined,
+): { key: string; detail: string; twapId?: number } | undefined {
+  let best: { at: number; key: string; detail: string; twapId?: number } | undefined;
+  for (const entry of entries) {
+    const m = match(entry);
+    if (m && (best === undefined || Math.abs(m.at - nonce) < Math.abs(best.at - nonce))) best = m;
+  }
+  if (best === undefined) return undefined;
+  const { at: _at, ...found } = best;
+  return found;
 }

@@ -6,13 +6,17 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { type ConfigIssue, ConfigIssuesError, didYouMean } from "../../src/engine/config/issues.js";
 import { loadConfig, loadStrategyFile } from "../../src/engine/config/loader.js";
+import { runCycle } from "../../src/engine/cycle.js";
+import { Journal } from "../../src/engine/journal.js";
+import { openStateDb } from "../../src/lib/stateDb.js";
 import { InfoClient } from "../../src/venue/info/client.js";
 import { resolveEndpoints } from "../../src/venue/networks.js";
 import { HttpTransport } from "../../src/venue/transport/http.js";
+import { startTestBot, type TestBot } from "../helpers/bot.js";
 
 const KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 
@@ -169,5 +173,123 @@ describe("twap size below one lot", () => {
     );
     expect(code).toBe(2);
     expect(stderr).toBe("hlbot: --size: 0.004 is less than one lot (2 decimal places)\n");
+  });
+});
+
+describe("reconciliation does not credit one action's venue record to another", () => {
+  let bot: TestBot | undefined;
+  afterEach(async () => {
+    await bot?.close();
+    bot = undefined;
+  });
+
+  /** Makes the next journal write of a pending submission "crash" right after the row is written. */
+  function crashAfterJournalWrite(b: TestBot): () => void {
+    const journal = b.runtime.journal;
+    const original = journal.recordPending.bind(journal);
+    journal.recordPending = (s) => {
+      original(s);
+      throw new Error("simulated crash after the pending row was written");
+    };
+    return () => {
+      journal.recordPending = original;
+    };
+  }
+
+  async function cycle(b: TestBot) {
+    const facts = await b.runtime.facts();
+    return runCycle(b.runtime.cycleDeps(facts), { trigger: "once", strategies: b.runtime.strategies() });
+  }
+
+  it("declares a TWAP that never went out absent, although an identical one was placed seconds before", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        {
+          name: "dca",
+          kind: "twap-accumulate",
+          params: { coin: "PURR", side: "buy", amountUsd: 150, twap: { minutes: 5, randomize: false } },
+        },
+      ],
+      fund: { USDC: "5000" },
+    });
+    bot.sim.setPrice("PURR/USDC", "0.2");
+    const first = await cycle(bot);
+    expect(first.actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    // The TWAP ends (cancelled from elsewhere) and the same order is decided again at once, but the
+    // process dies between the journal write and the send.
+    const twapId = first.actions[0]!.twapId!;
+    expect(bot.sim.core.twaps.cancel(bot.address, 10_000, twapId)).toBe(true);
+    const restore = crashAfterJournalWrite(bot);
+    await expect(cycle(bot)).rejects.toThrow(/simulated crash/);
+    restore();
+
+    bot.sim.advance(2 * 60_000); // past its expiresAfter and the clock slack
+    const after = await cycle(bot);
+    expect(after.reconciled.map((r) => r.verdict)).toEqual(["absent"]);
+    expect(after.actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    const placed = bot.sim.ledger({ kind: "twapPlaced", user: bot.address });
+    expect(placed).toHaveLength(2);
+    const twapIds = bot.runtime.journal.recentSubmissions(10).map((s) => s.twapId);
+    expect(new Set(twapIds.filter((t) => t !== null)).size).toBe(2);
+  });
+
+  it("declares a staking deposit that never went out absent, although one of the same amount landed before", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        {
+          name: "staking",
+          kind: "validator-staking",
+          params: { validators: 1, stakeIdleSpot: { enabled: true, keepSpot: 0 } },
+        },
+      ],
+      fund: { HYPE: "100" },
+    });
+    const first = await cycle(bot);
+    expect(first.actions.map((a) => `${a.action} ${a.outcome}`)).toEqual([
+      "cDeposit accepted",
+      "tokenDelegate accepted",
+    ]);
+    bot.sim.fund(bot.address, "HYPE", "100");
+    const restore = crashAfterJournalWrite(bot);
+    await expect(cycle(bot)).rejects.toThrow(/simulated crash/);
+    restore();
+
+    bot.sim.advance(6 * 60_000); // past the grace period of user-signed actions
+    const after = await cycle(bot);
+    expect(after.reconciled.map((r) => [r.actionType, r.verdict])).toEqual([["cDeposit", "absent"]]);
+    expect(bot.sim.ledger({ kind: "cDeposit", user: bot.address })).toHaveLength(2);
+  });
+});
+
+describe("journal consistency after a crash", () => {
+  it("marks run and once cycles left running by a dead process as interrupted, and leaves other triggers alone", async () => {
+    const dir = temp({});
+    const db = await openStateDb({ dir });
+    try {
+      let now = 1_700_000_000_000;
+      const journal = new Journal(db, () => now);
+      for (const [id, trigger] of [
+        ["c-run", "run"],
+        ["c-once", "once"],
+        ["c-plan", "plan"],
+        ["c-done", "run"],
+      ] as const)
+        journal.startCycle({ id, trigger, mode: "live", account: "0xabc", strategies: ["s"] });
+      journal.finishCycle("c-done", "ok");
+      now += 1000;
+      expect(journal.closeInterruptedCycles(["run", "once"])).toBe(2);
+      const status = Object.fromEntries(journal.recentCycles(10).map((c) => [c.id, c.status]));
+      expect(status).toEqual({
+        "c-run": "interrupted",
+        "c-once": "interrupted",
+        "c-plan": "running",
+        "c-done": "ok",
+      });
+      expect(journal.closeInterruptedCycles(["run", "once"])).toBe(0);
+    } finally {
+      db.close();
+    }
   });
 });

@@ -26,6 +26,13 @@ export function register(program: Command, ctx: CliContext): void {
       try {
         const runtime = await openRuntime({ config, env: ctx.env, mode: live ? "live" : "dry-run", logger });
         try {
+          // We hold the instance lock: a run or once cycle still marked running was cut short by a crash.
+          const interrupted = runtime.journal.closeInterruptedCycles(["run", "once"]);
+          if (interrupted > 0)
+            logger.warn(
+              { interrupted },
+              `${interrupted} cycle(s) of an earlier process were cut short; marked interrupted`,
+            );
           const facts = await runtime.facts();
           const report = await runCycle(runtime.cycleDeps(facts), {
             trigger: "once",

@@ -136,6 +136,13 @@ async function runDaemon(
       metrics,
     });
     cleanups.add("the state database and venue connections", () => runtime.close());
+    // We hold the instance lock: any run or once cycle still marked running was cut short by a crash.
+    const interrupted = runtime.journal.closeInterruptedCycles(["run", "once"]);
+    if (interrupted > 0)
+      logger.warn(
+        { interrupted },
+        `${interrupted} cycle(s) of an earlier process were cut short; marked interrupted`,
+      );
     const daemon = new Daemon({ runtime, strategies, logger, metrics });
 
     if (flags.metricsPort !== undefined) {
