@@ -4,6 +4,7 @@
 // Sends are sequential; after any action of a strategy is not accepted, the rest of that strategy's
 // actions in this cycle are skipped (a delegation must not go out when the deposit funding it failed).
 import { existsSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { ConfigError, describeError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
@@ -53,6 +54,12 @@ export interface CycleDeps {
   logger: Logger;
   metrics?: BotMetrics;
   userSignedGraceMs?: number;
+  /**
+   * Test hook for the crash tests, never set in production: wait this long between journaling a
+   * submission as pending and sending it, to widen that window. openRuntime sets it only when
+   * HLBOT_TEST=1 and HLBOT_TEST_PAUSE_BEFORE_SEND=<ms> are both in the environment.
+   */
+  pauseBeforeSendMs?: number;
 }
 
 export type ActionOutcome = "accepted" | "rejected" | "unknown" | "dry-run" | "unsigned" | "skipped";
@@ -321,7 +328,7 @@ async function execute(
     };
   }
   let submissionId: number | undefined;
-  const beforeSend = (request: SignedRequest) => {
+  const beforeSend = async (request: SignedRequest) => {
     // Written (durably) before the body leaves the process; if this throws, nothing is sent.
     submissionId = deps.journal.recordPending({
       cycleId,
@@ -337,6 +344,13 @@ async function execute(
       ...(intent.kind === "twapOrder" ? { notionalUsd: intent.notionalUsd, asset: intent.assetId } : {}),
       ...(stakeMoveOf(intent) ? { stakeMove: stakeMoveOf(intent) } : {}),
     });
+    if (deps.pauseBeforeSendMs) {
+      deps.logger.warn(
+        { submission: submissionId, pauseMs: deps.pauseBeforeSendMs },
+        "test hook: pausing between the journal write and the send",
+      );
+      await sleep(deps.pauseBeforeSendMs, undefined, signal ? { signal } : {});
+    }
   };
   const outcome = await deps.exchange.submit(callFor(intent), {
     beforeSend,

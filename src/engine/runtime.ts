@@ -116,6 +116,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
         : new ExchangeClient({ ...common, mode: "dry-run" });
   }
 
+  const pauseBeforeSendMs = testPauseBeforeSend(o.env);
   let facts: Promise<AccountFacts> | undefined;
   const runtime: Runtime = {
     config,
@@ -148,6 +149,8 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
         limits: config.limits,
         facts: f,
         clock,
+        userSignedGraceMs: config.venue.userSignedGraceMs,
+        ...(pauseBeforeSendMs ? { pauseBeforeSendMs } : {}),
         logger: o.logger,
         ...(o.metrics ? { metrics: o.metrics } : {}),
       };
@@ -168,4 +171,14 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
 /** True while the configured kill-switch file exists. */
 export function killSwitchActive(config: LoadedConfig): boolean {
   return existsSync(config.limits.killSwitchFile);
+}
+
+/**
+ * HLBOT_TEST_PAUSE_BEFORE_SEND (milliseconds), honoured only together with HLBOT_TEST=1: the crash tests
+ * use it to widen the window between the journal write and the send. Inert in production.
+ */
+function testPauseBeforeSend(env: NodeJS.ProcessEnv): number | undefined {
+  if (env.HLBOT_TEST !== "1") return undefined;
+  const ms = Number(env.HLBOT_TEST_PAUSE_BEFORE_SEND);
+  return Number.isSafeInteger(ms) && ms > 0 ? ms : undefined;
 }

@@ -38,6 +38,8 @@ export interface VenueConfig {
   /** TTL of L1 actions; null sends them without expiresAfter. */
   expiresAfterMs: number | null;
   readAttempts: number;
+  /** How long an unanswered user-signed submission may still land (reconciliation waits that long). */
+  userSignedGraceMs: number;
   weightPerMinute: number;
   /** The rules strategies plan with (put on the Snapshot by its builder). */
   rules: VenueRules;
@@ -268,6 +270,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
       timeoutMs: c.venue.timeoutMs,
       expiresAfterMs: c.venue.expiresAfterMs,
       readAttempts: c.venue.readAttempts,
+      userSignedGraceMs: c.venue.userSignedGraceMs,
       weightPerMinute: c.venue.weightPerMinute,
       rules: {
         twapMinMinutes: c.venue.twapMinMinutes,
