@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
-import { ConfigError, describeError } from "../lib/errors.js";
+import { ConfigError, describeError, HlbotError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
 import { buildCDeposit } from "../venue/exchange/actions/cDeposit.js";
 import { buildCWithdraw } from "../venue/exchange/actions/cWithdraw.js";
@@ -352,19 +352,34 @@ async function execute(
       await sleep(deps.pauseBeforeSendMs, undefined, signal ? { signal } : {});
     }
   };
-  const outcome = await deps.exchange.submit(callFor(intent), {
-    beforeSend,
-    onAttempt: (attempt) => {
-      if (submissionId !== undefined) {
-        deps.journal.recordAttempt(
-          submissionId,
-          attempt.result,
-          attempt.detail ?? (attempt.httpStatus ? `HTTP ${attempt.httpStatus}` : undefined),
-        );
-      }
-    },
-    ...(signal ? { signal } : {}),
-  });
+  let outcome: Awaited<ReturnType<ExchangeClient["submit"]>>;
+  try {
+    outcome = await deps.exchange.submit(callFor(intent), {
+      beforeSend,
+      onAttempt: (attempt) => {
+        if (submissionId !== undefined) {
+          deps.journal.recordAttempt(
+            submissionId,
+            attempt.result,
+            attempt.detail ?? (attempt.httpStatus ? `HTTP ${attempt.httpStatus}` : undefined),
+          );
+        }
+      },
+      ...(signal ? { signal } : {}),
+    });
+  } catch (err) {
+    // Refused by the client before anything was journaled, so before anything was signed or sent (an
+    // agent key on a staking action, a TWAP beyond the configured maximum): that strategy fails for
+    // this cycle with the reason; the other strategies go on. Anything else stops the cycle.
+    if (
+      submissionId === undefined &&
+      err instanceof HlbotError &&
+      (err.family === "input" || err.family === "config")
+    ) {
+      return { ...base, request: {}, outcome: "rejected", detail: `not sent: ${describeError(err)}` };
+    }
+    throw err;
+  }
   const request = outcome.request.body as unknown as Record<string, unknown>;
   switch (outcome.status) {
     case "dry-run":

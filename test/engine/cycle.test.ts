@@ -209,3 +209,35 @@ describe("engine cycle against the simulator", () => {
     expect(twapLedger(bot)).toHaveLength(0);
   });
 });
+
+describe("an intent the client refuses before signing", () => {
+  it("fails only its own strategy (an API-wallet key cannot sign staking actions); the others still run", async () => {
+    const account = "0x2222222222222222222222222222222222222222";
+    bot = await startTestBot({
+      mode: "live",
+      configExtra: { account },
+      strategies: [
+        {
+          name: "staking",
+          kind: "validator-staking",
+          params: { validators: 2, stakeIdleSpot: { enabled: true, keepSpot: 0 } },
+        },
+        REBALANCE,
+      ],
+    });
+    bot.sim.fund(account, "HYPE", "1000");
+    bot.sim.fund(account, "USDC", "5000");
+    bot.sim.setPrice("@107", "40");
+    const report = await cycle(bot);
+    const byStrategy = Object.fromEntries(report.actions.map((a) => [a.strategy, a]));
+    expect(byStrategy.staking?.action).toBe("cDeposit");
+    expect(byStrategy.staking?.outcome).toBe("rejected");
+    expect(byStrategy.staking?.detail).toMatch(/^not sent: /);
+    // The TWAP strategy still ran; the venue refuses it because the key is not an approved agent of the account.
+    expect(byStrategy.rebalance?.action).toBe("twapOrder");
+    expect(byStrategy.rebalance?.outcome).toBe("rejected");
+    expect(byStrategy.rebalance?.detail).toMatch(/does not exist/);
+    expect(bot.sim.ledger().filter((e) => e.user === account && e.kind !== "fund")).toEqual([]);
+    expect(bot.runtime.journal.recentCycles(1)[0]?.status).toBe("ok");
+  });
+});
