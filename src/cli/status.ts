@@ -55,6 +55,7 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
     rewards,
     multiSig,
     subs,
+    fills,
   ] = await Promise.all([
     info.spotMeta(),
     info.allMids(),
@@ -69,6 +70,7 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
     info.delegatorRewards({ user }),
     info.userToMultiSigSigners({ user }),
     info.subAccounts2({ user }),
+    info.userTwapSliceFills({ user }),
   ]);
   const { pairs } = spotUniverse(meta, mids);
   const priceOf = (coin: string): Decimal | undefined => {
@@ -90,6 +92,12 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
     const key = String(t.twapId ?? `${t.state.timestamp}`);
     const seen = latest.get(key);
     if (!seen || t.timeMs >= seen.timeMs) latest.set(key, t);
+  }
+  // twapHistory reports a TWAP's state at its status changes only; progress comes from its slice fills.
+  const filled = new Map<number, Decimal>();
+  for (const f of fills) {
+    if (f.twapId === null || f.twapId === undefined) continue;
+    filled.set(f.twapId, (filled.get(f.twapId) ?? ZERO).plus(new Decimal(f.fill.sz)));
   }
   const rewardTotal = rewards.reduce((t, r) => t.plus(new Decimal(r.totalAmount)), ZERO);
   const lastReward = rewards.reduce<(typeof rewards)[number] | undefined>(
@@ -132,18 +140,20 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
     },
     twaps: [...latest.values()]
       .filter((t) => t.status.status === "activated")
-      .map((t) => ({
-        twapId: t.twapId ?? null,
-        coin: t.state.coin,
-        side: t.state.side === "B" ? "buy" : "sell",
-        size: t.state.sz,
-        executed: t.state.executedSz,
-        progress: new Decimal(t.state.sz).gt(0)
-          ? new Decimal(t.state.executedSz).div(t.state.sz).times(100).toFixed(1)
-          : "0",
-        minutes: t.state.minutes,
-        startedAt: t.state.timestamp,
-      })),
+      .map((t) => {
+        const executed = Decimal.max(new Decimal(t.state.executedSz), filled.get(t.twapId ?? -1) ?? ZERO);
+        const size = new Decimal(t.state.sz);
+        return {
+          twapId: t.twapId ?? null,
+          coin: t.state.coin,
+          side: t.state.side === "B" ? "buy" : "sell",
+          size: t.state.sz,
+          executed: executed.toFixed(),
+          progress: size.gt(0) ? executed.div(size).times(100).toFixed(1) : "0",
+          minutes: t.state.minutes,
+          startedAt: t.state.timestamp,
+        };
+      }),
     isVip: isVip ?? null,
     referral: {
       referredBy: referral.referredBy?.code ?? null,
