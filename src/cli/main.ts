@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { describeError, exitCodeOf } from "../lib/errors.js";
-import { redact } from "../lib/secrets.js";
+import { PRIVATE_KEY_PATTERN, redact, registerSecret } from "../lib/secrets.js";
 import * as configCommand from "./commands/config.js";
 import * as delegateCommand from "./commands/delegate.js";
 import * as historyCommand from "./commands/history.js";
@@ -58,6 +58,11 @@ export function defaultIo(): CliIo {
 
 /** Runs the CLI with `argv` (without node and script) and resolves to the process exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+  // A key in the environment is a secret before any command loads it: an argument checked earlier
+  // (someone pasting the key into --amount or --validator) must not be echoed back in an error.
+  for (const value of Object.values(io.env)) {
+    if (value !== undefined && PRIVATE_KEY_PATTERN.test(value.trim())) registerSecret(value);
+  }
   const ctx: CliContext = { ...io, verbose: argv.includes("--verbose"), exitCode: 0 };
   const program = new Command()
     .name("hlbot")

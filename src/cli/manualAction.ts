@@ -63,6 +63,7 @@ export async function runManualAction(
         passwordFile: who.passwordFile,
       },
       ctx.env,
+      { warn: (m) => ctx.stderr(`hlbot: warning: ${m}\n`) },
     );
 
     // The durable store is opened only once the call has passed every check, so a refused command

@@ -3,7 +3,16 @@
 // is recovered by construction, with no guessing from pids. A sidecar `lock.json` says who holds it, so
 // the second instance can print a useful message. (Like every fcntl lock, this is unreliable on some
 // network file systems: keep the state folder on a local disk.)
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -39,7 +48,16 @@ export interface InstanceLock {
 
 /** Takes the instance lock of `stateDir` (which must exist) or throws LockHeldError at once. */
 export function acquireInstanceLock(stateDir: string, command: string): InstanceLock {
-  const db = new Database(join(stateDir, "lock.db"), { timeout: 0 });
+  const file = join(stateDir, "lock.db");
+  // Private like every file of the state folder: created 0600 by us rather than with the umask by SQLite
+  // (which gives its own journal the same mode), and tightened if an older run left it looser.
+  try {
+    if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
+    else if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+  } catch {
+    // Not ours to change (a shared folder): SQLite opens it as it is.
+  }
+  const db = new Database(file, { timeout: 0 });
   const infoFile = join(stateDir, "lock.json");
   try {
     db.pragma("journal_mode = DELETE");

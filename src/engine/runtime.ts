@@ -61,7 +61,8 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   const { config } = o;
   const clock = o.clock ?? Date.now;
   let signer = o.signer;
-  if (!signer && o.mode !== "unsigned") signer = await loadSigner(config.wallet, o.env);
+  if (!signer && o.mode !== "unsigned")
+    signer = await loadSigner(config.wallet, o.env, { warn: (m) => o.logger.warn(m) });
   const account = (config.account ?? signer?.address)?.toLowerCase();
   if (!account) {
     throw new ConfigError("`account` is required when no key is loaded (plan --unsigned)", {

@@ -1,6 +1,7 @@
 // Logging with pino: JSON lines by default, pretty when asked (or `auto` on a terminal). Every line
 // passes through `redact` on its way out, so a key that slipped into a log field is still removed.
-import { createWriteStream, type WriteStream } from "node:fs";
+import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { dirname } from "node:path";
 import pino, { type Logger } from "pino";
 import { redact } from "./secrets.js";
 
@@ -44,7 +45,25 @@ export async function createLogger(options: LogOptions = {}): Promise<Logger & F
     terminal = prettyStream as unknown as NodeJS.WritableStream;
   }
   let file: WriteStream | undefined;
-  if (options.file) file = createWriteStream(options.file, { flags: "a", mode: 0o600 });
+  if (options.file) {
+    const path = options.file;
+    // The log usually lives in the state folder, which may not exist yet: create it as the state
+    // database would (private). A file that still cannot be written must not bring the process down
+    // (an unhandled stream error would): say so once on the terminal and go on without it.
+    try {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    } catch {
+      // Reported by the stream's error below.
+    }
+    const stream = createWriteStream(path, { flags: "a", mode: 0o600 });
+    stream.on("error", (err: NodeJS.ErrnoException) => {
+      if (file === stream) file = undefined;
+      terminal.write(
+        `${JSON.stringify({ level: 40, time: new Date().toISOString(), msg: redact(`cannot write the log file ${path} (${err.code ?? err.message}); logging to the terminal only`) })}\n`,
+      );
+    });
+    file = stream;
+  }
 
   const sink = {
     write(line: string) {
@@ -59,6 +78,8 @@ export async function createLogger(options: LogOptions = {}): Promise<Logger & F
     new Promise<void>((resolve) => {
       if (!file) return resolve();
       file.end(() => resolve());
+      // A stream that failed meanwhile never calls back; do not wait for it forever.
+      file.once("error", () => resolve());
     });
   return logger;
 }

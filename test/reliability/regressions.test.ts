@@ -1,7 +1,7 @@
 // Regression tests for the bugs the reliability work found, each named after what it protects. The
 // corpus (badInputs.test.ts), the soak and the crash test found them; these pin each fix down at the
 // smallest scale that shows it.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -12,6 +12,9 @@ import { type ConfigIssue, ConfigIssuesError, didYouMean } from "../../src/engin
 import { loadConfig, loadStrategyFile } from "../../src/engine/config/loader.js";
 import { runCycle } from "../../src/engine/cycle.js";
 import { Journal } from "../../src/engine/journal.js";
+import { acquireInstanceLock } from "../../src/engine/lock.js";
+import { createLogger } from "../../src/lib/log.js";
+import { exposedSecretFileWarning } from "../../src/lib/secrets.js";
 import { openStateDb } from "../../src/lib/stateDb.js";
 import { InfoClient } from "../../src/venue/info/client.js";
 import { resolveEndpoints } from "../../src/venue/networks.js";
@@ -291,5 +294,99 @@ describe("journal consistency after a crash", () => {
     } finally {
       db.close();
     }
+  });
+});
+
+describe("log file", () => {
+  it("creates a missing log folder (private) instead of crashing the process with an unhandled stream error", async () => {
+    const root = temp({});
+    const file = join(root, "state", "logs", "hlbot.log");
+    let terminal = "";
+    const logger = await createLogger({
+      level: "info",
+      format: "json",
+      file,
+      stream: {
+        write: (s: string) => {
+          terminal += s;
+          return true;
+        },
+      } as unknown as NodeJS.WritableStream,
+    });
+    logger.info("hello");
+    await logger.flush();
+    expect(readFileSync(file, "utf8")).toMatch(/"msg":"hello"/);
+    expect(statSync(join(root, "state")).mode & 0o777).toBe(0o700);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(terminal).toMatch(/"msg":"hello"/);
+  });
+
+  it("warns once and keeps logging to the terminal when the log file cannot be written", async () => {
+    const root = temp({ "not-a-folder": "x" });
+    let terminal = "";
+    const logger = await createLogger({
+      level: "info",
+      format: "json",
+      file: join(root, "not-a-folder", "hlbot.log"),
+      stream: {
+        write: (s: string) => {
+          terminal += s;
+          return true;
+        },
+      } as unknown as NodeJS.WritableStream,
+    });
+    logger.info("first");
+    await new Promise((r) => setTimeout(r, 50));
+    logger.info("second");
+    await logger.flush();
+    expect(terminal).toMatch(
+      /cannot write the log file .*not-a-folder\/hlbot\.log \(ENOTDIR\); logging to the terminal only/,
+    );
+    expect(terminal).toMatch(/"msg":"second"/);
+  });
+});
+
+describe("secrets", () => {
+  it("does not echo a key from the environment that was pasted where an argument belongs", async () => {
+    const state = temp({});
+    for (const argv of [
+      ["stake", "--amount", KEY, "--state", state],
+      ["delegate", "--validator", KEY, "--amount", "1", "--state", state],
+      ["link-staking", "--user", KEY.slice(2).toUpperCase(), "--state", state],
+    ]) {
+      let stderr = "";
+      const code = await main(argv, {
+        stdout: () => undefined,
+        stderr: (t) => {
+          stderr += t;
+        },
+        env: { HLBOT_PRIVATE_KEY: KEY },
+        isTTY: false,
+      });
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/\[REDACTED\]/);
+      expect(stderr.toLowerCase()).not.toContain(KEY.slice(2));
+    }
+  });
+
+  it("creates the instance lock file private (0600), and tightens one left readable", async () => {
+    const dir = temp({});
+    acquireInstanceLock(dir, "test").release();
+    expect(statSync(join(dir, "lock.db")).mode & 0o777).toBe(0o600);
+    chmodSync(join(dir, "lock.db"), 0o644);
+    acquireInstanceLock(dir, "test").release();
+    expect(statSync(join(dir, "lock.db")).mode & 0o777).toBe(0o600);
+  });
+
+  it("warns about a secret file other users can read, and only then", () => {
+    const dir = temp({ "keystore.json": "{}" });
+    const file = join(dir, "keystore.json");
+    chmodSync(file, 0o600);
+    expect(exposedSecretFileWarning(file, "keystore")).toBeUndefined();
+    chmodSync(file, 0o640);
+    expect(exposedSecretFileWarning(file, "keystore")).toBe(
+      `keystore ${file} can be read by other users (mode 0640); make it private: chmod 600 ${file}`,
+    );
+    expect(exposedSecretFileWarning(join(dir, "missing"), "keystore")).toBeUndefined();
   });
 });

@@ -20,7 +20,9 @@ export function register(program: Command, ctx: CliContext): void {
       let account = opts.user === undefined ? config.account : parseAddress(opts.user, "--user");
       if (account === undefined) {
         const { loadSigner } = await import("../../venue/signing/signer.js");
-        account = (await loadSigner(config.wallet, ctx.env)).address;
+        account = (
+          await loadSigner(config.wallet, ctx.env, { warn: (m) => ctx.stderr(`hlbot: warning: ${m}\n`) })
+        ).address;
       }
       const { collectStatus, formatStatus } = await import("../status.js");
       const { HttpTransport } = await import("../../venue/transport/http.js");

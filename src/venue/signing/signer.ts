@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { ConfigError, ValidationError } from "../../lib/errors.js";
-import { PRIVATE_KEY_PATTERN, registerSecret } from "../../lib/secrets.js";
+import { exposedSecretFileWarning, PRIVATE_KEY_PATTERN, registerSecret } from "../../lib/secrets.js";
 import type { Address } from "./hex.js";
 import { fromHex } from "./hex.js";
 import { addressOfPublicKey, formatSignature, type Signature } from "./recover.js";
@@ -66,6 +66,11 @@ export interface SignerSource {
   passwordFile?: string;
 }
 
+export interface LoadSignerOptions {
+  /** Where a warning about a keystore or password file other users can read goes (default stderr). */
+  warn?: (message: string) => void;
+}
+
 /**
  * Loads the configured signer: a keystore file when `keystore` is set, otherwise a private key from the
  * environment. Every failure is a ConfigError with a message that names the variable or file but never
@@ -74,8 +79,14 @@ export interface SignerSource {
 export async function loadSigner(
   source: SignerSource = {},
   env: NodeJS.ProcessEnv = process.env,
+  options: LoadSignerOptions = {},
 ): Promise<Signer> {
-  if (source.keystore !== undefined) return loadKeystoreSigner(source, env);
+  if (source.keystore !== undefined)
+    return loadKeystoreSigner(
+      source,
+      env,
+      options.warn ?? ((m) => process.stderr.write(`hlbot: warning: ${m}\n`)),
+    );
   const name = source.privateKeyEnv ?? DEFAULT_PRIVATE_KEY_ENV;
   const value = env[name];
   if (value === undefined || value.trim() === "") {
@@ -86,10 +97,22 @@ export async function loadSigner(
   return privateKeySigner(value, `environment variable ${name}`);
 }
 
-async function loadKeystoreSigner(source: SignerSource, env: NodeJS.ProcessEnv): Promise<Signer> {
+async function loadKeystoreSigner(
+  source: SignerSource,
+  env: NodeJS.ProcessEnv,
+  warn: (message: string) => void,
+): Promise<Signer> {
   const file = source.keystore!;
   const password = await readPassword(source, env, file);
   registerSecret(password);
+  // Read anyway (the owner asked for it), but say so: anyone who can read both files holds the key.
+  for (const [path, what] of [
+    [file, "keystore"],
+    [source.passwordFile, "keystore password file"],
+  ] as const) {
+    const warning = path === undefined ? undefined : exposedSecretFileWarning(path, what);
+    if (warning) warn(warning);
+  }
   let json: string;
   try {
     json = await readFile(file, "utf8");
