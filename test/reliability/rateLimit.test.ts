@@ -227,7 +227,7 @@ describe("rate limits respected in virtual time, no fault injected", () => {
       limits: { maxOrderUsd: 5000, maxDailyNotionalUsd: 20000, maxStakeMovePerDay: 10000 },
     });
     const everyMinute = Object.fromEntries(SHIPPED.map((s) => [s.name, "* * * * *"]));
-    const load = await operate(bot, FULL ? 24 : 2, MINUTE, everyMinute);
+    const load = await operate(bot, FULL ? 12 : 3, MINUTE, everyMinute);
     report("stress", load);
     expect(load.rateLimited).toBe(0);
     expect(load.peakWindowWeight).toBeLessThan(BUDGET);

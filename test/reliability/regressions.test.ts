@@ -369,6 +369,34 @@ describe("secrets", () => {
     }
   });
 
+  it("refuses to send the signing key as a transaction hash or query argument", async () => {
+    for (const argv of [
+      ["tx", KEY, "--base-url", "http://127.0.0.1:1"],
+      [
+        "info",
+        "txDetails",
+        "--hash",
+        KEY.toUpperCase().replace("0X", "0x"),
+        "--base-url",
+        "http://127.0.0.1:1",
+      ],
+    ]) {
+      let stderr = "";
+      const code = await main(argv, {
+        stdout: () => undefined,
+        stderr: (t) => {
+          stderr += t;
+        },
+        env: { HLBOT_PRIVATE_KEY: KEY },
+        isTTY: false,
+      });
+      // 2, not 1: refused before any connection was tried (the port is closed).
+      expect(code, stderr).toBe(2);
+      expect(stderr).toMatch(/signing key/);
+      expect(stderr.toLowerCase()).not.toContain(KEY.slice(2));
+    }
+  });
+
   it("creates the instance lock file private (0600), and tightens one left readable", async () => {
     const dir = temp({});
     acquireInstanceLock(dir, "test").release();

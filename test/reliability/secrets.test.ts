@@ -281,6 +281,9 @@ describe("no leaked secrets", () => {
     await run(["--verbose", "delegate", "--validator", key, "--amount", "1", ...live]);
     await run(["twap", "buy", "--coin", key, "--size", "1", "--minutes", "5", ...live]);
     await run(["info", "userRole", "--user", bare, "--base-url", sim.url]);
+    const asHash = await run(["tx", key, "--base-url", sim.url]);
+    expect(asHash.code).toBe(2); // refused: the key is never sent as a hash
+    await run(["info", "txDetails", "--hash", key, "--base-url", sim.url]);
     await run(["stake", "--amount", "1", "--network", "mainnet", ...live]);
     await run(["stake", "--amount", "1", "--live", "--base-url", "http://127.0.0.1:1", "--state", state]);
     await run(["--verbose", "once", ...cfg], { HLBOT_PRIVATE_KEY: "" });

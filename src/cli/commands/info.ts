@@ -131,6 +131,9 @@ async function runInfo(type: string, options: InfoOptions, ctx: CliContext): Pro
     if (value === undefined) continue;
     const flag = FLAG_OF_FIELD[field]!;
     if (!accepted.has(flag)) misplaced.push({ path: flag, message: `not used by ${type}` });
+    // A hash-shaped argument that is in fact the signing key must not travel to the venue.
+    else if (redact(value) !== value)
+      misplaced.push({ path: flag, message: "this is a secret (the signing key), not a query argument" });
     else params[field] = value;
   }
   if (misplaced.length > 0) throw new ValidationError(misplaced);

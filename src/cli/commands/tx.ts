@@ -14,6 +14,13 @@ export function register(program: Command, ctx: CliContext): void {
     if (!/^0[xX][0-9a-fA-F]{64}$/.test(hash)) {
       throw new ValidationError([{ path: "hash", message: "expected 0x followed by 64 hex digits" }]);
     }
+    // Shaped like a hash, but it is the signing key from the environment: it must not be sent anywhere.
+    const { redact } = await import("../../lib/secrets.js");
+    if (redact(hash) !== hash) {
+      throw new ValidationError([
+        { path: "hash", message: "this is the signing key, not a transaction hash; nothing was sent" },
+      ]);
+    }
     const selection = readNetworkOptions(opts);
     const { HttpTransport } = await import("../../venue/transport/http.js");
     const { InfoClient } = await import("../../venue/info/client.js");
