@@ -11,7 +11,7 @@
 // effect, nonces strictly increasing per signer, the journal readable and consistent, and every
 // interrupted submission reconciled. `npm run test:soak` kills 36 times; the regular suite 6 times.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -327,6 +327,7 @@ describe("crash safety: hlbot run killed with SIGKILL and restarted", () => {
       };
       console.log(`crash figures ${JSON.stringify(figures)}`);
       if (process.env.HLBOT_RELIABILITY_OUT) {
+        mkdirSync(process.env.HLBOT_RELIABILITY_OUT, { recursive: true });
         writeFileSync(
           join(process.env.HLBOT_RELIABILITY_OUT, "crash.json"),
           `${JSON.stringify(figures, null, 2)}\n`,
