@@ -4,6 +4,7 @@
 import type { z } from "zod";
 import { BadResponseError, VenueError } from "../../lib/errors.js";
 import type { HttpTransport } from "../transport/http.js";
+import { backoffDelayMs, sleep } from "../transport/retry.js";
 import { DEFAULT_PER_ITEM_WEIGHT, historyExtraWeight } from "../transport/weights.js";
 import { parseRequest, parseResponse } from "./validate.js";
 
@@ -49,7 +50,14 @@ export function buildInfoRequest<M extends InfoMethodSpec>(
   return parseRequest(spec.request, input) as z.output<M["request"]>;
 }
 
-/** Runs one query end to end. Throws ValidationError before I/O, VenueError subclasses after. */
+/**
+ * Runs one query end to end. Throws ValidationError before I/O, VenueError subclasses after.
+ *
+ * Besides the transport's own retries (429, 5xx, network), a garbled answer (not JSON, or not the shape
+ * the venue documents) is read once more after a short pause: it is most often a passing proxy or
+ * load-balancer fault, and a read costs only request weight. A second garbled answer is reported. An
+ * explicit error answer from the venue (the explorer's error envelope) is not read again.
+ */
 export async function runInfoQuery<M extends InfoMethodSpec>(
   transport: HttpTransport,
   spec: M,
@@ -57,6 +65,33 @@ export async function runInfoQuery<M extends InfoMethodSpec>(
   signal?: AbortSignal,
 ): Promise<InfoResult<M>> {
   const body = buildInfoRequest(spec, params) as Record<string, unknown>;
+  const attempts = Math.min(GARBLED_READ_ATTEMPTS, Math.max(1, transport.retryPolicy.attempts));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await readOnce(transport, spec, body, signal);
+    } catch (err) {
+      if (!(err instanceof BadResponseError) || err instanceof VenueAnswerError || attempt >= attempts)
+        throw err;
+      await sleep(
+        Math.min(GARBLED_RETRY_MAX_DELAY_MS, backoffDelayMs(transport.retryPolicy, attempt)),
+        signal,
+      );
+    }
+  }
+}
+
+const GARBLED_READ_ATTEMPTS = 2;
+const GARBLED_RETRY_MAX_DELAY_MS = 250;
+
+/** The venue answered with an explicit error (not a garbled body): reading again will not help. */
+class VenueAnswerError extends BadResponseError {}
+
+async function readOnce<M extends InfoMethodSpec>(
+  transport: HttpTransport,
+  spec: M,
+  body: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+): Promise<InfoResult<M>> {
   const perItem =
     spec.perItemWeight === undefined ? undefined : (transport.perItemWeight ?? spec.perItemWeight);
   let raw: unknown;
@@ -79,7 +114,7 @@ export async function runInfoQuery<M extends InfoMethodSpec>(
   const url = spec.endpoint === "explorer" ? transport.endpoints.explorer : transport.endpoints.info;
   const envelope = spec.errorEnvelope?.(raw);
   if (envelope !== undefined) {
-    throw new BadResponseError(`${spec.type} failed on the venue: ${envelope}`, [], { status: 200, url });
+    throw new VenueAnswerError(`${spec.type} failed on the venue: ${envelope}`, [], { status: 200, url });
   }
   return parseResponse(spec.response, raw, { what: spec.type, url }) as InfoResult<M>;
 }
