@@ -16,7 +16,7 @@ import { HttpTransport } from "../venue/transport/http.js";
 import type { LoadedConfig } from "./config/loader.js";
 import type { CycleDeps, CycleStrategy } from "./cycle.js";
 import { Journal } from "./journal.js";
-import { type BotMetrics, venueObservers } from "./metrics.js";
+import type { BotMetrics } from "./metrics.js";
 import { type AccountFacts, readAccountFacts } from "./readSnapshot.js";
 
 export interface RuntimeOptions {
@@ -72,7 +72,8 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   }
 
   const endpoints = resolveEndpoints(config.network, o.baseUrl ?? config.baseUrl);
-  const observers = o.metrics ? venueObservers(o.metrics) : undefined;
+  // Loaded only when the caller collects metrics (the daemon): prom-client is not needed otherwise.
+  const observers = o.metrics ? (await import("./metrics.js")).venueObservers(o.metrics) : undefined;
   const transport = new HttpTransport({
     endpoints,
     timeoutMs: config.venue.timeoutMs,
