@@ -94,7 +94,10 @@ export interface CycleOptions {
   trigger: "plan" | "once" | "run" | "simulate";
   strategies: readonly CycleStrategy[];
   cycleId?: string;
+  /** Aborts the whole cycle, sends included (the daemon's grace period is over). */
   signal?: AbortSignal;
+  /** Aborts only the reads (reconciliation, snapshot): nothing has been sent yet at that point. */
+  readSignal?: AbortSignal;
   /** Set while this cycle's kill switch is checked; default: the limits' killSwitchFile exists. */
   killSwitchActive?: boolean;
 }
@@ -112,6 +115,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     account: deps.account,
     strategies: o.strategies.map((s) => s.name),
   });
+  const reads = anySignal(o.signal, o.readSignal);
   try {
     if (deps.facts.multiSig) {
       throw new ConfigError(
@@ -122,7 +126,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       account: deps.account,
       now: startedAt,
       userSignedGraceMs: deps.userSignedGraceMs,
-      signal: o.signal,
+      signal: reads,
     });
     for (const r of reconciled)
       log.info({ submission: r.submissionId, verdict: r.verdict }, `reconcile ${r.actionType}: ${r.detail}`);
@@ -136,7 +140,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       parts,
       facts: deps.facts,
       now: startedAt,
-      signal: o.signal,
+      signal: reads,
     });
     deps.journal.recordSnapshot(cycleId, summarizeSnapshot(snapshot));
 
@@ -422,4 +426,11 @@ async function execute(
 /** Decisions hold Decimals; store them as plain JSON (decimals as strings). */
 function jsonSafe(value: unknown): unknown {
   return JSON.parse(stringifyJson(value));
+}
+
+/** A signal aborted when any of the given ones is (undefined when none is given). */
+function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | undefined {
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  if (present.length <= 1) return present[0];
+  return AbortSignal.any(present);
 }

@@ -176,6 +176,9 @@ export class Daemon {
   private readonly factsRefreshMs: number;
   // One controller for all work in flight: aborted only when the grace period is over.
   private readonly controller = new AbortController();
+  // Reads of the running cycle (facts, reconciliation, snapshot) are aborted at once on shutdown:
+  // nothing has been sent while a cycle still reads, so there is nothing to wait for.
+  private readonly reads = new AbortController();
   private readonly entries = new Map<string, Entry>();
   private readonly queue: string[] = [];
   private current: { name: string; promise: Promise<void> } | undefined;
@@ -351,6 +354,7 @@ export class Daemon {
       const dropped = this.queue.splice(0);
       if (dropped.length) this.logger.info({ dropped }, `not starting queued runs of ${dropped.join(", ")}`);
       let clean = true;
+      this.reads.abort(new Error("shutdown"));
       const running = this.current;
       if (running && wasRunning) {
         this.logger.info(
@@ -447,7 +451,7 @@ export class Daemon {
     try {
       let facts: Awaited<ReturnType<DaemonRuntime["facts"]>>;
       try {
-        facts = await this.runtime.facts(this.signal);
+        facts = await this.runtime.facts(this.reads.signal);
       } catch (err) {
         this.journalUnstartedCycle(cycleId, def.name, err);
         throw err;
@@ -463,6 +467,7 @@ export class Daemon {
         strategies: [def],
         cycleId,
         signal: this.signal,
+        readSignal: this.reads.signal,
       });
       entry.failures = 0;
       entry.skipTicks = 0;
@@ -474,7 +479,7 @@ export class Daemon {
       );
     } catch (err) {
       this.metrics?.cycles.inc({ strategy: def.name, outcome: "failed" });
-      if (this.signal.aborted) {
+      if (this.signal.aborted || this.reads.signal.aborted) {
         log.warn({ err: describeError(err) }, `cycle cut short by the shutdown: ${describeError(err)}`);
         return;
       }

@@ -430,6 +430,35 @@ describe("daemon stop", () => {
     daemon = undefined;
   });
 
+  it("stops at once, cleanly, when the running cycle is still reading (nothing sent yet)", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [{ ...REBALANCE, schedule: "* * * * *" }],
+      fund: { HYPE: "1000", USDC: "5000" },
+      configExtra: { venue: { timeoutMs: 600_000 } },
+    });
+    bot.sim.setPrice("@107", "40");
+    START = bot.sim.now();
+    fakeTime(bot);
+    const { daemon: d, lines } = newDaemon(bot);
+    d.start();
+    await until("the account facts", () => d.ready());
+    bot.sim.setFaults({ info: { latencyMs: 120_000 } }); // every read now hangs for two minutes
+    bot.sim.advance(MINUTE);
+    await clock!.tickAsync(MINUTE);
+    const b = bot;
+    await until("the cycle to start", () =>
+      b.runtime.journal.recentCycles(5).some((c) => c.status === "running"),
+    );
+    const stopping = d.stop(30_000);
+    await clock!.tickAsync(1); // far less than the grace period
+    expect(await stopping).toEqual({ reason: "stopped", clean: true });
+    expect(lines.some((l) => /cycle cut short by the shutdown/.test(l.msg))).toBe(true);
+    expect(twapsPlaced(bot)).toHaveLength(0);
+    expect(bot.runtime.journal.recentSubmissions(5)).toEqual([]);
+    daemon = undefined;
+  });
+
   it("aborts the submission when the grace period runs out (journaled unknown, not pending)", async () => {
     const { daemon: d, lines } = await heldSubmission(120_000);
     const stopping = d.stop(10_000);
