@@ -40,7 +40,8 @@ export async function runManualAction(
 ): Promise<void> {
   const net = readNetworkOptions(raw);
   const who = readSignerOptions(raw);
-  const live = raw.live === true;
+  // --dry-run wins over --live: it forces dry run on every command.
+  const live = raw.live === true && raw.dryRun !== true;
   const json = raw.json === true;
   const note = (message: string) => {
     if (!json) ctx.stderr(`${message}\n`);

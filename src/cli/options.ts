@@ -24,6 +24,7 @@ export interface RawCommonOptions {
   state?: string;
   json?: boolean;
   live?: boolean;
+  dryRun?: boolean;
 }
 
 export function addNetworkOptions(command: Command): Command {
@@ -63,7 +64,9 @@ export function addOutputOptions(command: Command): Command {
 }
 
 export function addLiveOption(command: Command): Command {
-  return command.option("--live", "really send to the venue (default: dry run, print the signed body only)");
+  return command
+    .option("--live", "really send to the venue (default: dry run, print the signed body only)")
+    .option("--dry-run", "never send, even with --live (dry run is the default)");
 }
 
 export interface NetworkSelection {

@@ -11,6 +11,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--json", "one JSON object per planned action per line on stdout; the summary goes to stderr")
     .option("--unsigned", "work without a key: show unsigned actions (the config must name the `account`)")
     .option("--base-url <url>", "send reads to this base URL instead of the configured one")
+    .option("--dry-run", "accepted for scripts that pass it everywhere: plan never sends")
     .action(async (opts: { config?: string; json?: boolean; unsigned?: boolean; baseUrl?: string }) => {
       const { loadBotConfig, botLogger } = await import("../bot.js");
       const config = await loadBotConfig(ctx, opts);
