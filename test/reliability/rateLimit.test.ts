@@ -7,9 +7,10 @@
 //
 // The client's own weight budget is off here (it follows the wall clock, and time is virtual): what is
 // measured is the load the bot's schedule itself puts on the venue.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { collectStatus } from "../../src/cli/status.js";
 import { runCycle } from "../../src/engine/cycle.js";
 import { CronSchedule } from "../../src/engine/schedule.js";
@@ -20,56 +21,20 @@ const FULL = process.env.HLBOT_SOAK === "1";
 const BUDGET = 1200;
 const MINUTE = 60_000;
 
-/** The shipped example strategies (strategies/*.yaml), with the link strategy switched on. */
-const SHIPPED = [
-  {
-    name: "hype-usdc-5050",
-    kind: "twap-rebalance",
-    schedule: "0 * * * *",
-    params: {
-      targets: { HYPE: 0.5, USDC: 0.5 },
-      quote: "USDC",
-      band: 0.05,
-      twap: { minutes: 60, randomize: true },
-      minOrderUsd: 100,
-    },
-  },
-  {
-    name: "hype-dca",
-    kind: "twap-accumulate",
-    schedule: "30 8 * * *",
-    params: {
-      coin: "HYPE",
-      quote: "USDC",
-      side: "buy",
-      amountUsd: 250,
-      twap: { minutes: 120, randomize: true },
-      limitPx: "60",
-      budgetUsd: 10000,
-    },
-  },
-  {
-    name: "hype-staking",
-    kind: "validator-staking",
-    schedule: "15 */6 * * *",
-    params: {
-      validators: 3,
-      rankBy: "predictedApr",
-      statsPeriod: "week",
-      maxCommission: 0.05,
-      minUptime: { period: "week", fraction: 0.99 },
-      rebalanceThreshold: 0.1,
-      maxMovePerRun: 5000,
-      stakeIdleSpot: { enabled: true, keepSpot: 10 },
-    },
-  },
-  {
-    name: "staking-link",
-    kind: "link-staking",
-    schedule: "0 12 * * *",
-    params: { counterparty: "0x00000000000000000000000000000000000a11ce", finalize: false },
-  },
-];
+/** The shipped example strategies, read from strategies/*.yaml as they are, with the link strategy switched on. */
+const STRATEGIES_DIR = join(import.meta.dirname, "../../strategies");
+const SHIPPED = readdirSync(STRATEGIES_DIR)
+  .filter((f) => f.endsWith(".yaml"))
+  .sort()
+  .map(
+    (f) =>
+      parse(readFileSync(join(STRATEGIES_DIR, f), "utf8")) as {
+        name: string;
+        kind: string;
+        enabled?: boolean;
+      },
+  )
+  .map((s) => (s.kind === "link-staking" ? { ...s, enabled: true } : s));
 
 interface Load {
   requests: number;
