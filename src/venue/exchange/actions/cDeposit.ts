@@ -1,47 +1,20 @@
 // `cDeposit` (user-signed, reference §4.5): moves HYPE from the spot balance to the staking balance
 // (instant). Needs the account's own key.
-import type { Decimal } from "../../../lib/decimal.js";
-import type { NetworkName } from "../../networks.js";
 import {
-  checkInt,
-  IssueList,
+  buildStakingTransfer,
   type SigningKind,
-  type UserSignedHeader,
+  type StakingTransferAction,
+  type StakingTransferParams,
   UserSignedResponse,
-  userSignedHeader,
-  weiOf,
 } from "./common.js";
 
-export interface CDepositAction extends UserSignedHeader {
-  type: "cDeposit";
-  /** HYPE × 10^8; a bigint only beyond 2^53 − 1. */
-  wei: number | bigint;
-  nonce: number;
-}
-
-export interface CDepositParams {
-  network: NetworkName;
-  /** HYPE amount, e.g. "12.5"; at most 8 decimals. */
-  amount: Decimal | string;
-  nonce: number;
-  signatureChainId?: `0x${string}`;
-}
+export type CDepositAction = StakingTransferAction<"cDeposit">;
+export type CDepositParams = StakingTransferParams;
 
 export const cDepositSigning = "user" as const satisfies SigningKind;
 
 export function buildCDeposit(p: CDepositParams): CDepositAction {
-  const issues = new IssueList();
-  const header = userSignedHeader(issues, p.network, p.signatureChainId);
-  const wei = weiOf(issues, p.amount);
-  checkInt(issues, p.nonce, "nonce", 1);
-  issues.throwIfAny();
-  return {
-    type: "cDeposit",
-    signatureChainId: header.signatureChainId,
-    hyperliquidChain: header.hyperliquidChain,
-    wei,
-    nonce: p.nonce,
-  };
+  return buildStakingTransfer("cDeposit", p);
 }
 
 export const CDepositResponse = UserSignedResponse;

@@ -101,3 +101,38 @@ export function weiOf(issues: IssueList, amount: Decimal | string, field = "amou
   }
   return wei <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(wei) : wei;
 }
+
+/** The shape shared by cDeposit and cWithdraw: a HYPE amount moved between spot and staking. */
+export interface StakingTransferAction<T extends "cDeposit" | "cWithdraw"> extends UserSignedHeader {
+  type: T;
+  /** HYPE × 10^8; a bigint only beyond 2^53 − 1. */
+  wei: number | bigint;
+  nonce: number;
+}
+
+export interface StakingTransferParams {
+  network: NetworkName;
+  /** HYPE amount, e.g. "12.5"; at most 8 decimals. */
+  amount: Decimal | string;
+  nonce: number;
+  signatureChainId?: `0x${string}`;
+}
+
+/** Builds cDeposit or cWithdraw (identical fields, in the venue's key order). */
+export function buildStakingTransfer<T extends "cDeposit" | "cWithdraw">(
+  type: T,
+  p: StakingTransferParams,
+): StakingTransferAction<T> {
+  const issues = new IssueList();
+  const header = userSignedHeader(issues, p.network, p.signatureChainId);
+  const wei = weiOf(issues, p.amount);
+  checkInt(issues, p.nonce, "nonce", 1);
+  issues.throwIfAny();
+  return {
+    type,
+    signatureChainId: header.signatureChainId,
+    hyperliquidChain: header.hyperliquidChain,
+    wei,
+    nonce: p.nonce,
+  };
+}
