@@ -4,19 +4,7 @@ import { runCycle } from "../../src/engine/cycle.js";
 import { ConfigError } from "../../src/lib/errors.js";
 import { parseJson } from "../../src/lib/json.js";
 import { recoverActionSigner } from "../../src/venue/signing/index.js";
-import { startTestBot, type TestBot } from "../helpers/bot.js";
-
-const REBALANCE = {
-  name: "rebalance",
-  kind: "twap-rebalance",
-  params: {
-    targets: { HYPE: 0.5, USDC: 0.5 },
-    quote: "USDC",
-    band: 0.05,
-    twap: { minutes: 60, randomize: false },
-    minOrderUsd: 10,
-  },
-};
+import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 
 let bot: TestBot | undefined;
 afterEach(async () => {

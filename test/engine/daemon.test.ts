@@ -16,19 +16,8 @@ import {
 } from "../../src/engine/daemon.js";
 import { BotMetrics } from "../../src/engine/metrics.js";
 import { ConfigError, ServerError } from "../../src/lib/errors.js";
-import { startTestBot, type TestBot } from "../helpers/bot.js";
+import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 
-const REBALANCE = {
-  name: "rebalance",
-  kind: "twap-rebalance",
-  params: {
-    targets: { HYPE: 0.5, USDC: 0.5 },
-    quote: "USDC",
-    band: 0.05,
-    twap: { minutes: 60, randomize: false },
-    minOrderUsd: 10,
-  },
-};
 const STAKING = {
   name: "staking",
   kind: "validator-staking",

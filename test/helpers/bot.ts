@@ -93,3 +93,16 @@ export async function startTestBot(o: TestBotOptions): Promise<TestBot> {
   };
   return bot;
 }
+
+/** A 50/50 HYPE/USDC rebalance with plain (not randomized) 60-minute TWAPs: the engine tests' workhorse. */
+export const REBALANCE = {
+  name: "rebalance",
+  kind: "twap-rebalance",
+  params: {
+    targets: { HYPE: 0.5, USDC: 0.5 },
+    quote: "USDC",
+    band: 0.05,
+    twap: { minutes: 60, randomize: false },
+    minOrderUsd: 10,
+  },
+};
