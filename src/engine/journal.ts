@@ -118,22 +118,24 @@ export interface CycleRow {
   error: string | null;
 }
 
-export interface PendingSubmission {
-  cycleId: string;
+/** What the executor knows when it writes a submission, before sending it (`request`: the exact body). */
+export type PendingSubmission = Pick<
+  SubmissionRow,
+  | "cycleId"
+  | "strategy"
+  | "account"
+  | "signer"
+  | "actionType"
+  | "nonce"
+  | "expiresAfter"
+  | "vault"
+  | "request"
+> & {
   decisionId: number | null;
-  strategy: string;
-  account: string;
-  signer: string;
-  actionType: string;
-  nonce: number;
-  expiresAfter: number | null;
-  vault: string | null;
-  /** The exact serialized body that is (about to be) POSTed. */
-  request: string;
   notionalUsd?: Decimal;
   stakeMove?: Decimal;
   asset?: number;
-}
+};
 
 function text(value: unknown): string {
   return redact(typeof value === "string" ? value : JSON.stringify(value));
