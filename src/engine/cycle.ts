@@ -4,21 +4,15 @@
 // Sends are sequential; after any action of a strategy is not accepted, the rest of that strategy's
 // actions in this cycle are skipped (a delegation must not go out when the deposit funding it failed).
 import { existsSync } from "node:fs";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
-import { ConfigError, describeError, HlbotError } from "../lib/errors.js";
+import { ConfigError, describeError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
-import { buildCDeposit } from "../venue/exchange/actions/cDeposit.js";
-import { buildCWithdraw } from "../venue/exchange/actions/cWithdraw.js";
-import { buildLinkStakingUser } from "../venue/exchange/actions/linkStakingUser.js";
-import { buildTokenDelegate } from "../venue/exchange/actions/tokenDelegate.js";
-import { buildTwapCancel } from "../venue/exchange/actions/twapCancel.js";
-import { buildTwapOrder } from "../venue/exchange/actions/twapOrder.js";
-import type { ExchangeCall, ExchangeClient, SignedRequest } from "../venue/exchange/client.js";
+import type { ExchangeClient } from "../venue/exchange/client.js";
 import type { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
+import { executeIntent } from "./executor.js";
 import type { Decision, Intent, Skip } from "./intents.js";
-import { isIntent, never } from "./intents.js";
+import { isIntent } from "./intents.js";
 import type { Guard, Journal } from "./journal.js";
 import { newCycleId } from "./journal.js";
 import type { BotMetrics } from "./metrics.js";
@@ -30,9 +24,12 @@ import {
   summarizeSnapshot,
 } from "./readSnapshot.js";
 import { type ReconcileResult, reconcile } from "./reconcile.js";
-import { applyLimits, type RiskLimits, stakeMoveOf } from "./risk.js";
+import { applyLimits, type RiskLimits } from "./risk.js";
 import type { Snapshot, VenueRules } from "./snapshot.js";
 import { runStrategy, type StrategyRun } from "./strategies/registry.js";
+
+/** The executor's helpers, still importable from here. */
+export { callFor, unsignedAction } from "./executor.js";
 
 export interface CycleStrategy {
   name: string;
@@ -215,7 +212,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         continue;
       }
       const decisionId = record(deps, report, cycleId, intent, guard);
-      const action = await execute(deps, cycleId, decisionId, intent, guard, o.signal);
+      const action = await executeIntent(deps, { cycleId, decisionId }, intent, guard, o.signal);
       report.actions.push(action);
       const entry = report.decisions[report.decisions.length - 1];
       if (entry) entry.action = action;
@@ -257,170 +254,6 @@ function record(
     guardReason,
     intent: jsonSafe(decision),
   });
-}
-
-/** The exchange call an intent stands for. */
-export function callFor(intent: Intent): ExchangeCall {
-  switch (intent.kind) {
-    case "twapOrder":
-      return {
-        type: "twapOrder",
-        params: {
-          asset: intent.assetId,
-          isBuy: intent.side === "buy",
-          size: intent.size,
-          szDecimals: intent.szDecimals,
-          reduceOnly: intent.reduceOnly,
-          minutes: intent.minutes,
-          randomize: intent.randomize,
-        },
-      };
-    case "twapCancel":
-      return { type: "twapCancel", params: { asset: intent.assetId, twapId: intent.twapId } };
-    case "tokenDelegate":
-      return {
-        type: "tokenDelegate",
-        params: { validator: intent.validator, amount: intent.amount, isUndelegate: intent.isUndelegate },
-      };
-    case "cDeposit":
-      return { type: "cDeposit", params: { amount: intent.amount } };
-    case "cWithdraw":
-      return { type: "cWithdraw", params: { amount: intent.amount } };
-    case "linkStakingUser":
-      return { type: "linkStakingUser", params: { user: intent.user, isFinalize: intent.isFinalize } };
-    default:
-      return never(intent);
-  }
-}
-
-/** Builds the unsigned action an intent stands for (`plan --unsigned`: no key needed). */
-export function unsignedAction(intent: Intent, network: NetworkName, nonce: number): Record<string, unknown> {
-  const call = callFor(intent);
-  switch (call.type) {
-    case "twapOrder":
-      return buildTwapOrder(call.params) as unknown as Record<string, unknown>;
-    case "twapCancel":
-      return buildTwapCancel(call.params) as unknown as Record<string, unknown>;
-    case "tokenDelegate":
-      return buildTokenDelegate({ ...call.params, network, nonce }) as unknown as Record<string, unknown>;
-    case "cDeposit":
-      return buildCDeposit({ ...call.params, network, nonce }) as unknown as Record<string, unknown>;
-    case "cWithdraw":
-      return buildCWithdraw({ ...call.params, network, nonce }) as unknown as Record<string, unknown>;
-    case "linkStakingUser":
-      return buildLinkStakingUser({ ...call.params, network, nonce }) as unknown as Record<string, unknown>;
-    default:
-      throw new Error(`no unsigned builder for ${call.type}`);
-  }
-}
-
-async function execute(
-  deps: CycleDeps,
-  cycleId: string,
-  decisionId: number,
-  intent: Intent,
-  guard: Guard,
-  signal: AbortSignal | undefined,
-): Promise<CycleAction> {
-  const base = { strategy: intent.strategy, action: intent.kind, reason: intent.reason, guard };
-  if (!deps.exchange) {
-    const nonce = deps.clock();
-    return {
-      ...base,
-      request: { action: unsignedAction(intent, deps.network, nonce), nonce },
-      outcome: "unsigned",
-    };
-  }
-  let submissionId: number | undefined;
-  const beforeSend = async (request: SignedRequest) => {
-    // Written (durably) before the body leaves the process; if this throws, nothing is sent.
-    submissionId = deps.journal.recordPending({
-      cycleId,
-      decisionId,
-      strategy: intent.strategy,
-      account: request.account,
-      signer: request.signer,
-      actionType: request.actionType,
-      nonce: request.nonce,
-      expiresAfter: request.expiresAfter ?? null,
-      vault: request.vaultAddress ?? null,
-      request: request.bodyText,
-      ...(intent.kind === "twapOrder" ? { notionalUsd: intent.notionalUsd, asset: intent.assetId } : {}),
-      ...(stakeMoveOf(intent) ? { stakeMove: stakeMoveOf(intent) } : {}),
-    });
-    if (deps.pauseBeforeSendMs) {
-      deps.logger.warn(
-        { submission: submissionId, pauseMs: deps.pauseBeforeSendMs },
-        "test hook: pausing between the journal write and the send",
-      );
-      await sleep(deps.pauseBeforeSendMs, undefined, signal ? { signal } : {});
-    }
-  };
-  let outcome: Awaited<ReturnType<ExchangeClient["submit"]>>;
-  try {
-    outcome = await deps.exchange.submit(callFor(intent), {
-      beforeSend,
-      onAttempt: (attempt) => {
-        if (submissionId !== undefined) {
-          deps.journal.recordAttempt(
-            submissionId,
-            attempt.result,
-            attempt.detail ?? (attempt.httpStatus ? `HTTP ${attempt.httpStatus}` : undefined),
-          );
-        }
-      },
-      ...(signal ? { signal } : {}),
-    });
-  } catch (err) {
-    // Refused by the client before anything was journaled, so before anything was signed or sent (an
-    // agent key on a staking action, a TWAP beyond the configured maximum): that strategy fails for
-    // this cycle with the reason; the other strategies go on. Anything else stops the cycle.
-    if (
-      submissionId === undefined &&
-      err instanceof HlbotError &&
-      (err.family === "input" || err.family === "config")
-    ) {
-      return { ...base, request: {}, outcome: "rejected", detail: `not sent: ${describeError(err)}` };
-    }
-    throw err;
-  }
-  const request = outcome.request.body as unknown as Record<string, unknown>;
-  switch (outcome.status) {
-    case "dry-run":
-      return { ...base, request, outcome: "dry-run" };
-    case "accepted": {
-      const twapId =
-        intent.kind === "twapOrder" ? (outcome.data as { twapId?: number } | null)?.twapId : undefined;
-      if (submissionId !== undefined) {
-        deps.journal.resolve(submissionId, {
-          status: "accepted",
-          result: outcome.response ?? null,
-          ...(twapId === undefined ? {} : { twapId }),
-          ...(intent.kind === "twapOrder" ? { expectedEnd: deps.clock() + intent.minutes * 60_000 } : {}),
-        });
-      }
-      return { ...base, request, outcome: "accepted", ...(twapId === undefined ? {} : { twapId }) };
-    }
-    case "rejected":
-      if (submissionId !== undefined) {
-        deps.journal.resolve(submissionId, {
-          status: "rejected",
-          reason: outcome.reason,
-          result: outcome.response ?? null,
-        });
-      }
-      return { ...base, request, outcome: "rejected", detail: outcome.reason };
-    case "unknown":
-      if (submissionId !== undefined) {
-        deps.journal.resolve(submissionId, {
-          status: "unknown",
-          reason: `${outcome.probablyLanded ? "probably landed: " : ""}${outcome.reason}`,
-        });
-      }
-      return { ...base, request, outcome: "unknown", detail: outcome.reason };
-    default:
-      return never(outcome);
-  }
 }
 
 /** Decisions hold Decimals; store them as plain JSON (decimals as strings). */
