@@ -3,7 +3,6 @@
 // takes (plan, once, the daemon, simulate), so dry-run and live differ only in the exchange client.
 // Sends are sequential; after any action of a strategy is not accepted, the rest of that strategy's
 // actions in this cycle are skipped (a delegation must not go out when the deposit funding it failed).
-import { existsSync } from "node:fs";
 import type { Logger } from "pino";
 import { ConfigError, describeError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
@@ -15,6 +14,12 @@ import type { Decision, Intent, Skip } from "./intents.js";
 import { isIntent } from "./intents.js";
 import type { Guard, Journal } from "./journal.js";
 import { newCycleId } from "./journal.js";
+import {
+  KILL_SWITCH_STRATEGY,
+  type KillSwitchState,
+  killSwitchCancels,
+  killSwitchState,
+} from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
 import {
   type AccountFacts,
@@ -88,15 +93,17 @@ export interface CycleReport {
 }
 
 export interface CycleOptions {
-  trigger: "plan" | "once" | "run" | "simulate";
+  trigger: "plan" | "once" | "run" | "simulate" | "stop";
   strategies: readonly CycleStrategy[];
   cycleId?: string;
   /** Aborts the whole cycle, sends included (the daemon's grace period is over). */
   signal?: AbortSignal;
   /** Aborts only the reads (reconciliation, snapshot): nothing has been sent yet at that point. */
   readSignal?: AbortSignal;
-  /** Set while this cycle's kill switch is checked; default: the limits' killSwitchFile exists. */
+  /** Set while this cycle's kill switch is checked; default: anything is at the limits' killSwitchFile. */
   killSwitchActive?: boolean;
+  /** While the kill switch is engaged, cancel the account's running TWAPs (default: limits.killSwitchCancelRunning). */
+  cancelRunning?: boolean;
 }
 
 /** Runs one cycle. Journals everything; a failure is journaled and rethrown with nothing further sent. */
@@ -128,7 +135,16 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     for (const r of reconciled)
       log.info({ submission: r.submissionId, verdict: r.verdict }, `reconcile ${r.actionType}: ${r.detail}`);
 
-    const parts = new Set<SnapshotPart>();
+    // Checked before the reads: when engaged with cancelRunning, the running TWAPs are read to be cancelled.
+    const killSwitch: KillSwitchState =
+      o.killSwitchActive !== undefined
+        ? { engaged: o.killSwitchActive }
+        : deps.limits.killSwitchFile
+          ? killSwitchState(deps.limits.killSwitchFile)
+          : { engaged: false };
+    const cancelRunning =
+      killSwitch.engaged && (o.cancelRunning ?? deps.limits.killSwitchCancelRunning === true);
+    const parts = new Set<SnapshotPart>(cancelRunning ? ["twaps"] : []);
     for (const s of o.strategies) for (const p of PARTS_BY_KIND[s.kind] ?? []) parts.add(p);
     const snapshot = await readSnapshot(deps.info, {
       account: deps.account,
@@ -186,15 +202,39 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       for (const skip of skips) record(deps, report, cycleId, skip, "skipped");
     });
     const usage = deps.journal.usage(deps.account, startedAt - 24 * 60 * 60_000);
-    const killSwitchActive =
-      o.killSwitchActive ?? (deps.limits.killSwitchFile ? existsSync(deps.limits.killSwitchFile) : false);
-    const limited = applyLimits(intents, deps.limits, usage, { killSwitchActive, rules: deps.rules });
+    const limited = applyLimits(intents, deps.limits, usage, {
+      killSwitchActive: killSwitch.engaged,
+      rules: deps.rules,
+    });
     deps.journal.batch(() => {
       for (const b of limited.blocked) record(deps, report, cycleId, b, "blocked");
     });
 
+    // The kill switch's own cancellations go first and pass the limits: they only reduce exposure.
+    const cancels: Intent[] = [];
+    if (cancelRunning) {
+      const why = `kill switch engaged${killSwitch.detail ? ` (${killSwitch.detail})` : ""}`;
+      for (const d of killSwitchCancels(snapshot.twaps, why)) {
+        if (d.kind === "skip") record(deps, report, cycleId, d, "skipped");
+        else if (blocked.has(KILL_SWITCH_STRATEGY))
+          record(
+            deps,
+            report,
+            cycleId,
+            {
+              kind: "skip",
+              strategy: d.strategy,
+              considered: d.kind,
+              reason: `${d.reason}; waiting: an earlier cancellation is not reconciled yet`,
+            },
+            "skipped",
+          );
+        else cancels.push(d);
+      }
+    }
+
     const failedStrategies = new Set<string>();
-    for (const intent of limited.allowed) {
+    for (const intent of [...cancels, ...limited.allowed]) {
       const guard: Guard = limited.reduced.includes(intent) ? "reduced" : "allowed";
       if (failedStrategies.has(intent.strategy)) {
         record(

@@ -18,6 +18,8 @@ export interface RiskLimits {
   validatorAllowlist?: readonly string[] | undefined;
   /** While this file exists nothing is submitted (the executor checks it; shown in reasons). */
   killSwitchFile?: string | undefined;
+  /** While the kill switch is engaged, each cycle cancels the account's running TWAPs. */
+  killSwitchCancelRunning?: boolean | undefined;
 }
 
 /** Rolling 24-h usage from the journal (`Journal.usage`). Anything missing blocks what it governs. */

@@ -2,7 +2,6 @@
 // client (live, dry-run, or none for unsigned plans), the state database → nonces and journal, and the
 // account facts. Every command that runs cycles (plan, once, run, simulate) goes through here, so they
 // differ only in the options they pass.
-import { existsSync } from "node:fs";
 import type { Logger } from "pino";
 import { ConfigError } from "../lib/errors.js";
 import { openStateDb, type StateDatabase } from "../lib/stateDb.js";
@@ -16,6 +15,7 @@ import { HttpTransport } from "../venue/transport/http.js";
 import type { LoadedConfig } from "./config/loader.js";
 import type { CycleDeps, CycleStrategy } from "./cycle.js";
 import { Journal } from "./journal.js";
+import { killSwitchState } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
 import { type AccountFacts, readAccountFacts } from "./readSnapshot.js";
 
@@ -170,9 +170,12 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   return runtime;
 }
 
-/** True while the configured kill-switch file exists. */
+/**
+ * True while anything is at the configured kill-switch path (a file, even unreadable, a dangling symlink,
+ * a folder) or the path cannot be examined; throws ConfigError when its folder does not exist.
+ */
 export function killSwitchActive(config: LoadedConfig): boolean {
-  return existsSync(config.limits.killSwitchFile);
+  return killSwitchState(config.limits.killSwitchFile).engaged;
 }
 
 /**

@@ -75,7 +75,7 @@ export interface LoadedConfig {
   strategies: LoadedStrategy[];
   /** Folder of the SQLite state and the lock (absolute; not created by the loader). */
   state: string;
-  limits: RiskLimits & { killSwitchFile: string };
+  limits: RiskLimits & { killSwitchFile: string; killSwitchCancelRunning: boolean };
   log: { level: LogLevel; format: LogFormat; file: string | undefined };
   venue: VenueConfig;
 }
@@ -234,6 +234,17 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
   const strategies = await loadStrategyFiles(files, env);
 
   const state = resolvePath(dir, c.state);
+  // A kill switch in a folder that does not exist could never be engaged: a configuration error. The
+  // state folder itself is fine (hlbot creates it before its first cycle).
+  if (c.limits.killSwitchFile !== undefined) {
+    const ks = resolvePath(dir, c.limits.killSwitchFile);
+    const folder = await stat(dirname(ks)).catch(() => undefined);
+    if (dirname(ks) !== state && !folder?.isDirectory())
+      throw new ConfigError(
+        `the kill-switch file's folder ${dirname(ks)} does not exist: the switch could never be engaged there`,
+        at(["limits", "killSwitchFile"]),
+      );
+  }
   const wallet: WalletConfig = {};
   if (c.wallet.privateKeyEnv !== undefined) wallet.privateKeyEnv = c.wallet.privateKeyEnv;
   if (c.wallet.keystore !== undefined) wallet.keystore = resolvePath(dir, c.wallet.keystore);
@@ -260,6 +271,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
         c.limits.killSwitchFile === undefined
           ? join(state, "STOP")
           : resolvePath(dir, c.limits.killSwitchFile),
+      killSwitchCancelRunning: c.limits.killSwitchCancelRunning,
     },
     log: {
       level: c.log.level,

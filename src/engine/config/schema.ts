@@ -72,7 +72,13 @@ export const limitsSchema = z
       .describe("When set, delegations to any other validator are blocked (undelegations are not)"),
     killSwitchFile: path()
       .optional()
-      .describe("While this file exists nothing is submitted (default: STOP in the state folder)"),
+      .describe(
+        "While anything exists at this path nothing is submitted; its folder must exist (default: STOP in the state folder)",
+      ),
+    killSwitchCancelRunning: z
+      .boolean()
+      .default(false)
+      .describe("While the kill switch is engaged, each cycle cancels the account's running TWAPs"),
   })
   .describe("Risk limits, checked before anything is signed; missing usage data blocks (fail closed)");
 

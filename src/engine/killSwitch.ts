@@ -1,0 +1,113 @@
+// The kill switch: while anything exists at the configured path, nothing is submitted except the
+// cancellation of running TWAPs. It fails closed: a file the process cannot read, a dangling symlink,
+// a folder, a FIFO all mean "stopped" (lstat, never a read of the contents), and a path whose folder
+// cannot be examined counts as stopped too. A path whose folder does not exist is a configuration
+// error (the switch could never be engaged there), refused at load time and again at each check.
+import { lstatSync, mkdirSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { ConfigError } from "../lib/errors.js";
+import type { Skip, TwapCancelIntent } from "./intents.js";
+import type { RunningTwap } from "./snapshot.js";
+
+export interface KillSwitchState {
+  engaged: boolean;
+  /** Why it counts as engaged (what is at the path), for reasons and logs. */
+  detail?: string;
+}
+
+/** Throws ConfigError when the folder that should hold the kill-switch file does not exist. */
+export function checkKillSwitchFolder(path: string): void {
+  const folder = dirname(path);
+  let isDir: boolean;
+  try {
+    isDir = statSync(folder).isDirectory();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "ENOTDIR") return; // cannot look: the check at run time fails closed
+    isDir = false;
+  }
+  if (!isDir) {
+    throw new ConfigError(
+      `the kill-switch file's folder ${folder} does not exist: the switch could never be engaged there`,
+      { keyPath: "limits.killSwitchFile" },
+    );
+  }
+}
+
+/** Whether the kill switch at `path` is engaged. Anything at the path, or a path that cannot be examined, is. */
+export function killSwitchState(path: string): KillSwitchState {
+  try {
+    const st = lstatSync(path);
+    const what = st.isSymbolicLink()
+      ? "a symlink"
+      : st.isDirectory()
+        ? "a folder"
+        : st.isFile()
+          ? "a file"
+          : "something";
+    return { engaged: true, detail: `${what} exists at ${path}` };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") {
+      checkKillSwitchFolder(path);
+      return { engaged: false };
+    }
+    // EACCES on a folder on the way, ENOTDIR, ELOOP, EIO…: we cannot tell, so it is engaged.
+    return { engaged: true, detail: `${path} cannot be examined (${code ?? String(err)}): failing closed` };
+  }
+}
+
+/** Engages the switch: writes `path` with the reason and the time (creating its folder only if asked). */
+export function engageKillSwitch(path: string, reason: string, now: number, createFolder = false): void {
+  if (createFolder) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  writeFileSync(path, `${JSON.stringify({ stoppedAt: new Date(now).toISOString(), reason })}\n`, {
+    mode: 0o600,
+  });
+}
+
+/** Releases the switch: removes whatever is at `path` (a file, a symlink, a folder). True when something was there. */
+export function releaseKillSwitch(path: string): boolean {
+  let isDir: boolean;
+  try {
+    const st = lstatSync(path);
+    isDir = st.isDirectory();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw err;
+  }
+  // A folder is removed only when empty (rmdir): resume never deletes anything else someone put there.
+  if (isDir) rmdirSync(path);
+  else rmSync(path, { force: true });
+  return true;
+}
+
+/** Name under which the kill switch's own cancellations are journaled. */
+export const KILL_SWITCH_STRATEGY = "kill-switch";
+
+/**
+ * The cancellations of the account's running TWAPs while the switch is engaged with cancelRunning:
+ * one twapCancel per TWAP the venue reports running, or a skip saying why one cannot be cancelled.
+ */
+export function killSwitchCancels(
+  twaps: readonly RunningTwap[],
+  why: string,
+): Array<TwapCancelIntent | Skip> {
+  return twaps.map((t): TwapCancelIntent | Skip => {
+    const what = `${t.side} TWAP ${t.twapId ?? "(no id)"} on ${t.coin} (${t.executedSize.toFixed()} of ${t.size.toFixed()} filled)`;
+    if (t.twapId === undefined || t.assetId === undefined) {
+      return {
+        kind: "skip",
+        strategy: KILL_SWITCH_STRATEGY,
+        considered: "twapCancel",
+        reason: `${why}: cannot cancel the running ${what}: ${t.twapId === undefined ? "the venue gave no twapId" : "its pair is unknown"}; cancel it by hand`,
+      };
+    }
+    return {
+      kind: "twapCancel",
+      strategy: KILL_SWITCH_STRATEGY,
+      assetId: t.assetId,
+      twapId: t.twapId,
+      reason: `${why}: cancel the running ${what}`,
+    };
+  });
+}

@@ -1,0 +1,162 @@
+// The kill switch fails closed (issue #17.7) and, with killSwitchCancelRunning, stops running TWAPs
+// (issue #12, case 6): tested on real files and against the simulator.
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { loadConfig } from "../../src/engine/config/loader.js";
+import { runCycle } from "../../src/engine/cycle.js";
+import { killSwitchState, releaseKillSwitch } from "../../src/engine/killSwitch.js";
+import { killSwitchActive } from "../../src/engine/runtime.js";
+import { ConfigError } from "../../src/lib/errors.js";
+import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+
+const dirs: string[] = [];
+let bot: TestBot | undefined;
+afterEach(async () => {
+  await bot?.close();
+  bot = undefined;
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "hlbot-ks-"));
+  dirs.push(d);
+  return d;
+}
+
+describe("killSwitchState fails closed", () => {
+  it("is off only when nothing is at the path and its folder exists", () => {
+    const d = tempDir();
+    expect(killSwitchState(join(d, "STOP")).engaged).toBe(false);
+  });
+
+  it.each([
+    ["an empty file", (p: string) => writeFileSync(p, "")],
+    [
+      "a file nobody may read",
+      (p: string) => {
+        writeFileSync(p, "stop");
+        chmodSync(p, 0o000);
+      },
+    ],
+    ["a dangling symlink", (p: string) => symlinkSync(join(p, "..", "nowhere"), p)],
+    ["a folder", (p: string) => mkdirSync(p)],
+  ])("%s at the path means stopped", (_what, make) => {
+    const path = join(tempDir(), "STOP");
+    make(path);
+    const state = killSwitchState(path);
+    expect(state.engaged).toBe(true);
+    expect(state.detail).toContain(path);
+    expect(releaseKillSwitch(path)).toBe(true);
+    expect(killSwitchState(path).engaged).toBe(false);
+  });
+
+  it("a path in a folder that does not exist is a configuration error, not 'off'", () => {
+    const path = join(tempDir(), "missing", "STOP");
+    expect(() => killSwitchState(path)).toThrow(ConfigError);
+  });
+
+  it("a path that cannot be examined (a file where its folder should be) means stopped", () => {
+    const d = tempDir();
+    writeFileSync(join(d, "plain"), "");
+    expect(killSwitchState(join(d, "plain", "STOP"))).toMatchObject({ engaged: true });
+  });
+});
+
+describe("the bot configuration", () => {
+  function writeBot(dir: string, killSwitchFile: string): string {
+    writeFileSync(join(dir, "s.yaml"), stringify({ ...REBALANCE, name: "s", schedule: "0 * * * *" }));
+    const file = join(dir, "bot.yaml");
+    writeFileSync(
+      file,
+      stringify({
+        network: "testnet",
+        strategies: ["s.yaml"],
+        state: "./state",
+        limits: { maxOrderUsd: 100, maxDailyNotionalUsd: 1000, maxStakeMovePerDay: 10, killSwitchFile },
+      }),
+    );
+    return file;
+  }
+
+  it("refuses a kill-switch path whose folder does not exist, naming the key", async () => {
+    const dir = tempDir();
+    const err = await loadConfig(writeBot(dir, "./nowhere/STOP"), {}).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(String((err as Error).message)).toMatch(/folder .*nowhere does not exist/);
+    expect(JSON.stringify(err)).toMatch(/killSwitchFile/);
+  });
+
+  it("accepts one in the state folder before that folder is created, and killSwitchActive uses lstat", async () => {
+    const dir = tempDir();
+    const config = await loadConfig(writeBot(dir, "./state/STOP"), {});
+    mkdirSync(join(dir, "state"));
+    expect(killSwitchActive(config)).toBe(false);
+    symlinkSync(join(dir, "gone"), config.limits.killSwitchFile);
+    expect(killSwitchActive(config)).toBe(true);
+  });
+});
+
+describe("a cycle with the kill switch engaged", () => {
+  it("blocks every intent when the switch is a dangling symlink (it used to count as off)", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    symlinkSync(join(bot.dir, "nowhere"), bot.runtime.config.limits.killSwitchFile);
+    const report = await runCycle(bot.runtime.cycleDeps(await bot.runtime.facts()), {
+      trigger: "once",
+      strategies: bot.runtime.strategies(),
+    });
+    expect(report.actions).toHaveLength(0);
+    expect(report.decisions.map((d) => d.guard)).toEqual(["blocked"]);
+    expect(report.decisions[0]?.decision.reason).toMatch(/kill switch/);
+  });
+
+  it("with killSwitchCancelRunning, cancels the running TWAP (journaled) and places nothing new", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [REBALANCE],
+      fund: { HYPE: "1000", USDC: "5000" },
+      limits: { killSwitchCancelRunning: true },
+    });
+    bot.sim.setPrice("@107", "40");
+    const deps = () => bot!.runtime.cycleDeps({ isVip: false, subAccounts: [], multiSig: null });
+    const first = await runCycle(deps(), { trigger: "once", strategies: bot.runtime.strategies() });
+    expect(first.actions.map((a) => [a.action, a.outcome])).toEqual([["twapOrder", "accepted"]]);
+    const twapId = first.actions[0]?.twapId;
+    bot.sim.advance(5 * 60_000);
+
+    writeFileSync(bot.runtime.config.limits.killSwitchFile, "stopped by the test");
+    const second = await runCycle(deps(), { trigger: "once", strategies: bot.runtime.strategies() });
+    expect(second.actions.map((a) => [a.strategy, a.action, a.outcome])).toEqual([
+      ["kill-switch", "twapCancel", "accepted"],
+    ]);
+    expect(second.actions[0]?.reason).toMatch(
+      new RegExp(`kill switch engaged.*cancel the running sell TWAP ${twapId}`),
+    );
+    expect(bot.sim.ledger().filter((e) => e.kind === "twapPlaced")).toHaveLength(1);
+    const rows = bot.runtime.journal.recentSubmissions(5);
+    expect(rows.map((r) => [r.strategy, r.actionType, r.status])).toContainEqual([
+      "kill-switch",
+      "twapCancel",
+      "accepted",
+    ]);
+
+    // The TWAP is no longer running: the next cycle has nothing to cancel and still sends nothing.
+    bot.sim.advance(60_000);
+    const third = await runCycle(deps(), { trigger: "once", strategies: bot.runtime.strategies() });
+    expect(third.actions).toHaveLength(0);
+  });
+
+  it("without it, the running TWAP is left alone (the switch only blocks new submissions)", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    const deps = () => bot!.runtime.cycleDeps({ isVip: false, subAccounts: [], multiSig: null });
+    await runCycle(deps(), { trigger: "once", strategies: bot.runtime.strategies() });
+    writeFileSync(bot.runtime.config.limits.killSwitchFile, "");
+    bot.sim.advance(5 * 60_000);
+    const report = await runCycle(deps(), { trigger: "once", strategies: bot.runtime.strategies() });
+    expect(report.actions).toHaveLength(0);
+  });
+});
