@@ -58,7 +58,7 @@ export interface DaemonOptions {
   schedule?: ScheduleFn;
   /** Longest back-off after repeated failures, in skipped ticks (default 16). */
   maxBackoffTicks?: number;
-  /** How often the account facts (multi-sig, VIP, sub-accounts) are read again (default 1 h). */
+  /** How often the account facts (multi-sig) are read again (default 1 h). */
   factsRefreshMs?: number;
 }
 

@@ -4,7 +4,13 @@
 // nothing is ever decided on partial data.
 import { Decimal, ZERO } from "../lib/decimal.js";
 import type { InfoClient } from "../venue/info/client.js";
-import type { SpotMetaResponse, TwapHistoryResponse } from "../venue/info/methods/index.js";
+import {
+  type SpotMetaResponse,
+  stakingLinkPeer,
+  type TwapHistoryResponse,
+  twapMayBeRunning,
+  type StakingLink as VenueStakingLink,
+} from "../venue/info/methods/index.js";
 import type { NetworkName } from "../venue/networks.js";
 import type {
   Delegation,
@@ -30,10 +36,13 @@ export const PARTS_BY_KIND: Readonly<Record<string, readonly SnapshotPart[]>> = 
   "link-staking": ["fees"],
 };
 
-/** Facts about the account that change rarely; read once at start-up (see readAccountFacts). */
+/**
+ * Facts about the account that change rarely and that the cycle acts on; read once at start-up (see
+ * readAccountFacts). Only what a cycle uses: the multi-sig refusal. VIP status and sub-accounts are
+ * shown by `hlbot status` and never read by a cycle (no strategy uses them, and each read costs weight
+ * and is one more answer that could stop trading).
+ */
 export interface AccountFacts {
-  isVip: boolean | null;
-  subAccounts: string[];
   multiSig: MultiSigInfo | null;
 }
 
@@ -52,14 +61,8 @@ export async function readAccountFacts(
   account: string,
   signal?: AbortSignal,
 ): Promise<AccountFacts> {
-  const [isVip, subAccounts, multiSig] = await Promise.all([
-    info.isVip({ user: account }, signal),
-    info.subAccounts2({ user: account }, signal),
-    info.userToMultiSigSigners({ user: account }, signal),
-  ]);
+  const multiSig = await info.userToMultiSigSigners({ user: account }, signal);
   return {
-    isVip: isVip ?? null,
-    subAccounts: (subAccounts ?? []).map((s) => s.subAccountUser),
     multiSig: multiSig
       ? { authorizedUsers: [...multiSig.authorizedUsers], threshold: multiSig.threshold }
       : null,
@@ -139,14 +142,23 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     staking,
     delegations: delegationList,
     validators: validatorList,
-    twaps: twapHistory ? runningTwaps(twapHistory, pairs) : [],
-    stakingLink: (fees?.stakingLink ?? null) as StakingLink,
+    twaps: twapHistory ? runningTwaps(twapHistory, pairs, o.now) : [],
+    stakingLink: snapshotLink(fees?.stakingLink ?? null),
     spotTakerFee: fees ? new Decimal(fees.userSpotCrossRate) : ZERO,
-    isVip: o.facts.isVip,
-    subAccounts: o.facts.subAccounts,
     multiSig: o.facts.multiSig,
     rules: o.rules,
   };
+}
+
+/** The venue's link as strategies see it: a kind or address hlbot cannot read becomes "unknown". */
+function snapshotLink(link: VenueStakingLink): StakingLink {
+  if (link === null) return null;
+  const peer = stakingLinkPeer(link);
+  if (peer === undefined) return { type: "unknown", venueType: link.type };
+  if (link.type === "requested") return { type: "requested", stakingUser: peer };
+  if (link.type === "tradingUser") return { type: "tradingUser", stakingUser: peer };
+  if (link.type === "stakingUser") return { type: "stakingUser", tradingUser: peer };
+  return { type: "unknown", venueType: link.type, peer };
 }
 
 /** Tokens by name and pairs by venue name. A duplicated token name keeps its canonical (lowest) index. */
@@ -186,7 +198,11 @@ export function spotUniverse(
   return { tokens, pairs };
 }
 
-function runningTwaps(history: TwapHistoryResponse, pairs: ReadonlyMap<string, SpotPair>): RunningTwap[] {
+function runningTwaps(
+  history: TwapHistoryResponse,
+  pairs: ReadonlyMap<string, SpotPair>,
+  now: number,
+): RunningTwap[] {
   // The history holds every state change of every TWAP; the latest entry per twapId decides whether it runs.
   const latest = new Map<string, TwapHistoryResponse[number]>();
   for (const entry of history) {
@@ -197,7 +213,7 @@ function runningTwaps(history: TwapHistoryResponse, pairs: ReadonlyMap<string, S
   }
   const running: RunningTwap[] = [];
   for (const entry of latest.values()) {
-    if (entry.status.status !== "activated") continue;
+    if (!twapMayBeRunning(entry, now)) continue;
     const st = entry.state;
     running.push({
       twapId: entry.twapId,

@@ -47,7 +47,7 @@ export interface Runtime {
   readonly db: StateDatabase;
   readonly journal: Journal;
   readonly clock: () => number;
-  /** Account facts (multi-sig, VIP, sub-accounts), read once and kept. */
+  /** Account facts the cycle acts on (multi-sig), read once and kept. */
   facts(signal?: AbortSignal): Promise<AccountFacts>;
   /** Forget the cached facts (the daemon refreshes them now and then). */
   refreshFacts(): void;
@@ -87,7 +87,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
           }),
     ...(observers ? { onResponse: observers.onResponse } : {}),
   });
-  const info = new InfoClient(transport);
+  const info = new InfoClient(transport, { onUnknown: (message) => o.logger.warn(message) });
 
   let db: StateDatabase;
   try {

@@ -87,7 +87,9 @@ export type StakingLink =
   | null
   | { type: "requested"; stakingUser: string }
   | { type: "tradingUser"; stakingUser: string }
-  | { type: "stakingUser"; tradingUser: string };
+  | { type: "stakingUser"; tradingUser: string }
+  /** A link the venue reports in a form hlbot does not know (type or address): never acted on. */
+  | { type: "unknown"; venueType: string; peer?: string };
 
 export interface MultiSigInfo {
   authorizedUsers: string[];
@@ -134,8 +136,6 @@ export interface Snapshot {
   stakingLink: StakingLink;
   /** The account's spot taker fee rate (e.g. 0.0007). */
   spotTakerFee: Decimal;
-  isVip: boolean | null;
-  subAccounts: readonly string[];
   multiSig: MultiSigInfo | null;
   /** The venue rules in force (from the configuration), so strategies need no other input. */
   rules: VenueRules;

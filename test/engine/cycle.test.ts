@@ -171,8 +171,6 @@ describe("engine cycle against the simulator", () => {
   it("refuses to act for a multi-sig account, before reading or sending anything else", async () => {
     bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
     const deps = bot.runtime.cycleDeps({
-      isVip: false,
-      subAccounts: [],
       multiSig: { threshold: 2, authorizedUsers: [bot.address, bot.address] },
     });
     const err = await runCycle(deps, { trigger: "once", strategies: bot.runtime.strategies() }).catch(

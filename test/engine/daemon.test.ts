@@ -293,8 +293,6 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     const multiSig: DaemonRuntime = {
       ...real,
       facts: async () => ({
-        isVip: false,
-        subAccounts: [],
         multiSig: {
           threshold: 2,
           authorizedUsers: [bot!.address, "0x0000000000000000000000000000000000000001"],

@@ -190,8 +190,6 @@ export function buildSnapshot(spec: SnapshotSpec = {}): Snapshot {
     twaps,
     stakingLink: spec.stakingLink ?? null,
     spotTakerFee: d(spec.spotTakerFee ?? "0.0007"),
-    isVip: false,
-    subAccounts: [],
     multiSig: null,
     rules: { ...DEFAULT_VENUE_RULES, ...spec.rules },
   };

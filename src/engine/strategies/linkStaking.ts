@@ -29,6 +29,15 @@ export const linkStaking = defineStrategy({
       return [skip(name, "counterparty is this account itself", considered)];
     }
     const link = snapshot.stakingLink;
+    if (link?.type === "unknown") {
+      return [
+        skip(
+          name,
+          `the venue reports a staking link of a kind hlbot does not know ("${link.venueType}"${link.peer ? ` with ${link.peer}` : ""}); links are permanent, not touching it`,
+          considered,
+        ),
+      ];
+    }
     if (link !== null) {
       const peer = (link.type === "stakingUser" ? link.tradingUser : link.stakingUser).toLowerCase();
       const state =

@@ -6,6 +6,7 @@ import { BadResponseError, VenueError } from "../../lib/errors.js";
 import type { HttpTransport } from "../transport/http.js";
 import { backoffDelayMs, sleep } from "../transport/retry.js";
 import { DEFAULT_PER_ITEM_WEIGHT, historyExtraWeight } from "../transport/weights.js";
+import type { UnknownValueWarn } from "./tolerant.js";
 import { parseRequest, parseResponse } from "./validate.js";
 
 export interface InfoMethodSpec<
@@ -63,12 +64,14 @@ export async function runInfoQuery<M extends InfoMethodSpec>(
   spec: M,
   params: InfoParams<M>,
   signal?: AbortSignal,
+  /** Where unknown values of tolerant fields are reported (default: a warning line on stderr). */
+  onUnknown?: UnknownValueWarn,
 ): Promise<InfoResult<M>> {
   const body = buildInfoRequest(spec, params) as Record<string, unknown>;
   const attempts = Math.min(GARBLED_READ_ATTEMPTS, Math.max(1, transport.retryPolicy.attempts));
   for (let attempt = 1; ; attempt++) {
     try {
-      return await readOnce(transport, spec, body, signal);
+      return await readOnce(transport, spec, body, signal, onUnknown);
     } catch (err) {
       if (!(err instanceof BadResponseError) || err instanceof VenueAnswerError || attempt >= attempts)
         throw err;
@@ -91,6 +94,7 @@ async function readOnce<M extends InfoMethodSpec>(
   spec: M,
   body: Record<string, unknown>,
   signal: AbortSignal | undefined,
+  onUnknown: UnknownValueWarn | undefined,
 ): Promise<InfoResult<M>> {
   const perItem =
     spec.perItemWeight === undefined ? undefined : (transport.perItemWeight ?? spec.perItemWeight);
@@ -116,7 +120,7 @@ async function readOnce<M extends InfoMethodSpec>(
   if (envelope !== undefined) {
     throw new VenueAnswerError(`${spec.type} failed on the venue: ${envelope}`, [], { status: 200, url });
   }
-  return parseResponse(spec.response, raw, { what: spec.type, url }) as InfoResult<M>;
+  return parseResponse(spec.response, raw, { what: spec.type, url, onUnknown }) as InfoResult<M>;
 }
 
 export { DEFAULT_PER_ITEM_WEIGHT };

@@ -25,6 +25,14 @@ describe("link-staking", () => {
     expect(d?.reason).toMatch(/permanent/);
   });
 
+  it("does not touch a link of a kind hlbot cannot read (issue #11), whatever finalize says", () => {
+    for (const finalize of [false, true]) {
+      const [d] = run({ type: "unknown", venueType: "pendingFinalization", peer: PEER }, { finalize });
+      expect(d?.kind).toBe("skip");
+      expect(d?.reason).toMatch(/kind hlbot does not know \("pendingFinalization" with 0x/);
+    }
+  });
+
   it("skips once the link is requested or established with the counterparty", () => {
     for (const link of [
       { type: "requested", stakingUser: PEER },

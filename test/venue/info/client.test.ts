@@ -180,14 +180,18 @@ describe("referral", () => {
     expect(trade.result.referrerState).toEqual({ stage: "needToTrade", data: { required: "10000.0" } });
   });
 
-  it("names the path of a broken stage payload and of an unknown stage", async () => {
+  it("names the path of a broken stage payload; keeps an unknown stage", async () => {
     const broken = fx.referral();
     (broken.referrerState.data as { nReferrals: unknown }).nReferrals = "1";
     expect(paths(await askError(broken, (c) => c.referral({ user: fx.USER })))).toEqual([
       "referrerState.data.nReferrals",
     ]);
-    const unknown = { ...fx.referral(), referrerState: { stage: "banned" } };
-    expect(paths(await askError(unknown, (c) => c.referral({ user: fx.USER })))).toEqual([
+    // A stage hlbot does not know is kept as sent (issue #11: only shown, never acted on).
+    const unknown = { ...fx.referral(), referrerState: { stage: "banned", data: { until: 1 } } };
+    const { result } = await ask(unknown, (c) => c.referral({ user: fx.USER }));
+    expect(result.referrerState).toEqual({ stage: "banned", data: { until: 1 } });
+    const notAString = { ...fx.referral(), referrerState: { stage: 2 } };
+    expect(paths(await askError(notAString, (c) => c.referral({ user: fx.USER })))).toEqual([
       "referrerState.stage",
     ]);
   });
@@ -246,14 +250,19 @@ describe("delegatorHistory", () => {
     expect(result[5]!.delta).toEqual({ rewardClaim: { amount: "1.0" } });
   });
 
-  it("rejects a known delta with a wrong field", async () => {
+  it("rejects a known delta with a wrong field; an unknown withdrawal phase is kept", async () => {
     const bad = fx.delegatorHistory();
-    (bad[0]!.delta.withdrawal as { phase: string }).phase = "pending";
+    (bad[0]!.delta.withdrawal as { phase: unknown }).phase = 3;
     (bad[2]!.delta.delegate as { amount: unknown }).amount = 89968;
     expect(paths(await askError(bad, (c) => c.delegatorHistory({ user: fx.USER })))).toEqual([
       "0.delta.withdrawal.phase",
       "2.delta.delegate.amount",
     ]);
+    // A phase word hlbot does not know is a variant, not a wrong type: kept as sent (issue #11).
+    const later = fx.delegatorHistory();
+    (later[0]!.delta.withdrawal as { phase: string }).phase = "pending";
+    const { result } = await ask(later, (c) => c.delegatorHistory({ user: fx.USER }));
+    expect(result[0]!.delta.withdrawal?.phase).toBe("pending");
   });
 });
 
@@ -457,10 +466,13 @@ describe("twapHistory", () => {
     expect(result.map((e) => e.status)).toEqual(statuses);
   });
 
-  it("requires the description of an error status", async () => {
+  it("accepts an error status without its description (only shown), but not a status that is no string", async () => {
     const entry = { ...fx.twapEntry(), status: { status: "error" } };
-    expect(paths(await askError([entry], (c) => c.twapHistory({ user: fx.USER })))).toEqual([
-      "0.status.description",
+    const { result } = await ask([entry], (c) => c.twapHistory({ user: fx.USER }));
+    expect(result[0]!.status).toEqual({ status: "error" });
+    const broken = { ...fx.twapEntry(), status: { status: 7 } };
+    expect(paths(await askError([broken], (c) => c.twapHistory({ user: fx.USER })))).toEqual([
+      "0.status.status",
     ]);
   });
 
@@ -519,10 +531,23 @@ describe("userFees", () => {
     expect(result.userAddRate).toBe("-0.000105");
   });
 
-  it("rejects a stakingLink whose variant lacks its address", async () => {
-    const fees = { ...fx.userFees(), stakingLink: { type: "stakingUser", stakingUser: fx.OTHER } };
+  it("accepts the other account under either field name, and an unknown link type (issue #11)", async () => {
+    // nktkas/hyperliquid types the stakingUser variant with a `stakingUser` field holding the trading
+    // account; the reference names it `tradingUser`. Either is accepted.
+    for (const link of [
+      { type: "stakingUser", stakingUser: fx.OTHER },
+      { type: "pendingFinalization", stakingUser: fx.OTHER },
+      { type: "requested" },
+    ]) {
+      const fees = { ...fx.userFees(), stakingLink: link };
+      expect((await ask(fees, (c) => c.userFees({ user: fx.USER }))).result.stakingLink).toEqual(link);
+    }
+  });
+
+  it("still refuses a stakingLink address that is no address, with its path", async () => {
+    const fees = { ...fx.userFees(), stakingLink: { type: "requested", stakingUser: "0x12" } };
     expect(paths(await askError(fees, (c) => c.userFees({ user: fx.USER })))).toEqual([
-      "stakingLink.tradingUser",
+      "stakingLink.stakingUser",
     ]);
   });
 });

@@ -1,9 +1,15 @@
 // referral: who referred the user, rewards, and the user's own referrer state (reference §3.2).
+//
+// Tolerant: hlbot only SHOWS this answer (`hlbot status`). A `referrerState.stage` other than the three
+// known ones (docs "Query a user's referral information"; nktkas/hyperliquid
+// src/api/info/_methods/referral.ts) is kept with its payload and reported once; a known stage with a
+// broken payload is still refused with its path.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";
 import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
 import { Address, AddressOut, DecimalString, TimestampMs, UInt } from "../schemas.js";
+import { unknownVariant } from "../tolerant.js";
 
 export const ReferralRequest = z.strictObject({
   type: z.literal("referral"),
@@ -27,8 +33,9 @@ const ReferralState = z.looseObject({
   tokenToState: z.array(z.tuple([UInt, ReferralTokenState])).optional(),
 });
 
-/** The user's own referrer progress: one of three stages. */
-export const ReferrerState = z.discriminatedUnion("stage", [
+export const REFERRER_STAGES = ["ready", "needToCreateCode", "needToTrade"] as const;
+
+const KnownReferrerState = z.discriminatedUnion("stage", [
   z.looseObject({
     stage: z.literal("ready"),
     data: z.looseObject({
@@ -43,6 +50,12 @@ export const ReferrerState = z.discriminatedUnion("stage", [
     /** `required`: probably the remaining USD volume (unconfirmed). */
     data: z.looseObject({ required: z.string() }),
   }),
+]);
+
+/** The user's own referrer progress: one of three known stages, or a later one kept as-is. */
+export const ReferrerState = z.union([
+  KnownReferrerState,
+  z.looseObject({ stage: unknownVariant("referrerState.stage", REFERRER_STAGES) }),
 ]);
 export type ReferrerState = z.output<typeof ReferrerState>;
 

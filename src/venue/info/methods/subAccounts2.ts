@@ -1,10 +1,18 @@
 // subAccounts2: a master's sub-accounts with per-dex perp state and spot state (reference §3.6).
 // Undocumented; returns null when there are none.
+//
+// Tolerant: hlbot only SHOWS this answer (`hlbot status` lists names and addresses; no cycle reads it).
+// `abstraction` is an open set: besides the three modes the `userSetAbstraction` action takes
+// ("unifiedAccount", "portfolioMargin", "disabled"), the venue also answers "default" and the live
+// legacy "dexAbstraction" (HIP-3 dex abstraction, enabled by `agentEnableDexAbstraction`; see the
+// Python SDK's examples/basic_dex_abstraction.py and the reference §3.6). nktkas/hyperliquid
+// (src/api/info/_methods/subAccounts2.ts) does not type the field at all.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";
 import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
 import { Address, AddressOut, DecimalString, TimestampMs, TokenDecimalPair } from "../schemas.js";
+import { openEnum } from "../tolerant.js";
 import { SpotClearinghouseStateResponse } from "./spotClearinghouseState.js";
 
 export const SubAccounts2Request = z.strictObject({
@@ -35,15 +43,24 @@ export const PerpClearinghouseState = z.looseObject({
   time: TimestampMs,
 });
 
+export const SUB_ACCOUNT_ABSTRACTIONS = [
+  "unifiedAccount",
+  "portfolioMargin",
+  "disabled",
+  "default",
+  "dexAbstraction",
+] as const;
+
 export const SubAccount = z.looseObject({
   name: z.string(),
   subAccountUser: AddressOut,
   master: AddressOut,
   /** `[dexName, state]` pairs; "" is the main perp dex. Empty for unifiedAccount sub-accounts. */
   dexToClearinghouseState: z.array(z.tuple([z.string(), PerpClearinghouseState])),
-  spotState: SpotClearinghouseStateResponse,
-  /** Absent in the default state. */
-  abstraction: z.enum(["unifiedAccount", "portfolioMargin", "disabled"]).optional(),
+  /** null was seen in one sample (reference §3.6). */
+  spotState: SpotClearinghouseStateResponse.nullable(),
+  /** Absent in the default state; an unknown mode is kept as-is and reported once. */
+  abstraction: openEnum("[].abstraction", SUB_ACCOUNT_ABSTRACTIONS).optional(),
   /** Seen beside `spotState` in one report (unconfirmed). */
   tokenToAvailableAfterMaintenance: z.array(TokenDecimalPair).optional(),
 });

@@ -3,11 +3,18 @@
 // Units: the wire's top-level `time` is in SECONDS (unlike every other timestamp). It is converted once,
 // here: the validated entry has `timeMs` (unix milliseconds) and no `time`, so no caller can mistake
 // the unit. `state.timestamp` is already milliseconds on the wire and is passed through.
+//
+// Strict: the TWAP state hlbot acts on (coin, side, sizes, minutes, timestamps). Tolerant: `status`,
+// an open set. nktkas/hyperliquid (src/api/info/_methods/twapHistory.ts) knows "activated",
+// "finished", "terminated" and "error" (with a description); the reference (§3.16) adds
+// "waitingForTrigger" and "stopped" for trigger TWAPs. Any other status is kept, reported once, and
+// decided by `twapMayBeRunning`.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { DEFAULT_PER_ITEM_WEIGHT, infoRequestWeight } from "../../transport/weights.js";
 import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
 import { Address, AddressOut, DecimalString, Side, TimestampMs, UInt } from "../schemas.js";
+import { openEnum } from "../tolerant.js";
 
 export const TwapHistoryRequest = z.strictObject({
   type: z.literal("twapHistory"),
@@ -26,19 +33,14 @@ export const TWAP_STATUSES = [
 export type TwapStatusName = (typeof TWAP_STATUSES)[number];
 
 /**
- * `{status}` or `{status: "error", description}`. A status the venue adds later is accepted as a plain
- * string (a TWAP list must stay readable); "error" requires its description.
+ * `{status}` or `{status: "error", description}`. A status the venue adds later is kept as a plain
+ * string (a TWAP list must stay readable). The description is only shown, so an "error" without one
+ * is accepted too.
  */
-export const TwapStatus = z
-  .looseObject({
-    status: z.string() as z.ZodType<TwapStatusName | (string & {})>,
-    description: z.string().optional(),
-  })
-  .superRefine((s, ctx) => {
-    if (s.status === "error" && s.description === undefined) {
-      ctx.addIssue({ code: "custom", path: ["description"], message: 'required when status is "error"' });
-    }
-  });
+export const TwapStatus = z.looseObject({
+  status: openEnum("[].status.status", TWAP_STATUSES),
+  description: z.string().optional(),
+});
 export type TwapStatus = z.output<typeof TwapStatus>;
 
 export const TwapState = z.looseObject({
@@ -73,6 +75,28 @@ export type TwapHistoryEntry = z.output<typeof TwapHistoryEntry>;
 
 export const TwapHistoryResponse = z.array(TwapHistoryEntry);
 export type TwapHistoryResponse = z.output<typeof TwapHistoryResponse>;
+
+/** Statuses after which a TWAP no longer executes. */
+const ENDED_STATUSES: ReadonlySet<string> = new Set(["finished", "terminated", "stopped", "error"]);
+
+/**
+ * Whether the TWAP whose latest record is `entry` may still be executing at `now` (unix ms).
+ * "activated" runs; the ended statuses do not, nor does "waitingForTrigger" (not started yet).
+ *
+ * A status hlbot does not know is taken neither as running nor as finished blindly: the TWAP counts
+ * as running until its own scheduled end (`state.timestamp` + `minutes`), after which it cannot be
+ * executing any more. So a strategy never places a second TWAP beside one that may still run, and an
+ * old record with a new status word does not block the pair forever.
+ */
+export function twapMayBeRunning(
+  entry: { status: { status: string }; state: { timestamp: number; minutes: number } },
+  now: number,
+): boolean {
+  const status = entry.status.status;
+  if (status === "activated") return true;
+  if (status === "waitingForTrigger" || ENDED_STATUSES.has(status)) return false;
+  return now < entry.state.timestamp + entry.state.minutes * 60_000;
+}
 
 export const twapHistoryWeight = infoRequestWeight("twapHistory");
 

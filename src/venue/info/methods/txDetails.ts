@@ -1,5 +1,10 @@
 // txDetails: one transaction by hash (reference §3.8). An explorer query: the real venue serves it from
 // the RPC host's /explorer (weight 40); with a custom base URL it goes to {base}/info like every query.
+//
+// Only shown (`hlbot tx`, `hlbot info txDetails`). `tx.action` is whatever action the transaction
+// carried: nktkas/hyperliquid (src/api/info/_methods/txDetails.ts, ExplorerTransactionSchema) types it
+// as a union of every action kind, which grows with the venue, so any object with a string `type` is
+// accepted and printed as-is. `error` may also be absent.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";
@@ -19,7 +24,7 @@ export const TxDetailsResponse = z.looseObject({
     action: z.looseObject({ type: z.string() }),
     block: UInt,
     /** null on success, otherwise the failure string. */
-    error: z.string().nullable(),
+    error: z.string().nullable().optional(),
     hash: HashOut,
     time: TimestampMs,
     user: AddressOut,

@@ -1,9 +1,15 @@
 // userFees: a user's fee rates, schedule, volume and staking link (reference §3.18).
+//
+// Strict: the rates (the TWAP strategies size with `userSpotCrossRate`). Tolerant: `stakingLink` and
+// `trial`, which the TWAP strategies never read, so a link in a state hlbot does not know (the pending
+// shape is unverified) cannot stop them. link-staking, the one strategy that acts on the link, treats
+// a link it cannot read as "some link exists" and does not touch it (links are permanent).
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";
 import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
-import { Address, AddressOut, DecimalString, TimestampMs } from "../schemas.js";
+import { Address, AddressOut, DecimalString } from "../schemas.js";
+import { openEnum } from "../tolerant.js";
 
 export const UserFeesRequest = z.strictObject({
   type: z.literal("userFees"),
@@ -13,17 +19,23 @@ export type UserFeesRequest = z.output<typeof UserFeesRequest>;
 
 const StakingDiscount = z.looseObject({ bpsOfMaxSupply: DecimalString, discount: DecimalString });
 
+export const STAKING_LINK_TYPES = ["requested", "tradingUser", "stakingUser"] as const;
+
 /**
  * Link between a trading and a staking account: null (none); `requested` (the trading user asked, not
  * yet finalized); `tradingUser` (queried as the trading account); `stakingUser` (queried as the staking
- * account).
+ * account). Which field carries the other account is not settled: the reference (§3.18) names
+ * `tradingUser` for the `stakingUser` variant, nktkas/hyperliquid (src/api/info/_methods/userFees.ts)
+ * always `stakingUser` ("when queried by staking account: contains trading account address"). Both are
+ * accepted, each an address when present; use `stakingLinkPeer` to read the other account. An unknown
+ * `type` is kept as-is and reported once.
  */
 export const StakingLink = z
-  .discriminatedUnion("type", [
-    z.looseObject({ type: z.literal("requested"), stakingUser: AddressOut }),
-    z.looseObject({ type: z.literal("tradingUser"), stakingUser: AddressOut }),
-    z.looseObject({ type: z.literal("stakingUser"), tradingUser: AddressOut }),
-  ])
+  .looseObject({
+    type: openEnum("stakingLink.type", STAKING_LINK_TYPES),
+    stakingUser: AddressOut.optional(),
+    tradingUser: AddressOut.optional(),
+  })
   .nullable();
 export type StakingLink = z.output<typeof StakingLink>;
 
@@ -64,15 +76,25 @@ export const UserFeesResponse = z.looseObject({
   userSpotCrossRate: DecimalString,
   userSpotAddRate: DecimalString,
   activeReferralDiscount: DecimalString,
-  /** Fee trial, when one is running (shape undocumented). */
-  trial: z.looseObject({}).nullable().optional(),
+  /** Fee trial, when one is running: shape undocumented (nktkas types it `unknown`), only shown. */
+  trial: z.unknown().optional(),
   /** Replaced `feeTrialReward`. */
   feeTrialEscrow: DecimalString.optional(),
-  nextTrialAvailableTimestamp: TimestampMs.nullable().optional(),
+  /** Only shown; nktkas types it `unknown`. */
+  nextTrialAvailableTimestamp: z.unknown().optional(),
   stakingLink: StakingLink,
   activeStakingDiscount: StakingDiscount,
 });
 export type UserFeesResponse = z.output<typeof UserFeesResponse>;
+
+/**
+ * The other account of a staking link, lower-cased: for the `stakingUser` variant the trading account
+ * (whichever field carries it), otherwise the staking account. undefined when the answer names none.
+ */
+export function stakingLinkPeer(link: NonNullable<StakingLink>): string | undefined {
+  const peer = link.type === "stakingUser" ? (link.tradingUser ?? link.stakingUser) : link.stakingUser;
+  return peer?.toLowerCase();
+}
 
 export const userFeesWeight = infoRequestWeight("userFees");
 

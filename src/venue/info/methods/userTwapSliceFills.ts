@@ -1,10 +1,13 @@
 // userTwapSliceFills: fills of a user's TWAP suborders, most recent first, at most 2000 (reference
-// §3.17). Slice fills carry an all-zero hash: deduplicate by `tid`.
+// §3.17). Slice fills carry an all-zero hash: deduplicate by `tid`. Only shown (`hlbot status` adds
+// `sz` per `twapId` for a TWAP's progress), so `side` accepts a value other than "B" / "A" (kept,
+// reported once); the numbers stay checked.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { DEFAULT_PER_ITEM_WEIGHT, infoRequestWeight } from "../../transport/weights.js";
 import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
-import { Address, DecimalString, HashOut, Side, TimestampMs, UInt } from "../schemas.js";
+import { Address, DecimalString, HashOut, TimestampMs, UInt } from "../schemas.js";
+import { openEnum } from "../tolerant.js";
 
 export const UserTwapSliceFillsRequest = z.strictObject({
   type: z.literal("userTwapSliceFills"),
@@ -16,7 +19,7 @@ export const TwapSliceFill = z.looseObject({
   coin: z.string(),
   px: DecimalString,
   sz: DecimalString,
-  side: Side,
+  side: openEnum("[].fill.side", ["B", "A"]),
   time: TimestampMs,
   startPosition: DecimalString,
   dir: z.string(),
