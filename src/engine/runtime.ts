@@ -5,6 +5,7 @@
 import type { Logger } from "pino";
 import { ConfigError } from "../lib/errors.js";
 import { openStateDb, type StateDatabase } from "../lib/stateDb.js";
+import { type Authority, describeAuthority, resolveAuthority } from "../venue/exchange/authority.js";
 import { ExchangeClient } from "../venue/exchange/client.js";
 import { InfoClient } from "../venue/info/client.js";
 import { resolveEndpoints } from "../venue/networks.js";
@@ -44,6 +45,8 @@ export interface Runtime {
   readonly exchange: ExchangeClient | undefined;
   readonly signer: Signer | undefined;
   readonly account: string;
+  /** What the key may do for `account` (undefined without a key). */
+  readonly authority: Authority | undefined;
   readonly db: StateDatabase;
   readonly journal: Journal;
   readonly clock: () => number;
@@ -89,6 +92,19 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   });
   const info = new InfoClient(transport, { onUnknown: (message) => o.logger.warn(message) });
 
+  // Before anything is signed: may this key act for `account`, and how (a sub-account or vault is
+  // acted for with vaultAddress)? A key that cannot is a configuration error (exit 2).
+  let authority: Authority | undefined;
+  if (signer && o.mode !== "unsigned") {
+    try {
+      authority = await resolveAuthority(info, signer.address, account);
+    } catch (err) {
+      await transport.close();
+      throw err;
+    }
+    if (authority.kind !== "own") o.logger.info({ authority: authority.kind }, describeAuthority(authority));
+  }
+
   let db: StateDatabase;
   try {
     db = await openStateDb({ dir: config.state });
@@ -105,6 +121,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       network: config.network,
       signer,
       account,
+      ...(authority && "vaultAddress" in authority ? { vaultAddress: authority.vaultAddress } : {}),
       nonces,
       clock,
       expiresAfterMs: config.venue.expiresAfterMs,
@@ -127,6 +144,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     exchange,
     signer,
     account,
+    authority,
     db,
     journal,
     clock,

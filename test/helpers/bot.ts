@@ -29,6 +29,8 @@ export interface TestBotOptions {
   /** Funds the fresh account before the runtime opens: coin → amount. */
   fund?: Record<string, string>;
   configExtra?: Record<string, unknown>;
+  /** Prepares the venue (e.g. approves the bot's key as an API wallet) before the runtime opens. */
+  beforeOpen?: (sim: Simulator, address: string) => void;
 }
 
 export async function startTestBot(o: TestBotOptions): Promise<TestBot> {
@@ -37,6 +39,7 @@ export async function startTestBot(o: TestBotOptions): Promise<TestBot> {
   const address = wallet.address.toLowerCase();
   const sim = await startSimulator({ rateLimit: false, ...o.sim });
   for (const [coin, amount] of Object.entries(o.fund ?? {})) sim.fund(address, coin, amount);
+  o.beforeOpen?.(sim, address);
   const dir = mkdtempSync(join(tmpdir(), "hlbot-bot-"));
   const strategyFiles = o.strategies.map((s, i) => {
     const file = join(dir, `strategy-${i}.yaml`);

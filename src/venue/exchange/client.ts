@@ -102,6 +102,12 @@ interface CommonClientOptions {
   signer: Signer;
   /** The account acted for (default: the signer's own address). Differs when an API wallet signs. */
   account?: string;
+  /**
+   * The sub-account or vault acted for (see ./authority.ts): every L1 action carries it as
+   * `vaultAddress` (hashed into its signature) unless the call names its own; user-signed actions are
+   * refused before signing, since only an account's own key signs those.
+   */
+  vaultAddress?: string;
   /** The durable per-signer counter (NonceStore) or, in tests, a MemoryNonceSource. */
   nonces: NonceSource;
   /** `signatureChainId` of user-signed actions (default: the network's). */
@@ -137,6 +143,8 @@ export class ExchangeClient {
   private readonly ctx: SubmitContext;
   private readonly signatureChainId: `0x${string}` | undefined;
   private readonly twapMaxMinutes: number | undefined;
+  /** The default `vaultAddress` of L1 actions (a sub-account or vault acted for). */
+  readonly vaultAddress: Address | undefined;
 
   constructor(options: ExchangeClientOptions) {
     this.mode = options.mode;
@@ -145,6 +153,8 @@ export class ExchangeClient {
     this.account = normalizeAddress(options.account ?? options.signer.address, "account");
     this.signatureChainId = options.signatureChainId;
     this.twapMaxMinutes = options.twapMaxMinutes;
+    this.vaultAddress =
+      options.vaultAddress === undefined ? undefined : normalizeAddress(options.vaultAddress, "vaultAddress");
     const clock = options.clock ?? Date.now;
     if (options.clockSkew instanceof ClockSkewMonitor) this.clockSkew = options.clockSkew;
     else if (options.clockSkew !== false && options.mode === "live") {
@@ -158,6 +168,7 @@ export class ExchangeClient {
     this.ctx = {
       signer: options.signer,
       account: this.account,
+      ...(this.vaultAddress === undefined ? {} : { vaultAddress: this.vaultAddress }),
       network: options.network,
       nonces: options.nonces,
       queue: options.queue ?? processSignerQueue,
@@ -262,11 +273,11 @@ export class ExchangeClient {
         const params: TwapOrderParams = { maxMinutes: this.twapMaxMinutes, ...call.params };
         // L1 actions do not depend on the nonce: build (and validate) before taking one.
         const action = buildTwapOrder(params);
-        return l1Plan("twapOrder", () => action, call.vaultAddress);
+        return l1Plan("twapOrder", () => action, call.vaultAddress ?? this.vaultAddress);
       }
       case "twapCancel": {
         const action = buildTwapCancel(call.params);
-        return l1Plan("twapCancel", () => action, call.vaultAddress);
+        return l1Plan("twapCancel", () => action, call.vaultAddress ?? this.vaultAddress);
       }
       case "tokenDelegate": {
         const build = (nonce: number) =>

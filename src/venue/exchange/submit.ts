@@ -18,6 +18,7 @@
 // body is still unused and resending it (after a longer pause) is safe; if an earlier copy did land in
 // between, the nonce check answers "duplicate nonce" and we report it as probably landed.
 import {
+  ConfigError,
   HlbotError,
   HttpStatusError,
   InternalError,
@@ -189,6 +190,8 @@ export const DEFAULT_EXPIRES_AFTER_MS = 60_000;
 export interface SubmitContext {
   signer: Signer;
   account: Address;
+  /** Set when the account is a sub-account or vault acted for with `vaultAddress` (./authority.ts). */
+  vaultAddress?: Address;
   network: NetworkName;
   nonces: NonceSource;
   queue: SignerQueue;
@@ -270,9 +273,21 @@ export async function sendSignedRequest<D>(
 }
 
 /** The checks made before a nonce is taken: recipe, and who may sign it. Throws; never does I/O. */
-export function checkPlan(ctx: Pick<SubmitContext, "signer" | "account">, plan: ActionPlan<unknown>): void {
+export function checkPlan(
+  ctx: Pick<SubmitContext, "signer" | "account" | "vaultAddress">,
+  plan: ActionPlan<unknown>,
+): void {
   if (signingKindOf(plan.actionType) !== plan.kind) {
     throw new InternalError(`${plan.actionType} is not signed with the ${plan.kind} recipe`);
+  }
+  // A user-signed action has no vaultAddress: it always acts for the key that signed it. A sub-account
+  // has no key of its own, and a vault's staking is not the leader's to sign with its own key.
+  if (plan.kind === "user" && ctx.vaultAddress !== undefined) {
+    throw new ConfigError(
+      `${plan.actionType} cannot be done for the sub-account or vault ${ctx.vaultAddress}: it is user-signed, ` +
+        `so it always acts for the key that signs it (${ctx.signer.address}), and carries no vaultAddress`,
+      { keyPath: "account" },
+    );
   }
   // Before anything is signed: an agent's signature on a user-signed action recovers to the agent, and
   // the venue would answer "Must deposit before performing actions".
