@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { describeError, exitCodeOf } from "../lib/errors.js";
-import { PRIVATE_KEY_PATTERN, redact, registerSecret } from "../lib/secrets.js";
+import { argumentHoldsSecret, maskKeyShaped, redact, registerSecretVariables } from "../lib/secrets.js";
 import * as configCommand from "./commands/config.js";
 import * as delegateCommand from "./commands/delegate.js";
 import * as historyCommand from "./commands/history.js";
@@ -56,12 +56,37 @@ export function defaultIo(): CliIo {
   };
 }
 
+/** Flags naming a variable that holds a secret, and the variables read when they are not given. */
+const SECRET_VARIABLE_FLAGS: Readonly<Record<string, string>> = {
+  "--key-env": "HLBOT_PRIVATE_KEY",
+  "--password-env": "HLBOT_KEYSTORE_PASSWORD",
+};
+
+function secretVariableNames(argv: readonly string[]): string[] {
+  const names = Object.values(SECRET_VARIABLE_FLAGS);
+  argv.forEach((arg, i) => {
+    for (const flag of Object.keys(SECRET_VARIABLE_FLAGS)) {
+      if (arg === flag && argv[i + 1] !== undefined) names.push(argv[i + 1]!);
+      else if (arg.startsWith(`${flag}=`)) names.push(arg.slice(flag.length + 1));
+    }
+  });
+  return names;
+}
+
 /** Runs the CLI with `argv` (without node and script) and resolves to the process exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
-  // A key in the environment is a secret before any command loads it: an argument checked earlier
-  // (someone pasting the key into --amount or --validator) must not be echoed back in an error.
-  for (const value of Object.values(io.env)) {
-    if (value !== undefined && PRIVATE_KEY_PATTERN.test(value.trim())) registerSecret(value);
+  // The variables the command line names (or the defaults) hold secrets before any command loads them:
+  // an argument checked earlier must not be echoed back in an error. Only these: a transaction hash
+  // exported in the environment is not a secret. (The bot file's wallet names are added by the loader.)
+  registerSecretVariables(io.env, secretVariableNames(argv));
+  // A secret pasted into any argument (--amount, --validator, --base-url, `tx <hash>`, ...) is refused
+  // before anything parses, prints or sends it.
+  const pasted = argv.findIndex((arg) => argumentHoldsSecret(arg));
+  if (pasted !== -1) {
+    io.stderr(
+      `hlbot: argument ${pasted + 1} holds the signing key or the keystore password; refused, nothing was sent. Keys come from the environment or a keystore, never from the command line\n`,
+    );
+    return 2;
   }
   const ctx: CliContext = { ...io, verbose: argv.includes("--verbose"), exitCode: 0 };
   const program = new Command()
@@ -73,7 +98,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .configureOutput({
       writeOut: (s) => io.stdout(s),
       writeErr: (s) => io.stderr(s),
-      outputError: (s, write) => write(redact(s)),
+      outputError: (s, write) => write(maskKeyShaped(redact(s))),
     })
     .exitOverride();
   program.enablePositionalOptions();

@@ -1,7 +1,7 @@
 // Typed errors shared by every layer. Each error has a stable `code`, a family that decides what the
 // caller does with it (input and config errors stop before any I/O; venue errors may be retried by a
 // read path; nothing here is retried by string matching), a human message and an optional `cause`.
-import { redact } from "./secrets.js";
+import { maskKeyShaped, redact } from "./secrets.js";
 
 export type ErrorFamily = "input" | "config" | "venue" | "internal";
 
@@ -42,8 +42,11 @@ export class ValidationError extends HlbotError {
   readonly issues: ValidationIssue[];
   constructor(issues: ValidationIssue[] | string, options: HlbotErrorOptions = {}) {
     const list = typeof issues === "string" ? [{ path: "", message: issues }] : issues;
-    super(list.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; "), options);
-    this.issues = list;
+    // What a person typed is echoed back; a key-shaped value in it may be a key not loaded yet (a
+    // keystore's), so it is never repeated.
+    const masked = list.map((i) => ({ path: maskKeyShaped(i.path), message: maskKeyShaped(i.message) }));
+    super(masked.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; "), options);
+    this.issues = masked;
   }
   get field(): string | undefined {
     return this.issues[0]?.path || undefined;
@@ -66,7 +69,8 @@ export class ConfigError extends HlbotError {
       .filter((p) => p !== undefined)
       .join(":");
     const key = where.keyPath ? `${where.keyPath}: ` : "";
-    super(place ? `${place}: ${key}${message}` : `${key}${message}`, options);
+    // Configuration text is echoed back: a key-shaped value in it is never repeated (see ValidationError).
+    super(maskKeyShaped(place ? `${place}: ${key}${message}` : `${key}${message}`), options);
     this.file = where.file;
     this.line = where.line;
     this.keyPath = where.keyPath;

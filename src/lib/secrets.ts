@@ -1,34 +1,152 @@
-// Secret hygiene. Every private key hlbot loads is registered here the moment it is read, and every
-// message that can leave the process (errors, logs, CLI output, journal rows) passes through `redact`,
-// which removes the key in every spelling: with or without 0x, any letter case. This is the last line
-// of defence; the first is never putting a key into a message at all.
+// Secret hygiene. Only what the configuration names is a secret: the variable holding the private key
+// (HLBOT_PRIVATE_KEY or the one `wallet.privateKeyEnv` / --key-env names), the keystore password (its
+// variable or file) and a keystore's key the moment it is decrypted. Every secret is registered here the
+// moment it is read, and every message that can leave the process (errors, logs, CLI output, journal
+// rows) passes through `redact`, which removes it in every spelling: with or without 0x/0X, any letter
+// case. `redact` also removes `user:password@` credentials from URLs. This is the last line of defence;
+// the first is never putting a secret into a message at all.
+//
+// A value that merely looks like a key (a transaction hash in the environment) is not a secret: it may
+// be passed as an argument and printed.
 
 import { statSync } from "node:fs";
 
-const secrets = new Set<string>();
+/** A 32-byte hex private key, as it might be pasted into a file: used to reject inline keys. */
+export const PRIVATE_KEY_PATTERN = /^(?:0[xX])?[0-9a-fA-F]{64}$/;
+
+/** Secrets at least this long are redacted wherever they occur; shorter ones only as a whole word. */
+const SUBSTRING_MIN = 8;
+
+/** Normalised secrets: hex keys without prefix, lower case; other secrets lower case (matched ignoring case). */
+const secrets = new Map<string, "key" | "password">();
+/** Names of environment variables whose values are secrets (the key, the keystore password). */
+const secretVariables = new Set<string>();
 let pattern: RegExp | undefined;
 
-/** Registers a secret (a hex private key, a password). Empty or very short values are ignored. */
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The canonical spelling of a secret: a hex key loses its 0x/0X prefix and letter case. */
+export function normalizeSecret(secret: string): string {
+  const trimmed = secret.trim();
+  if (PRIVATE_KEY_PATTERN.test(trimmed)) return trimmed.replace(/^0x/i, "").toLowerCase();
+  return secret.toLowerCase();
+}
+
+/**
+ * Registers a secret (a hex private key, a password). Empty values are ignored; a password of any
+ * length is registered (short ones are redacted only where they stand as a whole word, so a 3-letter
+ * password does not blank every word that contains it).
+ */
 export function registerSecret(secret: string): void {
-  const normalized = secret.trim().replace(/^0x/i, "").toLowerCase();
-  if (normalized.length < 8 || secrets.has(normalized)) return;
-  secrets.add(normalized);
-  pattern = new RegExp(
-    [...secrets].map((s) => `(?:0x)?${s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`).join("|"),
-    "gi",
-  );
+  if (typeof secret !== "string" || secret.trim() === "") return;
+  const isKey = PRIVATE_KEY_PATTERN.test(secret.trim());
+  const normalized = normalizeSecret(secret);
+  if (secrets.has(normalized)) return;
+  secrets.set(normalized, isKey ? "key" : "password");
+  // Longest first, so a secret containing another is removed whole.
+  const alternatives = [...secrets.entries()]
+    .sort((a, b) => b[0].length - a[0].length)
+    .map(([s, kind]) => {
+      if (kind === "key") return `(?:0x)?${s}`;
+      const body = escapeRegExp(s);
+      return s.length >= SUBSTRING_MIN ? body : `(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`;
+    });
+  pattern = new RegExp(alternatives.join("|"), "giu");
 }
 
-/** Replaces every registered secret in `text` with `[REDACTED]`. */
+/**
+ * Registers environment variables as holding secrets: their names (so `${NAME}` can be refused outside
+ * the wallet) and their current values.
+ */
+export function registerSecretVariables(
+  env: Readonly<Record<string, string | undefined>>,
+  names: ReadonlyArray<string | undefined>,
+): void {
+  for (const name of names) {
+    if (name === undefined || name === "") continue;
+    secretVariables.add(name);
+    const value = env[name];
+    if (value !== undefined) registerSecret(value);
+  }
+}
+
+/** Whether `name` is a variable registered as holding a secret. */
+export function isSecretVariable(name: string): boolean {
+  return secretVariables.has(name);
+}
+
+/**
+ * Removes every registered secret variable from `env` (the process environment once the signer is
+ * loaded), so a long-lived process does not keep the key where any later code, a dependency that dumps
+ * the environment or a child process (which inherits it) could read it. (The kernel's copy of the
+ * initial environment, /proc/<pid>/environ, readable by the same user only, is not changed by this.)
+ * Returns the names removed.
+ */
+export function dropSecretVariables(env: Record<string, string | undefined>): string[] {
+  const dropped: string[] = [];
+  for (const name of secretVariables) {
+    if (env[name] === undefined) continue;
+    delete env[name];
+    dropped.push(name);
+  }
+  return dropped;
+}
+
+/** `scheme://user:password@` or `scheme://token@` in a URL: the part before `@` is a credential. */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
+
+/** Replaces every registered secret, and every URL credential, in `text` with `[REDACTED]`. */
 export function redact(text: string): string {
-  if (!pattern) return text;
-  pattern.lastIndex = 0;
-  return text.replace(pattern, "[REDACTED]");
+  let out = text.includes("@") ? text.replace(URL_CREDENTIALS, "$1[REDACTED]@") : text;
+  if (pattern) {
+    pattern.lastIndex = 0;
+    out = out.replace(pattern, "[REDACTED]");
+  }
+  return out;
 }
 
-/** Test hook: forget every registered secret. */
+/** Whether `text` holds a registered secret (any spelling). */
+export function containsSecret(text: string): boolean {
+  if (!pattern) return false;
+  pattern.lastIndex = 0;
+  const found = pattern.test(text);
+  pattern.lastIndex = 0;
+  return found;
+}
+
+/**
+ * Whether a command-line argument (or an interpolated configuration value) is, or holds, a secret: it holds a registered key, or a registered
+ * password of 8+ characters, or it is exactly a shorter password. (`--amount 1` is not refused because
+ * someone's password is "1"; that person is warned elsewhere that the password is weak.)
+ */
+export function argumentHoldsSecret(arg: string): boolean {
+  const normalized = normalizeSecret(arg);
+  for (const [secret, kind] of secrets) {
+    if (kind === "key" || secret.length >= SUBSTRING_MIN) {
+      if (normalized.includes(secret) || arg.toLowerCase().includes(secret)) return true;
+    } else if (normalized === secret || arg.trim().toLowerCase() === secret) return true;
+  }
+  return false;
+}
+
+/** A run of 64 hex digits (optionally 0x/0X): what a pasted key looks like. Not part of a longer run. */
+const KEY_SHAPED = /(?<![0-9a-fA-F])(?:0[xX])?[0-9a-fA-F]{64}(?![0-9a-fA-F])/g;
+
+/**
+ * Replaces every key-shaped run (64 hex digits) with a placeholder. Used where hlbot echoes what a person
+ * typed or wrote (argument and configuration errors): it cannot tell a key it has not decrypted yet (a
+ * keystore's) from a hash, and echoing a hash back adds nothing.
+ */
+export function maskKeyShaped(text: string): string {
+  return text.replace(KEY_SHAPED, "[64 hex digits]");
+}
+
+/** Test hook: forget every registered secret and secret variable. */
 export function clearSecretsForTests(): void {
   secrets.clear();
+  secretVariables.clear();
   pattern = undefined;
 }
 
@@ -49,6 +167,3 @@ export function exposedSecretFileWarning(path: string, what: string): string | u
   const octal = (mode & 0o777).toString(8).padStart(4, "0");
   return `${what} ${path} can be read by other users (mode ${octal}); make it private: chmod 600 ${path}`;
 }
-
-/** A 32-byte hex private key, as it might be pasted into a file: used to reject inline keys. */
-export const PRIVATE_KEY_PATTERN = /^(?:0x)?[0-9a-fA-F]{64}$/;

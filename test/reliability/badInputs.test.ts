@@ -18,6 +18,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { main } from "../../src/cli/main.js";
+import { clearSecretsForTests } from "../../src/lib/secrets.js";
 import { BIN, ensureBuilt, REPO_ROOT } from "../helpers/dist.js";
 
 const CORPUS = join(REPO_ROOT, "test/fixtures/bad-inputs");
@@ -201,6 +202,8 @@ function prepare(c: Case): { argv: string[]; env: Record<string, string>; state:
 }
 
 async function runInProcess(c: Case, extraArgs: string[] = []): Promise<Run> {
+  // Each case is a fresh process as far as secrets go: one case's key variable is not the next one's.
+  clearSecretsForTests();
   const { argv, env, state } = prepare(c);
   let stdout = "";
   let stderr = "";

@@ -14,6 +14,14 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (opts: { config?: string; dryRun?: boolean; json?: boolean }) => {
       const { loadBotConfig, botLogger } = await import("../bot.js");
       const config = await loadBotConfig(ctx, opts);
+      if (!config.strategies.some((s) => s.enabled)) {
+        const { ConfigError } = await import("../../lib/errors.js");
+        const { displayPath } = await import("../../engine/config/loader.js");
+        throw new ConfigError(
+          "no enabled strategy to run (no strategy file found, or none with `enabled: true`); nothing was done",
+          { file: displayPath(config.file), keyPath: "strategies" },
+        );
+      }
       const logger = await botLogger(ctx, config);
       const { mkdirSync } = await import("node:fs");
       const { acquireInstanceLock } = await import("../../engine/lock.js");

@@ -136,6 +136,8 @@ async function runDaemon(
       metrics,
     });
     cleanups.add("the state database and venue connections", () => runtime.close());
+    // The signer holds the key now: the daemon does not keep it in its environment for its whole life.
+    (await import("../../lib/secrets.js")).dropSecretVariables(ctx.env);
     // We hold the instance lock: any run or once cycle still marked running was cut short by a crash.
     const interrupted = runtime.journal.closeInterruptedCycles(["run", "once"]);
     if (interrupted > 0)

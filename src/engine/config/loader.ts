@@ -8,6 +8,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isMap, parseDocument } from "yaml";
 import { ConfigError } from "../../lib/errors.js";
 import type { LogFormat, LogLevel } from "../../lib/log.js";
+import { registerSecretVariables } from "../../lib/secrets.js";
 import type { NetworkName } from "../../venue/networks.js";
 import type { RiskLimits } from "../risk.js";
 import type { VenueRules } from "../snapshot.js";
@@ -81,6 +82,9 @@ export interface LoadedConfig {
 }
 
 export const DEFAULT_CONFIG_PATH = "config/default.yaml";
+/** The variables the wallet reads when the bot file names none (src/venue/signing/signer.ts). */
+const DEFAULT_KEY_ENV = "HLBOT_PRIVATE_KEY";
+const DEFAULT_PASSWORD_ENV = "HLBOT_KEYSTORE_PASSWORD";
 export const CONFIG_PATH_ENV = "HLBOT_CONFIG";
 
 /** The bot file to use: the --config option, else $HLBOT_CONFIG, else config/default.yaml. */
@@ -116,6 +120,9 @@ async function readSource(abs: string, env: Env): Promise<{ src: YamlSource; dat
   }
   const src = parseYamlSource(file, text);
   keepExactNumbers(src);
+  // The variables a bot file's wallet names hold secrets from now on: they may not be interpolated
+  // anywhere, and their values are redacted (read before `${...}` is expanded, so as written).
+  registerSecretVariables(env, walletVariables(src));
   interpolateEnv(src, env);
   const data = src.doc.toJS({ maxAliasCount: 1000 }) as unknown;
   if (data === null || data === undefined)
@@ -124,6 +131,16 @@ async function readSource(abs: string, env: Env): Promise<{ src: YamlSource; dat
     throw new ConfigError("expected a mapping of keys at the top level", { file, line: 1 });
   }
   return { src, data };
+}
+
+/** The default key and password variables, and those a bot file's `wallet` names literally. */
+function walletVariables(src: YamlSource): string[] {
+  const names = [DEFAULT_KEY_ENV, DEFAULT_PASSWORD_ENV];
+  for (const key of ["privateKeyEnv", "passwordEnv"]) {
+    const value: unknown = src.doc.getIn(["wallet", key]);
+    if (typeof value === "string" && !value.includes("$")) names.push(value);
+  }
+  return names;
 }
 
 /** Loads and validates one strategy file. */
@@ -182,13 +199,29 @@ async function nameLine(abs: string): Promise<number | undefined> {
   return lineOf(src, [], "name");
 }
 
-/** The *.yaml and *.yml files of a folder, sorted by name. */
+/**
+ * The *.yaml and *.yml files of a folder, sorted by name, symlinks to files included: a Kubernetes
+ * ConfigMap mounts every key as a symlink (`a.yaml -> ..data/a.yaml`). Hidden entries (the ConfigMap's
+ * own `..data` and `..2024_…` folders) are not looked into. A symlink that leads nowhere is an error,
+ * not a strategy silently left out.
+ */
 export async function strategyFilesIn(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name))
-    .map((e) => join(folder, e.name))
-    .sort();
+  const files: string[] = [];
+  for (const e of entries) {
+    if (e.name.startsWith(".") || !/\.ya?ml$/i.test(e.name)) continue;
+    const path = join(folder, e.name);
+    if (e.isFile()) files.push(path);
+    else if (e.isSymbolicLink()) {
+      const target = await stat(path).catch(() => undefined);
+      if (target === undefined)
+        throw new ConfigError("this strategy file is a symlink to nothing (broken link)", {
+          file: displayPath(path),
+        });
+      if (target.isFile()) files.push(path);
+    }
+  }
+  return files.sort();
 }
 
 /**

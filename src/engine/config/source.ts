@@ -17,6 +17,7 @@ import {
 } from "yaml";
 import { Decimal, isDecimalString } from "../../lib/decimal.js";
 import { ConfigError } from "../../lib/errors.js";
+import { argumentHoldsSecret, isSecretVariable } from "../../lib/secrets.js";
 
 export type KeyPath = ReadonlyArray<string | number>;
 
@@ -148,6 +149,14 @@ export function interpolateEnv(src: YamlSource, env: Readonly<Record<string, str
           where,
         );
       }
+      // The key and the keystore password are read by the wallet alone: anywhere else they would end up
+      // in a URL, a log line or an error (`baseUrl: http://host/${HLBOT_PRIVATE_KEY}0/`).
+      if (isSecretVariable(name)) {
+        throw new ConfigError(
+          `\${${name}} holds a secret (the signing key or the keystore password) and may not be used in the configuration; the wallet reads it by itself (wallet.privateKeyEnv, wallet.passwordEnv)`,
+          where,
+        );
+      }
       const value = env[name];
       if (value === undefined || (sep !== -1 && value === "")) {
         if (sep !== -1) return text.slice(sep + 2);
@@ -158,6 +167,12 @@ export function interpolateEnv(src: YamlSource, env: Readonly<Record<string, str
     });
     if (/\$\{/.test(original.replace(REFERENCE, "")))
       throw new ConfigError("malformed reference: `$" + "{` without a closing `}`", where);
+    if (argumentHoldsSecret(expanded) && !argumentHoldsSecret(original)) {
+      throw new ConfigError(
+        `the value of \${${used.join("}, ${")}} holds a secret (the signing key or the keystore password); secrets are read by the wallet alone`,
+        where,
+      );
+    }
     if (HAS_INLINE_KEY.test(expanded) && !HAS_INLINE_KEY.test(original)) {
       throw new ConfigError(
         `the value of \${${used.join("}, ${")}} looks like a private key; ${KEY_ADVICE}`,

@@ -1,0 +1,328 @@
+// Issue #17 items 8 to 16 ("Keys" and "Robustness") and #11's "only the configured key is a secret":
+// each case as an attacker or a broken environment produced it, run in-process through `main(argv, io)`
+// against a request-counting server on 127.0.0.1 (or the simulator), with real files in temp folders.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encryptKeystoreJson, Wallet } from "ethers";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
+import { main } from "../../src/cli/main.js";
+import { clearSecretsForTests } from "../../src/lib/secrets.js";
+import { REPO_ROOT } from "../helpers/dist.js";
+
+/** A public test key (never funded). */
+const KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+const BARE = KEY.slice(2);
+const SPELLINGS = [KEY, BARE, BARE.toUpperCase(), `0X${BARE.toUpperCase()}`, `0x${BARE.toUpperCase()}`];
+const TX = "0x1d4e1b2c3a4f5e6d7c8b9a0f1e2d3c4b5a6978877665544332211000ffeeddcc";
+/** `${NAME}` as written in a bot file. */
+const ref = (name: string) => `$${"{"}${name}}`;
+
+// ---- a request-counting venue stand-in -------------------------------------------------------------
+
+interface Seen {
+  path: string;
+  body: string;
+}
+let server: Server;
+let url: string;
+const seen: Seen[] = [];
+let handler: ((req: IncomingMessage, body: string, res: ServerResponse) => void) | undefined;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => {
+      body += chunk.toString("utf8");
+    });
+    req.on("end", () => {
+      seen.push({ path: req.url ?? "", body });
+      if (handler) return handler(req, body, res);
+      res.writeHead(500, { "content-type": "text/plain" });
+      res.end("no venue here");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+const temps: string[] = [];
+afterAll(() => {
+  for (const t of temps) rmSync(t, { recursive: true, force: true });
+});
+afterEach(() => {
+  handler = undefined;
+  clearSecretsForTests();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "hlbot-hostile-"));
+  temps.push(dir);
+  return dir;
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  requests: Seen[];
+}
+
+async function cli(argv: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  let stdout = "";
+  let stderr = "";
+  const before = seen.length;
+  const code = await main(argv, {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env: { HLBOT_PRIVATE_KEY: KEY, ...env },
+    isTTY: false,
+  });
+  return { code, stdout, stderr, requests: seen.slice(before) };
+}
+
+function expectNoKey(r: Run, what: string, opts: { requests?: boolean } = {}): void {
+  const sent = opts.requests === false ? [] : r.requests;
+  const all = `${r.stdout}\n${r.stderr}\n${sent.map((q) => `${q.path} ${q.body}`).join("\n")}`.toLowerCase();
+  for (const s of SPELLINGS) expect(all.includes(s.toLowerCase().replace(/^0x/, "")), what).toBe(false);
+}
+
+/** A valid bot file in a fresh folder with one valid strategy; `extra` replaces or adds top-level lines. */
+function botFile(lines: Record<string, string> = {}): { file: string; dir: string } {
+  const dir = tempDir();
+  mkdirSync(join(dir, "strategies"));
+  writeFileSync(
+    join(dir, "strategies", "rebalance.yaml"),
+    readFileSync(join(REPO_ROOT, "test/fixtures/bad-inputs/valid/strategies/rebalance.yaml")),
+  );
+  const fields: Record<string, string> = {
+    network: "testnet",
+    baseUrl: url,
+    mode: "live",
+    strategies: "./strategies",
+    state: join(dir, "state"),
+    limits: "{ maxOrderUsd: 5000, maxDailyNotionalUsd: 20000, maxStakeMovePerDay: 10000 }",
+    log: "{ level: silent }",
+    venue: "{ readAttempts: 1 }",
+    ...lines,
+  };
+  const text = Object.entries(fields)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join("\n");
+  const file = join(dir, "bot.yaml");
+  writeFileSync(file, `${text}\n`);
+  return { file, dir };
+}
+
+// ---- 8. the key interpolated into another field ----------------------------------------------------
+
+describe("8. the key variable is read by the wallet alone", () => {
+  it("refuses the key variable in baseUrl, even with a digit after it, and sends nothing", async () => {
+    const { file } = botFile({ baseUrl: `"${url}/\${HLBOT_PRIVATE_KEY}0/"` });
+    for (const argv of [
+      ["config", "validate", file],
+      ["once", "--config", file],
+    ]) {
+      const r = await cli(argv);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/baseUrl: \$\{HLBOT_PRIVATE_KEY\} holds a secret/);
+      expect(r.requests).toEqual([]);
+      expectNoKey(r, argv.join(" "));
+    }
+  });
+
+  it("refuses the variable a bot file's wallet names, and the keystore password variable", async () => {
+    const named = botFile({ wallet: "{ privateKeyEnv: MY_KEY }", account: `"${ref("MY_KEY")}"` });
+    let r = await cli(["config", "validate", named.file], { MY_KEY: KEY, HLBOT_PRIVATE_KEY: undefined });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/account: \$\{MY_KEY\} holds a secret/);
+    expectNoKey(r, "named key variable");
+
+    const pw = botFile({
+      wallet: "{ keystore: ./ks.json, passwordEnv: MY_PW }",
+      network: `"${ref("MY_PW")}"`,
+    });
+    r = await cli(["config", "validate", pw.file], { MY_PW: "hunter2" });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/network: \$\{MY_PW\} holds a secret/);
+    expect(r.stderr).not.toContain("hunter2");
+  });
+
+  it("refuses any other variable whose value holds the key", async () => {
+    const { file } = botFile({ baseUrl: `"${url}/\${INNOCENT}/"` });
+    const r = await cli(["once", "--config", file], { INNOCENT: `x${BARE.toUpperCase()}0` });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/baseUrl: the value of \$\{INNOCENT\} holds a secret/);
+    expect(r.requests).toEqual([]);
+    expectNoKey(r, "INNOCENT");
+  });
+});
+
+// ---- 9. only the configured key is a secret; every spelling is refused as an argument ---------------
+
+describe("9. only the configured key is a secret, in any spelling", () => {
+  it("a transaction hash exported in the environment is not a secret (#11)", async () => {
+    handler = (_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("null");
+    };
+    const r = await cli(["info", "txDetails", "--hash", TX, "--base-url", url], { TX });
+    expect(r.stderr).not.toMatch(/secret/);
+    expect(r.requests.length).toBeGreaterThan(0);
+    expect(r.requests[0]!.body).toContain(TX.slice(2));
+  });
+
+  const flagCases: Array<[string, (k: string) => string[]]> = [
+    ["--amount", (k) => ["stake", "--amount", k, "--live", "--base-url", url]],
+    ["--validator", (k) => ["delegate", "--validator", k, "--amount", "1", "--live", "--base-url", url]],
+    ["--account", (k) => ["stake", "--amount", "1", "--account", k, "--base-url", url]],
+    ["--user", (k) => ["info", "spotClearinghouseState", "--user", k, "--base-url", url]],
+    ["--base-url", (k) => ["info", "meta", "--base-url", `${url}/${k}`]],
+    ["--config", (k) => ["plan", "--config", `/tmp/${k}.yaml`]],
+    ["--key-env", (k) => ["stake", "--amount", "1", "--key-env", k, "--base-url", url]],
+    ["--keystore", (k) => ["stake", "--amount", "1", "--keystore", k, "--base-url", url]],
+    ["tx <hash>", (k) => ["tx", k, "--base-url", url]],
+  ];
+  for (const [flag, argv] of flagCases) {
+    it(`refuses the key pasted into ${flag} in any spelling, with or without it in the environment`, async () => {
+      for (const spelling of [`0X${BARE.toUpperCase()}`, BARE, KEY]) {
+        // The environment holds the key in another spelling.
+        let r = await cli(argv(spelling), { HLBOT_PRIVATE_KEY: `0X${BARE.toUpperCase()}` });
+        expect(r.code, `${flag} ${spelling}: ${r.stderr}`).toBe(2);
+        expect(r.requests, flag).toEqual([]);
+        expectNoKey(r, `${flag} ${spelling}`);
+        clearSecretsForTests();
+        // A keystore user: the key is in no variable; it is still never echoed, and nothing is sent.
+        // (`tx` cannot tell a keystore's key, not decrypted, from a hash: it sends it, as any hash.)
+        r = await cli(argv(spelling), { HLBOT_PRIVATE_KEY: undefined });
+        expectNoKey(r, `keystore user, ${flag} ${spelling}`, { requests: flag !== "tx <hash>" });
+        clearSecretsForTests();
+      }
+    });
+  }
+
+  it("a keystore's key is a secret from the moment it is decrypted", async () => {
+    const dir = tempDir();
+    const wallet = new Wallet(KEY);
+    const ks = join(dir, "ks.json");
+    writeFileSync(
+      ks,
+      await encryptKeystoreJson({ address: wallet.address, privateKey: KEY }, "pw-long-enough", {
+        scrypt: { N: 2 },
+      }),
+      { mode: 0o600 },
+    );
+    const { loadSigner } = await import("../../src/venue/signing/signer.js");
+    const { redact } = await import("../../src/lib/secrets.js");
+    await loadSigner({ keystore: ks }, { HLBOT_KEYSTORE_PASSWORD: "pw-long-enough" });
+    expect(redact(`0X${BARE.toUpperCase()}`)).toBe("[REDACTED]");
+    expect(redact("pw-long-enough")).toBe("[REDACTED]");
+  });
+});
+
+// ---- 10. passwords and URL credentials -------------------------------------------------------------
+
+describe("10. keystore passwords and URL credentials are redacted", () => {
+  it("a keystore password copied into another variable and interpolated is not printed", async () => {
+    for (const [password, value] of [
+      ["hunter2", ref("PW_COPY")],
+      ["a longer passphrase", `x${ref("PW_COPY")}y`],
+    ]) {
+      const { file } = botFile({ wallet: "{ keystore: ./ks.json }", network: `"${value}"` });
+      const r = await cli(["config", "validate", file], {
+        HLBOT_KEYSTORE_PASSWORD: password,
+        PW_COPY: password,
+      });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/network: the value of \$\{PW_COPY\} holds a secret/);
+      expect(r.stderr).not.toContain(password!);
+      clearSecretsForTests();
+    }
+  });
+
+  it("user:password@ in a base URL appears in no network error", async () => {
+    // A closed port: the connection fails and the error names the URL.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const r = await cli([
+      "info",
+      "spotMeta",
+      "--base-url",
+      `http://alice:s3cretpass@127.0.0.1:${port}`,
+      "--timeout",
+      "2000",
+    ]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/\[REDACTED\]@127\.0\.0\.1/);
+    expect(r.stderr).not.toContain("s3cretpass");
+    expect(r.stderr).not.toContain("alice");
+  });
+});
+
+// ---- 11. strategy files that are symlinks (Kubernetes ConfigMap mounts) ------------------------------
+
+/** Lays out a ConfigMap's data as kubelet mounts it: `..2024_…/` holds the files, `..data` links to it, each key links through `..data`. */
+function configMapMount(data: Record<string, string>): string {
+  const dir = tempDir();
+  const mount = join(dir, "strategies");
+  const stamp = "..2024_01_01_00_00_00.000000001";
+  mkdirSync(join(mount, stamp), { recursive: true });
+  for (const [name, text] of Object.entries(data)) writeFileSync(join(mount, stamp, name), text);
+  symlinkSync(stamp, join(mount, "..data"));
+  for (const name of Object.keys(data)) symlinkSync(join("..data", name), join(mount, name));
+  return mount;
+}
+
+describe("11. strategy files mounted as symlinks", () => {
+  for (const example of ["cronjob.yaml", "daemon.yaml"]) {
+    it(`the shipped Kubernetes example ${example} validates with its strategies`, async () => {
+      const docs = parseAllDocuments(readFileSync(join(REPO_ROOT, "examples/kubernetes", example), "utf8"));
+      let data: Record<string, string> | undefined;
+      for (const d of docs) {
+        const js = d.toJS() as { kind?: string; data?: Record<string, string> } | null;
+        if (js?.kind === "ConfigMap" && js.data) data = js.data;
+      }
+      // The cron example mounts the ConfigMap the daemon example defines.
+      data ??= parseAllDocuments(readFileSync(join(REPO_ROOT, "examples/kubernetes/daemon.yaml"), "utf8"))
+        .map((d) => d.toJS() as { kind?: string; data?: Record<string, string> })
+        .find((js) => js?.kind === "ConfigMap")?.data;
+      expect(data).toBeDefined();
+      const mount = configMapMount(data!);
+      const { file } = botFile({ strategies: mount });
+      const r = await cli(["config", "validate", file]);
+      expect(r.code, r.stderr).toBe(0);
+      const count = Object.keys(data!).filter((n) => /\.ya?ml$/.test(n)).length;
+      expect(count).toBeGreaterThan(0);
+      expect(r.stdout).toMatch(new RegExp(`\\b${count} strateg`));
+    });
+  }
+
+  it("a broken symlink is an error, not a strategy silently left out", async () => {
+    const { file, dir } = botFile();
+    symlinkSync(join(dir, "nowhere.yaml"), join(dir, "strategies", "gone.yaml"));
+    const r = await cli(["config", "validate", file]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/gone\.yaml: this strategy file is a symlink to nothing/);
+  });
+
+  it("once refuses an empty strategy set instead of exiting 0 having done nothing", async () => {
+    const { file, dir } = botFile();
+    rmSync(join(dir, "strategies", "rebalance.yaml"));
+    const r = await cli(["once", "--config", file]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/strategies: no enabled strategy to run/);
+    expect(r.requests).toEqual([]);
+  });
+});
