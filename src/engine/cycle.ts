@@ -22,6 +22,7 @@ import { isIntent, never } from "./intents.js";
 import type { Guard, Journal } from "./journal.js";
 import { newCycleId } from "./journal.js";
 import type { BotMetrics } from "./metrics.js";
+import { checkPriceSanity, DEFAULT_PRICE_SANITY } from "./priceSanity.js";
 import {
   type AccountFacts,
   PARTS_BY_KIND,
@@ -191,7 +192,20 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     const usage = deps.journal.usage(deps.account, startedAt - 24 * 60 * 60_000);
     const killSwitchActive =
       o.killSwitchActive ?? (deps.limits.killSwitchFile ? existsSync(deps.limits.killSwitchFile) : false);
-    const limited = applyLimits(intents, deps.limits, usage, { killSwitchActive, rules: deps.rules });
+    // Prices and metadata cross-checked once, right before the limits that are valued with them.
+    const sane = checkPriceSanity({
+      intents,
+      snapshot,
+      limits: deps.limits.priceSanity ?? DEFAULT_PRICE_SANITY,
+      memory: (label) => deps.journal.pairMemory(label),
+      now: startedAt,
+    });
+    for (const alarm of sane.alarms) log.error({ alarm }, `venue metadata changed: ${alarm}`);
+    deps.journal.rememberPairs(sane.observed);
+    deps.journal.batch(() => {
+      for (const b of sane.blocked) record(deps, report, cycleId, b, "blocked");
+    });
+    const limited = applyLimits(sane.allowed, deps.limits, usage, { killSwitchActive, rules: deps.rules });
     deps.journal.batch(() => {
       for (const b of limited.blocked) record(deps, report, cycleId, b, "blocked");
     });

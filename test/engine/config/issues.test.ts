@@ -39,6 +39,7 @@ describe("did you mean", () => {
       "maxStakeMovePerDay",
       "validatorAllowlist",
       "killSwitchFile",
+      "priceSanity",
     ]);
     const staking = { kind: "validator-staking", params: { stakeIdleSpot: {} } };
     expect(knownKeysAt(strategyFileSchema, ["params"], staking)).toContain("rebalanceThreshold");
