@@ -21,6 +21,7 @@ import {
   killSwitchState,
 } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
+import { checkPriceSanity, DEFAULT_PRICE_SANITY } from "./priceSanity.js";
 import {
   type AccountFacts,
   PARTS_BY_KIND,
@@ -202,7 +203,20 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       for (const skip of skips) record(deps, report, cycleId, skip, "skipped");
     });
     const usage = deps.journal.usage(deps.account, startedAt - 24 * 60 * 60_000);
-    const limited = applyLimits(intents, deps.limits, usage, {
+    // Prices and metadata cross-checked once, right before the limits that are valued with them.
+    const sane = checkPriceSanity({
+      intents,
+      snapshot,
+      limits: deps.limits.priceSanity ?? DEFAULT_PRICE_SANITY,
+      memory: (label) => deps.journal.pairMemory(label),
+      now: startedAt,
+    });
+    for (const alarm of sane.alarms) log.error({ alarm }, `venue metadata changed: ${alarm}`);
+    deps.journal.rememberPairs(sane.observed);
+    deps.journal.batch(() => {
+      for (const b of sane.blocked) record(deps, report, cycleId, b, "blocked");
+    });
+    const limited = applyLimits(sane.allowed, deps.limits, usage, {
       killSwitchActive: killSwitch.engaged,
       rules: deps.rules,
     });

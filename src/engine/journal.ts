@@ -6,6 +6,7 @@ import type { Database, Statement } from "better-sqlite3";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { redact } from "../lib/secrets.js";
 import { applyMigrations, type Migration } from "../lib/stateDb.js";
+import type { PairMemory } from "./priceSanity.js";
 
 export const JOURNAL_MIGRATIONS: readonly Migration[] = [
   {
@@ -67,6 +68,23 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
         at INTEGER NOT NULL,
         outcome TEXT NOT NULL,
         detail TEXT
+      );
+    `,
+  },
+  {
+    // What earlier cycles saw of each pair (priceSanity.ts): its identity, so a changed asset id is
+    // caught, and its last sane mid, so a price cannot jump between cycles unnoticed.
+    id: "journal-002-pairs",
+    sql: `
+      CREATE TABLE IF NOT EXISTS pair_memory (
+        label TEXT PRIMARY KEY,
+        coin TEXT NOT NULL,
+        asset_id INTEGER NOT NULL,
+        base_token_id TEXT NOT NULL,
+        quote_token_id TEXT NOT NULL,
+        mid TEXT,
+        mid_at INTEGER,
+        updated_at INTEGER NOT NULL
       );
     `,
   },
@@ -342,6 +360,36 @@ export class Journal {
     let total = ZERO;
     for (const r of rows) if (r.notionalUsd) total = total.plus(new Decimal(r.notionalUsd));
     return total;
+  }
+
+  /** What earlier cycles saw of a pair (by label, "HYPE/USDC"), for price and metadata sanity. */
+  pairMemory(label: string): PairMemory | undefined {
+    return this.sql(
+      `SELECT label, coin, asset_id AS assetId, base_token_id AS baseTokenId, quote_token_id AS quoteTokenId, mid,
+           mid_at AS midAt FROM pair_memory WHERE label = ?`,
+    ).get(label) as PairMemory | undefined;
+  }
+
+  /** Remembers pairs as seen by this cycle (replacing what was known). */
+  rememberPairs(pairs: readonly PairMemory[]): void {
+    const now = this.clock();
+    const upsert = this.sql(
+      `INSERT INTO pair_memory (label, coin, asset_id, base_token_id, quote_token_id, mid, mid_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(label) DO UPDATE SET coin = excluded.coin, asset_id = excluded.asset_id,
+         base_token_id = excluded.base_token_id, quote_token_id = excluded.quote_token_id, mid = excluded.mid,
+         mid_at = excluded.mid_at, updated_at = excluded.updated_at`,
+    );
+    this.batch(() => {
+      for (const p of pairs) {
+        upsert.run(p.label, p.coin, p.assetId, p.baseTokenId, p.quoteTokenId, p.mid, p.midAt, now);
+      }
+    });
+  }
+
+  /** Forgets every pair (after the user accepted the venue's metadata anew: `hlbot journal rebuild`). */
+  forgetPairs(): number {
+    return this.sql("DELETE FROM pair_memory").run().changes;
   }
 
   recentCycles(limit: number): CycleRow[] {

@@ -5,6 +5,7 @@
 import { Decimal, ZERO } from "../lib/decimal.js";
 import type { InfoClient } from "../venue/info/client.js";
 import {
+  type SpotMetaAndAssetCtxsResponse,
   type SpotMetaResponse,
   stakingLinkPeer,
   type TwapHistoryResponse,
@@ -15,6 +16,7 @@ import type { NetworkName } from "../venue/networks.js";
 import type {
   Delegation,
   MultiSigInfo,
+  PairMarks,
   RunningTwap,
   Snapshot,
   SpotBalance,
@@ -73,7 +75,7 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
   const user = o.account;
   const s = o.signal;
   const want = (p: SnapshotPart) => o.parts.has(p);
-  const [meta, mids, spot, twapHistory, fees, summary, delegations, validators] = await Promise.all([
+  const [meta, mids, spot, twapHistory, fees, summary, delegations, validators, ctxs] = await Promise.all([
     info.spotMeta({}, s),
     info.allMids({}, s),
     info.spotClearinghouseState({ user }, s),
@@ -82,6 +84,8 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     want("staking") ? info.delegatorSummary({ user }, s) : undefined,
     want("staking") ? info.delegations({ user }, s) : undefined,
     want("validators") ? info.validatorSummaries({}, s) : undefined,
+    // The mark and previous-day prices that TWAP prices are cross-checked against (priceSanity.ts).
+    want("twaps") ? info.spotMetaAndAssetCtxs({}, s) : undefined,
   ]);
 
   const { tokens, pairs } = spotUniverse(meta, mids);
@@ -147,6 +151,7 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     spotTakerFee: fees ? new Decimal(fees.userSpotCrossRate) : ZERO,
     multiSig: o.facts.multiSig,
     rules: o.rules,
+    ...(ctxs ? { marks: pairMarks(ctxs[1]) } : {}),
   };
 }
 
@@ -159,6 +164,18 @@ function snapshotLink(link: VenueStakingLink): StakingLink {
   if (link.type === "tradingUser") return { type: "tradingUser", stakingUser: peer };
   if (link.type === "stakingUser") return { type: "stakingUser", tradingUser: peer };
   return { type: "unknown", venueType: link.type, peer };
+}
+
+function pairMarks(ctxs: SpotMetaAndAssetCtxsResponse[1]): Map<string, PairMarks> {
+  const marks = new Map<string, PairMarks>();
+  for (const c of ctxs) {
+    marks.set(c.coin, {
+      markPx: new Decimal(c.markPx),
+      midPx: c.midPx === null ? undefined : new Decimal(c.midPx),
+      prevDayPx: new Decimal(c.prevDayPx),
+    });
+  }
+  return marks;
 }
 
 /** Tokens by name and pairs by venue name. A duplicated token name keeps its canonical (lowest) index. */

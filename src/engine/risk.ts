@@ -4,6 +4,7 @@
 // order given, so usage accumulates across one cycle's intents exactly as they would be sent.
 import { Decimal, truncateDecimals } from "../lib/decimal.js";
 import type { Intent, Skip, TwapOrderIntent } from "./intents.js";
+import type { PriceSanityLimits } from "./priceSanity.js";
 import { DEFAULT_VENUE_RULES, type VenueRules } from "./snapshot.js";
 import { fitTwapDuration, fmt } from "./strategies/common.js";
 
@@ -20,6 +21,8 @@ export interface RiskLimits {
   killSwitchFile?: string | undefined;
   /** While the kill switch is engaged, each cycle cancels the account's running TWAPs. */
   killSwitchCancelRunning?: boolean | undefined;
+  /** Price cross-check bounds (src/engine/priceSanity.ts); defaults when absent. */
+  priceSanity?: PriceSanityLimits | undefined;
 }
 
 /** Rolling 24-h usage from the journal (`Journal.usage`). Anything missing blocks what it governs. */

@@ -24,6 +24,14 @@ export interface SpotPair {
   mid: Decimal | undefined;
 }
 
+/** A pair's market context from spotMetaAndAssetCtxs: the prices its allMids mid is checked against. */
+export interface PairMarks {
+  markPx: Decimal;
+  /** null when the book is empty. */
+  midPx: Decimal | undefined;
+  prevDayPx: Decimal;
+}
+
 export interface SpotBalance {
   coin: string;
   token: number;
@@ -139,6 +147,8 @@ export interface Snapshot {
   multiSig: MultiSigInfo | null;
   /** The venue rules in force (from the configuration), so strategies need no other input. */
   rules: VenueRules;
+  /** Market contexts by pair name, read when a TWAP strategy runs (for price sanity). */
+  marks?: ReadonlyMap<string, PairMarks>;
 }
 
 /**

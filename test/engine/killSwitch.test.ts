@@ -121,7 +121,7 @@ describe("a cycle with the kill switch engaged", () => {
       limits: { killSwitchCancelRunning: true },
     });
     bot.sim.setPrice("@107", "40");
-    const deps = () => bot!.runtime.cycleDeps({ isVip: false, subAccounts: [], multiSig: null });
+    const deps = () => bot!.runtime.cycleDeps({ multiSig: null });
     const first = await runCycle(deps(), { trigger: "once", strategies: bot.runtime.strategies() });
     expect(first.actions.map((a) => [a.action, a.outcome])).toEqual([["twapOrder", "accepted"]]);
     const twapId = first.actions[0]?.twapId;
@@ -152,7 +152,7 @@ describe("a cycle with the kill switch engaged", () => {
   it("without it, the running TWAP is left alone (the switch only blocks new submissions)", async () => {
     bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
     bot.sim.setPrice("@107", "40");
-    const deps = () => bot!.runtime.cycleDeps({ isVip: false, subAccounts: [], multiSig: null });
+    const deps = () => bot!.runtime.cycleDeps({ multiSig: null });
     await runCycle(deps(), { trigger: "once", strategies: bot.runtime.strategies() });
     writeFileSync(bot.runtime.config.limits.killSwitchFile, "");
     bot.sim.advance(5 * 60_000);

@@ -300,6 +300,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
       maxDailyNotionalUsd: c.limits.maxDailyNotionalUsd,
       maxStakeMovePerDay: c.limits.maxStakeMovePerDay,
       validatorAllowlist: c.limits.validatorAllowlist,
+      priceSanity: c.limits.priceSanity,
       killSwitchFile:
         c.limits.killSwitchFile === undefined
           ? join(state, "STOP")

@@ -59,6 +59,25 @@ export const walletSchema = z
   })
   .describe("Where the signing key comes from: the environment or an encrypted keystore, never this file");
 
+export const priceSanitySchema = z
+  .strictObject({
+    maxMarkDeviation: decimal({ min: 0, max: 10 })
+      .prefault(0.1)
+      .describe("Largest gap between the allMids mid and the mark (and the context's mid), as a fraction"),
+    maxDayMove: decimal({ min: 0, max: 100 })
+      .prefault(0.5)
+      .describe("Largest gap between the mid and the previous-day price, as a fraction"),
+    maxMovePerCycle: decimal({ min: 0, max: 100 })
+      .prefault(0.15)
+      .describe("Largest move of the mid since the last cycle that saw it, as a fraction"),
+    maxMovePerHour: decimal({ min: 0, max: 100 })
+      .prefault(0.1)
+      .describe("The move allowed grows by this fraction per hour since that last mid"),
+  })
+  .describe(
+    "Price sanity: a TWAP is blocked when its prices disagree beyond these bounds; limits value it at the highest",
+  );
+
 export const limitsSchema = z
   .strictObject({
     maxOrderUsd: positiveDecimal().describe("Largest TWAP notional in USD; a larger one is reduced to it"),
@@ -79,6 +98,7 @@ export const limitsSchema = z
       .boolean()
       .default(false)
       .describe("While the kill switch is engaged, each cycle cancels the account's running TWAPs"),
+    priceSanity: priceSanitySchema.prefault({}),
   })
   .describe("Risk limits, checked before anything is signed; missing usage data blocks (fail closed)");
 

@@ -66,7 +66,7 @@ export function decideAuthority(
   const refuse = (why: string): never => {
     throw new ConfigError(`the key ${signer} cannot act for ${account}: ${why}`, { keyPath: "account" });
   };
-  const master = signerRole.role === "agent" ? normalizeAddress(signerRole.data.user, "master") : undefined;
+  const master = signerRole.role === "agent" ? normalizeAddress(roleData(signerRole).user, "master") : undefined;
   if (account === signer) {
     if (master !== undefined)
       refuse(
@@ -79,7 +79,7 @@ export function decideAuthority(
   const described = master === undefined ? `the key's own account ${signer}` : `its master ${master}`;
   switch (accountRole?.role) {
     case "subAccount": {
-      const owner = normalizeAddress(accountRole.data.master, "master");
+      const owner = normalizeAddress(roleData(accountRole).master, "master");
       if (owner !== principal) refuse(`it is a sub-account of ${owner}, not of ${described}`);
       return { kind: "subAccount", signer, account, principal, vaultAddress: account };
     }
@@ -87,7 +87,7 @@ export function decideAuthority(
       return { kind: "vault", signer, account, principal, vaultAddress: account };
     case "agent":
       return refuse(
-        `${account} is an API wallet (of ${accountRole.data.user}), not an account; set \`account\` to the account it trades for`,
+        `${account} is an API wallet (of ${roleData(accountRole).user}), not an account; set \`account\` to the account it trades for`,
       );
     case "user":
       return refuse(
@@ -113,4 +113,13 @@ export function describeAuthority(a: Authority): string {
     case "vault":
       return `${a.signer === a.principal ? a.signer : `API wallet ${a.signer} of ${a.principal}`} for ${a.kind === "vault" ? "vault" : "sub-account"} ${a.account} (vaultAddress)`;
   }
+}
+
+/**
+ * The payload of a known "agent" or "subAccount" role. userRole's schema also accepts roles it does not
+ * know (kept as a string), which hides the discriminant from TypeScript; the schema has already checked
+ * that these two roles carry their address.
+ */
+function roleData(role: UserRoleResponse): { user?: string; master?: string } & Record<string, string> {
+  return (role as { data?: Record<string, string> }).data ?? {};
 }

@@ -40,6 +40,7 @@ describe("did you mean", () => {
       "validatorAllowlist",
       "killSwitchFile",
       "killSwitchCancelRunning",
+      "priceSanity",
     ]);
     const staking = { kind: "validator-staking", params: { stakeIdleSpot: {} } };
     expect(knownKeysAt(strategyFileSchema, ["params"], staking)).toContain("rebalanceThreshold");

@@ -1,0 +1,291 @@
+// Price and metadata sanity: the check between what strategies decided and the risk limits. Every
+// limit in USD (maxOrderUsd, the daily notional, budgets) is only as good as the price it is valued
+// at, and every signed order is only as good as the asset id it names. One wrong answer from the venue
+// (a glitching mid, a thin book, a proxy rewriting answers, swapped pair indices) must not be enough to
+// move money, so a TWAP intent passes only when
+//   - its pair's metadata agrees with itself (name ↔ index ↔ asset id, the tokens named, szDecimals)
+//     and with what earlier cycles saw (a pair's asset id never changes silently);
+//   - the prices that describe its pair agree: the allMids mid, the mark, the context's mid and the
+//     previous-day price from spotMetaAndAssetCtxs, and the last mid an earlier cycle saw, within
+//     configurable bounds;
+// and it is then valued at the most conservative (highest) of those prices, so the limits see the
+// largest USD value the order may have. Pure: the caller reads the memory and writes back `observed`.
+import { Decimal } from "../lib/decimal.js";
+import type { Intent, Skip, TwapOrderIntent } from "./intents.js";
+import type { Snapshot, SpotPair } from "./snapshot.js";
+import { fmt, pct } from "./strategies/common.js";
+
+/** Bounds, as fractions (0.1 = 10 %): a price further than this from another one blocks. */
+export interface PriceSanityLimits {
+  /** allMids mid against the mark price and the context's own mid (same moment, two sources). */
+  maxMarkDeviation: Decimal;
+  /** allMids mid against the previous-day price. */
+  maxDayMove: Decimal;
+  /** allMids mid against the last mid an earlier cycle saw, whatever the time between them. */
+  maxMovePerCycle: Decimal;
+  /** Same, growing with the time since that mid: the bound is max(per cycle, per hour × hours). */
+  maxMovePerHour: Decimal;
+}
+
+export const DEFAULT_PRICE_SANITY: Readonly<PriceSanityLimits> = Object.freeze({
+  maxMarkDeviation: new Decimal("0.1"),
+  maxDayMove: new Decimal("0.5"),
+  maxMovePerCycle: new Decimal("0.15"),
+  maxMovePerHour: new Decimal("0.1"),
+});
+
+/** An earlier mid older than this is no reference any more (the venue's own prevDayPx still is). */
+export const PRICE_MEMORY_MAX_AGE_MS = 24 * 60 * 60_000;
+
+/** What earlier cycles saw of a pair, keyed by its label ("HYPE/USDC"): kept in the journal. */
+export interface PairMemory {
+  label: string;
+  coin: string;
+  assetId: number;
+  baseTokenId: string;
+  quoteTokenId: string;
+  /** Last mid that passed these checks, as a decimal string, and when (ms). */
+  mid: string | null;
+  midAt: number | null;
+}
+
+export interface PriceSanityInput {
+  intents: readonly Intent[];
+  snapshot: Snapshot;
+  limits: PriceSanityLimits;
+  /** The journal's memory of a pair by label, if any. */
+  memory: (label: string) => PairMemory | undefined;
+  now: number;
+}
+
+export interface PriceSanityResult {
+  /** Intents that may go on to the limits; TWAPs carry the conservative price and notional. */
+  allowed: Intent[];
+  /** Blocked intents as skips naming the disagreement. */
+  blocked: Skip[];
+  /** Metadata that changed between cycles: to be logged as errors, not just journaled. */
+  alarms: string[];
+  /** Pairs to remember (identity always when first seen; mid only when it passed the checks). */
+  observed: PairMemory[];
+}
+
+function block(intent: Intent, why: string): Skip {
+  return {
+    kind: "skip",
+    strategy: intent.strategy,
+    considered: intent.kind,
+    reason: `${intent.reason}; blocked: ${why}`,
+  };
+}
+
+/** |a/b − 1| measured symmetrically: max(a, b) / min(a, b) − 1 (0.2 against 25 is 124, not 0.99). */
+export function relativeGap(a: Decimal, b: Decimal): Decimal {
+  const hi = Decimal.max(a, b);
+  const lo = Decimal.min(a, b);
+  return lo.lte(0) ? new Decimal(Number.POSITIVE_INFINITY) : hi.div(lo).minus(1);
+}
+
+function labelOf(pair: SpotPair): string {
+  return `${pair.base.name}/${pair.quote.name}`;
+}
+
+/** Why this pair's metadata cannot be trusted, or undefined when it agrees with itself and the past. */
+function metadataProblem(
+  pair: SpotPair,
+  snapshot: Snapshot,
+  memory: PairMemory | undefined,
+): { why: string; alarm: boolean } | undefined {
+  const label = labelOf(pair);
+  if (pair.assetId !== 10_000 + pair.index) {
+    return {
+      why: `pair ${pair.name} has asset id ${pair.assetId}, not 10000 + its index ${pair.index}`,
+      alarm: false,
+    };
+  }
+  if (pair.name !== `@${pair.index}` && pair.name !== label) {
+    return {
+      why: `spotMeta names pair index ${pair.index} "${pair.name}", which is neither "@${pair.index}" nor "${label}" (metadata inconsistent)`,
+      alarm: false,
+    };
+  }
+  for (const token of [pair.base, pair.quote]) {
+    const byName = snapshot.tokens.get(token.name);
+    if (byName === undefined || byName.index !== token.index || byName.tokenId !== token.tokenId) {
+      return {
+        why: `token ${token.name} of pair ${pair.name} is index ${token.index} id ${token.tokenId}, but spotMeta lists ${token.name} as ${byName ? `index ${byName.index} id ${byName.tokenId}` : "missing"}`,
+        alarm: false,
+      };
+    }
+  }
+  if (memory !== undefined) {
+    const changed: string[] = [];
+    if (memory.assetId !== pair.assetId) changed.push(`asset id ${memory.assetId} → ${pair.assetId}`);
+    if (memory.coin !== pair.name) changed.push(`pair name ${memory.coin} → ${pair.name}`);
+    if (memory.baseTokenId !== pair.base.tokenId) changed.push(`${pair.base.name} token id changed`);
+    if (memory.quoteTokenId !== pair.quote.tokenId) changed.push(`${pair.quote.name} token id changed`);
+    if (changed.length > 0) {
+      return {
+        why:
+          `${label} changed since an earlier cycle (${changed.join(", ")}); the venue's metadata may be wrong. ` +
+          "If the venue really re-listed the pair, run `hlbot journal rebuild` to accept the new metadata",
+        alarm: true,
+      };
+    }
+  }
+  return undefined;
+}
+
+interface PriceVerdict {
+  ok: boolean;
+  why?: string;
+  /** The highest of the prices that agree: what limits value the order at. */
+  conservative?: Decimal;
+  sources?: string;
+}
+
+/** Cross-checks the prices of one pair. */
+function priceVerdict(
+  pair: SpotPair,
+  snapshot: Snapshot,
+  memory: PairMemory | undefined,
+  limits: PriceSanityLimits,
+  now: number,
+): PriceVerdict {
+  const mid = pair.mid;
+  if (mid === undefined || !mid.isFinite() || mid.lte(0)) {
+    return { ok: false, why: `no usable allMids price for ${pair.name}` };
+  }
+  const ctx = snapshot.marks?.get(pair.name);
+  if (ctx === undefined) {
+    return {
+      ok: false,
+      why: `no market context (spotMetaAndAssetCtxs) for ${pair.name} to cross-check its price`,
+    };
+  }
+  const label = labelOf(pair);
+  const prices: Array<[string, Decimal]> = [["mid", mid]];
+  const check = (name: string, other: Decimal | undefined, bound: Decimal): string | undefined => {
+    if (other === undefined) return undefined;
+    if (!other.isFinite() || other.lte(0)) return `${name} of ${label} is ${other.toString()}, not a price`;
+    const gap = relativeGap(mid, other);
+    prices.push([name, other]);
+    if (gap.gt(bound)) {
+      return `${label} mid ${fmt(mid)} and ${name} ${fmt(other)} differ by ${gap.isFinite() ? pct(gap) : "∞"}, above the ${pct(bound)} bound (price sanity)`;
+    }
+    return undefined;
+  };
+  const problems = [
+    check("mark", ctx.markPx, limits.maxMarkDeviation),
+    check("context mid", ctx.midPx, limits.maxMarkDeviation),
+    check("previous-day price", ctx.prevDayPx.gt(0) ? ctx.prevDayPx : undefined, limits.maxDayMove),
+  ];
+  if (memory?.mid != null && memory.midAt != null && now - memory.midAt <= PRICE_MEMORY_MAX_AGE_MS) {
+    const hours = Math.max(0, now - memory.midAt) / 3_600_000;
+    const bound = Decimal.max(limits.maxMovePerCycle, limits.maxMovePerHour.times(hours));
+    const ago = Math.round((now - memory.midAt) / 60_000);
+    problems.push(check(`last mid seen ${ago} min ago`, new Decimal(memory.mid), bound));
+  }
+  const first = problems.find((p) => p !== undefined);
+  if (first !== undefined) return { ok: false, why: first };
+  let conservative = mid;
+  let source = "mid";
+  for (const [name, px] of prices) {
+    if (px.gt(conservative)) {
+      conservative = px;
+      source = name;
+    }
+  }
+  return { ok: true, conservative, sources: source };
+}
+
+function identityOf(pair: SpotPair): Omit<PairMemory, "mid" | "midAt"> {
+  return {
+    label: labelOf(pair),
+    coin: pair.name,
+    assetId: pair.assetId,
+    baseTokenId: pair.base.tokenId,
+    quoteTokenId: pair.quote.tokenId,
+  };
+}
+
+/** Checks every TWAP intent's pair metadata and prices; other intents pass unchanged. */
+export function checkPriceSanity(input: PriceSanityInput): PriceSanityResult {
+  const { snapshot, limits, now } = input;
+  const allowed: Intent[] = [];
+  const blocked: Skip[] = [];
+  const alarms: string[] = [];
+  const observed = new Map<string, PairMemory>();
+
+  const observe = (pair: SpotPair) => {
+    const label = labelOf(pair);
+    if (observed.has(label)) return;
+    const memory = input.memory(label);
+    const meta = metadataProblem(pair, snapshot, memory);
+    if (meta) {
+      if (meta.alarm && !alarms.includes(meta.why)) alarms.push(meta.why);
+      return; // never remember a pair whose metadata is in doubt
+    }
+    const verdict = priceVerdict(pair, snapshot, memory, limits, now);
+    observed.set(label, {
+      ...identityOf(pair),
+      mid: verdict.ok ? (pair.mid?.toString() ?? null) : (memory?.mid ?? null),
+      midAt: verdict.ok ? now : (memory?.midAt ?? null),
+    });
+  };
+
+  for (const intent of input.intents) {
+    if (intent.kind !== "twapOrder") {
+      allowed.push(intent);
+      continue;
+    }
+    const result = checkTwap(intent, input, alarms);
+    if (typeof result === "string") blocked.push(block(intent, result));
+    else allowed.push(result);
+    const pair = snapshot.pairs.get(intent.coin);
+    if (pair) observe(pair);
+  }
+  // Pairs of the account's balances are remembered too, so the first order on them has a reference.
+  const held = [...snapshot.balances.keys()];
+  for (const pair of snapshot.pairs.values()) {
+    if (held.includes(pair.base.name) && held.includes(pair.quote.name) && snapshot.marks?.has(pair.name)) {
+      observe(pair);
+    }
+  }
+  return { allowed, blocked, alarms, observed: [...observed.values()] };
+}
+
+function checkTwap(
+  intent: TwapOrderIntent,
+  input: PriceSanityInput,
+  alarms: string[],
+): TwapOrderIntent | string {
+  const { snapshot } = input;
+  const pair = snapshot.pairs.get(intent.coin);
+  if (pair === undefined) return `pair ${intent.coin} is not in spotMeta`;
+  if (intent.assetId !== pair.assetId) {
+    return `the order names asset ${intent.assetId}, but spotMeta gives ${pair.name} asset ${pair.assetId}`;
+  }
+  const label = labelOf(pair);
+  if (intent.label !== label)
+    return `the order is for ${intent.label}, but pair ${pair.name} trades ${label}`;
+  if (intent.szDecimals !== pair.base.szDecimals) {
+    return `the order uses ${intent.szDecimals} size decimals, but ${pair.base.name} has ${pair.base.szDecimals}`;
+  }
+  const memory = input.memory(label);
+  const meta = metadataProblem(pair, snapshot, memory);
+  if (meta) {
+    if (meta.alarm && !alarms.includes(meta.why)) alarms.push(meta.why);
+    return meta.why;
+  }
+  const verdict = priceVerdict(pair, snapshot, memory, input.limits, input.now);
+  if (!verdict.ok || verdict.conservative === undefined) return verdict.why ?? "price sanity failed";
+  const px = Decimal.max(verdict.conservative, intent.midPx);
+  if (px.lte(intent.midPx)) return intent;
+  const notionalUsd = intent.size.times(px);
+  return {
+    ...intent,
+    midPx: px,
+    notionalUsd,
+    reason: `${intent.reason}; valued at ${fmt(px)} (the ${verdict.sources}, the highest price seen) ≈ ${fmt(notionalUsd, 2)} USD for limits`,
+  };
+}
