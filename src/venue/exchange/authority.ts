@@ -66,7 +66,8 @@ export function decideAuthority(
   const refuse = (why: string): never => {
     throw new ConfigError(`the key ${signer} cannot act for ${account}: ${why}`, { keyPath: "account" });
   };
-  const master = signerRole.role === "agent" ? normalizeAddress(roleData(signerRole).user, "master") : undefined;
+  const master =
+    signerRole.role === "agent" ? normalizeAddress(roleData(signerRole).user, "master") : undefined;
   if (account === signer) {
     if (master !== undefined)
       refuse(
