@@ -12,6 +12,7 @@ import type { NetworkName } from "../../venue/networks.js";
 import type { RiskLimits } from "../risk.js";
 import type { VenueRules } from "../snapshot.js";
 import type { ParamsOf, StrategyKind } from "../strategies/registry.js";
+import { resolveSharedDefaults } from "../strategies/shared.js";
 import { type ConfigIssue, ConfigIssuesError, issuesFromZod, issuesOf } from "./issues.js";
 import { botConfigSchema, type StrategyFileData, strategyFileSchema } from "./schema.js";
 import {
@@ -53,6 +54,8 @@ export type LoadedStrategy = {
     description: string | undefined;
     schedule: string;
     enabled: boolean;
+    /** Allocation order among strategies sharing the account (smaller first); undefined: as listed. */
+    priority: number | undefined;
     params: ParamsOf<K>;
     /** Absolute path of the file it came from. */
     file: string;
@@ -140,6 +143,7 @@ export async function loadStrategyFile(path: string, env: Env): Promise<LoadedSt
     description: s.description,
     schedule: s.schedule,
     enabled: s.enabled,
+    priority: s.priority,
     params: s.params,
     file: abs,
   } as LoadedStrategy;
@@ -231,7 +235,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
     }
     strategySource = { files };
   }
-  const strategies = await loadStrategyFiles(files, env);
+  const strategies = resolveSharedDefaults(await loadStrategyFiles(files, env));
 
   const state = resolvePath(dir, c.state);
   const wallet: WalletConfig = {};
@@ -277,6 +281,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
         twapMaxMinutes: c.venue.twapMaxMinutes,
         twapSliceSeconds: 30,
         twapMinSliceValue: c.venue.twapMinSliceValue,
+        twapBuyReserve: c.venue.twapBuyReserve,
       },
     },
   };
