@@ -5,7 +5,8 @@
 //      strategies are listed in), so no two intents spend the same balance;
 //   3. a buy reserves what the venue holds for it, not just size × mid: the slippage reserve
 //      (`venue.twapBuyReserve`) and the taker fee on top, so no buy is sized to be refused;
-//   4. an order identical to one the venue just refused for its balance is not sent again.
+//   4. an order the same as the one the venue last refused (same pair and side, value within 1%) is not
+//      sent again: it is re-sized from fresh balances (a different order) or backed off with the reason.
 // An intent that no longer fits is shrunk (with the reason) or skipped; a skip caused by another
 // strategy's claim is deferred (`defer: true`): the strategy's slot stays due. Pure: no I/O, no clock.
 import { Decimal, truncateDecimals, ZERO } from "../lib/decimal.js";
@@ -32,8 +33,19 @@ export interface RefusedOrder {
   assetId: number;
   side: "buy" | "sell";
   size: Decimal;
+  /** Its USD value when it was refused (the journal's notional); undefined: compare sizes. */
+  notionalUsd?: Decimal | undefined;
   reason: string;
   at: number;
+}
+
+/** Within this share of the refused order's value, a new order is the same order again. */
+const SAME_ORDER_TOLERANCE = new Decimal("0.01");
+
+function sameOrder(t: TwapOrderIntent, r: RefusedOrder): boolean {
+  if (r.assetId !== t.assetId || r.side !== t.side) return false;
+  if (r.notionalUsd === undefined || !r.notionalUsd.gt(0)) return r.size.eq(t.size);
+  return t.notionalUsd.minus(r.notionalUsd).abs().lte(r.notionalUsd.times(SAME_ORDER_TOLERANCE));
 }
 
 export interface AllocateOptions {
@@ -117,19 +129,15 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
         continue;
       }
       const t = fitted.intent;
-      if (
-        refused !== undefined &&
-        refused.assetId === t.assetId &&
-        refused.side === t.side &&
-        refused.size.eq(t.size)
-      ) {
+      if (refused !== undefined && sameOrder(t, refused)) {
         skipped.push({
           kind: "skip",
           strategy: t.strategy,
           considered: "twapOrder",
           reason:
             `${t.reason}; not sent: the venue refused this identical order at ${isoTime(refused.at)} ` +
-            `("${refused.reason}"); backing off until the balances or the decision change`,
+            `("${refused.reason}"); backing off until the balances or the decision change ` +
+            `(if this repeats with unchanged balances, the venue holds more than venue.twapBuyReserve)`,
         });
         continue;
       }

@@ -107,6 +107,7 @@ export function lastRefusedTwaps(journal: Journal, intents: readonly Intent[]): 
         assetId: twap.a,
         side: twap.b ? "buy" : "sell",
         size: new Decimal(twap.s),
+        notionalUsd: row.notionalUsd ? new Decimal(row.notionalUsd) : undefined,
         reason: row.reason ?? "refused",
         at: row.updatedAt,
       });
