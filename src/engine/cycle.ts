@@ -9,6 +9,8 @@ import { stringifyJson } from "../lib/json.js";
 import type { ExchangeClient } from "../venue/exchange/client.js";
 import type { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
+import { allocate } from "./allocate.js";
+import { lastEndedTwap, lastRefusedTwaps, twapFillsForBudgets } from "./budget.js";
 import { executeIntent } from "./executor.js";
 import type { Decision, Intent, Skip } from "./intents.js";
 import { isIntent } from "./intents.js";
@@ -41,6 +43,8 @@ export interface CycleStrategy {
   name: string;
   kind: StrategyRun["kind"];
   params: StrategyRun["params"];
+  /** Allocation order (smaller first; default: the order strategies are listed in). */
+  priority?: number | undefined;
 }
 
 export interface CycleDeps {
@@ -147,6 +151,13 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       killSwitch.engaged && (o.cancelRunning ?? deps.limits.killSwitchCancelRunning === true);
     const parts = new Set<SnapshotPart>(cancelRunning ? ["twaps"] : []);
     for (const s of o.strategies) for (const p of PARTS_BY_KIND[s.kind] ?? []) parts.add(p);
+    // A rebalancer that counts staked HYPE needs the staking balances.
+    if (
+      o.strategies.some(
+        (s) => s.kind === "twap-rebalance" && "countStaked" in s.params && s.params.countStaked,
+      )
+    )
+      parts.add("staking");
     const snapshot = await readSnapshot(deps.info, {
       account: deps.account,
       network: deps.network,
@@ -168,6 +179,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       actions: [],
     };
     const blocked = deps.journal.blockedStrategies(deps.account);
+    const fills = await twapFillsForBudgets(deps, o.strategies, snapshot, reads);
     const skips: Skip[] = [];
     const intents: Intent[] = [];
     for (const strategy of o.strategies) {
@@ -183,7 +195,8 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       let decisions: Decision[];
       try {
         decisions = runStrategy(strategy as StrategyRun, snapshot, startedAt, {
-          spentUsd: deps.journal.spentUsd(strategy.name),
+          spentUsd: deps.journal.spentUsd(strategy.name, fills),
+          ...lastEndedTwap(deps.journal, strategy.name, fills),
         });
       } catch (err) {
         log.error({ strategy: strategy.name, err: describeError(err) }, "strategy failed");
@@ -196,6 +209,13 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       }
       for (const d of decisions) (isIntent(d) ? intents : skips).push(d as never);
     }
+    // One allocator per account: the strategies' intents are fitted to the balances together.
+    const allocation = allocate(intents, snapshot, {
+      strategies: o.strategies,
+      buyReserve: deps.rules.twapBuyReserve,
+      lastRefused: lastRefusedTwaps(deps.journal, intents),
+    });
+    skips.push(...allocation.skipped);
 
     // Decisions nothing is done about are written in one commit each batch (a large account has
     // dozens; a commit per row costs an fsync each).
@@ -205,7 +225,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     const usage = deps.journal.usage(deps.account, startedAt - 24 * 60 * 60_000);
     // Prices and metadata cross-checked once, right before the limits that are valued with them.
     const sane = checkPriceSanity({
-      intents,
+      intents: allocation.intents,
       snapshot,
       limits: deps.limits.priceSanity ?? DEFAULT_PRICE_SANITY,
       memory: (label) => deps.journal.pairMemory(label),
@@ -249,7 +269,8 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
 
     const failedStrategies = new Set<string>();
     for (const intent of [...cancels, ...limited.allowed]) {
-      const guard: Guard = limited.reduced.includes(intent) ? "reduced" : "allowed";
+      const guard: Guard =
+        limited.reduced.includes(intent) || allocation.changed.includes(intent) ? "reduced" : "allowed";
       if (failedStrategies.has(intent.strategy)) {
         record(
           deps,

@@ -26,8 +26,13 @@ export interface TwapOrderIntent extends Base {
   reduceOnly: boolean;
   /** Mid price at decision time, in quote units per base unit. Lets risk limits re-value a reduced order. */
   midPx: Decimal;
-  /** size × midPx, in quote units (USDC). */
+  /** size × midPx × quoteUsd: the order's value in USD (what risk limits and budgets count). */
   notionalUsd: Decimal;
+  /**
+   * USD per quote unit at decision time (1 for USDC and other stablecoins, the quote's USDC mid
+   * otherwise). Absent: risk limits accept only a stablecoin quote and block the rest (fail closed).
+   */
+  quoteUsd?: Decimal;
 }
 
 export interface TwapCancelIntent extends Base {
@@ -74,6 +79,8 @@ export interface Skip extends Base {
   kind: "skip";
   /** The action that was considered, when there was one. */
   considered?: Intent["kind"];
+  /** Not acted on for a temporary reason: the slot stays due. */
+  defer?: true;
 }
 
 export type Decision = Intent | Skip;

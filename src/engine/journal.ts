@@ -101,6 +101,13 @@ const COUNTED: readonly SubmissionStatus[] = ["pending", "accepted", "unknown", 
 
 export type Guard = "allowed" | "reduced" | "blocked" | "skipped";
 
+/** What the venue reports about one TWAP, for budgets: whether it ended and what it filled in USD. */
+export interface TwapFill {
+  ended: boolean;
+  /** Executed notional in USD; undefined when the quote has no USD price (the full amount counts). */
+  executedUsd: Decimal | undefined;
+}
+
 export interface SubmissionRow {
   id: number;
   cycleId: string;
@@ -350,15 +357,18 @@ export class Journal {
     return { notionalUsd, stakeMoved };
   }
 
-  /** USD committed by a strategy's TWAPs over its lifetime (for budgets), counting unknown as spent. */
-  spentUsd(strategy: string): Decimal {
-    const placeholders = COUNTED.map(() => "?").join(", ");
-    const rows = this.sql(
-      `SELECT notional_usd AS notionalUsd FROM submissions
-         WHERE strategy = ? AND action_type = 'twapOrder' AND status IN (${placeholders})`,
-    ).all(strategy, ...COUNTED) as Array<{ notionalUsd: string | null }>;
+  /**
+   * USD spent by a strategy's TWAPs over its lifetime (for budgets). A TWAP that `fills` reports as
+   * ended counts what it filled (the venue's executed notional); every other counted submission
+   * (running, unresolved, or not in the venue's history) counts its full notional: fail closed.
+   */
+  spentUsd(strategy: string, fills?: ReadonlyMap<number, TwapFill>): Decimal {
     let total = ZERO;
-    for (const r of rows) if (r.notionalUsd) total = total.plus(new Decimal(r.notionalUsd));
+    for (const r of this.twapSubmissions(strategy)) {
+      const fill = r.twapId === null ? undefined : fills?.get(r.twapId);
+      if (fill?.ended && fill.executedUsd !== undefined) total = total.plus(fill.executedUsd);
+      else if (r.notionalUsd) total = total.plus(new Decimal(r.notionalUsd));
+    }
     return total;
   }
 
@@ -390,6 +400,29 @@ export class Journal {
   /** Forgets every pair (after the user accepted the venue's metadata anew: `hlbot journal rebuild`). */
   forgetPairs(): number {
     return this.sql("DELETE FROM pair_memory").run().changes;
+  }
+
+  /** A strategy's TWAP submissions whose effect counts (pending, accepted, unknown, landed), oldest first. */
+  twapSubmissions(
+    strategy: string,
+  ): Array<{ twapId: number | null; notionalUsd: string | null; createdAt: number }> {
+    const placeholders = COUNTED.map(() => "?").join(", ");
+    return this.sql(
+      `SELECT twap_id AS twapId, notional_usd AS notionalUsd, created_at AS createdAt FROM submissions
+         WHERE strategy = ? AND action_type = 'twapOrder' AND status IN (${placeholders}) ORDER BY id`,
+    ).all(strategy, ...COUNTED) as Array<{
+      twapId: number | null;
+      notionalUsd: string | null;
+      createdAt: number;
+    }>;
+  }
+
+  /** A strategy's latest TWAP submission whatever its status (the allocator's refused-order check). */
+  lastTwapSubmission(strategy: string): SubmissionRow | undefined {
+    return this.sql(
+      `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE strategy = ? AND action_type = 'twapOrder'
+         ORDER BY id DESC LIMIT 1`,
+    ).get(strategy) as SubmissionRow | undefined;
   }
 
   recentCycles(limit: number): CycleRow[] {

@@ -7,9 +7,10 @@ import type { Intent, Skip, TwapOrderIntent } from "./intents.js";
 import type { PriceSanityLimits } from "./priceSanity.js";
 import { DEFAULT_VENUE_RULES, type VenueRules } from "./snapshot.js";
 import { fitTwapDuration, fmt } from "./strategies/common.js";
+import { isUsdStablecoin } from "./usd.js";
 
 export interface RiskLimits {
-  /** Largest TWAP notional (quote units ≈ USD); a larger TWAP is reduced to it. */
+  /** Largest TWAP notional in USD (quote converted at its USDC mid); a larger TWAP is reduced to it. */
   maxOrderUsd: Decimal;
   /** Largest TWAP notional submitted over any rolling 24 h. */
   maxDailyNotionalUsd: Decimal;
@@ -171,17 +172,31 @@ export function applyLimits(
   return { allowed, blocked, reduced };
 }
 
-/** Applies maxOrderUsd to one TWAP: the same intent, a reduced copy, or the reason it is blocked. */
+/**
+ * Applies maxOrderUsd to one TWAP: the same intent, a reduced copy, or the reason it is blocked. The
+ * order is valued in USD (size × mid × USD per quote unit): a pair quoted in a non-stablecoin without a
+ * USD price is refused rather than counted in quote units.
+ */
 function limitTwap(intent: TwapOrderIntent, limits: RiskLimits, rules: VenueRules): TwapOrderIntent | string {
-  if (!positive(intent.size) || !positive(intent.notionalUsd) || !positive(intent.midPx)) {
+  if (!positive(intent.size) || !positive(intent.midPx)) {
     return "size, price and notional must be positive";
   }
-  if (intent.notionalUsd.lte(limits.maxOrderUsd)) return intent;
-  const size = truncateDecimals(limits.maxOrderUsd.div(intent.midPx), intent.szDecimals);
-  if (!size.gt(0)) return `maxOrderUsd ${fmt(limits.maxOrderUsd)} USD is less than one lot`;
-  const notionalUsd = size.times(intent.midPx);
   const quote = intent.label.split("/")[1] ?? "USD";
-  const fit = fitTwapDuration(notionalUsd, intent.minutes, rules, quote);
+  const quoteUsd = intent.quoteUsd ?? (isUsdStablecoin(quote) ? new Decimal(1) : undefined);
+  if (!positive(quoteUsd)) {
+    return `the order is priced in ${quote}, which has no USD price: limits are in USD (failing closed)`;
+  }
+  const usdPx = intent.midPx.times(quoteUsd);
+  const valued = intent.size.times(usdPx);
+  if (!positive(intent.notionalUsd) || !valued.eq(intent.notionalUsd)) {
+    // Never trust a notional that is not size × mid in USD (e.g. one counted in quote units).
+    intent = { ...intent, notionalUsd: valued, quoteUsd };
+  }
+  if (intent.notionalUsd.lte(limits.maxOrderUsd)) return intent;
+  const size = truncateDecimals(limits.maxOrderUsd.div(usdPx), intent.szDecimals);
+  if (!size.gt(0)) return `maxOrderUsd ${fmt(limits.maxOrderUsd)} USD is less than one lot`;
+  const notionalUsd = size.times(usdPx);
+  const fit = fitTwapDuration(size.times(intent.midPx), intent.minutes, rules, quote);
   if (!fit.ok) return `reduced to maxOrderUsd ${fmt(limits.maxOrderUsd)} USD it is too small: ${fit.reason}`;
   const change =
     `reduced from ${fmt(intent.size)} to ${fmt(size)} (≈${fmt(notionalUsd, 2)} USD) by maxOrderUsd ${fmt(limits.maxOrderUsd)}` +

@@ -178,7 +178,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     strategies() {
       return config.strategies
         .filter((s) => s.enabled)
-        .map((s) => ({ name: s.name, kind: s.kind, params: s.params }));
+        .map((s) => ({ name: s.name, kind: s.kind, params: s.params, priority: s.priority }));
     },
     async close() {
       await transport.close();

@@ -117,6 +117,8 @@ export interface VenueRules {
   twapSliceSeconds: number;
   /** Minimum value of one slice in quote units (10: the venue's spot minimum order value). */
   twapMinSliceValue: Decimal;
+  /** Share of a spot TWAP buy's notional the venue holds beyond it (slippage; default 0.03). */
+  twapBuyReserve?: Decimal;
 }
 
 export const DEFAULT_VENUE_RULES: Readonly<VenueRules> = Object.freeze({

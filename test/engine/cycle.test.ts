@@ -218,7 +218,9 @@ describe("an intent the client refuses before signing", () => {
         {
           name: "staking",
           kind: "validator-staking",
-          params: { validators: 2, stakeIdleSpot: { enabled: true, keepSpot: 0 } },
+          // Keeps 500 HYPE on spot, so the deposit and the rebalancer's sell both fit the 1000 HYPE
+          // (the allocator would otherwise defer the sell: the balance went to the deposit).
+          params: { validators: 2, stakeIdleSpot: { enabled: true, keepSpot: 500 } },
         },
         REBALANCE,
       ],

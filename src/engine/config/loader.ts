@@ -13,6 +13,7 @@ import type { NetworkName } from "../../venue/networks.js";
 import type { RiskLimits } from "../risk.js";
 import type { VenueRules } from "../snapshot.js";
 import type { ParamsOf, StrategyKind } from "../strategies/registry.js";
+import { resolveSharedDefaults } from "../strategies/shared.js";
 import { type ConfigIssue, ConfigIssuesError, issuesFromZod, issuesOf } from "./issues.js";
 import { botConfigSchema, type StrategyFileData, strategyFileSchema } from "./schema.js";
 import {
@@ -54,6 +55,8 @@ export type LoadedStrategy = {
     description: string | undefined;
     schedule: string;
     enabled: boolean;
+    /** Allocation order among strategies sharing the account (smaller first); undefined: as listed. */
+    priority: number | undefined;
     params: ParamsOf<K>;
     /** Absolute path of the file it came from. */
     file: string;
@@ -157,6 +160,7 @@ export async function loadStrategyFile(path: string, env: Env): Promise<LoadedSt
     description: s.description,
     schedule: s.schedule,
     enabled: s.enabled,
+    priority: s.priority,
     params: s.params,
     file: abs,
   } as LoadedStrategy;
@@ -264,7 +268,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
     }
     strategySource = { files };
   }
-  const strategies = await loadStrategyFiles(files, env);
+  const strategies = resolveSharedDefaults(await loadStrategyFiles(files, env));
 
   const state = resolvePath(dir, c.state);
   // A kill switch in a folder that does not exist could never be engaged: a configuration error. The
@@ -323,6 +327,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
         twapMaxMinutes: c.venue.twapMaxMinutes,
         twapSliceSeconds: 30,
         twapMinSliceValue: c.venue.twapMinSliceValue,
+        twapBuyReserve: c.venue.twapBuyReserve,
       },
     },
   };

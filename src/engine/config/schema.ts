@@ -136,6 +136,11 @@ export const venueSchema = z
     twapMinSliceValue: decimal({ min: 0 })
       .prefault(10)
       .describe("Minimum value of one 30-s TWAP slice in quote units (unconfirmed; 10)"),
+    twapBuyReserve: decimal({ min: 0, max: 1 })
+      .prefault(0.03)
+      .describe(
+        "Share of a spot TWAP buy's notional the venue holds beyond size × mid (slippage; unconfirmed: the 3% suborder slippage limit). Buys are sized so it fits",
+      ),
   })
   .superRefine((v, ctx) => {
     if (v.twapMaxMinutes < v.twapMinMinutes) {
@@ -203,6 +208,11 @@ function strategyFileOf<K extends StrategyKind>(kind: K) {
       description: z.string().optional(),
       schedule: cron(),
       enabled: z.boolean().default(true),
+      priority: integer({ min: 0, max: 1_000_000 })
+        .optional()
+        .describe(
+          "Allocation order on a shared account: balances go first to the smallest priority, then to strategies without one, in the order they are listed",
+        ),
       params: STRATEGIES[kind].paramsSchema as (typeof STRATEGIES)[K]["paramsSchema"],
     })
     .describe(`${kind}: ${STRATEGIES[kind].description}`);

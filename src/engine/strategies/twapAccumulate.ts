@@ -1,12 +1,15 @@
-// twap-accumulate: every scheduled run, buy (or sell) a fixed quote amount of one coin through a TWAP,
-// optionally only while the mid is on the right side of a limit price and only until a total budget,
-// tracked by the journal, is used up. The budget is counted at the mid at decision time and is never
-// exceeded: the last run trades only what is left.
+// twap-accumulate: every scheduled run, buy (or sell) a fixed USD amount of one coin through a TWAP,
+// optionally only while the mid is on the right side of a limit price and only until a total budget is
+// used up. Amounts are in USD whatever the pair's quote (a non-stablecoin quote is valued at its USDC
+// mid). The budget counts what filled: an ended TWAP counts its executed notional from the venue, a
+// running or unresolved one its full amount, so an unfilled remainder is available again and the budget
+// is never exceeded; the last run trades only what is left.
 import * as z from "zod";
 import { truncateDecimals } from "../../lib/decimal.js";
 import { positiveDecimal } from "../config/fields.js";
 import type { TwapOrderIntent } from "../intents.js";
 import { pairFor } from "../snapshot.js";
+import { isUsdStablecoin, usdPerUnit } from "../usd.js";
 import { fitTwapDuration, fmt, runningTwapOn, skip, twapSchema } from "./common.js";
 import { defineStrategy } from "./types.js";
 
@@ -17,20 +20,24 @@ export const twapAccumulateParams = z.strictObject({
     .describe('Token to accumulate or distribute, by name ("HYPE"), or a spot pair name ("@107")'),
   quote: z.string().min(1).default("USDC").describe("Token paid with (buys) or received (sells)"),
   side: z.enum(["buy", "sell"]).describe("buy accumulates the coin, sell distributes it"),
-  amountUsd: positiveDecimal().describe("Quote amount traded per run"),
+  amountUsd: positiveDecimal().describe(
+    "USD amount traded per run (a non-stablecoin quote is converted at its USDC mid)",
+  ),
   twap: twapSchema,
   limitPx: positiveDecimal()
     .optional()
     .describe("Price ceiling for buys or floor for sells: the run is skipped while the mid is beyond it"),
   budgetUsd: positiveDecimal()
     .optional()
-    .describe("Total quote amount over the strategy's lifetime (counted by the journal); never exceeded"),
+    .describe(
+      "Total USD over the strategy's lifetime, counting what filled (the venue's executed notional); never exceeded",
+    ),
 });
 
 export type TwapAccumulateParams = z.output<typeof twapAccumulateParams>;
 
 export const twapAccumulate = defineStrategy({
-  description: "Buy or sell a fixed quote amount of a coin through a TWAP on every scheduled run",
+  description: "Buy or sell a fixed USD amount of a coin through a TWAP on every scheduled run",
   paramsSchema: twapAccumulateParams,
   decide(snapshot, params, _now, memory, name) {
     const considered = "twapOrder" as const;
@@ -59,11 +66,28 @@ export const twapAccumulate = defineStrategy({
     const running = runningTwapOn(snapshot, pair);
     if (running !== undefined) {
       const id = running.twapId === undefined ? "" : ` #${running.twapId}`;
-      return [skip(name, `a TWAP${id} is already running on ${pair.name}`, considered)];
+      // Temporary: the run is retried at the strategy's next chance instead of being dropped.
+      return [{ ...skip(name, `a TWAP${id} is already running on ${pair.name}`, considered), defer: true }];
     }
-
-    let amount = params.amountUsd;
+    // Amounts are in USD; the order is in quote units.
+    const quoteUsd = usdPerUnit(snapshot, quote);
+    if (quoteUsd === undefined) {
+      return [
+        skip(
+          name,
+          `cannot value ${quote} in USD (no ${quote}/USDC mid): amountUsd and budgetUsd are in USD`,
+          considered,
+        ),
+      ];
+    }
+    let amountUsd = params.amountUsd;
     const notes: string[] = [];
+    const last = memory.lastEndedTwap;
+    if (last !== undefined && !last.executedUsd.gt(0)) {
+      notes.push(
+        `the last TWAP #${last.twapId} filled nothing (0 of ${fmt(last.submittedUsd, 2)} USD): its amount is available again`,
+      );
+    }
     if (params.budgetUsd !== undefined) {
       // Fail closed: without the journal's count the budget could be exceeded.
       if (memory.spentUsd === undefined) {
@@ -71,21 +95,27 @@ export const twapAccumulate = defineStrategy({
           skip(name, `the amount already spent is unknown, so the budget cannot be checked`, considered),
         ];
       }
+      const used = `${fmt(memory.spentUsd, 2)} of ${fmt(params.budgetUsd)} USD`;
       const left = params.budgetUsd.minus(memory.spentUsd);
-      if (!left.gt(0)) {
-        return [
-          skip(
-            name,
-            `budget of ${fmt(params.budgetUsd)} ${quote} used up (${fmt(memory.spentUsd, 2)} spent)`,
-            considered,
-          ),
-        ];
-      }
-      if (left.lt(amount)) {
-        amount = left;
-        notes.push(`last run of the budget: ${fmt(left, 2)} of ${fmt(params.budgetUsd)} ${quote} left`);
+      if (!left.gt(0)) return [skip(name, `budget used up (${used})`, considered)];
+      if (left.lt(amountUsd)) {
+        // What is left may be too small for any TWAP: then the budget is as good as used up.
+        const leftQuote = left.div(quoteUsd);
+        const fit = fitTwapDuration(leftQuote, params.twap.minutes, snapshot.rules, quote);
+        if (!fit.ok) {
+          return [
+            skip(
+              name,
+              `budget used up (${used}; the ${fmt(left, 2)} USD left is below the venue minimum for a TWAP)`,
+              considered,
+            ),
+          ];
+        }
+        amountUsd = left;
+        notes.push(`last run of the budget: ${fmt(left, 2)} of ${fmt(params.budgetUsd)} USD left`);
       }
     }
+    const amount = amountUsd.div(quoteUsd);
 
     let size = amount.div(mid);
     if (params.side === "sell") {
@@ -119,12 +149,14 @@ export const twapAccumulate = defineStrategy({
     const fit = fitTwapDuration(notional, params.twap.minutes, snapshot.rules, quote);
     if (!fit.ok) return [skip(name, fit.reason, considered)];
     if (fit.note) notes.push(fit.note);
+    const notionalUsd = notional.times(quoteUsd);
+    const inUsd = isUsdStablecoin(quote) ? "" : `, ≈${fmt(notionalUsd, 2)} USD`;
 
     const intent: TwapOrderIntent = {
       kind: "twapOrder",
       strategy: name,
       reason:
-        `${params.side} ${fmt(size)} ${base} (≈${fmt(notional, 2)} ${quote} at mid ${fmt(mid)}) over ${fit.minutes} min` +
+        `${params.side} ${fmt(size)} ${base} (≈${fmt(notional, 2)} ${quote}${inUsd} at mid ${fmt(mid)}) over ${fit.minutes} min` +
         (notes.length ? `; ${notes.join("; ")}` : ""),
       coin: pair.name,
       label: `${base}/${quote}`,
@@ -136,7 +168,8 @@ export const twapAccumulate = defineStrategy({
       randomize: params.twap.randomize,
       reduceOnly: false,
       midPx: mid,
-      notionalUsd: notional,
+      notionalUsd,
+      quoteUsd,
     };
     return [intent];
   },

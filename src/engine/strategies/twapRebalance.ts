@@ -6,6 +6,7 @@ import { type Decimal, truncateDecimals, ZERO } from "../../lib/decimal.js";
 import { decimal, fraction } from "../config/fields.js";
 import type { Decision, TwapOrderIntent } from "../intents.js";
 import { pairFor, type SpotPair } from "../snapshot.js";
+import { usdPerUnit } from "../usd.js";
 import { fitTwapDuration, fmt, ONE, pct, runningTwapOn, skip, twapSchema } from "./common.js";
 import { defineStrategy } from "./types.js";
 
@@ -26,7 +27,15 @@ export const twapRebalanceParams = z
     twap: twapSchema,
     minOrderUsd: decimal({ min: 0 })
       .optional()
-      .describe("Smallest order worth placing, in quote units; smaller corrections are skipped"),
+      .describe(
+        "Smallest order worth placing, in USD (a non-stablecoin quote is converted at its USDC mid); smaller corrections are skipped",
+      ),
+    countStaked: z
+      .boolean()
+      .optional()
+      .describe(
+        "Count HYPE staked with validators, undelegated in staking and pending withdrawal in HYPE's weight (only spot HYPE can be sold). Default: true when an enabled validator-staking strategy shares the account, false otherwise",
+      ),
   })
   .superRefine((p, ctx) => {
     const weights = Object.values(p.targets);
@@ -53,8 +62,13 @@ export const twapRebalanceParams = z
 
 export type TwapRebalanceParams = z.output<typeof twapRebalanceParams>;
 
+/** The HYPE in the staking account: delegated, undelegated and on its way back to spot. */
+export const STAKED_TOKEN = "HYPE";
+
 interface Holding {
   token: string;
+  /** Part of `total` that is staked (countStaked), not on spot. */
+  staked: Decimal;
   target: Decimal;
   pair: SpotPair | undefined;
   mid: Decimal;
@@ -78,7 +92,17 @@ export const twapRebalance = defineStrategy({
       const available = balance?.available ?? ZERO;
       const hold = balance?.hold ?? ZERO;
       if (token === quote) {
-        holdings.push({ token, target, pair: undefined, mid: ONE, total, available, hold, value: total });
+        holdings.push({
+          token,
+          target,
+          staked: ZERO,
+          pair: undefined,
+          mid: ONE,
+          total,
+          available,
+          hold,
+          value: total,
+        });
         continue;
       }
       if (!snapshot.tokens.has(token)) return [skip(name, `token ${token} is not listed on the venue`)];
@@ -88,18 +112,33 @@ export const twapRebalance = defineStrategy({
       if (pair.mid === undefined || !pair.mid.gt(0)) {
         return [skip(name, `no mid price for ${token}/${quote} (${pair.name}): cannot value the portfolio`)];
       }
+      // Staked HYPE is HYPE: selling spot HYPE that staking put aside would be a fight, not a rebalance.
+      const staked =
+        params.countStaked === true && token === STAKED_TOKEN
+          ? snapshot.staking.delegated
+              .plus(snapshot.staking.undelegated)
+              .plus(snapshot.staking.totalPendingWithdrawal)
+          : ZERO;
+      const counted = total.plus(staked);
       holdings.push({
         token,
         target,
+        staked,
         pair,
         mid: pair.mid,
-        total,
+        total: counted,
         available,
         hold,
-        value: total.times(pair.mid),
+        value: counted.times(pair.mid),
       });
     }
 
+    const quoteUsd = usdPerUnit(snapshot, quote);
+    if (quoteUsd === undefined) {
+      return [
+        skip(name, `cannot value ${quote} in USD (no ${quote}/USDC mid): minOrderUsd and limits are in USD`),
+      ];
+    }
     const portfolio = holdings.reduce((a, h) => a.plus(h.value), ZERO);
     if (!portfolio.gt(0)) return [skip(name, `nothing to rebalance: the target tokens are worth 0 ${quote}`)];
 
@@ -123,7 +162,8 @@ export const twapRebalance = defineStrategy({
       const weight = h.value.div(portfolio);
       const where =
         `${h.token} is ${pct(weight)} of ${fmt(portfolio, 2)} ${quote} ` +
-        `(${fmt(h.total)} at mid ${fmt(h.mid)}), target ${pct(h.target)} ± ${pct(params.band)}`;
+        `(${fmt(h.total)}${h.staked.gt(0) ? ` incl. ${fmt(h.staked)} staked` : ""} at mid ${fmt(h.mid)}), ` +
+        `target ${pct(h.target)} ± ${pct(params.band)}`;
       if (weight.minus(h.target).abs().lte(params.band)) {
         decisions.push(skip(name, `${where}: within band`, "twapOrder"));
         continue;
@@ -131,7 +171,11 @@ export const twapRebalance = defineStrategy({
       const running = runningTwapOn(snapshot, pair);
       if (running !== undefined) {
         const id = running.twapId === undefined ? "" : ` #${running.twapId}`;
-        decisions.push(skip(name, `${where}: a TWAP${id} is already running on ${pair.name}`, "twapOrder"));
+        // Temporary: retried at the strategy's next chance.
+        decisions.push({
+          ...skip(name, `${where}: a TWAP${id} is already running on ${pair.name}`, "twapOrder"),
+          defer: true,
+        });
         continue;
       }
 
@@ -162,11 +206,12 @@ export const twapRebalance = defineStrategy({
         continue;
       }
       const notional = size.times(h.mid);
-      if (params.minOrderUsd !== undefined && notional.lt(params.minOrderUsd)) {
+      const notionalUsd = notional.times(quoteUsd);
+      if (params.minOrderUsd !== undefined && notionalUsd.lt(params.minOrderUsd)) {
         decisions.push(
           skip(
             name,
-            `${where}: ${fmt(notional, 2)} ${quote} is below minOrderUsd ${fmt(params.minOrderUsd)}`,
+            `${where}: ${fmt(notionalUsd, 2)} USD is below minOrderUsd ${fmt(params.minOrderUsd)}`,
             "twapOrder",
           ),
         );
@@ -196,7 +241,8 @@ export const twapRebalance = defineStrategy({
         randomize: params.twap.randomize,
         reduceOnly: false,
         midPx: h.mid,
-        notionalUsd: notional,
+        notionalUsd,
+        quoteUsd,
       };
       decisions.push(intent);
     }

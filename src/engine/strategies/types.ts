@@ -9,10 +9,13 @@ import type { Snapshot } from "../snapshot.js";
 /** What the journal knows about one strategy's past, handed to it on every run. */
 export interface StrategyMemory {
   /**
-   * Quote units (USD) committed so far by this strategy's TWAPs, counting submissions whose outcome is
-   * not known yet (Journal.spentUsd). `undefined` means unknown: budgeted strategies then do nothing.
+   * USD spent so far by this strategy's TWAPs (Journal.spentUsd): what ended TWAPs filled, as the venue
+   * reports it, plus the full amount of running TWAPs and of submissions whose outcome is not known yet.
+   * `undefined` means unknown: budgeted strategies then do nothing.
    */
   spentUsd?: Decimal;
+  /** The strategy's latest ended TWAP, when the venue's history has it (for reasons a person reads). */
+  lastEndedTwap?: { twapId: number; submittedUsd: Decimal; executedUsd: Decimal };
 }
 
 /**

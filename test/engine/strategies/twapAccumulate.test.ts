@@ -72,13 +72,13 @@ describe("twap-accumulate", () => {
     const last = only(run(budget, funded, { spentUsd: parseDecimal("2000") }));
     expect(last.notionalUsd.toFixed()).toBe("500");
     expect(last.size.toFixed()).toBe("12.5");
-    expect(last.reason).toMatch(/last run of the budget: 500 of 2500 USDC left/);
+    expect(last.reason).toMatch(/last run of the budget: 500 of 2500 USD left/);
     expect(skipped(run(budget, funded, { spentUsd: parseDecimal("2500") }))).toMatch(
-      /budget of 2500 USDC used up/,
+      /budget used up \(2500 of 2500 USD\)/,
     );
     // 50 left is below the venue minimum for the shortest TWAP (100): skipped, not overspent.
     expect(skipped(run(budget, funded, { spentUsd: parseDecimal("2450") }))).toMatch(
-      /below the venue minimum/,
+      /budget used up \(2450 of 2500 USD; the 50 USD left is below the venue minimum for a TWAP\)/,
     );
   });
 

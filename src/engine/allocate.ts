@@ -1,0 +1,337 @@
+// One allocator per account. Strategies decide independently from one snapshot; before anything is
+// signed, their intents are allocated against that snapshot's balances so they fit together:
+//   1. opposing TWAPs on one pair in one cycle are netted (one TWAP for the difference, or none);
+//   2. balances are reserved strategy by strategy, in the configured order (`priority`, then the order
+//      strategies are listed in), so no two intents spend the same balance;
+//   3. a buy reserves what the venue holds for it, not just size × mid: the slippage reserve
+//      (`venue.twapBuyReserve`) and the taker fee on top, so no buy is sized to be refused;
+//   4. an order the same as the one the venue last refused (same pair and side, value within 1%) is not
+//      sent again: it is re-sized from fresh balances (a different order) or backed off with the reason.
+// An intent that no longer fits is shrunk (with the reason) or skipped; a skip caused by another
+// strategy's claim is deferred (`defer: true`): the strategy's slot stays due. Pure: no I/O, no clock.
+import { Decimal, truncateDecimals, ZERO } from "../lib/decimal.js";
+import type { CDepositIntent, Intent, Skip, TwapOrderIntent } from "./intents.js";
+import type { Snapshot } from "./snapshot.js";
+import { fitTwapDuration, fmt, isoTime, pct } from "./strategies/common.js";
+
+/**
+ * Share of a spot TWAP buy's remaining notional the venue holds beyond size × mid. Each suborder may
+ * fill up to 3% from the mid (Hyperliquid docs, Trading › Order types › TWAP: "each suborder has a
+ * maximum slippage of 3%"); how much quote the venue holds for that is not documented, so the value is
+ * configurable (`venue.twapBuyReserve`) and defaults to that 3% (the simulator's rule).
+ */
+export const DEFAULT_TWAP_BUY_RESERVE = new Decimal("0.03");
+
+export interface AllocatedStrategy {
+  name: string;
+  /** Smaller first; strategies without one come after those with one, in the order they are listed. */
+  priority?: number | undefined;
+}
+
+/** The last TWAP a strategy submitted that the venue refused, as the journal has it. */
+export interface RefusedOrder {
+  assetId: number;
+  side: "buy" | "sell";
+  size: Decimal;
+  /** Its USD value when it was refused (the journal's notional); undefined: compare sizes. */
+  notionalUsd?: Decimal | undefined;
+  reason: string;
+  at: number;
+}
+
+/** Within this share of the refused order's value, a new order is the same order again. */
+const SAME_ORDER_TOLERANCE = new Decimal("0.01");
+
+function sameOrder(t: TwapOrderIntent, r: RefusedOrder): boolean {
+  if (r.assetId !== t.assetId || r.side !== t.side) return false;
+  if (r.notionalUsd === undefined || !r.notionalUsd.gt(0)) return r.size.eq(t.size);
+  return t.notionalUsd.minus(r.notionalUsd).abs().lte(r.notionalUsd.times(SAME_ORDER_TOLERANCE));
+}
+
+export interface AllocateOptions {
+  /** The cycle's strategies in the order they are configured. */
+  strategies: readonly AllocatedStrategy[];
+  /** Fraction of a buy's notional held beyond it (default DEFAULT_TWAP_BUY_RESERVE). */
+  buyReserve?: Decimal | undefined;
+  /** Per strategy, its latest TWAP submission when the venue refused it. */
+  lastRefused?: ReadonlyMap<string, RefusedOrder>;
+}
+
+export interface Allocation {
+  /** Intents that fit, in the order they are to be sent (allocation order). */
+  intents: Intent[];
+  /** Intents that no longer fit, as skips with the reason (deferred when another strategy took the room). */
+  skipped: Skip[];
+  /** The intents of `intents` that allocation changed (smaller size, shorter TWAP). */
+  changed: Intent[];
+}
+
+/** Allocation order: by `priority` (smaller first), then as listed; unknown strategies last. */
+export function allocationOrder(strategies: readonly AllocatedStrategy[]): string[] {
+  return strategies
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => (a.s.priority ?? Infinity) - (b.s.priority ?? Infinity) || a.i - b.i)
+    .map(({ s }) => s.name);
+}
+
+export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: AllocateOptions): Allocation {
+  const order = allocationOrder(o.strategies);
+  const rank = (name: string) => {
+    const i = order.indexOf(name);
+    return i < 0 ? order.length : i;
+  };
+  // Stable: a strategy's own intents keep the order it gave them (a deposit before its delegations).
+  const sorted = intents.map((intent, i) => ({ intent, i }));
+  sorted.sort((a, b) => rank(a.intent.strategy) - rank(b.intent.strategy) || a.i - b.i);
+
+  const skipped: Skip[] = [];
+  const changed = new Set<Intent>();
+  const netted = netOpposingTwaps(
+    sorted.map((x) => x.intent),
+    snapshot,
+    skipped,
+    changed,
+  );
+
+  const reserve = o.buyReserve ?? DEFAULT_TWAP_BUY_RESERVE;
+  const fee = snapshot.spotTakerFee.gt(0) ? snapshot.spotTakerFee : ZERO;
+  const free = new Map<string, Decimal>();
+  for (const b of snapshot.balances.values()) free.set(b.coin, b.available);
+  /** What earlier strategies of this cycle claimed, per token (for reasons and `defer`). */
+  const claimed = new Map<string, Array<{ strategy: string; amount: Decimal }>>();
+  const claim = (token: string, strategy: string, amount: Decimal) => {
+    free.set(token, (free.get(token) ?? ZERO).minus(amount));
+    const list = claimed.get(token) ?? [];
+    list.push({ strategy, amount });
+    claimed.set(token, list);
+  };
+  const claimedByOthers = (token: string, strategy: string) =>
+    (claimed.get(token) ?? []).filter((c) => c.strategy !== strategy);
+
+  const out: Intent[] = [];
+  const stopped = new Set<string>();
+  for (const intent of netted) {
+    if (stopped.has(intent.strategy)) {
+      skipped.push({
+        kind: "skip",
+        strategy: intent.strategy,
+        considered: intent.kind,
+        reason: `${intent.reason}; not sent: an earlier action of this strategy did not fit the balance left to it`,
+        defer: true,
+      });
+      continue;
+    }
+    if (intent.kind === "twapOrder") {
+      const refused = o.lastRefused?.get(intent.strategy);
+      const fitted = fitTwap(intent, snapshot, free, reserve, fee, claimedByOthers);
+      if ("skip" in fitted) {
+        skipped.push(fitted.skip);
+        continue;
+      }
+      const t = fitted.intent;
+      if (refused !== undefined && sameOrder(t, refused)) {
+        skipped.push({
+          kind: "skip",
+          strategy: t.strategy,
+          considered: "twapOrder",
+          reason:
+            `${t.reason}; not sent: the venue refused this identical order at ${isoTime(refused.at)} ` +
+            `("${refused.reason}"); backing off until the balances or the decision change ` +
+            `(if this repeats with unchanged balances, the venue holds more than venue.twapBuyReserve)`,
+        });
+        continue;
+      }
+      if (t !== intent) changed.add(t);
+      out.push(t);
+      if (t.side === "buy") claim(quoteOf(t, snapshot), t.strategy, buyCost(t.size, t.midPx, reserve, fee));
+      else claim(baseOf(t, snapshot), t.strategy, t.size);
+      continue;
+    }
+    if (intent.kind === "cDeposit") {
+      const result = fitDeposit(intent, free, claimedByOthers);
+      if (result !== undefined) {
+        skipped.push(result);
+        // The strategy's delegations may be funded by this deposit: none of them goes out now.
+        stopped.add(intent.strategy);
+        continue;
+      }
+      claim("HYPE", intent.strategy, intent.amount);
+    }
+    out.push(intent);
+  }
+  return { intents: out, skipped, changed: out.filter((i) => changed.has(i)) };
+}
+
+/** Quote the venue holds for buying `size` at `mid`: size × mid × (1 + reserve + fee). */
+export function buyCost(size: Decimal, mid: Decimal, reserve: Decimal, fee: Decimal): Decimal {
+  return size.times(mid).times(reserve.plus(fee).plus(1));
+}
+
+function quoteOf(t: TwapOrderIntent, snapshot: Snapshot): string {
+  return pairOf(t, snapshot)?.quote.name ?? t.label.split("/")[1] ?? "USDC";
+}
+
+function baseOf(t: TwapOrderIntent, snapshot: Snapshot): string {
+  return pairOf(t, snapshot)?.base.name ?? t.label.split("/")[0] ?? t.coin;
+}
+
+function pairOf(t: TwapOrderIntent, snapshot: Snapshot) {
+  return snapshot.pairs.get(t.coin) ?? [...snapshot.pairs.values()].find((p) => p.assetId === t.assetId);
+}
+
+function withSize(t: TwapOrderIntent, size: Decimal, note: string, minutes: number): TwapOrderIntent {
+  const notional = size.times(t.midPx);
+  const notionalUsd = notional.times(t.quoteUsd ?? 1);
+  return { ...t, size, minutes, notionalUsd, reason: `${t.reason}; ${note}` };
+}
+
+type Fitted = { intent: TwapOrderIntent } | { skip: Skip };
+
+/** Shrinks a TWAP to the balance left for it, or says why it cannot go out. */
+function fitTwap(
+  t: TwapOrderIntent,
+  snapshot: Snapshot,
+  free: ReadonlyMap<string, Decimal>,
+  reserve: Decimal,
+  fee: Decimal,
+  claimedByOthers: (token: string, strategy: string) => Array<{ strategy: string; amount: Decimal }>,
+): Fitted {
+  const token = t.side === "buy" ? quoteOf(t, snapshot) : baseOf(t, snapshot);
+  const left = Decimal.max(free.get(token) ?? ZERO, ZERO);
+  const perUnit = t.side === "buy" ? buyCost(new Decimal(1), t.midPx, reserve, fee) : new Decimal(1);
+  const need = t.size.times(perUnit);
+  if (need.lte(left)) return { intent: t };
+
+  const others = claimedByOthers(token, t.strategy);
+  const byOthers = others.reduce((a, c) => a.plus(c.amount), ZERO);
+  const takenBy = others.length
+    ? `; ${fmt(byOthers, 2)} ${token} went to ${[...new Set(others.map((c) => c.strategy))].join(", ")} (allocated first)`
+    : "";
+  const holdRule =
+    t.side === "buy"
+      ? ` (the venue holds size × mid × (1 + ${pct(reserve)} slippage reserve + ${pct(fee)} fee) for a buy)`
+      : "";
+  const size = truncateDecimals(left.div(perUnit), t.szDecimals);
+  const why = `${fmt(left, 2)} ${token} is left for it, ${fmt(need, 2)} needed${holdRule}${takenBy}`;
+  // Deferred when the room was taken by another strategy of this cycle: it may fit at its next chance.
+  const defer = others.length > 0 && need.lte(left.plus(byOthers));
+  const skipOf = (reason: string): Fitted => ({
+    skip: {
+      kind: "skip",
+      strategy: t.strategy,
+      considered: "twapOrder",
+      reason: `${t.reason}; not sent: ${reason}`,
+      ...(defer ? { defer: true as const } : {}),
+    },
+  });
+  if (!size.gt(0)) return skipOf(why);
+  const fit = fitTwapDuration(
+    size.times(t.midPx),
+    t.minutes,
+    snapshot.rules,
+    pairOf(t, snapshot)?.quote.name ?? token,
+  );
+  if (!fit.ok) return skipOf(`${why}; reduced to ${fmt(size)} it is too small: ${fit.reason}`);
+  return {
+    intent: withSize(
+      t,
+      size,
+      `reduced to ${fmt(size)}: ${why}` + (fit.minutes !== t.minutes ? `, over ${fit.minutes} min` : ""),
+      fit.minutes,
+    ),
+  };
+}
+
+function fitDeposit(
+  d: CDepositIntent,
+  free: ReadonlyMap<string, Decimal>,
+  claimedByOthers: (token: string, strategy: string) => Array<{ strategy: string; amount: Decimal }>,
+): Skip | undefined {
+  const left = Decimal.max(free.get("HYPE") ?? ZERO, ZERO);
+  if (d.amount.lte(left)) return undefined;
+  const others = claimedByOthers("HYPE", d.strategy);
+  return {
+    kind: "skip",
+    strategy: d.strategy,
+    considered: "cDeposit",
+    reason:
+      `${d.reason}; not sent: ${fmt(left)} HYPE is left for it` +
+      (others.length ? `, the rest went to ${[...new Set(others.map((c) => c.strategy))].join(", ")}` : ""),
+    ...(others.length > 0 ? { defer: true as const } : {}),
+  };
+}
+
+/**
+ * Nets opposing TWAPs of different strategies on one pair: the smaller side is dropped (its trade is
+ * covered by not trading that much the other way) and the larger shrunk by it, so the account never
+ * buys and sells the same pair at once and pays fees on both.
+ */
+function netOpposingTwaps(
+  intents: readonly Intent[],
+  snapshot: Snapshot,
+  skipped: Skip[],
+  changed: Set<Intent>,
+): Intent[] {
+  const byAsset = new Map<number, TwapOrderIntent[]>();
+  for (const i of intents) {
+    if (i.kind !== "twapOrder") continue;
+    const list = byAsset.get(i.assetId) ?? [];
+    list.push(i);
+    byAsset.set(i.assetId, list);
+  }
+  const replaced = new Map<Intent, Intent | undefined>();
+  for (const list of byAsset.values()) {
+    const buys = list.filter((t) => t.side === "buy");
+    const sells = list.filter((t) => t.side === "sell");
+    if (buys.length === 0 || sells.length === 0) continue;
+    const bought = buys.reduce((a, t) => a.plus(t.size), ZERO);
+    const sold = sells.reduce((a, t) => a.plus(t.size), ZERO);
+    const [winners, losers, offset] = bought.gte(sold) ? [buys, sells, sold] : [sells, buys, bought];
+    const describe = (ts: TwapOrderIntent[]) =>
+      ts.map((t) => `${t.strategy}'s ${t.side} of ${fmt(t.size)}`).join(" and ");
+    for (const l of losers) {
+      replaced.set(l, undefined);
+      skipped.push({
+        kind: "skip",
+        strategy: l.strategy,
+        considered: "twapOrder",
+        reason: `${l.reason}; netted: ${describe(winners)} ${l.label} in the same cycle covers it (no opposing TWAPs on one pair)`,
+      });
+    }
+    // The last-allocated winners give way first.
+    let remaining = offset;
+    for (const w of [...winners].reverse()) {
+      if (!remaining.gt(0)) break;
+      const take = Decimal.min(remaining, w.size);
+      remaining = remaining.minus(take);
+      const size = truncateDecimals(w.size.minus(take), w.szDecimals);
+      const note = `netted against ${describe(losers)} ${w.label}: ${fmt(take)} fewer`;
+      const quote = pairOf(w, snapshot)?.quote.name ?? w.label.split("/")[1] ?? "USDC";
+      const fit = size.gt(0)
+        ? fitTwapDuration(size.times(w.midPx), w.minutes, snapshot.rules, quote)
+        : ({ ok: false, reason: "nothing is left to trade" } as const);
+      if (!fit.ok) {
+        replaced.set(w, undefined);
+        skipped.push({
+          kind: "skip",
+          strategy: w.strategy,
+          considered: "twapOrder",
+          reason: `${w.reason}; ${note}, and the rest is not traded: ${fit.reason}`,
+        });
+        continue;
+      }
+      const shrunk = withSize(w, size, note, fit.minutes);
+      changed.add(shrunk);
+      replaced.set(w, shrunk);
+    }
+  }
+  const out: Intent[] = [];
+  for (const i of intents) {
+    if (!replaced.has(i)) out.push(i);
+    else {
+      const r = replaced.get(i);
+      if (r !== undefined) out.push(r);
+    }
+  }
+  return out;
+}

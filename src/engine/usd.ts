@@ -1,0 +1,32 @@
+// USD values of venue amounts. Limits, budgets and order sizes are written in USD (maxOrderUsd,
+// budgetUsd, amountUsd, minOrderUsd); a pair's prices are in its quote token, which is not always a
+// dollar (UBTC/HYPE is quoted in HYPE). A stablecoin counts 1:1; any other token is valued at the mid
+// of its pair against USDC; a token with neither has no USD value and whatever needs one is refused.
+import { Decimal } from "../lib/decimal.js";
+import { pairFor, type Snapshot } from "./snapshot.js";
+
+/** Tokens counted as one US dollar each (upper-case venue names). */
+export const USD_STABLECOINS: ReadonlySet<string> = new Set([
+  "USDC",
+  "USDT",
+  "USDT0",
+  "USDH",
+  "USDE",
+  "USDHL",
+]);
+
+const ONE = new Decimal(1);
+
+export function isUsdStablecoin(token: string): boolean {
+  return USD_STABLECOINS.has(token.toUpperCase());
+}
+
+/**
+ * USD per unit of `token`: 1 for a stablecoin, else the mid of `token`/USDC (the canonical pair), else
+ * undefined (no price: callers refuse rather than guess).
+ */
+export function usdPerUnit(snapshot: Snapshot, token: string): Decimal | undefined {
+  if (isUsdStablecoin(token)) return ONE;
+  const mid = pairFor(snapshot, token, "USDC")?.mid;
+  return mid?.gt(0) ? mid : undefined;
+}

@@ -1,0 +1,313 @@
+// One allocator per account (issue #12): strategies decide from one snapshot, then their intents are
+// fitted together before anything is signed. Pure cases pin the rules down; the simulator cases
+// reproduce what was seen with the shipped CLI (buys refused again and again, opposing TWAPs in one
+// minute, a blocked DCA run dropped, budgets counting unfilled TWAPs, USD limits in quote units).
+import { readFileSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { allocate, buyCost, DEFAULT_TWAP_BUY_RESERVE } from "../../src/engine/allocate.js";
+import { runCycle } from "../../src/engine/cycle.js";
+import type { Intent, TwapOrderIntent } from "../../src/engine/intents.js";
+import { parseDecimal } from "../../src/lib/decimal.js";
+import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
+import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+import { buildSnapshot } from "../helpers/snapshots.js";
+
+const d = (v: string | number) => parseDecimal(v);
+
+function twap(strategy: string, side: "buy" | "sell", size: string, mid = "40"): TwapOrderIntent {
+  return {
+    kind: "twapOrder",
+    strategy,
+    reason: `${strategy} wants it`,
+    coin: "@107",
+    label: "HYPE/USDC",
+    assetId: 10107,
+    side,
+    size: d(size),
+    szDecimals: 2,
+    minutes: 30,
+    randomize: false,
+    reduceOnly: false,
+    midPx: d(mid),
+    notionalUsd: d(size).times(mid),
+    quoteUsd: d(1),
+  };
+}
+
+describe("allocate (pure)", () => {
+  const snapshot = buildSnapshot({ balances: { USDC: 1000, HYPE: 100 } });
+
+  it("sizes a buy of the whole quote balance to what the venue holds for it (slippage reserve + fee)", () => {
+    const out = allocate([twap("dca", "buy", "25")], snapshot, { strategies: [{ name: "dca" }] });
+    const t = out.intents[0] as TwapOrderIntent;
+    // 1000 / (40 × (1 + 0.03 + 0.0007)) = 24.25…
+    expect(t.size.toFixed()).toBe("24.25");
+    expect(buyCost(t.size, t.midPx, DEFAULT_TWAP_BUY_RESERVE, d("0.0007")).lte(1000)).toBe(true);
+    expect(t.reason).toMatch(/reduced to 24.25: 1000 USDC is left for it, 1030.7 needed/);
+    expect(out.changed).toEqual([t]);
+  });
+
+  it("reserves balances in the listed order; the strategy crowded out is deferred with the reason", () => {
+    const out = allocate([twap("a", "buy", "20"), twap("b", "buy", "20")], snapshot, {
+      strategies: [{ name: "a" }, { name: "b" }],
+    });
+    expect(out.intents.map((i) => [i.strategy, (i as TwapOrderIntent).size.toFixed()])).toEqual([
+      ["a", "20"],
+      ["b", "4.25"],
+    ]);
+    // Too little left for even the shortest TWAP: deferred, not dropped.
+    const tight = allocate([twap("a", "buy", "23"), twap("b", "buy", "20")], snapshot, {
+      strategies: [{ name: "a" }, { name: "b" }],
+    });
+    expect(tight.intents.map((i) => i.strategy)).toEqual(["a"]);
+    expect(tight.skipped[0]).toMatchObject({ strategy: "b", defer: true });
+    expect(tight.skipped[0]?.reason).toMatch(/went to a \(allocated first\)/);
+  });
+
+  it("a priority changes the order", () => {
+    const out = allocate([twap("a", "buy", "23"), twap("b", "buy", "24")], snapshot, {
+      strategies: [{ name: "a" }, { name: "b", priority: 1 }],
+    });
+    expect(out.intents.map((i) => i.strategy)).toEqual(["b"]);
+    expect(out.skipped[0]).toMatchObject({ strategy: "a", defer: true });
+  });
+
+  it("nets opposing TWAPs on one pair: one TWAP for the difference", () => {
+    const out = allocate([twap("rebalance", "sell", "40"), twap("dca", "buy", "10")], snapshot, {
+      strategies: [{ name: "rebalance" }, { name: "dca" }],
+    });
+    expect(out.intents).toHaveLength(1);
+    expect(out.intents[0]).toMatchObject({ strategy: "rebalance", side: "sell" });
+    expect((out.intents[0] as TwapOrderIntent).size.toFixed()).toBe("30");
+    expect(out.skipped[0]?.reason).toMatch(/netted: rebalance's sell of 40 HYPE\/USDC/);
+  });
+
+  it("never resends the order the venue refused; a re-sized one goes out", () => {
+    const refused = {
+      assetId: 10107,
+      side: "buy" as const,
+      size: d("10"),
+      notionalUsd: d("400"),
+      reason: "Order has insufficient spot balance to trade",
+      at: 0,
+    };
+    const lastRefused = new Map([["dca", refused]]);
+    const same = allocate([twap("dca", "buy", "10")], snapshot, {
+      strategies: [{ name: "dca" }],
+      lastRefused,
+    });
+    expect(same.intents).toEqual([]);
+    expect(same.skipped[0]?.reason).toMatch(/refused this identical order .* backing off/);
+    // The same order at a slightly moved mid is the same order in effect.
+    const moved = allocate([twap("dca", "buy", "10.02", "39.9")], snapshot, {
+      strategies: [{ name: "dca" }],
+      lastRefused,
+    });
+    expect(moved.intents).toEqual([]);
+    const other = allocate([twap("dca", "buy", "9")], snapshot, {
+      strategies: [{ name: "dca" }],
+      lastRefused,
+    });
+    expect(other.intents).toHaveLength(1);
+  });
+
+  it("a staking deposit crowded out by a sell defers the staking strategy's whole run", () => {
+    const deposit: Intent = { kind: "cDeposit", strategy: "stake", reason: "stake idle HYPE", amount: d(90) };
+    const delegate: Intent = {
+      kind: "tokenDelegate",
+      strategy: "stake",
+      reason: "delegate",
+      validator: "0x01",
+      amount: d(90),
+      isUndelegate: false,
+    };
+    const out = allocate([twap("rebalance", "sell", "40"), deposit, delegate], snapshot, {
+      strategies: [{ name: "rebalance" }, { name: "stake" }],
+    });
+    expect(out.intents.map((i) => i.kind)).toEqual(["twapOrder"]);
+    expect(out.skipped.map((s) => [s.considered, s.defer])).toEqual([
+      ["cDeposit", true],
+      ["tokenDelegate", true],
+    ]);
+  });
+});
+
+let bot: TestBot | undefined;
+afterEach(async () => {
+  await bot?.close();
+  bot = undefined;
+});
+
+async function cycle(b: TestBot) {
+  const facts = await b.runtime.facts();
+  return runCycle(b.runtime.cycleDeps(facts), { trigger: "once", strategies: b.runtime.strategies() });
+}
+
+function placed(b: TestBot) {
+  return b.sim.ledger().filter((e) => e.kind === "twapPlaced" && e.user === b.address);
+}
+
+const ALL_IN = {
+  ...REBALANCE,
+  name: "all-in",
+  params: { ...REBALANCE.params, targets: { HYPE: 1, USDC: 0 } },
+};
+
+const DCA = {
+  name: "dca",
+  kind: "twap-accumulate",
+  params: {
+    coin: "HYPE",
+    quote: "USDC",
+    side: "buy",
+    amountUsd: 300,
+    twap: { minutes: 10, randomize: false },
+  },
+};
+
+describe("allocation against the simulator", () => {
+  it("a buy of all the USDC is sized to the venue's 3% hold and accepted (it was refused on every run)", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [ALL_IN], fund: { USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    const report = await cycle(bot);
+    expect(report.actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    expect(report.decisions[0]?.guard).toBe("reduced");
+    expect(placed(bot)).toHaveLength(1);
+  });
+
+  it("after a refusal for balance, the identical order is not sent again", async () => {
+    // The venue holds 10% here while the bot plans with 3%: the first buy is refused.
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [ALL_IN],
+      fund: { USDC: "5000" },
+      sim: { settings: { twapBuyHoldMargin: "0.1" } },
+    });
+    bot.sim.setPrice("@107", "40");
+    const first = await cycle(bot);
+    expect(first.actions.map((a) => a.outcome)).toEqual(["rejected"]);
+    expect(first.actions[0]?.detail).toMatch(/insufficient spot balance/);
+    bot.sim.advance(5 * 60_000);
+    const second = await cycle(bot);
+    expect(second.actions).toEqual([]);
+    expect(second.decisions[0]?.decision.reason).toMatch(/refused this identical order/);
+    // A change of balance re-sizes the order: it goes out again, different.
+    bot.sim.fund(bot.address, "USDC", "100");
+    bot.sim.advance(5 * 60_000);
+    const third = await cycle(bot);
+    expect(third.actions).toHaveLength(1);
+  });
+
+  it("a rebalancer sell and a DCA buy in the same cycle become one TWAP", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [REBALANCE, DCA],
+      fund: { HYPE: "1000", USDC: "30000" },
+    });
+    bot.sim.setPrice("@107", "40");
+    const report = await cycle(bot);
+    expect(placed(bot)).toHaveLength(1);
+    expect(report.actions.map((a) => [a.strategy, a.outcome])).toEqual([["rebalance", "accepted"]]);
+    const dca = report.decisions.find((x) => x.decision.strategy === "dca");
+    expect(dca?.decision.reason).toMatch(/netted/);
+  });
+
+  it("a DCA run blocked by another strategy's running TWAP is deferred, not dropped", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    await cycle(bot);
+    const facts = await bot.runtime.facts();
+    const report = await runCycle(bot.runtime.cycleDeps(facts), {
+      trigger: "once",
+      strategies: [{ name: "dca", kind: "twap-accumulate", params: parseDca() }],
+    });
+    const skip = report.decisions[0]?.decision;
+    expect(skip).toMatchObject({ kind: "skip", defer: true });
+    expect(skip?.reason).toMatch(/already running/);
+  });
+});
+
+function parseDca() {
+  return {
+    coin: "HYPE",
+    quote: "USDC",
+    side: "buy" as const,
+    amountUsd: d(300),
+    twap: { minutes: 10, randomize: false },
+  };
+}
+
+describe("budgets count fills", () => {
+  it("a TWAP that filled nothing on a halted pair leaves its budget available, and says so", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [{ ...DCA, params: { ...DCA.params, budgetUsd: 600 } }],
+      fund: { USDC: "5000" },
+    });
+    bot.sim.setPrice("@107", "40");
+    for (let run = 0; run < 3; run++) {
+      const report = await cycle(bot);
+      expect(report.actions.map((a) => a.outcome)).toEqual(["accepted"]);
+      if (run > 0)
+        expect(report.actions[0]?.reason).toMatch(/the last TWAP #\d+ filled nothing \(0 of [\d.]+ USD\)/);
+      // Halted while it runs: no suborder fills.
+      bot.sim.setPairHalted("@107", true);
+      bot.sim.advance(15 * 60_000);
+      bot.sim.setPairHalted("@107", false);
+    }
+    // Counted as submitted, the budget (600) would be used up; counted as filled, nothing is spent yet.
+    // Now they fill: two runs of 300 use the budget up, and the reason says so.
+    for (let run = 0; run < 2; run++) {
+      expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+      bot.sim.advance(15 * 60_000);
+    }
+    const done = await cycle(bot);
+    expect(done.actions).toEqual([]);
+    expect(done.decisions[0]?.decision.reason).toMatch(/budget used up \(\d+(\.\d+)? of 600 USD/);
+  });
+});
+
+describe("limits in USD", () => {
+  it("an order on a pair quoted in HYPE is valued in USD for maxOrderUsd", async () => {
+    const scenario = parse(readFileSync(DEMO_SCENARIO_PATH, "utf8")) as {
+      pairs: Array<Record<string, unknown>>;
+      prices: Record<string, unknown>;
+    };
+    const withPair = {
+      ...scenario,
+      pairs: [...scenario.pairs, { index: 180, base: "UBTC", quote: "HYPE" }],
+      prices: { ...scenario.prices, "@180": { start: "4000", drift: 0, volatility: 0 } },
+    };
+    bot = await startTestBot({
+      mode: "live",
+      sim: { scenario: withPair as never },
+      limits: { maxOrderUsd: 5000 },
+      strategies: [
+        {
+          name: "btc-in-hype",
+          kind: "twap-accumulate",
+          params: {
+            coin: "UBTC",
+            quote: "HYPE",
+            side: "buy",
+            amountUsd: 50_000,
+            twap: { minutes: 10, randomize: false },
+          },
+        },
+      ],
+      fund: { HYPE: "10000" },
+    });
+    bot.sim.setPrice("@107", "25");
+    bot.sim.setPrice("@180", "4000");
+    const report = await cycle(bot);
+    expect(report.actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    const entry = report.decisions.find((x) => x.action);
+    const intent = entry?.decision as TwapOrderIntent;
+    // 5000 USD at 4000 HYPE × 25 USD per UBTC = 0.05 UBTC (counted in quote units it was 5000 HYPE:
+    // 1.25 UBTC, ≈125,000 USD, let through by maxOrderUsd 5000).
+    expect(intent.size.toFixed()).toBe("0.05");
+    expect(intent.notionalUsd.toFixed()).toBe("5000");
+    expect(bot.runtime.journal.usage(bot.address, 0).notionalUsd.toFixed()).toBe("5000");
+  });
+});
