@@ -38,6 +38,11 @@ export interface CycleStrategy {
   name: string;
   kind: StrategyRun["kind"];
   params: StrategyRun["params"];
+  /**
+   * Decides instead of the strategy's kind (the TWAP watch, src/engine/guards.ts: cancels under the
+   * strategy's name); `kind` still chooses the snapshot parts read.
+   */
+  decide?: (snapshot: Snapshot, now: number) => Decision[];
 }
 
 export interface CycleDeps {
@@ -91,7 +96,7 @@ export interface CycleReport {
 }
 
 export interface CycleOptions {
-  trigger: "plan" | "once" | "run" | "simulate";
+  trigger: "plan" | "once" | "run" | "simulate" | "watch";
   strategies: readonly CycleStrategy[];
   cycleId?: string;
   /** Aborts the whole cycle, sends included (the daemon's grace period is over). */
@@ -168,9 +173,11 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       }
       let decisions: Decision[];
       try {
-        decisions = runStrategy(strategy as StrategyRun, snapshot, startedAt, {
-          spentUsd: deps.journal.spentUsd(strategy.name),
-        });
+        decisions = strategy.decide
+          ? strategy.decide(snapshot, startedAt)
+          : runStrategy(strategy as StrategyRun, snapshot, startedAt, {
+              spentUsd: deps.journal.spentUsd(strategy.name),
+            });
       } catch (err) {
         log.error({ strategy: strategy.name, err: describeError(err) }, "strategy failed");
         skips.push({

@@ -74,6 +74,8 @@ export interface Skip extends Base {
   kind: "skip";
   /** The action that was considered, when there was one. */
   considered?: Intent["kind"];
+  /** Not acted on for a temporary reason: the slot stays due. */
+  defer?: true;
 }
 
 export type Decision = Intent | Skip;

@@ -10,6 +10,7 @@ import { ConfigError } from "../../lib/errors.js";
 import type { LogFormat, LogLevel } from "../../lib/log.js";
 import type { NetworkName } from "../../venue/networks.js";
 import type { RiskLimits } from "../risk.js";
+import { DEFAULT_CATCH_UP_MS, parseDuration } from "../schedule.js";
 import type { VenueRules } from "../snapshot.js";
 import type { ParamsOf, StrategyKind } from "../strategies/registry.js";
 import { type ConfigIssue, ConfigIssuesError, issuesFromZod, issuesOf } from "./issues.js";
@@ -78,6 +79,8 @@ export interface LoadedConfig {
   limits: RiskLimits & { killSwitchFile: string };
   log: { level: LogLevel; format: LogFormat; file: string | undefined };
   venue: VenueConfig;
+  /** Scheduling of cron slots (default: a 2-hour catch-up window). */
+  schedule?: { catchUpMs: number };
 }
 
 export const DEFAULT_CONFIG_PATH = "config/default.yaml";
@@ -279,6 +282,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
         twapMinSliceValue: c.venue.twapMinSliceValue,
       },
     },
+    schedule: { catchUpMs: parseDuration(c.schedule.catchUp) ?? DEFAULT_CATCH_UP_MS },
   };
 }
 
