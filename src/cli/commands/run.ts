@@ -137,7 +137,7 @@ async function runDaemon(
     });
     cleanups.add("the state database and venue connections", () => runtime.close());
     // We hold the instance lock: any run or once cycle still marked running was cut short by a crash.
-    const interrupted = runtime.journal.closeInterruptedCycles(["run", "once"]);
+    const interrupted = runtime.journal.closeInterruptedCycles(["run", "once", "watch"]);
     if (interrupted > 0)
       logger.warn(
         { interrupted },
