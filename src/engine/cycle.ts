@@ -45,6 +45,11 @@ export interface CycleStrategy {
   params: StrategyRun["params"];
   /** Allocation order (smaller first; default: the order strategies are listed in). */
   priority?: number | undefined;
+  /**
+   * Decides instead of the strategy's kind (the TWAP watch, src/engine/guards.ts: cancels under the
+   * strategy's name); `kind` still chooses the snapshot parts read.
+   */
+  decide?: (snapshot: Snapshot, now: number) => Decision[];
 }
 
 export interface CycleDeps {
@@ -98,7 +103,7 @@ export interface CycleReport {
 }
 
 export interface CycleOptions {
-  trigger: "plan" | "once" | "run" | "simulate" | "stop";
+  trigger: "plan" | "once" | "run" | "simulate" | "stop" | "watch";
   strategies: readonly CycleStrategy[];
   cycleId?: string;
   /** Aborts the whole cycle, sends included (the daemon's grace period is over). */
@@ -194,10 +199,12 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       }
       let decisions: Decision[];
       try {
-        decisions = runStrategy(strategy as StrategyRun, snapshot, startedAt, {
-          spentUsd: deps.journal.spentUsd(strategy.name, fills),
-          ...lastEndedTwap(deps.journal, strategy.name, fills),
-        });
+        decisions = strategy.decide
+          ? strategy.decide(snapshot, startedAt)
+          : runStrategy(strategy as StrategyRun, snapshot, startedAt, {
+              spentUsd: deps.journal.spentUsd(strategy.name, fills),
+              ...lastEndedTwap(deps.journal, strategy.name, fills),
+            });
       } catch (err) {
         log.error({ strategy: strategy.name, err: describeError(err) }, "strategy failed");
         skips.push({

@@ -1,12 +1,15 @@
-// The scheduler behind `hlbot run`: each enabled strategy runs on its cron schedule (UTC) through the
-// same `runCycle` as every other mode, one cycle per strategy run. Cycles of the daemon run one at a
-// time, in the order their ticks arrived: the risk limits read the day's usage from the journal before
-// sending, so two strategies deciding at once could together overshoot a limit each respected alone.
-// A tick of a strategy whose previous run is still queued or running is skipped with a log line (a
-// run never overlaps itself). A failing run is logged and retried at the next tick; repeated failures
-// back off (skip 1, 2, 4, … ticks, capped; reset by a success). Only a broken configuration or state
-// database stops the daemon. `stop()` stops scheduling and lets the running cycle finish within a
-// grace period before aborting it. Scheduling is injectable, so tests drive it with fake timers.
+// The daemon behind `hlbot run`: each enabled strategy runs on its cron schedule (UTC) through the same
+// scheduler as `once` and `simulate` (src/engine/scheduler.ts): at each cron tick the strategies whose
+// slot is due run, those due in the same slot instant together in one cycle (the reason is in
+// scheduler.ts), through the same `runCycle` as every other mode. Cycles run one at a time, in the order
+// they were queued. A tick of a strategy whose previous run is still queued or running is skipped with a
+// log line (a run never overlaps itself). A failed cycle leaves its slot due and is retried after a
+// back-off in time (1, 2, 4 … minutes, capped; never later than the strategy's next slot, and only
+// within the catch-up window); at start, slots missed while the daemon was down are caught up the same
+// way. Every minute a light watch checks the guards of running TWAPs (src/engine/guards.ts). Only a
+// broken configuration or state database stops the daemon. `stop()` stops scheduling and lets the
+// running cycle finish within a grace period before aborting it. Scheduling is injectable, so tests drive
+// it with fake timers.
 import cron from "node-cron";
 import type { Logger } from "pino";
 import { ConfigError, describeError, HlbotError, walk } from "../lib/errors.js";
@@ -18,18 +21,15 @@ import {
   loadStrategyFiles,
   strategyFilesIn,
 } from "./config/loader.js";
-import { type CycleReport, type CycleStrategy, runCycle } from "./cycle.js";
+import { type CycleReport, runCycle } from "./cycle.js";
+import { WATCH_INTERVAL_MS, watchRunningTwaps, watchTargets } from "./guards.js";
 import { newCycleId } from "./journal.js";
 import type { BotMetrics } from "./metrics.js";
 import type { Runtime } from "./runtime.js";
 import { validateCron } from "./schedule.js";
+import { iso, type ScheduledStrategy, Scheduler, type SlotGroup } from "./scheduler.js";
 
-/** A strategy with its cron schedule (UTC; five fields, or six with seconds). */
-export interface ScheduledStrategy extends CycleStrategy {
-  schedule: string;
-  /** The file it was loaded from, for messages. */
-  file?: string;
-}
+export type { ScheduledStrategy } from "./scheduler.js";
 
 /** A running schedule; `stop()` ends it for good. */
 export interface ScheduledJob {
@@ -47,7 +47,7 @@ export type ScheduleFn = (
 export type DaemonRuntime = Pick<
   Runtime,
   "facts" | "refreshFacts" | "cycleDeps" | "clock" | "journal" | "account" | "exchange"
->;
+> & { config?: Pick<Runtime["config"], "schedule"> };
 
 export interface DaemonOptions {
   runtime: DaemonRuntime;
@@ -56,8 +56,14 @@ export interface DaemonOptions {
   metrics?: BotMetrics;
   /** Default: node-cron in UTC. */
   schedule?: ScheduleFn;
-  /** Longest back-off after repeated failures, in skipped ticks (default 16). */
-  maxBackoffTicks?: number;
+  /** First retry after a failed cycle, doubling with each failure in a row (default one minute). */
+  retryBaseMs?: number;
+  /** Longest wait between retries of a failed slot (default 30 minutes). */
+  retryMaxMs?: number;
+  /** How late a slot may still be run (default: the config's `schedule.catchUp`, else 2 h). */
+  catchUpMs?: number;
+  /** How often running TWAPs' guards are checked (default one minute; 0 turns the watch off). */
+  watchIntervalMs?: number;
   /** How often the account facts (multi-sig) are read again (default 1 h). */
   factsRefreshMs?: number;
 }
@@ -69,18 +75,11 @@ export type DaemonStop =
   | { reason: "fatal"; error: unknown };
 
 export const DEFAULT_GRACE_MS = 30_000;
-export const DEFAULT_MAX_BACKOFF_TICKS = 16;
 export const DEFAULT_FACTS_REFRESH_MS = 60 * 60_000;
 /** After the grace period the running cycle is aborted; this bounds how long its unwinding may take. */
 const ABORT_SETTLE_MS = 5_000;
 /** node-cron drops a tick whose timer fired later than this (a blocked event loop); be generous. */
 const MISSED_TICK_TOLERANCE_MS = 60_000;
-
-/** Ticks to skip after `failures` consecutive failures: 0, 1, 2, 4, 8, … up to `cap`. */
-export function backoffTicks(failures: number, cap = DEFAULT_MAX_BACKOFF_TICKS): number {
-  if (failures <= 1) return 0;
-  return Math.min(2 ** (failures - 2), cap);
-}
 
 /**
  * Whether an error means the daemon must stop rather than retry: a configuration error (for example
@@ -159,11 +158,10 @@ export const cronSchedule: ScheduleFn = (expression, onTick, { name, logger }) =
 interface Entry {
   def: ScheduledStrategy;
   job: ScheduledJob | undefined;
-  /** Consecutive failed runs. */
-  failures: number;
-  /** Ticks still to skip before the next attempt. */
-  skipTicks: number;
 }
+
+/** Work of the daemon, one at a time: a slot group's cycle, or a watch of running TWAPs. */
+type Work = { kind: "slots"; group: SlotGroup } | { kind: "watch" };
 
 type State = "new" | "running" | "stopping" | "stopped";
 
@@ -172,16 +170,19 @@ export class Daemon {
   private readonly logger: Logger;
   private readonly metrics: BotMetrics | undefined;
   private readonly scheduleFn: ScheduleFn;
-  private readonly maxBackoffTicks: number;
+  private readonly scheduler: Scheduler;
   private readonly factsRefreshMs: number;
+  private readonly watchIntervalMs: number;
+  private watchTimer: ReturnType<typeof setInterval> | undefined;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
   // One controller for all work in flight: aborted only when the grace period is over.
   private readonly controller = new AbortController();
   // Reads of the running cycle (facts, reconciliation, snapshot) are aborted at once on shutdown:
   // nothing has been sent while a cycle still reads, so there is nothing to wait for.
   private readonly reads = new AbortController();
   private readonly entries = new Map<string, Entry>();
-  private readonly queue: string[] = [];
-  private current: { name: string; promise: Promise<void> } | undefined;
+  private readonly queue: Work[] = [];
+  private current: { work: Work; promise: Promise<void> } | undefined;
   private state: State = "new";
   private contacted = false;
   private factsTimer: ReturnType<typeof setInterval> | undefined;
@@ -197,14 +198,22 @@ export class Daemon {
     this.logger = o.logger;
     this.metrics = o.metrics;
     this.scheduleFn = o.schedule ?? cronSchedule;
-    this.maxBackoffTicks = o.maxBackoffTicks ?? DEFAULT_MAX_BACKOFF_TICKS;
     this.factsRefreshMs = o.factsRefreshMs ?? DEFAULT_FACTS_REFRESH_MS;
+    this.watchIntervalMs = o.watchIntervalMs ?? WATCH_INTERVAL_MS;
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
     checkStrategies(o.strategies);
-    for (const def of o.strategies)
-      this.entries.set(def.name, { def, job: undefined, failures: 0, skipTicks: 0 });
+    for (const def of o.strategies) this.entries.set(def.name, { def, job: undefined });
+    const catchUpMs = o.catchUpMs ?? o.runtime.config?.schedule?.catchUpMs;
+    this.scheduler = new Scheduler({
+      journal: o.runtime.journal,
+      account: o.runtime.account,
+      strategies: o.strategies,
+      ...(catchUpMs === undefined ? {} : { catchUpMs }),
+      ...(o.retryBaseMs === undefined ? {} : { retryBaseMs: o.retryBaseMs }),
+      ...(o.retryMaxMs === undefined ? {} : { retryMaxMs: o.retryMaxMs }),
+    });
   }
 
   /** Aborted when the grace period of a stop runs out. */
@@ -216,7 +225,14 @@ export class Daemon {
   start(): void {
     if (this.state !== "new") throw new Error(`daemon already ${this.state}`);
     this.state = "running";
+    // First sight of a strategy starts its slots; slots missed while the daemon was down are caught up
+    // (request() at the end of start).
+    this.scheduler.register(this.runtime.clock());
     for (const entry of this.entries.values()) this.scheduleEntry(entry);
+    if (this.watchIntervalMs > 0) {
+      this.watchTimer = setInterval(() => this.onWatch(), this.watchIntervalMs);
+      this.watchTimer.unref?.();
+    }
     this.factsTimer = setInterval(() => {
       this.runtime.refreshFacts();
       this.logger.debug("account facts will be read again at the next run");
@@ -237,6 +253,7 @@ export class Daemon {
           `venue not reachable yet (${describeError(err)}); trying again at the next scheduled run`,
         ),
     );
+    this.request();
   }
 
   /** Ready: scheduling, and the venue has answered at least once. False while shutting down. */
@@ -250,14 +267,25 @@ export class Daemon {
   }
 
   /** Failures and back-off of one strategy (for logs and tests). */
-  health(name: string): { failures: number; skipTicks: number; running: boolean } | undefined {
-    const e = this.entries.get(name);
-    if (!e) return undefined;
-    return {
-      failures: e.failures,
-      skipTicks: e.skipTicks,
-      running: this.current?.name === name || this.queue.includes(name),
-    };
+  health(name: string): { failures: number; retryAt: number | undefined; running: boolean } | undefined {
+    const h = this.scheduler.health(name);
+    if (!h || !this.entries.has(name)) return undefined;
+    return { ...h, running: this.busy().has(name) };
+  }
+
+  /** Strategies queued or running. */
+  private busy(): Set<string> {
+    const names = new Set<string>();
+    for (const w of [...this.queue, ...(this.current ? [this.current.work] : [])])
+      if (w.kind === "slots") for (const s of w.group.strategies) names.add(s.name);
+    return names;
+  }
+
+  /** The slot a queued or running group of this strategy acts in. */
+  private slotInFlight(name: string): number | undefined {
+    for (const w of [...(this.current ? [this.current.work] : []), ...this.queue])
+      if (w.kind === "slots" && w.group.strategies.some((s) => s.name === name)) return w.group.slot;
+    return undefined;
   }
 
   /** Resolves when no run is queued or running. */
@@ -292,12 +320,21 @@ export class Daemon {
       }
       old?.job?.stop();
       (old ? changed : added).push(def.name);
-      const entry: Entry = { def, job: undefined, failures: 0, skipTicks: 0 };
+      const entry: Entry = { def, job: undefined };
       this.entries.set(def.name, entry);
       if (this.state === "running") this.scheduleEntry(entry);
     }
+    this.scheduler.setStrategies([...this.entries.values()].map((e) => e.def));
+    if (this.state === "running") this.scheduler.register(this.runtime.clock());
     // A queued run of a removed strategy does not start.
-    const kept = this.queue.filter((name) => this.entries.has(name));
+    const kept: Work[] = [];
+    for (const w of this.queue) {
+      if (w.kind === "watch") kept.push(w);
+      else {
+        const strategies = w.group.strategies.filter((s) => this.entries.has(s.name));
+        if (strategies.length > 0) kept.push({ kind: "slots", group: { slot: w.group.slot, strategies } });
+      }
+    }
     this.queue.splice(0, this.queue.length, ...kept);
     this.logger.info(
       { added, changed, removed, unchanged: next.length - added.length - changed.length },
@@ -351,21 +388,26 @@ export class Daemon {
         entry.job = undefined;
       }
       if (this.factsTimer !== undefined) clearInterval(this.factsTimer);
-      const dropped = this.queue.splice(0);
+      if (this.watchTimer !== undefined) clearInterval(this.watchTimer);
+      if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+      const dropped = this.queue
+        .splice(0)
+        .flatMap((w) => (w.kind === "slots" ? w.group.strategies.map((s) => s.name) : []));
       if (dropped.length) this.logger.info({ dropped }, `not starting queued runs of ${dropped.join(", ")}`);
       let clean = true;
       this.reads.abort(new Error("shutdown"));
       const running = this.current;
       if (running && wasRunning) {
+        const name = workName(running.work);
         this.logger.info(
-          { strategy: running.name, graceMs },
-          `waiting up to ${graceMs} ms for the running cycle of ${running.name} to finish`,
+          { strategy: name, graceMs },
+          `waiting up to ${graceMs} ms for the running cycle of ${name} to finish`,
         );
         if (!(await settlesWithin(running.promise, graceMs))) {
           clean = false;
           this.logger.warn(
-            { strategy: running.name, graceMs },
-            `grace period of ${graceMs} ms over: aborting the running cycle of ${running.name}`,
+            { strategy: name, graceMs },
+            `grace period of ${graceMs} ms over: aborting the running cycle of ${name}`,
           );
           this.controller.abort(new Error("shutdown: grace period over"));
           await settlesWithin(running.promise, ABORT_SETTLE_MS);
@@ -392,47 +434,92 @@ export class Daemon {
     const entry = this.entries.get(name);
     if (!entry) return;
     const tick = at.toISOString();
-    if (this.current?.name === name || this.queue.includes(name)) {
+    const inFlight = this.slotInFlight(name);
+    if (inFlight !== undefined) {
+      // Already in the cycle of this very slot (grouped with another strategy's tick): nothing to say.
+      if (inFlight >= at.getTime() - 1000) return;
+      const running =
+        this.current?.work.kind === "slots" &&
+        this.current.work.group.strategies.some((s) => s.name === name);
       this.metrics?.cycles.inc({ strategy: name, outcome: "skipped" });
       this.logger.warn(
         { strategy: name, tick, reason: "overlap" },
-        this.current?.name === name
+        running
           ? `skipping the ${tick} run of ${name}: its previous run is still going`
-          : `skipping the ${tick} run of ${name}: its previous run is still waiting behind ${this.current?.name}`,
+          : `skipping the ${tick} run of ${name}: its previous run is still waiting behind ${this.current ? workName(this.current.work) : "another"}`,
       );
       return;
     }
-    if (entry.skipTicks > 0) {
-      entry.skipTicks--;
-      this.metrics?.cycles.inc({ strategy: name, outcome: "skipped" });
+    this.request(Math.max(this.runtime.clock(), at.getTime()));
+  }
+
+  /** Queues the slot groups due now (a tick, a retry, the start). */
+  private request(now = this.runtime.clock()): void {
+    if (this.state !== "running") return;
+    let plan: ReturnType<Scheduler["plan"]>;
+    try {
+      plan = this.scheduler.plan(now, this.busy());
+    } catch (err) {
+      // The scheduler reads and writes the journal: a broken state database stops the daemon.
+      if (isFatalError(err)) {
+        this.logger.fatal({ err: describeError(err) }, `cannot go on: ${describeError(err)}`);
+        void this.halt(DEFAULT_GRACE_MS, { error: err });
+      } else {
+        this.logger.error({ err: describeError(err) }, `scheduling failed: ${describeError(err)}`);
+      }
+      return;
+    }
+    for (const m of plan.missed) {
       this.logger.warn(
-        { strategy: name, tick, reason: "backoff", failures: entry.failures, skipTicksLeft: entry.skipTicks },
-        `skipping the ${tick} run of ${name}: backing off after ${entry.failures} failed runs in a row`,
+        { strategy: m.strategy, missed: m.count, latest: m.latest === undefined ? undefined : iso(m.latest) },
+        `${m.strategy}: missed ${m.count} slot${m.count === 1 ? "" : "s"} (older than the catch-up window or superseded by a later one)`,
       );
-      return;
     }
-    this.queue.push(name);
+    for (const group of plan.groups) {
+      this.logger.debug(
+        { slot: iso(group.slot), strategies: group.strategies.map((s) => s.name) },
+        `slot ${iso(group.slot)} due`,
+      );
+      this.queue.push({ kind: "slots", group });
+    }
+    this.armRetry(now);
+    this.pump();
+  }
+
+  /** One timer for the earliest retry of a failed slot. */
+  private armRetry(now: number): void {
+    if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    if (this.state !== "running") return;
+    const at = this.scheduler.nextRetry(now);
+    if (at === undefined) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.request(Math.max(this.runtime.clock(), at));
+    }, at - now);
+    this.retryTimer.unref?.();
+  }
+
+  private onWatch(): void {
+    if (this.state !== "running") return;
+    if (this.queue.some((w) => w.kind === "watch") || this.current?.work.kind === "watch") return;
+    this.queue.push({ kind: "watch" });
     this.pump();
   }
 
   private pump(): void {
     if (this.current || this.state !== "running") return;
-    let name = this.queue.shift();
-    let entry = name === undefined ? undefined : this.entries.get(name);
-    while (name !== undefined && !entry) {
-      name = this.queue.shift();
-      entry = name === undefined ? undefined : this.entries.get(name);
-    }
-    if (name === undefined || !entry) {
+    const work = this.queue.shift();
+    if (work === undefined) {
       this.wakeIdle();
       return;
     }
-    const promise = this.runOne(entry).finally(() => {
+    const promise = (work.kind === "slots" ? this.runGroup(work.group) : this.runWatch()).finally(() => {
       this.current = undefined;
       if (this.state === "running") this.pump();
       else this.wakeIdle();
     });
-    this.current = { name, promise };
+    this.current = { work, promise };
   }
 
   private wakeIdle(): void {
@@ -442,18 +529,62 @@ export class Daemon {
     for (const wake of waiters) wake();
   }
 
-  /** One run of one strategy. Never rejects: every failure is logged and counted here. */
-  private async runOne(entry: Entry): Promise<void> {
-    const { def } = entry;
+  /** One watch of running TWAPs' guards. Never rejects. */
+  private async runWatch(): Promise<void> {
+    try {
+      // Nothing to read while no guarded TWAP of ours runs (the journal says so).
+      if (
+        watchTargets(this.runtime.journal, this.runtime.account, this.runtime.clock(), this.strategies())
+          .length === 0
+      )
+        return;
+      const facts = await this.runtime.facts(this.reads.signal);
+      const deps = {
+        ...this.runtime.cycleDeps(facts),
+        logger: this.logger,
+        ...(this.metrics ? { metrics: this.metrics } : {}),
+      };
+      const result = await watchRunningTwaps(deps, this.strategies(), { signal: this.signal });
+      if (result.report) {
+        logDecisions(this.logger.child({ cycle: result.report.cycleId, trigger: "watch" }), result.report);
+      } else if (result.checked > 0) {
+        this.logger.debug(
+          { checked: result.checked },
+          `TWAP watch: ${result.checked} guarded TWAP(s) within limits`,
+        );
+      }
+    } catch (err) {
+      if (this.signal.aborted || this.reads.signal.aborted) return;
+      if (isFatalError(err)) {
+        this.logger.fatal({ err: describeError(err) }, `cannot go on: ${describeError(err)}`);
+        void this.halt(DEFAULT_GRACE_MS, { error: err });
+        return;
+      }
+      this.logger.error(
+        { err: describeError(err) },
+        `TWAP watch failed: ${describeError(err)}; trying again in a minute`,
+      );
+    }
+  }
+
+  /** One cycle of one slot group. Never rejects: every failure is logged and counted here. */
+  private async runGroup(group: SlotGroup): Promise<void> {
+    const names = group.strategies.map((s) => s.name);
+    const label = names.join(", ");
     const cycleId = newCycleId(this.runtime.clock());
-    const log = this.logger.child({ strategy: def.name, cycle: cycleId });
+    const log = this.logger.child({
+      strategy: names.length === 1 ? names[0] : label,
+      strategies: names,
+      cycle: cycleId,
+      slot: iso(group.slot),
+    });
     const startedAt = Date.now();
     try {
       let facts: Awaited<ReturnType<DaemonRuntime["facts"]>>;
       try {
         facts = await this.runtime.facts(this.reads.signal);
       } catch (err) {
-        this.journalUnstartedCycle(cycleId, def.name, err);
+        this.journalUnstartedCycle(cycleId, names, err);
         throw err;
       }
       this.contacted = true;
@@ -464,21 +595,28 @@ export class Daemon {
       };
       const report = await runCycle(deps, {
         trigger: "run",
-        strategies: [def],
+        strategies: group.strategies,
         cycleId,
         signal: this.signal,
         readSignal: this.reads.signal,
       });
-      entry.failures = 0;
-      entry.skipTicks = 0;
-      this.metrics?.cycles.inc({ strategy: def.name, outcome: "ok" });
-      this.metrics?.lastSuccess.set({ strategy: def.name }, this.runtime.clock() / 1000);
+      const { deferred } = this.scheduler.settle(group, report);
+      for (const name of names) {
+        this.metrics?.cycles.inc({ strategy: name, outcome: "ok" });
+        this.metrics?.lastSuccess.set({ strategy: name }, this.runtime.clock() / 1000);
+      }
+      logDecisions(log, report);
       log.info(
-        { ms: Date.now() - startedAt, outcomes: outcomeCounts(report) },
-        `cycle ok: ${summarize(report)}`,
+        {
+          ms: Date.now() - startedAt,
+          outcomes: outcomeCounts(report),
+          ...(deferred.length ? { deferred } : {}),
+        },
+        `cycle ok: ${summarize(report)}` +
+          (deferred.length ? `; deferred (slot stays due): ${deferred.join(", ")}` : ""),
       );
     } catch (err) {
-      this.metrics?.cycles.inc({ strategy: def.name, outcome: "failed" });
+      for (const name of names) this.metrics?.cycles.inc({ strategy: name, outcome: "failed" });
       if (this.signal.aborted || this.reads.signal.aborted) {
         log.warn({ err: describeError(err) }, `cycle cut short by the shutdown: ${describeError(err)}`);
         return;
@@ -488,31 +626,34 @@ export class Daemon {
         void this.halt(DEFAULT_GRACE_MS, { error: err });
         return;
       }
-      entry.failures++;
-      entry.skipTicks = backoffTicks(entry.failures, this.maxBackoffTicks);
+      const now = this.runtime.clock();
+      const retries = this.scheduler.failed(group, now);
+      const failures = Math.max(...retries.map((r) => r.failures));
+      const retryAt = Math.min(...retries.map((r) => r.retryAt));
       log.error(
         {
           err: describeError(err),
           code: err instanceof HlbotError ? err.code : undefined,
-          failures: entry.failures,
-          skipTicks: entry.skipTicks,
+          failures,
+          retryAt: Number.isFinite(retryAt) ? iso(retryAt) : undefined,
         },
-        `cycle failed (${entry.failures} in a row): ${describeError(err)}; ` +
-          (entry.skipTicks > 0
-            ? `backing off: skipping the next ${entry.skipTicks} ${entry.skipTicks === 1 ? "tick" : "ticks"}`
-            : "retrying at the next tick"),
+        `cycle failed (${failures} in a row): ${describeError(err)}; ` +
+          (Number.isFinite(retryAt)
+            ? `retrying in ${formatDelay(retryAt - now)} (at ${iso(retryAt)}) while the slot is within the catch-up window`
+            : "retrying at the next slot"),
       );
+      this.armRetry(now);
     }
   }
 
   /** A run that failed before its cycle began (the venue did not answer): still one journal row. */
-  private journalUnstartedCycle(cycleId: string, strategy: string, err: unknown): void {
+  private journalUnstartedCycle(cycleId: string, strategies: string[], err: unknown): void {
     this.runtime.journal.startCycle({
       id: cycleId,
       trigger: "run",
       mode: this.runtime.exchange?.mode ?? "unsigned",
       account: this.runtime.account,
-      strategies: [strategy],
+      strategies,
     });
     this.runtime.journal.finishCycle(cycleId, "failed", describeError(err));
   }
@@ -558,7 +699,32 @@ function outcomeCounts(report: CycleReport): Record<string, number> {
 function summarize(report: CycleReport): string {
   if (report.actions.length === 0) {
     const skipped = report.decisions.filter((d) => d.guard === "skipped" || d.guard === "blocked").length;
-    return skipped > 0 ? `no action (${skipped} skipped or blocked, see the journal)` : "nothing to do";
+    return skipped > 0 ? `no action (${skipped} skipped or blocked)` : "nothing to do";
   }
   return report.actions.map((a) => `${a.action} ${a.outcome}`).join(", ");
+}
+
+/** Each decision of a cycle at info, with its reason (skipped and blocked ones included). */
+function logDecisions(log: Logger, report: CycleReport): void {
+  for (const { decision, guard, action } of report.decisions) {
+    if (action) continue; // acted-on intents are logged by the cycle with their outcome
+    log.info(
+      {
+        strategy: decision.strategy,
+        decision: decision.kind,
+        guard,
+        ...(decision.kind === "skip" && decision.considered ? { considered: decision.considered } : {}),
+        ...(decision.kind === "skip" && decision.defer ? { deferred: true } : {}),
+      },
+      `${decision.strategy}: ${guard === "blocked" ? "BLOCKED" : guard === "skipped" ? "skip" : decision.kind}: ${decision.reason}`,
+    );
+  }
+}
+
+function workName(w: Work): string {
+  return w.kind === "watch" ? "the TWAP watch" : w.group.strategies.map((s) => s.name).join(", ");
+}
+
+function formatDelay(ms: number): string {
+  return ms >= 60_000 ? `${Math.round(ms / 6_000) / 10} min` : `${Math.round(ms / 1000)} s`;
 }

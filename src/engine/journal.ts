@@ -88,6 +88,22 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // The scheduler's memory (src/engine/scheduler.ts): per account and strategy, the latest cron slot
+    // settled (acted in, or reported missed) and when hlbot first saw the strategy.
+    id: "journal-003-schedule-slots",
+    sql: `
+      CREATE TABLE IF NOT EXISTS schedule_slots (
+        account TEXT NOT NULL,
+        strategy TEXT NOT NULL,
+        first_seen INTEGER NOT NULL,
+        last_slot INTEGER,
+        last_outcome TEXT,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (account, strategy)
+      );
+    `,
+  },
 ];
 
 /**
@@ -397,6 +413,79 @@ export class Journal {
     });
   }
 
+  /**
+   * The scheduler's state of a strategy; the first call for a strategy registers it as first seen at
+   * `now` (its slots count from then on).
+   */
+  slotState(
+    account: string,
+    strategy: string,
+    now: number,
+  ): { lastSlot: number | undefined; firstSeen: number } {
+    this.sql(
+      `INSERT INTO schedule_slots (account, strategy, first_seen, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (account, strategy) DO NOTHING`,
+    ).run(account, strategy, now, this.clock());
+    const row = this.sql(
+      "SELECT first_seen AS firstSeen, last_slot AS lastSlot FROM schedule_slots WHERE account = ? AND strategy = ?",
+    ).get(account, strategy) as { firstSeen: number; lastSlot: number | null };
+    return { firstSeen: row.firstSeen, lastSlot: row.lastSlot ?? undefined };
+  }
+
+  /** Settles a strategy's slot (acted in, or missed); a slot never moves backwards. */
+  settleSlot(account: string, strategy: string, slot: number, outcome: "acted" | "missed"): void {
+    this.sql(
+      `UPDATE schedule_slots SET last_slot = ?, last_outcome = ?, updated_at = ?
+         WHERE account = ? AND strategy = ? AND (last_slot IS NULL OR last_slot < ?)`,
+    ).run(slot, outcome, this.clock(), account, strategy, slot);
+  }
+
+  /**
+   * TWAPs this bot placed that may still run at `now`: accepted (or landed) twapOrder submissions with
+   * a venue twapId and an expected end after `now`, with the strategy that placed them and the
+   * decision's intent (side, mid at decision time). The watch (src/engine/guards.ts) keys on these.
+   */
+  runningTwaps(
+    account: string,
+    now: number,
+  ): Array<{
+    strategy: string;
+    twapId: number;
+    asset: number | null;
+    intent: string | null;
+    expectedEnd: number;
+  }> {
+    return this.sql(
+      `SELECT s.strategy, s.twap_id AS twapId, s.asset, d.intent, s.expected_end AS expectedEnd
+         FROM submissions s LEFT JOIN decisions d ON d.id = s.decision_id
+         WHERE s.account = ? AND s.action_type = 'twapOrder' AND s.status IN ('accepted', 'landed')
+           AND s.twap_id IS NOT NULL AND s.expected_end IS NOT NULL AND s.expected_end > ?
+         ORDER BY s.id`,
+    ).all(account, now) as Array<{
+      strategy: string;
+      twapId: number;
+      asset: number | null;
+      intent: string | null;
+      expectedEnd: number;
+    }>;
+  }
+
+  /** Whether a twapCancel of this TWAP was accepted (or landed) already. */
+  twapCancelled(account: string, twapId: number): boolean {
+    const rows = this.sql(
+      `SELECT request FROM submissions WHERE account = ? AND action_type = 'twapCancel'
+         AND status IN ('accepted', 'landed', 'pending', 'unknown')`,
+    ).all(account) as Array<{ request: string }>;
+    return rows.some((r) => {
+      try {
+        const body = JSON.parse(r.request) as { action?: { t?: unknown } };
+        return Number(body.action?.t) === twapId;
+      } catch {
+        return false;
+      }
+    });
+  }
+
   /** Forgets every pair (after the user accepted the venue's metadata anew: `hlbot journal rebuild`). */
   forgetPairs(): number {
     return this.sql("DELETE FROM pair_memory").run().changes;
@@ -423,6 +512,35 @@ export class Journal {
       `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE strategy = ? AND action_type = 'twapOrder'
          ORDER BY id DESC LIMIT 1`,
     ).get(strategy) as SubmissionRow | undefined;
+  }
+
+  /** Decisions of recent cycles, newest first, with their cycle's time and trigger (for `history`). */
+  recentDecisions(limit: number): Array<{
+    id: number;
+    cycleId: string;
+    at: number;
+    trigger: string;
+    strategy: string;
+    kind: string;
+    reason: string;
+    guard: Guard;
+    guardReason: string | null;
+  }> {
+    return this.sql(
+      `SELECT d.id, d.cycle_id AS cycleId, d.created_at AS at, c.trigger, d.strategy, d.kind, d.reason, d.guard,
+           d.guard_reason AS guardReason
+         FROM decisions d JOIN cycles c ON c.id = d.cycle_id ORDER BY d.id DESC LIMIT ?`,
+    ).all(limit) as Array<{
+      id: number;
+      cycleId: string;
+      at: number;
+      trigger: string;
+      strategy: string;
+      kind: string;
+      reason: string;
+      guard: Guard;
+      guardReason: string | null;
+    }>;
   }
 
   recentCycles(limit: number): CycleRow[] {

@@ -15,6 +15,8 @@ export function validateCron(expression: string, field = "schedule"): void {
 }
 
 const MINUTE = 60_000;
+/** Default catch-up window of a cron slot (bot config `schedule.catchUp`). */
+export const DEFAULT_CATCH_UP_MS = 2 * 60 * MINUTE;
 /** Searching further than this for the next match means the expression is effectively never due. */
 const HORIZON_MS = 366 * 24 * 60 * MINUTE * 5;
 
@@ -93,4 +95,102 @@ function nextHour(t: number): number {
 }
 function startOfMinute(t: number): number {
   return Math.floor(t / MINUTE) * MINUTE;
+}
+
+/** Most slots counted when reporting missed ones (a long downtime of a per-second schedule). */
+const MAX_COUNTED_SLOTS = 10_000;
+
+/** What the scheduler remembers of one strategy (the journal's `schedule_slots` row). */
+export interface SlotState {
+  /** The latest slot settled: acted in, or reported as missed. Undefined: none yet. */
+  lastSlot: number | undefined;
+  /** When hlbot first saw the strategy: its slots count from then on. */
+  firstSeen: number;
+}
+
+export type SlotVerdict =
+  | {
+      due: true;
+      /** The slot to act in now: the latest one that has come, within the catch-up window. */
+      slot: number;
+      /** Older slots since the last settled one that are not caught up (only the latest is). */
+      missed: number;
+      next: number | undefined;
+    }
+  | {
+      due: false;
+      /** Slots that came since the last settled one and are now too old to catch up. */
+      missed: number;
+      /** The latest of them, if any. */
+      latestMissed: number | undefined;
+      next: number | undefined;
+    };
+
+/**
+ * Whether a strategy is due at `now`. Its slots are the instants its cron expression matches after the
+ * later of its last settled slot and the moment hlbot first saw it. Of the slots that have come, only
+ * the latest is acted in, and only while `now` is within `catchUpMs` of it; older ones are missed
+ * (counted, never run). So a slot is acted in at most once, whichever command (`run`, `once`,
+ * `simulate`) finds it due, and a slot missed by downtime or a failure is caught up once, in time.
+ */
+export function slotVerdict(
+  cron: CronSchedule,
+  state: SlotState,
+  now: number,
+  catchUpMs: number,
+): SlotVerdict {
+  const after = state.lastSlot ?? state.firstSeen;
+  const next = cron.next(now);
+  let latest: number | undefined;
+  let count = 0;
+  // Counting from `after` could walk years of per-second slots: start close to `now` when far behind.
+  let t = cron.next(Math.max(after, now - catchUpMs - 1));
+  if (t !== undefined && t > now) t = undefined;
+  if (after < now - catchUpMs - 1) count += countSlots(cron, after, now - catchUpMs - 1);
+  while (t !== undefined && t <= now) {
+    if (latest !== undefined) count++;
+    latest = t;
+    t = cron.next(t);
+  }
+  if (latest === undefined) {
+    // Nothing within the window: the last slot before it (if any since `after`) is the latest missed.
+    const older = count > 0 ? lastSlotAtOrBefore(cron, after, now - catchUpMs - 1) : undefined;
+    return { due: false, missed: count, latestMissed: older, next };
+  }
+  return { due: true, slot: latest, missed: count, next };
+}
+
+/** Slots in (after, until], counted up to MAX_COUNTED_SLOTS. */
+function countSlots(cron: CronSchedule, after: number, until: number): number {
+  let n = 0;
+  let t = cron.next(after);
+  while (t !== undefined && t <= until && n < MAX_COUNTED_SLOTS) {
+    n++;
+    t = cron.next(t);
+  }
+  return n;
+}
+
+/** The latest slot in (after, until], or undefined. */
+function lastSlotAtOrBefore(cron: CronSchedule, after: number, until: number): number | undefined {
+  // Search back in growing windows so a long gap costs few steps.
+  for (let span = HOUR; ; span *= 4) {
+    const from = Math.max(after, until - span);
+    let last: number | undefined;
+    let t = cron.next(from);
+    while (t !== undefined && t <= until) {
+      last = t;
+      t = cron.next(t);
+    }
+    if (last !== undefined || from === after) return last;
+  }
+}
+
+/** Parses a duration like "90s", "15m", "2h", "1d" (or a number of minutes) into milliseconds. */
+export function parseDuration(value: string | number): number | undefined {
+  if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? value * MINUTE : undefined;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$/.exec(value);
+  if (!m) return undefined;
+  const unit = { s: 1000, m: MINUTE, h: HOUR, d: 24 * HOUR }[m[2] as "s" | "m" | "h" | "d"];
+  return Math.round(Number(m[1]) * unit);
 }

@@ -11,6 +11,8 @@ import { type Simulator, startSimulator } from "../../src/simulator/index.js";
 import { buildOnce, REPO_ROOT } from "../helpers/build.js";
 import { independentL1Signer, type WireBody } from "../helpers/independentSigning.js";
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 function run(
   args: string[],
   env: Record<string, string>,
@@ -63,7 +65,8 @@ describe("plan --json and once through the CLI", () => {
       stringify({
         name: "rebalance",
         kind: "twap-rebalance",
-        schedule: "0 * * * *",
+        // Every 2 seconds: `once` acts only in a due slot (issue #12), so the test needs slots that come.
+        schedule: "*/2 * * * * *",
         params: {
           targets: { HYPE: 0.5, USDC: 0.5 },
           quote: "USDC",
@@ -102,11 +105,26 @@ describe("plan --json and once through the CLI", () => {
       expect(text.toLowerCase()).not.toContain(wallet.privateKey.slice(2).toLowerCase());
   });
 
-  it("once submits in live mode (exit 0), then finds the TWAP running and does nothing more", async () => {
+  it("once acts only in a due slot: first sight registers, then it submits (exit 0), then finds the TWAP running", async () => {
     const config = writeConfig("live");
+    const sight = await run(["once", "--config", config, "--json"], env);
+    expect(sight.code, sight.stderr).toBe(0);
+    // Nothing acted, yet one summary line says so and why.
+    const summary = JSON.parse(sight.stdout.trim()) as {
+      summary: { ran: unknown[]; notDue: Array<{ strategy: string; reason: string }> };
+    };
+    expect(summary.summary.ran).toEqual([]);
+    expect(summary.summary.notDue).toEqual([
+      expect.objectContaining({
+        strategy: "rebalance",
+        reason: expect.stringMatching(/^not due: next slot/),
+      }),
+    ]);
+    await sleep(2_100);
     const first = await run(["once", "--config", config], env);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/twapOrder \(allowed; sent, accepted\)/);
+    await sleep(2_100);
     const second = await run(["once", "--config", config], env);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(/already running/);
@@ -117,7 +135,7 @@ describe("plan --json and once through the CLI", () => {
       submissions: Array<{ status: string; actionType: string }>;
     };
     expect(parsed.submissions.map((s) => [s.actionType, s.status])).toEqual([["twapOrder", "accepted"]]);
-  });
+  }, 90_000);
 
   it("once exits 2 on a broken configuration, naming the file and line", async () => {
     const bad = join(dir, "bad.yaml");

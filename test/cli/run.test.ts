@@ -274,7 +274,7 @@ describe("hlbot run (child process)", () => {
     // The lock is gone with the process: the next instance starts.
     const next = cli(["once", "--config", bot.config, "--json"], bot.env);
     expect((await next.exited).code, next.stderr()).toBe(0);
-  });
+  }, 60_000);
 
   it("on SIGTERM during a submission, waits for its answer, journals it and exits 0 within the grace period", async () => {
     const bot = makeBot(sim!.url, { mode: "live" });

@@ -116,6 +116,7 @@ describe("daemon metrics endpoint", () => {
     for (let i = 0; i < 500 && !daemon.ready(); i++) await new Promise((r) => realSetTimeout(r, 10));
     expect(await get(port, "/ready")).toEqual({ status: 200, body: '{"ready":true}' });
 
+    sim.advance(60_000); // the strategy's first slot after the daemon first saw it
     ticks.get("rebalance")!(new Date());
     await settle(daemon, clock);
     const successAt = sim.now();

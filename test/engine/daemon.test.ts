@@ -7,7 +7,6 @@ import sinon from "sinon";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import {
-  backoffTicks,
   Daemon,
   type DaemonRuntime,
   isFatalError,
@@ -15,6 +14,7 @@ import {
   scheduledStrategies,
 } from "../../src/engine/daemon.js";
 import { BotMetrics } from "../../src/engine/metrics.js";
+import { retryDelayMs } from "../../src/engine/scheduler.js";
 import { ConfigError, ServerError } from "../../src/lib/errors.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 
@@ -132,9 +132,10 @@ async function metricValue(metrics: BotMetrics, name: string, labels: Record<str
 }
 
 describe("back-off and fatal errors (pure rules)", () => {
-  it("skips 0, 1, 2, 4, 8 … ticks after consecutive failures, up to the cap", () => {
-    expect([1, 2, 3, 4, 5, 6, 7].map((f) => backoffTicks(f, 16))).toEqual([0, 1, 2, 4, 8, 16, 16]);
-    expect(backoffTicks(9, 5)).toBe(5);
+  it("waits 1, 2, 4, 8 … minutes after consecutive failures, up to the cap", () => {
+    expect([1, 2, 3, 4, 5, 6, 7].map((f) => retryDelayMs(f, MINUTE, 30 * MINUTE) / MINUTE)).toEqual([
+      1, 2, 4, 8, 16, 30, 30,
+    ]);
   });
 
   it("stops only for configuration and state database failures", () => {
@@ -153,7 +154,7 @@ describe("back-off and fatal errors (pure rules)", () => {
 });
 
 describe("daemon scheduling against the simulator (fake timers)", () => {
-  it("runs each strategy at its own cron times, one cycle per run, with the cycle id in logs and journal", async () => {
+  it("runs each strategy at its own cron times, those due at the same instant in one cycle, with the cycle id in logs and journal", async () => {
     bot = await startTestBot({
       strategies: [
         { ...REBALANCE, schedule: "*/2 * * * *" },
@@ -174,20 +175,29 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
         .filter((c) => c.minute === m)
         .flatMap((c) => c.strategies)
         .sort();
-    expect(cycles.every((c) => c.status === "ok" && c.strategies.length === 1)).toBe(true);
+    expect(cycles.every((c) => c.status === "ok")).toBe(true);
     expect(byMinute(1)).toEqual([]);
     expect(byMinute(2)).toEqual(["rebalance"]);
     expect(byMinute(3)).toEqual(["staking"]);
     expect(byMinute(4)).toEqual(["rebalance"]);
     expect(byMinute(5)).toEqual([]);
-    expect(byMinute(6)).toEqual(["rebalance", "staking"]);
-    expect(cycles).toHaveLength(5);
+    // Due in the same slot instant: one cycle, as in `once` and `simulate` (src/engine/scheduler.ts).
+    expect(cycles.filter((c) => c.minute === 6).map((c) => c.strategies.sort())).toEqual([
+      ["rebalance", "staking"],
+    ]);
+    expect(cycles).toHaveLength(4);
 
-    // Every cycle's log lines carry its id; the daemon's summary line names the strategy.
+    // Every cycle's log lines carry its id; the daemon's summary line names the strategies.
     for (const c of cycles) {
       const own = lines.filter((l) => l.cycle === c.id);
-      expect(own.some((l) => l.msg.startsWith("cycle ok") && l.strategy === c.strategies[0])).toBe(true);
+      expect(own.some((l) => l.msg.startsWith("cycle ok") && l.strategy === c.strategies.join(", "))).toBe(
+        true,
+      );
     }
+    // Each decision is logged at info with its reason, skipped ones included.
+    expect(lines.some((l) => l.level === 30 && l.decision === "skip" && /^staking: skip: /.test(l.msg))).toBe(
+      true,
+    );
     expect(await metricValue(metrics, "hlbot_cycles_total", { strategy: "rebalance", outcome: "ok" })).toBe(
       3,
     );
@@ -239,7 +249,43 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     ).toBe(1);
   });
 
-  it("backs off after repeated venue failures (skip 1, 2, 4, capped) and recovers on success", async () => {
+  it("retries a failed daily run after 1, 2, 4 … minutes within its slot, not at the next day's tick (issue #12 case 8)", async () => {
+    bot = await startTestBot({
+      strategies: [{ ...REBALANCE, schedule: "5 0 * * *" }],
+      fund: { HYPE: "1000", USDC: "5000" },
+      configExtra: { venue: { readAttempts: 1 } },
+    });
+    START = bot.sim.now();
+    fakeTime(bot);
+    bot.sim.setFaults({ info: { serverErrorRate: 1 } });
+    const { daemon: d, lines, metrics } = newDaemon(bot);
+    d.start();
+    await step(d, MINUTE, 15);
+    expect(d.ready()).toBe(false); // the venue never answered
+    expect(d.health("rebalance")).toMatchObject({ failures: 4, retryAt: START + 20 * MINUTE });
+    bot.sim.setFaults({});
+    await step(d, MINUTE, 10);
+
+    const cycles = runCycles(bot);
+    expect(cycles.map((c) => c.minute)).toEqual([5, 6, 8, 12, 20]);
+    expect(cycles.map((c) => c.status)).toEqual(["failed", "failed", "failed", "failed", "ok"]);
+    const failed = lines.filter((l) => typeof l.msg === "string" && l.msg.startsWith("cycle failed"));
+    expect(failed.map((l) => l.retryAt)).toEqual(
+      [6, 8, 12, 20].map((m) => new Date(START + m * MINUTE).toISOString()),
+    );
+    expect(failed[0]?.msg).toMatch(/HTTP 500.*retrying in 1 min/);
+    expect(failed.every((l) => typeof l.cycle === "string")).toBe(true);
+    expect(d.health("rebalance")).toEqual({ failures: 0, retryAt: undefined, running: false });
+    expect(d.ready()).toBe(true);
+    expect(
+      await metricValue(metrics, "hlbot_cycles_total", { strategy: "rebalance", outcome: "failed" }),
+    ).toBe(4);
+    expect(await metricValue(metrics, "hlbot_cycles_total", { strategy: "rebalance", outcome: "ok" })).toBe(
+      1,
+    );
+  });
+
+  it("never retries past the next slot: a per-minute strategy is tried at every tick", async () => {
     bot = await startTestBot({
       strategies: [{ ...REBALANCE, schedule: "* * * * *" }],
       fund: { HYPE: "1000", USDC: "5000" },
@@ -248,38 +294,31 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     START = bot.sim.now();
     fakeTime(bot);
     bot.sim.setFaults({ info: { serverErrorRate: 1 } });
-    const { daemon: d, lines, metrics } = newDaemon(bot, { maxBackoffTicks: 4 });
+    const { daemon: d } = newDaemon(bot);
     d.start();
-    await step(d, MINUTE, 16);
-    expect(d.ready()).toBe(false); // the venue never answered
+    await step(d, MINUTE, 6);
     bot.sim.setFaults({});
     await step(d, MINUTE, 2);
-
     const cycles = runCycles(bot);
-    expect(cycles.map((c) => c.minute)).toEqual([1, 2, 4, 7, 12, 17, 18]);
-    expect(cycles.map((c) => c.status)).toEqual([
-      "failed",
-      "failed",
-      "failed",
-      "failed",
-      "failed",
-      "ok",
-      "ok",
-    ]);
-    const failed = lines.filter((l) => typeof l.msg === "string" && l.msg.startsWith("cycle failed"));
-    expect(failed.map((l) => l.skipTicks)).toEqual([0, 1, 2, 4, 4]);
-    expect(failed[0]?.msg).toMatch(/HTTP 500.*retrying at the next tick/);
-    expect(failed[1]?.msg).toMatch(/skipping the next 1 tick$/);
-    expect(failed.every((l) => typeof l.cycle === "string")).toBe(true);
-    expect(lines.filter((l) => l.reason === "backoff")).toHaveLength(1 + 2 + 4 + 4);
-    expect(d.health("rebalance")).toEqual({ failures: 0, skipTicks: 0, running: false });
-    expect(d.ready()).toBe(true);
-    expect(
-      await metricValue(metrics, "hlbot_cycles_total", { strategy: "rebalance", outcome: "failed" }),
-    ).toBe(5);
-    expect(
-      await metricValue(metrics, "hlbot_cycles_total", { strategy: "rebalance", outcome: "skipped" }),
-    ).toBe(11);
+    expect(cycles.map((c) => c.minute)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(cycles.map((c) => c.status)).toEqual([...Array(6).fill("failed"), "ok", "ok"]);
+  });
+
+  it("catches up at start a slot missed while it was down, once", async () => {
+    bot = await startTestBot({
+      strategies: [{ ...REBALANCE, schedule: "5 0 * * *" }],
+      fund: { HYPE: "1000", USDC: "5000" },
+    });
+    START = bot.sim.now();
+    // Seen before (a run last night), then down over today's 00:05 slot until 00:40.
+    bot.runtime.journal.slotState(bot.address, "rebalance", START - 60 * MINUTE);
+    bot.sim.advance(40 * MINUTE);
+    fakeTime(bot);
+    const { daemon: d } = newDaemon(bot);
+    d.start();
+    await d.idle();
+    await step(d, MINUTE, 3);
+    expect(runCycles(bot).map((c) => [c.minute, c.status])).toEqual([[40, "ok"]]);
   });
 
   it("stops for a configuration problem found while running (a multi-sig account)", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CronSchedule, validateCron } from "../../src/engine/schedule.js";
+import { CronSchedule, parseDuration, slotVerdict, validateCron } from "../../src/engine/schedule.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 
@@ -47,5 +47,50 @@ describe("the UTC fast path agrees with node-cron's matcher", () => {
       b = slow.next(b)!;
       expect(new Date(a).toISOString()).toBe(new Date(b).toISOString());
     }
+  });
+});
+
+describe("slot verdicts (pure)", () => {
+  const H = 60 * 60_000;
+  const daily = new CronSchedule("30 8 * * *");
+  const at = (s: string) => Date.parse(s);
+
+  it("a new strategy's slots count from when it was first seen", () => {
+    const state = { lastSlot: undefined, firstSeen: at("2026-01-01T11:21:00Z") };
+    expect(slotVerdict(daily, state, at("2026-01-01T11:21:00Z"), 2 * H)).toMatchObject({
+      due: false,
+      missed: 0,
+    });
+    const v = slotVerdict(daily, state, at("2026-01-02T08:37:00Z"), 2 * H);
+    expect(v).toMatchObject({ due: true, slot: at("2026-01-02T08:30:00Z"), missed: 0 });
+  });
+
+  it("a slot acted in is not due again; the next one is", () => {
+    const state = { lastSlot: at("2026-01-02T08:30:00Z"), firstSeen: T0 };
+    expect(slotVerdict(daily, state, at("2026-01-02T11:27:00Z"), 2 * H).due).toBe(false);
+    expect(slotVerdict(daily, state, at("2026-01-03T08:30:00Z"), 2 * H)).toMatchObject({ due: true });
+  });
+
+  it("catches up only the latest slot within the window; older ones are missed", () => {
+    const state = { lastSlot: at("2026-01-02T08:30:00Z"), firstSeen: T0 };
+    // Down from the 2nd to the 5th at 09:00: the 5th's slot is caught up, the 3rd's and 4th's missed.
+    expect(slotVerdict(daily, state, at("2026-01-05T09:00:00Z"), 2 * H)).toMatchObject({
+      due: true,
+      slot: at("2026-01-05T08:30:00Z"),
+      missed: 2,
+    });
+    // Back at 11:00: too late for the 5th too.
+    expect(slotVerdict(daily, state, at("2026-01-05T11:00:00Z"), 2 * H)).toMatchObject({
+      due: false,
+      missed: 3,
+      latestMissed: at("2026-01-05T08:30:00Z"),
+    });
+  });
+
+  it("parses durations", () => {
+    expect(parseDuration("2h")).toBe(2 * H);
+    expect(parseDuration("90s")).toBe(90_000);
+    expect(parseDuration("1.5d")).toBe(36 * H);
+    expect(parseDuration("soon")).toBeUndefined();
   });
 });

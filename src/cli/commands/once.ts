@@ -1,16 +1,28 @@
-// `hlbot once`: one cycle, submitting when the configuration says `mode: live` (and --dry-run is not
-// given). The cron entry point: exit 0 when every intent was accepted or skipped with a reason, 1 when
-// any was rejected or left unknown (or the cycle failed), 2 for configuration errors.
+// `hlbot once`: one pass of the scheduler and exit (the cron entry point). It first checks the guards
+// of running TWAPs (src/engine/guards.ts), then runs, one cycle per slot instant, the strategies whose
+// cron slot is due (src/engine/scheduler.ts: the latest slot since the one each last acted in, within
+// the catch-up window), and says which it skipped as not due and which slots were missed. Submits when
+// the configuration says `mode: live` (and --dry-run is not given). Exit 0 when every intent was
+// accepted or skipped with a reason, 1 when any was rejected or left unknown (or a cycle failed), 2 for
+// configuration errors.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 
 export function register(program: Command, ctx: CliContext): void {
   program
     .command("once")
-    .description("run one cycle now and exit (for cron); submits only when the config says mode: live")
+    .description(
+      "run the strategies whose cron slot is due now (and check running TWAPs' guards), then exit (for cron); submits only when the config says mode: live",
+    )
     .option("-c, --config <file>", "bot configuration (default $HLBOT_CONFIG or config/default.yaml)")
     .option("--dry-run", "never submit, whatever the config says")
-    .option("--json", "print each action as one JSON line on stdout")
+    .option("--json", "print each action as one JSON line on stdout, then one summary line")
+    .addHelpText(
+      "after",
+      "\nA strategy acts only in a cron slot that is due: the latest slot since it last acted, at most\n" +
+        "`schedule.catchUp` old (default 2h). A new strategy's slots count from the first time hlbot sees it.\n" +
+        "Run it from cron at least as often as your most frequent schedule, e.g. every 15 minutes.",
+    )
     .action(async (opts: { config?: string; dryRun?: boolean; json?: boolean }) => {
       const { loadBotConfig, botLogger } = await import("../bot.js");
       const config = await loadBotConfig(ctx, opts);
@@ -28,29 +40,114 @@ export function register(program: Command, ctx: CliContext): void {
       mkdirSync(config.state, { recursive: true, mode: 0o700 });
       const lock = acquireInstanceLock(config.state, `hlbot once --config ${config.file}`);
       const { openRuntime } = await import("../../engine/runtime.js");
-      const { runCycle } = await import("../../engine/cycle.js");
+      const { oncePass, iso } = await import("../../engine/scheduler.js");
+      const { scheduledStrategies } = await import("../../engine/daemon.js");
+      const { stringifyJson } = await import("../../lib/json.js");
       const { formatCycle, actionLines } = await import("../report.js");
       const live = config.mode === "live" && !opts.dryRun;
       try {
         const runtime = await openRuntime({ config, env: ctx.env, mode: live ? "live" : "dry-run", logger });
         try {
           // We hold the instance lock: a run or once cycle still marked running was cut short by a crash.
-          const interrupted = runtime.journal.closeInterruptedCycles(["run", "once"]);
+          const interrupted = runtime.journal.closeInterruptedCycles(["run", "once", "watch"]);
           if (interrupted > 0)
             logger.warn(
               { interrupted },
               `${interrupted} cycle(s) of an earlier process were cut short; marked interrupted`,
             );
+          const strategies = scheduledStrategies(config.strategies);
           const facts = await runtime.facts();
-          const report = await runCycle(runtime.cycleDeps(facts), {
-            trigger: "once",
-            strategies: runtime.strategies(),
+          const deps = runtime.cycleDeps(facts);
+          const now = runtime.clock();
+          const mode = live ? "live" : "dry run";
+          const out: string[] = [];
+          let bad = 0;
+
+          const pass = await oncePass(deps, strategies, {
+            ...(config.schedule ? { catchUpMs: config.schedule.catchUpMs } : {}),
           });
-          const header = `once for ${runtime.account} on ${config.network} (${live ? "live" : "dry run"}, cycle ${report.cycleId})`;
-          if (opts.json) ctx.stdout(actionLines(report));
-          else ctx.stdout(formatCycle(report, header));
-          const bad = report.actions.filter((a) => a.outcome === "rejected" || a.outcome === "unknown");
-          ctx.exitCode = bad.length > 0 ? 1 : 0;
+          const { plan, runs } = pass;
+          const w = pass.watch;
+          const watch = {
+            checked: w.checked,
+            cancelled:
+              w.report?.actions.filter((a) => a.action === "twapCancel" && a.outcome === "accepted").length ??
+              0,
+            ...(w.report ? { cycle: w.report.cycleId } : {}),
+            ...(w.error ? { error: w.error } : {}),
+          };
+          if (w.error) {
+            bad++;
+            if (!opts.json) out.push(`TWAP watch failed: ${w.error}\n`);
+          }
+          if (w.report) {
+            bad += w.report.actions.filter((a) => a.outcome === "rejected" || a.outcome === "unknown").length;
+            if (opts.json) out.push(actionLines(w.report));
+            else out.push(formatCycle(w.report, `TWAP watch (${mode}, cycle ${w.report.cycleId})`));
+          }
+          for (const r of runs) {
+            const header = `once for ${runtime.account} on ${config.network} (${mode}, slot ${iso(r.group.slot)}${r.report ? `, cycle ${r.report.cycleId}` : ""})`;
+            if (r.report) {
+              bad += r.report.actions.filter(
+                (a) => a.outcome === "rejected" || a.outcome === "unknown",
+              ).length;
+              if (opts.json) out.push(actionLines(r.report));
+              else out.push(formatCycle(r.report, header));
+              if (!opts.json && r.deferred.length > 0)
+                out.push(`  deferred (the slot stays due): ${r.deferred.join(", ")}\n`);
+            } else {
+              bad++;
+              if (!opts.json)
+                out.push(`${header}\n  FAILED: ${r.error} (the slot stays due within the catch-up window)\n`);
+            }
+          }
+          if (opts.json) {
+            out.push(
+              `${stringifyJson({
+                summary: {
+                  at: iso(now),
+                  account: runtime.account,
+                  mode: live ? "live" : "dry-run",
+                  ran: runs.map((r) => ({
+                    slot: iso(r.group.slot),
+                    strategies: r.group.strategies.map((s) => s.name),
+                    cycle: r.report?.cycleId,
+                    acted: r.acted,
+                    deferred: r.deferred,
+                    actions: r.report?.actions.length ?? 0,
+                    ...(r.error ? { error: r.error } : {}),
+                  })),
+                  notDue: plan.notDue.map((n) => ({
+                    strategy: n.strategy,
+                    reason: n.reason,
+                    next: n.next === undefined ? undefined : iso(n.next),
+                  })),
+                  missed: plan.missed.map((m) => ({
+                    strategy: m.strategy,
+                    count: m.count,
+                    latest: m.latest === undefined ? undefined : iso(m.latest),
+                  })),
+                  watch,
+                  failed: bad,
+                },
+              })}\n`,
+            );
+          } else {
+            if (runs.length === 0)
+              out.push(`once for ${runtime.account} on ${config.network} (${mode}): no strategy is due\n`);
+            for (const n of plan.notDue) out.push(`  ${n.strategy}: skipped, ${n.reason}\n`);
+            for (const m of plan.missed)
+              out.push(
+                `  ${m.strategy}: missed ${m.count} slot${m.count === 1 ? "" : "s"}` +
+                  `${m.latest === undefined ? "" : ` (latest ${iso(m.latest)})`}, older than the catch-up window or superseded\n`,
+              );
+            if (watch.checked > 0)
+              out.push(
+                `  TWAP watch: ${watch.checked} guarded TWAP(s) checked, ${watch.cancelled} cancelled\n`,
+              );
+          }
+          ctx.stdout(out.join(""));
+          ctx.exitCode = bad > 0 ? 1 : 0;
         } finally {
           await runtime.close();
         }

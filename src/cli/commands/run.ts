@@ -139,7 +139,7 @@ async function runDaemon(
     // The signer holds the key now: the daemon does not keep it in its environment for its whole life.
     (await import("../../lib/secrets.js")).dropSecretVariables(ctx.env);
     // We hold the instance lock: any run or once cycle still marked running was cut short by a crash.
-    const interrupted = runtime.journal.closeInterruptedCycles(["run", "once"]);
+    const interrupted = runtime.journal.closeInterruptedCycles(["run", "once", "watch"]);
     if (interrupted > 0)
       logger.warn(
         { interrupted },

@@ -11,6 +11,7 @@ import type { LogFormat, LogLevel } from "../../lib/log.js";
 import { registerSecretVariables } from "../../lib/secrets.js";
 import type { NetworkName } from "../../venue/networks.js";
 import type { RiskLimits } from "../risk.js";
+import { DEFAULT_CATCH_UP_MS, parseDuration } from "../schedule.js";
 import type { VenueRules } from "../snapshot.js";
 import type { ParamsOf, StrategyKind } from "../strategies/registry.js";
 import { resolveSharedDefaults } from "../strategies/shared.js";
@@ -82,6 +83,8 @@ export interface LoadedConfig {
   limits: RiskLimits & { killSwitchFile: string; killSwitchCancelRunning: boolean };
   log: { level: LogLevel; format: LogFormat; file: string | undefined };
   venue: VenueConfig;
+  /** Scheduling of cron slots (default: a 2-hour catch-up window). */
+  schedule?: { catchUpMs: number };
 }
 
 export const DEFAULT_CONFIG_PATH = "config/default.yaml";
@@ -330,6 +333,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
         twapBuyReserve: c.venue.twapBuyReserve,
       },
     },
+    schedule: { catchUpMs: parseDuration(c.schedule.catchUp) ?? DEFAULT_CATCH_UP_MS },
   };
 }
 

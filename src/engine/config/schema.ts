@@ -149,6 +149,18 @@ export const venueSchema = z
   })
   .describe("Venue tunables; the TWAP rules are unconfirmed venue facts, hence configurable");
 
+export const scheduleSchema = z
+  .strictObject({
+    catchUp: z
+      .string()
+      .regex(/^\s*\d+(\.\d+)?\s*(s|m|h|d)\s*$/, { error: 'expected a duration such as "30m", "2h" or "1d"' })
+      .default("2h")
+      .describe(
+        "How late a strategy's cron slot may still be acted in (downtime, a failed run, `once` called between slots); older slots are reported as missed, never run",
+      ),
+  })
+  .describe("How cron slots are run by `run`, `once` and `simulate` alike");
+
 export const botConfigSchema = z
   .strictObject({
     network: z.enum(["mainnet", "testnet"]).describe("Which venue network to act on"),
@@ -173,6 +185,7 @@ export const botConfigSchema = z
     limits: limitsSchema,
     log: logSchema.prefault({}),
     venue: venueSchema.prefault({}),
+    schedule: scheduleSchema.prefault({}),
   })
   .describe("hlbot bot configuration. Relative paths are resolved against the folder of this file.");
 

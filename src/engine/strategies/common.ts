@@ -2,7 +2,7 @@
 // formatting for reasons a person reads, and small constructors for decisions.
 import * as z from "zod";
 import { Decimal, truncateDecimals } from "../../lib/decimal.js";
-import { integer } from "../config/fields.js";
+import { fraction, integer } from "../config/fields.js";
 import type { Intent, Skip } from "../intents.js";
 import type { Snapshot, SpotPair, VenueRules } from "../snapshot.js";
 
@@ -12,6 +12,11 @@ export const twapSchema = z.strictObject({
     "Duration of each TWAP in minutes (the venue allows 5 to 10,080); shortened when slices would be too small",
   ),
   randomize: z.boolean().default(true).describe("Let the venue randomize slice timing and size"),
+  maxDeviation: fraction()
+    .optional()
+    .describe(
+      "While the TWAP runs, cancel it when the mid moves this fraction against it from the mid at decision time (0.05 = 5%: above for buys, below for sells); checked every minute",
+    ),
 });
 
 export type FitResult =

@@ -1,0 +1,344 @@
+// The one scheduler behind `run`, `once` and `simulate`. A strategy acts only in a cron slot that is
+// due (src/engine/schedule.ts `slotVerdict`): the latest slot since the one it last settled, within the
+// catch-up window. The journal remembers each strategy's last settled slot, so a slot is acted in at
+// most once whichever command finds it due, a slot missed by downtime or a failed run is caught up once
+// (in time), and older ones are reported as missed.
+//
+// Grouping: strategies due in the same slot instant run in ONE cycle, in every mode. They then decide
+// from one snapshot and their intents go through the allocator and the risk limits together (so two
+// strategies cannot spend the same balance or together overshoot a daily limit each respected alone);
+// strategies due at different instants run in separate cycles, in slot order, one at a time. The daemon
+// used to run one strategy per cycle while simulate and once grouped them: all three now group alike,
+// so a simulation shows what `run` does.
+//
+// A cycle that fails leaves its slot due: it is retried after a back-off in time (1, 2, 4 … minutes,
+// capped), never later than the strategy's next slot, and only while the slot is within the catch-up
+// window. A slot whose decisions were all deferred skips (`defer: true`, CONTRACTS #1) stays due too.
+import { describeError } from "../lib/errors.js";
+import {
+  type CycleDeps,
+  type CycleOptions,
+  type CycleReport,
+  type CycleStrategy,
+  runCycle,
+} from "./cycle.js";
+import type { Journal } from "./journal.js";
+import { CronSchedule, DEFAULT_CATCH_UP_MS, slotVerdict } from "./schedule.js";
+
+/** A strategy with its cron schedule (UTC; five fields, or six with seconds). */
+export interface ScheduledStrategy extends CycleStrategy {
+  schedule: string;
+  /** The file it was loaded from, for messages. */
+  file?: string;
+}
+
+export interface SlotGroup {
+  /** The slot instant (unix ms) the strategies of this group act in. */
+  slot: number;
+  strategies: ScheduledStrategy[];
+}
+
+export interface NotDue {
+  strategy: string;
+  /** Why, in words: "next slot 2026-…", "backing off until …", "running". */
+  reason: string;
+  next: number | undefined;
+}
+
+export interface Missed {
+  strategy: string;
+  /** How many slots were missed (not acted in, too old to catch up or superseded by a later one). */
+  count: number;
+  /** The latest missed slot when known. */
+  latest: number | undefined;
+}
+
+export interface SchedulePlan {
+  at: number;
+  /** Due strategies grouped by slot instant, oldest slot first. */
+  groups: SlotGroup[];
+  notDue: NotDue[];
+  missed: Missed[];
+}
+
+export const MINUTE_MS = 60_000;
+/** First retry after a failed cycle; doubles with each failure in a row. */
+export const DEFAULT_RETRY_BASE_MS = MINUTE_MS;
+/** Longest wait between retries of a failed slot. */
+export const DEFAULT_RETRY_MAX_MS = 30 * MINUTE_MS;
+
+/** Wait before retrying after `failures` failed cycles in a row: 1, 2, 4, 8 … minutes, up to `max`. */
+export function retryDelayMs(
+  failures: number,
+  base = DEFAULT_RETRY_BASE_MS,
+  max = DEFAULT_RETRY_MAX_MS,
+): number {
+  if (failures <= 0) return 0;
+  return Math.min(base * 2 ** Math.min(failures - 1, 30), max);
+}
+
+interface Entry {
+  def: ScheduledStrategy;
+  cron: CronSchedule;
+  failures: number;
+  /** No attempt before this instant (back-off after a failure). */
+  retryAt: number;
+}
+
+export interface SchedulerOptions {
+  journal: Journal;
+  account: string;
+  strategies: readonly ScheduledStrategy[];
+  catchUpMs?: number;
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+}
+
+export class Scheduler {
+  private readonly journal: Journal;
+  private readonly account: string;
+  readonly catchUpMs: number;
+  private readonly retryBaseMs: number;
+  private readonly retryMaxMs: number;
+  private entries = new Map<string, Entry>();
+
+  constructor(o: SchedulerOptions) {
+    this.journal = o.journal;
+    this.account = o.account;
+    this.catchUpMs = o.catchUpMs ?? DEFAULT_CATCH_UP_MS;
+    this.retryBaseMs = o.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
+    this.retryMaxMs = o.retryMaxMs ?? DEFAULT_RETRY_MAX_MS;
+    this.setStrategies(o.strategies);
+  }
+
+  /** Replaces the strategy set; unchanged strategies keep their back-off. */
+  setStrategies(list: readonly ScheduledStrategy[]): void {
+    const next = new Map<string, Entry>();
+    for (const def of list) {
+      const old = this.entries.get(def.name);
+      next.set(
+        def.name,
+        old && old.def.schedule === def.schedule
+          ? { ...old, def }
+          : { def, cron: new CronSchedule(def.schedule), failures: 0, retryAt: 0 },
+      );
+    }
+    this.entries = next;
+  }
+
+  strategies(): ScheduledStrategy[] {
+    return [...this.entries.values()].map((e) => e.def);
+  }
+
+  /** Registers every strategy as seen (its slots count from its first sighting). */
+  register(now: number): void {
+    for (const name of this.entries.keys()) this.journal.slotState(this.account, name, now);
+  }
+
+  /** The next slot of any strategy after `after` (simulate jumps there). */
+  nextSlot(after: number): number | undefined {
+    let best: number | undefined;
+    for (const e of this.entries.values()) {
+      const t = e.cron.next(after);
+      if (t !== undefined && (best === undefined || t < best)) best = t;
+    }
+    return best;
+  }
+
+  /** The earliest pending retry after `after`, if any. */
+  nextRetry(after: number): number | undefined {
+    let best: number | undefined;
+    for (const e of this.entries.values())
+      if (e.failures > 0 && e.retryAt > after && (best === undefined || e.retryAt < best)) best = e.retryAt;
+    return best;
+  }
+
+  /**
+   * What is due at `now`. Strategies in `busy` (a run in flight) are left out. Missed slots found are
+   * settled as missed, so they are reported once.
+   */
+  plan(now: number, busy: ReadonlySet<string> = new Set()): SchedulePlan {
+    const bySlot = new Map<number, ScheduledStrategy[]>();
+    const notDue: NotDue[] = [];
+    const missed: Missed[] = [];
+    for (const [name, e] of this.entries) {
+      if (busy.has(name)) {
+        notDue.push({ strategy: name, reason: "its previous run is still going", next: undefined });
+        continue;
+      }
+      const state = this.journal.slotState(this.account, name, now);
+      const v = slotVerdict(e.cron, state, now, this.catchUpMs);
+      if (v.missed > 0)
+        missed.push({ strategy: name, count: v.missed, latest: v.due ? undefined : v.latestMissed });
+      if (!v.due) {
+        if (v.latestMissed !== undefined)
+          this.journal.settleSlot(this.account, name, v.latestMissed, "missed");
+        e.failures = 0;
+        notDue.push({
+          strategy: name,
+          reason: `not due: next slot ${v.next === undefined ? "never" : iso(v.next)}`,
+          next: v.next,
+        });
+        continue;
+      }
+      if (e.failures > 0 && e.retryAt > now) {
+        notDue.push({
+          strategy: name,
+          reason: `backing off after ${e.failures} failed ${e.failures === 1 ? "run" : "runs"}: next attempt ${iso(e.retryAt)}`,
+          next: e.retryAt,
+        });
+        continue;
+      }
+      const list = bySlot.get(v.slot) ?? [];
+      list.push(e.def);
+      bySlot.set(v.slot, list);
+    }
+    const groups = [...bySlot.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([slot, strategies]) => ({ slot, strategies }));
+    return { at: now, groups, notDue, missed };
+  }
+
+  /**
+   * Records the outcome of a group's cycle: each strategy whose decisions were not all deferred has
+   * acted in the slot; deferred ones keep it due.
+   */
+  settle(group: SlotGroup, report: CycleReport): { acted: string[]; deferred: string[] } {
+    const acted: string[] = [];
+    const deferred: string[] = [];
+    for (const s of group.strategies) {
+      const own = report.decisions.filter((d) => d.decision.strategy === s.name);
+      const allDeferred =
+        own.length > 0 && own.every((d) => d.decision.kind === "skip" && d.decision.defer === true);
+      if (allDeferred) {
+        deferred.push(s.name);
+        continue;
+      }
+      this.journal.settleSlot(this.account, s.name, group.slot, "acted");
+      const e = this.entries.get(s.name);
+      if (e) {
+        e.failures = 0;
+        e.retryAt = 0;
+      }
+      acted.push(s.name);
+    }
+    return { acted, deferred };
+  }
+
+  /**
+   * Records a failed cycle: its slot stays due, retried after the back-off but never later than the
+   * strategy's next slot. Returns when each strategy may be tried again.
+   */
+  failed(group: SlotGroup, now: number): Array<{ strategy: string; failures: number; retryAt: number }> {
+    const out: Array<{ strategy: string; failures: number; retryAt: number }> = [];
+    for (const s of group.strategies) {
+      const e = this.entries.get(s.name);
+      if (!e) continue;
+      e.failures++;
+      const next = e.cron.next(now) ?? Number.POSITIVE_INFINITY;
+      e.retryAt = Math.min(now + retryDelayMs(e.failures, this.retryBaseMs, this.retryMaxMs), next);
+      out.push({ strategy: s.name, failures: e.failures, retryAt: e.retryAt });
+    }
+    return out;
+  }
+
+  /** Failures in a row and the next attempt of one strategy. */
+  health(name: string): { failures: number; retryAt: number | undefined } | undefined {
+    const e = this.entries.get(name);
+    if (!e) return undefined;
+    return { failures: e.failures, retryAt: e.failures > 0 ? e.retryAt : undefined };
+  }
+}
+
+/** Runs one slot group as one cycle and settles it. A failure is recorded (back-off) and rethrown. */
+export async function runSlotGroup(
+  scheduler: Scheduler,
+  deps: CycleDeps,
+  group: SlotGroup,
+  o: Omit<CycleOptions, "strategies">,
+): Promise<{ report: CycleReport; acted: string[]; deferred: string[] }> {
+  let report: CycleReport;
+  try {
+    report = await runCycle(deps, { ...o, strategies: group.strategies });
+  } catch (err) {
+    const retries = scheduler.failed(group, deps.clock());
+    deps.logger.debug({ retries, err: describeError(err) }, "slot stays due after a failed cycle");
+    throw err;
+  }
+  return { report, ...scheduler.settle(group, report) };
+}
+
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export interface DueRun {
+  group: SlotGroup;
+  report: CycleReport | undefined;
+  error: string | undefined;
+  acted: string[];
+  deferred: string[];
+}
+
+/**
+ * Plans at the clock's time and runs each due slot group as its own cycle, oldest slot first (what
+ * `once` does at each call, and what the daemon and simulate do when a slot comes). A failed group is
+ * reported and leaves its slot due; the other groups still run.
+ */
+export async function runDueSlots(
+  scheduler: Scheduler,
+  deps: CycleDeps,
+  o: Omit<CycleOptions, "strategies" | "cycleId"> & { busy?: ReadonlySet<string> },
+): Promise<{ plan: SchedulePlan; runs: DueRun[] }> {
+  const plan = scheduler.plan(deps.clock(), o.busy);
+  const runs: DueRun[] = [];
+  const { busy: _busy, ...cycle } = o;
+  for (const group of plan.groups) {
+    try {
+      const r = await runSlotGroup(scheduler, deps, group, cycle);
+      runs.push({ group, report: r.report, error: undefined, acted: r.acted, deferred: r.deferred });
+    } catch (err) {
+      if (o.signal?.aborted) throw err;
+      runs.push({ group, report: undefined, error: describeError(err), acted: [], deferred: [] });
+    }
+  }
+  return { plan, runs };
+}
+
+export interface OncePass {
+  watch: { checked: number; report: CycleReport | undefined; error: string | undefined };
+  plan: SchedulePlan;
+  runs: DueRun[];
+}
+
+/**
+ * One `hlbot once`: the guards of running TWAPs first (a cancel must not wait behind new orders), then
+ * the due slots. A fresh Scheduler each call: everything it needs to know is in the journal.
+ */
+export async function oncePass(
+  deps: CycleDeps,
+  strategies: readonly ScheduledStrategy[],
+  o: { catchUpMs?: number; trigger?: CycleOptions["trigger"]; killSwitchActive?: boolean } = {},
+): Promise<OncePass> {
+  const { watchRunningTwaps } = await import("./guards.js");
+  let watch: OncePass["watch"];
+  try {
+    const w = await watchRunningTwaps(deps, strategies, {
+      ...(o.killSwitchActive === undefined ? {} : { killSwitchActive: o.killSwitchActive }),
+    });
+    watch = { checked: w.checked, report: w.report, error: undefined };
+  } catch (err) {
+    watch = { checked: 0, report: undefined, error: describeError(err) };
+  }
+  const scheduler = new Scheduler({
+    journal: deps.journal,
+    account: deps.account,
+    strategies,
+    ...(o.catchUpMs === undefined ? {} : { catchUpMs: o.catchUpMs }),
+  });
+  const { plan, runs } = await runDueSlots(scheduler, deps, {
+    trigger: o.trigger ?? "once",
+    ...(o.killSwitchActive === undefined ? {} : { killSwitchActive: o.killSwitchActive }),
+  });
+  return { watch, plan, runs };
+}
