@@ -4,7 +4,11 @@
 // nothing is ever decided on partial data.
 import { Decimal, ZERO } from "../lib/decimal.js";
 import type { InfoClient } from "../venue/info/client.js";
-import type { SpotMetaResponse, TwapHistoryResponse } from "../venue/info/methods/index.js";
+import type {
+  DelegatorHistoryResponse,
+  SpotMetaResponse,
+  TwapHistoryResponse,
+} from "../venue/info/methods/index.js";
 import type { NetworkName } from "../venue/networks.js";
 import type {
   Delegation,
@@ -14,6 +18,7 @@ import type {
   SpotBalance,
   SpotPair,
   SpotToken,
+  StakingEvent,
   StakingLink,
   StakingSummary,
   ValidatorInfo,
@@ -21,12 +26,12 @@ import type {
 } from "./snapshot.js";
 
 /** Groups of reads; a strategy kind declares which it needs. */
-export type SnapshotPart = "twaps" | "staking" | "validators" | "fees";
+export type SnapshotPart = "twaps" | "staking" | "validators" | "fees" | "stakingHistory";
 
 export const PARTS_BY_KIND: Readonly<Record<string, readonly SnapshotPart[]>> = {
   "twap-rebalance": ["twaps", "fees"],
   "twap-accumulate": ["twaps", "fees"],
-  "validator-staking": ["staking", "validators"],
+  "validator-staking": ["staking", "validators", "stakingHistory"],
   "link-staking": ["fees"],
 };
 
@@ -45,6 +50,8 @@ export interface ReadSnapshotOptions {
   facts: AccountFacts;
   now: number;
   signal?: AbortSignal;
+  /** Copied into the snapshot (limits.validatorAllowlist). */
+  validatorAllowlist?: readonly string[] | undefined;
 }
 
 export async function readAccountFacts(
@@ -70,7 +77,7 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
   const user = o.account;
   const s = o.signal;
   const want = (p: SnapshotPart) => o.parts.has(p);
-  const [meta, mids, spot, twapHistory, fees, summary, delegations, validators] = await Promise.all([
+  const [meta, mids, spot, twapHistory, fees, summary, delegations, validators, history] = await Promise.all([
     info.spotMeta({}, s),
     info.allMids({}, s),
     info.spotClearinghouseState({ user }, s),
@@ -79,6 +86,7 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     want("staking") ? info.delegatorSummary({ user }, s) : undefined,
     want("staking") ? info.delegations({ user }, s) : undefined,
     want("validators") ? info.validatorSummaries({}, s) : undefined,
+    want("stakingHistory") ? info.delegatorHistory({ user }, s) : undefined,
   ]);
 
   const { tokens, pairs } = spotUniverse(meta, mids);
@@ -146,7 +154,36 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     subAccounts: o.facts.subAccounts,
     multiSig: o.facts.multiSig,
     rules: o.rules,
+    ...(history ? { stakingHistory: stakingEvents(history) } : {}),
+    ...(o.validatorAllowlist && o.validatorAllowlist.length > 0
+      ? { validatorAllowlist: o.validatorAllowlist.map((a) => a.toLowerCase()) }
+      : {}),
   };
+}
+
+/** delegatorHistory (newest first, unknown kinds kept) as staking events, oldest first. */
+function stakingEvents(history: DelegatorHistoryResponse): StakingEvent[] {
+  const events: StakingEvent[] = [];
+  for (const e of history) {
+    const d = e.delta;
+    if (d.delegate) {
+      events.push({
+        time: e.time,
+        kind: d.delegate.isUndelegate ? "undelegate" : "delegate",
+        validator: d.delegate.validator.toLowerCase(),
+        amount: new Decimal(d.delegate.amount),
+      });
+    } else if (d.cDeposit) {
+      events.push({ time: e.time, kind: "deposit", amount: new Decimal(d.cDeposit.amount) });
+    } else if (d.withdrawal) {
+      events.push({
+        time: e.time,
+        kind: d.withdrawal.phase === "initiated" ? "withdrawalInitiated" : "withdrawalFinalized",
+        amount: new Decimal(d.withdrawal.amount),
+      });
+    }
+  }
+  return events.sort((a, b) => a.time - b.time);
 }
 
 /** Tokens by name and pairs by venue name. A duplicated token name keeps its canonical (lowest) index. */
