@@ -183,7 +183,8 @@ function stakingEvents(history: DelegatorHistoryResponse): StakingEvent[] {
       });
     }
   }
-  return events.sort((a, b) => a.time - b.time);
+  // Newest first on the wire; reversed before the (stable) sort so equal times keep their real order.
+  return events.reverse().sort((a, b) => a.time - b.time);
 }
 
 /** Tokens by name and pairs by venue name. A duplicated token name keeps its canonical (lowest) index. */

@@ -304,14 +304,15 @@ export const validatorStaking = defineStrategy({
       if (e.kind === "withdrawalInitiated")
         manualUndelegated = Decimal.max(ZERO, manualUndelegated.minus(e.amount));
       if (e.kind !== "undelegate") continue;
-      const funded = recent
-        .slice(i + 1)
-        .some(
-          (n) =>
-            n.time - e.time <= PAIRED_WITHIN_MS &&
-            (n.kind === "delegate" || n.kind === "withdrawalInitiated") &&
-            n.amount.eq(e.amount),
-        );
+      // Events of one cycle share a timestamp, so "after" includes the same time, in either order.
+      const funded = recent.some(
+        (n, j) =>
+          j !== i &&
+          n.time >= e.time &&
+          n.time - e.time <= PAIRED_WITHIN_MS &&
+          (n.kind === "delegate" || n.kind === "withdrawalInitiated") &&
+          n.amount.eq(e.amount),
+      );
       if (!funded) manualUndelegated = manualUndelegated.plus(e.amount);
     }
     const reserved = trunc(Decimal.min(undelegated, manualUndelegated));
@@ -548,7 +549,11 @@ export const validatorStaking = defineStrategy({
 
     // 1. The idle pool is always delegated (whatever rebalanceThreshold says), to the validators most under target.
     if (pool0.gte(minMove)) {
-      const pieces = allocate(pool0);
+      // A small pool goes to the one validator most under target: each delegation re-locks that
+      // validator's whole stake for a day, so fewer is better; the overshoot stays within the threshold.
+      const small = pool0.lte(total.div(chosen.length).times(params.rebalanceThreshold));
+      const first = deficits[0];
+      const pieces = small && first ? [{ to: first.c.address, amount: pool0 }] : allocate(pool0);
       if (pieces.length === 0 && deficits.length === 0) {
         // Every chosen validator is at its target (rounding): the idle stake goes to the best one.
         pieces.push({ to: chosen[0]!.address, amount: pool0 });

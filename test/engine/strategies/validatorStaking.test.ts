@@ -365,10 +365,13 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
         { validator: B, amount: 495 },
       ],
     });
-    // 1007 HYPE: 503.5 each. Below the 10% threshold, yet the idle 12 is delegated, most under target first.
-    expect(moves(decisions)).toEqual([
-      ["delegate", B, "8.5"],
-      ["delegate", A, "3.5"],
+    // 1007 HYPE: 503.5 each. Below the 10% threshold, yet the idle 12 is delegated, in one request to
+    // the validator most under target (each delegation re-locks that validator's stake for a day).
+    expect(moves(decisions)).toEqual([["delegate", B, "12"]]);
+    // A larger pool is spread over the deficits, most under target first.
+    expect(moves(run({ undelegated: 300, delegations: [{ validator: A, amount: 100 }] }))).toEqual([
+      ["delegate", B, "200"],
+      ["delegate", A, "100"],
     ]);
   });
 
