@@ -1,11 +1,17 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/engine/config/loader.js";
 import { runCycle } from "../../../src/engine/cycle.js";
 import type { Decision, TokenDelegateIntent } from "../../../src/engine/intents.js";
 import { applyLimits } from "../../../src/engine/risk.js";
+import { formatSummary } from "../../../src/engine/simulate/format.js";
+import { renderReport } from "../../../src/engine/simulate/report.js";
+import { runSimulation } from "../../../src/engine/simulate/runner.js";
+import { buildSummary } from "../../../src/engine/simulate/summary.js";
 import type { StakingEvent } from "../../../src/engine/snapshot.js";
 import { validatorStaking, validatorStakingParams } from "../../../src/engine/strategies/validatorStaking.js";
 import { Decimal } from "../../../src/lib/decimal.js";
 import { startTestBot, type TestBot } from "../../helpers/bot.js";
+import { REPO_ROOT } from "../../helpers/build.js";
 import {
   addr,
   buildSnapshot,
@@ -606,5 +612,30 @@ describe("validator-staking against the simulator", () => {
     const deposits = bot.sim.ledger().filter((e) => e.kind === "cDeposit" && e.user === bot!.address);
     expect(deposits).toHaveLength(1);
     expect(Number(bot.sim.staking(bot.address).undelegated)).toBeLessThan(1);
+  });
+});
+
+describe("validator-staking in the demo simulation (npm start)", () => {
+  it("case 5 and done-when: ends 3 days with less than 1 HYPE idle, and the summary shows the stake by state", async () => {
+    const config = await loadConfig(`${REPO_ROOT}/config/demo.yaml`, {});
+    const result = await runSimulation({ config, days: 3 });
+    const summary = buildSummary(result.record);
+    const end = summary.staking.end;
+    expect(Number(end.idle)).toBeLessThan(1);
+    expect(Number(end.pendingWithdrawal)).toBe(0);
+    expect(Number(end.delegated)).toBeGreaterThan(800);
+    for (const v of summary.staking.validators.filter((x) => Number(x.end) > 0))
+      expect(Number(v.netApr)).toBeGreaterThan(0.02);
+    const text = formatSummary(summary);
+    expect(text).toMatch(
+      /at the end: [\d.,]+ HYPE delegated \([\d.,]+ locked\), [\d.]+ idle \(undelegated, earning nothing\), 0 pending withdrawal/,
+    );
+    expect(text).toMatch(/ValiDAO \(0xb8f4…5bc5\) +2\.361%/);
+    expect(renderReport({ record: result.record, summary })).toMatch(/idle \(undelegated, earning nothing\)/);
+    // No dust deposit, and no delegation below minMove (1 HYPE).
+    const small = result.record.ledger.filter(
+      (e) => ["cDeposit", "delegate", "undelegate"].includes(e.kind) && Number(e.data.amount) < 1,
+    );
+    expect(small).toEqual([]);
   });
 });
