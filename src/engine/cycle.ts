@@ -171,6 +171,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       facts: deps.facts,
       now: startedAt,
       signal: reads,
+      validatorAllowlist: deps.limits.validatorAllowlist,
     });
     deps.journal.recordSnapshot(cycleId, summarizeSnapshot(snapshot));
 

@@ -47,6 +47,11 @@ export interface TokenDelegateIntent extends Base {
   /** HYPE. */
   amount: Decimal;
   isUndelegate: boolean;
+  /**
+   * Set on an undelegation that funds the intent right after it (a delegation elsewhere or a cWithdraw of
+   * the same amount): risk limits reduce or block the two together, never one without the other.
+   */
+  fundsNext?: true;
 }
 
 export interface CDepositIntent extends Base {

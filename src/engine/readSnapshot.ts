@@ -5,6 +5,7 @@
 import { Decimal, ZERO } from "../lib/decimal.js";
 import type { InfoClient } from "../venue/info/client.js";
 import {
+  type DelegatorHistoryResponse,
   type SpotMetaAndAssetCtxsResponse,
   type SpotMetaResponse,
   stakingLinkPeer,
@@ -22,6 +23,7 @@ import type {
   SpotBalance,
   SpotPair,
   SpotToken,
+  StakingEvent,
   StakingLink,
   StakingSummary,
   ValidatorInfo,
@@ -29,12 +31,12 @@ import type {
 } from "./snapshot.js";
 
 /** Groups of reads; a strategy kind declares which it needs. */
-export type SnapshotPart = "twaps" | "staking" | "validators" | "fees";
+export type SnapshotPart = "twaps" | "staking" | "validators" | "fees" | "stakingHistory";
 
 export const PARTS_BY_KIND: Readonly<Record<string, readonly SnapshotPart[]>> = {
   "twap-rebalance": ["twaps", "fees"],
   "twap-accumulate": ["twaps", "fees"],
-  "validator-staking": ["staking", "validators"],
+  "validator-staking": ["staking", "validators", "stakingHistory"],
   "link-staking": ["fees"],
 };
 
@@ -56,6 +58,8 @@ export interface ReadSnapshotOptions {
   facts: AccountFacts;
   now: number;
   signal?: AbortSignal;
+  /** Copied into the snapshot (limits.validatorAllowlist). */
+  validatorAllowlist?: readonly string[] | undefined;
 }
 
 export async function readAccountFacts(
@@ -75,18 +79,20 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
   const user = o.account;
   const s = o.signal;
   const want = (p: SnapshotPart) => o.parts.has(p);
-  const [meta, mids, spot, twapHistory, fees, summary, delegations, validators, ctxs] = await Promise.all([
-    info.spotMeta({}, s),
-    info.allMids({}, s),
-    info.spotClearinghouseState({ user }, s),
-    want("twaps") ? info.twapHistory({ user }, s) : undefined,
-    want("fees") || want("twaps") ? info.userFees({ user }, s) : undefined,
-    want("staking") ? info.delegatorSummary({ user }, s) : undefined,
-    want("staking") ? info.delegations({ user }, s) : undefined,
-    want("validators") ? info.validatorSummaries({}, s) : undefined,
-    // The mark and previous-day prices that TWAP prices are cross-checked against (priceSanity.ts).
-    want("twaps") ? info.spotMetaAndAssetCtxs({}, s) : undefined,
-  ]);
+  const [meta, mids, spot, twapHistory, fees, summary, delegations, validators, ctxs, history] =
+    await Promise.all([
+      info.spotMeta({}, s),
+      info.allMids({}, s),
+      info.spotClearinghouseState({ user }, s),
+      want("twaps") ? info.twapHistory({ user }, s) : undefined,
+      want("fees") || want("twaps") ? info.userFees({ user }, s) : undefined,
+      want("staking") ? info.delegatorSummary({ user }, s) : undefined,
+      want("staking") ? info.delegations({ user }, s) : undefined,
+      want("validators") ? info.validatorSummaries({}, s) : undefined,
+      // The mark and previous-day prices that TWAP prices are cross-checked against (priceSanity.ts).
+      want("twaps") ? info.spotMetaAndAssetCtxs({}, s) : undefined,
+      want("stakingHistory") ? info.delegatorHistory({ user }, s) : undefined,
+    ]);
 
   const { tokens, pairs } = spotUniverse(meta, mids);
   const balances = new Map<string, SpotBalance>();
@@ -152,6 +158,10 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     multiSig: o.facts.multiSig,
     rules: o.rules,
     ...(ctxs ? { marks: pairMarks(ctxs[1]) } : {}),
+    ...(history ? { stakingHistory: stakingEvents(history) } : {}),
+    ...(o.validatorAllowlist && o.validatorAllowlist.length > 0
+      ? { validatorAllowlist: o.validatorAllowlist.map((a) => a.toLowerCase()) }
+      : {}),
   };
 }
 
@@ -176,6 +186,32 @@ function pairMarks(ctxs: SpotMetaAndAssetCtxsResponse[1]): Map<string, PairMarks
     });
   }
   return marks;
+}
+
+/** delegatorHistory (newest first, unknown kinds kept) as staking events, oldest first. */
+function stakingEvents(history: DelegatorHistoryResponse): StakingEvent[] {
+  const events: StakingEvent[] = [];
+  for (const e of history) {
+    const d = e.delta;
+    if (d.delegate) {
+      events.push({
+        time: e.time,
+        kind: d.delegate.isUndelegate ? "undelegate" : "delegate",
+        validator: d.delegate.validator.toLowerCase(),
+        amount: new Decimal(d.delegate.amount),
+      });
+    } else if (d.cDeposit) {
+      events.push({ time: e.time, kind: "deposit", amount: new Decimal(d.cDeposit.amount) });
+    } else if (d.withdrawal) {
+      events.push({
+        time: e.time,
+        kind: d.withdrawal.phase === "initiated" ? "withdrawalInitiated" : "withdrawalFinalized",
+        amount: new Decimal(d.withdrawal.amount),
+      });
+    }
+  }
+  // Newest first on the wire; reversed before the (stable) sort so equal times keep their real order.
+  return events.reverse().sort((a, b) => a.time - b.time);
 }
 
 /** Tokens by name and pairs by venue name. A duplicated token name keeps its canonical (lowest) index. */

@@ -14,7 +14,10 @@ export interface RiskLimits {
   maxOrderUsd: Decimal;
   /** Largest TWAP notional submitted over any rolling 24 h. */
   maxDailyNotionalUsd: Decimal;
-  /** Largest amount of HYPE moved by tokenDelegate (either direction) and cWithdraw over a rolling 24 h. */
+  /**
+   * Largest amount of HYPE moved by tokenDelegate (either direction) and cWithdraw over a rolling 24 h; a
+   * larger move is reduced to what is left.
+   */
   maxStakeMovePerDay: Decimal;
   /** When set, delegations (not undelegations) to any other validator are blocked. Lower-case addresses. */
   validatorAllowlist?: readonly string[] | undefined;
@@ -89,7 +92,8 @@ export function applyLimits(
       ? new Set(limits.validatorAllowlist.map((a) => a.toLowerCase()))
       : undefined;
 
-  for (const intent of intents) {
+  const handled = new Set<number>();
+  for (const [i, intent] of intents.entries()) {
     switch (intent.kind) {
       case "twapOrder": {
         const result = limitTwap(intent, limits, rules);
@@ -119,36 +123,19 @@ export function applyLimits(
       }
       case "tokenDelegate":
       case "cWithdraw": {
-        if (!positive(intent.amount)) {
-          blocked.push(block(intent, "amount must be positive"));
+        if (handled.has(i)) break;
+        const group = stakeGroup(intents, i);
+        if (group.length === 2) handled.add(i + 1);
+        const verdict = limitStakeMove(group, limits, allowlist, moved);
+        if (typeof verdict === "string") {
+          for (const g of group) blocked.push(block(g, verdict));
           break;
         }
-        if (
-          intent.kind === "tokenDelegate" &&
-          !intent.isUndelegate &&
-          allowlist &&
-          !allowlist.has(intent.validator.toLowerCase())
-        ) {
-          blocked.push(block(intent, `validator ${intent.validator} is not in limits.validatorAllowlist`));
-          break;
+        moved = verdict.moved;
+        for (const [k, g] of verdict.intents.entries()) {
+          allowed.push(g);
+          if (g !== group[k]) reduced.push(g);
         }
-        if (moved === undefined) {
-          blocked.push(block(intent, "24-h stake movement is unknown (failing closed)"));
-          break;
-        }
-        const after = moved.plus(intent.amount);
-        if (after.gt(limits.maxStakeMovePerDay)) {
-          blocked.push(
-            block(
-              intent,
-              `24-h stake moved would reach ${fmt(after)} HYPE, above maxStakeMovePerDay ${fmt(limits.maxStakeMovePerDay)} ` +
-                `(${fmt(moved)} used)`,
-            ),
-          );
-          break;
-        }
-        moved = after;
-        allowed.push(intent);
         break;
       }
       case "cDeposit":
@@ -170,6 +157,75 @@ export function applyLimits(
     }
   }
   return { allowed, blocked, reduced };
+}
+
+/** A stake move reduced below this many HYPE by maxStakeMovePerDay is blocked instead (dust). */
+export const MIN_REDUCED_STAKE_MOVE = new Decimal(1);
+
+type StakeMove = Extract<Intent, { kind: "tokenDelegate" | "cWithdraw" }>;
+
+/**
+ * The stake move at `i`, with the intent it funds when it is an undelegation marked `fundsNext`
+ * followed by that strategy's delegation or cWithdraw: such a pair is limited as one.
+ */
+function stakeGroup(intents: readonly Intent[], i: number): StakeMove[] {
+  const first = intents[i] as StakeMove;
+  const next = intents[i + 1];
+  const pairs =
+    first.kind === "tokenDelegate" &&
+    first.isUndelegate &&
+    first.fundsNext === true &&
+    next !== undefined &&
+    next.strategy === first.strategy &&
+    (next.kind === "cWithdraw" || (next.kind === "tokenDelegate" && !next.isUndelegate));
+  return pairs ? [first, next as StakeMove] : [first];
+}
+
+/**
+ * maxStakeMovePerDay and the allowlist for one stake move or one funding pair. A move beyond the 24-h
+ * budget is reduced to what is left (a pair shares it half and half, so the undelegation never frees
+ * more than its delegation uses), as maxOrderUsd reduces a TWAP; what is left over moves another day.
+ * Blocked (the reason is returned) when the allowlist refuses, usage is unknown, or less than
+ * MIN_REDUCED_STAKE_MOVE is left. A pair is blocked or reduced together.
+ */
+function limitStakeMove(
+  group: StakeMove[],
+  limits: RiskLimits,
+  allowlist: ReadonlySet<string> | undefined,
+  moved: Decimal | undefined,
+): { intents: StakeMove[]; moved: Decimal } | string {
+  const paired = group.length > 1 ? " (with the undelegation that funds it)" : "";
+  for (const g of group) {
+    if (!positive(g.amount)) return "amount must be positive";
+    if (
+      g.kind === "tokenDelegate" &&
+      !g.isUndelegate &&
+      allowlist &&
+      !allowlist.has(g.validator.toLowerCase())
+    )
+      return `validator ${g.validator} is not in limits.validatorAllowlist${paired}`;
+  }
+  if (moved === undefined) return "24-h stake movement is unknown (failing closed)";
+  const want = group.reduce((sum, g) => sum.plus(g.amount), new Decimal(0));
+  const max = limits.maxStakeMovePerDay;
+  if (moved.plus(want).lte(max)) return { intents: group, moved: moved.plus(want) };
+  const left = Decimal.max(max.minus(moved), 0);
+  const smallest = Decimal.min(...group.map((g) => g.amount));
+  const each = truncateDecimals(Decimal.min(left.div(group.length), smallest), 8);
+  if (each.lt(MIN_REDUCED_STAKE_MOVE)) {
+    return (
+      `24-h stake moved would reach ${fmt(moved.plus(want))} HYPE, above maxStakeMovePerDay ${fmt(max)} ` +
+      `(${fmt(moved)} used; less than ${fmt(MIN_REDUCED_STAKE_MOVE)} HYPE left${paired})`
+    );
+  }
+  const intents = group.map((g) => ({
+    ...g,
+    amount: each,
+    reason:
+      `${g.reason}; reduced from ${fmt(g.amount)} to ${fmt(each)} HYPE by maxStakeMovePerDay ${fmt(max)} ` +
+      `(${fmt(moved)} moved in the last 24 h${paired}; the rest moves later)`,
+  }));
+  return { intents, moved: moved.plus(each.times(group.length)) };
 }
 
 /**

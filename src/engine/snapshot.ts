@@ -76,6 +76,17 @@ export interface StakingSummary {
   nPendingWithdrawals: number;
 }
 
+/** One entry of the account's staking history (delegatorHistory), oldest first. */
+export interface StakingEvent {
+  /** ms. */
+  time: number;
+  kind: "delegate" | "undelegate" | "deposit" | "withdrawalInitiated" | "withdrawalFinalized";
+  /** For delegate / undelegate (lower-case). */
+  validator?: string;
+  /** HYPE. */
+  amount: Decimal;
+}
+
 export interface RunningTwap {
   twapId: number | undefined;
   /** Venue coin name as reported by twapHistory (a spot pair name such as "@107"). */
@@ -151,6 +162,10 @@ export interface Snapshot {
   rules: VenueRules;
   /** Market contexts by pair name, read when a TWAP strategy runs (for price sanity). */
   marks?: ReadonlyMap<string, PairMarks>;
+  /** Staking history, when a strategy needs it (validator-staking: what the user did by hand). */
+  stakingHistory?: readonly StakingEvent[];
+  /** limits.validatorAllowlist (lower-case), so strategies choose only what the limits allow. */
+  validatorAllowlist?: readonly string[];
 }
 
 /**

@@ -77,13 +77,15 @@ describe("engine cycle against the simulator", () => {
     await bot.reopen("dry-run");
     const report = await cycle(bot, "plan");
     const moves = report.actions.map((a) => (a.request as { action: Record<string, unknown> }).action);
-    expect(moves[0]).toMatchObject({
-      type: "tokenDelegate",
-      validator: jailed,
-      isUndelegate: true,
-      wei: 100_000_000_000,
-    });
-    const delegations = moves.slice(1);
+    // Each undelegation goes out right before the delegation it funds (issue #13).
+    for (const i of [0, 2])
+      expect(moves[i]).toMatchObject({
+        type: "tokenDelegate",
+        validator: jailed,
+        isUndelegate: true,
+        wei: 50_000_000_000,
+      });
+    const delegations = [moves[1], moves[3]] as Array<Record<string, unknown>>;
     expect(delegations).toHaveLength(2);
     for (const d of delegations)
       expect(d).toMatchObject({ type: "tokenDelegate", isUndelegate: false, wei: 50_000_000_000 });

@@ -111,11 +111,33 @@ describe("risk limits", () => {
     expect(exact.allowed).toHaveLength(1); // reaching the limit exactly is allowed
   });
 
-  it("caps the HYPE moved per day across delegations and undelegations", () => {
+  it("caps the HYPE moved per day across delegations and undelegations, reducing the move that crosses it", () => {
+    // Issue #13: a stake move beyond the budget is reduced to what is left (as maxOrderUsd reduces a
+    // TWAP), no longer blocked; less than 1 HYPE left blocks it.
     const usage = { ...noUsage, stakeMoved: dec("1000") };
     const r = applyLimits([delegate(addr(1), "300", true), delegate(addr(2), "300")], limits, usage, off);
-    expect(r.allowed.map((i) => (i as TokenDelegateIntent).isUndelegate)).toEqual([true]);
-    expect(r.blocked[0]?.reason).toMatch(/stake moved would reach 1600 HYPE, above maxStakeMovePerDay 1500/);
+    expect(
+      r.allowed.map((i) => [
+        (i as TokenDelegateIntent).isUndelegate,
+        (i as TokenDelegateIntent).amount.toFixed(),
+      ]),
+    ).toEqual([
+      [true, "300"],
+      [false, "200"],
+    ]);
+    expect(r.reduced).toEqual([r.allowed[1]]);
+    expect(r.allowed[1]?.reason).toMatch(
+      /reduced from 300 to 200 HYPE by maxStakeMovePerDay 1500 \(1300 moved/,
+    );
+    const spent = applyLimits(
+      [delegate(addr(2), "300")],
+      limits,
+      { ...noUsage, stakeMoved: dec("1499.5") },
+      off,
+    );
+    expect(spent.blocked[0]?.reason).toMatch(
+      /stake moved would reach 1799.5 HYPE, above maxStakeMovePerDay 1500/,
+    );
   });
 
   it("fails closed when usage is unknown", () => {

@@ -10,6 +10,7 @@ import {
   type SpotBalance,
   type SpotPair,
   type SpotToken,
+  type StakingEvent,
   type StakingLink,
   type ValidatorInfo,
   type ValidatorPeriod,
@@ -83,6 +84,8 @@ export interface SnapshotSpec {
   stakingLink?: StakingLink;
   spotTakerFee?: Num;
   rules?: Partial<VenueRules>;
+  stakingHistory?: StakingEvent[];
+  validatorAllowlist?: string[];
 }
 
 const DEFAULT_TOKENS: TokenSpec[] = [
@@ -192,5 +195,9 @@ export function buildSnapshot(spec: SnapshotSpec = {}): Snapshot {
     spotTakerFee: d(spec.spotTakerFee ?? "0.0007"),
     multiSig: null,
     rules: { ...DEFAULT_VENUE_RULES, ...spec.rules },
+    ...(spec.stakingHistory ? { stakingHistory: spec.stakingHistory } : {}),
+    ...(spec.validatorAllowlist
+      ? { validatorAllowlist: spec.validatorAllowlist.map((a) => a.toLowerCase()) }
+      : {}),
   };
 }

@@ -2,7 +2,15 @@
 // object (so `--json` holds the same figures); skipped decisions are grouped by the shape of their
 // reason (numbers aside) with the latest wording, because an hourly strategy says "within band" with
 // new numbers every hour. `--json` lists every distinct reason with its exact count.
+import { Decimal } from "../../lib/decimal.js";
 import type { SimulationSummary, ValuationSummary } from "./summary.js";
+
+/** A validator's net APR ("0.023618") as "2.362%"; "?" when unknown. */
+export function netAprText(netApr: string | null): string {
+  return netApr === null
+    ? "?"
+    : `${new Decimal(netApr).times(100).toDecimalPlaces(3, Decimal.ROUND_DOWN).toFixed()}%`;
+}
 
 /** "12345.5" → "12,345.5" (exact: works on the decimal string). */
 export function groupDigits(value: string): string {
@@ -115,10 +123,11 @@ function staking(s: SimulationSummary): string[] {
   if (st.deposits > 0)
     out.push(`  moved ${short(st.deposited)} HYPE from spot into staking (${st.deposits} deposits)`);
   if (st.validators.length > 0) {
-    const rows = [["validator", "start", "delegated", "undelegated", "rewards", "end"]];
+    const rows = [["validator", "net APR", "start", "delegated", "undelegated", "rewards", "end"]];
     for (const v of st.validators)
       rows.push([
         `${v.name} (${addr(v.validator)})`,
+        netAprText(v.netApr),
         short(v.start),
         short(v.delegated),
         short(v.undelegated),
@@ -130,6 +139,14 @@ function staking(s: SimulationSummary): string[] {
   for (const c of st.changes)
     out.push(
       `  ${when(c.at)}  ${c.action} ${short(c.amount)} HYPE ${c.action === "delegate" ? "to" : "from"} ${c.name}`,
+    );
+  const e = st.end;
+  out.push(
+    `  at the end: ${short(e.delegated)} HYPE delegated (${short(e.locked)} locked), ${short(e.idle, 8)} idle (undelegated, earning nothing), ${short(e.pendingWithdrawal)} pending withdrawal`,
+  );
+  if (st.withdrawals.initiated !== "0" || st.withdrawals.finalized !== "0")
+    out.push(
+      `  withdrawals: ${short(st.withdrawals.initiated)} HYPE started, ${short(st.withdrawals.finalized)} HYPE back on spot`,
     );
   out.push(
     `  rewards: ${short(st.rewards.amount, 8)} HYPE in ${st.rewards.payouts} daily payouts (≈ ${groupDigits(st.rewards.value)} ${s.valuationCoin} at the end price)`,

@@ -3,6 +3,7 @@
 // (stacked, in percent) and stake per validator (stacked), all over virtual time, with the TWAPs and
 // delegation changes marked; then the summary's tables. The samples and the summary are also embedded
 // as JSON (`<script type="application/json" id="hlbot-simulation">`) for anyone who wants the numbers.
+import { netAprText } from "./format.js";
 import type { Sample, SimulationRecord } from "./runner.js";
 import type { SimulationSummary } from "./summary.js";
 
@@ -311,18 +312,20 @@ export function renderReport({ summary: s, record }: ReportData): string {
   )}</section>
 <section><h2>Staking</h2>
 <p>${s.staking.deposits} deposit(s) moved ${escapeHtml(s.staking.deposited)} HYPE from spot into staking; rewards ${escapeHtml(s.staking.rewards.amount)} HYPE in ${s.staking.rewards.payouts} payouts.</p>
+<p>At the end: ${escapeHtml(s.staking.end.delegated)} HYPE delegated (${escapeHtml(s.staking.end.locked)} locked), ${escapeHtml(s.staking.end.idle)} idle (undelegated, earning nothing), ${escapeHtml(s.staking.end.pendingWithdrawal)} pending withdrawal.</p>
 ${tableHtml(
-  ["validator", "address", "start", "delegated", "undelegated", "rewards", "end"],
+  ["validator", "address", "net APR", "start", "delegated", "undelegated", "rewards", "end"],
   s.staking.validators.map((v) => [
     v.name,
     v.validator,
+    netAprText(v.netApr),
     v.start,
     v.delegated,
     v.undelegated,
     v.rewards,
     v.end,
   ]),
-  [false, false, true, true, true, true, true],
+  [false, false, true, true, true, true, true, true],
 )}
 <h3>Delegation changes</h3>${tableHtml(
     ["time", "action", "amount (HYPE)", "validator"],

@@ -65,6 +65,17 @@ export interface Valuation {
   assets: AssetValue[];
   /** HYPE per validator address (delegations only). */
   stake: Record<string, Decimal>;
+  /** The staking balance by state: delegated (of which locked), idle (undelegated), pending withdrawal. */
+  staking: StakeBreakdown;
+}
+
+export interface StakeBreakdown {
+  delegated: Decimal;
+  /** Delegated and still within its 1-day lock. */
+  locked: Decimal;
+  /** In the staking balance but delegated to no validator: earns nothing. */
+  idle: Decimal;
+  pendingWithdrawal: Decimal;
 }
 
 /** A light sample for charts (plain numbers). */
@@ -111,7 +122,8 @@ export interface SimulationRecord {
   plannedTo: number;
   interrupted: boolean;
   strategies: Array<Pick<LoadedStrategy, "name" | "kind" | "schedule">>;
-  validators: Array<{ address: string; name: string }>;
+  /** netApr: the delegator's APR at the end, predictedApr (week) × (1 − commission). */
+  validators: Array<{ address: string; name: string; netApr?: string }>;
   /** Spot pairs by venue name ("@107"): base and quote coin. */
   pairs: Record<string, { base: string; quote: string }>;
   cycles: CycleRecord[];
@@ -249,7 +261,11 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         plannedTo: to,
         interrupted,
         strategies: enabled.map((s) => ({ name: s.name, kind: s.kind, schedule: s.schedule })),
-        validators: sim.validators().map((v) => ({ address: v.address, name: v.name })),
+        validators: sim.validators().map((v) => ({
+          address: v.address,
+          name: v.name,
+          netApr: v.stats.week.predictedApr.times(new Decimal(1).minus(v.commission)).toFixed(),
+        })),
         pairs: Object.fromEntries(
           sim.core.markets.pairs.map((p) => [p.name, { base: p.base.name, quote: p.quote.name }]),
         ),
@@ -323,17 +339,28 @@ export function valuate(sim: Simulator, account: string): Valuation {
   const staking = sim.staking(account);
   const stake: Record<string, Decimal> = {};
   let staked = staking.undelegated;
+  const breakdown: StakeBreakdown = {
+    delegated: ZERO,
+    locked: ZERO,
+    idle: staking.undelegated,
+    pendingWithdrawal: ZERO,
+  };
   for (const d of staking.delegations) {
     stake[d.validator] = (stake[d.validator] ?? ZERO).plus(d.amount);
     staked = staked.plus(d.amount);
+    breakdown.delegated = breakdown.delegated.plus(d.amount);
+    if (d.lockedUntil > sim.now()) breakdown.locked = breakdown.locked.plus(d.amount);
   }
-  for (const w of staking.pendingWithdrawals) staked = staked.plus(w.amount);
+  for (const w of staking.pendingWithdrawals) {
+    staked = staked.plus(w.amount);
+    breakdown.pendingWithdrawal = breakdown.pendingWithdrawal.plus(w.amount);
+  }
   if (!staked.isZero()) {
     const price = priceOf(sim, "HYPE");
     assets.push({ asset: STAKED_HYPE, amount: staked, price, value: price ? staked.times(price) : ZERO });
   }
   const value = assets.reduce((a, x) => a.plus(x.value), ZERO);
-  return { at: sim.now(), value, assets, stake };
+  return { at: sim.now(), value, assets, stake, staking: breakdown };
 }
 
 function toSample(v: Valuation): Sample {

@@ -76,6 +76,8 @@ export interface ValidatorStakeSummary {
   /** Compounded rewards: end − start − delegated + undelegated. */
   rewards: string;
   end: string;
+  /** The delegator's APR at the end: predictedApr (week) × (1 − commission); null when unknown. */
+  netApr: string | null;
 }
 
 export interface SkipGroup {
@@ -120,6 +122,8 @@ export interface SimulationSummary {
     validators: ValidatorStakeSummary[];
     rewards: { amount: string; payouts: number; value: string };
     withdrawals: { initiated: string; finalized: string };
+    /** The staking balance at the end by state (HYPE): idle is undelegated and earns nothing. */
+    end: { delegated: string; locked: string; idle: string; pendingWithdrawal: string };
   };
   portfolio: {
     start: ValuationSummary;
@@ -355,6 +359,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
         undelegated: wire(undelegated),
         rewards: wire(end.minus(start).minus(delegated).plus(undelegated)),
         end: wire(end),
+        netApr: v.netApr ?? null,
       };
     });
   const sumData = (kind: LedgerEntry["kind"]) =>
@@ -400,6 +405,12 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
         value: round(rewarded.times(r.endPrices.HYPE ?? ZERO), 2),
       },
       withdrawals: { initiated: sumData("withdrawalInitiated"), finalized: sumData("withdrawalFinalized") },
+      end: {
+        delegated: wire(r.end.staking?.delegated ?? ZERO),
+        locked: wire(r.end.staking?.locked ?? ZERO),
+        idle: wire(r.end.staking?.idle ?? ZERO),
+        pendingWithdrawal: wire(r.end.staking?.pendingWithdrawal ?? ZERO),
+      },
     },
     portfolio: {
       start,

@@ -1,18 +1,49 @@
-// validator-staking: spread the account's whole stake (delegated + undelegated, plus idle spot HYPE when
-// asked) over the N best eligible validators. Stake is only moved where a delegation is off its target
-// by more than the threshold, undelegations come first (they free the HYPE the delegations use), locked
-// stake is left alone, and the HYPE moved per run is capped. Amounts are truncated to whole wei.
+// validator-staking: keep the account's stake delegated to the N best validators by net yield, without
+// churn, without stranding stake, and without undoing what the user did by hand.
+//
+// - Ranking: by net APR, predictedApr × (1 − commission) (what the delegator earns), optionally
+//   weighted by uptime and penalised for a recent jailing; or by stake or uptime.
+// - Candidates are only validators the strategy's own rules AND the risk limits (validatorAllowlist)
+//   allow, and not above maxNetworkShare of the network's stake.
+// - Idle stake (the undelegated staking balance) is always delegated, to the validators most under
+//   target. Delegated stake moves only when it must (jailed, inactive, excluded by a rule: once its lock
+//   allows) or when it pays: a better validator must earn at least minImprovement more (net) and the gain
+//   over horizonDays must beat the cost of moving (one day of rewards), and the stake must have been held
+//   minHoldDays. Balance between the chosen validators is kept within rebalanceThreshold.
+// - An undelegation is planned only with the delegation (or withdrawal) it funds, as a pair
+//   (`fundsNext`), so the risk limits reduce or block both together.
+// - The user's intent wins: HYPE the user undelegated by hand, or that came back to spot from a
+//   withdrawal, is left alone for respectManualDays; maxStaked caps the stake and withdraws the excess.
+// - No dust: nothing below minMove is deposited, delegated, undelegated or withdrawn.
+// Amounts are truncated to whole wei.
 import * as z from "zod";
 import { Decimal, truncateDecimals, ZERO } from "../../lib/decimal.js";
-import { address, fraction, hypeAmount, integer } from "../config/fields.js";
-import type { CDepositIntent, Decision, TokenDelegateIntent } from "../intents.js";
-import type { ValidatorInfo, ValidatorPeriod } from "../snapshot.js";
-import { fmt, isoTime, pct, skip } from "./common.js";
+import { address, decimal, fraction, hypeAmount, integer } from "../config/fields.js";
+import type { CDepositIntent, CWithdrawIntent, Decision, TokenDelegateIntent } from "../intents.js";
+import type { Snapshot, ValidatorInfo, ValidatorPeriod } from "../snapshot.js";
+import { fmt, isoTime, ONE, pct, skip } from "./common.js";
 import { defineStrategy } from "./types.js";
 
 /** Staking amounts travel as `wei` = HYPE × 1e8. */
 export const STAKE_DECIMALS = 8;
 const STAKING_TOKEN = "HYPE";
+const DAY_MS = 86_400_000;
+/**
+ * The venue locks a validator's stake for 1 day after each delegation (lockedUntilTimestamp = last
+ * delegation + 1 day), so the delegation time is lockedUntil − 1 day. Sources: Hyperliquid staking docs
+ * ("delegations have a lockup period of 1 day"), docs.yield.xyz/docs/hyperliquid, reference §6.6.
+ */
+const DELEGATION_LOCK_MS = DAY_MS;
+/**
+ * Cost of moving delegated stake, in days of rewards on the stake moved: the venue pays on the minimum
+ * stake held over a whole day, so stake moved mid-day earns on neither validator until the next day.
+ */
+export const MOVE_COST_DAYS = 1;
+/**
+ * An undelegation followed within this time by a delegation or a withdrawal of the same amount was one
+ * of this strategy's paired moves (or the user's own move), not a manual exit.
+ */
+const PAIRED_WITHIN_MS = 10 * 60_000;
 const period = z.enum(["day", "week", "month"]);
 
 export const validatorStakingParams = z
@@ -21,7 +52,9 @@ export const validatorStakingParams = z
     rankBy: z
       .enum(["predictedApr", "stake", "uptime"])
       .default("predictedApr")
-      .describe("Ranking of eligible validators (best first)"),
+      .describe(
+        "Ranking of eligible validators (best first); predictedApr ranks by net APR, predictedApr × (1 − commission)",
+      ),
     statsPeriod: period.default("week").describe("Period of the stats used by rankBy (predictedApr, uptime)"),
     maxCommission: fraction().optional().describe("Exclude validators charging more (0.05 = 5%)"),
     minUptime: z
@@ -34,11 +67,53 @@ export const validatorStakingParams = z
       .enum(["equal", "score"])
       .default("equal")
       .describe("equal: same stake each; score: stake proportional to the rankBy value"),
+    penalties: z
+      .strictObject({
+        uptime: z
+          .boolean()
+          .default(false)
+          .describe("Multiply the net APR by the uptime fraction of statsPeriod"),
+        jailed: z
+          .enum(["exclude", "penalise", "ignore"])
+          .default("exclude")
+          .describe(
+            "A validator jailed recently (unjailableAfter set): exclude it, penalise its net APR, or ignore it",
+          ),
+        jailedFactor: fraction()
+          .prefault(0.5)
+          .describe("With jailed: penalise, the net APR is multiplied by this"),
+      })
+      .prefault({})
+      .describe("Penalties applied to the net APR before ranking"),
+    maxNetworkShare: fraction()
+      .optional()
+      .describe("Skip validators holding more than this share of the network's stake (0.2 = 20%)"),
+    maxShare: decimal({ gt: 0, max: 1 })
+      .optional()
+      .describe(
+        "Most of this account's stake on one validator (0.5 = 50%); more validators are used if needed",
+      ),
     rebalanceThreshold: fraction()
       .prefault(0.1)
       .describe(
-        "Move stake only where a delegation is off its target by more than this fraction of the target",
+        "Rebalance delegated stake between the chosen validators only where one is off its target by more than this fraction of the target (idle stake is always delegated)",
       ),
+    minImprovement: fraction()
+      .prefault(0.001)
+      .describe(
+        "Move delegated stake to a better validator only when it earns at least this much more net APR (0.001 = 0.1 point)",
+      ),
+    horizonDays: decimal({ gt: 0, max: 3650 })
+      .prefault(30)
+      .describe("The net APR gained over this many days must beat the cost of a move (one day of rewards)"),
+    minHoldDays: decimal({ min: 1, max: 3650 })
+      .prefault(1)
+      .describe(
+        "Keep stake at least this many days after delegating it before moving it for yield or balance (the venue locks 1 day)",
+      ),
+    minMove: hypeAmount({ gt: 0 })
+      .prefault(1)
+      .describe("Smallest delegation, undelegation, deposit or withdrawal in HYPE; smaller amounts wait"),
     maxMovePerRun: hypeAmount({ gt: 0 })
       .optional()
       .describe("Cap on HYPE moved per run, summing delegations and undelegations"),
@@ -51,6 +126,19 @@ export const validatorStakingParams = z
       })
       .optional()
       .describe("Move spot HYPE above keepSpot into staking (cDeposit) before delegating"),
+    maxStaked: hypeAmount({ min: 0 })
+      .optional()
+      .describe(
+        "Most HYPE to keep staked (delegated + undelegated): deposits stop there and any excess is withdrawn (cWithdraw, 7-day queue)",
+      ),
+    respectManualDays: decimal({ min: 0, max: 3650 })
+      .prefault(7)
+      .describe(
+        "For this many days, HYPE undelegated by hand stays undelegated and HYPE back on spot from a withdrawal is not staked again (0: off)",
+      ),
+    maxPendingWithdrawals: integer({ min: 1, max: 100 })
+      .default(5)
+      .describe("Withdrawals the venue lets wait in the 7-day queue at once (5)"),
   })
   .superRefine((p, ctx) => {
     const deny = new Set(p.deny);
@@ -69,31 +157,74 @@ function label(address: string, info: ValidatorInfo | undefined): string {
   return info ? `${info.name} (${short(address)})` : short(address);
 }
 
-function scoreOf(v: ValidatorInfo, rankBy: ValidatorStakingParams["rankBy"], p: ValidatorPeriod): Decimal {
-  switch (rankBy) {
+/** The delegator's APR: predictedApr × (1 − commission), the rate the venue pays after commission. */
+export function netApr(v: ValidatorInfo, p: ValidatorPeriod): Decimal {
+  return v.stats[p].predictedApr.times(ONE.minus(v.commission));
+}
+
+/** Net APR with the configured uptime and jailing penalties. */
+function adjustedApr(v: ValidatorInfo, params: ValidatorStakingParams): Decimal {
+  let apr = netApr(v, params.statsPeriod);
+  if (params.penalties.uptime) apr = apr.times(v.stats[params.statsPeriod].uptimeFraction);
+  if (params.penalties.jailed === "penalise" && v.unjailableAfter !== null)
+    apr = apr.times(params.penalties.jailedFactor);
+  return apr;
+}
+
+function scoreOf(v: ValidatorInfo, params: ValidatorStakingParams): Decimal {
+  switch (params.rankBy) {
     case "predictedApr":
-      return v.stats[p].predictedApr;
+      return adjustedApr(v, params);
     case "uptime":
-      return v.stats[p].uptimeFraction;
+      return v.stats[params.statsPeriod].uptimeFraction;
     case "stake":
       return new Decimal(v.stake.toString());
   }
 }
 
 const trunc = (d: Decimal) => truncateDecimals(d, STAKE_DECIMALS);
+const aprPct = (d: Decimal) => `${fmt(d.times(100), 3)}%`;
+
+interface Candidate {
+  v: ValidatorInfo;
+  address: string;
+  score: Decimal;
+  net: Decimal;
+}
+
+interface Held {
+  amount: Decimal;
+  lockedUntil: number;
+}
+
+/** A planned move of stake: from a validator (undelegate first) or from the idle pool, to a validator. */
+interface Transfer {
+  from?: string;
+  to: string;
+  amount: Decimal;
+  why: string;
+}
 
 export const validatorStaking = defineStrategy({
-  description: "Delegate the whole stake evenly (or by score) to the N best eligible validators",
+  description: "Delegate the stake to the N best validators by net APR, moving it only when it pays",
   paramsSchema: validatorStakingParams,
   decide(snapshot, params, now, _memory, name) {
     const allow = new Set(params.allow);
     const deny = new Set(params.deny);
+    const limitAllow = snapshot.validatorAllowlist ? new Set(snapshot.validatorAllowlist) : undefined;
+    const networkStake = snapshot.validators.reduce((s, v) => s + v.stake, 0n);
+    const minMove = params.minMove;
+    const netText = (v: ValidatorInfo) =>
+      `net APR ${aprPct(netApr(v, params.statsPeriod))} (${aprPct(v.stats[params.statsPeriod].predictedApr)} less ${pct(v.commission)} commission)`;
+
+    /** Why a validator may not hold this account's stake at all (it is left once its lock allows). */
     const exclusion = (v: ValidatorInfo): string | undefined => {
       const a = v.address.toLowerCase();
       if (v.isJailed) return "is jailed";
       if (!v.isActive) return "is inactive";
       if (deny.has(a)) return "is on the deny list";
       if (allow.size > 0 && !allow.has(a)) return "is not on the allow list";
+      if (limitAllow && !limitAllow.has(a)) return "is not in limits.validatorAllowlist";
       if (params.maxCommission !== undefined && v.commission.gt(params.maxCommission)) {
         return `charges ${pct(v.commission)} commission, above maxCommission ${pct(params.maxCommission)}`;
       }
@@ -103,16 +234,26 @@ export const validatorStaking = defineStrategy({
           return `has ${params.minUptime.period} uptime ${pct(up)}, below ${pct(params.minUptime.fraction)}`;
         }
       }
+      if (params.penalties.jailed === "exclude" && v.unjailableAfter !== null) {
+        return "was jailed recently (unjailableAfter is set)";
+      }
+      if (params.maxNetworkShare !== undefined && networkStake > 0n) {
+        const share = new Decimal(v.stake.toString()).div(networkStake.toString());
+        if (share.gt(params.maxNetworkShare)) {
+          return `holds ${pct(share)} of the network's stake, above maxNetworkShare ${pct(params.maxNetworkShare)}`;
+        }
+      }
       return undefined;
     };
 
     const infos = new Map(snapshot.validators.map((v) => [v.address.toLowerCase(), v]));
-    const ranked = snapshot.validators
+    const ranked: Candidate[] = snapshot.validators
       .filter((v) => exclusion(v) === undefined)
       .map((v) => ({
         v,
         address: v.address.toLowerCase(),
-        score: scoreOf(v, params.rankBy, params.statsPeriod),
+        score: scoreOf(v, params),
+        net: adjustedApr(v, params),
       }))
       .sort(
         (a, b) =>
@@ -120,37 +261,13 @@ export const validatorStaking = defineStrategy({
           (b.v.stake > a.v.stake ? 1 : b.v.stake < a.v.stake ? -1 : 0) ||
           (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
       );
-    const chosen = ranked.slice(0, params.validators);
-    if (chosen.length === 0) {
+    if (ranked.length === 0) {
       return [
         skip(name, `no eligible validator among ${snapshot.validators.length} listed`, "tokenDelegate"),
       ];
     }
 
-    const decisions: Decision[] = [];
-    const notes: string[] = [];
-    if (chosen.length < params.validators) {
-      notes.push(`only ${chosen.length} of ${params.validators} wanted validators are eligible`);
-    }
-
-    // Idle spot HYPE first: the delegations below may use it in the same run.
-    let deposit = ZERO;
-    if (params.stakeIdleSpot?.enabled) {
-      const spot = snapshot.balances.get(STAKING_TOKEN)?.available ?? ZERO;
-      const extra = trunc(spot.minus(params.stakeIdleSpot.keepSpot));
-      if (extra.gt(0)) {
-        deposit = extra;
-        const intent: CDepositIntent = {
-          kind: "cDeposit",
-          strategy: name,
-          amount: extra,
-          reason: `move ${fmt(extra)} idle spot HYPE into staking (keeping ${fmt(params.stakeIdleSpot.keepSpot)} on spot)`,
-        };
-        decisions.push(intent);
-      }
-    }
-
-    const current = new Map<string, { amount: Decimal; lockedUntil: number }>();
+    const current = new Map<string, Held>();
     for (const d of snapshot.delegations) {
       const a = d.validator.toLowerCase();
       const prev = current.get(a);
@@ -159,143 +276,465 @@ export const validatorStaking = defineStrategy({
         lockedUntil: Math.max(prev?.lockedUntil ?? 0, d.lockedUntil),
       });
     }
+    const heldAmount = (a: string) => current.get(a)?.amount ?? ZERO;
+    const lockedUntil = (a: string) => {
+      const until = current.get(a)?.lockedUntil ?? 0;
+      return until > now ? until : undefined;
+    };
+    /** When stake delegated to `a` may be moved for yield or balance (minHoldDays after the last delegation). */
+    const holdUntil = (a: string) => {
+      const until = current.get(a)?.lockedUntil ?? 0;
+      if (until <= 0) return undefined;
+      const end = until - DELEGATION_LOCK_MS + params.minHoldDays.times(DAY_MS).toNumber();
+      return end > now ? Math.round(end) : undefined;
+    };
+
     let delegated = ZERO;
     for (const c of current.values()) delegated = delegated.plus(c.amount);
     const undelegated = snapshot.staking.undelegated;
-    const total = delegated.plus(undelegated).plus(deposit);
+    const decisions: Decision[] = [];
+
+    // What the user did by hand in the last respectManualDays (delegatorHistory).
+    const window = params.respectManualDays.times(DAY_MS).toNumber();
+    const recent = (snapshot.stakingHistory ?? []).filter((e) => window > 0 && e.time >= now - window);
+    let manualUndelegated = ZERO;
+    let finalised = ZERO;
+    for (const [i, e] of recent.entries()) {
+      if (e.kind === "withdrawalFinalized") finalised = finalised.plus(e.amount);
+      if (e.kind === "withdrawalInitiated")
+        manualUndelegated = Decimal.max(ZERO, manualUndelegated.minus(e.amount));
+      if (e.kind !== "undelegate") continue;
+      // Events of one cycle share a timestamp, so "after" includes the same time, in either order.
+      const funded = recent.some(
+        (n, j) =>
+          j !== i &&
+          n.time >= e.time &&
+          n.time - e.time <= PAIRED_WITHIN_MS &&
+          (n.kind === "delegate" || n.kind === "withdrawalInitiated") &&
+          n.amount.eq(e.amount),
+      );
+      if (!funded) manualUndelegated = manualUndelegated.plus(e.amount);
+    }
+    const reserved = trunc(Decimal.min(undelegated, manualUndelegated));
+    const notes: string[] = [];
+    if (reserved.gt(0)) {
+      notes.push(
+        `${fmt(reserved)} HYPE undelegated by hand in the last ${fmt(params.respectManualDays)} days stays undelegated`,
+      );
+    }
+
+    // The user's cap on the stake: withdraw the excess first (idle stake, then the worst delegations).
+    const staked = delegated.plus(undelegated);
+    if (params.maxStaked !== undefined && staked.minus(params.maxStaked).gte(minMove)) {
+      return unstake(snapshot, params, name, staked, current, infos, ranked, lockedUntil);
+    }
+
+    // Idle spot HYPE first: the delegations below may use it in the same run.
+    let deposit = ZERO;
+    if (params.stakeIdleSpot?.enabled) {
+      const spot = snapshot.balances.get(STAKING_TOKEN)?.available ?? ZERO;
+      const keep = params.stakeIdleSpot.keepSpot.plus(finalised);
+      let extra = trunc(spot.minus(keep));
+      let capNote = "";
+      if (params.maxStaked !== undefined && extra.gt(params.maxStaked.minus(staked))) {
+        extra = trunc(Decimal.max(ZERO, params.maxStaked.minus(staked)));
+        capNote = `, up to maxStaked ${fmt(params.maxStaked)}`;
+      }
+      const kept =
+        `keeping ${fmt(params.stakeIdleSpot.keepSpot)} on spot` +
+        (finalised.gt(0)
+          ? ` plus ${fmt(finalised)} HYPE withdrawn in the last ${fmt(params.respectManualDays)} days`
+          : "");
+      if (extra.gte(minMove)) {
+        deposit = extra;
+        const intent: CDepositIntent = {
+          kind: "cDeposit",
+          strategy: name,
+          amount: extra,
+          reason: `move ${fmt(extra)} idle spot HYPE into staking (${kept}${capNote})`,
+        };
+        decisions.push(intent);
+      } else if (extra.gt(0)) {
+        decisions.push(
+          skip(
+            name,
+            `${fmt(extra)} idle spot HYPE is below minMove ${fmt(minMove)}: not staked yet`,
+            "cDeposit",
+          ),
+        );
+      }
+    }
+
+    const pool0 = trunc(undelegated.minus(reserved).plus(deposit));
+    const total = delegated.plus(pool0);
     if (!total.gt(0))
       return [...decisions, skip(name, "no HYPE staked or available to stake", "tokenDelegate")];
 
-    // Targets: truncated to wei, so they never add up to more than the stake (dust stays undelegated).
-    const targets = new Map<string, Decimal>();
-    const scoreSum = chosen.reduce((s, c) => s.plus(c.score.gt(0) ? c.score : ZERO), ZERO);
-    const byScore = params.allocation === "score" && scoreSum.gt(0);
-    if (params.allocation === "score" && !byScore) notes.push("all scores are 0: split equally");
-    for (const c of chosen) {
-      const share = byScore
-        ? total.times(c.score.gt(0) ? c.score : ZERO).div(scoreSum)
-        : total.div(chosen.length);
-      targets.set(c.address, trunc(share));
+    // Choose: the N best, but a validator already holding stake keeps its place unless a challenger
+    // beats it clearly (hysteresis): see keepAgainst.
+    const N = params.validators;
+    let chosen = ranked.slice(0, N);
+    const keepAgainst = (inc: Candidate, ch: Candidate): string | undefined => {
+      const hold = holdUntil(inc.address);
+      if (hold !== undefined)
+        return `held less than minHoldDays ${fmt(params.minHoldDays)} (until ${isoTime(hold)})`;
+      if (params.rankBy === "predictedApr") {
+        const gain = ch.net.minus(inc.net);
+        if (gain.lt(params.minImprovement)) {
+          return `${label(ch.address, ch.v)} earns only ${fmt(gain.times(100), 3)} points more net APR, below minImprovement ${fmt(params.minImprovement.times(100), 3)}`;
+        }
+        if (!gain.times(params.horizonDays).gt(inc.net.times(MOVE_COST_DAYS))) {
+          return `the gain over ${fmt(params.horizonDays)} days does not pay for the move (${MOVE_COST_DAYS} day of rewards)`;
+        }
+        return undefined;
+      }
+      if (ch.score.lte(inc.score.times(ONE.plus(params.rebalanceThreshold)))) {
+        return `${label(ch.address, ch.v)} ranks within ${pct(params.rebalanceThreshold)} of it by ${params.rankBy}`;
+      }
+      return undefined;
+    };
+    const kept = new Map<string, string>();
+    for (const inc of ranked.slice(N)) {
+      if (heldAmount(inc.address).lt(minMove)) continue;
+      const challengers = chosen.filter((c) => heldAmount(c.address).lt(minMove) && !kept.has(c.address));
+      const weakest = challengers[challengers.length - 1];
+      if (weakest === undefined) break;
+      const why = keepAgainst(inc, weakest);
+      if (why === undefined) continue;
+      kept.set(inc.address, why);
+      chosen = [...chosen.filter((c) => c !== weakest), inc].sort(
+        (a, b) => ranked.indexOf(a) - ranked.indexOf(b),
+      );
     }
+    // maxShare: spread over more validators when N of them cannot hold the whole stake.
+    if (params.maxShare !== undefined) {
+      const need = Math.ceil(ONE.div(params.maxShare).toNumber() - 1e-9);
+      for (const c of ranked) {
+        if (chosen.length >= need) break;
+        if (!chosen.includes(c)) chosen.push(c);
+      }
+      if (chosen.length < need)
+        notes.push(`only ${chosen.length} eligible validators for maxShare ${pct(params.maxShare)}`);
+    }
+    if (chosen.length < N) notes.push(`only ${chosen.length} of ${N} wanted validators are eligible`);
+
+    // Targets, truncated to wei so they never add up to more than the stake.
+    const cap = params.maxShare === undefined ? undefined : total.times(params.maxShare);
+    const weights = new Map<string, Decimal>();
+    const byScore = params.allocation === "score" && chosen.some((c) => c.score.gt(0));
+    if (params.allocation === "score" && !byScore) notes.push("all scores are 0: split equally");
+    for (const c of chosen) weights.set(c.address, byScore ? Decimal.max(c.score, ZERO) : ONE);
+    const targets = new Map<string, Decimal>();
+    let rest = total;
+    let open = [...chosen];
+    for (;;) {
+      const wsum = open.reduce((s, c) => s.plus(weights.get(c.address) ?? ZERO), ZERO);
+      if (!wsum.gt(0)) break;
+      const over = open.filter(
+        (c) =>
+          cap &&
+          rest
+            .times(weights.get(c.address) ?? ZERO)
+            .div(wsum)
+            .gt(cap),
+      );
+      if (over.length === 0 || !cap) {
+        for (const c of open)
+          targets.set(c.address, trunc(rest.times(weights.get(c.address) ?? ZERO).div(wsum)));
+        break;
+      }
+      for (const c of over) targets.set(c.address, trunc(cap));
+      rest = rest.minus(cap.times(over.length));
+      open = open.filter((c) => !over.includes(c));
+      if (open.length === 0) break;
+    }
+    for (const c of chosen) if (!targets.has(c.address)) targets.set(c.address, ZERO);
+
+    const chosenText = chosen.map((c) => `${label(c.address, c.v)} ${netText(c.v)}`).join(", ");
     const split =
-      `${fmt(total)} HYPE staked over ${chosen.length} validator(s) by ${params.rankBy}, ${params.allocation} split` +
+      `${fmt(total)} HYPE to stake over ${chosen.length} validator(s) by ${params.rankBy === "predictedApr" ? "net APR" : params.rankBy}, ${params.allocation} split: ${chosenText}` +
       (notes.length ? ` (${notes.join("; ")})` : "");
 
-    let capLeft = params.maxMovePerRun;
-    const capped = (amount: Decimal): Decimal => {
-      if (capLeft === undefined) return amount;
-      const take = trunc(Decimal.min(amount, capLeft));
-      capLeft = capLeft.minus(take);
-      return take;
-    };
-    const capReason = () => `maxMovePerRun ${fmt(params.maxMovePerRun ?? ZERO)} HYPE reached this run`;
-    const locked = (address: string) => {
-      const until = current.get(address)?.lockedUntil ?? 0;
-      return until > now ? until : undefined;
-    };
-    const undelegate = (address: string, amount: Decimal, why: string) => {
-      const info = infos.get(address);
-      const lockedUntil = locked(address);
-      if (lockedUntil !== undefined) {
+    // Sources of delegated stake to move, in order: must leave, lost its place, above target.
+    const sources: Array<{ address: string; amount: Decimal; why: string; forced: boolean }> = [];
+    const chosenSet = new Set(chosen.map((c) => c.address));
+    const leaving = [...current.entries()]
+      .filter(([a, c]) => !chosenSet.has(a) && c.amount.gt(0))
+      .sort(([a1, c1], [a2, c2]) => c2.amount.cmp(c1.amount) || (a1 < a2 ? -1 : 1));
+    for (const [a, c] of leaving) {
+      const info = infos.get(a);
+      const excluded = info === undefined ? "is no longer listed by the venue" : exclusion(info);
+      const lock = lockedUntil(a);
+      if (excluded !== undefined) {
+        const why = `${label(a, info)} ${excluded}`;
+        if (lock !== undefined) {
+          decisions.push(
+            skip(name, `${why}: its stake is locked until ${isoTime(lock)}; ${split}`, "tokenDelegate"),
+          );
+          continue;
+        }
+        sources.push({ address: a, amount: c.amount, why, forced: true });
+        continue;
+      }
+      const better = chosen[chosen.length - 1];
+      const why = `${label(a, info)} (${netText(info!)}) is not among the ${N} best`;
+      const hold = holdUntil(a);
+      if (lock !== undefined || hold !== undefined) {
         decisions.push(
           skip(
             name,
-            `${why}: stake with ${label(address, info)} is locked until ${isoTime(lockedUntil)}`,
+            `${why}: its stake is held until ${isoTime(lock ?? hold ?? 0)} (lock, minHoldDays); ${split}`,
             "tokenDelegate",
           ),
         );
-        return ZERO;
+        continue;
       }
-      const take = capped(amount);
-      if (!take.gt(0)) {
-        decisions.push(skip(name, `${why}: ${capReason()}`, "tokenDelegate"));
-        return ZERO;
+      if (c.amount.lt(minMove)) continue;
+      sources.push({
+        address: a,
+        amount: c.amount,
+        why: `${why}${better ? ` and ${label(better.address, better.v)} earns more by at least minImprovement` : ""}`,
+        forced: false,
+      });
+    }
+    for (const c of chosen) {
+      const have = heldAmount(c.address);
+      const target = targets.get(c.address) ?? ZERO;
+      const excess = trunc(have.minus(target));
+      if (!excess.gte(minMove)) continue;
+      const overCap = cap !== undefined && have.gt(cap);
+      if (!overCap && !excess.gt(target.times(params.rebalanceThreshold))) continue;
+      const hold = lockedUntil(c.address) ?? (overCap ? undefined : holdUntil(c.address));
+      const why = `${label(c.address, c.v)} holds ${fmt(have)} HYPE, target ${fmt(target)}${overCap ? ` (above maxShare ${pct(params.maxShare!)})` : ""}`;
+      if (hold !== undefined) {
+        decisions.push(skip(name, `${why}: held until ${isoTime(hold)}; ${split}`, "tokenDelegate"));
+        continue;
       }
-      const intent: TokenDelegateIntent = {
-        kind: "tokenDelegate",
-        strategy: name,
-        validator: address,
-        amount: take,
-        isUndelegate: true,
-        reason:
-          `${why}: undelegate ${fmt(take)} HYPE from ${label(address, info)}` +
-          (take.lt(amount) ? ` (${capReason()})` : ""),
-      };
-      decisions.push(intent);
-      return take;
+      sources.push({ address: c.address, amount: excess, why, forced: overCap });
+    }
+
+    // Sinks: chosen validators under target, most under target first.
+    const deficits = chosen
+      .map((c) => ({ c, left: trunc((targets.get(c.address) ?? ZERO).minus(heldAmount(c.address))) }))
+      .filter((d) => d.left.gt(0))
+      .sort((a, b) => b.left.cmp(a.left) || ranked.indexOf(a.c) - ranked.indexOf(b.c));
+    /** Splits `amount` over the sinks, never a piece below minMove (small pieces join the first one). */
+    const allocate = (amount: Decimal): Array<{ to: string; amount: Decimal }> => {
+      const pieces: Array<{ to: string; amount: Decimal }> = [];
+      let left = amount;
+      let dust = ZERO;
+      for (const d of deficits) {
+        if (!left.gt(0)) break;
+        const take = trunc(Decimal.min(left, d.left));
+        if (!take.gt(0)) continue;
+        left = left.minus(take);
+        if (take.lt(minMove)) dust = dust.plus(take);
+        else pieces.push({ to: d.c.address, amount: take });
+      }
+      if (pieces.length === 0) {
+        const first = deficits[0];
+        const all = trunc(amount.minus(left));
+        return first && all.gte(minMove) ? [{ to: first.c.address, amount: all }] : [];
+      }
+      pieces[0]!.amount = pieces[0]!.amount.plus(dust);
+      return pieces;
+    };
+    const use = (to: string, amount: Decimal) => {
+      for (const d of deficits) if (d.c.address === to) d.left = Decimal.max(ZERO, d.left.minus(amount));
     };
 
-    // 1. Validators that fell out of the chosen set lose all their stake.
-    let freed = ZERO;
-    const leaving = [...current.entries()]
-      .filter(([a, c]) => !targets.has(a) && c.amount.gt(0))
-      .sort(([a1, c1], [a2, c2]) => c2.amount.cmp(c1.amount) || (a1 < a2 ? -1 : 1));
-    for (const [address, c] of leaving) {
-      const info = infos.get(address);
-      const why =
-        info === undefined
-          ? "is no longer listed by the venue"
-          : (exclusion(info) ?? `is not among the ${params.validators} best`);
-      freed = freed.plus(undelegate(address, c.amount, `${label(address, info)} ${why}; ${split}`));
+    let capLeft = params.maxMovePerRun;
+    const capReason = () => `maxMovePerRun ${fmt(params.maxMovePerRun ?? ZERO)} HYPE reached this run`;
+    const transfers: Transfer[] = [];
+
+    // 1. The idle pool is always delegated (whatever rebalanceThreshold says), to the validators most under target.
+    if (pool0.gte(minMove)) {
+      // A small pool goes to the one validator most under target: each delegation re-locks that
+      // validator's whole stake for a day, so fewer is better; the overshoot stays within the threshold.
+      const small = pool0.lte(total.div(chosen.length).times(params.rebalanceThreshold));
+      const first = deficits[0];
+      const pieces = small && first ? [{ to: first.c.address, amount: pool0 }] : allocate(pool0);
+      if (pieces.length === 0 && deficits.length === 0) {
+        // Every chosen validator is at its target (rounding): the idle stake goes to the best one.
+        pieces.push({ to: chosen[0]!.address, amount: pool0 });
+      }
+      for (const p of pieces) {
+        let amount = p.amount;
+        if (capLeft !== undefined) amount = trunc(Decimal.min(amount, capLeft));
+        if (amount.lt(minMove)) {
+          decisions.push(
+            skip(
+              name,
+              `delegate idle HYPE to ${label(p.to, infos.get(p.to))}: ${capReason()}`,
+              "tokenDelegate",
+            ),
+          );
+          continue;
+        }
+        if (capLeft !== undefined) capLeft = capLeft.minus(amount);
+        use(p.to, amount);
+        transfers.push({
+          to: p.to,
+          amount,
+          why:
+            `delegate idle stake (${fmt(pool0)} HYPE undelegated${deposit.gt(0) ? ", deposit included" : ""})` +
+            (amount.lt(p.amount) ? ` (limited: ${capReason()})` : ""),
+        });
+      }
+    } else if (pool0.gt(0)) {
+      notes.push(`${fmt(pool0)} HYPE idle is below minMove ${fmt(minMove)}`);
     }
 
-    // 2. Chosen validators above target by more than the threshold give back the excess.
-    const gaps = chosen.map((c) => {
-      const target = targets.get(c.address) ?? ZERO;
-      const have = current.get(c.address)?.amount ?? ZERO;
-      const diff = target.minus(have);
-      return { ...c, target, have, diff, move: diff.abs().gt(target.times(params.rebalanceThreshold)) };
-    });
-    for (const g of gaps) {
-      if (!g.move || !g.diff.lt(0)) continue;
-      const why = `${label(g.address, g.v)} holds ${fmt(g.have)} HYPE, target ${fmt(g.target)}; ${split}`;
-      freed = freed.plus(undelegate(g.address, trunc(g.diff.neg()), why));
+    // 2. Delegated stake that must or should move, each undelegation paired with the delegation it funds.
+    for (const s of sources) {
+      let amount = s.amount;
+      if (capLeft !== undefined) amount = trunc(Decimal.min(amount, capLeft.div(2)));
+      const pieces = allocate(amount);
+      if (pieces.length === 0) {
+        decisions.push(
+          skip(
+            name,
+            `${s.why}: ${amount.lt(s.amount) && amount.lt(minMove) ? capReason() : "no chosen validator is under its target to take it"}; ${split}`,
+            "tokenDelegate",
+          ),
+        );
+        continue;
+      }
+      for (const p of pieces) {
+        use(p.to, p.amount);
+        if (capLeft !== undefined) capLeft = capLeft.minus(p.amount.times(2));
+        transfers.push({
+          from: s.address,
+          to: p.to,
+          amount: p.amount,
+          why: s.why + (amount.lt(s.amount) ? ` (limited: ${capReason()})` : ""),
+        });
+      }
     }
 
-    // 3. Delegations, best-ranked first, from the undelegated balance (including what was just freed).
-    let pool = trunc(undelegated.plus(deposit).plus(freed));
-    for (const g of gaps) {
-      if (!g.move || !g.diff.gt(0)) continue;
-      const why = `${label(g.address, g.v)} holds ${fmt(g.have)} HYPE, target ${fmt(g.target)}; ${split}`;
-      const wanted = trunc(Decimal.min(g.diff, pool));
-      if (!wanted.gt(0)) {
-        decisions.push(skip(name, `${why}: no undelegated HYPE left to delegate this run`, "tokenDelegate"));
-        continue;
+    for (const t of transfers) {
+      const toInfo = infos.get(t.to);
+      const toText = `${label(t.to, toInfo)}${toInfo ? ` ${netText(toInfo)}` : ""}`;
+      if (t.from !== undefined) {
+        const undelegate: TokenDelegateIntent = {
+          kind: "tokenDelegate",
+          strategy: name,
+          validator: t.from,
+          amount: t.amount,
+          isUndelegate: true,
+          fundsNext: true,
+          reason: `${t.why}: undelegate ${fmt(t.amount)} HYPE from ${label(t.from, infos.get(t.from))} to delegate it to ${toText}; ${split}`,
+        };
+        decisions.push(undelegate);
       }
-      const take = capped(wanted);
-      if (!take.gt(0)) {
-        decisions.push(skip(name, `${why}: ${capReason()}`, "tokenDelegate"));
-        continue;
-      }
-      pool = pool.minus(take);
-      const limitedBy = take.lt(wanted)
-        ? capReason()
-        : wanted.lt(g.diff)
-          ? "all the undelegated HYPE left"
-          : undefined;
-      const intent: TokenDelegateIntent = {
+      const delegate: TokenDelegateIntent = {
         kind: "tokenDelegate",
         strategy: name,
-        validator: g.address,
-        amount: take,
+        validator: t.to,
+        amount: t.amount,
         isUndelegate: false,
-        reason: `${why}: delegate ${fmt(take)} HYPE` + (limitedBy ? ` (limited: ${limitedBy})` : ""),
+        reason: `${t.why}: delegate ${fmt(t.amount)} HYPE to ${toText}, holding ${fmt(heldAmount(t.to))}, target ${fmt(targets.get(t.to) ?? ZERO)}; ${split}`,
       };
-      decisions.push(intent);
+      decisions.push(delegate);
     }
 
     if (!decisions.some((d) => d.kind === "tokenDelegate")) {
-      const within = gaps.every((g) => !g.move);
-      if (within && leaving.length === 0) {
-        decisions.push(
-          skip(
-            name,
-            `${split}: every delegation is within ${pct(params.rebalanceThreshold)} of its target`,
-            "tokenDelegate",
-          ),
-        );
-      }
+      const keptText = [...kept.entries()]
+        .map(([a, why]) => `${label(a, infos.get(a))} keeps its stake: ${why}`)
+        .join("; ");
+      decisions.push(
+        skip(
+          name,
+          `${split}: nothing to move (delegations within ${pct(params.rebalanceThreshold)} of target${keptText ? `; ${keptText}` : ""})`,
+          "tokenDelegate",
+        ),
+      );
     }
     return decisions;
   },
 });
+
+/**
+ * maxStaked below the stake: withdraw the excess through the 7-day queue (at most
+ * maxPendingWithdrawals waiting; Hyperliquid docs, and df-hyperliquid-core's MAX_PENDING_WITHDRAWALS = 5),
+ * idle stake first, then undelegating from the worst validators (each undelegation paired with the
+ * withdrawal it funds). Nothing else is done in that run.
+ */
+function unstake(
+  snapshot: Snapshot,
+  params: ValidatorStakingParams,
+  name: string,
+  staked: Decimal,
+  current: ReadonlyMap<string, Held>,
+  infos: ReadonlyMap<string, ValidatorInfo>,
+  ranked: readonly Candidate[],
+  lockedUntil: (a: string) => number | undefined,
+): Decision[] {
+  const decisions: Decision[] = [];
+  let excess = trunc(staked.minus(params.maxStaked!));
+  const why = `${fmt(staked)} HYPE staked, above maxStaked ${fmt(params.maxStaked!)}`;
+  let slots = params.maxPendingWithdrawals - snapshot.staking.nPendingWithdrawals;
+  if (slots <= 0) {
+    return [
+      skip(
+        name,
+        `${why}: ${snapshot.staking.nPendingWithdrawals} withdrawals are pending, the venue queues at most ${params.maxPendingWithdrawals}`,
+        "cWithdraw",
+      ),
+    ];
+  }
+  const fromIdle = trunc(Decimal.min(excess, snapshot.staking.undelegated));
+  if (fromIdle.gte(params.minMove)) {
+    const w: CWithdrawIntent = {
+      kind: "cWithdraw",
+      strategy: name,
+      amount: fromIdle,
+      reason: `${why}: withdraw ${fmt(fromIdle)} idle HYPE from staking (back on spot after the 7-day queue)`,
+    };
+    decisions.push(w);
+    excess = excess.minus(fromIdle);
+    slots -= 1;
+  }
+  // Worst first: stake on validators that are not eligible, then the lowest ranked.
+  const rank = (a: string) => {
+    const i = ranked.findIndex((c) => c.address === a);
+    return i < 0 ? Number.MAX_SAFE_INTEGER : i;
+  };
+  const holders = [...current.entries()]
+    .filter(([, c]) => c.amount.gt(0))
+    .sort(([a], [b]) => rank(b) - rank(a));
+  for (const [a, c] of holders) {
+    if (excess.lt(params.minMove) || slots <= 0) break;
+    const info = infos.get(a);
+    const lock = lockedUntil(a);
+    if (lock !== undefined) {
+      decisions.push(
+        skip(name, `${why}: stake with ${label(a, info)} is locked until ${isoTime(lock)}`, "cWithdraw"),
+      );
+      continue;
+    }
+    const amount = trunc(Decimal.min(excess, c.amount));
+    if (amount.lt(params.minMove)) continue;
+    const u: TokenDelegateIntent = {
+      kind: "tokenDelegate",
+      strategy: name,
+      validator: a,
+      amount,
+      isUndelegate: true,
+      fundsNext: true,
+      reason: `${why}: undelegate ${fmt(amount)} HYPE from ${label(a, info)} to withdraw it`,
+    };
+    const w: CWithdrawIntent = {
+      kind: "cWithdraw",
+      strategy: name,
+      amount,
+      reason: `${why}: withdraw ${fmt(amount)} HYPE undelegated from ${label(a, info)} (back on spot after the 7-day queue)`,
+    };
+    decisions.push(u, w);
+    excess = excess.minus(amount);
+    slots -= 1;
+  }
+  if (!decisions.some((d) => d.kind !== "skip"))
+    decisions.push(skip(name, `${why}: nothing can be withdrawn now`, "cWithdraw"));
+  return decisions;
+}

@@ -1,6 +1,17 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/engine/config/loader.js";
+import { runCycle } from "../../../src/engine/cycle.js";
 import type { Decision, TokenDelegateIntent } from "../../../src/engine/intents.js";
+import { applyLimits } from "../../../src/engine/risk.js";
+import { formatSummary } from "../../../src/engine/simulate/format.js";
+import { renderReport } from "../../../src/engine/simulate/report.js";
+import { runSimulation } from "../../../src/engine/simulate/runner.js";
+import { buildSummary } from "../../../src/engine/simulate/summary.js";
+import type { StakingEvent } from "../../../src/engine/snapshot.js";
 import { validatorStaking, validatorStakingParams } from "../../../src/engine/strategies/validatorStaking.js";
+import { Decimal } from "../../../src/lib/decimal.js";
+import { startTestBot, type TestBot } from "../../helpers/bot.js";
+import { REPO_ROOT } from "../../helpers/build.js";
 import {
   addr,
   buildSnapshot,
@@ -36,36 +47,45 @@ function moves(decisions: Decision[]): Array<[string, string, string]> {
 
 const skips = (ds: Decision[]) => ds.filter((d) => d.kind === "skip").map((d) => d.reason);
 
+const intents = (ds: Decision[]) => ds.filter((d): d is TokenDelegateIntent => d.kind === "tokenDelegate");
+const dec = (v: string | number) => new Decimal(v);
+
 describe("validator-staking", () => {
-  it("MUST: undelegates from a jailed validator and splits the stake between the two best eligible ones", () => {
+  it("MUST: leaves a jailed validator, each undelegation paired with the delegation it funds", () => {
     const decisions = run({ delegations: [{ validator: J, amount: 1000 }] });
     expect(moves(decisions)).toEqual([
-      ["undelegate", J, "1000"],
+      ["undelegate", J, "500"],
       ["delegate", A, "500"],
+      ["undelegate", J, "500"],
       ["delegate", B, "500"],
     ]);
+    const ds = intents(decisions);
+    expect(ds.filter((d) => d.isUndelegate).every((d) => d.fundsNext === true)).toBe(true);
+    expect(ds.filter((d) => !d.isUndelegate).every((d) => d.fundsNext === undefined)).toBe(true);
     expect(decisions[0]?.reason).toMatch(/jailbird .* is jailed/);
     expect(decisions.every((d) => d.strategy === "stake")).toBe(true);
   });
 
-  it("counts undelegated stake in the split", () => {
-    // 500 delegated + 300 undelegated = 800: 400 each.
+  it("counts undelegated stake in the split and delegates the idle pool first", () => {
+    // 500 delegated + 300 undelegated = 800: 400 each. The idle 300 goes to B (most under target); A's
+    // 100 excess (25% of target) moves too.
     expect(moves(run({ undelegated: 300, delegations: [{ validator: A, amount: 500 }] }))).toEqual([
+      ["delegate", B, "300"],
       ["undelegate", A, "100"],
-      ["delegate", B, "400"],
+      ["delegate", B, "100"],
     ]);
   });
 
-  it("respects the 1-day lock: locked stake stays and nothing is delegated from it", () => {
+  it("respects the 1-day lock: locked stake stays where it is", () => {
     const lockedUntil = T0 + 3_600_000;
     const decisions = run({ delegations: [{ validator: J, amount: 1000, lockedUntil }] });
     expect(moves(decisions)).toEqual([]);
-    const reasons = skips(decisions);
-    expect(reasons[0]).toMatch(new RegExp(`locked until ${new Date(lockedUntil).toISOString()}`));
-    expect(reasons.slice(1).every((r) => /no undelegated HYPE left/.test(r))).toBe(true);
+    expect(skips(decisions)[0]).toMatch(
+      new RegExp(`jailbird .* is jailed: its stake is locked until ${new Date(lockedUntil).toISOString()}`),
+    );
   });
 
-  it("moves stake only where a delegation is off target by more than the threshold", () => {
+  it("rebalances delegated stake only beyond the threshold", () => {
     const near = run({
       delegations: [
         { validator: A, amount: 480 },
@@ -73,7 +93,7 @@ describe("validator-staking", () => {
       ],
     });
     expect(moves(near)).toEqual([]);
-    expect(skips(near)[0]).toMatch(/within 10% of its target/);
+    expect(skips(near)[0]).toMatch(/nothing to move \(delegations within 10% of target/);
     const far = run({
       delegations: [
         { validator: A, amount: 400 },
@@ -139,13 +159,15 @@ describe("validator-staking", () => {
     );
     expect(moves(decisions)).toEqual([
       ["undelegate", A, "10"],
+      ["delegate", B, "10"],
       ["undelegate", C, "10"],
+      ["delegate", B, "10"],
       ["undelegate", addr(7), "10"],
-      ["delegate", B, "30"],
+      ["delegate", B, "10"],
     ]);
     expect(decisions[0]?.reason).toMatch(/charges 20% commission, above maxCommission 10%/);
-    expect(decisions[1]?.reason).toMatch(/is not among the 1 best/);
-    expect(decisions[2]?.reason).toMatch(/no longer listed by the venue/);
+    expect(decisions[2]?.reason).toMatch(/is not among the 1 best/);
+    expect(decisions[4]?.reason).toMatch(/no longer listed by the venue/);
   });
 
   it("ranks by stake and allocates by score when asked", () => {
@@ -158,21 +180,23 @@ describe("validator-staking", () => {
   });
 
   it("truncates every amount to whole wei (8 decimals)", () => {
-    const decisions = run({ undelegated: 1 }, { validators: 3 });
+    const decisions = run({ undelegated: 10 }, { validators: 3 });
     expect(moves(decisions)).toEqual([
-      ["delegate", A, "0.33333333"],
-      ["delegate", B, "0.33333333"],
-      ["delegate", C, "0.33333333"],
+      ["delegate", A, "3.33333333"],
+      ["delegate", B, "3.33333333"],
+      ["delegate", C, "3.33333333"],
     ]);
   });
 
-  it("caps the HYPE moved per run, undelegations first", () => {
+  it("caps the HYPE moved per run, counting an undelegation and its delegation", () => {
     const decisions = run({ delegations: [{ validator: J, amount: 1000 }] }, { maxMovePerRun: 1200 });
     expect(moves(decisions)).toEqual([
-      ["undelegate", J, "1000"],
-      ["delegate", A, "200"],
+      ["undelegate", J, "500"],
+      ["delegate", A, "500"],
+      ["undelegate", J, "100"],
+      ["delegate", B, "100"],
     ]);
-    expect(skips(decisions)[0]).toMatch(/maxMovePerRun 1200 HYPE reached/);
+    expect(decisions[0]?.reason).toMatch(/limited: maxMovePerRun 1200 HYPE reached/);
   });
 
   it("moves idle spot HYPE above keepSpot into staking first and delegates it in the same run", () => {
@@ -211,6 +235,407 @@ describe("validator-staking", () => {
 
   it("ignores stake locked long ago", () => {
     const decisions = run({ delegations: [{ validator: J, amount: 10, lockedUntil: T0 - 2 * DAY_MS }] });
-    expect(moves(decisions)[0]).toEqual(["undelegate", J, "10"]);
+    expect(moves(decisions)[0]).toEqual(["undelegate", J, "5"]);
+  });
+});
+
+// The cases of issue #13, each reproduced first.
+describe("validator-staking: net yield, hysteresis, concentration, limits, idle stake, user intent, dust", () => {
+  it("1. ranks by net APR: 2.44% at 3% commission beats 3.0% at 30% commission, and says net", () => {
+    const validators: ValidatorSpec[] = [
+      { address: A, name: "greedy", apr: "0.03", commission: "0.3" },
+      { address: B, name: "fair", apr: "0.0244", commission: "0.03" },
+    ];
+    const decisions = run({ validators, undelegated: 100 }, { validators: 1 });
+    expect(moves(decisions)).toEqual([["delegate", B, "100"]]);
+    expect(decisions[0]?.reason).toMatch(/by net APR/);
+    expect(decisions[0]?.reason).toMatch(/fair .* net APR 2\.366% \(2\.44% less 3% commission\)/);
+  });
+
+  it("1. penalises uptime and a recent jailing when asked", () => {
+    const validators: ValidatorSpec[] = [
+      { address: A, apr: "0.03", commission: "0", unjailableAfter: T0 - 1000 },
+      { address: B, apr: "0.025", commission: "0", uptime: "0.9" },
+      { address: C, apr: "0.023", commission: "0" },
+    ];
+    const pick = (penalties: Record<string, unknown>) =>
+      moves(run({ validators, undelegated: 10 }, { validators: 1, penalties }))[0]?.[1];
+    expect(pick({})).toBe(B); // A excluded (jailed recently) by default
+    expect(pick({ jailed: "ignore" })).toBe(A);
+    expect(pick({ jailed: "penalise" })).toBe(B); // 3% × 0.5 = 1.5%
+    expect(pick({ uptime: true })).toBe(C); // B: 2.5% × 0.9 = 2.25% < 2.3%
+  });
+
+  it("2. a small net APR lead moves nothing; a clear one moves stake once held minHoldDays", () => {
+    const validators: ValidatorSpec[] = [
+      { address: A, apr: "0.0241", commission: "0" },
+      { address: B, apr: "0.0240", commission: "0" },
+    ];
+    const held = { delegations: [{ validator: B, amount: 1490 }] };
+    const small = run({ validators, ...held }, { validators: 1 });
+    expect(moves(small)).toEqual([]);
+    expect(skips(small).join(" ")).toMatch(/keeps its stake: .* earns only 0\.01 points more net APR/);
+    const clear = [{ ...validators[0]!, apr: "0.03" }, validators[1]!];
+    expect(moves(run({ validators: clear, ...held }, { validators: 1 }))).toEqual([
+      ["undelegate", B, "1490"],
+      ["delegate", A, "1490"],
+    ]);
+    // Delegated 12 hours ago (locked until 12 h from now) and minHoldDays 2: it stays.
+    const recent = { delegations: [{ validator: B, amount: 1490, lockedUntil: T0 - 12 * 3_600_000 }] };
+    const young = run({ validators: clear, ...recent }, { validators: 1, minHoldDays: 2 });
+    expect(moves(young)).toEqual([]);
+    expect(skips(young).join(" ")).toMatch(/held less than minHoldDays 2/);
+  });
+
+  it("3. maxNetworkShare skips a dominant validator and maxShare caps this account's stake on one", () => {
+    const validators: ValidatorSpec[] = [
+      { address: A, stake: 85_000_000 },
+      { address: B, stake: 10_000_000 },
+      { address: C, stake: 5_000_000 },
+    ];
+    const byStake = { rankBy: "stake", allocation: "score" };
+    expect(moves(run({ validators, undelegated: 100 }, byStake))[0]).toEqual(["delegate", A, "89.47368421"]);
+    const noWhale = run({ validators, undelegated: 100 }, { ...byStake, maxNetworkShare: 0.5 });
+    expect(moves(noWhale)).toEqual([
+      ["delegate", B, "66.66666666"],
+      ["delegate", C, "33.33333333"],
+    ]);
+    const capped = run({ validators, undelegated: 100 }, { ...byStake, maxShare: 0.6 });
+    expect(moves(capped)).toEqual([
+      ["delegate", A, "60"],
+      ["delegate", B, "40"],
+    ]);
+  });
+
+  it("4. chooses only among validators the risk limits allow, and all stake goes there", () => {
+    const decisions = run(
+      {
+        validatorAllowlist: [C],
+        delegations: [
+          { validator: A, amount: 300 },
+          { validator: C, amount: 133 },
+        ],
+        undelegated: 10,
+      } as SnapshotSpec,
+      { validators: 3 },
+    );
+    expect(moves(decisions)).toEqual([
+      ["delegate", C, "10"],
+      ["undelegate", A, "300"],
+      ["delegate", C, "300"],
+    ]);
+    expect(decisions[1]?.reason).toMatch(/is not in limits\.validatorAllowlist/);
+  });
+
+  it("4. maxStakeMovePerDay reduces a delegation, and reduces or blocks a funding pair together", () => {
+    const limits = { maxOrderUsd: dec(1), maxDailyNotionalUsd: dec(1), maxStakeMovePerDay: dec(200) };
+    const usage = { notionalUsd: dec(0), stakeMoved: dec(0) };
+    const single = applyLimits(intents(run({ undelegated: 267 }, { validators: 1 })), limits, usage, {
+      killSwitchActive: false,
+    });
+    expect(single.allowed.map((i) => (i as TokenDelegateIntent).amount.toFixed())).toEqual(["200"]);
+    expect(single.reduced).toHaveLength(1);
+    expect(single.allowed[0]?.reason).toMatch(/reduced from 267 to 200 HYPE by maxStakeMovePerDay 200/);
+
+    const pair = intents(run({ delegations: [{ validator: J, amount: 500 }] }, { validators: 1 }));
+    const r = applyLimits(pair, limits, usage, { killSwitchActive: false });
+    expect(
+      r.allowed.map((i) => [
+        (i as TokenDelegateIntent).isUndelegate,
+        (i as TokenDelegateIntent).amount.toFixed(),
+      ]),
+    ).toEqual([
+      [true, "100"],
+      [false, "100"],
+    ]);
+    const spent = applyLimits(
+      pair,
+      limits,
+      { ...usage, stakeMoved: dec("199.5") },
+      { killSwitchActive: false },
+    );
+    expect(spent.allowed).toEqual([]);
+    expect(spent.blocked).toHaveLength(2);
+    const guarded = applyLimits(pair, { ...limits, validatorAllowlist: [B] }, usage, {
+      killSwitchActive: false,
+    });
+    expect(guarded.allowed).toEqual([]); // the delegation is refused, so its undelegation is too
+    expect(guarded.blocked[0]?.reason).toMatch(/not in limits\.validatorAllowlist \(with the undelegation/);
+  });
+
+  it("5. idle stake is delegated whatever the threshold, to the validator most under target", () => {
+    const decisions = run({
+      undelegated: 12,
+      delegations: [
+        { validator: A, amount: 500 },
+        { validator: B, amount: 495 },
+      ],
+    });
+    // 1007 HYPE: 503.5 each. Below the 10% threshold, yet the idle 12 is delegated, in one request to
+    // the validator most under target (each delegation re-locks that validator's stake for a day).
+    expect(moves(decisions)).toEqual([["delegate", B, "12"]]);
+    // A larger pool is spread over the deficits, most under target first.
+    expect(moves(run({ undelegated: 300, delegations: [{ validator: A, amount: 100 }] }))).toEqual([
+      ["delegate", B, "200"],
+      ["delegate", A, "100"],
+    ]);
+  });
+
+  it("6. leaves HYPE undelegated by hand, and spot HYPE from a withdrawal, alone for respectManualDays", () => {
+    const history: StakingEvent[] = [
+      { time: T0 - 3 * DAY_MS, kind: "undelegate", validator: A, amount: dec(100) },
+      { time: T0 - 3 * DAY_MS + 1000, kind: "delegate", validator: B, amount: dec(100) }, // a move: not manual
+      { time: T0 - 2 * DAY_MS, kind: "undelegate", validator: A, amount: dec(50) }, // by hand
+      { time: T0 - DAY_MS, kind: "withdrawalFinalized", amount: dec(500) },
+    ];
+    const spec = {
+      stakingHistory: history,
+      undelegated: 50,
+      balances: { HYPE: 500 },
+      delegations: [
+        { validator: A, amount: 450 },
+        { validator: B, amount: 450 },
+      ],
+    } as SnapshotSpec;
+    const params = { stakeIdleSpot: { enabled: true, keepSpot: 0 } };
+    const decisions = run(spec, params);
+    expect(moves(decisions)).toEqual([]);
+    expect(decisions.some((d) => d.kind === "cDeposit")).toBe(false);
+    expect(skips(decisions).join(" ")).toMatch(
+      /50 HYPE undelegated by hand in the last 7 days stays undelegated/,
+    );
+    const later = run(spec, { ...params, respectManualDays: 0 });
+    expect(later[0]).toMatchObject({ kind: "cDeposit" });
+    expect(moves(later).reduce((s, m) => s + Number(m[2]), 0)).toBe(550);
+  });
+
+  it("6. maxStaked withdraws the excess through the queue, idle first, and respects the 5-pending limit", () => {
+    const spec: SnapshotSpec = {
+      undelegated: 100,
+      delegations: [
+        { validator: A, amount: 500 },
+        { validator: C, amount: 500 },
+      ],
+    };
+    const decisions = run(spec, { maxStaked: 700 });
+    expect(decisions.map((d) => d.kind)).toEqual(["cWithdraw", "tokenDelegate", "cWithdraw"]);
+    expect((decisions[0] as { amount: Decimal }).amount.toFixed()).toBe("100");
+    expect(moves(decisions)).toEqual([["undelegate", C, "300"]]);
+    expect((decisions[2] as { amount: Decimal }).amount.toFixed()).toBe("300");
+    const full = run({ ...spec, nPendingWithdrawals: 5 }, { maxStaked: 700 });
+    expect(full.map((d) => d.kind)).toEqual(["skip"]);
+    expect(full[0]?.reason).toMatch(/5 withdrawals are pending, the venue queues at most 5/);
+    // Spot HYPE is deposited only up to maxStaked.
+    const dep = run(
+      { ...spec, balances: { HYPE: 1000 } },
+      { maxStaked: 1150, stakeIdleSpot: { enabled: true } },
+    );
+    expect((dep[0] as { amount: Decimal }).amount.toFixed()).toBe("50");
+  });
+
+  it("7. deposits and delegations below minMove wait", () => {
+    const dust = run(
+      {
+        balances: { HYPE: "100.00000002" },
+        delegations: [
+          { validator: A, amount: 50 },
+          { validator: B, amount: 50 },
+        ],
+      },
+      { stakeIdleSpot: { enabled: true, keepSpot: 100 } },
+    );
+    expect(dust.some((d) => d.kind === "cDeposit")).toBe(false);
+    expect(skips(dust)[0]).toMatch(/0\.00000002 idle spot HYPE is below minMove 1/);
+    expect(moves(run({ undelegated: "0.5" }))).toEqual([]);
+    expect(moves(run({ undelegated: "1.5" }))).toEqual([["delegate", A, "1.5"]]);
+  });
+});
+
+// The same cases end to end: the strategy, the risk limits and the executor against the embedded
+// simulator (demo scenario validators), in virtual time, one cycle every 6 hours.
+describe("validator-staking against the simulator", () => {
+  const HYPURR = "0x5ac99df645f3414876c816caa18b2d234024b487"; // 2.35% at 4%: 2.256% net
+  const VALIDAO = "0xb8f45222a3246a2b0104696a1df26842007c5bc5"; // 2.41% at 2%: 2.3618% net
+  const LOWFEE = "0x000000000056f99d36b6f2e0c51fd41496bbacb8"; // 2.28% (week 2.30%) at 1%
+  const HOUR = 3_600_000;
+  let bot: TestBot | undefined;
+  afterEach(async () => {
+    await bot?.close();
+    bot = undefined;
+  });
+
+  async function cycle(b: TestBot) {
+    const facts = await b.runtime.facts();
+    return runCycle(b.runtime.cycleDeps(facts), { trigger: "once", strategies: b.runtime.strategies() });
+  }
+  /** Runs a cycle every 6 hours for `days` days; returns the delegation ledger entries of the account. */
+  async function runDays(b: TestBot, days: number, each?: (i: number) => void) {
+    for (let i = 0; i < days * 4; i++) {
+      each?.(i);
+      await cycle(b);
+      b.sim.advance(6 * HOUR);
+    }
+  }
+  const delegationsOf = (b: TestBot) =>
+    Object.fromEntries(b.sim.staking(b.address).delegations.map((d) => [d.validator, d.amount.toFixed()]));
+  const moveLedger = (b: TestBot) =>
+    b.sim.ledger().filter((e) => (e.kind === "delegate" || e.kind === "undelegate") && e.user === b.address);
+  const staking = (params: Record<string, unknown>) => ({
+    name: "staking",
+    kind: "validator-staking",
+    schedule: "15 */6 * * *",
+    params: { rebalanceThreshold: 0.05, ...params },
+  });
+  async function seed(b: TestBot, delegations: Record<string, string>) {
+    const ex = b.runtime.exchange!;
+    const total = Object.values(delegations).reduce((s, a) => s + Number(a), 0);
+    expect((await ex.cDeposit({ amount: String(total) })).status).toBe("accepted");
+    for (const [validator, amount] of Object.entries(delegations))
+      expect((await ex.tokenDelegate({ validator, amount, isUndelegate: false })).status).toBe("accepted");
+    b.sim.advance(25 * HOUR);
+  }
+
+  it("case 2 and done-when: two validators trading a 0.01-point lead cause no move in 6 days", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [staking({ validators: 1, allow: [HYPURR, VALIDAO] })],
+      fund: { HYPE: "1490" },
+    });
+    bot.sim.setValidator(HYPURR, { apr: "0.0240", commission: "0" });
+    bot.sim.setValidator(VALIDAO, { apr: "0.0241", commission: "0" });
+    await seed(bot, { [VALIDAO]: "1490" });
+    const before = moveLedger(bot).length;
+    await runDays(bot, 6, (i) => {
+      // The lead changes hands every day.
+      const lead = Math.floor(i / 4) % 2 === 0;
+      bot!.sim.setValidator(HYPURR, { apr: lead ? "0.0242" : "0.0240" });
+    });
+    expect(moveLedger(bot).length).toBe(before);
+    expect(Number(bot.sim.staking(bot.address).undelegated)).toBeLessThan(1);
+  });
+
+  it("done-when: a validator jailed mid-run is left once its lock allows", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [staking({ validators: 2, maxCommission: 0.05 })],
+      fund: { HYPE: "1000" },
+    });
+    await seed(bot, { [VALIDAO]: "1000" });
+    await cycle(bot); // spreads over ValiDAO and Hypurr: both now locked for a day
+    const spread = delegationsOf(bot);
+    expect(Object.keys(spread).sort()).toEqual([LOWFEE, VALIDAO].sort());
+    bot.sim.setValidator(LOWFEE, { isJailed: true }); // its stake was just delegated: locked for a day
+    bot.sim.advance(HOUR);
+    const locked = await cycle(bot);
+    expect(locked.actions).toEqual([]);
+    expect(locked.decisions.map((d) => d.decision.reason).join(" ")).toMatch(
+      /Low Fee Node .* is jailed: its stake is locked until/,
+    );
+    await runDays(bot, 2);
+    const after = delegationsOf(bot);
+    expect(after[LOWFEE]).toBeUndefined();
+    expect(Object.keys(after).sort()).toEqual([HYPURR, VALIDAO].sort());
+    expect(Number(bot.sim.staking(bot.address).undelegated)).toBeLessThan(1);
+  });
+
+  it("case 4 and done-when: with an allowlist of one validator all stake ends delegated to it", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [staking({ validators: 3 })],
+      limits: { validatorAllowlist: [LOWFEE] },
+      fund: { HYPE: "1000" },
+    });
+    await seed(bot, { [VALIDAO]: "600", [HYPURR]: "267", [LOWFEE]: "133" });
+    await runDays(bot, 2);
+    const s = bot.sim.staking(bot.address);
+    expect(Object.keys(delegationsOf(bot))).toEqual([LOWFEE]);
+    expect(Number(s.undelegated)).toBeLessThan(1);
+    // Never undelegated from the only allowed validator.
+    expect(
+      moveLedger(bot).filter((e) => e.kind === "undelegate" && JSON.stringify(e).includes(LOWFEE)),
+    ).toEqual([]);
+  });
+
+  it("case 4 and done-when: with a move cap smaller than the needed move the rebalance completes over days", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [staking({ validators: 1, allow: [VALIDAO, HYPURR] })],
+      limits: { maxStakeMovePerDay: 200 },
+      fund: { HYPE: "267" },
+    });
+    await seed(bot, { [HYPURR]: "267" });
+    bot.sim.setValidator(HYPURR, { isJailed: true });
+    await runDays(bot, 1);
+    const day1 = delegationsOf(bot);
+    expect(Number(day1[VALIDAO])).toBe(100); // a 200-HYPE budget moves 100 (undelegate + delegate)
+    await runDays(bot, 3);
+    const done = delegationsOf(bot);
+    expect(done[HYPURR]).toBeUndefined();
+    expect(Number(done[VALIDAO])).toBeGreaterThanOrEqual(267);
+    expect(Number(bot.sim.staking(bot.address).undelegated)).toBeLessThan(1);
+  });
+
+  it("case 6: a manual undelegation and a finalised withdrawal are not restaked", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        staking({ validators: 1, respectManualDays: 14, stakeIdleSpot: { enabled: true, keepSpot: 0 } }),
+      ],
+      fund: { HYPE: "1500" },
+    });
+    await cycle(bot); // deposits and delegates everything to the best (ValiDAO)
+    expect(delegationsOf(bot)).toEqual({ [VALIDAO]: "1500" });
+    bot.sim.advance(25 * HOUR);
+    const ex = bot.runtime.exchange!;
+    expect((await ex.tokenDelegate({ validator: VALIDAO, amount: "600", isUndelegate: true })).status).toBe(
+      "accepted",
+    );
+    expect((await ex.cWithdraw({ amount: "500" })).status).toBe("accepted");
+    await runDays(bot, 6); // the withdrawal is still pending: never restaked
+    bot.sim.advance(26 * HOUR); // finalised into spot
+    await runDays(bot, 2);
+    const s = bot.sim.staking(bot.address);
+    expect(Number(s.undelegated)).toBe(100); // what the user undelegated and did not withdraw
+    expect(Number(bot.sim.balance(bot.address, "HYPE").total)).toBe(500);
+    expect(moveLedger(bot).filter((e) => e.kind === "delegate")).toHaveLength(1);
+  });
+
+  it("case 5 and 7: deposited HYPE is delegated at once and no dust is moved", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        staking({ validators: 3, maxCommission: 0.05, stakeIdleSpot: { enabled: true, keepSpot: 1000 } }),
+      ],
+      fund: { HYPE: "1012.00000002" },
+    });
+    await runDays(bot, 1);
+    const deposits = bot.sim.ledger().filter((e) => e.kind === "cDeposit" && e.user === bot!.address);
+    expect(deposits).toHaveLength(1);
+    expect(Number(bot.sim.staking(bot.address).undelegated)).toBeLessThan(1);
+  });
+});
+
+describe("validator-staking in the demo simulation (npm start)", () => {
+  it("case 5 and done-when: ends 3 days with less than 1 HYPE idle, and the summary shows the stake by state", async () => {
+    const config = await loadConfig(`${REPO_ROOT}/config/demo.yaml`, {});
+    const result = await runSimulation({ config, days: 3 });
+    const summary = buildSummary(result.record);
+    const end = summary.staking.end;
+    expect(Number(end.idle)).toBeLessThan(1);
+    expect(Number(end.pendingWithdrawal)).toBe(0);
+    expect(Number(end.delegated)).toBeGreaterThan(800);
+    for (const v of summary.staking.validators.filter((x) => Number(x.end) > 0))
+      expect(Number(v.netApr)).toBeGreaterThan(0.02);
+    const text = formatSummary(summary);
+    expect(text).toMatch(
+      /at the end: [\d.,]+ HYPE delegated \([\d.,]+ locked\), [\d.]+ idle \(undelegated, earning nothing\), 0 pending withdrawal/,
+    );
+    expect(text).toMatch(/ValiDAO \(0xb8f4…5bc5\) +2\.361%/);
+    expect(renderReport({ record: result.record, summary })).toMatch(/idle \(undelegated, earning nothing\)/);
+    // No dust deposit, and no delegation below minMove (1 HYPE).
+    const small = result.record.ledger.filter(
+      (e) => ["cDeposit", "delegate", "undelegate"].includes(e.kind) && Number(e.data.amount) < 1,
+    );
+    expect(small).toEqual([]);
   });
 });
