@@ -205,7 +205,9 @@ describe("status and tx", () => {
     expect(await main(["status", "--config", proxied], human.io)).toBe(1);
     expect(human.stdout()).toContain("Spot: not available (spotClearinghouseState failed)");
     expect(human.stdout()).toContain("ValiDAO (0xb8f45222a3246a2b0104696a1df26842007c5bc5): 60");
-    expect(human.stderr()).toMatch(/balances not shown: unexpected spotClearinghouseState response: balances\.0\.total: .*expected string/);
+    expect(human.stderr()).toMatch(
+      /balances not shown: unexpected spotClearinghouseState response: balances\.0\.total: .*expected string/,
+    );
     proxy.setRewrites({});
   });
 
