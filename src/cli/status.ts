@@ -1,42 +1,101 @@
 // Collects and renders what `hlbot status` shows. Values stay exact (decimal strings) in the JSON form.
+//
+// Each section is read on its own: a query that fails (the venue is down for it, or answers something
+// hlbot refuses) leaves its section empty (`null` in the JSON) and is named under `unavailable`, and
+// every other section is still shown. Only venue failures are absorbed this way; a bad argument or an
+// abort still ends the command. The caller decides the exit code from `coreUnavailable` (the spot
+// balances, without which there is no account overview).
 
 import { spotUniverse } from "../engine/readSnapshot.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
+import { describeError, VenueError } from "../lib/errors.js";
 import type { InfoClient } from "../venue/info/client.js";
+import { twapMayBeRunning } from "../venue/info/methods/index.js";
 
 export interface AccountStatus {
   account: string;
   at: number;
-  balances: Array<{ coin: string; total: string; hold: string; usd: string | null; weight: string | null }>;
-  totalUsd: string;
-  staking: { delegated: string; undelegated: string; pendingWithdrawal: string; nPendingWithdrawals: number };
+  /** null when the spot balances could not be read. */
+  balances: Array<{
+    coin: string;
+    total: string;
+    hold: string;
+    usd: string | null;
+    weight: string | null;
+  }> | null;
+  totalUsd: string | null;
+  staking: {
+    delegated: string;
+    undelegated: string;
+    pendingWithdrawal: string;
+    nPendingWithdrawals: number;
+  } | null;
   delegations: Array<{
     validator: string;
-    name: string;
+    /** null when the validator list could not be read. */
+    name: string | null;
     amount: string;
     lockedUntil: number;
     locked: boolean;
-    jailed: boolean;
-    active: boolean;
+    jailed: boolean | null;
+    active: boolean | null;
     commission: string | null;
-  }>;
-  rewards: { total: string; last: { time: number; amount: string } | null };
+  }> | null;
+  rewards: { total: string; last: { time: number; amount: string } | null } | null;
   twaps: Array<{
     twapId: number | null;
     coin: string;
     side: string;
     size: string;
+    /** null when neither the TWAP record nor the slice fills could say. */
     executed: string;
     progress: string;
     minutes: number;
     startedAt: number;
-  }>;
+    /** The venue's status word, shown as-is (an unknown one counts as running until the TWAP's end). */
+    status: string;
+  }> | null;
   isVip: boolean | null;
-  referral: { referredBy: string | null; stage: string; unclaimedRewards: string };
+  referral: { referredBy: string | null; stage: string; unclaimedRewards: string } | null;
   multiSig: { threshold: number; authorizedUsers: string[] } | null;
-  subAccounts: Array<{ name: string; address: string }>;
+  subAccounts: Array<{ name: string; address: string; abstraction: string | null }> | null;
   stakingLink: unknown;
-  fees: { spotTaker: string; spotMaker: string };
+  fees: { spotTaker: string; spotMaker: string } | null;
+  /** Sections that could not be read: which query failed, and why. Empty when everything was read. */
+  unavailable: Array<{ section: StatusSection; query: string; error: string }>;
+  /** True when the spot balances could not be read. */
+  coreUnavailable: boolean;
+}
+
+export type StatusSection =
+  | "balances"
+  | "staking"
+  | "delegations"
+  | "validator names"
+  | "rewards"
+  | "twaps"
+  | "twap progress"
+  | "fees and staking link"
+  | "vip"
+  | "referral"
+  | "multi-sig"
+  | "sub-accounts";
+
+type Read<T> = { ok: true; value: T } | { ok: false; query: string; error: string };
+
+/** Runs one query; a venue failure becomes a value naming the query instead of an exception. */
+async function read<T>(query: string, run: () => Promise<T>): Promise<Read<T>> {
+  try {
+    return { ok: true, value: await run() };
+  } catch (err) {
+    if (!(err instanceof VenueError)) throw err;
+    return { ok: false, query, error: errorLine(err) };
+  }
+}
+
+/** The error's message already names the query and, for a refused answer, every wrong path. */
+function errorLine(err: VenueError): string {
+  return describeError(err);
 }
 
 export async function collectStatus(info: InfoClient, account: string, now: number): Promise<AccountStatus> {
@@ -57,166 +116,273 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
     subs,
     fills,
   ] = await Promise.all([
-    info.spotMeta(),
-    info.allMids(),
-    info.spotClearinghouseState({ user }),
-    info.delegatorSummary({ user }),
-    info.delegations({ user }),
-    info.validatorSummaries(),
-    info.twapHistory({ user }),
-    info.userFees({ user }),
-    info.isVip({ user }),
-    info.referral({ user }),
-    info.delegatorRewards({ user }),
-    info.userToMultiSigSigners({ user }),
-    info.subAccounts2({ user }),
-    info.userTwapSliceFills({ user }),
+    read("spotMeta", () => info.spotMeta()),
+    read("allMids", () => info.allMids()),
+    read("spotClearinghouseState", () => info.spotClearinghouseState({ user })),
+    read("delegatorSummary", () => info.delegatorSummary({ user })),
+    read("delegations", () => info.delegations({ user })),
+    read("validatorSummaries", () => info.validatorSummaries()),
+    read("twapHistory", () => info.twapHistory({ user })),
+    read("userFees", () => info.userFees({ user })),
+    read("isVip", () => info.isVip({ user })),
+    read("referral", () => info.referral({ user })),
+    read("delegatorRewards", () => info.delegatorRewards({ user })),
+    read("userToMultiSigSigners", () => info.userToMultiSigSigners({ user })),
+    read("subAccounts2", () => info.subAccounts2({ user })),
+    read("userTwapSliceFills", () => info.userTwapSliceFills({ user })),
   ]);
-  const { pairs } = spotUniverse(meta, mids);
-  const priceOf = (coin: string): Decimal | undefined => {
-    if (coin === "USDC") return new Decimal(1);
-    for (const p of pairs.values())
-      if (p.base.name === coin && p.quote.name === "USDC" && p.mid) return p.mid;
+
+  const unavailable: AccountStatus["unavailable"] = [];
+  /** The value of a read, or undefined after naming the section it leaves empty. */
+  const got = <T>(section: StatusSection, r: Read<T>): T | undefined => {
+    if (r.ok) return r.value;
+    unavailable.push({ section, query: r.query, error: r.error });
     return undefined;
   };
-  const valued = spot.balances
-    .filter((b) => b.token !== undefined)
-    .map((b) => {
-      const px = priceOf(b.coin);
-      return { b, usd: px ? new Decimal(b.total).times(px) : undefined };
-    });
-  const totalUsd = valued.reduce((t, v) => (v.usd ? t.plus(v.usd) : t), ZERO);
-  const names = new Map(validators.map((v) => [v.validator.toLowerCase(), v]));
-  const latest = new Map<string, (typeof twaps)[number]>();
-  for (const t of twaps) {
+
+  // Balances need the spot universe and prices too: the first of the three that failed is named.
+  const metaV = got("balances", meta);
+  const midsV = metaV === undefined ? undefined : got("balances", mids);
+  const spotV = midsV === undefined ? undefined : got("balances", spot);
+  let balances: AccountStatus["balances"] = null;
+  let totalUsd: string | null = null;
+  if (metaV !== undefined && midsV !== undefined && spotV !== undefined) {
+    const { pairs } = spotUniverse(metaV, midsV);
+    const priceOf = (coin: string): Decimal | undefined => {
+      if (coin === "USDC") return new Decimal(1);
+      for (const p of pairs.values())
+        if (p.base.name === coin && p.quote.name === "USDC" && p.mid) return p.mid;
+      return undefined;
+    };
+    const valued = spotV.balances
+      .filter((b) => b.token !== undefined)
+      .map((b) => {
+        const px = priceOf(b.coin);
+        return { b, usd: px ? new Decimal(b.total).times(px) : undefined };
+      });
+    const total = valued.reduce((t, v) => (v.usd ? t.plus(v.usd) : t), ZERO);
+    totalUsd = total.toFixed(2);
+    balances = valued.map(({ b, usd }) => ({
+      coin: b.coin,
+      total: b.total,
+      hold: b.hold,
+      usd: usd ? usd.toFixed(2) : null,
+      weight: usd && total.gt(0) ? usd.div(total).toFixed(4) : null,
+    }));
+  }
+
+  const summaryV = got("staking", summary);
+  const delegationsV = got("delegations", delegations);
+  const validatorsV = delegationsV === undefined ? undefined : got("validator names", validators);
+  const names = new Map((validatorsV ?? []).map((v) => [v.validator.toLowerCase(), v]));
+
+  const rewardsV = got("rewards", rewards);
+  const rewardTotal = (rewardsV ?? []).reduce((t, r) => t.plus(new Decimal(r.totalAmount)), ZERO);
+  const lastReward = (rewardsV ?? []).reduce<NonNullable<typeof rewardsV>[number] | undefined>(
+    (a, r) => (!a || r.time > a.time ? r : a),
+    undefined,
+  );
+
+  const twapsV = got("twaps", twaps);
+  const fillsV = twapsV === undefined ? undefined : got("twap progress", fills);
+  const latest = new Map<string, NonNullable<typeof twapsV>[number]>();
+  for (const t of twapsV ?? []) {
     const key = String(t.twapId ?? `${t.state.timestamp}`);
     const seen = latest.get(key);
     if (!seen || t.timeMs >= seen.timeMs) latest.set(key, t);
   }
   // twapHistory reports a TWAP's state at its status changes only; progress comes from its slice fills.
   const filled = new Map<number, Decimal>();
-  for (const f of fills) {
+  for (const f of fillsV ?? []) {
     if (f.twapId === null || f.twapId === undefined) continue;
     filled.set(f.twapId, (filled.get(f.twapId) ?? ZERO).plus(new Decimal(f.fill.sz)));
   }
-  const rewardTotal = rewards.reduce((t, r) => t.plus(new Decimal(r.totalAmount)), ZERO);
-  const lastReward = rewards.reduce<(typeof rewards)[number] | undefined>(
-    (a, r) => (!a || r.time > a.time ? r : a),
-    undefined,
-  );
+
+  const feesV = got("fees and staking link", fees);
+  const isVipV = got("vip", isVip);
+  const referralV = got("referral", referral);
+  const multiSigV = got("multi-sig", multiSig);
+  const subsV = got("sub-accounts", subs);
+
   return {
     account,
     at: now,
-    balances: valued.map(({ b, usd }) => ({
-      coin: b.coin,
-      total: b.total,
-      hold: b.hold,
-      usd: usd ? usd.toFixed(2) : null,
-      weight: usd && totalUsd.gt(0) ? usd.div(totalUsd).toFixed(4) : null,
-    })),
-    totalUsd: totalUsd.toFixed(2),
-    staking: {
-      delegated: summary.delegated,
-      undelegated: summary.undelegated,
-      pendingWithdrawal: summary.totalPendingWithdrawal,
-      nPendingWithdrawals: summary.nPendingWithdrawals,
-    },
-    delegations: delegations.map((d) => {
-      const v = names.get(d.validator.toLowerCase());
-      return {
-        validator: d.validator,
-        name: v?.name ?? "(unknown validator)",
-        amount: d.amount,
-        lockedUntil: d.lockedUntilTimestamp,
-        locked: d.lockedUntilTimestamp > now,
-        jailed: v?.isJailed ?? false,
-        active: v?.isActive ?? false,
-        commission: v?.commission ?? null,
-      };
-    }),
-    rewards: {
-      total: rewardTotal.toFixed(),
-      last: lastReward ? { time: lastReward.time, amount: lastReward.totalAmount } : null,
-    },
-    twaps: [...latest.values()]
-      .filter((t) => t.status.status === "activated")
-      .map((t) => {
-        const executed = Decimal.max(new Decimal(t.state.executedSz), filled.get(t.twapId ?? -1) ?? ZERO);
-        const size = new Decimal(t.state.sz);
-        return {
-          twapId: t.twapId ?? null,
-          coin: t.state.coin,
-          side: t.state.side === "B" ? "buy" : "sell",
-          size: t.state.sz,
-          executed: executed.toFixed(),
-          progress: size.gt(0) ? executed.div(size).times(100).toFixed(1) : "0",
-          minutes: t.state.minutes,
-          startedAt: t.state.timestamp,
-        };
-      }),
-    isVip: isVip ?? null,
-    referral: {
-      referredBy: referral.referredBy?.code ?? null,
-      stage: referral.referrerState.stage,
-      unclaimedRewards: referral.unclaimedRewards,
-    },
-    multiSig: multiSig
-      ? { threshold: multiSig.threshold, authorizedUsers: [...multiSig.authorizedUsers] }
+    balances,
+    totalUsd,
+    staking: summaryV
+      ? {
+          delegated: summaryV.delegated,
+          undelegated: summaryV.undelegated,
+          pendingWithdrawal: summaryV.totalPendingWithdrawal,
+          nPendingWithdrawals: summaryV.nPendingWithdrawals,
+        }
       : null,
-    subAccounts: (subs ?? []).map((s) => ({ name: s.name, address: s.subAccountUser })),
-    stakingLink: fees.stakingLink ?? null,
-    fees: { spotTaker: fees.userSpotCrossRate, spotMaker: fees.userSpotAddRate },
+    delegations: delegationsV
+      ? delegationsV.map((d) => {
+          const v = names.get(d.validator.toLowerCase());
+          const known = validatorsV !== undefined;
+          return {
+            validator: d.validator,
+            name: known ? (v?.name ?? "(unknown validator)") : null,
+            amount: d.amount,
+            lockedUntil: d.lockedUntilTimestamp,
+            locked: d.lockedUntilTimestamp > now,
+            jailed: known ? (v?.isJailed ?? false) : null,
+            active: known ? (v?.isActive ?? false) : null,
+            commission: v?.commission ?? null,
+          };
+        })
+      : null,
+    rewards: rewardsV
+      ? {
+          total: rewardTotal.toFixed(),
+          last: lastReward ? { time: lastReward.time, amount: lastReward.totalAmount } : null,
+        }
+      : null,
+    twaps: twapsV
+      ? [...latest.values()]
+          .filter((t) => twapMayBeRunning(t, now))
+          .map((t) => {
+            const executed = Decimal.max(new Decimal(t.state.executedSz), filled.get(t.twapId ?? -1) ?? ZERO);
+            const size = new Decimal(t.state.sz);
+            return {
+              twapId: t.twapId ?? null,
+              coin: t.state.coin,
+              side: t.state.side === "B" ? "buy" : "sell",
+              size: t.state.sz,
+              executed: executed.toFixed(),
+              progress: size.gt(0) ? executed.div(size).times(100).toFixed(1) : "0",
+              minutes: t.state.minutes,
+              startedAt: t.state.timestamp,
+              status: t.status.status,
+            };
+          })
+      : null,
+    isVip: isVipV ?? null,
+    referral: referralV
+      ? {
+          referredBy: referralV.referredBy?.code ?? null,
+          stage: referralV.referrerState.stage,
+          unclaimedRewards: referralV.unclaimedRewards,
+        }
+      : null,
+    multiSig: multiSigV
+      ? { threshold: multiSigV.threshold, authorizedUsers: [...multiSigV.authorizedUsers] }
+      : null,
+    subAccounts:
+      subsV === undefined
+        ? null
+        : (subsV ?? []).map((s) => ({
+            name: s.name,
+            address: s.subAccountUser,
+            abstraction: s.abstraction ?? null,
+          })),
+    stakingLink: feesV ? (feesV.stakingLink ?? null) : null,
+    fees: feesV ? { spotTaker: feesV.userSpotCrossRate, spotMaker: feesV.userSpotAddRate } : null,
+    unavailable,
+    coreUnavailable: balances === null,
   };
 }
 
 export function formatStatus(s: AccountStatus, network: string): string {
   const out: string[] = [];
   const when = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
+  const missing = (section: StatusSection) => {
+    const u = s.unavailable.find((x) => x.section === section);
+    return u ? `not available (${u.query} failed)` : "not available";
+  };
   out.push(`Account ${s.account} on ${network} at ${when(s.at)}`);
-  out.push(`Spot (total ${s.totalUsd} USD):`);
-  if (s.balances.length === 0) out.push("  no balances");
-  for (const b of s.balances) {
-    const usd =
-      b.usd === null
-        ? "no USD price"
-        : `${b.usd} USD${b.weight ? `, ${(Number(b.weight) * 100).toFixed(1)}%` : ""}`;
-    out.push(
-      `  ${b.coin.padEnd(8)} ${b.total}${b.hold !== "0.0" && b.hold !== "0" ? ` (on hold ${b.hold})` : ""}  ${usd}`,
-    );
+  if (s.balances === null) {
+    out.push(`Spot: ${missing("balances")}`);
+  } else {
+    out.push(`Spot (total ${s.totalUsd} USD):`);
+    if (s.balances.length === 0) out.push("  no balances");
+    for (const b of s.balances) {
+      const usd =
+        b.usd === null
+          ? "no USD price"
+          : `${b.usd} USD${b.weight ? `, ${(Number(b.weight) * 100).toFixed(1)}%` : ""}`;
+      out.push(
+        `  ${b.coin.padEnd(8)} ${b.total}${b.hold !== "0.0" && b.hold !== "0" ? ` (on hold ${b.hold})` : ""}  ${usd}`,
+      );
+    }
   }
   out.push(
-    `Staking: delegated ${s.staking.delegated} HYPE, undelegated ${s.staking.undelegated} HYPE, ` +
-      `pending withdrawal ${s.staking.pendingWithdrawal} HYPE (${s.staking.nPendingWithdrawals} pending)`,
+    s.staking === null
+      ? `Staking: ${missing("staking")}`
+      : `Staking: delegated ${s.staking.delegated} HYPE, undelegated ${s.staking.undelegated} HYPE, ` +
+          `pending withdrawal ${s.staking.pendingWithdrawal} HYPE (${s.staking.nPendingWithdrawals} pending)`,
   );
-  for (const d of s.delegations) {
-    const health = d.jailed ? "JAILED" : d.active ? "active" : "inactive";
+  if (s.delegations === null) out.push(`Delegations: ${missing("delegations")}`);
+  for (const d of s.delegations ?? []) {
+    const health =
+      d.jailed === null ? "health unknown" : d.jailed ? "JAILED" : d.active ? "active" : "inactive";
     const lock = d.locked ? `locked until ${when(d.lockedUntil)}` : "unlocked";
     out.push(
-      `  ${d.name} (${d.validator}): ${d.amount} HYPE, ${health}, commission ${d.commission ?? "?"}, ${lock}`,
+      `  ${d.name ?? "(name not available)"} (${d.validator}): ${d.amount} HYPE, ${health}, commission ${d.commission ?? "?"}, ${lock}`,
     );
   }
   out.push(
-    `Staking rewards: ${s.rewards.total} HYPE in total${s.rewards.last ? `, last ${s.rewards.last.amount} at ${when(s.rewards.last.time)}` : ""}`,
+    s.rewards === null
+      ? `Staking rewards: ${missing("rewards")}`
+      : `Staking rewards: ${s.rewards.total} HYPE in total${s.rewards.last ? `, last ${s.rewards.last.amount} at ${when(s.rewards.last.time)}` : ""}`,
   );
-  out.push(`Running TWAPs: ${s.twaps.length === 0 ? "none" : ""}`);
-  for (const t of s.twaps) {
+  if (s.twaps === null) {
+    out.push(`Running TWAPs: ${missing("twaps")}`);
+  } else {
+    out.push(`Running TWAPs: ${s.twaps.length === 0 ? "none" : ""}`);
+    for (const t of s.twaps) {
+      const status = t.status === "activated" ? "" : ` [status ${t.status}]`;
+      out.push(
+        `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${t.coin} over ${t.minutes} min: ${t.executed} done (${t.progress}%), since ${when(t.startedAt)}${status}`,
+      );
+    }
+  }
+  const vip = s.unavailable.some((u) => u.section === "vip")
+    ? missing("vip")
+    : s.isVip === null
+      ? "unknown"
+      : s.isVip
+        ? "yes"
+        : "no";
+  out.push(
+    s.fees === null
+      ? `Fees: ${missing("fees and staking link")}; VIP: ${vip}`
+      : `Fees: spot taker ${s.fees.spotTaker}, maker ${s.fees.spotMaker}; VIP: ${vip}`,
+  );
+  out.push(
+    s.referral === null
+      ? `Referral: ${missing("referral")}`
+      : `Referral: ${s.referral.referredBy ? `referred with code ${s.referral.referredBy}` : "not referred"}; referrer stage ${s.referral.stage}; unclaimed rewards ${s.referral.unclaimedRewards}`,
+  );
+  out.push(
+    s.unavailable.some((u) => u.section === "multi-sig")
+      ? `Multi-sig: ${missing("multi-sig")}`
+      : `Multi-sig: ${s.multiSig ? `${s.multiSig.threshold} of ${s.multiSig.authorizedUsers.join(", ")}` : "no"}`,
+  );
+  out.push(
+    s.subAccounts === null
+      ? `Sub-accounts: ${missing("sub-accounts")}`
+      : `Sub-accounts: ${
+          s.subAccounts.length === 0
+            ? "none"
+            : s.subAccounts
+                .map((a) => `${a.name} (${a.address}${a.abstraction ? `, ${a.abstraction}` : ""})`)
+                .join(", ")
+        }`,
+  );
+  if (s.fees === null) {
+    out.push(`Staking link: ${missing("fees and staking link")}`);
+  } else {
+    const link = s.stakingLink as { type?: string; stakingUser?: string; tradingUser?: string } | null;
     out.push(
-      `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${t.coin} over ${t.minutes} min: ${t.executed} done (${t.progress}%), since ${when(t.startedAt)}`,
+      `Staking link: ${link ? `${link.type} ${link.tradingUser ?? link.stakingUser ?? ""}`.trimEnd() : "none"}`,
     );
   }
-  out.push(
-    `Fees: spot taker ${s.fees.spotTaker}, maker ${s.fees.spotMaker}; VIP: ${s.isVip === null ? "unknown" : s.isVip ? "yes" : "no"}`,
-  );
-  out.push(
-    `Referral: ${s.referral.referredBy ? `referred with code ${s.referral.referredBy}` : "not referred"}; referrer stage ${s.referral.stage}; unclaimed rewards ${s.referral.unclaimedRewards}`,
-  );
-  out.push(
-    `Multi-sig: ${s.multiSig ? `${s.multiSig.threshold} of ${s.multiSig.authorizedUsers.join(", ")}` : "no"}`,
-  );
-  out.push(
-    `Sub-accounts: ${s.subAccounts.length === 0 ? "none" : s.subAccounts.map((a) => `${a.name} (${a.address})`).join(", ")}`,
-  );
-  const link = s.stakingLink as { type?: string; stakingUser?: string; tradingUser?: string } | null;
-  out.push(`Staking link: ${link ? `${link.type} ${link.stakingUser ?? link.tradingUser ?? ""}` : "none"}`);
   return `${out.join("\n")}\n`;
+}
+
+/** One warning line per section that could not be read, for stderr. */
+export function unavailableLines(s: AccountStatus): string[] {
+  return s.unavailable.map((u) => `hlbot: warning: ${u.section} not shown: ${u.error}`);
 }

@@ -7,6 +7,8 @@ import { stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
 import { parseJson } from "../../src/lib/json.js";
 import { startTestBot, type TestBot } from "../helpers/bot.js";
+import { startVenueProxy, type VenueProxy } from "../helpers/venueProxy.js";
+import { subAccount } from "../venue/info/fixtures.js";
 
 function io(env: Record<string, string> = {}) {
   const out: string[] = [];
@@ -26,6 +28,8 @@ function io(env: Record<string, string> = {}) {
 describe("status and tx", () => {
   let bot: TestBot;
   let config: string;
+  let proxied: string;
+  let proxy: VenueProxy;
   let dir: string;
 
   beforeAll(async () => {
@@ -78,9 +82,23 @@ describe("status and tx", () => {
         limits: { maxOrderUsd: 1, maxDailyNotionalUsd: 1, maxStakeMovePerDay: 1 },
       }),
     );
+    // The same account behind a proxy that makes the venue answer what the real one sends.
+    proxy = await startVenueProxy(bot.sim.url);
+    proxied = join(dir, "proxied.yaml");
+    writeFileSync(
+      proxied,
+      stringify({
+        network: "testnet",
+        baseUrl: proxy.url,
+        account: bot.address,
+        strategies: [join(bot.dir, "strategy-0.yaml")],
+        limits: { maxOrderUsd: 1, maxDailyNotionalUsd: 1, maxStakeMovePerDay: 1 },
+      }),
+    );
   });
 
   afterAll(async () => {
+    await proxy?.close();
     await bot.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -113,6 +131,84 @@ describe("status and tx", () => {
     expect(status.delegations[0]?.name).toBe("ValiDAO");
     expect(status.delegations[0]?.lockedUntil).toBe(bot.sim.now() - 2 * 60_000 + 86_400_000);
     expect(status.balances.find((b) => b.coin === "USDC")?.usd).not.toBeNull();
+  });
+
+  it("shows a sub-account in dexAbstraction mode and unknown variants as sent, warning once each (issue #11)", async () => {
+    const dex = { ...subAccount(), name: "legacy", master: bot.address, abstraction: "dexAbstraction" };
+    const future = { ...subAccount(), name: "future", master: bot.address, abstraction: "someFutureMode" };
+    proxy.setRewrites({
+      subAccounts2: () => [dex, future],
+      referral: (a) => ({ ...(a as object), referrerState: { stage: "suspended", data: { until: 1 } } }),
+      userFees: (a) => ({
+        ...(a as object),
+        stakingLink: { type: "pendingLink", stakingUser: dex.subAccountUser },
+      }),
+    });
+    const human = io();
+    expect(await main(["status", "--config", proxied], human.io)).toBe(0);
+    expect(human.stdout()).toContain(`legacy (${dex.subAccountUser}, dexAbstraction)`);
+    expect(human.stdout()).toContain(`future (${future.subAccountUser}, someFutureMode)`);
+    expect(human.stdout()).toContain("referrer stage suspended");
+    expect(human.stdout()).toContain(`Staking link: pendingLink ${dex.subAccountUser}`);
+    expect(human.stdout()).not.toContain("not available");
+    // One warning per unknown value; "dexAbstraction" is a known mode, not a warning.
+    const warnings = human
+      .stderr()
+      .split("\n")
+      .filter((l) => l.includes("unknown"));
+    expect(warnings).toHaveLength(3);
+    expect(human.stderr()).toMatch(/subAccounts2 with an unknown \[\]\.abstraction value "someFutureMode"/);
+    expect(human.stderr()).toMatch(/referral with an unknown referrerState\.stage value "suspended"/);
+    expect(human.stderr()).toMatch(/userFees with an unknown stakingLink\.type value "pendingLink"/);
+  });
+
+  it("shows every section it could read and names the one it could not, in text and JSON (exit 0)", async () => {
+    proxy.setRewrites({ isVip: () => "yes", referral: (a) => ({ ...(a as object), unclaimedRewards: 11 }) });
+    const human = io();
+    expect(await main(["status", "--config", proxied], human.io)).toBe(0);
+    const text = human.stdout();
+    expect(text).toMatch(/Running TWAPs:\s*\n\s+#\d+ sell 10/);
+    expect(text).toContain("ValiDAO (0xb8f45222a3246a2b0104696a1df26842007c5bc5): 60");
+    expect(text).toContain("VIP: not available (isVip failed)");
+    expect(text).toContain("Referral: not available (referral failed)");
+    expect(human.stderr()).toMatch(
+      /warning: referral not shown: unexpected referral response: unclaimedRewards: .*expected string/,
+    );
+    expect(human.stderr()).toMatch(/warning: vip not shown: unexpected isVip response/);
+
+    const json = io();
+    expect(await main(["status", "--config", proxied, "--json"], json.io)).toBe(0);
+    const status = parseJson(json.stdout()) as {
+      referral: unknown;
+      isVip: unknown;
+      balances: unknown[];
+      unavailable: Array<{ section: string; query: string; error: string }>;
+      coreUnavailable: boolean;
+    };
+    expect(status.referral).toBeNull();
+    expect(status.isVip).toBeNull();
+    expect(status.balances.length).toBeGreaterThan(0);
+    expect(status.coreUnavailable).toBe(false);
+    expect(status.unavailable.map((u) => [u.section, u.query]).sort()).toEqual([
+      ["referral", "referral"],
+      ["vip", "isVip"],
+    ]);
+  });
+
+  it("exits 1 when the balances cannot be read, still showing the other sections", async () => {
+    proxy.setRewrites({
+      spotClearinghouseState: (a) => ({
+        balances: [{ ...(a as { balances: object[] }).balances[0], total: 5 }],
+      }),
+    });
+    const human = io();
+    expect(await main(["status", "--config", proxied], human.io)).toBe(1);
+    expect(human.stdout()).toContain("Spot: not available (spotClearinghouseState failed)");
+    expect(human.stdout()).toContain("ValiDAO (0xb8f45222a3246a2b0104696a1df26842007c5bc5): 60");
+    expect(human.stderr()).toMatch(
+      /balances not shown: unexpected spotClearinghouseState response: balances\.0\.total: .*expected string/,
+    );
+    proxy.setRewrites({});
   });
 
   it("looks up a transaction the venue processed, and rejects a malformed hash before any request", async () => {

@@ -2,13 +2,21 @@
 // staking, delegations with validator names, health and locks, running TWAPs with progress, VIP status,
 // referral state and rewards, multi-sig signers, sub-accounts and the staking link. Reads only; no key
 // is needed when the account is given (--user or `account:` in the config).
+//
+// Each section is read on its own. A section whose query failed is shown as "not available (<query>
+// failed)" (null in --json, and listed under `unavailable`) with a warning line on stderr; the rest is
+// shown. Exit code: 0 when the spot balances were read (even if another section was not), 1 when they
+// were not: without balances there is no account overview, and a script must not take it for one.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 
 export function register(program: Command, ctx: CliContext): void {
   program
     .command("status")
-    .description("show the account: balances, staking, delegations, running TWAPs, fees, links")
+    .description(
+      "show the account: balances, staking, delegations, running TWAPs, fees, links. A section whose " +
+        "query fails is named and skipped (warning on stderr); exit 1 only when the balances could not be read",
+    )
     .option("-c, --config <file>", "bot configuration (network, base URL, account)")
     .option("--user <address>", "account to show (default: the config's account, else the signer's address)")
     .option("--base-url <url>", "send reads to this base URL instead of the configured one")
@@ -24,7 +32,7 @@ export function register(program: Command, ctx: CliContext): void {
           await loadSigner(config.wallet, ctx.env, { warn: (m) => ctx.stderr(`hlbot: warning: ${m}\n`) })
         ).address;
       }
-      const { collectStatus, formatStatus } = await import("../status.js");
+      const { collectStatus, formatStatus, unavailableLines } = await import("../status.js");
       const { HttpTransport } = await import("../../venue/transport/http.js");
       const { InfoClient } = await import("../../venue/info/client.js");
       const { resolveEndpoints } = await import("../../venue/networks.js");
@@ -34,8 +42,12 @@ export function register(program: Command, ctx: CliContext): void {
         timeoutMs: config.venue.timeoutMs,
       });
       try {
-        const status = await collectStatus(new InfoClient(transport), account.toLowerCase(), Date.now());
+        const warn = (message: string) => ctx.stderr(`hlbot: warning: ${message}\n`);
+        const info = new InfoClient(transport, { onUnknown: warn });
+        const status = await collectStatus(info, account.toLowerCase(), Date.now());
         ctx.stdout(opts.json ? `${stringifyJson(status, 2)}\n` : formatStatus(status, config.network));
+        for (const line of unavailableLines(status)) ctx.stderr(`${line}\n`);
+        if (status.coreUnavailable) ctx.exitCode = 1;
       } finally {
         await transport.close();
       }

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { BadResponseError } from "../../../src/lib/errors.js";
 import { InfoClient } from "../../../src/venue/info/client.js";
-import { stakingLinkPeer, twapMayBeRunning } from "../../../src/venue/info/methods/index.js";
+import { knownUserRole, stakingLinkPeer, twapMayBeRunning } from "../../../src/venue/info/methods/index.js";
 import { resetUnknownReports, type UnknownValue } from "../../../src/venue/info/tolerant.js";
 import { resolveEndpoints } from "../../../src/venue/networks.js";
 import { HttpTransport } from "../../../src/venue/transport/http.js";
@@ -95,6 +95,14 @@ describe("unknown values of tolerant fields", () => {
       await call(client);
       expect(seen.map((s) => [s.unknown.field, s.unknown.value])).toEqual([[field, value]]);
     }
+  });
+});
+
+describe("knownUserRole", () => {
+  it("narrows a known role and gives undefined for a role hlbot does not know", () => {
+    const agent = knownUserRole({ role: "agent", data: { user: fx.USER } });
+    expect(agent?.role === "agent" ? agent.data.user : undefined).toBe(fx.USER);
+    expect(knownUserRole({ role: "multiSig" })).toBeUndefined();
   });
 });
 

@@ -21,15 +21,27 @@ export const UserRoleRequest = z.strictObject({
 });
 export type UserRoleRequest = z.output<typeof UserRoleRequest>;
 
+/** The five roles hlbot knows, each with its payload. */
+export const KnownUserRole = z.discriminatedUnion("role", [
+  z.looseObject({ role: z.enum(["missing", "user", "vault"]) }),
+  z.looseObject({ role: z.literal("agent"), data: z.looseObject({ user: AddressOut }) }),
+  z.looseObject({ role: z.literal("subAccount"), data: z.looseObject({ master: AddressOut }) }),
+]);
+export type KnownUserRole = z.output<typeof KnownUserRole>;
+
 export const UserRoleResponse = z.union([
-  z.discriminatedUnion("role", [
-    z.looseObject({ role: z.enum(["missing", "user", "vault"]) }),
-    z.looseObject({ role: z.literal("agent"), data: z.looseObject({ user: AddressOut }) }),
-    z.looseObject({ role: z.literal("subAccount"), data: z.looseObject({ master: AddressOut }) }),
-  ]),
+  KnownUserRole,
   z.looseObject({ role: unknownVariant("role", USER_ROLES) }),
 ]);
 export type UserRoleResponse = z.output<typeof UserRoleResponse>;
+
+/**
+ * The answer as one of the known roles (narrowable by `role`), or undefined for a role hlbot does not
+ * know, which a caller deciding what a key may do must refuse.
+ */
+export function knownUserRole(answer: UserRoleResponse): KnownUserRole | undefined {
+  return (USER_ROLES as readonly string[]).includes(answer.role) ? (answer as KnownUserRole) : undefined;
+}
 
 export const userRoleWeight = infoRequestWeight("userRole");
 
