@@ -195,6 +195,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
           strategy: strategy.name,
           reason:
             "waiting: an earlier submission of this strategy is not reconciled yet (see `hlbot history`)",
+          defer: true,
         });
         continue;
       }

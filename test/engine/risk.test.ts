@@ -188,3 +188,36 @@ describe("risk limits", () => {
     ]);
   });
 });
+
+describe("limits in USD (issue #12)", () => {
+  const opts = { killSwitchActive: false };
+
+  it("values a pair quoted in another token at that token's USD price", () => {
+    // 1 UBTC at 4000 HYPE with HYPE at 25 USD: 100,000 USD, reduced to maxOrderUsd 10,000 = 0.1 UBTC.
+    const intent = twap("1", "4000", {
+      label: "UBTC/HYPE",
+      szDecimals: 5,
+      notionalUsd: dec("100000"),
+      quoteUsd: dec("25"),
+    });
+    const r = applyLimits([intent], limits, noUsage, opts);
+    const t = r.allowed[0] as TwapOrderIntent;
+    expect(t.size.toFixed()).toBe("0.1");
+    expect(t.notionalUsd.toFixed()).toBe("10000");
+  });
+
+  it("does not trust a notional counted in quote units", () => {
+    // Claims 4000 "USD" but is 100,000 USD: re-valued, then reduced.
+    const intent = twap("1", "4000", { label: "UBTC/HYPE", szDecimals: 5, quoteUsd: dec("25") });
+    expect((applyLimits([intent], limits, noUsage, opts).allowed[0] as TwapOrderIntent).size.toFixed()).toBe(
+      "0.1",
+    );
+  });
+
+  it("blocks an order whose quote has no USD price (fail closed)", () => {
+    const intent = twap("1", "4000", { label: "UBTC/HYPE", szDecimals: 5 });
+    const r = applyLimits([intent], limits, noUsage, opts);
+    expect(r.allowed).toEqual([]);
+    expect(r.blocked[0]?.reason).toMatch(/priced in HYPE, which has no USD price: limits are in USD/);
+  });
+});

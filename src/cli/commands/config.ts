@@ -12,7 +12,7 @@ export function register(program: Command, ctx: CliContext): void {
   config
     .command("validate")
     .description(
-      "validate the bot file (--config, $HLBOT_CONFIG or config/default.yaml) and its strategies, or the given files",
+      "validate the bot file (--config, $HLBOT_CONFIG or config/default.yaml) and its strategies, or the given files; warn when its strategies will fight",
     )
     .argument(
       "[files...]",
@@ -46,6 +46,9 @@ export function register(program: Command, ctx: CliContext): void {
             `ok ${displayPath(c.file)}: ${c.network}, ${c.mode}, ${c.strategies.length} strategies (${enabled} enabled)\n`,
           );
           for (const s of c.strategies) ctx.stdout(`  ${displayPath(s.file)}: ${describeStrategy(s)}\n`);
+          // Strategies sharing the account that will fight: warnings, not errors.
+          const { strategyConflicts } = await import("../../engine/strategies/shared.js");
+          for (const w of strategyConflicts(c.strategies)) ctx.stderr(`warning: ${w}\n`);
           const keyVar =
             c.wallet.keystore === undefined ? (c.wallet.privateKeyEnv ?? "HLBOT_PRIVATE_KEY") : undefined;
           if (keyVar !== undefined && !ctx.env[keyVar]) {

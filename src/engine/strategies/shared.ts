@@ -15,3 +15,66 @@ export function resolveSharedDefaults(strategies: LoadedStrategy[]): LoadedStrat
     return { ...s, params: { ...s.params, countStaked } };
   });
 }
+
+/**
+ * Ways the enabled strategies of one account will work against each other, in words (for
+ * `hlbot config validate`). Not errors: the configuration still loads; each warning names the fix.
+ */
+export function strategyConflicts(strategies: readonly LoadedStrategy[]): string[] {
+  const enabled = strategies.filter((s) => s.enabled);
+  const warnings: string[] = [];
+  const rebalancers = enabled.filter((s) => s.kind === "twap-rebalance");
+  for (const r of rebalancers) {
+    const held = Object.keys(r.params.targets).filter((t) => t !== r.params.quote);
+    for (const other of enabled) {
+      if (other === r) continue;
+      if (other.kind === "twap-accumulate") {
+        const coin = other.params.coin;
+        if (held.includes(coin)) {
+          warnings.push(
+            `${other.name} ${other.params.side === "buy" ? "buys" : "sells"} ${coin}, which ${r.name} holds at ` +
+              `${r.params.targets[coin]} of its portfolio: ${r.name} will trade each of ${other.name}'s runs back ` +
+              `(fees, no progress). Let only one of them trade ${coin}.`,
+          );
+        }
+      } else if (other.kind === "twap-rebalance") {
+        const both = held.filter((t) => Object.hasOwn(other.params.targets, t) && t !== other.params.quote);
+        // Each pair is reported once.
+        if (both.length > 0 && rebalancers.indexOf(other) > rebalancers.indexOf(r)) {
+          warnings.push(
+            `${r.name} and ${other.name} both hold ${both.join(", ")} at a weight: each moves the other's ` +
+              `portfolio. Give each rebalancer its own tokens.`,
+          );
+        }
+      } else if (other.kind === "validator-staking") {
+        if (
+          held.includes(STAKED_TOKEN) &&
+          other.params.stakeIdleSpot?.enabled &&
+          r.params.countStaked !== true
+        ) {
+          warnings.push(
+            `${other.name} moves spot ${STAKED_TOKEN} above ${other.params.stakeIdleSpot.keepSpot} into staking, and ` +
+              `${r.name} holds ${STAKED_TOKEN} at a weight counting spot only: it will buy back what is staked ` +
+              `until its quote is gone. Set countStaked: true in ${r.name} (or disable stakeIdleSpot).`,
+          );
+        }
+      }
+    }
+  }
+  const accumulators = enabled.filter((s) => s.kind === "twap-accumulate");
+  for (const [i, a] of accumulators.entries()) {
+    for (const b of accumulators.slice(i + 1)) {
+      if (
+        a.params.coin === b.params.coin &&
+        a.params.quote === b.params.quote &&
+        a.params.side !== b.params.side
+      ) {
+        warnings.push(
+          `${a.name} ${a.params.side}s and ${b.name} ${b.params.side}s ${a.params.coin}/${a.params.quote}: ` +
+            `opposing sides on one pair (netted when they run in the same cycle, fees both ways otherwise).`,
+        );
+      }
+    }
+  }
+  return warnings;
+}

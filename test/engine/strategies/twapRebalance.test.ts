@@ -211,3 +211,33 @@ describe("twap-rebalance params", () => {
     expect(a.band.toFixed()).toBe("0.1");
   });
 });
+
+describe("twap-rebalance countStaked (issue #12: staked HYPE is HYPE)", () => {
+  // 100 HYPE on spot + 900 staked at 40 = 40,000 USDC of HYPE; 40,000 USDC: 50/50 when staking counts.
+  const spec: SnapshotSpec = {
+    balances: { HYPE: 100, USDC: 40_000 },
+    hypeMid: 40,
+    delegations: [{ validator: "0x0000000000000000000000000000000000000001", amount: 800 }],
+    undelegated: 50,
+    totalPendingWithdrawal: 50,
+  };
+
+  it("counting spot HYPE only, it buys back what staking moved away", () => {
+    const t = twaps(run(spec, { countStaked: false }));
+    expect(t.map((x) => x.side)).toEqual(["buy"]);
+  });
+
+  it("counting staked, undelegated and pending-withdrawal HYPE, the account is in balance", () => {
+    const ds = run(spec, { countStaked: true });
+    expect(twaps(ds)).toEqual([]);
+    expect(skips(ds)[0]?.reason).toMatch(/HYPE is 50% .*incl\. 900 staked.*within band/);
+  });
+
+  it("sells only spot HYPE when HYPE is above its band", () => {
+    const t = twaps(run({ ...spec, hypeMid: 80 }, { countStaked: true }));
+    expect(t).toHaveLength(1);
+    expect(t[0]?.side).toBe("sell");
+    expect(t[0]?.size.toFixed()).toBe("100");
+    expect(t[0]?.reason).toMatch(/limited to the available 100 HYPE/);
+  });
+});

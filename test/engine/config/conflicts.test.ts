@@ -1,0 +1,100 @@
+// Strategies sharing an account that will fight (issue #12): `hlbot config validate` warns, naming the
+// fix; and twap-rebalance's countStaked default is resolved from the strategies that share the account.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { loadConfig } from "../../../src/engine/config/loader.js";
+import { strategyConflicts } from "../../../src/engine/strategies/shared.js";
+import { buildOnce, REPO_ROOT } from "../../helpers/build.js";
+
+const dir = mkdtempSync(join(tmpdir(), "hlbot-conflicts-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeAll(() => buildOnce(), 120_000);
+
+const REBALANCE = {
+  name: "hype-5050",
+  kind: "twap-rebalance",
+  schedule: "0 * * * *",
+  params: { targets: { HYPE: 0.5, USDC: 0.5 }, twap: { minutes: 60 } },
+};
+const DCA = (name: string, side: string, coin = "HYPE") => ({
+  name,
+  kind: "twap-accumulate",
+  schedule: "30 8 * * *",
+  params: { coin, side, amountUsd: 250, twap: { minutes: 60 } },
+});
+const STAKING = {
+  name: "staking",
+  kind: "validator-staking",
+  schedule: "15 */6 * * *",
+  params: { validators: 2, stakeIdleSpot: { enabled: true, keepSpot: 10 } },
+};
+
+function writeBot(name: string, strategies: Array<Record<string, unknown>>): string {
+  const files = strategies.map((s, i) => {
+    const f = join(dir, `${name}-${i}.yaml`);
+    writeFileSync(f, stringify(s));
+    return f;
+  });
+  const bot = join(dir, `${name}.yaml`);
+  writeFileSync(
+    bot,
+    stringify({
+      network: "testnet",
+      strategies: files,
+      limits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 5000, maxStakeMovePerDay: 100 },
+    }),
+  );
+  return bot;
+}
+
+describe("strategies that will fight", () => {
+  it("warns about a DCA of a rebalanced token, opposing DCAs, and staking under a spot-only rebalancer", async () => {
+    const c = await loadConfig(
+      writeBot("fight", [
+        { ...REBALANCE, params: { ...REBALANCE.params, countStaked: false } },
+        DCA("dca-buy", "buy"),
+        DCA("dca-sell", "sell"),
+        STAKING,
+      ]),
+      {},
+    );
+    const w = strategyConflicts(c.strategies);
+    expect(w).toHaveLength(4);
+    expect(w[0]).toMatch(
+      /dca-buy buys HYPE, which hype-5050 holds at 0.5 .* trade each of dca-buy's runs back/,
+    );
+    expect(w[1]).toMatch(/dca-sell sells HYPE/);
+    expect(w[2]).toMatch(/staking moves spot HYPE above 10 into staking.*Set countStaked: true in hype-5050/);
+    expect(w[3]).toMatch(/dca-buy buys and dca-sell sells HYPE\/USDC: opposing sides on one pair/);
+  });
+
+  it("countStaked defaults to true when a staking strategy shares the account, false otherwise", async () => {
+    const shared = await loadConfig(writeBot("shared", [REBALANCE, STAKING]), {});
+    const alone = await loadConfig(writeBot("alone", [REBALANCE]), {});
+    const countStaked = (c: typeof shared) =>
+      c.strategies.find((s) => s.kind === "twap-rebalance")?.params as { countStaked?: boolean };
+    expect(countStaked(shared).countStaked).toBe(true);
+    expect(countStaked(alone).countStaked).toBe(false);
+    expect(strategyConflicts(shared.strategies)).toEqual([]);
+  });
+
+  it("`hlbot config validate` prints the warnings and still exits 0", () => {
+    const bot = writeBot("cli", [REBALANCE, DCA("dca-buy", "buy")]);
+    const r = spawnSync(
+      process.execPath,
+      [join(REPO_ROOT, "bin/hlbot.js"), "config", "validate", "--config", bot],
+      {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? "", HLBOT_PRIVATE_KEY: "set" },
+        encoding: "utf8",
+        timeout: 30_000,
+      },
+    );
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/^warning: dca-buy buys HYPE, which hype-5050 holds/m);
+  });
+});
