@@ -9,7 +9,14 @@ export interface AccountStatus {
   at: number;
   balances: Array<{ coin: string; total: string; hold: string; usd: string | null; weight: string | null }>;
   totalUsd: string;
-  staking: { delegated: string; undelegated: string; pendingWithdrawal: string; nPendingWithdrawals: number };
+  staking: {
+    delegated: string;
+    undelegated: string;
+    pendingWithdrawal: string;
+    nPendingWithdrawals: number;
+    /** Delegated HYPE still within its lock (sum of the locked delegations). */
+    locked: string;
+  };
   delegations: Array<{
     validator: string;
     name: string;
@@ -19,6 +26,8 @@ export interface AccountStatus {
     jailed: boolean;
     active: boolean;
     commission: string | null;
+    /** What the delegator earns: the week's predictedApr × (1 − commission); null when unknown. */
+    netApr: string | null;
   }>;
   rewards: { total: string; last: { time: number; amount: string } | null };
   twaps: Array<{
@@ -120,6 +129,10 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
       undelegated: summary.undelegated,
       pendingWithdrawal: summary.totalPendingWithdrawal,
       nPendingWithdrawals: summary.nPendingWithdrawals,
+      locked: delegations
+        .filter((d) => d.lockedUntilTimestamp > now)
+        .reduce((t, d) => t.plus(new Decimal(d.amount)), ZERO)
+        .toFixed(),
     },
     delegations: delegations.map((d) => {
       const v = names.get(d.validator.toLowerCase());
@@ -132,6 +145,7 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
         jailed: v?.isJailed ?? false,
         active: v?.isActive ?? false,
         commission: v?.commission ?? null,
+        netApr: netAprOf(v),
       };
     }),
     rewards: {
@@ -169,6 +183,15 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
   };
 }
 
+/** The delegator's APR of a validator: predictedApr (week) × (1 − commission). */
+function netAprOf(
+  v: { commission: string; stats: ReadonlyArray<readonly [string, { predictedApr: string }]> } | undefined,
+) {
+  const week = v?.stats.find(([period]) => period === "week")?.[1];
+  if (!v || !week) return null;
+  return new Decimal(week.predictedApr).times(new Decimal(1).minus(v.commission)).toFixed();
+}
+
 export function formatStatus(s: AccountStatus, network: string): string {
   const out: string[] = [];
   const when = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
@@ -185,14 +208,16 @@ export function formatStatus(s: AccountStatus, network: string): string {
     );
   }
   out.push(
-    `Staking: delegated ${s.staking.delegated} HYPE, undelegated ${s.staking.undelegated} HYPE, ` +
+    `Staking: delegated ${s.staking.delegated} HYPE (${s.staking.locked} locked), ` +
+      `idle (undelegated, earning nothing) ${s.staking.undelegated} HYPE, ` +
       `pending withdrawal ${s.staking.pendingWithdrawal} HYPE (${s.staking.nPendingWithdrawals} pending)`,
   );
   for (const d of s.delegations) {
     const health = d.jailed ? "JAILED" : d.active ? "active" : "inactive";
     const lock = d.locked ? `locked until ${when(d.lockedUntil)}` : "unlocked";
     out.push(
-      `  ${d.name} (${d.validator}): ${d.amount} HYPE, ${health}, commission ${d.commission ?? "?"}, ${lock}`,
+      `  ${d.name} (${d.validator}): ${d.amount} HYPE, ${health}, commission ${d.commission ?? "?"}, ` +
+        `net APR ${d.netApr === null ? "?" : `${new Decimal(d.netApr).times(100).toDecimalPlaces(3, Decimal.ROUND_DOWN).toFixed()}%`}, ${lock}`,
     );
   }
   out.push(

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { collectStatus, formatStatus } from "../../../src/cli/status.js";
 import { loadConfig } from "../../../src/engine/config/loader.js";
 import { runCycle } from "../../../src/engine/cycle.js";
 import type { Decision, TokenDelegateIntent } from "../../../src/engine/intents.js";
@@ -598,6 +599,32 @@ describe("validator-staking against the simulator", () => {
     expect(Number(s.undelegated)).toBe(100); // what the user undelegated and did not withdraw
     expect(Number(bot.sim.balance(bot.address, "HYPE").total)).toBe(500);
     expect(moveLedger(bot).filter((e) => e.kind === "delegate")).toHaveLength(1);
+  });
+
+  it("status shows delegated, locked, idle and pending-withdrawal stake and each delegation's net APR", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [staking({ validators: 1 })],
+      fund: { HYPE: "100" },
+    });
+    const ex = bot.runtime.exchange!;
+    expect((await ex.cDeposit({ amount: "100" })).status).toBe("accepted");
+    expect((await ex.tokenDelegate({ validator: VALIDAO, amount: "60", isUndelegate: false })).status).toBe(
+      "accepted",
+    );
+    expect((await ex.cWithdraw({ amount: "15" })).status).toBe("accepted");
+    const status = await collectStatus(bot.runtime.info, bot.address, bot.sim.now());
+    expect(status.staking).toMatchObject({ locked: "60", nPendingWithdrawals: 1 });
+    expect(Number(status.staking.undelegated)).toBe(25);
+    expect(Number(status.staking.pendingWithdrawal)).toBe(15);
+    expect(Number(status.delegations[0]?.netApr)).toBeCloseTo(0.0241 * 0.98, 8);
+    const text = formatStatus(status, "testnet");
+    expect(text).toMatch(
+      /Staking: delegated 60(\.0)? HYPE \(60 locked\), idle \(undelegated, earning nothing\) 25(\.0)? HYPE, pending withdrawal 15(\.0)? HYPE \(1 pending\)/,
+    );
+    expect(text).toMatch(
+      /ValiDAO \(0xb8f4\w+\): 60(\.0)? HYPE, active, commission 0\.02, net APR 2\.361%, locked until/,
+    );
   });
 
   it("case 5 and 7: deposited HYPE is delegated at once and no dust is moved", async () => {
