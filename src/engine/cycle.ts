@@ -32,6 +32,7 @@ import {
 import { type ReconcileResult, reconcile } from "./reconcile.js";
 import { applyLimits, type RiskLimits, stakeMoveOf } from "./risk.js";
 import type { Snapshot, VenueRules } from "./snapshot.js";
+import { recordStake } from "./stakingMetrics.js";
 import { runStrategy, type StrategyRun } from "./strategies/registry.js";
 
 export interface CycleStrategy {
@@ -144,6 +145,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       validatorAllowlist: deps.limits.validatorAllowlist,
     });
     deps.journal.recordSnapshot(cycleId, summarizeSnapshot(snapshot));
+    if (parts.has("staking")) recordStake(deps.metrics, snapshot);
 
     const report: CycleReport = {
       cycleId,
