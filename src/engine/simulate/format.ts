@@ -7,7 +7,9 @@ import type { SimulationSummary, ValuationSummary } from "./summary.js";
 
 /** A validator's net APR ("0.023618") as "2.362%"; "?" when unknown. */
 export function netAprText(netApr: string | null): string {
-  return netApr === null ? "?" : `${new Decimal(netApr).times(100).toDecimalPlaces(3, Decimal.ROUND_DOWN).toFixed()}%`;
+  return netApr === null
+    ? "?"
+    : `${new Decimal(netApr).times(100).toDecimalPlaces(3, Decimal.ROUND_DOWN).toFixed()}%`;
 }
 
 /** "12345.5" → "12,345.5" (exact: works on the decimal string). */
