@@ -29,6 +29,8 @@ export interface AccountStatus {
     undelegated: string;
     pendingWithdrawal: string;
     nPendingWithdrawals: number;
+    /** Delegated HYPE still within its lock (sum of the locked delegations). */
+    locked: string;
   } | null;
   delegations: Array<{
     validator: string;
@@ -40,6 +42,8 @@ export interface AccountStatus {
     jailed: boolean | null;
     active: boolean | null;
     commission: string | null;
+    /** What the delegator earns: the week's predictedApr × (1 − commission); null when unknown. */
+    netApr: string | null;
   }> | null;
   rewards: { total: string; last: { time: number; amount: string } | null } | null;
   twaps: Array<{
@@ -215,6 +219,10 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
           undelegated: summaryV.undelegated,
           pendingWithdrawal: summaryV.totalPendingWithdrawal,
           nPendingWithdrawals: summaryV.nPendingWithdrawals,
+          locked: (delegationsV ?? [])
+            .filter((d) => d.lockedUntilTimestamp > now)
+            .reduce((t, d) => t.plus(new Decimal(d.amount)), ZERO)
+            .toFixed(),
         }
       : null,
     delegations: delegationsV
@@ -230,6 +238,7 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
             jailed: known ? (v?.isJailed ?? false) : null,
             active: known ? (v?.isActive ?? false) : null,
             commission: v?.commission ?? null,
+            netApr: netAprOf(v),
           };
         })
       : null,
@@ -284,6 +293,15 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
   };
 }
 
+/** The delegator's APR of a validator: predictedApr (week) × (1 − commission). */
+function netAprOf(
+  v: { commission: string; stats: ReadonlyArray<readonly [string, { predictedApr: string }]> } | undefined,
+) {
+  const week = v?.stats.find(([period]) => period === "week")?.[1];
+  if (!v || !week) return null;
+  return new Decimal(week.predictedApr).times(new Decimal(1).minus(v.commission)).toFixed();
+}
+
 export function formatStatus(s: AccountStatus, network: string): string {
   const out: string[] = [];
   const when = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
@@ -310,7 +328,8 @@ export function formatStatus(s: AccountStatus, network: string): string {
   out.push(
     s.staking === null
       ? `Staking: ${missing("staking")}`
-      : `Staking: delegated ${s.staking.delegated} HYPE, undelegated ${s.staking.undelegated} HYPE, ` +
+      : `Staking: delegated ${s.staking.delegated} HYPE (${s.staking.locked} locked), ` +
+          `idle (undelegated, earning nothing) ${s.staking.undelegated} HYPE, ` +
           `pending withdrawal ${s.staking.pendingWithdrawal} HYPE (${s.staking.nPendingWithdrawals} pending)`,
   );
   if (s.delegations === null) out.push(`Delegations: ${missing("delegations")}`);
@@ -319,7 +338,8 @@ export function formatStatus(s: AccountStatus, network: string): string {
       d.jailed === null ? "health unknown" : d.jailed ? "JAILED" : d.active ? "active" : "inactive";
     const lock = d.locked ? `locked until ${when(d.lockedUntil)}` : "unlocked";
     out.push(
-      `  ${d.name ?? "(name not available)"} (${d.validator}): ${d.amount} HYPE, ${health}, commission ${d.commission ?? "?"}, ${lock}`,
+      `  ${d.name ?? "(name not available)"} (${d.validator}): ${d.amount} HYPE, ${health}, commission ${d.commission ?? "?"}, ` +
+        `net APR ${d.netApr === null ? "?" : `${new Decimal(d.netApr).times(100).toDecimalPlaces(3, Decimal.ROUND_DOWN).toFixed()}%`}, ${lock}`,
     );
   }
   out.push(

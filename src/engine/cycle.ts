@@ -34,6 +34,7 @@ import {
 import { type ReconcileResult, reconcile } from "./reconcile.js";
 import { applyLimits, type RiskLimits } from "./risk.js";
 import type { Snapshot, VenueRules } from "./snapshot.js";
+import { recordStake } from "./stakingMetrics.js";
 import { runStrategy, type StrategyRun } from "./strategies/registry.js";
 
 /** The executor's helpers, still importable from here. */
@@ -174,6 +175,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       validatorAllowlist: deps.limits.validatorAllowlist,
     });
     deps.journal.recordSnapshot(cycleId, summarizeSnapshot(snapshot));
+    if (parts.has("staking")) recordStake(deps.metrics, snapshot);
 
     const report: CycleReport = {
       cycleId,

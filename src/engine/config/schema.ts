@@ -83,12 +83,14 @@ export const limitsSchema = z
     maxOrderUsd: positiveDecimal().describe("Largest TWAP notional in USD; a larger one is reduced to it"),
     maxDailyNotionalUsd: positiveDecimal().describe("Largest TWAP notional submitted over a rolling 24 h"),
     maxStakeMovePerDay: hypeAmount({ gt: 0 }).describe(
-      "Largest HYPE amount delegated, undelegated or withdrawn over a rolling 24 h",
+      "Largest HYPE amount delegated, undelegated or withdrawn over a rolling 24 h; a larger move is reduced to what is left",
     ),
     validatorAllowlist: z
       .array(address())
       .optional()
-      .describe("When set, delegations to any other validator are blocked (undelegations are not)"),
+      .describe(
+        "When set, delegations to any other validator are blocked (undelegations are not); validator-staking chooses only among these",
+      ),
     killSwitchFile: path()
       .optional()
       .describe(

@@ -1,7 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { collectStatus, formatStatus } from "../../../src/cli/status.js";
 import { loadConfig } from "../../../src/engine/config/loader.js";
 import { runCycle } from "../../../src/engine/cycle.js";
 import type { Decision, TokenDelegateIntent } from "../../../src/engine/intents.js";
+import { BotMetrics } from "../../../src/engine/metrics.js";
 import { applyLimits } from "../../../src/engine/risk.js";
 import { formatSummary } from "../../../src/engine/simulate/format.js";
 import { renderReport } from "../../../src/engine/simulate/report.js";
@@ -598,6 +600,76 @@ describe("validator-staking against the simulator", () => {
     expect(Number(s.undelegated)).toBe(100); // what the user undelegated and did not withdraw
     expect(Number(bot.sim.balance(bot.address, "HYPE").total)).toBe(500);
     expect(moveLedger(bot).filter((e) => e.kind === "delegate")).toHaveLength(1);
+  });
+
+  it("status shows delegated, locked, idle and pending-withdrawal stake and each delegation's net APR", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [staking({ validators: 1 })],
+      fund: { HYPE: "100" },
+    });
+    const ex = bot.runtime.exchange!;
+    expect((await ex.cDeposit({ amount: "100" })).status).toBe("accepted");
+    expect((await ex.tokenDelegate({ validator: VALIDAO, amount: "60", isUndelegate: false })).status).toBe(
+      "accepted",
+    );
+    expect((await ex.cWithdraw({ amount: "15" })).status).toBe("accepted");
+    const status = await collectStatus(bot.runtime.info, bot.address, bot.sim.now());
+    expect(status.staking).toMatchObject({ locked: "60", nPendingWithdrawals: 1 });
+    expect(Number(status.staking?.undelegated)).toBe(25);
+    expect(Number(status.staking?.pendingWithdrawal)).toBe(15);
+    expect(Number(status.delegations?.[0]?.netApr)).toBeCloseTo(0.0241 * 0.98, 8);
+    const text = formatStatus(status, "testnet");
+    expect(text).toMatch(
+      /Staking: delegated 60(\.0)? HYPE \(60 locked\), idle \(undelegated, earning nothing\) 25(\.0)? HYPE, pending withdrawal 15(\.0)? HYPE \(1 pending\)/,
+    );
+    expect(text).toMatch(
+      /ValiDAO \(0xb8f4\w+\): 60(\.0)? HYPE, active, commission 0\.02, net APR 2\.361%, locked until/,
+    );
+  });
+
+  it("metrics show the stake by state and each delegation's amount and net APR", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [staking({ validators: 1 })],
+      fund: { HYPE: "100" },
+    });
+    const ex = bot.runtime.exchange!;
+    expect((await ex.cDeposit({ amount: "100" })).status).toBe("accepted");
+    expect((await ex.cWithdraw({ amount: "10" })).status).toBe("accepted");
+    const metrics = new BotMetrics();
+    const facts = await bot.runtime.facts();
+    await runCycle(
+      { ...bot.runtime.cycleDeps(facts), metrics },
+      { trigger: "once", strategies: bot.runtime.strategies() },
+    );
+    const json = await metrics.registry.getMetricsAsJSON();
+    const values = (name: string) =>
+      Object.fromEntries(
+        (json.find((m) => m.name === name)?.values ?? []).map((v) => [
+          String(Object.values(v.labels as Record<string, unknown>)[0]),
+          v.value,
+        ]),
+      );
+    // The cycle delegated the 90 idle HYPE to ValiDAO: it is locked now (the snapshot was taken before).
+    expect(values("hlbot_stake_hype")).toEqual({ delegated: 0, locked: 0, idle: 90, pending_withdrawal: 10 });
+    await runCycle(
+      { ...bot.runtime.cycleDeps(facts), metrics },
+      { trigger: "once", strategies: bot.runtime.strategies() },
+    );
+    const after = await metrics.registry.getMetricsAsJSON();
+    const stake = after
+      .find((m) => m.name === "hlbot_stake_hype")
+      ?.values.map((v) => [v.labels.state, v.value]);
+    expect(Object.fromEntries(stake ?? [])).toEqual({
+      delegated: 90,
+      locked: 90,
+      idle: 0,
+      pending_withdrawal: 10,
+    });
+    const apr = after.find((m) => m.name === "hlbot_delegation_net_apr")?.values[0];
+    expect(apr?.labels).toMatchObject({ validator: VALIDAO, name: "ValiDAO" });
+    expect(apr?.value).toBeCloseTo(0.0241 * 0.98, 8);
   });
 
   it("case 5 and 7: deposited HYPE is delegated at once and no dust is moved", async () => {
