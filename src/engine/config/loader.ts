@@ -276,6 +276,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
         twapMinMinutes: c.venue.twapMinMinutes,
         twapMaxMinutes: c.venue.twapMaxMinutes,
         twapSliceSeconds: 30,
+        twapMinOrderValue: c.venue.twapMinOrderValue,
         twapMinSliceValue: c.venue.twapMinSliceValue,
       },
     },
