@@ -293,7 +293,12 @@ const feesSchema = z.strictObject({
 export const settingsSchema = z.strictObject({
   /** Start of the virtual clock (unix ms or ISO). Real-time runs start at the wall clock. */
   startTime: timestamp.optional(),
-  nonceSetSize: z.number().int().min(1).default(100),
+  /** Nonces stored per address before the volume bonus (the venue's docs: 20). */
+  nonceSetSize: z.number().int().min(1).default(20),
+  /** Most nonces stored per address (100). */
+  nonceSetMax: z.number().int().min(1).default(100),
+  /** Cumulative USDC volume that stores one more nonce (1,000,000); 0 turns the bonus off. */
+  nonceVolumePerExtra: z.number().nonnegative().default(1_000_000),
   /** How far a nonce may lie before / after the clock. */
   nonceWindowPast: duration.default(DAY),
   nonceWindowFuture: duration.default(DAY),
