@@ -75,7 +75,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     });
   }
 
-  const endpoints = resolveEndpoints(config.network, o.baseUrl ?? config.baseUrl);
+  const endpoints = resolveEndpoints(config.network, o.baseUrl ?? config.baseUrl, config.explorerUrl);
   // Loaded only when the caller collects metrics (the daemon): prom-client is not needed otherwise.
   const observers = o.metrics ? (await import("./metrics.js")).venueObservers(o.metrics) : undefined;
   const transport = new HttpTransport({

@@ -66,6 +66,8 @@ export interface LoadedConfig {
   dir: string;
   network: NetworkName;
   baseUrl: string | undefined;
+  /** Where explorer queries (txDetails) go; undefined: see resolveEndpoints. */
+  explorerUrl?: string | undefined;
   /** Lower-case account address; undefined means the signer's own address. */
   account: string | undefined;
   wallet: WalletConfig;
@@ -245,6 +247,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
     dir,
     network: c.network,
     baseUrl: c.baseUrl,
+    explorerUrl: c.explorerUrl,
     account: c.account,
     wallet,
     mode: c.mode,

@@ -131,6 +131,11 @@ export const botConfigSchema = z
     baseUrl: httpUrl()
       .optional()
       .describe("Send every request here instead (the simulator, a proxy); signatures stay for `network`"),
+    explorerUrl: httpUrl()
+      .optional()
+      .describe(
+        "Full URL explorer queries (txDetails) are posted to; default: the network's explorer, or {baseUrl}/info with baseUrl",
+      ),
     account: address()
       .optional()
       .describe("Account acted for (default: the signer's address); differs when an API wallet signs"),
