@@ -15,6 +15,7 @@ export const DEFAULT_KEY_ENV = "HLBOT_PRIVATE_KEY";
 export interface RawCommonOptions {
   network?: string;
   baseUrl?: string;
+  explorerUrl?: string;
   timeout?: string;
   keystore?: string;
   passwordEnv?: string;
@@ -31,6 +32,10 @@ export function addNetworkOptions(command: Command): Command {
   return command
     .option("--network <name>", "mainnet or testnet; selects the signing chain", "testnet")
     .option("--base-url <url>", "send requests to this base URL instead (keeps the network's signing chain)")
+    .option(
+      "--explorer-url <url>",
+      "post explorer queries (txDetails) to this URL (default: the network's explorer, or {base}/info with --base-url)",
+    )
     .option("--timeout <ms>", "per-request timeout in milliseconds (default 10000)");
 }
 
@@ -78,7 +83,7 @@ export interface NetworkSelection {
 
 export function readNetworkOptions(raw: RawCommonOptions): NetworkSelection {
   const network = parseNetworkName(raw.network ?? "testnet", "--network");
-  const endpoints = resolveEndpoints(network, raw.baseUrl);
+  const endpoints = resolveEndpoints(network, raw.baseUrl, raw.explorerUrl);
   const timeoutMs = raw.timeout === undefined ? undefined : parseInteger(raw.timeout, "--timeout", 1);
   return { network, endpoints, baseUrl: raw.baseUrl, timeoutMs };
 }

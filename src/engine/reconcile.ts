@@ -13,6 +13,7 @@ import { parseJson } from "../lib/json.js";
 import type { InfoClient } from "../venue/info/client.js";
 import type { DelegatorHistoryResponse, TwapHistoryResponse } from "../venue/info/methods/index.js";
 import type { Journal, SubmissionRow } from "./journal.js";
+import { twapCoinIsPair } from "./snapshot.js";
 
 export interface ReconcileOptions {
   account: string;
@@ -40,7 +41,7 @@ interface Evidence {
   twaps?: TwapHistoryResponse;
   history?: DelegatorHistoryResponse;
   stakingLink?: { type: string; stakingUser?: string; tradingUser?: string } | null;
-  pairNames?: Map<number, string[]>;
+  pairNames?: Map<number, { name: string; base: { name: string } | undefined }>;
 }
 
 export async function reconcile(
@@ -62,11 +63,11 @@ export async function reconcile(
   ]);
   const evidence: Evidence = { twaps, history, stakingLink: fees?.stakingLink ?? null };
   if (meta) {
-    const names = new Map<number, string[]>();
+    const names = new Map<number, { name: string; base: { name: string } | undefined }>();
     const tokenName = new Map(meta.tokens.map((t) => [t.index, t.name]));
     for (const p of meta.universe) {
       const base = tokenName.get(p.tokens[0]);
-      names.set(10_000 + p.index, base ? [p.name, base] : [p.name]);
+      names.set(10_000 + p.index, { name: p.name, base: base === undefined ? undefined : { name: base } });
     }
     evidence.pairNames = names;
   }
@@ -148,13 +149,13 @@ function findEvidence(
   switch (row.actionType) {
     case "twapOrder": {
       const twap = action.twap as { a: number; b: boolean; s: string; m: number };
-      const names = ev.pairNames?.get(twap.a) ?? [];
+      const pair = ev.pairNames?.get(twap.a);
       const best = closest(row.nonce, ev.twaps ?? [], (entry) => {
         const st = entry.state;
         const key = `twap:${entry.twapId ?? st.timestamp}`;
         if (claimed.has(key)) return undefined;
         if (st.timestamp < from || st.timestamp > until) return undefined;
-        if (!names.includes(st.coin)) return undefined;
+        if (pair === undefined || !twapCoinIsPair(st.coin, pair)) return undefined;
         if ((st.side === "B") !== twap.b || st.minutes !== twap.m) return undefined;
         if (!new Decimal(st.sz).eq(new Decimal(twap.s))) return undefined;
         return {

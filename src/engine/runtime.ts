@@ -19,6 +19,7 @@ import { Journal } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
 import { type AccountFacts, readAccountFacts } from "./readSnapshot.js";
+import { LEARN_WINDOW, rulesWithVenueMinimum } from "./twapMinimum.js";
 
 export interface RuntimeOptions {
   config: LoadedConfig;
@@ -74,7 +75,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     });
   }
 
-  const endpoints = resolveEndpoints(config.network, o.baseUrl ?? config.baseUrl);
+  const endpoints = resolveEndpoints(config.network, o.baseUrl ?? config.baseUrl, config.explorerUrl);
   // Loaded only when the caller collects metrics (the daemon): prom-client is not needed otherwise.
   const observers = o.metrics ? (await import("./metrics.js")).venueObservers(o.metrics) : undefined;
   const transport = new HttpTransport({
@@ -137,6 +138,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
 
   const pauseBeforeSendMs = testPauseBeforeSend(o.env);
   let facts: Promise<AccountFacts> | undefined;
+  let learntNote: string | undefined;
   const runtime: Runtime = {
     config,
     transport,
@@ -159,13 +161,21 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       facts = undefined;
     },
     cycleDeps(f) {
+      // A TWAP minimum the venue stated when it refused one (journaled with its text) tightens the rules.
+      const learnt = rulesWithVenueMinimum(
+        config.venue.rules,
+        journal.recentSubmissions(LEARN_WINDOW),
+        account,
+      );
+      if (learnt.note !== undefined && learnt.note !== learntNote) o.logger.warn(learnt.note);
+      learntNote = learnt.note;
       return {
         info,
         exchange,
         journal,
         account,
         network: config.network,
-        rules: config.venue.rules,
+        rules: learnt.rules,
         limits: config.limits,
         facts: f,
         clock,

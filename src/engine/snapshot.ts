@@ -117,7 +117,8 @@ export interface MultiSigInfo {
 
 /**
  * Venue rules strategies plan against. Several are unconfirmed facts about the venue (reference §6.5),
- * so they come from the bot configuration (`venue:`) rather than being constants.
+ * so they come from the bot configuration (`venue:`) rather than being constants; a TWAP the venue
+ * refuses as too small teaches a stricter minimum (src/venue/exchange/twapMinimum.ts).
  */
 export interface VenueRules {
   /** Shortest TWAP the venue accepts, in minutes (5). */
@@ -126,7 +127,15 @@ export interface VenueRules {
   twapMaxMinutes: number;
   /** Seconds between two TWAP slices (30), so a TWAP of m minutes has 60·m / 30 = 2·m slices. */
   twapSliceSeconds: number;
-  /** Minimum value of one slice in quote units (10: the venue's spot minimum order value). */
+  /**
+   * Minimum value of a whole TWAP in quote units (100). The venue's order-types page, as cited by
+   * independent integrations (e.g. the docs.rs crate df-hyperliquid-core, `MINIMUM_TWAP_VALUE`).
+   */
+  twapMinOrderValue: Decimal;
+  /**
+   * Minimum value of one slice in quote units; 0 (default) turns the per-slice rule off. An older venue
+   * rule read "Min is $1200, which is $10 per minute", i.e. 5 per 30-s slice.
+   */
   twapMinSliceValue: Decimal;
   /** Share of a spot TWAP buy's notional the venue holds beyond it (slippage; default 0.03). */
   twapBuyReserve?: Decimal;
@@ -136,7 +145,8 @@ export const DEFAULT_VENUE_RULES: Readonly<VenueRules> = Object.freeze({
   twapMinMinutes: 5,
   twapMaxMinutes: 10_080,
   twapSliceSeconds: 30,
-  twapMinSliceValue: new Decimal(10),
+  twapMinOrderValue: new Decimal(100),
+  twapMinSliceValue: new Decimal(0),
 });
 
 export interface Snapshot {
@@ -166,6 +176,19 @@ export interface Snapshot {
   stakingHistory?: readonly StakingEvent[];
   /** limits.validatorAllowlist (lower-case), so strategies choose only what the limits allow. */
   validatorAllowlist?: readonly string[];
+}
+
+/**
+ * Whether a twapHistory `coin` names this spot pair. The venue reports a spot TWAP's coin by pair
+ * name ("@107", "PURR/USDC") or by the base token's name ("HYPE"); both count, so a running TWAP is
+ * never missed (and placed again) for the way it is named. With several pairs on one base token, a
+ * token name matches each of them: the cautious reading for "is a TWAP running here?".
+ */
+export function twapCoinIsPair(
+  coin: string,
+  pair: { name: string; base: { name: string } | undefined },
+): boolean {
+  return coin === pair.name || (pair.base !== undefined && coin === pair.base.name);
 }
 
 /**

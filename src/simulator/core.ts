@@ -146,14 +146,7 @@ export class VenueCore {
       this.scenario.validators,
       this.startTime,
     );
-    this.nonces = new NonceTracker(
-      {
-        setSize: this.settingsValue.nonceSetSize,
-        windowPast: this.settingsValue.nonceWindowPast,
-        windowFuture: this.settingsValue.nonceWindowFuture,
-      },
-      messages,
-    );
+    this.nonces = new NonceTracker(this.nonceRules(), messages, (signer) => this.volumeBehind(signer));
     const rl = this.settingsValue.rateLimit;
     this.rateLimiter = new RateLimiter(rl === false ? false : { capacity: rl.capacity, windowMs: rl.window });
     this.faults = new FaultInjector(this.seed, { ...this.settingsValue.faults, ...options.faults });
@@ -176,11 +169,26 @@ export class VenueCore {
   /** Changes settings at run time (same keys as the scenario's `settings`). */
   configure(settings: SettingsInput): void {
     this.settingsValue = applySettings(this.settingsValue, { settings });
-    this.nonces.setRules({
-      setSize: this.settingsValue.nonceSetSize,
-      windowPast: this.settingsValue.nonceWindowPast,
-      windowFuture: this.settingsValue.nonceWindowFuture,
-    });
+    this.nonces.setRules(this.nonceRules());
+  }
+
+  private nonceRules() {
+    const s = this.settingsValue;
+    return {
+      setSize: s.nonceSetSize,
+      maxSetSize: s.nonceSetMax,
+      volumePerExtraNonce: s.nonceVolumePerExtra,
+      windowPast: s.nonceWindowPast,
+      windowFuture: s.nonceWindowFuture,
+    };
+  }
+
+  /** Cumulative USDC volume of the account a signer acts for (its master, for an API wallet). */
+  private volumeBehind(signer: string): number {
+    const user = this.accounts.agent(signer, this.now())?.master ?? signer;
+    let volume = this.accounts.profiles.get(user)?.referral?.cumVlm ?? ZERO;
+    for (const f of this.twaps.fillsOf(user)) volume = volume.plus(f.px.times(f.sz));
+    return volume.toNumber();
   }
 
   setMessages(overrides: MessageOverrides): void {

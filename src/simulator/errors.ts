@@ -33,6 +33,11 @@ export interface VenueMessages {
   invalidAsset: (asset: number) => string;
   /** venue (spot order wording), applied per TWAP suborder. */
   twapMinimumValue: (minValue: string, quote: string) => string;
+  /**
+   * venue (older wording: "TWAP order value too small. Min is $1200, which is $10 per minute"); the
+   * form without a per-minute rule is invented.
+   */
+  twapOrderTooSmall: (min: string, perMinute: string | undefined) => string;
   /** venue */
   invalidSize: string;
   /** venue */
@@ -88,6 +93,8 @@ export const DEFAULT_MESSAGES: VenueMessages = {
   twapNotFound: "TWAP was never placed, already canceled, or filled.",
   invalidAsset: (a) => `Invalid asset: ${a}`,
   twapMinimumValue: (v, q) => `Order must have minimum value of ${v} ${q}.`,
+  twapOrderTooSmall: (min, perMinute) =>
+    `TWAP order value too small. Min is $${min}${perMinute === undefined ? "" : `, which is $${perMinute} per minute`}`,
   invalidSize: "Order has invalid size",
   zeroSize: "Order has zero size.",
   insufficientSpotBalance: "Order has insufficient spot balance to trade",

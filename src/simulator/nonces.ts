@@ -1,10 +1,17 @@
-// Per-signer nonce sets, as the venue keeps them (reference §6.1): the N highest nonces used so far. A
-// new nonce must lie within the time window around the clock, must not be in the set, and, once the
-// set is full, must be above its smallest member (which it then evicts).
+// Per-signer nonce sets, as the venue keeps them: the N highest nonces used so far. A new nonce must lie
+// within the time window around the clock, must not be in the set, and, once the set is full, must be
+// above its smallest member (which it then evicts). N, per the venue's "Nonces and API wallets" page:
+// "the 20 highest nonces are stored per address. One additional nonce is stored per 1M USDC cumulative
+// volume, up to a maximum of 100 nonces" (older versions of that page said 100 flat). Configurable.
 import type { VenueMessages } from "./errors.js";
 
 export interface NonceRules {
+  /** Nonces stored per address before any volume bonus (20). */
   setSize: number;
+  /** Most nonces stored per address, whatever the volume (default 100). */
+  maxSetSize?: number;
+  /** Cumulative volume in USDC that stores one more nonce (1,000,000); 0 or absent: no bonus. */
+  volumePerExtraNonce?: number;
   windowPast: number;
   windowFuture: number;
 }
@@ -18,7 +25,16 @@ export class NonceTracker {
   constructor(
     private rules: NonceRules,
     private readonly messages: () => VenueMessages,
+    /** Cumulative traded volume in USDC behind a signer (default: none). */
+    private readonly volumeOf: (signer: string) => number = () => 0,
   ) {}
+
+  /** How many nonces are stored for `signer` now. */
+  setSizeFor(signer: string): number {
+    const { setSize, maxSetSize = 100, volumePerExtraNonce = 0 } = this.rules;
+    const bonus = volumePerExtraNonce > 0 ? Math.floor(this.volumeOf(signer) / volumePerExtraNonce) : 0;
+    return Math.max(1, Math.min(Math.max(setSize, maxSetSize), setSize + bonus));
+  }
 
   setRules(rules: Partial<NonceRules>): void {
     this.rules = { ...this.rules, ...rules };
@@ -32,7 +48,7 @@ export class NonceTracker {
     const set = this.sets.get(signer);
     if (set === undefined) return { ok: true };
     if (binarySearch(set, nonce) >= 0) return { ok: false, error: m.duplicateNonce(nonce) };
-    if (set.length >= this.rules.setSize && nonce < set[0]!)
+    if (set.length >= this.setSizeFor(signer) && nonce < set[0]!)
       return { ok: false, error: m.nonceTooLow(nonce, set[0]!) };
     return { ok: true };
   }
@@ -47,7 +63,8 @@ export class NonceTracker {
     const i = binarySearch(set, nonce);
     if (i >= 0) return;
     set.splice(-i - 1, 0, nonce);
-    while (set.length > this.rules.setSize) set.shift();
+    const size = this.setSizeFor(signer);
+    while (set.length > size) set.shift();
   }
 
   /** The stored set for a signer (ascending), for inspection. */

@@ -293,14 +293,23 @@ const feesSchema = z.strictObject({
 export const settingsSchema = z.strictObject({
   /** Start of the virtual clock (unix ms or ISO). Real-time runs start at the wall clock. */
   startTime: timestamp.optional(),
-  nonceSetSize: z.number().int().min(1).default(100),
+  /** Nonces stored per address before the volume bonus (the venue's docs: 20). */
+  nonceSetSize: z.number().int().min(1).default(20),
+  /** Most nonces stored per address (100). */
+  nonceSetMax: z.number().int().min(1).default(100),
+  /** Cumulative USDC volume that stores one more nonce (1,000,000); 0 turns the bonus off. */
+  nonceVolumePerExtra: z.number().nonnegative().default(1_000_000),
   /** How far a nonce may lie before / after the clock. */
   nonceWindowPast: duration.default(DAY),
   nonceWindowFuture: duration.default(DAY),
   twapMinMinutes: z.number().int().min(1).default(5),
   twapMaxMinutes: z.number().int().min(1).default(10_080),
-  /** Minimum value of each 30-s suborder, in quote units (reference: $10). 0 disables the check. */
-  twapMinSliceValue: nonNegativeDecimal.default(parseDecimal("10")),
+  /** Minimum value of each 30-s suborder, in quote units (an older rule). 0 (default) disables the check. */
+  twapMinSliceValue: nonNegativeDecimal.default(parseDecimal("0")),
+  /** Minimum value of a whole TWAP in quote units (the venue's order-types page: 100). 0 disables it. */
+  twapMinOrderValue: nonNegativeDecimal.default(parseDecimal("100")),
+  /** Minimum value per minute of duration ("Min is $1200, which is $10 per minute"); 0 (default) disables it. */
+  twapMinValuePerMinute: nonNegativeDecimal.default(parseDecimal("0")),
   twapSliceInterval: duration.default(30 * SECOND),
   /** Interval range of randomised TWAPs (t: true). */
   twapRandomInterval: z.tuple([duration, duration]).default([10 * SECOND, 50 * SECOND]),

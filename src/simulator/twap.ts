@@ -176,7 +176,14 @@ export class TwapEngine {
     if (size.isZero()) return { ok: false, error: m.zeroSize };
     const nSlices = Math.max(1, Math.floor((req.minutes * 60_000) / s.twapSliceInterval));
     const mid = this.d.markets.mid(pair, now);
-    const sliceValue = size.times(mid).div(nSlices);
+    const value = size.times(mid);
+    const perMinute = s.twapMinValuePerMinute.times(req.minutes);
+    const required = perMinute.gt(s.twapMinOrderValue) ? perMinute : s.twapMinOrderValue;
+    if (value.lt(required)) {
+      const rate = s.twapMinValuePerMinute.gt(0) ? toWireDecimal(s.twapMinValuePerMinute) : undefined;
+      return { ok: false, error: m.twapOrderTooSmall(toWireDecimal(required), rate) };
+    }
+    const sliceValue = value.div(nSlices);
     if (sliceValue.lt(s.twapMinSliceValue))
       return { ok: false, error: m.twapMinimumValue(toWireDecimal(s.twapMinSliceValue), pair.quote.name) };
     if (req.isBuy) {

@@ -64,30 +64,33 @@ export function joinUrl(base: string, segment: string): string {
 
 /**
  * Endpoints for a network, or for a custom base URL. With a custom base, every info query goes to
- * `{base}/info`, `txDetails` included, and actions to `{base}/exchange`.
+ * `{base}/info`, `txDetails` included (what the venue's docs say, and what the simulator serves), and
+ * actions to `{base}/exchange`. `explorerUrl` (the full URL explorer queries are posted to) overrides
+ * that for `txDetails`: the real explorer lives on another host than the API.
  */
-export function resolveEndpoints(network: NetworkName, baseUrl?: string): Endpoints {
+export function resolveEndpoints(network: NetworkName, baseUrl?: string, explorerUrl?: string): Endpoints {
+  if (explorerUrl !== undefined) checkHttpUrl(explorerUrl, "explorerUrl");
   if (baseUrl !== undefined) {
-    let parsed: URL;
-    try {
-      parsed = new URL(baseUrl);
-    } catch {
-      throw new ValidationError([
-        { path: "baseUrl", message: `not a valid URL: ${JSON.stringify(baseUrl)}` },
-      ]);
-    }
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-      throw new ValidationError([
-        { path: "baseUrl", message: `expected an http(s) URL, got ${parsed.protocol}` },
-      ]);
-    }
+    checkHttpUrl(baseUrl, "baseUrl");
     const info = joinUrl(baseUrl, "info");
-    return { info, exchange: joinUrl(baseUrl, "exchange"), explorer: info };
+    return { info, exchange: joinUrl(baseUrl, "exchange"), explorer: explorerUrl ?? info };
   }
   const profile = NETWORKS[network];
   return {
     info: joinUrl(profile.apiUrl, "info"),
     exchange: joinUrl(profile.apiUrl, "exchange"),
-    explorer: profile.explorerUrl,
+    explorer: explorerUrl ?? profile.explorerUrl,
   };
+}
+
+function checkHttpUrl(url: string, path: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ValidationError([{ path, message: `not a valid URL: ${JSON.stringify(url)}` }]);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new ValidationError([{ path, message: `expected an http(s) URL, got ${parsed.protocol}` }]);
+  }
 }

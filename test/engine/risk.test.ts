@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Intent, TokenDelegateIntent, TwapOrderIntent } from "../../src/engine/intents.js";
 import { applyLimits, type RiskLimits, type RiskUsage } from "../../src/engine/risk.js";
+import { DEFAULT_VENUE_RULES } from "../../src/engine/snapshot.js";
 import { parseDecimal as dec } from "../../src/lib/decimal.js";
 import { addr } from "../helpers/snapshots.js";
 
@@ -44,6 +45,8 @@ function delegate(validator: string, amount: string, isUndelegate = false): Toke
 }
 
 const off = { killSwitchActive: false };
+/** The per-slice rule (off by default) at 10 per 30-s slice. */
+const perSlice = { ...off, rules: { ...DEFAULT_VENUE_RULES, twapMinSliceValue: dec("10") } };
 
 describe("risk limits", () => {
   it("lets intents within every limit through unchanged", () => {
@@ -82,7 +85,7 @@ describe("risk limits", () => {
     expect(t.reason).toMatch(/^HYPE over target; reduced from 437\.5 to 250 .*by maxOrderUsd 10000/);
     expect(r.reduced).toEqual([t]);
 
-    const odd = applyLimits([twap("1000", "3")], { ...limits, maxOrderUsd: dec("1000") }, noUsage, off);
+    const odd = applyLimits([twap("1000", "3")], { ...limits, maxOrderUsd: dec("1000") }, noUsage, perSlice);
     const o = odd.allowed[0] as TwapOrderIntent;
     expect(o.size.toFixed()).toBe("333.33");
     expect(o.notionalUsd.toFixed()).toBe("999.99");
@@ -91,10 +94,13 @@ describe("risk limits", () => {
   });
 
   it("shortens a reduced TWAP to keep its slices above the minimum, or blocks it", () => {
-    const r = applyLimits([twap("100", "40")], { ...limits, maxOrderUsd: dec("600") }, noUsage, off);
+    const r = applyLimits([twap("100", "40")], { ...limits, maxOrderUsd: dec("600") }, noUsage, perSlice);
     const t = r.allowed[0] as TwapOrderIntent;
     expect(t.notionalUsd.toFixed()).toBe("600");
     expect(t.minutes).toBe(30); // 600 / (2·30) = 10
+    // Under the default rules (100 in all, no per-slice rule) the duration stays; below 100 it is blocked.
+    const plain = applyLimits([twap("100", "40")], { ...limits, maxOrderUsd: dec("600") }, noUsage, off);
+    expect((plain.allowed[0] as TwapOrderIntent).minutes).toBe(60);
     const tiny = applyLimits([twap("100", "40")], { ...limits, maxOrderUsd: dec("50") }, noUsage, off);
     expect(tiny.allowed).toEqual([]);
     expect(tiny.blocked[0]?.reason).toMatch(/too small.*below the venue minimum/);

@@ -47,3 +47,29 @@ describe("NonceTracker", () => {
     expect(t.check("0xa", NOW - DAY - 5, NOW).ok).toBe(true);
   });
 });
+
+describe("the size of the stored set", () => {
+  it("stores 20 per address, one more per 1M USDC of volume, at most 100", () => {
+    let volume = 0;
+    const t = new NonceTracker(
+      { setSize: 20, maxSetSize: 100, volumePerExtraNonce: 1_000_000, windowPast: DAY, windowFuture: DAY },
+      () => DEFAULT_MESSAGES,
+      () => volume,
+    );
+    expect(t.setSizeFor("0xa")).toBe(20);
+    for (let i = 1; i <= 21; i++) t.use("0xa", NOW + i);
+    expect(t.stored("0xa")).toHaveLength(20);
+    expect(t.check("0xa", NOW + 1, NOW).ok).toBe(false); // evicted: below the smallest of the 20
+    volume = 5_999_999;
+    expect(t.setSizeFor("0xa")).toBe(25);
+    volume = 1e12;
+    expect(t.setSizeFor("0xa")).toBe(100);
+  });
+
+  it("the simulated venue keeps 20 by default, configurable", async () => {
+    const { createSimulator } = await import("../../src/simulator/index.js");
+    expect(createSimulator().core.nonces.setSizeFor("0x0000000000000000000000000000000000000001")).toBe(20);
+    const sim = createSimulator({ settings: { nonceSetSize: 5, nonceVolumePerExtra: 0 } });
+    expect(sim.core.nonces.setSizeFor("0x0000000000000000000000000000000000000001")).toBe(5);
+  });
+});

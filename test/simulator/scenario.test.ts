@@ -52,10 +52,12 @@ describe("scenario files", () => {
 
   it("applies defaults for every tunable", () => {
     const s = parseScenarioYaml(MINIMAL);
-    expect(s.settings.nonceSetSize).toBe(100);
+    expect(s.settings.nonceSetSize).toBe(20);
+    expect(s.settings.nonceSetMax).toBe(100);
     expect(s.settings.nonceWindowPast).toBe(86_400_000);
     expect(s.settings.twapMaxMinutes).toBe(10_080);
-    expect(s.settings.twapMinSliceValue.toString()).toBe("10");
+    expect(s.settings.twapMinSliceValue.toString()).toBe("0");
+    expect(s.settings.twapMinOrderValue.toString()).toBe("100");
     expect(s.settings.withdrawalDelay).toBe(7 * 86_400_000);
     expect(s.settings.rateLimit).toEqual({ capacity: 1200, window: 60_000 });
   });

@@ -126,8 +126,8 @@ describe("TWAP engine", () => {
     expect(err({ minutes: 10_081 })).toBe("Invalid TWAP duration: 10081 min(s)");
     expect(err({ size: "1.005" })).toBe("Order has invalid size");
     expect(err({ size: "0" })).toBe("Order has zero size.");
-    // 3 HYPE × 25 / 10 suborders = 7.5 USDC per suborder < 10.
-    expect(err({ size: "3" })).toBe("Order must have minimum value of 10 USDC.");
+    // 3 HYPE × 25 = 75 USDC < 100 for the whole TWAP.
+    expect(err({ size: "3" })).toBe("TWAP order value too small. Min is $100");
     expect(err({ size: "1000", isBuy: true })).toBe("Order has insufficient spot balance to trade");
     expect(err({ size: "1001", isBuy: false })).toBe("Order has insufficient spot balance to trade");
     expect(err({ asset: 10999 })).toBe("Invalid asset: 10999");
@@ -137,7 +137,18 @@ describe("TWAP engine", () => {
     // A running sell holds base: a second sell beyond what is left is refused.
     expect(err({ size: "990", isBuy: false })).toBe("ok");
     expect(err({ size: "20", isBuy: false })).toBe("Order has insufficient spot balance to trade");
-    const lax = venue({ twapMaxMinutes: 1440, twapMinSliceValue: 0 });
+    // The older rules, when configured: 10 per minute of duration, and 10 per 30-s suborder.
+    const perMinute = venue({ twapMinValuePerMinute: 10 });
+    expect(perMinute.twaps.place(ADDR.trader, req({ size: "10", minutes: 30 }), "0x").ok).toBe(false);
+    expect(
+      (perMinute.twaps.place(ADDR.trader, req({ size: "10", minutes: 30 }), "0x") as { error: string }).error,
+    ).toBe("TWAP order value too small. Min is $300, which is $10 per minute");
+    const perSlice = venue({ twapMinSliceValue: 10 });
+    // 4.5 HYPE × 25 = 112.5 in all, but over 10 minutes (20 suborders) only 5.6 per suborder.
+    expect(
+      (perSlice.twaps.place(ADDR.trader, req({ size: "4.5", minutes: 10 }), "0x") as { error: string }).error,
+    ).toBe("Order must have minimum value of 10 USDC.");
+    const lax = venue({ twapMaxMinutes: 1440, twapMinOrderValue: 0 });
     expect(lax.twaps.place(ADDR.trader, req({ minutes: 1441 }), "0x").ok).toBe(false);
     expect(lax.twaps.place(ADDR.trader, req({ size: "0.1" }), "0x").ok).toBe(true);
   });

@@ -68,6 +68,7 @@ interface InfoOptions {
   dex?: string;
   network: string;
   baseUrl?: string;
+  explorerUrl?: string;
   timeout?: string;
 }
 
@@ -101,6 +102,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--dex <name>", 'perp dex name ("" is the main dex)')
     .option("--network <name>", "mainnet or testnet", "testnet")
     .option("--base-url <url>", "send every request to this base URL instead (e.g. the simulator)")
+    .option("--explorer-url <url>", "post explorer queries (txDetails) to this URL instead")
     .option("--timeout <ms>", "per-request timeout in milliseconds (default 10000)")
     .addHelpText("after", typesHelp())
     .action(async (type: string, options: InfoOptions) => {
@@ -154,7 +156,7 @@ async function runInfo(type: string, options: InfoOptions, ctx: CliContext): Pro
   ]);
   if (!isInfoType(type)) throw new ValidationError([{ path: "type", message: `unknown info type ${type}` }]);
   const network = parseNetworkName(options.network, "--network");
-  const endpoints = resolveEndpoints(network, options.baseUrl);
+  const endpoints = resolveEndpoints(network, options.baseUrl, options.explorerUrl);
   const spec = INFO_METHODS[type];
   // Validate the whole request before a transport exists: bad input never reaches the network.
   try {

@@ -38,7 +38,7 @@ export function register(program: Command, ctx: CliContext): void {
       const { resolveEndpoints } = await import("../../venue/networks.js");
       const { stringifyJson } = await import("../../lib/json.js");
       const transport = new HttpTransport({
-        endpoints: resolveEndpoints(config.network, opts.baseUrl ?? config.baseUrl),
+        endpoints: resolveEndpoints(config.network, opts.baseUrl ?? config.baseUrl, config.explorerUrl),
         timeoutMs: config.venue.timeoutMs,
       });
       try {

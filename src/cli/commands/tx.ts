@@ -9,31 +9,36 @@ export function register(program: Command, ctx: CliContext): void {
       .command("tx")
       .description("look up a transaction by hash (txDetails on the explorer)")
       .argument("<hash>", "transaction hash, 0x followed by 64 hex digits"),
-  ).action(async (hash: string, opts: { network?: string; baseUrl?: string; timeout?: string }) => {
-    const { ValidationError } = await import("../../lib/errors.js");
-    if (!/^0[xX][0-9a-fA-F]{64}$/.test(hash)) {
-      throw new ValidationError([{ path: "hash", message: "expected 0x followed by 64 hex digits" }]);
-    }
-    // Shaped like a hash, but it is the signing key from the environment: it must not be sent anywhere.
-    const { redact } = await import("../../lib/secrets.js");
-    if (redact(hash) !== hash) {
-      throw new ValidationError([
-        { path: "hash", message: "this is the signing key, not a transaction hash; nothing was sent" },
-      ]);
-    }
-    const selection = readNetworkOptions(opts);
-    const { HttpTransport } = await import("../../venue/transport/http.js");
-    const { InfoClient } = await import("../../venue/info/client.js");
-    const { stringifyJson } = await import("../../lib/json.js");
-    const transport = new HttpTransport({
-      endpoints: selection.endpoints,
-      ...(selection.timeoutMs ? { timeoutMs: selection.timeoutMs } : {}),
-    });
-    try {
-      const details = await new InfoClient(transport).txDetails({ hash });
-      ctx.stdout(`${stringifyJson(details, 2)}\n`);
-    } finally {
-      await transport.close();
-    }
-  });
+  ).action(
+    async (
+      hash: string,
+      opts: { network?: string; baseUrl?: string; explorerUrl?: string; timeout?: string },
+    ) => {
+      const { ValidationError } = await import("../../lib/errors.js");
+      if (!/^0[xX][0-9a-fA-F]{64}$/.test(hash)) {
+        throw new ValidationError([{ path: "hash", message: "expected 0x followed by 64 hex digits" }]);
+      }
+      // Shaped like a hash, but it is the signing key from the environment: it must not be sent anywhere.
+      const { redact } = await import("../../lib/secrets.js");
+      if (redact(hash) !== hash) {
+        throw new ValidationError([
+          { path: "hash", message: "this is the signing key, not a transaction hash; nothing was sent" },
+        ]);
+      }
+      const selection = readNetworkOptions(opts);
+      const { HttpTransport } = await import("../../venue/transport/http.js");
+      const { InfoClient } = await import("../../venue/info/client.js");
+      const { stringifyJson } = await import("../../lib/json.js");
+      const transport = new HttpTransport({
+        endpoints: selection.endpoints,
+        ...(selection.timeoutMs ? { timeoutMs: selection.timeoutMs } : {}),
+      });
+      try {
+        const details = await new InfoClient(transport).txDetails({ hash });
+        ctx.stdout(`${stringifyJson(details, 2)}\n`);
+      } finally {
+        await transport.close();
+      }
+    },
+  );
 }

@@ -71,6 +71,8 @@ export interface LoadedConfig {
   dir: string;
   network: NetworkName;
   baseUrl: string | undefined;
+  /** Where explorer queries (txDetails) go; undefined: see resolveEndpoints. */
+  explorerUrl?: string | undefined;
   /** Lower-case account address; undefined means the signer's own address. */
   account: string | undefined;
   wallet: WalletConfig;
@@ -296,6 +298,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
     dir,
     network: c.network,
     baseUrl: c.baseUrl,
+    explorerUrl: c.explorerUrl,
     account: c.account,
     wallet,
     mode: c.mode,
@@ -329,6 +332,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
         twapMinMinutes: c.venue.twapMinMinutes,
         twapMaxMinutes: c.venue.twapMaxMinutes,
         twapSliceSeconds: 30,
+        twapMinOrderValue: c.venue.twapMinOrderValue,
         twapMinSliceValue: c.venue.twapMinSliceValue,
         twapBuyReserve: c.venue.twapBuyReserve,
       },

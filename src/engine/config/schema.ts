@@ -135,9 +135,16 @@ export const venueSchema = z
     twapMaxMinutes: integer({ min: 1, max: 43_200 })
       .default(10_080)
       .describe("Longest TWAP the venue accepts (unconfirmed: 10,080 per the docs, 1,440 per older SDKs)"),
+    twapMinOrderValue: decimal({ min: 0 })
+      .prefault(100)
+      .describe(
+        "Minimum value of a whole TWAP in quote units (100 per the venue's order-types page); a venue refusal that names a higher minimum is learnt",
+      ),
     twapMinSliceValue: decimal({ min: 0 })
-      .prefault(10)
-      .describe("Minimum value of one 30-s TWAP slice in quote units (unconfirmed; 10)"),
+      .prefault(0)
+      .describe(
+        "Minimum value of one 30-s TWAP slice in quote units; 0 turns this older per-slice rule off (it was $10 per minute, i.e. 5)",
+      ),
     twapBuyReserve: decimal({ min: 0, max: 1 })
       .prefault(0.03)
       .describe(
@@ -169,6 +176,11 @@ export const botConfigSchema = z
     baseUrl: httpUrl()
       .optional()
       .describe("Send every request here instead (the simulator, a proxy); signatures stay for `network`"),
+    explorerUrl: httpUrl()
+      .optional()
+      .describe(
+        "Full URL explorer queries (txDetails) are posted to; default: the network's explorer, or {baseUrl}/info with baseUrl",
+      ),
     account: address()
       .optional()
       .describe("Account acted for (default: the signer's address); differs when an API wallet signs"),

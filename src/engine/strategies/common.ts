@@ -1,10 +1,10 @@
-// Helpers shared by the strategies: the TWAP parameter block and the venue's minimum-value rule, number
+// Helpers shared by the strategies: the TWAP parameter block, the venue's minimum-value rules, number
 // formatting for reasons a person reads, and small constructors for decisions.
 import * as z from "zod";
 import { Decimal, truncateDecimals } from "../../lib/decimal.js";
 import { fraction, integer } from "../config/fields.js";
 import type { Intent, Skip } from "../intents.js";
-import type { Snapshot, SpotPair, VenueRules } from "../snapshot.js";
+import { type Snapshot, type SpotPair, twapCoinIsPair, type VenueRules } from "../snapshot.js";
 
 /** The `twap:` block of TWAP strategies. Bounds are the venue's; the configured rules may narrow them. */
 export const twapSchema = z.strictObject({
@@ -24,10 +24,11 @@ export type FitResult =
   | { ok: false; reason: string };
 
 /**
- * Chooses the TWAP duration for an order of `notional` quote units. The venue sends one slice every
- * `twapSliceSeconds` and each slice must be worth at least `twapMinSliceValue`, i.e.
- * notional / (2·minutes) ≥ 10 with the defaults. A too-long TWAP is shortened (never below the venue's
- * minimum duration) rather than refused; only an order too small even for the shortest TWAP fails.
+ * Chooses the TWAP duration for an order of `notional` quote units. The venue wants the whole order to
+ * be worth at least `twapMinOrderValue` (100), whatever its duration. When a per-slice minimum is set
+ * (`twapMinSliceValue`, off by default; a slice every `twapSliceSeconds`), a too-long TWAP is
+ * shortened so each slice is still worth it, never below the venue's minimum duration; only an order
+ * too small even for the shortest TWAP fails.
  */
 export function fitTwapDuration(
   notional: Decimal,
@@ -38,6 +39,13 @@ export function fitTwapDuration(
   let minutes = Math.min(Math.max(wanted, rules.twapMinMinutes), rules.twapMaxMinutes);
   const notes: string[] = [];
   if (minutes !== wanted) notes.push(`duration ${wanted} min adjusted to the venue's range: ${minutes} min`);
+  const minOrder = rules.twapMinOrderValue;
+  if (notional.lt(minOrder)) {
+    return {
+      ok: false,
+      reason: `${fmt(notional)} ${quote} is below the venue minimum for a TWAP: at least ${fmt(minOrder)} ${quote} in all`,
+    };
+  }
   const minSlice = rules.twapMinSliceValue;
   if (minSlice.gt(0)) {
     const slicesPerMinute = 60 / rules.twapSliceSeconds;
@@ -63,9 +71,9 @@ export function fitTwapDuration(
   return { ok: true, minutes, note: notes.length ? notes.join("; ") : undefined };
 }
 
-/** The running TWAP of the account on this pair, if any. */
+/** The running TWAP of the account on this pair, if any (by asset id, pair name or base token name). */
 export function runningTwapOn(snapshot: Snapshot, pair: SpotPair) {
-  return snapshot.twaps.find((t) => t.assetId === pair.assetId || t.coin === pair.name);
+  return snapshot.twaps.find((t) => t.assetId === pair.assetId || twapCoinIsPair(t.coin, pair));
 }
 
 /** A decimal for a reason: at most `dp` decimals (truncated), no trailing zeros, no exponent. */

@@ -380,8 +380,9 @@ function malformed(
 }
 
 function parseUserSigned(body: unknown): Answer<null> {
-  // The seed's sample of a user-signed success is an empty 200 body.
-  if (body === undefined) return { kind: "accepted", data: null };
+  // The venue answers a user-signed success with {"status":"ok","response":{"type":"default"}}. An empty
+  // 200 body is not that answer (a proxy, a cut connection): whether the action landed is unknown.
+  if (body === undefined) return malformed(body, "empty body");
   const err = errEnvelope(body);
   if (err) return err;
   const parsed = UserSignedResponse.safeParse(body);

@@ -3,7 +3,8 @@
 // Nothing money-moving bypasses it.
 //
 // Outcomes, and why:
-// - accepted: the venue answered `ok` (a user-signed action may also answer with an empty 200 body).
+// - accepted: the venue answered `ok`. An empty 200 body is no answer: it is treated like any unreadable
+//   body (resent identically; unknown if that settles nothing), never as accepted.
 // - rejected: the venue refused it (`{status:"err"}`, a twapOrder/twapCancel `{error}` status, HTTP 422,
 //   another 4xx), or it provably never reached the venue (only 429s or refused connections). Never
 //   retried: the same body would be refused again, and only the caller may decide to try something new.

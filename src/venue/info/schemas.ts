@@ -21,11 +21,16 @@ function hexOfLength(length: number, what: string) {
 /** A user or validator address in a request. Validated, then sent lower-case (the venue's convention). */
 export const Address = hexOfLength(42, "an address").transform((s) => s.toLowerCase() as `0x${string}`);
 
-/** A token id from spotMeta.tokens[].tokenId (34 characters), sent as given. */
-export const TokenId = hexOfLength(34, "a token id").transform((s) => s as `0x${string}`);
+// Hex request fields are sent lower-case, "0x" prefix included, as the public SDK does
+// (@nktkas/hyperliquid api/_schemas.ts `Hex`: validate, then toLowerCase).
 
-/** A transaction hash (66 characters), sent as given. */
-export const TxHash = hexOfLength(66, "a transaction hash").transform((s) => s as `0x${string}`);
+/** A token id from spotMeta.tokens[].tokenId (34 characters). Validated, then sent lower-case. */
+export const TokenId = hexOfLength(34, "a token id").transform((s) => s.toLowerCase() as `0x${string}`);
+
+/** A transaction hash (66 characters). Validated, then sent lower-case. */
+export const TxHash = hexOfLength(66, "a transaction hash").transform(
+  (s) => s.toLowerCase() as `0x${string}`,
+);
 
 /** A perp dex name; "" is the main dex. */
 export const DexName = z.string({ error: "expected a dex name (a string)" }).max(64);

@@ -33,6 +33,9 @@ const SOURCE_HASH: Readonly<Record<NetworkName, Uint8Array>> = {
 /**
  * connectionId = keccak256(msgpack(action) ‖ nonce u64 BE ‖ vault flag [‖ vault] [‖ 0x00 ‖ expiresAfter u64 BE]).
  * `null` and absent vault/expiry are the same thing; a vault's case does not matter (its bytes are hashed).
+ * Checked against nktkas/hyperliquid src/signing/_l1.ts (createL1ActionHash) and
+ * hyperliquid-python-sdk hyperliquid/utils/signing.py (action_hash): flag 0x01 + the 20 vault bytes
+ * after the nonce, then 0x00 + expiresAfter.
  */
 export function l1ActionHash(
   action: Record<string, unknown>,

@@ -58,7 +58,8 @@ describe("shipped configuration", () => {
     expect(c.state).toBe(join(ROOT, "state"));
     expect(c.limits.killSwitchFile).toBe(join(ROOT, "state/STOP"));
     expect(c.wallet).toEqual({ privateKeyEnv: "HLBOT_PRIVATE_KEY" });
-    expect(c.venue.rules.twapMinSliceValue.toFixed()).toBe("10");
+    expect(c.venue.rules.twapMinOrderValue.toFixed()).toBe("100");
+    expect(c.venue.rules.twapMinSliceValue.toFixed()).toBe("0");
   });
 
   it("the shipped twap-rebalance example plans the reference trade", async () => {

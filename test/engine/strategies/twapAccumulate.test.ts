@@ -48,7 +48,7 @@ describe("twap-accumulate", () => {
     const t = only(run({ side: "sell", coin: "@107", amountUsd: 400 }, { ...funded, hypeMid: 40 }));
     expect(t.side).toBe("sell");
     expect(t.size.toFixed()).toBe("10");
-    expect(t.minutes).toBe(20); // 400 / (2·30) < 10, so shortened to floor(400/20)
+    expect(t.minutes).toBe(30); // 400 is above the venue minimum of 100 in all: the duration stays
   });
 
   it("truncates the size to szDecimals", () => {

@@ -73,9 +73,13 @@ describe("twap-rebalance", () => {
     expect(skips(decisions)[0]?.reason).toMatch(/TWAP #77 is already running on @107/);
   });
 
-  it("shortens the TWAP so each 30-s slice is worth at least 10 USDC", () => {
+  it("shortens the TWAP so each 30-s slice is worth at least 10 USDC, when that per-slice rule is set", () => {
     // 10 HYPE at 40 + 100 USDC: sell 150 USDC worth; 150 / (2·60) < 10, 150 / (2·7) ≥ 10.
-    const decisions = run({ balances: { HYPE: 10, USDC: 100 }, hypeMid: 40 });
+    const decisions = run({
+      balances: { HYPE: 10, USDC: 100 },
+      hypeMid: 40,
+      rules: { twapMinSliceValue: parse("10") },
+    });
     const [t] = twaps(decisions);
     expect(t?.size.toFixed()).toBe("3.75");
     expect(t?.minutes).toBe(7);

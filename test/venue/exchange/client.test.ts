@@ -130,8 +130,8 @@ describe("L1 actions (twapOrder, twapCancel)", () => {
 });
 
 describe("user-signed actions", () => {
-  it("tokenDelegate: no expiresAfter or vaultAddress, inner nonce = outer nonce, integer wei, an empty 200 is accepted", async () => {
-    const { client, server } = await liveSetup(cleanups, [{ text: "" }], { clock: () => NOW });
+  it("tokenDelegate: no expiresAfter or vaultAddress, inner nonce = outer nonce, integer wei", async () => {
+    const { client, server } = await liveSetup(cleanups, [{ json: OK_DEFAULT }], { clock: () => NOW });
     const outcome = await client.tokenDelegate({
       validator: VALIDATOR.toUpperCase().replace("0X", "0x"),
       amount: "1.5",
