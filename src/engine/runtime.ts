@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import type { Logger } from "pino";
 import { ConfigError } from "../lib/errors.js";
 import { openStateDb, type StateDatabase } from "../lib/stateDb.js";
+import { VenueClock } from "../venue/clockSkew.js";
 import { ExchangeClient } from "../venue/exchange/client.js";
 import { InfoClient } from "../venue/info/client.js";
 import { resolveEndpoints } from "../venue/networks.js";
@@ -74,6 +75,8 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   const endpoints = resolveEndpoints(config.network, o.baseUrl ?? config.baseUrl);
   // Loaded only when the caller collects metrics (the daemon): prom-client is not needed otherwise.
   const observers = o.metrics ? (await import("./metrics.js")).venueObservers(o.metrics) : undefined;
+  // Expiry and the nonce window are the venue's, judged by its clock (the Date of each answer).
+  const venueClock = new VenueClock(() => transport.lastServerDate(), clock);
   const transport = new HttpTransport({
     endpoints,
     timeoutMs: config.venue.timeoutMs,
@@ -85,7 +88,10 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
             capacity: config.venue.weightPerMinute,
             ...(observers ? { onWait: observers.onWait } : {}),
           }),
-    ...(observers ? { onResponse: observers.onResponse } : {}),
+    onResponse: (event) => {
+      if (event.status !== undefined) venueClock.sample(); // an answer arrived, with its Date
+      observers?.onResponse(event);
+    },
   });
   const info = new InfoClient(transport);
 
@@ -97,7 +103,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     throw err;
   }
   const journal = new Journal(db, clock);
-  const nonces = new NonceStore(db, { clock });
+  const nonces = new NonceStore(db, { clock, venueNow: () => venueClock.now() });
 
   let exchange: ExchangeClient | undefined;
   if (signer && o.mode !== "unsigned") {
@@ -152,6 +158,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
         facts: f,
         clock,
         userSignedGraceMs: config.venue.userSignedGraceMs,
+        venueNow: () => venueClock.now(),
         ...(pauseBeforeSendMs ? { pauseBeforeSendMs } : {}),
         logger: o.logger,
         ...(o.metrics ? { metrics: o.metrics } : {}),
