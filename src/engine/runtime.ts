@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import type { Logger } from "pino";
 import { ConfigError } from "../lib/errors.js";
-import { openStateDb, type StateDatabase } from "../lib/stateDb.js";
+import { checkStateIdentity, openStateDb, type StateDatabase } from "../lib/stateDb.js";
 import { VenueClock } from "../venue/clockSkew.js";
 import { ExchangeClient } from "../venue/exchange/client.js";
 import { InfoClient } from "../venue/info/client.js";
@@ -103,6 +103,18 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     throw err;
   }
   const journal = new Journal(db, clock);
+  const identity = checkStateIdentity(db, config.state);
+  if (identity.status === "lost") {
+    const message =
+      `${identity.detail}. Daily limits and budgets would start again from zero, so hlbot does not act. ` +
+      "Run `hlbot journal rebuild` to rebuild the last days from the venue and confirm";
+    if (o.mode === "live") {
+      db.close();
+      await transport.close();
+      throw new ConfigError(message, { file: config.file });
+    }
+    o.logger.warn(message);
+  }
   const nonces = new NonceStore(db, { clock, venueNow: () => venueClock.now() });
 
   let exchange: ExchangeClient | undefined;
