@@ -379,10 +379,10 @@ export class Journal {
     stakeMove?: Decimal;
     twapId?: number;
   }): boolean {
-    const known = this.sql("SELECT 1 FROM submissions WHERE account = ? AND reason = ?").get(
-      r.account,
-      `rebuilt from the venue: ${r.key}`,
-    );
+    // Already imported, or (a TWAP) already journaled by the submission that placed it.
+    const known = this.sql(
+      "SELECT 1 FROM submissions WHERE account = ? AND (reason = ? OR (twap_id IS NOT NULL AND twap_id = ?))",
+    ).get(r.account, `rebuilt from the venue: ${r.key}`, r.twapId ?? null);
     if (known !== undefined) return false;
     this.sql(
       `INSERT INTO submissions (cycle_id, decision_id, strategy, account, signer, action_type, nonce, expires_after,
