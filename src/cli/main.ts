@@ -9,6 +9,7 @@ import * as configCommand from "./commands/config.js";
 import * as delegateCommand from "./commands/delegate.js";
 import * as historyCommand from "./commands/history.js";
 import * as infoCommand from "./commands/info.js";
+import * as journalCommand from "./commands/journal.js";
 import * as linkStakingCommand from "./commands/linkStaking.js";
 import * as onceCommand from "./commands/once.js";
 import * as planCommand from "./commands/plan.js";
@@ -28,6 +29,7 @@ const COMMANDS: ReadonlyArray<CommandModule> = [
   runCommand,
   statusCommand,
   historyCommand,
+  journalCommand,
   infoCommand,
   txCommand,
   configCommand,

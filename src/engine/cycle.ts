@@ -67,6 +67,8 @@ export interface CycleDeps {
   logger: Logger;
   metrics?: BotMetrics;
   userSignedGraceMs?: number;
+  /** The venue's time (VenueClock.now), for judging expiry by the venue's clock rather than ours. */
+  venueNow?: () => number | undefined;
   /**
    * Test hook for the crash tests, never set in production: wait this long between journaling a
    * submission as pending and sending it, to widen that window. openRuntime sets it only when
@@ -141,6 +143,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       account: deps.account,
       now: startedAt,
       userSignedGraceMs: deps.userSignedGraceMs,
+      ...(deps.venueNow ? { venueNow: deps.venueNow } : {}),
       signal: reads,
     });
     for (const r of reconciled)

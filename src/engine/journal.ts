@@ -388,6 +388,50 @@ export class Journal {
     return total;
   }
 
+  /**
+   * Writes what the venue's own history shows (a TWAP, a staking move) as a landed submission of
+   * `strategy`, at the time the venue recorded it, so limits and budgets count it after the journal
+   * was lost (`hlbot journal rebuild`). Skipped when a row with the same key was imported already.
+   */
+  importVenueRecord(r: {
+    cycleId: string;
+    strategy: string;
+    account: string;
+    actionType: string;
+    at: number;
+    key: string;
+    record: unknown;
+    notionalUsd?: Decimal;
+    stakeMove?: Decimal;
+    twapId?: number;
+  }): boolean {
+    // Already imported, or (a TWAP) already journaled by the submission that placed it.
+    const known = this.sql(
+      "SELECT 1 FROM submissions WHERE account = ? AND (reason = ? OR (twap_id IS NOT NULL AND twap_id = ?))",
+    ).get(r.account, `rebuilt from the venue: ${r.key}`, r.twapId ?? null);
+    if (known !== undefined) return false;
+    this.sql(
+      `INSERT INTO submissions (cycle_id, decision_id, strategy, account, signer, action_type, nonce, expires_after,
+           vault, request, status, reason, notional_usd, stake_move, twap_id, created_at, updated_at)
+         VALUES (?, NULL, ?, ?, ?, ?, ?, NULL, NULL, ?, 'landed', ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      r.cycleId,
+      r.strategy,
+      r.account,
+      r.account,
+      r.actionType,
+      r.at,
+      text(r.record),
+      `rebuilt from the venue: ${r.key}`,
+      r.notionalUsd?.toFixed() ?? null,
+      r.stakeMove?.toFixed() ?? null,
+      r.twapId ?? null,
+      r.at,
+      this.clock(),
+    );
+    return true;
+  }
+
   /** What earlier cycles saw of a pair (by label, "HYPE/USDC"), for price and metadata sanity. */
   pairMemory(label: string): PairMemory | undefined {
     return this.sql(

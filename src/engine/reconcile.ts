@@ -3,7 +3,10 @@
 // is the source of truth: a matching TWAP in twapHistory, a matching entry in delegatorHistory, or the
 // staking link in userFees means it landed. A submission is declared absent only when it can no longer
 // land: an L1 action after its expiresAfter, a user-signed one (no expiry on the venue) after a grace
-// period. Until then its strategy stays blocked, so nothing is ever done twice.
+// period that covers the venue's whole nonce window (2 days). Both are judged by the venue's clock (the
+// Date of its answers), never by ours alone: a local clock running ahead must not declare a held
+// request dead while the venue would still apply it. Until then its strategy stays blocked and the
+// limits count it as spent, so nothing is ever done twice.
 // Evidence is matched by content and time, so two alike actions close together (the same TWAP placed
 // again a few seconds after the first ended, two deposits of the same amount) could be confused: a
 // venue record already explained by a submission known to have taken effect is never credited to
@@ -18,8 +21,10 @@ import { twapCoinIsPair } from "./snapshot.js";
 export interface ReconcileOptions {
   account: string;
   now: number;
-  /** How long after its nonce a user-signed submission may still land (default 5 min). */
+  /** How long after its nonce a user-signed submission may still land (default: the nonce window, 2 days). */
   userSignedGraceMs?: number;
+  /** The venue's time (VenueClock.now); when known, expiry is judged by it instead of `now`. */
+  venueNow?: () => number | undefined;
   /** Allowance for clock differences between hlbot and the venue (default 10 s). */
   clockSlackMs?: number;
   signal?: AbortSignal;
@@ -33,7 +38,13 @@ export interface ReconcileResult {
   detail: string;
 }
 
-export const DEFAULT_USER_SIGNED_GRACE_MS = 5 * 60_000;
+/**
+ * The venue accepts a nonce N while its block time T < N + 2 days (nonces must lie in (T − 2 days,
+ * T + 1 day): Hyperliquid docs, "Nonces and API wallets",
+ * https://hyperliquid.gitbook.io/hyperliquid-docs/for-developers/api/nonces-and-api-wallets). A
+ * user-signed action has no other expiry, so a held copy may land until then.
+ */
+export const DEFAULT_USER_SIGNED_GRACE_MS = 2 * 24 * 60 * 60_000;
 /** How far back settled submissions may have left records an unresolved one could be confused with. */
 const SETTLED_LOOKBACK_MS = 2 * 24 * 60 * 60_000;
 
@@ -82,6 +93,9 @@ export async function reconcile(
     const found = findEvidence(settled, evidence, claimed, o);
     if (found) claimed.add(found.key);
   }
+  // Read after this cycle's reconciliation reads, so the venue's Date is fresh.
+  const venueNow = o.venueNow?.();
+  const judgeAt = venueNow ?? o.now;
   const results: ReconcileResult[] = [];
   for (const row of rows) {
     const found = findEvidence(row, evidence, claimed, o);
@@ -100,11 +114,12 @@ export async function reconcile(
         verdict: "landed",
         detail: found.detail,
       };
-    } else if (o.now > deadline(row, o)) {
+    } else if (judgeAt > deadline(row, o)) {
+      const clock = venueNow === undefined ? "by the local clock" : "by the venue's clock";
       const detail =
         row.expiresAfter !== null
-          ? `not on the venue and expired at ${new Date(row.expiresAfter).toISOString()}, so it can no longer land`
-          : `not on the venue ${Math.round((o.now - row.nonce) / 1000)} s after it was signed`;
+          ? `not on the venue and expired at ${new Date(row.expiresAfter).toISOString()} (${clock}), so it can no longer land`
+          : `not on the venue ${Math.round((judgeAt - row.nonce) / 1000)} s after it was signed (${clock}), past the venue's nonce window`;
       journal.resolve(row.id, { status: "absent", reason: `reconciled: ${detail}` });
       result = {
         submissionId: row.id,
@@ -119,7 +134,7 @@ export async function reconcile(
         strategy: row.strategy,
         actionType: row.actionType,
         verdict: "unresolved",
-        detail: "not on the venue yet and could still land; its strategy waits",
+        detail: `not on the venue yet and could still land until ${new Date(deadline(row, o)).toISOString()} (venue time); its strategy waits and the limits count it as spent`,
       };
     }
     journal.recordAttempt(row.id, `reconcile:${result.verdict}`, result.detail);
@@ -143,7 +158,10 @@ function findEvidence(
   const body = parseJson(row.request) as { action: Record<string, unknown>; nonce: number };
   const action = body.action;
   const slack = o.clockSlackMs ?? 10_000;
-  const from = row.nonce - slack;
+  // The nonce is our clock's; when it runs ahead of the venue's, venue records carry earlier times.
+  const venueNow = o.venueNow?.();
+  const ahead = venueNow === undefined ? 0 : Math.max(0, o.now - venueNow);
+  const from = row.nonce - slack - ahead;
   const until = deadline(row, o) + slack;
 
   switch (row.actionType) {

@@ -4,7 +4,8 @@
 // differ only in the options they pass.
 import type { Logger } from "pino";
 import { ConfigError } from "../lib/errors.js";
-import { openStateDb, type StateDatabase } from "../lib/stateDb.js";
+import { checkStateIdentity, openStateDb, type StateDatabase } from "../lib/stateDb.js";
+import { VenueClock } from "../venue/clockSkew.js";
 import { type Authority, describeAuthority, resolveAuthority } from "../venue/exchange/authority.js";
 import { ExchangeClient } from "../venue/exchange/client.js";
 import { InfoClient } from "../venue/info/client.js";
@@ -78,6 +79,8 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   const endpoints = resolveEndpoints(config.network, o.baseUrl ?? config.baseUrl, config.explorerUrl);
   // Loaded only when the caller collects metrics (the daemon): prom-client is not needed otherwise.
   const observers = o.metrics ? (await import("./metrics.js")).venueObservers(o.metrics) : undefined;
+  // Expiry and the nonce window are the venue's, judged by its clock (the Date of each answer).
+  const venueClock = new VenueClock(() => transport.lastServerDate(), clock);
   const transport = new HttpTransport({
     endpoints,
     timeoutMs: config.venue.timeoutMs,
@@ -89,7 +92,10 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
             capacity: config.venue.weightPerMinute,
             ...(observers ? { onWait: observers.onWait } : {}),
           }),
-    ...(observers ? { onResponse: observers.onResponse } : {}),
+    onResponse: (event) => {
+      if (event.status !== undefined) venueClock.sample(); // an answer arrived, with its Date
+      observers?.onResponse(event);
+    },
   });
   const info = new InfoClient(transport, { onUnknown: (message) => o.logger.warn(message) });
 
@@ -114,7 +120,19 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     throw err;
   }
   const journal = new Journal(db, clock);
-  const nonces = new NonceStore(db, { clock });
+  const identity = checkStateIdentity(db, config.state);
+  if (identity.status === "lost") {
+    const message =
+      `${identity.detail}. Daily limits and budgets would start again from zero, so hlbot does not act. ` +
+      "Run `hlbot journal rebuild` to rebuild the last days from the venue and confirm";
+    if (o.mode === "live") {
+      db.close();
+      await transport.close();
+      throw new ConfigError(message, { file: config.file });
+    }
+    o.logger.warn(message);
+  }
+  const nonces = new NonceStore(db, { clock, venueNow: () => venueClock.now() });
 
   let exchange: ExchangeClient | undefined;
   if (signer && o.mode !== "unsigned") {
@@ -180,6 +198,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
         facts: f,
         clock,
         userSignedGraceMs: config.venue.userSignedGraceMs,
+        venueNow: () => venueClock.now(),
         ...(pauseBeforeSendMs ? { pauseBeforeSendMs } : {}),
         logger: o.logger,
         ...(o.metrics ? { metrics: o.metrics } : {}),

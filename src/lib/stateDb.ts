@@ -8,7 +8,17 @@
 // (prefix them with the module name, e.g. `nonces-001`) and applies it with `applyMigrations` when it
 // opens its store, or registers it with `registerMigrations` so `openStateDb` applies it. An applied
 // id is recorded and never run again, so a list may only ever be appended to.
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join, resolve } from "node:path";
 import type { Database as Db } from "better-sqlite3";
 import { ConfigError, InternalError } from "./errors.js";
@@ -185,4 +195,73 @@ function tightenFileModes(path: string): void {
       // Owned by another user (a shared folder): SQLite already opened it, so it is usable; leave it.
     }
   }
+}
+
+// ---- the state's identity: is this the journal that belongs here? ----------------------------------
+// Limits and budgets live in the journal. A deleted, truncated or swapped `hlbot.db` would silently
+// start them from zero (a 150-USD budget spent again, a daily cap reset), so the database carries an
+// id and the state folder a marker file with the same id. A database without the folder's id is not
+// the journal this folder had: acting refuses until the user rebuilds it from the venue and confirms
+// (`hlbot journal rebuild`).
+
+/** Marker file in the state folder holding the id of its journal database. */
+export const STATE_ID_FILE = "hlbot.id";
+
+export type StateIdentity = { status: "ok" } | { status: "lost"; detail: string };
+
+const IDENTITY_TABLE =
+  "CREATE TABLE IF NOT EXISTS state_identity (id TEXT NOT NULL, created_at INTEGER NOT NULL)";
+
+function storedId(db: StateDatabase): string | undefined {
+  db.exec(IDENTITY_TABLE);
+  return (db.prepare("SELECT id FROM state_identity LIMIT 1").get() as { id: string } | undefined)?.id;
+}
+
+function markerPath(dir: string): string {
+  return join(resolve(dir), STATE_ID_FILE);
+}
+
+/** Gives the database a new id and writes it to the folder's marker: this journal now belongs here. */
+export function confirmStateIdentity(db: StateDatabase, dir: string): string {
+  const id = randomUUID();
+  db.exec(IDENTITY_TABLE);
+  db.transaction(() => {
+    db.prepare("DELETE FROM state_identity").run();
+    db.prepare("INSERT INTO state_identity (id, created_at) VALUES (?, ?)").run(id, Date.now());
+  }).immediate();
+  writeFileSync(markerPath(dir), `${id}\n`, { mode: 0o600 });
+  return id;
+}
+
+/**
+ * Checks that `db` is the journal of the state folder `dir`. A brand-new folder (no marker, empty
+ * journal) and a journal from before the marker existed are adopted. A folder whose marker names
+ * another journal, or that has a marker but a database without an id (deleted, truncated, replaced),
+ * is `lost`.
+ */
+export function checkStateIdentity(db: StateDatabase, dir: string): StateIdentity {
+  const id = storedId(db);
+  const file = markerPath(dir);
+  let marker: string | undefined;
+  try {
+    marker = readFileSync(file, "utf8").trim() || undefined;
+  } catch {
+    marker = undefined;
+  }
+  if (id !== undefined && (marker === undefined || marker === id)) {
+    if (marker === undefined) writeFileSync(file, `${id}\n`, { mode: 0o600 });
+    return { status: "ok" };
+  }
+  if (id === undefined && marker === undefined) {
+    // New folder, or a journal written before this check existed: it is the only one there is.
+    confirmStateIdentity(db, dir);
+    return { status: "ok" };
+  }
+  return {
+    status: "lost",
+    detail:
+      id === undefined
+        ? `the journal ${stateDbPath(dir)} is new, but this state folder had one (${STATE_ID_FILE}): it was deleted, truncated or replaced`
+        : `the journal ${stateDbPath(dir)} is not the one this state folder had (${STATE_ID_FILE} names another): it was replaced or restored from a copy`,
+  };
 }

@@ -69,3 +69,38 @@ export class ClockSkewMonitor {
     return this.reading;
   }
 }
+
+/**
+ * The venue's clock as far as we can tell: the `Date` header of the latest response, carried forward by
+ * the local clock. `sample` must be called as each response arrives (HttpTransport's onResponse), so
+ * the offset is measured at receipt. The header is truncated to the second and was sent before we read
+ * it, so the estimate never runs ahead of the venue's real time: safe for "has this expired yet?" (we
+ * may wait a moment longer, never declare too early) and for "is this nonce too far ahead?" (we may
+ * refuse a little early).
+ */
+export class VenueClock {
+  private offsetMs: number | undefined;
+
+  constructor(
+    /** The Date header of the latest response (HttpTransport.lastServerDate). */
+    private readonly source: () => Date | undefined,
+    private readonly local: () => number = Date.now,
+  ) {}
+
+  /** Call when a response has arrived: measures venue − local from its Date header. */
+  sample(): void {
+    const t = this.source()?.getTime();
+    if (t === undefined || Number.isNaN(t)) return;
+    this.offsetMs = t - this.local();
+  }
+
+  /** The venue's time now (ms), or undefined before any response carried a Date header. */
+  now(): number | undefined {
+    return this.offsetMs === undefined ? undefined : this.local() + this.offsetMs;
+  }
+
+  /** local − venue in ms (positive: the local clock is ahead), once known. */
+  get skewMs(): number | undefined {
+    return this.offsetMs === undefined ? undefined : -this.offsetMs;
+  }
+}

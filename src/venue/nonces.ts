@@ -7,7 +7,7 @@
 //
 // The counter alone does not order the *arrival* of requests at the venue; that is SignerQueue's job.
 
-import { InternalError } from "../lib/errors.js";
+import { HlbotError, InternalError } from "../lib/errors.js";
 import type { StateDatabase } from "../lib/stateDb.js";
 import { applyMigrations, type Migration } from "../lib/stateDb.js";
 
@@ -21,6 +21,35 @@ export const NONCE_MIGRATIONS: readonly Migration[] = [
           ) STRICT`,
   },
 ];
+
+/**
+ * The venue accepts a nonce only within (T − 2 days, T + 1 day) of its block time T (Hyperliquid docs,
+ * "Nonces and API wallets": https://hyperliquid.gitbook.io/hyperliquid-docs/for-developers/api/nonces-and-api-wallets).
+ * A nonce beyond T + 1 day is refused, and since the counter never goes back, storing one would make
+ * every later action "too far ahead" until the venue's clock catches up: a year ahead bricks the signer
+ * for a year. We refuse to hand one out, an hour short of the venue's bound.
+ */
+export const VENUE_NONCE_AHEAD_MS = 24 * 60 * 60_000;
+export const DEFAULT_MAX_NONCE_AHEAD_MS = VENUE_NONCE_AHEAD_MS - 60 * 60_000;
+
+/** A nonce would be (or is stored) too far ahead of the venue's clock; nothing was signed or sent. */
+export class NonceWindowError extends HlbotError {
+  readonly code = "NONCE_WINDOW";
+  readonly family = "config";
+  constructor(
+    message: string,
+    readonly signer: string,
+    readonly nonce: number,
+    readonly venueNow: number,
+  ) {
+    super(message);
+  }
+}
+
+function describeAhead(ms: number): string {
+  const hours = ms / 3_600_000;
+  return hours >= 48 ? `${Math.round(hours / 24)} days` : `${hours.toFixed(1)} h`;
+}
 
 /** Where a client gets nonces from. `peek` answers what `next` would return, without reserving it. */
 export interface NonceSource {
@@ -37,8 +66,23 @@ export class NonceStore implements NonceSource {
   private readonly upsert;
   private readonly allocate;
 
-  constructor(db: StateDatabase, options: { clock?: Clock } = {}) {
+  private readonly venueNow: (() => number | undefined) | undefined;
+  private readonly maxAheadMs: number;
+  private readonly lower;
+
+  constructor(
+    private readonly db: StateDatabase,
+    options: {
+      clock?: Clock;
+      /** The venue's time (VenueClock.now), when known: nonces too far ahead of it are refused. */
+      venueNow?: () => number | undefined;
+      /** How far ahead of the venue's time a nonce may be (default 23 h: the venue allows 1 day). */
+      maxAheadMs?: number;
+    } = {},
+  ) {
     this.now = options.clock ?? Date.now;
+    this.venueNow = options.venueNow;
+    this.maxAheadMs = options.maxAheadMs ?? DEFAULT_MAX_NONCE_AHEAD_MS;
     applyMigrations(db, NONCE_MIGRATIONS);
     this.selectLast = db.prepare<[string], { last_nonce: number }>(
       "SELECT last_nonce FROM nonces WHERE signer = ?",
@@ -54,6 +98,32 @@ export class NonceStore implements NonceSource {
     });
     // IMMEDIATE takes the write lock before the read: a second process cannot read the same `last`.
     this.allocate = (signer: string) => tx.immediate(signer);
+    this.lower = db.prepare<[number, number, number]>(
+      "UPDATE nonces SET last_nonce = ?, updated_at = ? WHERE last_nonce > ?",
+    );
+  }
+
+  /**
+   * Stored nonces further ahead of `venueNow` than the venue accepts. The venue never accepted any of
+   * them (it refuses a nonce beyond its time + 1 day, and its time only grows), so they are safe to
+   * lower with `resetAhead`.
+   */
+  tooFarAhead(venueNow: number): Array<{ signer: string; lastNonce: number }> {
+    return this.db
+      .prepare<[number], { signer: string; last_nonce: number }>(
+        "SELECT signer, last_nonce FROM nonces WHERE last_nonce > ? ORDER BY signer",
+      )
+      .all(venueNow + this.maxAheadMs)
+      .map((r) => ({ signer: r.signer, lastNonce: r.last_nonce }));
+  }
+
+  /**
+   * Lowers every stored nonce beyond the venue's window to `venueNow` (the remedy for a nonce stored
+   * while the clock was far ahead). Safe: such a nonce was never accepted, and the venue refuses any
+   * nonce it has already seen, so a lowered counter cannot make an action run twice. Returns how many.
+   */
+  resetAhead(venueNow: number): number {
+    return this.lower.run(Math.trunc(venueNow), Date.now(), Math.trunc(venueNow) + this.maxAheadMs).changes;
   }
 
   /** Reserves and returns the next nonce for `signer` (case-insensitive address). */
@@ -77,6 +147,23 @@ export class NonceStore implements NonceSource {
     const nonce = last === undefined ? now : Math.max(now, last + 1);
     if (!Number.isSafeInteger(nonce) || nonce <= 0) {
       throw new InternalError(`nonce for ${signer} is out of range: ${nonce}`);
+    }
+    const venueNow = this.venueNow?.();
+    if (venueNow !== undefined && nonce > venueNow + this.maxAheadMs) {
+      const ahead = describeAhead(nonce - venueNow);
+      const stored = last !== undefined && last + 1 === nonce;
+      throw new NonceWindowError(
+        stored
+          ? `the stored nonce of ${signer} (${new Date(last).toISOString()}) is ${ahead} ahead of the venue's clock; ` +
+              "the venue refuses nonces more than 1 day ahead, so nothing can be signed. It was stored while the " +
+              "local clock was wrong and the venue never accepted it: fix the clock, then run " +
+              "`hlbot journal reset-nonces` to set it back to the venue's time"
+          : `the local clock is ${ahead} ahead of the venue's (Date header); a nonce from it would be refused ` +
+              "(the venue allows 1 day) and, stored, would block every later action: synchronise the clock (NTP)",
+        signer,
+        nonce,
+        venueNow,
+      );
     }
     return nonce;
   }

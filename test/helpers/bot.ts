@@ -17,6 +17,8 @@ export interface TestBot {
   dir: string;
   address: string;
   key: string;
+  /** How far the bot's clock is ahead of the venue's (negative: behind); may be changed at any time. */
+  clockOffsetMs: number;
   reopen(mode?: "live" | "dry-run" | "unsigned"): Promise<Runtime>;
   close(): Promise<void>;
 }
@@ -31,6 +33,8 @@ export interface TestBotOptions {
   configExtra?: Record<string, unknown>;
   /** Prepares the venue (e.g. approves the bot's key as an API wallet) before the runtime opens. */
   beforeOpen?: (sim: Simulator, address: string) => void;
+  /** The bot's clock runs this far ahead of the simulator's (default 0). */
+  clockOffsetMs?: number;
 }
 
 export async function startTestBot(o: TestBotOptions): Promise<TestBot> {
@@ -63,6 +67,7 @@ export async function startTestBot(o: TestBotOptions): Promise<TestBot> {
     }),
   );
   const env = { TEST_BOT_KEY: key };
+  let clockOffsetMs = o.clockOffsetMs ?? 0;
   const config = await loadConfig(configFile, env);
   const open = (mode: "live" | "dry-run" | "unsigned") =>
     openRuntime({
@@ -70,7 +75,7 @@ export async function startTestBot(o: TestBotOptions): Promise<TestBot> {
       env,
       mode,
       logger: silentLogger(),
-      clock: () => sim.now(),
+      clock: () => sim.now() + clockOffsetMs,
       budget: null,
       resend: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2, rateLimitDelayMs: 1 },
     });
@@ -83,6 +88,12 @@ export async function startTestBot(o: TestBotOptions): Promise<TestBot> {
     dir,
     address,
     key,
+    get clockOffsetMs() {
+      return clockOffsetMs;
+    },
+    set clockOffsetMs(ms: number) {
+      clockOffsetMs = ms;
+    },
     async reopen(mode = o.mode ?? "dry-run") {
       await runtime.close();
       runtime = await open(mode);

@@ -71,6 +71,8 @@ export async function startRewritingProxy(target?: string): Promise<RewritingPro
   };
 
   const server: Server = createServer((req: IncomingMessage, res) => {
+    // Node adds its own Date header unless told not to: the venue's (or the rewritten) one must win.
+    res.sendDate = false;
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -120,10 +122,6 @@ export async function startRewritingProxy(target?: string): Promise<RewritingPro
         res.end(text);
       })();
     });
-  });
-  // Node adds its own Date header unless told not to: the venue's (or the rewritten) one must win.
-  server.on("request", (_req, res) => {
-    res.sendDate = false;
   });
   server.on("connection", (s: Socket) => {
     sockets.add(s);

@@ -259,7 +259,8 @@ describe("reconciliation does not credit one action's venue record to another", 
     await expect(cycle(bot)).rejects.toThrow(/simulated crash/);
     restore();
 
-    bot.sim.advance(6 * 60_000); // past the grace period of user-signed actions
+    // Past the grace period of user-signed actions: the venue's whole nonce window (2 days, issue #17).
+    bot.sim.advance(2 * 24 * 60 * 60_000 + 60_000);
     const after = await cycle(bot);
     expect(after.reconciled.map((r) => [r.actionType, r.verdict])).toEqual([["cDeposit", "absent"]]);
     expect(bot.sim.ledger({ kind: "cDeposit", user: bot.address })).toHaveLength(2);

@@ -102,7 +102,9 @@ describe("fault soak: at most once under faults", () => {
       fund: { HYPE: "2000", USDC: "60000" },
       sim: { seed: SEED },
       limits: { maxOrderUsd: 20000, maxDailyNotionalUsd: 10_000_000, maxStakeMovePerDay: 1_000_000 },
-      configExtra: { venue: { timeoutMs: TIMEOUT_MS } },
+      // The simulator applies what it applies at once (it never holds a request back to land later), so
+      // a short grace for user-signed actions is safe here; the default covers the venue's nonce window.
+      configExtra: { venue: { timeoutMs: TIMEOUT_MS, userSignedGraceMs: 300_000 } },
     });
     const { sim, runtime } = bot;
     const random = prng(SEED);

@@ -123,10 +123,10 @@ export const venueSchema = z
       .default(60_000)
       .describe("Time to live of TWAP orders and cancels (expiresAfter); null sends none"),
     readAttempts: integer({ min: 1, max: 10 }).default(4).describe("Attempts per read, the first included"),
-    userSignedGraceMs: integer({ min: 1_000, max: 86_400_000 })
-      .default(300_000)
+    userSignedGraceMs: integer({ min: 1_000, max: 604_800_000 })
+      .default(172_800_000)
       .describe(
-        "How long after signing a staking action (no expiry on the venue) whose answer was lost it may still land; its strategy waits that long before acting again",
+        "How long after signing a staking action (no expiry on the venue) whose answer was lost it may still land, by the venue's clock; its strategy waits that long before acting again. Default: the venue's whole nonce window (2 days); shorter risks doing it twice",
       ),
     weightPerMinute: integer({ min: 1, max: 1_200 })
       .default(1_200)

@@ -1,0 +1,196 @@
+// `hlbot journal`: repair the state folder after something outside hlbot damaged it.
+// - `rebuild`: the journal was deleted, truncated or replaced, so live commands refuse to act (limits
+//   and budgets would start from zero). Rebuilds what the venue knows (every TWAP in twapHistory,
+//   every staking move in delegatorHistory) into the journal as landed submissions, so the daily
+//   limits and budgets count them again, then confirms the journal as this folder's.
+// - `reset-nonces`: a nonce stored while the clock was far ahead blocks every action (the venue refuses
+//   nonces more than a day ahead of its clock). Sets such counters back to the venue's time.
+import type { Command } from "commander";
+import type { CliContext } from "../context.js";
+
+const VENUE_HISTORY = "(venue history)";
+
+export function register(program: Command, ctx: CliContext): void {
+  const journal = program
+    .command("journal")
+    .description("repair the state folder: rebuild a lost journal from the venue, reset far-ahead nonces");
+
+  journal
+    .command("rebuild")
+    .description(
+      "rebuild the journal from the venue's history (TWAPs, staking moves) and confirm it as this state folder's; " +
+        "needed before live commands act again after the journal was lost",
+    )
+    .option("-c, --config <file>", "bot configuration (its `state` folder holds the journal)")
+    .action(async (opts: { config?: string }) => {
+      await withRuntime(ctx, opts, async (runtime, config) => {
+        const { Decimal } = await import("../../lib/decimal.js");
+        const { confirmStateIdentity } = await import("../../lib/stateDb.js");
+        const { newCycleId } = await import("../../engine/journal.js");
+        const user = runtime.account;
+        const [twaps, history, mids, meta] = await Promise.all([
+          runtime.info.twapHistory({ user }),
+          runtime.info.delegatorHistory({ user }),
+          runtime.info.allMids({}),
+          runtime.info.spotMeta({}),
+        ]);
+        const cycleId = newCycleId(runtime.clock());
+        runtime.journal.startCycle({
+          id: cycleId,
+          trigger: "rebuild",
+          mode: "rebuild",
+          account: user,
+          strategies: [],
+        });
+
+        // Budgets belong to twap-accumulate strategies: a venue TWAP on a strategy's pair and side is
+        // counted against that strategy's budget (conservative: a manual TWAP there counts too).
+        const tokenName = new Map(meta.tokens.map((t) => [t.index, t.name]));
+        const pairLabel = new Map(
+          meta.universe.map((p) => [p.name, `${tokenName.get(p.tokens[0])}/${tokenName.get(p.tokens[1])}`]),
+        );
+        const owner = (coin: string, side: "buy" | "sell"): string => {
+          for (const s of config.strategies) {
+            if (s.kind !== "twap-accumulate") continue;
+            const p = s.params as { coin: string; quote: string; side: string };
+            if (p.side !== side) continue;
+            if (p.coin === coin || pairLabel.get(coin) === `${p.coin}/${p.quote}`) return s.name;
+          }
+          return VENUE_HISTORY;
+        };
+
+        let twapRows = 0;
+        const latest = new Map<string, (typeof twaps)[number]>();
+        for (const entry of twaps) {
+          const key = `twap:${entry.twapId ?? `${entry.state.timestamp}:${entry.state.coin}`}`;
+          const seen = latest.get(key);
+          if (seen === undefined || entry.timeMs >= seen.timeMs) latest.set(key, entry);
+        }
+        for (const [key, entry] of latest) {
+          const st = entry.state;
+          const size = new Decimal(st.sz);
+          const executedSz = new Decimal(st.executedSz);
+          const average = executedSz.gt(0) ? new Decimal(st.executedNtl).div(executedSz) : new Decimal(0);
+          const mid = mids[st.coin] === undefined ? new Decimal(0) : new Decimal(mids[st.coin] as string);
+          // The value it may reach: its full size at the higher of its average fill and today's mid.
+          const px = Decimal.max(average, mid);
+          const side = st.side === "B" ? "buy" : "sell";
+          const added = runtime.journal.importVenueRecord({
+            cycleId,
+            strategy: owner(st.coin, side),
+            account: user,
+            actionType: "twapOrder",
+            at: st.timestamp,
+            key,
+            record: entry,
+            notionalUsd: size.times(px),
+            ...(entry.twapId === undefined ? {} : { twapId: entry.twapId }),
+          });
+          if (added) twapRows++;
+        }
+
+        let stakingRows = 0;
+        for (const entry of history) {
+          const delta = entry.delta;
+          const key = `hist:${entry.hash}:${entry.time}`;
+          const common = {
+            cycleId,
+            strategy: VENUE_HISTORY,
+            account: user,
+            at: entry.time,
+            key,
+            record: entry,
+          };
+          let added = false;
+          if (delta.delegate) {
+            added = runtime.journal.importVenueRecord({
+              ...common,
+              actionType: "tokenDelegate",
+              stakeMove: new Decimal(delta.delegate.amount),
+            });
+          } else if (delta.withdrawal && delta.withdrawal.phase === "initiated") {
+            added = runtime.journal.importVenueRecord({
+              ...common,
+              actionType: "cWithdraw",
+              stakeMove: new Decimal(delta.withdrawal.amount),
+            });
+          } else if (delta.cDeposit) {
+            added = runtime.journal.importVenueRecord({ ...common, actionType: "cDeposit" });
+          }
+          if (added) stakingRows++;
+        }
+        const pairs = runtime.journal.forgetPairs();
+        confirmStateIdentity(runtime.db, config.state);
+        runtime.journal.finishCycle(cycleId, "ok");
+        ctx.stdout(
+          `rebuilt the journal in ${config.state} from the venue for ${user}: ${twapRows} TWAP(s) and ${stakingRows} ` +
+            `staking move(s) added as landed submissions (daily limits and budgets count them); ${pairs} remembered ` +
+            "pair(s) forgotten. This journal is now confirmed as the state folder's: live commands act again.\n",
+        );
+      });
+    });
+
+  journal
+    .command("reset-nonces")
+    .description(
+      "set nonce counters stored beyond the venue's window (more than a day ahead of its clock) back to the venue's time",
+    )
+    .option("-c, --config <file>", "bot configuration (its `state` folder holds the nonce counters)")
+    .action(async (opts: { config?: string }) => {
+      await withRuntime(ctx, opts, async (runtime) => {
+        const { NonceStore } = await import("../../venue/nonces.js");
+        const { ConfigError } = await import("../../lib/errors.js");
+        await runtime.info.allMids({}); // any answer: its Date header is the venue's clock
+        const venueNow = runtime.transport.lastServerDate()?.getTime();
+        if (venueNow === undefined) {
+          throw new ConfigError(
+            "the venue's answer carried no Date header: its clock is unknown, nothing was changed",
+          );
+        }
+        const store = new NonceStore(runtime.db);
+        const far = store.tooFarAhead(venueNow);
+        const changed = store.resetAhead(venueNow);
+        for (const f of far) {
+          ctx.stdout(
+            `${f.signer}: ${new Date(f.lastNonce).toISOString()} → ${new Date(venueNow).toISOString()} (venue time)\n`,
+          );
+        }
+        ctx.stdout(
+          changed === 0
+            ? "no stored nonce is beyond the venue's window\n"
+            : `reset ${changed} nonce counter(s)\n`,
+        );
+      });
+    });
+}
+
+async function withRuntime(
+  ctx: CliContext,
+  opts: { config?: string },
+  fn: (
+    runtime: import("../../engine/runtime.js").Runtime,
+    config: import("../../engine/config/loader.js").LoadedConfig,
+  ) => Promise<void>,
+): Promise<void> {
+  const { loadBotConfig, botLogger } = await import("../bot.js");
+  const config = await loadBotConfig(ctx, opts);
+  const logger = await botLogger(ctx, config);
+  const { mkdirSync } = await import("node:fs");
+  const { acquireInstanceLock } = await import("../../engine/lock.js");
+  mkdirSync(config.state, { recursive: true, mode: 0o700 });
+  // Nothing else may act on this state folder while it is repaired.
+  const lock = acquireInstanceLock(config.state, `hlbot journal --config ${config.file}`);
+  try {
+    const { openRuntime } = await import("../../engine/runtime.js");
+    // dry-run: the key gives the account; nothing is signed or sent, and a lost journal only warns.
+    const runtime = await openRuntime({ config, env: ctx.env, mode: "dry-run", logger });
+    try {
+      await fn(runtime, config);
+    } finally {
+      await runtime.close();
+    }
+  } finally {
+    lock.release();
+    await logger.flush();
+  }
+}

@@ -1,0 +1,112 @@
+// The pure price and metadata check (src/engine/priceSanity.ts) on hand-made snapshots: the bounds,
+// how the allowance against the last mid grows with time, and what is remembered.
+import { describe, expect, it } from "vitest";
+import type { TwapOrderIntent } from "../../src/engine/intents.js";
+import {
+  checkPriceSanity,
+  DEFAULT_PRICE_SANITY,
+  type PairMemory,
+  relativeGap,
+} from "../../src/engine/priceSanity.js";
+import type { PairMarks, Snapshot } from "../../src/engine/snapshot.js";
+import { Decimal } from "../../src/lib/decimal.js";
+import { buildSnapshot, T0 } from "../helpers/snapshots.js";
+
+const HOUR = 3_600_000;
+
+function snapshot(mid: number, marks: Partial<Record<keyof PairMarks, number>> = {}): Snapshot {
+  const s = buildSnapshot({ hypeMid: mid, balances: { HYPE: 10, USDC: 400 } });
+  const px = (v: number | undefined) => new Decimal(v ?? mid);
+  return {
+    ...s,
+    marks: new Map([
+      ["@107", { markPx: px(marks.markPx), midPx: px(marks.midPx), prevDayPx: px(marks.prevDayPx) }],
+    ]),
+  };
+}
+
+function buy(mid: number, size = 5): TwapOrderIntent {
+  return {
+    kind: "twapOrder",
+    strategy: "s",
+    reason: "buy",
+    coin: "@107",
+    label: "HYPE/USDC",
+    assetId: 10107,
+    side: "buy",
+    size: new Decimal(size),
+    szDecimals: 2,
+    minutes: 30,
+    randomize: false,
+    reduceOnly: false,
+    midPx: new Decimal(mid),
+    notionalUsd: new Decimal(size * mid),
+  };
+}
+
+function memory(mid: string, midAt: number): (label: string) => PairMemory | undefined {
+  const tokenId = (i: number) => `0x${i.toString(16).padStart(32, "0")}`;
+  return (label) =>
+    label === "HYPE/USDC"
+      ? {
+          label,
+          coin: "@107",
+          assetId: 10107,
+          baseTokenId: tokenId(150),
+          quoteTokenId: tokenId(0),
+          mid,
+          midAt,
+        }
+      : undefined;
+}
+
+const run = (s: Snapshot, intent: TwapOrderIntent, mem = memory("40", T0 - 60_000), now = T0) =>
+  checkPriceSanity({ intents: [intent], snapshot: s, limits: DEFAULT_PRICE_SANITY, memory: mem, now });
+
+describe("price sanity", () => {
+  it("measures gaps symmetrically (0.2 against 25 is 12,400%, not 99%)", () => {
+    expect(relativeGap(new Decimal("0.2"), new Decimal(25)).toNumber()).toBe(124);
+    expect(relativeGap(new Decimal(25), new Decimal("0.2")).toNumber()).toBe(124);
+    expect(relativeGap(new Decimal(0), new Decimal(1)).isFinite()).toBe(false);
+  });
+
+  it("blocks when there is no market context to cross-check with (fail closed)", () => {
+    const s = { ...snapshot(40), marks: new Map() };
+    expect(run(s, buy(40)).blocked[0]?.reason).toMatch(/no market context/);
+  });
+
+  it("lets the allowance against the last mid grow by 10% per hour, and forgets a mid older than a day", () => {
+    // 40 → 50 is a 25% move: too much 1 min later, fine 3 h later (allowance 30%).
+    expect(run(snapshot(50), buy(50)).blocked).toHaveLength(1);
+    expect(run(snapshot(50), buy(50), memory("40", T0 - 3 * HOUR)).allowed).toHaveLength(1);
+    // 40 → 100 two days later: the old mid is no reference; the previous-day price still is.
+    expect(
+      run(snapshot(100, { prevDayPx: 90 }), buy(100), memory("40", T0 - 48 * HOUR)).allowed,
+    ).toHaveLength(1);
+  });
+
+  it("remembers the mid only when it passed, and passes intents other than TWAPs unchanged", () => {
+    const passed = run(snapshot(41), buy(41));
+    expect(passed.observed.map((o) => [o.label, o.mid, o.midAt])).toEqual([["HYPE/USDC", "41", T0]]);
+    const failed = run(snapshot(41, { markPx: 60 }), buy(41));
+    expect(failed.blocked).toHaveLength(1);
+    expect(failed.observed.map((o) => o.mid)).toEqual(["40"]);
+    const cancel = { kind: "twapCancel" as const, strategy: "s", reason: "stop", assetId: 10107, twapId: 1 };
+    const result = checkPriceSanity({
+      intents: [cancel],
+      snapshot: snapshot(41),
+      limits: DEFAULT_PRICE_SANITY,
+      memory: () => undefined,
+      now: T0,
+    });
+    expect(result.allowed).toEqual([cancel]);
+  });
+
+  it("values the order at the highest agreeing price and says so", () => {
+    const result = run(snapshot(40, { prevDayPx: 44 }), buy(40));
+    const intent = result.allowed[0] as TwapOrderIntent;
+    expect(intent.midPx.toNumber()).toBe(44);
+    expect(intent.notionalUsd.toNumber()).toBe(220);
+    expect(intent.reason).toMatch(/valued at 44 \(the previous-day price/);
+  });
+});

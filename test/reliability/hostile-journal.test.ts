@@ -1,0 +1,91 @@
+// Issue #17, Money 4: a lost journal must not reset the limits. Before the fix, deleting hlbot.db
+// made the next start a fresh one: a 300-USD budget was spent again. Now a state folder whose journal
+// is not its own refuses to act live until `hlbot journal rebuild` has put the venue's history back.
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { runCycle } from "../../src/engine/cycle.js";
+import { ConfigError } from "../../src/lib/errors.js";
+import { startTestBot, type TestBot } from "../helpers/bot.js";
+
+let bot: TestBot | undefined;
+afterEach(async () => {
+  await bot?.close();
+  bot = undefined;
+});
+
+const DCA = {
+  name: "dca",
+  kind: "twap-accumulate",
+  params: {
+    coin: "HYPE",
+    quote: "USDC",
+    side: "buy",
+    amountUsd: 150,
+    budgetUsd: 300,
+    twap: { minutes: 5, randomize: false },
+  },
+};
+
+async function cycle(b: TestBot) {
+  const facts = await b.runtime.facts();
+  return runCycle(b.runtime.cycleDeps(facts), { trigger: "once", strategies: b.runtime.strategies() });
+}
+
+async function cli(b: TestBot, args: string[]) {
+  let stdout = "";
+  let stderr = "";
+  const code = await main([...args, "--config", join(b.dir, "bot.yaml")], {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env: { TEST_BOT_KEY: b.key },
+    isTTY: false,
+  });
+  return { code, stdout, stderr };
+}
+
+describe("a lost journal (issue #17, Money 4)", () => {
+  it("refuses to act after hlbot.db was deleted, until `journal rebuild` puts the venue's TWAPs back: the budget holds", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "1000" } });
+    const placed = () => bot!.sim.ledger({ kind: "twapPlaced", user: bot!.address });
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(10 * 60_000);
+    const second = await cycle(bot);
+    expect(second.actions.map((a) => a.outcome)).toEqual(["accepted"]); // the last 150 USD
+    bot.sim.advance(10 * 60_000);
+    expect((await cycle(bot)).decisions[0]?.decision.reason).toMatch(/budget of 300 USDC used up/);
+    expect(placed()).toHaveLength(2);
+
+    const db = join(bot.dir, "state", "hlbot.db");
+    for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+    const refused = await bot.reopen("live").catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as Error).message).toMatch(/deleted, truncated or replaced.*hlbot journal rebuild/);
+
+    const rebuilt = await cli(bot, ["journal", "rebuild"]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stdout).toMatch(/2 TWAP\(s\) and 0 staking move\(s\) added/);
+
+    await bot.reopen("live");
+    // The venue's fills put the budget back at ≈300 USD spent (they differ from the planned mids by cents).
+    expect(bot.runtime.journal.spentUsd("dca").toNumber()).toBeGreaterThan(299);
+    const after = await cycle(bot);
+    expect(after.actions).toHaveLength(0);
+    expect(after.decisions[0]?.decision.reason).toMatch(
+      /USDC is less than one lot|budget of 300 USDC used up/,
+    );
+    expect(placed()).toHaveLength(2);
+  });
+
+  it("refuses when the journal was replaced by another one (restored from a copy)", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "1000" } });
+    bot.runtime.db.prepare("UPDATE state_identity SET id = 'another'").run();
+    const refused = await bot.reopen("live").catch((e: unknown) => e);
+    expect((refused as Error).message).toMatch(/not the one this state folder had/);
+  });
+});
