@@ -186,7 +186,7 @@ function cancels(strategy: string, targets: readonly WatchTarget[], snapshot: Sn
       strategy,
       assetId: t.assetId,
       twapId: t.twapId,
-      reason: `cancel TWAP #${t.twapId} (${t.side} ${fmt(running.executedSize)} of ${fmt(running.size)} done): ${why}`,
+      reason: `cancel TWAP #${t.twapId} (${t.side} ${fmt(running.size)} on ${running.coin}): ${why}`,
     };
     out.push(cancel);
   }
