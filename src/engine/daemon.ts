@@ -600,7 +600,8 @@ export class Daemon {
         signal: this.signal,
         readSignal: this.reads.signal,
       });
-      const { deferred } = this.scheduler.settle(group, report);
+      const { deferred } = this.scheduler.settle(group, report, this.runtime.clock());
+      if (deferred.length > 0) this.armRetry(this.runtime.clock());
       for (const name of names) {
         this.metrics?.cycles.inc({ strategy: name, outcome: "ok" });
         this.metrics?.lastSuccess.set({ strategy: name }, this.runtime.clock() / 1000);

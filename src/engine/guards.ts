@@ -90,12 +90,13 @@ export function crossed(t: WatchTarget, mid: Decimal): string | undefined {
     if (t.side === "buy" && mid.gt(t.limitPx))
       return `mid ${fmt(mid)} rose above the buy ceiling limitPx ${fmt(t.limitPx)}`;
   }
-  if (t.maxDeviation !== undefined && t.decisionMid !== undefined && t.decisionMid.gt(0)) {
-    const move = mid.minus(t.decisionMid).div(t.decisionMid);
+  const base = t.decisionMid;
+  if (t.maxDeviation !== undefined && base?.gt(0)) {
+    const move = mid.minus(base).div(base);
     const against = t.side === "sell" ? move.neg() : move;
     if (against.gt(t.maxDeviation))
       return (
-        `mid ${fmt(mid)} moved ${fmt(against.times(100), 2)}% against the ${t.side} from ${fmt(t.decisionMid)} ` +
+        `mid ${fmt(mid)} moved ${fmt(against.times(100), 2)}% against the ${t.side} from ${fmt(base)} ` +
         `at decision time (maxDeviation ${fmt(t.maxDeviation.times(100), 2)}%)`
       );
   }
@@ -186,7 +187,7 @@ function cancels(strategy: string, targets: readonly WatchTarget[], snapshot: Sn
       strategy,
       assetId: t.assetId,
       twapId: t.twapId,
-      reason: `cancel TWAP #${t.twapId} (${t.side} ${fmt(running.executedSize)} of ${fmt(running.size)} done): ${why}`,
+      reason: `cancel TWAP #${t.twapId} (${t.side} ${fmt(running.size)} on ${running.coin}): ${why}`,
     };
     out.push(cancel);
   }

@@ -81,7 +81,9 @@ interface Entry {
   def: ScheduledStrategy;
   cron: CronSchedule;
   failures: number;
-  /** No attempt before this instant (back-off after a failure). */
+  /** Cycles in a row whose decisions for this strategy were all deferred. */
+  deferrals: number;
+  /** No attempt before this instant (back-off after a failure or a deferral). */
   retryAt: number;
 }
 
@@ -120,7 +122,7 @@ export class Scheduler {
         def.name,
         old && old.def.schedule === def.schedule
           ? { ...old, def }
-          : { def, cron: new CronSchedule(def.schedule), failures: 0, retryAt: 0 },
+          : { def, cron: new CronSchedule(def.schedule), failures: 0, deferrals: 0, retryAt: 0 },
       );
     }
     this.entries = next;
@@ -149,7 +151,7 @@ export class Scheduler {
   nextRetry(after: number): number | undefined {
     let best: number | undefined;
     for (const e of this.entries.values())
-      if (e.failures > 0 && e.retryAt > after && (best === undefined || e.retryAt < best)) best = e.retryAt;
+      if (waiting(e) && e.retryAt > after && (best === undefined || e.retryAt < best)) best = e.retryAt;
     return best;
   }
 
@@ -174,6 +176,7 @@ export class Scheduler {
         if (v.latestMissed !== undefined)
           this.journal.settleSlot(this.account, name, v.latestMissed, "missed");
         e.failures = 0;
+        e.deferrals = 0;
         notDue.push({
           strategy: name,
           reason: `not due: next slot ${v.next === undefined ? "never" : iso(v.next)}`,
@@ -181,10 +184,13 @@ export class Scheduler {
         });
         continue;
       }
-      if (e.failures > 0 && e.retryAt > now) {
+      if (waiting(e) && e.retryAt > now) {
         notDue.push({
           strategy: name,
-          reason: `backing off after ${e.failures} failed ${e.failures === 1 ? "run" : "runs"}: next attempt ${iso(e.retryAt)}`,
+          reason:
+            e.failures > 0
+              ? `backing off after ${e.failures} failed ${e.failures === 1 ? "run" : "runs"}: next attempt ${iso(e.retryAt)}`
+              : `deferred: next attempt ${iso(e.retryAt)}`,
           next: e.retryAt,
         });
         continue;
@@ -203,21 +209,34 @@ export class Scheduler {
    * Records the outcome of a group's cycle: each strategy whose decisions were not all deferred has
    * acted in the slot; deferred ones keep it due.
    */
-  settle(group: SlotGroup, report: CycleReport): { acted: string[]; deferred: string[] } {
+  settle(
+    group: SlotGroup,
+    report: CycleReport,
+    now = report.startedAt,
+  ): { acted: string[]; deferred: string[] } {
     const acted: string[] = [];
     const deferred: string[] = [];
     for (const s of group.strategies) {
       const own = report.decisions.filter((d) => d.decision.strategy === s.name);
       const allDeferred =
         own.length > 0 && own.every((d) => d.decision.kind === "skip" && d.decision.defer === true);
+      const e = this.entries.get(s.name);
       if (allDeferred) {
+        // Tried again after a back-off like a failure's, never later than the next slot.
+        if (e) {
+          e.deferrals++;
+          e.retryAt = Math.min(
+            now + retryDelayMs(e.deferrals, this.retryBaseMs, this.retryMaxMs),
+            e.cron.next(now) ?? Number.POSITIVE_INFINITY,
+          );
+        }
         deferred.push(s.name);
         continue;
       }
       this.journal.settleSlot(this.account, s.name, group.slot, "acted");
-      const e = this.entries.get(s.name);
       if (e) {
         e.failures = 0;
+        e.deferrals = 0;
         e.retryAt = 0;
       }
       acted.push(s.name);
@@ -266,6 +285,10 @@ export async function runSlotGroup(
     throw err;
   }
   return { report, ...scheduler.settle(group, report) };
+}
+
+function waiting(e: Entry): boolean {
+  return e.failures > 0 || e.deferrals > 0;
 }
 
 export function iso(ms: number): string {

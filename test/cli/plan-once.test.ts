@@ -135,6 +135,19 @@ describe("plan --json and once through the CLI", () => {
       submissions: Array<{ status: string; actionType: string }>;
     };
     expect(parsed.submissions.map((s) => [s.actionType, s.status])).toEqual([["twapOrder", "accepted"]]);
+    // Skipped decisions and their reasons are shown too, grouped by strategy (issue #12 case 10).
+    const decisions = (
+      JSON.parse(history.stdout) as { decisions: Record<string, Array<Record<string, string>>> }
+    ).decisions;
+    const ofOnce = decisions.rebalance?.filter((d) => d.trigger === "once");
+    expect(ofOnce?.map((d) => [d.kind, d.guard])).toEqual([
+      ["twapOrder", "allowed"],
+      ["skip", "skipped"],
+    ]);
+    expect(ofOnce?.[1]?.reason).toMatch(/already running/);
+    const text = await run(["history", "--config", config], env);
+    expect(text.stdout).toMatch(/Decisions by strategy:\n {2}rebalance:\n/);
+    expect(text.stdout).toMatch(/once {2}twapOrder \(allowed\): .*\n.*once {2}skip: .*already running/);
   }, 90_000);
 
   it("once exits 2 on a broken configuration, naming the file and line", async () => {

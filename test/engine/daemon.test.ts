@@ -321,6 +321,57 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     expect(runCycles(bot).map((c) => [c.minute, c.status])).toEqual([[40, "ok"]]);
   });
 
+  it("cancels a 4-hourly sell DCA's TWAP within two minutes of the mid crossing its floor (issue #12 case 6)", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        {
+          name: "sell-dca",
+          kind: "twap-accumulate",
+          schedule: "0 */4 * * *",
+          params: {
+            coin: "HYPE",
+            quote: "USDC",
+            side: "sell",
+            amountUsd: 5000,
+            limitPx: 22,
+            twap: { minutes: 240, randomize: false },
+          },
+        },
+      ],
+      fund: { HYPE: "1000" },
+    });
+    bot.sim.setPrice("@107", "25");
+    START = bot.sim.now();
+    // Seen just before: the slot at START is due when the daemon starts.
+    bot.runtime.journal.slotState(bot.address, "sell-dca", START - 1);
+    fakeTime(bot);
+    const { daemon: d, lines } = newDaemon(bot);
+    d.start();
+    await d.idle();
+    expect(twapsPlaced(bot)).toHaveLength(1);
+    await step(d, MINUTE, 30);
+    // The price slides half a unit a minute: 24.5, 24 … 21.5 at minute 37, below the floor.
+    let crossedAt = 0;
+    for (let i = 1; i <= 12; i++) {
+      const px = 25 - i * 0.5;
+      bot.sim.setPrice("@107", String(px));
+      if (px < 22 && crossedAt === 0) crossedAt = bot.sim.now();
+      await step(d, MINUTE);
+    }
+    const slices = bot.sim.ledger().filter((e) => e.kind === "twapSlice" && e.user === bot!.address);
+    expect(slices.filter((e) => e.time < crossedAt).length).toBeGreaterThan(50); // it was selling
+    expect(slices.filter((e) => e.time >= crossedAt + 2 * MINUTE)).toEqual([]); // then it stopped
+    const cancels = bot.runtime.journal.recentSubmissions(10).filter((r) => r.actionType === "twapCancel");
+    expect(cancels.map((r) => [r.strategy, r.status])).toEqual([["sell-dca", "accepted"]]);
+    const decision = bot.runtime.journal
+      .recentDecisions(50)
+      .find((r) => r.kind === "twapCancel" && r.trigger === "watch");
+    expect(decision?.reason).toMatch(/fell below the sell floor limitPx 22/);
+    expect(lines.some((l) => /twapCancel accepted/.test(l.msg))).toBe(true);
+    expect(bot.sim.twaps(bot.address).map((t) => t.status)).toEqual(["terminated"]);
+  });
+
   it("stops for a configuration problem found while running (a multi-sig account)", async () => {
     bot = await startTestBot({
       strategies: [{ ...REBALANCE, schedule: "* * * * *" }],

@@ -1,10 +1,20 @@
 // The one scheduler of `run`, `once` and `simulate` against the embedded simulator in virtual time:
 // `once` called every 15 minutes acts only in due cron slots (issue #12 case 1), catches a slot missed
 // by downtime up once within the window, reports older ones as missed, and keeps deferred slots due.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { loadConfig } from "../../src/engine/config/loader.js";
+import type { CycleReport } from "../../src/engine/cycle.js";
 import { scheduledStrategies } from "../../src/engine/daemon.js";
-import { oncePass } from "../../src/engine/scheduler.js";
-import { startTestBot, type TestBot } from "../helpers/bot.js";
+import { Journal } from "../../src/engine/journal.js";
+import { oncePass, Scheduler } from "../../src/engine/scheduler.js";
+import { runSimulation } from "../../src/engine/simulate/runner.js";
+import { openStateDb } from "../../src/lib/stateDb.js";
+import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
+import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -115,4 +125,129 @@ describe("once follows the strategies' cron schedules (virtual time)", () => {
     expect((await once(bot)).runs.map((r) => r.acted)).toEqual([["dca"]]);
     expect(twapsPlaced(bot)).toHaveLength(1);
   }, 60_000);
+});
+
+describe("deferred slots stay due (CONTRACTS #1)", () => {
+  it("a slot whose decisions were all deferred skips is not settled; one with any other decision is", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hlbot-defer-"));
+    const db = await openStateDb({ dir });
+    try {
+      const journal = new Journal(db);
+      const strategies = [
+        { name: "a", kind: "twap-accumulate", params: {}, schedule: "0 * * * *" },
+        { name: "b", kind: "twap-accumulate", params: {}, schedule: "0 * * * *" },
+      ] as never;
+      const scheduler = new Scheduler({ journal, account: "0xabc", strategies });
+      const t0 = Date.parse("2026-01-01T00:00:00Z");
+      scheduler.register(t0 - 1);
+      const [group] = scheduler.plan(t0).groups;
+      expect(group?.strategies.map((x) => x.name)).toEqual(["a", "b"]);
+      const report = {
+        startedAt: t0,
+        decisions: [
+          {
+            decision: { kind: "skip", strategy: "a", reason: "balance reserved", defer: true },
+            guard: "skipped",
+          },
+          { decision: { kind: "skip", strategy: "b", reason: "nothing to do" }, guard: "skipped" },
+        ],
+      } as unknown as CycleReport;
+      expect(scheduler.settle(group!, report)).toEqual({ acted: ["b"], deferred: ["a"] });
+      // "a" is tried again after a minute (still the same slot); "b" is done with it.
+      expect(scheduler.plan(t0 + 30_000).groups).toEqual([]);
+      const again = scheduler.plan(t0 + MINUTE).groups;
+      expect(again.map((g) => [g.slot, g.strategies.map((x) => x.name)])).toEqual([[t0, ["a"]]]);
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the TWAP watch in once and simulate", () => {
+  it("once cancels a rebalance TWAP whose mid moved past twap.maxDeviation, journaled with the reason", async () => {
+    const guarded = {
+      ...REBALANCE,
+      schedule: "0 * * * *",
+      params: { ...REBALANCE.params, twap: { minutes: 60, randomize: false, maxDeviation: 0.05 } },
+    };
+    bot = await startTestBot({ mode: "live", strategies: [guarded], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    const start = bot.sim.now();
+    await once(bot);
+    bot.sim.advanceTo(start + HOUR);
+    expect((await once(bot)).runs.map((r) => r.report?.actions.map((a) => a.action))).toEqual([
+      ["twapOrder"],
+    ]);
+    bot.sim.advance(15 * MINUTE);
+    expect((await once(bot)).watch).toMatchObject({ checked: 1, report: undefined }); // within 5%
+    bot.sim.setPrice("@107", "37"); // a sell, and the mid fell about 7.5%
+    bot.sim.advance(15 * MINUTE);
+    const pass = await once(bot);
+    expect(pass.watch.report?.actions.map((a) => [a.strategy, a.action, a.outcome])).toEqual([
+      ["rebalance", "twapCancel", "accepted"],
+    ]);
+    expect(pass.watch.report?.actions[0]?.reason).toMatch(
+      /moved [\d.]+% against the sell from [\d.]+ at decision time \(maxDeviation 5%\)/,
+    );
+    expect(bot.sim.twaps(bot.address).map((t) => t.status)).toEqual(["terminated"]);
+    bot.sim.advance(15 * MINUTE);
+    expect((await once(bot)).watch.checked).toBe(0); // cancelled: nothing left to watch
+  }, 60_000);
+
+  it("simulate stops a 4-hourly sell DCA within two minutes of a crash through its floor", {
+    timeout: 120_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hlbot-crash-"));
+    try {
+      // The demo scenario, with HYPE flat at 25 for an hour, then crashing to 15 over ten minutes.
+      const scenario = readFileSync(DEMO_SCENARIO_PATH, "utf8").replace(
+        /"@107": \{[^}]*\}/,
+        '"@107": { interpolate: linear, points: [{ at: 0s, px: "25" }, { at: 1h, px: "25" }, { at: 70m, px: "15" }, { at: 2d, px: "15" }] }',
+      );
+      expect(scenario).toContain("at: 70m");
+      writeFileSync(join(dir, "crash.yaml"), scenario);
+      writeFileSync(
+        join(dir, "sell.yaml"),
+        stringify({
+          name: "sell-dca",
+          kind: "twap-accumulate",
+          schedule: "0 */4 * * *",
+          params: {
+            coin: "HYPE",
+            quote: "USDC",
+            side: "sell",
+            amountUsd: 2000,
+            limitPx: 22,
+            twap: { minutes: 240, randomize: false },
+          },
+        }),
+      );
+      writeFileSync(
+        join(dir, "bot.yaml"),
+        stringify({
+          network: "testnet",
+          strategies: ["sell.yaml"],
+          state: "./state",
+          limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
+        }),
+      );
+      const config = await loadConfig(join(dir, "bot.yaml"), {});
+      const { record } = await runSimulation({ config, scenarioFile: join(dir, "crash.yaml"), days: 0.5 });
+      const from = record.from;
+      // 25 − 10·(t − 60 min)/10 min < 22 from minute 63 on.
+      const crossedAt = from + 63 * MINUTE;
+      const slices = record.ledger.filter((e) => e.kind === "twapSlice");
+      expect(slices.filter((e) => e.time < crossedAt).length).toBeGreaterThan(100);
+      expect(slices.filter((e) => e.time >= crossedAt + 2 * MINUTE)).toEqual([]);
+      const cancels = record.cycles.flatMap((c) => c.decisions.filter((d) => d.kind === "twapCancel"));
+      expect(cancels.map((d) => [d.strategy, d.outcome])).toEqual([["sell-dca", "accepted"]]);
+      expect(cancels[0]?.reason).toMatch(/below the sell floor limitPx 22/);
+      // The next slots (04:00, 08:00) skip: the mid is below the floor.
+      const later = record.cycles.filter((c) => c.at >= from + 4 * HOUR).flatMap((c) => c.decisions);
+      expect(later.map((d) => d.kind)).toEqual(["skip", "skip"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -1,4 +1,6 @@
-// `hlbot history`: recent cycles and submissions from the journal (no key, no network).
+// `hlbot history`: recent cycles, the decisions they made grouped by strategy (skipped and blocked ones
+// with their reasons, not only the actions), and recent submissions, from the journal (no key, no
+// network).
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { parseInteger } from "../options.js";
@@ -6,11 +8,14 @@ import { parseInteger } from "../options.js";
 export function register(program: Command, ctx: CliContext): void {
   program
     .command("history")
-    .description("show recent cycles and submissions from the journal")
+    .description(
+      "show recent cycles, their decisions by strategy (with skip and block reasons) and submissions",
+    )
     .option("-c, --config <file>", "bot configuration (its `state` folder holds the journal)")
     .option("--limit <n>", "how many cycles and submissions", "20")
+    .option("--strategy <name>", "only this strategy's decisions")
     .option("--json", "print JSON on stdout")
-    .action(async (opts: { config?: string; limit: string; json?: boolean }) => {
+    .action(async (opts: { config?: string; limit: string; strategy?: string; json?: boolean }) => {
       const limit = parseInteger(opts.limit, "--limit", 1);
       const { loadBotConfig } = await import("../bot.js");
       const config = await loadBotConfig(ctx, opts);
@@ -22,19 +27,56 @@ export function register(program: Command, ctx: CliContext): void {
         const journal = new Journal(db);
         const cycles = journal.recentCycles(limit);
         const submissions = journal.recentSubmissions(limit);
+        // Decisions of the cycles shown, oldest first within each strategy.
+        const byStrategy = new Map<
+          string,
+          Array<{ at: number; cycle: string; trigger: string; kind: string; guard: string; reason: string }>
+        >();
+        for (const c of [...cycles].reverse()) {
+          for (const d of journal.decisionsOfCycle(c.id)) {
+            if (opts.strategy !== undefined && d.strategy !== opts.strategy) continue;
+            const list = byStrategy.get(d.strategy) ?? [];
+            list.push({
+              at: c.startedAt,
+              cycle: c.id,
+              trigger: c.trigger,
+              kind: d.kind,
+              guard: d.guard,
+              reason: d.guardReason ?? d.reason,
+            });
+            byStrategy.set(d.strategy, list);
+          }
+        }
+        const decisions = Object.fromEntries(
+          [...byStrategy.entries()].sort(([a], [b]) => a.localeCompare(b)),
+        );
         if (opts.json) {
-          ctx.stdout(`${stringifyJson({ cycles, submissions })}\n`);
+          ctx.stdout(`${stringifyJson({ cycles, decisions, submissions })}\n`);
           return;
         }
         ctx.stdout(`Recent cycles (${config.state}):\n`);
         if (cycles.length === 0) ctx.stdout("  none yet\n");
         for (const c of cycles) {
-          const decisions = journal.decisionsOfCycle(c.id);
-          const acted = decisions.filter((d) => d.guard === "allowed" || d.guard === "reduced").length;
+          const own = journal.decisionsOfCycle(c.id);
+          const acted = own.filter((d) => d.guard === "allowed" || d.guard === "reduced").length;
           ctx.stdout(
             `  ${new Date(c.startedAt).toISOString()}  ${c.id}  ${c.trigger}/${c.mode}  ${c.status}` +
-              `  ${decisions.length} decisions, ${acted} acted${c.error ? `  error: ${c.error}` : ""}\n`,
+              `  ${own.length} decisions, ${acted} acted${c.error ? `  error: ${c.error}` : ""}\n`,
           );
+        }
+        ctx.stdout("Decisions by strategy:\n");
+        if (byStrategy.size === 0) ctx.stdout("  none yet\n");
+        for (const [strategy, list] of Object.entries(decisions)) {
+          ctx.stdout(`  ${strategy}:\n`);
+          for (const d of list) {
+            const what =
+              d.guard === "blocked"
+                ? `BLOCKED ${d.kind}`
+                : d.guard === "skipped"
+                  ? "skip"
+                  : `${d.kind} (${d.guard})`;
+            ctx.stdout(`    ${new Date(d.at).toISOString()}  ${d.trigger}  ${what}: ${d.reason}\n`);
+          }
         }
         ctx.stdout("Recent submissions:\n");
         if (submissions.length === 0) ctx.stdout("  none yet\n");

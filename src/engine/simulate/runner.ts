@@ -1,8 +1,11 @@
 // `hlbot simulate` without the terminal: starts the embedded venue on a virtual clock, opens the same
 // runtime and cycle code the daemon uses (live, but against the simulator only), and runs the enabled
-// strategies on their cron schedules from `from` to `to`. Between cycles the clock jumps straight to the
-// next thing due (a cycle or a sample), and the simulator runs TWAP slices, rewards and queues on the
-// way, so days pass in seconds. The result is plain data: what every cycle decided, samples of the
+// strategies from `from` to `to` through the same scheduler as `run` and `once`
+// (src/engine/scheduler.ts: due slots, one cycle per slot instant, back-off after a failure, deferred
+// slots kept due) and the same one-minute watch of running TWAPs' guards (src/engine/guards.ts). Between
+// cycles the clock jumps straight to the next thing due (a slot, a retry, a watch minute while a guarded
+// TWAP runs, a sample), and the simulator runs TWAP slices, rewards and queues on the way, so days pass
+// in seconds. The result is plain data: what every cycle decided, samples of the
 // account over time, and the simulator's ledger for the account, from which the summary is computed.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,9 +23,11 @@ import {
   startSimulator,
 } from "../../simulator/index.js";
 import type { LoadedConfig, LoadedStrategy } from "../config/loader.js";
-import { type CycleReport, runCycle } from "../cycle.js";
+import type { CycleReport } from "../cycle.js";
+import { scheduledStrategies } from "../daemon.js";
+import { WATCH_INTERVAL_MS, watchRunningTwaps, watchTargets } from "../guards.js";
 import { openRuntime } from "../runtime.js";
-import { CronSchedule } from "../schedule.js";
+import { runSlotGroup, Scheduler } from "../scheduler.js";
 import { adoptDemoAccount, type DemoHoldings, demoSigner } from "./demoAccount.js";
 
 export const DAY_MS = 24 * HOUR;
@@ -170,7 +175,6 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
   const seed = o.seed ?? scenario.seed;
   const { from, to } = resolvePeriod(o, scenario.settings.startTime ?? Date.UTC(2025, 0, 1));
   const enabled = o.config.strategies.filter((s) => s.enabled);
-  const schedules = enabled.map((s) => ({ strategy: s, cron: new CronSchedule(s.schedule), next: 0 }));
 
   const signer = demoSigner(seed);
   const account = signer.address;
@@ -210,10 +214,18 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       samples.push(toSample(start));
       const facts = await runtime.facts();
       const deps = runtime.cycleDeps(facts);
-      const strategies = new Map(runtime.strategies().map((s) => [s.name, s]));
-      for (const s of schedules) s.next = s.cron.next(from - 1) ?? Number.POSITIVE_INFINITY;
+      const strategies = scheduledStrategies(config.strategies);
+      const scheduler = new Scheduler({
+        journal: runtime.journal,
+        account: runtime.account,
+        strategies,
+        ...(config.schedule ? { catchUpMs: config.schedule.catchUpMs } : {}),
+      });
+      // As if the bot had been started just before `from`: a slot at `from` itself is due.
+      for (const s of strategies) runtime.journal.slotState(runtime.account, s.name, from - 1);
       const sampleEvery = o.sampleEveryMs ?? HOUR;
       let nextSample = from + sampleEvery;
+      let t = from;
 
       for (;;) {
         if (o.signal?.aborted) {
@@ -221,24 +233,59 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
           end = sim.now();
           break;
         }
-        const nextCycle = Math.min(...schedules.map((s) => s.next));
-        const t = Math.min(nextCycle, nextSample, to);
         sim.advanceTo(t);
         if (t === nextSample && t < to) {
           samples.push(toSample(valuate(sim, account)));
           nextSample += sampleEvery;
         }
         if (t >= to) break;
-        const due = schedules.filter((s) => s.next === t);
-        if (due.length > 0) {
-          const run = due.map((s) => strategies.get(s.strategy.name)!);
-          const record = await runOneCycle(deps, run, t);
+        // The watch first (as `once` does): a cancel must not wait behind new orders.
+        if (t % WATCH_INTERVAL_MS === 0 && watchTargets(runtime.journal, account, t, strategies).length > 0) {
+          const names = strategies.map((s) => s.name);
+          try {
+            const w = await watchRunningTwaps(deps, strategies, { killSwitchActive: false });
+            if (w.report)
+              cycles.push(
+                recordOf(w.report, t, [...new Set(w.report.decisions.map((d) => d.decision.strategy))]),
+              );
+          } catch (err) {
+            cycles.push({
+              at: t,
+              strategies: names,
+              error: `TWAP watch: ${describeError(err)}`,
+              decisions: [],
+            });
+          }
+        }
+        const plan = scheduler.plan(t);
+        for (const group of plan.groups) {
+          const names = group.strategies.map((s) => s.name);
+          let record: CycleRecord;
+          try {
+            // The kill switch guards real submissions; a simulation never sends anything real.
+            const r = await runSlotGroup(scheduler, deps, group, {
+              trigger: "simulate",
+              killSwitchActive: false,
+            });
+            record = recordOf(r.report, t, names);
+          } catch (err) {
+            record = { at: t, strategies: names, error: describeError(err), decisions: [] };
+          }
           cycles.push(record);
-          for (const s of due) s.next = s.cron.next(t) ?? Number.POSITIVE_INFINITY;
           if (record.decisions.some((d) => d.outcome === "accepted"))
             samples.push(toSample(valuate(sim, account)));
         }
         o.onProgress?.({ doneMs: t - from, totalMs: to - from, cycles: cycles.length });
+        // Next: a slot, a retry, the next watch minute while a guarded TWAP runs, a sample, the end.
+        const watching = watchTargets(runtime.journal, account, t, strategies).length > 0;
+        const candidates = [
+          scheduler.nextSlot(t),
+          scheduler.nextRetry(t),
+          watching ? Math.floor(t / WATCH_INTERVAL_MS) * WATCH_INTERVAL_MS + WATCH_INTERVAL_MS : undefined,
+          nextSample,
+          to,
+        ].filter((x): x is number => x !== undefined && x > t);
+        t = Math.min(...candidates);
       }
       const last = valuate(sim, account);
       if (samples[samples.length - 1]?.t !== last.at) samples.push(toSample(last));
@@ -287,22 +334,10 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
   }
 }
 
-async function runOneCycle(
-  deps: Parameters<typeof runCycle>[0],
-  strategies: Parameters<typeof runCycle>[1]["strategies"],
-  at: number,
-): Promise<CycleRecord> {
-  const names = strategies.map((s) => s.name);
-  let report: CycleReport;
-  try {
-    // The kill switch guards real submissions; a simulation never sends anything real.
-    report = await runCycle(deps, { trigger: "simulate", strategies, killSwitchActive: false });
-  } catch (err) {
-    return { at, strategies: names, error: describeError(err), decisions: [] };
-  }
+function recordOf(report: CycleReport, at: number, strategies: string[]): CycleRecord {
   return {
     at,
-    strategies: names,
+    strategies,
     error: undefined,
     decisions: report.decisions.map(({ decision, guard, guardReason, action }) => ({
       strategy: decision.strategy,

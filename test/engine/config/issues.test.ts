@@ -51,6 +51,7 @@ describe("did you mean", () => {
     expect(knownKeysAt(strategyFileSchema, ["params", "twap"], { kind: "twap-accumulate" })).toEqual([
       "minutes",
       "randomize",
+      "maxDeviation",
     ]);
     expect(knownKeysAt(strategyFileSchema, ["params"], { kind: "nope" })).toEqual([]);
   });

@@ -1,0 +1,43 @@
+// The guard rule of the TWAP watch (pure): which mids cross a running TWAP's price limit or its maximum
+// deviation from the mid at decision time, against the order's side only.
+import { describe, expect, it } from "vitest";
+import { crossed, type WatchTarget } from "../../src/engine/guards.js";
+import { Decimal } from "../../src/lib/decimal.js";
+
+const d = (x: string) => new Decimal(x);
+const base: WatchTarget = {
+  strategy: "s",
+  twapId: 1,
+  assetId: 10107,
+  coin: "@107",
+  side: "sell",
+  limitPx: undefined,
+  maxDeviation: undefined,
+  decisionMid: d("25"),
+};
+
+describe("crossed", () => {
+  it("a sell floor is crossed below it, a buy ceiling above it", () => {
+    const sell = { ...base, limitPx: d("22") };
+    expect(crossed(sell, d("22"))).toBeUndefined();
+    expect(crossed(sell, d("21.99"))).toMatch(/below the sell floor limitPx 22/);
+    const buy = { ...base, side: "buy" as const, limitPx: d("30") };
+    expect(crossed(buy, d("30"))).toBeUndefined();
+    expect(crossed(buy, d("30.5"))).toMatch(/above the buy ceiling limitPx 30/);
+    expect(crossed(buy, d("10"))).toBeUndefined(); // a falling price is good for a buy
+  });
+
+  it("maxDeviation counts only moves against the order", () => {
+    const sell = { ...base, maxDeviation: d("0.05") };
+    expect(crossed(sell, d("23.75"))).toBeUndefined(); // exactly 5% down
+    expect(crossed(sell, d("23.7"))).toMatch(/moved 5\.2% against the sell from 25/);
+    expect(crossed(sell, d("40"))).toBeUndefined();
+    const buy = { ...base, side: "buy" as const, maxDeviation: d("0.05") };
+    expect(crossed(buy, d("26.3"))).toMatch(/moved 5\.2% against the buy/);
+    expect(crossed(buy, d("20"))).toBeUndefined();
+  });
+
+  it("no limit, no crossing", () => {
+    expect(crossed(base, d("1"))).toBeUndefined();
+  });
+});
