@@ -2,6 +2,7 @@
 // (tokenDelegate, user-signed: needs the account's own key). Dry run unless --live.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
+import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
 import {
   addLiveOption,
   addNetworkOptions,
@@ -10,10 +11,9 @@ import {
   addStateOption,
   parseAddress,
   parseAmountText,
-  type RawCommonOptions,
 } from "../options.js";
 
-interface DelegateOptions extends RawCommonOptions {
+interface DelegateOptions extends ManualCommonOptions {
   validator?: string;
   amount?: string;
 }
@@ -29,18 +29,30 @@ export function register(program: Command, ctx: CliContext): void {
       )
       .requiredOption("--validator <address>", "validator address")
       .requiredOption("--amount <hype>", "HYPE amount, at most 8 decimals");
-    for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
+    for (const add of [
+      addNetworkOptions,
+      addSignerOptions,
+      addStateOption,
+      addOutputOptions,
+      addLiveOption,
+      addManualOptions,
+    ])
       add(command);
-    command.action(async (options: DelegateOptions) => {
+    command.action(async (options: DelegateOptions, cmd: Command) => {
       const { runManualAction } = await import("../manualAction.js");
-      await runManualAction(ctx, options, () => ({
-        type: "tokenDelegate",
-        params: {
-          validator: parseAddress(options.validator, "--validator"),
-          amount: parseAmountText(options.amount, "--amount"),
-          isUndelegate,
-        },
-      }));
+      await runManualAction(
+        ctx,
+        options,
+        () => ({
+          type: "tokenDelegate",
+          params: {
+            validator: parseAddress(options.validator, "--validator"),
+            amount: parseAmountText(options.amount, "--amount"),
+            isUndelegate,
+          },
+        }),
+        cmd,
+      );
     });
   }
 }

@@ -3,6 +3,7 @@
 // --finalize and --user = the trading account. The link is permanent. User-signed. Dry run unless --live.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
+import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
 import {
   addLiveOption,
   addNetworkOptions,
@@ -10,10 +11,9 @@ import {
   addSignerOptions,
   addStateOption,
   parseAddress,
-  type RawCommonOptions,
 } from "../options.js";
 
-interface LinkOptions extends RawCommonOptions {
+interface LinkOptions extends ManualCommonOptions {
   user?: string;
   finalize?: boolean;
 }
@@ -29,13 +29,25 @@ export function register(program: Command, ctx: CliContext): void {
       "the other account: the staking account, or with --finalize the trading account",
     )
     .option("--finalize", "finalize a link the trading account requested (sent by the staking account)");
-  for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
+  for (const add of [
+    addNetworkOptions,
+    addSignerOptions,
+    addStateOption,
+    addOutputOptions,
+    addLiveOption,
+    addManualOptions,
+  ])
     add(command);
-  command.action(async (options: LinkOptions) => {
+  command.action(async (options: LinkOptions, cmd: Command) => {
     const { runManualAction } = await import("../manualAction.js");
-    await runManualAction(ctx, options, () => ({
-      type: "linkStakingUser",
-      params: { user: parseAddress(options.user, "--user"), isFinalize: options.finalize === true },
-    }));
+    await runManualAction(
+      ctx,
+      options,
+      () => ({
+        type: "linkStakingUser",
+        params: { user: parseAddress(options.user, "--user"), isFinalize: options.finalize === true },
+      }),
+      cmd,
+    );
   });
 }
