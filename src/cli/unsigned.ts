@@ -42,3 +42,17 @@ export function unsignedView(body: Record<string, unknown>, network: NetworkName
     digest: `0x${Buffer.from(digest).toString("hex")}`,
   };
 }
+
+/**
+ * Replaces the signed bodies of a cycle report's dry-run actions (and the bare ones of unsigned plans)
+ * by their unsigned views, in place, before the report is printed.
+ */
+export function unsignReportActions(
+  actions: ReadonlyArray<{ outcome: string; request: Record<string, unknown> }>,
+  network: NetworkName,
+): void {
+  for (const action of actions) {
+    if ((action.outcome === "dry-run" || action.outcome === "unsigned") && "action" in action.request)
+      (action as { request: Record<string, unknown> }).request = { ...unsignedView(action.request, network) };
+  }
+}

@@ -2,11 +2,12 @@
 // nonce, the digest a key would sign); posting that output to the venue executes nothing. Only an
 // explicit --sign prints a signed body, and then stderr says in words that anyone who has it can
 // execute it. `--dry-run` forces dry run on every command that can send, even next to `--live`.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SigningKey, Wallet } from "ethers";
 import { afterEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
 import { parseJson } from "../../src/lib/json.js";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
@@ -128,6 +129,49 @@ describe("dry-run output is not a live order", () => {
     expect(independentL1Signer({ ...view, signature } as WireBody, "testnet")).toBe(
       wallet.address.toLowerCase(),
     );
+  });
+
+  it("once --dry-run prints unsigned requests too", async () => {
+    sim = await startSimulator({ clock: "real", rateLimit: false });
+    const wallet = Wallet.createRandom();
+    sim.fund(wallet.address.toLowerCase(), "HYPE", "1000");
+    sim.fund(wallet.address.toLowerCase(), "USDC", "5000");
+    sim.setPrice("@107", "40");
+    const dir = mkdtempSync(join(tmpdir(), "hlbot-dry-once-"));
+    try {
+      writeFileSync(
+        join(dir, "rebalance.yaml"),
+        stringify({
+          name: "rebalance",
+          kind: "twap-rebalance",
+          schedule: "0 * * * *",
+          params: { targets: { HYPE: 0.5, USDC: 0.5 }, quote: "USDC", band: 0.05, twap: { minutes: 60 } },
+        }),
+      );
+      writeFileSync(
+        join(dir, "bot.yaml"),
+        stringify({
+          network: "testnet",
+          baseUrl: sim.url,
+          mode: "live",
+          strategies: ["rebalance.yaml"],
+          state: "./state",
+          limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
+          log: { level: "warn", format: "json" },
+        }),
+      );
+      const run = await cli(["once", "--dry-run", "--json", "--config", join(dir, "bot.yaml")], {
+        HLBOT_PRIVATE_KEY: wallet.privateKey,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const line = parseJson(run.stdout.trim()) as { outcome: string; request: Record<string, unknown> };
+      expect(line.outcome).toBe("dry-run");
+      expect(line.request).not.toHaveProperty("signature");
+      expect(line.request).toMatchObject({ unsigned: true, action: { type: "twapOrder" } });
+      expect(sim.ledger().filter((e) => e.kind === "twapPlaced")).toHaveLength(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("--help of a manual command says what --sign output is", async () => {

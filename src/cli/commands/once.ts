@@ -38,6 +38,8 @@ export function register(program: Command, ctx: CliContext): void {
             trigger: "once",
             strategies: runtime.strategies(),
           });
+          // A dry run prints unsigned requests, never a live order (#17.6; `plan --sign` prints signed ones).
+          if (!live) (await import("../unsigned.js")).unsignReportActions(report.actions, config.network);
           const header = `once for ${runtime.account} on ${config.network} (${live ? "live" : "dry run"}, cycle ${report.cycleId})`;
           if (opts.json) ctx.stdout(actionLines(report));
           else ctx.stdout(formatCycle(report, header));

@@ -34,7 +34,7 @@ export function register(program: Command, ctx: CliContext): void {
         const { openRuntime } = await import("../../engine/runtime.js");
         const { runCycle } = await import("../../engine/cycle.js");
         const { formatCycle, actionLines } = await import("../report.js");
-        const { SIGNED_OUTPUT_WARNING, unsignedView } = await import("../unsigned.js");
+        const { SIGNED_OUTPUT_WARNING, unsignReportActions } = await import("../unsigned.js");
         const runtime = await openRuntime({
           config,
           env: ctx.env,
@@ -52,10 +52,7 @@ export function register(program: Command, ctx: CliContext): void {
           if (sign) ctx.stderr(`hlbot: ${SIGNED_OUTPUT_WARNING}\n`);
           else {
             // Signed in dry run (to check the key may sign them), printed without the signature.
-            for (const action of report.actions) {
-              if (action.outcome === "dry-run" || action.outcome === "unsigned")
-                action.request = { ...unsignedView(action.request, config.network) };
-            }
+            unsignReportActions(report.actions, config.network);
           }
           const header = `plan for ${runtime.account} on ${config.network} (${opts.unsigned ? "unsigned" : sign ? "dry run, SIGNED" : "dry run, unsigned output"}, cycle ${report.cycleId})`;
           if (opts.json) {
