@@ -41,7 +41,8 @@ import { MemoryNonceSource, type NonceSource, NonceStore } from "../venue/nonces
 import { loadSigner } from "../venue/signing/signer.js";
 import { HttpTransport } from "../venue/transport/http.js";
 import type { CliContext } from "./context.js";
-import { type RawCommonOptions, readNetworkOptions, readSignerOptions } from "./options.js";
+import type { ManualCommonOptions } from "./manualOptions.js";
+import { readNetworkOptions, readSignerOptions } from "./options.js";
 import { SIGNED_OUTPUT_WARNING, unsignedView } from "./unsigned.js";
 
 /** TWAP duration cap enforced before signing (the venue's maximum is unconfirmed: 7 days per its docs). */
@@ -56,10 +57,7 @@ export interface PrepareContext {
 }
 
 /** A manual command's options: the common ones, plus the bot config it is limited by and `--sign`. */
-export interface ManualOptions extends RawCommonOptions {
-  config?: string;
-  sign?: boolean;
-}
+export type ManualOptions = ManualCommonOptions;
 
 /** Name under which manual actions are journaled (their decisions, submissions and usage). */
 export const MANUAL_STRATEGY = "manual";
@@ -73,8 +71,8 @@ export async function runManualAction(
   ctx: CliContext,
   raw: ManualOptions,
   prepare: (p: PrepareContext) => ExchangeCall | Promise<ExchangeCall>,
-  command?: Command,
 ): Promise<void> {
+  const command = raw.command;
   const net = readNetworkOptions(raw);
   const who = readSignerOptions(raw);
   // --dry-run wins over --live: it forces dry run on every command.

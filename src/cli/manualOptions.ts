@@ -21,4 +21,6 @@ export function addManualOptions(command: Command): Command {
 export interface ManualCommonOptions extends RawCommonOptions {
   config?: string;
   sign?: boolean;
+  /** The commander command, for the journal's reason (the command as typed); set by the caller. */
+  command?: Command;
 }

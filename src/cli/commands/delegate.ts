@@ -29,30 +29,19 @@ export function register(program: Command, ctx: CliContext): void {
       )
       .requiredOption("--validator <address>", "validator address")
       .requiredOption("--amount <hype>", "HYPE amount, at most 8 decimals");
-    for (const add of [
-      addNetworkOptions,
-      addSignerOptions,
-      addStateOption,
-      addOutputOptions,
-      addLiveOption,
-      addManualOptions,
-    ])
+    for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
       add(command);
-    command.action(async (options: DelegateOptions, cmd: Command) => {
+    addManualOptions(command);
+    command.action(async (options: DelegateOptions) => {
       const { runManualAction } = await import("../manualAction.js");
-      await runManualAction(
-        ctx,
-        options,
-        () => ({
-          type: "tokenDelegate",
-          params: {
-            validator: parseAddress(options.validator, "--validator"),
-            amount: parseAmountText(options.amount, "--amount"),
-            isUndelegate,
-          },
-        }),
-        cmd,
-      );
+      await runManualAction(ctx, { ...options, command }, () => ({
+        type: "tokenDelegate",
+        params: {
+          validator: parseAddress(options.validator, "--validator"),
+          amount: parseAmountText(options.amount, "--amount"),
+          isUndelegate,
+        },
+      }));
     });
   }
 }

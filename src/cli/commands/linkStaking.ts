@@ -29,25 +29,14 @@ export function register(program: Command, ctx: CliContext): void {
       "the other account: the staking account, or with --finalize the trading account",
     )
     .option("--finalize", "finalize a link the trading account requested (sent by the staking account)");
-  for (const add of [
-    addNetworkOptions,
-    addSignerOptions,
-    addStateOption,
-    addOutputOptions,
-    addLiveOption,
-    addManualOptions,
-  ])
+  for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
     add(command);
-  command.action(async (options: LinkOptions, cmd: Command) => {
+  addManualOptions(command);
+  command.action(async (options: LinkOptions) => {
     const { runManualAction } = await import("../manualAction.js");
-    await runManualAction(
-      ctx,
-      options,
-      () => ({
-        type: "linkStakingUser",
-        params: { user: parseAddress(options.user, "--user"), isFinalize: options.finalize === true },
-      }),
-      cmd,
-    );
+    await runManualAction(ctx, { ...options, command }, () => ({
+      type: "linkStakingUser",
+      params: { user: parseAddress(options.user, "--user"), isFinalize: options.finalize === true },
+    }));
   });
 }

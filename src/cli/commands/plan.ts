@@ -5,6 +5,14 @@
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 
+interface PlanOptions {
+  config?: string;
+  json?: boolean;
+  unsigned?: boolean;
+  sign?: boolean;
+  baseUrl?: string;
+}
+
 export function register(program: Command, ctx: CliContext): void {
   program
     .command("plan")
@@ -20,51 +28,43 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option("--base-url <url>", "send reads to this base URL instead of the configured one")
     .option("--dry-run", "accepted for scripts that pass it everywhere: plan never sends")
-    .action(
-      async (opts: {
-        config?: string;
-        json?: boolean;
-        unsigned?: boolean;
-        sign?: boolean;
-        baseUrl?: string;
-      }) => {
-        const { loadBotConfig, botLogger } = await import("../bot.js");
-        const config = await loadBotConfig(ctx, opts);
-        const logger = await botLogger(ctx, config);
-        const { openRuntime } = await import("../../engine/runtime.js");
-        const { runCycle } = await import("../../engine/cycle.js");
-        const { formatCycle, actionLines } = await import("../report.js");
-        const { SIGNED_OUTPUT_WARNING, unsignReportActions } = await import("../unsigned.js");
-        const runtime = await openRuntime({
-          config,
-          env: ctx.env,
-          mode: opts.unsigned ? "unsigned" : "dry-run",
-          logger,
-          ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
+    .action(async (opts: PlanOptions) => {
+      const { loadBotConfig, botLogger } = await import("../bot.js");
+      const config = await loadBotConfig(ctx, opts);
+      const logger = await botLogger(ctx, config);
+      const { openRuntime } = await import("../../engine/runtime.js");
+      const { runCycle } = await import("../../engine/cycle.js");
+      const { formatCycle, actionLines } = await import("../report.js");
+      const { SIGNED_OUTPUT_WARNING, unsignReportActions } = await import("../unsigned.js");
+      const runtime = await openRuntime({
+        config,
+        env: ctx.env,
+        mode: opts.unsigned ? "unsigned" : "dry-run",
+        logger,
+        ...(opts.baseUrl ? { baseUrl: opts.baseUrl } : {}),
+      });
+      try {
+        const facts = await runtime.facts();
+        const report = await runCycle(runtime.cycleDeps(facts), {
+          trigger: "plan",
+          strategies: runtime.strategies(),
         });
-        try {
-          const facts = await runtime.facts();
-          const report = await runCycle(runtime.cycleDeps(facts), {
-            trigger: "plan",
-            strategies: runtime.strategies(),
-          });
-          const sign = opts.sign === true && !opts.unsigned;
-          if (sign) ctx.stderr(`hlbot: ${SIGNED_OUTPUT_WARNING}\n`);
-          else {
-            // Signed in dry run (to check the key may sign them), printed without the signature.
-            unsignReportActions(report.actions, config.network);
-          }
-          const header = `plan for ${runtime.account} on ${config.network} (${opts.unsigned ? "unsigned" : sign ? "dry run, SIGNED" : "dry run, unsigned output"}, cycle ${report.cycleId})`;
-          if (opts.json) {
-            ctx.stdout(actionLines(report));
-            ctx.stderr(formatCycle(report, header));
-          } else {
-            ctx.stdout(formatCycle(report, header));
-          }
-        } finally {
-          await runtime.close();
-          await logger.flush();
+        const sign = opts.sign === true && !opts.unsigned;
+        if (sign) ctx.stderr(`hlbot: ${SIGNED_OUTPUT_WARNING}\n`);
+        else {
+          // Signed in dry run (to check the key may sign them), printed without the signature.
+          unsignReportActions(report.actions, config.network);
         }
-      },
-    );
+        const header = `plan for ${runtime.account} on ${config.network} (${opts.unsigned ? "unsigned" : sign ? "dry run, SIGNED" : "dry run, unsigned output"}, cycle ${report.cycleId})`;
+        if (opts.json) {
+          ctx.stdout(actionLines(report));
+          ctx.stderr(formatCycle(report, header));
+        } else {
+          ctx.stdout(formatCycle(report, header));
+        }
+      } finally {
+        await runtime.close();
+        await logger.flush();
+      }
+    });
 }

@@ -30,26 +30,15 @@ export function register(program: Command, ctx: CliContext): void {
       .command(variant.name)
       .description(variant.about)
       .requiredOption("--amount <hype>", "HYPE amount, at most 8 decimals");
-    for (const add of [
-      addNetworkOptions,
-      addSignerOptions,
-      addStateOption,
-      addOutputOptions,
-      addLiveOption,
-      addManualOptions,
-    ])
+    for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
       add(command);
-    command.action(async (options: StakeOptions, cmd: Command) => {
+    addManualOptions(command);
+    command.action(async (options: StakeOptions) => {
       const { runManualAction } = await import("../manualAction.js");
-      await runManualAction(
-        ctx,
-        options,
-        () => ({
-          type: variant.type,
-          params: { amount: parseAmountText(options.amount, "--amount") },
-        }),
-        cmd,
-      );
+      await runManualAction(ctx, { ...options, command }, () => ({
+        type: variant.type,
+        params: { amount: parseAmountText(options.amount, "--amount") },
+      }));
     });
   }
 }

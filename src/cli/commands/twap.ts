@@ -94,15 +94,9 @@ function addCommon(command: Command): void {
     .option("--coin <symbol>", "spot token symbol, e.g. HYPE (traded against USDC)")
     .option("--asset <id>", "asset id (10000 + spot pair index); overrides --coin")
     .option("--vault <address>", "act for this sub-account or vault (vaultAddress)");
-  for (const add of [
-    addNetworkOptions,
-    addSignerOptions,
-    addStateOption,
-    addOutputOptions,
-    addLiveOption,
-    addManualOptions,
-  ])
+  for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
     add(command);
+  addManualOptions(command);
 }
 
 function assetArgs(options: TwapOptions): { coin?: string; asset?: number } {
@@ -128,60 +122,55 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--reduce-only", "reduce-only")
     .option("--sz-decimals <n>", "size decimals of the asset (with --asset: no spotMeta lookup needed)");
   addCommon(twap);
-  twap.action(async (side: "buy" | "sell", options: TwapOptions, cmd: Command) => {
+  twap.action(async (side: "buy" | "sell", options: TwapOptions) => {
     const { runManualAction } = await import("../manualAction.js");
-    await runManualAction(
-      ctx,
-      options,
-      async ({ info, note }) => {
-        const by = assetArgs(options);
-        const size = parseAmountText(options.size, "--size");
-        const minutes = parseInteger(options.minutes ?? "", "--minutes", 1);
-        const vault = options.vault === undefined ? undefined : parseAddress(options.vault, "--vault");
-        let szDecimals =
-          options.szDecimals === undefined ? undefined : parseInteger(options.szDecimals, "--sz-decimals");
-        let asset = by.asset;
-        if (asset === undefined || szDecimals === undefined) {
-          const resolved = resolveSpotAsset(await info().spotMeta(), by);
-          asset = resolved.asset;
-          szDecimals ??= resolved.szDecimals;
-          note(
-            `${resolved.base} (${resolved.pair}): asset ${resolved.asset}, szDecimals ${resolved.szDecimals}`,
-          );
-        }
-        const { parseDecimal, toWireDecimal, truncateDecimals } = await import("../../lib/decimal.js");
-        const requested = parseDecimal(size, "--size");
-        const truncated = truncateDecimals(requested, szDecimals);
-        if (!truncated.gt(0)) {
-          // Refused here, naming the flag, rather than announced as "truncated to 0" and refused later.
-          throw new ValidationError([
-            {
-              path: "--size",
-              message: `${toWireDecimal(requested)} is less than one lot (${szDecimals} decimal places)`,
-            },
-          ]);
-        }
-        if (!truncated.eq(requested)) {
-          note(
-            `size ${toWireDecimal(requested)} truncated to ${toWireDecimal(truncated)} (${szDecimals} decimals)`,
-          );
-        }
-        return {
-          type: "twapOrder",
-          params: {
-            asset,
-            isBuy: side === "buy",
-            size,
-            szDecimals,
-            minutes,
-            randomize: options.randomize === true,
-            reduceOnly: options.reduceOnly === true,
+    await runManualAction(ctx, { ...options, command: twap }, async ({ info, note }) => {
+      const by = assetArgs(options);
+      const size = parseAmountText(options.size, "--size");
+      const minutes = parseInteger(options.minutes ?? "", "--minutes", 1);
+      const vault = options.vault === undefined ? undefined : parseAddress(options.vault, "--vault");
+      let szDecimals =
+        options.szDecimals === undefined ? undefined : parseInteger(options.szDecimals, "--sz-decimals");
+      let asset = by.asset;
+      if (asset === undefined || szDecimals === undefined) {
+        const resolved = resolveSpotAsset(await info().spotMeta(), by);
+        asset = resolved.asset;
+        szDecimals ??= resolved.szDecimals;
+        note(
+          `${resolved.base} (${resolved.pair}): asset ${resolved.asset}, szDecimals ${resolved.szDecimals}`,
+        );
+      }
+      const { parseDecimal, toWireDecimal, truncateDecimals } = await import("../../lib/decimal.js");
+      const requested = parseDecimal(size, "--size");
+      const truncated = truncateDecimals(requested, szDecimals);
+      if (!truncated.gt(0)) {
+        // Refused here, naming the flag, rather than announced as "truncated to 0" and refused later.
+        throw new ValidationError([
+          {
+            path: "--size",
+            message: `${toWireDecimal(requested)} is less than one lot (${szDecimals} decimal places)`,
           },
-          vaultAddress: vault,
-        };
-      },
-      cmd,
-    );
+        ]);
+      }
+      if (!truncated.eq(requested)) {
+        note(
+          `size ${toWireDecimal(requested)} truncated to ${toWireDecimal(truncated)} (${szDecimals} decimals)`,
+        );
+      }
+      return {
+        type: "twapOrder",
+        params: {
+          asset,
+          isBuy: side === "buy",
+          size,
+          szDecimals,
+          minutes,
+          randomize: options.randomize === true,
+          reduceOnly: options.reduceOnly === true,
+        },
+        vaultAddress: vault,
+      };
+    });
   });
 
   const cancel = program
@@ -189,19 +178,14 @@ export function register(program: Command, ctx: CliContext): void {
     .description("cancel a running TWAP order (twapCancel)")
     .requiredOption("--twap-id <n>", "the twapId returned when the TWAP was placed");
   addCommon(cancel);
-  cancel.action(async (options: TwapOptions, cmd: Command) => {
+  cancel.action(async (options: TwapOptions) => {
     const { runManualAction } = await import("../manualAction.js");
-    await runManualAction(
-      ctx,
-      options,
-      async ({ info }) => {
-        const by = assetArgs(options);
-        const twapId = parseInteger(options.twapId ?? "", "--twap-id");
-        const vault = options.vault === undefined ? undefined : parseAddress(options.vault, "--vault");
-        const asset = by.asset ?? resolveSpotAsset(await info().spotMeta(), by).asset;
-        return { type: "twapCancel", params: { asset, twapId }, vaultAddress: vault };
-      },
-      cmd,
-    );
+    await runManualAction(ctx, { ...options, command: cancel }, async ({ info }) => {
+      const by = assetArgs(options);
+      const twapId = parseInteger(options.twapId ?? "", "--twap-id");
+      const vault = options.vault === undefined ? undefined : parseAddress(options.vault, "--vault");
+      const asset = by.asset ?? resolveSpotAsset(await info().spotMeta(), by).asset;
+      return { type: "twapCancel", params: { asset, twapId }, vaultAddress: vault };
+    });
   });
 }
