@@ -17,6 +17,7 @@ import * as runCommand from "./commands/run.js";
 import * as simulateCommand from "./commands/simulate.js";
 import * as stakeCommand from "./commands/stake.js";
 import * as statusCommand from "./commands/status.js";
+import * as stopCommand from "./commands/stop.js";
 import * as twapCommand from "./commands/twap.js";
 import * as txCommand from "./commands/tx.js";
 import * as venueCommand from "./commands/venue.js";
@@ -27,6 +28,7 @@ const COMMANDS: ReadonlyArray<CommandModule> = [
   planCommand,
   onceCommand,
   runCommand,
+  stopCommand,
   statusCommand,
   historyCommand,
   journalCommand,

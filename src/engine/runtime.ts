@@ -10,7 +10,7 @@ import { type Authority, describeAuthority, resolveAuthority } from "../venue/ex
 import { ExchangeClient } from "../venue/exchange/client.js";
 import { InfoClient } from "../venue/info/client.js";
 import { resolveEndpoints } from "../venue/networks.js";
-import { NonceStore } from "../venue/nonces.js";
+import { type NonceSource, NonceStore } from "../venue/nonces.js";
 import { loadSigner, type Signer } from "../venue/signing/signer.js";
 import { WeightBudget } from "../venue/transport/budget.js";
 import { HttpTransport } from "../venue/transport/http.js";
@@ -151,7 +151,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     exchange =
       o.mode === "live"
         ? new ExchangeClient({ ...common, mode: "live", transport })
-        : new ExchangeClient({ ...common, mode: "dry-run" });
+        : new ExchangeClient({ ...common, nonces: dryRunNonces(nonces), mode: "dry-run" });
   }
 
   const pauseBeforeSendMs = testPauseBeforeSend(o.env);
@@ -223,6 +223,20 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
  */
 export function killSwitchActive(config: LoadedConfig): boolean {
   return killSwitchState(config.limits.killSwitchFile).engaged;
+}
+
+/**
+ * Dry-run nonces: peeked from the durable store (a dry run never moves it) but never the same twice in
+ * this process, so a plan never shows two actions with one nonce (the venue would refuse the second).
+ */
+function dryRunNonces(store: NonceStore): NonceSource {
+  const last = new Map<string, number>();
+  const peek = (signer: string) => {
+    const nonce = Math.max(store.peek(signer), (last.get(signer) ?? 0) + 1);
+    last.set(signer, nonce);
+    return nonce;
+  };
+  return { next: peek, peek };
 }
 
 /**

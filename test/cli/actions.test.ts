@@ -127,7 +127,9 @@ describe("the independent checker itself", () => {
   });
 });
 
-describe("dry run (the default)", () => {
+// These dry runs check the signing itself, so they ask for the signed body with --sign (the default
+// output is unsigned since #17.6; see test/cli/dryRun.test.ts).
+describe("dry run --sign", () => {
   for (const network of NETWORKS) {
     it(`delegate on ${network}: prints exactly the body, signed by the key's address under both implementations`, async () => {
       const run = await hlbot([
@@ -138,6 +140,7 @@ describe("dry run (the default)", () => {
         "12.5",
         "--network",
         network,
+        "--sign",
       ]);
       const b = body(run);
       expect(Object.keys(b)).toEqual(["action", "nonce", "signature"]);
@@ -173,6 +176,7 @@ describe("dry run (the default)", () => {
         network,
         "--base-url",
         "http://127.0.0.1:9",
+        "--sign",
       ]);
       const b = body(run);
       expect(Object.keys(b)).toEqual(["action", "nonce", "signature", "expiresAfter"]);
@@ -199,6 +203,7 @@ describe("dry run (the default)", () => {
         "--network",
         network,
         "--json",
+        "--sign",
       ]);
       const b = body(run);
       expect(b.action).toMatchObject({
@@ -209,13 +214,14 @@ describe("dry run (the default)", () => {
       });
       expect(recoverUserSignedSigner(b.action, "linkStakingUser", b.signature)).toBe(ACCOUNT_ADDRESS);
       expect(independentUserSigner(b)).toBe(ACCOUNT_ADDRESS);
-      expect(run.stderr).toBe(""); // --json: nothing but the body
+      // --json: nothing but the body, and the warning that it is a live order.
+      expect(run.stderr.trim().split("\n")).toEqual([expect.stringMatching(/anyone who has it can send it/)]);
     });
   }
 
   it("stake and unstake print cDeposit / cWithdraw bodies with exact integer wei", async () => {
-    const stake = body(await hlbot(["stake", "--amount", "0.00000001"]));
-    const unstake = body(await hlbot(["unstake", "--amount", "100000000"]));
+    const stake = body(await hlbot(["stake", "--amount", "0.00000001", "--sign"]));
+    const unstake = body(await hlbot(["unstake", "--amount", "100000000", "--sign"]));
     expect(stake.action).toMatchObject({ type: "cDeposit", wei: 1 });
     // 10^16 wei is beyond 2^53: printed as exact digits, read back as a bigint.
     expect(unstake.action).toMatchObject({ type: "cWithdraw", wei: 10_000_000_000_000_000n });
@@ -236,6 +242,7 @@ describe("dry run (the default)", () => {
       "10",
       "--base-url",
       server.url,
+      "--sign",
     ]);
     const b = body(run);
     expect((b.action as { twap: { a: number } }).twap.a).toBe(11035);
@@ -244,7 +251,7 @@ describe("dry run (the default)", () => {
     ]);
 
     const cancel = body(
-      await hlbot(["twap-cancel", "--coin", "PURR", "--twap-id", "77", "--base-url", server.url]),
+      await hlbot(["twap-cancel", "--coin", "PURR", "--twap-id", "77", "--base-url", server.url, "--sign"]),
     );
     expect(cancel.action).toEqual({ type: "twapCancel", a: 10000, t: 77 });
     expect(independentL1Signer(cancel, "testnet")).toBe(ACCOUNT_ADDRESS);
@@ -280,6 +287,7 @@ describe("dry run (the default)", () => {
         vault,
         "--account",
         ACCOUNT_ADDRESS,
+        "--sign",
       ],
       { HLBOT_PRIVATE_KEY: AGENT_KEY },
     );
@@ -300,7 +308,7 @@ describe("dry run (the default)", () => {
     );
     writeFileSync(passwordFile, "correct horse\n");
     const run = await hlbot(
-      ["stake", "--amount", "1", "--keystore", keystore, "--password-file", passwordFile],
+      ["stake", "--amount", "1", "--keystore", keystore, "--password-file", passwordFile, "--sign"],
       {},
     );
     expect(independentUserSigner(body(run))).toBe(ACCOUNT_ADDRESS);
@@ -365,7 +373,12 @@ describe("--live", () => {
   });
 
   it("prints an outcome object with --json, including the twapId", async () => {
-    const server = await venue([{ json: twapRunning(4242) }]);
+    // A live TWAP is valued at the venue's mid (spotMeta, allMids) for the journal's daily usage.
+    const server = await venue((req) =>
+      req.path === "/info"
+        ? { json: (req.json as { type: string }).type === "spotMeta" ? SPOT_META : { "@1035": "25.5" } }
+        : { json: twapRunning(4242) },
+    );
     const run = await hlbot([
       "twap",
       "buy",
@@ -392,7 +405,9 @@ describe("--live", () => {
       data: { twapId: 4242 },
       response: twapRunning(4242),
     });
-    expect(out.request).toEqual(server.requests[0]!.json);
+    const sent = server.requests.filter((r) => r.path === "/exchange");
+    expect(sent).toHaveLength(1);
+    expect(out.request).toEqual(sent[0]!.json);
     expect(run.stderr).toBe("");
   });
 

@@ -82,8 +82,12 @@ describe("plan --json and once through the CLI", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("plan --json prints one line per action whose request recovers to the signer, and sends nothing", async () => {
-    const { code, stdout, stderr } = await run(["plan", "--json", "--config", writeConfig("dry-run")], env);
+  // Since #17.6 plan prints unsigned requests by default; this signature check asks for --sign (deliberate).
+  it("plan --json --sign prints one line per action whose request recovers to the signer, and sends nothing", async () => {
+    const { code, stdout, stderr } = await run(
+      ["plan", "--json", "--sign", "--config", writeConfig("dry-run")],
+      env,
+    );
     expect(code, stderr).toBe(0);
     const lines = stdout
       .trim()
@@ -94,15 +98,62 @@ describe("plan --json and once through the CLI", () => {
     expect(line).toMatchObject({ strategy: "rebalance", action: "twapOrder", outcome: "dry-run" });
     expect(String(line?.reason)).toMatch(/HYPE/);
     const request = line?.request as WireBody;
-    expect(request.action).toEqual({
+    // The simulator's price keeps walking in real time from 40: the size is 437.5 give or take a lot.
+    expect(request.action).toMatchObject({
       type: "twapOrder",
-      twap: { a: 10107, b: false, s: "437.5", r: false, m: 60, t: false },
+      twap: { a: 10107, b: false, r: false, m: 60, t: false },
     });
+    expect(Number((request.action as { twap: { s: string } }).twap.s)).toBeCloseTo(437.5, 0);
     expect(independentL1Signer(request, "testnet")).toBe(address);
     expect(stderr).toContain("plan for"); // the human summary goes to stderr
+    expect(stderr).toMatch(/anyone who has it can send it to the venue and execute it/);
     expect(sim.ledger().filter((e) => e.kind === "twapPlaced")).toHaveLength(0);
     for (const text of [stdout, stderr])
       expect(text.toLowerCase()).not.toContain(wallet.privateKey.slice(2).toLowerCase());
+  });
+
+  it("plan prints unsigned requests by default (digest, distinct nonces), coherent with plan --unsigned", async () => {
+    writeFileSync(
+      join(dir, "link.yaml"),
+      stringify({
+        name: "link",
+        kind: "link-staking",
+        schedule: "0 0 * * *",
+        params: { counterparty: "0x3333333333333333333333333333333333333333" },
+      }),
+    );
+    const file = join(dir, "bot-two.yaml");
+    const base = {
+      network: "testnet",
+      baseUrl: sim.url,
+      mode: "dry-run",
+      account: address,
+      strategies: ["rebalance.yaml", "link.yaml"],
+      state: "./state-two",
+      limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
+      log: { level: "warn", format: "json" },
+    };
+    writeFileSync(file, stringify(base));
+    for (const args of [[], ["--unsigned"]]) {
+      const { code, stdout, stderr } = await run(["plan", "--json", ...args, "--config", file], env);
+      expect(code, stderr).toBe(0);
+      expect(stderr).not.toMatch(/anyone who has it/);
+      const lines = stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { action: string; request: Record<string, unknown> });
+      expect(lines.map((l) => l.action)).toEqual(["twapOrder", "linkStakingUser"]);
+      for (const l of lines) {
+        expect(l.request).not.toHaveProperty("signature");
+        expect(l.request).toMatchObject({
+          unsigned: true,
+          digest: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+        });
+      }
+      const nonces = lines.map((l) => l.request.nonce as number);
+      expect(new Set(nonces).size).toBe(nonces.length);
+    }
+    expect(sim.ledger().filter((e) => e.kind === "stakingLinkRequested")).toHaveLength(0);
   });
 
   it("once acts only in a due slot: first sight registers, then it submits (exit 0), then finds the TWAP running", async () => {

@@ -2,6 +2,7 @@
 // (tokenDelegate, user-signed: needs the account's own key). Dry run unless --live.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
+import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
 import {
   addLiveOption,
   addNetworkOptions,
@@ -10,10 +11,9 @@ import {
   addStateOption,
   parseAddress,
   parseAmountText,
-  type RawCommonOptions,
 } from "../options.js";
 
-interface DelegateOptions extends RawCommonOptions {
+interface DelegateOptions extends ManualCommonOptions {
   validator?: string;
   amount?: string;
 }
@@ -31,9 +31,10 @@ export function register(program: Command, ctx: CliContext): void {
       .requiredOption("--amount <hype>", "HYPE amount, at most 8 decimals");
     for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
       add(command);
+    addManualOptions(command);
     command.action(async (options: DelegateOptions) => {
       const { runManualAction } = await import("../manualAction.js");
-      await runManualAction(ctx, options, () => ({
+      await runManualAction(ctx, { ...options, command }, () => ({
         type: "tokenDelegate",
         params: {
           validator: parseAddress(options.validator, "--validator"),

@@ -3,6 +3,7 @@
 // --finalize and --user = the trading account. The link is permanent. User-signed. Dry run unless --live.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
+import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
 import {
   addLiveOption,
   addNetworkOptions,
@@ -10,10 +11,9 @@ import {
   addSignerOptions,
   addStateOption,
   parseAddress,
-  type RawCommonOptions,
 } from "../options.js";
 
-interface LinkOptions extends RawCommonOptions {
+interface LinkOptions extends ManualCommonOptions {
   user?: string;
   finalize?: boolean;
 }
@@ -31,9 +31,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--finalize", "finalize a link the trading account requested (sent by the staking account)");
   for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
     add(command);
+  addManualOptions(command);
   command.action(async (options: LinkOptions) => {
     const { runManualAction } = await import("../manualAction.js");
-    await runManualAction(ctx, options, () => ({
+    await runManualAction(ctx, { ...options, command }, () => ({
       type: "linkStakingUser",
       params: { user: parseAddress(options.user, "--user"), isFinalize: options.finalize === true },
     }));

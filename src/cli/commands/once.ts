@@ -67,6 +67,12 @@ export function register(program: Command, ctx: CliContext): void {
             ...(config.schedule ? { catchUpMs: config.schedule.catchUpMs } : {}),
           });
           const { plan, runs } = pass;
+          // A dry run prints unsigned requests, never a live order (#17.6; `plan --sign` prints signed ones).
+          if (!live) {
+            const { unsignReportActions } = await import("../unsigned.js");
+            for (const rep of [pass.watch.report, ...runs.map((r) => r.report)])
+              if (rep) unsignReportActions(rep.actions, config.network);
+          }
           const w = pass.watch;
           const watch = {
             checked: w.checked,

@@ -1,24 +1,41 @@
 // `hlbot plan`: one full cycle in dry-run against the configured network: snapshot, decisions, risk
-// guards and the exact bodies that would be POSTed; nothing is sent. `--unsigned` needs no key.
+// guards and the requests that would be POSTed; nothing is sent. The requests are printed UNSIGNED
+// (action, nonce, the digest a key would sign): a signed body is a live order anyone holding it could
+// send (#17.6). `--sign` prints signed bodies, with a warning. `--unsigned` needs no key at all.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
+
+interface PlanOptions {
+  config?: string;
+  json?: boolean;
+  unsigned?: boolean;
+  sign?: boolean;
+  baseUrl?: string;
+}
 
 export function register(program: Command, ctx: CliContext): void {
   program
     .command("plan")
-    .description("run one cycle in dry-run: show decisions, guards and the signed bodies; nothing is sent")
+    .description(
+      "run one cycle in dry-run: show decisions, guards and the unsigned requests (action, nonce, digest); nothing is sent",
+    )
     .option("-c, --config <file>", "bot configuration (default $HLBOT_CONFIG or config/default.yaml)")
     .option("--json", "one JSON object per planned action per line on stdout; the summary goes to stderr")
     .option("--unsigned", "work without a key: show unsigned actions (the config must name the `account`)")
+    .option(
+      "--sign",
+      "print the SIGNED bodies instead; WARNING: anyone who has that output can execute them on the venue without your key",
+    )
     .option("--base-url <url>", "send reads to this base URL instead of the configured one")
     .option("--dry-run", "accepted for scripts that pass it everywhere: plan never sends")
-    .action(async (opts: { config?: string; json?: boolean; unsigned?: boolean; baseUrl?: string }) => {
+    .action(async (opts: PlanOptions) => {
       const { loadBotConfig, botLogger } = await import("../bot.js");
       const config = await loadBotConfig(ctx, opts);
       const logger = await botLogger(ctx, config);
       const { openRuntime } = await import("../../engine/runtime.js");
       const { runCycle } = await import("../../engine/cycle.js");
       const { formatCycle, actionLines } = await import("../report.js");
+      const { SIGNED_OUTPUT_WARNING, unsignReportActions } = await import("../unsigned.js");
       const runtime = await openRuntime({
         config,
         env: ctx.env,
@@ -32,7 +49,13 @@ export function register(program: Command, ctx: CliContext): void {
           trigger: "plan",
           strategies: runtime.strategies(),
         });
-        const header = `plan for ${runtime.account} on ${config.network} (${opts.unsigned ? "unsigned" : "dry run"}, cycle ${report.cycleId})`;
+        const sign = opts.sign === true && !opts.unsigned;
+        if (sign) ctx.stderr(`hlbot: ${SIGNED_OUTPUT_WARNING}\n`);
+        else {
+          // Signed in dry run (to check the key may sign them), printed without the signature.
+          unsignReportActions(report.actions, config.network);
+        }
+        const header = `plan for ${runtime.account} on ${config.network} (${opts.unsigned ? "unsigned" : sign ? "dry run, SIGNED" : "dry run, unsigned output"}, cycle ${report.cycleId})`;
         if (opts.json) {
           ctx.stdout(actionLines(report));
           ctx.stderr(formatCycle(report, header));

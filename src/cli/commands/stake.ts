@@ -2,6 +2,7 @@
 // the 7-day unstaking queue (cWithdraw). User-signed: needs the account's own key. Dry run unless --live.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
+import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
 import {
   addLiveOption,
   addNetworkOptions,
@@ -9,10 +10,9 @@ import {
   addSignerOptions,
   addStateOption,
   parseAmountText,
-  type RawCommonOptions,
 } from "../options.js";
 
-interface StakeOptions extends RawCommonOptions {
+interface StakeOptions extends ManualCommonOptions {
   amount?: string;
 }
 
@@ -32,9 +32,10 @@ export function register(program: Command, ctx: CliContext): void {
       .requiredOption("--amount <hype>", "HYPE amount, at most 8 decimals");
     for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
       add(command);
+    addManualOptions(command);
     command.action(async (options: StakeOptions) => {
       const { runManualAction } = await import("../manualAction.js");
-      await runManualAction(ctx, options, () => ({
+      await runManualAction(ctx, { ...options, command }, () => ({
         type: variant.type,
         params: { amount: parseAmountText(options.amount, "--amount") },
       }));

@@ -6,6 +6,7 @@ import { Argument, type Command } from "commander";
 import { ValidationError } from "../../lib/errors.js";
 import type { SpotMetaResponse } from "../../venue/info/methods/spotMeta.js";
 import type { CliContext } from "../context.js";
+import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
 import {
   addLiveOption,
   addNetworkOptions,
@@ -15,7 +16,6 @@ import {
   parseAddress,
   parseAmountText,
   parseInteger,
-  type RawCommonOptions,
 } from "../options.js";
 
 /** Spot asset ids are 10000 + the pair's index (reference §6.8). */
@@ -77,7 +77,7 @@ export function resolveSpotAsset(meta: SpotMetaResponse, by: { coin?: string; as
   };
 }
 
-interface TwapOptions extends RawCommonOptions {
+interface TwapOptions extends ManualCommonOptions {
   coin?: string;
   asset?: string;
   szDecimals?: string;
@@ -96,6 +96,7 @@ function addCommon(command: Command): void {
     .option("--vault <address>", "act for this sub-account or vault (vaultAddress)");
   for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
     add(command);
+  addManualOptions(command);
 }
 
 function assetArgs(options: TwapOptions): { coin?: string; asset?: number } {
@@ -123,7 +124,7 @@ export function register(program: Command, ctx: CliContext): void {
   addCommon(twap);
   twap.action(async (side: "buy" | "sell", options: TwapOptions) => {
     const { runManualAction } = await import("../manualAction.js");
-    await runManualAction(ctx, options, async ({ info, note }) => {
+    await runManualAction(ctx, { ...options, command: twap }, async ({ info, note }) => {
       const by = assetArgs(options);
       const size = parseAmountText(options.size, "--size");
       const minutes = parseInteger(options.minutes ?? "", "--minutes", 1);
@@ -179,7 +180,7 @@ export function register(program: Command, ctx: CliContext): void {
   addCommon(cancel);
   cancel.action(async (options: TwapOptions) => {
     const { runManualAction } = await import("../manualAction.js");
-    await runManualAction(ctx, options, async ({ info }) => {
+    await runManualAction(ctx, { ...options, command: cancel }, async ({ info }) => {
       const by = assetArgs(options);
       const twapId = parseInteger(options.twapId ?? "", "--twap-id");
       const vault = options.vault === undefined ? undefined : parseAddress(options.vault, "--vault");

@@ -1,0 +1,97 @@
+// `hlbot stop` / `hlbot resume`: engage or release the kill switch of a bot configuration. While it is
+// engaged nothing is submitted, by the bot or by manual commands, except cancellations of running
+// TWAPs. `stop --cancel-twaps` (or `limits.killSwitchCancelRunning: true`) also cancels the account's
+// running TWAPs now, through the engine's executor (journaled, strategy "kill-switch"). Neither needs
+// the daemon to be stopped: the switch is a file the daemon checks before every cycle.
+import type { Command } from "commander";
+import type { CliContext } from "../context.js";
+
+interface StopOptions {
+  config?: string;
+  reason?: string;
+  cancelTwaps?: boolean;
+  dryRun?: boolean;
+}
+
+export function register(program: Command, ctx: CliContext): void {
+  program
+    .command("stop")
+    .description(
+      "engage the kill switch: nothing is submitted until `hlbot resume` (running TWAPs keep filling unless cancelled)",
+    )
+    .option("-c, --config <file>", "bot configuration (default $HLBOT_CONFIG or config/default.yaml)")
+    .option("--reason <text>", "why, written into the kill-switch file", "stopped with hlbot stop")
+    .option(
+      "--cancel-twaps",
+      "also cancel the account's running TWAPs now (always done when limits.killSwitchCancelRunning is true); sent only when the config says mode: live",
+    )
+    .option("--dry-run", "engage the switch but only show the cancellations, whatever the config says")
+    .action(async (opts: StopOptions) => {
+      const { loadBotConfig, botLogger } = await import("../bot.js");
+      const config = await loadBotConfig(ctx, opts);
+      const { dirname } = await import("node:path");
+      const { engageKillSwitch } = await import("../../engine/killSwitch.js");
+      const path = config.limits.killSwitchFile;
+      // The state folder is hlbot's own and may not exist yet; any other folder must (checked at load).
+      engageKillSwitch(
+        path,
+        opts.reason ?? "stopped with hlbot stop",
+        Date.now(),
+        dirname(path) === config.state,
+      );
+      ctx.stderr(`hlbot: kill switch engaged: ${path} exists; nothing is submitted until \`hlbot resume\`\n`);
+      const cancel = opts.cancelTwaps === true || config.limits.killSwitchCancelRunning;
+      if (!cancel) {
+        ctx.stderr(
+          "hlbot: running TWAPs are NOT cancelled and keep filling; use `hlbot stop --cancel-twaps` to cancel them\n",
+        );
+        return;
+      }
+      const logger = await botLogger(ctx, config);
+      const { openRuntime } = await import("../../engine/runtime.js");
+      const { runCycle } = await import("../../engine/cycle.js");
+      const { formatCycle } = await import("../report.js");
+      const live = config.mode === "live" && opts.dryRun !== true;
+      try {
+        const runtime = await openRuntime({ config, env: ctx.env, mode: live ? "live" : "dry-run", logger });
+        try {
+          const report = await runCycle(runtime.cycleDeps(await runtime.facts()), {
+            trigger: "stop",
+            strategies: [],
+            killSwitchActive: true,
+            cancelRunning: true,
+          });
+          if (!live) (await import("../unsigned.js")).unsignReportActions(report.actions, config.network);
+          const header = `stop for ${runtime.account} on ${config.network} (${live ? "live" : "dry run"}, cycle ${report.cycleId})`;
+          ctx.stdout(
+            report.decisions.length === 0
+              ? `${header}\n  no running TWAP to cancel\n`
+              : formatCycle(report, header),
+          );
+          const bad = report.actions.filter((a) => a.outcome === "rejected" || a.outcome === "unknown");
+          ctx.exitCode = bad.length > 0 ? 1 : 0;
+        } finally {
+          await runtime.close();
+        }
+      } finally {
+        await logger.flush();
+      }
+    });
+
+  program
+    .command("resume")
+    .description("release the kill switch: remove whatever is at limits.killSwitchFile")
+    .option("-c, --config <file>", "bot configuration (default $HLBOT_CONFIG or config/default.yaml)")
+    .action(async (opts: { config?: string }) => {
+      const { loadBotConfig } = await import("../bot.js");
+      const config = await loadBotConfig(ctx, opts);
+      const { releaseKillSwitch } = await import("../../engine/killSwitch.js");
+      const path = config.limits.killSwitchFile;
+      const was = releaseKillSwitch(path);
+      ctx.stderr(
+        was
+          ? `hlbot: kill switch released: ${path} removed; submissions resume at the next cycle\n`
+          : `hlbot: the kill switch was not engaged (nothing at ${path})\n`,
+      );
+    });
+}

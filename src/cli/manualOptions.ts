@@ -1,0 +1,26 @@
+// Options of the manual action commands beyond the common ones: the bot configuration whose kill
+// switch and limits apply (--config), and --sign, which prints a signed body in dry run. Kept free of
+// heavy imports: it is loaded for `--help`.
+import type { Command } from "commander";
+import type { RawCommonOptions } from "./options.js";
+
+/** Help text of `--sign`: says in words what a signed body is. */
+export const SIGN_OPTION_HELP =
+  "dry run: print the SIGNED body instead of the unsigned one; WARNING: anyone who has that output can execute it on the venue without your key";
+
+export function addManualOptions(command: Command): Command {
+  return command
+    .option(
+      "-c, --config <file>",
+      "bot configuration whose kill switch, limits and state folder apply (default $HLBOT_CONFIG; without one no amount limits apply)",
+    )
+    .option("--sign", SIGN_OPTION_HELP);
+}
+
+/** Raw values of a manual command's options. */
+export interface ManualCommonOptions extends RawCommonOptions {
+  config?: string;
+  sign?: boolean;
+  /** The commander command, for the journal's reason (the command as typed); set by the caller. */
+  command?: Command;
+}

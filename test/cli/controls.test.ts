@@ -1,0 +1,278 @@
+// Manual actions go through the engine and the kill switch holds for them (issue #12, case 6): the CLI
+// in-process against the embedded simulator on 127.0.0.1 (real clock), with a real bot config and
+// state folder. Manual actions are journaled (trigger "manual", the command as the reason), counted in
+// the daily limits, refused by the kill switch (twap-cancel excepted), and an unknown outcome is
+// reconciled before the next one; `hlbot stop --cancel-twaps` cancels running TWAPs, `resume` releases.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { Wallet } from "ethers";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { main } from "../../src/cli/main.js";
+import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+
+let sim: Simulator & { url: string };
+let dir: string;
+let wallet: ReturnType<typeof Wallet.createRandom>;
+let address: string;
+
+beforeEach(async () => {
+  sim = await startSimulator({ clock: "real", rateLimit: false });
+  dir = mkdtempSync(join(tmpdir(), "hlbot-controls-"));
+  wallet = Wallet.createRandom();
+  address = wallet.address.toLowerCase();
+  sim.fund(address, "HYPE", "100");
+  sim.fund(address, "USDC", "5000");
+  sim.setPrice("@107", "40");
+});
+afterEach(async () => {
+  await sim.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function writeConfig(limits: Record<string, unknown> = {}, mode: "live" | "dry-run" = "live"): string {
+  writeFileSync(
+    join(dir, "noop.yaml"),
+    stringify({
+      name: "noop",
+      kind: "link-staking",
+      schedule: "0 0 * * *",
+      enabled: false,
+      params: { counterparty: "0x3333333333333333333333333333333333333333" },
+    }),
+  );
+  const file = join(dir, "bot.yaml");
+  writeFileSync(
+    file,
+    stringify({
+      network: "testnet",
+      baseUrl: sim.url,
+      mode,
+      strategies: ["noop.yaml"],
+      state: "./state",
+      limits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 5000, maxStakeMovePerDay: 5, ...limits },
+      log: { level: "warn", format: "json" },
+    }),
+  );
+  return file;
+}
+
+async function cli(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, {
+    stdout: (t) => void out.push(t),
+    stderr: (t) => void err.push(t),
+    env: { HLBOT_PRIVATE_KEY: wallet.privateKey },
+    isTTY: false,
+  });
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
+
+function journal() {
+  const db = new Database(join(dir, "state", "hlbot.db"), { readonly: true });
+  try {
+    return {
+      cycles: db.prepare("SELECT trigger, mode, strategies FROM cycles ORDER BY rowid").all() as Array<{
+        trigger: string;
+        mode: string;
+      }>,
+      decisions: db
+        .prepare(
+          "SELECT strategy, kind, reason, guard, guard_reason AS guardReason FROM decisions ORDER BY id",
+        )
+        .all() as Array<{
+        strategy: string;
+        kind: string;
+        reason: string;
+        guard: string;
+        guardReason: string | null;
+      }>,
+      submissions: db
+        .prepare(
+          "SELECT strategy, action_type AS actionType, status, stake_move AS stakeMove FROM submissions ORDER BY id",
+        )
+        .all() as Array<{
+        strategy: string;
+        actionType: string;
+        status: string;
+        stakeMove: string | null;
+      }>,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+const ledger = (kind: string) => sim.ledger().filter((e) => e.kind === kind && e.user === address);
+
+describe("manual actions through the engine", () => {
+  it("are journaled with the command as the reason and counted in maxStakeMovePerDay", async () => {
+    const config = writeConfig();
+    expect((await cli(["stake", "--amount", "20", "--live", "--config", config])).code).toBe(0);
+    const first = await cli(["unstake", "--amount", "3", "--live", "--config", config]);
+    expect(first.code, first.stderr).toBe(0);
+    // 3 + 3 > 5 HYPE a day: refused before signing, with the limit named, nothing sent.
+    const second = await cli(["unstake", "--amount", "3", "--live", "--config", config]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/refused, nothing sent: .*maxStakeMovePerDay 5/);
+    expect(ledger("withdrawalInitiated")).toHaveLength(1);
+
+    const j = journal();
+    expect(j.cycles.map((c) => [c.trigger, c.mode])).toEqual([
+      ["manual", "live"],
+      ["manual", "live"],
+      ["manual", "live"],
+    ]);
+    expect(j.decisions.map((d) => [d.strategy, d.kind, d.guard])).toEqual([
+      ["manual", "cDeposit", "allowed"],
+      ["manual", "cWithdraw", "allowed"],
+      ["manual", "cWithdraw", "blocked"],
+    ]);
+    expect(j.decisions[1]?.reason).toMatch(/^hlbot unstake --amount 3 --live --config /);
+    expect(j.submissions.map((s) => [s.strategy, s.actionType, s.status, s.stakeMove])).toEqual([
+      ["manual", "cDeposit", "accepted", null],
+      ["manual", "cWithdraw", "accepted", "3"],
+    ]);
+  });
+
+  it("a TWAP above maxOrderUsd is refused, not resized; it is valued at the venue's mid", async () => {
+    const config = writeConfig({ maxOrderUsd: 100 });
+    const run = await cli([
+      "twap",
+      "buy",
+      "--coin",
+      "HYPE",
+      "--size",
+      "5",
+      "--minutes",
+      "30",
+      "--live",
+      "--config",
+      config,
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /above maxOrderUsd 100 USD \(≈\d+\.\d\d USD\); a manual order is never resized/,
+    );
+    expect(ledger("twapPlaced")).toHaveLength(0);
+  });
+
+  it("an unknown outcome is reconciled against the venue before the next manual action", async () => {
+    const config = writeConfig();
+    sim.setFaults({ exchange: { dropRate: 1 } });
+    const lost = await cli(["stake", "--amount", "2", "--live", "--config", config]);
+    expect(lost.code).toBe(1);
+    expect(lost.stderr).toMatch(/unknown outcome/);
+    expect(journal().submissions.map((s) => s.status)).toEqual(["unknown"]);
+    expect(ledger("cDeposit")).toHaveLength(1); // it did land
+
+    sim.setFaults({});
+    const next = await cli(["stake", "--amount", "1", "--live", "--config", config]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toMatch(/reconciled submission #1 \(manual, cDeposit\): landed/);
+    expect(journal().submissions.map((s) => s.status)).toEqual(["landed", "accepted"]);
+    expect(ledger("cDeposit")).toHaveLength(2); // exactly once each
+  });
+});
+
+describe("the kill switch", () => {
+  it("stop blocks manual actions (but not twap-cancel); resume releases it", async () => {
+    const config = writeConfig();
+    const placed = await cli([
+      "twap",
+      "sell",
+      "--coin",
+      "HYPE",
+      "--size",
+      "20",
+      "--minutes",
+      "5",
+      "--live",
+      "--config",
+      config,
+      "--json",
+    ]);
+    expect(placed.code, placed.stdout).toBe(0);
+    const twapId = (JSON.parse(placed.stdout) as { data: { twapId: number } }).data.twapId;
+
+    const stop = await cli(["stop", "--config", config, "--reason", "maintenance"]);
+    expect(stop.code).toBe(0);
+    expect(stop.stderr).toMatch(/NOT cancelled and keep filling/);
+    const file = join(dir, "state", "STOP");
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ reason: "maintenance" });
+
+    const refused = await cli(["stake", "--amount", "1", "--live", "--config", config]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/refused, nothing sent: kill switch is on/);
+    const dry = await cli(["stake", "--amount", "1", "--config", config]);
+    expect(dry.code).toBe(1); // a dry run says what live would do
+    expect(ledger("cDeposit")).toHaveLength(0);
+
+    const cancel = await cli([
+      "twap-cancel",
+      "--coin",
+      "HYPE",
+      "--twap-id",
+      String(twapId),
+      "--live",
+      "--config",
+      config,
+    ]);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(ledger("twapTerminated")).toHaveLength(1);
+
+    expect((await cli(["resume", "--config", config])).code).toBe(0);
+    expect(existsSync(file)).toBe(false);
+    expect((await cli(["stake", "--amount", "1", "--live", "--config", config])).code).toBe(0);
+    expect(ledger("cDeposit")).toHaveLength(1);
+  });
+
+  it("stop --cancel-twaps cancels the account's running TWAPs through the executor, journaled", async () => {
+    const config = writeConfig();
+    expect(
+      (
+        await cli([
+          "twap",
+          "buy",
+          "--coin",
+          "HYPE",
+          "--size",
+          "10",
+          "--minutes",
+          "5",
+          "--live",
+          "--config",
+          config,
+        ])
+      ).code,
+    ).toBe(0);
+    const stop = await cli(["stop", "--config", config, "--cancel-twaps"]);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stdout).toMatch(/kill-switch: twapCancel \(allowed; sent, accepted\): kill switch engaged/);
+    expect(ledger("twapTerminated")).toHaveLength(1);
+    const j = journal();
+    expect(j.cycles.map((c) => c.trigger)).toEqual(["manual", "stop"]);
+    expect(j.submissions.map((s) => [s.strategy, s.actionType, s.status])).toEqual([
+      ["manual", "twapOrder", "accepted"],
+      ["kill-switch", "twapCancel", "accepted"],
+    ]);
+    // The switch stays engaged: the next once places nothing.
+    expect(existsSync(join(dir, "state", "STOP"))).toBe(true);
+  });
+
+  it("manual actions with no bot config: journaled in the state folder, <state>/STOP still refuses them", async () => {
+    const state = join(dir, "bare");
+    const args = ["stake", "--amount", "1", "--live", "--base-url", sim.url, "--state", state];
+    const ok = await cli(args);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toMatch(/no bot config .* not applied/);
+    writeFileSync(join(state, "STOP"), "");
+    const refused = await cli(args);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/kill switch is on/);
+    expect(ledger("cDeposit")).toHaveLength(1);
+  });
+});
