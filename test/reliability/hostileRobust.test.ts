@@ -6,11 +6,17 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { encryptKeystoreJson, Wallet } from "ethers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parseAllDocuments } from "yaml";
+import { parseAllDocuments, stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
+import { ResponseTooLargeError } from "../../src/lib/errors.js";
+import { JsonDepthError, parseJson } from "../../src/lib/json.js";
 import { clearSecretsForTests } from "../../src/lib/secrets.js";
+import { startSimulator } from "../../src/simulator/index.js";
+import { resolveEndpoints } from "../../src/venue/networks.js";
+import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport } from "../../src/venue/transport/http.js";
 import { REPO_ROOT } from "../helpers/dist.js";
 
 /** A public test key (never funded). */
@@ -324,5 +330,210 @@ describe("11. strategy files mounted as symlinks", () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/strategies: no enabled strategy to run/);
     expect(r.requests).toEqual([]);
+  });
+});
+
+// ---- a rewriting proxy in front of the simulator ----------------------------------------------------
+
+interface Proxy {
+  url: string;
+  /** Rewrites the simulator's answer to a path (undefined: passed through as is). */
+  rewrite: ((path: string, text: string) => string | undefined) | undefined;
+  close(): Promise<void>;
+}
+
+async function rewritingProxy(target: string): Promise<Proxy> {
+  const proxy: Proxy = {
+    url: "",
+    rewrite: undefined,
+    close: () => new Promise<void>((resolve) => srv.close(() => resolve())),
+  };
+  const srv = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", async () => {
+      const answer = await fetch(`${target}${req.url}`, {
+        method: req.method ?? "POST",
+        headers: { "content-type": "application/json" },
+        body: Buffer.concat(chunks),
+      });
+      const text = await answer.text();
+      const out = proxy.rewrite?.(req.url ?? "", text) ?? text;
+      res.writeHead(answer.status, { "content-type": "application/json" });
+      res.end(out);
+    });
+  });
+  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
+  proxy.url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+  return proxy;
+}
+
+/** A bot file trading against `baseUrl` with the rebalance strategy, live. */
+function liveBot(baseUrl: string): { file: string; dir: string } {
+  const dir = tempDir();
+  writeFileSync(
+    join(dir, "rebalance.yaml"),
+    stringify({
+      name: "rebalance",
+      kind: "twap-rebalance",
+      schedule: "0 * * * *",
+      params: {
+        targets: { HYPE: 0.5, USDC: 0.5 },
+        quote: "USDC",
+        band: 0.05,
+        twap: { minutes: 60, randomize: false },
+      },
+    }),
+  );
+  const file = join(dir, "bot.yaml");
+  writeFileSync(
+    file,
+    stringify({
+      network: "testnet",
+      baseUrl,
+      mode: "live",
+      strategies: ["rebalance.yaml"],
+      state: "./state",
+      limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
+      log: { level: "silent" },
+    }),
+  );
+  return { file, dir };
+}
+
+// ---- 13. a 200 that cannot be read is an unknown outcome, reconciled ---------------------------------
+
+describe("13. an accepted answer with a hostile extra field", () => {
+  it("is an unknown outcome, reconciled as landed by the next run, never a crash inviting a retry", {
+    timeout: 60_000,
+  }, async () => {
+    const sim = await startSimulator({ clock: "real", rateLimit: false });
+    const proxy = await rewritingProxy(sim.url);
+    try {
+      const wallet = Wallet.createRandom();
+      const address = wallet.address.toLowerCase();
+      sim.fund(address, "HYPE", "1000");
+      sim.fund(address, "USDC", "5000");
+      sim.setPrice("@107", "40");
+      const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+      proxy.rewrite = (path, text) =>
+        path === "/exchange" ? text.replace(/\}\s*$/, `,"extra":${deep}}`) : undefined;
+      const { file, dir } = liveBot(proxy.url);
+      const env = { HLBOT_PRIVATE_KEY: wallet.privateKey };
+      const first = await cli(["once", "--config", file], env);
+      expect(`${first.stdout}${first.stderr}`).not.toMatch(/call stack/i);
+      expect(first.code, first.stderr).toBe(1);
+      expect(sim.twaps(address)).toHaveLength(1);
+      const db = new Database(join(dir, "state", "hlbot.db"), { readonly: true });
+      const rows = db.prepare("SELECT status FROM submissions").all() as Array<{ status: string }>;
+      db.close();
+      expect(rows.map((r) => r.status)).toEqual(["unknown"]);
+
+      // The next run reconciles it as landed and places nothing new.
+      clearSecretsForTests();
+      proxy.rewrite = undefined;
+      const second = await cli(["once", "--config", file], env);
+      expect(`${second.stdout}${second.stderr}`).not.toMatch(/call stack/i);
+      expect(sim.twaps(address)).toHaveLength(1);
+      const db2 = new Database(join(dir, "state", "hlbot.db"), { readonly: true });
+      const after = db2.prepare("SELECT status FROM submissions ORDER BY id").all() as Array<{
+        status: string;
+      }>;
+      db2.close();
+      expect(after[0]!.status).toBe("landed");
+    } finally {
+      await proxy.close();
+      await sim.stop();
+    }
+  });
+
+  it("parseJson refuses text nested deeper than the bound, with a SyntaxError", () => {
+    const deep = `{"a":${"[".repeat(600)}${"]".repeat(600)}}`;
+    expect(() => parseJson(deep)).toThrow(JsonDepthError);
+    expect(() => parseJson(deep)).toThrow(SyntaxError);
+    expect(parseJson(`{"a":${"[".repeat(500)}1${"]".repeat(500)}}`)).toBeDefined();
+    // Brackets inside strings do not count.
+    expect(parseJson(JSON.stringify({ s: "[".repeat(5000) }))).toEqual({ s: "[".repeat(5000) });
+    expect(parseJson(`{"a":${"[".repeat(600)}${"]".repeat(600)}}`, { maxDepth: 1000 })).toBeDefined();
+  });
+});
+
+// ---- 14. response size cap ------------------------------------------------------------------------
+
+describe("14. response bodies are capped", () => {
+  it("a read larger than the cap fails with a typed error, whether Content-Length says so or not", async () => {
+    for (const chunked of [false, true]) {
+      handler = (_req, _body, res) => {
+        const big = `[${'"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",'.repeat(40_000)}1]`;
+        res.writeHead(200, {
+          "content-type": "application/json",
+          ...(chunked ? {} : { "content-length": String(Buffer.byteLength(big)) }),
+        });
+        if (chunked) {
+          res.write(big.slice(0, 1000));
+          setTimeout(() => res.end(big.slice(1000)), 10);
+        } else res.end(big);
+      };
+      const transport = new HttpTransport({
+        endpoints: resolveEndpoints("testnet", url),
+        budget: null,
+        maxResponseBytes: 1_000_000,
+        retry: { attempts: 3 },
+      });
+      const before = seen.length;
+      try {
+        await expect(transport.read({ type: "allMids" }, { weight: 2 })).rejects.toBeInstanceOf(
+          ResponseTooLargeError,
+        );
+        // Not retried: the same request gets the same answer.
+        expect(seen.length - before).toBe(1);
+      } finally {
+        await transport.close();
+      }
+    }
+  });
+
+  it("the default cap is generous (64 MiB) and a body under it is read", async () => {
+    expect(DEFAULT_MAX_RESPONSE_BYTES).toBe(64 * 1024 * 1024);
+    handler = (_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ a: "x".repeat(2_000_000) }));
+    };
+    const transport = new HttpTransport({ endpoints: resolveEndpoints("testnet", url), budget: null });
+    try {
+      expect(((await transport.read({ type: "allMids" }, { weight: 2 })) as { a: string }).a).toHaveLength(
+        2_000_000,
+      );
+    } finally {
+      await transport.close();
+    }
+  });
+});
+
+// ---- 16. smaller robustness cases --------------------------------------------------------------------
+
+describe("16. an https:// URL to a plain-HTTP port", () => {
+  it("a money-moving request whose TLS handshake failed is rejected as not sent, not 'may have been applied'", async () => {
+    handler = (_req, _body, res) => {
+      res.writeHead(400);
+      res.end("plain http");
+    };
+    const dir = tempDir();
+    const tlsUrl = url.replace("http://", "https://");
+    const r = await cli([
+      "stake",
+      "--amount",
+      "1",
+      "--live",
+      "--base-url",
+      tlsUrl,
+      "--state",
+      dir,
+      "--timeout",
+      "2000",
+    ]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).not.toMatch(/may or may not have been applied|unknown outcome/);
+    expect(r.stderr).toMatch(/rejected \(unreachable\): TLS handshake failed/);
   });
 });
