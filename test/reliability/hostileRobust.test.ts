@@ -11,8 +11,11 @@ import { encryptKeystoreJson, Wallet } from "ethers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
+import { loadConfig } from "../../src/engine/config/loader.js";
+import { openRuntime } from "../../src/engine/runtime.js";
 import { ResponseTooLargeError } from "../../src/lib/errors.js";
 import { JsonDepthError, parseJson } from "../../src/lib/json.js";
+import { silentLogger } from "../../src/lib/log.js";
 import { clearSecretsForTests } from "../../src/lib/secrets.js";
 import { startSimulator } from "../../src/simulator/index.js";
 import { resolveEndpoints } from "../../src/venue/networks.js";
@@ -490,6 +493,23 @@ describe("14. response bodies are capped", () => {
       } finally {
         await transport.close();
       }
+    }
+  });
+
+  it("venue.maxResponseBytes in the bot file sets the cap of the runtime's transport", async () => {
+    const { file } = botFile({ venue: "{ readAttempts: 1, maxResponseBytes: 65536 }" });
+    const config = await loadConfig(file, { HLBOT_PRIVATE_KEY: KEY });
+    expect(config.venue.maxResponseBytes).toBe(65_536);
+    const runtime = await openRuntime({
+      config,
+      env: { HLBOT_PRIVATE_KEY: KEY },
+      mode: "dry-run",
+      logger: silentLogger(),
+    });
+    try {
+      expect(runtime.transport.maxResponseBytes).toBe(65_536);
+    } finally {
+      await runtime.close();
     }
   });
 

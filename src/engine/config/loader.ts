@@ -42,6 +42,8 @@ export interface VenueConfig {
   /** How long an unanswered user-signed submission may still land (reconciliation waits that long). */
   userSignedGraceMs: number;
   weightPerMinute: number;
+  /** Largest response body read, in bytes. */
+  maxResponseBytes: number;
   /** The rules strategies plan with (put on the Snapshot by its builder). */
   rules: VenueRules;
 }
@@ -305,6 +307,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
       readAttempts: c.venue.readAttempts,
       userSignedGraceMs: c.venue.userSignedGraceMs,
       weightPerMinute: c.venue.weightPerMinute,
+      maxResponseBytes: c.venue.maxResponseBytes,
       rules: {
         twapMinMinutes: c.venue.twapMinMinutes,
         twapMaxMinutes: c.venue.twapMaxMinutes,
