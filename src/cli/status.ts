@@ -2,6 +2,7 @@
 
 import { spotUniverse } from "../engine/readSnapshot.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
+import { oneLine } from "../lib/text.js";
 import type { InfoClient } from "../venue/info/client.js";
 
 export interface AccountStatus {
@@ -181,7 +182,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
         ? "no USD price"
         : `${b.usd} USD${b.weight ? `, ${(Number(b.weight) * 100).toFixed(1)}%` : ""}`;
     out.push(
-      `  ${b.coin.padEnd(8)} ${b.total}${b.hold !== "0.0" && b.hold !== "0" ? ` (on hold ${b.hold})` : ""}  ${usd}`,
+      `  ${oneLine(b.coin).padEnd(8)} ${b.total}${b.hold !== "0.0" && b.hold !== "0" ? ` (on hold ${b.hold})` : ""}  ${usd}`,
     );
   }
   out.push(
@@ -192,7 +193,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
     const health = d.jailed ? "JAILED" : d.active ? "active" : "inactive";
     const lock = d.locked ? `locked until ${when(d.lockedUntil)}` : "unlocked";
     out.push(
-      `  ${d.name} (${d.validator}): ${d.amount} HYPE, ${health}, commission ${d.commission ?? "?"}, ${lock}`,
+      `  ${oneLine(d.name)} (${d.validator}): ${d.amount} HYPE, ${health}, commission ${d.commission ?? "?"}, ${lock}`,
     );
   }
   out.push(
@@ -201,20 +202,20 @@ export function formatStatus(s: AccountStatus, network: string): string {
   out.push(`Running TWAPs: ${s.twaps.length === 0 ? "none" : ""}`);
   for (const t of s.twaps) {
     out.push(
-      `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${t.coin} over ${t.minutes} min: ${t.executed} done (${t.progress}%), since ${when(t.startedAt)}`,
+      `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${oneLine(t.coin)} over ${t.minutes} min: ${t.executed} done (${t.progress}%), since ${when(t.startedAt)}`,
     );
   }
   out.push(
     `Fees: spot taker ${s.fees.spotTaker}, maker ${s.fees.spotMaker}; VIP: ${s.isVip === null ? "unknown" : s.isVip ? "yes" : "no"}`,
   );
   out.push(
-    `Referral: ${s.referral.referredBy ? `referred with code ${s.referral.referredBy}` : "not referred"}; referrer stage ${s.referral.stage}; unclaimed rewards ${s.referral.unclaimedRewards}`,
+    `Referral: ${s.referral.referredBy ? `referred with code ${oneLine(s.referral.referredBy)}` : "not referred"}; referrer stage ${s.referral.stage}; unclaimed rewards ${s.referral.unclaimedRewards}`,
   );
   out.push(
     `Multi-sig: ${s.multiSig ? `${s.multiSig.threshold} of ${s.multiSig.authorizedUsers.join(", ")}` : "no"}`,
   );
   out.push(
-    `Sub-accounts: ${s.subAccounts.length === 0 ? "none" : s.subAccounts.map((a) => `${a.name} (${a.address})`).join(", ")}`,
+    `Sub-accounts: ${s.subAccounts.length === 0 ? "none" : s.subAccounts.map((a) => `${oneLine(a.name)} (${a.address})`).join(", ")}`,
   );
   const link = s.stakingLink as { type?: string; stakingUser?: string; tradingUser?: string } | null;
   out.push(`Staking link: ${link ? `${link.type} ${link.stakingUser ?? link.tradingUser ?? ""}` : "none"}`);

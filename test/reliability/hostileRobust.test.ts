@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noControlCharactersInRegex: these tests look for raw control characters in output.
 // Issue #17 items 8 to 16 ("Keys" and "Robustness") and #11's "only the configured key is a secret":
 // each case as an attacker or a broken environment produced it, run in-process through `main(argv, io)`
 // against a request-counting server on 127.0.0.1 (or the simulator), with real files in temp folders.
@@ -11,6 +12,7 @@ import { encryptKeystoreJson, Wallet } from "ethers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments, stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
+import { type AccountStatus, formatStatus } from "../../src/cli/status.js";
 import { loadConfig } from "../../src/engine/config/loader.js";
 import { openRuntime } from "../../src/engine/runtime.js";
 import { ResponseTooLargeError } from "../../src/lib/errors.js";
@@ -555,5 +557,68 @@ describe("16. an https:// URL to a plain-HTTP port", () => {
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).not.toMatch(/may or may not have been applied|unknown outcome/);
     expect(r.stderr).toMatch(/rejected \(unreachable\): TLS handshake failed/);
+  });
+});
+
+// ---- 12. venue strings cannot drive the terminal ------------------------------------------------------
+
+const HOSTILE_NAME =
+  "Val\u001b[2J\u001b]0;pwned\u0007\u001b]8;;http://evil\u0007x\u001b]8;;\u0007\r\nhlbot: accepted: cWithdraw\u009b31m\u202e";
+/** Raw control characters a terminal would act on (LF excepted: output has lines). */
+const RAW_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
+
+describe("12. control characters in venue strings", () => {
+  it("info output (JSON) carries them escaped, and parses to the same name", async () => {
+    const sim = await startSimulator({ rateLimit: false });
+    try {
+      const validator = sim.validators()[0]!.address;
+      sim.setValidator(validator, { name: HOSTILE_NAME });
+      const r = await cli(["info", "validatorSummaries", "--base-url", sim.url]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toMatch(RAW_CONTROLS);
+      const list = JSON.parse(r.stdout) as Array<{ validator: string; name: string }>;
+      expect(list.find((v) => v.validator === validator)?.name).toBe(HOSTILE_NAME);
+    } finally {
+      await sim.stop();
+    }
+  });
+
+  it("status text shows a hostile validator or token name on its own line, escaped", () => {
+    const status: AccountStatus = {
+      account: "0x0000000000000000000000000000000000000001",
+      at: 0,
+      balances: [{ coin: HOSTILE_NAME, total: "1", hold: "0", usd: null, weight: null }],
+      totalUsd: "0",
+      staking: { delegated: "1", undelegated: "0", pendingWithdrawal: "0", nPendingWithdrawals: 0 },
+      delegations: [
+        {
+          validator: "0x5ac99df645f3414876c816caa18b2d234024b487",
+          name: HOSTILE_NAME,
+          amount: "1",
+          lockedUntil: 0,
+          locked: false,
+          jailed: false,
+          active: true,
+          commission: null,
+        },
+      ],
+      rewards: { total: "0", last: null },
+      twaps: [],
+      isVip: null,
+      referral: { referredBy: HOSTILE_NAME, stage: "x", unclaimedRewards: "0" },
+      multiSig: null,
+      subAccounts: [{ name: HOSTILE_NAME, address: "0x0000000000000000000000000000000000000002" }],
+      stakingLink: null,
+      fees: { spotTaker: "0", spotMaker: "0" },
+    };
+    const text = formatStatus(status, "testnet");
+    expect(text).not.toMatch(RAW_CONTROLS);
+    expect(text.split("\n").some((l) => l.startsWith("hlbot:"))).toBe(false);
+  });
+
+  it("the CLI's own output and errors pass through the same filter", async () => {
+    const r = await cli(["info", `spot${HOSTILE_NAME}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toMatch(RAW_CONTROLS);
   });
 });
