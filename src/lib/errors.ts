@@ -205,6 +205,15 @@ export class ResponseTooLargeError extends VenueError {
   }
 }
 
+/**
+ * A row of the state database that cannot be read (a damaged or hand-edited journal). Names the table
+ * and the row, so the person can look at it (`hlbot history`, sqlite3) instead of guessing.
+ */
+export class StateCorruptError extends HlbotError {
+  readonly code = "STATE_CORRUPT";
+  readonly family = "internal";
+}
+
 /** Something inside hlbot broke an invariant. Always a bug. */
 export class InternalError extends HlbotError {
   readonly code = "INTERNAL";

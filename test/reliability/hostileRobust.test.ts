@@ -2,6 +2,7 @@
 // Issue #17 items 8 to 16 ("Keys" and "Robustness") and #11's "only the configured key is a secret":
 // each case as an attacker or a broken environment produced it, run in-process through `main(argv, io)`
 // against a request-counting server on 127.0.0.1 (or the simulator), with real files in temp folders.
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -14,6 +15,7 @@ import { parseAllDocuments, stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
 import { type AccountStatus, formatStatus } from "../../src/cli/status.js";
 import { loadConfig } from "../../src/engine/config/loader.js";
+import { acquireInstanceLock, LockHeldError } from "../../src/engine/lock.js";
 import { openRuntime } from "../../src/engine/runtime.js";
 import { ResponseTooLargeError } from "../../src/lib/errors.js";
 import { JsonDepthError, parseJson } from "../../src/lib/json.js";
@@ -22,7 +24,7 @@ import { clearSecretsForTests } from "../../src/lib/secrets.js";
 import { startSimulator } from "../../src/simulator/index.js";
 import { resolveEndpoints } from "../../src/venue/networks.js";
 import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport } from "../../src/venue/transport/http.js";
-import { REPO_ROOT } from "../helpers/dist.js";
+import { ensureBuilt, REPO_ROOT } from "../helpers/dist.js";
 
 /** A public test key (never funded). */
 const KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
@@ -620,5 +622,170 @@ describe("12. control characters in venue strings", () => {
     const r = await cli(["info", `spot${HOSTILE_NAME}`]);
     expect(r.code).toBe(2);
     expect(r.stderr).not.toMatch(RAW_CONTROLS);
+  });
+});
+
+describe("16. configuration files that are not files, or bombs", () => {
+  it("a YAML alias bomb exits 2 naming the file", async () => {
+    const { file } = botFile();
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 9; i++) {
+      const prev = String.fromCharCode(96 + i);
+      const name = String.fromCharCode(97 + i);
+      levels.push(
+        `${name}: &${name} [*${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}]`,
+      );
+    }
+    writeFileSync(file, `${readFileSync(file, "utf8")}${levels.join("\n")}\n`);
+    for (const argv of [
+      ["config", "validate", file],
+      ["once", "--config", file],
+    ]) {
+      const r = await cli(argv);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain("bot.yaml:1: too many YAML aliases");
+    }
+  });
+
+  it("--config /dev/zero is refused at once, not read forever", async () => {
+    const r = await cli(["once", "--config", "/dev/zero"]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/\/dev\/zero: is not a regular file/);
+  });
+
+  it("a FIFO as the bot file or a strategy file is refused, not waited on", { timeout: 10_000 }, async () => {
+    const dir = tempDir();
+    const fifo = join(dir, "bot.yaml");
+    execFileSync("mkfifo", [fifo]);
+    let r = await cli(["config", "validate", fifo]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/bot\.yaml: is not a regular file/);
+    r = await cli(["once", "--config", fifo]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).not.toContain("undefined");
+    const { file } = botFile({ strategies: `["${fifo}"]` });
+    r = await cli(["once", "--config", file]);
+    expect(r.code, r.stderr).toBe(2);
+  });
+
+  it("a file larger than 1 MiB is refused with its size", async () => {
+    const { file } = botFile();
+    writeFileSync(file, `${readFileSync(file, "utf8")}# ${"x".repeat(1_100_000)}\n`);
+    const r = await cli(["once", "--config", file]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/bot\.yaml: is \d+ bytes; a configuration file is at most 1048576 bytes/);
+  });
+});
+
+describe("16. a damaged journal row", () => {
+  it("is named (table, row, action) instead of a bare JSON error", { timeout: 60_000 }, async () => {
+    const sim = await startSimulator({ clock: "real", rateLimit: false });
+    const proxy = await rewritingProxy(sim.url);
+    try {
+      const wallet = Wallet.createRandom();
+      const address = wallet.address.toLowerCase();
+      sim.fund(address, "HYPE", "1000");
+      sim.fund(address, "USDC", "5000");
+      sim.setPrice("@107", "40");
+      // The answer is lost (a 502): the submission stays unknown and is reconciled by the next run.
+      proxy.rewrite = (path) => (path === "/exchange" ? "<html>bad gateway</html>" : undefined);
+      const { file, dir } = liveBot(proxy.url);
+      const env = { HLBOT_PRIVATE_KEY: wallet.privateKey };
+      const first = await cli(["once", "--config", file], env);
+      expect(first.code, first.stderr).toBe(1);
+      const db = new Database(join(dir, "state", "hlbot.db"));
+      const row = db.prepare("SELECT id FROM submissions").get() as { id: number };
+      db.prepare("UPDATE submissions SET request = ? WHERE id = ?").run('{"action":{"type":"twapOr', row.id);
+      db.close();
+      clearSecretsForTests();
+      proxy.rewrite = undefined;
+      const second = await cli(["once", "--config", file], env);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(
+        new RegExp(
+          `journal row submissions #${row.id} \\(twapOrder, nonce \\d+\\) holds a request that is not valid JSON`,
+        ),
+      );
+    } finally {
+      await proxy.close();
+      await sim.stop();
+    }
+  });
+});
+
+describe("16. the instance lock survives `rm state/lock.db`", () => {
+  it("a second instance is refused while the first runs, and the first sees its lock is gone", {
+    timeout: 180_000,
+  }, async () => {
+    ensureBuilt(["engine/lock.js"]);
+    const dir = tempDir();
+    const script = `
+      const { acquireInstanceLock } = await import(${JSON.stringify(join(REPO_ROOT, "dist/engine/lock.js"))});
+      const lock = acquireInstanceLock(${JSON.stringify(dir)}, "hlbot run --config test.yaml");
+      process.stdout.write("locked\\n");
+      process.stdin.on("data", () => process.stdout.write(lock.stillHeld() ? "held\\n" : "lost\\n"));
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    let out = "";
+    const waitFor = (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => (out.includes(text) ? resolve() : setTimeout(check, 20));
+        check();
+      });
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    try {
+      await waitFor("locked");
+      child.stdin!.write("?\n");
+      await waitFor("held");
+      rmSync(join(dir, "lock.db"));
+      expect(() => acquireInstanceLock(dir, "hlbot once")).toThrow(LockHeldError);
+      child.stdin!.write("?\n");
+      await waitFor("lost");
+    } finally {
+      child.kill("SIGKILL");
+      await new Promise((r) => child.once("exit", r));
+    }
+    // Once the holder is dead, the folder is free again.
+    const lock = acquireInstanceLock(dir, "hlbot once");
+    expect(lock.stillHeld()).toBe(true);
+    lock.release();
+  });
+});
+
+describe("16. the key does not stay in the daemon's environment", () => {
+  it("run drops the key variables from its environment once the signer holds the key", {
+    timeout: 30_000,
+  }, async () => {
+    const sim = await startSimulator({ clock: "real", rateLimit: false });
+    try {
+      const wallet = Wallet.createRandom();
+      const { file } = liveBot(sim.url);
+      const env: Record<string, string | undefined> = {
+        HLBOT_PRIVATE_KEY: wallet.privateKey,
+        HLBOT_KEYSTORE_PASSWORD: "unused but named",
+        OTHER: "kept",
+      };
+      const baseline = process.listenerCount("SIGTERM");
+      const done = main(["run", "--config", file, "--dry-run"], {
+        stdout: () => {},
+        stderr: () => {},
+        env,
+        isTTY: false,
+      });
+      // Running: the daemon installed its signal handlers (after the signer was loaded).
+      const deadline = Date.now() + 20_000;
+      while (process.listenerCount("SIGTERM") === baseline && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      const seenEnv = { ...env };
+      process.emit("SIGTERM", "SIGTERM");
+      expect(await done).toBe(0);
+      expect(seenEnv).toEqual({ OTHER: "kept" });
+    } finally {
+      await sim.stop();
+    }
   });
 });
