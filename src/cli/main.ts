@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { describeError, exitCodeOf } from "../lib/errors.js";
 import { argumentHoldsSecret, maskKeyShaped, redact, registerSecretVariables } from "../lib/secrets.js";
+import { escapeControls } from "../lib/text.js";
 import * as configCommand from "./commands/config.js";
 import * as delegateCommand from "./commands/delegate.js";
 import * as historyCommand from "./commands/history.js";
@@ -92,7 +93,17 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     );
     return 2;
   }
-  const ctx: CliContext = { ...io, verbose: argv.includes("--verbose"), exitCode: 0 };
+  // Every text output passes here: venue strings (validator and token names, error texts) cannot clear
+  // the screen, retitle the terminal, draw links or forge lines (src/lib/text.ts). Log colours survive.
+  const out = (text: string) => io.stdout(escapeControls(text));
+  const errOut = (text: string) => io.stderr(escapeControls(text, { allowColors: true }));
+  const ctx: CliContext = {
+    ...io,
+    stdout: out,
+    stderr: errOut,
+    verbose: argv.includes("--verbose"),
+    exitCode: 0,
+  };
   const program = new Command()
     .name("hlbot")
     .description("TWAP trading and HYPE staking bot for Hyperliquid, with an embedded venue simulator")
@@ -100,8 +111,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .option("--verbose", "print stack traces and debug logs")
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({
-      writeOut: (s) => io.stdout(s),
-      writeErr: (s) => io.stderr(s),
+      writeOut: (s) => out(s),
+      writeErr: (s) => errOut(s),
       outputError: (s, write) => write(maskKeyShaped(redact(s))),
     })
     .exitOverride();
@@ -118,8 +129,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       if (err.exitCode === 0) return 0;
       return 2;
     }
-    io.stderr(`hlbot: ${describeError(err)}\n`);
-    if (ctx.verbose && err instanceof Error && err.stack) io.stderr(`${redact(err.stack)}\n`);
+    ctx.stderr(`hlbot: ${describeError(err)}\n`);
+    if (ctx.verbose && err instanceof Error && err.stack) ctx.stderr(`${redact(err.stack)}\n`);
     return exitCodeOf(err);
   }
 }

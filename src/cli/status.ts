@@ -9,6 +9,7 @@
 import { spotUniverse } from "../engine/readSnapshot.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError, VenueError } from "../lib/errors.js";
+import { oneLine } from "../lib/text.js";
 import type { InfoClient } from "../venue/info/client.js";
 import { twapMayBeRunning } from "../venue/info/methods/index.js";
 
@@ -321,7 +322,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
           ? "no USD price"
           : `${b.usd} USD${b.weight ? `, ${(Number(b.weight) * 100).toFixed(1)}%` : ""}`;
       out.push(
-        `  ${b.coin.padEnd(8)} ${b.total}${b.hold !== "0.0" && b.hold !== "0" ? ` (on hold ${b.hold})` : ""}  ${usd}`,
+        `  ${oneLine(b.coin).padEnd(8)} ${b.total}${b.hold !== "0.0" && b.hold !== "0" ? ` (on hold ${b.hold})` : ""}  ${usd}`,
       );
     }
   }
@@ -338,7 +339,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
       d.jailed === null ? "health unknown" : d.jailed ? "JAILED" : d.active ? "active" : "inactive";
     const lock = d.locked ? `locked until ${when(d.lockedUntil)}` : "unlocked";
     out.push(
-      `  ${d.name ?? "(name not available)"} (${d.validator}): ${d.amount} HYPE, ${health}, commission ${d.commission ?? "?"}, ` +
+      `  ${d.name === null ? "(name not available)" : oneLine(d.name)} (${d.validator}): ${d.amount} HYPE, ${health}, commission ${d.commission ?? "?"}, ` +
         `net APR ${d.netApr === null ? "?" : `${new Decimal(d.netApr).times(100).toDecimalPlaces(3, Decimal.ROUND_DOWN).toFixed()}%`}, ${lock}`,
     );
   }
@@ -354,7 +355,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
     for (const t of s.twaps) {
       const status = t.status === "activated" ? "" : ` [status ${t.status}]`;
       out.push(
-        `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${t.coin} over ${t.minutes} min: ${t.executed} done (${t.progress}%), since ${when(t.startedAt)}${status}`,
+        `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${oneLine(t.coin)} over ${t.minutes} min: ${t.executed} done (${t.progress}%), since ${when(t.startedAt)}${status}`,
       );
     }
   }
@@ -373,7 +374,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
   out.push(
     s.referral === null
       ? `Referral: ${missing("referral")}`
-      : `Referral: ${s.referral.referredBy ? `referred with code ${s.referral.referredBy}` : "not referred"}; referrer stage ${s.referral.stage}; unclaimed rewards ${s.referral.unclaimedRewards}`,
+      : `Referral: ${s.referral.referredBy ? `referred with code ${oneLine(s.referral.referredBy)}` : "not referred"}; referrer stage ${s.referral.stage}; unclaimed rewards ${s.referral.unclaimedRewards}`,
   );
   out.push(
     s.unavailable.some((u) => u.section === "multi-sig")
@@ -387,7 +388,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
           s.subAccounts.length === 0
             ? "none"
             : s.subAccounts
-                .map((a) => `${a.name} (${a.address}${a.abstraction ? `, ${a.abstraction}` : ""})`)
+                .map((a) => `${oneLine(a.name)} (${a.address}${a.abstraction ? `, ${a.abstraction}` : ""})`)
                 .join(", ")
         }`,
   );

@@ -43,6 +43,11 @@ export class LockHeldError extends HlbotError {
 
 export interface InstanceLock {
   readonly stateDir: string;
+  /**
+   * False once lock.db was removed or replaced under us: another process may now take the folder.
+   * A long-running holder checks it now and then and stops when it is false.
+   */
+  stillHeld(): boolean;
   release(): void;
 }
 
@@ -80,6 +85,15 @@ export function acquireInstanceLock(stateDir: string, command: string): Instance
     }
     throw err;
   }
+  // The SQLite lock is on lock.db's inode: after `rm state/lock.db` a second process would lock a new
+  // file while the first still runs. The holder file says whether a live hlbot on this host holds the
+  // folder; if so, the fresh lock.db means nothing.
+  const previous = readHolder(infoFile);
+  if (previous && holderIsAlive(previous)) {
+    db.close();
+    throw new LockHeldError(stateDir, previous);
+  }
+  const inode = inodeOf(file);
   const holder: LockHolder = {
     pid: process.pid,
     hostname: hostname(),
@@ -90,6 +104,9 @@ export function acquireInstanceLock(stateDir: string, command: string): Instance
   let released = false;
   return {
     stateDir,
+    stillHeld() {
+      return !released && inode !== undefined && inodeOf(file) === inode;
+    },
     release() {
       if (released) return;
       released = true;
@@ -104,5 +121,33 @@ function readHolder(file: string): LockHolder | undefined {
     return JSON.parse(readFileSync(file, "utf8")) as LockHolder;
   } catch {
     return undefined;
+  }
+}
+
+function inodeOf(file: string): number | undefined {
+  try {
+    return statSync(file).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the process a holder file names is an hlbot still running on this host. Another host's
+ * holder cannot be checked (the kernel lock is what protects a shared folder there). On Linux the
+ * command line must mention hlbot, so a reused pid does not lock the folder forever.
+ */
+function holderIsAlive(holder: LockHolder): boolean {
+  if (holder.hostname !== hostname() || holder.pid === process.pid || !Number.isSafeInteger(holder.pid))
+    return false;
+  try {
+    process.kill(holder.pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  try {
+    return readFileSync(`/proc/${holder.pid}/cmdline`, "utf8").includes("hlbot");
+  } catch {
+    return true;
   }
 }

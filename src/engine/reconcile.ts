@@ -12,6 +12,7 @@
 // venue record already explained by a submission known to have taken effect is never credited to
 // another one, and each submission takes the matching record closest to the time it was signed.
 import { Decimal } from "../lib/decimal.js";
+import { StateCorruptError } from "../lib/errors.js";
 import { parseJson } from "../lib/json.js";
 import type { InfoClient } from "../venue/info/client.js";
 import type { DelegatorHistoryResponse, TwapHistoryResponse } from "../venue/info/methods/index.js";
@@ -149,14 +150,33 @@ function deadline(row: SubmissionRow, o: ReconcileOptions): number {
   return row.nonce + (o.userSignedGraceMs ?? DEFAULT_USER_SIGNED_GRACE_MS) + slack;
 }
 
+/** The action of a journaled request; a row that cannot be read is named, not a bare JSON error. */
+function storedAction(row: SubmissionRow): Record<string, unknown> {
+  let body: unknown;
+  try {
+    body = parseJson(row.request);
+  } catch (err) {
+    throw new StateCorruptError(
+      `journal row submissions #${row.id} (${row.actionType}, nonce ${row.nonce}) holds a request that is not valid JSON (${err instanceof Error ? err.message : String(err)}): the state database is damaged; check it with \`hlbot history\``,
+      { cause: err },
+    );
+  }
+  const action = (body as { action?: unknown } | null)?.action;
+  if (action === null || typeof action !== "object" || Array.isArray(action)) {
+    throw new StateCorruptError(
+      `journal row submissions #${row.id} (${row.actionType}, nonce ${row.nonce}) holds a request without an action: the state database is damaged`,
+    );
+  }
+  return action as Record<string, unknown>;
+}
+
 function findEvidence(
   row: SubmissionRow,
   ev: Evidence,
   claimed: ReadonlySet<string>,
   o: ReconcileOptions,
 ): { key: string; detail: string; twapId?: number } | undefined {
-  const body = parseJson(row.request) as { action: Record<string, unknown>; nonce: number };
-  const action = body.action;
+  const action = storedAction(row);
   const slack = o.clockSlackMs ?? 10_000;
   // The nonce is our clock's; when it runs ahead of the venue's, venue records carry earlier times.
   const venueNow = o.venueNow?.();

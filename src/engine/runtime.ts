@@ -85,6 +85,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     endpoints,
     timeoutMs: config.venue.timeoutMs,
     retry: { attempts: config.venue.readAttempts },
+    maxResponseBytes: config.venue.maxResponseBytes,
     budget:
       o.budget !== undefined
         ? o.budget

@@ -159,15 +159,22 @@ export class NetworkError extends VenueError {
   readonly code = "NETWORK";
   override readonly retryable: boolean;
   readonly kind: NetworkErrorKind;
+  /**
+   * True when the failure provably happened before any byte of the request left: the connection was
+   * refused, the name did not resolve, or the TLS handshake failed (a plain-HTTP port, a bad
+   * certificate). A write that failed so was not sent.
+   */
+  readonly notSent: boolean;
   constructor(
     kind: NetworkErrorKind,
     message: string,
-    meta: { url?: string } = {},
+    meta: { url?: string; notSent?: boolean } = {},
     options: HlbotErrorOptions = {},
   ) {
     super(message, meta, options);
     this.kind = kind;
     this.retryable = kind !== "aborted";
+    this.notSent = meta.notSent === true;
   }
 }
 
@@ -182,6 +189,29 @@ export class BadResponseError extends VenueError {
     super(`${message}${truncate(where, 400)}`, meta);
     this.issues = issues;
   }
+}
+
+/**
+ * A response body larger than the transport's cap (HttpTransportOptions.maxResponseBytes). Not
+ * retried: the same request would get the same answer. For a write it came after the venue answered:
+ * the outcome is unknown, never "not sent".
+ */
+export class ResponseTooLargeError extends VenueError {
+  readonly code = "RESPONSE_TOO_LARGE";
+  readonly maxBytes: number;
+  constructor(maxBytes: number, meta: { status?: number; url?: string } = {}) {
+    super(`response body larger than ${maxBytes} bytes (the configured maximum); not read`, meta);
+    this.maxBytes = maxBytes;
+  }
+}
+
+/**
+ * A row of the state database that cannot be read (a damaged or hand-edited journal). Names the table
+ * and the row, so the person can look at it (`hlbot history`, sqlite3) instead of guessing.
+ */
+export class StateCorruptError extends HlbotError {
+  readonly code = "STATE_CORRUPT";
+  readonly family = "internal";
 }
 
 /** Something inside hlbot broke an invariant. Always a bug. */

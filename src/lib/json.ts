@@ -22,8 +22,46 @@ const LONG_INTEGER_VALUE = /([:,[]\s*)(-?\d{16,})(?=\s*[,\]}])/g;
 const BIG_MARK = "\u0000bigint:";
 const BIG_MARK_JSON = "\\u0000bigint:";
 
-/** Parses JSON text; unsafe integers become `bigint`. Throws SyntaxError on invalid JSON. */
-export function parseJson(text: string): unknown {
+/**
+ * Deepest nesting of arrays and objects `parseJson` accepts by default. The venue's answers nest fewer
+ * than 10 levels; a body nested thousands deep is hostile or broken, and every recursive walk of it
+ * (this module's own, zod's, JSON.stringify when the journal stores it) would end in "Maximum call stack
+ * size exceeded" somewhere far from the cause.
+ */
+export const MAX_JSON_DEPTH = 512;
+
+/** Thrown by parseJson for text nested deeper than allowed (a SyntaxError, like any unreadable JSON). */
+export class JsonDepthError extends SyntaxError {
+  constructor(readonly maxDepth: number) {
+    super(`JSON nested deeper than ${maxDepth} levels`);
+    this.name = "JsonDepthError";
+  }
+}
+
+/** Throws JsonDepthError when brackets outside strings nest deeper than `maxDepth`. One linear scan. */
+function checkDepth(text: string, maxDepth: number): void {
+  // Nesting deeper than maxDepth needs more than 2 × maxDepth characters.
+  if (text.length <= 2 * maxDepth) return;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > maxDepth) throw new JsonDepthError(maxDepth);
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+}
+
+/**
+ * Parses JSON text; unsafe integers become `bigint`. Throws SyntaxError on invalid JSON, and
+ * JsonDepthError (a SyntaxError) on text nested deeper than `maxDepth` (default MAX_JSON_DEPTH).
+ */
+export function parseJson(text: string, options: { maxDepth?: number } = {}): unknown {
+  checkDepth(text, options.maxDepth ?? MAX_JSON_DEPTH);
   // Native JSON.parse is exact when no number token has 16+ digits. A long digit run inside a string
   // (a hash) only sends us to the slower path; it never makes the result wrong.
   if (!LONG_DIGIT_RUN.test(text)) return JSON.parse(text);

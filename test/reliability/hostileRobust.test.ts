@@ -1,17 +1,30 @@
+// biome-ignore-all lint/suspicious/noControlCharactersInRegex: these tests look for raw control characters in output.
 // Issue #17 items 8 to 16 ("Keys" and "Robustness") and #11's "only the configured key is a secret":
 // each case as an attacker or a broken environment produced it, run in-process through `main(argv, io)`
 // against a request-counting server on 127.0.0.1 (or the simulator), with real files in temp folders.
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { encryptKeystoreJson, Wallet } from "ethers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { parseAllDocuments } from "yaml";
+import { parseAllDocuments, stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
+import { type AccountStatus, formatStatus } from "../../src/cli/status.js";
+import { loadConfig } from "../../src/engine/config/loader.js";
+import { acquireInstanceLock, LockHeldError } from "../../src/engine/lock.js";
+import { openRuntime } from "../../src/engine/runtime.js";
+import { ResponseTooLargeError } from "../../src/lib/errors.js";
+import { JsonDepthError, parseJson } from "../../src/lib/json.js";
+import { silentLogger } from "../../src/lib/log.js";
 import { clearSecretsForTests } from "../../src/lib/secrets.js";
-import { REPO_ROOT } from "../helpers/dist.js";
+import { startSimulator } from "../../src/simulator/index.js";
+import { resolveEndpoints } from "../../src/venue/networks.js";
+import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport } from "../../src/venue/transport/http.js";
+import { ensureBuilt, REPO_ROOT } from "../helpers/dist.js";
 
 /** A public test key (never funded). */
 const KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
@@ -324,5 +337,466 @@ describe("11. strategy files mounted as symlinks", () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/strategies: no enabled strategy to run/);
     expect(r.requests).toEqual([]);
+  });
+});
+
+// ---- a rewriting proxy in front of the simulator ----------------------------------------------------
+
+interface Proxy {
+  url: string;
+  /** Rewrites the simulator's answer to a path (undefined: passed through as is). */
+  rewrite: ((path: string, text: string) => string | undefined) | undefined;
+  close(): Promise<void>;
+}
+
+async function rewritingProxy(target: string): Promise<Proxy> {
+  const proxy: Proxy = {
+    url: "",
+    rewrite: undefined,
+    close: () => new Promise<void>((resolve) => srv.close(() => resolve())),
+  };
+  const srv = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", async () => {
+      const answer = await fetch(`${target}${req.url}`, {
+        method: req.method ?? "POST",
+        headers: { "content-type": "application/json" },
+        body: Buffer.concat(chunks),
+      });
+      const text = await answer.text();
+      const out = proxy.rewrite?.(req.url ?? "", text) ?? text;
+      res.writeHead(answer.status, { "content-type": "application/json" });
+      res.end(out);
+    });
+  });
+  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
+  proxy.url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
+  return proxy;
+}
+
+/** A bot file trading against `baseUrl` with the rebalance strategy, live. */
+function liveBot(baseUrl: string): { file: string; dir: string } {
+  const dir = tempDir();
+  writeFileSync(
+    join(dir, "rebalance.yaml"),
+    stringify({
+      name: "rebalance",
+      kind: "twap-rebalance",
+      schedule: "0 * * * *",
+      params: {
+        targets: { HYPE: 0.5, USDC: 0.5 },
+        quote: "USDC",
+        band: 0.05,
+        twap: { minutes: 60, randomize: false },
+      },
+    }),
+  );
+  const file = join(dir, "bot.yaml");
+  writeFileSync(
+    file,
+    stringify({
+      network: "testnet",
+      baseUrl,
+      mode: "live",
+      strategies: ["rebalance.yaml"],
+      state: "./state",
+      limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
+      log: { level: "silent" },
+    }),
+  );
+  return { file, dir };
+}
+
+// ---- 13. a 200 that cannot be read is an unknown outcome, reconciled ---------------------------------
+
+describe("13. an accepted answer with a hostile extra field", () => {
+  it("is an unknown outcome, reconciled as landed by the next run, never a crash inviting a retry", {
+    timeout: 60_000,
+  }, async () => {
+    const sim = await startSimulator({ clock: "real", rateLimit: false });
+    const proxy = await rewritingProxy(sim.url);
+    try {
+      const wallet = Wallet.createRandom();
+      const address = wallet.address.toLowerCase();
+      sim.fund(address, "HYPE", "1000");
+      sim.fund(address, "USDC", "5000");
+      sim.setPrice("@107", "40");
+      const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
+      proxy.rewrite = (path, text) =>
+        path === "/exchange" ? text.replace(/\}\s*$/, `,"extra":${deep}}`) : undefined;
+      const { file, dir } = liveBot(proxy.url);
+      const env = { HLBOT_PRIVATE_KEY: wallet.privateKey };
+      const first = await cli(["once", "--config", file], env);
+      expect(`${first.stdout}${first.stderr}`).not.toMatch(/call stack/i);
+      expect(first.code, first.stderr).toBe(1);
+      expect(sim.twaps(address)).toHaveLength(1);
+      const db = new Database(join(dir, "state", "hlbot.db"), { readonly: true });
+      const rows = db.prepare("SELECT status FROM submissions").all() as Array<{ status: string }>;
+      db.close();
+      expect(rows.map((r) => r.status)).toEqual(["unknown"]);
+
+      // The next run reconciles it as landed and places nothing new.
+      clearSecretsForTests();
+      proxy.rewrite = undefined;
+      const second = await cli(["once", "--config", file], env);
+      expect(`${second.stdout}${second.stderr}`).not.toMatch(/call stack/i);
+      expect(sim.twaps(address)).toHaveLength(1);
+      const db2 = new Database(join(dir, "state", "hlbot.db"), { readonly: true });
+      const after = db2.prepare("SELECT status FROM submissions ORDER BY id").all() as Array<{
+        status: string;
+      }>;
+      db2.close();
+      expect(after[0]!.status).toBe("landed");
+    } finally {
+      await proxy.close();
+      await sim.stop();
+    }
+  });
+
+  it("parseJson refuses text nested deeper than the bound, with a SyntaxError", () => {
+    const deep = `{"a":${"[".repeat(600)}${"]".repeat(600)}}`;
+    expect(() => parseJson(deep)).toThrow(JsonDepthError);
+    expect(() => parseJson(deep)).toThrow(SyntaxError);
+    expect(parseJson(`{"a":${"[".repeat(500)}1${"]".repeat(500)}}`)).toBeDefined();
+    // Brackets inside strings do not count.
+    expect(parseJson(JSON.stringify({ s: "[".repeat(5000) }))).toEqual({ s: "[".repeat(5000) });
+    expect(parseJson(`{"a":${"[".repeat(600)}${"]".repeat(600)}}`, { maxDepth: 1000 })).toBeDefined();
+  });
+});
+
+// ---- 14. response size cap ------------------------------------------------------------------------
+
+describe("14. response bodies are capped", () => {
+  it("a read larger than the cap fails with a typed error, whether Content-Length says so or not", async () => {
+    for (const chunked of [false, true]) {
+      handler = (_req, _body, res) => {
+        const big = `[${'"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",'.repeat(40_000)}1]`;
+        res.writeHead(200, {
+          "content-type": "application/json",
+          ...(chunked ? {} : { "content-length": String(Buffer.byteLength(big)) }),
+        });
+        if (chunked) {
+          res.write(big.slice(0, 1000));
+          setTimeout(() => res.end(big.slice(1000)), 10);
+        } else res.end(big);
+      };
+      const transport = new HttpTransport({
+        endpoints: resolveEndpoints("testnet", url),
+        budget: null,
+        maxResponseBytes: 1_000_000,
+        retry: { attempts: 3 },
+      });
+      const before = seen.length;
+      try {
+        await expect(transport.read({ type: "allMids" }, { weight: 2 })).rejects.toBeInstanceOf(
+          ResponseTooLargeError,
+        );
+        // Not retried: the same request gets the same answer.
+        expect(seen.length - before).toBe(1);
+      } finally {
+        await transport.close();
+      }
+    }
+  });
+
+  it("venue.maxResponseBytes in the bot file sets the cap of the runtime's transport", async () => {
+    const { file } = botFile({ venue: "{ readAttempts: 1, maxResponseBytes: 65536 }" });
+    const config = await loadConfig(file, { HLBOT_PRIVATE_KEY: KEY });
+    expect(config.venue.maxResponseBytes).toBe(65_536);
+    const runtime = await openRuntime({
+      config,
+      env: { HLBOT_PRIVATE_KEY: KEY },
+      mode: "dry-run",
+      logger: silentLogger(),
+    });
+    try {
+      expect(runtime.transport.maxResponseBytes).toBe(65_536);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it("the default cap is generous (64 MiB) and a body under it is read", async () => {
+    expect(DEFAULT_MAX_RESPONSE_BYTES).toBe(64 * 1024 * 1024);
+    handler = (_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ a: "x".repeat(2_000_000) }));
+    };
+    const transport = new HttpTransport({ endpoints: resolveEndpoints("testnet", url), budget: null });
+    try {
+      expect(((await transport.read({ type: "allMids" }, { weight: 2 })) as { a: string }).a).toHaveLength(
+        2_000_000,
+      );
+    } finally {
+      await transport.close();
+    }
+  });
+});
+
+// ---- 16. smaller robustness cases --------------------------------------------------------------------
+
+describe("16. an https:// URL to a plain-HTTP port", () => {
+  it("a money-moving request whose TLS handshake failed is rejected as not sent, not 'may have been applied'", async () => {
+    handler = (_req, _body, res) => {
+      res.writeHead(400);
+      res.end("plain http");
+    };
+    const dir = tempDir();
+    const tlsUrl = url.replace("http://", "https://");
+    const r = await cli([
+      "stake",
+      "--amount",
+      "1",
+      "--live",
+      "--base-url",
+      tlsUrl,
+      "--state",
+      dir,
+      "--timeout",
+      "2000",
+    ]);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).not.toMatch(/may or may not have been applied|unknown outcome/);
+    expect(r.stderr).toMatch(/rejected \(unreachable\): TLS handshake failed/);
+  });
+});
+
+// ---- 12. venue strings cannot drive the terminal ------------------------------------------------------
+
+const HOSTILE_NAME =
+  "Val\u001b[2J\u001b]0;pwned\u0007\u001b]8;;http://evil\u0007x\u001b]8;;\u0007\r\nhlbot: accepted: cWithdraw\u009b31m\u202e";
+/** Raw control characters a terminal would act on (LF excepted: output has lines). */
+const RAW_CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
+
+describe("12. control characters in venue strings", () => {
+  it("info output (JSON) carries them escaped, and parses to the same name", async () => {
+    const sim = await startSimulator({ rateLimit: false });
+    try {
+      const validator = sim.validators()[0]!.address;
+      sim.setValidator(validator, { name: HOSTILE_NAME });
+      const r = await cli(["info", "validatorSummaries", "--base-url", sim.url]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).not.toMatch(RAW_CONTROLS);
+      const list = JSON.parse(r.stdout) as Array<{ validator: string; name: string }>;
+      expect(list.find((v) => v.validator === validator)?.name).toBe(HOSTILE_NAME);
+    } finally {
+      await sim.stop();
+    }
+  });
+
+  it("status text shows a hostile validator or token name on its own line, escaped", () => {
+    const status: AccountStatus = {
+      account: "0x0000000000000000000000000000000000000001",
+      at: 0,
+      balances: [{ coin: HOSTILE_NAME, total: "1", hold: "0", usd: null, weight: null }],
+      totalUsd: "0",
+      staking: {
+        delegated: "1",
+        undelegated: "0",
+        pendingWithdrawal: "0",
+        nPendingWithdrawals: 0,
+        locked: "0",
+      },
+      delegations: [
+        {
+          validator: "0x5ac99df645f3414876c816caa18b2d234024b487",
+          name: HOSTILE_NAME,
+          amount: "1",
+          lockedUntil: 0,
+          locked: false,
+          jailed: false,
+          active: true,
+          commission: null,
+          netApr: null,
+        },
+      ],
+      rewards: { total: "0", last: null },
+      twaps: [],
+      isVip: null,
+      referral: { referredBy: HOSTILE_NAME, stage: "x", unclaimedRewards: "0" },
+      multiSig: null,
+      subAccounts: [
+        { name: HOSTILE_NAME, address: "0x0000000000000000000000000000000000000002", abstraction: null },
+      ],
+      stakingLink: null,
+      fees: { spotTaker: "0", spotMaker: "0" },
+      unavailable: [],
+      coreUnavailable: false,
+    };
+    const text = formatStatus(status, "testnet");
+    expect(text).not.toMatch(RAW_CONTROLS);
+    expect(text.split("\n").some((l) => l.startsWith("hlbot:"))).toBe(false);
+  });
+
+  it("the CLI's own output and errors pass through the same filter", async () => {
+    const r = await cli(["info", `spot${HOSTILE_NAME}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toMatch(RAW_CONTROLS);
+  });
+});
+
+describe("16. configuration files that are not files, or bombs", () => {
+  it("a YAML alias bomb exits 2 naming the file", async () => {
+    const { file } = botFile();
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 9; i++) {
+      const prev = String.fromCharCode(96 + i);
+      const name = String.fromCharCode(97 + i);
+      levels.push(
+        `${name}: &${name} [*${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}]`,
+      );
+    }
+    writeFileSync(file, `${readFileSync(file, "utf8")}${levels.join("\n")}\n`);
+    for (const argv of [
+      ["config", "validate", file],
+      ["once", "--config", file],
+    ]) {
+      const r = await cli(argv);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain("bot.yaml:1: too many YAML aliases");
+    }
+  });
+
+  it("--config /dev/zero is refused at once, not read forever", async () => {
+    const r = await cli(["once", "--config", "/dev/zero"]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/\/dev\/zero: is not a regular file/);
+  });
+
+  it("a FIFO as the bot file or a strategy file is refused, not waited on", { timeout: 10_000 }, async () => {
+    const dir = tempDir();
+    const fifo = join(dir, "bot.yaml");
+    execFileSync("mkfifo", [fifo]);
+    let r = await cli(["config", "validate", fifo]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/bot\.yaml: is not a regular file/);
+    r = await cli(["once", "--config", fifo]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).not.toContain("undefined");
+    const { file } = botFile({ strategies: `["${fifo}"]` });
+    r = await cli(["once", "--config", file]);
+    expect(r.code, r.stderr).toBe(2);
+  });
+
+  it("a file larger than 1 MiB is refused with its size", async () => {
+    const { file } = botFile();
+    writeFileSync(file, `${readFileSync(file, "utf8")}# ${"x".repeat(1_100_000)}\n`);
+    const r = await cli(["once", "--config", file]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/bot\.yaml: is \d+ bytes; a configuration file is at most 1048576 bytes/);
+  });
+});
+
+describe("16. a damaged journal row", () => {
+  it("is named (table, row, action) instead of a bare JSON error", { timeout: 60_000 }, async () => {
+    const sim = await startSimulator({ clock: "real", rateLimit: false });
+    const proxy = await rewritingProxy(sim.url);
+    try {
+      const wallet = Wallet.createRandom();
+      const address = wallet.address.toLowerCase();
+      sim.fund(address, "HYPE", "1000");
+      sim.fund(address, "USDC", "5000");
+      sim.setPrice("@107", "40");
+      // The answer is lost (a 502): the submission stays unknown and is reconciled by the next run.
+      proxy.rewrite = (path) => (path === "/exchange" ? "<html>bad gateway</html>" : undefined);
+      const { file, dir } = liveBot(proxy.url);
+      const env = { HLBOT_PRIVATE_KEY: wallet.privateKey };
+      const first = await cli(["once", "--config", file], env);
+      expect(first.code, first.stderr).toBe(1);
+      const db = new Database(join(dir, "state", "hlbot.db"));
+      const row = db.prepare("SELECT id FROM submissions").get() as { id: number };
+      db.prepare("UPDATE submissions SET request = ? WHERE id = ?").run('{"action":{"type":"twapOr', row.id);
+      db.close();
+      clearSecretsForTests();
+      proxy.rewrite = undefined;
+      const second = await cli(["once", "--config", file], env);
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(
+        new RegExp(
+          `journal row submissions #${row.id} \\(twapOrder, nonce \\d+\\) holds a request that is not valid JSON`,
+        ),
+      );
+    } finally {
+      await proxy.close();
+      await sim.stop();
+    }
+  });
+});
+
+describe("16. the instance lock survives `rm state/lock.db`", () => {
+  it("a second instance is refused while the first runs, and the first sees its lock is gone", {
+    timeout: 180_000,
+  }, async () => {
+    ensureBuilt(["engine/lock.js"]);
+    const dir = tempDir();
+    const script = `
+      const { acquireInstanceLock } = await import(${JSON.stringify(join(REPO_ROOT, "dist/engine/lock.js"))});
+      const lock = acquireInstanceLock(${JSON.stringify(dir)}, "hlbot run --config test.yaml");
+      process.stdout.write("locked\\n");
+      process.stdin.on("data", () => process.stdout.write(lock.stillHeld() ? "held\\n" : "lost\\n"));
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    let out = "";
+    const waitFor = (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => (out.includes(text) ? resolve() : setTimeout(check, 20));
+        check();
+      });
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    try {
+      await waitFor("locked");
+      child.stdin!.write("?\n");
+      await waitFor("held");
+      rmSync(join(dir, "lock.db"));
+      expect(() => acquireInstanceLock(dir, "hlbot once")).toThrow(LockHeldError);
+      child.stdin!.write("?\n");
+      await waitFor("lost");
+    } finally {
+      child.kill("SIGKILL");
+      await new Promise((r) => child.once("exit", r));
+    }
+    // Once the holder is dead, the folder is free again.
+    const lock = acquireInstanceLock(dir, "hlbot once");
+    expect(lock.stillHeld()).toBe(true);
+    lock.release();
+  });
+});
+
+describe("16. the key does not stay in the daemon's environment", () => {
+  it("run drops the key variables from its environment once the signer holds the key", {
+    timeout: 30_000,
+  }, async () => {
+    const sim = await startSimulator({ clock: "real", rateLimit: false });
+    try {
+      const wallet = Wallet.createRandom();
+      const { file } = liveBot(sim.url);
+      const env: Record<string, string | undefined> = {
+        HLBOT_PRIVATE_KEY: wallet.privateKey,
+        HLBOT_KEYSTORE_PASSWORD: "unused but named",
+        OTHER: "kept",
+      };
+      const baseline = process.listenerCount("SIGTERM");
+      const done = main(["run", "--config", file, "--dry-run"], {
+        stdout: () => {},
+        stderr: () => {},
+        env,
+        isTTY: false,
+      });
+      // Running: the daemon installed its signal handlers (after the signer was loaded).
+      const deadline = Date.now() + 20_000;
+      while (process.listenerCount("SIGTERM") === baseline && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      const seenEnv = { ...env };
+      process.emit("SIGTERM", "SIGTERM");
+      expect(await done).toBe(0);
+      expect(seenEnv).toEqual({ OTHER: "kept" });
+    } finally {
+      await sim.stop();
+    }
   });
 });

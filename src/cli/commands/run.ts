@@ -44,6 +44,9 @@ function parseFlags(o: RunOptions): Flags {
   return { metricsPort, metricsHost, graceMs };
 }
 
+/** How often `run` checks that its instance lock file is still the one it locked. */
+const LOCK_CHECK_MS = 5_000;
+
 export function register(program: Command, ctx: CliContext): void {
   program
     .command("run")
@@ -224,8 +227,22 @@ async function runDaemon(
       },
       `hlbot run: ${live ? "LIVE" : "dry run"} for ${runtime.account} on ${config.network}, state ${config.state}`,
     );
+    // `rm state/lock.db` would let a second instance lock a new file: stop rather than run beside it.
+    let lockLost = false;
+    const lockWatch = setInterval(() => {
+      if (lock.stillHeld()) return;
+      clearInterval(lockWatch);
+      lockLost = true;
+      logger.error(
+        `the instance lock ${config.state}/lock.db was removed or replaced; another hlbot could take this state folder: stopping`,
+      );
+      void daemon.stop(graceMs);
+    }, LOCK_CHECK_MS);
+    lockWatch.unref();
+    cleanups.add("the lock watch", () => clearInterval(lockWatch));
     daemon.start();
     const result = await daemon.done;
+    if (lockLost) crashed = true;
 
     if (result.reason === "fatal") {
       const configProblem = walk(result.error, (e) => e instanceof HlbotError && e.family === "config");

@@ -44,6 +44,8 @@ export interface VenueConfig {
   /** How long an unanswered user-signed submission may still land (reconciliation waits that long). */
   userSignedGraceMs: number;
   weightPerMinute: number;
+  /** Largest response body read, in bytes. */
+  maxResponseBytes: number;
   /** The rules strategies plan with (put on the Snapshot by its builder). */
   rules: VenueRules;
 }
@@ -111,28 +113,68 @@ function resolvePath(base: string, p: string): string {
   return resolve(base, p);
 }
 
-async function readSource(abs: string, env: Env): Promise<{ src: YamlSource; data: unknown }> {
+/** Largest configuration or strategy file read (they are a few KB; anything near this is not one). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/**
+ * The text of a configuration file. Only a regular file (or a symlink to one) of at most
+ * MAX_CONFIG_BYTES is read: `/dev/zero` would be read forever, and a FIFO would block until someone
+ * writes to it. Every failure is a ConfigError naming the file.
+ */
+async function readConfigText(abs: string): Promise<string> {
   const file = displayPath(abs);
+  const fail = (why: string, err?: unknown): never => {
+    throw new ConfigError(why, { file }, err === undefined ? {} : { cause: err });
+  };
+  const whyNot = (err: unknown) => {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === "ENOENT") return "file not found";
+    if (e.code === "EISDIR") return "is a folder, expected a file";
+    return `cannot read (${e.code ?? e.message ?? String(err)})`;
+  };
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(abs);
+  } catch (err) {
+    return fail(whyNot(err), err);
+  }
+  if (info.isDirectory()) return fail("is a folder, expected a file");
+  if (!info.isFile()) return fail("is not a regular file (a device, FIFO or socket); expected a YAML file");
+  if (info.size > MAX_CONFIG_BYTES)
+    return fail(`is ${info.size} bytes; a configuration file is at most ${MAX_CONFIG_BYTES} bytes`);
   let text: string;
   try {
     text = await readFile(abs, "utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === "ENOENT"
-        ? "file not found"
-        : code === "EISDIR"
-          ? "is a folder, expected a file"
-          : `cannot read (${code})`;
-    throw new ConfigError(why, { file }, { cause: err });
+    return fail(whyNot(err), err);
   }
+  // The file may have grown between stat and read.
+  if (text.length > MAX_CONFIG_BYTES)
+    return fail(`is larger than ${MAX_CONFIG_BYTES} bytes; a configuration file is at most that`);
+  return text;
+}
+
+async function readSource(abs: string, env: Env): Promise<{ src: YamlSource; data: unknown }> {
+  const file = displayPath(abs);
+  const text = await readConfigText(abs);
   const src = parseYamlSource(file, text);
   keepExactNumbers(src);
   // The variables a bot file's wallet names hold secrets from now on: they may not be interpolated
   // anywhere, and their values are redacted (read before `${...}` is expanded, so as written).
   registerSecretVariables(env, walletVariables(src));
   interpolateEnv(src, env);
-  const data = src.doc.toJS({ maxAliasCount: 1000 }) as unknown;
+  let data: unknown;
+  try {
+    data = src.doc.toJS({ maxAliasCount: 1000 }) as unknown;
+  } catch (err) {
+    // The yaml library refuses alias bombs ("billion laughs") with a plain ReferenceError.
+    if (!(err instanceof Error) || !/alias/i.test(err.message)) throw err;
+    throw new ConfigError(
+      "too many YAML aliases (more than 1000 expansions): refused as an alias bomb",
+      { file, line: 1 },
+      { cause: err },
+    );
+  }
   if (data === null || data === undefined)
     throw new ConfigError("the file is empty; expected a mapping of keys", { file, line: 1 });
   if (typeof data !== "object" || Array.isArray(data)) {
@@ -204,7 +246,7 @@ export async function loadStrategyFiles(paths: readonly string[], env: Env): Pro
 }
 
 async function nameLine(abs: string): Promise<number | undefined> {
-  const src = parseYamlSource(displayPath(abs), await readFile(abs, "utf8"));
+  const src = parseYamlSource(displayPath(abs), await readConfigText(abs));
   return lineOf(src, [], "name");
 }
 
@@ -328,6 +370,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
       readAttempts: c.venue.readAttempts,
       userSignedGraceMs: c.venue.userSignedGraceMs,
       weightPerMinute: c.venue.weightPerMinute,
+      maxResponseBytes: c.venue.maxResponseBytes,
       rules: {
         twapMinMinutes: c.venue.twapMinMinutes,
         twapMaxMinutes: c.venue.twapMaxMinutes,
@@ -347,7 +390,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
  */
 export async function fileKindOf(path: string): Promise<"bot" | "strategy"> {
   try {
-    const doc = parseDocument(await readFile(path, "utf8"));
+    const doc = parseDocument(await readConfigText(resolve(path)));
     return isMap(doc.contents) && doc.contents.has("kind") ? "strategy" : "bot";
   } catch {
     return "bot";

@@ -131,6 +131,9 @@ export const venueSchema = z
     weightPerMinute: integer({ min: 1, max: 1_200 })
       .default(1_200)
       .describe("IP weight budget per minute shared by all requests (the venue allows 1200)"),
+    maxResponseBytes: integer({ min: 65_536, max: 1_073_741_824 })
+      .default(67_108_864)
+      .describe("Largest response body read (bytes, default 64 MiB); a larger one is refused unread"),
     twapMinMinutes: integer({ min: 1, max: 10_080 }).default(5).describe("Shortest TWAP the venue accepts"),
     twapMaxMinutes: integer({ min: 1, max: 43_200 })
       .default(10_080)

@@ -532,6 +532,8 @@ function classifyError(err: unknown): Step<never> {
 
 /** Connection-level failures that happen before a single byte of the request leaves. */
 function neverSent(err: NetworkError): boolean {
+  // The transport knows when nothing left (refused, unresolved, a failed TLS handshake).
+  if (err.notSent) return true;
   if (err.kind !== "connection") return false;
   let current: unknown = err.cause;
   for (let depth = 0; depth < 4 && current instanceof Error; depth++) {

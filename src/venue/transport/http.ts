@@ -2,7 +2,7 @@
 // time-limited, abortable and retried on transient failures; writes (POST /exchange) are sent exactly
 // once, because only the exchange layer can know whether repeating a signed action is safe. Every
 // failure surfaces as a typed VenueError; no response body, however malformed, crashes the caller.
-import { Agent, request } from "undici";
+import { Agent, type Dispatcher, request } from "undici";
 import {
   BadResponseError,
   type HlbotError,
@@ -11,11 +11,12 @@ import {
   NetworkError,
   type NetworkErrorKind,
   RateLimitError,
+  ResponseTooLargeError,
   ServerError,
   UnprocessableError,
   type VenueError,
 } from "../../lib/errors.js";
-import { parseJson, stringifyJson } from "../../lib/json.js";
+import { JsonDepthError, parseJson, stringifyJson } from "../../lib/json.js";
 import type { Endpoints } from "../networks.js";
 import { WeightBudget } from "./budget.js";
 import {
@@ -29,6 +30,12 @@ import {
 } from "./retry.js";
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
+/**
+ * Largest response body read by default: 64 MiB. The venue's largest answers (validatorSummaries,
+ * long histories) are a few MB; a body beyond this is broken or hostile, and reading it whole would
+ * only fill memory (14 reads of 300 MB took ~4 GB).
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** Reported before each retry of a read (for logs and tests); the delay is about to be waited. */
 export interface RetryEvent {
@@ -72,6 +79,8 @@ export interface HttpTransportOptions {
   random?: () => number;
   /** Idle keep-alive time of pooled connections (default 30 000 ms). */
   keepAliveTimeoutMs?: number;
+  /** Largest response body read, in bytes (default 64 MiB); a larger one fails with ResponseTooLargeError. */
+  maxResponseBytes?: number;
 }
 
 export interface ReadOptions {
@@ -110,6 +119,7 @@ export class HttpTransport {
   readonly retryPolicy: RetryPolicy;
   readonly budget: WeightBudget | null;
   readonly perItemWeight: number | undefined;
+  readonly maxResponseBytes: number;
   private readonly userAgent: string;
   private readonly onRetry: ((event: RetryEvent) => void) | undefined;
   private readonly onResponse: ((event: ResponseEvent) => void) | undefined;
@@ -123,6 +133,9 @@ export class HttpTransport {
     this.endpoints = options.endpoints;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     if (!(this.timeoutMs > 0)) throw new RangeError(`timeoutMs must be > 0, got ${this.timeoutMs}`);
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    if (!(Number.isSafeInteger(this.maxResponseBytes) && this.maxResponseBytes > 0))
+      throw new RangeError(`maxResponseBytes must be a positive integer, got ${this.maxResponseBytes}`);
     this.retryPolicy = resolveRetryPolicy(options.retry);
     this.budget = options.budget === undefined ? new WeightBudget() : options.budget;
     this.perItemWeight = options.perItemWeight;
@@ -257,9 +270,10 @@ export class HttpTransport {
         body: bodyText,
         signal: controller.signal,
       });
-      const text = await res.body.text();
+      const text = await readCapped(res, this.maxResponseBytes, url);
       raw = { status: res.statusCode, headers: res.headers, text, url };
     } catch (err) {
+      if (err instanceof ResponseTooLargeError) throw err;
       if (signal?.aborted) throw abortedError(signal, url);
       if (timedOut)
         throw new NetworkError(
@@ -285,6 +299,31 @@ export class HttpTransport {
   }
 }
 
+/**
+ * The body as text, refusing one larger than `max` bytes: at once when Content-Length says so, else as
+ * soon as the bytes read pass it. The connection is dropped either way (the rest is never read).
+ */
+async function readCapped(res: Dispatcher.ResponseData, max: number, url: string): Promise<string> {
+  const declared = Number(headerValue(res.headers["content-length"]));
+  const tooLarge = () => new ResponseTooLargeError(max, { status: res.statusCode, url });
+  if (Number.isFinite(declared) && declared > max) {
+    res.body.destroy();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size > max) {
+      res.body.destroy();
+      throw tooLarge();
+    }
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks, size).toString("utf8");
+}
+
 function checkStatus(raw: RawResponse): RawResponse {
   const { status, text, url } = raw;
   if (status >= 200 && status < 300) return raw;
@@ -300,7 +339,10 @@ function parseSuccess(raw: RawResponse): unknown {
   if (raw.text.trim() === "") return undefined;
   try {
     return parseJson(raw.text);
-  } catch {
+  } catch (err) {
+    if (err instanceof JsonDepthError) {
+      throw new BadResponseError(`response ${err.message}`, [], { status: raw.status, url: raw.url });
+    }
     const type = headerValue(raw.headers["content-type"]) ?? "no content-type";
     const preview = raw.text.replace(/\s+/g, " ").slice(0, 80);
     throw new BadResponseError(`response is not JSON (${type}): ${preview}`, [], {
@@ -328,16 +370,51 @@ const TIMEOUT_CODES = new Set([
   "UND_ERR_BODY_TIMEOUT",
 ]);
 
+/** Failures before the connection carried a byte of the request: nothing was sent. */
+const NOT_CONNECTED_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+
+/**
+ * A TLS handshake failure: the request is written only after the handshake, so nothing was sent.
+ * OpenSSL's codes (`ERR_SSL_WRONG_VERSION_NUMBER` for a plain-HTTP port, `EPROTO`), Node's
+ * (`ERR_TLS_CERT_ALTNAME_INVALID`) and certificate verification codes.
+ */
+function isTlsHandshakeCode(code: string): boolean {
+  return (
+    code === "EPROTO" ||
+    code.startsWith("ERR_SSL_") ||
+    code.startsWith("ERR_TLS_") ||
+    code.startsWith("CERT_") ||
+    code.endsWith("_CERT") ||
+    code.includes("SELF_SIGNED") ||
+    code.startsWith("UNABLE_TO_")
+  );
+}
+
 /** Maps an undici/socket failure to a NetworkError kind from its error code (or its cause's). */
 function networkErrorFrom(err: unknown, url: string): NetworkError {
   const code = errorCode(err);
   let kind: NetworkErrorKind = "connection";
   if (code && RESET_CODES.has(code)) kind = "reset";
   else if (code && TIMEOUT_CODES.has(code)) kind = "timeout";
+  const tls = code !== undefined && isTlsHandshakeCode(code);
+  const notSent = kind === "connection" && code !== undefined && (NOT_CONNECTED_CODES.has(code) || tls);
   const reason = (err instanceof Error ? err.message : String(err)) || code || "unknown error";
-  const what = kind === "reset" ? "connection reset" : kind === "timeout" ? "timed out" : "connection failed";
+  const what =
+    kind === "reset"
+      ? "connection reset"
+      : kind === "timeout"
+        ? "timed out"
+        : tls
+          ? "TLS handshake failed (is it an https:// URL to a plain-HTTP port, or a bad certificate?)"
+          : "connection failed";
   const detail = code && !reason.includes(code) ? `${code}: ${reason}` : reason;
-  return new NetworkError(kind, `${what} (${url}): ${detail}`, { url }, { cause: err });
+  return new NetworkError(kind, `${what} (${url}): ${detail}`, { url, notSent }, { cause: err });
 }
 
 function errorCode(err: unknown): string | undefined {

@@ -1,0 +1,38 @@
+// Text that reaches a terminal. Venue strings (validator names, token names, error texts) and anything
+// else hlbot did not write itself may hold control characters: ESC sequences that clear the screen,
+// set the window title or draw OSC 8 links, a CR that rewrites the line, a LF that forges a line of
+// output, C1 controls (0x80-0x9f, which some terminals read as ESC [), and bidi overrides that show text
+// in another order than it is. These helpers make every such character visible as a `\u00XX` escape
+// instead: harmless on a terminal, and inside a JSON string exactly the same character (so JSON output
+// stays valid and means the same).
+// biome-ignore-all lint/suspicious/noControlCharactersInRegex: matching control characters is the point of this module.
+
+/** C0 controls but TAB and LF, DEL, C1 controls, and the bidi embedding/override/isolate marks. */
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** The same and LF and TAB: for a value that must stay on one line. */
+const CONTROLS_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** A colour (SGR) sequence: ESC [ digits/semicolons m. Changes colours only. */
+const SGR = /^\u001b\[[0-9;]{0,32}m/;
+
+function visible(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * Text for a terminal: every control character except LF and TAB becomes a visible `\u00XX` escape.
+ * With `allowColors`, colour sequences (ESC [ … m, as pino-pretty writes them) pass unchanged; every
+ * other ESC sequence (screen clear, title, OSC links) is still escaped.
+ */
+export function escapeControls(text: string, options: { allowColors?: boolean } = {}): string {
+  if (!/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(text))
+    return text;
+  if (!options.allowColors) return text.replace(CONTROLS, visible);
+  return text.replace(CONTROLS, (c, offset: number) =>
+    c === "\u001b" && SGR.test(text.slice(offset, offset + 40)) ? c : visible(c),
+  );
+}
+
+/** A value shown inside one line (a name, a reason): every control character escaped, LF and TAB too. */
+export function oneLine(text: string): string {
+  return text.replace(CONTROLS_ONE_LINE, visible);
+}
