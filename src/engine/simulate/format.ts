@@ -219,7 +219,7 @@ function benchmark(s: SimulationSummary): string[] {
       ],
       "lrrr",
     ),
-    `  bot − buy and hold: ${signed(b.botMinusBenchmark)} = staking rewards ${signed(k.stakingRewards)}, fees ${signed(k.fees)}, spread and impact ${signed(k.spreadAndImpact)}, timing of trades and other ${signed(k.timingAndOther)}`,
+    `  bot − buy and hold: ${signed(b.botMinusBenchmark)} = staking rewards (all, also on stake held at the start) ${signed(k.stakingRewards)}, fees ${signed(k.fees)}, spread and impact ${signed(k.spreadAndImpact)}, timing of trades and other ${signed(k.timingAndOther)}`,
   ];
 }
 
