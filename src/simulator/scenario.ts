@@ -115,6 +115,23 @@ const tokenSchema = z.strictObject({
   details: tokenDetailsSchema.optional(),
 });
 
+/**
+ * The order book a pair's TWAP slices fill against (see twap.ts). `class` picks defaults (assumptions,
+ * see LIQUIDITY_CLASSES in twap.ts); the other keys override them. Without a book a pair fills at the
+ * mid (an ideal, cost-free market: kept for fixtures that assert exact prices).
+ */
+const bookSchema = z.strictObject({
+  class: z.enum(["deep", "medium", "thin"]).default("medium"),
+  /** Full bid-ask spread in basis points (a slice pays half of it). */
+  spreadBps: z.number().min(0).max(10_000).optional(),
+  /** Quote liquidity resting on each side within `depthRange` of the mid. */
+  depth: nonNegativeDecimal.refine((d) => d.gt(0), "must be > 0").optional(),
+  /** The price distance `depth` is measured within, as a fraction (0.02 = 2 % of the mid). */
+  depthRange: z.number().positive().max(1).optional(),
+  /** Half-life of the book's recovery after a fill (liquidity taken comes back over time). */
+  recovery: duration.optional(),
+});
+
 const pairSchema = z.strictObject({
   index: z.number().int().nonnegative(),
   base: z.string(),
@@ -127,6 +144,7 @@ const pairSchema = z.strictObject({
   prevDayPx: nonNegativeDecimal.optional(),
   dayNtlVlm: nonNegativeDecimal.optional(),
   dayBaseVlm: nonNegativeDecimal.optional(),
+  book: bookSchema.optional(),
 });
 
 const pricePointSchema = z.strictObject({ at: duration, px: decimal.refine((d) => d.gt(0), "must be > 0") });
@@ -376,6 +394,7 @@ export type ScenarioInput = z.input<typeof scenarioSchema>;
 export type ScenarioSettings = Scenario["settings"];
 export type ScenarioToken = Scenario["tokens"][number];
 export type ScenarioPair = Scenario["pairs"][number];
+export type BookConfig = z.output<typeof bookSchema>;
 export type ScenarioValidator = Scenario["validators"][number];
 export type ScenarioAccount = Scenario["accounts"][number];
 export type PricePathConfig = Scenario["prices"][string];

@@ -3,9 +3,18 @@
 // on-schedule target s·elapsed/duration, capped at 3× the normal size s/N, so a TWAP that fell behind
 // (halted pair, short balance) catches up, and one that falls too far behind finishes partly unfilled.
 // Randomised TWAPs (t: true) draw intervals (default 10–50 s) and size factors (default 0.5–1.5× the
-// on-schedule amount) from a per-TWAP seeded stream. Suborders fill at the mid (within the 3% slippage
-// limit by construction) as takers, paying the fee in the token received (base on buys, quote on
-// sells), like the venue's spot fees.
+// on-schedule amount) from a per-TWAP seeded stream. Suborders fill as takers, paying the fee in the
+// token received (base on buys, quote on sells), like the venue's spot fees.
+//
+// Book model (pairs with a `book` in the scenario; without one a pair fills at the mid). Each side of the
+// book is linear: `depth` quote rests within `depthRange` of the mid, beyond half the spread. A slice of
+// notional N walks the book from where the last fills left it: offset o0 = spread/2 + range·taken/depth,
+// o1 = o0 + range·N/depth, average fill mid·(1 ± (o0 + o1)/2). The walk stops at the 3 % per-slice
+// slippage limit (reference §6.5): what cannot fill within it stays unfilled, and the schedule catches up
+// later (3× cap above). `taken` (quote consumed on that side) decays with the book's recovery half-life.
+// The mid itself (the price path) is not moved: impact is temporary. Everything is deterministic.
+// The liquidity classes are ASSUMPTIONS, not measured venue figures: no public source for HYPE spot depth
+// was found; "thin" uses the 0.3 % spread HIP-2 Hyperliquidity quotes (Hyperliquid docs, HIP-2).
 //
 // Holds: a running sell reserves its remaining base size; a running buy reserves remaining size × mid ×
 // (1 + margin) of quote, margin = the slippage limit unless configured, re-evaluated at every read.
@@ -15,9 +24,40 @@ import type { Clock, ScheduledEvent } from "./clock.js";
 import type { VenueMessages } from "./errors.js";
 import type { Ledger } from "./ledger.js";
 import { type Markets, type Pair, SPOT_ASSET_OFFSET } from "./markets.js";
+import { roundSpotPrice } from "./prices.js";
 import { Prng } from "./prng.js";
-import type { ScenarioSettings } from "./scenario.js";
+import type { BookConfig, ScenarioSettings } from "./scenario.js";
 import type { SpotBalances } from "./spot.js";
+
+/** Defaults per liquidity class (assumptions; override per pair in the scenario's `book`). */
+export const LIQUIDITY_CLASSES = {
+  deep: { spreadBps: 2, depth: 2_000_000, depthRange: 0.02, recovery: 60_000 },
+  medium: { spreadBps: 10, depth: 200_000, depthRange: 0.02, recovery: 120_000 },
+  thin: { spreadBps: 30, depth: 20_000, depthRange: 0.02, recovery: 300_000 },
+} as const;
+
+export interface BookModel {
+  spreadBps: number;
+  depth: number;
+  depthRange: number;
+  recovery: number;
+}
+
+export function bookModel(config: BookConfig): BookModel {
+  const d = LIQUIDITY_CLASSES[config.class];
+  return {
+    spreadBps: config.spreadBps ?? d.spreadBps,
+    depth: config.depth?.toNumber() ?? d.depth,
+    depthRange: config.depthRange ?? d.depthRange,
+    recovery: config.recovery ?? d.recovery,
+  };
+}
+
+/** Quote taken from one side of a pair's book, decaying back to 0 as the book recovers. */
+interface BookSide {
+  taken: number;
+  at: number;
+}
 
 export type TwapStatus = "activated" | "finished" | "terminated";
 
@@ -101,6 +141,7 @@ export class TwapEngine {
   private readonly twaps = new Map<number, Twap>();
   private readonly history = new Map<string, TwapHistoryEntry[]>();
   private readonly fills = new Map<string, TwapFill[]>();
+  private readonly books = new Map<string, BookSide>();
 
   constructor(private readonly d: TwapDeps) {
     const s = d.settings();
@@ -229,6 +270,7 @@ export class TwapEngine {
         minutes: req.minutes,
         randomize: req.randomize,
         nSlices,
+        mid: toWireDecimal(mid),
       },
       { user, hash },
     );
@@ -276,7 +318,12 @@ export class TwapEngine {
     sz = truncateDecimals(Decimal.max(sz, ZERO), t.pair.base.szDecimals);
 
     const skip = (reason: string) =>
-      this.d.ledger.record(now, "twapSliceSkipped", { twapId: t.id, reason }, { user: t.user, hash: t.hash });
+      this.d.ledger.record(
+        now,
+        "twapSliceSkipped",
+        { twapId: t.id, reason, mid: toWireDecimal(this.d.markets.mid(t.pair, now)) },
+        { user: t.user, hash: t.hash },
+      );
     if (sz.isZero()) {
       // Nothing due yet (a randomised TWAP ahead of schedule, or below one lot).
     } else if (t.pair.halted) {
@@ -291,8 +338,45 @@ export class TwapEngine {
     else this.scheduleNext(t, now);
   }
 
-  private fill(t: Twap, sz: Decimal, now: number, skip: (reason: string) => void): void {
-    const px = this.d.markets.mid(t.pair, now);
+  /** Size and average price a slice of `want` base gets from the book now (or the mid without a book). */
+  private walk(
+    t: Twap,
+    want: Decimal,
+    mid: Decimal,
+    now: number,
+  ): { sz: Decimal; px: Decimal; take: number } {
+    if (!t.pair.config.book) return { sz: want, px: mid, take: 0 };
+    const book = bookModel(t.pair.config.book);
+    const key = `${t.pair.name}:${t.isBuy ? "ask" : "bid"}`;
+    const side = this.books.get(key) ?? { taken: 0, at: now };
+    const taken = side.taken * 0.5 ** ((now - side.at) / book.recovery);
+    const m = mid.toNumber();
+    const slope = book.depthRange / book.depth; // price offset per unit of quote taken
+    const o0 = book.spreadBps / 20_000 + slope * taken;
+    const limit = this.d.settings().twapMaxSlippage.toNumber();
+    let sz = want;
+    let o1 = o0 + slope * want.toNumber() * m;
+    if (o1 > limit) {
+      // Only what fills within the slippage limit: the rest of the slice stays unfilled.
+      const fits = o0 >= limit ? 0 : (limit - o0) / slope / m;
+      sz = Decimal.min(want, truncateDecimals(new Decimal(fits.toFixed(12)), t.pair.base.szDecimals));
+      o1 = o0 + slope * sz.toNumber() * m;
+    }
+    const offset = Math.min(limit, (o0 + o1) / 2);
+    // Rounded against the taker onto the venue's price grid.
+    const raw = m * (t.isBuy ? 1 + offset : 1 - offset);
+    let px = roundSpotPrice(raw, t.pair.base.szDecimals);
+    if (t.isBuy ? px.lt(raw) : px.gt(raw)) px = nextTick(px, t.pair.base.szDecimals, t.isBuy);
+    return { sz, px, take: sz.toNumber() * m };
+  }
+
+  private fill(t: Twap, want: Decimal, now: number, skip: (reason: string) => void): void {
+    const mid = this.d.markets.mid(t.pair, now);
+    const { sz, px, take } = this.walk(t, want, mid, now);
+    if (sz.isZero()) {
+      skip("price limit");
+      return;
+    }
     const ntl = sz.times(px);
     const rate = this.d.takerRate(t.user);
     const base = t.pair.base;
@@ -315,6 +399,13 @@ export class TwapEngine {
       feeToken = quote.name;
       spot.add(t.user, base, sz.neg());
       spot.add(t.user, quote, ntl.minus(fee));
+    }
+    if (t.pair.config.book) {
+      const book = bookModel(t.pair.config.book);
+      const key = `${t.pair.name}:${t.isBuy ? "ask" : "bid"}`;
+      const side = this.books.get(key) ?? { taken: 0, at: now };
+      const taken = side.taken * 0.5 ** ((now - side.at) / book.recovery);
+      this.books.set(key, { taken: taken + take, at: now });
     }
     t.executedSz = t.executedSz.plus(sz);
     t.executedNtl = t.executedNtl.plus(ntl);
@@ -345,7 +436,9 @@ export class TwapEngine {
         coin: t.pair.name,
         side: fill.side,
         px: toWireDecimal(px),
+        mid: toWireDecimal(mid),
         sz: toWireDecimal(sz),
+        ...(sz.lt(want) ? { unfilled: toWireDecimal(want.minus(sz)) } : {}),
         ntl: toWireDecimal(ntl),
         fee: toWireDecimal(fee),
         feeToken,
@@ -378,4 +471,13 @@ export class TwapEngine {
     list.push({ time: now, twap: t, status: t.status, executedSz: t.executedSz, executedNtl: t.executedNtl });
     this.history.set(t.user, list);
   }
+}
+
+/** The next price on the venue's grid above (up) or below a grid price. */
+function nextTick(px: Decimal, szDecimals: number, up: boolean): Decimal {
+  const maxDecimals = Math.max(0, 8 - szDecimals);
+  const tick = px.gte(100_000)
+    ? new Decimal(1)
+    : Decimal.max(new Decimal(10).pow(px.e - 4), new Decimal(10).pow(-maxDecimals));
+  return up ? px.plus(tick) : px.minus(tick);
 }

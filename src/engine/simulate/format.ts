@@ -1,6 +1,6 @@
 // The simulation summary as text for a person at a terminal. Everything shown comes from the summary
-// object (so `--json` holds the same figures); skipped decisions are grouped by the shape of their
-// reason (numbers aside) with the latest wording, because an hourly strategy says "within band" with
+// object (so `--json` holds the same figures); skipped decisions are grouped by their reason's template
+// (summary.ts reasonTemplate: numbers aside) with the latest wording, because an hourly strategy says "within band" with
 // new numbers every hour. `--json` lists every distinct reason with its exact count.
 import { Decimal } from "../../lib/decimal.js";
 import type { SimulationSummary, ValuationSummary } from "./summary.js";
@@ -96,6 +96,42 @@ function twaps(s: SimulationSummary): string[] {
     ];
   });
   out.push(...table(rows, "lllrllrrll"));
+  out.push(
+    `Execution (cost: positive = worse than the reference price; in ${s.twaps[0]?.label.split("/")[1] ?? "quote"})`,
+  );
+  const bp = (v: string | null) => (v === null ? "-" : `${v} bps`);
+  const exec = [
+    [
+      "",
+      "decision mid",
+      "avg fill",
+      "slippage",
+      "(quote)",
+      "run mid",
+      "shortfall",
+      "(quote)",
+      "spread+impact",
+      "unfilled",
+    ],
+  ];
+  for (const t of s.twaps)
+    exec.push([
+      `#${t.twapId}`,
+      t.decisionMid === null ? "-" : short(t.decisionMid, 6),
+      t.averagePrice === null ? "-" : short(t.averagePrice, 6),
+      bp(t.slippageBps),
+      groupDigits(t.slippage),
+      t.twMid === null ? "-" : short(t.twMid, 6),
+      bp(t.shortfallBps),
+      groupDigits(t.shortfall),
+      groupDigits(t.impact),
+      t.unfilledSize === "0" ? "" : short(t.unfilledSize),
+    ]);
+  out.push(...table(exec));
+  const e = s.execution;
+  out.push(
+    `  total on ${groupDigits(e.notional)} ${s.valuationCoin} traded: slippage vs decision ${groupDigits(e.slippage)} (${bp(e.slippageBps)}), shortfall vs run mid ${groupDigits(e.shortfall)} (${bp(e.shortfallBps)}), spread+impact ${groupDigits(e.impact)} (${bp(e.impactBps)}), fees ${groupDigits(e.fees)}`,
+  );
   out.push("Trades");
   out.push(
     ...table(
@@ -158,41 +194,45 @@ function staking(s: SimulationSummary): string[] {
   return out;
 }
 
+function benchmark(s: SimulationSummary): string[] {
+  const b = s.benchmark;
+  const signed = (v: string) => (v.startsWith("-") ? groupDigits(v) : `+${groupDigits(v)}`);
+  const ratio = (r: string | null) => (r === null ? "" : ` (${Number(r) >= 0 ? "+" : ""}${pct(r)})`);
+  const k = b.breakdown;
+  return [
+    `Did the bot help? Against buy and hold (the starting holdings, untouched, at the same prices; ${s.valuationCoin})`,
+    ...table(
+      [
+        ["", "start", "end", "change"],
+        [
+          "bot",
+          groupDigits(s.portfolio.start.value),
+          groupDigits(s.portfolio.end.value),
+          `${signed(s.portfolio.change)}${ratio(s.portfolio.changeRatio)}`,
+        ],
+        [
+          "buy and hold",
+          groupDigits(b.start),
+          groupDigits(b.end),
+          `${signed(b.change)}${ratio(b.changeRatio)}`,
+        ],
+      ],
+      "lrrr",
+    ),
+    `  bot − buy and hold: ${signed(b.botMinusBenchmark)} = staking rewards (all, also on stake held at the start) ${signed(k.stakingRewards)}, fees ${signed(k.fees)}, spread and impact ${signed(k.spreadAndImpact)}, timing of trades and other ${signed(k.timingAndOther)}`,
+  ];
+}
+
 function skipped(s: SimulationSummary): string[] {
   if (s.skipped.length === 0) return ["Skipped: nothing"];
-  // Group the exact reasons by their shape: the same sentence with other numbers.
-  const shape = (r: string) => r.replace(/-?\d[\d,]*(\.\d+)?/g, "#");
-  const groups = new Map<
-    string,
-    { strategy: string; guard: string; count: number; last: string; lastAt: string }
-  >();
-  for (const g of s.skipped) {
-    const key = `${g.strategy}\u0000${g.guard}\u0000${shape(g.reason)}`;
-    const seen = groups.get(key);
-    if (!seen)
-      groups.set(key, {
-        strategy: g.strategy,
-        guard: g.guard,
-        count: g.count,
-        last: g.reason,
-        lastAt: g.last,
-      });
-    else {
-      seen.count += g.count;
-      if (g.last >= seen.lastAt) {
-        seen.last = g.reason;
-        seen.lastAt = g.last;
-      }
-    }
-  }
   const total = s.skipped.reduce((a, g) => a + g.count, 0);
   const out = [
-    `Skipped and blocked (${total} decisions, ${s.skipped.length} distinct reasons; --json lists each with its count)`,
+    `Skipped and blocked (${total} decisions, ${s.skipped.length} distinct reasons in ${s.reasons.length} kinds, by template with the latest numbers; --json "reasons" and "skipped")`,
   ];
-  for (const g of groups.values()) {
+  for (const g of s.reasons) {
     const tag = g.guard === "blocked" ? "blocked by a limit: " : "";
     out.push(
-      `  ${g.strategy}  ${g.count}×  ${tag}${g.last}${g.count > 1 ? `  (latest, ${when(g.lastAt)})` : ""}`,
+      `  ${g.strategy}  ${g.count}×  ${tag}${g.latest}${g.count > 1 ? `  (latest, ${when(g.latestAt)})` : ""}`,
     );
   }
   return out;
@@ -213,7 +253,17 @@ export function formatSummary(s: SimulationSummary): string {
   ];
   for (const f of s.cycles.failures) lines.push(`  failed ${f.count}×: ${f.reason}`);
   for (const r of s.rejections) lines.push(`  ${r.strategy} ${r.action} ${r.count}× ${r.reason}`);
-  return `${[...lines, "", ...portfolio(s), "", ...twaps(s), "", ...staking(s), "", ...skipped(s)].join(
-    "\n",
-  )}\n`;
+  return `${[
+    ...lines,
+    "",
+    ...portfolio(s),
+    "",
+    ...benchmark(s),
+    "",
+    ...twaps(s),
+    "",
+    ...staking(s),
+    "",
+    ...skipped(s),
+  ].join("\n")}\n`;
 }

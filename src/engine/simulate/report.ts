@@ -213,7 +213,14 @@ export function renderReport({ summary: s, record }: ReportData): string {
       title: "Portfolio value",
       times,
       series: [
-        { name: `value in ${s.valuationCoin}`, color: "#2563eb", values: samples.map((x) => x.value) },
+        { name: `bot, value in ${s.valuationCoin}`, color: "#2563eb", values: samples.map((x) => x.value) },
+        {
+          name: "buy and hold (the starting holdings at the same prices)",
+          color: "#9ca3af",
+          values: samples.map((x) =>
+            s.benchmark.holdings.reduce((v, h) => v + Number(h.amount) * (x.prices?.[h.coin] ?? 0), 0),
+          ),
+        },
       ],
       stacked: false,
       zero: false,
@@ -245,8 +252,14 @@ export function renderReport({ summary: s, record }: ReportData): string {
     ["Start value", `${p.start.value} ${s.valuationCoin}`],
     ["End value", `${p.end.value} ${s.valuationCoin}`],
     ["Change", `${p.change} ${s.valuationCoin}${p.changeRatio === null ? "" : ` (${pct(p.changeRatio)})`}`],
+    [
+      "Buy and hold",
+      `${s.benchmark.end} ${s.valuationCoin}${s.benchmark.changeRatio === null ? "" : ` (${pct(s.benchmark.changeRatio)})`}`,
+    ],
+    ["Bot − buy and hold", `${s.benchmark.botMinusBenchmark} ${s.valuationCoin}`],
     ["TWAPs", String(s.twaps.length)],
     ["Fees", `≈ ${s.fees.value} ${s.valuationCoin}`],
+    ["Spread and impact", `${s.execution.impact} ${s.valuationCoin}`],
     ["Staking rewards", `${s.staking.rewards.amount} HYPE (≈ ${s.staking.rewards.value} ${s.valuationCoin})`],
     ["Cycles", `${s.cycles.total} (${s.cycles.failed} failed)`],
   ];
@@ -266,6 +279,26 @@ export function renderReport({ summary: s, record }: ReportData): string {
 </header>
 <section class="figures">${figures.map(([k, v]) => `<div><span>${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</section>
 <section>${charts}</section>
+<section><h2>Did the bot help?</h2>
+<p>Buy and hold keeps the starting holdings untouched, valued at the same prices.</p>
+${tableHtml(
+  ["", `start (${s.valuationCoin})`, "end", "change"],
+  [
+    ["bot", p.start.value, p.end.value, p.change],
+    ["buy and hold", s.benchmark.start, s.benchmark.end, s.benchmark.change],
+  ],
+  [false, true, true, true],
+)}
+<h3>Bot − buy and hold: ${escapeHtml(s.benchmark.botMinusBenchmark)} ${escapeHtml(s.valuationCoin)}</h3>${tableHtml(
+    ["part", `value (${s.valuationCoin})`],
+    [
+      ["staking rewards", s.benchmark.breakdown.stakingRewards],
+      ["fees", s.benchmark.breakdown.fees],
+      ["spread and impact", s.benchmark.breakdown.spreadAndImpact],
+      ["timing of trades and other", s.benchmark.breakdown.timingAndOther],
+    ],
+    [false, true],
+  )}</section>
 <section><h2>Portfolio</h2>${tableHtml(["asset", "start", "weight", "end", "weight"], assetRows, [false, true, true, true, true])}</section>
 <section><h2>TWAPs</h2>${tableHtml(
     [
@@ -299,6 +332,33 @@ export function renderReport({ summary: s, record }: ReportData): string {
       `${t.fee} ${t.feeToken ?? ""}`,
     ]),
     [true, false, false, false, true, false, true, false, true, true, true, true, true],
+  )}
+<h3>Execution</h3><p>Cost against a reference price, positive = worse for the account. Slippage: against the mid when the TWAP was placed; shortfall: against the time-weighted mid of its run; spread and impact: against each slice's own mid. Total on ${escapeHtml(s.execution.notional)} ${escapeHtml(s.valuationCoin)} traded: slippage ${escapeHtml(s.execution.slippage)} (${escapeHtml(s.execution.slippageBps ?? "-")} bps), shortfall ${escapeHtml(s.execution.shortfall)} (${escapeHtml(s.execution.shortfallBps ?? "-")} bps), spread and impact ${escapeHtml(s.execution.impact)} (${escapeHtml(s.execution.impactBps ?? "-")} bps), fees ${escapeHtml(s.execution.fees)}.</p>${tableHtml(
+    [
+      "id",
+      "decision mid",
+      "avg fill",
+      "slippage bps",
+      "slippage",
+      "run mid",
+      "shortfall bps",
+      "shortfall",
+      "spread+impact",
+      "unfilled",
+    ],
+    s.twaps.map((t) => [
+      t.twapId,
+      t.decisionMid ?? "-",
+      t.averagePrice ?? "-",
+      t.slippageBps ?? "-",
+      t.slippage,
+      t.twMid ?? "-",
+      t.shortfallBps ?? "-",
+      t.shortfall,
+      t.impact,
+      t.unfilledSize,
+    ]),
+    [true, true, true, true, true, true, true, true, true, true],
   )}
 <h3>Trades</h3>${tableHtml(
     ["pair", "side", "TWAPs", "slices", "size", "notional", "average price"],
@@ -341,7 +401,13 @@ ${tableHtml(
     [false, true, false],
   )}</section>
 <section><h2>Skipped and blocked decisions</h2>
-<details><summary>${s.skipped.reduce((a, g) => a + g.count, 0)} decisions, ${s.skipped.length} distinct reasons</summary>
+<p>${s.skipped.reduce((a, g) => a + g.count, 0)} decisions in ${s.reasons.length} kinds of reason (grouped by template, numbers aside; the latest wording shown).</p>
+${tableHtml(
+  ["strategy", "guard", "count", "wordings", "latest", "latest reason"],
+  s.reasons.map((g) => [g.strategy, g.guard, g.count, g.distinct, when(g.latestAt), g.latest]),
+  [false, false, true, true, false, false],
+)}
+<details><summary>each of the ${s.skipped.length} distinct reasons</summary>
 ${tableHtml(
   ["strategy", "guard", "count", "first", "last", "reason"],
   s.skipped.map((g) => [g.strategy, g.guard, g.count, when(g.first), when(g.last), g.reason]),

@@ -72,6 +72,8 @@ export interface Valuation {
   stake: Record<string, Decimal>;
   /** The staking balance by state: delegated (of which locked), idle (undelegated), pending withdrawal. */
   staking: StakeBreakdown;
+  /** Mid price of every priced coin at that time, in the valuation coin. */
+  prices: Record<string, Decimal>;
 }
 
 export interface StakeBreakdown {
@@ -91,6 +93,8 @@ export interface Sample {
   assets: Record<string, number>;
   /** HYPE delegated per validator address. */
   stake: Record<string, number>;
+  /** Mid price of every priced coin, in the valuation coin (for the buy-and-hold benchmark). */
+  prices: Record<string, number>;
 }
 
 export interface CycleDecisionRecord {
@@ -395,7 +399,12 @@ export function valuate(sim: Simulator, account: string): Valuation {
     assets.push({ asset: STAKED_HYPE, amount: staked, price, value: price ? staked.times(price) : ZERO });
   }
   const value = assets.reduce((a, x) => a.plus(x.value), ZERO);
-  return { at: sim.now(), value, assets, stake, staking: breakdown };
+  const prices: Record<string, Decimal> = {};
+  for (const token of sim.core.markets.tokens) {
+    const px = priceOf(sim, token.name);
+    if (px !== undefined) prices[token.name] = px;
+  }
+  return { at: sim.now(), value, assets, stake, staking: breakdown, prices };
 }
 
 function toSample(v: Valuation): Sample {
@@ -403,5 +412,7 @@ function toSample(v: Valuation): Sample {
   for (const a of v.assets) assets[a.asset] = a.value.toNumber();
   const stake: Record<string, number> = {};
   for (const [validator, amount] of Object.entries(v.stake)) stake[validator] = amount.toNumber();
-  return { t: v.at, value: v.value.toNumber(), assets, stake };
+  const prices: Record<string, number> = {};
+  for (const [coin, px] of Object.entries(v.prices)) prices[coin] = px.toNumber();
+  return { t: v.at, value: v.value.toNumber(), assets, stake, prices };
 }

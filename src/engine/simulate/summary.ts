@@ -5,7 +5,7 @@
 // cycle ids, no wall-clock times), so `--json` output can be compared byte for byte.
 import { Decimal, toWireDecimal, ZERO } from "../../lib/decimal.js";
 import type { LedgerEntry } from "../../simulator/index.js";
-import { DAY_MS, type SimulationRecord, type Valuation } from "./runner.js";
+import { DAY_MS, type SimulationRecord, STAKED_HYPE, type Valuation } from "./runner.js";
 
 export interface AssetSummary {
   asset: string;
@@ -47,6 +47,61 @@ export interface TwapSummary {
   averagePrice: string | null;
   fee: string;
   feeToken: string | null;
+  /** Size that did not execute (running, terminated, or left over by the slippage limit). */
+  unfilledSize: string;
+  /** The mid when the TWAP was placed (the price the strategy decided on). */
+  decisionMid: string | null;
+  /** Mean of the mids at the TWAP's slices (they are evenly spaced: the time-weighted mid of its run). */
+  twMid: string | null;
+  /** Cost against the decision mid, positive = worse for the account (buys above, sells below). */
+  slippageBps: string | null;
+  /** The same in quote: executed size × (average − decision mid), signed as slippageBps; 2 decimals. */
+  slippage: string;
+  /** Cost against the time-weighted mid of the run (the execution shortfall), bps and quote. */
+  shortfallBps: string | null;
+  shortfall: string;
+  /** Spread and impact paid: Σ size × (fill − that slice's mid), signed as above, in quote. */
+  impact: string;
+}
+
+export interface ExecutionTotal {
+  /** In the valuation coin (quote converted at the end price), 2 decimals; positive = cost. */
+  notional: string;
+  slippage: string;
+  slippageBps: string | null;
+  shortfall: string;
+  shortfallBps: string | null;
+  impact: string;
+  impactBps: string | null;
+  fees: string;
+}
+
+export interface ReasonGroup {
+  strategy: string;
+  guard: string;
+  /** The reason with its numbers replaced by "#": decisions that differ only by numbers share it. */
+  template: string;
+  count: number;
+  /** How many different exact wordings the group holds. */
+  distinct: number;
+  /** The latest exact wording, with its numbers. */
+  latest: string;
+  latestAt: string;
+  first: string;
+}
+
+export interface BenchmarkSummary {
+  /** The starting holdings (spot and staked HYPE), held unchanged: coin → amount. */
+  holdings: Array<{ coin: string; amount: string }>;
+  start: string;
+  end: string;
+  change: string;
+  changeRatio: string | null;
+  /** Bot end value − benchmark end value (2 decimals). */
+  botMinusBenchmark: string;
+  /** Parts of that difference: rewards earned, fees and spread/impact paid, and the rest (market moves
+   * on what the bot bought or sold, i.e. its timing). */
+  breakdown: { stakingRewards: string; fees: string; spreadAndImpact: string; timingAndOther: string };
 }
 
 export interface TradeTotal {
@@ -134,6 +189,17 @@ export interface SimulationSummary {
     changeRatio: string | null;
   };
   skipped: SkipGroup[];
+  /** Skipped and blocked decisions grouped by their reason's template (numbers aside). */
+  reasons: ReasonGroup[];
+  /** Per-TWAP execution figures summed over every TWAP. */
+  execution: ExecutionTotal;
+  /** Buy and hold: the starting holdings valued along the same prices. */
+  benchmark: BenchmarkSummary;
+}
+
+/** A reason's template: the same sentence with other numbers gives the same template. */
+export function reasonTemplate(reason: string): string {
+  return reason.replace(/-?\d[\d,]*(\.\d+)?(e[-+]?\d+)?/g, "#");
 }
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -231,7 +297,10 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
 
   // ---- what the venue did (ledger) ----
   const byKind = (kind: LedgerEntry["kind"]) => r.ledger.filter((e) => e.kind === kind);
-  const twaps = new Map<number, TwapSummary & { fee_: Decimal; sz_: Decimal; ntl_: Decimal }>();
+  const twaps = new Map<
+    number,
+    TwapSummary & { fee_: Decimal; sz_: Decimal; ntl_: Decimal; mids_: Decimal[]; impact_: Decimal }
+  >();
   for (const e of byKind("twapPlaced")) {
     const id = Number(e.data.twapId);
     const pair = String(e.data.coin);
@@ -252,9 +321,19 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       averagePrice: null,
       fee: "0",
       feeToken: null,
+      unfilledSize: "0",
+      decisionMid: e.data.mid === undefined ? null : String(e.data.mid),
+      twMid: null,
+      slippageBps: null,
+      slippage: "0",
+      shortfallBps: null,
+      shortfall: "0",
+      impact: "0",
       fee_: ZERO,
       sz_: ZERO,
       ntl_: ZERO,
+      mids_: [],
+      impact_: ZERO,
     });
   }
   const feeTotals = new Map<string, { amount: Decimal; value: Decimal }>();
@@ -269,6 +348,12 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     t.ntl_ = t.ntl_.plus(dec(e.data.ntl));
     t.fee_ = t.fee_.plus(fee);
     t.feeToken = feeToken;
+    if (e.data.mid !== undefined) {
+      const mid = dec(e.data.mid);
+      t.mids_.push(mid);
+      const diff = dec(e.data.px).minus(mid).times(dec(e.data.sz));
+      t.impact_ = t.impact_.plus(t.side === "buy" ? diff : diff.neg());
+    }
     const pair = r.pairs[t.pair];
     // Fees on buys are taken in the base coin (valued at the slice's price), on sells in the quote.
     const inQuote = pair && feeToken === pair.base ? fee.times(dec(e.data.px)) : fee;
@@ -278,19 +363,44 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   }
   for (const e of byKind("twapSliceSkipped")) {
     const t = twaps.get(Number(e.data.twapId));
-    if (t) t.skippedSlices++;
+    if (!t) continue;
+    t.skippedSlices++;
+    if (e.data.mid !== undefined) t.mids_.push(dec(e.data.mid));
   }
   for (const e of [...byKind("twapFinished"), ...byKind("twapTerminated")]) {
     const t = twaps.get(Number(e.data.twapId));
     if (t) t.status = e.kind === "twapFinished" ? "finished" : "terminated";
   }
-  const twapList: TwapSummary[] = [...twaps.values()].map(({ fee_, sz_, ntl_, ...t }) => ({
-    ...t,
-    executedSize: wire(sz_),
-    executedNotional: wire(ntl_),
-    averagePrice: sz_.gt(0) ? round(ntl_.div(sz_), 8) : null,
-    fee: wire(fee_),
-  }));
+  const exec = { ntl: ZERO, slippage: ZERO, shortfall: ZERO, impact: ZERO };
+  const twapList: TwapSummary[] = [...twaps.values()].map(({ fee_, sz_, ntl_, mids_, impact_, ...t }) => {
+    const sign = t.side === "buy" ? 1 : -1;
+    const avg = sz_.gt(0) ? ntl_.div(sz_) : undefined;
+    const twMid = mids_.length > 0 ? mids_.reduce((a, m) => a.plus(m), ZERO).div(mids_.length) : undefined;
+    const decision = t.decisionMid === null ? undefined : new Decimal(t.decisionMid);
+    // Cost against a reference price: size × (average − reference), positive when worse for the account.
+    const cost = (ref: Decimal | undefined) => (avg && ref ? sz_.times(avg.minus(ref)).times(sign) : ZERO);
+    const costBps = (ref: Decimal | undefined) =>
+      avg && ref?.gt(0) ? round(avg.minus(ref).div(ref).times(10_000).times(sign), 2) : null;
+    const inValuation = quotePrice(r.pairs[t.pair]?.quote ?? r.valuationCoin);
+    exec.ntl = exec.ntl.plus(ntl_.times(inValuation));
+    exec.slippage = exec.slippage.plus(cost(decision).times(inValuation));
+    exec.shortfall = exec.shortfall.plus(cost(twMid).times(inValuation));
+    exec.impact = exec.impact.plus(impact_.times(inValuation));
+    return {
+      ...t,
+      executedSize: wire(sz_),
+      executedNotional: wire(ntl_),
+      averagePrice: avg ? round(avg, 8) : null,
+      fee: wire(fee_),
+      unfilledSize: wire(Decimal.max(ZERO, new Decimal(t.size).minus(sz_))),
+      twMid: twMid ? round(twMid, 8) : null,
+      slippageBps: costBps(decision),
+      slippage: round(cost(decision), 2),
+      shortfallBps: costBps(twMid),
+      shortfall: round(cost(twMid), 2),
+      impact: round(impact_, 2),
+    };
+  });
 
   const tradeTotals = new Map<string, { t: TradeTotal; sz: Decimal; ntl: Decimal }>();
   for (const [id, t] of twaps) {
@@ -369,6 +479,76 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const end = valuationSummary(r.end);
   const change = r.end.value.minus(r.start.value);
 
+  // ---- grouped reasons ----
+  const reasonIndex = new Map<string, ReasonGroup & { wordings: Set<string> }>();
+  for (const g of skipped) {
+    const template = reasonTemplate(g.reason);
+    const key = `${g.strategy}\u0000${g.guard}\u0000${template}`;
+    const seen = reasonIndex.get(key);
+    if (!seen) {
+      reasonIndex.set(key, {
+        strategy: g.strategy,
+        guard: g.guard,
+        template,
+        count: g.count,
+        distinct: 1,
+        latest: g.reason,
+        latestAt: g.last,
+        first: g.first,
+        wordings: new Set([g.reason]),
+      });
+      continue;
+    }
+    seen.count += g.count;
+    seen.wordings.add(g.reason);
+    seen.distinct = seen.wordings.size;
+    if (g.last >= seen.latestAt) {
+      seen.latest = g.reason;
+      seen.latestAt = g.last;
+    }
+    if (g.first < seen.first) seen.first = g.first;
+  }
+  const reasons = [...reasonIndex.values()]
+    .map(({ wordings: _, ...g }) => g)
+    .sort((a, b) => b.count - a.count || a.strategy.localeCompare(b.strategy));
+
+  // ---- buy and hold ----
+  const coinOf = (asset: string) => (asset === STAKED_HYPE ? "HYPE" : asset);
+  const holdingsMap = new Map<string, Decimal>();
+  for (const a of r.start.assets)
+    holdingsMap.set(coinOf(a.asset), (holdingsMap.get(coinOf(a.asset)) ?? ZERO).plus(a.amount));
+  const holdAt = (prices: Record<string, Decimal>) =>
+    [...holdingsMap].reduce((v, [coin, amount]) => v.plus(amount.times(prices[coin] ?? ZERO)), ZERO);
+  const benchStart = r.start.prices ? holdAt(r.start.prices) : r.start.value;
+  const benchEnd = holdAt(r.end.prices ?? r.endPrices);
+  const diff = r.end.value.minus(benchEnd);
+  const rewardsValue = rewarded.times(r.endPrices.HYPE ?? ZERO);
+  const benchmark: BenchmarkSummary = {
+    holdings: [...holdingsMap].map(([coin, amount]) => ({ coin, amount: wire(amount) })),
+    start: round(benchStart, 2),
+    end: round(benchEnd, 2),
+    change: round(benchEnd.minus(benchStart), 2),
+    changeRatio: benchStart.gt(0) ? round(benchEnd.minus(benchStart).div(benchStart), 4) : null,
+    botMinusBenchmark: round(diff, 2),
+    breakdown: {
+      stakingRewards: round(rewardsValue, 2),
+      fees: round(feeValue.neg(), 2),
+      spreadAndImpact: round(exec.impact.neg(), 2),
+      timingAndOther: round(diff.minus(rewardsValue).plus(feeValue).plus(exec.impact), 2),
+    },
+  };
+  const bpsOf = (d: Decimal) => (exec.ntl.gt(0) ? round(d.div(exec.ntl).times(10_000), 2) : null);
+  const execution: ExecutionTotal = {
+    notional: round(exec.ntl, 2),
+    slippage: round(exec.slippage, 2),
+    slippageBps: bpsOf(exec.slippage),
+    shortfall: round(exec.shortfall, 2),
+    shortfallBps: bpsOf(exec.shortfall),
+    impact: round(exec.impact, 2),
+    impactBps: bpsOf(exec.impact),
+    fees: round(feeValue, 2),
+  };
+
   return {
     scenario: r.scenario.name,
     seed: r.seed,
@@ -419,5 +599,8 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       changeRatio: r.start.value.gt(0) ? round(change.div(r.start.value), 4) : null,
     },
     skipped,
+    reasons,
+    execution,
+    benchmark,
   };
 }

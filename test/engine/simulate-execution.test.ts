@@ -1,0 +1,114 @@
+// What `hlbot simulate` says about execution and about whether the bot helped: per-TWAP slippage against
+// the decision mid, shortfall against the run's time-weighted mid, spread and impact against each slice's
+// mid (all from the simulator's ledger), a buy-and-hold benchmark valued along the same prices with the
+// difference broken into rewards, fees, spread/impact and the rest, and reasons grouped by template.
+import { beforeAll, describe, expect, it } from "vitest";
+import { type LoadedConfig, loadConfig } from "../../src/engine/config/loader.js";
+import { formatSummary } from "../../src/engine/simulate/format.js";
+import { renderReport } from "../../src/engine/simulate/report.js";
+import { runSimulation, type SimulationResult } from "../../src/engine/simulate/runner.js";
+import { buildSummary, reasonTemplate, type SimulationSummary } from "../../src/engine/simulate/summary.js";
+import { Decimal } from "../../src/lib/decimal.js";
+import { REPO_ROOT } from "../helpers/build.js";
+
+let config: LoadedConfig;
+let result: SimulationResult;
+let s: SimulationSummary;
+
+beforeAll(async () => {
+  config = await loadConfig(`${REPO_ROOT}/config/demo.yaml`, {});
+  result = await runSimulation({ config, days: 2 });
+  s = buildSummary(result.record);
+}, 60_000);
+
+const d = (v: string) => new Decimal(v);
+
+describe("execution figures per TWAP and in total", () => {
+  it("recomputes each TWAP's slippage, shortfall and spread+impact from its slices in the ledger", () => {
+    expect(s.twaps.length).toBeGreaterThan(0);
+    for (const t of s.twaps) {
+      const placed = result.record.ledger.find((e) => e.kind === "twapPlaced" && e.data.twapId === t.twapId)!;
+      expect(t.decisionMid).toBe(String(placed.data.mid));
+      const slices = result.record.ledger.filter((e) => e.kind === "twapSlice" && e.data.twapId === t.twapId);
+      const sign = t.side === "buy" ? 1 : -1;
+      const impact = slices.reduce(
+        (a, e) => a.plus(d(String(e.data.px)).minus(String(e.data.mid)).times(String(e.data.sz)).times(sign)),
+        new Decimal(0),
+      );
+      expect(Number(t.impact)).toBeCloseTo(impact.toNumber(), 2);
+      // The book always costs something: half the spread at least.
+      expect(impact.gt(0)).toBe(true);
+      const avg = d(t.executedNotional).div(t.executedSize);
+      const expected = avg.minus(t.decisionMid!).div(t.decisionMid!).times(10_000).times(sign);
+      expect(Number(t.slippageBps)).toBeCloseTo(expected.toNumber(), 1);
+      expect(Number(t.slippage)).toBeCloseTo(
+        avg.minus(t.decisionMid!).times(t.executedSize).times(sign).toNumber(),
+        1,
+      );
+      expect(t.twMid).not.toBeNull();
+      expect(Number(t.shortfallBps)).toBeGreaterThan(0);
+    }
+    const total = s.twaps.reduce((a, t) => a + Number(t.impact), 0);
+    expect(Number(s.execution.impact)).toBeCloseTo(total, 1);
+    expect(s.execution.fees).toBe(s.fees.value);
+  });
+});
+
+describe("buy and hold", () => {
+  it("values the starting holdings along the same prices and explains the difference", () => {
+    const b = s.benchmark;
+    expect(b.start).toBe(s.portfolio.start.value);
+    const end = b.holdings.reduce(
+      (a, h) => a.plus(d(h.amount).times(result.record.end.prices[h.coin] ?? 0)),
+      new Decimal(0),
+    );
+    expect(b.end).toBe(
+      end
+        .toDecimalPlaces(2)
+        .toFixed(2)
+        .replace(/\.?0+$/, "") || "0",
+    );
+    expect(Number(b.botMinusBenchmark)).toBeCloseTo(Number(s.portfolio.end.value) - Number(b.end), 1);
+    const k = b.breakdown;
+    const parts =
+      Number(k.stakingRewards) + Number(k.fees) + Number(k.spreadAndImpact) + Number(k.timingAndOther);
+    expect(parts).toBeCloseTo(Number(b.botMinusBenchmark), 1);
+    expect(Number(k.fees)).toBeLessThan(0);
+    expect(Number(k.spreadAndImpact)).toBeLessThan(0);
+    expect(Number(k.stakingRewards)).toBeGreaterThan(0);
+  });
+
+  it("shows in the console and as a line in the report's value chart", () => {
+    const text = formatSummary(s);
+    expect(text).toMatch(/^Did the bot help\? Against buy and hold/m);
+    expect(text).toMatch(/^ {2}buy and hold +[\d,.]+ +[\d,.]+/m);
+    expect(text).toMatch(/spread\+impact/);
+    const html = renderReport({ summary: s, record: result.record });
+    expect(html).toMatch(/<polyline[^>]*><title>buy and hold/);
+    expect(html).toContain("<h2>Did the bot help?</h2>");
+    expect(html).toContain("<h3>Execution</h3>");
+  });
+});
+
+describe("reasons grouped by template", () => {
+  it("groups reasons that differ only by their numbers, with counts, in JSON, console and HTML", () => {
+    expect(reasonTemplate("PURR is 15.52% of 24364.43 USDC, target 15% ± 1.5%: within band")).toBe(
+      "PURR is #% of # USDC, target #% ± #%: within band",
+    );
+    const total = s.skipped.reduce((a, g) => a + g.count, 0);
+    expect(s.reasons.reduce((a, g) => a + g.count, 0)).toBe(total);
+    expect(s.reasons.length).toBeLessThan(s.skipped.length);
+    const band = s.reasons.find((g) => g.template.includes("within band"))!;
+    expect(band.count).toBeGreaterThan(10);
+    expect(band.distinct).toBeGreaterThan(1);
+    const latest = s.skipped
+      .filter((g) => reasonTemplate(g.reason) === band.template)
+      .sort((a, b) => (a.last < b.last ? 1 : -1))[0]!;
+    expect(band.latest).toBe(latest.reason);
+    const text = formatSummary(s);
+    expect(text).toContain(`${band.count}×  ${band.latest}`);
+    const html = renderReport({ summary: s, record: result.record });
+    expect(html).toContain(`<td class="num">${band.count}</td>`);
+    expect(JSON.parse(JSON.stringify(s)).reasons).toEqual(s.reasons);
+  });
+});
