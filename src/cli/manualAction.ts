@@ -291,9 +291,13 @@ function refusalOf(
   if (blocked) return blocked.reason.slice(intent.reason.length).replace(/^; blocked: /, "");
   // A strategy's TWAP above maxOrderUsd is reduced; a manual order is the user's exact words, so it is
   // refused instead of being sent at another size.
-  if (limited.reduced.length > 0) {
-    const usd = intent.kind === "twapOrder" ? ` (≈${intent.notionalUsd.toFixed(2)} USD)` : "";
-    return `above maxOrderUsd ${o.config.limits.maxOrderUsd.toFixed()} USD${usd}; a manual order is never resized: give a smaller --size`;
+  // The same for a stake move that maxStakeMovePerDay would reduce to what is left of the day.
+  const reduced = limited.reduced[0];
+  if (reduced) {
+    if (intent.kind === "twapOrder")
+      return `above maxOrderUsd ${o.config.limits.maxOrderUsd.toFixed()} USD (≈${intent.notionalUsd.toFixed(2)} USD); a manual order is never resized: give a smaller --size`;
+    const why = reduced.reason.slice(intent.reason.length).replace(/^; /, "");
+    return `${why}; a manual action is never resized: give a smaller --amount`;
   }
   return undefined;
 }

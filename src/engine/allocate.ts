@@ -33,6 +33,8 @@ export interface RefusedOrder {
   assetId: number;
   side: "buy" | "sell";
   size: Decimal;
+  /** Its duration; a new order of another duration (re-sized by a learnt venue minimum) is another order. */
+  minutes?: number | undefined;
   /** Its USD value when it was refused (the journal's notional); undefined: compare sizes. */
   notionalUsd?: Decimal | undefined;
   reason: string;
@@ -44,6 +46,7 @@ const SAME_ORDER_TOLERANCE = new Decimal("0.01");
 
 function sameOrder(t: TwapOrderIntent, r: RefusedOrder): boolean {
   if (r.assetId !== t.assetId || r.side !== t.side) return false;
+  if (r.minutes !== undefined && r.minutes !== t.minutes) return false;
   if (r.notionalUsd === undefined || !r.notionalUsd.gt(0)) return r.size.eq(t.size);
   return t.notionalUsd.minus(r.notionalUsd).abs().lte(r.notionalUsd.times(SAME_ORDER_TOLERANCE));
 }

@@ -99,7 +99,7 @@ export function lastRefusedTwaps(journal: Journal, intents: readonly Intent[]): 
     if (row === undefined || row.status !== "rejected") continue;
     try {
       const body = JSON.parse(row.request) as {
-        action?: { twap?: { a?: unknown; b?: unknown; s?: unknown } };
+        action?: { twap?: { a?: unknown; b?: unknown; s?: unknown; m?: unknown } };
       };
       const twap = body.action?.twap;
       if (typeof twap?.a !== "number" || typeof twap.b !== "boolean" || typeof twap.s !== "string") continue;
@@ -107,6 +107,7 @@ export function lastRefusedTwaps(journal: Journal, intents: readonly Intent[]): 
         assetId: twap.a,
         side: twap.b ? "buy" : "sell",
         size: new Decimal(twap.s),
+        ...(typeof twap.m === "number" ? { minutes: twap.m } : {}),
         notionalUsd: row.notionalUsd ? new Decimal(row.notionalUsd) : undefined,
         reason: row.reason ?? "refused",
         at: row.updatedAt,

@@ -209,6 +209,7 @@ export class Daemon {
     this.scheduler = new Scheduler({
       journal: o.runtime.journal,
       account: o.runtime.account,
+      mode: o.runtime.exchange?.mode ?? "unsigned",
       strategies: o.strategies,
       ...(catchUpMs === undefined ? {} : { catchUpMs }),
       ...(o.retryBaseMs === undefined ? {} : { retryBaseMs: o.retryBaseMs }),

@@ -90,6 +90,11 @@ interface Entry {
 export interface SchedulerOptions {
   journal: Journal;
   account: string;
+  /**
+   * The exchange mode of the cycles this scheduler runs. A dry run keeps its own slot memory, so that
+   * `once --dry-run` (a preview) or a dry-run daemon never uses up a slot the live bot must still act in.
+   */
+  mode?: "live" | "dry-run" | "unsigned";
   strategies: readonly ScheduledStrategy[];
   catchUpMs?: number;
   retryBaseMs?: number;
@@ -106,7 +111,7 @@ export class Scheduler {
 
   constructor(o: SchedulerOptions) {
     this.journal = o.journal;
-    this.account = o.account;
+    this.account = o.mode === undefined || o.mode === "live" ? o.account : `${o.account}#${o.mode}`;
     this.catchUpMs = o.catchUpMs ?? DEFAULT_CATCH_UP_MS;
     this.retryBaseMs = o.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
     this.retryMaxMs = o.retryMaxMs ?? DEFAULT_RETRY_MAX_MS;
@@ -356,6 +361,7 @@ export async function oncePass(
   const scheduler = new Scheduler({
     journal: deps.journal,
     account: deps.account,
+    mode: deps.exchange?.mode ?? "unsigned",
     strategies,
     ...(o.catchUpMs === undefined ? {} : { catchUpMs: o.catchUpMs }),
   });

@@ -144,7 +144,8 @@ describe("dry-run output is not a live order", () => {
         stringify({
           name: "rebalance",
           kind: "twap-rebalance",
-          schedule: "0 * * * *",
+          // Every 2 seconds: the first `once` only registers the schedule, the next acts in its slot.
+          schedule: "*/2 * * * * *",
           params: { targets: { HYPE: 0.5, USDC: 0.5 }, quote: "USDC", band: 0.05, twap: { minutes: 60 } },
         }),
       );
@@ -160,11 +161,18 @@ describe("dry-run output is not a live order", () => {
           log: { level: "warn", format: "json" },
         }),
       );
-      const run = await cli(["once", "--dry-run", "--json", "--config", join(dir, "bot.yaml")], {
-        HLBOT_PRIVATE_KEY: wallet.privateKey,
-      });
+      const once = () =>
+        cli(["once", "--dry-run", "--json", "--config", join(dir, "bot.yaml")], {
+          HLBOT_PRIVATE_KEY: wallet.privateKey,
+        });
+      expect((await once()).code).toBe(0);
+      await new Promise((r) => setTimeout(r, 2_100));
+      const run = await once();
       expect(run.code, run.stderr).toBe(0);
-      const line = parseJson(run.stdout.trim()) as { outcome: string; request: Record<string, unknown> };
+      const line = parseJson(run.stdout.trim().split("\n")[0] ?? "") as {
+        outcome: string;
+        request: Record<string, unknown>;
+      };
       expect(line.outcome).toBe("dry-run");
       expect(line.request).not.toHaveProperty("signature");
       expect(line.request).toMatchObject({ unsigned: true, action: { type: "twapOrder" } });

@@ -57,7 +57,13 @@ async function demoBot(config: LoadedConfig): Promise<DemoBot> {
   });
   const state = mkdtempSync(join(tmpdir(), "hlbot-equivalence-"));
   const runtime = await openRuntime({
-    config: { ...config, account: undefined, state },
+    config: {
+      ...config,
+      account: undefined,
+      state,
+      // The kill switch lives in the bot's own (temporary) state folder, as the loader would put it.
+      limits: { ...config.limits, killSwitchFile: join(state, "STOP") },
+    },
     env: {},
     mode: "live",
     logger: silentLogger(),

@@ -23,17 +23,21 @@ afterEach(async () => {
 });
 
 describe("the TWAP minimum", () => {
-  it("plans the shipped 120-minute DCA of 250 USDC as 120 minutes under the shipped configuration", async () => {
+  it("plans the shipped 120-minute DCA (150 USD a day) as 120 minutes under the shipped configuration", async () => {
     const config = await loadConfig(join(ROOT, "config/default.yaml"), {});
     expect(config.venue.rules.twapMinOrderValue.toFixed()).toBe("100");
     expect(config.venue.rules.twapMinSliceValue.toFixed()).toBe("0");
-    const dca = await loadStrategyFile(join(ROOT, "strategies/twap-accumulate.yaml"), {});
+    const shipped = await loadStrategyFile(join(ROOT, "strategies/twap-accumulate.yaml"), {});
+    expect(shipped.params).toMatchObject({ coin: "PURR", twap: { minutes: 120 } });
+    // The test snapshot lists HYPE/USDC only: the same order on HYPE (without PURR's price ceiling).
+    const { limitPx: _ceiling, ...params } = shipped.params as Record<string, unknown>;
+    const dca = { ...shipped, params: { ...params, coin: "HYPE" } } as typeof shipped;
     const snapshot = buildSnapshot({ balances: { USDC: 5000 }, hypeMid: 40, rules: config.venue.rules });
     const [decision] = runStrategy(dca, snapshot, T0, { spentUsd: parseDecimal("0") });
     expect(decision?.kind).toBe("twapOrder");
     const order = decision as TwapOrderIntent;
     expect(order.minutes).toBe(120);
-    expect(order.notionalUsd.toFixed()).toBe("250");
+    expect(order.notionalUsd.toFixed()).toBe("150");
   });
 
   it("refuses under 100 in all; the per-slice rule, when configured, shortens", () => {

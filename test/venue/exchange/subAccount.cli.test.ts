@@ -33,6 +33,8 @@ function run(
 
 const SUB = "0x2222222222222222222222222222222222222222";
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 describe("a sub-account as `account:` through the CLI", () => {
   let sim: Simulator & { url: string };
   let dir: string;
@@ -86,7 +88,8 @@ describe("a sub-account as `account:` through the CLI", () => {
       stringify({
         name: "rebalance",
         kind: "twap-rebalance",
-        schedule: "0 * * * *",
+        // Every 2 seconds: `once` acts only in a due slot (issue #12), so the test needs slots that come.
+        schedule: "*/2 * * * * *",
         params: {
           targets: { HYPE: 0.5, USDC: 0.5 },
           quote: "USDC",
@@ -108,7 +111,7 @@ describe("a sub-account as `account:` through the CLI", () => {
   ] as const) {
     it(`plan --json with ${who}: the TWAP carries vaultAddress = the sub-account and recovers to the signer`, async () => {
       const config = writeConfig(who.replace(/\W+/g, "-"), "dry-run");
-      const { code, stdout, stderr } = await run(["plan", "--json", "--config", config], {
+      const { code, stdout, stderr } = await run(["plan", "--json", "--sign", "--config", config], {
         HLBOT_PRIVATE_KEY: key(),
       });
       expect(code, stderr).toBe(0);
@@ -136,7 +139,7 @@ describe("a sub-account as `account:` through the CLI", () => {
 
   it("a key that cannot act for the sub-account exits 2 before anything is signed", async () => {
     const config = writeConfig("stranger", "dry-run");
-    const { code, stdout, stderr } = await run(["plan", "--json", "--config", config], {
+    const { code, stdout, stderr } = await run(["plan", "--json", "--sign", "--config", config], {
       HLBOT_PRIVATE_KEY: stranger.privateKey,
     });
     expect(code).toBe(2);
@@ -153,11 +156,16 @@ describe("a sub-account as `account:` through the CLI", () => {
   it("once (live) places the TWAP on the sub-account, and the next once finds it running there", async () => {
     const config = writeConfig("live", "live");
     const env = { HLBOT_PRIVATE_KEY: agent.privateKey };
+    // The first call only registers the strategy's schedule; it acts at its next slot.
+    const sight = await run(["once", "--config", config], env);
+    expect(sight.code, sight.stderr).toBe(0);
+    await sleep(2_100);
     const first = await run(["once", "--config", config], env);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/twapOrder \(allowed; sent, accepted\)/);
     expect(sim.twaps(SUB)).toHaveLength(1);
     expect(sim.twaps(masterAddress)).toHaveLength(0);
+    await sleep(2_100);
     const second = await run(["once", "--config", config], env);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(/already running/);
