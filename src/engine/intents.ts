@@ -90,6 +90,16 @@ export interface Skip extends Base {
 
 export type Decision = Intent | Skip;
 
+/** The skip that records a guard blocking an intent, naming why. */
+export function blockedBy(intent: Intent, why: string): Skip {
+  return {
+    kind: "skip",
+    strategy: intent.strategy,
+    considered: intent.kind,
+    reason: `${intent.reason}; blocked: ${why}`,
+  };
+}
+
 export function isIntent(decision: Decision): decision is Intent {
   return decision.kind !== "skip";
 }

@@ -187,6 +187,19 @@ const SUBMISSION_COLUMNS = `id, cycle_id AS cycleId, strategy, account, signer, 
   stake_move AS stakeMove, asset, twap_id AS twapId, expected_end AS expectedEnd, created_at AS createdAt,
   updated_at AS updatedAt`;
 
+/** A journaled decision with its cycle's time and trigger (`recentDecisions`). */
+export interface DecisionRow {
+  id: number;
+  cycleId: string;
+  at: number;
+  trigger: string;
+  strategy: string;
+  kind: string;
+  reason: string;
+  guard: Guard;
+  guardReason: string | null;
+}
+
 export class Journal {
   // Statements are compiled once: preparing costs more than running most of them, and a cycle of a large
   // account writes dozens of rows. Keyed by SQL text, which comes only from the fixed set in this file.
@@ -559,32 +572,12 @@ export class Journal {
   }
 
   /** Decisions of recent cycles, newest first, with their cycle's time and trigger (for `history`). */
-  recentDecisions(limit: number): Array<{
-    id: number;
-    cycleId: string;
-    at: number;
-    trigger: string;
-    strategy: string;
-    kind: string;
-    reason: string;
-    guard: Guard;
-    guardReason: string | null;
-  }> {
+  recentDecisions(limit: number): DecisionRow[] {
     return this.sql(
       `SELECT d.id, d.cycle_id AS cycleId, d.created_at AS at, c.trigger, d.strategy, d.kind, d.reason, d.guard,
            d.guard_reason AS guardReason
          FROM decisions d JOIN cycles c ON c.id = d.cycle_id ORDER BY d.id DESC LIMIT ?`,
-    ).all(limit) as Array<{
-      id: number;
-      cycleId: string;
-      at: number;
-      trigger: string;
-      strategy: string;
-      kind: string;
-      reason: string;
-      guard: Guard;
-      guardReason: string | null;
-    }>;
+    ).all(limit) as DecisionRow[];
   }
 
   recentCycles(limit: number): CycleRow[] {

@@ -11,7 +11,7 @@
 // and it is then valued at the most conservative (highest) of those prices, so the limits see the
 // largest USD value the order may have. Pure: the caller reads the memory and writes back `observed`.
 import { Decimal } from "../lib/decimal.js";
-import type { Intent, Skip, TwapOrderIntent } from "./intents.js";
+import { blockedBy, type Intent, type Skip, type TwapOrderIntent } from "./intents.js";
 import type { Snapshot, SpotPair } from "./snapshot.js";
 import { fmt, pct } from "./strategies/common.js";
 
@@ -67,15 +67,6 @@ export interface PriceSanityResult {
   alarms: string[];
   /** Pairs to remember (identity always when first seen; mid only when it passed the checks). */
   observed: PairMemory[];
-}
-
-function block(intent: Intent, why: string): Skip {
-  return {
-    kind: "skip",
-    strategy: intent.strategy,
-    considered: intent.kind,
-    reason: `${intent.reason}; blocked: ${why}`,
-  };
 }
 
 /** |a/b − 1| measured symmetrically: max(a, b) / min(a, b) − 1 (0.2 against 25 is 124, not 0.99). */
@@ -239,7 +230,7 @@ export function checkPriceSanity(input: PriceSanityInput): PriceSanityResult {
       continue;
     }
     const result = checkTwap(intent, input, alarms);
-    if (typeof result === "string") blocked.push(block(intent, result));
+    if (typeof result === "string") blocked.push(blockedBy(intent, result));
     else allowed.push(result);
     const pair = snapshot.pairs.get(intent.coin);
     if (pair) observe(pair);

@@ -3,7 +3,7 @@
 // amount) is blocked with a reason, and the kill switch blocks everything. Intents are checked in the
 // order given, so usage accumulates across one cycle's intents exactly as they would be sent.
 import { Decimal, truncateDecimals } from "../lib/decimal.js";
-import type { Intent, Skip, TwapOrderIntent } from "./intents.js";
+import { blockedBy, type Intent, type Skip, type TwapOrderIntent } from "./intents.js";
 import type { PriceSanityLimits } from "./priceSanity.js";
 import { DEFAULT_VENUE_RULES, type VenueRules } from "./snapshot.js";
 import { fitTwapDuration, fmt } from "./strategies/common.js";
@@ -50,15 +50,6 @@ export interface RiskResult {
   reduced: Intent[];
 }
 
-function block(intent: Intent, why: string): Skip {
-  return {
-    kind: "skip",
-    strategy: intent.strategy,
-    considered: intent.kind,
-    reason: `${intent.reason}; blocked: ${why}`,
-  };
-}
-
 /** HYPE this intent moves for maxStakeMovePerDay, or undefined when it does not count. */
 export function stakeMoveOf(intent: Intent): Decimal | undefined {
   return intent.kind === "tokenDelegate" || intent.kind === "cWithdraw" ? intent.amount : undefined;
@@ -81,7 +72,7 @@ export function applyLimits(
 
   if (options.killSwitchActive) {
     const file = limits.killSwitchFile ? ` (${limits.killSwitchFile} exists)` : "";
-    for (const intent of intents) blocked.push(block(intent, `kill switch is on${file}`));
+    for (const intent of intents) blocked.push(blockedBy(intent, `kill switch is on${file}`));
     return { allowed, blocked, reduced };
   }
 
@@ -98,17 +89,17 @@ export function applyLimits(
       case "twapOrder": {
         const result = limitTwap(intent, limits, rules);
         if (typeof result === "string") {
-          blocked.push(block(intent, result));
+          blocked.push(blockedBy(intent, result));
           break;
         }
         if (notional === undefined) {
-          blocked.push(block(intent, "24-h notional usage is unknown (failing closed)"));
+          blocked.push(blockedBy(intent, "24-h notional usage is unknown (failing closed)"));
           break;
         }
         const after = notional.plus(result.notionalUsd);
         if (after.gt(limits.maxDailyNotionalUsd)) {
           blocked.push(
-            block(
+            blockedBy(
               intent,
               `24-h notional would reach ${fmt(after, 2)} USD, above maxDailyNotionalUsd ${fmt(limits.maxDailyNotionalUsd)} ` +
                 `(${fmt(notional, 2)} used)`,
@@ -128,7 +119,7 @@ export function applyLimits(
         if (group.length === 2) handled.add(i + 1);
         const verdict = limitStakeMove(group, limits, allowlist, moved);
         if (typeof verdict === "string") {
-          for (const g of group) blocked.push(block(g, verdict));
+          for (const g of group) blocked.push(blockedBy(g, verdict));
           break;
         }
         moved = verdict.moved;
@@ -140,7 +131,7 @@ export function applyLimits(
       }
       case "cDeposit":
         // Spot → staking within the same account: no validator and no market exposure involved.
-        if (!positive(intent.amount)) blocked.push(block(intent, "amount must be positive"));
+        if (!positive(intent.amount)) blocked.push(blockedBy(intent, "amount must be positive"));
         else allowed.push(intent);
         break;
       case "twapCancel":
@@ -151,7 +142,7 @@ export function applyLimits(
         // Unreachable for well-typed input; an unknown action is never let through.
         const unknown = intent as Intent;
         blocked.push(
-          block(unknown, `unknown action ${JSON.stringify((unknown as { kind?: unknown }).kind)}`),
+          blockedBy(unknown, `unknown action ${JSON.stringify((unknown as { kind?: unknown }).kind)}`),
         );
       }
     }
