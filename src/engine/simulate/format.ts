@@ -3,7 +3,7 @@
 // (summary.ts reasonTemplate: numbers aside) with the latest wording, because an hourly strategy says "within band" with
 // new numbers every hour. `--json` lists every distinct reason with its exact count.
 import { Decimal } from "../../lib/decimal.js";
-import type { SimulationSummary, ValuationSummary } from "./summary.js";
+import { type SimulationSummary, twapStatusText, type ValuationSummary } from "./summary.js";
 
 /** A validator's net APR ("0.023618") as "2.362%"; "?" when unknown. */
 export function netAprText(netApr: string | null): string {
@@ -88,7 +88,7 @@ function twaps(s: SimulationSummary): string[] {
       when(t.placedAt),
       `${t.side} ${short(t.size)} ${base}`,
       `${t.minutes} min`,
-      t.status,
+      twapStatusText(t),
       `${short(t.executedSize)} @ ${t.averagePrice === null ? "-" : short(t.averagePrice, 6)}`,
       `${short(t.executedNotional, 2)} ${quote}`,
       `${t.slices} slices${t.skippedSlices ? ` (${t.skippedSlices} skipped)` : ""}`,

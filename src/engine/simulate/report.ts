@@ -5,7 +5,7 @@
 // as JSON (`<script type="application/json" id="hlbot-simulation">`) for anyone who wants the numbers.
 import { netAprText } from "./format.js";
 import type { Sample, SimulationRecord } from "./runner.js";
-import type { SimulationSummary } from "./summary.js";
+import { type SimulationSummary, twapStatusText } from "./summary.js";
 
 const PALETTE = ["#2563eb", "#16a34a", "#ea580c", "#9333ea", "#0891b2", "#dc2626", "#ca8a04", "#4b5563"];
 const W = 880;
@@ -324,7 +324,7 @@ ${tableHtml(
       t.size,
       t.label,
       t.minutes,
-      t.status,
+      twapStatusText(t),
       t.executedSize,
       t.averagePrice ?? "-",
       t.executedNotional,

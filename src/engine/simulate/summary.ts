@@ -36,7 +36,7 @@ export interface TwapSummary {
   size: string;
   minutes: number;
   placedAt: string;
-  /** finished, terminated, or running at the end of the simulation. */
+  /** finished, terminated, or running at the end of the simulation (see twapStatusText). */
   status: "finished" | "terminated" | "running";
   slices: number;
   skippedSlices: number;
@@ -603,4 +603,10 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     execution,
     benchmark,
   };
+}
+
+/** A TWAP's status for people: one that ended having filled nothing says so (a halted pair, a book
+ * beyond the price limit), instead of looking like a TWAP that did its job. */
+export function twapStatusText(t: Pick<TwapSummary, "status" | "executedSize">): string {
+  return t.status !== "running" && Number(t.executedSize) === 0 ? `${t.status}, filled nothing` : t.status;
 }
