@@ -101,6 +101,14 @@ export interface SchedulerOptions {
   retryMaxMs?: number;
 }
 
+/**
+ * The key of an account's slot memory in the journal: the account itself for live cycles, and a key of
+ * its own per other mode, so a dry run never uses up a slot the live bot must still act in.
+ */
+export function slotAccount(account: string, mode?: "live" | "dry-run" | "unsigned"): string {
+  return mode === undefined || mode === "live" ? account : `${account}#${mode}`;
+}
+
 export class Scheduler {
   private readonly journal: Journal;
   private readonly account: string;
@@ -111,7 +119,7 @@ export class Scheduler {
 
   constructor(o: SchedulerOptions) {
     this.journal = o.journal;
-    this.account = o.mode === undefined || o.mode === "live" ? o.account : `${o.account}#${o.mode}`;
+    this.account = slotAccount(o.account, o.mode);
     this.catchUpMs = o.catchUpMs ?? DEFAULT_CATCH_UP_MS;
     this.retryBaseMs = o.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
     this.retryMaxMs = o.retryMaxMs ?? DEFAULT_RETRY_MAX_MS;

@@ -14,7 +14,7 @@ import {
   scheduledStrategies,
 } from "../../src/engine/daemon.js";
 import { BotMetrics } from "../../src/engine/metrics.js";
-import { retryDelayMs } from "../../src/engine/scheduler.js";
+import { retryDelayMs, slotAccount } from "../../src/engine/scheduler.js";
 import { ConfigError, ServerError } from "../../src/lib/errors.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 
@@ -311,7 +311,8 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     });
     START = bot.sim.now();
     // Seen before (a run last night), then down over today's 00:05 slot until 00:40.
-    bot.runtime.journal.slotState(bot.address, "rebalance", START - 60 * MINUTE);
+    // This bot runs dry: its slot memory is the dry run's own (a dry run never uses up a live slot).
+    bot.runtime.journal.slotState(slotAccount(bot.address, "dry-run"), "rebalance", START - 60 * MINUTE);
     bot.sim.advance(40 * MINUTE);
     fakeTime(bot);
     const { daemon: d } = newDaemon(bot);
