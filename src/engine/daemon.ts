@@ -13,6 +13,7 @@
 import cron from "node-cron";
 import type { Logger } from "pino";
 import { ConfigError, describeError, HlbotError, walk } from "../lib/errors.js";
+import { ClockWatch, type ClockWatchOptions, type SchedulerHealth } from "./clockWatch.js";
 import { formatIssue, issuesOf } from "./config/issues.js";
 import {
   displayPath,
@@ -47,7 +48,11 @@ export type ScheduleFn = (
 export type DaemonRuntime = Pick<
   Runtime,
   "facts" | "refreshFacts" | "cycleDeps" | "clock" | "journal" | "account" | "exchange"
-> & { config?: Pick<Runtime["config"], "schedule"> };
+> & {
+  config?: Pick<Runtime["config"], "schedule">;
+  /** The venue's clock (VenueClock), compared with ours every minute. */
+  venueClock?: { readonly skewMs: number | undefined };
+};
 
 export interface DaemonOptions {
   runtime: DaemonRuntime;
@@ -66,6 +71,8 @@ export interface DaemonOptions {
   watchIntervalMs?: number;
   /** How often the account facts (multi-sig) are read again (default 1 h). */
   factsRefreshMs?: number;
+  /** Clock-step and skew checks and the scheduler heartbeat (src/engine/clockWatch.ts). */
+  clockWatch?: Omit<ClockWatchOptions, "logger">;
 }
 
 export type DaemonStop =
@@ -148,8 +155,24 @@ export const cronSchedule: ScheduleFn = (expression, onTick, { name, logger }) =
       debug: (m) => log.debug(`node-cron: ${describeError(m)}`),
     },
   });
+  // A forward clock step (or a long sleep) misses many slots at once: one line for the lot.
+  let missed: Date[] = [];
   task.on("execution:missed", (context) => {
-    log.warn({ tick: context.date.toISOString() }, "missed a tick: the process was blocked or asleep");
+    missed.push(context.date);
+    if (missed.length > 1) return;
+    setTimeout(() => {
+      const ticks = missed;
+      missed = [];
+      const first = ticks[0]!.toISOString();
+      const last = ticks[ticks.length - 1]!.toISOString();
+      if (ticks.length === 1)
+        log.warn({ tick: first }, "missed a tick: the process was blocked or asleep, or the clock stepped");
+      else
+        log.warn(
+          { ticks: ticks.length, first, last },
+          `missed ${ticks.length} ticks from ${first} to ${last}: the process was blocked or asleep, or the clock stepped forward`,
+        );
+    }, 0).unref?.();
   });
   void task.start();
   return { stop: () => void task.destroy() };
@@ -173,6 +196,7 @@ export class Daemon {
   private readonly scheduler: Scheduler;
   private readonly factsRefreshMs: number;
   private readonly watchIntervalMs: number;
+  private readonly clockWatch: ClockWatch;
   private watchTimer: ReturnType<typeof setInterval> | undefined;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   // One controller for all work in flight: aborted only when the grace period is over.
@@ -200,6 +224,13 @@ export class Daemon {
     this.scheduleFn = o.schedule ?? cronSchedule;
     this.factsRefreshMs = o.factsRefreshMs ?? DEFAULT_FACTS_REFRESH_MS;
     this.watchIntervalMs = o.watchIntervalMs ?? WATCH_INTERVAL_MS;
+    const venueClock = o.runtime.venueClock;
+    this.clockWatch = new ClockWatch({
+      logger: o.logger,
+      // node-cron follows Date, so the step check does too (the default).
+      venueSkewMs: () => venueClock?.skewMs,
+      ...o.clockWatch,
+    });
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -230,6 +261,7 @@ export class Daemon {
     // (request() at the end of start).
     this.scheduler.register(this.runtime.clock());
     for (const entry of this.entries.values()) this.scheduleEntry(entry);
+    this.clockWatch.start();
     if (this.watchIntervalMs > 0) {
       this.watchTimer = setInterval(() => this.onWatch(), this.watchIntervalMs);
       this.watchTimer.unref?.();
@@ -260,6 +292,11 @@ export class Daemon {
   /** Ready: scheduling, and the venue has answered at least once. False while shutting down. */
   ready(): boolean {
     return this.state === "running" && this.contacted;
+  }
+
+  /** Alive (/health): the scheduler runs and its cron ticks come (src/engine/clockWatch.ts). */
+  alive(): SchedulerHealth {
+    return this.state === "running" ? this.clockWatch.health() : { ok: true };
   }
 
   /** The strategies scheduled now. */
@@ -390,6 +427,7 @@ export class Daemon {
       }
       if (this.factsTimer !== undefined) clearInterval(this.factsTimer);
       if (this.watchTimer !== undefined) clearInterval(this.watchTimer);
+      this.clockWatch.stop();
       if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
       const dropped = this.queue
         .splice(0)
@@ -432,6 +470,7 @@ export class Daemon {
 
   private onTick(name: string, at: Date): void {
     if (this.state !== "running") return;
+    this.clockWatch.beat();
     const entry = this.entries.get(name);
     if (!entry) return;
     const tick = at.toISOString();
@@ -503,6 +542,7 @@ export class Daemon {
 
   private onWatch(): void {
     if (this.state !== "running") return;
+    this.clockWatch.beat();
     if (this.queue.some((w) => w.kind === "watch") || this.current?.work.kind === "watch") return;
     this.queue.push({ kind: "watch" });
     this.pump();

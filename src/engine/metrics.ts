@@ -75,6 +75,8 @@ export function venueObservers(metrics: BotMetrics): {
 export interface HealthState {
   /** Ready once configuration, state and the first venue contact succeeded, and while not shutting down. */
   ready(): boolean;
+  /** Alive: the scheduler runs and its cron ticks come (src/engine/clockWatch.ts); default always. */
+  alive?(): { ok: true } | { ok: false; reason: string };
 }
 
 export interface MetricsServer {
@@ -96,7 +98,12 @@ export async function startMetricsServer(
       return;
     }
     if (path === "/health") {
-      res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
+      const alive = health.alive?.() ?? { ok: true };
+      if (alive.ok) res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
+      else
+        res
+          .writeHead(503, { "content-type": "application/json" })
+          .end(JSON.stringify({ status: "unhealthy", reason: alive.reason }));
     } else if (path === "/ready") {
       const ok = health.ready();
       res

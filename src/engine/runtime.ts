@@ -52,6 +52,8 @@ export interface Runtime {
   readonly db: StateDatabase;
   readonly journal: Journal;
   readonly clock: () => number;
+  /** The venue's clock from each answer's Date header (the daemon checks the skew every minute). */
+  readonly venueClock: VenueClock;
   /** Account facts the cycle acts on (multi-sig), read once and kept. */
   facts(signal?: AbortSignal): Promise<AccountFacts>;
   /** Forget the cached facts (the daemon refreshes them now and then). */
@@ -169,6 +171,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     db,
     journal,
     clock,
+    venueClock,
     facts(signal) {
       facts ??= readAccountFacts(info, account, signal).catch((err: unknown) => {
         facts = undefined;

@@ -1,0 +1,233 @@
+// Issue #17 item 15: clock steps. A step back stalls node-cron's ticks (its next slot now lies that far
+// ahead) and /health must say so; a step forward floods "missed a tick" lines, which are collapsed to
+// one; the skew against the venue is checked every minute, logged once per episode; a scheduler that
+// stopped running makes /health answer 503.
+import { request } from "node:http";
+import pino from "pino";
+import sinon from "sinon";
+import { afterEach, describe, expect, it } from "vitest";
+import { ClockWatch } from "../../src/engine/clockWatch.js";
+import { cronSchedule, Daemon, scheduledStrategies } from "../../src/engine/daemon.js";
+import { BotMetrics, type MetricsServer, startMetricsServer } from "../../src/engine/metrics.js";
+import { startTestBot, type TestBot } from "../helpers/bot.js";
+
+type LogLine = Record<string, unknown> & { msg: string; level: number };
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const START = Date.UTC(2026, 0, 5, 12, 0, 30);
+
+function captureLogger() {
+  const lines: LogLine[] = [];
+  const logger = pino(
+    { level: "debug", base: undefined },
+    { write: (s: string) => lines.push(JSON.parse(s)) },
+  );
+  const warnings = () => lines.filter((l) => l.level === 40);
+  return { logger, lines, warnings };
+}
+
+function get(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, method: "GET" }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
+      );
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+let clock: sinon.SinonFakeTimers | undefined;
+let server: MetricsServer | undefined;
+let bot: TestBot | undefined;
+let daemon: Daemon | undefined;
+let watch: ClockWatch | undefined;
+
+afterEach(async () => {
+  watch?.stop();
+  if (daemon) {
+    const stopping = daemon.stop(0);
+    await clock?.tickAsync(10_000);
+    await stopping;
+  }
+  clock?.restore();
+  await server?.close();
+  await bot?.close();
+  clock = server = bot = daemon = watch = undefined;
+});
+
+/** Fake wall clock, timers and monotonic clock; setSystemTime steps the wall clock only. */
+function fakeTime(now = START): sinon.SinonFakeTimers {
+  clock = sinon.useFakeTimers({
+    now,
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date", "performance"],
+  });
+  return clock;
+}
+
+describe("clock watch", () => {
+  it("reports a step back once, and /health answers 503 until the wall clock has caught up", async () => {
+    const c = fakeTime();
+    const { logger, lines, warnings } = captureLogger();
+    watch = new ClockWatch({ logger });
+    watch.start();
+    server = await startMetricsServer(
+      new BotMetrics(),
+      { ready: () => true, alive: () => watch!.health() },
+      0,
+    );
+    await c.tickAsync(MINUTE);
+    expect(warnings()).toEqual([]);
+    expect(await get(server.port, "/health")).toEqual({ status: 200, body: '{"status":"ok"}' });
+
+    c.setSystemTime(Date.now() - HOUR);
+    await c.tickAsync(5 * MINUTE);
+    expect(warnings()).toHaveLength(1);
+    expect(warnings()[0]!.msg).toMatch(/wall clock stepped back 3600\.0 s: scheduled runs do not come until/);
+    const health = await get(server.port, "/health");
+    expect(health.status).toBe(503);
+    expect(JSON.parse(health.body)).toMatchObject({
+      status: "unhealthy",
+      reason: expect.stringMatching(
+        /wall clock stepped back: scheduled runs do not come until it reaches 2026-01-05T12:02:30.000Z again/,
+      ),
+    });
+
+    await c.tickAsync(HOUR);
+    expect(warnings()).toHaveLength(1);
+    expect(lines.some((l) => /caught up after stepping back/.test(l.msg))).toBe(true);
+    expect(await get(server.port, "/health")).toEqual({ status: 200, body: '{"status":"ok"}' });
+  });
+
+  it("reports a step forward once, and a small drift not at all", async () => {
+    const c = fakeTime();
+    const { logger, warnings } = captureLogger();
+    watch = new ClockWatch({ logger });
+    watch.start();
+    c.setSystemTime(Date.now() + 5_000); // below the 10 s step threshold
+    await c.tickAsync(2 * MINUTE);
+    expect(warnings()).toEqual([]);
+    c.setSystemTime(Date.now() + 2 * HOUR);
+    await c.tickAsync(10 * MINUTE);
+    expect(warnings().map((l) => l.msg)).toEqual([
+      expect.stringMatching(/wall clock stepped forward 7200\.0 s: the slots skipped over count as missed/),
+    ]);
+    expect(watch.health()).toEqual({ ok: true });
+  });
+
+  it("checks the skew against the venue every minute and warns once per episode", async () => {
+    const c = fakeTime();
+    const { logger, lines, warnings } = captureLogger();
+    let skewMs: number | undefined;
+    watch = new ClockWatch({ logger, venueSkewMs: () => skewMs });
+    watch.start();
+    await c.tickAsync(MINUTE);
+    skewMs = 900; // within the 5 s threshold (the Date header is truncated to the second)
+    await c.tickAsync(MINUTE);
+    expect(warnings()).toEqual([]);
+    skewMs = 20_500;
+    await c.tickAsync(5 * MINUTE);
+    expect(warnings().map((l) => l.msg)).toEqual([
+      expect.stringMatching(/local clock is 20\.0 s ahead of the venue's/),
+    ]);
+    skewMs = 700;
+    await c.tickAsync(MINUTE);
+    expect(lines.some((l) => /agrees with the venue's again/.test(l.msg))).toBe(true);
+    skewMs = -9_500;
+    await c.tickAsync(3 * MINUTE);
+    expect(warnings()).toHaveLength(2);
+    expect(warnings()[1]!.msg).toMatch(/local clock is 10\.0 s behind the venue's/);
+  });
+
+  it("answers 503 on /health when the scheduler has not run for three intervals", async () => {
+    const c = fakeTime();
+    const { logger } = captureLogger();
+    watch = new ClockWatch({ logger }); // not started: nothing beats
+    server = await startMetricsServer(
+      new BotMetrics(),
+      { ready: () => true, alive: () => watch!.health() },
+      0,
+    );
+    await c.tickAsync(3 * MINUTE);
+    expect((await get(server.port, "/health")).status).toBe(200);
+    await c.tickAsync(MINUTE);
+    const health = await get(server.port, "/health");
+    expect(health.status).toBe(503);
+    expect(JSON.parse(health.body)).toEqual({
+      status: "unhealthy",
+      reason: "scheduler stalled: it last ran 240.0 s ago (bound 180.0 s)",
+    });
+    watch.beat();
+    expect((await get(server.port, "/health")).status).toBe(200);
+  });
+});
+
+describe("node-cron after a forward step", () => {
+  it("collapses the missed ticks into one line", async () => {
+    const c = fakeTime();
+    const { logger, warnings } = captureLogger();
+    const ticks: string[] = [];
+    const job = cronSchedule("* * * * *", (at) => ticks.push(at.toISOString()), {
+      name: "every-minute",
+      logger,
+    });
+    try {
+      await c.tickAsync(MINUTE);
+      expect(ticks).toEqual(["2026-01-05T12:01:00.000Z"]);
+      c.setSystemTime(Date.now() + 3 * HOUR);
+      await c.tickAsync(MINUTE);
+      const missed = warnings().filter((l) => /missed/.test(l.msg));
+      expect(missed).toHaveLength(1);
+      expect(missed[0]).toMatchObject({ strategy: "every-minute", ticks: expect.any(Number) });
+      expect(missed[0]!.ticks as number).toBeGreaterThan(170);
+      expect(missed[0]!.msg).toMatch(
+        /^missed \d+ ticks from 2026-01-05T12:02:00.000Z to .*clock stepped forward/,
+      );
+    } finally {
+      job.stop();
+    }
+  });
+});
+
+describe("daemon /health after a clock step back", () => {
+  it("answers 503 naming the step while cron ticks cannot come", async () => {
+    bot = await startTestBot({
+      strategies: [
+        {
+          name: "staking",
+          kind: "validator-staking",
+          schedule: "0 0 * * *",
+          params: {
+            validators: 2,
+            rankBy: "predictedApr",
+            maxCommission: 0.05,
+            rebalanceThreshold: 0.05,
+            maxMovePerRun: 10000,
+          },
+        },
+      ],
+      fund: { HYPE: "1000", USDC: "5000" },
+    });
+    const c = fakeTime(bot.sim.now());
+    const { logger, warnings } = captureLogger();
+    daemon = new Daemon({
+      runtime: bot.runtime,
+      strategies: scheduledStrategies(bot.runtime.config.strategies),
+      logger,
+      watchIntervalMs: 0,
+    });
+    server = await startMetricsServer(new BotMetrics(), daemon, 0);
+    daemon.start();
+    await c.tickAsync(MINUTE);
+    expect(await get(server.port, "/health")).toEqual({ status: 200, body: '{"status":"ok"}' });
+    c.setSystemTime(Date.now() - 2 * HOUR);
+    await c.tickAsync(MINUTE);
+    const health = await get(server.port, "/health");
+    expect(health.status).toBe(503);
+    expect(JSON.parse(health.body).reason).toMatch(/wall clock stepped back/);
+    expect(warnings().filter((l) => /stepped back 7200\.0 s/.test(l.msg))).toHaveLength(1);
+  });
+});
