@@ -5,7 +5,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { redact } from "../lib/secrets.js";
-import { applyMigrations, type Migration } from "../lib/stateDb.js";
+import { applyMigrations, type Migration, recordSubmissionMark } from "../lib/stateDb.js";
 import type { PairMemory } from "./priceSanity.js";
 
 export const JOURNAL_MIGRATIONS: readonly Migration[] = [
@@ -315,7 +315,10 @@ export class Journal {
       now,
       now,
     );
-    return Number(info.lastInsertRowid);
+    const id = Number(info.lastInsertRowid);
+    // Outside the database, so a lost write-ahead log cannot take it along (checkStateIdentity).
+    recordSubmissionMark(this.db.name, id);
+    return id;
   }
 
   recordAttempt(submissionId: number, outcome: string, detail?: string): void {

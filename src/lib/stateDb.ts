@@ -16,10 +16,11 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  renameSync,
   statSync,
   writeFileSync,
 } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { Database as Db } from "better-sqlite3";
 import { ConfigError, InternalError } from "./errors.js";
 
@@ -207,7 +208,40 @@ function tightenFileModes(path: string): void {
 /** Marker file in the state folder holding the id of its journal database. */
 export const STATE_ID_FILE = "hlbot.id";
 
+/**
+ * Marker file in the state folder holding the id of the latest submission the journal wrote, updated
+ * after each one. SQLite keeps recent commits in its write-ahead log (`hlbot.db-wal`): delete that file
+ * (or restore an older copy of `hlbot.db`) and the journal silently loses its latest submissions, and
+ * with them the day's usage. The mark outlives that: a journal that ends before its mark has lost writes.
+ */
+export const STATE_MARK_FILE = "hlbot.mark";
+
 export type StateIdentity = { status: "ok" } | { status: "lost"; detail: string };
+
+/** Records that the journal in `dbFile`'s folder has written submission `id` (atomic replace). */
+export function recordSubmissionMark(dbFile: string, id: number): void {
+  if (dbFile === "" || dbFile === ":memory:") return; // an in-memory journal (a dry run) has no folder
+  const mark = join(dirname(resolve(dbFile)), STATE_MARK_FILE);
+  writeFileSync(`${mark}.tmp`, `${id}\n`, { mode: 0o600 });
+  renameSync(`${mark}.tmp`, mark);
+}
+
+function lastSubmissionId(db: StateDatabase): number {
+  try {
+    return (db.prepare("SELECT COALESCE(MAX(id), 0) AS id FROM submissions").get() as { id: number }).id;
+  } catch {
+    return 0; // no journal tables yet
+  }
+}
+
+function readMark(dir: string): number | undefined {
+  try {
+    const n = Number(readFileSync(join(resolve(dir), STATE_MARK_FILE), "utf8").trim());
+    return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 const IDENTITY_TABLE =
   "CREATE TABLE IF NOT EXISTS state_identity (id TEXT NOT NULL, created_at INTEGER NOT NULL)";
@@ -230,6 +264,7 @@ export function confirmStateIdentity(db: StateDatabase, dir: string): string {
     db.prepare("INSERT INTO state_identity (id, created_at) VALUES (?, ?)").run(id, Date.now());
   }).immediate();
   writeFileSync(markerPath(dir), `${id}\n`, { mode: 0o600 });
+  recordSubmissionMark(join(resolve(dir), STATE_DB_FILE), lastSubmissionId(db));
   return id;
 }
 
@@ -250,6 +285,14 @@ export function checkStateIdentity(db: StateDatabase, dir: string): StateIdentit
   }
   if (id !== undefined && (marker === undefined || marker === id)) {
     if (marker === undefined) writeFileSync(file, `${id}\n`, { mode: 0o600 });
+    const mark = readMark(dir);
+    const last = lastSubmissionId(db);
+    if (mark !== undefined && last < mark) {
+      return {
+        status: "lost",
+        detail: `the journal ${stateDbPath(dir)} ends at submission #${last}, but this state folder recorded #${mark} (${STATE_MARK_FILE}): its latest writes were lost (a deleted ${STATE_DB_FILE}-wal, or an older copy restored)`,
+      };
+    }
     return { status: "ok" };
   }
   if (id === undefined && marker === undefined) {

@@ -1,7 +1,7 @@
 // Issue #17, Money 4: a lost journal must not reset the limits. Before the fix, deleting hlbot.db
 // made the next start a fresh one: a 300-USD budget was spent again. Now a state folder whose journal
 // is not its own refuses to act live until `hlbot journal rebuild` has put the venue's history back.
-import { rmSync } from "node:fs";
+import { copyFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
@@ -80,6 +80,29 @@ describe("a lost journal (issue #17, Money 4)", () => {
       /USDC is less than one lot|budget used up \(.* of 300 USD/,
     );
     expect(placed()).toHaveLength(2);
+  });
+
+  it("refuses after the journal lost its latest writes (its write-ahead log deleted), until `journal rebuild`", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "1000" } });
+    const db = join(bot.dir, "state", "hlbot.db");
+    // The journal as it was on disk before any submission: the main file alone, without its WAL.
+    bot.runtime.db.pragma("wal_checkpoint(TRUNCATE)");
+    copyFileSync(db, `${db}.before`);
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    // The WAL (holding that submission) is lost: the files are swapped under the running process, as a
+    // deleted WAL and a SIGKILL would leave them.
+    for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+    copyFileSync(`${db}.before`, db);
+    const refused = await bot.reopen("live").catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as Error).message).toMatch(
+      /ends at submission #0, but this state folder recorded #1 .*latest writes were lost.*hlbot journal rebuild/,
+    );
+    const rebuilt = await cli(bot, ["journal", "rebuild"]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    await bot.reopen("live");
+    // The venue's TWAP is back in the journal and counts against the budget.
+    expect(bot.runtime.journal.spentUsd("dca").toNumber()).toBeGreaterThan(140);
   });
 
   it("refuses when the journal was replaced by another one (restored from a copy)", async () => {
