@@ -2,11 +2,14 @@
 // strategy sees of each listed token and what the allocator gives it, so strategies with disjoint
 // capital act independently. Pure cases pin the rules; the simulator cases go through the strategy files,
 // the loader, one cycle and the venue.
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { allocate, buyCost, DEFAULT_TWAP_BUY_RESERVE } from "../../src/engine/allocate.js";
 import { capitalView } from "../../src/engine/capital.js";
+import { loadConfig } from "../../src/engine/config/loader.js";
 import { strategyFileSchema } from "../../src/engine/config/schema.js";
 import { runCycle } from "../../src/engine/cycle.js";
+import { scheduledStrategies } from "../../src/engine/daemon.js";
 import type { TwapOrderIntent } from "../../src/engine/intents.js";
 import { parseDecimal } from "../../src/lib/decimal.js";
 import { startTestBot, type TestBot } from "../helpers/bot.js";
@@ -152,6 +155,26 @@ describe("capital against the simulator", () => {
     const held = buyCost(d(sz), d(mid), DEFAULT_TWAP_BUY_RESERVE, d("0.0007"));
     expect(held.lte(300)).toBe(true);
     expect(held.gt(290)).toBe(true);
+  });
+
+  it("`run`, `once` and `simulate` (scheduled strategies) keep the capital and the priority", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        { name: "dca", kind: "twap-accumulate", capital: { USDC: 300 }, priority: 3, params: DCA_PARAMS() },
+      ],
+      fund: { USDC: "25000" },
+    });
+    bot.sim.setPrice("@107", "40");
+    const config = await loadConfig(join(bot.dir, "bot.yaml"), { TEST_BOT_KEY: bot.key });
+    const strategies = scheduledStrategies(config.strategies);
+    expect(strategies[0]?.priority).toBe(3);
+    const report = await runCycle(bot.runtime.cycleDeps(await bot.runtime.facts()), {
+      trigger: "once",
+      strategies,
+    });
+    expect(report.actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    expect(report.actions[0]?.reason).toMatch(/limited by the available 300 USDC/);
   });
 
   it("two DCAs with disjoint capital both buy in the same cycle; a strategy without capital still sees it all", async () => {
