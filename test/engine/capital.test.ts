@@ -10,7 +10,7 @@ import { loadConfig } from "../../src/engine/config/loader.js";
 import { strategyFileSchema } from "../../src/engine/config/schema.js";
 import { runCycle } from "../../src/engine/cycle.js";
 import { scheduledStrategies } from "../../src/engine/daemon.js";
-import type { TwapOrderIntent } from "../../src/engine/intents.js";
+import type { Intent, TwapOrderIntent } from "../../src/engine/intents.js";
 import { parseDecimal } from "../../src/lib/decimal.js";
 import { startTestBot, type TestBot } from "../helpers/bot.js";
 import { buildSnapshot } from "../helpers/snapshots.js";
@@ -102,6 +102,25 @@ describe("allocate with capital (pure)", () => {
     expect(out.skipped).toHaveLength(1);
     expect(out.skipped[0]?.defer).toBeUndefined();
     expect(out.skipped[0]?.reason).toMatch(/of its capital of 1 USDC/);
+  });
+});
+
+describe("allocate a staking deposit with capital (pure)", () => {
+  const snapshot = buildSnapshot({ balances: { USDC: 1000, HYPE: 100 } });
+  const deposit = (amount: number): Intent => ({
+    kind: "cDeposit",
+    strategy: "stake",
+    reason: "stake",
+    amount: d(amount),
+  });
+  const strategies = [{ name: "stake", capital: cap({ HYPE: "50" }) }];
+
+  it("a deposit within the capital goes out; one above it does not (and is not deferred)", () => {
+    expect(allocate([deposit(50)], snapshot, { strategies }).intents).toHaveLength(1);
+    const out = allocate([deposit(90)], snapshot, { strategies });
+    expect(out.intents).toEqual([]);
+    expect(out.skipped[0]?.reason).toMatch(/50 HYPE of its capital is left for it/);
+    expect(out.skipped[0]?.defer).toBeUndefined();
   });
 });
 
