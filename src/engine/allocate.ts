@@ -5,11 +5,14 @@
 //      strategies are listed in), so no two intents spend the same balance;
 //   3. a buy reserves what the venue holds for it, not just size × mid: the slippage reserve
 //      (`venue.twapBuyReserve`) and the taker fee on top, so no buy is sized to be refused;
-//   4. an order the same as the one the venue last refused (same pair and side, value within 1%) is not
+//   4. a strategy with `capital` (src/engine/capital.ts) is never given more of a listed token than its
+//      capital, whatever is left in the account;
+//   5. an order the same as the one the venue last refused (same pair and side, value within 1%) is not
 //      sent again: it is re-sized from fresh balances (a different order) or backed off with the reason.
 // An intent that no longer fits is shrunk (with the reason) or skipped; a skip caused by another
 // strategy's claim is deferred (`defer: true`): the strategy's slot stays due. Pure: no I/O, no clock.
 import { Decimal, truncateDecimals, ZERO } from "../lib/decimal.js";
+import type { Capital } from "./capital.js";
 import type { CDepositIntent, Intent, Skip, TwapOrderIntent } from "./intents.js";
 import type { Snapshot } from "./snapshot.js";
 import { fitTwapDuration, fmt, isoTime, pct } from "./strategies/common.js";
@@ -26,6 +29,8 @@ export interface AllocatedStrategy {
   name: string;
   /** Smaller first; strategies without one come after those with one, in the order they are listed. */
   priority?: number | undefined;
+  /** Per token, the most this strategy may be given in one cycle (reserve and fee included). */
+  capital?: Capital | undefined;
 }
 
 /** The last TWAP a strategy submitted that the venue refused, as the journal has it. */
@@ -110,6 +115,15 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
   };
   const claimedByOthers = (token: string, strategy: string) =>
     (claimed.get(token) ?? []).filter((c) => c.strategy !== strategy);
+  /** Per strategy with capital, what is left of it per listed token. */
+  const capitalLeft = new Map<string, Map<string, Decimal>>();
+  for (const s of o.strategies) if (s.capital?.size) capitalLeft.set(s.name, new Map(s.capital));
+  const capLeft = (strategy: string, token: string) => capitalLeft.get(strategy)?.get(token);
+  const spendCapital = (strategy: string, token: string, amount: Decimal) => {
+    const left = capitalLeft.get(strategy);
+    const c = left?.get(token);
+    if (left !== undefined && c !== undefined) left.set(token, c.minus(amount));
+  };
 
   const out: Intent[] = [];
   const stopped = new Set<string>();
@@ -126,7 +140,7 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
     }
     if (intent.kind === "twapOrder") {
       const refused = o.lastRefused?.get(intent.strategy);
-      const fitted = fitTwap(intent, snapshot, free, reserve, fee, claimedByOthers);
+      const fitted = fitTwap(intent, snapshot, free, reserve, fee, claimedByOthers, capLeft);
       if ("skip" in fitted) {
         skipped.push(fitted.skip);
         continue;
@@ -146,12 +160,16 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
       }
       if (t !== intent) changed.add(t);
       out.push(t);
-      if (t.side === "buy") claim(quoteOf(t, snapshot), t.strategy, buyCost(t.size, t.midPx, reserve, fee));
-      else claim(baseOf(t, snapshot), t.strategy, t.size);
+      const [token, amount] =
+        t.side === "buy"
+          ? [quoteOf(t, snapshot), buyCost(t.size, t.midPx, reserve, fee)]
+          : [baseOf(t, snapshot), t.size];
+      claim(token, t.strategy, amount);
+      spendCapital(t.strategy, token, amount);
       continue;
     }
     if (intent.kind === "cDeposit") {
-      const result = fitDeposit(intent, free, claimedByOthers);
+      const result = fitDeposit(intent, free, claimedByOthers, capLeft(intent.strategy, "HYPE"));
       if (result !== undefined) {
         skipped.push(result);
         // The strategy's delegations may be funded by this deposit: none of them goes out now.
@@ -159,6 +177,7 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
         continue;
       }
       claim("HYPE", intent.strategy, intent.amount);
+      spendCapital(intent.strategy, "HYPE", intent.amount);
     }
     out.push(intent);
   }
@@ -198,9 +217,13 @@ function fitTwap(
   reserve: Decimal,
   fee: Decimal,
   claimedByOthers: (token: string, strategy: string) => Array<{ strategy: string; amount: Decimal }>,
+  capLeft: (strategy: string, token: string) => Decimal | undefined,
 ): Fitted {
   const token = t.side === "buy" ? quoteOf(t, snapshot) : baseOf(t, snapshot);
-  const left = Decimal.max(free.get(token) ?? ZERO, ZERO);
+  const inAccount = Decimal.max(free.get(token) ?? ZERO, ZERO);
+  const capital = capLeft(t.strategy, token);
+  const capped = capital?.lt(inAccount) ?? false;
+  const left = capital === undefined ? inAccount : Decimal.max(Decimal.min(capital, inAccount), ZERO);
   const perUnit = t.side === "buy" ? buyCost(new Decimal(1), t.midPx, reserve, fee) : new Decimal(1);
   const need = t.size.times(perUnit);
   if (need.lte(left)) return { intent: t };
@@ -215,9 +238,12 @@ function fitTwap(
       ? ` (the venue holds size × mid × (1 + ${pct(reserve)} slippage reserve + ${pct(fee)} fee) for a buy)`
       : "";
   const size = truncateDecimals(left.div(perUnit), t.szDecimals);
-  const why = `${fmt(left, 2)} ${token} is left for it, ${fmt(need, 2)} needed${holdRule}${takenBy}`;
-  // Deferred when the room was taken by another strategy of this cycle: it may fit at its next chance.
-  const defer = others.length > 0 && need.lte(left.plus(byOthers));
+  const ofCapital = capped && capital ? ` (of its capital of ${fmt(capital, 2)} ${token})` : "";
+  const why = `${fmt(left, 2)} ${token} is left for it${ofCapital}, ${fmt(need, 2)} needed${holdRule}${takenBy}`;
+  // Deferred when the room was taken by another strategy of this cycle: it may fit at its next chance
+  // (not when its own capital is what is short).
+  const room = inAccount.plus(byOthers);
+  const defer = others.length > 0 && need.lte(capital !== undefined ? Decimal.min(room, capital) : room);
   const skipOf = (reason: string): Fitted => ({
     skip: {
       kind: "skip",
@@ -249,8 +275,18 @@ function fitDeposit(
   d: CDepositIntent,
   free: ReadonlyMap<string, Decimal>,
   claimedByOthers: (token: string, strategy: string) => Array<{ strategy: string; amount: Decimal }>,
+  capital: Decimal | undefined,
 ): Skip | undefined {
-  const left = Decimal.max(free.get("HYPE") ?? ZERO, ZERO);
+  const inAccount = Decimal.max(free.get("HYPE") ?? ZERO, ZERO);
+  if (capital !== undefined && d.amount.gt(capital)) {
+    return {
+      kind: "skip",
+      strategy: d.strategy,
+      considered: "cDeposit",
+      reason: `${d.reason}; not sent: ${fmt(Decimal.max(capital, ZERO))} HYPE of its capital is left for it`,
+    };
+  }
+  const left = inAccount;
   if (d.amount.lte(left)) return undefined;
   const others = claimedByOthers("HYPE", d.strategy);
   return {

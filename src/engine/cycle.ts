@@ -11,6 +11,7 @@ import type { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
 import { allocate } from "./allocate.js";
 import { lastEndedTwap, lastRefusedTwaps, twapFillsForBudgets } from "./budget.js";
+import { type Capital, capitalView } from "./capital.js";
 import { executeIntent } from "./executor.js";
 import type { Decision, Intent, Skip } from "./intents.js";
 import { isIntent } from "./intents.js";
@@ -46,6 +47,8 @@ export interface CycleStrategy {
   params: StrategyRun["params"];
   /** Allocation order (smaller first; default: the order strategies are listed in). */
   priority?: number | undefined;
+  /** Per-strategy capital: it decides from `capitalView` and is allocated no more (src/engine/capital.ts). */
+  capital?: Capital | undefined;
   /**
    * Decides instead of the strategy's kind (the TWAP watch, src/engine/guards.ts: cancels under the
    * strategy's name); `kind` still chooses the snapshot parts read.
@@ -206,9 +209,10 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       }
       let decisions: Decision[];
       try {
+        const view = capitalView(snapshot, strategy.capital);
         decisions = strategy.decide
-          ? strategy.decide(snapshot, startedAt)
-          : runStrategy(strategy as StrategyRun, snapshot, startedAt, {
+          ? strategy.decide(view, startedAt)
+          : runStrategy(strategy as StrategyRun, view, startedAt, {
               spentUsd: deps.journal.spentUsd(strategy.name, fills),
               ...lastEndedTwap(deps.journal, strategy.name, fills),
             });

@@ -112,7 +112,16 @@ function isBrokenDatabase(e: unknown): boolean {
 export function scheduledStrategies(loaded: readonly LoadedStrategy[]): ScheduledStrategy[] {
   return loaded
     .filter((s) => s.enabled)
-    .map((s) => ({ name: s.name, kind: s.kind, params: s.params, schedule: s.schedule, file: s.file }));
+    .map((s) => ({
+      name: s.name,
+      kind: s.kind,
+      params: s.params,
+      // Allocation order and capital go with the strategy into `run`, `once` and `simulate` cycles.
+      priority: s.priority,
+      capital: s.capital,
+      schedule: s.schedule,
+      file: s.file,
+    }));
 }
 
 /**

@@ -211,7 +211,13 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     strategies() {
       return config.strategies
         .filter((s) => s.enabled)
-        .map((s) => ({ name: s.name, kind: s.kind, params: s.params, priority: s.priority }));
+        .map((s) => ({
+          name: s.name,
+          kind: s.kind,
+          params: s.params,
+          priority: s.priority,
+          capital: s.capital,
+        }));
     },
     async close() {
       await transport.close();

@@ -6,6 +6,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { isMap, parseDocument } from "yaml";
+import type { Decimal } from "../../lib/decimal.js";
 import { ConfigError } from "../../lib/errors.js";
 import type { LogFormat, LogLevel } from "../../lib/log.js";
 import { registerSecretVariables } from "../../lib/secrets.js";
@@ -60,6 +61,8 @@ export type LoadedStrategy = {
     enabled: boolean;
     /** Allocation order among strategies sharing the account (smaller first); undefined: as listed. */
     priority: number | undefined;
+    /** Per-strategy capital: token → most it sees and is allocated per cycle (src/engine/capital.ts). */
+    capital: ReadonlyMap<string, Decimal> | undefined;
     params: ParamsOf<K>;
     /** Absolute path of the file it came from. */
     file: string;
@@ -208,6 +211,7 @@ export async function loadStrategyFile(path: string, env: Env): Promise<LoadedSt
     schedule: s.schedule,
     enabled: s.enabled,
     priority: s.priority,
+    capital: s.capital === undefined ? undefined : new Map(Object.entries(s.capital)),
     params: s.params,
     file: abs,
   } as LoadedStrategy;

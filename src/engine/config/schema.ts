@@ -208,6 +208,9 @@ export const botConfigSchema = z
 
 export type BotConfigData = z.output<typeof botConfigSchema>;
 
+/** A spot token name as the venue lists them (USDC, HYPE, UBTC, …). */
+export const TOKEN_NAME = /^[A-Za-z][A-Za-z0-9]{0,19}$/;
+
 export const STRATEGY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 const cron = () =>
@@ -242,6 +245,18 @@ function strategyFileOf<K extends StrategyKind>(kind: K) {
         .optional()
         .describe(
           "Allocation order on a shared account: balances go first to the smallest priority, then to strategies without one, in the order they are listed",
+        ),
+      capital: z
+        .record(
+          z.string().regex(TOKEN_NAME, {
+            error: "expected a token name such as USDC or HYPE (letters and digits, up to 20)",
+          }),
+          positiveDecimal(),
+        )
+        .refine((m) => Object.keys(m).length > 0, { error: "list at least one token, e.g. {USDC: 5000}" })
+        .optional()
+        .describe(
+          "Per-strategy capital, token -> amount (e.g. {USDC: 5000}): each cycle the strategy sees each listed token's balance capped at its amount and is allocated no more of it (slippage reserve and fee included); tokens not listed are seen and spent as without capital. Not per-strategy accounting: nothing is tracked across cycles",
         ),
       params: STRATEGIES[kind].paramsSchema as (typeof STRATEGIES)[K]["paramsSchema"],
     })

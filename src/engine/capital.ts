@@ -1,0 +1,30 @@
+// Optional per-strategy capital (issue #12): `capital: {USDC: 5000}` in a strategy file. Before such a
+// strategy decides, it sees the account through `capitalView`: each listed token's spot balance capped at
+// its capital; the allocator then never reserves more of a listed token for it than that capital, so
+// strategies with disjoint capital do not crowd each other out. Tokens not listed are seen and spent as
+// without capital (hiding them would make a rebalancer see a zero holding and buy it again every run): to
+// bound a strategy on both sides of a pair, list both tokens. This caps what a strategy sees and spends in
+// each cycle; it is not per-strategy accounting (no P&L or holdings are tracked across cycles). Pure.
+import { Decimal } from "../lib/decimal.js";
+import type { Snapshot, SpotBalance } from "./snapshot.js";
+
+/** Token name → the most of it a strategy may see and spend in one cycle. */
+export type Capital = ReadonlyMap<string, Decimal>;
+
+/**
+ * The snapshot as a strategy with `capital` sees it: for each listed token, total and available are
+ * capped at its capital (the part on hold is what remains of the capped total); other tokens, staking,
+ * prices and rules are the real ones. The real snapshot is not changed.
+ */
+export function capitalView(snapshot: Snapshot, capital: Capital | undefined): Snapshot {
+  if (capital === undefined || capital.size === 0) return snapshot;
+  const balances = new Map<string, SpotBalance>(snapshot.balances);
+  for (const [token, amount] of capital) {
+    const b = snapshot.balances.get(token);
+    if (b === undefined) continue;
+    const total = Decimal.min(b.total, amount);
+    const available = Decimal.min(b.available, amount);
+    balances.set(token, { ...b, total, available, hold: total.minus(available) });
+  }
+  return { ...snapshot, balances };
+}
