@@ -199,6 +199,27 @@ function identityOf(pair: SpotPair): Omit<PairMemory, "mid" | "midAt"> {
   };
 }
 
+/** A remembered mid younger than this is as good a reference as a fresher one: not rewritten. */
+const MEMORY_REFRESH_MS = 60_000;
+
+/**
+ * Whether a pair's memory must be (re)written: it is new, its identity changed, or its mid changed and
+ * the remembered one is older than MEMORY_REFRESH_MS. A large account holds many pairs; rewriting each
+ * of them every cycle made the journal's write-ahead log grow and its checkpoints dominate the cycle.
+ */
+function worthWriting(memory: PairMemory | undefined, next: PairMemory): boolean {
+  if (memory === undefined) return true;
+  if (
+    memory.coin !== next.coin ||
+    memory.assetId !== next.assetId ||
+    memory.baseTokenId !== next.baseTokenId ||
+    memory.quoteTokenId !== next.quoteTokenId
+  )
+    return true;
+  if (memory.mid === next.mid) return false;
+  return next.midAt === null || memory.midAt === null || next.midAt - memory.midAt >= MEMORY_REFRESH_MS;
+}
+
 /** Checks every TWAP intent's pair metadata and prices; other intents pass unchanged. */
 export function checkPriceSanity(input: PriceSanityInput): PriceSanityResult {
   const { snapshot, limits, now } = input;
@@ -217,11 +238,13 @@ export function checkPriceSanity(input: PriceSanityInput): PriceSanityResult {
       return; // never remember a pair whose metadata is in doubt
     }
     const verdict = priceVerdict(pair, snapshot, memory, limits, now);
-    observed.set(label, {
+    const next: PairMemory = {
       ...identityOf(pair),
       mid: verdict.ok ? (pair.mid?.toString() ?? null) : (memory?.mid ?? null),
       midAt: verdict.ok ? now : (memory?.midAt ?? null),
-    });
+    };
+    if (!worthWriting(memory, next)) return;
+    observed.set(label, next);
   };
 
   for (const intent of input.intents) {

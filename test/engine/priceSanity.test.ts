@@ -90,7 +90,8 @@ describe("price sanity", () => {
     expect(passed.observed.map((o) => [o.label, o.mid, o.midAt])).toEqual([["HYPE/USDC", "41", T0]]);
     const failed = run(snapshot(41, { markPx: 60 }), buy(41));
     expect(failed.blocked).toHaveLength(1);
-    expect(failed.observed.map((o) => o.mid)).toEqual(["40"]);
+    // The lie is not remembered; the last sane mid (40) stays as it is, so nothing needs writing.
+    expect(failed.observed).toEqual([]);
     const cancel = { kind: "twapCancel" as const, strategy: "s", reason: "stop", assetId: 10107, twapId: 1 };
     const result = checkPriceSanity({
       intents: [cancel],
@@ -100,6 +101,22 @@ describe("price sanity", () => {
       now: T0,
     });
     expect(result.allowed).toEqual([cancel]);
+  });
+
+  it("rewrites a pair's memory only when it is new, its identity changed, or its mid changed and aged", () => {
+    const first = run(snapshot(41), buy(41));
+    const memory = first.observed[0]!;
+    const again = (mid: number, at: number) =>
+      checkPriceSanity({
+        intents: [buy(mid)],
+        snapshot: snapshot(mid),
+        limits: DEFAULT_PRICE_SANITY,
+        memory: () => memory,
+        now: at,
+      }).observed.map((o) => o.mid);
+    expect(again(41, T0 + 10 * 60_000)).toEqual([]); // same mid: nothing to write
+    expect(again(41.5, T0 + 30_000)).toEqual([]); // a fresh enough reference already
+    expect(again(41.5, T0 + 60_000)).toEqual(["41.5"]);
   });
 
   it("values the order at the highest agreeing price and says so", () => {
