@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { loadConfig } from "../src/engine/config/loader.js";
-import { runSimulation } from "../src/engine/simulate/runner.js";
+import { runSimulation } from "../src/simulate/runner.js";
 import { createSimulator, HOUR } from "../src/simulator/index.js";
 import { CLI, CLI_ENTRY, DEMO_CONFIG, DEMO_SCENARIO } from "./lib/paths.js";
 import type { Figure, SectionResult } from "./lib/report.js";

@@ -17,7 +17,7 @@ beforeAll(
     ensureBuilt([
       "cli/main.js",
       "cli/commands/simulate.js",
-      "engine/simulate/runner.js",
+      "simulate/runner.js",
       "simulator/index.js",
     ]),
   120_000,

@@ -11,8 +11,8 @@ import { type LoadedConfig, loadConfig } from "../../src/engine/config/loader.js
 import { Daemon, scheduledStrategies } from "../../src/engine/daemon.js";
 import { openRuntime, type Runtime } from "../../src/engine/runtime.js";
 import { oncePass } from "../../src/engine/scheduler.js";
-import { adoptDemoAccount, demoSigner } from "../../src/engine/simulate/demoAccount.js";
-import { runSimulation } from "../../src/engine/simulate/runner.js";
+import { adoptDemoAccount, demoSigner } from "../../src/simulate/demoAccount.js";
+import { runSimulation } from "../../src/simulate/runner.js";
 import { silentLogger } from "../../src/lib/log.js";
 import {
   DEMO_SCENARIO_PATH,

@@ -136,8 +136,8 @@ export function register(program: Command, ctx: CliContext): void {
             } as unknown as NodeJS.WritableStream),
         isTTY: tty,
       });
-      const { runSimulation } = await import("../../engine/simulate/runner.js");
-      const { buildSummary } = await import("../../engine/simulate/summary.js");
+      const { runSimulation } = await import("../../simulate/runner.js");
+      const { buildSummary } = await import("../../simulate/summary.js");
 
       const progress = process.stderr.isTTY ? await progressBar() : undefined;
       const controller = new AbortController();
@@ -162,13 +162,13 @@ export function register(program: Command, ctx: CliContext): void {
       }
       const summary = buildSummary(result.record);
       if (opts.report !== undefined) {
-        const { renderReport } = await import("../../engine/simulate/report.js");
+        const { renderReport } = await import("../../simulate/report.js");
         const { writeFileSync } = await import("node:fs");
         writeFileSync(opts.report, renderReport({ summary, record: result.record }));
       }
       if (opts.json) ctx.stdout(`${JSON.stringify(summary, null, 2)}\n`);
       else {
-        const { formatSummary } = await import("../../engine/simulate/format.js");
+        const { formatSummary } = await import("../../simulate/format.js");
         ctx.stdout(formatSummary(summary));
       }
       const days = (result.record.to - result.record.from) / 86_400_000;

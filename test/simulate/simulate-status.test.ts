@@ -1,6 +1,6 @@
 // A TWAP that ended having filled nothing is shown as such in the summary and report (issue #12 case 7).
 import { describe, expect, it } from "vitest";
-import { twapStatusText } from "../../src/engine/simulate/summary.js";
+import { twapStatusText } from "../../src/simulate/summary.js";
 
 describe("twapStatusText", () => {
   it("says a finished or terminated TWAP filled nothing when nothing executed", () => {

@@ -2,7 +2,7 @@
 // object (so `--json` holds the same figures); skipped decisions are grouped by their reason's template
 // (summary.ts reasonTemplate: numbers aside) with the latest wording, because an hourly strategy says "within band" with
 // new numbers every hour. `--json` lists every distinct reason with its exact count.
-import { Decimal } from "../../lib/decimal.js";
+import { Decimal } from "../lib/decimal.js";
 import { type SimulationSummary, twapStatusText, type ValuationSummary } from "./summary.js";
 
 /** A validator's net APR ("0.023618") as "2.362%"; "?" when unknown. */

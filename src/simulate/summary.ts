@@ -3,8 +3,8 @@
 // did); what the strategies decided and skipped comes from the cycles; values come from the start and
 // end valuations. Pure data with decimals as strings, identical for the same scenario and seed (no
 // cycle ids, no wall-clock times), so `--json` output can be compared byte for byte.
-import { Decimal, toWireDecimal, ZERO } from "../../lib/decimal.js";
-import type { LedgerEntry } from "../../simulator/index.js";
+import { Decimal, toWireDecimal, ZERO } from "../lib/decimal.js";
+import type { LedgerEntry } from "../simulator/index.js";
 import { DAY_MS, type SimulationRecord, STAKED_HYPE, type Valuation } from "./runner.js";
 
 export interface AssetSummary {

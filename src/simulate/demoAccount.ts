@@ -4,9 +4,9 @@
 import { secp256k1 } from "@noble/curves/secp256k1";
 import { keccak_256 } from "@noble/hashes/sha3";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
-import { parseDecimal } from "../../lib/decimal.js";
-import type { Scenario } from "../../simulator/index.js";
-import { privateKeySigner, type Signer } from "../../venue/signing/signer.js";
+import { parseDecimal } from "../lib/decimal.js";
+import type { Scenario } from "../simulator/index.js";
+import { privateKeySigner, type Signer } from "../venue/signing/signer.js";
 
 /** Label of the scenario account whose holdings the simulated account takes over. */
 export const DEMO_ACCOUNT_LABEL = "demo";

@@ -11,16 +11,16 @@ import {
   adoptDemoAccount,
   DEFAULT_DEMO_HOLDINGS,
   demoSigner,
-} from "../../src/engine/simulate/demoAccount.js";
-import { formatSummary } from "../../src/engine/simulate/format.js";
-import { renderReport } from "../../src/engine/simulate/report.js";
+} from "../../src/simulate/demoAccount.js";
+import { formatSummary } from "../../src/simulate/format.js";
+import { renderReport } from "../../src/simulate/report.js";
 import {
   resolvePeriod,
   runSimulation,
   type SimulationResult,
   STAKED_HYPE,
-} from "../../src/engine/simulate/runner.js";
-import { buildSummary, type SimulationSummary } from "../../src/engine/simulate/summary.js";
+} from "../../src/simulate/runner.js";
+import { buildSummary, type SimulationSummary } from "../../src/simulate/summary.js";
 import { Decimal } from "../../src/lib/decimal.js";
 import { ValidationError } from "../../src/lib/errors.js";
 import {
