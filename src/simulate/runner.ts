@@ -11,6 +11,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
+import type { LoadedConfig, LoadedStrategy } from "../engine/config/loader.js";
+import type { CycleReport } from "../engine/cycle.js";
+import { scheduledStrategies } from "../engine/daemon.js";
+import { WATCH_INTERVAL_MS, watchRunningTwaps, watchTargets } from "../engine/guards.js";
+import { openRuntime } from "../engine/runtime.js";
+import { runSlotGroup, Scheduler } from "../engine/scheduler.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError, ValidationError } from "../lib/errors.js";
 import { silentLogger } from "../lib/log.js";
@@ -22,12 +28,6 @@ import {
   type Simulator,
   startSimulator,
 } from "../simulator/index.js";
-import type { LoadedConfig, LoadedStrategy } from "../engine/config/loader.js";
-import type { CycleReport } from "../engine/cycle.js";
-import { scheduledStrategies } from "../engine/daemon.js";
-import { WATCH_INTERVAL_MS, watchRunningTwaps, watchTargets } from "../engine/guards.js";
-import { openRuntime } from "../engine/runtime.js";
-import { runSlotGroup, Scheduler } from "../engine/scheduler.js";
 import { adoptDemoAccount, type DemoHoldings, demoSigner } from "./demoAccount.js";
 
 export const DAY_MS = 24 * HOUR;

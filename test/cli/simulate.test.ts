@@ -13,13 +13,7 @@ import { BIN, ensureBuilt, REPO_ROOT } from "../helpers/dist.js";
 
 const temp = mkdtempSync(join(tmpdir(), "hlbot-cli-simulate-"));
 beforeAll(
-  () =>
-    ensureBuilt([
-      "cli/main.js",
-      "cli/commands/simulate.js",
-      "simulate/runner.js",
-      "simulator/index.js",
-    ]),
+  () => ensureBuilt(["cli/main.js", "cli/commands/simulate.js", "simulate/runner.js", "simulator/index.js"]),
   120_000,
 );
 afterAll(() => rmSync(temp, { recursive: true, force: true }));

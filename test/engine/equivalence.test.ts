@@ -11,9 +11,9 @@ import { type LoadedConfig, loadConfig } from "../../src/engine/config/loader.js
 import { Daemon, scheduledStrategies } from "../../src/engine/daemon.js";
 import { openRuntime, type Runtime } from "../../src/engine/runtime.js";
 import { oncePass } from "../../src/engine/scheduler.js";
+import { silentLogger } from "../../src/lib/log.js";
 import { adoptDemoAccount, demoSigner } from "../../src/simulate/demoAccount.js";
 import { runSimulation } from "../../src/simulate/runner.js";
-import { silentLogger } from "../../src/lib/log.js";
 import {
   DEMO_SCENARIO_PATH,
   loadScenarioFile,

@@ -11,8 +11,8 @@ import type { CycleReport } from "../../src/engine/cycle.js";
 import { scheduledStrategies } from "../../src/engine/daemon.js";
 import { Journal } from "../../src/engine/journal.js";
 import { oncePass, Scheduler } from "../../src/engine/scheduler.js";
-import { runSimulation } from "../../src/simulate/runner.js";
 import { openStateDb } from "../../src/lib/stateDb.js";
+import { runSimulation } from "../../src/simulate/runner.js";
 import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 

@@ -9,10 +9,10 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { loadConfig } from "../../src/engine/config/loader.js";
-import { runSimulation, STAKED_HYPE } from "../../src/simulate/runner.js";
-import { buildSummary } from "../../src/simulate/summary.js";
 import { strategyConflicts } from "../../src/engine/strategies/shared.js";
 import { Decimal, ZERO } from "../../src/lib/decimal.js";
+import { runSimulation, STAKED_HYPE } from "../../src/simulate/runner.js";
+import { buildSummary } from "../../src/simulate/summary.js";
 import { REPO_ROOT } from "../helpers/build.js";
 
 const DAYS = 7;

@@ -4,11 +4,11 @@
 // difference broken into rewards, fees, spread/impact and the rest, and reasons grouped by template.
 import { beforeAll, describe, expect, it } from "vitest";
 import { type LoadedConfig, loadConfig } from "../../src/engine/config/loader.js";
+import { Decimal } from "../../src/lib/decimal.js";
 import { formatSummary } from "../../src/simulate/format.js";
 import { renderReport } from "../../src/simulate/report.js";
 import { runSimulation, type SimulationResult } from "../../src/simulate/runner.js";
 import { buildSummary, reasonTemplate, type SimulationSummary } from "../../src/simulate/summary.js";
-import { Decimal } from "../../src/lib/decimal.js";
 import { REPO_ROOT } from "../helpers/build.js";
 
 let config: LoadedConfig;

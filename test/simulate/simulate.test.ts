@@ -7,11 +7,9 @@ import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
 import { computeAddress } from "ethers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type LoadedConfig, loadConfig } from "../../src/engine/config/loader.js";
-import {
-  adoptDemoAccount,
-  DEFAULT_DEMO_HOLDINGS,
-  demoSigner,
-} from "../../src/simulate/demoAccount.js";
+import { Decimal } from "../../src/lib/decimal.js";
+import { ValidationError } from "../../src/lib/errors.js";
+import { adoptDemoAccount, DEFAULT_DEMO_HOLDINGS, demoSigner } from "../../src/simulate/demoAccount.js";
 import { formatSummary } from "../../src/simulate/format.js";
 import { renderReport } from "../../src/simulate/report.js";
 import {
@@ -21,8 +19,6 @@ import {
   STAKED_HYPE,
 } from "../../src/simulate/runner.js";
 import { buildSummary, type SimulationSummary } from "../../src/simulate/summary.js";
-import { Decimal } from "../../src/lib/decimal.js";
-import { ValidationError } from "../../src/lib/errors.js";
 import {
   DEMO_SCENARIO_PATH,
   type LedgerEntry,

@@ -5,13 +5,13 @@ import { runCycle } from "../../../src/engine/cycle.js";
 import type { Decision, TokenDelegateIntent } from "../../../src/engine/intents.js";
 import { BotMetrics } from "../../../src/engine/metrics.js";
 import { applyLimits } from "../../../src/engine/risk.js";
+import type { StakingEvent } from "../../../src/engine/snapshot.js";
+import { validatorStaking, validatorStakingParams } from "../../../src/engine/strategies/validatorStaking.js";
+import { Decimal } from "../../../src/lib/decimal.js";
 import { formatSummary } from "../../../src/simulate/format.js";
 import { renderReport } from "../../../src/simulate/report.js";
 import { runSimulation } from "../../../src/simulate/runner.js";
 import { buildSummary } from "../../../src/simulate/summary.js";
-import type { StakingEvent } from "../../../src/engine/snapshot.js";
-import { validatorStaking, validatorStakingParams } from "../../../src/engine/strategies/validatorStaking.js";
-import { Decimal } from "../../../src/lib/decimal.js";
 import { startTestBot, type TestBot } from "../../helpers/bot.js";
 import { REPO_ROOT } from "../../helpers/build.js";
 import {
