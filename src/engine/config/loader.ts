@@ -32,6 +32,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
 /** Where the signing key comes from (the shape `loadSigner` takes). Paths are absolute. */
 export interface WalletConfig {
   privateKeyEnv?: string;
+  privateKeyFile?: string;
   keystore?: string;
   passwordEnv?: string;
   passwordFile?: string;
@@ -335,6 +336,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
   }
   const wallet: WalletConfig = {};
   if (c.wallet.privateKeyEnv !== undefined) wallet.privateKeyEnv = c.wallet.privateKeyEnv;
+  if (c.wallet.privateKeyFile !== undefined) wallet.privateKeyFile = resolvePath(dir, c.wallet.privateKeyFile);
   if (c.wallet.keystore !== undefined) wallet.keystore = resolvePath(dir, c.wallet.keystore);
   if (c.wallet.passwordEnv !== undefined) wallet.passwordEnv = c.wallet.passwordEnv;
   if (c.wallet.passwordFile !== undefined) wallet.passwordFile = resolvePath(dir, c.wallet.passwordFile);

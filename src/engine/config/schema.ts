@@ -33,6 +33,11 @@ export const walletSchema = z
     privateKeyEnv: envName()
       .optional()
       .describe("Environment variable holding the hex private key (default HLBOT_PRIVATE_KEY)"),
+    privateKeyFile: path()
+      .optional()
+      .describe(
+        "File holding the hex private key, e.g. a Docker or Kubernetes secret mounted as a file (instead of privateKeyEnv)",
+      ),
     keystore: path().optional().describe("Encrypted JSON keystore file (instead of privateKeyEnv)"),
     passwordEnv: envName()
       .optional()
@@ -42,11 +47,12 @@ export const walletSchema = z
       .describe("File holding the keystore password (takes precedence over passwordEnv)"),
   })
   .superRefine((w, ctx) => {
-    if (w.keystore !== undefined && w.privateKeyEnv !== undefined) {
+    const sources = (["privateKeyEnv", "privateKeyFile", "keystore"] as const).filter((k) => w[k] !== undefined);
+    if (sources.length > 1) {
       ctx.addIssue({
         code: "custom",
-        path: ["privateKeyEnv"],
-        message: "use either privateKeyEnv or keystore, not both",
+        path: [sources[0]!],
+        message: `use one of privateKeyEnv, privateKeyFile and keystore, not ${sources.join(" and ")}`,
       });
     }
     if (w.keystore === undefined) {
@@ -57,7 +63,9 @@ export const walletSchema = z
       }
     }
   })
-  .describe("Where the signing key comes from: the environment or an encrypted keystore, never this file");
+  .describe(
+    "Where the signing key comes from: the environment, a key file or an encrypted keystore, never this file",
+  );
 
 export const priceSanitySchema = z
   .strictObject({

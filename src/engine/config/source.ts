@@ -44,7 +44,7 @@ const INLINE_KEY = /(?<![0-9a-fA-F])(?:0[xX])?[0-9a-fA-F]{64}(?![0-9a-fA-F])/g;
 const HAS_INLINE_KEY = /(?<![0-9a-fA-F])(?:0[xX])?[0-9a-fA-F]{64}(?![0-9a-fA-F])/;
 
 const KEY_ADVICE =
-  "keys must come from the environment (wallet.privateKeyEnv) or an encrypted keystore (wallet.keystore), never from a file";
+  "keys must come from the environment (wallet.privateKeyEnv), a key file of their own (wallet.privateKeyFile) or an encrypted keystore (wallet.keystore), never from this file";
 
 /**
  * Parses YAML text. Refuses, before parsing, any text holding something shaped like a private key, in
@@ -129,10 +129,11 @@ const REFERENCE = /\$\$|\$\{([^}]*)\}/g;
  * Replaces `${NAME}` in string values with the environment variable (`${NAME:-default}` when it may be
  * unset; `$$` is a literal `$`). A plain (unquoted) value that is exactly one reference and expands to a
  * plain decimal number or true/false takes that type, so `minutes: ${TWAP_MINUTES}` is a number; quote it to keep a
- * string. A missing variable, a malformed reference, or a value that looks like a private key is a
+ * string; one that expands to nothing leaves its key out. A missing variable, a malformed reference, or a value that looks like a private key is a
  * ConfigError naming the variable and the place.
  */
 export function interpolateEnv(src: YamlSource, env: Readonly<Record<string, string | undefined>>): void {
+  const unset: KeyPath[] = [];
   eachValueScalar(src.doc.contents, [], (node, path) => {
     if (typeof node.value !== "string" || !node.value.includes("$")) return;
     const original = node.value;
@@ -181,6 +182,12 @@ export function interpolateEnv(src: YamlSource, env: Readonly<Record<string, str
     }
     let value: unknown = expanded;
     const single = /^\$\{[^}]*\}$/.test(original);
+    // `account: ${HLBOT_ACCOUNT:-}` with the variable unset or empty leaves the key out, as if the
+    // line were not there: one file serves both cases (the Docker image's config relies on it).
+    if (single && node.type === Scalar.PLAIN && expanded.trim() === "") {
+      unset.push([...path]);
+      return;
+    }
     if (single && node.type === Scalar.PLAIN) {
       // Only plain decimals and true/false: "0x01" must stay an address, not become the number 1.
       const text = expanded.trim();
@@ -189,6 +196,8 @@ export function interpolateEnv(src: YamlSource, env: Readonly<Record<string, str
     }
     node.value = value;
   });
+  // Backwards, so removing a list item does not shift the index of one still to remove.
+  for (const path of unset.reverse()) src.doc.deleteIn(path);
 }
 
 /**

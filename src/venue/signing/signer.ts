@@ -58,6 +58,8 @@ export function privateKeySigner(privateKey: string, label = "private key"): Sig
 export interface SignerSource {
   /** Environment variable holding the hex private key (default HLBOT_PRIVATE_KEY). Ignored with `keystore`. */
   privateKeyEnv?: string;
+  /** File holding the hex private key (a Docker or Kubernetes secret mounted as a file). */
+  privateKeyFile?: string;
   /** Path of an encrypted JSON keystore (the ethers / geth format). */
   keystore?: string;
   /** Environment variable holding the keystore password (default HLBOT_KEYSTORE_PASSWORD). */
@@ -72,29 +74,46 @@ export interface LoadSignerOptions {
 }
 
 /**
- * Loads the configured signer: a keystore file when `keystore` is set, otherwise a private key from the
- * environment. Every failure is a ConfigError with a message that names the variable or file but never
- * contains the key or the password.
+ * Loads the configured signer: a keystore file when `keystore` is set, a key file when `privateKeyFile`
+ * is, otherwise a private key from the environment, where `<NAME>_FILE` naming a file stands in for an
+ * unset `<NAME>` (the convention of official Docker images, so `HLBOT_PRIVATE_KEY_FILE=/run/secrets/key`
+ * works with no change to the bot file). Every failure is a ConfigError with a message that names the
+ * variable or file but never contains the key or the password.
  */
 export async function loadSigner(
   source: SignerSource = {},
   env: NodeJS.ProcessEnv = process.env,
   options: LoadSignerOptions = {},
 ): Promise<Signer> {
-  if (source.keystore !== undefined)
-    return loadKeystoreSigner(
-      source,
-      env,
-      options.warn ?? ((m) => process.stderr.write(`hlbot: warning: ${m}\n`)),
-    );
+  const warn = options.warn ?? ((m: string) => process.stderr.write(`hlbot: warning: ${m}\n`));
+  if (source.keystore !== undefined) return loadKeystoreSigner(source, env, warn);
+  if (source.privateKeyFile !== undefined) return keyFileSigner(source.privateKeyFile, warn);
   const name = source.privateKeyEnv ?? DEFAULT_PRIVATE_KEY_ENV;
   const value = env[name];
   if (value === undefined || value.trim() === "") {
+    const file = env[`${name}_FILE`];
+    if (file !== undefined && file.trim() !== "") return keyFileSigner(file.trim(), warn);
     throw new ConfigError(
-      `environment variable ${name} is not set: it must hold the signing key (or use a keystore file)`,
+      `environment variable ${name} is not set: it must hold the signing key (or set ${name}_FILE to a file holding it, or use wallet.privateKeyFile or a keystore)`,
     );
   }
   return privateKeySigner(value, `environment variable ${name}`);
+}
+
+/** A signer from a file holding the hex key (surrounding whitespace ignored). */
+async function keyFileSigner(file: string, warn: (message: string) => void): Promise<Signer> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    throw new ConfigError(`cannot read private key file: ${(err as NodeJS.ErrnoException).code ?? "error"}`, {
+      file,
+    });
+  }
+  registerSecret(text.trim());
+  const warning = exposedSecretFileWarning(file, "private key file");
+  if (warning) warn(warning);
+  return privateKeySigner(text, `private key file ${file}`);
 }
 
 async function loadKeystoreSigner(

@@ -105,6 +105,19 @@ describe("${ENV} interpolation", () => {
     expect(src.doc.toJS()).toEqual({ a: "45", b: 7, c: "fallback", d: "cost $5 for HYPEs", e: "HYPE-sell" });
   });
 
+  it("a plain reference that expands to nothing leaves its key out (list items too); a quoted one stays an empty string", () => {
+    const src = parseYamlSource(
+      "t.yaml",
+      'account: ${ACCOUNT:-}\nbaseUrl: ${EMPTY:-}\nkept: "${EMPTY:-}"\nlist:\n  - a\n  - ${UNSET:-}\n  - b\n  - ${EMPTY:-}\nn: ${MINUTES}\n',
+    );
+    interpolateEnv(src, { ...env, EMPTY: "" });
+    expect(src.doc.toJS()).toEqual({ kept: "", list: ["a", "b"], n: 45 });
+    // Set, the same lines take the value.
+    const set = parseYamlSource("t.yaml", "account: ${ACCOUNT:-}\n");
+    interpolateEnv(set, { ACCOUNT: "0x0000000000000000000000000000000000000001" });
+    expect(set.doc.toJS()).toEqual({ account: "0x0000000000000000000000000000000000000001" });
+  });
+
   it("an unset variable is a ConfigError naming it, with the line and key path", async () => {
     const err = await configError(
       loadStrategyFile(file(STRATEGY("  coin: HYPE\n  side: buy\n  amountUsd: ${DCA_AMOUNT}\n")), {}),

@@ -1,6 +1,6 @@
 // Wallets: the private-key signer, loading it from the environment or from an ethers keystore, and
 // that neither the key nor the password ever shows up in an error, in the signer object or in output.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
@@ -124,6 +124,58 @@ describe("loadSigner from the environment", () => {
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.message).toContain("HLBOT_PRIVATE_KEY");
     assertNoSecrets(`${err.message} ${inspect(err)}`);
+  });
+});
+
+describe("loadSigner from a key file (Docker and Kubernetes secrets mounted as files)", () => {
+  function keyFile(name: string, text: string, mode = 0o600): string {
+    const file = join(dir, name);
+    writeFileSync(file, text, { mode });
+    chmodSync(file, mode);
+    return file;
+  }
+
+  it("reads wallet.privateKeyFile, ignoring surrounding whitespace, and prefers it over the environment", async () => {
+    const file = keyFile("key.hex", `  ${KEY}\n`);
+    const warnings: string[] = [];
+    const signer = await loadSigner(
+      { privateKeyFile: file },
+      { HLBOT_PRIVATE_KEY: "junk" },
+      { warn: (m) => warnings.push(m) },
+    );
+    expect(signer.address).toBe(ADDRESS);
+    expect(warnings).toEqual([]);
+  });
+
+  it("<NAME>_FILE stands in for an unset <NAME>, the official Docker images' convention", async () => {
+    const file = keyFile("env-file.hex", KEY_BODY);
+    expect((await loadSigner({}, { HLBOT_PRIVATE_KEY_FILE: file })).address).toBe(ADDRESS);
+    const named = await loadSigner({ privateKeyEnv: "MY_KEY" }, { MY_KEY_FILE: file });
+    expect(named.address).toBe(ADDRESS);
+    // The variable itself, when set, wins.
+    const other = `0x${"1".repeat(64)}`;
+    const both = await loadSigner({}, { HLBOT_PRIVATE_KEY: other, HLBOT_PRIVATE_KEY_FILE: file });
+    expect(both.address).not.toBe(ADDRESS);
+  });
+
+  it("warns when other users can read the file, and still loads it", async () => {
+    const file = keyFile("shared.hex", KEY, 0o644);
+    const warnings: string[] = [];
+    const signer = await loadSigner({ privateKeyFile: file }, {}, { warn: (m) => warnings.push(m) });
+    expect(signer.address).toBe(ADDRESS);
+    expect(warnings.join("\n")).toMatch(/private key file .*shared\.hex can be read by other users \(mode 0644\)/);
+  });
+
+  it("a missing file and a file without a key are ConfigErrors naming the file, never the content", async () => {
+    const missing = await rejection(loadSigner({ privateKeyFile: join(dir, "absent.hex") }, {}));
+    expect(missing).toBeInstanceOf(ConfigError);
+    expect(describeError(missing)).toMatch(/cannot read private key file: ENOENT/);
+    expect(describeError(missing)).toContain("absent.hex");
+    const file = keyFile("bad.hex", `${KEY}00`);
+    const bad = await rejection(loadSigner({}, { HLBOT_PRIVATE_KEY_FILE: file }));
+    expect(bad).toBeInstanceOf(ConfigError);
+    expect(bad.message).toMatch(/private key file .*bad\.hex is not a valid private key/);
+    assertNoSecrets(`${bad.message} ${inspect(bad)}`);
   });
 });
 
