@@ -121,10 +121,14 @@ async function runDaemon(
 
   const strategies = scheduledStrategies(config.strategies);
   if (strategies.length === 0) {
-    throw new ConfigError("no enabled strategy to schedule (set `enabled: true` in a strategy file)", {
-      file: displayPath(config.file),
-      keyPath: "strategies",
-    });
+    const where = "folder" in config.strategySource ? ` in ${config.strategySource.folder}` : "";
+    throw new ConfigError(
+      `no enabled strategy to schedule${where} (add a strategy file with \`enabled: true\`; in the Docker image, mount your strategies folder at /etc/hlbot/strategies)`,
+      {
+        file: displayPath(config.file),
+        keyPath: "strategies",
+      },
+    );
   }
   const cleanups = new Cleanups(logger);
   let removeHandlers: (() => void) | undefined;

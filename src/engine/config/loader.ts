@@ -336,7 +336,8 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
   }
   const wallet: WalletConfig = {};
   if (c.wallet.privateKeyEnv !== undefined) wallet.privateKeyEnv = c.wallet.privateKeyEnv;
-  if (c.wallet.privateKeyFile !== undefined) wallet.privateKeyFile = resolvePath(dir, c.wallet.privateKeyFile);
+  if (c.wallet.privateKeyFile !== undefined)
+    wallet.privateKeyFile = resolvePath(dir, c.wallet.privateKeyFile);
   if (c.wallet.keystore !== undefined) wallet.keystore = resolvePath(dir, c.wallet.keystore);
   if (c.wallet.passwordEnv !== undefined) wallet.passwordEnv = c.wallet.passwordEnv;
   if (c.wallet.passwordFile !== undefined) wallet.passwordFile = resolvePath(dir, c.wallet.passwordFile);

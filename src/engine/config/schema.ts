@@ -47,7 +47,9 @@ export const walletSchema = z
       .describe("File holding the keystore password (takes precedence over passwordEnv)"),
   })
   .superRefine((w, ctx) => {
-    const sources = (["privateKeyEnv", "privateKeyFile", "keystore"] as const).filter((k) => w[k] !== undefined);
+    const sources = (["privateKeyEnv", "privateKeyFile", "keystore"] as const).filter(
+      (k) => w[k] !== undefined,
+    );
     if (sources.length > 1) {
       ctx.addIssue({
         code: "custom",

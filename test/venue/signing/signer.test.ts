@@ -163,7 +163,9 @@ describe("loadSigner from a key file (Docker and Kubernetes secrets mounted as f
     const warnings: string[] = [];
     const signer = await loadSigner({ privateKeyFile: file }, {}, { warn: (m) => warnings.push(m) });
     expect(signer.address).toBe(ADDRESS);
-    expect(warnings.join("\n")).toMatch(/private key file .*shared\.hex can be read by other users \(mode 0644\)/);
+    expect(warnings.join("\n")).toMatch(
+      /private key file .*shared\.hex can be read by other users \(mode 0644\)/,
+    );
   });
 
   it("a missing file and a file without a key are ConfigErrors naming the file, never the content", async () => {
