@@ -18,7 +18,7 @@ export async function loadBotConfig(ctx: CliContext, opts: BotOptions): Promise<
 export async function botLogger(
   ctx: CliContext,
   config: LoadedConfig | undefined,
-): Promise<Logger & { flush(): Promise<void> }> {
+): Promise<Logger & { flush(): Promise<void>; reopen(): void }> {
   const { createLogger } = await import("../lib/log.js");
   return createLogger({
     level: ctx.verbose ? "debug" : (config?.log.level ?? "info"),

@@ -1,11 +1,11 @@
 // The `hlbot` command line. Commands live one per module in ./commands; this file wires them into
 // commander, maps typed errors to exit codes (0 ok, 1 venue/runtime failure, 2 bad input or config)
 // and prints one-line reasons (stack traces only with --verbose).
-import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { describeError, exitCodeOf } from "../lib/errors.js";
 import { argumentHoldsSecret, maskKeyShaped, redact, registerSecretVariables } from "../lib/secrets.js";
 import { escapeControls } from "../lib/text.js";
+import { packageVersion } from "../lib/version.js";
 import * as configCommand from "./commands/config.js";
 import * as delegateCommand from "./commands/delegate.js";
 import * as historyCommand from "./commands/history.js";
@@ -43,13 +43,6 @@ const COMMANDS: ReadonlyArray<CommandModule> = [
   simulateCommand,
   venueCommand,
 ];
-
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
-}
 
 export function defaultIo(): CliIo {
   return {

@@ -9,6 +9,7 @@ import { stringifyJson } from "../lib/json.js";
 import type { ExchangeClient } from "../venue/exchange/client.js";
 import type { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
+import { recordAccount, recordTwapProgress } from "./accountMetrics.js";
 import { allocate } from "./allocate.js";
 import { lastEndedTwap, lastRefusedTwaps, twapFillsForBudgets } from "./budget.js";
 import { type Capital, capitalView } from "./capital.js";
@@ -182,6 +183,23 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     });
     deps.journal.recordSnapshot(cycleId, summarizeSnapshot(snapshot));
     if (parts.has("staking")) recordStake(deps.metrics, snapshot);
+    recordAccount(deps.metrics, {
+      snapshot,
+      staking: parts.has("staking"),
+      journal: deps.journal,
+      account: deps.account,
+      maxDailyNotionalUsd: deps.limits.maxDailyNotionalUsd,
+      killSwitchEngaged: killSwitch.engaged,
+      strategies: o.strategies,
+      now: startedAt,
+    });
+    await recordTwapProgress(deps.metrics, {
+      info: deps.info,
+      account: deps.account,
+      twaps: snapshot.twaps,
+      logger: log,
+      signal: reads,
+    });
 
     const report: CycleReport = {
       cycleId,

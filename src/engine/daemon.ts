@@ -13,6 +13,7 @@
 import cron from "node-cron";
 import type { Logger } from "pino";
 import { ConfigError, describeError, HlbotError, walk } from "../lib/errors.js";
+import { recordNextRuns } from "./accountMetrics.js";
 import { ClockWatch, type ClockWatchOptions, type SchedulerHealth } from "./clockWatch.js";
 import { formatIssue, issuesOf } from "./config/issues.js";
 import {
@@ -73,6 +74,8 @@ export interface DaemonOptions {
   factsRefreshMs?: number;
   /** Clock-step and skew checks and the scheduler heartbeat (src/engine/clockWatch.ts). */
   clockWatch?: Omit<ClockWatchOptions, "logger">;
+  /** /health turns unhealthy after this many failed cycles in a row (default 3; 0: never for failures). */
+  unhealthyAfterFailures?: number;
 }
 
 export type DaemonStop =
@@ -82,6 +85,8 @@ export type DaemonStop =
   | { reason: "fatal"; error: unknown };
 
 export const DEFAULT_GRACE_MS = 30_000;
+/** Failed cycles in a row after which /health answers 503. */
+export const DEFAULT_UNHEALTHY_AFTER_FAILURES = 3;
 export const DEFAULT_FACTS_REFRESH_MS = 60 * 60_000;
 /** After the grace period the running cycle is aborted; this bounds how long its unwinding may take. */
 const ABORT_SETTLE_MS = 5_000;
@@ -201,6 +206,10 @@ export class Daemon {
   private readonly runtime: DaemonRuntime;
   private readonly logger: Logger;
   private readonly metrics: BotMetrics | undefined;
+  private readonly unhealthyAfterFailures: number;
+  /** Cycles that failed in a row (any strategy group), and the last one's error. */
+  private failedInARow = 0;
+  private lastFailure = "";
   private readonly scheduleFn: ScheduleFn;
   private readonly scheduler: Scheduler;
   private readonly factsRefreshMs: number;
@@ -230,6 +239,7 @@ export class Daemon {
     this.runtime = o.runtime;
     this.logger = o.logger;
     this.metrics = o.metrics;
+    this.unhealthyAfterFailures = o.unhealthyAfterFailures ?? DEFAULT_UNHEALTHY_AFTER_FAILURES;
     this.scheduleFn = o.schedule ?? cronSchedule;
     this.factsRefreshMs = o.factsRefreshMs ?? DEFAULT_FACTS_REFRESH_MS;
     this.watchIntervalMs = o.watchIntervalMs ?? WATCH_INTERVAL_MS;
@@ -305,7 +315,16 @@ export class Daemon {
 
   /** Alive (/health): the scheduler runs and its cron ticks come (src/engine/clockWatch.ts). */
   alive(): SchedulerHealth {
-    return this.state === "running" ? this.clockWatch.health() : { ok: true };
+    if (this.state !== "running") return { ok: true };
+    const clock = this.clockWatch.health();
+    if (!clock.ok) return clock;
+    const n = this.unhealthyAfterFailures;
+    if (n > 0 && this.failedInARow >= n)
+      return {
+        ok: false,
+        reason: `${this.failedInARow} cycles in a row failed; the last: ${this.lastFailure}`,
+      };
+    return clock;
   }
 
   /** The strategies scheduled now. */
@@ -518,6 +537,7 @@ export class Daemon {
       }
       return;
     }
+    recordNextRuns(this.metrics, this.scheduler.nextSlots(now));
     for (const m of plan.missed) {
       this.logger.warn(
         { strategy: m.strategy, missed: m.count, latest: m.latest === undefined ? undefined : iso(m.latest) },
@@ -652,6 +672,9 @@ export class Daemon {
       });
       const { deferred } = this.scheduler.settle(group, report, this.runtime.clock());
       if (deferred.length > 0) this.armRetry(this.runtime.clock());
+      if (this.failedInARow > 0)
+        log.info({ failedInARow: this.failedInARow }, `cycle ok again after ${this.failedInARow} failed`);
+      this.failedInARow = 0;
       for (const name of names) {
         this.metrics?.cycles.inc({ strategy: name, outcome: "ok" });
         this.metrics?.lastSuccess.set({ strategy: name }, this.runtime.clock() / 1000);
@@ -677,6 +700,8 @@ export class Daemon {
         void this.halt(DEFAULT_GRACE_MS, { error: err });
         return;
       }
+      this.failedInARow += 1;
+      this.lastFailure = describeError(err);
       const now = this.runtime.clock();
       const retries = this.scheduler.failed(group, now);
       const failures = Math.max(...retries.map((r) => r.failures));

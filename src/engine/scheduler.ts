@@ -160,6 +160,20 @@ export class Scheduler {
     return best;
   }
 
+  /**
+   * Each strategy's next slot after `after` and the gap to the slot after it (its schedule's period
+   * there); `next` undefined: its expression never matches again.
+   */
+  nextSlots(after: number): Map<string, { next: number | undefined; periodMs: number | undefined }> {
+    const out = new Map<string, { next: number | undefined; periodMs: number | undefined }>();
+    for (const [name, e] of this.entries) {
+      const next = e.cron.next(after);
+      const later = next === undefined ? undefined : e.cron.next(next);
+      out.set(name, { next, periodMs: next !== undefined && later !== undefined ? later - next : undefined });
+    }
+    return out;
+  }
+
   /** The earliest pending retry after `after`, if any. */
   nextRetry(after: number): number | undefined {
     let best: number | undefined;

@@ -25,8 +25,13 @@ interface Flushable {
   flush(): Promise<void>;
 }
 
+export interface Reopenable {
+  /** Reopens `file` (after logrotate moved it; the daemon calls it on SIGUSR2). No-op without a file. */
+  reopen(): void;
+}
+
 /** Creates a logger whose every output line is redacted. `flush()` waits for the file stream to drain. */
-export async function createLogger(options: LogOptions = {}): Promise<Logger & Flushable> {
+export async function createLogger(options: LogOptions = {}): Promise<Logger & Flushable & Reopenable> {
   const level = options.level ?? "info";
   const out = options.stream ?? process.stderr;
   const tty = options.isTTY ?? Boolean((out as { isTTY?: boolean }).isTTY);
@@ -45,8 +50,8 @@ export async function createLogger(options: LogOptions = {}): Promise<Logger & F
     terminal = prettyStream as unknown as NodeJS.WritableStream;
   }
   let file: WriteStream | undefined;
-  if (options.file) {
-    const path = options.file;
+  /** (Re)opens the log file for appending; after logrotate moved it away, a new one is created. */
+  const openFile = (path: string): void => {
     // The log usually lives in the state folder, which may not exist yet: create it as the state
     // database would (private). A file that still cannot be written must not bring the process down
     // (an unhandled stream error would): say so once on the terminal and go on without it.
@@ -59,11 +64,12 @@ export async function createLogger(options: LogOptions = {}): Promise<Logger & F
     stream.on("error", (err: NodeJS.ErrnoException) => {
       if (file === stream) file = undefined;
       terminal.write(
-        `${JSON.stringify({ level: 40, time: new Date().toISOString(), msg: redact(`cannot write the log file ${path} (${err.code ?? err.message}); logging to the terminal only`) })}\n`,
+        `${JSON.stringify({ level: "warn", time: new Date().toISOString(), msg: redact(`cannot write the log file ${path} (${err.code ?? err.message}); logging to the terminal only`) })}\n`,
       );
     });
     file = stream;
-  }
+  };
+  if (options.file) openFile(options.file);
 
   const sink = {
     write(line: string) {
@@ -72,8 +78,22 @@ export async function createLogger(options: LogOptions = {}): Promise<Logger & F
       file?.write(clean);
     },
   };
-  const logger = pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime }, sink) as Logger &
-    Flushable;
+  // Level names ("warn"), not pino's numbers (40): what log shippers and people grep for.
+  const logger = pino(
+    {
+      level,
+      base: undefined,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    sink,
+  ) as Logger & Flushable & Reopenable;
+  logger.reopen = () => {
+    if (!options.file) return;
+    const old = file;
+    openFile(options.file);
+    old?.end();
+  };
   logger.flush = () =>
     new Promise<void>((resolve) => {
       if (!file) return resolve();

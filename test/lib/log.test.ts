@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -39,6 +39,34 @@ describe("logger", () => {
         expect(line.upper).toBe("[REDACTED]");
         expect(text.toLowerCase()).not.toContain(bare);
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names levels ("warn", not 40) and reopens its file after logrotate moved it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hlbot-log-"));
+    try {
+      const out = capture();
+      const file = join(dir, "bot.log");
+      const logger = await createLogger({ format: "json", stream: out.stream, isTTY: false, file });
+      logger.warn("before rotation");
+      await new Promise((r) => setTimeout(r, 50));
+      renameSync(file, `${file}.1`);
+      logger.reopen();
+      logger.error("after rotation");
+      await logger.flush();
+      const rotated = readFileSync(`${file}.1`, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      const fresh = readFileSync(file, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(rotated.map((l) => [l.level, l.msg])).toEqual([["warn", "before rotation"]]);
+      expect(fresh.map((l) => [l.level, l.msg])).toEqual([["error", "after rotation"]]);
+      expect(out.text()).toContain('"level":"error"');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -16,12 +16,14 @@ interface RunOptions {
   metricsPort?: string;
   metricsHost: string;
   graceMs?: string;
+  unhealthyAfter?: string;
 }
 
 interface Flags {
   metricsPort: number | undefined;
   metricsHost: string;
   graceMs: number | undefined;
+  unhealthyAfter: number | undefined;
 }
 
 const MAX_GRACE_MS = 24 * 60 * 60_000;
@@ -41,7 +43,9 @@ function parseFlags(o: RunOptions): Flags {
   const metricsHost = o.metricsHost.trim();
   if (metricsHost === "")
     throw new ValidationError([{ path: "--metrics-host", message: "expected an address to listen on" }]);
-  return { metricsPort, metricsHost, graceMs };
+  const unhealthyAfter =
+    o.unhealthyAfter === undefined ? undefined : parseInteger(o.unhealthyAfter, "--unhealthy-after");
+  return { metricsPort, metricsHost, graceMs, unhealthyAfter };
 }
 
 /** How often `run` checks that its instance lock file is still the one it locked. */
@@ -59,6 +63,10 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option("--metrics-host <addr>", "address the metrics endpoint listens on", "127.0.0.1")
     .option(
+      "--unhealthy-after <n>",
+      "/health answers 503 after this many failed cycles in a row (default 3; 0: never for failures)",
+    )
+    .option(
       "--grace-ms <n>",
       "on SIGINT/SIGTERM, how long a running cycle may take to finish (default 30000)",
     )
@@ -67,7 +75,8 @@ export function register(program: Command, ctx: CliContext): void {
       "\nStrategies due at the same instant run in one cycle; a failed slot is retried after 1, 2, 4 … minutes\n" +
         "(never past the next slot, within `schedule.catchUp`); slots missed while stopped are caught up at start.\n" +
         "Running TWAPs with a limitPx or twap.maxDeviation are checked every minute and cancelled when crossed.\n" +
-        "\nSignals: SIGINT/SIGTERM stop gracefully (a second one exits at once); SIGHUP reloads the strategy files.\n" +
+        "\nSignals: SIGINT/SIGTERM stop gracefully (a second one exits at once); SIGHUP reloads the strategy files;\n" +
+        "SIGUSR2 reopens log.file (after logrotate moved it).\n" +
         "Example:\n  hlbot run --config config/default.yaml --metrics-port 9464",
     )
     .action(async (opts: RunOptions) => {
@@ -104,7 +113,7 @@ class Cleanups {
 async function runDaemon(
   ctx: CliContext,
   config: LoadedConfig,
-  logger: Logger,
+  logger: Logger & { reopen(): void },
   flags: Flags,
   live: boolean,
 ): Promise<void> {
@@ -113,6 +122,8 @@ async function runDaemon(
   const { acquireInstanceLock } = await import("../../engine/lock.js");
   const { openRuntime } = await import("../../engine/runtime.js");
   const { BotMetrics, startMetricsServer } = await import("../../engine/metrics.js");
+  const { registerProcessMetrics } = await import("../../engine/accountMetrics.js");
+  const { packageVersion } = await import("../../lib/version.js");
   const { Daemon, DEFAULT_GRACE_MS, loadStrategySet, scheduledStrategies } = await import(
     "../../engine/daemon.js"
   );
@@ -138,6 +149,7 @@ async function runDaemon(
     cleanups.add("the instance lock", () => lock.release());
 
     const metrics = new BotMetrics();
+    registerProcessMetrics(metrics, packageVersion());
     const runtime = await openRuntime({
       config,
       env: ctx.env,
@@ -155,7 +167,13 @@ async function runDaemon(
         { interrupted },
         `${interrupted} cycle(s) of an earlier process were cut short; marked interrupted`,
       );
-    const daemon = new Daemon({ runtime, strategies, logger, metrics });
+    const daemon = new Daemon({
+      runtime,
+      strategies,
+      logger,
+      metrics,
+      ...(flags.unhealthyAfter !== undefined ? { unhealthyAfterFailures: flags.unhealthyAfter } : {}),
+    });
 
     if (flags.metricsPort !== undefined) {
       const server = await startMetricsServer(metrics, daemon, flags.metricsPort, flags.metricsHost).catch(
@@ -196,6 +214,10 @@ async function runDaemon(
       logger.info("SIGHUP: reloading the strategy files");
       void daemon.reloadFrom(() => loadStrategySet(config, ctx.env));
     };
+    const onReopen = () => {
+      logger.reopen();
+      logger.info("SIGUSR2: log file reopened");
+    };
     const onRejection = (reason: unknown) => {
       // A promise nobody awaited failed: a bug, but not one that may stop the bot silently or at all.
       logger.error(
@@ -212,12 +234,16 @@ async function runDaemon(
       void daemon.stop(graceMs);
     };
     for (const s of ["SIGINT", "SIGTERM"] as const) process.on(s, onStop);
-    if (process.platform !== "win32") process.on("SIGHUP", onReload);
+    if (process.platform !== "win32") {
+      process.on("SIGHUP", onReload);
+      process.on("SIGUSR2", onReopen);
+    }
     process.on("unhandledRejection", onRejection);
     process.on("uncaughtException", onException);
     removeHandlers = () => {
       for (const s of ["SIGINT", "SIGTERM"] as const) process.off(s, onStop);
       process.off("SIGHUP", onReload);
+      process.off("SIGUSR2", onReopen);
       process.off("unhandledRejection", onRejection);
       process.off("uncaughtException", onException);
     };

@@ -1,0 +1,275 @@
+// Gauges that answer "is my money OK" on /metrics: what the account holds (in units and USD), how far
+// each rebalancer is from its target, how much of the daily limit is used, what is pending or unknown,
+// whether the kill switch is engaged, when each strategy runs next, and how the running TWAPs progress.
+// Refreshed from each cycle's snapshot and the journal; registered lazily on the daemon's one registry.
+import type { Logger } from "pino";
+import { collectDefaultMetrics, Gauge } from "prom-client";
+import { Decimal, ZERO } from "../lib/decimal.js";
+import { describeError } from "../lib/errors.js";
+import type { InfoClient } from "../venue/info/client.js";
+import type { Journal } from "./journal.js";
+import type { BotMetrics } from "./metrics.js";
+import { pairFor, type RunningTwap, type Snapshot } from "./snapshot.js";
+import { STAKED_TOKEN, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
+import { usdPerUnit } from "./usd.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const ONE = new Decimal(1);
+
+interface AccountGauges {
+  value: Gauge;
+  balance: Gauge<"token" | "kind">;
+  balanceUsd: Gauge<"token" | "kind">;
+  weight: Gauge<"strategy" | "token">;
+  targetWeight: Gauge<"strategy" | "token">;
+  notional: Gauge<"kind">;
+  open: Gauge<"status">;
+  killSwitch: Gauge;
+  nextRun: Gauge<"strategy">;
+  period: Gauge<"strategy">;
+  twaps: Gauge;
+  twapProgress: Gauge<"twap_id" | "coin" | "side">;
+}
+
+const gauges = new WeakMap<BotMetrics, AccountGauges>();
+
+function gaugesOf(metrics: BotMetrics): AccountGauges {
+  let g = gauges.get(metrics);
+  if (g) return g;
+  const registers = [metrics.registry];
+  g = {
+    value: new Gauge({
+      name: "hlbot_portfolio_value_usd",
+      help: "The account's value in USD: spot balances plus staked, idle and pending-withdrawal HYPE, at the last cycle's mids",
+      registers,
+    }),
+    balance: new Gauge({
+      name: "hlbot_balance",
+      help: "Holdings in token units by kind: spot (total), staked (delegated), idle_stake (in staking, not delegated), pending_withdrawal",
+      labelNames: ["token", "kind"] as const,
+      registers,
+    }),
+    balanceUsd: new Gauge({
+      name: "hlbot_balance_usd",
+      help: "Holdings in USD by token and kind (tokens without a USD price are left out)",
+      labelNames: ["token", "kind"] as const,
+      registers,
+    }),
+    weight: new Gauge({
+      name: "hlbot_strategy_weight",
+      help: "A rebalancer's current weight of each target token in its targets' total value",
+      labelNames: ["strategy", "token"] as const,
+      registers,
+    }),
+    targetWeight: new Gauge({
+      name: "hlbot_strategy_target_weight",
+      help: "A rebalancer's target weight of each token",
+      labelNames: ["strategy", "token"] as const,
+      registers,
+    }),
+    notional: new Gauge({
+      name: "hlbot_daily_notional_usd",
+      help: "TWAP notional in the last 24 h (kind=used) and limits.maxDailyNotionalUsd (kind=limit)",
+      labelNames: ["kind"] as const,
+      registers,
+    }),
+    open: new Gauge({
+      name: "hlbot_submissions_open",
+      help: "Submissions without a final answer: pending (journaled, answer not yet in) and unknown (being reconciled)",
+      labelNames: ["status"] as const,
+      registers,
+    }),
+    killSwitch: new Gauge({
+      name: "hlbot_kill_switch_engaged",
+      help: "1 while the kill switch is engaged (no new action is sent), else 0",
+      registers,
+    }),
+    nextRun: new Gauge({
+      name: "hlbot_next_run_timestamp_seconds",
+      help: "Unix time of each strategy's next cron slot",
+      labelNames: ["strategy"] as const,
+      registers,
+    }),
+    period: new Gauge({
+      name: "hlbot_schedule_period_seconds",
+      help: "Seconds between each strategy's next cron slot and the one after it",
+      labelNames: ["strategy"] as const,
+      registers,
+    }),
+    twaps: new Gauge({
+      name: "hlbot_running_twaps",
+      help: "TWAPs of the account running at the last cycle",
+      registers,
+    }),
+    twapProgress: new Gauge({
+      name: "hlbot_twap_progress_ratio",
+      help: "Share of each running TWAP's size filled so far",
+      labelNames: ["twap_id", "coin", "side"] as const,
+      registers,
+    }),
+  };
+  gauges.set(metrics, g);
+  return g;
+}
+
+/**
+ * Registers hlbot_build_info and the standard process and Node.js metrics (process_cpu_seconds_total,
+ * nodejs_heap_size_used_bytes, …) on the daemon's registry. Once per registry.
+ */
+export function registerProcessMetrics(metrics: BotMetrics, version: string): void {
+  if (metrics.registry.getSingleMetric("hlbot_build_info")) return;
+  const info = new Gauge({
+    name: "hlbot_build_info",
+    help: "Always 1; the labels say which hlbot and Node.js are running",
+    labelNames: ["version", "node"] as const,
+    registers: [metrics.registry],
+  });
+  info.set({ version, node: process.versions.node }, 1);
+  collectDefaultMetrics({ register: metrics.registry });
+}
+
+export interface AccountMetricsInput {
+  snapshot: Snapshot;
+  /** Whether the staking balances were read this cycle (else the staking gauges keep their last value). */
+  staking: boolean;
+  journal: Journal;
+  account: string;
+  maxDailyNotionalUsd: Decimal;
+  killSwitchEngaged: boolean;
+  /** The strategies of this cycle, for the rebalancers' weights. */
+  strategies: readonly { name: string; kind: string; params: unknown }[];
+  now: number;
+}
+
+/** Refreshes the account gauges from one cycle's snapshot and the journal. */
+export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetricsInput): void {
+  if (!metrics) return;
+  const g = gaugesOf(metrics);
+  const s = o.snapshot;
+  const hypeUsd = usdPerUnit(s, "HYPE");
+  let total = ZERO;
+  const put = (token: string, kind: string, amount: Decimal): void => {
+    g.balance.set({ token, kind }, amount.toNumber());
+    const price = usdPerUnit(s, token);
+    if (price === undefined) {
+      g.balanceUsd.remove({ token, kind });
+      return;
+    }
+    const usd = amount.times(price);
+    total = total.plus(usd);
+    g.balanceUsd.set({ token, kind }, usd.toNumber());
+  };
+  g.balance.reset();
+  g.balanceUsd.reset();
+  for (const b of s.balances.values()) put(b.coin, "spot", b.total);
+  if (o.staking) {
+    put("HYPE", "staked", s.staking.delegated);
+    put("HYPE", "idle_stake", s.staking.undelegated);
+    put("HYPE", "pending_withdrawal", s.staking.totalPendingWithdrawal);
+  }
+  // Without a HYPE price the staked part has no USD value: say nothing rather than a value too low.
+  if (hypeUsd !== undefined || !o.staking) g.value.set(total.toNumber());
+
+  g.twaps.set(s.twaps.length);
+  if (s.twaps.length === 0) g.twapProgress.reset();
+
+  const used = o.journal.usage(o.account, o.now - DAY_MS).notionalUsd;
+  g.notional.set({ kind: "used" }, used.toNumber());
+  g.notional.set({ kind: "limit" }, o.maxDailyNotionalUsd.toNumber());
+  const open = { pending: 0, unknown: 0 };
+  for (const row of o.journal.unresolved(o.account)) {
+    if (row.status === "pending" || row.status === "unknown") open[row.status] += 1;
+  }
+  g.open.set({ status: "pending" }, open.pending);
+  g.open.set({ status: "unknown" }, open.unknown);
+  g.killSwitch.set(o.killSwitchEngaged ? 1 : 0);
+
+  for (const strategy of o.strategies) recordWeights(g, s, strategy);
+}
+
+/**
+ * A rebalancer's weights over its own target tokens, valued as the strategy values them: at the mid
+ * against its quote token, with staked HYPE counted when `countStaked` is on.
+ */
+function recordWeights(
+  g: AccountGauges,
+  s: Snapshot,
+  strategy: { name: string; kind: string; params: unknown },
+): void {
+  if (strategy.kind !== "twap-rebalance") return;
+  const p = strategy.params as TwapRebalanceParams;
+  const values = new Map<string, Decimal>();
+  for (const [token, target] of Object.entries(p.targets)) {
+    g.targetWeight.set({ strategy: strategy.name, token }, target.toNumber());
+    const mid = token === p.quote ? ONE : pairFor(s, token, p.quote)?.mid;
+    if (mid === undefined || !mid.gt(0)) return;
+    let amount = s.balances.get(token)?.total ?? ZERO;
+    if (p.countStaked === true && token === STAKED_TOKEN) {
+      amount = amount
+        .plus(s.staking.delegated)
+        .plus(s.staking.undelegated)
+        .plus(s.staking.totalPendingWithdrawal);
+    }
+    values.set(token, amount.times(mid));
+  }
+  const sum = [...values.values()].reduce((a, b) => a.plus(b), ZERO);
+  if (!sum.gt(0)) return;
+  for (const [token, value] of values)
+    g.weight.set({ strategy: strategy.name, token }, value.div(sum).toNumber());
+}
+
+/** Sets each strategy's next cron slot and its schedule's period (for "no success for 2 periods" alerts). */
+export function recordNextRuns(
+  metrics: BotMetrics | undefined,
+  next: ReadonlyMap<string, { next: number | undefined; periodMs: number | undefined }>,
+): void {
+  if (!metrics) return;
+  const g = gaugesOf(metrics);
+  g.nextRun.reset();
+  g.period.reset();
+  for (const [strategy, slot] of next) {
+    if (slot.next !== undefined) g.nextRun.set({ strategy }, slot.next / 1000);
+    if (slot.periodMs !== undefined) g.period.set({ strategy }, slot.periodMs / 1000);
+  }
+}
+
+/**
+ * Each running TWAP's filled share, from its slice fills (twapHistory reports a TWAP's state only at
+ * its status changes, so its executed size stays 0 while it runs). One read, only while a TWAP runs;
+ * a failed read leaves the gauge as it was and never fails the cycle.
+ */
+export async function recordTwapProgress(
+  metrics: BotMetrics | undefined,
+  o: {
+    info: InfoClient;
+    account: string;
+    twaps: readonly RunningTwap[];
+    logger: Logger;
+    signal?: AbortSignal | undefined;
+  },
+): Promise<void> {
+  if (!metrics || o.twaps.length === 0) return;
+  let fills: Awaited<ReturnType<InfoClient["userTwapSliceFills"]>>;
+  try {
+    fills = await o.info.userTwapSliceFills({ user: o.account }, o.signal);
+  } catch (err) {
+    if (o.signal?.aborted) throw err;
+    o.logger.debug({ err: describeError(err) }, "TWAP progress not updated: slice fills unreadable");
+    return;
+  }
+  const filled = new Map<number, Decimal>();
+  for (const f of fills) {
+    if (f.twapId === null || f.twapId === undefined) continue;
+    filled.set(f.twapId, (filled.get(f.twapId) ?? ZERO).plus(new Decimal(f.fill.sz)));
+  }
+  const g = gaugesOf(metrics);
+  g.twapProgress.reset();
+  for (const t of o.twaps) {
+    if (t.twapId === undefined || !t.size.gt(0)) continue;
+    const share = (filled.get(t.twapId) ?? ZERO).div(t.size);
+    g.twapProgress.set(
+      { twap_id: String(t.twapId), coin: t.coin, side: t.side },
+      Math.min(1, share.toNumber()),
+    );
+  }
+}

@@ -1,0 +1,210 @@
+// "Is my money OK" on /metrics, from a real daemon against the simulator: holdings in units and USD,
+// weight vs target, daily notional used vs limit, open submissions, kill switch, next runs, running
+// TWAPs, build info and process metrics; /health unhealthy after N failed cycles in a row and healthy
+// again after a good one; and the shipped alert rules and Grafana dashboard use only metrics a real
+// scrape has.
+import { readFileSync } from "node:fs";
+import { request } from "node:http";
+import { join } from "node:path";
+import pino from "pino";
+import sinon from "sinon";
+import { afterEach, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { registerProcessMetrics } from "../../src/engine/accountMetrics.js";
+import { Daemon, type ScheduleFn, scheduledStrategies } from "../../src/engine/daemon.js";
+import { BotMetrics, type MetricsServer, startMetricsServer } from "../../src/engine/metrics.js";
+import { openRuntime, type Runtime } from "../../src/engine/runtime.js";
+import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+import { REPO_ROOT } from "../helpers/dist.js";
+
+const realSetTimeout = globalThis.setTimeout;
+
+let bot: TestBot | undefined;
+let runtime: Runtime | undefined;
+let server: MetricsServer | undefined;
+let clock: sinon.SinonFakeTimers | undefined;
+
+afterEach(async () => {
+  clock?.restore();
+  await server?.close();
+  await runtime?.close();
+  await bot?.close();
+  bot = runtime = server = clock = undefined;
+});
+
+function get(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, method: "GET" }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
+      );
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+function sample(text: string, series: string): number | undefined {
+  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+async function settle(d: Daemon, c: sinon.SinonFakeTimers): Promise<void> {
+  let idle = false;
+  void d.idle().then(() => {
+    idle = true;
+  });
+  while (!idle) {
+    await new Promise((r) => realSetTimeout(r, 10));
+    if (!idle) await c.tickAsync(1_000);
+  }
+}
+
+/** Metric names a PromQL expression uses (identifiers that are not functions, keywords or labels). */
+function metricNames(expr: string): string[] {
+  const withoutLabels = expr
+    .replace(/\{[^}]*\}/g, "")
+    .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, "");
+  const words = withoutLabels.match(/[a-zA-Z_:][a-zA-Z0-9_:]*(?=\s*(?:\{|\[|\s|\)|$|[*/+\-<>=!,]))/g) ?? [];
+  return words.filter((w) => /^(hlbot|process|nodejs)_/.test(w));
+}
+
+const STAKING = {
+  name: "staking",
+  kind: "validator-staking",
+  schedule: "* * * * *",
+  params: {
+    validators: 2,
+    rankBy: "predictedApr",
+    maxCommission: 0.05,
+    rebalanceThreshold: 0.05,
+    maxMovePerRun: 10,
+  },
+};
+
+describe("account gauges and health", () => {
+  it("a scrape answers 'is my money OK', /health follows failed cycles, and the alerts and dashboard use only real metrics", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [{ ...REBALANCE, schedule: "* * * * *" }, STAKING],
+      fund: { HYPE: "1000", USDC: "5000" },
+      limits: { maxDailyNotionalUsd: 50000 },
+      configExtra: { venue: { timeoutMs: 600_000, readAttempts: 1 } },
+    });
+    bot.sim.setPrice("@107", "40");
+    const sim = bot.sim;
+    const metrics = new BotMetrics();
+    registerProcessMetrics(metrics, "9.9.9-test");
+    runtime = await openRuntime({
+      config: bot.runtime.config,
+      env: { TEST_BOT_KEY: bot.key },
+      mode: "live",
+      logger: pino({ level: "silent" }),
+      clock: () => sim.now(),
+      metrics,
+    });
+    clock = sinon.useFakeTimers({
+      now: sim.now(),
+      toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+    });
+    const ticks = new Map<string, (at: Date) => void>();
+    const manual: ScheduleFn = (_expression, onTick, { name }) => {
+      ticks.set(name, onTick);
+      return { stop: () => ticks.delete(name) };
+    };
+    const daemon = new Daemon({
+      runtime,
+      strategies: scheduledStrategies(runtime.config.strategies),
+      logger: pino({ level: "silent" }),
+      metrics,
+      schedule: manual,
+      unhealthyAfterFailures: 2,
+    });
+    server = await startMetricsServer(metrics, daemon, 0);
+    const port = server.port;
+    daemon.start();
+    await settle(daemon, clock);
+    const tick = async () => {
+      sim.advance(60_000);
+      ticks.get("rebalance")!(new Date());
+      await settle(daemon, clock!);
+    };
+
+    // First slot: the rebalancer sells HYPE (40,000 of 45,000 USD is 89%, target 50%).
+    await tick();
+    let body = (await get(port, "/metrics")).body;
+    // The simulator's price walks a little in the minute: HYPE is valued at the cycle's mid.
+    const hypeUsd = sample(body, 'hlbot_balance_usd{token="HYPE",kind="spot"}')!;
+    expect(hypeUsd / 1000).toBeGreaterThan(39);
+    expect(hypeUsd / 1000).toBeLessThan(41);
+    expect(sample(body, "hlbot_portfolio_value_usd")).toBeCloseTo(hypeUsd + 5000, 6);
+    expect(sample(body, 'hlbot_balance{token="HYPE",kind="spot"}')).toBe(1000);
+    expect(sample(body, 'hlbot_balance_usd{token="USDC",kind="spot"}')).toBe(5000);
+    expect(sample(body, 'hlbot_balance{token="HYPE",kind="staked"}')).toBe(0);
+    expect(sample(body, 'hlbot_strategy_weight{strategy="rebalance",token="HYPE"}')).toBeCloseTo(
+      hypeUsd / (hypeUsd + 5000),
+      6,
+    );
+    expect(sample(body, 'hlbot_strategy_target_weight{strategy="rebalance",token="HYPE"}')).toBe(0.5);
+    expect(sample(body, 'hlbot_daily_notional_usd{kind="limit"}')).toBe(50_000);
+    expect(sample(body, 'hlbot_daily_notional_usd{kind="used"}')).toBe(0);
+    expect(sample(body, "hlbot_kill_switch_engaged")).toBe(0);
+    expect(sample(body, 'hlbot_submissions_open{status="unknown"}')).toBe(0);
+    expect(sample(body, 'hlbot_build_info{version="9.9.9-test",node="' + process.versions.node + '"}')).toBe(
+      1,
+    );
+    expect(body).toMatch(/^process_resident_memory_bytes \d+/m);
+    const next = sample(body, 'hlbot_next_run_timestamp_seconds{strategy="rebalance"}');
+    expect(next).toBeGreaterThan(sim.now() / 1000);
+    expect(next).toBeLessThanOrEqual(sim.now() / 1000 + 60);
+    expect(sample(body, 'hlbot_schedule_period_seconds{strategy="staking"}')).toBe(60);
+
+    // Two failed cycles in a row: /health says so, naming the error; one good cycle heals it.
+    sim.setFaults({ info: { serverErrorRate: 1 } });
+    await tick();
+    expect((await get(port, "/health")).status).toBe(200);
+    await tick();
+    const sick = await get(port, "/health");
+    expect(sick.status).toBe(503);
+    expect(JSON.parse(sick.body).reason).toMatch(/^2 cycles in a row failed; the last: /);
+    sim.setFaults({});
+    await tick();
+    expect(await get(port, "/health")).toEqual({ status: 200, body: '{"status":"ok"}' });
+
+    // The TWAP placed in the first slot is running and counted against the daily limit.
+    body = (await get(port, "/metrics")).body;
+    expect(sample(body, "hlbot_running_twaps")).toBe(1);
+    const used = sample(body, 'hlbot_daily_notional_usd{kind="used"}')!;
+    expect(used).toBeGreaterThan(10_000);
+    expect(used).toBeLessThan(20_000);
+    const progress = body.split("\n").find((l) => l.startsWith("hlbot_twap_progress_ratio{"));
+    expect(progress).toMatch(/coin="@107",side="sell"\} 0\.\d+$/);
+
+    // Every metric the shipped alert rules and dashboard use exists in this scrape.
+    const exposed = new Set(
+      [...body.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap((m) =>
+        m[2] === "histogram" ? [m[1]!, `${m[1]}_bucket`, `${m[1]}_count`, `${m[1]}_sum`] : [m[1]!],
+      ),
+    );
+    const alerts = parse(readFileSync(join(REPO_ROOT, "examples/prometheus/alerts.yaml"), "utf8")) as {
+      groups: Array<{ rules: Array<{ alert: string; expr: string }> }>;
+    };
+    const dashboard = JSON.parse(
+      readFileSync(join(REPO_ROOT, "examples/grafana/hlbot-dashboard.json"), "utf8"),
+    ) as {
+      panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
+    };
+    const uses = [
+      ...alerts.groups.flatMap((g) => g.rules.map((r) => ({ where: `alert ${r.alert}`, expr: r.expr }))),
+      ...dashboard.panels.flatMap((p) => p.targets.map((t) => ({ where: `panel ${p.title}`, expr: t.expr }))),
+    ];
+    expect(uses.length).toBeGreaterThan(20);
+    for (const { where, expr } of uses) {
+      const names = metricNames(expr);
+      expect(names.length, `${where}: ${expr}`).toBeGreaterThan(0);
+      for (const name of names) expect(exposed.has(name), `${where} uses ${name}`).toBe(true);
+    }
+  });
+});
