@@ -12,6 +12,7 @@ import * as historyCommand from "./commands/history.js";
 import * as infoCommand from "./commands/info.js";
 import * as journalCommand from "./commands/journal.js";
 import * as linkStakingCommand from "./commands/linkStaking.js";
+import * as notifyCommand from "./commands/notify.js";
 import * as onceCommand from "./commands/once.js";
 import * as planCommand from "./commands/plan.js";
 import * as runCommand from "./commands/run.js";
@@ -30,6 +31,7 @@ const COMMANDS: ReadonlyArray<CommandModule> = [
   onceCommand,
   runCommand,
   stopCommand,
+  notifyCommand,
   statusCommand,
   historyCommand,
   journalCommand,

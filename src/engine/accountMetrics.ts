@@ -141,13 +141,29 @@ export interface AccountMetricsInput {
   now: number;
 }
 
+/**
+ * The account's value in USD: spot balances with a USD price, plus (when read) staked, idle and
+ * pending-withdrawal HYPE. Undefined when there is HYPE in staking but no HYPE price: a value that
+ * leaves it out would look like a loss.
+ */
+export function portfolioValueUsd(s: Snapshot, staking: boolean): Decimal | undefined {
+  let total = ZERO;
+  for (const b of s.balances.values()) {
+    const price = usdPerUnit(s, b.coin);
+    if (price !== undefined) total = total.plus(b.total.times(price));
+  }
+  if (!staking) return total;
+  const staked = s.staking.delegated.plus(s.staking.undelegated).plus(s.staking.totalPendingWithdrawal);
+  if (staked.isZero()) return total;
+  const hype = usdPerUnit(s, "HYPE");
+  return hype === undefined ? undefined : total.plus(staked.times(hype));
+}
+
 /** Refreshes the account gauges from one cycle's snapshot and the journal. */
 export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetricsInput): void {
   if (!metrics) return;
   const g = gaugesOf(metrics);
   const s = o.snapshot;
-  const hypeUsd = usdPerUnit(s, "HYPE");
-  let total = ZERO;
   const put = (token: string, kind: string, amount: Decimal): void => {
     g.balance.set({ token, kind }, amount.toNumber());
     const price = usdPerUnit(s, token);
@@ -155,9 +171,7 @@ export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetrics
       g.balanceUsd.remove({ token, kind });
       return;
     }
-    const usd = amount.times(price);
-    total = total.plus(usd);
-    g.balanceUsd.set({ token, kind }, usd.toNumber());
+    g.balanceUsd.set({ token, kind }, amount.times(price).toNumber());
   };
   g.balance.reset();
   g.balanceUsd.reset();
@@ -167,8 +181,8 @@ export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetrics
     put("HYPE", "idle_stake", s.staking.undelegated);
     put("HYPE", "pending_withdrawal", s.staking.totalPendingWithdrawal);
   }
-  // Without a HYPE price the staked part has no USD value: say nothing rather than a value too low.
-  if (hypeUsd !== undefined || !o.staking) g.value.set(total.toNumber());
+  const value = portfolioValueUsd(s, o.staking);
+  if (value !== undefined) g.value.set(value.toNumber());
 
   g.twaps.set(s.twaps.length);
   if (s.twaps.length === 0) g.twapProgress.reset();

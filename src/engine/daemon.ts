@@ -27,6 +27,7 @@ import { type CycleReport, runCycle } from "./cycle.js";
 import { WATCH_INTERVAL_MS, watchRunningTwaps, watchTargets } from "./guards.js";
 import { newCycleId } from "./journal.js";
 import type { BotMetrics } from "./metrics.js";
+import type { DaemonNotices } from "./notify/daemonNotices.js";
 import type { Runtime } from "./runtime.js";
 import { validateCron } from "./schedule.js";
 import { iso, type ScheduledStrategy, Scheduler, type SlotGroup } from "./scheduler.js";
@@ -76,6 +77,8 @@ export interface DaemonOptions {
   clockWatch?: Omit<ClockWatchOptions, "logger">;
   /** /health turns unhealthy after this many failed cycles in a row (default 3; 0: never for failures). */
   unhealthyAfterFailures?: number;
+  /** What to tell the owner (notify: in the bot file); nothing without. */
+  notices?: DaemonNotices;
 }
 
 export type DaemonStop =
@@ -207,6 +210,8 @@ export class Daemon {
   private readonly logger: Logger;
   private readonly metrics: BotMetrics | undefined;
   private readonly unhealthyAfterFailures: number;
+  private readonly notices: DaemonNotices | undefined;
+  private summaryJob: ScheduledJob | undefined;
   /** Cycles that failed in a row (any strategy group), and the last one's error. */
   private failedInARow = 0;
   private lastFailure = "";
@@ -240,6 +245,7 @@ export class Daemon {
     this.logger = o.logger;
     this.metrics = o.metrics;
     this.unhealthyAfterFailures = o.unhealthyAfterFailures ?? DEFAULT_UNHEALTHY_AFTER_FAILURES;
+    this.notices = o.notices;
     this.scheduleFn = o.schedule ?? cronSchedule;
     this.factsRefreshMs = o.factsRefreshMs ?? DEFAULT_FACTS_REFRESH_MS;
     this.watchIntervalMs = o.watchIntervalMs ?? WATCH_INTERVAL_MS;
@@ -281,6 +287,11 @@ export class Daemon {
     this.scheduler.register(this.runtime.clock());
     for (const entry of this.entries.values()) this.scheduleEntry(entry);
     this.clockWatch.start();
+    if (this.notices?.notifier.wants("daily.summary"))
+      this.summaryJob = this.scheduleFn("0 0 * * *", () => this.notices?.dailySummary(), {
+        name: "daily-summary",
+        logger: this.logger,
+      });
     if (this.watchIntervalMs > 0) {
       this.watchTimer = setInterval(() => this.onWatch(), this.watchIntervalMs);
       this.watchTimer.unref?.();
@@ -454,6 +465,7 @@ export class Daemon {
         entry.job = undefined;
       }
       if (this.factsTimer !== undefined) clearInterval(this.factsTimer);
+      this.summaryJob?.stop();
       if (this.watchTimer !== undefined) clearInterval(this.watchTimer);
       this.clockWatch.stop();
       if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
@@ -499,6 +511,7 @@ export class Daemon {
   private onTick(name: string, at: Date): void {
     if (this.state !== "running") return;
     this.clockWatch.beat();
+    this.notices?.checkKillSwitch();
     const entry = this.entries.get(name);
     if (!entry) return;
     const tick = at.toISOString();
@@ -572,6 +585,7 @@ export class Daemon {
   private onWatch(): void {
     if (this.state !== "running") return;
     this.clockWatch.beat();
+    this.notices?.checkKillSwitch();
     if (this.queue.some((w) => w.kind === "watch") || this.current?.work.kind === "watch") return;
     this.queue.push({ kind: "watch" });
     this.pump();
@@ -672,9 +686,11 @@ export class Daemon {
       });
       const { deferred } = this.scheduler.settle(group, report, this.runtime.clock());
       if (deferred.length > 0) this.armRetry(this.runtime.clock());
-      if (this.failedInARow > 0)
-        log.info({ failedInARow: this.failedInARow }, `cycle ok again after ${this.failedInARow} failed`);
+      const recoveredAfter = this.failedInARow;
+      if (recoveredAfter > 0)
+        log.info({ failedInARow: recoveredAfter }, `cycle ok again after ${recoveredAfter} failed`);
       this.failedInARow = 0;
+      this.notices?.afterCycle(report, names, recoveredAfter);
       for (const name of names) {
         this.metrics?.cycles.inc({ strategy: name, outcome: "ok" });
         this.metrics?.lastSuccess.set({ strategy: name }, this.runtime.clock() / 1000);
@@ -702,6 +718,7 @@ export class Daemon {
       }
       this.failedInARow += 1;
       this.lastFailure = describeError(err);
+      this.notices?.cycleFailed(names, this.lastFailure, this.failedInARow, this.unhealthyAfterFailures);
       const now = this.runtime.clock();
       const retries = this.scheduler.failed(group, now);
       const failures = Math.max(...retries.map((r) => r.failures));

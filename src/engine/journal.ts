@@ -6,6 +6,7 @@ import type { Database, Statement } from "better-sqlite3";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { redact } from "../lib/secrets.js";
 import { applyMigrations, type Migration, recordSubmissionMark } from "../lib/stateDb.js";
+import type { NotificationAttempt } from "./notify/notifier.js";
 import type { PairMemory } from "./priceSanity.js";
 
 export const JOURNAL_MIGRATIONS: readonly Migration[] = [
@@ -101,6 +102,23 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
         last_outcome TEXT,
         updated_at INTEGER NOT NULL,
         PRIMARY KEY (account, strategy)
+      );
+    `,
+  },
+  {
+    // Every notification send attempt (src/engine/notify/notifier.ts): what went where and what came back.
+    id: "journal-004-notifications",
+    sql: `
+      CREATE TABLE IF NOT EXISTS notifications (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        time INTEGER NOT NULL,
+        channel TEXT NOT NULL,
+        event TEXT NOT NULL,
+        title TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        status INTEGER,
+        detail TEXT
       );
     `,
   },
@@ -575,6 +593,40 @@ export class Journal {
   }
 
   /** Decisions of recent cycles, newest first, with their cycle's time and trigger (for `history`). */
+  recordNotification(a: NotificationAttempt): void {
+    this.db
+      .prepare(
+        "INSERT INTO notifications (time, channel, event, title, attempt, outcome, status, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      )
+      .run(
+        a.time,
+        a.channel,
+        a.event,
+        redact(a.title),
+        a.attempt,
+        a.outcome,
+        a.status ?? null,
+        a.detail === undefined ? null : redact(a.detail),
+      );
+  }
+
+  /** The latest notification attempts, newest first. */
+  recentNotifications(limit: number): NotificationAttempt[] {
+    const rows = this.db.prepare("SELECT * FROM notifications ORDER BY id DESC LIMIT ?").all(limit) as Array<
+      Record<string, unknown>
+    >;
+    return rows.map((r) => ({
+      time: r.time as number,
+      channel: r.channel as string,
+      event: r.event as NotificationAttempt["event"],
+      title: r.title as string,
+      attempt: r.attempt as number,
+      outcome: r.outcome as NotificationAttempt["outcome"],
+      status: (r.status as number | null) ?? undefined,
+      detail: (r.detail as string | null) ?? undefined,
+    }));
+  }
+
   recentDecisions(limit: number): DecisionRow[] {
     return this.sql(
       `SELECT d.id, d.cycle_id AS cycleId, d.created_at AS at, c.trigger, d.strategy, d.kind, d.reason, d.guard,

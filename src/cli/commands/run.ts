@@ -158,6 +158,33 @@ async function runDaemon(
       metrics,
     });
     cleanups.add("the state database and venue connections", () => runtime.close());
+    // Notification channels read their secrets now, before the environment is dropped; a configured
+    // channel whose token is missing stops the start (exit 2) rather than staying silent for weeks.
+    const { createNotifier } = await import("../../engine/notify/notifier.js");
+    const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
+    let notices: import("../../engine/notify/daemonNotices.js").DaemonNotices | undefined;
+    if (notifier) {
+      const { DaemonNotices } = await import("../../engine/notify/daemonNotices.js");
+      notices = new DaemonNotices({
+        notifier,
+        info: runtime.info,
+        account: runtime.account,
+        network: config.network,
+        killSwitchFile: config.limits.killSwitchFile,
+        clock: runtime.clock,
+        logger,
+      });
+      // Runs before the journal closes (cleanups run last added first): what is queued gets 3 s.
+      cleanups.add("notifications", async () => {
+        await notices?.settled();
+        await notifier.flush(3_000);
+        notifier.close();
+      });
+      logger.info(
+        { channels: notifier.channelNames },
+        `notifications to ${notifier.channelNames.join(", ")}`,
+      );
+    }
     // The signer holds the key now: the daemon does not keep it in its environment for its whole life.
     (await import("../../lib/secrets.js")).dropSecretVariables(ctx.env);
     // We hold the instance lock: any run or once cycle still marked running was cut short by a crash.
@@ -173,6 +200,7 @@ async function runDaemon(
       logger,
       metrics,
       ...(flags.unhealthyAfter !== undefined ? { unhealthyAfterFailures: flags.unhealthyAfter } : {}),
+      ...(notices ? { notices } : {}),
     });
 
     if (flags.metricsPort !== undefined) {
@@ -271,6 +299,10 @@ async function runDaemon(
     lockWatch.unref();
     cleanups.add("the lock watch", () => clearInterval(lockWatch));
     daemon.start();
+    notices?.start(
+      live ? "live" : "dry-run",
+      strategies.map((s) => s.name),
+    );
     const result = await daemon.done;
     if (lockLost) crashed = true;
 
@@ -294,6 +326,7 @@ async function runDaemon(
       ctx.exitCode = crashed ? 1 : 0;
     }
     logger.info({ exitCode: ctx.exitCode }, "hlbot run: stopped");
+    notices?.stop(ctx.exitCode ?? 0);
   } finally {
     await cleanups.runAll();
     removeHandlers?.();

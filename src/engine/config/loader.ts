@@ -17,7 +17,7 @@ import type { VenueRules } from "../snapshot.js";
 import type { ParamsOf, StrategyKind } from "../strategies/registry.js";
 import { resolveSharedDefaults } from "../strategies/shared.js";
 import { type ConfigIssue, ConfigIssuesError, issuesFromZod, issuesOf } from "./issues.js";
-import { botConfigSchema, type StrategyFileData, strategyFileSchema } from "./schema.js";
+import { type BotConfigData, botConfigSchema, type StrategyFileData, strategyFileSchema } from "./schema.js";
 import {
   formatKeyPath,
   interpolateEnv,
@@ -93,7 +93,11 @@ export interface LoadedConfig {
   venue: VenueConfig;
   /** Scheduling of cron slots (default: a 2-hour catch-up window). */
   schedule?: { catchUpMs: number };
+  /** Notification channels (secrets are named by their variables, read when the notifier is built). */
+  notify?: NotifyConfig | undefined;
 }
+
+export type NotifyConfig = NonNullable<BotConfigData["notify"]>;
 
 export const DEFAULT_CONFIG_PATH = "config/default.yaml";
 /** The variables the wallet reads when the bot file names none (src/venue/signing/signer.ts). */
@@ -388,6 +392,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
       },
     },
     schedule: { catchUpMs: parseDuration(c.schedule.catchUp) ?? DEFAULT_CATCH_UP_MS },
+    notify: c.notify,
   };
 }
 

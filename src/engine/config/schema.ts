@@ -4,6 +4,7 @@
 // `hlbot config schema` turns these same schemas into JSON Schema for editors.
 import * as z from "zod";
 import { ValidationError } from "../../lib/errors.js";
+import { NOTIFY_EVENTS, type NotifyEventType } from "../notify/types.js";
 import { validateCron } from "../schedule.js";
 import { STRATEGIES, type StrategyKind } from "../strategies/registry.js";
 import { address, decimal, hypeAmount, integer, positiveDecimal } from "./fields.js";
@@ -183,6 +184,64 @@ export const scheduleSchema = z
   })
   .describe("How cron slots are run by `run`, `once` and `simulate` alike");
 
+const notifyEvents = () =>
+  z
+    .array(z.enum(NOTIFY_EVENTS.filter((e) => e !== "test") as [NotifyEventType, ...NotifyEventType[]]))
+    .min(1, { error: "expected at least one event (leave the channel out to send nothing)" })
+    .optional()
+    .describe(
+      `Events this channel gets (default: all): ${NOTIFY_EVENTS.filter((e) => e !== "test").join(", ")}`,
+    );
+
+export const notifySchema = z
+  .strictObject({
+    timeoutMs: integer({ min: 100, max: 120_000 }).default(5000).describe("Per request"),
+    retries: integer({ min: 0, max: 10 })
+      .default(2)
+      .describe("Further attempts after a timeout, a network error, a 5xx or a 429"),
+    minIntervalMs: integer({ min: 0, max: 3_600_000 })
+      .default(1000)
+      .describe("Rate limit: at least this long between two messages to one channel"),
+    webhook: z
+      .strictObject({
+        url: httpUrl().optional().describe("Where to POST each event as JSON"),
+        urlEnv: envName()
+          .optional()
+          .describe("Environment variable holding the URL instead (when it holds a token)"),
+        events: notifyEvents(),
+      })
+      .refine((w) => (w.url === undefined) !== (w.urlEnv === undefined), {
+        error: "set exactly one of url and urlEnv",
+      })
+      .optional()
+      .describe(
+        "A generic webhook: each event POSTed as JSON {type, time, account, network, title, text, data}",
+      ),
+    telegram: z
+      .strictObject({
+        botTokenEnv: envName()
+          .default("HLBOT_TELEGRAM_BOT_TOKEN")
+          .describe("Environment variable holding the bot token (from @BotFather)"),
+        chatId: z.union([z.string().min(1), z.number().int()]).describe("The chat, group or channel id"),
+        apiUrl: httpUrl().default("https://api.telegram.org").describe("Bot API base URL"),
+        events: notifyEvents(),
+      })
+      .optional()
+      .describe("Telegram: messages through the Bot API's sendMessage"),
+    discord: z
+      .strictObject({
+        webhookUrlEnv: envName()
+          .default("HLBOT_DISCORD_WEBHOOK_URL")
+          .describe("Environment variable holding the channel's webhook URL (it holds a token)"),
+        events: notifyEvents(),
+      })
+      .optional()
+      .describe("Discord: messages through a channel's incoming webhook"),
+  })
+  .describe(
+    "Notifications: sent in the background (a dead endpoint never delays a cycle), each attempt journaled",
+  );
+
 export const botConfigSchema = z
   .strictObject({
     network: z.enum(["mainnet", "testnet"]).describe("Which venue network to act on"),
@@ -213,6 +272,7 @@ export const botConfigSchema = z
     log: logSchema.prefault({}),
     venue: venueSchema.prefault({}),
     schedule: scheduleSchema.prefault({}),
+    notify: notifySchema.optional(),
   })
   .describe("hlbot bot configuration. Relative paths are resolved against the folder of this file.");
 

@@ -1,0 +1,191 @@
+// What the daemon tells its owner, and when: each answered (or lost) submission, a TWAP that ended
+// (with what it filled and at what average price), the first failed cycle and the recovery, the kill
+// switch engaged or released, start and stop, and a daily summary. Everything here only queues
+// messages; reads it needs (a TWAP's final record, the day's rewards and fees) run in the background
+// and a failed read costs a message, never a cycle.
+import type { Logger } from "pino";
+import { Decimal, ZERO } from "../../lib/decimal.js";
+import { describeError } from "../../lib/errors.js";
+import type { InfoClient } from "../../venue/info/client.js";
+import { portfolioValueUsd } from "../accountMetrics.js";
+import type { CycleReport } from "../cycle.js";
+import { killSwitchState } from "../killSwitch.js";
+import type { RunningTwap, Snapshot } from "../snapshot.js";
+import {
+  cycleFailedEvent,
+  cycleRecoveredEvent,
+  daemonEvent,
+  dailySummaryEvent,
+  type EventContext,
+  killSwitchEvent,
+  submissionEvents,
+  twapEndedEvent,
+} from "./events.js";
+import type { Notifier } from "./notifier.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface DaemonNoticesOptions {
+  notifier: Notifier;
+  info: InfoClient;
+  account: string;
+  network: string;
+  /** limits.killSwitchFile: its appearance and disappearance are told. */
+  killSwitchFile?: string | undefined;
+  clock: () => number;
+  logger: Logger;
+}
+
+export class DaemonNotices {
+  private twaps = new Map<number, RunningTwap>();
+  private killSwitch: boolean | undefined;
+  private lastSnapshot: Snapshot | undefined;
+  private lastSummaryValue: Decimal | undefined;
+  /** Background reads still running (tests and shutdown wait for them). */
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(private readonly o: DaemonNoticesOptions) {}
+
+  get notifier(): Notifier {
+    return this.o.notifier;
+  }
+
+  private ctx(): EventContext {
+    return { account: this.o.account, network: this.o.network, now: this.o.clock() };
+  }
+
+  start(mode: string, strategies: readonly string[]): void {
+    this.o.notifier.notify(daemonEvent(this.ctx(), "start", { mode, strategies }));
+    this.checkKillSwitch();
+  }
+
+  stop(exitCode: number): void {
+    this.o.notifier.notify(daemonEvent(this.ctx(), "stop", { mode: "", exitCode }));
+  }
+
+  /** After a cycle that ran: its submissions, TWAPs gone since the last one, the kill switch, a recovery. */
+  afterCycle(report: CycleReport, strategies: readonly string[], recoveredAfter: number): void {
+    for (const e of submissionEvents(this.ctx(), report)) this.o.notifier.notify(e);
+    if (recoveredAfter > 0)
+      this.o.notifier.notify(cycleRecoveredEvent(this.ctx(), strategies, recoveredAfter));
+    this.lastSnapshot = report.snapshot;
+    this.noticeEndedTwaps(report.snapshot.twaps);
+    this.checkKillSwitch();
+  }
+
+  /** The first failure in a row is told, then every `every`-th (default: when /health turns unhealthy). */
+  cycleFailed(strategies: readonly string[], error: string, inARow: number, every: number): void {
+    if (inARow === 1 || (every > 1 && inARow % every === 0))
+      this.o.notifier.notify(cycleFailedEvent(this.ctx(), strategies, error, inARow));
+  }
+
+  /** The kill switch file appeared or went away since the last look. */
+  checkKillSwitch(): void {
+    const file = this.o.killSwitchFile;
+    if (file === undefined) return;
+    let engaged: boolean;
+    try {
+      engaged = killSwitchState(file).engaged;
+    } catch {
+      return;
+    }
+    if (this.killSwitch !== undefined && engaged !== this.killSwitch)
+      this.o.notifier.notify(killSwitchEvent(this.ctx(), engaged, file));
+    // At start-up an engaged switch is worth a message too: the bot will not act until released.
+    if (this.killSwitch === undefined && engaged)
+      this.o.notifier.notify(killSwitchEvent(this.ctx(), true, file));
+    this.killSwitch = engaged;
+  }
+
+  /** Resolves when the background reads started so far are done. */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  private background(what: string, work: () => Promise<void>): void {
+    const p = work()
+      .catch((err: unknown) => {
+        this.o.logger.debug(
+          { err: describeError(err) },
+          `notification not built (${what}): ${describeError(err)}`,
+        );
+      })
+      .finally(() => this.pending.delete(p));
+    this.pending.add(p);
+  }
+
+  private noticeEndedTwaps(running: readonly RunningTwap[]): void {
+    const now = new Map<number, RunningTwap>();
+    for (const t of running) if (t.twapId !== undefined) now.set(t.twapId, t);
+    const gone = [...this.twaps.values()].filter((t) => !now.has(t.twapId!));
+    this.twaps = now;
+    if (
+      gone.length === 0 ||
+      !(this.o.notifier.wants("twap.finished") || this.o.notifier.wants("twap.cancelled"))
+    )
+      return;
+    this.background("ended TWAPs", async () => {
+      const history = await this.o.info.twapHistory({ user: this.o.account });
+      for (const t of gone) {
+        // The venue's last record of the TWAP says how it ended and what it filled.
+        let last: (typeof history)[number] | undefined;
+        for (const h of history)
+          if (h.twapId === t.twapId && (last === undefined || h.timeMs >= last.timeMs)) last = h;
+        if (last === undefined || last.status.status === "activated") continue;
+        this.o.notifier.notify(
+          twapEndedEvent(this.ctx(), {
+            twapId: t.twapId!,
+            coin: t.coin,
+            side: t.side,
+            size: t.size,
+            executedSize: new Decimal(last.state.executedSz),
+            executedNotional: new Decimal(last.state.executedNtl),
+            status: last.status.status,
+          }),
+        );
+      }
+    });
+  }
+
+  /** Queues the daily summary: value and its change, the day's staking rewards and trading fees. */
+  dailySummary(): void {
+    if (!this.o.notifier.wants("daily.summary")) return;
+    this.background("daily summary", async () => {
+      const since = this.o.clock() - DAY_MS;
+      const snapshot = this.lastSnapshot;
+      const valueUsd = snapshot === undefined ? undefined : portfolioValueUsd(snapshot, true);
+      const [rewards, fills] = await Promise.allSettled([
+        this.o.info.delegatorRewards({ user: this.o.account }),
+        this.o.info.userTwapSliceFills({ user: this.o.account }),
+      ]);
+      const rewardsHype =
+        rewards.status === "fulfilled"
+          ? rewards.value
+              .filter((r) => r.time >= since && r.source !== "commission")
+              .reduce((a, r) => a.plus(new Decimal(r.totalAmount)), ZERO)
+          : undefined;
+      let fees: Map<string, Decimal> | undefined;
+      if (fills.status === "fulfilled") {
+        fees = new Map();
+        for (const f of fills.value) {
+          if (f.fill.time < since) continue;
+          fees.set(f.fill.feeToken, (fees.get(f.fill.feeToken) ?? ZERO).plus(new Decimal(f.fill.fee)));
+        }
+      }
+      const changeUsd =
+        valueUsd !== undefined && this.lastSummaryValue !== undefined
+          ? valueUsd.minus(this.lastSummaryValue)
+          : undefined;
+      if (valueUsd !== undefined) this.lastSummaryValue = valueUsd;
+      this.o.notifier.notify(
+        dailySummaryEvent(this.ctx(), {
+          valueUsd,
+          changeUsd,
+          rewardsHype,
+          fees,
+          twapsRunning: snapshot?.twaps.length ?? 0,
+        }),
+      );
+    });
+  }
+}

@@ -1,0 +1,198 @@
+// What hlbot tells its owner: one event per thing worth a message, built from what the engine already
+// knows (a cycle's report, the daemon's state, the venue's TWAP records). Plain data, so the same event
+// is a webhook's JSON body and the text of a chat message. Never holds a key: the journal and the
+// redactor see every field.
+import type { Decimal } from "../../lib/decimal.js";
+import type { CycleReport } from "../cycle.js";
+import type { NotifyEvent, NotifyEventType } from "./types.js";
+
+export type { NotifyEvent };
+
+export interface EventContext {
+  account: string;
+  network: string;
+  now: number;
+}
+
+function event(
+  c: EventContext,
+  type: NotifyEventType,
+  title: string,
+  text: string,
+  data: Record<string, unknown>,
+): NotifyEvent {
+  return {
+    type,
+    time: new Date(c.now).toISOString(),
+    account: c.account,
+    network: c.network,
+    title,
+    text,
+    data,
+  };
+}
+
+/** One event per submission of the cycle that got an answer (or lost it); dry runs tell nobody. */
+export function submissionEvents(c: EventContext, report: CycleReport): NotifyEvent[] {
+  const out: NotifyEvent[] = [];
+  for (const a of report.actions) {
+    if (a.outcome !== "accepted" && a.outcome !== "rejected" && a.outcome !== "unknown") continue;
+    const what = `${a.strategy}: ${a.action}${a.twapId === undefined ? "" : ` (TWAP ${a.twapId})`}`;
+    const title =
+      a.outcome === "accepted"
+        ? `${what} accepted`
+        : a.outcome === "rejected"
+          ? `${what} REJECTED by the venue`
+          : `${what}: outcome UNKNOWN (being reconciled; not resent blindly)`;
+    const text = [a.reason, a.detail ? `venue: ${a.detail}` : ""].filter(Boolean).join("\n");
+    out.push(
+      event(c, `submission.${a.outcome}`, title, text, {
+        cycleId: report.cycleId,
+        strategy: a.strategy,
+        action: a.action,
+        outcome: a.outcome,
+        ...(a.twapId === undefined ? {} : { twapId: a.twapId }),
+        ...(a.detail ? { detail: a.detail } : {}),
+      }),
+    );
+  }
+  return out;
+}
+
+export interface EndedTwap {
+  twapId: number;
+  coin: string;
+  side: "buy" | "sell";
+  size: Decimal;
+  executedSize: Decimal;
+  executedNotional: Decimal;
+  /** The venue's status: finished, terminated (cancelled), error… */
+  status: string;
+}
+
+export function twapEndedEvent(c: EventContext, t: EndedTwap): NotifyEvent {
+  const finished = t.status === "finished";
+  const average = t.executedSize.gt(0) ? t.executedNotional.div(t.executedSize) : undefined;
+  const filled = `${t.side === "buy" ? "bought" : "sold"} ${t.executedSize.toFixed()} of ${t.size.toFixed()} on ${t.coin}`;
+  const price =
+    average === undefined ? "nothing filled" : `average price ${average.toSignificantDigits(6).toFixed()}`;
+  return event(
+    c,
+    finished ? "twap.finished" : "twap.cancelled",
+    `TWAP ${t.twapId} ${finished ? "finished" : `ended: ${t.status}`}: ${filled}`,
+    `${price}; notional ${t.executedNotional.toFixed(2)}`,
+    {
+      twapId: t.twapId,
+      coin: t.coin,
+      side: t.side,
+      status: t.status,
+      size: t.size.toFixed(),
+      executedSize: t.executedSize.toFixed(),
+      executedNotional: t.executedNotional.toFixed(),
+      ...(average === undefined ? {} : { averagePrice: average.toFixed() }),
+    },
+  );
+}
+
+export function cycleFailedEvent(
+  c: EventContext,
+  strategies: readonly string[],
+  error: string,
+  failures: number,
+): NotifyEvent {
+  return event(
+    c,
+    "cycle.failed",
+    `cycle of ${strategies.join(", ")} failed${failures > 1 ? ` (${failures} in a row)` : ""}`,
+    `${error}\nNothing was sent by this cycle; the slot is retried with a back-off.`,
+    { strategies, error, failures },
+  );
+}
+
+export function cycleRecoveredEvent(
+  c: EventContext,
+  strategies: readonly string[],
+  failures: number,
+): NotifyEvent {
+  return event(
+    c,
+    "cycle.recovered",
+    `cycles work again (${strategies.join(", ")}) after ${failures} failed`,
+    "",
+    {
+      strategies,
+      failures,
+    },
+  );
+}
+
+export function killSwitchEvent(c: EventContext, engaged: boolean, file: string): NotifyEvent {
+  return engaged
+    ? event(c, "killswitch.engaged", "kill switch ENGAGED: no new action is sent", `${file} exists`, { file })
+    : event(c, "killswitch.released", "kill switch released: strategies act again", `${file} is gone`, {
+        file,
+      });
+}
+
+export function daemonEvent(
+  c: EventContext,
+  kind: "start" | "stop",
+  detail: { mode: string; strategies?: readonly string[]; exitCode?: number },
+): NotifyEvent {
+  return kind === "start"
+    ? event(
+        c,
+        "daemon.start",
+        `daemon started (${detail.mode}) for ${c.account} on ${c.network}`,
+        detail.strategies ? `strategies: ${detail.strategies.join(", ")}` : "",
+        { ...detail },
+      )
+    : event(c, "daemon.stop", `daemon stopped (exit ${detail.exitCode ?? 0})`, "", { ...detail });
+}
+
+export interface DailySummary {
+  valueUsd: Decimal | undefined;
+  /** Since the previous summary; undefined for the first one. */
+  changeUsd: Decimal | undefined;
+  /** Staking rewards credited in the last 24 h (HYPE); undefined when unreadable. */
+  rewardsHype: Decimal | undefined;
+  /** Fees paid by TWAP slices in the last 24 h, by fee token; undefined when unreadable. */
+  fees: ReadonlyMap<string, Decimal> | undefined;
+  twapsRunning: number;
+}
+
+export function dailySummaryEvent(c: EventContext, s: DailySummary): NotifyEvent {
+  const usd = (d: Decimal) => `${d.toFixed(2)} USD`;
+  const lines = [
+    `value: ${s.valueUsd === undefined ? "unknown (no price)" : usd(s.valueUsd)}` +
+      (s.changeUsd === undefined ? "" : ` (${s.changeUsd.gte(0) ? "+" : ""}${usd(s.changeUsd)} in 24 h)`),
+    `staking rewards: ${s.rewardsHype === undefined ? "unreadable" : `${s.rewardsHype.toFixed()} HYPE`}`,
+    `trading fees: ${
+      s.fees === undefined
+        ? "unreadable"
+        : s.fees.size === 0
+          ? "none"
+          : [...s.fees].map(([token, fee]) => `${fee.toFixed()} ${token}`).join(", ")
+    }`,
+    `running TWAPs: ${s.twapsRunning}`,
+  ];
+  return event(c, "daily.summary", "daily summary", lines.join("\n"), {
+    ...(s.valueUsd === undefined ? {} : { valueUsd: s.valueUsd.toFixed(2) }),
+    ...(s.changeUsd === undefined ? {} : { changeUsd: s.changeUsd.toFixed(2) }),
+    ...(s.rewardsHype === undefined ? {} : { rewardsHype: s.rewardsHype.toFixed() }),
+    ...(s.fees === undefined
+      ? {}
+      : { fees: Object.fromEntries([...s.fees].map(([k, v]) => [k, v.toFixed()])) }),
+    twapsRunning: s.twapsRunning,
+  });
+}
+
+export function testEvent(c: EventContext): NotifyEvent {
+  return event(
+    c,
+    "test",
+    "test message from `hlbot notify test`",
+    "If you read this, notifications reach you.",
+    {},
+  );
+}

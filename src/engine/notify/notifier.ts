@@ -1,0 +1,281 @@
+// Sends notifications in the background. `notify()` only queues: a dead or slow endpoint never delays
+// or fails a cycle. Each channel has its own queue and worker: one message at a time, at most one per
+// `minIntervalMs` (the services' own limits: Telegram about one message per second per chat, Discord
+// a few per second per webhook), each request bounded by `timeoutMs`, a timeout, network error, 5xx or
+// 429 retried up to `retries` times (waiting what a 429 asks), every attempt journaled with its outcome.
+// A full queue drops its oldest message and says so. Secrets (tokens in URLs) are registered with the
+// redactor when the channels are built and never put in a message or an error.
+import type { Logger } from "pino";
+import { ConfigError, describeError } from "../../lib/errors.js";
+import { redact, registerSecret } from "../../lib/secrets.js";
+import type { NotifyConfig } from "../config/loader.js";
+import { type Channel, discordChannel, SendError, telegramChannel, webhookChannel } from "./channels.js";
+import { NOTIFY_EVENTS, type NotifyEvent, type NotifyEventType } from "./types.js";
+
+/** One send attempt, as the journal keeps it. */
+export interface NotificationAttempt {
+  time: number;
+  channel: string;
+  event: NotifyEventType;
+  title: string;
+  attempt: number;
+  /** sent; failed (will retry); gave-up; dropped (queue full). */
+  outcome: "sent" | "failed" | "gave-up" | "dropped";
+  status?: number | undefined;
+  detail?: string | undefined;
+}
+
+export interface NotificationLog {
+  recordNotification(a: NotificationAttempt): void;
+}
+
+export interface NotifierOptions {
+  channels: readonly Channel[];
+  logger: Logger;
+  log?: NotificationLog | undefined;
+  timeoutMs?: number;
+  retries?: number;
+  minIntervalMs?: number;
+  /** First wait before a retry, doubling (default 1 s). */
+  retryBaseMs?: number;
+  /** Longest queue per channel (default 100). */
+  maxQueue?: number;
+  clock?: () => number;
+}
+
+interface Lane {
+  channel: Channel;
+  queue: NotifyEvent[];
+  busy: boolean;
+  nextAt: number;
+}
+
+export class Notifier {
+  private readonly lanes: Lane[];
+  private readonly o: Required<Omit<NotifierOptions, "log" | "channels">> & {
+    log: NotificationLog | undefined;
+  };
+  private readonly closing = new AbortController();
+  private readonly idleWaiters: Array<() => void> = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(o: NotifierOptions) {
+    this.lanes = o.channels.map((channel) => ({ channel, queue: [], busy: false, nextAt: 0 }));
+    this.o = {
+      logger: o.logger,
+      log: o.log,
+      timeoutMs: o.timeoutMs ?? 5000,
+      retries: o.retries ?? 2,
+      minIntervalMs: o.minIntervalMs ?? 1000,
+      retryBaseMs: o.retryBaseMs ?? 1000,
+      maxQueue: o.maxQueue ?? 100,
+      clock: o.clock ?? Date.now,
+    };
+  }
+
+  /** Whether any channel wants this kind of event (so callers can skip building it). */
+  wants(type: NotifyEventType): boolean {
+    return this.lanes.some((l) => l.channel.events.has(type));
+  }
+
+  get channelNames(): string[] {
+    return this.lanes.map((l) => l.channel.name);
+  }
+
+  /** Queues the event for every channel that wants it, and returns at once. */
+  notify(event: NotifyEvent): void {
+    if (this.closing.signal.aborted) return;
+    for (const lane of this.lanes) {
+      if (!lane.channel.events.has(event.type)) continue;
+      if (lane.queue.length >= this.o.maxQueue) {
+        const dropped = lane.queue.shift()!;
+        this.record(lane, dropped, 0, "dropped", undefined, "queue full");
+        this.o.logger.warn(
+          { channel: lane.channel.name },
+          `notification queue full: dropped "${dropped.title}"`,
+        );
+      }
+      lane.queue.push(event);
+      if (!lane.busy) void this.drain(lane);
+    }
+  }
+
+  /** Resolves when every queue is empty, or after `maxMs` (what is left is then given up). */
+  async flush(maxMs: number): Promise<void> {
+    if (this.idle()) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, maxMs);
+      this.idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /** Stops sending: requests in flight are aborted, queued messages dropped. */
+  close(): void {
+    this.closing.abort();
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    for (const lane of this.lanes) lane.queue.length = 0;
+    this.wakeIdle();
+  }
+
+  private idle(): boolean {
+    return this.lanes.every((l) => !l.busy && l.queue.length === 0);
+  }
+
+  private wakeIdle(): void {
+    if (!this.idle() && !this.closing.signal.aborted) return;
+    for (const w of this.idleWaiters.splice(0)) w();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        resolve();
+      }, ms);
+      this.timers.add(t);
+    });
+  }
+
+  private async drain(lane: Lane): Promise<void> {
+    lane.busy = true;
+    try {
+      while (lane.queue.length > 0 && !this.closing.signal.aborted) {
+        const event = lane.queue.shift()!;
+        await this.deliver(lane, event);
+      }
+    } finally {
+      lane.busy = false;
+      this.wakeIdle();
+    }
+  }
+
+  private async deliver(lane: Lane, event: NotifyEvent): Promise<void> {
+    const attempts = 1 + this.o.retries;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      await this.sleep(lane.nextAt - this.o.clock());
+      if (this.closing.signal.aborted) return;
+      const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.o.timeoutMs)]);
+      let wait = 0;
+      try {
+        const status = await lane.channel.send(event, signal);
+        lane.nextAt = this.o.clock() + this.o.minIntervalMs;
+        this.record(lane, event, attempt, "sent", status);
+        return;
+      } catch (err) {
+        lane.nextAt = this.o.clock() + this.o.minIntervalMs;
+        if (this.closing.signal.aborted) return;
+        const e = err instanceof SendError ? err : new SendError(describeError(err), false);
+        const last = attempt === attempts || !e.retryable;
+        this.record(lane, event, attempt, last ? "gave-up" : "failed", e.status, e.message);
+        if (last) {
+          this.o.logger.warn(
+            { channel: lane.channel.name, event: event.type, attempts: attempt },
+            `notification to ${lane.channel.name} not delivered: ${e.message}`,
+          );
+          return;
+        }
+        wait = Math.max(this.o.retryBaseMs * 2 ** (attempt - 1), e.retryAfterMs ?? 0);
+      }
+      await this.sleep(wait);
+    }
+  }
+
+  private record(
+    lane: Lane,
+    event: NotifyEvent,
+    attempt: number,
+    outcome: NotificationAttempt["outcome"],
+    status?: number,
+    detail?: string,
+  ): void {
+    try {
+      this.o.log?.recordNotification({
+        time: this.o.clock(),
+        channel: lane.channel.name,
+        event: event.type,
+        title: redact(event.title),
+        attempt,
+        outcome,
+        status,
+        detail: detail === undefined ? undefined : redact(detail),
+      });
+    } catch (err) {
+      // The journal failing is the cycle's problem to report, not the notifier's to crash on.
+      this.o.logger.debug({ err: describeError(err) }, "notification attempt not journaled");
+    }
+  }
+}
+
+/** Every event but `test` (which only `hlbot notify test` sends, to every channel). */
+const ALL_EVENTS: readonly NotifyEventType[] = NOTIFY_EVENTS.filter((e) => e !== "test");
+
+function eventsOf(list: readonly NotifyEventType[] | undefined): Set<NotifyEventType> {
+  return new Set<NotifyEventType>([...(list ?? ALL_EVENTS), "test"]);
+}
+
+function secretFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  what: string,
+): string {
+  const value = env[name]?.trim();
+  if (!value)
+    throw new ConfigError(`environment variable ${name} is not set: it must hold the ${what} (notify)`);
+  registerSecret(value);
+  return value;
+}
+
+/**
+ * The configured channels, their secrets read from the environment (and registered with the redactor).
+ * A missing variable is an error naming it: a configured channel that cannot send must not be silent.
+ */
+export function channelsFromConfig(
+  config: NotifyConfig | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Channel[] {
+  if (!config) return [];
+  const out: Channel[] = [];
+  if (config.webhook) {
+    const url = config.webhook.url ?? secretFromEnv(env, config.webhook.urlEnv!, "webhook URL");
+    if (config.webhook.urlEnv !== undefined) registerSecret(url);
+    out.push(webhookChannel(url, eventsOf(config.webhook.events)));
+  }
+  if (config.telegram) {
+    const token = secretFromEnv(env, config.telegram.botTokenEnv, "Telegram bot token");
+    out.push(
+      telegramChannel(
+        { apiUrl: config.telegram.apiUrl, token, chatId: String(config.telegram.chatId) },
+        eventsOf(config.telegram.events),
+      ),
+    );
+  }
+  if (config.discord) {
+    const url = secretFromEnv(env, config.discord.webhookUrlEnv, "Discord webhook URL");
+    out.push(discordChannel(url, eventsOf(config.discord.events)));
+  }
+  return out;
+}
+
+/** A notifier for the configured channels, or undefined when none is configured. */
+export function createNotifier(
+  config: NotifyConfig | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  logger: Logger,
+  log?: NotificationLog,
+): Notifier | undefined {
+  const channels = channelsFromConfig(config, env);
+  if (channels.length === 0) return undefined;
+  return new Notifier({
+    channels,
+    logger,
+    log,
+    timeoutMs: config!.timeoutMs,
+    retries: config!.retries,
+    minIntervalMs: config!.minIntervalMs,
+  });
+}

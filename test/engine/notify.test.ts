@@ -1,0 +1,237 @@
+// Notifications against HTTP servers on 127.0.0.1 standing in for a webhook receiver, Telegram's Bot
+// API and a Discord webhook: the request shapes, retries of what may pass on another try (5xx, 429 with
+// the wait it asks, timeouts) and no retry of what will not (401), the per-channel rate limit, a full
+// queue, a dead endpoint that never delays the caller, every attempt journaled, and no token anywhere.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { Journal } from "../../src/engine/journal.js";
+import { testEvent } from "../../src/engine/notify/events.js";
+import { channelsFromConfig, type NotificationAttempt, Notifier } from "../../src/engine/notify/notifier.js";
+import type { NotifyEvent } from "../../src/engine/notify/types.js";
+import { ConfigError } from "../../src/lib/errors.js";
+import { openStateDb } from "../../src/lib/stateDb.js";
+import { startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
+
+const TOKEN = "123456:AAE-secret-telegram-token";
+const DISCORD_PATH = "/api/webhooks/42/discord-secret-token";
+const silent = pino({ level: "silent" });
+const servers: TestHttpServer[] = [];
+const dir = mkdtempSync(join(tmpdir(), "hlbot-notify-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+
+async function server(...args: Parameters<typeof startHttpServer>): Promise<TestHttpServer> {
+  const s = await startHttpServer(...args);
+  servers.push(s);
+  return s;
+}
+
+const ctx = {
+  account: "0x00000000000000000000000000000000000000aa",
+  network: "testnet",
+  now: Date.UTC(2026, 10, 25),
+};
+
+function event(title: string, type: NotifyEvent["type"] = "cycle.failed"): NotifyEvent {
+  return {
+    type,
+    time: new Date(ctx.now).toISOString(),
+    account: ctx.account,
+    network: "testnet",
+    title,
+    text: "details",
+    data: { n: 1 },
+  };
+}
+
+function config(url: string, extra: Record<string, unknown> = {}) {
+  return {
+    timeoutMs: 2000,
+    retries: 2,
+    minIntervalMs: 0,
+    webhook: { url: `${url}/hook` },
+    telegram: { botTokenEnv: "TG_TOKEN", chatId: -1001234, apiUrl: url },
+    discord: { webhookUrlEnv: "DISCORD_URL" },
+    ...extra,
+  };
+}
+
+function memoryLog(): { attempts: NotificationAttempt[]; recordNotification(a: NotificationAttempt): void } {
+  const attempts: NotificationAttempt[] = [];
+  return { attempts, recordNotification: (a) => attempts.push(a) };
+}
+
+describe("notification channels", () => {
+  it("POST what each service expects: JSON event, Telegram sendMessage, Discord content without mentions", async () => {
+    const s = await server([{ json: { ok: true } }]);
+    const env = { TG_TOKEN: TOKEN, DISCORD_URL: `${s.url}${DISCORD_PATH}` };
+    const log = memoryLog();
+    const n = new Notifier({
+      channels: channelsFromConfig(config(s.url), env),
+      logger: silent,
+      log,
+      minIntervalMs: 0,
+    });
+    n.notify(testEvent(ctx));
+    await n.flush(5000);
+    n.close();
+    const byPath = new Map(s.requests.map((r) => [r.path, r]));
+    expect([...byPath.keys()].sort()).toEqual(
+      ["/api/webhooks/42/discord-secret-token", `/bot${TOKEN}/sendMessage`, "/hook"].sort(),
+    );
+    for (const r of s.requests) {
+      expect(r.method).toBe("POST");
+      expect(r.headers["content-type"]).toBe("application/json");
+    }
+    expect(byPath.get("/hook")!.json).toMatchObject({
+      type: "test",
+      account: ctx.account,
+      network: "testnet",
+      title: "test message from `hlbot notify test`",
+      time: "2026-11-25T00:00:00.000Z",
+    });
+    expect(byPath.get(`/bot${TOKEN}/sendMessage`)!.json).toEqual({
+      chat_id: "-1001234",
+      text: "hlbot: test message from `hlbot notify test`\nIf you read this, notifications reach you.",
+      disable_web_page_preview: true,
+    });
+    expect(byPath.get(DISCORD_PATH)!.json).toEqual({
+      content: "hlbot: test message from `hlbot notify test`\nIf you read this, notifications reach you.",
+      allowed_mentions: { parse: [] },
+    });
+    expect(log.attempts.map((a) => [a.channel, a.outcome, a.status]).sort()).toEqual([
+      ["discord", "sent", 200],
+      ["telegram", "sent", 200],
+      ["webhook", "sent", 200],
+    ]);
+  });
+
+  it("each channel gets only the events it asked for", async () => {
+    const s = await server([{ json: {} }]);
+    const cfg = config(s.url, {
+      telegram: undefined,
+      discord: undefined,
+      webhook: { url: `${s.url}/hook`, events: ["twap.finished"] },
+    });
+    const n = new Notifier({ channels: channelsFromConfig(cfg, {}), logger: silent, minIntervalMs: 0 });
+    n.notify(event("a failure", "cycle.failed"));
+    n.notify(event("a TWAP ended", "twap.finished"));
+    await n.flush(5000);
+    n.close();
+    expect(s.requests.map((r) => (r.json as NotifyEvent).title)).toEqual(["a TWAP ended"]);
+  });
+
+  it("retries a 5xx and a 429 (waiting what Telegram asks), gives up on a 401 at once; every attempt journaled", async () => {
+    const s = await server((r, i) => {
+      if (r.path === "/hook") return i === 0 ? { status: 502 } : { json: {} };
+      if (r.path.startsWith("/bot"))
+        return s.requests.filter((x) => x.path.startsWith("/bot")).length === 1
+          ? { status: 429, json: { ok: false, error_code: 429, parameters: { retry_after: 0.3 } } }
+          : { json: { ok: true } };
+      return { status: 401, json: { message: "Invalid Webhook Token" } };
+    });
+    const db = await openStateDb({ dir: join(dir, "journal") });
+    const journal = new Journal(db);
+    try {
+      const env = { TG_TOKEN: TOKEN, DISCORD_URL: `${s.url}${DISCORD_PATH}` };
+      const n = new Notifier({
+        channels: channelsFromConfig(config(s.url), env),
+        logger: silent,
+        log: journal,
+        retryBaseMs: 50,
+        minIntervalMs: 0,
+      });
+      n.notify(event("cycle failed"));
+      await n.flush(5000);
+      n.close();
+      const tg = s.requests.filter((r) => r.path.startsWith("/bot"));
+      expect(tg).toHaveLength(2);
+      expect(tg[1]!.receivedAt - tg[0]!.receivedAt).toBeGreaterThanOrEqual(290);
+      expect(s.requests.filter((r) => r.path === DISCORD_PATH)).toHaveLength(1);
+      const rows = journal.recentNotifications(20).reverse();
+      const of = (c: string) =>
+        rows.filter((r) => r.channel === c).map((r) => [r.attempt, r.outcome, r.status]);
+      expect(of("webhook")).toEqual([
+        [1, "failed", 502],
+        [2, "sent", 200],
+      ]);
+      expect(of("telegram")).toEqual([
+        [1, "failed", 429],
+        [2, "sent", 200],
+      ]);
+      expect(of("discord")).toEqual([[1, "gave-up", 401]]);
+      // The tokens in the Telegram path and the Discord URL are nowhere in the journal.
+      expect(JSON.stringify(rows)).not.toContain("secret");
+    } finally {
+      db.close();
+    }
+  });
+
+  it("keeps at least minIntervalMs between two messages to one channel", async () => {
+    const s = await server([{ json: {} }]);
+    const cfg = config(s.url, { telegram: undefined, discord: undefined });
+    const n = new Notifier({ channels: channelsFromConfig(cfg, {}), logger: silent, minIntervalMs: 150 });
+    for (const t of ["one", "two", "three"]) n.notify(event(t));
+    await n.flush(5000);
+    n.close();
+    expect(s.requests.map((r) => (r.json as NotifyEvent).title)).toEqual(["one", "two", "three"]);
+    for (let i = 1; i < 3; i++)
+      expect(s.requests[i]!.receivedAt - s.requests[i - 1]!.receivedAt).toBeGreaterThanOrEqual(140);
+  });
+
+  it("a dead endpoint never delays the caller: notify returns at once, the attempt times out in the background", async () => {
+    const s = await server([{ fault: "hang" }]);
+    const cfg = config(s.url, { telegram: undefined, discord: undefined, timeoutMs: 200, retries: 1 });
+    const log = memoryLog();
+    const n = new Notifier({
+      channels: channelsFromConfig(cfg, {}),
+      logger: silent,
+      log,
+      timeoutMs: 200,
+      retries: 1,
+      retryBaseMs: 10,
+      minIntervalMs: 0,
+    });
+    const started = performance.now();
+    for (let i = 0; i < 50; i++) n.notify(event(`event ${i}`));
+    expect(performance.now() - started).toBeLessThan(20);
+    await s.waitForRequests(1, 2000);
+    await new Promise((r) => setTimeout(r, 500));
+    n.close();
+    expect(log.attempts.slice(0, 2).map((a) => [a.attempt, a.outcome, a.detail])).toEqual([
+      [1, "failed", "timed out"],
+      [2, "gave-up", "timed out"],
+    ]);
+  });
+
+  it("a full queue drops its oldest message and journals it", async () => {
+    const s = await server([{ fault: "hang" }]);
+    const cfg = config(s.url, { telegram: undefined, discord: undefined });
+    const log = memoryLog();
+    const n = new Notifier({
+      channels: channelsFromConfig(cfg, {}),
+      logger: silent,
+      log,
+      maxQueue: 2,
+      timeoutMs: 5000,
+    });
+    for (const t of ["first", "second", "third", "fourth"]) n.notify(event(t));
+    n.close();
+    // "first" is in flight; "second" was dropped for "fourth".
+    expect(log.attempts.filter((a) => a.outcome === "dropped").map((a) => a.title)).toEqual(["second"]);
+  });
+
+  it("a configured channel whose secret is missing is a ConfigError naming the variable", () => {
+    expect(() =>
+      channelsFromConfig(config("http://127.0.0.1:9"), { DISCORD_URL: "http://127.0.0.1:9/x" }),
+    ).toThrow(ConfigError);
+    expect(() =>
+      channelsFromConfig(config("http://127.0.0.1:9"), { DISCORD_URL: "http://127.0.0.1:9/x" }),
+    ).toThrow(/TG_TOKEN is not set: it must hold the Telegram bot token/);
+  });
+});
