@@ -10,7 +10,7 @@ import type { InfoClient } from "../../venue/info/client.js";
 import { portfolioValueUsd } from "../accountMetrics.js";
 import type { CycleReport } from "../cycle.js";
 import { killSwitchState } from "../killSwitch.js";
-import type { RunningTwap, Snapshot } from "../snapshot.js";
+import type { Snapshot } from "../snapshot.js";
 import {
   cycleFailedEvent,
   cycleRecoveredEvent,
@@ -37,7 +37,7 @@ export interface DaemonNoticesOptions {
 }
 
 export class DaemonNotices {
-  private twaps = new Map<number, RunningTwap>();
+  private twaps = new Set<number>();
   private killSwitch: boolean | undefined;
   private lastSnapshot: Snapshot | undefined;
   private lastSummaryValue: Decimal | undefined;
@@ -69,7 +69,7 @@ export class DaemonNotices {
     if (recoveredAfter > 0)
       this.o.notifier.notify(cycleRecoveredEvent(this.ctx(), strategies, recoveredAfter));
     this.lastSnapshot = report.snapshot;
-    this.noticeEndedTwaps(report.snapshot.twaps);
+    this.noticeEndedTwaps(report);
     this.checkKillSwitch();
   }
 
@@ -114,30 +114,31 @@ export class DaemonNotices {
     this.pending.add(p);
   }
 
-  private noticeEndedTwaps(running: readonly RunningTwap[]): void {
-    const now = new Map<number, RunningTwap>();
-    for (const t of running) if (t.twapId !== undefined) now.set(t.twapId, t);
-    const gone = [...this.twaps.values()].filter((t) => !now.has(t.twapId!));
-    this.twaps = now;
-    if (
-      gone.length === 0 ||
-      !(this.o.notifier.wants("twap.finished") || this.o.notifier.wants("twap.cancelled"))
-    )
+  /**
+   * TWAPs watched since they were accepted or seen running; one that is neither running nor just
+   * accepted has ended, and the venue's last record of it says how and what it filled.
+   */
+  private noticeEndedTwaps(report: CycleReport): void {
+    const running = new Set<number>();
+    for (const t of report.snapshot.twaps) if (t.twapId !== undefined) running.add(t.twapId);
+    // Accepted in this cycle, after its snapshot was read: not running in it yet, but ours to watch.
+    for (const a of report.actions) if (a.outcome === "accepted" && a.twapId !== undefined) running.add(a.twapId);
+    const gone = [...this.twaps].filter((id) => !running.has(id));
+    this.twaps = running;
+    if (gone.length === 0 || !(this.o.notifier.wants("twap.finished") || this.o.notifier.wants("twap.cancelled")))
       return;
     this.background("ended TWAPs", async () => {
       const history = await this.o.info.twapHistory({ user: this.o.account });
-      for (const t of gone) {
-        // The venue's last record of the TWAP says how it ended and what it filled.
+      for (const id of gone) {
         let last: (typeof history)[number] | undefined;
-        for (const h of history)
-          if (h.twapId === t.twapId && (last === undefined || h.timeMs >= last.timeMs)) last = h;
+        for (const h of history) if (h.twapId === id && (last === undefined || h.timeMs >= last.timeMs)) last = h;
         if (last === undefined || last.status.status === "activated") continue;
         this.o.notifier.notify(
           twapEndedEvent(this.ctx(), {
-            twapId: t.twapId!,
-            coin: t.coin,
-            side: t.side,
-            size: t.size,
+            twapId: id,
+            coin: last.state.coin,
+            side: last.state.side === "B" ? "buy" : "sell",
+            size: new Decimal(last.state.sz),
             executedSize: new Decimal(last.state.executedSz),
             executedNotional: new Decimal(last.state.executedNtl),
             status: last.status.status,

@@ -1,0 +1,200 @@
+// Notifications end to end: `hlbot run` (the built CLI, a child process) against a simulator, with a
+// webhook receiver and a Telegram stand-in answering and a Discord stand-in that never answers. The
+// working channels get the start, the accepted TWAP and the stop; the dead one costs the cycles
+// nothing; every attempt is in the journal. `hlbot notify test` reports each channel's answer.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Wallet } from "ethers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { Journal } from "../../src/engine/journal.js";
+import type { NotifyEvent } from "../../src/engine/notify/types.js";
+import { openStateDb } from "../../src/lib/stateDb.js";
+import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { BIN, ensureBuilt } from "../helpers/dist.js";
+import { startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
+
+const TOKEN = "777:telegram-secret";
+let sim: (Simulator & { url: string }) | undefined;
+let receiver: TestHttpServer;
+let dead: TestHttpServer;
+const work = mkdtempSync(join(tmpdir(), "hlbot-notify-cli-"));
+
+beforeAll(async () => {
+  ensureBuilt(["cli/main.js", "cli/commands/notify.js", "engine/notify/notifier.js"]);
+  sim = await startSimulator({ clock: "real", rateLimit: false });
+  receiver = await startHttpServer((r) =>
+    r.path === "/refused" ? { status: 401, json: {} } : { json: { ok: true } },
+  );
+  dead = await startHttpServer([{ fault: "hang" }]);
+}, 120_000);
+afterAll(async () => {
+  await receiver?.close();
+  await dead?.close();
+  await sim?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function botFile(
+  name: string,
+  notify: Record<string, unknown>,
+): { config: string; state: string; env: Record<string, string>; address: string } {
+  const dir = join(work, name);
+  mkdirSync(join(dir, "strategies"), { recursive: true });
+  const wallet = Wallet.createRandom();
+  writeFileSync(
+    join(dir, "strategies", "rebalance.yaml"),
+    stringify({
+      name: "rebalance",
+      kind: "twap-rebalance",
+      schedule: "* * * * * *",
+      params: {
+        targets: { HYPE: 0.5, USDC: 0.5 },
+        quote: "USDC",
+        band: 0.05,
+        twap: { minutes: 60, randomize: false },
+        minOrderUsd: 10,
+      },
+    }),
+  );
+  const config = join(dir, "bot.yaml");
+  writeFileSync(
+    config,
+    stringify({
+      network: "testnet",
+      baseUrl: sim!.url,
+      mode: "live",
+      wallet: { privateKeyEnv: "HLBOT_TEST_KEY" },
+      strategies: "./strategies",
+      state: "./state",
+      limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 100000 },
+      log: { level: "info", format: "json" },
+      notify,
+    }),
+  );
+  return {
+    config,
+    state: join(dir, "state"),
+    address: wallet.address.toLowerCase(),
+    env: {
+      PATH: process.env.PATH ?? "",
+      HLBOT_TEST_KEY: wallet.privateKey,
+      TG_TOKEN: TOKEN,
+      DISCORD_URL: `${dead.url}/api/webhooks/1/discord-secret`,
+    },
+  };
+}
+
+async function until(what: string, cond: () => boolean, ms = 15_000): Promise<void> {
+  const end = performance.now() + ms;
+  while (!cond()) {
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const events = (path: string) =>
+  receiver.requests.filter((r) => r.path === path).map((r) => r.json as NotifyEvent);
+const texts = () =>
+  receiver.requests.filter((r) => r.path.startsWith("/bot")).map((r) => (r.json as { text: string }).text);
+
+describe("notifications from hlbot run", () => {
+  it("tells start, accepted TWAP and stop to the live channels; a dead one does not slow the cycles", async () => {
+    const bot = botFile("run", {
+      timeoutMs: 2000,
+      retries: 0,
+      minIntervalMs: 0,
+      webhook: { url: `${receiver.url}/hook` },
+      telegram: { botTokenEnv: "TG_TOKEN", chatId: 42, apiUrl: receiver.url },
+      discord: { webhookUrlEnv: "DISCORD_URL" },
+    });
+    sim!.fund(bot.address, "HYPE", "1000");
+    sim!.fund(bot.address, "USDC", "5000");
+    const proc: ChildProcess = spawn(process.execPath, [BIN, "run", "--config", bot.config], {
+      env: bot.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    proc.stderr!.on("data", (d: Buffer) => {
+      stderr += d;
+    });
+    const exited = new Promise<number | null>((resolve) => proc.on("close", (code) => resolve(code)));
+    try {
+      await until("the accepted TWAP on the webhook", () =>
+        events("/hook").some((e) => e.type === "submission.accepted"),
+      );
+      expect(events("/hook")[0]).toMatchObject({
+        type: "daemon.start",
+        account: bot.address,
+        network: "testnet",
+      });
+      const accepted = events("/hook").find((e) => e.type === "submission.accepted")!;
+      expect(accepted.title).toMatch(/^rebalance: twapOrder \(TWAP \d+\) accepted$/);
+      expect(accepted.data).toMatchObject({
+        strategy: "rebalance",
+        action: "twapOrder",
+        outcome: "accepted",
+      });
+      await until("the same on Telegram", () => texts().some((t) => /twapOrder .* accepted/.test(t)));
+      expect(texts()[0]).toMatch(/^hlbot: daemon started \(live\)/);
+      // Discord never answers (2-s timeout); the cycles that ran meanwhile took their usual time.
+      expect(dead.requests.length).toBeGreaterThan(0);
+      const cycles = stderr
+        .split("\n")
+        .filter((l) => l.includes('"cycle ok'))
+        .map((l) => JSON.parse(l) as { ms: number });
+      expect(cycles.length).toBeGreaterThan(0);
+      for (const c of cycles) expect(c.ms).toBeLessThan(1500);
+    } finally {
+      proc.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+    expect(events("/hook").at(-1)).toMatchObject({ type: "daemon.stop", title: "daemon stopped (exit 0)" });
+    expect(stderr).not.toContain("telegram-secret");
+    expect(stderr).not.toContain("discord-secret");
+    const db = await openStateDb({ dir: bot.state });
+    try {
+      const rows = new Journal(db).recentNotifications(100);
+      expect(
+        rows.some(
+          (r) => r.channel === "webhook" && r.event === "submission.accepted" && r.outcome === "sent",
+        ),
+      ).toBe(true);
+      expect(
+        rows.some((r) => r.channel === "discord" && r.outcome === "gave-up" && r.detail === "timed out"),
+      ).toBe(true);
+      expect(JSON.stringify(rows)).not.toMatch(/secret/);
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+
+  it("hlbot notify test says what each channel answered and exits 1 when one failed", async () => {
+    const bot = botFile("test", {
+      webhook: { url: `${receiver.url}/hook-test` },
+      telegram: { botTokenEnv: "TG_TOKEN", chatId: 42, apiUrl: receiver.url },
+      discord: { webhookUrlEnv: "DISCORD_URL" },
+    });
+    const env = { ...bot.env, DISCORD_URL: `${receiver.url}/refused` };
+    // Not spawnSync: the stand-in servers live in this process and must keep answering.
+    const proc = spawn(process.execPath, [BIN, "notify", "test", "--config", bot.config], { env });
+    let stdout = "";
+    let stderr = "";
+    proc.stdout.on("data", (d: Buffer) => {
+      stdout += d;
+    });
+    proc.stderr.on("data", (d: Buffer) => {
+      stderr += d;
+    });
+    const status = await new Promise<number | null>((resolve) => proc.on("close", resolve));
+    const r = { stdout, stderr, status };
+    expect(r.stdout).toContain("ok webhook: delivered (HTTP 200)");
+    expect(r.stdout).toContain("ok telegram: delivered (HTTP 200)");
+    expect(r.stdout).toContain("FAILED discord: HTTP 401");
+    expect(r.status).toBe(1);
+    expect(events("/hook-test")).toEqual([expect.objectContaining({ type: "test" })]);
+    expect(r.stdout + r.stderr).not.toContain("telegram-secret");
+  });
+});

@@ -1,0 +1,107 @@
+// What the daemon tells, built from real cycles against the simulator and sent to a webhook stand-in
+// on 127.0.0.1: a TWAP that ran to its end (what it sold, at what average price), the kill switch
+// engaged and released, one message for the first failure and one for the recovery, and the daily
+// summary (value, rewards, fees).
+import { rmSync, writeFileSync } from "node:fs";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { runCycle } from "../../src/engine/cycle.js";
+import { DaemonNotices } from "../../src/engine/notify/daemonNotices.js";
+import { channelsFromConfig, Notifier } from "../../src/engine/notify/notifier.js";
+import type { NotifyEvent } from "../../src/engine/notify/types.js";
+import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+import { startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
+
+let bot: TestBot | undefined;
+let hook: TestHttpServer | undefined;
+afterEach(async () => {
+  await bot?.close();
+  await hook?.close();
+  bot = hook = undefined;
+});
+
+describe("daemon notices", () => {
+  it("tell an ended TWAP with its fills, the kill switch, a failure and the recovery, and the daily summary", async () => {
+    hook = await startHttpServer([{ json: {} }]);
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    const runtime = bot.runtime;
+    const notifier = new Notifier({
+      channels: channelsFromConfig(
+        { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
+        {},
+      ),
+      logger: pino({ level: "silent" }),
+      minIntervalMs: 0,
+    });
+    const killSwitchFile = runtime.config.limits.killSwitchFile;
+    const notices = new DaemonNotices({
+      notifier,
+      info: runtime.info,
+      account: runtime.account,
+      network: "testnet",
+      killSwitchFile,
+      clock: () => bot!.sim.now(),
+      logger: pino({ level: "silent" }),
+    });
+    const cycle = async () =>
+      runCycle(runtime.cycleDeps(await runtime.facts()), {
+        trigger: "once",
+        strategies: runtime.strategies(),
+      });
+    const received = async (n: number): Promise<NotifyEvent[]> => {
+      await notices.settled();
+      await notifier.flush(5000);
+      await hook!.waitForRequests(n, 5000);
+      return hook!.requests.map((r) => r.json as NotifyEvent);
+    };
+
+    notices.start("live", ["rebalance"]);
+    const first = await cycle();
+    notices.afterCycle(first, ["rebalance"], 0);
+    let got = await received(2);
+    expect(got.map((e) => e.type)).toEqual(["daemon.start", "submission.accepted"]);
+
+    // The one-hour TWAP runs to its end; the next cycle no longer sees it running.
+    bot.sim.advance(61 * 60_000);
+    const second = await cycle();
+    expect(second.snapshot.twaps).toHaveLength(0);
+    notices.afterCycle(second, ["rebalance"], 0);
+    got = await received(3);
+    const ended = got.find((e) => e.type === "twap.finished")!;
+    expect(ended.title).toMatch(/^TWAP \d+ finished: sold \d+(\.\d+)? of \d+(\.\d+)? on @107$/);
+    expect(Number(ended.data.executedSize)).toBeGreaterThan(0);
+    expect(Number(ended.data.averagePrice)).toBeGreaterThan(38);
+    expect(Number(ended.data.averagePrice)).toBeLessThan(42);
+    expect(ended.text).toMatch(/^average price \d+(\.\d+)?; notional \d+\.\d\d$/);
+
+    // The kill switch appears, then goes.
+    writeFileSync(killSwitchFile, "test\n");
+    notices.checkKillSwitch();
+    rmSync(killSwitchFile);
+    notices.checkKillSwitch();
+    got = await received(5);
+    expect(got.slice(-2).map((e) => e.type)).toEqual(["killswitch.engaged", "killswitch.released"]);
+
+    // Three failures in a row: the first is told, then the third (every 3rd); the recovery once.
+    for (let i = 1; i <= 3; i++) notices.cycleFailed(["rebalance"], "venue unreachable", i, 3);
+    const third = await cycle();
+    notices.afterCycle(third, ["rebalance"], 3);
+    got = await received(8);
+    expect(got.slice(-3).map((e) => [e.type, e.title])).toEqual([
+      ["cycle.failed", "cycle of rebalance failed"],
+      ["cycle.failed", "cycle of rebalance failed (3 in a row)"],
+      ["cycle.recovered", "cycles work again (rebalance) after 3 failed"],
+    ]);
+
+    notices.dailySummary();
+    got = await received(9);
+    const summary = got.at(-1)!;
+    expect(summary.type).toBe("daily.summary");
+    expect(Number(summary.data.valueUsd)).toBeGreaterThan(40_000);
+    expect(summary.data.rewardsHype).toBe("0");
+    expect(Object.keys(summary.data.fees as object)).toEqual(["USDC"]);
+    expect(summary.text).toMatch(/^value: \d+\.\d\d USD\nstaking rewards: 0 HYPE\ntrading fees: \d/);
+    notifier.close();
+  }, 60_000);
+});
