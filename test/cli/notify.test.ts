@@ -171,6 +171,42 @@ describe("notifications from hlbot run", () => {
     }
   }, 60_000);
 
+  it("hlbot once (cron) tells the submissions of its pass before it exits", async () => {
+    const bot = botFile("once", { minIntervalMs: 0, webhook: { url: `${receiver.url}/hook-once` } });
+    writeFileSync(
+      join(bot.config, "..", "strategies", "rebalance.yaml"),
+      stringify({
+        name: "rebalance",
+        kind: "twap-rebalance",
+        schedule: "*/2 * * * * *",
+        params: {
+          targets: { HYPE: 0.5, USDC: 0.5 },
+          quote: "USDC",
+          band: 0.05,
+          twap: { minutes: 60, randomize: false },
+          minOrderUsd: 10,
+        },
+      }),
+    );
+    sim!.fund(bot.address, "HYPE", "1000");
+    sim!.fund(bot.address, "USDC", "5000");
+    const once = async () => {
+      const proc = spawn(process.execPath, [BIN, "once", "--config", bot.config], { env: bot.env });
+      let err = "";
+      proc.stderr.on("data", (d: Buffer) => {
+        err += d;
+      });
+      const code = await new Promise<number | null>((resolve) => proc.on("close", resolve));
+      return { code, err };
+    };
+    // The first call only sees the strategy (its slots start then); the next slot is at most 2 s away.
+    expect((await once()).code).toBe(0);
+    await new Promise((r) => setTimeout(r, 2100));
+    const second = await once();
+    expect(second.code, second.err).toBe(0);
+    expect(events("/hook-once").map((e) => e.type)).toEqual(["submission.accepted"]);
+  }, 60_000);
+
   it("hlbot notify test says what each channel answered and exits 1 when one failed", async () => {
     const bot = botFile("test", {
       webhook: { url: `${receiver.url}/hook-test` },

@@ -67,6 +67,7 @@ export function register(program: Command, ctx: CliContext): void {
             ...(config.schedule ? { catchUpMs: config.schedule.catchUpMs } : {}),
           });
           const { plan, runs } = pass;
+          await notifyOnce(ctx, config, runtime, logger, pass);
           // A dry run prints unsigned requests, never a live order (#17.6; `plan --sign` prints signed ones).
           if (!live) {
             const { unsignReportActions } = await import("../unsigned.js");
@@ -162,4 +163,37 @@ export function register(program: Command, ctx: CliContext): void {
         await logger.flush();
       }
     });
+}
+
+/**
+ * Under cron there is no daemon to remember anything: `once` tells each answered (or lost) submission
+ * and each failed cycle of its pass, then gives the queue up to 3 s before the process exits.
+ */
+async function notifyOnce(
+  ctx: CliContext,
+  config: import("../../engine/config/loader.js").LoadedConfig,
+  runtime: import("../../engine/runtime.js").Runtime,
+  logger: import("pino").Logger,
+  pass: Awaited<ReturnType<typeof import("../../engine/scheduler.js").oncePass>>,
+): Promise<void> {
+  if (!config.notify) return;
+  const { createNotifier } = await import("../../engine/notify/notifier.js");
+  const { submissionEvents, cycleFailedEvent } = await import("../../engine/notify/events.js");
+  const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
+  if (!notifier) return;
+  const at = { account: runtime.account, network: config.network, now: runtime.clock() };
+  for (const report of [pass.watch.report, ...pass.runs.map((r) => r.report)])
+    if (report) for (const e of submissionEvents(at, report)) notifier.notify(e);
+  for (const r of pass.runs)
+    if (r.error !== undefined)
+      notifier.notify(
+        cycleFailedEvent(
+          at,
+          r.group.strategies.map((s) => s.name),
+          r.error,
+          1,
+        ),
+      );
+  await notifier.flush(3_000);
+  notifier.close();
 }
