@@ -122,16 +122,21 @@ export class DaemonNotices {
     const running = new Set<number>();
     for (const t of report.snapshot.twaps) if (t.twapId !== undefined) running.add(t.twapId);
     // Accepted in this cycle, after its snapshot was read: not running in it yet, but ours to watch.
-    for (const a of report.actions) if (a.outcome === "accepted" && a.twapId !== undefined) running.add(a.twapId);
+    for (const a of report.actions)
+      if (a.outcome === "accepted" && a.twapId !== undefined) running.add(a.twapId);
     const gone = [...this.twaps].filter((id) => !running.has(id));
     this.twaps = running;
-    if (gone.length === 0 || !(this.o.notifier.wants("twap.finished") || this.o.notifier.wants("twap.cancelled")))
+    if (
+      gone.length === 0 ||
+      !(this.o.notifier.wants("twap.finished") || this.o.notifier.wants("twap.cancelled"))
+    )
       return;
     this.background("ended TWAPs", async () => {
       const history = await this.o.info.twapHistory({ user: this.o.account });
       for (const id of gone) {
         let last: (typeof history)[number] | undefined;
-        for (const h of history) if (h.twapId === id && (last === undefined || h.timeMs >= last.timeMs)) last = h;
+        for (const h of history)
+          if (h.twapId === id && (last === undefined || h.timeMs >= last.timeMs)) last = h;
         if (last === undefined || last.status.status === "activated") continue;
         this.o.notifier.notify(
           twapEndedEvent(this.ctx(), {
