@@ -135,9 +135,10 @@ describe("nonces across processes", () => {
       const pause = new Int32Array(new SharedArrayBuffer(4));
       for (let i = 0; i < ${count}; i++) {
         out.push(store.next(${JSON.stringify(SIGNER)}));
-        // A short random pause now and then, so the other process gets the write lock in between
-        // (SQLite's busy handler sleeps, so without pauses one process tends to run to the end).
-        if (i % 10 === 0) Atomics.wait(pause, 0, 0, Math.random() * 3);
+        // A short random pause after every nonce, so the other process gets the write lock in between
+        // (SQLite's busy handler sleeps, so without pauses one process tends to run to the end, and on
+        // a loaded machine one child could finish before the other is even scheduled).
+        Atomics.wait(pause, 0, 0, Math.random() * 2);
       }
       db.close();
       process.stdout.write(JSON.stringify(out));
