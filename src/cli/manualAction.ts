@@ -34,6 +34,7 @@ import { describeError, ValidationError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
 import { silentLogger } from "../lib/log.js";
 import { openStateDb, resolveStateDir, type StateDatabase, stateDbPath } from "../lib/stateDb.js";
+import { SPOT_ASSET_OFFSET } from "../venue/constants.js";
 import { type ExchangeCall, ExchangeClient, type ExchangeOutcome } from "../venue/exchange/client.js";
 import { InfoClient } from "../venue/info/client.js";
 import { type NetworkName, resolveEndpoints } from "../venue/networks.js";
@@ -313,13 +314,13 @@ async function intentFor(
     case "twapOrder": {
       const p = call.params;
       const size = truncateDecimals(parseDecimal(p.size, "--size"), p.szDecimals);
-      let coin = `@${p.asset - 10_000}`;
+      let coin = `@${p.asset - SPOT_ASSET_OFFSET}`;
       let label = coin;
       let midPx = ZERO;
       if (o.valued) {
         // Valued at the venue's mid for the limits and the daily usage; no price, no order (fail closed).
         const [meta, mids] = await Promise.all([o.info().spotMeta(), o.info().allMids()]);
-        const pair = meta.universe.find((u) => u.index === p.asset - 10_000);
+        const pair = meta.universe.find((u) => u.index === p.asset - SPOT_ASSET_OFFSET);
         const names = new Map(meta.tokens.map((t) => [t.index, t.name]));
         if (pair) {
           coin = pair.name;

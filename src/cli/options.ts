@@ -6,6 +6,7 @@
 // 2) before anything is signed or sent. Kept free of heavy imports: it is loaded for `--help`.
 import type { Command } from "commander";
 import { ValidationError } from "../lib/errors.js";
+import { ADDRESS_PATTERN } from "../venue/constants.js";
 import { type Endpoints, type NetworkName, parseNetworkName, resolveEndpoints } from "../venue/networks.js";
 
 /** Environment variable read for the signing key when no keystore is given. */
@@ -104,7 +105,7 @@ export function readSignerOptions(raw: RawCommonOptions): SignerSelection {
   if (raw.keystore !== undefined && raw.keyEnv !== undefined) {
     issues.push({ path: "--key-env", message: "cannot be combined with --keystore" });
   }
-  if (raw.account !== undefined && !/^0x[0-9a-fA-F]{40}$/.test(raw.account)) {
+  if (raw.account !== undefined && !ADDRESS_PATTERN.test(raw.account)) {
     issues.push({
       path: "--account",
       message: `expected 0x followed by 40 hex digits, got ${JSON.stringify(raw.account)}`,
@@ -143,7 +144,7 @@ export function parseAmountText(text: string | undefined, flag: string): string 
 
 /** An address flag, lower-cased. */
 export function parseAddress(text: string | undefined, flag: string): string {
-  if (text === undefined || !/^0x[0-9a-fA-F]{40}$/.test(text)) {
+  if (text === undefined || !ADDRESS_PATTERN.test(text)) {
     throw new ValidationError([
       { path: flag, message: `expected 0x followed by 40 hex digits, got ${JSON.stringify(text)}` },
     ]);

@@ -11,6 +11,7 @@
 // and it is then valued at the most conservative (highest) of those prices, so the limits see the
 // largest USD value the order may have. Pure: the caller reads the memory and writes back `observed`.
 import { Decimal } from "../lib/decimal.js";
+import { SPOT_ASSET_OFFSET } from "../venue/constants.js";
 import { blockedBy, type Intent, type Skip, type TwapOrderIntent } from "./intents.js";
 import type { Snapshot, SpotPair } from "./snapshot.js";
 import { fmt, pct } from "./strategies/common.js";
@@ -87,9 +88,9 @@ function metadataProblem(
   memory: PairMemory | undefined,
 ): { why: string; alarm: boolean } | undefined {
   const label = labelOf(pair);
-  if (pair.assetId !== 10_000 + pair.index) {
+  if (pair.assetId !== SPOT_ASSET_OFFSET + pair.index) {
     return {
-      why: `pair ${pair.name} has asset id ${pair.assetId}, not 10000 + its index ${pair.index}`,
+      why: `pair ${pair.name} has asset id ${pair.assetId}, not ${SPOT_ASSET_OFFSET} + its index ${pair.index}`,
       alarm: false,
     };
   }

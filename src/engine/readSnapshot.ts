@@ -3,6 +3,7 @@
 // validated by its schema before it gets here. Any failed or invalid read fails the whole snapshot:
 // nothing is ever decided on partial data.
 import { Decimal, ZERO } from "../lib/decimal.js";
+import { SPOT_ASSET_OFFSET } from "../venue/constants.js";
 import type { InfoClient } from "../venue/info/client.js";
 import {
   type DelegatorHistoryResponse,
@@ -242,7 +243,7 @@ export function spotUniverse(
     pairs.set(p.name, {
       name: p.name,
       index: p.index,
-      assetId: 10_000 + p.index,
+      assetId: SPOT_ASSET_OFFSET + p.index,
       base,
       quote,
       mid: mid === undefined ? undefined : new Decimal(mid),

@@ -14,6 +14,7 @@
 import { Decimal } from "../lib/decimal.js";
 import { StateCorruptError } from "../lib/errors.js";
 import { parseJson } from "../lib/json.js";
+import { SPOT_ASSET_OFFSET } from "../venue/constants.js";
 import type { InfoClient } from "../venue/info/client.js";
 import type { DelegatorHistoryResponse, TwapHistoryResponse } from "../venue/info/methods/index.js";
 import type { Journal, SubmissionRow } from "./journal.js";
@@ -79,7 +80,10 @@ export async function reconcile(
     const tokenName = new Map(meta.tokens.map((t) => [t.index, t.name]));
     for (const p of meta.universe) {
       const base = tokenName.get(p.tokens[0]);
-      names.set(10_000 + p.index, { name: p.name, base: base === undefined ? undefined : { name: base } });
+      names.set(SPOT_ASSET_OFFSET + p.index, {
+        name: p.name,
+        base: base === undefined ? undefined : { name: base },
+      });
     }
     evidence.pairNames = names;
   }

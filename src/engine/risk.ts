@@ -37,7 +37,7 @@ export interface RiskUsage {
 
 export interface RiskOptions {
   killSwitchActive: boolean;
-  /** For re-fitting a reduced TWAP to the venue's minimum slice value (default: the reference values). */
+  /** For re-fitting a reduced TWAP to the venue's minimum slice value (default: DEFAULT_VENUE_RULES). */
   rules?: VenueRules;
 }
 

@@ -2,6 +2,7 @@
 // terms (Decimals, ms timestamps, resolved asset ids) rather than wire shapes. Strategies receive only
 // this; they never touch the network. The builder that fills it from the info client lives beside it.
 import { Decimal } from "../lib/decimal.js";
+import { TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../venue/constants.js";
 import type { NetworkName } from "../venue/networks.js";
 
 export interface SpotToken {
@@ -116,7 +117,7 @@ export interface MultiSigInfo {
 }
 
 /**
- * Venue rules strategies plan against. Several are unconfirmed facts about the venue (reference §6.5),
+ * Venue rules strategies plan against. Several are unconfirmed facts about the venue,
  * so they come from the bot configuration (`venue:`) rather than being constants; a TWAP the venue
  * refuses as too small teaches a stricter minimum (src/venue/exchange/twapMinimum.ts).
  */
@@ -142,8 +143,8 @@ export interface VenueRules {
 }
 
 export const DEFAULT_VENUE_RULES: Readonly<VenueRules> = Object.freeze({
-  twapMinMinutes: 5,
-  twapMaxMinutes: 10_080,
+  twapMinMinutes: TWAP_MIN_MINUTES,
+  twapMaxMinutes: TWAP_MAX_MINUTES_DEFAULT,
   twapSliceSeconds: 30,
   twapMinOrderValue: new Decimal(100),
   twapMinSliceValue: new Decimal(0),

@@ -3,6 +3,7 @@
 // layer over `handleInfo` / `handleExchange`; `hlbot simulate` can call them in-process for speed.
 import { Decimal, parseDecimal, toWireDecimal, ZERO } from "../lib/decimal.js";
 import { ConfigError, ValidationError } from "../lib/errors.js";
+import { ADDRESS_PATTERN, HYPE_WEI_DECIMALS } from "../venue/constants.js";
 import type { NetworkName } from "../venue/networks.js";
 import { Accounts } from "./accounts.js";
 import { type Clock, DEFAULT_VIRTUAL_START, RealClock, VirtualClock } from "./clock.js";
@@ -69,7 +70,7 @@ export interface BalanceView {
   entryNtl: Decimal;
 }
 
-/** HYPE staked above which the taker fee is discounted (reference §6.6). */
+/** HYPE staked above which the taker fee is discounted. */
 const STAKING_DISCOUNTS: ReadonlyArray<[number, string]> = [
   [500_000, "0.4"],
   [100_000, "0.3"],
@@ -347,9 +348,9 @@ export class VenueCore {
     };
   }
 
-  /** HYPE counted for the fee tier: own delegations, or the linked staking user's (reference §6.7). */
+  /** HYPE counted for the fee tier: own delegations, or the linked staking user's. */
   stakedForFees(user: string): Decimal {
-    const decimals = this.hype?.weiDecimals ?? 8;
+    const decimals = this.hype?.weiDecimals ?? HYPE_WEI_DECIMALS;
     const link = this.accounts.link(user);
     // A staking user that linked to a trading user loses its own discount.
     if (this.accounts.linkByStaking(user)) return ZERO;
@@ -414,7 +415,7 @@ function applySettings(base: ScenarioSettings, options: VenueOptions): ScenarioS
 }
 
 export function normalizeAddress(address: string, field = "address"): string {
-  if (typeof address !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(address))
+  if (typeof address !== "string" || !ADDRESS_PATTERN.test(address))
     throw new ValidationError([
       { path: field, message: `expected a 0x address, got ${JSON.stringify(address)}` },
     ]);

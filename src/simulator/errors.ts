@@ -1,5 +1,5 @@
 // Every error string the simulated venue answers with, in one table. Strings marked "venue" are the
-// real venue's exact wording (reference §4.6); the ones marked "invented" have no known real wording
+// real venue's exact wording; the ones marked "invented" have no known real wording
 // and are kept here so they can be replaced in one place when the real text is learned. A scenario (or
 // `startSimulator({ messages })`) may override any entry.
 

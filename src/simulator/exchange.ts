@@ -15,6 +15,7 @@ import { z } from "zod";
 import { Decimal, toWireDecimal } from "../lib/decimal.js";
 import { ValidationError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
+import { ADDRESS_PATTERN } from "../venue/constants.js";
 import { NETWORKS } from "../venue/networks.js";
 import { recoverL1Signer } from "../venue/signing/l1.js";
 import { recoverUserSignedSigner, signingKindOf, type UserSignedKind } from "../venue/signing/userSigned.js";
@@ -24,7 +25,7 @@ export type ExchangeAnswer = { kind: "json"; body: unknown; weight: number } | {
 
 // ---- wire schemas (the venue's deserializer) ---------------------------------------------------------
 
-const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const HEX_ADDRESS = ADDRESS_PATTERN;
 const address = z.string().regex(HEX_ADDRESS);
 const uint = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 /** uint64: a JSON integer, possibly beyond 2^53 (parsed as bigint). */
@@ -411,7 +412,7 @@ function approveAgent(
     validUntil,
     approvedAt: now,
   });
-  // A pruned agent's nonce set goes with it (reference §6.3).
+  // A pruned agent's nonce set goes with it.
   for (const r of replaced) if (r !== agentAddress) core.nonces.drop(r);
   core.ledger.record(now, "agentApproved", { agent: agentAddress, name, validUntil }, { user: master, hash });
   return { ok: true };

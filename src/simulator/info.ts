@@ -1,5 +1,5 @@
 // Answers to POST /info (and /explorer) of the simulated venue, one function per query type, shaped as
-// the venue answers (reference §3). Requests are validated with the client's own strict request schemas
+// the venue answers. Requests are validated with the client's own strict request schemas
 // (src/venue/info), so a body the client would refuse to send is exactly a body this venue answers 422.
 import type { z } from "zod";
 import { Decimal, ZERO } from "../lib/decimal.js";
@@ -25,7 +25,7 @@ function hypeOf(core: VenueCore, wei: bigint): string {
   return fmt(new Decimal(wei.toString()).div(new Decimal(10).pow(core.hype?.weiDecimals ?? 8)));
 }
 
-/** Agents' addresses answer empty data (reference §2). */
+/** Agents' addresses answer empty data. */
 function isAgent(core: VenueCore, user: string): boolean {
   return core.accounts.agent(user, core.now()) !== undefined;
 }

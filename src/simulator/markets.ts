@@ -4,11 +4,12 @@ import { keccak_256 } from "@noble/hashes/sha3";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
 import { Decimal, parseDecimal } from "../lib/decimal.js";
 import { ValidationError } from "../lib/errors.js";
+import { SPOT_ASSET_OFFSET } from "../venue/constants.js";
 import { HOUR } from "./clock.js";
 import { createPricePath, type PricePath, roundSpotPrice } from "./prices.js";
 import { pairName, type Scenario, type ScenarioPair, type ScenarioToken } from "./scenario.js";
 
-export const SPOT_ASSET_OFFSET = 10_000;
+export { SPOT_ASSET_OFFSET };
 
 export interface Token extends ScenarioToken {
   tokenId: string;

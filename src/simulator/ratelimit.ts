@@ -1,4 +1,4 @@
-// The per-IP weight budget of the REST API (reference §6.4): 1200 weight per minute by default, as a
+// The per-IP weight budget of the REST API: 1200 weight per minute by default, as a
 // token bucket that refills continuously with the simulator's clock (virtual time included). A request
 // is refused with 429 when the bucket holds less than its base weight; per-item surcharges, known only
 // once the answer is built, are charged afterwards and may take the bucket below zero.

@@ -1,6 +1,6 @@
 // The scenario a simulated venue starts from: tokens, spot pairs, price paths, validators, accounts with
 // their balances, delegations, agents and query variants, and every tunable rule of the venue (the
-// "unconfirmed" values of the reference are settings here). Written in YAML, validated with zod;
+// venue facts hlbot could not confirm are settings here). Written in YAML, validated with zod;
 // every error names the key path and line. Cross-references (a pair's tokens, a delegation's validator)
 // are checked too.
 import { readFileSync } from "node:fs";
@@ -9,13 +9,14 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type ScalarTag, typ
 import { z } from "zod";
 import { type Decimal, isDecimalString, parseDecimal } from "../lib/decimal.js";
 import { ConfigError, type ValidationError } from "../lib/errors.js";
+import { ADDRESS_PATTERN, TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../venue/constants.js";
 import { DAY, MINUTE, parseDuration, SECOND } from "./clock.js";
 import { MESSAGE_KEYS, type MessageOverrides } from "./errors.js";
 
 // ---------------------------------------------------------------------------------------------------
 // Field schemas
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const ADDRESS = ADDRESS_PATTERN;
 
 const address = z
   .string({ error: 'expected a quoted 0x address ("0x" + 40 hex digits)' })
@@ -304,7 +305,7 @@ const feesSchema = z.strictObject({
   spotCross: nonNegativeDecimal.default(parseDecimal("0.0007")),
   spotAdd: decimal.default(parseDecimal("0.0004")),
   referralDiscount: fraction.default(parseDecimal("0.04")),
-  /** Apply the HYPE staking fee discount (reference §6.6 tiers) to the taker rate. */
+  /** Apply the HYPE staking fee discount tiers to the taker rate. */
   stakingDiscount: z.boolean().default(true),
 });
 
@@ -320,8 +321,8 @@ export const settingsSchema = z.strictObject({
   /** How far a nonce may lie before / after the clock. */
   nonceWindowPast: duration.default(DAY),
   nonceWindowFuture: duration.default(DAY),
-  twapMinMinutes: z.number().int().min(1).default(5),
-  twapMaxMinutes: z.number().int().min(1).default(10_080),
+  twapMinMinutes: z.number().int().min(TWAP_MIN_MINUTES).default(TWAP_MIN_MINUTES),
+  twapMaxMinutes: z.number().int().min(TWAP_MIN_MINUTES).default(TWAP_MAX_MINUTES_DEFAULT),
   /** Minimum value of each 30-s suborder, in quote units (an older rule). 0 (default) disables the check. */
   twapMinSliceValue: nonNegativeDecimal.default(parseDecimal("0")),
   /** Minimum value of a whole TWAP in quote units (the venue's order-types page: 100). 0 disables it. */

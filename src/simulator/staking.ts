@@ -1,4 +1,4 @@
-// HYPE staking (reference §6.6): the staking balance (`undelegated`), delegations with a lock per
+// HYPE staking: the staking balance (`undelegated`), delegations with a lock per
 // validator, the withdrawal queue, validators, and daily rewards. Amounts are integer wei (HYPE × 1e8)
 // so that nothing is lost to rounding.
 //

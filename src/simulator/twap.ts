@@ -1,4 +1,4 @@
-// The TWAP engine (reference §6.5). A TWAP of size s over m minutes runs N = m·60 s / 30 s suborders,
+// The TWAP engine. A TWAP of size s over m minutes runs N = m·60 s / 30 s suborders,
 // one every 30 s (the first 30 s after placement, the last at the end time). Each suborder aims at the
 // on-schedule target s·elapsed/duration, capped at 3× the normal size s/N, so a TWAP that fell behind
 // (halted pair, short balance) catches up, and one that falls too far behind finishes partly unfilled.
@@ -10,7 +10,7 @@
 // book is linear: `depth` quote rests within `depthRange` of the mid, beyond half the spread. A slice of
 // notional N walks the book from where the last fills left it: offset o0 = spread/2 + range·taken/depth,
 // o1 = o0 + range·N/depth, average fill mid·(1 ± (o0 + o1)/2). The walk stops at the 3 % per-slice
-// slippage limit (reference §6.5): what cannot fill within it stays unfilled, and the schedule catches up
+// slippage limit: what cannot fill within it stays unfilled, and the schedule catches up
 // later (3× cap above). `taken` (quote consumed on that side) decays with the book's recovery half-life.
 // The mid itself (the price path) is not moved: impact is temporary. Everything is deterministic.
 // The liquidity classes are ASSUMPTIONS, not measured venue figures: no public source for HYPE spot depth

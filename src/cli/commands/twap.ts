@@ -4,6 +4,7 @@
 // skips that lookup, and with --sz-decimals as well the command needs no network at all in dry run.
 import { Argument, type Command } from "commander";
 import { ValidationError } from "../../lib/errors.js";
+import { SPOT_ASSET_OFFSET } from "../../venue/constants.js";
 import type { SpotMetaResponse } from "../../venue/info/methods/spotMeta.js";
 import type { CliContext } from "../context.js";
 import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
@@ -18,8 +19,9 @@ import {
   parseInteger,
 } from "../options.js";
 
-/** Spot asset ids are 10000 + the pair's index (reference §6.8). */
-export const SPOT_ASSET_OFFSET = 10_000;
+/** Spot asset ids are 10000 + the pair's index. */
+export { SPOT_ASSET_OFFSET };
+
 /** USDC is spot token 0 on both networks; looked up by name first in case that ever changes. */
 const QUOTE_TOKEN = "USDC";
 

@@ -3,6 +3,7 @@
 // stdout; SIGINT or SIGTERM stop it cleanly (exit 0). Bad flags exit 2 before anything starts.
 import type { Command } from "commander";
 import { ValidationError, type ValidationIssue } from "../../lib/errors.js";
+import { ADDRESS_PATTERN } from "../../venue/constants.js";
 import type { CliContext } from "../context.js";
 
 interface VenueOptions {
@@ -19,7 +20,7 @@ export interface FundSpec {
   amount: string;
 }
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const ADDRESS = ADDRESS_PATTERN;
 const AMOUNT = /^\d+(\.\d+)?$/;
 
 /** Parses one `--fund ADDR:COIN=AMOUNT[,COIN=AMOUNT…]` value. */

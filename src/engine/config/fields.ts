@@ -3,6 +3,7 @@
 // params schema speak the same language, and so the generated JSON Schema describes them the same way.
 import * as z from "zod";
 import { type Decimal, parseDecimal } from "../../lib/decimal.js";
+import { ADDRESS_PATTERN, HYPE_WEI_DECIMALS } from "../../venue/constants.js";
 
 const DECIMAL_TEXT = /^\s*-?\d+(?:\.\d+)?\s*$/;
 const DECIMAL_EXPECTED = 'expected a decimal number, written as 12.5 or "12.5"';
@@ -47,7 +48,7 @@ export function decimal(bounds: DecimalBounds = {}) {
 export const positiveDecimal = () => decimal({ gt: 0 });
 
 /** HYPE moves on the venue in whole wei: 10^-8 HYPE. */
-export const HYPE_DECIMALS = 8;
+export const HYPE_DECIMALS = HYPE_WEI_DECIMALS;
 
 /**
  * A HYPE amount: an exact decimal the venue can represent (at most 8 decimals). A finer value would
@@ -67,7 +68,7 @@ export function hypeAmount(bounds: DecimalBounds = {}) {
 /** A fraction between 0 and 1 inclusive (weights, commissions, uptime). */
 export const fraction = () => decimal({ min: 0, max: 1 });
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const ADDRESS = ADDRESS_PATTERN;
 
 /** A 20-byte hex address, normalised to lower case (the venue wants lower case). */
 export const address = () =>

@@ -4,6 +4,7 @@
 // `hlbot config schema` turns these same schemas into JSON Schema for editors.
 import * as z from "zod";
 import { ValidationError } from "../../lib/errors.js";
+import { TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../../venue/constants.js";
 import { NOTIFY_EVENTS, type NotifyEventType } from "../notify/types.js";
 import { validateCron } from "../schedule.js";
 import { STRATEGIES, type StrategyKind } from "../strategies/registry.js";
@@ -145,9 +146,11 @@ export const venueSchema = z
     maxResponseBytes: integer({ min: 65_536, max: 1_073_741_824 })
       .default(67_108_864)
       .describe("Largest response body read (bytes, default 64 MiB); a larger one is refused unread"),
-    twapMinMinutes: integer({ min: 1, max: 10_080 }).default(5).describe("Shortest TWAP the venue accepts"),
-    twapMaxMinutes: integer({ min: 1, max: 43_200 })
-      .default(10_080)
+    twapMinMinutes: integer({ min: TWAP_MIN_MINUTES, max: 10_080 })
+      .default(TWAP_MIN_MINUTES)
+      .describe("Shortest TWAP to plan (the venue refuses shorter than 5 minutes)"),
+    twapMaxMinutes: integer({ min: TWAP_MIN_MINUTES, max: 43_200 })
+      .default(TWAP_MAX_MINUTES_DEFAULT)
       .describe("Longest TWAP the venue accepts (unconfirmed: 10,080 per the docs, 1,440 per older SDKs)"),
     twapMinOrderValue: decimal({ min: 0 })
       .prefault(100)

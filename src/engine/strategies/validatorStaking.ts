@@ -18,6 +18,7 @@
 // Amounts are truncated to whole wei.
 import * as z from "zod";
 import { Decimal, truncateDecimals, ZERO } from "../../lib/decimal.js";
+import { HYPE_WEI_DECIMALS } from "../../venue/constants.js";
 import { address, decimal, fraction, hypeAmount, integer } from "../config/fields.js";
 import type { CDepositIntent, CWithdrawIntent, Decision, TokenDelegateIntent } from "../intents.js";
 import type { Snapshot, ValidatorInfo, ValidatorPeriod } from "../snapshot.js";
@@ -25,13 +26,13 @@ import { fmt, isoTime, ONE, pct, skip } from "./common.js";
 import { defineStrategy } from "./types.js";
 
 /** Staking amounts travel as `wei` = HYPE × 1e8. */
-export const STAKE_DECIMALS = 8;
+export const STAKE_DECIMALS = HYPE_WEI_DECIMALS;
 const STAKING_TOKEN = "HYPE";
 const DAY_MS = 86_400_000;
 /**
  * The venue locks a validator's stake for 1 day after each delegation (lockedUntilTimestamp = last
  * delegation + 1 day), so the delegation time is lockedUntil − 1 day. Sources: Hyperliquid staking docs
- * ("delegations have a lockup period of 1 day"), docs.yield.xyz/docs/hyperliquid, reference §6.6.
+ * ("delegations have a lockup period of 1 day"), docs.yield.xyz/docs/hyperliquid.
  */
 const DELEGATION_LOCK_MS = DAY_MS;
 /**

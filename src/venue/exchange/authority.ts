@@ -1,6 +1,6 @@
 // What a key may do for the configured account, found out before anything is signed.
 //
-// The venue knows four ways a key can act for an account (userRole, reference §3.19; "Nonces and API
+// The venue knows four ways a key can act for an account (userRole.19; "Nonces and API
 // wallets" in the venue's docs: "A master account can approve API wallets to sign on behalf of the
 // master account or any of the sub-accounts"):
 // - own:        the key is the account's own key. Every action.

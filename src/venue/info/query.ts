@@ -22,7 +22,7 @@ export interface InfoMethodSpec<
   request: Req;
   /** The validated answer. Unknown extra fields are kept. */
   response: Res;
-  /** Base IP weight (reference §6.4). */
+  /** Base IP weight. */
   weight: number;
   /** Extra weight per returned item for history queries (default 1/20; overridable on the transport). */
   perItemWeight?: number;

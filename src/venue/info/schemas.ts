@@ -5,6 +5,7 @@
 // may exceed 2^53 as bigint.
 import { z } from "zod";
 import { isDecimalString } from "../../lib/decimal.js";
+import { ADDRESS_PATTERN } from "../constants.js";
 
 const HEX_PREFIXED = /^0[xX][0-9a-fA-F]+$/;
 
@@ -40,7 +41,7 @@ export const DexName = z.string({ error: "expected a dex name (a string)" }).max
 /** An address as the venue returns it (0x + 40 hex digits, case kept). */
 export const AddressOut = z
   .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, { error: "expected an address (0x + 40 hex digits)" })
+  .regex(ADDRESS_PATTERN, { error: "expected an address (0x + 40 hex digits)" })
   .transform((s) => s as `0x${string}`);
 
 /** A 32-byte hash as the venue returns it. */

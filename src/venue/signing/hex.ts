@@ -3,11 +3,12 @@
 // hashing so it can never silently hash as something else.
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils";
 import { ValidationError } from "../../lib/errors.js";
+import { ADDRESS_PATTERN } from "../constants.js";
 
 export type Hex = `0x${string}`;
 export type Address = `0x${string}`;
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const ADDRESS = ADDRESS_PATTERN;
 export const MAX_UINT64 = (1n << 64n) - 1n;
 
 export function isAddress(value: unknown): value is Address {

@@ -1,4 +1,4 @@
-// The L1 ("phantom agent") signing recipe of reference §5.2, used by twapOrder, twapCancel and the
+// The L1 ("phantom agent") signing recipe (the venue's signing docs; the Python SDK's sign_l1_action), used by twapOrder, twapCancel and the
 // other trading actions. The action is msgpack-hashed with the nonce, the vault flag and the optional
 // expiry into a connectionId, which is then signed as EIP-712 `Agent{source, connectionId}` in the
 // fixed `Exchange` domain. The network only changes `source`.

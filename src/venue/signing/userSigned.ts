@@ -1,5 +1,5 @@
-// The user-signed recipe of reference §5.3 (tokenDelegate, cDeposit, cWithdraw, linkStakingUser,
-// approveAgent, …): EIP-712 of the action's own fields in the `HyperliquidSignTransaction` domain,
+// The user-signed recipe (the Python SDK's sign_user_signed_action), for tokenDelegate, cDeposit,
+// cWithdraw, linkStakingUser, approveAgent, …: EIP-712 of the action's own fields in the `HyperliquidSignTransaction` domain,
 // whose chainId is the action's `signatureChainId`. Only the account's own key may sign these; an
 // agent's signature recovers to the agent and the venue answers "Must deposit before performing actions".
 import { ConfigError, ValidationError } from "../../lib/errors.js";
@@ -29,7 +29,7 @@ function t(primaryType: string, fields: [string, string][]): UserSignedType {
   });
 }
 
-/** EIP-712 types by action `type` (reference §5.3). usdSend and withdraw3 are here for the published vectors. */
+/** EIP-712 types by action `type`. usdSend and withdraw3 are here for the published vectors. */
 export const USER_SIGNED_TYPES = Object.freeze({
   tokenDelegate: t("TokenDelegate", [
     ["string", "hyperliquidChain"],
@@ -78,7 +78,7 @@ export type UserSignedKind = keyof typeof USER_SIGNED_TYPES;
 
 /**
  * Signed values of fields that the wire JSON may omit: an unnamed agent is signed with `agentName: ""`
- * and sent without the key (reference §4.5).
+ * and sent without the key.
  */
 const SIGNED_DEFAULTS: Partial<Record<UserSignedKind, Record<string, unknown>>> = {
   approveAgent: { agentName: "" },
@@ -199,7 +199,7 @@ export function recoverUserSignedSigner(
   return recoverDigestSigner(userSignedActionDigest(action, kind), signature);
 }
 
-/** L1 action types the venue signs with the phantom-agent recipe (reference §5.1). */
+/** L1 action types the venue signs with the phantom-agent recipe. */
 const L1_ACTION_TYPES: ReadonlySet<string> = new Set([
   "order",
   "cancel",

@@ -1,4 +1,4 @@
-// Request weights of the venue's per-IP rate limit (reference §6.4), in one table so the transport's
+// Request weights of the venue's per-IP rate limit, in one table so the transport's
 // budget, the info client and the simulator all count the same way.
 
 /** Info queries that cost 2 instead of the default 20. */

@@ -1,4 +1,4 @@
-// `approveAgent` (user-signed, reference §4.5 and §6.3): registers an API wallet that may sign L1
+// `approveAgent` (user-signed): registers an API wallet that may sign L1
 // actions for the account. An unnamed agent is signed with agentName "" and sent without the key;
 // the signing code fills that default back in, so the wire action and its signature agree.
 import type { NetworkName } from "../../networks.js";

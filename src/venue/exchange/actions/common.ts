@@ -1,16 +1,17 @@
 // Pieces shared by the wire builders of /exchange actions: the response envelopes every action can
-// get (reference §4.2), the header of user-signed actions, and the checks that keep a builder from ever
+// get, the header of user-signed actions, and the checks that keep a builder from ever
 // producing a non-canonical action (a wrong byte is not refused by the venue: it recovers a stranger).
 import { z } from "zod";
 import type { Decimal } from "../../../lib/decimal.js";
 import { parseDecimal, toWei } from "../../../lib/decimal.js";
 import { ValidationError, type ValidationIssue } from "../../../lib/errors.js";
+import { HYPE_WEI_DECIMALS } from "../../constants.js";
 import { NETWORKS, type NetworkName } from "../../networks.js";
 import { describe } from "../../signing/hex.js";
 import { parseSignatureChainId } from "../../signing/userSigned.js";
 
 /** HYPE amounts are sent as integer wei: amount × 10^8. */
-export const HYPE_WEI_DECIMALS = 8;
+export { HYPE_WEI_DECIMALS };
 
 /** `{"status":"err","response":"<message>"}`: refused before execution (signature, nonce, user-signed failure). */
 export const ErrResponse = z.looseObject({ status: z.literal("err"), response: z.string() });

@@ -1,4 +1,4 @@
-// `linkStakingUser` (user-signed, reference §4.5 and §6.7): links a trading account and a staking
+// `linkStakingUser` (user-signed): links a trading account and a staking
 // account, permanently. The trading account sends isFinalize=false naming the staking account; the
 // staking account then sends isFinalize=true naming the trading account. Each needs its own key.
 import type { NetworkName } from "../../networks.js";

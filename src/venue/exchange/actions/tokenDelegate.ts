@@ -1,4 +1,4 @@
-// `tokenDelegate` (user-signed, reference §4.5): delegates HYPE from the staking balance to a validator,
+// `tokenDelegate` (user-signed.5): delegates HYPE from the staking balance to a validator,
 // or undelegates it. Needs the account's own key; an agent's signature is refused by the venue.
 import type { Decimal } from "../../../lib/decimal.js";
 import type { NetworkName } from "../../networks.js";

@@ -1,4 +1,4 @@
-// `twapCancel` (L1-signed, reference §4.4): stops a running TWAP. Key order `type, a, t`.
+// `twapCancel` (L1-signed.4): stops a running TWAP. Key order `type, a, t`.
 import { z } from "zod";
 import { checkInt, ExchangeResponse, IssueList, type SigningKind } from "./common.js";
 

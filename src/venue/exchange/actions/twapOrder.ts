@@ -1,8 +1,9 @@
-// `twapOrder` (L1-signed, reference §4.3): a time-weighted order the venue slices every 30 s. The key
+// `twapOrder` (L1-signed.3): a time-weighted order the venue slices every 30 s. The key
 // order `type, twap` and `a, b, s, r, m, t` is part of the hash; the size is the venue's canonical
 // decimal string, truncated (never rounded up) to the asset's szDecimals.
 import { z } from "zod";
 import { type Decimal, parseDecimal, toWireDecimal, truncateDecimals } from "../../../lib/decimal.js";
+import { TWAP_MIN_MINUTES } from "../../constants.js";
 import { checkBool, checkInt, ExchangeResponse, IssueList, type SigningKind } from "./common.js";
 
 export interface TwapOrderAction {
@@ -37,8 +38,7 @@ export interface TwapOrderParams {
 }
 
 export const twapOrderSigning = "l1" as const satisfies SigningKind;
-/** Shortest TWAP the venue accepts (`m:1` → "Invalid TWAP duration: 1 min(s)"). */
-export const TWAP_MIN_MINUTES = 5;
+export { TWAP_MIN_MINUTES };
 
 export function buildTwapOrder(p: TwapOrderParams): TwapOrderAction {
   const issues = new IssueList();

@@ -1,4 +1,4 @@
-// allMids: mid price of every coin (reference §3.11). Spot mids ("PURR/USDC", "@107") only come with the
+// allMids: mid price of every coin. Spot mids ("PURR/USDC", "@107") only come with the
 // default dex.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";

@@ -1,4 +1,4 @@
-// delegations: a user's stake per validator with its lock (reference §3.13).
+// delegations: a user's stake per validator with its lock.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";

@@ -1,4 +1,4 @@
-// delegatorHistory: a user's staking events, newest first (reference §3.4). Rewards are not in it.
+// delegatorHistory: a user's staking events, newest first. Rewards are not in it.
 //
 // Strict where the reconciler acts: the fields of the three known deltas (amounts, validator,
 // direction). Tolerant: a delta kind hlbot does not know (kept, reported once, never matched) and a
@@ -24,7 +24,7 @@ export type DelegatorHistoryRequest = z.output<typeof DelegatorHistoryRequest>;
 
 /**
  * The change an event made. Exactly one known key is normally present: `delegate` (both directions),
- * `cDeposit` or `withdrawal`. Unknown keys are kept and ignored, as the reference asks, so a new kind
+ * `cDeposit` or `withdrawal`. Unknown keys are kept and ignored, so a new kind
  * of event does not break the whole history. Amounts are HYPE decimal strings, not wei.
  */
 export const DelegatorDelta = z

@@ -1,4 +1,4 @@
-// delegatorRewards: staking rewards credited to a user (reference §3.15). Only shown (`hlbot status`
+// delegatorRewards: staking rewards credited to a user. Only shown (`hlbot status`
 // sums `totalAmount`): a `source` other than "delegation" / "commission" (nktkas/hyperliquid
 // src/api/info/_methods/delegatorRewards.ts) is kept as-is and reported once.
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// delegatorSummary: a user's staking balances (reference §3.14). `undelegated` is staked but not
+// delegatorSummary: a user's staking balances. `undelegated` is staked but not
 // delegated to anyone.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";

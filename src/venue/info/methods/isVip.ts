@@ -1,4 +1,4 @@
-// isVip: whether a user is VIP (reference §3.9). Undocumented; null is allowed though never observed.
+// isVip: whether a user is VIP. Undocumented; null is allowed though never observed.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";

@@ -1,4 +1,4 @@
-// referral: who referred the user, rewards, and the user's own referrer state (reference §3.2).
+// referral: who referred the user, rewards, and the user's own referrer state.
 //
 // Tolerant: hlbot only SHOWS this answer (`hlbot status`). A `referrerState.stage` other than the three
 // known ones (docs "Query a user's referral information"; nktkas/hyperliquid

@@ -1,4 +1,4 @@
-// spotClearinghouseState: a user's spot balances (reference §3.3). Also the `spotState` of subAccounts2.
+// spotClearinghouseState: a user's spot balances. Also the `spotState` of subAccounts2.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";

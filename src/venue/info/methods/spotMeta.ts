@@ -1,4 +1,4 @@
-// spotMeta: spot tokens and pairs (reference §3.10). Token and pair ids differ between networks, so the
+// spotMeta: spot tokens and pairs. Token and pair ids differ between networks, so the
 // bot resolves HYPE from this at start-up.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";

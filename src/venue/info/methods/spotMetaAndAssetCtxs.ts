@@ -1,4 +1,4 @@
-// spotMetaAndAssetCtxs: spotMeta plus a market context per pair (reference §3.12). Join by `coin`.
+// spotMetaAndAssetCtxs: spotMeta plus a market context per pair. Join by `coin`.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";

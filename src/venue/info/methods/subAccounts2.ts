@@ -1,11 +1,11 @@
-// subAccounts2: a master's sub-accounts with per-dex perp state and spot state (reference §3.6).
+// subAccounts2: a master's sub-accounts with per-dex perp state and spot state.
 // Undocumented; returns null when there are none.
 //
 // Tolerant: hlbot only SHOWS this answer (`hlbot status` lists names and addresses; no cycle reads it).
 // `abstraction` is an open set: besides the three modes the `userSetAbstraction` action takes
 // ("unifiedAccount", "portfolioMargin", "disabled"), the venue also answers "default" and the live
 // legacy "dexAbstraction" (HIP-3 dex abstraction, enabled by `agentEnableDexAbstraction`; see the
-// Python SDK's examples/basic_dex_abstraction.py and the reference §3.6). nktkas/hyperliquid
+// Python SDK's examples/basic_dex_abstraction.py). nktkas/hyperliquid
 // (src/api/info/_methods/subAccounts2.ts) does not type the field at all.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
@@ -57,7 +57,7 @@ export const SubAccount = z.looseObject({
   master: AddressOut,
   /** `[dexName, state]` pairs; "" is the main perp dex. Empty for unifiedAccount sub-accounts. */
   dexToClearinghouseState: z.array(z.tuple([z.string(), PerpClearinghouseState])),
-  /** null was seen in one sample (reference §3.6). */
+  /** null was seen in one sample. */
   spotState: SpotClearinghouseStateResponse.nullable(),
   /** Absent in the default state; an unknown mode is kept as-is and reported once. */
   abstraction: openEnum("[].abstraction", SUB_ACCOUNT_ABSTRACTIONS).optional(),

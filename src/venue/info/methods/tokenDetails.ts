@@ -1,4 +1,4 @@
-// tokenDetails: supply, prices and genesis of one spot token (reference §3.1).
+// tokenDetails: supply, prices and genesis of one spot token.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";

@@ -1,4 +1,4 @@
-// twapHistory: a user's TWAP orders with state and status (reference §3.16).
+// twapHistory: a user's TWAP orders with state and status.
 //
 // Units: the wire's top-level `time` is in SECONDS (unlike every other timestamp). It is converted once,
 // here: the validated entry has `timeMs` (unix milliseconds) and no `time`, so no caller can mistake
@@ -6,7 +6,7 @@
 //
 // Strict: the TWAP state hlbot acts on (coin, side, sizes, minutes, timestamps). Tolerant: `status`,
 // an open set. nktkas/hyperliquid (src/api/info/_methods/twapHistory.ts) knows "activated",
-// "finished", "terminated" and "error" (with a description); the reference (§3.16) adds
+// "finished", "terminated" and "error" (with a description); answers seen for trigger TWAPs add
 // "waitingForTrigger" and "stopped" for trigger TWAPs. Any other status is kept, reported once, and
 // decided by `twapMayBeRunning`.
 import { z } from "zod";

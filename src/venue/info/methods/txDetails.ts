@@ -1,4 +1,4 @@
-// txDetails: one transaction by hash (reference §3.8). An explorer query: the real venue serves it from
+// txDetails: one transaction by hash. An explorer query: the real venue serves it from
 // the RPC host's /explorer (weight 40); with a custom base URL it goes to {base}/info like every query.
 //
 // Only shown (`hlbot tx`, `hlbot info txDetails`). `tx.action` is whatever action the transaction

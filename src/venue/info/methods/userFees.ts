@@ -1,4 +1,4 @@
-// userFees: a user's fee rates, schedule, volume and staking link (reference §3.18).
+// userFees: a user's fee rates, schedule, volume and staking link.
 //
 // Strict: the rates (the TWAP strategies size with `userSpotCrossRate`). Tolerant: `stakingLink` and
 // `trial`, which the TWAP strategies never read, so a link in a state hlbot does not know (the pending
@@ -24,8 +24,8 @@ export const STAKING_LINK_TYPES = ["requested", "tradingUser", "stakingUser"] as
 /**
  * Link between a trading and a staking account: null (none); `requested` (the trading user asked, not
  * yet finalized); `tradingUser` (queried as the trading account); `stakingUser` (queried as the staking
- * account). Which field carries the other account is not settled: the reference (§3.18) names
- * `tradingUser` for the `stakingUser` variant, nktkas/hyperliquid (src/api/info/_methods/userFees.ts)
+ * account). Which field carries the other account is not settled: one sample of the venue's
+ * answers names `tradingUser` for the `stakingUser` variant, nktkas/hyperliquid (src/api/info/_methods/userFees.ts)
  * always `stakingUser` ("when queried by staking account: contains trading account address"). Both are
  * accepted, each an address when present; use `stakingLinkPeer` to read the other account. An unknown
  * `type` is kept as-is and reported once.

@@ -1,4 +1,4 @@
-// userRole: what kind of account an address is (reference §3.19). Weight 60. For an agent (API wallet)
+// userRole: what kind of account an address is. Weight 60. For an agent (API wallet)
 // it names the master, which is the address to query everything else with.
 //
 // Tolerant: a role other than the five known ones (docs "Query a user's role"; nktkas/hyperliquid

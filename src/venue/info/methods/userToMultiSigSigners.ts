@@ -1,4 +1,4 @@
-// userToMultiSigSigners: the signers and threshold of a multi-sig user, or null (reference §3.7).
+// userToMultiSigSigners: the signers and threshold of a multi-sig user, or null.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";

@@ -1,5 +1,4 @@
-// userTwapSliceFills: fills of a user's TWAP suborders, most recent first, at most 2000 (reference
-// §3.17). Slice fills carry an all-zero hash: deduplicate by `tid`. Only shown (`hlbot status` adds
+// userTwapSliceFills: fills of a user's TWAP suborders, most recent first, at most 2000. Slice fills carry an all-zero hash: deduplicate by `tid`. Only shown (`hlbot status` adds
 // `sz` per `twapId` for a TWAP's progress), so `side` accepts a value other than "B" / "A" (kept,
 // reported once); the numbers stay checked.
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// validatorSummaries: every validator with stake, commission and uptime stats (reference §3.5).
+// validatorSummaries: every validator with stake, commission and uptime stats.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";

@@ -1,0 +1,24 @@
+// Facts about the venue that more than one layer needs, each stated once. Sources:
+// - Spot asset ids are 10000 + the pair's index in spotMeta's universe (Hyperliquid docs, "Asset IDs";
+//   nktkas/hyperliquid and the Python SDK compute them the same way).
+// - HYPE moves in staking actions (tokenDelegate, cDeposit, cWithdraw) as integer wei with 8 decimals:
+//   spotMeta lists HYPE with weiDecimals 8, and the docs' staking examples send `wei` in those units.
+// - The venue refuses a TWAP shorter than 5 minutes ("Invalid TWAP duration: 1 min(s)", seen on
+//   testnet); its maximum is unconfirmed (sources say 1440 or more), so the engine takes it from the
+//   configuration (`venue.twapMaxMinutes`).
+// - Addresses on the wire are 0x + 40 hex digits; the venue answers in lower case.
+
+/** Spot asset id = SPOT_ASSET_OFFSET + the pair's index. */
+export const SPOT_ASSET_OFFSET = 10_000;
+
+/** HYPE amounts in staking actions are whole wei of 10^-8 HYPE. */
+export const HYPE_WEI_DECIMALS = 8;
+
+/** Shortest TWAP, in minutes, the venue accepts. */
+export const TWAP_MIN_MINUTES = 5;
+
+/** Default longest TWAP, in minutes (unconfirmed; `venue.twapMaxMinutes` overrides it). */
+export const TWAP_MAX_MINUTES_DEFAULT = 10_080;
+
+/** An address as the venue writes it: 0x and 40 hex digits (any case). */
+export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
