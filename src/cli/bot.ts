@@ -18,10 +18,16 @@ export async function loadBotConfig(ctx: CliContext, opts: BotOptions): Promise<
 export async function botLogger(
   ctx: CliContext,
   config: LoadedConfig | undefined,
+  /** For commands whose stdout report already shows every decision (plan): only warnings and errors. */
+  options: { reportOnStdout?: boolean } = {},
 ): Promise<Logger & { flush(): Promise<void>; reopen(): void }> {
   const { createLogger } = await import("../lib/log.js");
+  const configured = config?.log.level ?? "info";
+  const quiet =
+    options.reportOnStdout === true &&
+    (configured === "info" || configured === "debug" || configured === "trace");
   return createLogger({
-    level: ctx.verbose ? "debug" : (config?.log.level ?? "info"),
+    level: ctx.verbose ? "debug" : quiet ? "warn" : configured,
     format: config?.log.format ?? "auto",
     ...(config?.log.file ? { file: config.log.file } : {}),
     // A real stream: pino-pretty (used on a terminal) pipes into it.

@@ -10,6 +10,7 @@ import * as configCommand from "./commands/config.js";
 import * as delegateCommand from "./commands/delegate.js";
 import * as historyCommand from "./commands/history.js";
 import * as infoCommand from "./commands/info.js";
+import * as initCommand from "./commands/init.js";
 import * as journalCommand from "./commands/journal.js";
 import * as linkStakingCommand from "./commands/linkStaking.js";
 import * as notifyCommand from "./commands/notify.js";
@@ -27,6 +28,7 @@ import type { CliContext, CliIo, CommandModule } from "./context.js";
 
 // One entry per command module. Keep the list sorted by the order commands appear in `--help`.
 const COMMANDS: ReadonlyArray<CommandModule> = [
+  initCommand,
   planCommand,
   onceCommand,
   runCommand,

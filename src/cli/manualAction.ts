@@ -17,12 +17,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Command } from "commander";
-import {
-  CONFIG_PATH_ENV,
-  type LoadedConfig,
-  loadConfig,
-  resolveConfigPath,
-} from "../engine/config/loader.js";
+import { discoverConfigPath, type LoadedConfig, loadConfig } from "../engine/config/loader.js";
 import { executeIntent } from "../engine/executor.js";
 import type { Intent } from "../engine/intents.js";
 import { type Guard, Journal, newCycleId } from "../engine/journal.js";
@@ -82,11 +77,11 @@ export async function runManualAction(
   const note = (message: string) => {
     if (!json) ctx.stderr(`${message}\n`);
   };
-  // The bot configuration whose limits and kill switch apply: --config, else $HLBOT_CONFIG (never an
-  // implicit default: a manual command run elsewhere must not pick up an unrelated file).
-  const configPath = raw.config ?? ctx.env[CONFIG_PATH_ENV];
-  const config =
-    configPath === undefined ? undefined : await loadConfig(resolveConfigPath(configPath, ctx.env), ctx.env);
+  // The bot configuration whose limits, kill switch and state apply: the user's own bot file as every
+  // command finds it (--config, $HLBOT_CONFIG, ./hlbot.yaml, $XDG_CONFIG_HOME/hlbot/config.yaml), never
+  // a shipped example, whose limits are not the user's.
+  const configPath = discoverConfigPath(raw.config, ctx.env);
+  const config = configPath === undefined ? undefined : await loadConfig(configPath, ctx.env);
   if (config && config.network !== net.network) {
     throw new ValidationError([
       {
@@ -190,7 +185,7 @@ export async function runManualAction(
     });
     if (config === undefined)
       note(
-        `no bot config (--config or $HLBOT_CONFIG): maxOrderUsd, maxDailyNotionalUsd and maxStakeMovePerDay are not applied; the kill switch checked is ${join(stateDir, "STOP")}`,
+        `no bot config (--config, $HLBOT_CONFIG, ./hlbot.yaml or ~/.config/hlbot/config.yaml): maxOrderUsd, maxDailyNotionalUsd and maxStakeMovePerDay are not applied; the kill switch checked is ${join(stateDir, "STOP")}`,
       );
 
     const cycleId = newCycleId(Date.now());

@@ -61,7 +61,7 @@ export function addSignerOptions(command: Command): Command {
 export function addStateOption(command: Command): Command {
   return command.option(
     "--state <dir>",
-    "state folder holding the nonce store (default: $HLBOT_STATE_DIR or ./state, the bot's own)",
+    "state folder holding the nonce store (default: the bot file's, else $HLBOT_STATE_DIR, $STATE_DIRECTORY or $XDG_STATE_HOME/hlbot)",
   );
 }
 

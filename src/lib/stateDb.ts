@@ -20,6 +20,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
+import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { Database as Db } from "better-sqlite3";
 import { ConfigError, InternalError } from "./errors.js";
@@ -29,7 +30,6 @@ export type StateDatabase = Db;
 /** File name of the state database inside the state folder. */
 export const STATE_DB_FILE = "hlbot.db";
 /** State folder used when neither `--state` nor HLBOT_STATE_DIR says otherwise (relative to the cwd). */
-export const DEFAULT_STATE_DIR = "state";
 export const STATE_DIR_ENV = "HLBOT_STATE_DIR";
 
 export interface Migration {
@@ -70,10 +70,25 @@ export function registerMigrations(migrations: readonly Migration[]): void {
   }
 }
 
-/** The state folder: `--state` when given, else $HLBOT_STATE_DIR, else ./state. */
+/**
+ * The state folder when nothing names one explicitly: $HLBOT_STATE_DIR, else systemd's
+ * $STATE_DIRECTORY (StateDirectory=; the first of a list), else $XDG_STATE_HOME/hlbot, else
+ * ~/.local/state/hlbot. The same answer from any working directory, so the daemon, `once` and a manual
+ * action run elsewhere share one nonce store and one journal.
+ */
+export function defaultStateDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const set = (v: string | undefined) => (v !== undefined && v.trim() !== "" ? v : undefined);
+  const own = set(env[STATE_DIR_ENV]);
+  if (own) return resolve(own);
+  const systemd = set(env.STATE_DIRECTORY)?.split(":")[0];
+  if (systemd) return resolve(systemd);
+  const xdg = set(env.XDG_STATE_HOME);
+  return xdg ? resolve(xdg, "hlbot") : join(env.HOME ?? homedir(), ".local", "state", "hlbot");
+}
+
+/** The state folder: `--state` when given, else `defaultStateDir`. */
 export function resolveStateDir(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env[STATE_DIR_ENV];
-  return resolve(explicit ?? (fromEnv !== undefined && fromEnv !== "" ? fromEnv : DEFAULT_STATE_DIR));
+  return explicit !== undefined ? resolve(explicit) : defaultStateDir(env);
 }
 
 export function stateDbPath(dir: string, file = STATE_DB_FILE): string {
@@ -84,6 +99,25 @@ export function stateDbPath(dir: string, file = STATE_DB_FILE): string {
 export async function openStateDb(options: OpenStateDbOptions): Promise<StateDatabase> {
   // Imported lazily: the native addon is not needed by commands that never touch the state.
   const { default: Database } = await import("better-sqlite3");
+  // The addon loads on first use: an install with scripts disabled has no compiled binding.
+  const openDb = (path: string, timeout: number): StateDatabase => {
+    try {
+      return new Database(path, { timeout }) as StateDatabase;
+    } catch (err) {
+      const text = (err as Error).message ?? "";
+      if (
+        /Could not locate the bindings file|NODE_MODULE_VERSION|ERR_DLOPEN_FAILED|invalid ELF header/.test(
+          text,
+        )
+      )
+        throw new ConfigError(
+          "the SQLite binding (better-sqlite3) is missing or built for another Node.js: run `npm rebuild better-sqlite3` in hlbot's folder (installs with --ignore-scripts skip building it)",
+          {},
+          { cause: err },
+        );
+      throw err;
+    }
+  };
   const dir = resolve(options.dir);
   const path = stateDbPath(dir, options.file);
   prepareFolder(dir);
@@ -92,8 +126,9 @@ export async function openStateDb(options: OpenStateDbOptions): Promise<StateDat
 
   let db: StateDatabase;
   try {
-    db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    db = openDb(path, options.busyTimeoutMs ?? 5000);
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     throw new ConfigError(
       `cannot open the state database: ${(err as Error).message}`,
       { file: path },

@@ -55,11 +55,15 @@ describe("openStateDb", () => {
     await expect(openStateDb({ dir: file })).rejects.toThrow("not-a-folder");
   });
 
-  it("resolves the state folder from --state, then HLBOT_STATE_DIR, then ./state", () => {
+  it("resolves the state folder from --state, then HLBOT_STATE_DIR, $STATE_DIRECTORY, $XDG_STATE_HOME/hlbot", () => {
     expect(resolveStateDir("/x/y", { HLBOT_STATE_DIR: "/env" })).toBe("/x/y");
     expect(resolveStateDir(undefined, { HLBOT_STATE_DIR: "/env" })).toBe("/env");
-    expect(resolveStateDir(undefined, {})).toBe(join(process.cwd(), "state"));
-    expect(resolveStateDir(undefined, { HLBOT_STATE_DIR: "" })).toBe(join(process.cwd(), "state"));
+    expect(resolveStateDir(undefined, { HLBOT_STATE_DIR: "", STATE_DIRECTORY: "/var/lib/hlbot" })).toBe(
+      "/var/lib/hlbot",
+    );
+    expect(resolveStateDir(undefined, { XDG_STATE_HOME: "/xdg" })).toBe("/xdg/hlbot");
+    // Never the working directory: a command started elsewhere finds the same state.
+    expect(resolveStateDir(undefined, { HOME: "/home/u" })).toBe("/home/u/.local/state/hlbot");
   });
 });
 

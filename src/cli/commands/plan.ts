@@ -31,7 +31,8 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (opts: PlanOptions) => {
       const { loadBotConfig, botLogger } = await import("../bot.js");
       const config = await loadBotConfig(ctx, opts);
-      const logger = await botLogger(ctx, config);
+      // The report below shows each decision once; the log would repeat them all on the terminal.
+      const logger = await botLogger(ctx, config, { reportOnStdout: true });
       const { openRuntime } = await import("../../engine/runtime.js");
       const { runCycle } = await import("../../engine/cycle.js");
       const { formatCycle, actionLines } = await import("../report.js");

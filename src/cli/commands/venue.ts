@@ -8,6 +8,7 @@ import type { CliContext } from "../context.js";
 
 interface VenueOptions {
   port?: string;
+  host: string;
   scenario?: string;
   seed?: string;
   network: string;
@@ -64,8 +65,15 @@ function parseIntFlag(value: string | undefined, flag: string, max: number): num
 export function register(program: Command, ctx: CliContext): void {
   program
     .command("venue")
-    .description("run the venue simulator standalone (a local Hyperliquid on 127.0.0.1, real time)")
+    .description(
+      "run the venue simulator standalone (a local Hyperliquid, on 127.0.0.1 unless --host, real time)",
+    )
     .option("--port <n>", "TCP port (default: a free port)")
+    .option(
+      "--host <addr>",
+      "interface to listen on (default 127.0.0.1; 0.0.0.0 inside a container, so other containers reach it)",
+      "127.0.0.1",
+    )
     .option("--scenario <file>", "scenario YAML (default: the bundled config/scenarios/demo.yaml)")
     .option("--seed <n>", "seed of prices, randomised TWAPs and faults (default: the scenario's)")
     .option("--network <name>", "which chain's signatures to accept: mainnet or testnet", "testnet")
@@ -86,6 +94,9 @@ export function register(program: Command, ctx: CliContext): void {
       const { parseNetworkName } = await import("../../venue/networks.js");
       const network = parseNetworkName(options.network, "--network");
       const funds = options.fund.flatMap(parseFund);
+      const host = options.host.trim();
+      if (host === "")
+        throw new ValidationError([{ path: "--host", message: "expected an address to listen on" }]);
 
       const { startSimulator } = await import("../../simulator/index.js");
       const sim = await startSimulator({
@@ -94,6 +105,7 @@ export function register(program: Command, ctx: CliContext): void {
         ...(options.scenario === undefined ? {} : { scenario: options.scenario }),
         ...(seed === undefined ? {} : { seed }),
         ...(port === undefined ? {} : { port }),
+        host,
       });
       try {
         for (const f of funds) sim.fund(f.address, f.coin, f.amount);

@@ -2,14 +2,17 @@
 // `${ENV}`, validate against the schemas, resolve relative paths against the bot file's folder, and
 // return one typed, immutable result. Every failure is a ConfigError (exit code 2) naming the file,
 // the line and the key path; several problems are reported together.
+import { existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { isMap, parseDocument } from "yaml";
 import type { Decimal } from "../../lib/decimal.js";
 import { ConfigError } from "../../lib/errors.js";
 import type { LogFormat, LogLevel } from "../../lib/log.js";
 import { registerSecretVariables } from "../../lib/secrets.js";
+import { defaultStateDir } from "../../lib/stateDb.js";
 import type { NetworkName } from "../../venue/networks.js";
 import type { RiskLimits } from "../risk.js";
 import { DEFAULT_CATCH_UP_MS, parseDuration } from "../schedule.js";
@@ -105,9 +108,38 @@ const DEFAULT_KEY_ENV = "HLBOT_PRIVATE_KEY";
 const DEFAULT_PASSWORD_ENV = "HLBOT_KEYSTORE_PASSWORD";
 export const CONFIG_PATH_ENV = "HLBOT_CONFIG";
 
-/** The bot file to use: the --config option, else $HLBOT_CONFIG, else config/default.yaml. */
+/** The configuration shipped in hlbot's package (config/default.yaml beside src/ or dist/). */
+export const PACKAGED_CONFIG_PATH = fileURLToPath(new URL("../../../config/default.yaml", import.meta.url));
+
+/**
+ * A bot file the user made, from any working directory: the --config option, else $HLBOT_CONFIG,
+ * else ./hlbot.yaml, else $XDG_CONFIG_HOME/hlbot/config.yaml (~/.config/hlbot/config.yaml); undefined
+ * when there is none. Manual actions use only these (never a shipped example's limits).
+ */
+export function discoverConfigPath(
+  option: string | undefined,
+  env: Env,
+  cwd = process.cwd(),
+): string | undefined {
+  const named = option ?? env[CONFIG_PATH_ENV];
+  if (named !== undefined && named !== "") return resolve(cwd, named);
+  const local = resolve(cwd, "hlbot.yaml");
+  if (existsSync(local)) return local;
+  const xdg = env.XDG_CONFIG_HOME?.trim() ? env.XDG_CONFIG_HOME : join(env.HOME ?? homedir(), ".config");
+  const user = join(xdg, "hlbot", "config.yaml");
+  if (existsSync(user)) return user;
+  return undefined;
+}
+
+/**
+ * The bot file to use: what `discoverConfigPath` finds, else ./config/default.yaml (a checkout of the
+ * repository), else the configuration shipped in the package.
+ */
 export function resolveConfigPath(option: string | undefined, env: Env, cwd = process.cwd()): string {
-  return resolve(cwd, option ?? env[CONFIG_PATH_ENV] ?? DEFAULT_CONFIG_PATH);
+  const found = discoverConfigPath(option, env, cwd);
+  if (found !== undefined) return found;
+  const checkout = resolve(cwd, DEFAULT_CONFIG_PATH);
+  return existsSync(checkout) ? checkout : PACKAGED_CONFIG_PATH;
 }
 
 /** A path for messages: relative to the working directory when inside it. */
@@ -326,7 +358,8 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
   }
   const strategies = resolveSharedDefaults(await loadStrategyFiles(files, env));
 
-  const state = resolvePath(dir, c.state);
+  // No `state:` in the file: the same folder from any directory (see defaultStateDir).
+  const state = c.state === undefined ? defaultStateDir(env) : resolvePath(dir, c.state);
   // A kill switch in a folder that does not exist could never be engaged: a configuration error. The
   // state folder itself is fine (hlbot creates it before its first cycle).
   if (c.limits.killSwitchFile !== undefined) {

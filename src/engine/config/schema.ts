@@ -269,8 +269,10 @@ export const botConfigSchema = z
       .default("./strategies")
       .describe("A folder of *.yaml strategy files, or a list of files (relative to this file)"),
     state: path()
-      .default("./state")
-      .describe("Folder of the SQLite state (journal, nonces) and the instance lock"),
+      .optional()
+      .describe(
+        "Folder of the SQLite state (journal, nonces) and the instance lock. Default: $HLBOT_STATE_DIR, else systemd's $STATE_DIRECTORY, else $XDG_STATE_HOME/hlbot (~/.local/state/hlbot)",
+      ),
     limits: limitsSchema,
     log: logSchema.prefault({}),
     venue: venueSchema.prefault({}),

@@ -13,6 +13,7 @@ import {
 } from "../../../src/engine/config/loader.js";
 import { runStrategy } from "../../../src/engine/strategies/registry.js";
 import { ConfigError, exitCodeOf } from "../../../src/lib/errors.js";
+import { defaultStateDir } from "../../../src/lib/stateDb.js";
 import { buildSnapshot, T0 } from "../../helpers/snapshots.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -55,8 +56,9 @@ describe("shipped configuration", () => {
       "twap-rebalance",
       "validator-staking",
     ]);
-    expect(c.state).toBe(join(ROOT, "state"));
-    expect(c.limits.killSwitchFile).toBe(join(ROOT, "state/STOP"));
+    // No `state:` in the shipped file: the state lives where every command finds it (defaultStateDir).
+    expect(c.state).toBe(defaultStateDir({}));
+    expect(c.limits.killSwitchFile).toBe(join(defaultStateDir({}), "STOP"));
     expect(c.wallet).toEqual({ privateKeyEnv: "HLBOT_PRIVATE_KEY" });
     expect(c.venue.rules.twapMinOrderValue.toFixed()).toBe("100");
     expect(c.venue.rules.twapMinSliceValue.toFixed()).toBe("0");
@@ -71,9 +73,12 @@ describe("shipped configuration", () => {
     ]);
   });
 
-  it("the default config path is config/default.yaml unless --config or $HLBOT_CONFIG says otherwise", () => {
+  it("the default config path is config/default.yaml (a checkout's, else the package's) unless --config or $HLBOT_CONFIG says otherwise", () => {
     expect(DEFAULT_CONFIG_PATH).toBe("config/default.yaml");
-    expect(resolveConfigPath(undefined, {}, "/srv")).toBe("/srv/config/default.yaml");
+    expect(resolveConfigPath(undefined, {}, ROOT)).toBe(join(ROOT, "config/default.yaml"));
+    expect(resolveConfigPath(undefined, { HOME: "/nonexistent" }, "/srv")).toBe(
+      join(ROOT, "config/default.yaml"),
+    );
     expect(resolveConfigPath(undefined, { HLBOT_CONFIG: "bot.yaml" }, "/srv")).toBe("/srv/bot.yaml");
     expect(resolveConfigPath("x.yaml", { HLBOT_CONFIG: "bot.yaml" }, "/srv")).toBe("/srv/x.yaml");
   });
@@ -131,8 +136,8 @@ describe("loadConfig", () => {
     expect(c.strategies[1]).toMatchObject({
       params: { counterparty: "0x00000000000000000000000000000000000000bb" },
     });
-    expect(c.state).toBe(join(dir, "state"));
-    expect(c.limits.killSwitchFile).toBe(join(dir, "state/STOP"));
+    expect(c.state).toBe(defaultStateDir({}));
+    expect(c.limits.killSwitchFile).toBe(join(defaultStateDir({}), "STOP"));
   });
 
   it("reports a missing file, a missing strategies folder and a missing listed file", async () => {
