@@ -38,5 +38,6 @@ export async function botLogger(
       },
     }),
     isTTY: ctx.stderrIsTTY ?? false,
+    colorize: ctx.colorStderr ?? false,
   });
 }

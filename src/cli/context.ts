@@ -16,6 +16,8 @@ export interface CliIo {
 export interface CliContext extends CliIo {
   /** Set by the global `--verbose` flag: stack traces and debug logs. */
   verbose: boolean;
+  /** Colour on stderr (pretty logs): a terminal, no NO_COLOR, no --no-color. */
+  colorStderr?: boolean;
   /** Exit code the command asked for (default 0). */
   exitCode: number;
 }

@@ -2,10 +2,12 @@
 // commander, maps typed errors to exit codes (0 ok, 1 venue/runtime failure, 2 bad input or config)
 // and prints one-line reasons (stack traces only with --verbose).
 import { Command, CommanderError } from "commander";
+import { colorWanted, paint } from "../lib/color.js";
 import { describeError, exitCodeOf } from "../lib/errors.js";
 import { argumentHoldsSecret, maskKeyShaped, redact, registerSecretVariables } from "../lib/secrets.js";
 import { escapeControls } from "../lib/text.js";
 import { packageVersion } from "../lib/version.js";
+import * as completionCommand from "./commands/completion.js";
 import * as configCommand from "./commands/config.js";
 import * as delegateCommand from "./commands/delegate.js";
 import * as historyCommand from "./commands/history.js";
@@ -40,6 +42,7 @@ const COMMANDS: ReadonlyArray<CommandModule> = [
   infoCommand,
   txCommand,
   configCommand,
+  completionCommand,
   delegateCommand,
   stakeCommand,
   twapCommand,
@@ -92,13 +95,22 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   }
   // Every text output passes here: venue strings (validator and token names, error texts) cannot clear
   // the screen, retitle the terminal, draw links or forge lines (src/lib/text.ts). Log colours survive.
-  const out = (text: string) => io.stdout(escapeControls(text));
+  const colorOut = colorWanted(io.isTTY, io.env, argv);
+  const out = (text: string) => {
+    const safe = escapeControls(text);
+    io.stdout(colorOut ? paint(safe) : safe);
+  };
   const errOut = (text: string) => io.stderr(escapeControls(text, { allowColors: true }));
   const ctx: CliContext = {
     ...io,
     stdout: out,
     stderr: errOut,
     verbose: argv.includes("--verbose"),
+    colorStderr: colorWanted(
+      io.stderrIsTTY ?? false,
+      io.env,
+      argv.filter((a) => a !== "--json"),
+    ),
     exitCode: 0,
   };
   const program = new Command()
@@ -106,6 +118,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     .description("TWAP trading and HYPE staking bot for Hyperliquid, with an embedded venue simulator")
     .version(packageVersion(), "-V, --version")
     .option("--verbose", "print stack traces and debug logs")
+    .option("--no-color", "no colours, even on a terminal (also: NO_COLOR=1)")
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({
       writeOut: (s) => out(s),

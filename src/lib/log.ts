@@ -17,6 +17,8 @@ export interface LogOptions {
   stream?: NodeJS.WritableStream;
   /** Whether `stream` is a terminal (decides `auto`). */
   isTTY?: boolean;
+  /** Colour the pretty output (default: when `stream` is a terminal). */
+  colorize?: boolean;
 }
 
 export type { Logger };
@@ -44,7 +46,7 @@ export async function createLogger(options: LogOptions = {}): Promise<Logger & F
     const prettyStream = pinoPretty({
       destination: out as never,
       sync: true,
-      colorize: tty,
+      colorize: options.colorize ?? tty,
       translateTime: "SYS:standard",
     });
     terminal = prettyStream as unknown as NodeJS.WritableStream;

@@ -1,0 +1,83 @@
+// Terminal polish: completion scripts generated from the command tree (bash checked by running its
+// function), and colour only on a terminal, never with NO_COLOR, --no-color or --json.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { REPO_ROOT } from "../helpers/dist.js";
+
+const dir = mkdtempSync(join(tmpdir(), "hlbot-terminal-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(argv: string[], o: { isTTY: boolean; env?: Record<string, string> }) {
+  let stdout = "";
+  let stderr = "";
+  const code = await main(argv, {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    env: o.env ?? {},
+    isTTY: o.isTTY,
+    stderrIsTTY: o.isTTY,
+  });
+  return { code, stdout, stderr };
+}
+
+const ESC = "\u001b[";
+
+describe("hlbot completion", () => {
+  it("bash: completes commands, subcommands and each command's own options", async () => {
+    const r = await run(["completion", "bash"], { isTTY: false });
+    expect(r.code).toBe(0);
+    const script = join(dir, "hlbot.bash");
+    writeFileSync(script, r.stdout);
+    const complete = (...words: string[]) =>
+      spawnSync(
+        "bash",
+        [
+          "-c",
+          `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _hlbot; echo "\${COMPREPLY[*]}"`,
+        ],
+        { encoding: "utf8" },
+      ).stdout.trim();
+    expect(complete("hlbot", "sim")).toBe("simulate");
+    expect(complete("hlbot", "config", "")).toBe("validate schema --help");
+    expect(complete("hlbot", "plan", "--un")).toBe("--unsigned");
+    expect(complete("hlbot", "notify", "te")).toBe("test");
+    expect(complete("hlbot", "run", "--unhealthy")).toBe("--unhealthy-after");
+  });
+
+  it("zsh and fish scripts name every command; an unknown shell is exit 2", async () => {
+    const zsh = await run(["completion", "zsh"], { isTTY: false });
+    expect(zsh.stdout.split("\n")[0]).toBe("#compdef hlbot");
+    const fish = await run(["completion", "fish"], { isTTY: false });
+    for (const command of ["init", "plan", "once", "run", "simulate", "venue", "notify"])
+      expect(fish.stdout).toContain(`-a '${command}'`);
+    expect(fish.stdout).toMatch(/__fish_seen_subcommand_from plan' -l 'unsigned'/);
+    expect((await run(["completion", "tcsh"], { isTTY: false })).code).toBe(2);
+  });
+});
+
+describe("colour", () => {
+  const config = join(REPO_ROOT, "config/default.yaml");
+  it("on a terminal the outcome words are coloured; not with NO_COLOR, --no-color or off a terminal", async () => {
+    const tty = await run(["config", "validate", config], { isTTY: true });
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toContain(`${ESC}32mok${ESC}0m`);
+    for (const [argv, env, isTTY] of [
+      [["config", "validate", config], { NO_COLOR: "1" }, true],
+      [["--no-color", "config", "validate", config], {}, true],
+      [["config", "validate", config], {}, false],
+    ] as const) {
+      const r = await run([...argv], { isTTY, env: { ...env } });
+      expect(r.code).toBe(0);
+      expect(r.stdout).not.toContain(ESC);
+      expect(r.stdout).toMatch(/^ok /);
+    }
+  });
+});
