@@ -52,6 +52,13 @@ const COMMANDS: ReadonlyArray<CommandModule> = [
 ];
 
 export function defaultIo(): CliIo {
+  // `hlbot … | head` closes stdout early: the reader has what it wanted, so stop writing to it quietly
+  // instead of crashing with an unhandled EPIPE. The command itself goes on (a daemon keeps running).
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (err: NodeJS.ErrnoException) => {
+      if (err.code !== "EPIPE") throw err;
+    });
+  }
   return {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),

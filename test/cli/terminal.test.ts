@@ -1,12 +1,12 @@
 // Terminal polish: completion scripts generated from the command tree (bash checked by running its
 // function), and colour only on a terminal, never with NO_COLOR, --no-color or --json.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
-import { REPO_ROOT } from "../helpers/dist.js";
+import { BIN, ensureBuilt, REPO_ROOT } from "../helpers/dist.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hlbot-terminal-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -79,5 +79,23 @@ describe("colour", () => {
       expect(r.stdout).not.toContain(ESC);
       expect(r.stdout).toMatch(/^ok /);
     }
+  });
+});
+
+describe("a closed stdout", () => {
+  it("(hlbot … | head) ends the command quietly, not with an EPIPE stack trace", async () => {
+    ensureBuilt(["cli/main.js"]);
+    const proc = spawn(process.execPath, [BIN, "completion", "fish"], {
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    // Like `head -0`: the reader goes away before the command writes.
+    proc.stdout.destroy();
+    let stderr = "";
+    proc.stderr.on("data", (d: Buffer) => {
+      stderr += d;
+    });
+    const code = await new Promise<number | null>((resolve) => proc.on("close", resolve));
+    expect(stderr).not.toMatch(/EPIPE|Unhandled/);
+    expect(code).toBe(0);
   });
 });
