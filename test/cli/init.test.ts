@@ -133,12 +133,16 @@ describe("finding the bot file and the state", () => {
     expect(c.limits.killSwitchFile).toBe(join(work, "state-home", "hlbot", "STOP"));
   });
 
-  it("config validate from a folder with nothing in it uses the packaged default", async () => {
+  it("config validate and status --user from a folder with nothing in it use the packaged default", async () => {
     const dir = join(work, "empty");
     mkdirSync(dir, { recursive: true });
     const r = await cli(["config", "validate"], dir);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^ok .*config\/default\.yaml: testnet, dry-run/);
+    // status of any account, with no bot file of one's own.
+    const status = await cli(["status", "--user", DEMO_ACCOUNT, "--base-url", sim!.url], dir);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`Account ${DEMO_ACCOUNT} on testnet`);
   });
 });
 
