@@ -35,7 +35,7 @@ export interface DemoHoldings {
 
 /**
  * Moves the demo account of a parsed scenario (its spot balances, staking balance, delegations, agents
- * and account settings) to `address`, in place. Without a demo account, `address` gets the default
+ * account settings and timed deposits/withdrawals) to `address`, in place. Without a demo account, `address` gets the default
  * holdings (the coins of DEFAULT_DEMO_HOLDINGS the scenario lists).
  */
 export function adoptDemoAccount(scenario: Scenario, address: string): DemoHoldings {
@@ -66,6 +66,9 @@ export function adoptDemoAccount(scenario: Scenario, address: string): DemoHoldi
   moveKey(scenario.staking);
   for (const d of scenario.delegations) if (d.user === from) d.user = to;
   for (const a of scenario.agents) if (a.user === from) a.user = to;
+  // Money the scenario moves in or out of the demo account during the run follows it too.
+  for (const e of scenario.events)
+    if ((e.type === "deposit" || e.type === "withdrawal") && e.account === from) e.account = to;
   const spot: Record<string, string> = {};
   for (const [coin, amount] of Object.entries(scenario.balances[to] ?? {})) spot[coin] = amount.toFixed();
   return { from, spot };

@@ -74,6 +74,15 @@ function portfolio(s: SimulationSummary): string[] {
     `Portfolio (${s.valuationCoin} at mid prices; amounts and weights)`,
     ...table(rows),
     `  change: ${sign}${groupDigits(s.portfolio.change)} ${s.valuationCoin}${ratio}`,
+    ...(s.portfolio.flows.length === 0
+      ? []
+      : [
+          `  of which deposits and withdrawals (scenario events): ${s.portfolio.netFlows.startsWith("-") ? "" : "+"}${groupDigits(s.portfolio.netFlows)} ${s.valuationCoin}; change without them: ${s.portfolio.changeExFlows.startsWith("-") ? "" : "+"}${groupDigits(s.portfolio.changeExFlows)}`,
+          ...s.portfolio.flows.map(
+            (f) =>
+              `    ${f.at.slice(0, 16).replace("T", " ")}  ${f.amount.startsWith("-") ? "" : "+"}${groupDigits(f.amount)} ${f.coin}`,
+          ),
+        ]),
   ];
 }
 
@@ -200,7 +209,7 @@ function benchmark(s: SimulationSummary): string[] {
   const ratio = (r: string | null) => (r === null ? "" : ` (${Number(r) >= 0 ? "+" : ""}${pct(r)})`);
   const k = b.breakdown;
   return [
-    `Did the bot help? Against buy and hold (the starting holdings, untouched, at the same prices; ${s.valuationCoin})`,
+    `Did the bot help? Against buy and hold (the starting holdings${s.portfolio.flows.length > 0 ? " plus the deposits and withdrawals when they happen" : ""}, untouched, at the same prices; ${s.valuationCoin})`,
     ...table(
       [
         ["", "start", "end", "change"],

@@ -217,8 +217,17 @@ export function renderReport({ summary: s, record }: ReportData): string {
         {
           name: "buy and hold (the starting holdings at the same prices)",
           color: "#9ca3af",
-          values: samples.map((x) =>
-            s.benchmark.holdings.reduce((v, h) => v + Number(h.amount) * (x.prices?.[h.coin] ?? 0), 0),
+          // The benchmark's holdings include the scenario's deposits and withdrawals from when they happen.
+          values: samples.map(
+            (x) =>
+              s.benchmark.holdings.reduce((v, h) => v + Number(h.amount) * (x.prices?.[h.coin] ?? 0), 0) -
+              s.portfolio.flows
+                .filter((f) => Date.parse(f.at) > x.t)
+                .reduce(
+                  (v, f) =>
+                    v + Number(f.amount) * (x.prices?.[f.coin] ?? (f.coin === s.valuationCoin ? 1 : 0)),
+                  0,
+                ),
           ),
         },
       ],

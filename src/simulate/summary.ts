@@ -187,6 +187,13 @@ export interface SimulationSummary {
     change: string;
     /** change / start, rounded to 4 decimals; null when the start value is 0. */
     changeRatio: string | null;
+    /**
+     * Money moved in (+) or out (−) of the account by the scenario's deposit and withdrawal events,
+     * valued when it moved; `change` includes it, `changeExFlows` does not (2 decimals).
+     */
+    netFlows: string;
+    changeExFlows: string;
+    flows: Array<{ at: string; coin: string; amount: string; value: string | null }>;
   };
   skipped: SkipGroup[];
   /** Skipped and blocked decisions grouped by their reason's template (numbers aside). */
@@ -478,6 +485,18 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const start = valuationSummary(r.start);
   const end = valuationSummary(r.end);
   const change = r.end.value.minus(r.start.value);
+  // Deposits and withdrawals of scenario events: not performance, and the benchmark receives them too.
+  const flowEntries = r.ledger.filter((e) => e.kind === "fund" && e.data.source === "event");
+  const flows = flowEntries.map((e) => ({
+    at: iso(e.time),
+    coin: String(e.data.coin),
+    amount: String(e.data.amount),
+    value: e.data.value === undefined ? null : String(e.data.value),
+  }));
+  const netFlows = flowEntries.reduce(
+    (a, e) => a.plus(e.data.value === undefined ? ZERO : dec(e.data.value)),
+    ZERO,
+  );
 
   // ---- grouped reasons ----
   const reasonIndex = new Map<string, ReasonGroup & { wordings: Set<string> }>();
@@ -517,6 +536,8 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const holdingsMap = new Map<string, Decimal>();
   for (const a of r.start.assets)
     holdingsMap.set(coinOf(a.asset), (holdingsMap.get(coinOf(a.asset)) ?? ZERO).plus(a.amount));
+  for (const f of flows)
+    holdingsMap.set(f.coin, (holdingsMap.get(f.coin) ?? ZERO).plus(new Decimal(f.amount)));
   const holdAt = (prices: Record<string, Decimal>) =>
     [...holdingsMap].reduce((v, [coin, amount]) => v.plus(amount.times(prices[coin] ?? ZERO)), ZERO);
   const benchStart = r.start.prices ? holdAt(r.start.prices) : r.start.value;
@@ -597,6 +618,9 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       end,
       change: round(change, 2),
       changeRatio: r.start.value.gt(0) ? round(change.div(r.start.value), 4) : null,
+      netFlows: round(netFlows, 2),
+      changeExFlows: round(change.minus(netFlows), 2),
+      flows,
     },
     skipped,
     reasons,

@@ -8,6 +8,7 @@ import type { NetworkName } from "../venue/networks.js";
 import { Accounts } from "./accounts.js";
 import { type Clock, DEFAULT_VIRTUAL_START, RealClock, VirtualClock } from "./clock.js";
 import { type MessageOverrides, type VenueMessages, withOverrides } from "./errors.js";
+import { scheduleScenarioEvents } from "./events.js";
 import { FaultInjector } from "./faults.js";
 import { fmt } from "./format.js";
 import { Ledger } from "./ledger.js";
@@ -153,6 +154,7 @@ export class VenueCore {
     this.faults = new FaultInjector(this.seed, { ...this.settingsValue.faults, ...options.faults });
     this.seedState();
     this.staking.startRewards();
+    scheduleScenarioEvents(this);
   }
 
   get settings(): ScenarioSettings {
@@ -239,8 +241,12 @@ export class VenueCore {
 
   // ---- spot ----------------------------------------------------------------------------------------
 
-  /** Credits (or debits, when negative) spot `coin` to `address`; creates the account. */
-  fund(address: string, coin: string, amount: Decimal | string | number): void {
+  /**
+   * Credits (or debits, when negative) spot `coin` to `address`; creates the account. `source` "event"
+   * marks money moved by a scenario event during a run (a deposit or withdrawal the summary must not
+   * count as performance); the entry carries its value in the first token at the mid of the moment.
+   */
+  fund(address: string, coin: string, amount: Decimal | string | number, source?: "event"): void {
     const user = normalizeAddress(address);
     const token = this.markets.requireToken(coin);
     const value = parseDecimal(amount, "amount");
@@ -248,7 +254,19 @@ export class VenueCore {
     const cost = pair && value.isPositive() ? value.times(this.markets.mid(pair)) : undefined;
     this.spot.add(user, token, value, cost);
     this.accounts.touch(user);
-    this.ledger.record(this.now(), "fund", { coin, amount: toWireDecimal(value) }, { user });
+    const quoteValue =
+      token.index === 0 ? value : pair?.quote.index === 0 ? value.times(this.markets.mid(pair)) : undefined;
+    this.ledger.record(
+      this.now(),
+      "fund",
+      {
+        coin,
+        amount: toWireDecimal(value),
+        ...(source === undefined ? {} : { source }),
+        ...(source === undefined || quoteValue === undefined ? {} : { value: toWireDecimal(quoteValue) }),
+      },
+      { user },
+    );
   }
 
   balances(address: string): BalanceView[] {

@@ -29,6 +29,7 @@ export const NO_FAULT: FaultDecision = {
 
 export class FaultInjector {
   private knobs: Record<Endpoint, FaultKnobs>;
+  private given: FaultsInput;
   private readonly streams: Record<Endpoint, Prng>;
 
   constructor(seed: number, faults: FaultsInput = {}) {
@@ -38,11 +39,18 @@ export class FaultInjector {
       explorer: new Prng(seed, "faults:explorer"),
     };
     this.knobs = resolve(faults);
+    this.given = faults;
+  }
+
+  /** The configuration as last given (before defaults), to restore it after a timed outage. */
+  get input(): FaultsInput {
+    return this.given;
   }
 
   /** Replaces the fault configuration (`{}` turns every fault off). */
   set(faults: FaultsInput): void {
     this.knobs = resolve(faults);
+    this.given = faults;
   }
 
   /** Current knobs per endpoint. */

@@ -21,7 +21,9 @@ export type LedgerKind =
   | "stakingLinkFinalized"
   | "priceSet"
   | "validatorChanged"
-  | "pairChanged";
+  | "pairChanged"
+  | "withdrawalShort"
+  | "outage";
 
 export type LedgerValue = string | number | boolean | null;
 

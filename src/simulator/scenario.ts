@@ -369,6 +369,88 @@ export const settingsSchema = z.strictObject({
     .default({}),
 });
 
+// ---------------------------------------------------------------------------------------------------
+// Timed events: things that happen to the venue or the account during a run (see events.ts).
+
+/** When an event happens: an offset from the start of the run ("2d", "36h") or an ISO date-time. */
+const eventTime = z.union([z.string(), z.number()]).transform((v, ctx): EventTime => {
+  if (typeof v === "number") return { offset: parseDuration(v) };
+  if (/^\s*\d+(?:\.\d+)?\s*(ms|s|m|h|d|w)?\s*$/.test(v)) return { offset: parseDuration(v) };
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `expected an offset from the start like "2d" or "36h", or an ISO date-time, got ${JSON.stringify(v)}`,
+    });
+    return z.NEVER;
+  }
+  return { time: t };
+});
+export type EventTime = { offset: number } | { time: number };
+
+const validatorEventSchema = z.strictObject({
+  at: eventTime,
+  type: z.literal("validator"),
+  validator: address,
+  /** Jails (true) or unjails (false) the validator. */
+  jailed: z.boolean().optional(),
+  /** With jailed: true, when it may be unjailed, from the event (sets unjailableAfter). */
+  unjailableIn: duration.optional(),
+  active: z.boolean().optional(),
+  commission: fraction.optional(),
+  /** Predicted APR of all three periods (before commission). */
+  apr: nonNegativeDecimal.optional(),
+  uptime: fraction.optional(),
+});
+
+const pairEventSchema = z.strictObject({
+  at: eventTime,
+  type: z.literal("pair"),
+  pair: z.string(),
+  /** Halts (no TWAP slice fills) or resumes the pair. */
+  halted: z.boolean(),
+});
+
+const priceEventSchema = z
+  .strictObject({
+    at: eventTime,
+    type: z.literal("price"),
+    pair: z.string(),
+    /** New mid price. */
+    px: decimal.refine((d) => d.gt(0), "must be > 0").optional(),
+    /** Relative move of the mid: -0.3 = a 30 % drop. */
+    change: z.number().gt(-1).optional(),
+  })
+  .refine((e) => (e.px === undefined) !== (e.change === undefined), {
+    error: "give exactly one of px or change",
+  });
+
+const flowEventSchema = z.strictObject({
+  at: eventTime,
+  /** Money in or out of the account from outside the venue (a bridge deposit, a withdrawal). */
+  type: z.enum(["deposit", "withdrawal"]),
+  account: address,
+  coin: z.string(),
+  amount: nonNegativeDecimal.refine((d) => d.gt(0), "must be > 0"),
+});
+
+const outageEventSchema = z.strictObject({
+  at: eventTime,
+  /** Faults for a period: by default every request to the endpoint is answered 500. */
+  type: z.literal("outage"),
+  for: duration.refine((d) => d > 0, "must be > 0"),
+  endpoint: z.enum(["all", "info", "exchange", "explorer"]).default("all"),
+  faults: faultKnobsSchema.partial().default({ serverErrorRate: 1 }),
+});
+
+const eventSchema = z.discriminatedUnion("type", [
+  validatorEventSchema,
+  pairEventSchema,
+  priceEventSchema,
+  flowEventSchema,
+  outageEventSchema,
+]);
+
 const scenarioObject = z.strictObject({
   name: z.string().default("scenario"),
   description: z.string().optional(),
@@ -386,6 +468,8 @@ const scenarioObject = z.strictObject({
   staking: z.record(z.string(), stakingSchema).default({}),
   delegations: z.array(delegationSchema).default([]),
   agents: z.array(agentSchema).default([]),
+  /** Timed events, applied in time order (same time: in file order). */
+  events: z.array(eventSchema).default([]),
 });
 
 export const scenarioSchema = scenarioObject.superRefine(checkReferences);
@@ -399,6 +483,7 @@ export type BookConfig = z.output<typeof bookSchema>;
 export type ScenarioValidator = Scenario["validators"][number];
 export type ScenarioAccount = Scenario["accounts"][number];
 export type PricePathConfig = Scenario["prices"][string];
+export type ScenarioEvent = Scenario["events"][number];
 export type FaultKnobsInput = z.input<typeof faultKnobsSchema>;
 export type FaultKnobs = z.output<typeof faultKnobsSchema>;
 export type FaultsConfig = z.output<typeof faultsSchema>;
@@ -476,6 +561,26 @@ function checkReferences(sc: z.output<typeof scenarioObject>, ctx: z.RefinementC
     if (!tokensByName.has("HYPE"))
       ctx.addIssue({ code: "custom", path: ["tokens"], message: "staking needs a token named HYPE" });
   }
+  sc.events.forEach((e, i) => {
+    const at = (key: string) => ["events", i, key];
+    if ((e.type === "pair" || e.type === "price") && !pairNames.has(e.pair) && !aliases.has(e.pair))
+      ctx.addIssue({ code: "custom", path: at("pair"), message: `no pair named ${e.pair}` });
+    if (e.type === "validator") {
+      if (!validators.has(e.validator))
+        ctx.addIssue({ code: "custom", path: at("validator"), message: "unknown validator" });
+      if (e.unjailableIn !== undefined && e.jailed !== true)
+        ctx.addIssue({ code: "custom", path: at("unjailableIn"), message: "only with jailed: true" });
+      const changes = ["jailed", "active", "commission", "apr", "uptime"] as const;
+      if (!changes.some((k) => e[k] !== undefined))
+        ctx.addIssue({
+          code: "custom",
+          path: at("type"),
+          message: `a validator event changes something: ${changes.join(", ")}`,
+        });
+    }
+    if ((e.type === "deposit" || e.type === "withdrawal") && !tokensByName.has(e.coin))
+      ctx.addIssue({ code: "custom", path: at("coin"), message: `unknown token ${e.coin}` });
+  });
   const st = sc.settings;
   if (st.twapMinMinutes > st.twapMaxMinutes)
     ctx.addIssue({ code: "custom", path: ["settings", "twapMaxMinutes"], message: "below twapMinMinutes" });

@@ -519,8 +519,12 @@ export const validatorStaking = defineStrategy({
       .map((c) => ({ c, left: trunc((targets.get(c.address) ?? ZERO).minus(heldAmount(c.address))) }))
       .filter((d) => d.left.gt(0))
       .sort((a, b) => b.left.cmp(a.left) || ranked.indexOf(a.c) - ranked.indexOf(b.c));
-    /** Splits `amount` over the sinks, never a piece below minMove (small pieces join the first one). */
-    const allocate = (amount: Decimal): Array<{ to: string; amount: Decimal }> => {
+    /**
+     * Splits `amount` over the sinks, never a piece below minMove (small pieces join the first one).
+     * `whole`: all of `amount` must go (stake leaving a validator): a rounding residue the truncated
+     * deficits leave over joins the first piece, so no dust stays behind on a validator being left.
+     */
+    const allocate = (amount: Decimal, whole = false): Array<{ to: string; amount: Decimal }> => {
       const pieces: Array<{ to: string; amount: Decimal }> = [];
       let left = amount;
       let dust = ZERO;
@@ -532,9 +536,12 @@ export const validatorStaking = defineStrategy({
         if (take.lt(minMove)) dust = dust.plus(take);
         else pieces.push({ to: d.c.address, amount: take });
       }
+      // Only a rounding residue (below minMove) joins; more than that stays for lack of room.
+      const residue = whole && left.gt(0) && left.lt(minMove);
+      if (residue) dust = dust.plus(left);
       if (pieces.length === 0) {
         const first = deficits[0];
-        const all = trunc(amount.minus(left));
+        const all = trunc(amount.minus(residue ? ZERO : left));
         return first && all.gte(minMove) ? [{ to: first.c.address, amount: all }] : [];
       }
       pieces[0]!.amount = pieces[0]!.amount.plus(dust);
@@ -590,7 +597,17 @@ export const validatorStaking = defineStrategy({
     for (const s of sources) {
       let amount = s.amount;
       if (capLeft !== undefined) amount = trunc(Decimal.min(amount, capLeft.div(2)));
-      const pieces = allocate(amount);
+      const pieces = allocate(amount, s.forced && amount.eq(s.amount));
+      if (pieces.length === 0 && s.forced && amount.eq(s.amount) && amount.lt(minMove)) {
+        decisions.push(
+          skip(
+            name,
+            `${s.why}: the ${fmt(amount)} HYPE left on it is below minMove ${fmt(minMove)}; ${split}`,
+            "tokenDelegate",
+          ),
+        );
+        continue;
+      }
       if (pieces.length === 0) {
         decisions.push(
           skip(

@@ -1,0 +1,96 @@
+// Timed scenario events seen through a whole simulation of the demo bot: a validator the staking
+// strategy uses is jailed while the account's stake on it is locked, and the strategy leaves it at its
+// first run after the lock ends (not before: the venue refuses to undelegate locked stake, and not much
+// later); a deposit during the run shows as money in, not as performance, and the buy-and-hold
+// benchmark receives it too.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type LoadedConfig, loadConfig } from "../../src/engine/config/loader.js";
+import { formatSummary } from "../../src/simulate/format.js";
+import { runSimulation, type SimulationResult } from "../../src/simulate/runner.js";
+import { buildSummary } from "../../src/simulate/summary.js";
+import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
+import { REPO_ROOT } from "../helpers/build.js";
+
+const VALIDAO = "0xb8f45222a3246a2b0104696a1df26842007c5bc5";
+const DEMO = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+const START = Date.parse("2025-01-01T00:00:00Z");
+const HOUR = 3_600_000;
+const JAILED_AT = START + 7 * HOUR;
+const DEPOSIT_AT = START + 30 * HOUR;
+
+let config: LoadedConfig;
+let result: SimulationResult;
+let lockEnds: number;
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hlbot-events-"));
+  const file = join(dir, "jail.yaml");
+  writeFileSync(
+    file,
+    `${readFileSync(DEMO_SCENARIO_PATH, "utf8")}
+events:
+  - { at: 7h, type: validator, validator: "${VALIDAO}", jailed: true, unjailableIn: 3d }
+  - { at: 30h, type: deposit, account: "${DEMO}", coin: USDC, amount: "10000" }
+`,
+  );
+  config = await loadConfig(`${REPO_ROOT}/config/demo.yaml`, {});
+  result = await runSimulation({
+    config,
+    scenarioFile: file,
+    days: 3,
+    onFinished: (sim, account) => {
+      expect(sim.staking(account).delegations.filter((d) => d.validator === VALIDAO)).toEqual([]);
+    },
+  });
+  // The account's last delegation to ValiDAO before the jailing locks its stake there for one day.
+  const before = result.record.ledger.filter(
+    (e) => e.kind === "delegate" && e.data.validator === VALIDAO && e.time < JAILED_AT,
+  );
+  expect(before.length).toBeGreaterThan(0);
+  lockEnds = before[before.length - 1]!.time + 24 * HOUR;
+}, 120_000);
+
+describe("a validator jailed during the run", () => {
+  it("is left at the staking strategy's first run after the lock ends, not before", () => {
+    const leaves = result.record.ledger.filter(
+      (e) => e.kind === "undelegate" && e.data.validator === VALIDAO,
+    );
+    expect(leaves.length).toBeGreaterThan(0);
+    expect(leaves.every((e) => e.time >= lockEnds)).toBe(true);
+    // The strategy runs every 6 hours: it leaves at the first run once the lock allows.
+    expect(leaves[0]!.time - lockEnds).toBeLessThanOrEqual(6 * HOUR);
+    // Nothing new goes to it while it is jailed.
+    const after = result.record.ledger.filter(
+      (e) => e.kind === "delegate" && e.data.validator === VALIDAO && e.time >= JAILED_AT,
+    );
+    expect(after).toEqual([]);
+  });
+
+  it("explains in the meantime why the stake stays put", () => {
+    const waiting = result.record.cycles
+      .filter((c) => c.at > JAILED_AT && c.at < lockEnds)
+      .flatMap((c) => c.decisions)
+      .filter((d) => d.strategy === "hype-staking");
+    expect(waiting.length).toBeGreaterThan(0);
+    expect(waiting.some((d) => /jailed/.test(d.reason) && /lock/.test(d.reason))).toBe(true);
+  });
+});
+
+describe("a deposit during the run", () => {
+  it("is money in, kept apart from performance, and the benchmark receives it too", () => {
+    const s = buildSummary(result.record);
+    expect(s.portfolio.flows).toEqual([
+      { at: new Date(DEPOSIT_AT).toISOString(), coin: "USDC", amount: "10000", value: "10000" },
+    ]);
+    expect(Number(s.portfolio.netFlows)).toBe(10_000);
+    expect(Number(s.portfolio.changeExFlows)).toBeCloseTo(Number(s.portfolio.change) - 10_000, 2);
+    const usdc = s.benchmark.holdings.find((h) => h.coin === "USDC")!;
+    expect(Number(usdc.amount)).toBeGreaterThan(10_000);
+    // Without the deposit in the benchmark, the bot would look 10,000 USDC better than buy and hold.
+    expect(Math.abs(Number(s.benchmark.botMinusBenchmark))).toBeLessThan(2_000);
+    expect(formatSummary(s)).toMatch(/of which deposits and withdrawals \(scenario events\): \+10,000/);
+  });
+});
