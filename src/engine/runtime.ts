@@ -13,7 +13,7 @@ import { resolveEndpoints } from "../venue/networks.js";
 import { type NonceSource, NonceStore } from "../venue/nonces.js";
 import { loadSigner, type Signer } from "../venue/signing/signer.js";
 import { WeightBudget } from "../venue/transport/budget.js";
-import { HttpTransport } from "../venue/transport/http.js";
+import { HttpTransport, type Wire } from "../venue/transport/http.js";
 import type { LoadedConfig } from "./config/loader.js";
 import type { CycleDeps, CycleStrategy } from "./cycle.js";
 import { Journal } from "./journal.js";
@@ -36,6 +36,8 @@ export interface RuntimeOptions {
   budget?: WeightBudget | null;
   /** Override of the endpoint base URL (simulate points at its embedded venue). */
   baseUrl?: string;
+  /** Requests go through this instead of HTTP (simulate's in-process venue; see HttpTransport). */
+  wire?: Wire;
   /** Resend policy override for live submissions (tests keep it short). */
   resend?: ConstructorParameters<typeof ExchangeClient>[0]["resend"];
 }
@@ -85,6 +87,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   const venueClock = new VenueClock(() => transport.lastServerDate(), clock);
   const transport = new HttpTransport({
     endpoints,
+    ...(o.wire ? { wire: o.wire } : {}),
     timeoutMs: config.venue.timeoutMs,
     retry: { attempts: config.venue.readAttempts },
     maxResponseBytes: config.venue.maxResponseBytes,

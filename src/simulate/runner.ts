@@ -21,6 +21,7 @@ import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError, ValidationError } from "../lib/errors.js";
 import { silentLogger } from "../lib/log.js";
 import {
+  createSimulator,
   DEMO_SCENARIO_PATH,
   HOUR,
   type LedgerEntry,
@@ -31,6 +32,8 @@ import {
 import { adoptDemoAccount, type DemoHoldings, demoSigner } from "./demoAccount.js";
 
 export const DAY_MS = 24 * HOUR;
+/** Base URL of the in-process venue: never resolved, only named in messages. */
+const IN_PROCESS_URL = "http://simulator.invalid";
 
 export interface SimulationOptions {
   config: LoadedConfig;
@@ -51,6 +54,11 @@ export interface SimulationOptions {
   onProgress?: (progress: { doneMs: number; totalMs: number; cycles: number }) => void;
   /** Ends the run early (between two cycles); the result covers what ran and says so. */
   signal?: AbortSignal;
+  /**
+   * How the bot's clients reach the embedded venue: "in-process" (default: the same client code over
+   * a wire without sockets) or "http" (a server on 127.0.0.1, as `hlbot venue` serves it).
+   */
+  transport?: "in-process" | "http";
   /** Called with the simulator before it is stopped (tests compare the result with its state). */
   onFinished?: (sim: Simulator, account: string) => void | Promise<void>;
 }
@@ -183,13 +191,15 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
   const signer = demoSigner(seed);
   const account = signer.address;
   const holdings = adoptDemoAccount(scenario, account);
-  const sim = await startSimulator({
+  const venueOptions = {
     scenario,
     seed,
     network: o.config.network,
     clock: "virtual",
     startTime: from,
-  });
+  } as const;
+  const http = o.transport === "http";
+  const sim = http ? await startSimulator(venueOptions) : createSimulator(venueOptions);
   const stateDir = mkdtempSync(join(tmpdir(), "hlbot-simulate-"));
   const logger = o.logger ?? silentLogger();
   try {
@@ -204,7 +214,8 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       signer,
       // The client-side budget counts real time; the simulator's own limiter follows virtual time.
       budget: null,
-      baseUrl: sim.url,
+      // In-process, the URL only names the venue in error messages (.invalid never resolves).
+      ...(http ? { baseUrl: sim.url } : { baseUrl: IN_PROCESS_URL, wire: sim.wire }),
     });
     const cycles: CycleRecord[] = [];
     const samples: Sample[] = [];

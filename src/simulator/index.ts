@@ -8,6 +8,7 @@
 //   await sim.stop();
 import { Decimal } from "../lib/decimal.js";
 import { parseJson, stringifyJson } from "../lib/json.js";
+import type { Wire } from "../venue/transport/http.js";
 import type { Clock } from "./clock.js";
 import {
   type BalanceView,
@@ -110,6 +111,23 @@ export class Simulator {
       dropped: raw.drop,
     };
   }
+
+  /**
+   * The venue as a transport's wire (see HttpTransport's `wire`): each request goes through the same
+   * pipeline as over HTTP (rate limit, faults, 422 rule) with no socket. A dropped connection fails as
+   * a reset; the Date header carries the venue's (virtual) time. Latency faults are not waited for:
+   * they are real time, which a virtual-clock run does not spend.
+   */
+  readonly wire: Wire = async ({ endpoint, bodyText }) => {
+    const raw = processRequest(this.core, endpoint, bodyText, "in-process");
+    if (raw.drop)
+      throw Object.assign(new Error("socket hang up (simulated dropped connection)"), { code: "ECONNRESET" });
+    return {
+      status: raw.status,
+      headers: { "content-type": raw.contentType, date: new Date(this.core.now()).toUTCString() },
+      text: raw.text,
+    };
+  };
 
   info(body: Record<string, unknown>): unknown {
     return this.request("info", body).body;

@@ -22,6 +22,7 @@ interface SimulateOptions {
   seed?: string;
   report?: string;
   json?: boolean;
+  http?: boolean;
 }
 
 const ISO = /^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:?\d\d)?)?$/;
@@ -103,6 +104,10 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option("--report <file.html>", "also write a self-contained HTML report with charts")
     .option("--json", "print the summary as JSON")
+    .option(
+      "--http",
+      "serve the embedded venue on 127.0.0.1 and reach it over HTTP (slower, same result; default: in-process)",
+    )
     .addHelpText(
       "after",
       "\nThe simulated account uses a key derived from the seed and starts with the holdings of the scenario's\n" +
@@ -153,6 +158,7 @@ export function register(program: Command, ctx: CliContext): void {
           ...(period.to === undefined ? {} : { to: period.to }),
           ...(period.days === undefined ? {} : { days: period.days }),
           logger,
+          ...(opts.http ? { transport: "http" as const } : {}),
           signal: controller.signal,
           ...(progress ? { onProgress: progress.update } : {}),
         });

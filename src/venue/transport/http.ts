@@ -14,7 +14,7 @@ import {
   ResponseTooLargeError,
   ServerError,
   UnprocessableError,
-  type VenueError,
+  VenueError,
 } from "../../lib/errors.js";
 import { JsonDepthError, parseJson, stringifyJson } from "../../lib/json.js";
 import type { Endpoints } from "../networks.js";
@@ -57,8 +57,23 @@ export interface ResponseEvent {
   error?: HlbotError;
 }
 
+/**
+ * One request/answer exchange without a socket: `hlbot simulate` hands the embedded venue's request
+ * pipeline to the transport this way. Everything around it (budget, retries, status classification,
+ * JSON parsing, the Date header, observers) is the same code as over HTTP. A wire throws for a lost
+ * connection; the transport turns anything but a VenueError into a NetworkError.
+ */
+export type Wire = (request: {
+  endpoint: "info" | "exchange" | "explorer";
+  url: string;
+  bodyText: string;
+  signal?: AbortSignal;
+}) => Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }>;
+
 export interface HttpTransportOptions {
   endpoints: Endpoints;
+  /** Replaces the HTTP request itself (see Wire); undefined = HTTP through undici. */
+  wire?: Wire;
   /** Per-request timeout (connect + headers + body), default 10 000 ms. */
   timeoutMs?: number;
   /** Retry policy of reads: attempts (default 4 in total), baseDelayMs, maxDelayMs, jitter, maxRetryAfterMs. */
@@ -128,6 +143,7 @@ export class HttpTransport {
   private readonly agent: Agent;
   private serverDate: Date | undefined;
   private closed = false;
+  private readonly wire: Wire | undefined;
 
   constructor(options: HttpTransportOptions) {
     this.endpoints = options.endpoints;
@@ -143,6 +159,7 @@ export class HttpTransport {
     this.onRetry = options.onRetry;
     this.onResponse = options.onResponse;
     this.random = options.random ?? Math.random;
+    this.wire = options.wire;
     this.agent = new Agent({
       keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
       // Our own AbortSignal bounds the whole request; undici's separate timers would only race it.
@@ -213,10 +230,10 @@ export class HttpTransport {
     signal: AbortSignal | undefined,
     timeoutMs: number | undefined,
   ): Promise<RawResponse> {
-    if (!this.onResponse) return this.sendOnce(url, bodyText, signal, timeoutMs);
+    if (!this.onResponse) return this.sendOnce(endpoint, url, bodyText, signal, timeoutMs);
     const started = performance.now();
     try {
-      const raw = await this.sendOnce(url, bodyText, signal, timeoutMs);
+      const raw = await this.sendOnce(endpoint, url, bodyText, signal, timeoutMs);
       this.report({ endpoint, ms: performance.now() - started, status: raw.status });
       return raw;
     } catch (err) {
@@ -241,6 +258,7 @@ export class HttpTransport {
   }
 
   private async sendOnce(
+    endpoint: ResponseEvent["endpoint"],
     url: string,
     bodyText: string,
     signal: AbortSignal | undefined,
@@ -248,6 +266,17 @@ export class HttpTransport {
   ): Promise<RawResponse> {
     if (this.closed) throw new InternalError("HttpTransport used after close()");
     if (signal?.aborted) throw abortedError(signal, url);
+    if (this.wire) {
+      let raw: RawResponse;
+      try {
+        raw = { ...(await this.wire({ endpoint, url, bodyText, ...(signal ? { signal } : {}) })), url };
+      } catch (err) {
+        if (err instanceof VenueError) throw err;
+        throw networkErrorFrom(err, url);
+      }
+      this.noteDate(raw.headers.date);
+      return checkStatus(raw);
+    }
     const controller = new AbortController();
     let timedOut = false;
     const limit = timeoutMs ?? this.timeoutMs;
