@@ -26,6 +26,8 @@ import {
   HOUR,
   type LedgerEntry,
   loadScenarioFile,
+  parseScenarioObject,
+  type ScenarioInput,
   type Simulator,
   startSimulator,
 } from "../simulator/index.js";
@@ -39,6 +41,8 @@ export interface SimulationOptions {
   config: LoadedConfig;
   /** Scenario file (default: the bundled demo). */
   scenarioFile?: string;
+  /** A scenario given as data instead of a file (a fork of a real account); `scenarioFile` names it. */
+  scenario?: ScenarioInput;
   /** Overrides the scenario's seed (prices, randomised TWAPs, faults, the demo key). */
   seed?: number;
   /** Start (unix ms); default the scenario's start time. */
@@ -182,8 +186,10 @@ export function resolvePeriod(o: { from?: number; to?: number; days?: number }, 
 
 export async function runSimulation(o: SimulationOptions): Promise<SimulationResult> {
   const wallStart = performance.now();
-  const scenarioFile = o.scenarioFile ?? DEMO_SCENARIO_PATH;
-  const scenario = loadScenarioFile(scenarioFile);
+  const scenarioFile = o.scenarioFile ?? (o.scenario ? "(given as data)" : DEMO_SCENARIO_PATH);
+  const scenario = o.scenario
+    ? parseScenarioObject(o.scenario, scenarioFile)
+    : loadScenarioFile(scenarioFile);
   const seed = o.seed ?? scenario.seed;
   const { from, to } = resolvePeriod(o, scenario.settings.startTime ?? Date.UTC(2025, 0, 1));
   const enabled = o.config.strategies.filter((s) => s.enabled);

@@ -2,11 +2,15 @@
 // schedules against the embedded venue simulator in virtual time (no key, no network: a demo key is
 // derived from the seed), then prints a summary (text, or JSON with --json) and optionally writes a
 // self-contained HTML report. `npm start` runs it on the bundled demo configuration and scenario.
+// With --fork the scenario is read from a real account (the only case where it talks to a venue).
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
+import type { LoadedConfig } from "../../engine/config/loader.js";
 import { ValidationError, type ValidationIssue } from "../../lib/errors.js";
+import { ADDRESS_PATTERN } from "../../venue/constants.js";
+import type { NetworkName } from "../../venue/networks.js";
 import type { CliContext } from "../context.js";
 import { parseInteger } from "../options.js";
 
@@ -23,6 +27,10 @@ interface SimulateOptions {
   report?: string;
   json?: boolean;
   http?: boolean;
+  fork?: boolean;
+  account?: string;
+  network?: string;
+  baseUrl?: string;
 }
 
 const ISO = /^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:?\d\d)?)?$/;
@@ -79,6 +87,34 @@ export function readSimulateOptions(o: SimulateOptions): {
       issues.push(...((err as ValidationError).issues ?? []));
     }
   }
+  if (o.fork) {
+    if (o.scenario !== undefined)
+      issues.push({
+        path: "--scenario",
+        message: "a fork is its own scenario: give --fork or --scenario, not both",
+      });
+    if (o.from !== undefined || o.to !== undefined)
+      issues.push({
+        path: o.from !== undefined ? "--from" : "--to",
+        message: "a fork starts now: give its length with --days",
+      });
+    if (o.network !== undefined && o.network !== "mainnet" && o.network !== "testnet")
+      issues.push({
+        path: "--network",
+        message: `expected mainnet or testnet, got ${JSON.stringify(o.network)}`,
+      });
+    if (o.account !== undefined && !ADDRESS_PATTERN.test(o.account))
+      issues.push({
+        path: "--account",
+        message: `expected a 0x address (0x + 40 hex digits), got ${JSON.stringify(o.account)}`,
+      });
+  } else
+    for (const [flag, value] of [
+      ["--account", o.account],
+      ["--network", o.network],
+      ["--base-url", o.baseUrl],
+    ] as const)
+      if (value !== undefined) issues.push({ path: flag, message: "only with --fork" });
   if (o.report !== undefined && o.report.trim() === "")
     issues.push({ path: "--report", message: "expected a file name such as report.html" });
   else if (o.report !== undefined && !existsSync(dirname(resolve(o.report))))
@@ -104,6 +140,10 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option("--report <file.html>", "also write a self-contained HTML report with charts")
     .option("--json", "print the summary as JSON")
+    .option("--fork", "start from a real account as it is now (read once from the venue; needs --account)")
+    .option("--account <address>", "with --fork: the account to copy (default: the bot file's account)")
+    .option("--network <name>", "with --fork: mainnet or testnet (default: the bot file's network)")
+    .option("--base-url <url>", "with --fork: read from this base URL instead of the network's")
     .option(
       "--http",
       "serve the embedded venue on 127.0.0.1 and reach it over HTTP (slower, same result; default: in-process)",
@@ -142,6 +182,7 @@ export function register(program: Command, ctx: CliContext): void {
         isTTY: tty,
       });
       const { runSimulation } = await import("../../simulate/runner.js");
+      const fork = opts.fork ? await readFork(opts, config, ctx) : undefined;
       const { buildSummary } = await import("../../simulate/summary.js");
 
       const progress = process.stderr.isTTY ? await progressBar() : undefined;
@@ -153,6 +194,7 @@ export function register(program: Command, ctx: CliContext): void {
         result = await runSimulation({
           config,
           ...(opts.scenario === undefined ? {} : { scenarioFile: opts.scenario }),
+          ...(fork ? { scenario: fork.scenario, scenarioFile: fork.label } : {}),
           ...(period.seed === undefined ? {} : { seed: period.seed }),
           ...(period.from === undefined ? {} : { from: period.from }),
           ...(period.to === undefined ? {} : { to: period.to }),
@@ -223,4 +265,43 @@ async function progressBar(): Promise<{
       if (started) bar.stop();
     },
   };
+}
+
+/** Reads the account to fork (exit 2 without one); says on stderr what the fork approximates. */
+async function readFork(opts: SimulateOptions, config: LoadedConfig, ctx: CliContext) {
+  const account = opts.account ?? config.account;
+  if (account === undefined)
+    throw new ValidationError([
+      {
+        path: "--account",
+        message: "--fork needs the account to copy: --account 0x… (or account: in the bot file)",
+      },
+    ]);
+  const network = (opts.network ?? config.network) as NetworkName;
+  const { HttpTransport } = await import("../../venue/transport/http.js");
+  const { InfoClient } = await import("../../venue/info/client.js");
+  const { resolveEndpoints } = await import("../../venue/networks.js");
+  const { forkAccount } = await import("../../simulate/fork.js");
+  const transport = new HttpTransport({
+    endpoints: resolveEndpoints(
+      network,
+      opts.baseUrl ?? (opts.network === undefined ? config.baseUrl : undefined),
+    ),
+    timeoutMs: config.venue.timeoutMs,
+  });
+  try {
+    const info = new InfoClient(transport, { onUnknown: (m) => ctx.stderr(`hlbot: warning: ${m}\n`) });
+    const fork = await forkAccount(info, account, { network, now: Date.now });
+    const h = fork.holdings;
+    const spot = Object.entries(h.spot)
+      .map(([coin, amount]) => `${amount} ${coin}`)
+      .join(", ");
+    ctx.stderr(
+      `hlbot: forked ${account.toLowerCase()} on ${network} at ${new Date(fork.at).toISOString()}: spot ${spot || "nothing"}; staking ${h.delegated} HYPE delegated, ${h.undelegated} idle, ${h.pendingWithdrawal} pending withdrawal\n`,
+    );
+    for (const note of fork.notes) ctx.stderr(`hlbot: fork: ${note}\n`);
+    return { ...fork, label: `fork of ${account.toLowerCase()} on ${network}` };
+  } finally {
+    await transport.close();
+  }
 }

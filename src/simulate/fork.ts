@@ -1,0 +1,173 @@
+// `hlbot simulate --fork`: a scenario that starts from a real account as it is now, like a local fork of
+// a chain. One read, through the same info client the bot uses, of the spot metadata and mids, the
+// validators, and the account's spot balances, staking balance and delegations; the result is a plain
+// scenario in which that account is the one labelled "demo", so the simulation adopts its holdings.
+//
+// What a fork cannot know, and what it does instead (said in `notes`):
+// - prices after the fork moment: each pair holds its mid at the fork (a flat path) unless the caller
+//   replaces `prices` (price history or a random walk);
+// - when pending withdrawals were started: delegatorSummary gives only their total and count, so they
+//   finalize after the full withdrawal delay from the fork (the latest they can);
+// - TWAPs running on the account: they are not carried over (their remaining size stays on spot);
+// - order books: modelled from each pair's 24-hour volume (a liquidity class), not read.
+
+import type { ScenarioInput } from "../simulator/scenario.js";
+import type { InfoClient } from "../venue/info/client.js";
+
+/** HYPE is 8 decimals in the venue's stake figures (validatorSummaries.stake is HYPE × 1e8). */
+const STAKE_UNIT = 100_000_000n;
+
+/**
+ * 24-hour notional volume (quote units) from which a pair's book is modelled as deep or medium. An
+ * assumption of hlbot, not a venue figure: the fork cannot read the book's depth over time.
+ */
+const DEEP_VOLUME = 10_000_000;
+const MEDIUM_VOLUME = 250_000;
+
+function liquidityClass(dayVolume: number): "deep" | "medium" | "thin" {
+  return dayVolume >= DEEP_VOLUME ? "deep" : dayVolume >= MEDIUM_VOLUME ? "medium" : "thin";
+}
+
+export interface ForkResult {
+  scenario: ScenarioInput;
+  /** The fork moment (the venue's clock if it sent one, else the local clock). */
+  at: number;
+  /** What the fork approximated, one sentence each. */
+  notes: string[];
+  holdings: {
+    spot: Record<string, string>;
+    delegated: string;
+    undelegated: string;
+    pendingWithdrawal: string;
+  };
+}
+
+export async function forkAccount(
+  info: InfoClient,
+  account: string,
+  opts: { network: string; now: () => number; signal?: AbortSignal },
+): Promise<ForkResult> {
+  const user = account.toLowerCase() as `0x${string}`;
+  const { signal } = opts;
+  const [meta, ctxs] = await info.spotMetaAndAssetCtxs({}, signal);
+  const volumes = new Map(ctxs.map((c) => [c.coin, Number(c.dayNtlVlm)]));
+  const mids = await info.allMids({}, signal);
+  const validators = await info.validatorSummaries({}, signal);
+  const spot = await info.spotClearinghouseState({ user }, signal);
+  const staking = await info.delegatorSummary({ user }, signal);
+  const delegations = await info.delegations({ user }, signal);
+  const at = info.transport.lastServerDate()?.getTime() ?? opts.now();
+  const notes: string[] = [];
+
+  // Token names are unique on the venue; should two ever clash, the first (lowest index) is kept.
+  const tokens = new Map<number, (typeof meta.tokens)[number]>();
+  const names = new Set<string>();
+  for (const t of [...meta.tokens].sort((a, b) => a.index - b.index)) {
+    if (names.has(t.name)) continue;
+    names.add(t.name);
+    tokens.set(t.index, t);
+  }
+  const pairs = meta.universe.filter(
+    (p) => tokens.has(p.tokens[0]) && tokens.has(p.tokens[1]) && mids[p.name] !== undefined,
+  );
+  const unpriced = meta.universe.length - pairs.length;
+  if (unpriced > 0) notes.push(`${unpriced} pair(s) without a mid at the fork are left out`);
+
+  const balances: Record<string, string> = {};
+  for (const b of spot.balances) {
+    if (b.token === undefined || !tokens.has(b.token) || Number(b.total) <= 0) continue;
+    balances[tokens.get(b.token)!.name] = b.total;
+  }
+  const running = spot.balances.filter((b) => Number(b.hold) > 0).map((b) => b.coin);
+  if (running.length > 0)
+    notes.push(
+      `balances held by open orders or TWAPs (${running.join(", ")}) start free: orders are not carried over`,
+    );
+
+  const pending = Number(staking.totalPendingWithdrawal) > 0;
+  if (pending)
+    notes.push(
+      `${staking.totalPendingWithdrawal} HYPE pending withdrawal (${staking.nPendingWithdrawals}) finalizes after the full delay from the fork: the venue does not say when each started`,
+    );
+  notes.push("prices hold the fork's mids (flat) unless replaced");
+  notes.push(
+    `order books are modelled by each pair's 24-hour volume (deep from ${DEEP_VOLUME.toLocaleString("en-US")} USDC, medium from ${MEDIUM_VOLUME.toLocaleString("en-US")}, else thin): assumptions, not the real books`,
+  );
+
+  const scenario: ScenarioInput = {
+    name: `fork of ${user} on ${opts.network}`,
+    description: `Read from ${opts.network} at ${new Date(at).toISOString()}`,
+    settings: { startTime: at },
+    tokens: [...tokens.values()].map((t) => ({
+      name: t.name,
+      index: t.index,
+      szDecimals: t.szDecimals,
+      weiDecimals: t.weiDecimals,
+      tokenId: t.tokenId,
+      fullName: t.fullName,
+      isCanonical: t.isCanonical,
+    })),
+    pairs: pairs.map((p) => ({
+      index: p.index,
+      base: tokens.get(p.tokens[0])!.name,
+      quote: tokens.get(p.tokens[1])!.name,
+      isCanonical: p.isCanonical,
+      name: p.name,
+      dayNtlVlm: String(volumes.get(p.name) ?? 0),
+      book: { class: liquidityClass(volumes.get(p.name) ?? 0) },
+    })),
+    prices: Object.fromEntries(pairs.map((p) => [p.name, { start: mids[p.name]!, volatility: 0 }])),
+    validators: validators.map((v) => {
+      const period = (i: number) => v.stats[i]![1];
+      return {
+        address: v.validator,
+        signer: v.signer,
+        name: v.name,
+        description: v.description,
+        stake: `${v.stake / STAKE_UNIT}.${(v.stake % STAKE_UNIT).toString().padStart(8, "0")}`,
+        commission: v.commission,
+        isJailed: v.isJailed,
+        unjailableAfter: v.unjailableAfter,
+        isActive: v.isActive,
+        nRecentBlocks: v.nRecentBlocks,
+        stats: Object.fromEntries(
+          (["day", "week", "month"] as const).map((name, i) => [
+            name,
+            {
+              uptimeFraction: period(i).uptimeFraction,
+              predictedApr: period(i).predictedApr,
+              nSamples: period(i).nSamples,
+            },
+          ]),
+        ),
+      };
+    }),
+    accounts: [{ address: user, label: "demo" }],
+    balances: { [user]: balances },
+    staking: {
+      [user]: {
+        undelegated: staking.undelegated,
+        pendingWithdrawals: pending ? [{ amount: staking.totalPendingWithdrawal, finalizesIn: "7d" }] : [],
+      },
+    },
+    delegations: delegations
+      .filter((d) => Number(d.amount) > 0)
+      .map((d) => ({
+        user,
+        validator: d.validator,
+        amount: d.amount,
+        lockedFor: Math.max(0, d.lockedUntilTimestamp - at),
+      })),
+  };
+  return {
+    scenario,
+    at,
+    notes,
+    holdings: {
+      spot: balances,
+      delegated: staking.delegated,
+      undelegated: staking.undelegated,
+      pendingWithdrawal: staking.totalPendingWithdrawal,
+    },
+  };
+}
