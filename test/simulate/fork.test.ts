@@ -61,11 +61,11 @@ describe("a fork of a real account", () => {
     });
     expect(scenario.staking[ADDR.trader]!.undelegated.toString()).toBe("7");
     expect(scenario.staking[ADDR.trader]!.pendingWithdrawals.map((w) => w.amount.toString())).toEqual(["3"]);
-    const byValidator = Object.fromEntries(
-      scenario.delegations.map((d) => [d.validator, [d.amount.toString(), d.lockedFor]]),
+    const byValidator: Record<string, [string, number]> = Object.fromEntries(
+      scenario.delegations.map((d) => [d.validator, [d.amount.toString(), d.lockedFor] as [string, number]]),
     );
     expect(byValidator).toEqual({ [VALIDATORS.a]: ["100", expect.any(Number)], [VALIDATORS.b]: ["50", 0] });
-    expect(Math.abs(byValidator[VALIDATORS.a]![1] - 8 * HOUR)).toBeLessThan(1000);
+    expect(Math.abs((byValidator[VALIDATORS.a]?.[1] ?? 0) - 8 * HOUR)).toBeLessThan(1000);
     const jailed = scenario.validators.find((v) => v.address === VALIDATORS.jailed)!;
     expect(jailed.isJailed).toBe(true);
     expect(scenario.validators.find((v) => v.address === VALIDATORS.b)!.stake.toString()).toBe("95000050");
