@@ -170,9 +170,39 @@ export interface ReportData {
   record: Pick<SimulationRecord, "samples" | "validators">;
 }
 
+/** Distinct reason wordings listed (most frequent first); the grouped reasons are always complete. */
+const MAX_REPORT_REASONS = 200;
+
+/** Most samples drawn per chart (and embedded): a year of hourly samples stays a light file. */
+export const MAX_REPORT_SAMPLES = 1_500;
+
+/**
+ * At most about `max` samples, spread evenly over the run: each bucket keeps its first sample and the
+ * ones with its lowest and highest portfolio value (so a drawdown or a spike is never smoothed away),
+ * and the last sample is always kept. Fewer samples than `max` are returned as they are.
+ */
+export function thinSamples(samples: Sample[], max = MAX_REPORT_SAMPLES): Sample[] {
+  if (samples.length <= max) return samples;
+  const size = Math.ceil(samples.length / Math.floor(max / 3));
+  const out: Sample[] = [];
+  for (let start = 0; start < samples.length; start += size) {
+    const bucket = samples.slice(start, start + size);
+    let lo = 0;
+    let hi = 0;
+    bucket.forEach((x, i) => {
+      if (x.value < bucket[lo]!.value) lo = i;
+      if (x.value > bucket[hi]!.value) hi = i;
+    });
+    for (const i of [...new Set([0, lo, hi])].sort((a, b) => a - b)) out.push(bucket[i]!);
+  }
+  if (out[out.length - 1] !== samples[samples.length - 1]) out.push(samples[samples.length - 1]!);
+  return out;
+}
+
 /** Renders the self-contained HTML report. */
 export function renderReport({ summary: s, record }: ReportData): string {
-  const samples: Sample[] = record.samples;
+  const samples: Sample[] = thinSamples(record.samples);
+  const distinct = [...s.skipped].sort((a, b) => b.count - a.count).slice(0, MAX_REPORT_REASONS);
   const times = samples.map((x) => x.t);
   const colorOf = new Map<string, string>();
   const color = (key: string) => {
@@ -416,13 +446,19 @@ ${tableHtml(
   s.reasons.map((g) => [g.strategy, g.guard, g.count, g.distinct, when(g.latestAt), g.latest]),
   [false, false, true, true, false, false],
 )}
-<details><summary>each of the ${s.skipped.length} distinct reasons</summary>
+<details><summary>${distinct.length < s.skipped.length ? `the ${distinct.length} most frequent of the ${s.skipped.length} distinct reasons (all of them: hlbot simulate --json, "skipped")` : `each of the ${s.skipped.length} distinct reasons`}</summary>
 ${tableHtml(
   ["strategy", "guard", "count", "first", "last", "reason"],
-  s.skipped.map((g) => [g.strategy, g.guard, g.count, when(g.first), when(g.last), g.reason]),
+  distinct.map((g) => [g.strategy, g.guard, g.count, when(g.first), when(g.last), g.reason]),
   [false, false, true, false, false, false],
 )}</details></section>
-<script type="application/json" id="hlbot-simulation">${scriptJson({ summary: s, samples, validators: record.validators })}</script>`;
+<script type="application/json" id="hlbot-simulation">${scriptJson({
+    // Every distinct wording would weigh megabytes over a year; the grouped reasons are in the summary.
+    summary: { ...s, skipped: distinct },
+    samples,
+    samplesThinned: samples.length < record.samples.length,
+    validators: record.validators,
+  })}</script>`;
 
   return `<!doctype html>
 <html lang="en">
