@@ -35,26 +35,22 @@ export function register(program: Command, ctx: CliContext): void {
         );
       }
       const logger = await botLogger(ctx, config);
-      const { mkdirSync } = await import("node:fs");
-      const { acquireInstanceLock } = await import("../../engine/lock.js");
-      mkdirSync(config.state, { recursive: true, mode: 0o700 });
-      const lock = acquireInstanceLock(config.state, `hlbot once --config ${config.file}`);
-      const { openRuntime } = await import("../../engine/runtime.js");
+      const { openInstance } = await import("../../engine/instance.js");
       const { oncePass, iso } = await import("../../engine/scheduler.js");
       const { scheduledStrategies } = await import("../../engine/daemon.js");
       const { stringifyJson } = await import("../../lib/json.js");
       const { formatCycle, actionLines } = await import("../report.js");
       const live = config.mode === "live" && !opts.dryRun;
       try {
-        const runtime = await openRuntime({ config, env: ctx.env, mode: live ? "live" : "dry-run", logger });
+        const instance = await openInstance({
+          config,
+          env: ctx.env,
+          mode: live ? "live" : "dry-run",
+          logger,
+          command: `hlbot once --config ${config.file}`,
+        });
+        const { runtime } = instance;
         try {
-          // We hold the instance lock: a run or once cycle still marked running was cut short by a crash.
-          const interrupted = runtime.journal.closeInterruptedCycles(["run", "once", "watch"]);
-          if (interrupted > 0)
-            logger.warn(
-              { interrupted },
-              `${interrupted} cycle(s) of an earlier process were cut short; marked interrupted`,
-            );
           const strategies = scheduledStrategies(config.strategies);
           const facts = await runtime.facts();
           const deps = runtime.cycleDeps(facts);
@@ -156,10 +152,9 @@ export function register(program: Command, ctx: CliContext): void {
           ctx.stdout(out.join(""));
           ctx.exitCode = bad > 0 ? 1 : 0;
         } finally {
-          await runtime.close();
+          await instance.close();
         }
       } finally {
-        lock.release();
         await logger.flush();
       }
     });

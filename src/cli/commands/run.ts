@@ -117,10 +117,8 @@ async function runDaemon(
   flags: Flags,
   live: boolean,
 ): Promise<void> {
-  const { mkdirSync } = await import("node:fs");
   const { constants } = await import("node:os");
-  const { acquireInstanceLock } = await import("../../engine/lock.js");
-  const { openRuntime } = await import("../../engine/runtime.js");
+  const { openInstance } = await import("../../engine/instance.js");
   const { BotMetrics, startMetricsServer } = await import("../../engine/metrics.js");
   const { registerProcessMetrics } = await import("../../engine/accountMetrics.js");
   const { packageVersion } = await import("../../lib/version.js");
@@ -144,20 +142,18 @@ async function runDaemon(
   const cleanups = new Cleanups(logger);
   let removeHandlers: (() => void) | undefined;
   try {
-    mkdirSync(config.state, { recursive: true, mode: 0o700 });
-    const lock = acquireInstanceLock(config.state, `hlbot run --config ${config.file}`);
-    cleanups.add("the instance lock", () => lock.release());
-
     const metrics = new BotMetrics();
     registerProcessMetrics(metrics, packageVersion());
-    const runtime = await openRuntime({
+    const instance = await openInstance({
       config,
       env: ctx.env,
       mode: live ? "live" : "dry-run",
       logger,
       metrics,
+      command: `hlbot run --config ${config.file}`,
     });
-    cleanups.add("the state database and venue connections", () => runtime.close());
+    const { runtime, lock } = instance;
+    cleanups.add("the state database, venue connections and instance lock", () => instance.close());
     // Notification channels read their secrets now, before the environment is dropped; a configured
     // channel whose token is missing stops the start (exit 2) rather than staying silent for weeks.
     const { createNotifier } = await import("../../engine/notify/notifier.js");
@@ -187,13 +183,6 @@ async function runDaemon(
     }
     // The signer holds the key now: the daemon does not keep it in its environment for its whole life.
     (await import("../../lib/secrets.js")).dropSecretVariables(ctx.env);
-    // We hold the instance lock: any run or once cycle still marked running was cut short by a crash.
-    const interrupted = runtime.journal.closeInterruptedCycles(["run", "once", "watch"]);
-    if (interrupted > 0)
-      logger.warn(
-        { interrupted },
-        `${interrupted} cycle(s) of an earlier process were cut short; marked interrupted`,
-      );
     const daemon = new Daemon({
       runtime,
       strategies,

@@ -1,0 +1,54 @@
+// The one way a process that acts for an account (`hlbot once`, `hlbot run`) takes its state folder:
+// create it private, take the instance lock (a second process exits 2 before touching anything), open
+// the runtime, and close the cycles an earlier process left marked running (it crashed or was killed:
+// holding the lock proves it is gone). `close()` undoes it in the opposite order.
+import { mkdirSync } from "node:fs";
+import { acquireInstanceLock, type InstanceLock } from "./lock.js";
+import { openRuntime, type Runtime, type RuntimeOptions } from "./runtime.js";
+
+/** Cycle kinds a process of ours may leave running when it dies. */
+const CYCLE_KINDS = ["run", "once", "watch"];
+
+export interface Instance {
+  readonly runtime: Runtime;
+  readonly lock: InstanceLock;
+  /** Cycles of an earlier process found running and marked interrupted. */
+  readonly interrupted: number;
+  /** Closes the runtime, then releases the lock. */
+  close(): Promise<void>;
+}
+
+/** `command` names the holder in the lock's sidecar, for the message the next process prints. */
+export async function openInstance(o: RuntimeOptions & { command: string }): Promise<Instance> {
+  const { config, logger } = o;
+  mkdirSync(config.state, { recursive: true, mode: 0o700 });
+  const lock = acquireInstanceLock(config.state, o.command);
+  let runtime: Runtime;
+  try {
+    runtime = await openRuntime(o);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+  const interrupted = runtime.journal.closeInterruptedCycles(CYCLE_KINDS);
+  if (interrupted > 0)
+    logger.warn(
+      { interrupted },
+      `${interrupted} cycle(s) of an earlier process were cut short; marked interrupted`,
+    );
+  let closed = false;
+  return {
+    runtime,
+    lock,
+    interrupted,
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await runtime.close();
+      } finally {
+        lock.release();
+      }
+    },
+  };
+}
