@@ -18,19 +18,23 @@ import { WATCH_INTERVAL_MS, watchRunningTwaps, watchTargets } from "../engine/gu
 import { openRuntime } from "../engine/runtime.js";
 import { runSlotGroup, Scheduler } from "../engine/scheduler.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
-import { describeError, ValidationError } from "../lib/errors.js";
+import { ConfigError, describeError, ValidationError } from "../lib/errors.js";
 import { silentLogger } from "../lib/log.js";
+import { readCandleFile } from "../simulator/candles.js";
 import {
   createSimulator,
   DEMO_SCENARIO_PATH,
   HOUR,
   type LedgerEntry,
   loadScenarioFile,
+  pairName,
   parseScenarioObject,
+  type Scenario,
   type ScenarioInput,
   type Simulator,
   startSimulator,
 } from "../simulator/index.js";
+import { loadedCandles } from "../simulator/scenario.js";
 import { adoptDemoAccount, type DemoHoldings, demoSigner } from "./demoAccount.js";
 
 export const DAY_MS = 24 * HOUR;
@@ -41,6 +45,11 @@ export interface SimulationOptions {
   config: LoadedConfig;
   /** Scenario file (default: the bundled demo). */
   scenarioFile?: string;
+  /**
+   * Candle files (hlbot data fetch) whose prices replace the scenario's path of their pair; the run
+   * starts at the latest first candle unless `from` says otherwise.
+   */
+  prices?: string[];
   /** A scenario given as data instead of a file (a fork of a real account); `scenarioFile` names it. */
   scenario?: ScenarioInput;
   /** Overrides the scenario's seed (prices, randomised TWAPs, faults, the demo key). */
@@ -191,7 +200,8 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
     ? parseScenarioObject(o.scenario, scenarioFile)
     : loadScenarioFile(scenarioFile);
   const seed = o.seed ?? scenario.seed;
-  const { from, to } = resolvePeriod(o, scenario.settings.startTime ?? Date.UTC(2025, 0, 1));
+  const replayFrom = replayPrices(scenario, o.prices ?? []);
+  const { from, to } = resolvePeriod(o, replayFrom ?? scenario.settings.startTime ?? Date.UTC(2025, 0, 1));
   const enabled = o.config.strategies.filter((s) => s.enabled);
 
   const signer = demoSigner(seed);
@@ -432,4 +442,25 @@ function toSample(v: Valuation): Sample {
   const prices: Record<string, number> = {};
   for (const [coin, px] of Object.entries(v.prices)) prices[coin] = px.toNumber();
   return { t: v.at, value: v.value.toNumber(), assets, stake, prices };
+}
+
+/**
+ * Puts each candle file in place of its pair's price path (matched by the file's coin: the pair's venue
+ * name or BASE/QUOTE). Returns the latest first candle, where a replay of all of them can start.
+ */
+function replayPrices(scenario: Scenario, files: string[]): number | undefined {
+  let start: number | undefined;
+  for (const file of files) {
+    const c = loadedCandles(readCandleFile(file));
+    const pair = scenario.pairs.find((p) => pairName(p) === c.coin || `${p.base}/${p.quote}` === c.coin);
+    if (!pair)
+      throw new ConfigError(
+        `the candles are of ${c.coin}, a pair the scenario does not have (${scenario.pairs.map(pairName).join(", ")})`,
+        { file },
+      );
+    delete scenario.prices[`${pair.base}/${pair.quote}`];
+    scenario.prices[pairName(pair)] = { candles: c };
+    start = Math.max(start ?? Number.NEGATIVE_INFINITY, c.candles[0]!.t);
+  }
+  return start;
 }

@@ -270,6 +270,7 @@ export type { RateLimitConfig } from "./ratelimit.js";
 export {
   DEMO_SCENARIO_PATH,
   loadScenarioFile,
+  pairName,
   parseScenarioObject,
   parseScenarioYaml,
   type Scenario,

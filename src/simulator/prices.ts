@@ -116,11 +116,105 @@ class ScriptedPath implements PricePath {
   }
 }
 
+/**
+ * Real history replayed from candles (a file of `hlbot data fetch`). Within a candle the price moves in
+ * straight lines open → first extreme → second extreme → close: the low first in a rising candle and
+ * the high first in a falling one, at times drawn per candle from the seed (so a replay is the same on
+ * every run with the same seed, and another seed gives other paths through the same candles). Before
+ * the first candle the price is its open; after the last, its close.
+ */
+export class CandlePath implements PricePath {
+  private override: { px: number; until: number } | undefined;
+  private cached: { index: number; times: number[]; prices: number[] } | undefined;
+
+  constructor(
+    private readonly candles: readonly { t: number; o: number; h: number; l: number; c: number }[],
+    private readonly intervalMs: number,
+    private readonly seed: number,
+    private readonly label: string,
+  ) {}
+
+  /** Index of the candle open at t, or -1 before the first (the last one after the end). */
+  private indexAt(t: number): number {
+    const cs = this.candles;
+    if (t < cs[0]!.t) return -1;
+    let lo = 0;
+    let hi = cs.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (cs[mid]!.t <= t) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  private vertices(i: number): { times: number[]; prices: number[] } {
+    if (this.cached?.index === i) return this.cached;
+    const c = this.candles[i]!;
+    const next = this.candles[i + 1];
+    const len = Math.min(this.intervalMs, next ? next.t - c.t : this.intervalMs);
+    const rng = new Prng(this.seed, `${this.label}:${c.t}`);
+    const a = rng.uniform(0.05, 0.5);
+    const b = rng.uniform(a + 0.05, 0.95);
+    const [x1, x2] = c.c >= c.o ? [c.l, c.h] : [c.h, c.l];
+    this.cached = {
+      index: i,
+      // On whole seconds, so the extremes are reached by a clock that moves in seconds.
+      times: [
+        c.t,
+        c.t + Math.round((a * len) / 1000) * 1000,
+        c.t + Math.round((b * len) / 1000) * 1000,
+        c.t + len,
+      ],
+      prices: [c.o, x1, x2, c.c],
+    };
+    return this.cached;
+  }
+
+  private replayed(t: number): number {
+    const i = this.indexAt(t);
+    if (i < 0) return this.candles[0]!.o;
+    const { times, prices } = this.vertices(i);
+    if (t >= times[3]!) return prices[3]!;
+    for (let k = 1; k < 4; k++) {
+      if (t < times[k]!) {
+        const t0 = times[k - 1]!;
+        const p0 = prices[k - 1]!;
+        return p0 + ((prices[k]! - p0) * (t - t0)) / (times[k]! - t0);
+      }
+    }
+    return prices[3]!;
+  }
+
+  at(t: number): number {
+    if (this.override && t < this.override.until) return this.override.px;
+    this.override = undefined;
+    return this.replayed(t);
+  }
+
+  set(t: number, px: number): void {
+    const next = this.candles[this.indexAt(t) + 1];
+    this.override = { px, until: next?.t ?? Number.POSITIVE_INFINITY };
+  }
+
+  before(t: number): number | undefined {
+    return this.replayed(t);
+  }
+
+  /** First open time and end of the last candle. */
+  get span(): { from: number; to: number } {
+    const last = this.candles[this.candles.length - 1]!;
+    return { from: this.candles[0]!.t, to: last.t + this.intervalMs };
+  }
+}
+
 export function createPricePath(
   config: PricePathConfig | undefined,
   opts: { start: number; step: number; seed: number; label: string; fallbackPx: number },
 ): PricePath {
   if (config && "points" in config) return new ScriptedPath(opts.start, config.points, config.interpolate);
+  if (config && "candles" in config)
+    return new CandlePath(config.candles.candles, config.candles.intervalMs, opts.seed, opts.label);
   const startPx = config ? config.start.toNumber() : opts.fallbackPx;
   const drift = config ? config.drift : 0;
   const volatility = config ? config.volatility : 0;

@@ -4,13 +4,16 @@
 // every error names the key path and line. Cross-references (a pair's tokens, a delegation's validator)
 // are checked too.
 import { readFileSync } from "node:fs";
+import { dirname, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type ScalarTag, type Tags } from "yaml";
 import { z } from "zod";
 import { type Decimal, isDecimalString, parseDecimal } from "../lib/decimal.js";
 import { ConfigError, type ValidationError } from "../lib/errors.js";
 import { ADDRESS_PATTERN, TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../venue/constants.js";
-import { DAY, MINUTE, parseDuration, SECOND } from "./clock.js";
+import { CANDLE_INTERVAL_MS } from "../venue/info/methods/candleSnapshot.js";
+import { type CandleFile, type CandleRow, readCandleFile } from "./candles.js";
+import { DAY, HOUR, MINUTE, parseDuration, SECOND } from "./clock.js";
 import { MESSAGE_KEYS, type MessageOverrides } from "./errors.js";
 
 // ---------------------------------------------------------------------------------------------------
@@ -150,6 +153,36 @@ const pairSchema = z.strictObject({
 
 const pricePointSchema = z.strictObject({ at: duration, px: decimal.refine((d) => d.gt(0), "must be > 0") });
 
+/** Folder candle files of the scenario being parsed are relative to (parsing is synchronous). */
+let candleBase: string | undefined;
+
+/** A candle file (hlbot data fetch), read when the scenario is: errors carry both files' lines. */
+const candleSource = z.string().transform((path, ctx): LoadedCandles => {
+  const file = resolvePath(candleBase ?? process.cwd(), path);
+  try {
+    return loadedCandles(readCandleFile(file));
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: (err as Error).message });
+    return z.NEVER;
+  }
+});
+
+export interface LoadedCandles {
+  file: string;
+  coin: string;
+  interval: string;
+  intervalMs: number;
+  candles: CandleRow[];
+}
+
+/** A candle file's rows with the length of one candle (from its interval, else the smallest gap). */
+export function loadedCandles(f: CandleFile): LoadedCandles {
+  let gap = Number.POSITIVE_INFINITY;
+  for (let i = 1; i < f.candles.length; i++) gap = Math.min(gap, f.candles[i]!.t - f.candles[i - 1]!.t);
+  const known = (CANDLE_INTERVAL_MS as Record<string, number>)[f.interval];
+  return { ...f, intervalMs: known ?? (Number.isFinite(gap) ? gap : HOUR) };
+}
+
 const pricePathSchema = z.union([
   z.strictObject({
     start: decimal.refine((d) => d.gt(0), "must be > 0"),
@@ -162,6 +195,10 @@ const pricePathSchema = z.union([
     /** Offsets from the start of the run; linear interpolation between points, flat after the last. */
     points: z.array(pricePointSchema).min(1),
     interpolate: z.enum(["linear", "step"]).default("linear"),
+  }),
+  z.strictObject({
+    /** A candle file of `hlbot data fetch` (relative to the scenario file): real history, replayed. */
+    candles: candleSource,
   }),
 ]);
 
@@ -620,6 +657,15 @@ function customTags(tags: Tags): Tags {
 
 /** Parses and validates scenario YAML. `file` is only used in error messages. */
 export function parseScenarioYaml(text: string, file?: string): Scenario {
+  candleBase = file === undefined ? undefined : dirname(resolvePath(file));
+  try {
+    return parseScenarioText(text, file);
+  } finally {
+    candleBase = undefined;
+  }
+}
+
+function parseScenarioText(text: string, file?: string): Scenario {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, customTags, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {

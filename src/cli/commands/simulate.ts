@@ -28,6 +28,7 @@ interface SimulateOptions {
   json?: boolean;
   http?: boolean;
   fork?: boolean;
+  prices?: string[];
   account?: string;
   network?: string;
   baseUrl?: string;
@@ -140,6 +141,10 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option("--report <file.html>", "also write a self-contained HTML report with charts")
     .option("--json", "print the summary as JSON")
+    .option(
+      "--prices <files...>",
+      "replay real price history: candle files of hlbot data fetch, one per pair (starts at their first candle)",
+    )
     .option("--fork", "start from a real account as it is now (read once from the venue; needs --account)")
     .option("--account <address>", "with --fork: the account to copy (default: the bot file's account)")
     .option("--network <name>", "with --fork: mainnet or testnet (default: the bot file's network)")
@@ -195,6 +200,7 @@ export function register(program: Command, ctx: CliContext): void {
           config,
           ...(opts.scenario === undefined ? {} : { scenarioFile: opts.scenario }),
           ...(fork ? { scenario: fork.scenario, scenarioFile: fork.label } : {}),
+          ...(opts.prices ? { prices: opts.prices } : {}),
           ...(period.seed === undefined ? {} : { seed: period.seed }),
           ...(period.from === undefined ? {} : { from: period.from }),
           ...(period.to === undefined ? {} : { to: period.to }),
@@ -207,6 +213,19 @@ export function register(program: Command, ctx: CliContext): void {
       } finally {
         progress?.stop();
         process.off("SIGINT", onSignal);
+      }
+      if (opts.prices) {
+        const { readCandleFile } = await import("../../simulator/candles.js");
+        const day = (t: number) => new Date(t).toISOString().slice(0, 16).replace("T", " ");
+        for (const file of opts.prices) {
+          const c = readCandleFile(file);
+          const first = c.candles[0]!.t;
+          const last = c.candles[c.candles.length - 1]!.t;
+          const outside = result.record.from < first || result.record.to > last;
+          ctx.stderr(
+            `hlbot: ${c.coin} replayed from ${file}: ${c.candles.length} ${c.interval} candles, ${day(first)} → ${day(last)} UTC${outside ? "; the run goes beyond them, where the price stays at the first open or last close" : ""}\n`,
+          );
+        }
       }
       const summary = buildSummary(result.record);
       if (opts.report !== undefined) {

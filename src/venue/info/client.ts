@@ -74,6 +74,13 @@ export class InfoClient {
     return runInfoQuery(this.transport, m.spotMetaMethod, params, signal, this.onUnknown);
   }
 
+  candleSnapshot(
+    params: m.CandleSnapshotParameters,
+    signal?: AbortSignal,
+  ): Promise<m.CandleSnapshotResponse> {
+    return runInfoQuery(this.transport, m.candleSnapshotMethod, params, signal, this.onUnknown);
+  }
+
   allMids(params: m.AllMidsParameters = {}, signal?: AbortSignal): Promise<m.AllMidsResponse> {
     return runInfoQuery(this.transport, m.allMidsMethod, params, signal, this.onUnknown);
   }

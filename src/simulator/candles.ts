@@ -1,0 +1,112 @@
+// Candle files: the price history `hlbot data fetch` downloads and `hlbot simulate --prices` (or a
+// scenario's `prices: { PAIR: { candles: FILE } }`) replays. One CSV per market and interval:
+//
+//   coin,interval,time_ms,time_iso,open,high,low,close,volume,trades
+//   @107,1h,1735689600000,2025-01-01T00:00:00.000Z,24.95,25.31,24.80,25.12,18234.5,412
+//
+// time_ms is the candle's open time; prices and volume are copied verbatim from the venue's answer.
+// Rows are sorted by time and unique; a file that is not is refused with its line number.
+import { readFileSync } from "node:fs";
+import { ConfigError } from "../lib/errors.js";
+
+export const CANDLE_CSV_HEADER = "coin,interval,time_ms,time_iso,open,high,low,close,volume,trades";
+
+export interface CandleRow {
+  /** Open time, unix ms. */
+  t: number;
+  o: number;
+  h: number;
+  l: number;
+  c: number;
+  v: number;
+}
+
+export interface CandleFile {
+  file: string;
+  coin: string;
+  interval: string;
+  candles: CandleRow[];
+}
+
+/** One CSV line of a candle as the venue sent it (strings copied verbatim). */
+export function candleCsvLine(
+  coin: string,
+  interval: string,
+  c: {
+    t: number;
+    o: string;
+    h: string;
+    l: string;
+    c: string;
+    v?: string | undefined;
+    n?: number | undefined;
+  },
+): string {
+  return [coin, interval, c.t, new Date(c.t).toISOString(), c.o, c.h, c.l, c.c, c.v ?? "", c.n ?? ""].join(
+    ",",
+  );
+}
+
+/** Reads and checks a candle file; errors name the file and line. */
+export function readCandleFile(file: string): CandleFile {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new ConfigError(`cannot read the candle file: ${(err as Error).message}`, { file }, { cause: err });
+  }
+  const lines = text.split(/\r?\n/);
+  if (lines[0]?.trim() !== CANDLE_CSV_HEADER)
+    throw new ConfigError(`expected the header "${CANDLE_CSV_HEADER}" (a file of hlbot data fetch)`, {
+      file,
+      line: 1,
+    });
+  let coin: string | undefined;
+  let interval: string | undefined;
+  const candles: CandleRow[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === "") continue;
+    const at = { file, line: i + 1 };
+    const f = line.split(",");
+    if (f.length !== 10) throw new ConfigError(`expected 10 comma-separated fields, got ${f.length}`, at);
+    if (coin === undefined) {
+      coin = f[0]!;
+      interval = f[1]!;
+    } else if (f[0] !== coin || f[1] !== interval)
+      throw new ConfigError(
+        `one market and interval per file: ${coin} ${interval} above, ${f[0]} ${f[1]} here`,
+        at,
+      );
+    const num = (k: number, name: string, positive: boolean) => {
+      const v = Number(f[k]);
+      if (f[k] === "" || !Number.isFinite(v) || (positive ? v <= 0 : v < 0))
+        throw new ConfigError(
+          `${name}: expected a ${positive ? "positive" : "non-negative"} number, got ${JSON.stringify(f[k])}`,
+          at,
+        );
+      return v;
+    };
+    const t = num(2, "time_ms", false);
+    const row = {
+      t,
+      o: num(4, "open", true),
+      h: num(5, "high", true),
+      l: num(6, "low", true),
+      c: num(7, "close", true),
+      v: f[8] === "" ? 0 : num(8, "volume", false),
+    };
+    if (row.h < Math.max(row.o, row.c, row.l) || row.l > Math.min(row.o, row.c))
+      throw new ConfigError("high must be the highest and low the lowest of open, high, low, close", at);
+    const prev = candles[candles.length - 1];
+    if (prev && t <= prev.t)
+      throw new ConfigError(
+        `time_ms ${t} is not after the previous row's ${prev.t}: rows must be sorted and unique`,
+        at,
+      );
+    candles.push(row);
+  }
+  if (candles.length === 0 || coin === undefined || interval === undefined)
+    throw new ConfigError("no candles in the file", { file });
+  return { file, coin, interval, candles };
+}
