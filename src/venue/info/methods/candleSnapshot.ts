@@ -11,6 +11,9 @@
 //
 // Strict: the open time and the four prices, which a replay acts on. Tolerant: the rest (only shown or
 // copied into the file).
+//
+// Not yet in INFO_METHODS (methods/index.ts): the simulator does not serve it and `hlbot info` does not
+// list it until the downloader (`hlbot data fetch`) lands with both; InfoClient.candleSnapshot works.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { CANDLE_PER_ITEM_WEIGHT, infoRequestWeight } from "../../transport/weights.js";
