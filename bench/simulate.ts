@@ -77,7 +77,7 @@ export async function runSimulate(o: { quick: boolean }): Promise<SectionResult>
     ratioLabel: "hlbot/venue alone",
   });
   notes.push(
-    `in-process: ${fmtNumber(median(inProcess) / 1000)} s per ${days}-day run, ${fmtNumber(median(inProcess) / Math.max(1, cycles))} ms per cycle including the venue's answers over 127.0.0.1; the venue's own clock work (prices, rewards) is the small remainder, as the baseline shows`,
+    `in-process: ${fmtNumber(median(inProcess) / 1000)} s per ${days}-day run, ${fmtNumber(median(inProcess) / Math.max(1, cycles))} ms per cycle including the venue's answers (in-process, no sockets, the same client code); the venue's own clock work (prices, rewards) is the small remainder, as the baseline shows`,
   );
 
   if (existsSync(CLI_ENTRY)) {
