@@ -34,7 +34,6 @@ import {
   type Simulator,
   startSimulator,
 } from "../simulator/index.js";
-import { loadedCandles } from "../simulator/scenario.js";
 import { adoptDemoAccount, type DemoHoldings, demoSigner } from "./demoAccount.js";
 
 export const DAY_MS = 24 * HOUR;
@@ -151,6 +150,8 @@ export interface SimulationRecord {
   to: number;
   plannedTo: number;
   interrupted: boolean;
+  /** Candle files replayed in place of their pair's price path (simulate --prices). */
+  replayed: ReplayedPrices[];
   strategies: Array<Pick<LoadedStrategy, "name" | "kind" | "schedule">>;
   /** netApr: the delegator's APR at the end, predictedApr (week) × (1 − commission). */
   validators: Array<{ address: string; name: string; netApr?: string }>;
@@ -170,6 +171,16 @@ export interface SimulationResult {
   record: SimulationRecord;
   /** Wall-clock duration (not part of the deterministic record). */
   wallMs: number;
+}
+
+export interface ReplayedPrices {
+  file: string;
+  coin: string;
+  interval: string;
+  candles: number;
+  /** Open times of the first and last candle. */
+  first: number;
+  last: number;
 }
 
 /** Label of staked HYPE among a valuation's assets. */
@@ -200,7 +211,9 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
     ? parseScenarioObject(o.scenario, scenarioFile)
     : loadScenarioFile(scenarioFile);
   const seed = o.seed ?? scenario.seed;
-  const replayFrom = replayPrices(scenario, o.prices ?? []);
+  const replayed = replayPrices(scenario, o.prices ?? []);
+  // A replay starts where every file has candles: at the latest first candle.
+  const replayFrom = replayed.length > 0 ? Math.max(...replayed.map((r) => r.first)) : undefined;
   const { from, to } = resolvePeriod(o, replayFrom ?? scenario.settings.startTime ?? Date.UTC(2025, 0, 1));
   const enabled = o.config.strategies.filter((s) => s.enabled);
 
@@ -338,6 +351,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         to: end,
         plannedTo: to,
         interrupted,
+        replayed,
         strategies: enabled.map((s) => ({ name: s.name, kind: s.kind, schedule: s.schedule })),
         validators: sim.validators().map((v) => ({
           address: v.address,
@@ -448,10 +462,9 @@ function toSample(v: Valuation): Sample {
  * Puts each candle file in place of its pair's price path (matched by the file's coin: the pair's venue
  * name or BASE/QUOTE). Returns the latest first candle, where a replay of all of them can start.
  */
-function replayPrices(scenario: Scenario, files: string[]): number | undefined {
-  let start: number | undefined;
-  for (const file of files) {
-    const c = loadedCandles(readCandleFile(file));
+function replayPrices(scenario: Scenario, files: string[]): ReplayedPrices[] {
+  return files.map((file) => {
+    const c = readCandleFile(file);
     const pair = scenario.pairs.find((p) => pairName(p) === c.coin || `${p.base}/${p.quote}` === c.coin);
     if (!pair)
       throw new ConfigError(
@@ -460,7 +473,13 @@ function replayPrices(scenario: Scenario, files: string[]): number | undefined {
       );
     delete scenario.prices[`${pair.base}/${pair.quote}`];
     scenario.prices[pairName(pair)] = { candles: c };
-    start = Math.max(start ?? Number.NEGATIVE_INFINITY, c.candles[0]!.t);
-  }
-  return start;
+    return {
+      file,
+      coin: c.coin,
+      interval: c.interval,
+      candles: c.candles.length,
+      first: c.candles[0]!.t,
+      last: c.candles[c.candles.length - 1]!.t,
+    };
+  });
 }

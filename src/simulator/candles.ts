@@ -8,6 +8,8 @@
 // Rows are sorted by time and unique; a file that is not is refused with its line number.
 import { readFileSync } from "node:fs";
 import { ConfigError } from "../lib/errors.js";
+import { CANDLE_INTERVAL_MS } from "../venue/info/methods/candleSnapshot.js";
+import { HOUR } from "./clock.js";
 
 export const CANDLE_CSV_HEADER = "coin,interval,time_ms,time_iso,open,high,low,close,volume,trades";
 
@@ -25,6 +27,8 @@ export interface CandleFile {
   file: string;
   coin: string;
   interval: string;
+  /** Length of one candle: from the interval's name, else the smallest gap between rows. */
+  intervalMs: number;
   candles: CandleRow[];
 }
 
@@ -108,5 +112,8 @@ export function readCandleFile(file: string): CandleFile {
   }
   if (candles.length === 0 || coin === undefined || interval === undefined)
     throw new ConfigError("no candles in the file", { file });
-  return { file, coin, interval, candles };
+  let gap = Number.POSITIVE_INFINITY;
+  for (let i = 1; i < candles.length; i++) gap = Math.min(gap, candles[i]!.t - candles[i - 1]!.t);
+  const named = (CANDLE_INTERVAL_MS as Record<string, number>)[interval];
+  return { file, coin, interval, intervalMs: named ?? (Number.isFinite(gap) ? gap : HOUR), candles };
 }

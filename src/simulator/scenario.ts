@@ -11,9 +11,8 @@ import { z } from "zod";
 import { type Decimal, isDecimalString, parseDecimal } from "../lib/decimal.js";
 import { ConfigError, type ValidationError } from "../lib/errors.js";
 import { ADDRESS_PATTERN, TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../venue/constants.js";
-import { CANDLE_INTERVAL_MS } from "../venue/info/methods/candleSnapshot.js";
-import { type CandleFile, type CandleRow, readCandleFile } from "./candles.js";
-import { DAY, HOUR, MINUTE, parseDuration, SECOND } from "./clock.js";
+import { type CandleFile, readCandleFile } from "./candles.js";
+import { DAY, MINUTE, parseDuration, SECOND } from "./clock.js";
 import { MESSAGE_KEYS, type MessageOverrides } from "./errors.js";
 
 // ---------------------------------------------------------------------------------------------------
@@ -157,31 +156,15 @@ const pricePointSchema = z.strictObject({ at: duration, px: decimal.refine((d) =
 let candleBase: string | undefined;
 
 /** A candle file (hlbot data fetch), read when the scenario is: errors carry both files' lines. */
-const candleSource = z.string().transform((path, ctx): LoadedCandles => {
+const candleSource = z.string().transform((path, ctx): CandleFile => {
   const file = resolvePath(candleBase ?? process.cwd(), path);
   try {
-    return loadedCandles(readCandleFile(file));
+    return readCandleFile(file);
   } catch (err) {
     ctx.addIssue({ code: "custom", message: (err as Error).message });
     return z.NEVER;
   }
 });
-
-export interface LoadedCandles {
-  file: string;
-  coin: string;
-  interval: string;
-  intervalMs: number;
-  candles: CandleRow[];
-}
-
-/** A candle file's rows with the length of one candle (from its interval, else the smallest gap). */
-export function loadedCandles(f: CandleFile): LoadedCandles {
-  let gap = Number.POSITIVE_INFINITY;
-  for (let i = 1; i < f.candles.length; i++) gap = Math.min(gap, f.candles[i]!.t - f.candles[i - 1]!.t);
-  const known = (CANDLE_INTERVAL_MS as Record<string, number>)[f.interval];
-  return { ...f, intervalMs: known ?? (Number.isFinite(gap) ? gap : HOUR) };
-}
 
 const pricePathSchema = z.union([
   z.strictObject({

@@ -214,18 +214,12 @@ export function register(program: Command, ctx: CliContext): void {
         progress?.stop();
         process.off("SIGINT", onSignal);
       }
-      if (opts.prices) {
-        const { readCandleFile } = await import("../../simulator/candles.js");
-        const day = (t: number) => new Date(t).toISOString().slice(0, 16).replace("T", " ");
-        for (const file of opts.prices) {
-          const c = readCandleFile(file);
-          const first = c.candles[0]!.t;
-          const last = c.candles[c.candles.length - 1]!.t;
-          const outside = result.record.from < first || result.record.to > last;
-          ctx.stderr(
-            `hlbot: ${c.coin} replayed from ${file}: ${c.candles.length} ${c.interval} candles, ${day(first)} → ${day(last)} UTC${outside ? "; the run goes beyond them, where the price stays at the first open or last close" : ""}\n`,
-          );
-        }
+      const day = (t: number) => new Date(t).toISOString().slice(0, 16).replace("T", " ");
+      for (const r of result.record.replayed) {
+        const outside = result.record.from < r.first || result.record.to > r.last;
+        ctx.stderr(
+          `hlbot: ${r.coin} replayed from ${r.file}: ${r.candles} ${r.interval} candles, ${day(r.first)} → ${day(r.last)} UTC${outside ? "; the run goes beyond them, where the price stays at the first open or last close" : ""}\n`,
+        );
       }
       const summary = buildSummary(result.record);
       if (opts.report !== undefined) {
