@@ -13,6 +13,7 @@ import { Journal } from "../../src/engine/journal.js";
 import type { NotifyEvent } from "../../src/engine/notify/types.js";
 import { openStateDb } from "../../src/lib/stateDb.js";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { REBALANCE } from "../helpers/bot.js";
 import { BIN, ensureBuilt } from "../helpers/dist.js";
 import { startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
 
@@ -46,18 +47,7 @@ function botFile(
   const wallet = Wallet.createRandom();
   writeFileSync(
     join(dir, "strategies", "rebalance.yaml"),
-    stringify({
-      name: "rebalance",
-      kind: "twap-rebalance",
-      schedule: "* * * * * *",
-      params: {
-        targets: { HYPE: 0.5, USDC: 0.5 },
-        quote: "USDC",
-        band: 0.05,
-        twap: { minutes: 60, randomize: false },
-        minOrderUsd: 10,
-      },
-    }),
+    stringify({ ...REBALANCE, schedule: "* * * * * *" }),
   );
   const config = join(dir, "bot.yaml");
   writeFileSync(
@@ -175,18 +165,7 @@ describe("notifications from hlbot run", () => {
     const bot = botFile("once", { minIntervalMs: 0, webhook: { url: `${receiver.url}/hook-once` } });
     writeFileSync(
       join(bot.config, "..", "strategies", "rebalance.yaml"),
-      stringify({
-        name: "rebalance",
-        kind: "twap-rebalance",
-        schedule: "*/2 * * * * *",
-        params: {
-          targets: { HYPE: 0.5, USDC: 0.5 },
-          quote: "USDC",
-          band: 0.05,
-          twap: { minutes: 60, randomize: false },
-          minOrderUsd: 10,
-        },
-      }),
+      stringify({ ...REBALANCE, schedule: "*/2 * * * * *" }),
     );
     sim!.fund(bot.address, "HYPE", "1000");
     sim!.fund(bot.address, "USDC", "5000");

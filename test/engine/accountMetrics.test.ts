@@ -4,7 +4,6 @@
 // again after a good one; and the shipped alert rules and Grafana dashboard use only metrics a real
 // scrape has.
 import { readFileSync } from "node:fs";
-import { request } from "node:http";
 import { join } from "node:path";
 import pino from "pino";
 import sinon from "sinon";
@@ -16,8 +15,7 @@ import { BotMetrics, type MetricsServer, startMetricsServer } from "../../src/en
 import { openRuntime, type Runtime } from "../../src/engine/runtime.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 import { REPO_ROOT } from "../helpers/dist.js";
-
-const realSetTimeout = globalThis.setTimeout;
+import { get, sample, settle } from "../helpers/metrics.js";
 
 let bot: TestBot | undefined;
 let runtime: Runtime | undefined;
@@ -31,36 +29,6 @@ afterEach(async () => {
   await bot?.close();
   bot = runtime = server = clock = undefined;
 });
-
-function get(port: number, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, method: "GET" }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
-      );
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
-
-function sample(text: string, series: string): number | undefined {
-  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
-
-async function settle(d: Daemon, c: sinon.SinonFakeTimers): Promise<void> {
-  let idle = false;
-  void d.idle().then(() => {
-    idle = true;
-  });
-  while (!idle) {
-    await new Promise((r) => realSetTimeout(r, 10));
-    if (!idle) await c.tickAsync(1_000);
-  }
-}
 
 /** Metric names a PromQL expression uses (identifiers that are not functions, keywords or labels). */
 function metricNames(expr: string): string[] {

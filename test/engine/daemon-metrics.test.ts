@@ -1,6 +1,5 @@
 // The daemon's /health, /ready and /metrics after real cycles against the simulator: cycles, intents,
 // submissions by outcome, venue latency and errors, rate-limit waits and last success per strategy.
-import { request } from "node:http";
 import pino from "pino";
 import sinon from "sinon";
 import { afterEach, describe, expect, it } from "vitest";
@@ -8,8 +7,7 @@ import { Daemon, type ScheduleFn, scheduledStrategies } from "../../src/engine/d
 import { BotMetrics, type MetricsServer, startMetricsServer } from "../../src/engine/metrics.js";
 import { openRuntime, type Runtime } from "../../src/engine/runtime.js";
 import { startTestBot, type TestBot } from "../helpers/bot.js";
-
-const realSetTimeout = globalThis.setTimeout;
+import { get, realSetTimeout, sample, settle } from "../helpers/metrics.js";
 
 let bot: TestBot | undefined;
 let runtime: Runtime | undefined;
@@ -23,38 +21,6 @@ afterEach(async () => {
   await bot?.close();
   bot = runtime = server = clock = undefined;
 });
-
-function get(port: number, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, method: "GET" }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
-      );
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
-
-/** The value of one sample line of the Prometheus text format, e.g. `name{a="b"}`. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split("\n").find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
-
-/** Lets the daemon's run finish, moving fake time on whenever it waits (weight budget, retry delays). */
-async function settle(d: Daemon, c: sinon.SinonFakeTimers): Promise<void> {
-  let idle = false;
-  void d.idle().then(() => {
-    idle = true;
-  });
-  while (!idle) {
-    await new Promise((r) => realSetTimeout(r, 10));
-    if (!idle) await c.tickAsync(1_000);
-  }
-}
 
 describe("daemon metrics endpoint", () => {
   it("serves health, readiness and the counters of real cycles", async () => {
