@@ -253,7 +253,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
     try {
       // A throw-away database: durability only costs time here.
       runtime.db.pragma("synchronous = OFF");
-      const valuationCoin = sim.core.markets.token(0)?.name ?? "USDC";
+      const valuationCoin = sim.tokens()[0]?.name ?? "USDC";
       const start = valuate(sim, account);
       samples.push(toSample(start));
       const facts = await runtime.facts();
@@ -336,12 +336,12 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       o.onProgress?.({ doneMs: end - from, totalMs: to - from, cycles: cycles.length });
 
       const endPrices: Record<string, Decimal> = {};
-      for (const token of sim.core.markets.tokens) {
-        const px = priceOf(sim, token.name);
+      for (const token of sim.tokens()) {
+        const px = sim.valueOf(token.name);
         if (px !== undefined) endPrices[token.name] = px;
       }
       const record: SimulationRecord = {
-        scenario: { name: sim.core.scenario.name, file: scenarioFile },
+        scenario: { name: sim.scenarioName, file: scenarioFile },
         seed,
         network: o.config.network,
         account,
@@ -358,9 +358,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
           name: v.name,
           netApr: v.stats.week.predictedApr.times(new Decimal(1).minus(v.commission)).toFixed(),
         })),
-        pairs: Object.fromEntries(
-          sim.core.markets.pairs.map((p) => [p.name, { base: p.base.name, quote: p.quote.name }]),
-        ),
+        pairs: Object.fromEntries(sim.pairs().map((p) => [p.name, { base: p.base, quote: p.quote }])),
         cycles,
         samples,
         start,
@@ -397,23 +395,12 @@ function recordOf(report: CycleReport, at: number, strategies: string[]): CycleR
   };
 }
 
-/** Mid price of a coin in the valuation coin (token 0), or undefined. */
-function priceOf(sim: Simulator, coin: string): Decimal | undefined {
-  const markets = sim.core.markets;
-  const token = markets.token(coin);
-  if (token === undefined) return undefined;
-  if (token.index === 0) return new Decimal(1);
-  const pair = markets.pairForBase(token);
-  if (pair === undefined || pair.quote.index !== 0) return undefined;
-  return markets.mid(pair);
-}
-
 /** The account at the simulator's current time: spot at mid prices plus staked HYPE. */
 export function valuate(sim: Simulator, account: string): Valuation {
   const assets: AssetValue[] = [];
   for (const b of sim.balances(account)) {
     if (b.total.isZero()) continue;
-    const price = priceOf(sim, b.coin);
+    const price = sim.valueOf(b.coin);
     assets.push({ asset: b.coin, amount: b.total, price, value: price ? b.total.times(price) : ZERO });
   }
   const staking = sim.staking(account);
@@ -436,13 +423,13 @@ export function valuate(sim: Simulator, account: string): Valuation {
     breakdown.pendingWithdrawal = breakdown.pendingWithdrawal.plus(w.amount);
   }
   if (!staked.isZero()) {
-    const price = priceOf(sim, "HYPE");
+    const price = sim.valueOf("HYPE");
     assets.push({ asset: STAKED_HYPE, amount: staked, price, value: price ? staked.times(price) : ZERO });
   }
   const value = assets.reduce((a, x) => a.plus(x.value), ZERO);
   const prices: Record<string, Decimal> = {};
-  for (const token of sim.core.markets.tokens) {
-    const px = priceOf(sim, token.name);
+  for (const token of sim.tokens()) {
+    const px = sim.valueOf(token.name);
     if (px !== undefined) prices[token.name] = px;
   }
   return { at: sim.now(), value, assets, stake, staking: breakdown, prices };

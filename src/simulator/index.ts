@@ -55,6 +55,7 @@ export class Simulator {
   readonly port: number | undefined;
 
   constructor(
+    /** The venue's internals, for the simulator's own tests; everything else uses the methods below. */
     readonly core: VenueCore,
     private readonly server: VenueHttpServer | undefined,
   ) {
@@ -138,6 +139,35 @@ export class Simulator {
   }
 
   // ---- inspection and control ------------------------------------------------------------------
+
+  /** The scenario's name. */
+  get scenarioName(): string {
+    return this.core.scenario.name;
+  }
+
+  /** Tokens in venue order (by index); the first is the quote token everything is valued in. */
+  tokens(): { name: string; index: number }[] {
+    return this.core.markets.tokens.map((t) => ({ name: t.name, index: t.index }));
+  }
+
+  /** Spot pairs by venue name ("@107", or "PURR/USDC" for the canonical ones) with their tokens. */
+  pairs(): { name: string; base: string; quote: string }[] {
+    return this.core.markets.pairs.map((p) => ({ name: p.name, base: p.base.name, quote: p.quote.name }));
+  }
+
+  /**
+   * The mid of one unit of `coin` in the quote token (token 0; 1 for token 0 itself), or undefined when
+   * the coin has no pair quoted in it. What a holding is worth at this moment, for reports.
+   */
+  valueOf(coin: string): Decimal | undefined {
+    const markets = this.core.markets;
+    const token = markets.token(coin);
+    if (token === undefined) return undefined;
+    if (token.index === 0) return new Decimal(1);
+    const pair = markets.pairForBase(token);
+    if (pair === undefined || pair.quote.index !== 0) return undefined;
+    return markets.mid(pair);
+  }
 
   balances(address: string): BalanceView[] {
     return this.core.balances(address);

@@ -115,7 +115,7 @@ export function register(program: Command, ctx: CliContext): void {
       }
       ctx.stdout(`${sim.url}\n`);
       ctx.stderr(
-        `hlbot venue: simulating ${sim.core.scenario.name} (${network} signatures, seed ${sim.seed}); ` +
+        `hlbot venue: simulating ${sim.scenarioName} (${network} signatures, seed ${sim.seed}); ` +
           `POST ${sim.url}/info, /exchange, /explorer. Ctrl-C to stop.\n`,
       );
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
