@@ -6,10 +6,10 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type ScalarTag, type Tags } from "yaml";
 import { z } from "zod";
 import { type Decimal, isDecimalString, parseDecimal } from "../lib/decimal.js";
 import { ConfigError, type ValidationError } from "../lib/errors.js";
+import { formatKeyPath, keepExactNumbers, lineOf, parseYamlSource } from "../lib/yamlSource.js";
 import { ADDRESS_PATTERN, TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../venue/constants.js";
 import { type CandleFile, readCandleFile } from "./candles.js";
 import { DAY, MINUTE, parseDuration, SECOND } from "./clock.js";
@@ -621,23 +621,6 @@ function checkReferences(sc: z.output<typeof scenarioObject>, ctx: z.RefinementC
 // ---------------------------------------------------------------------------------------------------
 // Loading
 
-/** Integers beyond 2^53 stay exact (as bigint); hex literals stay strings (addresses, token ids). */
-const exactInt: ScalarTag = {
-  tag: "tag:yaml.org,2002:int",
-  default: true,
-  test: /^[-+]?[0-9]+$/,
-  resolve: (text: string) => {
-    const n = Number(text);
-    return Number.isSafeInteger(n) ? n : BigInt(text);
-  },
-};
-
-function customTags(tags: Tags): Tags {
-  return tags
-    .filter((t) => typeof t === "string" || t.format !== "HEX")
-    .map((t) => (typeof t !== "string" && t.tag === "tag:yaml.org,2002:int" && !t.format ? exactInt : t));
-}
-
 /** Parses and validates scenario YAML. `file` is only used in error messages. */
 export function parseScenarioYaml(text: string, file?: string): Scenario {
   candleBase = file === undefined ? undefined : dirname(resolvePath(file));
@@ -648,48 +631,27 @@ export function parseScenarioYaml(text: string, file?: string): Scenario {
   }
 }
 
-function parseScenarioText(text: string, file?: string): Scenario {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, customTags, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    const line = e.linePos?.[0]?.line;
-    throw new ConfigError(`invalid YAML: ${e.message.split("\n")[0]}`, {
-      ...(file === undefined ? {} : { file }),
-      ...(line === undefined ? {} : { line }),
-    });
-  }
-  const data: unknown = doc.toJS({ maxAliasCount: 1000 }) ?? {};
+function parseScenarioText(text: string, file = "scenario"): Scenario {
+  // The same reader as the bot's configuration: syntax errors with their line, no inline private
+  // keys, numbers a JS number would round kept as exact decimal text, unquoted 0x… kept as text.
+  const src = parseYamlSource(file, text);
+  keepExactNumbers(src);
+  const data: unknown = src.doc.toJS({ maxAliasCount: 1000 }) ?? {};
   const result = scenarioSchema.safeParse(data);
   if (result.success) return remember(result.data);
   const issues = result.error.issues.map((i) => {
     const path = i.path.map((p) => (typeof p === "symbol" ? String(p) : p));
-    return { keyPath: path.join("."), message: i.message, line: lineOf(doc, lineCounter, path) };
+    return { keyPath: formatKeyPath(path), message: i.message, line: lineOf(src, path) };
   });
   const first = issues[0]!;
   const rest = issues
     .slice(1)
     .map((i) => `; ${i.keyPath || "(root)"}${i.line ? ` (line ${i.line})` : ""}: ${i.message}`);
   throw new ConfigError(`${first.message}${rest.join("")}`, {
-    ...(file === undefined ? {} : { file }),
+    file,
     ...(first.line === undefined ? {} : { line: first.line }),
     keyPath: first.keyPath || "(root)",
   });
-}
-
-function lineOf(
-  doc: ReturnType<typeof parseDocument>,
-  lc: LineCounter,
-  path: (string | number)[],
-): number | undefined {
-  // Walk down as far as the path exists; report the deepest node found (a missing key → its parent).
-  for (let n = path.length; n >= 0; n--) {
-    const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
-    if (node && (isScalar(node) || isMap(node) || isSeq(node)) && node.range) {
-      return lc.linePos(node.range[0]).line;
-    }
-  }
-  return undefined;
 }
 
 /** Scenarios that went through the schema, so that passing one back in does not parse it twice. */
@@ -716,7 +678,7 @@ export function parseScenarioObject(input: unknown, source = "scenario"): Scenar
   const result = scenarioSchema.safeParse(input);
   if (result.success) return remember(result.data);
   const i = result.error.issues[0]!;
-  const keyPath = i.path.map(String).join(".") || "(root)";
+  const keyPath = formatKeyPath(i.path.map((p) => (typeof p === "symbol" ? String(p) : p))) || "(root)";
   const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more)` : "";
   throw new ConfigError(`${i.message}${more}`, { file: source, keyPath });
 }

@@ -120,7 +120,7 @@ events:
       }
     })();
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as ConfigError).message).toMatch(/^bad\.yaml:7: events\.0\.pair: no pair named @9/);
+    expect((err as ConfigError).message).toMatch(/^bad\.yaml:7: events\[0\]\.pair: no pair named @9/);
     const noChange = base.replace(
       '{ at: 1d, type: price, pair: "@9", change: -0.5 }',
       '{ at: "tomorrow", type: validator, validator: "0x5ac99df645f3414876c816caa18b2d234024b487" }',

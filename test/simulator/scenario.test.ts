@@ -69,10 +69,24 @@ describe("scenario files", () => {
     commission: "1.5"
 `;
     const err = configError(() => parseScenarioYaml(text, "bad.yaml"));
-    expect(err.keyPath).toBe("validators.0.commission");
+    expect(err.keyPath).toBe("validators[0].commission");
     expect(err.line).toBe(10);
     expect(err.file).toBe("bad.yaml");
-    expect(err.message).toMatch(/bad\.yaml:10: validators\.0\.commission: .*fraction/);
+    expect(err.message).toMatch(/bad\.yaml:10: validators\[0\]\.commission: .*fraction/);
+  });
+
+  it("is read like the bot configuration: exact big numbers, and no inline private keys", () => {
+    // A value a JS number would round stays exact (as the bot config reads it).
+    const exact = parseScenarioYaml(`${MINIMAL}validators:
+  - address: "0x5ac99df645f3414876c816caa18b2d234024b487"
+    name: V
+    stake: 123456789012345678.12345678
+`);
+    expect(exact.validators[0]!.stake.toFixed()).toBe("123456789012345678.12345678");
+    const key = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318";
+    const err = configError(() => parseScenarioYaml(`${MINIMAL}description: ${key}\n`, "bad.yaml"));
+    expect(err.message).toMatch(/^bad\.yaml:\d+: .*looks like an inline private key/);
+    expect(err.message).not.toContain(key);
   });
 
   it("refuses unknown keys, unknown tokens and malformed addresses, naming each", () => {
@@ -80,12 +94,12 @@ describe("scenario files", () => {
     const pair = configError(() =>
       parseScenarioYaml(`${MINIMAL}  - { index: 1, base: PURR, quote: USDC }\n`),
     );
-    expect(pair.keyPath).toBe("pairs.1.base");
+    expect(pair.keyPath).toBe("pairs[1].base");
     expect(pair.message).toMatch(/unknown token PURR/);
     const addr = configError(() =>
       parseScenarioYaml(`${MINIMAL}delegations:\n  - { user: "0x12", validator: "0x12", amount: 1 }\n`),
     );
-    expect(addr.keyPath).toBe("delegations.0.user");
+    expect(addr.keyPath).toBe("delegations[0].user");
     const bal = configError(() =>
       parseScenarioYaml(
         `${MINIMAL}balances:\n  "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266": { DOGE: "1" }\n`,

@@ -115,7 +115,7 @@ describe("TWAP fills against the book", () => {
           pairs: [{ index: 107, base: "HYPE", quote: "USDC", book: { class: "huge" } as never }],
         }),
       ),
-    ).toThrow(/pairs\.0\.book\.class/);
+    ).toThrow(/pairs\[0\]\.book\.class/);
     expect(() =>
       parseScenarioObject(
         testScenario({ pairs: [{ index: 107, base: "HYPE", quote: "USDC", book: { depth: "0" } }] }),

@@ -206,6 +206,6 @@ describe("hlbot venue", () => {
     writeFileSync(file, "tokens:\n  - { name: USDC, index: -1, szDecimals: 8, weiDecimals: 8 }\n");
     const badScenario = await runToExit(["--scenario", file]);
     expect(badScenario.code).toBe(2);
-    expect(badScenario.stderr).toMatch(/bad\.yaml:2: tokens\.0\.index/);
+    expect(badScenario.stderr).toMatch(/bad\.yaml:2: tokens\[0\]\.index/);
   }, 30_000);
 });

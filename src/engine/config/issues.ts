@@ -3,7 +3,7 @@
 // "did you mean". Several issues are reported together so one run shows everything to fix.
 import type * as z from "zod";
 import { ConfigError } from "../../lib/errors.js";
-import { formatKeyPath, type KeyPath, lineOf, type YamlSource } from "./source.js";
+import { formatKeyPath, type KeyPath, lineOf, type YamlSource } from "../../lib/yamlSource.js";
 
 export interface ConfigIssue {
   file: string;

@@ -13,6 +13,14 @@ import { ConfigError } from "../../lib/errors.js";
 import type { LogFormat, LogLevel } from "../../lib/log.js";
 import { registerSecretVariables } from "../../lib/secrets.js";
 import { defaultStateDir } from "../../lib/stateDb.js";
+import {
+  formatKeyPath,
+  interpolateEnv,
+  keepExactNumbers,
+  lineOf,
+  parseYamlSource,
+  type YamlSource,
+} from "../../lib/yamlSource.js";
 import type { NetworkName } from "../../venue/networks.js";
 import type { RiskLimits } from "../risk.js";
 import { DEFAULT_CATCH_UP_MS, parseDuration } from "../schedule.js";
@@ -21,14 +29,6 @@ import type { ParamsOf, StrategyKind } from "../strategies/registry.js";
 import { resolveSharedDefaults } from "../strategies/shared.js";
 import { type ConfigIssue, ConfigIssuesError, issuesFromZod, issuesOf } from "./issues.js";
 import { type BotConfigData, botConfigSchema, type StrategyFileData, strategyFileSchema } from "./schema.js";
-import {
-  formatKeyPath,
-  interpolateEnv,
-  keepExactNumbers,
-  lineOf,
-  parseYamlSource,
-  type YamlSource,
-} from "./source.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { issuesOf } from "../../../src/engine/config/issues.js";
-import { loadConfig, loadStrategyFile } from "../../../src/engine/config/loader.js";
-import { interpolateEnv, keepExactNumbers, parseYamlSource } from "../../../src/engine/config/source.js";
-import { ConfigError } from "../../../src/lib/errors.js";
+import { issuesOf } from "../../src/engine/config/issues.js";
+import { loadConfig, loadStrategyFile } from "../../src/engine/config/loader.js";
+import { ConfigError } from "../../src/lib/errors.js";
+import { interpolateEnv, keepExactNumbers, parseYamlSource } from "../../src/lib/yamlSource.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hlbot-source-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,4 +1,4 @@
-// One YAML file as the loader sees it: the text, the parsed document with line positions, and the
+// One YAML file as hlbot reads it (the bot configuration, strategy files, simulator scenarios): the text, the parsed document with line positions, and the
 // operations that need positions: refusing inline private keys (before anything else reads the text),
 // `${ENV}` interpolation, keeping exact decimals that a JS number would round, and finding the line of
 // a key path for error messages.
@@ -15,9 +15,9 @@ import {
   parseDocument,
   Scalar,
 } from "yaml";
-import { Decimal, isDecimalString } from "../../lib/decimal.js";
-import { ConfigError } from "../../lib/errors.js";
-import { argumentHoldsSecret, isSecretVariable } from "../../lib/secrets.js";
+import { Decimal, isDecimalString } from "./decimal.js";
+import { ConfigError } from "./errors.js";
+import { argumentHoldsSecret, isSecretVariable } from "./secrets.js";
 
 export type KeyPath = ReadonlyArray<string | number>;
 
