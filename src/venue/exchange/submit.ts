@@ -37,7 +37,7 @@ import type { Address } from "../signing/hex.js";
 import { signAction } from "../signing/index.js";
 import type { Signature, Signer } from "../signing/signer.js";
 import { assertSignerIsAccount, signingKindOf } from "../signing/userSigned.js";
-import { sleep as abortableSleep, abortedError } from "../transport/retry.js";
+import { sleep as abortableSleep, abortedError, backoffDelayMs } from "../transport/retry.js";
 
 /** What the client needs from a transport: one POST of a serialized body, never retried by it. */
 export interface ExchangeTransport {
@@ -394,7 +394,8 @@ async function sendInSlot<D>(
 
   for (let attempt = 1; attempt <= Math.max(1, policy.maxAttempts); attempt++) {
     if (attempt > 1) {
-      const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 2));
+      // The reads' backoff formula, without jitter: resends are few and their timing is tested.
+      const backoff = backoffDelayMs({ ...policy, jitter: 0 }, attempt - 1);
       // The server's Retry-After when it gave one; after a bare 429 at least rateLimitDelayMs.
       const wait = last?.waitMs ?? (last?.rateLimited ? policy.rateLimitDelayMs : 0);
       const delay = Math.max(backoff, wait);

@@ -4,7 +4,7 @@
 import type { z } from "zod";
 import { BadResponseError, VenueError } from "../../lib/errors.js";
 import type { HttpTransport } from "../transport/http.js";
-import { backoffDelayMs, sleep } from "../transport/retry.js";
+import { backoffDelayMs, withRetry } from "../transport/retry.js";
 import { DEFAULT_PER_ITEM_WEIGHT, historyExtraWeight } from "../transport/weights.js";
 import type { UnknownValueWarn } from "./tolerant.js";
 import { parseRequest, parseResponse } from "./validate.js";
@@ -69,18 +69,13 @@ export async function runInfoQuery<M extends InfoMethodSpec>(
 ): Promise<InfoResult<M>> {
   const body = buildInfoRequest(spec, params) as Record<string, unknown>;
   const attempts = Math.min(GARBLED_READ_ATTEMPTS, Math.max(1, transport.retryPolicy.attempts));
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await readOnce(transport, spec, body, signal, onUnknown);
-    } catch (err) {
-      if (!(err instanceof BadResponseError) || err instanceof VenueAnswerError || attempt >= attempts)
-        throw err;
-      await sleep(
-        Math.min(GARBLED_RETRY_MAX_DELAY_MS, backoffDelayMs(transport.retryPolicy, attempt)),
-        signal,
-      );
-    }
-  }
+  return withRetry(() => readOnce(transport, spec, body, signal, onUnknown), {
+    attempts,
+    retryable: (err) => err instanceof BadResponseError && !(err instanceof VenueAnswerError),
+    delayMs: (attempt) =>
+      Math.min(GARBLED_RETRY_MAX_DELAY_MS, backoffDelayMs(transport.retryPolicy, attempt)),
+    signal,
+  });
 }
 
 const GARBLED_READ_ATTEMPTS = 2;

@@ -26,7 +26,7 @@ import {
   resolveRetryPolicy,
   retryDelayMs,
   shouldRetry,
-  sleep,
+  withRetry,
 } from "./retry.js";
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -179,8 +179,8 @@ export class HttpTransport {
     const url = endpoint === "explorer" ? this.endpoints.explorer : this.endpoints.info;
     const text = stringifyJson(body);
     const policy = this.retryPolicy;
-    for (let attempt = 1; ; attempt++) {
-      try {
+    return withRetry(
+      async () => {
         if (this.budget) await this.budget.acquire(opts.weight, opts.signal);
         const raw = await this.send(endpoint, url, text, opts.signal, opts.timeoutMs);
         const result = parseSuccess(raw);
@@ -190,14 +190,16 @@ export class HttpTransport {
         const extra = opts.extraWeight?.(result) ?? 0;
         if (this.budget && extra > 0) this.budget.charge(extra);
         return result;
-      } catch (err) {
-        if (!shouldRetry(err) || attempt >= policy.attempts) throw err;
-        const delayMs = retryDelayMs(policy, attempt, err, this.random);
-        if (delayMs === undefined) throw err;
-        this.onRetry?.({ attempt, delayMs, error: err as VenueError, url });
-        await sleep(delayMs, opts.signal);
-      }
-    }
+      },
+      {
+        attempts: policy.attempts,
+        retryable: shouldRetry,
+        delayMs: (attempt, err) => retryDelayMs(policy, attempt, err, this.random),
+        onRetry: (attempt, delayMs, err) =>
+          this.onRetry?.({ attempt, delayMs, error: err as VenueError, url }),
+        signal: opts.signal,
+      },
+    );
   }
 
   /**

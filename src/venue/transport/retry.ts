@@ -45,7 +45,7 @@ export function shouldRetry(err: unknown): boolean {
 
 /** Backoff before attempt `attempt + 1` (attempt counts from 1), with downward jitter. */
 export function backoffDelayMs(
-  policy: RetryPolicy,
+  policy: Pick<RetryPolicy, "baseDelayMs" | "maxDelayMs" | "jitter">,
   attempt: number,
   random: () => number = Math.random,
 ): number {
@@ -68,6 +68,35 @@ export function retryDelayMs(
     return retryAfter > policy.maxRetryAfterMs ? undefined : retryAfter;
   }
   return backoffDelayMs(policy, attempt, random);
+}
+
+/**
+ * Runs `fn` (given the attempt number, from 1) until it resolves, it throws something `retryable`
+ * refuses, `attempts` are used up, or `delayMs` gives no delay (undefined: do not wait, give up); the
+ * last error is thrown. Between attempts it calls `onRetry` and waits, abortably. The one retry loop
+ * for reads: the callers decide what is retryable, from error classes, and how long to wait.
+ */
+export async function withRetry<T>(
+  fn: (attempt: number) => Promise<T>,
+  o: {
+    attempts: number;
+    retryable: (err: unknown) => boolean;
+    delayMs: (attempt: number, err: unknown) => number | undefined;
+    onRetry?: (attempt: number, delayMs: number, err: unknown) => void;
+    signal?: AbortSignal;
+  },
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn(attempt);
+    } catch (err) {
+      if (!o.retryable(err) || attempt >= o.attempts) throw err;
+      const delayMs = o.delayMs(attempt, err);
+      if (delayMs === undefined) throw err;
+      o.onRetry?.(attempt, delayMs, err);
+      await sleep(delayMs, o.signal);
+    }
+  }
 }
 
 /**

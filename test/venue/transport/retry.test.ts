@@ -1,3 +1,4 @@
+import sinon from "sinon";
 import { describe, expect, it } from "vitest";
 import { NetworkError, RateLimitError, ServerError, UnprocessableError } from "../../../src/lib/errors.js";
 import {
@@ -6,6 +7,7 @@ import {
   resolveRetryPolicy,
   retryDelayMs,
   shouldRetry,
+  withRetry,
 } from "../../../src/venue/transport/retry.js";
 import {
   exchangeWeight,
@@ -51,6 +53,81 @@ describe("retry policy", () => {
   it("rejects nonsensical policies", () => {
     expect(() => resolveRetryPolicy({ attempts: 0 })).toThrow(RangeError);
     expect(() => resolveRetryPolicy({ jitter: 2 })).toThrow(RangeError);
+  });
+});
+
+describe("withRetry", () => {
+  it("retries what the caller calls retryable, waiting the delays it gives, and throws the last error", async () => {
+    const clock = sinon.useFakeTimers();
+    try {
+      const seen: Array<[number, number]> = [];
+      let calls = 0;
+      const run = withRetry(
+        async (attempt) => {
+          calls++;
+          throw new ServerError(503, `down ${attempt}`);
+        },
+        {
+          attempts: 3,
+          retryable: shouldRetry,
+          delayMs: (attempt) => attempt * 100,
+          onRetry: (attempt, delayMs) => seen.push([attempt, delayMs]),
+        },
+      );
+      const settled = run.catch((err: unknown) => err);
+      await clock.tickAsync(99);
+      expect(calls).toBe(1);
+      await clock.tickAsync(1 + 200);
+      const err = await settled;
+      expect(calls).toBe(3);
+      expect(seen).toEqual([
+        [1, 100],
+        [2, 200],
+      ]);
+      expect((err as Error).message).toMatch(/down 3/);
+    } finally {
+      clock.restore();
+    }
+  });
+
+  it("stops at once on an error that is not retryable, or when no delay is given", async () => {
+    let calls = 0;
+    const refused = new UnprocessableError("bad request");
+    await expect(
+      withRetry(
+        async () => {
+          calls++;
+          throw refused;
+        },
+        { attempts: 5, retryable: shouldRetry, delayMs: () => 0 },
+      ),
+    ).rejects.toBe(refused);
+    expect(calls).toBe(1);
+    const limited = new RateLimitError({ retryAfterMs: 120_000 });
+    await expect(
+      withRetry(
+        async () => {
+          calls++;
+          throw limited;
+        },
+        { attempts: 5, retryable: shouldRetry, delayMs: () => undefined },
+      ),
+    ).rejects.toBe(limited);
+    expect(calls).toBe(2);
+  });
+
+  it("returns the first success", async () => {
+    let calls = 0;
+    const value = await withRetry(
+      async (attempt) => {
+        calls++;
+        if (attempt < 2) throw new NetworkError("reset", "connection reset");
+        return "ok";
+      },
+      { attempts: 4, retryable: shouldRetry, delayMs: () => 0 },
+    );
+    expect(value).toBe("ok");
+    expect(calls).toBe(2);
   });
 });
 
