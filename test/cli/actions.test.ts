@@ -116,7 +116,7 @@ function body(run: Run): WireBody {
 }
 
 describe("the independent checker itself", () => {
-  it("reproduces the reference's worked twapOrder example (§5.6)", () => {
+  it("reproduces the worked twapOrder signing example (test/venue/signing/vectors.test.ts)", () => {
     const action = { type: "twapOrder", twap: { a: 0, b: true, s: "1.5", r: false, m: 30, t: false } };
     expect(Buffer.from(msgpack(action)).toString("hex")).toBe(
       "82a474797065a9747761704f72646572a47477617086a16100a162c3a173a3312e35a172c2a16d1ea174c2",

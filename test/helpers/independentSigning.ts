@@ -1,13 +1,16 @@
-// An independent implementation of the venue's signing rules (reference §5), for checking bodies that
-// hlbot prints or sends: a tiny msgpack encoder written here for the value shapes of twapOrder and
-// twapCancel, keccak and EIP-712 from ethers (TypedDataEncoder), and the EIP-712 type lists copied from
-// the reference rather than from hlbot's own tables. It shares no code with src/venue/signing.
+// The tests' one independent implementation of the venue's signing rules (L1 "phantom agent" and
+// user-signed EIP-712, as the venue's docs and public SDKs describe them), for checking bodies that hlbot
+// prints or sends and for signing requests the simulator must accept: a tiny msgpack encoder written here
+// for the value shapes of the actions tested, keccak, EIP-712 and secp256k1 from ethers, and EIP-712
+// type lists written out here rather than taken from hlbot's own tables. It shares no code with
+// src/venue/signing.
 import {
   type BytesLike,
   concat,
   keccak256,
   recoverAddress,
   Signature,
+  SigningKey,
   TypedDataEncoder,
   toBeHex,
   ZeroAddress,
@@ -74,10 +77,9 @@ export function l1ConnectionId(body: Omit<WireBody, "signature">): string {
   return keccak256(concat(parts));
 }
 
-/** Address that signed an L1 body, computed from the reference recipe with ethers. */
-export function independentL1Signer(body: WireBody, network: "mainnet" | "testnet"): string {
+function l1Digest(body: Omit<WireBody, "signature">, network: "mainnet" | "testnet"): string {
   const connectionId = l1ConnectionId(body);
-  const digest = TypedDataEncoder.hash(
+  return TypedDataEncoder.hash(
     { name: "Exchange", version: "1", chainId: 1337, verifyingContract: ZeroAddress },
     {
       Agent: [
@@ -87,10 +89,31 @@ export function independentL1Signer(body: WireBody, network: "mainnet" | "testne
     },
     { source: network === "mainnet" ? "a" : "b", connectionId },
   );
-  return recoverAddress(digest, Signature.from(body.signature)).toLowerCase();
 }
 
-/** Field lists of the user-signed primary types, as written in the reference (§5.3). */
+/** Address that signed an L1 body. */
+export function independentL1Signer(body: WireBody, network: "mainnet" | "testnet"): string {
+  return recoverAddress(l1Digest(body, network), Signature.from(body.signature)).toLowerCase();
+}
+
+function sign(key: string, digest: string): WireBody["signature"] {
+  const sig = new SigningKey(key).sign(digest);
+  return { r: sig.r, s: sig.s, v: sig.v };
+}
+
+/** An L1 body signed with `key` (optionally for a vault and with an expiry). */
+export function independentL1(
+  key: string,
+  action: Record<string, unknown>,
+  nonce: number,
+  network: "mainnet" | "testnet",
+  opts: { vaultAddress?: string; expiresAfter?: number } = {},
+): WireBody {
+  const unsigned = { action, nonce, ...opts };
+  return { ...unsigned, signature: sign(key, l1Digest(unsigned, network)) };
+}
+
+/** Field lists of the user-signed primary types (the venue's EIP-712 types for each action). */
 const USER_TYPES: Record<string, { primaryType: string; fields: [string, string][] }> = {
   tokenDelegate: {
     primaryType: "HyperliquidTransaction:TokenDelegate",
@@ -129,20 +152,28 @@ const USER_TYPES: Record<string, { primaryType: string; fields: [string, string]
   },
 };
 
-/** Address that signed a user-signed body, computed with ethers' EIP-712 implementation. */
-export function independentUserSigner(body: WireBody): string {
-  const spec = USER_TYPES[body.action.type as string];
-  if (!spec) throw new Error(`no independent type for ${String(body.action.type)}`);
-  const message = Object.fromEntries(spec.fields.map(([name]) => [name, body.action[name]]));
-  const digest = TypedDataEncoder.hash(
+function userDigest(action: Record<string, unknown>): string {
+  const spec = USER_TYPES[action.type as string];
+  if (!spec) throw new Error(`no independent type for ${String(action.type)}`);
+  const message = Object.fromEntries(spec.fields.map(([name]) => [name, action[name]]));
+  return TypedDataEncoder.hash(
     {
       name: "HyperliquidSignTransaction",
       version: "1",
-      chainId: BigInt(body.action.signatureChainId as string),
+      chainId: BigInt(action.signatureChainId as string),
       verifyingContract: ZeroAddress,
     },
     { [spec.primaryType]: spec.fields.map(([name, type]) => ({ name, type })) },
     message,
   );
-  return recoverAddress(digest, Signature.from(body.signature)).toLowerCase();
+}
+
+/** Address that signed a user-signed body, computed with ethers' EIP-712 implementation. */
+export function independentUserSigner(body: WireBody): string {
+  return recoverAddress(userDigest(body.action), Signature.from(body.signature)).toLowerCase();
+}
+
+/** A user-signed body signed with `key` (the action carries its own nonce). */
+export function independentUserSigned(key: string, action: Record<string, unknown>): WireBody {
+  return { action, nonce: action.nonce as number, signature: sign(key, userDigest(action)) };
 }

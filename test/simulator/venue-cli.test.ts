@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { BIN, ensureBuilt } from "../helpers/dist.js";
+import { independentL1, independentUserSigned, type WireBody } from "../helpers/independentSigning.js";
 import { ADDR, KEYS } from "./fixtures.js";
-import { type IndependentBody, independentL1, independentUserSigned } from "./independent.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hlbot-venue-cli-"));
 const children: ChildProcess[] = [];
@@ -72,7 +72,7 @@ async function postJson(url: string, path: string, body: unknown): Promise<unkno
   return res.json();
 }
 
-function alter(body: IndependentBody, fn: (action: Record<string, unknown>) => void): IndependentBody {
+function alter(body: WireBody, fn: (action: Record<string, unknown>) => void): WireBody {
   const copy = structuredClone(body);
   fn(copy.action);
   return copy;

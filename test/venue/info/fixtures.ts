@@ -1,4 +1,4 @@
-// Wire-format answers of every info query, taken from the shapes in the reference (§3). Values are
+// Wire-format answers of every info query, in the shapes the venue documents (its info API pages). Values are
 // illustrative; shapes and types are the point. Each export is a function so tests can mutate copies.
 export const USER = "0x5ac99df645f3414876c816caa18b2d234024b487";
 export const OTHER = "0x11af2b93dcb3568b7bf2b6bd6182d260a9495728";

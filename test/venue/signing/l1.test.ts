@@ -22,7 +22,7 @@ import { privateKeySigner } from "../../../src/venue/signing/signer.js";
 const KEY = "0x822e9959e022b78423eb653a62ea0020cd283e71a2a8133a6ff2aeffaf373cff";
 const ADDRESS = "0xe5ca49fb3bd9a581f0d1ef9cb5d7177da08bf901";
 
-describe("L1 constants (reference §5.2)", () => {
+describe("L1 constants (phantom agent domain and sources)", () => {
   it("domain separator and Agent type hash", () => {
     expect(toHex(L1_CONSTANTS.domainSeparator)).toBe(
       "0xd79297fcdf2ffcd4ae223d01edaa2ba214ff8f401d7c9300d995d17c82aa4040",

@@ -99,7 +99,7 @@ function ethersDigest(action: Record<string, unknown>, kind: UserSignedKind): st
   );
 }
 
-describe("type hashes and domain separators (reference §5.3)", () => {
+describe("type hashes and domain separators of user-signed actions", () => {
   it.each([
     ["tokenDelegate", "0x92b330ec2490ea5985392c914fbd03684ac4860d6423151a947ad3022c58270b"],
     ["linkStakingUser", "0x27165ee398ec554a44513917647b374592878a87c4c3c1e43735771d9cf5a5e7"],

@@ -1,5 +1,5 @@
-// The published signing vectors (reference signing-vectors.json, copied to test/fixtures) and the
-// reference §5.6 worked twapOrder example, reproduced bit for bit.
+// The published signing vectors (signing-vectors.json in test/fixtures) and a worked twapOrder example
+// (action, nonce, key and expected connectionId and signature written out below), reproduced bit for bit.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { NetworkName } from "../../../src/venue/networks.js";
@@ -101,7 +101,7 @@ describe("published signing vectors", () => {
   });
 });
 
-describe("reference §5.6 worked twapOrder example", () => {
+describe("worked twapOrder example", () => {
   const action = { type: "twapOrder", twap: { a: 0, b: true, s: "1.5", r: false, m: 30, t: false } };
   const nonce = 1700000000000;
 

@@ -131,7 +131,7 @@ describe("withRetry", () => {
   });
 });
 
-describe("request weights (reference §6.4)", () => {
+describe("request weights", () => {
   it("charges 2, 20, 60 and 40 by query and endpoint", () => {
     expect(infoRequestWeight("allMids")).toBe(2);
     expect(infoRequestWeight("spotClearinghouseState")).toBe(2);

@@ -66,7 +66,7 @@ describe("buildTwapOrder", () => {
     expect(buildTwapOrder({ ...base, size: new Decimal("2.000"), szDecimals: 1 }).twap.s).toBe("2");
   });
 
-  it("reproduces the §5.6 example's connectionId from builder input with a trailing zero", () => {
+  it("reproduces the worked example's connectionId from builder input with a trailing zero", () => {
     const action = buildTwapOrder({ asset: 0, isBuy: true, size: "1.50", szDecimals: 2, minutes: 30 });
     expect(toHex(l1ActionHash(action as unknown as Record<string, unknown>, 1700000000000))).toBe(
       "0x18e2c1c850c380b4ebb983a22dec9feb05f019e49e60d0e689d08cb625ad85d4",
@@ -125,7 +125,7 @@ describe("buildTwapCancel", () => {
   });
 });
 
-describe("twapOrder / twapCancel response schemas (reference §4.3, §4.4)", () => {
+describe("twapOrder / twapCancel response schemas", () => {
   it("twapOrder running, error and the err envelope", () => {
     const running = TwapOrderResponse.parse({
       status: "ok",
