@@ -129,7 +129,6 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
  * landed/absent: an unknown or pending submission reconciled against venue state.
  */
 export type SubmissionStatus = "pending" | "accepted" | "rejected" | "unknown" | "landed" | "absent";
-export const UNRESOLVED: readonly SubmissionStatus[] = ["pending", "unknown"];
 /** Statuses whose effect must be counted against limits (fail closed: unknown counts as spent). */
 const COUNTED: readonly SubmissionStatus[] = ["pending", "accepted", "unknown", "landed"];
 

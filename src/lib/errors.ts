@@ -7,7 +7,6 @@ export type ErrorFamily = "input" | "config" | "venue" | "internal";
 
 export interface HlbotErrorOptions {
   cause?: unknown;
-  details?: string;
 }
 
 export abstract class HlbotError extends Error {
@@ -15,12 +14,10 @@ export abstract class HlbotError extends Error {
   abstract readonly family: ErrorFamily;
   /** Safe to repeat the same *read* request automatically. Writes are never retried on this flag alone. */
   readonly retryable: boolean = false;
-  readonly details: string | undefined;
 
   constructor(message: string, options: HlbotErrorOptions = {}) {
     super(redact(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.details = options.details === undefined ? undefined : redact(options.details);
   }
 
   /** Process exit code for the CLI: 2 for bad input or configuration, 1 for everything else. */

@@ -13,7 +13,7 @@ import { formatKeyPath, keepExactNumbers, lineOf, parseYamlSource } from "../lib
 import { ADDRESS_PATTERN, TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../venue/constants.js";
 import { type CandleFile, readCandleFile } from "./candles.js";
 import { DAY, MINUTE, parseDuration, SECOND } from "./clock.js";
-import { MESSAGE_KEYS, type MessageOverrides } from "./errors.js";
+import { MESSAGE_KEYS } from "./errors.js";
 
 // ---------------------------------------------------------------------------------------------------
 // Field schemas
@@ -506,9 +506,7 @@ export type PricePathConfig = Scenario["prices"][string];
 export type ScenarioEvent = Scenario["events"][number];
 export type FaultKnobsInput = z.input<typeof faultKnobsSchema>;
 export type FaultKnobs = z.output<typeof faultKnobsSchema>;
-export type FaultsConfig = z.output<typeof faultsSchema>;
 export type FaultsInput = z.input<typeof faultsSchema>;
-export type MessagesConfig = MessageOverrides;
 export { faultKnobsSchema, faultsSchema };
 
 /** Venue name of a pair: "BASE/QUOTE" when canonical, "@index" otherwise. */

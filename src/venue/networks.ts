@@ -4,7 +4,6 @@
 import { ValidationError } from "../lib/errors.js";
 
 export type NetworkName = "mainnet" | "testnet";
-export const NETWORK_NAMES: readonly NetworkName[] = ["mainnet", "testnet"];
 
 export interface NetworkProfile {
   name: NetworkName;

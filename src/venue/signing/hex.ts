@@ -41,18 +41,6 @@ export function requireUint(value: unknown, field: string, min = 0): number {
   return value;
 }
 
-/** A uint64 as a safe JS number or a bigint, returned as bigint. */
-export function requireUint64(value: unknown, field: string): bigint {
-  if (typeof value === "bigint") {
-    if (value >= 0n && value <= MAX_UINT64) return value;
-  } else if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) {
-    return BigInt(value);
-  }
-  throw new ValidationError([
-    { path: field, message: `expected an unsigned 64-bit integer, got ${describe(value)}` },
-  ]);
-}
-
 export function toHex(bytes: Uint8Array): Hex {
   return `0x${bytesToHex(bytes)}`;
 }

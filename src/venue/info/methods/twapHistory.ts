@@ -30,7 +30,6 @@ export const TWAP_STATUSES = [
   "stopped",
   "error",
 ] as const;
-export type TwapStatusName = (typeof TWAP_STATUSES)[number];
 
 /**
  * `{status}` or `{status: "error", description}`. A status the venue adds later is kept as a plain
