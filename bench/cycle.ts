@@ -8,9 +8,9 @@ import { secp256k1 } from "@noble/curves/secp256k1";
 import { bytesToHex } from "@noble/hashes/utils";
 import { callFor, runCycle } from "../src/engine/cycle.js";
 import type { Intent } from "../src/engine/intents.js";
-import { PARTS_BY_KIND, readSnapshot, type SnapshotPart } from "../src/engine/readSnapshot.js";
+import { readSnapshot } from "../src/engine/readSnapshot.js";
 import { applyLimits } from "../src/engine/risk.js";
-import { runStrategy, type StrategyRun } from "../src/engine/strategies/registry.js";
+import { runStrategy, type StrategyRun, snapshotParts } from "../src/engine/strategies/registry.js";
 import { parseJson, stringifyJson } from "../src/lib/json.js";
 import { startSimulator } from "../src/simulator/index.js";
 import { privateKeySigner } from "../src/venue/signing/index.js";
@@ -101,8 +101,7 @@ export async function runCycleBench(o: { quick: boolean }): Promise<SectionResul
     }
 
     // ---- where the time goes (same recorded answers) ----
-    const parts = new Set<SnapshotPart>();
-    for (const s of strategies) for (const p of PARTS_BY_KIND[s.kind] ?? []) parts.add(p);
+    const parts = snapshotParts(strategies.map((s) => s.kind));
     const phase = {
       snapshot: [] as number[],
       decide: [] as number[],

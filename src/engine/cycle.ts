@@ -26,18 +26,12 @@ import {
 } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
 import { checkPriceSanity, DEFAULT_PRICE_SANITY } from "./priceSanity.js";
-import {
-  type AccountFacts,
-  PARTS_BY_KIND,
-  readSnapshot,
-  type SnapshotPart,
-  summarizeSnapshot,
-} from "./readSnapshot.js";
+import { type AccountFacts, readSnapshot, summarizeSnapshot } from "./readSnapshot.js";
 import { type ReconcileResult, reconcile } from "./reconcile.js";
 import { applyLimits, type RiskLimits } from "./risk.js";
 import type { Snapshot, VenueRules } from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
-import { runStrategy, type StrategyRun } from "./strategies/registry.js";
+import { runStrategy, type StrategyRun, snapshotParts } from "./strategies/registry.js";
 
 /** The executor's helpers, still importable from here. */
 export { callFor, unsignedAction } from "./executor.js";
@@ -162,8 +156,8 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
           : { engaged: false };
     const cancelRunning =
       killSwitch.engaged && (o.cancelRunning ?? deps.limits.killSwitchCancelRunning === true);
-    const parts = new Set<SnapshotPart>(cancelRunning ? ["twaps"] : []);
-    for (const s of o.strategies) for (const p of PARTS_BY_KIND[s.kind] ?? []) parts.add(p);
+    const parts = snapshotParts(o.strategies.map((s) => s.kind));
+    if (cancelRunning) parts.add("twaps");
     // A rebalancer that counts staked HYPE needs the staking balances.
     if (
       o.strategies.some(

@@ -31,15 +31,8 @@ import type {
   VenueRules,
 } from "./snapshot.js";
 
-/** Groups of reads; a strategy kind declares which it needs. */
+/** Groups of reads; each strategy kind declares which it needs (`reads` in its definition). */
 export type SnapshotPart = "twaps" | "staking" | "validators" | "fees" | "stakingHistory";
-
-export const PARTS_BY_KIND: Readonly<Record<string, readonly SnapshotPart[]>> = {
-  "twap-rebalance": ["twaps", "fees"],
-  "twap-accumulate": ["twaps", "fees"],
-  "validator-staking": ["staking", "validators", "stakingHistory"],
-  "link-staking": ["fees"],
-};
 
 /**
  * Facts about the account that change rarely and that the cycle acts on; read once at start-up (see

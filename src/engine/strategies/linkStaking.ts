@@ -22,6 +22,7 @@ export type LinkStakingParams = z.output<typeof linkStakingParams>;
 export const linkStaking = defineStrategy({
   description: "Propose or finalize a permanent staking link with another account, once",
   paramsSchema: linkStakingParams,
+  reads: ["fees"],
   decide(snapshot, params, _now, _memory, name) {
     const considered = "linkStakingUser" as const;
     const other = params.counterparty;

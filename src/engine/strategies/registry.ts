@@ -2,6 +2,7 @@
 // its module and adding one line here; the YAML schema, the JSON Schema and `runStrategy` follow.
 import type * as z from "zod";
 import type { Decision } from "../intents.js";
+import type { SnapshotPart } from "../readSnapshot.js";
 import type { Snapshot } from "../snapshot.js";
 import { linkStaking } from "./linkStaking.js";
 import { twapAccumulate } from "./twapAccumulate.js";
@@ -26,6 +27,13 @@ export type ParamsOf<K extends StrategyKind> = z.output<(typeof STRATEGIES)[K]["
 export type StrategyRun = {
   [K in StrategyKind]: { name: string; kind: K; params: ParamsOf<K> };
 }[StrategyKind];
+
+/** The snapshot parts a cycle of these strategy kinds reads: the union of what each kind declares. */
+export function snapshotParts(kinds: Iterable<StrategyKind>): Set<SnapshotPart> {
+  const parts = new Set<SnapshotPart>();
+  for (const kind of kinds) for (const p of STRATEGIES[kind].reads) parts.add(p);
+  return parts;
+}
 
 export function isStrategyKind(kind: string): kind is StrategyKind {
   return Object.hasOwn(STRATEGIES, kind);

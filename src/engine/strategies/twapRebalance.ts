@@ -81,6 +81,7 @@ interface Holding {
 export const twapRebalance = defineStrategy({
   description: "Keep spot tokens at target weights with one TWAP per token that leaves its band",
   paramsSchema: twapRebalanceParams,
+  reads: ["twaps", "fees"],
   decide(snapshot, params, _now, _memory, name) {
     const quote = params.quote;
     if (!snapshot.tokens.has(quote)) return [skip(name, `quote token ${quote} is not listed on the venue`)];

@@ -4,6 +4,7 @@
 import type * as z from "zod";
 import type { Decimal } from "../../lib/decimal.js";
 import type { Decision } from "../intents.js";
+import type { SnapshotPart } from "../readSnapshot.js";
 import type { Snapshot } from "../snapshot.js";
 
 /** What the journal knows about one strategy's past, handed to it on every run. */
@@ -35,6 +36,8 @@ export interface StrategyDefinition<S extends z.ZodType = z.ZodType> {
   /** One line for `hlbot config schema` and documentation. */
   description: string;
   paramsSchema: S;
+  /** The groups of venue reads its `decide` needs (a cycle reads the union over its strategies). */
+  reads: readonly SnapshotPart[];
   decide: DecideFn<z.output<S>>;
 }
 

@@ -209,6 +209,7 @@ interface Transfer {
 export const validatorStaking = defineStrategy({
   description: "Delegate the stake to the N best validators by net APR, moving it only when it pays",
   paramsSchema: validatorStakingParams,
+  reads: ["staking", "validators", "stakingHistory"],
   decide(snapshot, params, now, _memory, name) {
     const allow = new Set(params.allow);
     const deny = new Set(params.deny);

@@ -4,6 +4,7 @@ import {
   runStrategy,
   STRATEGIES,
   STRATEGY_KINDS,
+  snapshotParts,
 } from "../../../src/engine/strategies/registry.js";
 import { buildSnapshot, T0 } from "../../helpers/snapshots.js";
 
@@ -27,5 +28,17 @@ describe("strategy registry", () => {
     const snapshot = buildSnapshot({ balances: { HYPE: 1000, USDC: 5000 } });
     const decisions = runStrategy({ name: "my-rebalance", kind: "twap-rebalance", params }, snapshot, T0, {});
     expect(decisions.map((d) => [d.kind, d.strategy])).toEqual([["twapOrder", "my-rebalance"]]);
+  });
+
+  it("reads for a cycle what its strategies' definitions declare, and nothing more", () => {
+    // A staking-only cycle reads no TWAP history or fees; a rebalancer adds them.
+    expect([...snapshotParts(["validator-staking"])].sort()).toEqual([
+      "staking",
+      "stakingHistory",
+      "validators",
+    ]);
+    expect([...snapshotParts(["twap-rebalance", "link-staking"])].sort()).toEqual(["fees", "twaps"]);
+    expect([...snapshotParts([])]).toEqual([]);
+    for (const kind of STRATEGY_KINDS) expect(STRATEGIES[kind].reads.length).toBeGreaterThan(0);
   });
 });
