@@ -6,10 +6,22 @@
 //
 // time_ms is the candle's open time; prices and volume are copied verbatim from the venue's answer.
 // Rows are sorted by time and unique; a file that is not is refused with its line number.
+//
+// The other way, `simulatedCandles` is the simulated venue's answer to candleSnapshot: candles of a
+// pair built from its own price path, so they agree with the mids the venue answered (see there).
 import { readFileSync } from "node:fs";
+import { Decimal } from "../lib/decimal.js";
 import { ConfigError } from "../lib/errors.js";
-import { CANDLE_INTERVAL_MS } from "../venue/info/methods/candleSnapshot.js";
+import {
+  CANDLE_INTERVAL_MS,
+  CANDLE_PAGE_LIMIT,
+  type CandleInterval,
+  candleOpen,
+  nextCandleOpen,
+} from "../venue/info/methods/candleSnapshot.js";
 import { HOUR } from "./clock.js";
+import { fmt } from "./format.js";
+import type { Markets, Pair } from "./markets.js";
 
 export const CANDLE_CSV_HEADER = "coin,interval,time_ms,time_iso,open,high,low,close,volume,trades";
 
@@ -116,4 +128,62 @@ export function readCandleFile(file: string): CandleFile {
   for (let i = 1; i < candles.length; i++) gap = Math.min(gap, candles[i]!.t - candles[i - 1]!.t);
   const named = (CANDLE_INTERVAL_MS as Record<string, number>)[interval];
   return { file, coin, interval, intervalMs: named ?? (Number.isFinite(gap) ? gap : HOUR), candles };
+}
+
+/** Most path samples per candle (a long candle is sampled more coarsely than every priceStep). */
+export const MAX_SAMPLES_PER_CANDLE = 240;
+
+/**
+ * The simulated venue's candles of `pair` for a candleSnapshot request, in the venue's wire shape.
+ * Each candle samples the pair's path (`PricePath.history`) at its open, every priceStep (or every
+ * 1/MAX_SAMPLES_PER_CANDLE of the candle when that is coarser) and at its last moment, on the price
+ * grid: its open is the mid the venue answered at the open time, and its high and low bound every mid
+ * it answered at the sampled times. Only candles opened by now are answered; the one still open ends
+ * at now (its close is the current mid). Nothing before the simulation's start. At most the latest
+ * CANDLE_PAGE_LIMIT of the window, as the venue caps an answer. Volume: the base volume traded in the
+ * candle's whole hours (recorded per hour, kept 48 hours; a shorter or older candle shows "0.0"); n 0.
+ */
+export function simulatedCandles(
+  markets: Markets,
+  pair: Pair,
+  req: { interval: CandleInterval; startTime: number; endTime?: number | undefined },
+  clock: { now: number; start: number; priceStep: number },
+): Array<Record<string, unknown>> {
+  const { interval } = req;
+  const last = Math.min(req.endTime ?? clock.now, clock.now);
+  const first = Math.max(req.startTime, clock.start);
+  if (last < first) return [];
+  const opens: number[] = [];
+  for (let open = candleOpen(interval, first); open <= last; open = nextCandleOpen(interval, open))
+    opens.push(open);
+  return opens.slice(-CANDLE_PAGE_LIMIT).map((open) => {
+    const close = nextCandleOpen(interval, open) - 1;
+    const from = Math.max(open, clock.start);
+    const to = Math.min(close, clock.now);
+    const every = Math.max(clock.priceStep, Math.ceil((close + 1 - open) / MAX_SAMPLES_PER_CANDLE));
+    const times: number[] = [];
+    for (let t = from; t < to; t += every) times.push(t);
+    times.push(to);
+    // Rounding to the grid is monotonic: the extremes of the raw path round to the extremes of the mids.
+    const pxs = markets.pathHistory(pair, times).filter((px): px is number => px !== undefined);
+    let h = pxs[0]!;
+    let l = h;
+    for (const px of pxs) {
+      if (px > h) h = px;
+      if (px < l) l = px;
+    }
+    const volume = close + 1 - open >= HOUR ? markets.baseVolume(pair, open, close + 1) : new Decimal(0);
+    return {
+      t: open,
+      T: close,
+      s: pair.name,
+      i: interval,
+      o: fmt(markets.onGrid(pair, pxs[0]!)),
+      c: fmt(markets.onGrid(pair, pxs[pxs.length - 1]!)),
+      h: fmt(markets.onGrid(pair, h)),
+      l: fmt(markets.onGrid(pair, l)),
+      v: fmt(volume),
+      n: 0,
+    };
+  });
 }
