@@ -63,6 +63,16 @@ export function candleCsvLine(
   );
 }
 
+/**
+ * What is wrong with a candle's prices for a replay, or undefined: high must be the highest and low the
+ * lowest of the four (the reader's rule, which `hlbot data fetch` checks before it writes a row).
+ */
+export function candleFault(c: { o: number; h: number; l: number; c: number }): string | undefined {
+  if (c.h < Math.max(c.o, c.c, c.l) || c.l > Math.min(c.o, c.c))
+    return "high must be the highest and low the lowest of open, high, low, close";
+  return undefined;
+}
+
 /** Reads and checks a candle file; errors name the file and line. */
 export function readCandleFile(file: string): CandleFile {
   let text: string;
@@ -112,8 +122,8 @@ export function readCandleFile(file: string): CandleFile {
       c: num(7, "close", true),
       v: f[8] === "" ? 0 : num(8, "volume", false),
     };
-    if (row.h < Math.max(row.o, row.c, row.l) || row.l > Math.min(row.o, row.c))
-      throw new ConfigError("high must be the highest and low the lowest of open, high, low, close", at);
+    const fault = candleFault(row);
+    if (fault) throw new ConfigError(fault, at);
     const prev = candles[candles.length - 1];
     if (prev && t <= prev.t)
       throw new ConfigError(
