@@ -149,9 +149,10 @@ export const MAX_SAMPLES_PER_CANDLE = 240;
  * 1/MAX_SAMPLES_PER_CANDLE of the candle when that is coarser) and at its last moment, on the price
  * grid: its open is the mid the venue answered at the open time, and its high and low bound every mid
  * it answered at the sampled times. Only candles opened by now are answered; the one still open ends
- * at now (its close is the current mid). Nothing before the simulation's start. At most the latest
- * CANDLE_PAGE_LIMIT of the window, as the venue caps an answer. Volume: the base volume traded in the
- * candle's whole hours (recorded per hour, kept 48 hours; a shorter or older candle shows "0.0"); n 0.
+ * at now (its close is the current mid). Nothing before the simulation's start, and, as the venue
+ * keeps only the most recent CANDLE_PAGE_LIMIT candles of a market and interval, nothing older than
+ * those (so an answer never holds more). Volume: the base volume traded in the candle's whole hours
+ * (recorded per hour, kept 48 hours; a shorter or older candle shows "0.0"); n 0.
  */
 export function simulatedCandles(
   markets: Markets,
@@ -161,12 +162,12 @@ export function simulatedCandles(
 ): Array<Record<string, unknown>> {
   const { interval } = req;
   const last = Math.min(req.endTime ?? clock.now, clock.now);
-  const first = Math.max(req.startTime, clock.start);
+  const first = Math.max(req.startTime, clock.start, oldestKept(interval, clock.now));
   if (last < first) return [];
   const opens: number[] = [];
   for (let open = candleOpen(interval, first); open <= last; open = nextCandleOpen(interval, open))
     opens.push(open);
-  return opens.slice(-CANDLE_PAGE_LIMIT).map((open) => {
+  return opens.map((open) => {
     const close = nextCandleOpen(interval, open) - 1;
     const from = Math.max(open, clock.start);
     const to = Math.min(close, clock.now);
@@ -196,4 +197,12 @@ export function simulatedCandles(
       n: 0,
     };
   });
+}
+
+/** Open time of the oldest of the CANDLE_PAGE_LIMIT most recent candles at `now` (the current one included). */
+export function oldestKept(interval: CandleInterval, now: number): number {
+  const current = candleOpen(interval, now);
+  if (interval !== "1M") return current - (CANDLE_PAGE_LIMIT - 1) * CANDLE_INTERVAL_MS[interval];
+  const d = new Date(current);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - (CANDLE_PAGE_LIMIT - 1), 1);
 }

@@ -87,14 +87,11 @@ const args = (url: string, out?: string, coin = "HYPE") => [
 
 describe("hlbot data fetch", () => {
   it("writes every closed candle across pages, at the default path, with the reader's format", async () => {
-    const starts: number[] = [];
-    const lastCloses: Array<number | undefined> = [];
+    const asked: Array<{ from: number; to: number; n: number }> = [];
     const proxy = await startVenueProxy(sim.url, {
       candleSnapshot: (answer, request) => {
         const req = request.req as { startTime: number; endTime: number };
-        starts.push(req.startTime);
-        expect(req.endTime - req.startTime).toBeLessThan(100 * MIN);
-        lastCloses.push((answer as Array<{ T: number }>).at(-1)?.T);
+        asked.push({ from: req.startTime, to: req.endTime, n: (answer as unknown[]).length });
         return answer;
       },
     });
@@ -102,13 +99,23 @@ describe("hlbot data fetch", () => {
     const res = await run(args(proxy.url), cwd);
     await proxy.close();
     expect(res.code).toBe(0);
-    // spotMeta resolved HYPE; then windows of 100 minutes: empty ones before the simulator's start
-    // (noon), then pages of 100 candles, each next request starting after the last close.
-    expect(proxy.seen).toEqual(["spotMeta", ...Array(starts.length).fill("candleSnapshot")]);
-    expect(starts[0]).toBe(Date.parse("2025-01-01"));
-    expect(lastCloses.filter((t) => t !== undefined).length).toBe(7);
-    for (let i = 1; i < starts.length; i++)
-      expect(starts[i]).toBe((lastCloses[i - 1] ?? starts[i - 1]! + 100 * MIN - 1) + 1);
+    // spotMeta resolves HYPE. The first window (100 minutes from midnight) is empty: one request over
+    // the rest of the range finds the first candle (the simulator's start, noon) instead of walking
+    // six more empty windows; then pages of 100 candles, each after the last one's close.
+    expect(proxy.seen).toEqual(["spotMeta", ...Array(asked.length).fill("candleSnapshot")]);
+    const midnight = Date.parse("2025-01-01");
+    const to = Date.parse(TO);
+    expect(asked.slice(0, 2)).toEqual([
+      { from: midnight, to: midnight + 100 * MIN - 1, n: 0 },
+      { from: midnight + 100 * MIN, to, n: 601 },
+    ]);
+    expect(asked.slice(2)).toEqual(
+      [0, 1, 2, 3, 4, 5, 6].map((k) => ({
+        from: START + k * 100 * MIN,
+        to: Math.min(START + (k + 1) * 100 * MIN - 1, to),
+        n: k < 6 ? 100 : 1,
+      })),
+    );
     expect(res.stderr).toContain("@107 (HYPE) 1m candles");
     expect(res.stderr).toContain(
       "note: the first candle opens at 2025-01-01T12:00:00.000Z, later than --from",
@@ -268,8 +275,9 @@ describe("hlbot data fetch on a failing venue", () => {
   ])(
     "exits 1 on %s, keeps the pages written, and the same command continues",
     async (_name, failure, mention) => {
-      // Requests 1–7 are the empty windows before noon; the 12th fails after four pages of candles.
-      const server = await failingVenue(12, failure as Reply);
+      // Request 1 is an empty window before noon, 2 the look over the rest of the range; the 7th
+      // fails after four pages of candles.
+      const server = await failingVenue(7, failure as Reply);
       const out = join(dir, `failing-${_name.replaceAll(" ", "-")}.csv`);
       const res = await run(args(server.url, out));
       await server.close();
@@ -277,14 +285,14 @@ describe("hlbot data fetch on a failing venue", () => {
       expect(res.stdout).toBe("");
       expect(res.stderr).toContain(mention);
       expect(res.stderr).toMatch(
-        /hlbot data fetch: stopped; .* keeps 380 candles up to 2025-01-01T18:19:00.000Z/,
+        /hlbot data fetch: stopped; .* keeps 400 candles up to 2025-01-01T18:39:00.000Z/,
       );
       expect(res.stderr).toContain("Run the same command again to continue");
-      expect(readCandleFile(out).candles).toHaveLength(380);
+      expect(readCandleFile(out).candles).toHaveLength(400);
 
       const again = await run(args(sim.url, out));
       expect(again.code).toBe(0);
-      expect(again.stdout).toContain("601 candles (221 new)");
+      expect(again.stdout).toContain("601 candles (201 new)");
       expect(readFileSync(out, "utf8")).toBe(await complete());
     },
   );

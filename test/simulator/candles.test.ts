@@ -4,8 +4,8 @@
 // their line; `hlbot simulate --prices` replays it deterministically.
 //
 // And the simulated venue's candleSnapshot: candles built from the pair's own path agree with the mids
-// it answered (random walk with a price set by hand, and the fixture replayed), are capped at the latest
-// 5000, and a malformed request or an unknown coin gets the venue's answer.
+// it answered (random walk with a price set by hand, and the fixture replayed), only the latest 5000
+// are kept, and a malformed request or an unknown coin gets the venue's answer.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -205,7 +205,7 @@ describe("candleSnapshot on the simulator", () => {
 });
 
 describe("candleSnapshot on the simulator, capped and replaying candles", () => {
-  it("answers the latest 5000 candles of a window that holds more", async () => {
+  it("keeps only the latest 5000 candles: a longer window answers those, an older one nothing", async () => {
     const sim = await startTestSim({
       scenario: testScenario({ prices: { "@107": { start: "25", drift: 0, volatility: 0.5 } } }),
     });
@@ -218,6 +218,15 @@ describe("candleSnapshot on the simulator, capped and replaying candles", () => 
       expect(candles).toHaveLength(5000);
       expect(candles[0]!.t).toBe(sim.now() - 4999 * 60_000);
       expect(candles[4999]!.t).toBe(sim.now());
+      expect(
+        await client.candleSnapshot({
+          req: { coin: "@107", interval: "1m", startTime: START, endTime: START + 60 * 60_000 },
+        }),
+      ).toEqual([]);
+      // Hourly candles are kept far longer.
+      expect(
+        await client.candleSnapshot({ req: { coin: "@107", interval: "1h", startTime: START } }),
+      ).toHaveLength(86);
     } finally {
       await client.transport.close();
       await sim.stop();

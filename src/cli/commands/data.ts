@@ -4,7 +4,8 @@
 //
 // The venue answers at most CANDLE_PAGE_LIMIT (5000) candles a request, so the range is walked forward
 // in windows of at most --page-size candles aligned on candle boundaries, each next request starting
-// after the last candle's close. The transport waits for the IP weight budget before each request
+// after the last candle's close; after an empty window one request over the rest of the range finds
+// where the candles begin (the venue keeps only its most recent 5000). The transport waits for the IP weight budget before each request
 // (20, plus 1 per 60 candles answered) and retries 429, 5xx and network failures. Only closed candles
 // are written (by the venue's clock, its Date header), in time order, each page appended as it
 // arrives with a final newline: after an interruption or a failure the file holds whole rows only (a
@@ -75,7 +76,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--network <name>", "mainnet or testnet", "mainnet")
     .option("--base-url <url>", "send every request to this base URL instead (e.g. `hlbot venue`)")
     .option("--out <file>", "candle file (default: candles/<coin>-<interval>-<network>.csv)")
-    .option("--page-size <n>", "candles per request, 1 to 5000", "5000")
+    .option("--page-size <n>", "candles per window requested, 1 to 5000", "5000")
     .option("--timeout <ms>", "per-request timeout in milliseconds (default 10000)")
     .addHelpText(
       "after",
@@ -89,8 +90,9 @@ export function register(program: Command, ctx: CliContext): void {
         "row per closed candle in time order (coin is the pair's venue name, time_ms its open time in",
         "unix ms UTC; prices, base volume and trade count as the venue sent them).",
         "Run the same command again after an interruption: it keeps the rows and continues after the",
-        "last one. The venue keeps only the most recent 5000 candles of a pair and interval; the",
-        "command says so when the first candle is later than --from.",
+        "last one. The venue keeps only the most recent 5000 candles of a pair and interval: after an",
+        "empty window one request over the rest of the range finds where they begin, and the command",
+        "says so when the first candle is later than --from.",
         "Exit codes: 0 done, 2 bad input (nothing sent, or an unknown coin), 1 venue or network failure",
         "(the rows written so far are kept).",
       ].join("\n"),
@@ -203,6 +205,8 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
         : undefined;
     let added = 0;
     let cursor = startMs;
+    /** An empty window was followed by a look over the rest of the range (see below). */
+    let probed = false;
     try {
       while (cursor <= Math.min(toMs, venueNow())) {
         // A window of pageSize whole candles from the one holding the cursor.
@@ -232,6 +236,22 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
         added += rows.length;
         const lastClose = page.reduce((m, c) => Math.max(m, closeOf(c)), Number.NEGATIVE_INFINITY);
         cursor = lastClose >= cursor ? lastClose + 1 : endTime + 1;
+        if (page.length > 0) probed = false;
+        else if (!probed && cursor <= Math.min(toMs, venueNow())) {
+          // An empty window (before the pair's history, or older than the venue keeps): one request over
+          // the rest of the range says where the candles begin, instead of walking every empty window.
+          // Nothing between the cursor and the first candle it answers exists, whether the venue answers
+          // the earliest candles of a range or keeps only the latest.
+          probed = true;
+          const rest = await client.candleSnapshot({
+            req: { coin, interval, startTime: cursor, endTime: toMs },
+          });
+          const next = rest.reduce(
+            (m, c) => (c.t >= cursor ? Math.min(m, c.t) : m),
+            Number.POSITIVE_INFINITY,
+          );
+          cursor = Number.isFinite(next) ? next : toMs + 1;
+        }
         progress?.update(Math.min(cursor, toMs) - startMs, kept + added);
       }
     } catch (err) {
