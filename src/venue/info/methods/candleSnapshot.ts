@@ -5,8 +5,9 @@
 // candles_snapshot): `{"type":"candleSnapshot","req":{"coin","interval","startTime","endTime"}}`, times in
 // unix ms; the answer is `[{t, T, s, i, o, c, h, l, v, n}]` (open/close time, coin, interval, prices
 // and base volume as decimal strings, number of trades). For spot the coin is the pair's venue name
-// ("@107", "PURR/USDC"). The venue keeps only the 5000 most recent candles of a market and interval, so
-// a long range is read in pages (`CANDLE_PAGE_LIMIT`). An answer of `null` (seen for an unknown market
+// ("@107", "PURR/USDC"). The venue keeps only the 5000 most recent candles of a market and interval
+// (Hydromancer's candleSnapshot docs, cited below, speak of "the 5k last candles available through the
+// native Hyperliquid API" too), so a long range is read in pages (`CANDLE_PAGE_LIMIT`). An answer of `null` (seen for an unknown market
 // by df-hyperliquid-core) is read as no candles.
 //
 // Strict: the open time and the four prices, which a replay acts on. Tolerant: the rest (only shown or
