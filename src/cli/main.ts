@@ -9,6 +9,7 @@ import { escapeControls } from "../lib/text.js";
 import { packageVersion } from "../lib/version.js";
 import * as completionCommand from "./commands/completion.js";
 import * as configCommand from "./commands/config.js";
+import * as dataCommand from "./commands/data.js";
 import * as delegateCommand from "./commands/delegate.js";
 import * as historyCommand from "./commands/history.js";
 import * as infoCommand from "./commands/info.js";
@@ -49,6 +50,7 @@ const COMMANDS: ReadonlyArray<CommandModule> = [
   linkStakingCommand,
   simulateCommand,
   venueCommand,
+  dataCommand,
 ];
 
 export function defaultIo(): CliIo {

@@ -6,10 +6,22 @@
 //
 // time_ms is the candle's open time; prices and volume are copied verbatim from the venue's answer.
 // Rows are sorted by time and unique; a file that is not is refused with its line number.
+//
+// The other way, `simulatedCandles` is the simulated venue's answer to candleSnapshot: candles of a
+// pair built from its own price path, so they agree with the mids the venue answered (see there).
 import { readFileSync } from "node:fs";
+import { Decimal } from "../lib/decimal.js";
 import { ConfigError } from "../lib/errors.js";
-import { CANDLE_INTERVAL_MS } from "../venue/info/methods/candleSnapshot.js";
+import {
+  CANDLE_INTERVAL_MS,
+  CANDLE_PAGE_LIMIT,
+  type CandleInterval,
+  candleOpen,
+  nextCandleOpen,
+} from "../venue/info/methods/candleSnapshot.js";
 import { HOUR } from "./clock.js";
+import { fmt } from "./format.js";
+import type { Markets, Pair } from "./markets.js";
 
 export const CANDLE_CSV_HEADER = "coin,interval,time_ms,time_iso,open,high,low,close,volume,trades";
 
@@ -49,6 +61,16 @@ export function candleCsvLine(
   return [coin, interval, c.t, new Date(c.t).toISOString(), c.o, c.h, c.l, c.c, c.v ?? "", c.n ?? ""].join(
     ",",
   );
+}
+
+/**
+ * What is wrong with a candle's prices for a replay, or undefined: high must be the highest and low the
+ * lowest of the four (the reader's rule, which `hlbot data fetch` checks before it writes a row).
+ */
+export function candleFault(c: { o: number; h: number; l: number; c: number }): string | undefined {
+  if (c.h < Math.max(c.o, c.c, c.l) || c.l > Math.min(c.o, c.c))
+    return "high must be the highest and low the lowest of open, high, low, close";
+  return undefined;
 }
 
 /** Reads and checks a candle file; errors name the file and line. */
@@ -100,8 +122,8 @@ export function readCandleFile(file: string): CandleFile {
       c: num(7, "close", true),
       v: f[8] === "" ? 0 : num(8, "volume", false),
     };
-    if (row.h < Math.max(row.o, row.c, row.l) || row.l > Math.min(row.o, row.c))
-      throw new ConfigError("high must be the highest and low the lowest of open, high, low, close", at);
+    const fault = candleFault(row);
+    if (fault) throw new ConfigError(fault, at);
     const prev = candles[candles.length - 1];
     if (prev && t <= prev.t)
       throw new ConfigError(
@@ -116,4 +138,71 @@ export function readCandleFile(file: string): CandleFile {
   for (let i = 1; i < candles.length; i++) gap = Math.min(gap, candles[i]!.t - candles[i - 1]!.t);
   const named = (CANDLE_INTERVAL_MS as Record<string, number>)[interval];
   return { file, coin, interval, intervalMs: named ?? (Number.isFinite(gap) ? gap : HOUR), candles };
+}
+
+/** Most path samples per candle (a long candle is sampled more coarsely than every priceStep). */
+export const MAX_SAMPLES_PER_CANDLE = 240;
+
+/**
+ * The simulated venue's candles of `pair` for a candleSnapshot request, in the venue's wire shape.
+ * Each candle samples the pair's path (`PricePath.history`) at its open, every priceStep (or every
+ * 1/MAX_SAMPLES_PER_CANDLE of the candle when that is coarser) and at its last moment, on the price
+ * grid: its open is the mid the venue answered at the open time, and its high and low bound every mid
+ * it answered at the sampled times. Only candles opened by now are answered; the one still open ends
+ * at now (its close is the current mid). Nothing before the simulation's start, and, as the venue
+ * keeps only the most recent CANDLE_PAGE_LIMIT candles of a market and interval, nothing older than
+ * those (so an answer never holds more). Volume: the base volume traded in the candle's whole hours
+ * (recorded per hour, kept 48 hours; a shorter or older candle shows "0.0"); n 0.
+ */
+export function simulatedCandles(
+  markets: Markets,
+  pair: Pair,
+  req: { interval: CandleInterval; startTime: number; endTime?: number | undefined },
+  clock: { now: number; start: number; priceStep: number },
+): Array<Record<string, unknown>> {
+  const { interval } = req;
+  const last = Math.min(req.endTime ?? clock.now, clock.now);
+  const first = Math.max(req.startTime, clock.start, oldestKept(interval, clock.now));
+  if (last < first) return [];
+  const opens: number[] = [];
+  for (let open = candleOpen(interval, first); open <= last; open = nextCandleOpen(interval, open))
+    opens.push(open);
+  return opens.map((open) => {
+    const close = nextCandleOpen(interval, open) - 1;
+    const from = Math.max(open, clock.start);
+    const to = Math.min(close, clock.now);
+    const every = Math.max(clock.priceStep, Math.ceil((close + 1 - open) / MAX_SAMPLES_PER_CANDLE));
+    const times: number[] = [];
+    for (let t = from; t < to; t += every) times.push(t);
+    times.push(to);
+    // Rounding to the grid is monotonic: the extremes of the raw path round to the extremes of the mids.
+    const pxs = markets.pathHistory(pair, times).filter((px): px is number => px !== undefined);
+    let h = pxs[0]!;
+    let l = h;
+    for (const px of pxs) {
+      if (px > h) h = px;
+      if (px < l) l = px;
+    }
+    const volume = close + 1 - open >= HOUR ? markets.baseVolume(pair, open, close + 1) : new Decimal(0);
+    return {
+      t: open,
+      T: close,
+      s: pair.name,
+      i: interval,
+      o: fmt(markets.onGrid(pair, pxs[0]!)),
+      c: fmt(markets.onGrid(pair, pxs[pxs.length - 1]!)),
+      h: fmt(markets.onGrid(pair, h)),
+      l: fmt(markets.onGrid(pair, l)),
+      v: fmt(volume),
+      n: 0,
+    };
+  });
+}
+
+/** Open time of the oldest of the CANDLE_PAGE_LIMIT most recent candles at `now` (the current one included). */
+export function oldestKept(interval: CandleInterval, now: number): number {
+  const current = candleOpen(interval, now);
+  if (interval !== "1M") return current - (CANDLE_PAGE_LIMIT - 1) * CANDLE_INTERVAL_MS[interval];
+  const d = new Date(current);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - (CANDLE_PAGE_LIMIT - 1), 1);
 }

@@ -3,9 +3,10 @@
 // (src/venue/info), so a body the client would refuse to send is exactly a body this venue answers 422.
 import type { z } from "zod";
 import { Decimal, ZERO } from "../lib/decimal.js";
-import { INFO_METHODS } from "../venue/info/methods/index.js";
+import { type CandleInterval, INFO_METHODS } from "../venue/info/methods/index.js";
 import type { InfoMethodSpec } from "../venue/info/query.js";
 import { historyExtraWeight } from "../venue/transport/weights.js";
+import { simulatedCandles } from "./candles.js";
 import type { VenueCore } from "./core.js";
 import { fmt } from "./format.js";
 import type { Pair, Token } from "./markets.js";
@@ -412,6 +413,21 @@ const HANDLERS: Record<string, Handler> = {
       stakingLink,
       activeStakingDiscount: { bpsOfMaxSupply: active[0], discount: active[1] },
     };
+  },
+
+  candleSnapshot(core, req) {
+    // The request schema already refused (422) an unknown interval, an empty or non-string coin and a
+    // time that is not unix ms. The coin is a pair's venue name ("@107", "PURR/USDC"), not the token
+    // names the simulator also accepts elsewhere. An unknown coin answers null, as the venue was seen
+    // to (see the candleSnapshot module); the client reads it as no candles.
+    const r = req.req as { coin: string; interval: CandleInterval; startTime: number; endTime?: number };
+    const pair = core.markets.pair(r.coin);
+    if (!pair || pair.name !== r.coin) return null;
+    return simulatedCandles(core.markets, pair, r, {
+      now: core.now(),
+      start: core.startTime,
+      priceStep: core.settings.priceStep,
+    });
   },
 
   userRole(core, req) {

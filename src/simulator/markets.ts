@@ -117,6 +117,33 @@ export class Markets {
     return roundSpotPrice(pair.path.at(t), pair.base.szDecimals);
   }
 
+  /**
+   * The pair's path at past times (ascending, none after now), before rounding to the price grid: what
+   * `mid` rounded then, overrides included. Undefined before the path's start.
+   */
+  pathHistory(pair: Pair, times: readonly number[]): Array<number | undefined> {
+    pair.path.at(this.now());
+    return pair.path.history(times);
+  }
+
+  /** A path price on the venue's price grid, as `mid` rounds it. */
+  onGrid(pair: Pair, px: number): Decimal {
+    return roundSpotPrice(px, pair.base.szDecimals);
+  }
+
+  /**
+   * Base volume the simulator traded in [from, to), counting whole hours only: it is recorded per hour
+   * and kept for the last 48 hours.
+   */
+  baseVolume(pair: Pair, from: number, to: number): Decimal {
+    let sum = new Decimal(0);
+    for (const [hour, v] of pair.volume) {
+      const t = hour * HOUR;
+      if (t >= from && t + HOUR <= to) sum = sum.plus(v.base);
+    }
+    return sum;
+  }
+
   /** Mid price 24 h ago (for prevDayPx), or the scenario's value. */
   prevDayPx(pair: Pair, t = this.now()): Decimal {
     if (pair.config.prevDayPx) return pair.config.prevDayPx;

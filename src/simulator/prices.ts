@@ -3,12 +3,19 @@
 // the scenario and the seed, never on when or how often it is asked for. A scripted path interpolates
 // between points of the scenario. `set` overrides the price from now on: a random walk continues from
 // the new value, a scripted path holds it until its next point.
+//
+// `history` answers the price at past times (the simulator's candleSnapshot) from the same scenario and
+// seed, overrides included, whatever kind the path is: a random walk keeps a checkpoint (step, price,
+// generator state, time from which it holds) every CHECKPOINT_EVERY steps and at every `set`, and
+// replays the walk from the latest checkpoint at or before each time, so it need not keep every step; a
+// scripted or candle path recomputes its own formula and keeps the list of overrides.
 import { Decimal } from "../lib/decimal.js";
 import { DAY, HOUR } from "./clock.js";
-import { Prng } from "./prng.js";
+import { Prng, type PrngState } from "./prng.js";
 import type { PricePathConfig } from "./scenario.js";
 
 const YEAR_MS = 365 * DAY;
+const CHECKPOINT_EVERY = 1024;
 
 export interface PricePath {
   /** Mid price at time t (t never goes backwards between calls that matter). */
@@ -17,6 +24,11 @@ export interface PricePath {
   set(t: number, px: number): void;
   /** Price at or shortly before t, from what has been generated, for "previous day" figures. */
   before(t: number): number | undefined;
+  /**
+   * Prices at past times `times` (ascending, none after the latest time passed to `at`), as `at` answered
+   * them; undefined before the path's start.
+   */
+  history(times: readonly number[]): Array<number | undefined>;
 }
 
 class RandomWalkPath implements PricePath {
@@ -27,6 +39,11 @@ class RandomWalkPath implements PricePath {
   private readonly volTerm: number;
   /** Price at the start of each hour, for prevDayPx; bounded to the last 48 hours. */
   private readonly hourly = new Map<number, number>();
+  /**
+   * Replay points, ascending by `from` (the time from which each holds): every CHECKPOINT_EVERY steps
+   * and at every `set` (several may share a step: the price before and after an override).
+   */
+  private readonly checkpoints: Array<{ from: number; k: number; px: number; rng: PrngState }> = [];
 
   constructor(
     private readonly start: number,
@@ -43,17 +60,29 @@ class RandomWalkPath implements PricePath {
     this.driftTerm = (drift - (volatility * volatility) / 2) * dt;
     this.volTerm = volatility * Math.sqrt(dt);
     this.hourly.set(Math.floor(start / HOUR), startPx);
+    this.checkpoints.push({ from: start, k: 0, px: startPx, rng: this.rng.save() });
+  }
+
+  private get constant(): boolean {
+    return this.volTerm === 0 && this.driftTerm === 0;
   }
 
   at(t: number): number {
     const target = Math.floor((t - this.start) / this.step);
-    if (this.volTerm === 0 && this.driftTerm === 0) {
+    if (this.constant) {
       this.k = Math.max(this.k, target);
       return this.px;
     }
     while (this.k < target) {
       this.k++;
       this.px *= Math.exp(this.driftTerm + this.volTerm * this.rng.normal());
+      if (this.k % CHECKPOINT_EVERY === 0)
+        this.checkpoints.push({
+          from: this.start + this.k * this.step,
+          k: this.k,
+          px: this.px,
+          rng: this.rng.save(),
+        });
       const stepTime = this.start + this.k * this.step;
       const hour = Math.floor(stepTime / HOUR);
       if (!this.hourly.has(hour)) {
@@ -67,15 +96,91 @@ class RandomWalkPath implements PricePath {
   set(t: number, px: number): void {
     this.at(t);
     this.px = px;
+    // From t on (not from the step's start: earlier in the step `at` answered the price before).
+    const from = Math.max(t, this.checkpoints[this.checkpoints.length - 1]!.from);
+    this.checkpoints.push({ from, k: this.k, px, rng: this.rng.save() });
   }
 
   before(t: number): number | undefined {
     return this.hourly.get(Math.floor(t / HOUR));
   }
+
+  history(times: readonly number[]): Array<number | undefined> {
+    const out: Array<number | undefined> = [];
+    let segment = -1;
+    let k = 0;
+    let px = 0;
+    let rng: Prng | undefined;
+    for (const t of times) {
+      if (t < this.start) {
+        out.push(undefined);
+        continue;
+      }
+      const target = Math.min(Math.floor((t - this.start) / this.step), this.k);
+      const j = this.checkpointAt(t);
+      if (j !== segment || target < k) {
+        const c = this.checkpoints[j]!;
+        segment = j;
+        k = c.k;
+        px = c.px;
+        rng = Prng.restore(c.rng);
+      }
+      if (this.constant) k = Math.max(k, target);
+      else {
+        while (k < target) {
+          k++;
+          px *= Math.exp(this.driftTerm + this.volTerm * rng!.normal());
+        }
+      }
+      out.push(px);
+    }
+    return out;
+  }
+
+  /** Index of the last checkpoint holding at t (the first one holds from the start). */
+  private checkpointAt(t: number): number {
+    let lo = 0;
+    let hi = this.checkpoints.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.checkpoints[mid]!.from <= t) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+}
+
+/**
+ * The overrides a scripted or candle path was given, in the order given (so ascending in time): each
+ * holds from its `set` time until the path's next point (or candle), or until the next override.
+ */
+class OverrideLog {
+  private readonly list: { from: number; px: number; until: number }[] = [];
+
+  add(from: number, px: number, until: number): void {
+    this.list.push({ from, px, until });
+  }
+
+  /** The override price in force at t, if any. */
+  at(t: number): number | undefined {
+    let lo = 0;
+    let hi = this.list.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.list[mid]!.from <= t) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    const o = this.list[found];
+    return o && t < o.until ? o.px : undefined;
+  }
 }
 
 class ScriptedPath implements PricePath {
   private override: { px: number; until: number } | undefined;
+  private readonly overrides = new OverrideLog();
   private readonly points: { at: number; px: number }[];
 
   constructor(
@@ -109,6 +214,11 @@ class ScriptedPath implements PricePath {
   set(t: number, px: number): void {
     const next = this.points.find((p) => p.at > t);
     this.override = { px, until: next?.at ?? Number.POSITIVE_INFINITY };
+    this.overrides.add(t, px, this.override.until);
+  }
+
+  history(times: readonly number[]): Array<number | undefined> {
+    return times.map((t) => (t < this.start ? undefined : (this.overrides.at(t) ?? this.scripted(t))));
   }
 
   before(t: number): number | undefined {
@@ -125,6 +235,7 @@ class ScriptedPath implements PricePath {
  */
 export class CandlePath implements PricePath {
   private override: { px: number; until: number } | undefined;
+  private readonly overrides = new OverrideLog();
   private cached: { index: number; times: number[]; prices: number[] } | undefined;
 
   constructor(
@@ -195,10 +306,16 @@ export class CandlePath implements PricePath {
   set(t: number, px: number): void {
     const next = this.candles[this.indexAt(t) + 1];
     this.override = { px, until: next?.t ?? Number.POSITIVE_INFINITY };
+    this.overrides.add(t, px, this.override.until);
   }
 
   before(t: number): number | undefined {
     return this.replayed(t);
+  }
+
+  /** The replay is a formula of the candles and the seed, defined at every time; overrides kept. */
+  history(times: readonly number[]): Array<number | undefined> {
+    return times.map((t) => this.overrides.at(t) ?? this.replayed(t));
   }
 
   /** First open time and end of the last candle. */

@@ -171,6 +171,17 @@ describe("hlbot info (in process)", () => {
     ]);
   });
 
+  it("sends candleSnapshot's nested --req and prints the candles", async () => {
+    const candle = { t: 1735689600000, T: 1735693199999, s: "@107", i: "1h", o: "24.8", c: "24.9" };
+    const answer = [{ ...candle, h: "25.0", l: "24.7", v: "10.5", n: 3 }];
+    const server = await venue([{ json: answer }]);
+    const req = { coin: "@107", interval: "1h", startTime: 1735689600000, endTime: 1735693199999 };
+    const res = await run(["info", "candleSnapshot", "--req", JSON.stringify(req), "--base-url", server.url]);
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual(answer);
+    expect(server.requests[0]!.json).toEqual({ type: "candleSnapshot", req });
+  });
+
   it.each([
     ["an unknown type", ["info", "l2book"], "type"],
     ["a missing --user", ["info", "delegations"], "--user: required"],
@@ -179,6 +190,17 @@ describe("hlbot info (in process)", () => {
     ["a bad --network", ["info", "spotMeta", "--network", "devnet"], "--network"],
     ["a bad --timeout", ["info", "spotMeta", "--timeout", "soon"], "--timeout"],
     ["a bad --base-url", ["info", "spotMeta", "--base-url", "ftp://x"], "baseUrl"],
+    ["a missing --req", ["info", "candleSnapshot"], "--req: required"],
+    [
+      "a --req that is not JSON",
+      ["info", "candleSnapshot", "--req", "{coin:@107}"],
+      "--req: expected a JSON",
+    ],
+    [
+      "a --req with an unknown interval",
+      ["info", "candleSnapshot", "--req", '{"coin":"@107","interval":"2m","startTime":0}'],
+      "--req.interval",
+    ],
   ])("exits 2 on %s, with one line on stderr and no request", async (_name, argv, mention) => {
     const server = await venue([{ json: {} }]);
     const withBase = argv.includes("--base-url") ? argv : [...argv, "--base-url", server.url];

@@ -2,18 +2,24 @@
 // pair's mid through each candle's open, extremes and close, never outside its high and low, the same
 // way for the same seed; a scenario names the file relative to itself; malformed files are refused with
 // their line; `hlbot simulate --prices` replays it deterministically.
+//
+// And the simulated venue's candleSnapshot: candles built from the pair's own path agree with the mids
+// it answered (random walk with a price set by hand, and the fixture replayed), only the latest 5000
+// are kept, and a malformed request or an unknown coin gets the venue's answer.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/engine/config/loader.js";
 import { runSimulation } from "../../src/simulate/runner.js";
 import { buildSummary } from "../../src/simulate/summary.js";
 import { CANDLE_CSV_HEADER, readCandleFile } from "../../src/simulator/candles.js";
 import { createSimulator, loadScenarioFile } from "../../src/simulator/index.js";
 import { CandlePath } from "../../src/simulator/prices.js";
+import { InfoClient } from "../../src/venue/info/client.js";
 import { REPO_ROOT } from "../helpers/build.js";
-import { testScenario } from "./fixtures.js";
+import { START, testScenario } from "./fixtures.js";
+import { type HttpSim, post, startTestSim, transportFor } from "./helpers.js";
 
 const FIXTURE = join(REPO_ROOT, "test/fixtures/candles/HYPE-1h-sample.csv");
 const HOUR = 3_600_000;
@@ -111,4 +117,147 @@ describe("simulate --prices", () => {
       /expected the header/,
     );
   }, 60_000);
+});
+
+describe("candleSnapshot on the simulator", () => {
+  const MIN = 60_000;
+  let sim: HttpSim;
+  let client: InfoClient;
+  const mids = new Map<number, string>();
+
+  beforeAll(async () => {
+    sim = await startTestSim({
+      scenario: testScenario({ prices: { "@107": { start: "25", drift: 0, volatility: 1.2 } } }),
+    });
+    client = new InfoClient(transportFor(sim));
+    // Five and a half hours, one minute at a time, noting the mid at each minute; a price set by hand
+    // (a shock) half-way through the third hour.
+    for (let i = 0; i <= 330; i++) {
+      if (i === 150) sim.setPrice("@107", "31.5");
+      mids.set(sim.now(), sim.prices()["@107"]!);
+      if (i < 330) sim.advance(MIN);
+    }
+  });
+  afterAll(async () => {
+    await client.transport.close();
+    await sim.stop();
+  });
+
+  it("builds 1m candles that open on the mid answered at their open time", async () => {
+    const candles = await client.candleSnapshot({ req: { coin: "@107", interval: "1m", startTime: START } });
+    expect(candles).toHaveLength(331);
+    for (const c of candles) {
+      expect(c.T).toBe(c.t + MIN - 1);
+      expect(c.o).toBe(mids.get(c.t));
+      expect(Number(c.h)).toBeGreaterThanOrEqual(Math.max(Number(c.o), Number(c.c)));
+      expect(Number(c.l)).toBeLessThanOrEqual(Math.min(Number(c.o), Number(c.c)));
+      expect(c).toMatchObject({ s: "@107", i: "1m", v: "0.0", n: 0 });
+    }
+    expect(candles[150]!.o).toBe("31.5");
+    // The last candle is still open: it ends at now, on the current mid.
+    const last = candles[candles.length - 1]!;
+    expect(last.t).toBe(sim.now());
+    expect(last.c).toBe(sim.prices()["@107"]);
+  });
+
+  it("builds hourly candles whose high and low bound every minute's mid, the same when asked again", async () => {
+    const ask = () =>
+      client.candleSnapshot({
+        req: { coin: "@107", interval: "1h", startTime: 0, endTime: START + 10 * HOUR },
+      });
+    const candles = await ask();
+    expect(candles.map((c) => c.t)).toEqual([0, 1, 2, 3, 4, 5].map((h) => START + h * HOUR));
+    for (const c of candles) {
+      expect(c.o).toBe(mids.get(c.t));
+      for (const [t, mid] of mids) {
+        if (t < c.t || t > c.T!) continue;
+        expect(Number(mid)).toBeLessThanOrEqual(Number(c.h));
+        expect(Number(mid)).toBeGreaterThanOrEqual(Number(c.l));
+      }
+    }
+    expect(Number(candles[2]!.h)).toBeGreaterThanOrEqual(31.5);
+    expect(await ask()).toEqual(candles);
+  });
+
+  it("answers nothing before the start or in the future, null for a coin it does not list, 422 for a bad request", async () => {
+    expect(
+      await client.candleSnapshot({ req: { coin: "@107", interval: "1m", startTime: START + 9 * HOUR } }),
+    ).toEqual([]);
+    const req = { coin: "@999", interval: "1h", startTime: 0 };
+    expect((await post(sim, "/info", { type: "candleSnapshot", req })).json).toBeNull();
+    // A token-pair spelling is not a venue coin name.
+    expect(
+      (await post(sim, "/info", { type: "candleSnapshot", req: { ...req, coin: "HYPE/USDC" } })).json,
+    ).toBeNull();
+    expect(await client.candleSnapshot({ req: { ...req, coin: "@999" } as never })).toEqual([]);
+    for (const bad of [
+      { ...req, coin: "@107", interval: "2m" },
+      { ...req, coin: "" },
+      { ...req, coin: 107 },
+      { ...req, coin: "@107", startTime: "0" },
+      { ...req, coin: "@107", extra: 1 },
+    ]) {
+      const answer = await post(sim, "/info", { type: "candleSnapshot", req: bad });
+      expect(answer.status, JSON.stringify(bad)).toBe(422);
+      expect(answer.text).toBe("Failed to deserialize the JSON body into the target type");
+    }
+  });
+});
+
+describe("candleSnapshot on the simulator, capped and replaying candles", () => {
+  it("keeps only the latest 5000 candles: a longer window answers those, an older one nothing", async () => {
+    const sim = await startTestSim({
+      scenario: testScenario({ prices: { "@107": { start: "25", drift: 0, volatility: 0.5 } } }),
+    });
+    const client = new InfoClient(transportFor(sim));
+    try {
+      sim.advance(5100 * 60_000);
+      const candles = await client.candleSnapshot({
+        req: { coin: "@107", interval: "1m", startTime: START },
+      });
+      expect(candles).toHaveLength(5000);
+      expect(candles[0]!.t).toBe(sim.now() - 4999 * 60_000);
+      expect(candles[4999]!.t).toBe(sim.now());
+      expect(
+        await client.candleSnapshot({
+          req: { coin: "@107", interval: "1m", startTime: START, endTime: START + 60 * 60_000 },
+        }),
+      ).toEqual([]);
+      // Hourly candles are kept far longer.
+      expect(
+        await client.candleSnapshot({ req: { coin: "@107", interval: "1h", startTime: START } }),
+      ).toHaveLength(86);
+    } finally {
+      await client.transport.close();
+      await sim.stop();
+    }
+  });
+
+  it("answers the replayed fixture's candles back: same opens, within each high and low", async () => {
+    const file = readCandleFile(FIXTURE);
+    const first = file.candles[0]!.t;
+    const sim = await startTestSim({
+      scenario: testScenario({ prices: { "@107": { candles: FIXTURE } as never } }),
+      startTime: first,
+    });
+    const client = new InfoClient(transportFor(sim));
+    try {
+      sim.advance(48 * HOUR);
+      const candles = await client.candleSnapshot({
+        req: { coin: "@107", interval: "1h", startTime: first },
+      });
+      expect(candles).toHaveLength(49);
+      for (const [i, c] of candles.slice(0, 48).entries()) {
+        const f = file.candles[i]!;
+        expect(c.t).toBe(f.t);
+        expect(Number(c.o)).toBe(f.o);
+        expect(Number(c.h)).toBeLessThanOrEqual(f.h);
+        expect(Number(c.l)).toBeGreaterThanOrEqual(f.l);
+        expect(Math.abs(Number(c.c) - f.c)).toBeLessThanOrEqual(0.001);
+      }
+    } finally {
+      await client.transport.close();
+      await sim.stop();
+    }
+  });
 });

@@ -72,6 +72,12 @@ function paramsFor(type: InfoType): Record<string, unknown>[] {
   if ("tokenId" in shape) return sim.core.markets.tokens.map((t) => ({ tokenId: t.tokenId }));
   if ("hash" in shape) return txHashes.map((hash) => ({ hash }));
   if ("dex" in shape) return [{}, { dex: "" }];
+  if ("req" in shape)
+    return [
+      { req: { coin: "@107", interval: "1h", startTime: 0 } },
+      { req: { coin: "@107", interval: "1M", startTime: 0, endTime: sim.now() } },
+      { req: { coin: "NOPE/USDC", interval: "1m", startTime: 0 } },
+    ];
   return [{}];
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseDecimal } from "../../src/lib/decimal.js";
-import { createPricePath, roundSpotPrice } from "../../src/simulator/prices.js";
+import { CandlePath, createPricePath, type PricePath, roundSpotPrice } from "../../src/simulator/prices.js";
 
 const START = Date.UTC(2025, 0, 1);
 const walk = { start: parseDecimal("25"), drift: 0.1, volatility: 0.8 };
@@ -75,6 +75,73 @@ describe("price paths", () => {
     );
     path.set(START + 5_000, 12);
     expect(path.at(START + 50_000)).toBe(12);
+  });
+});
+
+// candleSnapshot answers the past from `history`: whatever the kind of path, it must be what `at`
+// answered at those times (overrides included), the same however often and in whatever pieces it is
+// asked, and undefined before a generated path's start.
+describe("price history", () => {
+  /** Walks `path` forward, noting each answer, with overrides at the given sample indexes. */
+  function walkNoting(path: PricePath, step: number, count: number, sets: Record<number, number>) {
+    const seen: Array<[number, number]> = [];
+    for (let i = 0; i < count; i++) {
+      const t = START + i * step;
+      const px = sets[i];
+      if (px !== undefined) path.set(t, px);
+      seen.push([t, path.at(t)]);
+    }
+    return seen;
+  }
+
+  it("replays a random walk across checkpoints and overrides, also mid-step and in pieces", () => {
+    const opts = { start: START, step: 1_000, seed: 4, label: "price:@107", fallbackPx: 1 };
+    const path = createPricePath({ start: parseDecimal("25"), drift: 0, volatility: 0.9 }, opts);
+    // 7.919 s apart: checkpoints (every 1024 steps) fall between samples; overrides mid-step.
+    const seen = walkNoting(path, 7_919, 1400, { 700: 31.5, 701: 30 });
+    expect(seen[700]![1]).toBe(31.5);
+    expect(path.history(seen.map(([t]) => t))).toEqual(seen.map(([, px]) => px));
+    // The same in pieces and again (nothing consumed), and before the start.
+    const tail = seen.slice(1000);
+    expect(path.history(tail.map(([t]) => t))).toEqual(tail.map(([, px]) => px));
+    expect(path.history([START - 1, START])).toEqual([undefined, 25]);
+    // An override inside a step leaves the same step's earlier time at the price it had.
+    const flat = createPricePath({ start: parseDecimal("10"), drift: 0, volatility: 0 }, opts);
+    flat.at(START + 5_200);
+    flat.set(START + 5_600, 12);
+    expect(flat.history([START + 5_200, START + 5_600, START + 9_000])).toEqual([10, 12, 12]);
+  });
+
+  it("replays a scripted path with its overrides", () => {
+    const path = createPricePath(
+      {
+        points: [
+          { at: 0, px: parseDecimal("100") },
+          { at: 60_000, px: parseDecimal("110") },
+        ],
+        interpolate: "linear",
+      },
+      { start: START, step: 1_000, seed: 1, label: "s", fallbackPx: 1 },
+    );
+    const seen = walkNoting(path, 2_500, 40, { 8: 104, 12: 99 });
+    expect(path.history(seen.map(([t]) => t))).toEqual(seen.map(([, px]) => px));
+    expect(path.history([START - 1])).toEqual([undefined]);
+  });
+
+  it("replays a candle path (the formula of its candles and seed) with its overrides", () => {
+    const HOUR = 3_600_000;
+    const candles = [
+      { t: START, o: 25, h: 26, l: 24, c: 25.5 },
+      { t: START + HOUR, o: 25.5, h: 25.8, l: 24.1, c: 24.2 },
+      { t: START + 2 * HOUR, o: 24.2, h: 24.9, l: 24, c: 24.8 },
+    ];
+    const path = new CandlePath(candles, HOUR, 7, "price:@107");
+    const seen = walkNoting(path, 61_000, 170, { 70: 30 });
+    expect(seen[80]![1]).toBe(30);
+    expect(path.history(seen.map(([t]) => t))).toEqual(seen.map(([, px]) => px));
+    // A fresh path (never walked) answers the same past without the override.
+    const fresh = new CandlePath(candles, HOUR, 7, "price:@107");
+    expect(fresh.history([START + 10 * 61_000])).toEqual([seen[10]![1]]);
   });
 });
 

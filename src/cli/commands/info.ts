@@ -7,7 +7,7 @@ import { ValidationError, type ValidationIssue } from "../../lib/errors.js";
 import { redact } from "../../lib/secrets.js";
 import type { CliContext } from "../context.js";
 
-type Flag = "--user" | "--token-id" | "--hash" | "--dex";
+type Flag = "--user" | "--token-id" | "--hash" | "--dex" | "--req";
 
 interface TypeHelp {
   /** Flags the query takes; optional ones are marked. */
@@ -44,6 +44,10 @@ export const INFO_HELP: Readonly<Record<string, TypeHelp>> = {
   userTwapSliceFills: { args: user, summary: "fills of TWAP suborders" },
   userFees: { args: user, summary: "fee rates, schedule, volume and staking link" },
   userRole: { args: user, summary: "account kind: missing, user, vault, agent, subAccount" },
+  candleSnapshot: {
+    args: [{ flag: "--req", required: true }],
+    summary: "OHLCV candles (≤5000; see `hlbot data fetch`)",
+  },
 };
 
 const PLACEHOLDER: Readonly<Record<Flag, string>> = {
@@ -51,6 +55,7 @@ const PLACEHOLDER: Readonly<Record<Flag, string>> = {
   "--token-id": "ID",
   "--hash": "HASH",
   "--dex": "NAME",
+  "--req": "JSON",
 };
 
 /** Request field ↔ command-line flag. */
@@ -59,6 +64,7 @@ export const FLAG_OF_FIELD: Readonly<Record<string, Flag>> = {
   tokenId: "--token-id",
   hash: "--hash",
   dex: "--dex",
+  req: "--req",
 };
 
 interface InfoOptions {
@@ -66,6 +72,7 @@ interface InfoOptions {
   tokenId?: string;
   hash?: string;
   dex?: string;
+  req?: string;
   network: string;
   baseUrl?: string;
   explorerUrl?: string;
@@ -86,6 +93,8 @@ function typesHelp(): string {
     ...lines,
     "",
     "Addresses are 0x + 40 hex digits, token ids 0x + 32, transaction hashes 0x + 64.",
+    "--req is candleSnapshot's request as JSON: coin (a pair's venue name), interval, startTime and",
+    "optional endTime in unix ms; `hlbot data fetch` pages through longer histories into a file.",
     "With --base-url every query (txDetails included) is posted to {base}/info.",
     "Exit codes: 0 success, 2 bad input (nothing sent), 1 venue or network failure.",
   ].join("\n");
@@ -100,6 +109,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--token-id <id>", "token id from spotMeta (0x + 32 hex digits)")
     .option("--hash <hash>", "transaction hash (0x + 64 hex digits)")
     .option("--dex <name>", 'perp dex name ("" is the main dex)')
+    .option("--req <json>", 'candleSnapshot request, e.g. \'{"coin":"@107","interval":"1h","startTime":0}\'')
     .option("--network <name>", "mainnet or testnet", "testnet")
     .option("--base-url <url>", "send every request to this base URL instead (e.g. the simulator)")
     .option("--explorer-url <url>", "post explorer queries (txDetails) to this URL instead")
@@ -125,9 +135,10 @@ async function runInfo(type: string, options: InfoOptions, ctx: CliContext): Pro
     tokenId: options.tokenId,
     hash: options.hash,
     dex: options.dex,
+    req: options.req,
   };
   const accepted = new Set(help.args.map((a) => a.flag));
-  const params: Record<string, string> = {};
+  const params: Record<string, unknown> = {};
   const misplaced: ValidationIssue[] = [];
   for (const [field, value] of Object.entries(given)) {
     if (value === undefined) continue;
@@ -136,6 +147,7 @@ async function runInfo(type: string, options: InfoOptions, ctx: CliContext): Pro
     // A hash-shaped argument that is in fact the signing key must not travel to the venue.
     else if (redact(value) !== value)
       misplaced.push({ path: flag, message: "this is a secret (the signing key), not a query argument" });
+    else if (field === "req") params[field] = parseReqFlag(value);
     else params[field] = value;
   }
   if (misplaced.length > 0) throw new ValidationError(misplaced);
@@ -198,4 +210,15 @@ function asFlagError(err: ValidationError): ValidationError {
     }),
     { cause: err },
   );
+}
+
+/** The JSON object of `--req` (candleSnapshot's nested request). */
+function parseReqFlag(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ValidationError([
+      { path: "--req", message: `expected a JSON object, got ${JSON.stringify(text)}` },
+    ]);
+  }
 }

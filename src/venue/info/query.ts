@@ -91,8 +91,14 @@ async function readOnce<M extends InfoMethodSpec>(
   signal: AbortSignal | undefined,
   onUnknown: UnknownValueWarn | undefined,
 ): Promise<InfoResult<M>> {
+  // The transport's override is a new reading of the per-20 surcharge; a query charged on another
+  // count (candleSnapshot, per 60) keeps its own.
   const perItem =
-    spec.perItemWeight === undefined ? undefined : (transport.perItemWeight ?? spec.perItemWeight);
+    spec.perItemWeight === undefined
+      ? undefined
+      : spec.perItemWeight === DEFAULT_PER_ITEM_WEIGHT
+        ? (transport.perItemWeight ?? spec.perItemWeight)
+        : spec.perItemWeight;
   let raw: unknown;
   try {
     raw = await transport.read(body, {

@@ -67,7 +67,7 @@ function paths(err: BadResponseError | ValidationError): string[] {
 }
 
 describe("registry", () => {
-  it("lists the nine seed queries and the ten extras, each under its own wire type", () => {
+  it("lists the nine seed queries and the eleven extras, each under its own wire type", () => {
     expect(INFO_TYPES.sort()).toEqual(
       [
         "tokenDetails",
@@ -89,6 +89,7 @@ describe("registry", () => {
         "userTwapSliceFills",
         "userFees",
         "userRole",
+        "candleSnapshot",
       ].sort(),
     );
     for (const type of INFO_TYPES) expect(INFO_METHODS[type].type).toBe(type);
@@ -106,7 +107,14 @@ describe("registry", () => {
     );
     for (const t of twenty) expect(weights[t], t).toBe(20);
     const history = INFO_TYPES.filter((t) => INFO_METHODS[t].perItemWeight !== undefined).sort();
-    expect(history).toEqual(["delegatorHistory", "delegatorRewards", "twapHistory", "userTwapSliceFills"]);
+    expect(history).toEqual([
+      "candleSnapshot",
+      "delegatorHistory",
+      "delegatorRewards",
+      "twapHistory",
+      "userTwapSliceFills",
+    ]);
+    expect(INFO_METHODS.candleSnapshot.perItemWeight).toBeCloseTo(1 / 60);
   });
 
   it("describes each query's parameters", () => {

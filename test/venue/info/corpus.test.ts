@@ -60,9 +60,9 @@ function withExtraFields(value: unknown, isRecord = false): unknown {
 afterEach(() => resetUnknownReports());
 
 describe("venue answer corpus", () => {
-  it("has answers for all 19 info queries", () => {
+  it("has answers for all 20 info queries", () => {
     expect(new Set(answers.map((a) => a.query))).toEqual(new Set(INFO_TYPES));
-    expect(INFO_TYPES).toHaveLength(19);
+    expect(INFO_TYPES).toHaveLength(20);
   });
 
   it.each(answers.map((a) => [`${a.query}/${a.file}`, a] as const))("accepts %s", (_name, a) => {
@@ -147,6 +147,9 @@ const STRICT: Array<[InfoType, string, (j: Json) => void, string]> = [
   ],
   ["subAccounts2", "dex-abstraction.json", (j) => (j[0].subAccountUser = null), "0.subAccountUser"],
   ["subAccounts2", "dex-abstraction.json", (j) => (j[0].abstraction = 3), "0.abstraction"],
+  ["candleSnapshot", "spot-hype-1h.json", (j) => (j[1].o = 20.866), "1.o"],
+  ["candleSnapshot", "spot-hype-1h.json", (j) => delete j[0].c, "0.c"],
+  ["candleSnapshot", "spot-hype-1h.json", (j) => (j[2].t = "1735696800000"), "2.t"],
 ];
 
 describe("strict fields", () => {

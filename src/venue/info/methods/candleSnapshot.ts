@@ -5,15 +5,19 @@
 // candles_snapshot): `{"type":"candleSnapshot","req":{"coin","interval","startTime","endTime"}}`, times in
 // unix ms; the answer is `[{t, T, s, i, o, c, h, l, v, n}]` (open/close time, coin, interval, prices
 // and base volume as decimal strings, number of trades). For spot the coin is the pair's venue name
-// ("@107", "PURR/USDC"). The venue keeps only the 5000 most recent candles of a market and interval, so
-// a long range is read in pages (`CANDLE_PAGE_LIMIT`). An answer of `null` (seen for an unknown market
+// ("@107", "PURR/USDC"). The venue keeps only the 5000 most recent candles of a market and interval
+// (Hydromancer's candleSnapshot docs, cited below, speak of "the 5k last candles available through the
+// native Hyperliquid API" too), so a long range is read in pages (`CANDLE_PAGE_LIMIT`). An answer of `null` (seen for an unknown market
 // by df-hyperliquid-core) is read as no candles.
 //
 // Strict: the open time and the four prices, which a replay acts on. Tolerant: the rest (only shown or
 // copied into the file).
 //
-// Not yet in INFO_METHODS (methods/index.ts): the simulator does not serve it and `hlbot info` does not
-// list it until the downloader (`hlbot data fetch`) lands with both; InfoClient.candleSnapshot works.
+// Candle boundaries (`candleOpen`, `nextCandleOpen`; the simulator's candles and the downloader's
+// cursor when an answer omits T): fixed lengths count from the epoch, a week opens on Monday 00:00 UTC
+// and a month on the 1st 00:00 UTC. The venue's docs do not say; this is how Hydromancer, which serves
+// the same candleSnapshot wire (https://docs.hydromancer.xyz/readme/rest-api/candlesticks/candlesnapshot),
+// documents its "1w (Monday-aligned)" and "1M (calendar month)" intervals.
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { CANDLE_PER_ITEM_WEIGHT, infoRequestWeight } from "../../transport/weights.js";
@@ -61,14 +65,52 @@ export const CANDLE_INTERVAL_MS: Record<CandleInterval, number> = {
   "1M": 30 * 1440 * MINUTE,
 };
 
+export function isCandleInterval(value: string): value is CandleInterval {
+  return (CANDLE_INTERVALS as readonly string[]).includes(value);
+}
+
+/** 1970-01-01 was a Thursday: weeks open 4 days after the epoch's multiples of 7 days. */
+const WEEK_OFFSET = 4 * 1440 * MINUTE;
+
+/** Open time of the candle of `interval` that holds `t` (unix ms, UTC). */
+export function candleOpen(interval: CandleInterval, t: number): number {
+  if (interval === "1M") {
+    const d = new Date(t);
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  }
+  const len = CANDLE_INTERVAL_MS[interval];
+  const offset = interval === "1w" ? WEEK_OFFSET : 0;
+  return Math.floor((t - offset) / len) * len + offset;
+}
+
+/** Open time of the candle after the one that opens at `open`. */
+export function nextCandleOpen(interval: CandleInterval, open: number): number {
+  if (interval === "1M") {
+    const d = new Date(open);
+    return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  }
+  return open + CANDLE_INTERVAL_MS[interval];
+}
+
 export const CandleSnapshotRequest = z.strictObject({
   type: z.literal("candleSnapshot"),
-  req: z.strictObject({
-    coin: z.string().min(1),
-    interval: z.enum(CANDLE_INTERVALS),
-    startTime: UInt,
-    endTime: UInt.optional(),
-  }),
+  req: z.strictObject(
+    {
+      coin: z
+        .string({ error: (iss) => (iss.input === undefined ? "required" : "expected a coin (a string)") })
+        .min(1, { error: "expected a coin" }),
+      interval: z.enum(CANDLE_INTERVALS, {
+        error: (iss) =>
+          iss.input === undefined ? "required" : `expected one of ${CANDLE_INTERVALS.join(", ")}`,
+      }),
+      startTime: UInt,
+      endTime: UInt.optional(),
+    },
+    {
+      error: (iss) =>
+        iss.code !== "invalid_type" ? undefined : iss.input === undefined ? "required" : "expected an object",
+    },
+  ),
 });
 
 export const Candle = z.looseObject({

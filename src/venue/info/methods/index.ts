@@ -2,6 +2,7 @@
 // the simulator uses the request schemas to answer 422 to bodies the venue could not deserialize.
 import type { InfoMethodSpec } from "../query.js";
 import { allMidsMethod } from "./allMids.js";
+import { candleSnapshotMethod } from "./candleSnapshot.js";
 import { delegationsMethod } from "./delegations.js";
 import { delegatorHistoryMethod } from "./delegatorHistory.js";
 import { delegatorRewardsMethod } from "./delegatorRewards.js";
@@ -41,6 +42,7 @@ export const INFO_METHODS = {
   userTwapSliceFills: userTwapSliceFillsMethod,
   userFees: userFeesMethod,
   userRole: userRoleMethod,
+  candleSnapshot: candleSnapshotMethod,
 } as const satisfies Record<string, InfoMethodSpec>;
 
 export type InfoType = keyof typeof INFO_METHODS;
