@@ -544,42 +544,39 @@ export function renderSweepReport(result: SweepResult): string {
     [true, true, ...plan.keys.map(() => false), ...cols.map(() => true), true, false],
   );
 
-  // The value over time of the best runs, and buy and hold (the same for every run: same holdings, prices).
+  // Bot − buy and hold over time for the best runs (buy and hold is the same for every run: the same
+  // starting holdings at the same prices), so that the runs' differences are not lost in the market's moves.
   const drawn = okRuns.filter((r) => r.outcome.samples !== undefined).slice(0, SWEEP_CHART_RUNS);
   const base = drawn[0]?.outcome.samples ?? [];
   const times = base.map((x) => x.t);
+  const hold = base.map((x) =>
+    s === undefined
+      ? 0
+      : s.benchmark.holdings.reduce((v, h) => v + Number(h.amount) * (x.prices?.[h.coin] ?? 0), 0) -
+        s.portfolio.flows
+          .filter((f) => Date.parse(f.at) > x.t)
+          .reduce(
+            (v, f) => v + Number(f.amount) * (x.prices?.[f.coin] ?? (f.coin === s.valuationCoin ? 1 : 0)),
+            0,
+          ),
+  );
   const series: Series[] = drawn.map((r, i) => {
     const at = new Map(r.outcome.samples!.map((x) => [x.t, x.value]));
     let last = r.outcome.samples![0]?.value ?? 0;
     return {
       name: `#${r.rank} point ${r.point.index} (${pointText(plan, r.point)})`,
       color: PALETTE[i % PALETTE.length]!,
-      values: times.map((t) => {
+      values: times.map((t, j) => {
         last = at.get(t) ?? last;
-        return last;
+        return last - hold[j]!;
       }),
     };
   });
-  if (s && times.length > 0)
-    series.push({
-      name: "buy and hold",
-      color: "#9ca3af",
-      values: base.map(
-        (x) =>
-          s.benchmark.holdings.reduce((v, h) => v + Number(h.amount) * (x.prices?.[h.coin] ?? 0), 0) -
-          s.portfolio.flows
-            .filter((f) => Date.parse(f.at) > x.t)
-            .reduce(
-              (v, f) => v + Number(f.amount) * (x.prices?.[f.coin] ?? (f.coin === s.valuationCoin ? 1 : 0)),
-              0,
-            ),
-      ),
-    });
   const valueChart =
     drawn.length === 0
       ? ""
       : chart({
-          title: `Portfolio value of the ${drawn.length} best run(s)`,
+          title: `Bot − buy and hold over time, the ${drawn.length} best run(s)`,
           times,
           series,
           stacked: false,
