@@ -82,7 +82,7 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
   const env = { ...ctx.env };
   const plan = await planSweep(sweep, configPath, env);
 
-  const { runSweep, formatSweep, sweepJson, RANK_FIGURES } = await import("../simulate/sweep.js");
+  const { runSweep, formatSweep, sweepJson, figureText, RANK_FIGURES } = await import("../simulate/sweep.js");
   const total = plan.points.length;
   const used = Math.min(jobs, total);
   const figure = RANK_FIGURES[sweep.rank];
@@ -93,7 +93,7 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
     if (progress) return progress.update(done, failed);
     if (!run.outcome.ok && run.outcome.interrupted) return;
     const what = run.outcome.ok
-      ? `${figure.label} ${figure.of(run.outcome.summary)}`
+      ? `${figure.label} ${figureText(sweep.rank, figure.of(run.outcome.summary))}`
       : `failed: ${run.outcome.error}`;
     ctx.stderr(
       `hlbot simulate --sweep: ${done}/${total} point ${run.point.index} (${pointText(plan, run.point)}): ${what} (${(run.outcome.wallMs / 1000).toFixed(2)} s)\n`,

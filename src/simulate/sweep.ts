@@ -193,6 +193,11 @@ const when = (iso: string) => iso.replace("T", " ").replace(/:\d\d\.\d{3}Z$/, ""
 const money = (v: string) => groupDigits(new Decimal(v).toFixed(2));
 const signed = (v: string) => (v.startsWith("-") ? money(v) : `+${money(v)}`);
 
+/** A rank figure for people: 2 decimals, grouped; vs buy and hold signed. */
+export function figureText(by: RankFigure, value: string): string {
+  return by === "vsBenchmark" ? signed(value) : money(value);
+}
+
 /** The figure columns of the table: the rank figure first, then the others, then TWAPs. */
 export function figureColumns(by: RankFigure): RankFigure[] {
   const shown: RankFigure[] = ["vsBenchmark", "endValue", "costs", "slippage", "rewards"];
@@ -247,7 +252,7 @@ export function formatSweep(result: SweepResult): string {
       `${r.rank}${r.tied ? "=" : ""}`,
       String(r.point.index),
       ...values,
-      ...cols.map((c) => (c === "vsBenchmark" ? signed(f[c]) : money(f[c]))),
+      ...cols.map((c) => figureText(c, f[c])),
       String(f.twaps),
     ]);
   }
@@ -260,7 +265,7 @@ export function formatSweep(result: SweepResult): string {
   if (best?.figure !== undefined) {
     lines.push(
       "",
-      `Best: point ${best.point.index} (${pointText(plan, best.point)}): ${spec.label} ${by === "vsBenchmark" ? signed(best.figure) : money(best.figure)} ${coin}` +
+      `Best: point ${best.point.index} (${pointText(plan, best.point)}): ${spec.label} ${figureText(by, best.figure)} ${coin}` +
         (best.tied ? " (tied: the first in grid order is shown first)" : ""),
     );
   }

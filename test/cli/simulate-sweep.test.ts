@@ -4,9 +4,9 @@
 // flags override the sweep file; every problem stops it before a run (exit 2); Ctrl-C terminates the
 // workers and prints what finished (exit 130).
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, ensureBuilt, REPO_ROOT } from "../helpers/dist.js";
 
@@ -35,8 +35,7 @@ function sweepFile(name: string, text: string): string {
 
 const GRID = sweepFile(
   "grid.yaml",
-  `# relative to this file
-config: ${join(REPO_ROOT, "config/demo.yaml")}
+  `config: ${relative(temp, join(REPO_ROOT, "config/demo.yaml"))} # relative to this file
 days: 2
 grid:
   strategies.purr-allocation.params.band: [0.015, 0.04]
@@ -91,7 +90,7 @@ describe("hlbot simulate --sweep", () => {
     expect(lines).toHaveLength(5);
     for (const line of lines.slice(0, 4))
       expect(line).toMatch(
-        /^hlbot simulate --sweep: \d\/4 point \d \(band=0\.0\d+, amountUsd=\d+\): vs hold -?\d+(\.\d+)? \(\d+\.\d\d s\)$/,
+        /^hlbot simulate --sweep: \d\/4 point \d \(band=0\.0\d+, amountUsd=\d+\): vs hold [+-][\d,]+\.\d\d \(\d+\.\d\d s\)$/,
       );
     expect(lines[4]).toMatch(
       new RegExp(

@@ -341,3 +341,13 @@ parentPort.on("message", ({ id, job }) => {
     ).rejects.toThrow(/absent\.js is not there: worker threads run the built JavaScript/);
   });
 });
+
+describe("the shipped sweep", () => {
+  it("config/sweeps/demo.yaml plans 8 points of the demo bot", async () => {
+    const p = await planSweep(await readSweepFile(join(REPO_ROOT, "config/sweeps/demo.yaml")), DEMO, {});
+    expect(p.sweep.config).toBe(DEMO);
+    expect(p.sweep.scenario).toBe(join(REPO_ROOT, "config/scenarios/demo.yaml"));
+    expect(p.points).toHaveLength(8);
+    expect(p.keys.map((k) => k.label)).toEqual(["band", "minutes", "amountUsd"]);
+  });
+});
