@@ -64,6 +64,7 @@ const SECTIONS: ReadonlyArray<[string, () => Promise<Section>]> = [
   ["4", async () => (await import("./coldStart.js")).runColdStart],
   ["5", async () => (await import("./simulate.js")).runSimulate],
   ["6", async () => (await import("./memory.js")).runMemory],
+  ["7", async () => (await import("./sweep.js")).runSweepBench],
 ];
 
 async function main(): Promise<number> {

@@ -6,6 +6,9 @@
 import { netAprText } from "./format.js";
 import type { Sample, SimulationRecord } from "./runner.js";
 import { type SimulationSummary, twapStatusText } from "./summary.js";
+import { figureColumns, RANK_FIGURES, rankRuns, type SweepResult } from "./sweep.js";
+import { pointText, valueText } from "./sweepFile.js";
+import { sweepFigures } from "./sweepPoint.js";
 
 const PALETTE = ["#2563eb", "#16a34a", "#ea580c", "#9333ea", "#0891b2", "#dc2626", "#ca8a04", "#4b5563"];
 const W = 880;
@@ -476,6 +479,164 @@ figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}figcaption sma
 svg{background:#fff;border:1px solid #e5e7eb;border-radius:6px}
 .grid{stroke:#e5e7eb;stroke-width:1}.ylab{font-size:11px;fill:#6b7280;text-anchor:end}.xlab{font-size:11px;fill:#6b7280;text-anchor:middle}
 .marker line{stroke-width:1;stroke-dasharray:3 3;opacity:.6}
+.legend{display:flex;flex-wrap:wrap;gap:12px;font-size:12px;margin-top:4px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
+table{border-collapse:collapse;width:100%;font-size:12px}th,td{border-bottom:1px solid #f3f4f6;padding:3px 6px;text-align:left;vertical-align:top}
+th{background:#f9fafb}.num{text-align:right;font-variant-numeric:tabular-nums}.empty{color:#6b7280}
+</style>
+</head>
+<body>${body}
+</body>
+</html>
+`;
+}
+
+// ---- the report of a parameter sweep (hlbot simulate --sweep --report) ----
+
+/** Runs drawn in the sweep report's value chart (the best ones; the table lists every run). */
+const SWEEP_CHART_RUNS = 6;
+
+/**
+ * The HTML report of a sweep: the ranked table of every run, the portfolio value over time of the
+ * best runs beside buy and hold, and for each swept key the mean and best rank figure per value. Self-
+ * contained like the run report; the ranked figures are embedded as JSON (`hlbot-sweep`).
+ */
+export function renderSweepReport(result: SweepResult): string {
+  const { plan } = result;
+  const by = plan.sweep.rank;
+  const spec = RANK_FIGURES[by];
+  const ranked = rankRuns(result.runs, by);
+  const okRuns = ranked.flatMap((r) => (r.outcome.ok ? [{ ...r, outcome: r.outcome }] : []));
+  const first = okRuns[0]?.outcome;
+  const s = first?.summary;
+  const coin = s?.valuationCoin ?? "USDC";
+  const cols = figureColumns(by);
+  const rows = ranked.map((r) => {
+    const values = r.point.values.map(valueText);
+    if (!r.outcome.ok)
+      return [
+        "-",
+        r.point.index,
+        ...values,
+        ...cols.map(() => ""),
+        "",
+        `${r.outcome.interrupted ? "interrupted" : "failed"}: ${r.outcome.error}`,
+      ];
+    const f = sweepFigures(r.outcome.summary);
+    return [
+      `${r.rank}${r.tied ? "=" : ""}`,
+      r.point.index,
+      ...values,
+      ...cols.map((c) => f[c]),
+      f.twaps,
+      "ok",
+    ];
+  });
+  const table = tableHtml(
+    [
+      "#",
+      "point",
+      ...plan.keys.map((k) => k.label),
+      ...cols.map((c) => RANK_FIGURES[c].label),
+      "TWAPs",
+      "run",
+    ],
+    rows,
+    [true, true, ...plan.keys.map(() => false), ...cols.map(() => true), true, false],
+  );
+
+  // Bot − buy and hold over time for the best runs (buy and hold is the same for every run: the same
+  // starting holdings at the same prices), so that the runs' differences are not lost in the market's moves.
+  const drawn = okRuns.filter((r) => r.outcome.samples !== undefined).slice(0, SWEEP_CHART_RUNS);
+  const base = drawn[0]?.outcome.samples ?? [];
+  const times = base.map((x) => x.t);
+  const hold = base.map((x) =>
+    s === undefined
+      ? 0
+      : s.benchmark.holdings.reduce((v, h) => v + Number(h.amount) * (x.prices?.[h.coin] ?? 0), 0) -
+        s.portfolio.flows
+          .filter((f) => Date.parse(f.at) > x.t)
+          .reduce(
+            (v, f) => v + Number(f.amount) * (x.prices?.[f.coin] ?? (f.coin === s.valuationCoin ? 1 : 0)),
+            0,
+          ),
+  );
+  const series: Series[] = drawn.map((r, i) => {
+    const at = new Map(r.outcome.samples!.map((x) => [x.t, x.value]));
+    let last = r.outcome.samples![0]?.value ?? 0;
+    return {
+      name: `#${r.rank} point ${r.point.index} (${pointText(plan, r.point)})`,
+      color: PALETTE[i % PALETTE.length]!,
+      values: times.map((t, j) => {
+        last = at.get(t) ?? last;
+        return last - hold[j]!;
+      }),
+    };
+  });
+  const valueChart =
+    drawn.length === 0
+      ? ""
+      : chart({
+          title: `Bot − buy and hold over time, the ${drawn.length} best run(s)`,
+          times,
+          series,
+          stacked: false,
+          zero: false,
+          unit: `${coin} at mid prices`,
+        });
+
+  // Each key on its own: the rank figure's mean and best over the runs with each value.
+  const perKey = plan.keys
+    .map((k, ki) => {
+      const rowsOf = k.values.map((v) => {
+        const figures = okRuns
+          .filter((r) => valueText(r.point.values[ki]) === valueText(v))
+          .map((r) => Number(r.figure));
+        const mean = figures.length ? figures.reduce((a, x) => a + x, 0) / figures.length : undefined;
+        const best = figures.length
+          ? spec.better === "higher"
+            ? Math.max(...figures)
+            : Math.min(...figures)
+          : undefined;
+        return [valueText(v), figures.length, mean?.toFixed(2) ?? "-", best?.toFixed(2) ?? "-"];
+      });
+      return `<h3>${escapeHtml(k.key)}</h3>${tableHtml(["value", "runs", `mean ${spec.label}`, `best ${spec.label}`], rowsOf, [false, true, true, true])}`;
+    })
+    .join("\n");
+
+  const period = s ? `${when(s.period.from)} → ${when(s.period.to)} UTC (${s.period.days} days)` : "";
+  const body = `
+<header>
+  <h1>hlbot sweep: ${escapeHtml(plan.sweep.file)}</h1>
+  <p>${plan.points.length} run(s) of <code>${escapeHtml(plan.configPath)}</code>${s ? ` on the ${escapeHtml(s.scenario)} scenario, seed ${s.seed}, ${escapeHtml(period)}` : ""}, on ${result.jobs === 1 ? "one thread" : `${result.jobs} worker threads`}${result.interrupted ? " (interrupted)" : ""}.
+  Ranked by <b>${escapeHtml(spec.label)}</b>: ${escapeHtml(spec.help)}; ${spec.better} is better. Figures in ${escapeHtml(coin)}.</p>
+  <ul>${plan.keys.map((k) => `<li><b>${escapeHtml(k.label)}</b>: <code>${escapeHtml(k.key)}</code> = ${escapeHtml(k.values.map(valueText).join(", "))}</li>`).join("")}</ul>
+</header>
+<section><h2>Runs, best first</h2>${table}</section>
+<section>${valueChart}</section>
+<section><h2>Each key on its own</h2>${perKey}</section>
+<script type="application/json" id="hlbot-sweep">${scriptJson({
+    rank: { by, better: spec.better },
+    keys: plan.keys.map((k) => ({ key: k.key, label: k.label, values: k.values })),
+    runs: ranked.map((r) => ({
+      rank: r.rank ?? null,
+      point: r.point.index,
+      values: r.point.values,
+      ...(r.outcome.ok ? { figures: sweepFigures(r.outcome.summary) } : { error: r.outcome.error }),
+    })),
+  })}</script>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>hlbot sweep: ${escapeHtml(plan.sweep.file)}</title>
+<style>
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;margin:0 auto;max-width:1100px;padding:16px 24px}
+h1{font-size:20px;margin:8px 0}h2{font-size:16px;margin:24px 0 8px;border-bottom:1px solid #e5e7eb}h3{font-size:14px;margin:16px 0 6px}
+code{font:12px ui-monospace,monospace;background:#f3f4f6;padding:1px 3px;border-radius:3px}
+figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}figcaption small{font-weight:400;color:#6b7280}
+svg{background:#fff;border:1px solid #e5e7eb;border-radius:6px}
+.grid{stroke:#e5e7eb;stroke-width:1}.ylab{font-size:11px;fill:#6b7280;text-anchor:end}.xlab{font-size:11px;fill:#6b7280;text-anchor:middle}
 .legend{display:flex;flex-wrap:wrap;gap:12px;font-size:12px;margin-top:4px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 table{border-collapse:collapse;width:100%;font-size:12px}th,td{border-bottom:1px solid #f3f4f6;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f9fafb}.num{text-align:right;font-variant-numeric:tabular-nums}.empty{color:#6b7280}

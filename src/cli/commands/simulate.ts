@@ -17,7 +17,7 @@ import { parseInteger } from "../options.js";
 /** The bundled demo bot (config/demo.yaml of the package, from src/ and from dist/ alike). */
 export const DEMO_CONFIG_PATH = fileURLToPath(new URL("../../../config/demo.yaml", import.meta.url));
 
-interface SimulateOptions {
+export interface SimulateOptions {
   config?: string;
   scenario?: string;
   days?: string;
@@ -32,6 +32,8 @@ interface SimulateOptions {
   account?: string;
   network?: string;
   baseUrl?: string;
+  sweep?: string;
+  jobs?: string;
 }
 
 const ISO = /^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:?\d\d)?)?$/;
@@ -153,15 +155,25 @@ export function register(program: Command, ctx: CliContext): void {
       "--http",
       "serve the embedded venue on 127.0.0.1 and reach it over HTTP (slower, same result; default: in-process)",
     )
+    .option(
+      "--sweep <file>",
+      "run a grid of parameter values (a sweep YAML file, see README) and rank the runs",
+    )
+    .option("--jobs <n>", "with --sweep: worker threads (default: one per core, at most one per run)")
     .addHelpText(
       "after",
       "\nThe simulated account uses a key derived from the seed and starts with the holdings of the scenario's\n" +
         'account labelled "demo" (without one: 10,000 USDC and 100 HYPE). The same scenario, seed and period\n' +
         "always give the same summary.\n\nExamples:\n  hlbot simulate\n  hlbot simulate --days 30 --report demo.html\n" +
-        "  hlbot simulate --config config/default.yaml --from 2025-01-01 --to 2025-01-08 --json",
+        "  hlbot simulate --config config/default.yaml --from 2025-01-01 --to 2025-01-08 --json\n" +
+        "  hlbot simulate --sweep sweep.yaml --days 30 --report sweep.html",
     )
     .action(async (opts: SimulateOptions) => {
       const period = readSimulateOptions(opts);
+      if (opts.sweep !== undefined || opts.jobs !== undefined) {
+        const { runSweepCommand } = await import("../sweep.js");
+        return runSweepCommand(opts, period, ctx);
+      }
       const { loadConfig, resolveConfigPath } = await import("../../engine/config/loader.js");
       const config = await loadConfig(
         opts.config === undefined ? DEMO_CONFIG_PATH : resolveConfigPath(opts.config, ctx.env),

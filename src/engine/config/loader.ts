@@ -102,6 +102,16 @@ export interface LoadedConfig {
 
 export type NotifyConfig = NonNullable<BotConfigData["notify"]>;
 
+/** Options of loadConfig and loadStrategyFile(s). */
+export interface LoadOptions {
+  /**
+   * Called with each file's parsed YAML (the bot file, then every strategy file) after `${ENV}` is
+   * expanded and before it is validated: `hlbot simulate --sweep` sets its grid values here, so every
+   * grid point goes through the same schemas and the same checks as a normal run.
+   */
+  edit?: (src: YamlSource, role: "bot" | "strategy") => void;
+}
+
 export const DEFAULT_CONFIG_PATH = "config/default.yaml";
 /** The variables the wallet reads when the bot file names none (src/venue/signing/signer.ts). */
 const DEFAULT_KEY_ENV = "HLBOT_PRIVATE_KEY";
@@ -194,7 +204,11 @@ async function readConfigText(abs: string): Promise<string> {
   return text;
 }
 
-async function readSource(abs: string, env: Env): Promise<{ src: YamlSource; data: unknown }> {
+async function readSource(
+  abs: string,
+  env: Env,
+  edit?: (src: YamlSource) => void,
+): Promise<{ src: YamlSource; data: unknown }> {
   const file = displayPath(abs);
   const text = await readConfigText(abs);
   const src = parseYamlSource(file, text);
@@ -203,6 +217,7 @@ async function readSource(abs: string, env: Env): Promise<{ src: YamlSource; dat
   // anywhere, and their values are redacted (read before `${...}` is expanded, so as written).
   registerSecretVariables(env, walletVariables(src));
   interpolateEnv(src, env);
+  edit?.(src);
   let data: unknown;
   try {
     data = src.doc.toJS({ maxAliasCount: 1000 }) as unknown;
@@ -234,9 +249,14 @@ function walletVariables(src: YamlSource): string[] {
 }
 
 /** Loads and validates one strategy file. */
-export async function loadStrategyFile(path: string, env: Env): Promise<LoadedStrategy> {
+export async function loadStrategyFile(
+  path: string,
+  env: Env,
+  options: LoadOptions = {},
+): Promise<LoadedStrategy> {
   const abs = resolve(path);
-  const { src, data } = await readSource(abs, env);
+  const { edit } = options;
+  const { src, data } = await readSource(abs, env, edit && ((s) => edit(s, "strategy")));
   const parsed = strategyFileSchema.safeParse(data);
   if (!parsed.success)
     throw new ConfigIssuesError(issuesFromZod(src, parsed.error.issues, strategyFileSchema, data));
@@ -258,13 +278,17 @@ export async function loadStrategyFile(path: string, env: Env): Promise<LoadedSt
  * Loads several strategy files, reporting every problem of every file at once, including strategy
  * names used twice (the journal keys budgets and submissions by name).
  */
-export async function loadStrategyFiles(paths: readonly string[], env: Env): Promise<LoadedStrategy[]> {
+export async function loadStrategyFiles(
+  paths: readonly string[],
+  env: Env,
+  options: LoadOptions = {},
+): Promise<LoadedStrategy[]> {
   const loaded: LoadedStrategy[] = [];
   const issues: ConfigIssue[] = [];
   const seen = new Map<string, string>();
   for (const p of paths) {
     try {
-      const s = await loadStrategyFile(p, env);
+      const s = await loadStrategyFile(p, env, options);
       const first = seen.get(s.name);
       if (first !== undefined) {
         issues.push({
@@ -320,10 +344,11 @@ export async function strategyFilesIn(folder: string): Promise<string[]> {
  * Loads the bot file at `path` and every strategy it names. Relative paths resolve against the bot
  * file's folder. The key is not read here: `wallet` only says where it is.
  */
-export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> {
+export async function loadConfig(path: string, env: Env, options: LoadOptions = {}): Promise<LoadedConfig> {
   const file = resolve(path);
   const dir = dirname(file);
-  const { src, data } = await readSource(file, env);
+  const { edit } = options;
+  const { src, data } = await readSource(file, env, edit && ((s) => edit(s, "bot")));
   const parsed = botConfigSchema.safeParse(data);
   if (!parsed.success)
     throw new ConfigIssuesError(issuesFromZod(src, parsed.error.issues, botConfigSchema, data));
@@ -356,7 +381,7 @@ export async function loadConfig(path: string, env: Env): Promise<LoadedConfig> 
     }
     strategySource = { files };
   }
-  const strategies = resolveSharedDefaults(await loadStrategyFiles(files, env));
+  const strategies = resolveSharedDefaults(await loadStrategyFiles(files, env, options));
 
   // No `state:` in the file: the same folder from any directory (see defaultStateDir).
   const state = c.state === undefined ? defaultStateDir(env) : resolvePath(dir, c.state);

@@ -1,0 +1,164 @@
+// `hlbot simulate --sweep FILE [--jobs N]`: the terminal side of a parameter sweep. Reads the sweep
+// file, merges it with the command line (flags win), checks the scenario, the period and every grid
+// point's configuration before anything runs (exit 2), runs the points on `--jobs` worker threads with
+// a progress bar on a terminal (else one line per finished run on stderr), and prints the ranked table
+// (or JSON with --json) and the HTML report with --report. Ctrl-C terminates the workers and prints
+// what finished (exit 130); a failed run is shown with its error and makes the exit code 1.
+import { availableParallelism } from "node:os";
+import { type ConfigIssue, ConfigIssuesError } from "../engine/config/issues.js";
+import { ValidationError, type ValidationIssue } from "../lib/errors.js";
+import type { SweepRun } from "../simulate/sweep.js";
+import type { SweepFile } from "../simulate/sweepFile.js";
+import { DEMO_CONFIG_PATH, readSimulateOptions, type SimulateOptions } from "./commands/simulate.js";
+import type { CliContext } from "./context.js";
+import { parseInteger } from "./options.js";
+
+type Period = ReturnType<typeof readSimulateOptions>;
+
+/** Most samples per run kept for the HTML report's chart. */
+const REPORT_SAMPLES = 400;
+
+/** The sweep file's days/from/to/seed, read as the flags are read; problems at the file's lines. */
+async function filePeriod(sweep: SweepFile): Promise<Period> {
+  const { sweepIssue } = await import("../simulate/sweepFile.js");
+  try {
+    return readSimulateOptions({
+      ...(sweep.days === undefined ? {} : { days: String(sweep.days) }),
+      ...(sweep.from === undefined ? {} : { from: sweep.from }),
+      ...(sweep.to === undefined ? {} : { to: sweep.to }),
+      ...(sweep.seed === undefined ? {} : { seed: String(sweep.seed) }),
+    });
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    const issues: ConfigIssue[] = err.issues.map((i) => {
+      const key = i.path.replace(/^--/, "");
+      return sweepIssue(sweep, [key], i.message.replace(/--(days|from|to|seed)\b/g, "$1:"));
+    });
+    throw new ConfigIssuesError(issues);
+  }
+}
+
+export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: CliContext): Promise<void> {
+  const issues: ValidationIssue[] = [];
+  if (opts.sweep === undefined) issues.push({ path: "--jobs", message: "only with --sweep" });
+  if (opts.fork) issues.push({ path: "--fork", message: "a sweep runs a scenario: give --sweep or --fork" });
+  let jobs = availableParallelism();
+  if (opts.jobs !== undefined) {
+    try {
+      jobs = parseInteger(opts.jobs, "--jobs", 1);
+    } catch (err) {
+      issues.push(...((err as ValidationError).issues ?? []));
+    }
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+
+  const { readSweepFile, planSweep, pointText } = await import("../simulate/sweepFile.js");
+  const sweep = await readSweepFile(opts.sweep!);
+  const inFile = await filePeriod(sweep);
+  // Flags win: --days or --to replaces the file's length (days: or to:), --from its start.
+  const length = cli.days !== undefined || cli.to !== undefined ? cli : inFile;
+  const period = {
+    from: cli.from ?? inFile.from,
+    to: length.to,
+    days: length.days,
+    seed: cli.seed ?? inFile.seed,
+  };
+  if (period.from !== undefined && period.to !== undefined && period.to <= period.from)
+    throw new ValidationError([
+      {
+        path: cli.to !== undefined ? "--to" : "--from",
+        message: `the end ${new Date(period.to).toISOString()} is not after the start ${new Date(period.from).toISOString()}`,
+      },
+    ]);
+  const { resolveConfigPath } = await import("../engine/config/loader.js");
+  const configPath =
+    opts.config !== undefined ? resolveConfigPath(opts.config, ctx.env) : (sweep.config ?? DEMO_CONFIG_PATH);
+  const scenarioFile = opts.scenario ?? sweep.scenario;
+  // The scenario and the period are checked once here, not by every run.
+  const { DEMO_SCENARIO_PATH, loadScenarioFile } = await import("../simulator/index.js");
+  const { resolvePeriod } = await import("../simulate/runner.js");
+  const scenario = loadScenarioFile(scenarioFile ?? DEMO_SCENARIO_PATH);
+  if (!opts.prices) resolvePeriod(period, scenario.settings.startTime ?? Date.UTC(2025, 0, 1));
+  const env = { ...ctx.env };
+  const plan = await planSweep(sweep, configPath, env);
+
+  const { runSweep, formatSweep, sweepJson, figureText, RANK_FIGURES } = await import("../simulate/sweep.js");
+  const total = plan.points.length;
+  const used = Math.min(jobs, total);
+  const figure = RANK_FIGURES[sweep.rank];
+  const progress = process.stderr.isTTY ? await progressBar(total) : undefined;
+  let failed = 0;
+  const onPointDone = (run: SweepRun, done: number) => {
+    if (!run.outcome.ok && !run.outcome.interrupted) failed++;
+    if (progress) return progress.update(done, failed);
+    if (!run.outcome.ok && run.outcome.interrupted) return;
+    const what = run.outcome.ok
+      ? `${figure.label} ${figureText(sweep.rank, figure.of(run.outcome.summary))}`
+      : `failed: ${run.outcome.error}`;
+    ctx.stderr(
+      `hlbot simulate --sweep: ${done}/${total} point ${run.point.index} (${pointText(plan, run.point)}): ${what} (${(run.outcome.wallMs / 1000).toFixed(2)} s)\n`,
+    );
+  };
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.once("SIGINT", onSignal);
+  let result: Awaited<ReturnType<typeof runSweep>>;
+  try {
+    result = await runSweep(plan, {
+      jobs: used,
+      shared: {
+        env,
+        scenarioFile,
+        prices: opts.prices,
+        seed: period.seed,
+        from: period.from,
+        to: period.to,
+        days: period.days,
+        ...(opts.http ? { transport: "http" as const } : {}),
+        ...(opts.report !== undefined ? { samples: REPORT_SAMPLES } : {}),
+      },
+      signal: controller.signal,
+      onPointDone,
+    });
+  } finally {
+    progress?.stop();
+    process.off("SIGINT", onSignal);
+  }
+  if (opts.report !== undefined) {
+    const { renderSweepReport } = await import("../simulate/report.js");
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(opts.report, renderSweepReport(result));
+  }
+  if (opts.json) ctx.stdout(`${JSON.stringify(sweepJson(result), null, 2)}\n`);
+  else ctx.stdout(formatSweep(result));
+  const runs = result.runs.filter((r) => r.outcome.ok || !r.outcome.interrupted).length;
+  ctx.stderr(
+    `hlbot simulate --sweep: ${runs} of ${total} run(s) in ${(result.wallMs / 1000).toFixed(2)} s on ${result.jobs === 1 ? "this thread" : `${result.jobs} worker threads`}` +
+      (failed > 0 ? `; ${failed} failed` : "") +
+      (result.interrupted ? "; interrupted" : "") +
+      (opts.report !== undefined ? `; report written to ${opts.report}` : "") +
+      "\n",
+  );
+  if (result.interrupted) ctx.exitCode = 130;
+  else if (failed > 0) ctx.exitCode = 1;
+}
+
+/** A progress bar over the runs on stderr (only used when stderr is a terminal). */
+async function progressBar(total: number) {
+  const { SingleBar, Presets } = await import("cli-progress");
+  const bar = new SingleBar(
+    {
+      stream: process.stderr,
+      format: "sweep |{bar}| {value}/{total} runs | {failed} failed | {eta_formatted} left",
+      hideCursor: true,
+      clearOnComplete: true,
+      fps: 5,
+    },
+    Presets.shades_classic,
+  );
+  bar.start(total, 0, { failed: 0 });
+  return {
+    update: (done: number, failed: number) => bar.update(done, { failed }),
+    stop: () => bar.stop(),
+  };
+}

@@ -1,0 +1,378 @@
+// The sweep file of `hlbot simulate --sweep` and the plan made from it. The file names a bot file, a
+// scenario, a period, the figure to rank by and a grid: dotted key paths into the bot configuration
+// (`limits.maxOrderUsd`, or `strategies.<name>.params.band` for the strategy of that name), each with a
+// list of values. It is read with the configuration's own YAML reader (src/engine/config/source.ts) and
+// its problems are reported like the configuration's: file, line, key path, every problem at once.
+// Planning resolves each key against the bot file and its strategy files (a key that is in neither the
+// file nor its schema is an error, so a typo never sweeps nothing), expands the grid into points, and
+// loads every point's configuration through the normal loader and schemas before anything runs.
+import { statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { isAlias, isMap, isScalar, isSeq } from "yaml";
+import { z } from "zod";
+import {
+  type ConfigIssue,
+  ConfigIssuesError,
+  didYouMean,
+  issuesFromZod,
+  knownKeysAt,
+} from "../engine/config/issues.js";
+import { displayPath, type Env, loadConfig, MAX_CONFIG_BYTES } from "../engine/config/loader.js";
+import { botConfigSchema, strategyFileSchema } from "../engine/config/schema.js";
+import {
+  formatKeyPath,
+  type KeyPath,
+  keepExactNumbers,
+  lineOf,
+  parseYamlSource,
+  type YamlSource,
+} from "../engine/config/source.js";
+import { ConfigError } from "../lib/errors.js";
+import { RANK_FIGURE_NAMES, type RankFigure, type SweepEdit, sweepEditHook } from "./sweepPoint.js";
+
+/** Most points one sweep may have. */
+export const MAX_SWEEP_POINTS = 1_000;
+
+export interface SweepFile {
+  /** Absolute path. */
+  path: string;
+  /** As shown in messages. */
+  file: string;
+  /** Absolute paths (relative ones in the file are relative to the sweep file). */
+  config: string | undefined;
+  scenario: string | undefined;
+  days: number | undefined;
+  /** As written; the command line reads them like --from and --to. */
+  from: string | undefined;
+  to: string | undefined;
+  seed: number | undefined;
+  rank: RankFigure;
+  grid: Array<{ key: string; values: unknown[] }>;
+  /** The parsed file, for locating a key in messages. */
+  src: YamlSource;
+}
+
+const sweepSchema = z.strictObject({
+  config: z.string().min(1).optional().describe("the bot file, relative to the sweep file"),
+  scenario: z.string().min(1).optional().describe("the scenario file, relative to the sweep file"),
+  days: z.number().positive().max(3660).optional(),
+  from: z.string().min(1).optional(),
+  to: z.string().min(1).optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1)
+    .optional(),
+  rank: z.enum(RANK_FIGURE_NAMES as [RankFigure, ...RankFigure[]]).default("vsBenchmark"),
+  grid: z.record(
+    z.string().min(1),
+    z.array(z.unknown(), { error: "expected a list of values, e.g. [0.02, 0.05]" }),
+  ),
+});
+
+/** Where a key of the sweep file is, for a ConfigIssue. */
+export function sweepIssue(sweep: Pick<SweepFile, "src">, path: KeyPath, message: string): ConfigIssue {
+  const parent = path.slice(0, -1);
+  const last = path[path.length - 1];
+  return {
+    file: sweep.src.file,
+    line: typeof last === "string" ? lineOf(sweep.src, parent, last) : lineOf(sweep.src, path),
+    keyPath: formatKeyPath(path),
+    message,
+  };
+}
+
+/** Reads and checks a sweep file (ConfigError, exit 2, naming the file, line and key). */
+export async function readSweepFile(path: string): Promise<SweepFile> {
+  const abs = resolve(path);
+  const file = displayPath(abs);
+  let text: string;
+  try {
+    const info = statSync(abs);
+    if (!info.isFile()) throw new ConfigError("is not a regular file; expected a sweep YAML file", { file });
+    if (info.size > MAX_CONFIG_BYTES)
+      throw new ConfigError(`is ${info.size} bytes; a sweep file is at most ${MAX_CONFIG_BYTES} bytes`, {
+        file,
+      });
+    text = await readFile(abs, "utf8");
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(code === "ENOENT" ? "sweep file not found" : `cannot read (${code ?? err})`, {
+      file,
+    });
+  }
+  const src = parseYamlSource(file, text);
+  keepExactNumbers(src);
+  const data: unknown = src.doc.toJS({ maxAliasCount: 1000 });
+  if (data === null || data === undefined || typeof data !== "object" || Array.isArray(data))
+    throw new ConfigError("expected a mapping with at least grid: (see README, Parameter sweeps)", {
+      file,
+      line: 1,
+    });
+  const parsed = sweepSchema.safeParse(data);
+  if (!parsed.success)
+    throw new ConfigIssuesError(issuesFromZod(src, parsed.error.issues, sweepSchema, data));
+  const s = parsed.data;
+  const sweep = { src };
+  const issues: ConfigIssue[] = [];
+  if (s.days !== undefined && s.to !== undefined)
+    issues.push(sweepIssue(sweep, ["to"], "give either to: or days:, not both"));
+  const grid = Object.entries(s.grid).map(([key, values]) => ({ key, values }));
+  if (grid.length === 0)
+    issues.push(
+      sweepIssue(
+        sweep,
+        ["grid"],
+        "is empty: list at least one key path with its values, e.g. limits.maxOrderUsd: [1000, 5000]",
+      ),
+    );
+  let points = 1;
+  for (const { key, values } of grid) {
+    points *= values.length;
+    if (values.length === 0) issues.push(sweepIssue(sweep, ["grid", key], "expected at least one value"));
+    const seen = new Set<string>();
+    for (const [i, v] of values.entries()) {
+      if (v === null || v === undefined)
+        issues.push(sweepIssue(sweep, ["grid", key, i], "a value may not be empty (null)"));
+      const text = JSON.stringify(v);
+      if (seen.has(text)) issues.push(sweepIssue(sweep, ["grid", key, i], `${text} is listed twice`));
+      seen.add(text);
+    }
+  }
+  if (points > MAX_SWEEP_POINTS)
+    issues.push(
+      sweepIssue(
+        sweep,
+        ["grid"],
+        `${grid.map((g) => g.values.length).join(" × ")} = ${points} points; a sweep has at most ${MAX_SWEEP_POINTS}`,
+      ),
+    );
+  if (issues.length > 0) throw new ConfigIssuesError(issues);
+  const dir = dirname(abs);
+  return {
+    path: abs,
+    file,
+    config: s.config === undefined ? undefined : resolve(dir, s.config),
+    scenario: s.scenario === undefined ? undefined : resolve(dir, s.scenario),
+    days: s.days,
+    from: s.from,
+    to: s.to,
+    seed: s.seed,
+    rank: s.rank,
+    grid,
+    src,
+  };
+}
+
+// ---- planning ----
+
+export interface SweepKey {
+  /** As written in the grid. */
+  key: string;
+  /** The shortest trailing part of the key that tells it from the others ("band"), for headings. */
+  label: string;
+  /** The strategy whose file holds it; undefined: the bot file. */
+  strategy: string | undefined;
+  /** Inside that file. */
+  path: Array<string | number>;
+  values: unknown[];
+}
+
+export interface SweepPoint {
+  /** 1-based, in grid order (the first key varies slowest). */
+  index: number;
+  /** One value per key, in the keys' order. */
+  values: unknown[];
+  edits: SweepEdit[];
+}
+
+export interface SweepPlan {
+  sweep: SweepFile;
+  /** Absolute path of the bot file every point starts from. */
+  configPath: string;
+  keys: SweepKey[];
+  points: SweepPoint[];
+}
+
+/** A grid value as shown in tables and messages. */
+export function valueText(v: unknown): string {
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+/** "band=0.05, minutes=30". */
+export function pointText(plan: Pick<SweepPlan, "keys">, point: Pick<SweepPoint, "values">): string {
+  return plan.keys.map((k, i) => `${k.label}=${valueText(point.values[i])}`).join(", ");
+}
+
+function shortLabels(keys: string[]): string[] {
+  const parts = keys.map((k) => k.split("."));
+  return parts.map((p, i) => {
+    for (let n = 1; n < p.length; n++) {
+      const tail = p.slice(-n).join(".");
+      if (parts.every((q, j) => j === i || q.slice(-n).join(".") !== tail)) return tail;
+    }
+    return keys[i]!;
+  });
+}
+
+type Schema = typeof botConfigSchema | typeof strategyFileSchema;
+
+/**
+ * The key path of `segments` in a file, with list indexes as numbers: each segment must be in the file
+ * as written or, where the file stops, a key its schema accepts there (a default being overridden).
+ * Returns a problem in words otherwise.
+ */
+function resolveKey(src: YamlSource, schema: Schema, segments: string[]): Array<string | number> | string {
+  const data: unknown = src.doc.toJS({ maxAliasCount: 1000 });
+  let node: unknown = src.doc.contents;
+  const path: Array<string | number> = [];
+  let inFile = true;
+  const where = (p: KeyPath) =>
+    `${src.file}:${lineOf(src, p)}${p.length > 0 ? ` (${formatKeyPath(p)})` : ""}`;
+  for (const seg of segments) {
+    if (inFile) {
+      if (isAlias(node)) node = node.resolve(src.doc);
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === seg);
+        if (pair) {
+          path.push(seg);
+          node = pair.value;
+          continue;
+        }
+      } else if (isSeq(node)) {
+        const i = /^\d+$/.test(seg) ? Number(seg) : Number.NaN;
+        if (!(i < node.items.length))
+          return `${where(path)} is a list of ${node.items.length} item(s): expected an index from 0 to ${node.items.length - 1}, got "${seg}"`;
+        path.push(i);
+        node = node.items[i];
+        continue;
+      } else if (node !== null && node !== undefined && path.length > 0) {
+        return `${where(path)} is a single value, not a mapping with "${seg}" in it`;
+      }
+      inFile = false;
+    }
+    const known = knownKeysAt(schema, path, data);
+    if (!known.includes(seg)) {
+      const inData = (() => {
+        let d = data;
+        for (const p of path)
+          d = d !== null && typeof d === "object" ? (d as Record<string, unknown>)[p] : undefined;
+        return d !== null && typeof d === "object" ? Object.keys(d) : [];
+      })();
+      const candidates = [...new Set([...inData, ...known])];
+      const guess = didYouMean(seg, candidates);
+      const at = path.length === 0 ? `${src.file} has no key "${seg}"` : `${where(path)} has no key "${seg}"`;
+      return `${at}${guess ? ` (did you mean "${guess}"?)` : candidates.length > 0 ? `; its keys: ${candidates.join(", ")}` : ""}`;
+    }
+    path.push(seg);
+  }
+  return path;
+}
+
+/**
+ * Resolves the grid against the bot file and its strategies, expands it, and loads every point's
+ * configuration through the loader: any problem is a ConfigIssuesError (exit 2) before a run starts.
+ */
+export async function planSweep(sweep: SweepFile, configPath: string, env: Env): Promise<SweepPlan> {
+  // The base configuration must load as it is; the hook keeps each file's parsed YAML.
+  let botSrc: YamlSource | undefined;
+  const strategySrc = new Map<string, YamlSource>();
+  await loadConfig(configPath, env, {
+    edit: (src, role) => {
+      if (role === "bot") botSrc = src;
+      else strategySrc.set(String(src.doc.get("name")), src);
+    },
+  });
+  const names = [...strategySrc.keys()].sort((a, b) => b.length - a.length);
+  const issues: ConfigIssue[] = [];
+  const labels = shortLabels(sweep.grid.map((g) => g.key));
+  const keys: SweepKey[] = [];
+  for (const [i, { key, values }] of sweep.grid.entries()) {
+    const at = (message: string) => issues.push(sweepIssue(sweep, ["grid", key], message));
+    const segments = key.split(".");
+    if (segments.some((s) => s.trim() === "")) {
+      at("expected a dotted key path such as strategies.<name>.params.band or limits.maxOrderUsd");
+      continue;
+    }
+    let strategy: string | undefined;
+    let src = botSrc!;
+    let schema: Schema = botConfigSchema;
+    let rest = segments;
+    if (segments[0] === "strategies") {
+      const tail = segments.slice(1).join(".");
+      strategy = names.find((n) => tail.startsWith(`${n}.`));
+      if (strategy === undefined) {
+        const guess = didYouMean(segments[1] ?? "", names);
+        at(
+          `${botSrc!.file} has no strategy named "${segments[1]}"${guess ? ` (did you mean "${guess}"?)` : ""}; its strategies: ${[...strategySrc.keys()].join(", ") || "none"}. A strategy's key is strategies.<name>.<key>, e.g. strategies.${[...strategySrc.keys()][0] ?? "<name>"}.params…`,
+        );
+        continue;
+      }
+      rest = tail.slice(strategy.length + 1).split(".");
+      if (rest[0] === "name" || rest[0] === "kind") {
+        at(`a strategy's ${rest[0]} cannot be swept (it says which strategy the other keys belong to)`);
+        continue;
+      }
+      src = strategySrc.get(strategy)!;
+      schema = strategyFileSchema;
+    }
+    const resolved = resolveKey(src, schema, rest);
+    if (typeof resolved === "string") {
+      at(resolved);
+      continue;
+    }
+    keys.push({ key, label: labels[i]!, strategy, path: resolved, values });
+  }
+  // Two keys on the same value (or one inside the other) would overwrite each other.
+  const within = (x: KeyPath, y: KeyPath) => x.length <= y.length && x.every((seg, j) => seg === y[j]);
+  for (const [i, a] of keys.entries())
+    for (const b of keys.slice(i + 1))
+      if (a.strategy === b.strategy && (within(a.path, b.path) || within(b.path, a.path)))
+        issues.push(
+          sweepIssue(
+            sweep,
+            ["grid", b.key],
+            `sets the same value as ${a.key}${a.path.length === b.path.length ? "" : " (one is inside the other)"}`,
+          ),
+        );
+  if (issues.length > 0) throw new ConfigIssuesError(issues);
+
+  const points: SweepPoint[] = [];
+  const total = keys.reduce((n, k) => n * k.values.length, 1);
+  for (let n = 0; n < total; n++) {
+    let rem = n;
+    const values: unknown[] = new Array(keys.length);
+    for (let k = keys.length - 1; k >= 0; k--) {
+      const count = keys[k]!.values.length;
+      values[k] = keys[k]!.values[rem % count];
+      rem = Math.floor(rem / count);
+    }
+    points.push({
+      index: n + 1,
+      values,
+      edits: keys.map((k, j) => ({ strategy: k.strategy, path: k.path, value: values[j] })),
+    });
+  }
+  const plan: SweepPlan = { sweep, configPath, keys, points };
+
+  // Every point through the loader and schemas, as a run would load it.
+  for (const p of points) {
+    try {
+      await loadConfig(configPath, env, { edit: sweepEditHook(p.edits) });
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      issues.push(
+        sweepIssue(
+          sweep,
+          ["grid"],
+          `point ${p.index} of ${points.length} (${pointText(plan, p)}) is not a valid configuration: ${err.message}`,
+        ),
+      );
+    }
+  }
+  if (issues.length > 0) throw new ConfigIssuesError(issues);
+  return plan;
+}

@@ -1,0 +1,189 @@
+// `hlbot simulate --sweep` as a real process on the built CLI, where the points run on worker threads:
+// the workers give exactly the summaries of the same points run one by one in one thread, and point 1
+// (the demo's own values) exactly the summary of a plain `hlbot simulate`; the table, JSON and report;
+// flags override the sweep file; every problem stops it before a run (exit 2); Ctrl-C terminates the
+// workers and prints what finished (exit 130).
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BIN, ensureBuilt, REPO_ROOT } from "../helpers/dist.js";
+
+const temp = mkdtempSync(join(tmpdir(), "hlbot-cli-sweep-"));
+beforeAll(
+  () => ensureBuilt(["cli/main.js", "cli/sweep.js", "simulate/sweep.js", "simulate/sweepWorker.js"]),
+  120_000,
+);
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+function hlbot(args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, "simulate", ...args], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? "" },
+    encoding: "utf8",
+    timeout: 90_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function sweepFile(name: string, text: string): string {
+  const file = join(temp, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+const GRID = sweepFile(
+  "grid.yaml",
+  `config: ${relative(temp, join(REPO_ROOT, "config/demo.yaml"))} # relative to this file
+days: 2
+grid:
+  strategies.purr-allocation.params.band: [0.015, 0.04]
+  strategies.hype-dca.params.amountUsd: [300, 200]
+`,
+);
+
+interface SweepJson {
+  sweep: { rank: { by: string; better: string }; points: number; period: { days: number } };
+  runs: Array<{
+    rank: number | null;
+    point: number;
+    status: string;
+    values: Record<string, unknown>;
+    figure: string | null;
+    summary: unknown;
+  }>;
+}
+
+describe("hlbot simulate --sweep", () => {
+  it("runs the points on worker threads with the summaries of one thread and of a plain run", () => {
+    const report = join(temp, "sweep.html");
+    const threads = hlbot(["--sweep", GRID, "--jobs", "2", "--json", "--report", report]);
+    expect(threads.stderr).not.toMatch(/error|warn/i);
+    expect(threads.code).toBe(0);
+    const serial = hlbot(["--sweep", GRID, "--jobs", "1", "--json"]);
+    expect(serial.code).toBe(0);
+    const plain = hlbot(["--days", "2", "--json"]);
+    expect(plain.code).toBe(0);
+
+    const a = JSON.parse(threads.stdout) as SweepJson;
+    const b = JSON.parse(serial.stdout) as SweepJson;
+    expect(a.runs).toEqual(b.runs);
+    expect(a.sweep).toMatchObject({
+      rank: { by: "vsBenchmark", better: "higher" },
+      points: 4,
+      period: { days: 2 },
+    });
+    expect(a.runs.map((r) => r.status)).toEqual(["ok", "ok", "ok", "ok"]);
+    expect(a.runs.map((r) => r.rank)).toEqual([...a.runs.map((r) => r.rank)].sort());
+    const figures = a.runs.map((r) => Number(r.figure));
+    expect(figures).toEqual([...figures].sort((x, y) => y - x));
+    const first = a.runs.find((r) => r.point === 1)!;
+    expect(first.values).toEqual({
+      "strategies.purr-allocation.params.band": 0.015,
+      "strategies.hype-dca.params.amountUsd": 300,
+    });
+    expect(first.summary).toEqual(JSON.parse(plain.stdout));
+
+    // Not a terminal: one line per finished run, then the total.
+    const lines = threads.stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(5);
+    for (const line of lines.slice(0, 4))
+      expect(line).toMatch(
+        /^hlbot simulate --sweep: \d\/4 point \d \(band=0\.0\d+, amountUsd=\d+\): vs hold [+-][\d,]+\.\d\d \(\d+\.\d\d s\)$/,
+      );
+    expect(lines[4]).toMatch(
+      new RegExp(
+        `^hlbot simulate --sweep: 4 of 4 run\\(s\\) in \\d+\\.\\d\\d s on 2 worker threads; report written to ${report}$`,
+      ),
+    );
+    expect(serial.stderr).toMatch(/4 of 4 run\(s\) in \d+\.\d\d s on this thread\n$/);
+
+    const html = readFileSync(report, "utf8");
+    expect(html).toContain("<h2>Runs, best first</h2>");
+    expect(html).toContain("Bot − buy and hold over time, the 4 best run(s)");
+    expect(html).toContain('<script type="application/json" id="hlbot-sweep">');
+    expect(html).not.toMatch(/<(link|img)\b|\bsrc=|https?:\/\/(?!www\.w3\.org)/);
+  }, 180_000);
+
+  it("prints the ranked table; flags override the file's period", () => {
+    const r = hlbot(["--sweep", GRID, "--days", "1", "--jobs", "2"]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split("\n");
+    expect(lines[0]).toMatch(
+      /^Sweep of 4 run\(s\) \(band × amountUsd: 2 × 2\) of .*grid\.yaml on the demo scenario \(seed 42\): 2025-01-01 00:00 → 2025-01-02 00:00 UTC$/,
+    );
+    expect(r.stdout).toMatch(
+      /\n +# +point +band +amountUsd +vs hold +end value +costs +slippage +rewards +TWAPs\n/,
+    );
+    expect(r.stdout).toMatch(/\n +1=? +\d +0\.0\d+ +\d+ +[+-][\d,]+\.\d\d +[\d,]+\.\d\d/);
+    expect(r.stdout).toMatch(
+      /\nBest: point \d \(band=0\.0\d+, amountUsd=\d+\): vs hold [+-][\d,]+\.\d\d USDC/,
+    );
+  }, 120_000);
+
+  it("stops before any run on a problem (exit 2)", () => {
+    const typo = sweepFile("typo.yaml", "days: 1\ngrid:\n  strategies.purr-allocation.params.bnad: [0.01]\n");
+    let r = hlbot(["--sweep", typo]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `hlbot: ${typo}:3: grid.strategies.purr-allocation.params.bnad: config/demo-strategies/purr-allocation.yaml:7 (params) has no key "bnad" (did you mean "band"?)\n`,
+    );
+    const invalid = sweepFile(
+      "invalid.yaml",
+      "days: 1\ngrid:\n  limits.maxOrderUsd: [100, 5000]\n  strategies.purr-allocation.params.band: [0.02, 1.5]\n",
+    );
+    r = hlbot(["--sweep", invalid]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `${invalid}:2: grid: point 2 of 4 (maxOrderUsd=100, band=1.5) is not a valid configuration: config/demo-strategies/purr-allocation.yaml:12: params.band: must be at most 1, got 1.5`,
+    );
+    const badFrom = sweepFile("from.yaml", "from: 2025-13-01\ngrid:\n  limits.maxOrderUsd: [100]\n");
+    r = hlbot(["--sweep", badFrom]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${badFrom}:1: from: expected an ISO date or date-time`);
+    for (const [args, message] of [
+      [["--jobs", "2"], "hlbot: --jobs: only with --sweep\n"],
+      [["--sweep", GRID, "--jobs", "0"], 'hlbot: --jobs: expected a whole number >= 1, got "0"\n'],
+      [["--sweep", GRID, "--fork"], "hlbot: --fork: a sweep runs a scenario: give --sweep or --fork\n"],
+      [["--sweep", join(temp, "absent.yaml")], `hlbot: ${join(temp, "absent.yaml")}: sweep file not found\n`],
+    ] as const) {
+      r = hlbot([...args]);
+      expect(r.stderr).toBe(message);
+      expect(r.code).toBe(2);
+    }
+  }, 60_000);
+
+  it("Ctrl-C terminates the workers and prints what finished (exit 130)", async () => {
+    const long = sweepFile(
+      "long.yaml",
+      `days: 10\ngrid:\n  strategies.hype-dca.params.amountUsd: [100, 150, 200, 250, 300, 350, 400, 450]\n`,
+    );
+    const child = spawn(process.execPath, [BIN, "simulate", "--sweep", long, "--jobs", "2"], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "" },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => {
+      stdout += c.toString("utf8");
+    });
+    const firstRun = new Promise<void>((resolve) =>
+      child.stderr.on("data", (c: Buffer) => {
+        stderr += c.toString("utf8");
+        if (stderr.includes(" 1/8 point ")) resolve();
+      }),
+    );
+    const exit = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+    await firstRun;
+    const sent = Date.now();
+    child.kill("SIGINT");
+    expect(await exit).toBe(130);
+    expect(Date.now() - sent).toBeLessThan(10_000);
+    expect(stdout).toMatch(/\n +- +\d +\d+ +interrupted\n/);
+    expect(stdout).toMatch(/\n +1=? +\d +\d+ +[+-]/);
+    expect(stderr).toMatch(
+      /hlbot simulate --sweep: \d of 8 run\(s\) in \d+\.\d\d s on 2 worker threads; interrupted\n$/,
+    );
+  }, 60_000);
+});

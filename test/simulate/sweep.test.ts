@@ -1,0 +1,353 @@
+// Parameter sweeps in-process (`hlbot simulate --sweep` with one job): a point's summary is exactly the
+// summary of a plain simulation of a bot file holding its values; the same sweep twice gives the same
+// table; the sweep file and its grid are checked strictly, with the file, line and key, before any run;
+// runs are ranked by the chosen figure (ties in grid order, failed runs last with their error); and a
+// worker that crashes fails its point only. The worker threads themselves run from dist/: see
+// test/cli/simulate-sweep.test.ts.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/engine/config/loader.js";
+import { ConfigError } from "../../src/lib/errors.js";
+import { runSimulation } from "../../src/simulate/runner.js";
+import { buildSummary, type SimulationSummary } from "../../src/simulate/summary.js";
+import {
+  formatSweep,
+  rankRuns,
+  runSweep,
+  type SweepResult,
+  type SweepRun,
+} from "../../src/simulate/sweep.js";
+import { planSweep, readSweepFile, type SweepPlan } from "../../src/simulate/sweepFile.js";
+import { gridSamples, type SweepPointOutcome } from "../../src/simulate/sweepPoint.js";
+import { REPO_ROOT } from "../helpers/build.js";
+
+const DAYS = 2;
+const temp = mkdtempSync(join(tmpdir(), "hlbot-sweep-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+const DEMO = join(REPO_ROOT, "config/demo.yaml");
+
+function sweepFile(name: string, text: string): string {
+  const file = join(temp, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+async function plan(name: string, text: string): Promise<SweepPlan> {
+  return planSweep(await readSweepFile(sweepFile(name, text)), DEMO, {});
+}
+
+/** The message of the ConfigError `fn` rejects with. */
+async function configError(fn: () => Promise<unknown>): Promise<string> {
+  const err = await fn().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ConfigError);
+  return (err as Error).message;
+}
+
+async function plainRun(configFile: string): Promise<SimulationSummary> {
+  const result = await runSimulation({ config: await loadConfig(configFile, {}), days: DAYS });
+  return buildSummary(result.record);
+}
+
+const GRID = `config: ${DEMO}
+days: ${DAYS}
+grid:
+  strategies.purr-allocation.params.band: [0.015, 0.04]
+  strategies.hype-dca.params.amountUsd: [300, 200]
+`;
+
+describe("a sweep run in-process", () => {
+  let sweep: SweepPlan;
+  let first: SweepResult;
+  beforeAll(async () => {
+    sweep = await plan("grid.yaml", GRID);
+    first = await runSweep(sweep, { jobs: 1, shared: { env: {}, days: DAYS } });
+  }, 60_000);
+
+  it("expands the grid in file order, the first key slowest", () => {
+    expect(sweep.keys.map((k) => [k.label, k.strategy, k.path])).toEqual([
+      ["band", "purr-allocation", ["params", "band"]],
+      ["amountUsd", "hype-dca", ["params", "amountUsd"]],
+    ]);
+    expect(sweep.points.map((p) => p.values)).toEqual([
+      [0.015, 300],
+      [0.015, 200],
+      [0.04, 300],
+      [0.04, 200],
+    ]);
+    expect(first.runs.every((r) => r.outcome.ok)).toBe(true);
+  });
+
+  it("gives each point exactly the summary of a plain run of a bot file holding its values", async () => {
+    // Point 1 holds the demo's own values: the demo bot as shipped.
+    const asShipped = first.runs[0]!.outcome;
+    expect(asShipped.ok && asShipped.summary).toEqual(await plainRun(DEMO));
+
+    // Point 4: a copy of the demo bot with both values written into its strategy files.
+    const copy = join(temp, "edited");
+    cpSync(join(REPO_ROOT, "config"), copy, { recursive: true });
+    const edit = (file: string, from: string, to: string) => {
+      const path = join(copy, "demo-strategies", file);
+      const text = readFileSync(path, "utf8");
+      expect(text).toContain(from);
+      writeFileSync(path, text.replace(from, to));
+    };
+    edit("purr-allocation.yaml", "band: 0.015", "band: 0.04");
+    edit("hype-dca.yaml", "amountUsd: 300", "amountUsd: 200");
+    const point4 = first.runs[3]!.outcome;
+    const plain = await plainRun(join(copy, "demo.yaml"));
+    expect(point4.ok && point4.summary).toEqual(plain);
+    // And the values did change the run: the DCA bought 200 at a time.
+    const dca = plain.twaps.filter((t) => t.strategy === "hype-dca");
+    expect(dca.length).toBeGreaterThan(0);
+    expect(asShipped.ok && asShipped.summary).not.toEqual(plain);
+  }, 60_000);
+
+  it("gives the same table when run again", async () => {
+    const again = await runSweep(sweep, { jobs: 1, shared: { env: {}, days: DAYS } });
+    expect(formatSweep(again)).toBe(formatSweep(first));
+    const text = formatSweep(first);
+    expect(text).toMatch(
+      /^Sweep of 4 run\(s\) \(band × amountUsd: 2 × 2\) of .*grid\.yaml on the demo scenario/,
+    );
+    expect(text).toContain("Ranked by vs hold");
+    expect(text).toMatch(
+      /\n +# +point +band +amountUsd +vs hold +end value +costs +slippage +rewards +TWAPs\n/,
+    );
+    expect(text).toMatch(/\nBest: point \d \(band=0\.0\d+, amountUsd=\d+\): vs hold [+-][\d,]+\.\d\d USDC/);
+  }, 60_000);
+});
+
+describe("the sweep file and its grid", () => {
+  it("names the file, line and key of a typo, with a guess", async () => {
+    const message = await configError(() =>
+      plan(
+        "typo.yaml",
+        `grid:\n  strategies.purr-allocation.params.bnad: [0.01]\n  strategies.hype-dka.params.amountUsd: [100]\n  limits.maxOrderUsdd: [1]\n`,
+      ),
+    );
+    expect(message).toContain(
+      'typo.yaml:2: grid.strategies.purr-allocation.params.bnad: config/demo-strategies/purr-allocation.yaml:7 (params) has no key "bnad" (did you mean "band"?)',
+    );
+    expect(message).toMatch(
+      /typo\.yaml:3: grid\.strategies\.hype-dka\.params\.amountUsd: config\/demo\.yaml has no strategy named "hype-dka" \(did you mean "hype-dca"\?\); its strategies: hype-dca, hype-staking, purr-allocation/,
+    );
+    expect(message).toContain(
+      'typo.yaml:4: grid.limits.maxOrderUsdd: config/demo.yaml:26 (limits) has no key "maxOrderUsdd" (did you mean "maxOrderUsd"?)',
+    );
+  });
+
+  it("accepts a key the file leaves to its default, and a whole mapping as a value", async () => {
+    const p = await plan(
+      "defaults.yaml",
+      `grid:\n  strategies.purr-allocation.enabled: [true, false]\n  limits.priceSanity.maxMarkDeviation: [0.1]\n  strategies.purr-allocation.params.targets:\n    - {PURR: 0.1, USDC: 0.9}\n    - {PURR: 0.2, USDC: 0.8}\n`,
+    );
+    expect(p.points).toHaveLength(4);
+    expect(p.keys.map((k) => k.label)).toEqual(["enabled", "maxMarkDeviation", "targets"]);
+  });
+
+  it("loads every point through the configuration's schemas before anything runs, naming the point", async () => {
+    const message = await configError(() =>
+      plan(
+        "invalid.yaml",
+        `grid:\n  strategies.purr-allocation.params.band: [0.02, 2]\n  strategies.hype-dca.params.twap.minutes: [10, 30]\n`,
+      ),
+    );
+    expect(message).toMatch(
+      /^.*invalid\.yaml:1: grid: point 3 of 4 \(band=2, minutes=10\) is not a valid configuration: config\/demo-strategies\/purr-allocation\.yaml:\d+: params\.band: /,
+    );
+    expect(message).toContain("point 4 of 4 (band=2, minutes=30)");
+    expect(message).not.toContain("point 1 ");
+  });
+
+  it("checks the file itself: unknown keys, rank, empty lists, repeated values, days with to", async () => {
+    const message = await configError(() =>
+      readSweepFile(
+        sweepFile(
+          "bad.yaml",
+          `rnak: endValue\nrank: endvalue\ndays: 3\nto: 2025-01-05\ngrid:\n  limits.maxOrderUsd: []\n  limits.maxDailyNotionalUsd: [1, 1]\n`,
+        ),
+      ),
+    );
+    expect(message).toContain('bad.yaml:1: rnak: unknown key "rnak" (did you mean "rank"?)');
+    expect(message).toMatch(
+      /bad\.yaml:2: rank: expected one of: vsBenchmark, endValue, costs, fees, slippage, rewards, got the string "endvalue" \(did you mean "endValue"\?\)/,
+    );
+    const second = await configError(() =>
+      readSweepFile(
+        sweepFile(
+          "bad2.yaml",
+          `days: 3\nto: 2025-01-05\ngrid:\n  limits.maxOrderUsd: []\n  limits.maxDailyNotionalUsd: [1, 1]\n`,
+        ),
+      ),
+    );
+    expect(second).toContain("bad2.yaml:2: to: give either to: or days:, not both");
+    expect(second).toContain("bad2.yaml:4: grid.limits.maxOrderUsd: expected at least one value");
+    expect(second).toContain("bad2.yaml:5: grid.limits.maxDailyNotionalUsd[1]: 1 is listed twice");
+    const missing = await configError(() => readSweepFile(join(temp, "nothing.yaml")));
+    expect(missing).toMatch(/nothing\.yaml: sweep file not found/);
+  });
+
+  it("refuses two keys on the same value and a strategy's name", async () => {
+    const message = await configError(() =>
+      plan(
+        "overlap.yaml",
+        `grid:\n  strategies.hype-dca.params.twap: [{minutes: 10}]\n  strategies.hype-dca.params.twap.minutes: [20]\n  strategies.hype-dca.name: [x]\n`,
+      ),
+    );
+    expect(message).toContain(
+      "overlap.yaml:3: grid.strategies.hype-dca.params.twap.minutes: sets the same value as strategies.hype-dca.params.twap (one is inside the other)",
+    );
+    expect(message).toContain(
+      "overlap.yaml:4: grid.strategies.hype-dca.name: a strategy's name cannot be swept",
+    );
+  });
+});
+
+/** A summary with only the figures ranking reads. */
+function fakeSummary(vs: string): SimulationSummary {
+  return {
+    scenario: "demo",
+    seed: 42,
+    period: { from: "2025-01-01T00:00:00.000Z", to: "2025-01-02T00:00:00.000Z", days: 1 },
+    valuationCoin: "USDC",
+    benchmark: { botMinusBenchmark: vs },
+    portfolio: { end: { value: "100" } },
+    fees: { value: "1" },
+    execution: { impact: "0.5", slippage: "0.2" },
+    staking: { rewards: { value: "0" } },
+    twaps: [],
+  } as unknown as SimulationSummary;
+}
+
+describe("ranking", () => {
+  const point = (index: number) => ({ index, values: [index], edits: [] });
+  const ok = (vs: string): SweepPointOutcome => ({
+    ok: true,
+    summary: fakeSummary(vs),
+    samples: undefined,
+    wallMs: 1,
+  });
+
+  it("ranks by the figure in its direction, ties share a rank in grid order, failures come last", () => {
+    const runs: SweepRun[] = [
+      { point: point(1), outcome: ok("5") },
+      { point: point(2), outcome: { ok: false, error: "boom", wallMs: 1 } },
+      { point: point(3), outcome: ok("7.5") },
+      { point: point(4), outcome: ok("5.00") },
+      { point: point(5), outcome: ok("-1") },
+    ];
+    const ranked = rankRuns(runs, "vsBenchmark");
+    expect(ranked.map((r) => [r.point.index, r.rank ?? null, r.tied])).toEqual([
+      [3, 1, false],
+      [1, 2, true],
+      [4, 2, true],
+      [5, 4, false],
+      [2, null, false],
+    ]);
+    // Costs: lower is better.
+    expect(rankRuns(runs, "costs").map((r) => r.figure)).toEqual(["1.5", "1.5", "1.5", "1.5", undefined]);
+
+    const plan = {
+      sweep: { file: "s.yaml", rank: "vsBenchmark" },
+      configPath: "/x/bot.yaml",
+      keys: [
+        {
+          key: "limits.maxOrderUsd",
+          label: "maxOrderUsd",
+          strategy: undefined,
+          path: [],
+          values: [1, 2, 3, 4, 5],
+        },
+      ],
+      points: runs.map((r) => r.point),
+    } as unknown as SweepPlan;
+    const text = formatSweep({ plan, runs, jobs: 2, wallMs: 1, interrupted: false });
+    expect(text).toContain(
+      "\n   #  point  maxOrderUsd  vs hold  end value  costs  slippage  rewards  TWAPs\n",
+    );
+    expect(text).toContain(
+      "\n   1      3            3    +7.50     100.00   1.50      0.20     0.00      0\n",
+    );
+    expect(text).toMatch(/\n {2}2= +1 +1 +\+5\.00/);
+    expect(text).toMatch(/\n +- +2 +2 +failed\n/);
+    expect(text).toContain("\n  point 2 failed: boom\n");
+    expect(text).toContain("1 run(s) failed");
+  });
+
+  it("keeps samples on whole hours for the report's chart", () => {
+    const h = 3_600_000;
+    const at = (t: number, value: number) => ({ t, value, assets: {}, stake: {}, prices: {} });
+    const samples = [
+      at(0, 1),
+      at(0, 2),
+      at(h, 3),
+      at(h + 5, 4),
+      at(2 * h, 5),
+      at(3 * h, 6),
+      at(4 * h, 7),
+      at(4 * h + 9, 8),
+    ];
+    expect(gridSamples(samples, 100).map((x) => x.value)).toEqual([2, 3, 5, 6, 7, 8]);
+    expect(gridSamples(samples, 3).map((x) => x.value)).toEqual([2, 6, 8]);
+  });
+});
+
+describe("worker threads", () => {
+  it("fail the point whose worker crashes and run the others", async () => {
+    const p = await plan("crash.yaml", `grid:\n  limits.maxOrderUsd: [1000, 666, 3000, 4000, 5000]\n`);
+    const worker = join(temp, "crashing-worker.mjs");
+    // A stand-in worker: crashes on the point setting 666, answers the others at once.
+    writeFileSync(
+      worker,
+      `import { parentPort } from "node:worker_threads";
+parentPort.on("message", ({ id, job }) => {
+  const value = job.edits[0].value;
+  if (value === 666) setTimeout(() => { throw new Error("simulated crash"); });
+  else parentPort.postMessage({ id, outcome: { ok: true, wallMs: 1, summary: ${JSON.stringify(fakeSummary("0"))} } });
+});
+`,
+    );
+    const done: number[] = [];
+    const result = await runSweep(p, {
+      jobs: 2,
+      shared: { env: {}, days: 1 },
+      workerUrl: pathToFileURL(worker),
+      onPointDone: (run) => done.push(run.point.index),
+    });
+    expect(done.sort()).toEqual([1, 2, 3, 4, 5]);
+    expect(result.runs[1]!.outcome).toMatchObject({
+      ok: false,
+      error: "the worker running it crashed: simulated crash",
+    });
+    expect(result.runs.filter((r) => r.outcome.ok)).toHaveLength(4);
+    expect(result.jobs).toBe(2);
+  });
+
+  it("need the built worker: without it the sweep says so instead of hanging", async () => {
+    const p = await plan("noworker.yaml", `grid:\n  limits.maxOrderUsd: [1000, 2000]\n`);
+    await expect(
+      runSweep(p, {
+        jobs: 2,
+        shared: { env: {}, days: 1 },
+        workerUrl: pathToFileURL(join(temp, "absent.js")),
+      }),
+    ).rejects.toThrow(/absent\.js is not there: worker threads run the built JavaScript/);
+  });
+});
+
+describe("the shipped sweep", () => {
+  it("config/sweeps/demo.yaml plans 8 points of the demo bot", async () => {
+    const p = await planSweep(await readSweepFile(join(REPO_ROOT, "config/sweeps/demo.yaml")), DEMO, {});
+    expect(p.sweep.config).toBe(DEMO);
+    expect(p.sweep.scenario).toBe(join(REPO_ROOT, "config/scenarios/demo.yaml"));
+    expect(p.points).toHaveLength(8);
+    expect(p.keys.map((k) => k.label)).toEqual(["band", "minutes", "amountUsd"]);
+  });
+});
