@@ -20,6 +20,7 @@ import {
 } from "../engine/config/issues.js";
 import { displayPath, type Env, loadConfig, MAX_CONFIG_BYTES } from "../engine/config/loader.js";
 import { botConfigSchema, strategyFileSchema } from "../engine/config/schema.js";
+import { ConfigError } from "../lib/errors.js";
 import {
   formatKeyPath,
   type KeyPath,
@@ -27,8 +28,7 @@ import {
   lineOf,
   parseYamlSource,
   type YamlSource,
-} from "../engine/config/source.js";
-import { ConfigError } from "../lib/errors.js";
+} from "../lib/yamlSource.js";
 import { RANK_FIGURE_NAMES, type RankFigure, type SweepEdit, sweepEditHook } from "./sweepPoint.js";
 
 /** Most points one sweep may have. */

@@ -5,9 +5,9 @@
 // `hlbot simulate --config` on a file holding those values, so a point's summary is that run's summary.
 // Also here: the figures a sweep ranks its runs by, all read from the summary.
 import { loadConfig } from "../engine/config/loader.js";
-import type { YamlSource } from "../engine/config/source.js";
 import { Decimal } from "../lib/decimal.js";
 import { describeError } from "../lib/errors.js";
+import type { YamlSource } from "../lib/yamlSource.js";
 import { HOUR } from "../simulator/index.js";
 import { runSimulation, type Sample } from "./runner.js";
 import { buildSummary, type SimulationSummary } from "./summary.js";
