@@ -463,31 +463,11 @@ ${tableHtml(
     validators: record.validators,
   })}</script>`;
 
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>hlbot simulation: ${escapeHtml(s.scenario)}, ${escapeHtml(when(s.period.from))} to ${escapeHtml(when(s.period.to))}</title>
-<style>
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;margin:0 auto;max-width:960px;padding:16px 24px}
-h1{font-size:20px;margin:8px 0}h2{font-size:16px;margin:24px 0 8px;border-bottom:1px solid #e5e7eb}h3{font-size:14px;margin:16px 0 6px}
-code{font:12px ui-monospace,monospace;background:#f3f4f6;padding:1px 3px;border-radius:3px}
-.figures{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0}.figures div{border:1px solid #e5e7eb;border-radius:6px;padding:6px 10px}
-.figures span{display:block;color:#6b7280;font-size:12px}
-figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}figcaption small{font-weight:400;color:#6b7280}
-svg{background:#fff;border:1px solid #e5e7eb;border-radius:6px}
-.grid{stroke:#e5e7eb;stroke-width:1}.ylab{font-size:11px;fill:#6b7280;text-anchor:end}.xlab{font-size:11px;fill:#6b7280;text-anchor:middle}
-.marker line{stroke-width:1;stroke-dasharray:3 3;opacity:.6}
-.legend{display:flex;flex-wrap:wrap;gap:12px;font-size:12px;margin-top:4px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
-table{border-collapse:collapse;width:100%;font-size:12px}th,td{border-bottom:1px solid #f3f4f6;padding:3px 6px;text-align:left;vertical-align:top}
-th{background:#f9fafb}.num{text-align:right;font-variant-numeric:tabular-nums}.empty{color:#6b7280}
-</style>
-</head>
-<body>${body}
-</body>
-</html>
-`;
+  return page(
+    `hlbot simulation: ${escapeHtml(s.scenario)}, ${escapeHtml(when(s.period.from))} to ${escapeHtml(when(s.period.to))}`,
+    body,
+    960,
+  );
 }
 
 // ---- the report of a parameter sweep (hlbot simulate --sweep --report) ----
@@ -624,19 +604,27 @@ export function renderSweepReport(result: SweepResult): string {
       ...(r.outcome.ok ? { figures: sweepFigures(r.outcome.summary) } : { error: r.outcome.error }),
     })),
   })}</script>`;
+  return page(`hlbot sweep: ${escapeHtml(plan.sweep.file)}`, body, 1100);
+}
+
+/** The self-contained page around a report's body: one stylesheet for the run and the sweep reports. */
+function page(title: string, body: string, maxWidth: number): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>hlbot sweep: ${escapeHtml(plan.sweep.file)}</title>
+<title>${title}</title>
 <style>
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;margin:0 auto;max-width:1100px;padding:16px 24px}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;margin:0 auto;max-width:${maxWidth}px;padding:16px 24px}
 h1{font-size:20px;margin:8px 0}h2{font-size:16px;margin:24px 0 8px;border-bottom:1px solid #e5e7eb}h3{font-size:14px;margin:16px 0 6px}
 code{font:12px ui-monospace,monospace;background:#f3f4f6;padding:1px 3px;border-radius:3px}
+.figures{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0}.figures div{border:1px solid #e5e7eb;border-radius:6px;padding:6px 10px}
+.figures span{display:block;color:#6b7280;font-size:12px}
 figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}figcaption small{font-weight:400;color:#6b7280}
 svg{background:#fff;border:1px solid #e5e7eb;border-radius:6px}
 .grid{stroke:#e5e7eb;stroke-width:1}.ylab{font-size:11px;fill:#6b7280;text-anchor:end}.xlab{font-size:11px;fill:#6b7280;text-anchor:middle}
+.marker line{stroke-width:1;stroke-dasharray:3 3;opacity:.6}
 .legend{display:flex;flex-wrap:wrap;gap:12px;font-size:12px;margin-top:4px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 table{border-collapse:collapse;width:100%;font-size:12px}th,td{border-bottom:1px solid #f3f4f6;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f9fafb}.num{text-align:right;font-variant-numeric:tabular-nums}.empty{color:#6b7280}

@@ -44,20 +44,20 @@ export interface CandleFile {
   candles: CandleRow[];
 }
 
+/** A candle as the venue's candleSnapshot answers it: open (and close) time, prices as its strings. */
+export interface VenueCandle {
+  t: number;
+  T?: number | undefined;
+  o: string;
+  h: string;
+  l: string;
+  c: string;
+  v?: string | undefined;
+  n?: number | undefined;
+}
+
 /** One CSV line of a candle as the venue sent it (strings copied verbatim). */
-export function candleCsvLine(
-  coin: string,
-  interval: string,
-  c: {
-    t: number;
-    o: string;
-    h: string;
-    l: string;
-    c: string;
-    v?: string | undefined;
-    n?: number | undefined;
-  },
-): string {
+export function candleCsvLine(coin: string, interval: string, c: VenueCandle): string {
   return [coin, interval, c.t, new Date(c.t).toISOString(), c.o, c.h, c.l, c.c, c.v ?? "", c.n ?? ""].join(
     ",",
   );

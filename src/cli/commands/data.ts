@@ -14,6 +14,7 @@
 // extremes) stops the download as a bad answer, so every file written is one a replay can read.
 import type { Command } from "commander";
 import { ValidationError } from "../../lib/errors.js";
+import type { VenueCandle } from "../../simulator/candles.js";
 import type { CliContext } from "../context.js";
 
 interface FetchOptions {
@@ -100,17 +101,6 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (options: FetchOptions) => {
       await runFetch(options, ctx);
     });
-}
-
-interface Page {
-  t: number;
-  T?: number | undefined;
-  o: string;
-  h: string;
-  l: string;
-  c: string;
-  v?: string | undefined;
-  n?: number | undefined;
 }
 
 async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
@@ -213,12 +203,12 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
         let end = cs.candleOpen(interval, cursor);
         for (let i = 0; i < pageSize; i++) end = cs.nextCandleOpen(interval, end);
         const endTime = Math.min(end - 1, toMs);
-        const page: Page[] = [
+        const page: VenueCandle[] = [
           ...(await client.candleSnapshot({ req: { coin, interval, startTime: cursor, endTime } })),
         ];
         page.sort((a, b) => a.t - b.t);
         const now = venueNow();
-        const closeOf = (c: Page) => c.T ?? cs.nextCandleOpen(interval, c.t) - 1;
+        const closeOf = (c: VenueCandle) => c.T ?? cs.nextCandleOpen(interval, c.t) - 1;
         const rows: string[] = [];
         for (const c of page) {
           if (c.t < fromMs || c.t > toMs || (lastT !== undefined && c.t <= lastT) || closeOf(c) >= now)
@@ -291,7 +281,7 @@ function iso(ms: number): string {
 
 /** Why a candle cannot be written (the reader's rules), or undefined. */
 function rowFault(
-  c: Page,
+  c: VenueCandle,
   pricesFault: (p: { o: number; h: number; l: number; c: number }) => string | undefined,
 ): string | undefined {
   const p = { o: Number(c.o), h: Number(c.h), l: Number(c.l), c: Number(c.c) };
