@@ -16,7 +16,7 @@ import {
 } from "../venue/exchange/client.js";
 import type { NetworkName } from "../venue/networks.js";
 import type { ActionOutcome, CycleAction } from "./cycle.js";
-import { callFor } from "./intentKinds.js";
+import { callFor, specOf } from "./intentKinds.js";
 import type { Intent } from "./intents.js";
 import { never } from "./intents.js";
 import type { Guard, Journal } from "./journal.js";
@@ -149,14 +149,13 @@ export async function executeIntent(
     case "dry-run":
       return { ...base, request, outcome: "dry-run" };
     case "accepted": {
-      const twapId =
-        intent.kind === "twapOrder" ? (outcome.data as { twapId?: number } | null)?.twapId : undefined;
+      const { twapId, expectedEnd } = specOf(intent.kind).accepted(intent, outcome.data, deps.clock);
       if (submissionId !== undefined) {
         deps.journal.resolve(submissionId, {
           status: "accepted",
           result: outcome.response ?? null,
           ...(twapId === undefined ? {} : { twapId }),
-          ...(intent.kind === "twapOrder" ? { expectedEnd: deps.clock() + intent.minutes * 60_000 } : {}),
+          ...(expectedEnd === undefined ? {} : { expectedEnd }),
         });
       }
       return { ...base, request, outcome: "accepted", ...(twapId === undefined ? {} : { twapId }) };

@@ -1,11 +1,12 @@
 // The engine's facts about each kind of intent, in one table keyed by the kind: the exchange call it
-// stands for (the executor), the limit that governs it and what it counts against the rolling limits
-// (risk.ts, the journal's usage), and how the reconciler finds it on the venue (reconcile.ts). The
+// stands for and what the journal keeps of its acceptance (the executor), the limit that governs it and
+// what it counts against the rolling limits (risk.ts, the journal's usage), and how the reconciler
+// finds it on the venue (reconcile.ts). The
 // table's type maps every IntentKind, so a new kind of intent does not compile until it has an entry
 // here; the wire facts of the action it is sent as (builder, signing, schemas) are in that action's
 // module under src/venue/exchange/actions.
 import { Decimal } from "../lib/decimal.js";
-import type { ActionOf, ExchangeActionType } from "../venue/exchange/actions/index.js";
+import type { ActionDataOf, ActionOf, ExchangeActionType } from "../venue/exchange/actions/index.js";
 import type { CallOf, ExchangeCall } from "../venue/exchange/client.js";
 import type { DelegatorHistoryResponse, TwapHistoryResponse } from "../venue/info/methods/index.js";
 import type { CWithdrawIntent, Intent, TokenDelegateIntent, TwapOrderIntent } from "./intents.js";
@@ -69,9 +70,19 @@ export interface Found {
   twapId?: number;
 }
 
+/** What the journal keeps of an accepted submission besides its answer. */
+export interface AcceptedFacts {
+  /** The venue's id of a TWAP it placed. */
+  twapId?: number;
+  /** When that TWAP is expected to end. */
+  expectedEnd?: number;
+}
+
 export interface IntentKindSpec<K extends IntentKind> {
   /** The exchange call the intent stands for. */
   call(intent: IntentOf<K>): CallOf<K>;
+  /** What the journal keeps when the venue accepts it (`data`: what the action's answer returned). */
+  accepted(intent: IntentOf<K>, data: ActionDataOf<K>, clock: () => number): AcceptedFacts;
   /** The limit that governs it, and what it counts against the rolling limits. */
   limit(intent: IntentOf<K>): LimitFacts;
   reconcile: {
@@ -104,6 +115,10 @@ export const INTENT_KINDS: IntentKindTable = {
         randomize: intent.randomize,
       },
     }),
+    accepted: (intent, data, clock) => ({
+      twapId: data?.twapId,
+      expectedEnd: clock() + intent.minutes * 60_000,
+    }),
     limit: (intent) => ({ limit: "twap", intent }),
     reconcile: {
       needs: ["twaps", "pairNames"],
@@ -130,6 +145,7 @@ export const INTENT_KINDS: IntentKindTable = {
   },
   twapCancel: {
     call: (intent) => ({ type: "twapCancel", params: { asset: intent.assetId, twapId: intent.twapId } }),
+    accepted: () => ({}),
     limit: () => ({ limit: "none" }),
     reconcile: {
       needs: ["twaps"],
@@ -147,6 +163,7 @@ export const INTENT_KINDS: IntentKindTable = {
       type: "tokenDelegate",
       params: { validator: intent.validator, amount: intent.amount, isUndelegate: intent.isUndelegate },
     }),
+    accepted: () => ({}),
     limit: (intent) => ({
       limit: "stakeMove",
       intent,
@@ -170,6 +187,7 @@ export const INTENT_KINDS: IntentKindTable = {
   },
   cDeposit: {
     call: (intent) => ({ type: "cDeposit", params: { amount: intent.amount } }),
+    accepted: () => ({}),
     limit: (intent) => ({ limit: "positiveAmount", amount: intent.amount }),
     reconcile: {
       needs: ["history"],
@@ -183,6 +201,7 @@ export const INTENT_KINDS: IntentKindTable = {
   },
   cWithdraw: {
     call: (intent) => ({ type: "cWithdraw", params: { amount: intent.amount } }),
+    accepted: () => ({}),
     limit: (intent) => ({ limit: "stakeMove", intent, move: "withdraw", fundsNext: false }),
     reconcile: {
       needs: ["history"],
@@ -199,6 +218,7 @@ export const INTENT_KINDS: IntentKindTable = {
       type: "linkStakingUser",
       params: { user: intent.user, isFinalize: intent.isFinalize },
     }),
+    accepted: () => ({}),
     limit: () => ({ limit: "none" }),
     reconcile: {
       needs: ["stakingLink"],
@@ -219,6 +239,7 @@ export const INTENT_KINDS: IntentKindTable = {
 /** An entry of the table seen for any intent (each entry is only ever given intents of its own kind). */
 interface AnyIntentKindSpec {
   call(intent: Intent): ExchangeCall;
+  accepted(intent: Intent, data: unknown, clock: () => number): AcceptedFacts;
   limit(intent: Intent): LimitFacts;
   reconcile: {
     needs: readonly EvidencePart[];
