@@ -6,24 +6,21 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
 import { describeError, HlbotError } from "../lib/errors.js";
-import { buildCDeposit } from "../venue/exchange/actions/cDeposit.js";
-import { buildCWithdraw } from "../venue/exchange/actions/cWithdraw.js";
-import { buildLinkStakingUser } from "../venue/exchange/actions/linkStakingUser.js";
-import { buildTokenDelegate } from "../venue/exchange/actions/tokenDelegate.js";
-import { buildTwapCancel } from "../venue/exchange/actions/twapCancel.js";
-import { buildTwapOrder } from "../venue/exchange/actions/twapOrder.js";
-import type {
-  ExchangeCall,
-  ExchangeClient,
-  ExchangeOutcome,
-  SignedRequest,
+import { actionDef } from "../venue/exchange/actions/index.js";
+import {
+  type ExchangeCall,
+  type ExchangeClient,
+  type ExchangeOutcome,
+  isL1Call,
+  type SignedRequest,
 } from "../venue/exchange/client.js";
 import type { NetworkName } from "../venue/networks.js";
 import type { ActionOutcome, CycleAction } from "./cycle.js";
+import { callFor, specOf } from "./intentKinds.js";
 import type { Intent } from "./intents.js";
 import { never } from "./intents.js";
 import type { Guard, Journal } from "./journal.js";
-import { stakeMoveOf } from "./risk.js";
+import { usageOf } from "./risk.js";
 
 export type { ActionOutcome, CycleAction };
 
@@ -49,59 +46,20 @@ export interface ExecuteContext {
   onOutcome?: (outcome: ExchangeOutcome<unknown>) => void;
 }
 
-/** The exchange call an intent stands for. */
-export function callFor(intent: Intent): ExchangeCall {
-  switch (intent.kind) {
-    case "twapOrder":
-      return {
-        type: "twapOrder",
-        params: {
-          asset: intent.assetId,
-          isBuy: intent.side === "buy",
-          size: intent.size,
-          szDecimals: intent.szDecimals,
-          reduceOnly: intent.reduceOnly,
-          minutes: intent.minutes,
-          randomize: intent.randomize,
-        },
-      };
-    case "twapCancel":
-      return { type: "twapCancel", params: { asset: intent.assetId, twapId: intent.twapId } };
-    case "tokenDelegate":
-      return {
-        type: "tokenDelegate",
-        params: { validator: intent.validator, amount: intent.amount, isUndelegate: intent.isUndelegate },
-      };
-    case "cDeposit":
-      return { type: "cDeposit", params: { amount: intent.amount } };
-    case "cWithdraw":
-      return { type: "cWithdraw", params: { amount: intent.amount } };
-    case "linkStakingUser":
-      return { type: "linkStakingUser", params: { user: intent.user, isFinalize: intent.isFinalize } };
-    default:
-      return never(intent);
-  }
-}
+/** The exchange call an intent stands for (the engine's table, ./intentKinds.ts). */
+export { callFor };
 
 /** Builds the unsigned action an intent stands for (`plan --unsigned`: no key needed). */
 export function unsignedAction(intent: Intent, network: NetworkName, nonce: number): Record<string, unknown> {
-  const call = callFor(intent);
-  switch (call.type) {
-    case "twapOrder":
-      return buildTwapOrder(call.params) as unknown as Record<string, unknown>;
-    case "twapCancel":
-      return buildTwapCancel(call.params) as unknown as Record<string, unknown>;
-    case "tokenDelegate":
-      return buildTokenDelegate({ ...call.params, network, nonce }) as unknown as Record<string, unknown>;
-    case "cDeposit":
-      return buildCDeposit({ ...call.params, network, nonce }) as unknown as Record<string, unknown>;
-    case "cWithdraw":
-      return buildCWithdraw({ ...call.params, network, nonce }) as unknown as Record<string, unknown>;
-    case "linkStakingUser":
-      return buildLinkStakingUser({ ...call.params, network, nonce }) as unknown as Record<string, unknown>;
-    default:
-      throw new Error(`no unsigned builder for ${call.type}`);
-  }
+  return buildCall(callFor(intent), network, nonce);
+}
+
+function buildCall<C extends ExchangeCall>(
+  call: C,
+  network: NetworkName,
+  nonce: number,
+): Record<string, unknown> {
+  return actionDef(call.type).build(call.params, { network, nonce }) as unknown as Record<string, unknown>;
 }
 
 let lastUnsignedNonce = 0;
@@ -145,8 +103,7 @@ export async function executeIntent(
       expiresAfter: request.expiresAfter ?? null,
       vault: request.vaultAddress ?? null,
       request: request.bodyText,
-      ...(intent.kind === "twapOrder" ? { notionalUsd: intent.notionalUsd, asset: intent.assetId } : {}),
-      ...(stakeMoveOf(intent) ? { stakeMove: stakeMoveOf(intent) } : {}),
+      ...usageOf(intent),
     });
     if (deps.pauseBeforeSendMs) {
       deps.logger.warn(
@@ -157,8 +114,7 @@ export async function executeIntent(
     }
   };
   const call = callFor(intent);
-  if (ctx.vaultAddress !== undefined && (call.type === "twapOrder" || call.type === "twapCancel"))
-    call.vaultAddress = ctx.vaultAddress;
+  if (ctx.vaultAddress !== undefined && isL1Call(call)) call.vaultAddress = ctx.vaultAddress;
   let outcome: Awaited<ReturnType<ExchangeClient["submit"]>>;
   try {
     outcome = await deps.exchange.submit(call, {
@@ -193,14 +149,13 @@ export async function executeIntent(
     case "dry-run":
       return { ...base, request, outcome: "dry-run" };
     case "accepted": {
-      const twapId =
-        intent.kind === "twapOrder" ? (outcome.data as { twapId?: number } | null)?.twapId : undefined;
+      const { twapId, expectedEnd } = specOf(intent.kind).accepted(intent, outcome.data, deps.clock);
       if (submissionId !== undefined) {
         deps.journal.resolve(submissionId, {
           status: "accepted",
           result: outcome.response ?? null,
           ...(twapId === undefined ? {} : { twapId }),
-          ...(intent.kind === "twapOrder" ? { expectedEnd: deps.clock() + intent.minutes * 60_000 } : {}),
+          ...(expectedEnd === undefined ? {} : { expectedEnd }),
         });
       }
       return { ...base, request, outcome: "accepted", ...(twapId === undefined ? {} : { twapId }) };

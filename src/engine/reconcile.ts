@@ -11,14 +11,26 @@
 // again a few seconds after the first ended, two deposits of the same amount) could be confused: a
 // venue record already explained by a submission known to have taken effect is never credited to
 // another one, and each submission takes the matching record closest to the time it was signed.
-import { Decimal } from "../lib/decimal.js";
+// What counts as evidence for each kind of action is in the engine's table (./intentKinds.ts); the
+// journaled request is read back through the action's wire schema (src/venue/exchange/actions), and a
+// submission that cannot be read that way (an action this table does not know, a request that does not
+// fit its schema) stops the reconciliation with a StateCorruptError naming the row: it is never
+// guessed to be absent.
 import { StateCorruptError } from "../lib/errors.js";
 import { parseJson } from "../lib/json.js";
 import { SPOT_ASSET_OFFSET } from "../venue/constants.js";
+import { type ActionOf, wireSchemaOf } from "../venue/exchange/actions/index.js";
 import type { InfoClient } from "../venue/info/client.js";
-import type { DelegatorHistoryResponse, TwapHistoryResponse } from "../venue/info/methods/index.js";
+import {
+  type Evidence,
+  type EvidencePart,
+  type Found,
+  type IntentActionType,
+  intentKindSpec,
+  isIntentKind,
+  specOf,
+} from "./intentKinds.js";
 import type { Journal, SubmissionRow } from "./journal.js";
-import { twapCoinIsPair } from "./snapshot.js";
 
 export interface ReconcileOptions {
   account: string;
@@ -50,29 +62,20 @@ export const DEFAULT_USER_SIGNED_GRACE_MS = 2 * 24 * 60 * 60_000;
 /** How far back settled submissions may have left records an unresolved one could be confused with. */
 const SETTLED_LOOKBACK_MS = 2 * 24 * 60 * 60_000;
 
-interface Evidence {
-  twaps?: TwapHistoryResponse;
-  history?: DelegatorHistoryResponse;
-  stakingLink?: { type: string; stakingUser?: string; tradingUser?: string } | null;
-  pairNames?: Map<number, { name: string; base: { name: string } | undefined }>;
-}
-
 export async function reconcile(
   info: InfoClient,
   journal: Journal,
   o: ReconcileOptions,
 ): Promise<ReconcileResult[]> {
-  const rows = journal.unresolved(o.account);
+  const rows = journal.unresolved(o.account).map(readSubmission);
   if (rows.length === 0) return [];
-  const types = new Set(rows.map((r) => r.actionType));
+  const needs = new Set<EvidencePart>(rows.flatMap((r) => specOf(r.kind).reconcile.needs));
   const user = o.account;
-  const needTwaps = types.has("twapOrder") || types.has("twapCancel");
-  const needHistory = types.has("tokenDelegate") || types.has("cDeposit") || types.has("cWithdraw");
   const [twaps, history, fees, meta] = await Promise.all([
-    needTwaps ? info.twapHistory({ user }, o.signal) : undefined,
-    needHistory ? info.delegatorHistory({ user }, o.signal) : undefined,
-    types.has("linkStakingUser") ? info.userFees({ user }, o.signal) : undefined,
-    types.has("twapOrder") ? info.spotMeta({}, o.signal) : undefined,
+    needs.has("twaps") ? info.twapHistory({ user }, o.signal) : undefined,
+    needs.has("history") ? info.delegatorHistory({ user }, o.signal) : undefined,
+    needs.has("stakingLink") ? info.userFees({ user }, o.signal) : undefined,
+    needs.has("pairNames") ? info.spotMeta({}, o.signal) : undefined,
   ]);
   const evidence: Evidence = { twaps, history, stakingLink: fees?.stakingLink ?? null };
   if (meta) {
@@ -90,20 +93,25 @@ export async function reconcile(
 
   // Records already explained by submissions that took effect are not evidence for anything else.
   const claimed = new Set<string>();
-  const since = Math.min(...rows.map((r) => r.nonce)) - SETTLED_LOOKBACK_MS;
+  const since = Math.min(...rows.map((r) => r.row.nonce)) - SETTLED_LOOKBACK_MS;
   for (const settled of journal.settledSince(o.account, since)) {
-    if (settled.twapId !== null) claimed.add(`twap:${settled.twapId}`);
-    if (settled.actionType === "twapCancel" || settled.actionType === "linkStakingUser") continue;
-    if (settled.actionType === "twapOrder" && settled.twapId !== null) continue;
-    const found = findEvidence(settled, evidence, claimed, o);
+    // A TWAP known by its id is explained by that id.
+    if (settled.twapId !== null) {
+      claimed.add(`twap:${settled.twapId}`);
+      continue;
+    }
+    // A settled submission of another action explains nothing the reconciler looks for.
+    if (!intentKindSpec(settled.actionType)?.reconcile.claims) continue;
+    const found = findEvidence(readSubmission(settled), evidence, claimed, o);
     if (found) claimed.add(found.key);
   }
   // Read after this cycle's reconciliation reads, so the venue's Date is fresh.
   const venueNow = o.venueNow?.();
   const judgeAt = venueNow ?? o.now;
   const results: ReconcileResult[] = [];
-  for (const row of rows) {
-    const found = findEvidence(row, evidence, claimed, o);
+  for (const submission of rows) {
+    const { row } = submission;
+    const found = findEvidence(submission, evidence, claimed, o);
     let result: ReconcileResult;
     if (found) {
       claimed.add(found.key);
@@ -154,137 +162,67 @@ function deadline(row: SubmissionRow, o: ReconcileOptions): number {
   return row.nonce + (o.userSignedGraceMs ?? DEFAULT_USER_SIGNED_GRACE_MS) + slack;
 }
 
-/** The action of a journaled request; a row that cannot be read is named, not a bare JSON error. */
-function storedAction(row: SubmissionRow): Record<string, unknown> {
+/** A journaled submission read back: its kind and its action, as the action's wire schema reads it. */
+interface StoredSubmission {
+  row: SubmissionRow;
+  kind: IntentActionType;
+  action: ActionOf<IntentActionType>;
+}
+
+/**
+ * Reads a journaled submission back through its action's wire schema. A row that cannot be read is
+ * named in a StateCorruptError (never a bare JSON error, never guessed absent).
+ */
+function readSubmission(row: SubmissionRow): StoredSubmission {
+  const what = `journal row submissions #${row.id} (${row.actionType}, nonce ${row.nonce})`;
   let body: unknown;
   try {
     body = parseJson(row.request);
   } catch (err) {
     throw new StateCorruptError(
-      `journal row submissions #${row.id} (${row.actionType}, nonce ${row.nonce}) holds a request that is not valid JSON (${err instanceof Error ? err.message : String(err)}): the state database is damaged; check it with \`hlbot history\``,
+      `${what} holds a request that is not valid JSON (${err instanceof Error ? err.message : String(err)}): the state database is damaged; check it with \`hlbot history\``,
       { cause: err },
     );
   }
   const action = (body as { action?: unknown } | null)?.action;
   if (action === null || typeof action !== "object" || Array.isArray(action)) {
+    throw new StateCorruptError(`${what} holds a request without an action: the state database is damaged`);
+  }
+  const kind = row.actionType;
+  if (!isIntentKind(kind)) {
     throw new StateCorruptError(
-      `journal row submissions #${row.id} (${row.actionType}, nonce ${row.nonce}) holds a request without an action: the state database is damaged`,
+      `${what} is of an action the reconciler does not know, so whether it landed cannot be told ` +
+        "(was the state folder written by another version of hlbot?); check it with `hlbot history`",
     );
   }
-  return action as Record<string, unknown>;
+  const parsed = wireSchemaOf(kind).safeParse(action);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 3)
+      .map((i) => `${["action", ...i.path.map(String)].join(".")}: ${i.message}`)
+      .join("; ");
+    throw new StateCorruptError(
+      `${what} holds a request whose action is not a valid ${kind} (${issues}): the state database is damaged; check it with \`hlbot history\``,
+    );
+  }
+  return { row, kind, action: parsed.data };
 }
 
 function findEvidence(
-  row: SubmissionRow,
-  ev: Evidence,
+  { row, kind, action }: StoredSubmission,
+  evidence: Evidence,
   claimed: ReadonlySet<string>,
   o: ReconcileOptions,
-): { key: string; detail: string; twapId?: number } | undefined {
-  const action = storedAction(row);
+): Found | undefined {
   const slack = o.clockSlackMs ?? 10_000;
   // The nonce is our clock's; when it runs ahead of the venue's, venue records carry earlier times.
   const venueNow = o.venueNow?.();
   const ahead = venueNow === undefined ? 0 : Math.max(0, o.now - venueNow);
-  const from = row.nonce - slack - ahead;
-  const until = deadline(row, o) + slack;
-
-  switch (row.actionType) {
-    case "twapOrder": {
-      const twap = action.twap as { a: number; b: boolean; s: string; m: number };
-      const pair = ev.pairNames?.get(twap.a);
-      const best = closest(row.nonce, ev.twaps ?? [], (entry) => {
-        const st = entry.state;
-        const key = `twap:${entry.twapId ?? st.timestamp}`;
-        if (claimed.has(key)) return undefined;
-        if (st.timestamp < from || st.timestamp > until) return undefined;
-        if (pair === undefined || !twapCoinIsPair(st.coin, pair)) return undefined;
-        if ((st.side === "B") !== twap.b || st.minutes !== twap.m) return undefined;
-        if (!new Decimal(st.sz).eq(new Decimal(twap.s))) return undefined;
-        return {
-          at: st.timestamp,
-          key,
-          detail: `TWAP ${entry.twapId ?? "(no id)"} found in twapHistory`,
-          twapId: entry.twapId,
-        };
-      });
-      return best;
-    }
-    case "twapCancel": {
-      const twapId = action.t as number;
-      const ended = (ev.twaps ?? []).find((e) => e.twapId === twapId && e.status.status === "terminated");
-      return ended ? { key: `cancel:${twapId}`, detail: `TWAP ${twapId} shows as terminated` } : undefined;
-    }
-    case "tokenDelegate":
-    case "cDeposit":
-    case "cWithdraw": {
-      const amount = new Decimal(String(action.wei)).div(1e8);
-      return closest(row.nonce, ev.history ?? [], (entry) => {
-        const key = `hist:${entry.hash}:${entry.time}`;
-        if (claimed.has(key) || entry.time < from || entry.time > until) return undefined;
-        const delta = entry.delta as Record<string, Record<string, unknown> | undefined>;
-        const at = entry.time;
-        if (row.actionType === "tokenDelegate") {
-          const d = delta.delegate;
-          if (
-            d &&
-            String(d.validator).toLowerCase() === String(action.validator).toLowerCase() &&
-            Boolean(d.isUndelegate) === Boolean(action.isUndelegate) &&
-            new Decimal(String(d.amount)).eq(amount)
-          ) {
-            return {
-              at,
-              key,
-              detail: `delegation found in delegatorHistory at ${new Date(entry.time).toISOString()}`,
-            };
-          }
-        } else if (row.actionType === "cDeposit") {
-          const d = delta.cDeposit;
-          if (d && new Decimal(String(d.amount)).eq(amount)) {
-            return {
-              at,
-              key,
-              detail: `staking deposit found in delegatorHistory at ${new Date(entry.time).toISOString()}`,
-            };
-          }
-        } else {
-          const d = delta.withdrawal;
-          if (d && d.phase === "initiated" && new Decimal(String(d.amount)).eq(amount)) {
-            return {
-              at,
-              key,
-              detail: `withdrawal found in delegatorHistory at ${new Date(entry.time).toISOString()}`,
-            };
-          }
-        }
-        return undefined;
-      });
-    }
-    case "linkStakingUser": {
-      const link = ev.stakingLink;
-      const counterparty = String(action.user).toLowerCase();
-      if (!link) return undefined;
-      const other = (link.stakingUser ?? link.tradingUser ?? "").toLowerCase();
-      return other === counterparty
-        ? { key: "link", detail: `userFees.stakingLink is ${link.type}` }
-        : undefined;
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** Of the entries `match` accepts, the one recorded closest to `nonce` (when the action was signed). */
-function closest<E>(
-  nonce: number,
-  entries: readonly E[],
-  match: (entry: E) => { at: number; key: string; detail: string; twapId?: number } | undefined,
-): { key: string; detail: string; twapId?: number } | undefined {
-  let best: { at: number; key: string; detail: string; twapId?: number } | undefined;
-  for (const entry of entries) {
-    const m = match(entry);
-    if (m && (best === undefined || Math.abs(m.at - nonce) < Math.abs(best.at - nonce))) best = m;
-  }
-  if (best === undefined) return undefined;
-  const { at: _at, ...found } = best;
-  return found;
+  return specOf(kind).reconcile.match(action, {
+    nonce: row.nonce,
+    from: row.nonce - slack - ahead,
+    until: deadline(row, o) + slack,
+    claimed,
+    evidence,
+  });
 }

@@ -3,7 +3,8 @@
 // amount) is blocked with a reason, and the kill switch blocks everything. Intents are checked in the
 // order given, so usage accumulates across one cycle's intents exactly as they would be sent.
 import { Decimal, truncateDecimals } from "../lib/decimal.js";
-import { blockedBy, type Intent, type Skip, type TwapOrderIntent } from "./intents.js";
+import { intentKindSpec, type LimitFacts } from "./intentKinds.js";
+import { blockedBy, type Intent, never, type Skip, type TwapOrderIntent } from "./intents.js";
 import type { PriceSanityLimits } from "./priceSanity.js";
 import { DEFAULT_VENUE_RULES, type VenueRules } from "./snapshot.js";
 import { fitTwapDuration, fmt } from "./strategies/common.js";
@@ -50,9 +51,23 @@ export interface RiskResult {
   reduced: Intent[];
 }
 
+/** The limit that governs an intent (from the engine's table, ./intentKinds.ts); undefined for an unknown kind. */
+function limitOf(intent: Intent | undefined): LimitFacts | undefined {
+  return intent === undefined ? undefined : intentKindSpec(intent.kind)?.limit(intent);
+}
+
 /** HYPE this intent moves for maxStakeMovePerDay, or undefined when it does not count. */
 export function stakeMoveOf(intent: Intent): Decimal | undefined {
-  return intent.kind === "tokenDelegate" || intent.kind === "cWithdraw" ? intent.amount : undefined;
+  const facts = limitOf(intent);
+  return facts?.limit === "stakeMove" ? facts.intent.amount : undefined;
+}
+
+/** What a submitted intent counts against the rolling 24-h limits (the journal's usage columns). */
+export function usageOf(intent: Intent): { notionalUsd?: Decimal; asset?: number; stakeMove?: Decimal } {
+  const facts = limitOf(intent);
+  if (facts?.limit === "twap") return { notionalUsd: facts.intent.notionalUsd, asset: facts.intent.assetId };
+  if (facts?.limit === "stakeMove") return { stakeMove: facts.intent.amount };
+  return {};
 }
 
 function positive(value: unknown): value is Decimal {
@@ -85,9 +100,17 @@ export function applyLimits(
 
   const handled = new Set<number>();
   for (const [i, intent] of intents.entries()) {
-    switch (intent.kind) {
-      case "twapOrder": {
-        const result = limitTwap(intent, limits, rules);
+    const facts = limitOf(intent);
+    if (facts === undefined) {
+      // Unreachable for well-typed input; an unknown action is never let through.
+      blocked.push(
+        blockedBy(intent, `unknown action ${JSON.stringify((intent as { kind?: unknown }).kind)}`),
+      );
+      continue;
+    }
+    switch (facts.limit) {
+      case "twap": {
+        const result = limitTwap(facts.intent, limits, rules);
         if (typeof result === "string") {
           blocked.push(blockedBy(intent, result));
           break;
@@ -112,39 +135,32 @@ export function applyLimits(
         if (result !== intent) reduced.push(result);
         break;
       }
-      case "tokenDelegate":
-      case "cWithdraw": {
+      case "stakeMove": {
         if (handled.has(i)) break;
-        const group = stakeGroup(intents, i);
+        const group = stakeGroup(facts, intents[i + 1]);
         if (group.length === 2) handled.add(i + 1);
         const verdict = limitStakeMove(group, limits, allowlist, moved);
         if (typeof verdict === "string") {
-          for (const g of group) blocked.push(blockedBy(g, verdict));
+          for (const g of group) blocked.push(blockedBy(g.intent, verdict));
           break;
         }
         moved = verdict.moved;
         for (const [k, g] of verdict.intents.entries()) {
           allowed.push(g);
-          if (g !== group[k]) reduced.push(g);
+          if (g !== group[k]?.intent) reduced.push(g);
         }
         break;
       }
-      case "cDeposit":
+      case "positiveAmount":
         // Spot → staking within the same account: no validator and no market exposure involved.
-        if (!positive(intent.amount)) blocked.push(blockedBy(intent, "amount must be positive"));
+        if (!positive(facts.amount)) blocked.push(blockedBy(intent, "amount must be positive"));
         else allowed.push(intent);
         break;
-      case "twapCancel":
-      case "linkStakingUser":
+      case "none":
         allowed.push(intent);
         break;
-      default: {
-        // Unreachable for well-typed input; an unknown action is never let through.
-        const unknown = intent as Intent;
-        blocked.push(
-          blockedBy(unknown, `unknown action ${JSON.stringify((unknown as { kind?: unknown }).kind)}`),
-        );
-      }
+      default:
+        never(facts);
     }
   }
   return { allowed, blocked, reduced };
@@ -153,23 +169,21 @@ export function applyLimits(
 /** A stake move reduced below this many HYPE by maxStakeMovePerDay is blocked instead (dust). */
 export const MIN_REDUCED_STAKE_MOVE = new Decimal(1);
 
-type StakeMove = Extract<Intent, { kind: "tokenDelegate" | "cWithdraw" }>;
+type StakeMove = Extract<LimitFacts, { limit: "stakeMove" }>;
 
 /**
- * The stake move at `i`, with the intent it funds when it is an undelegation marked `fundsNext`
+ * The stake move `first`, with the intent it funds when it is an undelegation marked `fundsNext`
  * followed by that strategy's delegation or cWithdraw: such a pair is limited as one.
  */
-function stakeGroup(intents: readonly Intent[], i: number): StakeMove[] {
-  const first = intents[i] as StakeMove;
-  const next = intents[i + 1];
+function stakeGroup(first: StakeMove, nextIntent: Intent | undefined): StakeMove[] {
+  const next = limitOf(nextIntent);
   const pairs =
-    first.kind === "tokenDelegate" &&
-    first.isUndelegate &&
-    first.fundsNext === true &&
-    next !== undefined &&
-    next.strategy === first.strategy &&
-    (next.kind === "cWithdraw" || (next.kind === "tokenDelegate" && !next.isUndelegate));
-  return pairs ? [first, next as StakeMove] : [first];
+    first.move === "undelegate" &&
+    first.fundsNext &&
+    next?.limit === "stakeMove" &&
+    next.intent.strategy === first.intent.strategy &&
+    next.move !== "undelegate";
+  return pairs ? [first, next] : [first];
 }
 
 /**
@@ -184,24 +198,19 @@ function limitStakeMove(
   limits: RiskLimits,
   allowlist: ReadonlySet<string> | undefined,
   moved: Decimal | undefined,
-): { intents: StakeMove[]; moved: Decimal } | string {
+): { intents: StakeMove["intent"][]; moved: Decimal } | string {
   const paired = group.length > 1 ? " (with the undelegation that funds it)" : "";
   for (const g of group) {
-    if (!positive(g.amount)) return "amount must be positive";
-    if (
-      g.kind === "tokenDelegate" &&
-      !g.isUndelegate &&
-      allowlist &&
-      !allowlist.has(g.validator.toLowerCase())
-    )
+    if (!positive(g.intent.amount)) return "amount must be positive";
+    if (g.move === "delegate" && allowlist && !allowlist.has(String(g.validator).toLowerCase()))
       return `validator ${g.validator} is not in limits.validatorAllowlist${paired}`;
   }
   if (moved === undefined) return "24-h stake movement is unknown (failing closed)";
-  const want = group.reduce((sum, g) => sum.plus(g.amount), new Decimal(0));
+  const want = group.reduce((sum, g) => sum.plus(g.intent.amount), new Decimal(0));
   const max = limits.maxStakeMovePerDay;
-  if (moved.plus(want).lte(max)) return { intents: group, moved: moved.plus(want) };
+  if (moved.plus(want).lte(max)) return { intents: group.map((g) => g.intent), moved: moved.plus(want) };
   const left = Decimal.max(max.minus(moved), 0);
-  const smallest = Decimal.min(...group.map((g) => g.amount));
+  const smallest = Decimal.min(...group.map((g) => g.intent.amount));
   const each = truncateDecimals(Decimal.min(left.div(group.length), smallest), 8);
   if (each.lt(MIN_REDUCED_STAKE_MOVE)) {
     return (
@@ -209,7 +218,7 @@ function limitStakeMove(
       `(${fmt(moved)} used; less than ${fmt(MIN_REDUCED_STAKE_MOVE)} HYPE left${paired})`
     );
   }
-  const intents = group.map((g) => ({
+  const intents = group.map(({ intent: g }) => ({
     ...g,
     amount: each,
     reason:

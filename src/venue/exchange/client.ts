@@ -1,27 +1,33 @@
-// The exchange client: one method per venue action hlbot sends (twapOrder, twapCancel, tokenDelegate,
-// linkStakingUser, cDeposit, cWithdraw; approveAgent for tests and the simulator). Each method builds
-// the canonical wire action, and hands it to the single send path in ./submit.ts, which takes care of
-// the queue, the nonce, the signature, the resends and the outcome.
+// The exchange client: `submit` takes any action of the registry (./actions/index.ts) as data, builds
+// the canonical wire action with the action's own module, and hands it to the single send path in
+// ./submit.ts, which takes care of the queue, the nonce, the signature, the resends and the outcome.
+// One convenience method per action hlbot sends (twapOrder, twapCancel, tokenDelegate, linkStakingUser,
+// cDeposit, cWithdraw; approveAgent for tests and the simulator) wraps `submit`.
 //
 // Live or dry-run is decided when the client is built: a dry-run client has no transport at all, so it
 // cannot send by construction, not by a flag checked somewhere. It signs exactly what a live client
 // would send, with a nonce peeked from the durable counter (a dry run never moves it).
-import type { Decimal } from "../../lib/decimal.js";
 import { ValidationError } from "../../lib/errors.js";
-import { stringifyJson } from "../../lib/json.js";
 import { ClockSkewMonitor, type ClockSkewOptions } from "../clockSkew.js";
 import type { NetworkName } from "../networks.js";
 import { type Clock, type NonceSource, processSignerQueue, type SignerQueue } from "../nonces.js";
 import { type Address, normalizeAddress } from "../signing/hex.js";
 import type { Signer } from "../signing/signer.js";
-import { buildApproveAgent } from "./actions/approveAgent.js";
-import { buildCDeposit } from "./actions/cDeposit.js";
-import { UserSignedResponse } from "./actions/common.js";
-import { buildCWithdraw } from "./actions/cWithdraw.js";
-import { buildLinkStakingUser } from "./actions/linkStakingUser.js";
-import { buildTokenDelegate } from "./actions/tokenDelegate.js";
-import { buildTwapCancel, type TwapCancelParams, TwapCancelResponse } from "./actions/twapCancel.js";
-import { buildTwapOrder, type TwapOrderParams, TwapOrderResponse } from "./actions/twapOrder.js";
+import type { ApproveAgentInput } from "./actions/approveAgent.js";
+import type { StakingAmountInput } from "./actions/common.js";
+import {
+  type ActionDataOf,
+  type ActionInput,
+  actionDef,
+  EXCHANGE_ACTIONS,
+  type ExchangeActionType,
+  isExchangeActionType,
+  type L1ActionType,
+} from "./actions/index.js";
+import type { LinkStakingUserInput } from "./actions/linkStakingUser.js";
+import type { TokenDelegateInput } from "./actions/tokenDelegate.js";
+import type { TwapCancelParams } from "./actions/twapCancel.js";
+import type { TwapOrderParams } from "./actions/twapOrder.js";
 import {
   type ActionPlan,
   type Answer,
@@ -39,6 +45,12 @@ import {
   submitPlan,
 } from "./submit.js";
 
+export type { ApproveAgentInput } from "./actions/approveAgent.js";
+export type { StakingAmountInput } from "./actions/common.js";
+export type { LinkStakingUserInput } from "./actions/linkStakingUser.js";
+export type { TokenDelegateInput } from "./actions/tokenDelegate.js";
+export type { TwapCancelParams } from "./actions/twapCancel.js";
+export type { TwapOrderParams } from "./actions/twapOrder.js";
 export type {
   ExchangeOutcome,
   ExchangeTransport,
@@ -47,48 +59,25 @@ export type {
   SubmitOptions,
 } from "./submit.js";
 
-/** What an accepted action returns. */
-export interface ActionData {
-  twapOrder: { twapId: number };
-  twapCancel: { status: "success" };
-  tokenDelegate: null;
-  linkStakingUser: null;
-  cDeposit: null;
-  cWithdraw: null;
-  approveAgent: null;
-}
-export type ActionType = keyof ActionData;
+export type ActionType = ExchangeActionType;
+/** What an accepted action returns, by type. */
+export type ActionData = { [T in ActionType]: ActionDataOf<T> };
 
-export interface TokenDelegateInput {
-  validator: string;
-  /** HYPE, at most 8 decimals. */
-  amount: Decimal | string;
-  isUndelegate: boolean;
-}
-export interface StakingAmountInput {
-  /** HYPE, at most 8 decimals. */
-  amount: Decimal | string;
-}
-export interface LinkStakingUserInput {
-  user: string;
-  isFinalize: boolean;
-}
-export interface ApproveAgentInput {
-  agentAddress: string;
-  agentName?: string;
-}
-export type { TwapCancelParams } from "./actions/twapCancel.js";
-export type { TwapOrderParams } from "./actions/twapOrder.js";
+/** One call of action `T` as data: its type, the caller's input, and (L1 only) who acts. */
+export type CallOf<T extends ActionType> = { type: T; params: ActionInput<T> } & (T extends L1ActionType
+  ? { vaultAddress?: string }
+  : unknown);
 
 /** An action as data: what the engine's executor turns an intent into. */
-export type ExchangeCall =
-  | { type: "twapOrder"; params: TwapOrderParams; vaultAddress?: string }
-  | { type: "twapCancel"; params: TwapCancelParams; vaultAddress?: string }
-  | { type: "tokenDelegate"; params: TokenDelegateInput }
-  | { type: "linkStakingUser"; params: LinkStakingUserInput }
-  | { type: "cDeposit"; params: StakingAmountInput }
-  | { type: "cWithdraw"; params: StakingAmountInput }
-  | { type: "approveAgent"; params: ApproveAgentInput };
+export type ExchangeCall = { [T in ActionType]: CallOf<T> }[ActionType];
+
+/** A call of an L1 action, which may name the sub-account or vault it acts for. */
+export type L1Call = { [T in L1ActionType]: CallOf<T> }[L1ActionType];
+
+/** Whether a call is of an L1 action (then it may carry `vaultAddress`). */
+export function isL1Call(call: ExchangeCall): call is L1Call {
+  return EXCHANGE_ACTIONS[call.type].signing === "l1";
+}
 
 export type CallData<C extends ExchangeCall> = ActionData[C["type"]];
 
@@ -187,34 +176,40 @@ export class ExchangeClient {
     params: TwapOrderParams,
     options: L1CallOptions = {},
   ): Promise<ExchangeOutcome<ActionData["twapOrder"]>> {
-    return this.submit({ type: "twapOrder", params, vaultAddress: options.vaultAddress }, options);
+    return this.submit(
+      { type: EXCHANGE_ACTIONS.twapOrder.type, params, vaultAddress: options.vaultAddress },
+      options,
+    );
   }
 
   twapCancel(
     params: TwapCancelParams,
     options: L1CallOptions = {},
   ): Promise<ExchangeOutcome<ActionData["twapCancel"]>> {
-    return this.submit({ type: "twapCancel", params, vaultAddress: options.vaultAddress }, options);
+    return this.submit(
+      { type: EXCHANGE_ACTIONS.twapCancel.type, params, vaultAddress: options.vaultAddress },
+      options,
+    );
   }
 
   tokenDelegate(params: TokenDelegateInput, options: SubmitOptions = {}): Promise<ExchangeOutcome<null>> {
-    return this.submit({ type: "tokenDelegate", params }, options);
+    return this.submit({ type: EXCHANGE_ACTIONS.tokenDelegate.type, params }, options);
   }
 
   linkStakingUser(params: LinkStakingUserInput, options: SubmitOptions = {}): Promise<ExchangeOutcome<null>> {
-    return this.submit({ type: "linkStakingUser", params }, options);
+    return this.submit({ type: EXCHANGE_ACTIONS.linkStakingUser.type, params }, options);
   }
 
   cDeposit(params: StakingAmountInput, options: SubmitOptions = {}): Promise<ExchangeOutcome<null>> {
-    return this.submit({ type: "cDeposit", params }, options);
+    return this.submit({ type: EXCHANGE_ACTIONS.cDeposit.type, params }, options);
   }
 
   cWithdraw(params: StakingAmountInput, options: SubmitOptions = {}): Promise<ExchangeOutcome<null>> {
-    return this.submit({ type: "cWithdraw", params }, options);
+    return this.submit({ type: EXCHANGE_ACTIONS.cWithdraw.type, params }, options);
   }
 
   approveAgent(params: ApproveAgentInput, options: SubmitOptions = {}): Promise<ExchangeOutcome<null>> {
-    return this.submit({ type: "approveAgent", params }, options);
+    return this.submit({ type: EXCHANGE_ACTIONS.approveAgent.type, params }, options);
   }
 
   /** Builds, signs and (live) sends one action; see ExchangeOutcome for what can come back. */
@@ -249,7 +244,7 @@ export class ExchangeClient {
     request: SignedRequest,
     options: Omit<SubmitOptions, "beforeSend"> = {},
   ): Promise<ExchangeOutcome<ActionData[ActionType]>> {
-    if (!Object.hasOwn(PARSERS, request.actionType)) {
+    if (!isExchangeActionType(request.actionType)) {
       throw new ValidationError([
         { path: "request.actionType", message: `not an action this client sends: ${request.actionType}` },
       ]);
@@ -262,155 +257,36 @@ export class ExchangeClient {
         },
       ]);
     }
-    return sendSignedRequest(this.ctx, request, parserFor(request.actionType as ActionType), options);
+    return sendSignedRequest(this.ctx, request, parserFor(request.actionType), options);
   }
 
-  private plan(call: ExchangeCall): ActionPlan<unknown> {
-    const network = this.network;
-    const signatureChainId = this.signatureChainId;
-    switch (call.type) {
-      case "twapOrder": {
-        const params: TwapOrderParams = { maxMinutes: this.twapMaxMinutes, ...call.params };
-        // L1 actions do not depend on the nonce: build (and validate) before taking one.
-        const action = buildTwapOrder(params);
-        return l1Plan("twapOrder", () => action, call.vaultAddress ?? this.vaultAddress);
-      }
-      case "twapCancel": {
-        const action = buildTwapCancel(call.params);
-        return l1Plan("twapCancel", () => action, call.vaultAddress ?? this.vaultAddress);
-      }
-      case "tokenDelegate": {
-        const build = (nonce: number) =>
-          buildTokenDelegate({ ...call.params, network, signatureChainId, nonce });
-        build(1); // validate the input before a nonce is taken
-        return userPlan("tokenDelegate", build);
-      }
-      case "linkStakingUser": {
-        const build = (nonce: number) =>
-          buildLinkStakingUser({ ...call.params, network, signatureChainId, nonce });
-        build(1);
-        return userPlan("linkStakingUser", build);
-      }
-      case "cDeposit": {
-        const build = (nonce: number) => buildCDeposit({ ...call.params, network, signatureChainId, nonce });
-        build(1);
-        return userPlan("cDeposit", build);
-      }
-      case "cWithdraw": {
-        const build = (nonce: number) => buildCWithdraw({ ...call.params, network, signatureChainId, nonce });
-        build(1);
-        return userPlan("cWithdraw", build);
-      }
-      case "approveAgent": {
-        const build = (nonce: number) =>
-          buildApproveAgent({ ...call.params, network, signatureChainId, nonce });
-        build(1);
-        return userPlan("approveAgent", build);
-      }
+  private plan<T extends ActionType>(call: CallOf<T>): ActionPlan<ActionDataOf<T>> {
+    const def = actionDef(call.type);
+    const env = {
+      network: this.network,
+      signatureChainId: this.signatureChainId,
+      twapMaxMinutes: this.twapMaxMinutes,
+    };
+    const build = (nonce: number) =>
+      def.build(call.params, { ...env, nonce }) as unknown as Record<string, unknown>;
+    // Built (and so validated) before a nonce is taken. An L1 action does not depend on the nonce: the
+    // one built now is the one signed; a user-signed one carries the nonce and is built again in the slot.
+    const built = build(1);
+    const plan: ActionPlan<ActionDataOf<T>> = {
+      actionType: call.type,
+      kind: def.signing,
+      buildAction: def.signing === "l1" ? () => built : build,
+      parse: def.parse,
+    };
+    if (def.signing === "l1") {
+      const vaultAddress = (call as L1Call).vaultAddress ?? this.vaultAddress;
+      if (vaultAddress !== undefined) plan.vaultAddress = normalizeAddress(vaultAddress, "vaultAddress");
     }
+    return plan;
   }
 }
-
-function l1Plan<T extends "twapOrder" | "twapCancel">(
-  actionType: T,
-  buildAction: () => object,
-  vaultAddress: string | undefined,
-): ActionPlan<ActionData[T]> {
-  const plan: ActionPlan<ActionData[T]> = {
-    actionType,
-    kind: "l1",
-    buildAction: () => buildAction() as Record<string, unknown>,
-    parse: parserFor(actionType),
-  };
-  if (vaultAddress !== undefined) plan.vaultAddress = normalizeAddress(vaultAddress, "vaultAddress");
-  return plan;
-}
-
-function userPlan(actionType: ActionType, buildAction: (nonce: number) => object): ActionPlan<null> {
-  return {
-    actionType,
-    kind: "user",
-    buildAction: (nonce) => buildAction(nonce) as Record<string, unknown>,
-    parse: parseUserSigned,
-  };
-}
-
-const PARSERS: { [T in ActionType]: (body: unknown) => Answer<ActionData[T]> } = {
-  twapOrder: (body) => parseTwapOrder(body),
-  twapCancel: (body) => parseTwapCancel(body),
-  tokenDelegate: (body) => parseUserSigned(body),
-  linkStakingUser: (body) => parseUserSigned(body),
-  cDeposit: (body) => parseUserSigned(body),
-  cWithdraw: (body) => parseUserSigned(body),
-  approveAgent: (body) => parseUserSigned(body),
-};
 
 /** The response reader for an action type. */
-export function parserFor<T extends ActionType>(actionType: T): (body: unknown) => Answer<ActionData[T]> {
-  return PARSERS[actionType];
-}
-
-/** `{status:"err", response}` in any form: the venue refused before execution. */
-function errEnvelope(body: unknown): Answer<never> | undefined {
-  if (body === null || typeof body !== "object" || (body as { status?: unknown }).status !== "err")
-    return undefined;
-  const response = (body as { response?: unknown }).response;
-  return {
-    kind: "rejected",
-    reason: typeof response === "string" ? response : stringifyJson(response ?? null),
-  };
-}
-
-function saidOk(body: unknown): boolean {
-  return body !== null && typeof body === "object" && (body as { status?: unknown }).status === "ok";
-}
-
-function malformed(
-  body: unknown,
-  issues: { path: PropertyKey[]; message: string }[] | string,
-): Answer<never> {
-  const detail =
-    typeof issues === "string"
-      ? issues
-      : issues
-          .slice(0, 3)
-          .map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`)
-          .join("; ");
-  return { kind: "malformed", venueSaidOk: saidOk(body), detail: `unexpected response body: ${detail}` };
-}
-
-function parseUserSigned(body: unknown): Answer<null> {
-  // The venue answers a user-signed success with {"status":"ok","response":{"type":"default"}}. An empty
-  // 200 body is not that answer (a proxy, a cut connection): whether the action landed is unknown.
-  if (body === undefined) return malformed(body, "empty body");
-  const err = errEnvelope(body);
-  if (err) return err;
-  const parsed = UserSignedResponse.safeParse(body);
-  if (parsed.success) return { kind: "accepted", data: null };
-  return malformed(body, parsed.error.issues);
-}
-
-function parseTwapOrder(body: unknown): Answer<ActionData["twapOrder"]> {
-  if (body === undefined) return malformed(body, "empty body");
-  const err = errEnvelope(body);
-  if (err) return err;
-  const parsed = TwapOrderResponse.safeParse(body);
-  if (!parsed.success) return malformed(body, parsed.error.issues);
-  if (parsed.data.status !== "ok") return { kind: "rejected", reason: parsed.data.response };
-  // Validated by the schema as one of the two variants; zod's loose objects just type them widely.
-  const status = parsed.data.response.data.status as { running: { twapId: number } } | { error: string };
-  if ("running" in status) return { kind: "accepted", data: { twapId: status.running.twapId } };
-  return { kind: "rejected", reason: status.error };
-}
-
-function parseTwapCancel(body: unknown): Answer<ActionData["twapCancel"]> {
-  if (body === undefined) return malformed(body, "empty body");
-  const err = errEnvelope(body);
-  if (err) return err;
-  const parsed = TwapCancelResponse.safeParse(body);
-  if (!parsed.success) return malformed(body, parsed.error.issues);
-  if (parsed.data.status !== "ok") return { kind: "rejected", reason: parsed.data.response };
-  const status = parsed.data.response.data.status;
-  if (status === "success") return { kind: "accepted", data: { status: "success" } };
-  return { kind: "rejected", reason: status.error };
+export function parserFor<T extends ActionType>(actionType: T): (body: unknown) => Answer<ActionDataOf<T>> {
+  return actionDef(actionType).parse;
 }

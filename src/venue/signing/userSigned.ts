@@ -2,7 +2,15 @@
 // cWithdraw, linkStakingUser, approveAgent, …: EIP-712 of the action's own fields in the `HyperliquidSignTransaction` domain,
 // whose chainId is the action's `signatureChainId`. Only the account's own key may sign these; an
 // agent's signature recovers to the agent and the venue answers "Must deposit before performing actions".
+// The EIP-712 type of each action hlbot sends is in that action's module (src/venue/exchange/actions);
+// this module looks them up in the action registry, and knows on its own only the protocol's types
+// hlbot does not send (for the published vectors and the simulator).
 import { ConfigError, ValidationError } from "../../lib/errors.js";
+import {
+  EXCHANGE_ACTIONS,
+  type ExchangeActionType,
+  type UserSignedActionType,
+} from "../exchange/actions/index.js";
 import {
   domainSeparator,
   type Eip712Field,
@@ -14,75 +22,46 @@ import {
 import { type Address, describe } from "./hex.js";
 import { recoverDigestSigner, type Signature } from "./recover.js";
 import type { Signer } from "./signer.js";
+import { parseSignatureChainId, type UserSignedType, userSignedType } from "./userSignedType.js";
 
 export type { Eip712Field } from "./eip712.js";
+export { parseSignatureChainId, type UserSignedType, userSignedType } from "./userSignedType.js";
 
-export interface UserSignedType {
-  primaryType: string;
-  fields: readonly Eip712Field[];
+/** User-signed types of the protocol that hlbot does not send: here for the published vectors. */
+const OTHER_USER_SIGNED_TYPES = {
+  usdSend: userSignedType("UsdSend", [
+    ["string", "hyperliquidChain"],
+    ["string", "destination"],
+    ["string", "amount"],
+    ["uint64", "time"],
+  ]),
+  withdraw3: userSignedType("Withdraw", [
+    ["string", "hyperliquidChain"],
+    ["string", "destination"],
+    ["string", "amount"],
+    ["uint64", "time"],
+  ]),
+};
+
+const REGISTRY_TYPES: Partial<Record<UserSignedActionType, UserSignedType>> = {};
+/**
+ * Signed values of fields that the wire JSON may omit (an unnamed agent is signed with `agentName: ""`
+ * and sent without the key), from each action's module.
+ */
+const SIGNED_DEFAULTS: Partial<Record<UserSignedKind, Readonly<Record<string, unknown>>>> = {};
+for (const def of Object.values(EXCHANGE_ACTIONS)) {
+  if (def.signing !== "user") continue;
+  REGISTRY_TYPES[def.type] = def.eip712;
+  if (def.signedDefaults) SIGNED_DEFAULTS[def.type] = def.signedDefaults;
 }
 
-function t(primaryType: string, fields: [string, string][]): UserSignedType {
-  return Object.freeze({
-    primaryType: `HyperliquidTransaction:${primaryType}`,
-    fields: Object.freeze(fields.map(([type, name]) => Object.freeze({ name, type }))),
-  });
-}
-
-/** EIP-712 types by action `type`. usdSend and withdraw3 are here for the published vectors. */
+/** EIP-712 types by action `type`: every user-signed action of the registry, then the others. */
 export const USER_SIGNED_TYPES = Object.freeze({
-  tokenDelegate: t("TokenDelegate", [
-    ["string", "hyperliquidChain"],
-    ["address", "validator"],
-    ["uint64", "wei"],
-    ["bool", "isUndelegate"],
-    ["uint64", "nonce"],
-  ]),
-  linkStakingUser: t("LinkStakingUser", [
-    ["string", "hyperliquidChain"],
-    ["address", "user"],
-    ["bool", "isFinalize"],
-    ["uint64", "nonce"],
-  ]),
-  cDeposit: t("CDeposit", [
-    ["string", "hyperliquidChain"],
-    ["uint64", "wei"],
-    ["uint64", "nonce"],
-  ]),
-  cWithdraw: t("CWithdraw", [
-    ["string", "hyperliquidChain"],
-    ["uint64", "wei"],
-    ["uint64", "nonce"],
-  ]),
-  approveAgent: t("ApproveAgent", [
-    ["string", "hyperliquidChain"],
-    ["address", "agentAddress"],
-    ["string", "agentName"],
-    ["uint64", "nonce"],
-  ]),
-  usdSend: t("UsdSend", [
-    ["string", "hyperliquidChain"],
-    ["string", "destination"],
-    ["string", "amount"],
-    ["uint64", "time"],
-  ]),
-  withdraw3: t("Withdraw", [
-    ["string", "hyperliquidChain"],
-    ["string", "destination"],
-    ["string", "amount"],
-    ["uint64", "time"],
-  ]),
+  ...(REGISTRY_TYPES as Record<UserSignedActionType, UserSignedType>),
+  ...OTHER_USER_SIGNED_TYPES,
 });
 
 export type UserSignedKind = keyof typeof USER_SIGNED_TYPES;
-
-/**
- * Signed values of fields that the wire JSON may omit: an unnamed agent is signed with `agentName: ""`
- * and sent without the key.
- */
-const SIGNED_DEFAULTS: Partial<Record<UserSignedKind, Record<string, unknown>>> = {
-  approveAgent: { agentName: "" },
-};
 
 export const USER_DOMAIN_NAME = "HyperliquidSignTransaction";
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
@@ -100,19 +79,6 @@ function cachedTypeHash(primaryType: string, fields: readonly Eip712Field[]): Ui
     typeHashes.set(key, hash);
   }
   return hash;
-}
-
-/** `signatureChainId` ("0x66eee") as the domain chainId. */
-export function parseSignatureChainId(value: unknown): bigint {
-  if (typeof value !== "string" || !/^0x[0-9a-fA-F]{1,16}$/.test(value) || BigInt(value) === 0n) {
-    throw new ValidationError([
-      {
-        path: "signatureChainId",
-        message: `expected a non-zero hex chain id like "0x66eee", got ${describe(value)}`,
-      },
-    ]);
-  }
-  return BigInt(value);
 }
 
 /** Domain separator of `HyperliquidSignTransaction` for a chain id. */
@@ -199,16 +165,14 @@ export function recoverUserSignedSigner(
   return recoverDigestSigner(userSignedActionDigest(action, kind), signature);
 }
 
-/** L1 action types the venue signs with the phantom-agent recipe. */
-const L1_ACTION_TYPES: ReadonlySet<string> = new Set([
+/** L1 action types of the protocol (phantom-agent recipe) besides those of the registry. */
+const OTHER_L1_ACTION_TYPES: ReadonlySet<string> = new Set([
   "order",
   "cancel",
   "cancelByCloid",
   "modify",
   "batchModify",
   "scheduleCancel",
-  "twapOrder",
-  "twapCancel",
   "updateLeverage",
   "updateIsolatedMargin",
   "createSubAccount",
@@ -220,8 +184,10 @@ const L1_ACTION_TYPES: ReadonlySet<string> = new Set([
 
 /** Which recipe an action type is signed with, or undefined for a type hlbot does not know how to sign. */
 export function signingKindOf(actionType: string): "l1" | "user" | undefined {
+  if (Object.hasOwn(EXCHANGE_ACTIONS, actionType))
+    return EXCHANGE_ACTIONS[actionType as ExchangeActionType].signing;
   if (isUserSignedKind(actionType)) return "user";
-  if (L1_ACTION_TYPES.has(actionType)) return "l1";
+  if (OTHER_L1_ACTION_TYPES.has(actionType)) return "l1";
   return undefined;
 }
 

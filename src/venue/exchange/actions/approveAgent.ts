@@ -1,15 +1,22 @@
 // `approveAgent` (user-signed): registers an API wallet that may sign L1
 // actions for the account. An unnamed agent is signed with agentName "" and sent without the key;
 // the signing code fills that default back in, so the wire action and its signature agree.
+import { z } from "zod";
 import type { NetworkName } from "../../networks.js";
 import { type Address, describe, normalizeAddress } from "../../signing/hex.js";
+import { userSignedType } from "../../signing/userSignedType.js";
 import {
+  AddressWire,
   checkInt,
+  defineUserSignedAction,
   IssueList,
+  NonceWire,
+  parseUserSigned,
   type SigningKind,
   type UserSignedHeader,
   UserSignedResponse,
   userSignedHeader,
+  userSignedHeaderWire,
 } from "./common.js";
 
 export interface ApproveAgentAction extends UserSignedHeader {
@@ -29,7 +36,31 @@ export interface ApproveAgentParams {
   signatureChainId?: `0x${string}`;
 }
 
+/** What a caller gives (the client adds the network, the nonce and the signatureChainId). */
+export interface ApproveAgentInput {
+  agentAddress: string;
+  agentName?: string;
+}
+
 export const approveAgentSigning = "user" as const satisfies SigningKind;
+
+export const ApproveAgentEip712 = userSignedType("ApproveAgent", [
+  ["string", "hyperliquidChain"],
+  ["address", "agentAddress"],
+  ["string", "agentName"],
+  ["uint64", "nonce"],
+]);
+
+/** An unnamed agent is signed with `agentName: ""` and sent without the key. */
+export const APPROVE_AGENT_SIGNED_DEFAULTS = Object.freeze({ agentName: "" });
+
+export const ApproveAgentWire: z.ZodType<ApproveAgentAction> = z.object({
+  type: z.literal("approveAgent"),
+  ...userSignedHeaderWire,
+  agentAddress: AddressWire,
+  agentName: z.string().optional(),
+  nonce: NonceWire,
+});
 
 export function buildApproveAgent(p: ApproveAgentParams): ApproveAgentAction {
   const issues = new IssueList();
@@ -51,3 +82,20 @@ export function buildApproveAgent(p: ApproveAgentParams): ApproveAgentAction {
 
 export const ApproveAgentResponse = UserSignedResponse;
 export type ApproveAgentResponse = UserSignedResponse;
+
+export const approveAgent = defineUserSignedAction({
+  type: "approveAgent",
+  signing: approveAgentSigning,
+  eip712: ApproveAgentEip712,
+  signedDefaults: APPROVE_AGENT_SIGNED_DEFAULTS,
+  build: (input: ApproveAgentInput, env) =>
+    buildApproveAgent({
+      ...input,
+      network: env.network,
+      signatureChainId: env.signatureChainId,
+      nonce: env.nonce,
+    }),
+  wire: ApproveAgentWire,
+  response: ApproveAgentResponse,
+  parse: parseUserSigned,
+});

@@ -1,16 +1,24 @@
 // `tokenDelegate` (user-signed.5): delegates HYPE from the staking balance to a validator,
 // or undelegates it. Needs the account's own key; an agent's signature is refused by the venue.
+import { z } from "zod";
 import type { Decimal } from "../../../lib/decimal.js";
 import type { NetworkName } from "../../networks.js";
 import { type Address, normalizeAddress } from "../../signing/hex.js";
+import { userSignedType } from "../../signing/userSignedType.js";
 import {
+  AddressWire,
   checkBool,
   checkInt,
+  defineUserSignedAction,
   IssueList,
+  NonceWire,
+  parseUserSigned,
   type SigningKind,
   type UserSignedHeader,
   UserSignedResponse,
   userSignedHeader,
+  userSignedHeaderWire,
+  WeiWire,
   weiOf,
 } from "./common.js";
 
@@ -33,7 +41,32 @@ export interface TokenDelegateParams {
   signatureChainId?: `0x${string}`;
 }
 
+/** What a caller gives (the client adds the network, the nonce and the signatureChainId). */
+export interface TokenDelegateInput {
+  validator: string;
+  /** HYPE, at most 8 decimals. */
+  amount: Decimal | string;
+  isUndelegate: boolean;
+}
+
 export const tokenDelegateSigning = "user" as const satisfies SigningKind;
+
+export const TokenDelegateEip712 = userSignedType("TokenDelegate", [
+  ["string", "hyperliquidChain"],
+  ["address", "validator"],
+  ["uint64", "wei"],
+  ["bool", "isUndelegate"],
+  ["uint64", "nonce"],
+]);
+
+export const TokenDelegateWire: z.ZodType<TokenDelegateAction> = z.object({
+  type: z.literal("tokenDelegate"),
+  ...userSignedHeaderWire,
+  validator: AddressWire,
+  wei: WeiWire,
+  isUndelegate: z.boolean(),
+  nonce: NonceWire,
+});
 
 export function buildTokenDelegate(p: TokenDelegateParams): TokenDelegateAction {
   const issues = new IssueList();
@@ -56,3 +89,19 @@ export function buildTokenDelegate(p: TokenDelegateParams): TokenDelegateAction 
 
 export const TokenDelegateResponse = UserSignedResponse;
 export type TokenDelegateResponse = UserSignedResponse;
+
+export const tokenDelegate = defineUserSignedAction({
+  type: "tokenDelegate",
+  signing: tokenDelegateSigning,
+  eip712: TokenDelegateEip712,
+  build: (input: TokenDelegateInput, env) =>
+    buildTokenDelegate({
+      ...input,
+      network: env.network,
+      signatureChainId: env.signatureChainId,
+      nonce: env.nonce,
+    }),
+  wire: TokenDelegateWire,
+  response: TokenDelegateResponse,
+  parse: parseUserSigned,
+});

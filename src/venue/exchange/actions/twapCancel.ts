@@ -1,6 +1,15 @@
 // `twapCancel` (L1-signed.4): stops a running TWAP. Key order `type, a, t`.
 import { z } from "zod";
-import { checkInt, ExchangeResponse, IssueList, type SigningKind } from "./common.js";
+import type { Answer } from "../submit.js";
+import {
+  checkInt,
+  defineL1Action,
+  ExchangeResponse,
+  errEnvelope,
+  IssueList,
+  malformed,
+  type SigningKind,
+} from "./common.js";
 
 export interface TwapCancelAction {
   type: "twapCancel";
@@ -40,3 +49,35 @@ export type TwapCancelOk = z.infer<typeof TwapCancelOk>;
 
 export const TwapCancelResponse = ExchangeResponse(TwapCancelOk);
 export type TwapCancelResponse = z.infer<typeof TwapCancelResponse>;
+
+export const TwapCancelWire: z.ZodType<TwapCancelAction> = z.object({
+  type: z.literal("twapCancel"),
+  a: z.number().int().nonnegative(),
+  t: z.number().int().nonnegative(),
+});
+
+/** What an accepted twapCancel returns. */
+export interface TwapCancelData {
+  status: "success";
+}
+
+export function parseTwapCancel(body: unknown): Answer<TwapCancelData> {
+  if (body === undefined) return malformed(body, "empty body");
+  const err = errEnvelope(body);
+  if (err) return err;
+  const parsed = TwapCancelResponse.safeParse(body);
+  if (!parsed.success) return malformed(body, parsed.error.issues);
+  if (parsed.data.status !== "ok") return { kind: "rejected", reason: parsed.data.response };
+  const status = parsed.data.response.data.status;
+  if (status === "success") return { kind: "accepted", data: { status: "success" } };
+  return { kind: "rejected", reason: status.error };
+}
+
+export const twapCancel = defineL1Action({
+  type: "twapCancel",
+  signing: twapCancelSigning,
+  build: (input: TwapCancelParams) => buildTwapCancel(input),
+  wire: TwapCancelWire,
+  response: TwapCancelResponse,
+  parse: parseTwapCancel,
+});

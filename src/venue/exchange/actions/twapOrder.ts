@@ -4,7 +4,17 @@
 import { z } from "zod";
 import { type Decimal, parseDecimal, toWireDecimal, truncateDecimals } from "../../../lib/decimal.js";
 import { TWAP_MIN_MINUTES } from "../../constants.js";
-import { checkBool, checkInt, ExchangeResponse, IssueList, type SigningKind } from "./common.js";
+import type { Answer } from "../submit.js";
+import {
+  checkBool,
+  checkInt,
+  defineL1Action,
+  ExchangeResponse,
+  errEnvelope,
+  IssueList,
+  malformed,
+  type SigningKind,
+} from "./common.js";
 
 export interface TwapOrderAction {
   type: "twapOrder";
@@ -92,3 +102,43 @@ export type TwapOrderOk = z.infer<typeof TwapOrderOk>;
 
 export const TwapOrderResponse = ExchangeResponse(TwapOrderOk);
 export type TwapOrderResponse = z.infer<typeof TwapOrderResponse>;
+
+export const TwapOrderWire: z.ZodType<TwapOrderAction> = z.object({
+  type: z.literal("twapOrder"),
+  twap: z.object({
+    a: z.number().int().nonnegative(),
+    b: z.boolean(),
+    s: z.string().regex(/^\d+(\.\d+)?$/, "expected a decimal size"),
+    r: z.boolean(),
+    m: z.number().int().nonnegative(),
+    t: z.boolean(),
+  }),
+});
+
+/** What an accepted twapOrder returns. */
+export interface TwapOrderData {
+  twapId: number;
+}
+
+export function parseTwapOrder(body: unknown): Answer<TwapOrderData> {
+  if (body === undefined) return malformed(body, "empty body");
+  const err = errEnvelope(body);
+  if (err) return err;
+  const parsed = TwapOrderResponse.safeParse(body);
+  if (!parsed.success) return malformed(body, parsed.error.issues);
+  if (parsed.data.status !== "ok") return { kind: "rejected", reason: parsed.data.response };
+  // Validated by the schema as one of the two variants; zod's loose objects just type them widely.
+  const status = parsed.data.response.data.status as { running: { twapId: number } } | { error: string };
+  if ("running" in status) return { kind: "accepted", data: { twapId: status.running.twapId } };
+  return { kind: "rejected", reason: status.error };
+}
+
+export const twapOrder = defineL1Action({
+  type: "twapOrder",
+  signing: twapOrderSigning,
+  // The client's bound applies unless the call names its own.
+  build: (input: TwapOrderParams, env) => buildTwapOrder({ maxMinutes: env.twapMaxMinutes, ...input }),
+  wire: TwapOrderWire,
+  response: TwapOrderResponse,
+  parse: parseTwapOrder,
+});
