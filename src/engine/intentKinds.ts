@@ -127,7 +127,7 @@ export const INTENT_KINDS: IntentKindTable = {
         const pair = m.evidence.pairNames?.get(twap.a);
         return closest(m.nonce, m.evidence.twaps ?? [], (entry) => {
           const st = entry.state;
-          const key = `twap:${entry.twapId ?? st.timestamp}`;
+          const key = twapRecordKey(entry);
           if (m.claimed.has(key)) return undefined;
           if (st.timestamp < m.from || st.timestamp > m.until) return undefined;
           if (pair === undefined || !twapCoinIsPair(st.coin, pair)) return undefined;
@@ -272,6 +272,22 @@ export function callFor(intent: Intent): ExchangeCall {
 
 type HistoryDelta = Record<string, Record<string, unknown> | undefined>;
 
+/**
+ * The key of a venue record that one submission's effect explains: a TWAP by its id (by its time and
+ * coin when the venue gave none), a staking history entry by its hash and time. The reconciler and
+ * `hlbot journal rebuild` name records by these, so a rebuilt row claims the record it came from.
+ */
+export function twapRecordKey(entry: {
+  twapId?: number | undefined;
+  state: { timestamp: number; coin: string };
+}): string {
+  return `twap:${entry.twapId ?? `${entry.state.timestamp}:${entry.state.coin}`}`;
+}
+
+export function historyRecordKey(entry: { hash: string; time: number }): string {
+  return `hist:${entry.hash}:${entry.time}`;
+}
+
 /** The delegatorHistory entry closest to the nonce that `test` accepts for this amount of wei. */
 function historyMatch(
   m: MatchContext,
@@ -281,7 +297,7 @@ function historyMatch(
 ): Found | undefined {
   const amount = new Decimal(String(wei)).div(1e8);
   return closest(m.nonce, m.evidence.history ?? [], (entry) => {
-    const key = `hist:${entry.hash}:${entry.time}`;
+    const key = historyRecordKey(entry);
     if (m.claimed.has(key) || entry.time < m.from || entry.time > m.until) return undefined;
     if (!test(entry.delta as HistoryDelta, amount)) return undefined;
     return {

@@ -217,6 +217,16 @@ export interface DecisionRow {
   guardReason: string | null;
 }
 
+const REBUILT_PREFIX = "rebuilt from the venue: ";
+
+/**
+ * The venue record a row of `hlbot journal rebuild` was made from (its key, see importVenueRecord), or
+ * undefined for a row the bot signed itself. A rebuilt row's request is that record, not a request body.
+ */
+export function rebuiltRecordKey(row: Pick<SubmissionRow, "reason">): string | undefined {
+  return row.reason?.startsWith(REBUILT_PREFIX) ? row.reason.slice(REBUILT_PREFIX.length) : undefined;
+}
+
 export class Journal {
   // Statements are compiled once: preparing costs more than running most of them, and a cycle of a large
   // account writes dozens of rows. Keyed by SQL text, which comes only from the fixed set in this file.
@@ -441,7 +451,7 @@ export class Journal {
     // Already imported, or (a TWAP) already journaled by the submission that placed it.
     const known = this.sql(
       "SELECT 1 FROM submissions WHERE account = ? AND (reason = ? OR (twap_id IS NOT NULL AND twap_id = ?))",
-    ).get(r.account, `rebuilt from the venue: ${r.key}`, r.twapId ?? null);
+    ).get(r.account, `${REBUILT_PREFIX}${r.key}`, r.twapId ?? null);
     if (known !== undefined) return false;
     this.sql(
       `INSERT INTO submissions (cycle_id, decision_id, strategy, account, signer, action_type, nonce, expires_after,
@@ -455,7 +465,7 @@ export class Journal {
       r.actionType,
       r.at,
       text(r.record),
-      `rebuilt from the venue: ${r.key}`,
+      `${REBUILT_PREFIX}${r.key}`,
       r.notionalUsd?.toFixed() ?? null,
       r.stakeMove?.toFixed() ?? null,
       r.twapId ?? null,

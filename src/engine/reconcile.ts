@@ -30,7 +30,7 @@ import {
   isIntentKind,
   specOf,
 } from "./intentKinds.js";
-import type { Journal, SubmissionRow } from "./journal.js";
+import { type Journal, rebuiltRecordKey, type SubmissionRow } from "./journal.js";
 
 export interface ReconcileOptions {
   account: string;
@@ -95,6 +95,12 @@ export async function reconcile(
   const claimed = new Set<string>();
   const since = Math.min(...rows.map((r) => r.row.nonce)) - SETTLED_LOOKBACK_MS;
   for (const settled of journal.settledSince(o.account, since)) {
+    // A row rebuilt from the venue's history is that record (its request is not a request body).
+    const rebuilt = rebuiltRecordKey(settled);
+    if (rebuilt !== undefined) {
+      claimed.add(rebuilt);
+      continue;
+    }
     // A TWAP known by its id is explained by that id.
     if (settled.twapId !== null) {
       claimed.add(`twap:${settled.twapId}`);

@@ -5,7 +5,7 @@
 // declared absent. Real SQLite journal in a temp folder, the simulator over HTTP.
 import { afterEach, describe, expect, it } from "vitest";
 import type { IntentKind } from "../../src/engine/intentKinds.js";
-import { INTENT_KINDS } from "../../src/engine/intentKinds.js";
+import { historyRecordKey, INTENT_KINDS } from "../../src/engine/intentKinds.js";
 import { reconcile } from "../../src/engine/reconcile.js";
 import { StateCorruptError } from "../../src/lib/errors.js";
 import { parseJson, stringifyJson } from "../../src/lib/json.js";
@@ -204,5 +204,38 @@ describe("reconcile, a journaled submission it cannot read", () => {
       delete ((body.action as Record<string, unknown>).twap as Record<string, unknown>).s;
     });
     await expectRefused(bot, id, request, /not a valid twapOrder \(action\.twap\.s: /);
+  });
+});
+
+describe("reconcile after `hlbot journal rebuild`", () => {
+  it("reads rows rebuilt from the venue's history as the records they are, and credits them to nothing else", async () => {
+    bot = await openBot();
+    // A delegation that landed while the journal was lost, then rebuilt from delegatorHistory as
+    // `hlbot journal rebuild` does (the row's request is the venue's record, not a request body).
+    const call = await SETUPS.tokenDelegate(bot);
+    const sent = await bot.runtime.exchange!.send(await bot.runtime.exchange!.sign(call));
+    expect(sent.status).toBe("accepted");
+    bot.sim.advance(30_000);
+    const history = await bot.runtime.info.delegatorHistory({ user: bot.address });
+    const delegation = history.find((e) => e.delta.delegate !== undefined)!;
+    expect(
+      bot.runtime.journal.importVenueRecord({
+        cycleId: CYCLE,
+        strategy: "venue-history",
+        account: bot.address,
+        actionType: "tokenDelegate",
+        at: delegation.time,
+        key: historyRecordKey(delegation),
+        record: delegation,
+      }),
+    ).toBe(true);
+    // The same delegation again, journaled but never sent: the rebuilt record is not its evidence.
+    const { id, request } = await journalSigned(bot, call);
+    const results = await reconcileNow(bot);
+    expect(results).toEqual([
+      expect.objectContaining({ submissionId: id, actionType: "tokenDelegate", verdict: "unresolved" }),
+    ]);
+    pastDeadline(bot, request);
+    expect((await reconcileNow(bot)).map((r) => r.verdict)).toEqual(["absent"]);
   });
 });

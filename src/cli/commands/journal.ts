@@ -27,6 +27,7 @@ export function register(program: Command, ctx: CliContext): void {
         const { Decimal } = await import("../../lib/decimal.js");
         const { confirmStateIdentity } = await import("../../lib/stateDb.js");
         const { newCycleId } = await import("../../engine/journal.js");
+        const { historyRecordKey, twapRecordKey } = await import("../../engine/intentKinds.js");
         const user = runtime.account;
         const [twaps, history, mids, meta] = await Promise.all([
           runtime.info.twapHistory({ user }),
@@ -62,7 +63,7 @@ export function register(program: Command, ctx: CliContext): void {
         let twapRows = 0;
         const latest = new Map<string, (typeof twaps)[number]>();
         for (const entry of twaps) {
-          const key = `twap:${entry.twapId ?? `${entry.state.timestamp}:${entry.state.coin}`}`;
+          const key = twapRecordKey(entry);
           const seen = latest.get(key);
           if (seen === undefined || entry.timeMs >= seen.timeMs) latest.set(key, entry);
         }
@@ -92,7 +93,7 @@ export function register(program: Command, ctx: CliContext): void {
         let stakingRows = 0;
         for (const entry of history) {
           const delta = entry.delta;
-          const key = `hist:${entry.hash}:${entry.time}`;
+          const key = historyRecordKey(entry);
           const common = {
             cycleId,
             strategy: VENUE_HISTORY,
