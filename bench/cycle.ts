@@ -10,7 +10,7 @@ import { callFor, runCycle } from "../src/engine/cycle.js";
 import type { Intent } from "../src/engine/intents.js";
 import { readSnapshot } from "../src/engine/readSnapshot.js";
 import { applyLimits } from "../src/engine/risk.js";
-import { runStrategy, type StrategyRun, snapshotParts } from "../src/engine/strategies/registry.js";
+import { runStrategy, snapshotParts } from "../src/engine/strategies/registry.js";
 import { parseJson, stringifyJson } from "../src/lib/json.js";
 import { startSimulator } from "../src/simulator/index.js";
 import { privateKeySigner } from "../src/venue/signing/index.js";
@@ -123,7 +123,7 @@ export async function runCycleBench(o: { quick: boolean }): Promise<SectionResul
       t = nowMs();
       const intents: Intent[] = [];
       for (const s of strategies) {
-        for (const d of runStrategy(s as StrategyRun, snapshot, now, {
+        for (const d of runStrategy(s, snapshot, now, {
           spentUsd: deps.journal.spentUsd(s.name),
         })) {
           if (d.kind !== "skip") intents.push(d);

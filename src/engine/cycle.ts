@@ -12,7 +12,7 @@ import type { NetworkName } from "../venue/networks.js";
 import { recordAccount, recordTwapProgress } from "./accountMetrics.js";
 import { allocate } from "./allocate.js";
 import { lastEndedTwap, lastRefusedTwaps, twapFillsForBudgets } from "./budget.js";
-import { type Capital, capitalView } from "./capital.js";
+import { capitalView } from "./capital.js";
 import { executeIntent } from "./executor.js";
 import type { Decision, Intent, Skip } from "./intents.js";
 import { isIntent } from "./intents.js";
@@ -31,25 +31,10 @@ import { type ReconcileResult, reconcile } from "./reconcile.js";
 import { applyLimits, type RiskLimits } from "./risk.js";
 import type { Snapshot, VenueRules } from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
-import { runStrategy, type StrategyRun, snapshotParts } from "./strategies/registry.js";
+import { runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
 
 /** The executor's helpers, still importable from here. */
 export { callFor, unsignedAction } from "./executor.js";
-
-export interface CycleStrategy {
-  name: string;
-  kind: StrategyRun["kind"];
-  params: StrategyRun["params"];
-  /** Allocation order (smaller first; default: the order strategies are listed in). */
-  priority?: number | undefined;
-  /** Per-strategy capital: it decides from `capitalView` and is allocated no more (src/engine/capital.ts). */
-  capital?: Capital | undefined;
-  /**
-   * Decides instead of the strategy's kind (the TWAP watch, src/engine/guards.ts: cancels under the
-   * strategy's name); `kind` still chooses the snapshot parts read.
-   */
-  decide?: (snapshot: Snapshot, now: number) => Decision[];
-}
 
 export interface CycleDeps {
   info: InfoClient;
@@ -105,7 +90,13 @@ export interface CycleReport {
 
 export interface CycleOptions {
   trigger: "plan" | "once" | "run" | "simulate" | "stop" | "watch";
-  strategies: readonly CycleStrategy[];
+  /** The strategies to run (of a loaded strategy, a cycle uses its name, kind, params, priority and capital). */
+  strategies: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "priority" | "capital">>;
+  /**
+   * Decides instead of a strategy's kind, by strategy name (the TWAP watch, src/engine/guards.ts: cancels
+   * under the strategy's name); the kind still chooses the snapshot parts read.
+   */
+  decide?: ReadonlyMap<string, (snapshot: Snapshot, now: number) => Decision[]>;
   cycleId?: string;
   /** Aborts the whole cycle, sends included (the daemon's grace period is over). */
   signal?: AbortSignal;
@@ -222,9 +213,10 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       let decisions: Decision[];
       try {
         const view = capitalView(snapshot, strategy.capital);
-        decisions = strategy.decide
-          ? strategy.decide(view, startedAt)
-          : runStrategy(strategy as StrategyRun, view, startedAt, {
+        const override = o.decide?.get(strategy.name);
+        decisions = override
+          ? override(view, startedAt)
+          : runStrategy(strategy, view, startedAt, {
               spentUsd: deps.journal.spentUsd(strategy.name, fills),
               ...lastEndedTwap(deps.journal, strategy.name, fills),
             });

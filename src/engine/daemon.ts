@@ -16,13 +16,7 @@ import { ConfigError, describeError, HlbotError, walk } from "../lib/errors.js";
 import { recordNextRuns } from "./accountMetrics.js";
 import { ClockWatch, type ClockWatchOptions, type SchedulerHealth } from "./clockWatch.js";
 import { formatIssue, issuesOf } from "./config/issues.js";
-import {
-  displayPath,
-  type LoadedConfig,
-  type LoadedStrategy,
-  loadStrategyFiles,
-  strategyFilesIn,
-} from "./config/loader.js";
+import { displayPath, type LoadedConfig, loadStrategyFiles, strategyFilesIn } from "./config/loader.js";
 import { type CycleReport, runCycle } from "./cycle.js";
 import { WATCH_INTERVAL_MS, watchRunningTwaps, watchTargets } from "./guards.js";
 import { newCycleId } from "./journal.js";
@@ -30,9 +24,8 @@ import type { BotMetrics } from "./metrics.js";
 import type { DaemonNotices } from "./notify/daemonNotices.js";
 import type { Runtime } from "./runtime.js";
 import { validateCron } from "./schedule.js";
-import { iso, type ScheduledStrategy, Scheduler, type SlotGroup } from "./scheduler.js";
-
-export type { ScheduledStrategy } from "./scheduler.js";
+import { iso, Scheduler, type SlotGroup } from "./scheduler.js";
+import type { Strategy } from "./strategies/registry.js";
 
 /** A running schedule; `stop()` ends it for good. */
 export interface ScheduledJob {
@@ -58,7 +51,7 @@ export type DaemonRuntime = Pick<
 
 export interface DaemonOptions {
   runtime: DaemonRuntime;
-  strategies: readonly ScheduledStrategy[];
+  strategies: readonly Strategy[];
   logger: Logger;
   metrics?: BotMetrics;
   /** Default: node-cron in UTC. */
@@ -117,19 +110,9 @@ function isBrokenDatabase(e: unknown): boolean {
 }
 
 /** The enabled strategies of loaded strategy files, with their schedules. */
-export function scheduledStrategies(loaded: readonly LoadedStrategy[]): ScheduledStrategy[] {
-  return loaded
-    .filter((s) => s.enabled)
-    .map((s) => ({
-      name: s.name,
-      kind: s.kind,
-      params: s.params,
-      // Allocation order and capital go with the strategy into `run`, `once` and `simulate` cycles.
-      priority: s.priority,
-      capital: s.capital,
-      schedule: s.schedule,
-      file: s.file,
-    }));
+export function scheduledStrategies(loaded: readonly Strategy[]): Strategy[] {
+  // Allocation order and capital go with the strategy into `run`, `once` and `simulate` cycles.
+  return loaded.filter((s) => s.enabled);
 }
 
 /**
@@ -139,7 +122,7 @@ export function scheduledStrategies(loaded: readonly LoadedStrategy[]): Schedule
 export async function loadStrategySet(
   config: Pick<LoadedConfig, "strategySource" | "file">,
   env: Readonly<Record<string, string | undefined>>,
-): Promise<ScheduledStrategy[]> {
+): Promise<Strategy[]> {
   let files: string[];
   if ("folder" in config.strategySource) {
     const { folder } = config.strategySource;
@@ -196,7 +179,7 @@ export const cronSchedule: ScheduleFn = (expression, onTick, { name, logger }) =
 };
 
 interface Entry {
-  def: ScheduledStrategy;
+  def: Strategy;
   job: ScheduledJob | undefined;
 }
 
@@ -339,7 +322,7 @@ export class Daemon {
   }
 
   /** The strategies scheduled now. */
-  strategies(): ScheduledStrategy[] {
+  strategies(): Strategy[] {
     return [...this.entries.values()].map((e) => e.def);
   }
 
@@ -376,7 +359,7 @@ export class Daemon {
    * rescheduled with a fresh back-off; removed ones stop (a run in flight finishes). Throws (and
    * changes nothing) if the set is invalid.
    */
-  reload(next: readonly ScheduledStrategy[]): void {
+  reload(next: readonly Strategy[]): void {
     checkStrategies(next);
     if (this.state === "stopping" || this.state === "stopped") return;
     const added: string[] = [];
@@ -429,7 +412,7 @@ export class Daemon {
    * problem (file:line) and keeps the current set. Reloads run one after another. Resolves to whether
    * the new set was applied.
    */
-  reloadFrom(load: () => Promise<readonly ScheduledStrategy[]>): Promise<boolean> {
+  reloadFrom(load: () => Promise<readonly Strategy[]>): Promise<boolean> {
     this.reloading = this.reloading.then(async () => {
       try {
         this.reload(await load());
@@ -752,7 +735,7 @@ export class Daemon {
   }
 }
 
-function checkStrategies(list: readonly ScheduledStrategy[]): void {
+function checkStrategies(list: readonly Strategy[]): void {
   const seen = new Set<string>();
   for (const s of list) {
     if (seen.has(s.name)) throw new ConfigError(`strategy name "${s.name}" is used twice`);
@@ -761,7 +744,7 @@ function checkStrategies(list: readonly ScheduledStrategy[]): void {
   }
 }
 
-function sameStrategy(a: ScheduledStrategy, b: ScheduledStrategy): boolean {
+function sameStrategy(a: Strategy, b: Strategy): boolean {
   return (
     a.kind === b.kind && a.schedule === b.schedule && JSON.stringify(a.params) === JSON.stringify(b.params)
   );

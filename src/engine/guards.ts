@@ -10,12 +10,13 @@
 import type { Logger } from "pino";
 import { Decimal } from "../lib/decimal.js";
 import { describeError } from "../lib/errors.js";
-import type { CycleDeps, CycleReport, CycleStrategy } from "./cycle.js";
+import type { CycleDeps, CycleReport } from "./cycle.js";
 import { runCycle } from "./cycle.js";
 import type { Decision, TwapCancelIntent } from "./intents.js";
 import type { Journal } from "./journal.js";
 import type { Snapshot } from "./snapshot.js";
 import { fmt } from "./strategies/common.js";
+import type { Strategy } from "./strategies/registry.js";
 
 /** How often the daemon and simulate run the watch. */
 export const WATCH_INTERVAL_MS = 60_000;
@@ -45,7 +46,7 @@ export function watchTargets(
   journal: Journal,
   account: string,
   now: number,
-  strategies: readonly CycleStrategy[],
+  strategies: readonly Strategy[],
 ): WatchTarget[] {
   const byName = new Map(strategies.map((s) => [s.name, s]));
   const out: WatchTarget[] = [];
@@ -116,7 +117,7 @@ export interface WatchResult {
  */
 export async function watchRunningTwaps(
   deps: CycleDeps,
-  strategies: readonly CycleStrategy[],
+  strategies: readonly Strategy[],
   o: { signal?: AbortSignal; killSwitchActive?: boolean; logger?: Logger } = {},
 ): Promise<WatchResult> {
   const now = deps.clock();
@@ -130,22 +131,20 @@ export async function watchRunningTwaps(
   if (hit.length === 0) return { checked: targets.length, report: undefined };
   const byStrategy = new Map<string, WatchTarget[]>();
   for (const t of hit) byStrategy.set(t.strategy, [...(byStrategy.get(t.strategy) ?? []), t]);
-  const run: CycleStrategy[] = [];
+  const run: Strategy[] = [];
+  const decide = new Map<string, (snapshot: Snapshot) => Decision[]>();
   for (const [name, list] of byStrategy) {
     const def = strategies.find((s) => s.name === name);
     if (!def) continue;
-    run.push({
-      name,
-      kind: def.kind,
-      params: def.params,
-      decide: (snapshot) => cancels(name, list, snapshot),
-    });
+    run.push(def);
+    decide.set(name, (snapshot) => cancels(name, list, snapshot));
   }
   const log = o.logger ?? deps.logger;
   try {
     const report = await runCycle(deps, {
       trigger: "watch",
       strategies: run,
+      decide,
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.killSwitchActive === undefined ? {} : { killSwitchActive: o.killSwitchActive }),
     });

@@ -15,11 +15,12 @@ import { loadSigner, type Signer } from "../venue/signing/signer.js";
 import { WeightBudget } from "../venue/transport/budget.js";
 import { HttpTransport, type Wire } from "../venue/transport/http.js";
 import type { LoadedConfig } from "./config/loader.js";
-import type { CycleDeps, CycleStrategy } from "./cycle.js";
+import type { CycleDeps } from "./cycle.js";
 import { Journal } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
 import { type AccountFacts, readAccountFacts } from "./readSnapshot.js";
+import type { Strategy } from "./strategies/registry.js";
 import { LEARN_WINDOW, rulesWithVenueMinimum } from "./twapMinimum.js";
 
 export interface RuntimeOptions {
@@ -62,7 +63,7 @@ export interface Runtime {
   refreshFacts(): void;
   cycleDeps(facts: AccountFacts): CycleDeps;
   /** The enabled strategies of the configuration, in file order. */
-  strategies(): CycleStrategy[];
+  strategies(): Strategy[];
   close(): Promise<void>;
 }
 
@@ -212,15 +213,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       };
     },
     strategies() {
-      return config.strategies
-        .filter((s) => s.enabled)
-        .map((s) => ({
-          name: s.name,
-          kind: s.kind,
-          params: s.params,
-          priority: s.priority,
-          capital: s.capital,
-        }));
+      return config.strategies.filter((s) => s.enabled);
     },
     async close() {
       await transport.close();

@@ -15,27 +15,15 @@
 // capped), never later than the strategy's next slot, and only while the slot is within the catch-up
 // window. A slot whose decisions were all deferred skips (`defer: true`, CONTRACTS #1) stays due too.
 import { describeError } from "../lib/errors.js";
-import {
-  type CycleDeps,
-  type CycleOptions,
-  type CycleReport,
-  type CycleStrategy,
-  runCycle,
-} from "./cycle.js";
+import { type CycleDeps, type CycleOptions, type CycleReport, runCycle } from "./cycle.js";
 import type { Journal } from "./journal.js";
 import { CronSchedule, DEFAULT_CATCH_UP_MS, slotVerdict } from "./schedule.js";
-
-/** A strategy with its cron schedule (UTC; five fields, or six with seconds). */
-export interface ScheduledStrategy extends CycleStrategy {
-  schedule: string;
-  /** The file it was loaded from, for messages. */
-  file?: string;
-}
+import type { Strategy } from "./strategies/registry.js";
 
 export interface SlotGroup {
   /** The slot instant (unix ms) the strategies of this group act in. */
   slot: number;
-  strategies: ScheduledStrategy[];
+  strategies: Strategy[];
 }
 
 export interface NotDue {
@@ -78,7 +66,7 @@ export function retryDelayMs(
 }
 
 interface Entry {
-  def: ScheduledStrategy;
+  def: Strategy;
   cron: CronSchedule;
   failures: number;
   /** Cycles in a row whose decisions for this strategy were all deferred. */
@@ -95,7 +83,7 @@ export interface SchedulerOptions {
    * `once --dry-run` (a preview) or a dry-run daemon never uses up a slot the live bot must still act in.
    */
   mode?: "live" | "dry-run" | "unsigned";
-  strategies: readonly ScheduledStrategy[];
+  strategies: readonly Strategy[];
   catchUpMs?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
@@ -127,7 +115,7 @@ export class Scheduler {
   }
 
   /** Replaces the strategy set; unchanged strategies keep their back-off. */
-  setStrategies(list: readonly ScheduledStrategy[]): void {
+  setStrategies(list: readonly Strategy[]): void {
     const next = new Map<string, Entry>();
     for (const def of list) {
       const old = this.entries.get(def.name);
@@ -141,7 +129,7 @@ export class Scheduler {
     this.entries = next;
   }
 
-  strategies(): ScheduledStrategy[] {
+  strategies(): Strategy[] {
     return [...this.entries.values()].map((e) => e.def);
   }
 
@@ -187,7 +175,7 @@ export class Scheduler {
    * settled as missed, so they are reported once.
    */
   plan(now: number, busy: ReadonlySet<string> = new Set()): SchedulePlan {
-    const bySlot = new Map<number, ScheduledStrategy[]>();
+    const bySlot = new Map<number, Strategy[]>();
     const notDue: NotDue[] = [];
     const missed: Missed[] = [];
     for (const [name, e] of this.entries) {
@@ -367,7 +355,7 @@ export interface OncePass {
  */
 export async function oncePass(
   deps: CycleDeps,
-  strategies: readonly ScheduledStrategy[],
+  strategies: readonly Strategy[],
   o: { catchUpMs?: number; trigger?: CycleOptions["trigger"]; killSwitchActive?: boolean } = {},
 ): Promise<OncePass> {
   const { watchRunningTwaps } = await import("./guards.js");

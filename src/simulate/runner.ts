@@ -11,12 +11,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import type { LoadedConfig, LoadedStrategy } from "../engine/config/loader.js";
+import type { LoadedConfig } from "../engine/config/loader.js";
 import type { CycleReport } from "../engine/cycle.js";
 import { scheduledStrategies } from "../engine/daemon.js";
 import { WATCH_INTERVAL_MS, watchRunningTwaps, watchTargets } from "../engine/guards.js";
 import { openRuntime } from "../engine/runtime.js";
 import { runSlotGroup, Scheduler } from "../engine/scheduler.js";
+import type { Strategy } from "../engine/strategies/registry.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { ConfigError, describeError, ValidationError } from "../lib/errors.js";
 import { silentLogger } from "../lib/log.js";
@@ -152,7 +153,7 @@ export interface SimulationRecord {
   interrupted: boolean;
   /** Candle files replayed in place of their pair's price path (simulate --prices). */
   replayed: ReplayedPrices[];
-  strategies: Array<Pick<LoadedStrategy, "name" | "kind" | "schedule">>;
+  strategies: Array<Pick<Strategy, "name" | "kind" | "schedule">>;
   /** netApr: the delegator's APR at the end, predictedApr (week) × (1 − commission). */
   validators: Array<{ address: string; name: string; netApr?: string }>;
   /** Spot pairs by venue name ("@107"): base and quote coin. */

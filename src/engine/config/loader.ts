@@ -8,7 +8,6 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMap, parseDocument } from "yaml";
-import type { Decimal } from "../../lib/decimal.js";
 import { ConfigError } from "../../lib/errors.js";
 import type { LogFormat, LogLevel } from "../../lib/log.js";
 import { registerSecretVariables } from "../../lib/secrets.js";
@@ -25,7 +24,7 @@ import type { NetworkName } from "../../venue/networks.js";
 import type { RiskLimits } from "../risk.js";
 import { DEFAULT_CATCH_UP_MS, parseDuration } from "../schedule.js";
 import type { VenueRules } from "../snapshot.js";
-import type { ParamsOf, StrategyKind } from "../strategies/registry.js";
+import type { Strategy } from "../strategies/registry.js";
 import { resolveSharedDefaults } from "../strategies/shared.js";
 import { type ConfigIssue, ConfigIssuesError, issuesFromZod, issuesOf } from "./issues.js";
 import { type BotConfigData, botConfigSchema, type StrategyFileData, strategyFileSchema } from "./schema.js";
@@ -55,24 +54,6 @@ export interface VenueConfig {
   rules: VenueRules;
 }
 
-/** A validated strategy file. `params` is typed by `kind`. */
-export type LoadedStrategy = {
-  [K in StrategyKind]: {
-    name: string;
-    kind: K;
-    description: string | undefined;
-    schedule: string;
-    enabled: boolean;
-    /** Allocation order among strategies sharing the account (smaller first); undefined: as listed. */
-    priority: number | undefined;
-    /** Per-strategy capital: token → most it sees and is allocated per cycle (src/engine/capital.ts). */
-    capital: ReadonlyMap<string, Decimal> | undefined;
-    params: ParamsOf<K>;
-    /** Absolute path of the file it came from. */
-    file: string;
-  };
-}[StrategyKind];
-
 export interface LoadedConfig {
   /** Absolute path of the bot file. */
   file: string;
@@ -88,7 +69,7 @@ export interface LoadedConfig {
   mode: "dry-run" | "live";
   /** The configured folder (every *.yaml/*.yml in it) or list of strategy files, absolute. */
   strategySource: { folder: string } | { files: string[] };
-  strategies: LoadedStrategy[];
+  strategies: Strategy[];
   /** Folder of the SQLite state and the lock (absolute; not created by the loader). */
   state: string;
   limits: RiskLimits & { killSwitchFile: string; killSwitchCancelRunning: boolean };
@@ -249,11 +230,7 @@ function walletVariables(src: YamlSource): string[] {
 }
 
 /** Loads and validates one strategy file. */
-export async function loadStrategyFile(
-  path: string,
-  env: Env,
-  options: LoadOptions = {},
-): Promise<LoadedStrategy> {
+export async function loadStrategyFile(path: string, env: Env, options: LoadOptions = {}): Promise<Strategy> {
   const abs = resolve(path);
   const { edit } = options;
   const { src, data } = await readSource(abs, env, edit && ((s) => edit(s, "strategy")));
@@ -271,7 +248,7 @@ export async function loadStrategyFile(
     capital: s.capital === undefined ? undefined : new Map(Object.entries(s.capital)),
     params: s.params,
     file: abs,
-  } as LoadedStrategy;
+  } as Strategy;
 }
 
 /**
@@ -282,8 +259,8 @@ export async function loadStrategyFiles(
   paths: readonly string[],
   env: Env,
   options: LoadOptions = {},
-): Promise<LoadedStrategy[]> {
-  const loaded: LoadedStrategy[] = [];
+): Promise<Strategy[]> {
+  const loaded: Strategy[] = [];
   const issues: ConfigIssue[] = [];
   const seen = new Map<string, string>();
   for (const p of paths) {

@@ -1,6 +1,7 @@
 // The strategy kinds hlbot knows: kind → params schema and decide function. Adding a kind means writing
 // its module and adding one line here; the YAML schema, the JSON Schema and `runStrategy` follow.
 import type * as z from "zod";
+import type { Capital } from "../capital.js";
 import type { Decision } from "../intents.js";
 import type { SnapshotPart } from "../readSnapshot.js";
 import type { Snapshot } from "../snapshot.js";
@@ -23,9 +24,28 @@ export const STRATEGY_KINDS = Object.keys(STRATEGIES) as StrategyKind[];
 /** Validated params of a kind (decimals as Decimal, defaults filled in). */
 export type ParamsOf<K extends StrategyKind> = z.output<(typeof STRATEGIES)[K]["paramsSchema"]>;
 
-/** What `runStrategy` needs of a loaded strategy file. */
-export type StrategyRun = {
-  [K in StrategyKind]: { name: string; kind: K; params: ParamsOf<K> };
+/**
+ * A strategy: its name, its kind with that kind's validated params, and from its file how it runs. The
+ * one shape every part of the engine uses (the loader makes it, the scheduler, the daemon, cycles and
+ * simulations take it); code that builds one (tests, the TWAP watch) gives what it needs.
+ */
+export type Strategy = {
+  [K in StrategyKind]: {
+    name: string;
+    kind: K;
+    params: ParamsOf<K>;
+    /** When it runs: a cron expression (UTC; five fields, or six with seconds). */
+    schedule: string;
+    /** false: loaded and checked, never run. */
+    enabled: boolean;
+    description?: string | undefined;
+    /** Allocation order among strategies sharing the account (smaller first); undefined: as listed. */
+    priority?: number | undefined;
+    /** Per-strategy capital: token → most it sees and is allocated per cycle (src/engine/capital.ts). */
+    capital?: Capital | undefined;
+    /** Absolute path of the file it came from (or a name for one made in code), for messages. */
+    file: string;
+  };
 }[StrategyKind];
 
 /** The snapshot parts a cycle of these strategy kinds reads: the union of what each kind declares. */
@@ -44,7 +64,7 @@ export function isStrategyKind(kind: string): kind is StrategyKind {
  * strategy is enabled, due, or blocked by an unresolved submission is the caller's business.
  */
 export function runStrategy(
-  strategy: StrategyRun,
+  strategy: Pick<Strategy, "name" | "kind" | "params">,
   snapshot: Snapshot,
   now: number,
   memory: StrategyMemory,

@@ -4,10 +4,10 @@
 // twap-rebalance `countStaked`: unset, it is true when the rebalancer targets HYPE and an enabled
 // validator-staking strategy shares the account (staking moves spot HYPE into staking; a rebalancer
 // counting spot HYPE only would buy it back again and again), false otherwise. Set it to decide.
-import type { LoadedStrategy } from "../config/loader.js";
+import type { Strategy } from "./registry.js";
 import { STAKED_TOKEN } from "./twapRebalance.js";
 
-export function resolveSharedDefaults(strategies: LoadedStrategy[]): LoadedStrategy[] {
+export function resolveSharedDefaults(strategies: Strategy[]): Strategy[] {
   const staking = strategies.some((s) => s.enabled && s.kind === "validator-staking");
   return strategies.map((s) => {
     if (s.kind !== "twap-rebalance" || s.params.countStaked !== undefined) return s;
@@ -20,7 +20,7 @@ export function resolveSharedDefaults(strategies: LoadedStrategy[]): LoadedStrat
  * Ways the enabled strategies of one account will work against each other, in words (for
  * `hlbot config validate`). Not errors: the configuration still loads; each warning names the fix.
  */
-export function strategyConflicts(strategies: readonly LoadedStrategy[]): string[] {
+export function strategyConflicts(strategies: readonly Strategy[]): string[] {
   const enabled = strategies.filter((s) => s.enabled);
   const warnings: string[] = [];
   const rebalancers = enabled.filter((s) => s.kind === "twap-rebalance");
