@@ -24,6 +24,7 @@ import { type Guard, Journal, newCycleId } from "../engine/journal.js";
 import { killSwitchState } from "../engine/killSwitch.js";
 import { reconcile } from "../engine/reconcile.js";
 import { applyLimits } from "../engine/risk.js";
+import { transportSettings } from "../engine/transport.js";
 import { Decimal, parseDecimal, truncateDecimals, ZERO } from "../lib/decimal.js";
 import { describeError, ValidationError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
@@ -32,10 +33,11 @@ import { openStateDb, resolveStateDir, type StateDatabase, stateDbPath } from ".
 import { SPOT_ASSET_OFFSET } from "../venue/constants.js";
 import { type ExchangeCall, ExchangeClient, type ExchangeOutcome } from "../venue/exchange/client.js";
 import { InfoClient } from "../venue/info/client.js";
-import { type NetworkName, resolveEndpoints } from "../venue/networks.js";
+import type { NetworkName } from "../venue/networks.js";
 import { MemoryNonceSource, type NonceSource, NonceStore } from "../venue/nonces.js";
 import { loadSigner } from "../venue/signing/signer.js";
-import { HttpTransport } from "../venue/transport/http.js";
+import { createTransport } from "../venue/transport/factory.js";
+import type { HttpTransport } from "../venue/transport/http.js";
 import type { CliContext } from "./context.js";
 import type { ManualCommonOptions } from "./manualOptions.js";
 import { readNetworkOptions, readSignerOptions } from "./options.js";
@@ -92,10 +94,11 @@ export async function runManualAction(
   }
 
   let transport: HttpTransport | undefined;
-  const endpoints =
-    raw.baseUrl === undefined && config ? resolveEndpoints(config.network, config.baseUrl) : net.endpoints;
+  // The bot file's URLs and venue bounds apply unless a flag overrides them.
+  const flags = { baseUrl: net.baseUrl, explorerUrl: raw.explorerUrl, timeoutMs: net.timeoutMs };
+  const settings = config ? transportSettings(config, flags) : { network: net.network, ...flags };
   const getTransport = () => {
-    transport ??= new HttpTransport({ endpoints, timeoutMs: net.timeoutMs });
+    transport ??= createTransport(settings);
     return transport;
   };
   const info = () => new InfoClient(getTransport());
