@@ -122,9 +122,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   const journal = new Journal(db, clock);
   const identity = checkStateIdentity(db, config.state);
   if (identity.status === "lost") {
-    const message =
-      `${identity.detail}. Daily limits and budgets would start again from zero, so hlbot does not act. ` +
-      "Run `hlbot journal rebuild` to rebuild the last days from the venue and confirm";
+    const message = lostStateMessage(identity.detail);
     if (o.mode === "live") {
       db.close();
       await transport.close();
@@ -222,6 +220,14 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     },
   };
   return runtime;
+}
+
+/** Why nothing is done live with a journal that is not the state folder's own (checkStateIdentity). */
+export function lostStateMessage(detail: string): string {
+  return (
+    `${detail}. Daily limits and budgets would start again from zero, so hlbot does not act. ` +
+    "Run `hlbot journal rebuild` to rebuild the last days from the venue and confirm"
+  );
 }
 
 /**
