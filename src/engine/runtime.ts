@@ -56,6 +56,8 @@ export interface Runtime {
   readonly clock: () => number;
   /** The venue's clock from each answer's Date header (the daemon checks the skew every minute). */
   readonly venueClock: VenueClock;
+  /** The durable nonce counters of the state folder (`hlbot journal reset-nonces` repairs them). */
+  readonly nonces: NonceStore;
   /** Account facts the cycle acts on (multi-sig), read once and kept. */
   facts(signal?: AbortSignal): Promise<AccountFacts>;
   /** Forget the cached facts (the daemon refreshes them now and then). */
@@ -167,6 +169,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     journal,
     clock,
     venueClock,
+    nonces,
     facts(signal) {
       facts ??= readAccountFacts(info, account, signal).catch((err: unknown) => {
         facts = undefined;
