@@ -7,6 +7,7 @@
 // balances, without which there is no account overview).
 
 import { spotUniverse } from "../engine/readSnapshot.js";
+import { type AccountValue, valueAccount } from "../engine/valuation.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError, VenueError } from "../lib/errors.js";
 import { oneLine } from "../lib/text.js";
@@ -24,7 +25,14 @@ export interface AccountStatus {
     usd: string | null;
     weight: string | null;
   }> | null;
+  /** USD value of the spot balances that have a USD price (src/engine/valuation.ts). */
   totalUsd: string | null;
+  /**
+   * The account's value in USD: the spot balances plus all HYPE in staking, as the bot's metrics and
+   * notices value it (src/engine/valuation.ts). null when the balances or the staking balance could not
+   * be read, or when HYPE is staked but has no USD price.
+   */
+  valueUsd: string | null;
   staking: {
     delegated: string;
     undelegated: string;
@@ -32,6 +40,8 @@ export interface AccountStatus {
     nPendingWithdrawals: number;
     /** Delegated HYPE still within its lock (sum of the locked delegations). */
     locked: string;
+    /** Delegated, idle and pending-withdrawal HYPE in USD; null when HYPE's USD price is not known. */
+    usd: string | null;
   } | null;
   delegations: Array<{
     validator: string;
@@ -149,34 +159,35 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
   const metaV = got("balances", meta);
   const midsV = metaV === undefined ? undefined : got("balances", mids);
   const spotV = midsV === undefined ? undefined : got("balances", spot);
+  const summaryV = got("staking", summary);
   let balances: AccountStatus["balances"] = null;
   let totalUsd: string | null = null;
+  let value: AccountValue | undefined;
   if (metaV !== undefined && midsV !== undefined && spotV !== undefined) {
-    const { pairs } = spotUniverse(metaV, midsV);
-    const priceOf = (coin: string): Decimal | undefined => {
-      if (coin === "USDC") return new Decimal(1);
-      for (const p of pairs.values())
-        if (p.base.name === coin && p.quote.name === "USDC" && p.mid) return p.mid;
-      return undefined;
-    };
-    const valued = spotV.balances
-      .filter((b) => b.token !== undefined)
-      .map((b) => {
-        const px = priceOf(b.coin);
-        return { b, usd: px ? new Decimal(b.total).times(px) : undefined };
-      });
-    const total = valued.reduce((t, v) => (v.usd ? t.plus(v.usd) : t), ZERO);
-    totalUsd = total.toFixed(2);
-    balances = valued.map(({ b, usd }) => ({
-      coin: b.coin,
-      total: b.total,
-      hold: b.hold,
-      usd: usd ? usd.toFixed(2) : null,
-      weight: usd && total.gt(0) ? usd.div(total).toFixed(4) : null,
-    }));
+    // Outcome-market balances are not spot tokens.
+    const listed = spotV.balances.filter((b) => b.token !== undefined);
+    const v = valueAccount(spotUniverse(metaV, midsV), {
+      spot: listed.map((b) => ({ coin: b.coin, total: new Decimal(b.total) })),
+      staking: summaryV && {
+        delegated: new Decimal(summaryV.delegated),
+        undelegated: new Decimal(summaryV.undelegated),
+        pendingWithdrawal: new Decimal(summaryV.totalPendingWithdrawal),
+      },
+    });
+    value = v;
+    totalUsd = v.spotUsd.toFixed(2);
+    balances = listed.map((b, i) => {
+      const usd = v.spot[i]?.usd;
+      return {
+        coin: b.coin,
+        total: b.total,
+        hold: b.hold,
+        usd: usd ? usd.toFixed(2) : null,
+        weight: usd && v.spotUsd.gt(0) ? usd.div(v.spotUsd).toFixed(4) : null,
+      };
+    });
   }
 
-  const summaryV = got("staking", summary);
   const delegationsV = got("delegations", delegations);
   const validatorsV = delegationsV === undefined ? undefined : got("validator names", validators);
   const names = new Map((validatorsV ?? []).map((v) => [v.validator.toLowerCase(), v]));
@@ -214,6 +225,7 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
     at: now,
     balances,
     totalUsd,
+    valueUsd: value !== undefined && summaryV !== undefined ? (value.totalUsd?.toFixed(2) ?? null) : null,
     staking: summaryV
       ? {
           delegated: summaryV.delegated,
@@ -224,6 +236,7 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
             .filter((d) => d.lockedUntilTimestamp > now)
             .reduce((t, d) => t.plus(new Decimal(d.amount)), ZERO)
             .toFixed(),
+          usd: value?.staked?.usd?.toFixed(2) ?? null,
         }
       : null,
     delegations: delegationsV
@@ -333,6 +346,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
           `idle (undelegated, earning nothing) ${s.staking.undelegated} HYPE, ` +
           `pending withdrawal ${s.staking.pendingWithdrawal} HYPE (${s.staking.nPendingWithdrawals} pending)`,
   );
+  out.push(`Account value: ${accountValueLine(s)}`);
   if (s.delegations === null) out.push(`Delegations: ${missing("delegations")}`);
   for (const d of s.delegations ?? []) {
     const health =
@@ -401,6 +415,21 @@ export function formatStatus(s: AccountStatus, network: string): string {
     );
   }
   return `${out.join("\n")}\n`;
+}
+
+/** The account's value, spot and staking, or why it is not known. */
+function accountValueLine(s: AccountStatus): string {
+  if (s.valueUsd !== null && s.staking !== null) {
+    const staked = new Decimal(s.staking.delegated)
+      .plus(s.staking.undelegated)
+      .plus(s.staking.pendingWithdrawal);
+    return staked.isZero()
+      ? `${s.valueUsd} USD (spot)`
+      : `${s.valueUsd} USD (spot ${s.totalUsd} USD, staking ${staked.toFixed()} HYPE ${s.staking.usd} USD)`;
+  }
+  if (s.balances === null) return "not available (no balances)";
+  if (s.staking === null) return "not available (no staking balance)";
+  return "not available (staked HYPE has no USD price)";
 }
 
 /** One warning line per section that could not be read, for stderr. */

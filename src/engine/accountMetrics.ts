@@ -12,6 +12,7 @@ import type { BotMetrics } from "./metrics.js";
 import { pairFor, type RunningTwap, type Snapshot } from "./snapshot.js";
 import { STAKED_TOKEN, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
 import { usdPerUnit } from "./usd.js";
+import { portfolioValueUsd } from "./valuation.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ONE = new Decimal(1);
@@ -139,24 +140,6 @@ export interface AccountMetricsInput {
   /** The strategies of this cycle, for the rebalancers' weights. */
   strategies: readonly { name: string; kind: string; params: unknown }[];
   now: number;
-}
-
-/**
- * The account's value in USD: spot balances with a USD price, plus (when read) staked, idle and
- * pending-withdrawal HYPE. Undefined when there is HYPE in staking but no HYPE price: a value that
- * leaves it out would look like a loss.
- */
-export function portfolioValueUsd(s: Snapshot, staking: boolean): Decimal | undefined {
-  let total = ZERO;
-  for (const b of s.balances.values()) {
-    const price = usdPerUnit(s, b.coin);
-    if (price !== undefined) total = total.plus(b.total.times(price));
-  }
-  if (!staking) return total;
-  const staked = s.staking.delegated.plus(s.staking.undelegated).plus(s.staking.totalPendingWithdrawal);
-  if (staked.isZero()) return total;
-  const hype = usdPerUnit(s, "HYPE");
-  return hype === undefined ? undefined : total.plus(staked.times(hype));
 }
 
 /** Refreshes the account gauges from one cycle's snapshot and the journal. */

@@ -5,7 +5,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { redact } from "../lib/secrets.js";
-import { applyMigrations, type Migration, recordSubmissionMark } from "../lib/stateDb.js";
+import { applyMigrations, type Migration, openStateDb, recordSubmissionMark } from "../lib/stateDb.js";
 import type { NotificationAttempt } from "./notify/notifier.js";
 import type { PairMemory } from "./priceSanity.js";
 
@@ -692,4 +692,13 @@ export function newCycleId(now: number): string {
     .padStart(4, "0");
   // Fixed width (9 base-36 digits cover ms timestamps until the year 5188) so ids sort as text.
   return `c${now.toString(36).padStart(9, "0")}${random}`;
+}
+
+/**
+ * The journal of a state folder for a command that only reads it (`hlbot history`): no runtime, no key,
+ * no network. `close()` closes its database.
+ */
+export async function openJournal(dir: string): Promise<{ journal: Journal; close(): void }> {
+  const db = await openStateDb({ dir });
+  return { journal: new Journal(db), close: () => db.close() };
 }

@@ -9,11 +9,10 @@ import { VenueClock } from "../venue/clockSkew.js";
 import { type Authority, describeAuthority, resolveAuthority } from "../venue/exchange/authority.js";
 import { ExchangeClient } from "../venue/exchange/client.js";
 import { InfoClient } from "../venue/info/client.js";
-import { resolveEndpoints } from "../venue/networks.js";
 import { type NonceSource, NonceStore } from "../venue/nonces.js";
 import { loadSigner, type Signer } from "../venue/signing/signer.js";
-import { WeightBudget } from "../venue/transport/budget.js";
-import { HttpTransport, type Wire } from "../venue/transport/http.js";
+import type { WeightBudget } from "../venue/transport/budget.js";
+import type { HttpTransport, Wire } from "../venue/transport/http.js";
 import type { LoadedConfig } from "./config/loader.js";
 import type { CycleDeps } from "./cycle.js";
 import { Journal } from "./journal.js";
@@ -21,6 +20,7 @@ import { killSwitchState } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
 import { type AccountFacts, readAccountFacts } from "./readSnapshot.js";
 import type { Strategy } from "./strategies/registry.js";
+import { configTransport } from "./transport.js";
 import { LEARN_WINDOW, rulesWithVenueMinimum } from "./twapMinimum.js";
 
 export interface RuntimeOptions {
@@ -57,6 +57,8 @@ export interface Runtime {
   readonly clock: () => number;
   /** The venue's clock from each answer's Date header (the daemon checks the skew every minute). */
   readonly venueClock: VenueClock;
+  /** The durable nonce counters of the state folder (`hlbot journal reset-nonces` repairs them). */
+  readonly nonces: NonceStore;
   /** Account facts the cycle acts on (multi-sig), read once and kept. */
   facts(signal?: AbortSignal): Promise<AccountFacts>;
   /** Forget the cached facts (the daemon refreshes them now and then). */
@@ -81,29 +83,23 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     });
   }
 
-  const endpoints = resolveEndpoints(config.network, o.baseUrl ?? config.baseUrl, config.explorerUrl);
   // Loaded only when the caller collects metrics (the daemon): prom-client is not needed otherwise.
   const observers = o.metrics ? (await import("./metrics.js")).venueObservers(o.metrics) : undefined;
   // Expiry and the nonce window are the venue's, judged by its clock (the Date of each answer).
   const venueClock = new VenueClock(() => transport.lastServerDate(), clock);
-  const transport = new HttpTransport({
-    endpoints,
-    ...(o.wire ? { wire: o.wire } : {}),
-    timeoutMs: config.venue.timeoutMs,
-    retry: { attempts: config.venue.readAttempts },
-    maxResponseBytes: config.venue.maxResponseBytes,
-    budget:
-      o.budget !== undefined
-        ? o.budget
-        : new WeightBudget({
-            capacity: config.venue.weightPerMinute,
-            ...(observers ? { onWait: observers.onWait } : {}),
-          }),
-    onResponse: (event) => {
-      if (event.status !== undefined) venueClock.sample(); // an answer arrived, with its Date
-      observers?.onResponse(event);
+  const transport = configTransport(
+    config,
+    { baseUrl: o.baseUrl },
+    {
+      wire: o.wire,
+      budget: o.budget,
+      onBudgetWait: observers?.onWait,
+      onResponse: (event) => {
+        if (event.status !== undefined) venueClock.sample(); // an answer arrived, with its Date
+        observers?.onResponse(event);
+      },
     },
-  });
+  );
   const info = new InfoClient(transport, { onUnknown: (message) => o.logger.warn(message) });
 
   // Before anything is signed: may this key act for `account`, and how (a sub-account or vault is
@@ -129,9 +125,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   const journal = new Journal(db, clock);
   const identity = checkStateIdentity(db, config.state);
   if (identity.status === "lost") {
-    const message =
-      `${identity.detail}. Daily limits and budgets would start again from zero, so hlbot does not act. ` +
-      "Run `hlbot journal rebuild` to rebuild the last days from the venue and confirm";
+    const message = lostStateMessage(identity.detail);
     if (o.mode === "live") {
       db.close();
       await transport.close();
@@ -176,6 +170,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     journal,
     clock,
     venueClock,
+    nonces,
     facts(signal) {
       facts ??= readAccountFacts(info, account, signal).catch((err: unknown) => {
         facts = undefined;
@@ -221,6 +216,14 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     },
   };
   return runtime;
+}
+
+/** Why nothing is done live with a journal that is not the state folder's own (checkStateIdentity). */
+export function lostStateMessage(detail: string): string {
+  return (
+    `${detail}. Daily limits and budgets would start again from zero, so hlbot does not act. ` +
+    "Run `hlbot journal rebuild` to rebuild the last days from the venue and confirm"
+  );
 }
 
 /**

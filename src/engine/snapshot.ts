@@ -196,7 +196,11 @@ export function twapCoinIsPair(
  * The pair that trades `base` against `quote` (by token name), e.g. pairFor(s, "HYPE", "USDC"). When
  * several pairs match, the canonical one (lowest index) wins.
  */
-export function pairFor(snapshot: Snapshot, base: string, quote: string): SpotPair | undefined {
+export function pairFor(
+  snapshot: Pick<Snapshot, "pairs">,
+  base: string,
+  quote: string,
+): SpotPair | undefined {
   let best: SpotPair | undefined;
   for (const pair of snapshot.pairs.values()) {
     if (

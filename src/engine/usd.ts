@@ -25,7 +25,7 @@ export function isUsdStablecoin(token: string): boolean {
  * USD per unit of `token`: 1 for a stablecoin, else the mid of `token`/USDC (the canonical pair), else
  * undefined (no price: callers refuse rather than guess).
  */
-export function usdPerUnit(snapshot: Snapshot, token: string): Decimal | undefined {
+export function usdPerUnit(snapshot: Pick<Snapshot, "pairs">, token: string): Decimal | undefined {
   if (isUsdStablecoin(token)) return ONE;
   const mid = pairFor(snapshot, token, "USDC")?.mid;
   return mid?.gt(0) ? mid : undefined;

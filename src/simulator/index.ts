@@ -3,7 +3,7 @@
 // without a socket (requests go through the same pipeline in-process, for `hlbot simulate`).
 //
 //   const sim = await startSimulator({ seed: 7 });          // virtual clock, demo scenario, testnet
-//   const transport = new HttpTransport({ baseUrl: sim.url, ... });
+//   const transport = createTransport({ network: "testnet", baseUrl: sim.url });
 //   sim.advance(10 * 60_000);                                // ten virtual minutes, in milliseconds
 //   await sim.stop();
 import { Decimal } from "../lib/decimal.js";

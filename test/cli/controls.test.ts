@@ -178,6 +178,120 @@ describe("manual actions through the engine", () => {
   });
 });
 
+describe("manual actions through the engine's executor (#14 §3)", () => {
+  it("a live delegate and twap each leave a manual cycle, decision and submission; a dry run leaves nothing", async () => {
+    const config = writeConfig();
+    const validator = sim.validators()[0]!.address;
+    expect((await cli(["stake", "--amount", "4", "--live", "--config", config])).code).toBe(0);
+    const delegated = await cli([
+      "delegate",
+      "--validator",
+      validator,
+      "--amount",
+      "1",
+      "--live",
+      "--config",
+      config,
+    ]);
+    expect(delegated.code, delegated.stderr).toBe(0);
+    const twap = ["twap", "buy", "--coin", "HYPE", "--size", "3", "--minutes", "5", "--config", config];
+    const placed = await cli([...twap, "--live"]);
+    expect(placed.code, placed.stderr).toBe(0);
+    expect(ledger("twapPlaced")).toHaveLength(1);
+
+    const j = journal();
+    expect(j.cycles.map((c) => [c.trigger, c.mode])).toEqual([
+      ["manual", "live"],
+      ["manual", "live"],
+      ["manual", "live"],
+    ]);
+    expect(j.decisions.map((d) => [d.strategy, d.kind, d.guard])).toEqual([
+      ["manual", "cDeposit", "allowed"],
+      ["manual", "tokenDelegate", "allowed"],
+      ["manual", "twapOrder", "allowed"],
+    ]);
+    expect(j.decisions[2]?.reason).toMatch(
+      /^hlbot twap buy --size 3 --minutes 5 --coin HYPE --live --config /,
+    );
+    expect(j.submissions.map((x) => [x.strategy, x.actionType, x.status, x.stakeMove])).toEqual([
+      ["manual", "cDeposit", "accepted", null],
+      ["manual", "tokenDelegate", "accepted", "1"],
+      ["manual", "twapOrder", "accepted", null],
+    ]);
+
+    // The same commands without --live: a body on stdout, nothing sent, nothing journaled.
+    const actions = ledger("action").length;
+    const dry = await cli(twap);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toMatch(/dry run: twapOrder not sent/);
+    const dryDelegate = await cli([
+      "delegate",
+      "--validator",
+      validator,
+      "--amount",
+      "1",
+      "--config",
+      config,
+    ]);
+    expect(dryDelegate.code, dryDelegate.stderr).toBe(0);
+    expect(ledger("action")).toHaveLength(actions);
+    expect(journal().cycles).toHaveLength(3);
+  });
+
+  it("a delegation beyond maxStakeMovePerDay is refused naming the limit, journaled blocked, nothing sent", async () => {
+    const config = writeConfig({ maxStakeMovePerDay: 5 });
+    expect((await cli(["stake", "--amount", "10", "--live", "--config", config])).code).toBe(0);
+    const validator = sim.validators()[0]!.address;
+    const run = await cli([
+      "delegate",
+      "--validator",
+      validator,
+      "--amount",
+      "6",
+      "--live",
+      "--config",
+      config,
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/refused, nothing sent: .*maxStakeMovePerDay 5.*never resized/);
+    expect(ledger("delegate")).toHaveLength(0);
+    expect(journal().decisions.map((d) => [d.kind, d.guard])).toEqual([
+      ["cDeposit", "allowed"],
+      ["tokenDelegate", "blocked"],
+    ]);
+    expect(journal().submissions).toHaveLength(1);
+  });
+
+  it("a timeout after the venue applied the action is reconciled as landed, never sent again as new", async () => {
+    const config = writeConfig();
+    // The venue applies the deposit, then answers after the client gave up (and its resend, too).
+    sim.setFaults({ exchange: { latencyMs: 1_500 } });
+    const lost = await cli(["stake", "--amount", "2", "--live", "--timeout", "300", "--config", config]);
+    expect(lost.code).toBe(1);
+    expect(lost.stderr).toMatch(/unknown outcome/);
+    expect(journal().submissions.map((x) => x.status)).toEqual(["unknown"]);
+    expect(ledger("cDeposit")).toHaveLength(1);
+
+    sim.setFaults({});
+    const next = await cli(["stake", "--amount", "1", "--live", "--config", config]);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toMatch(/reconciled submission #1 \(manual, cDeposit\): landed/);
+    expect(journal().submissions.map((x) => x.status)).toEqual(["landed", "accepted"]);
+    expect(ledger("cDeposit")).toHaveLength(2); // exactly once each
+  });
+
+  it("with a bot config, a live action refuses a state folder whose journal was lost, as the bot does", async () => {
+    const config = writeConfig();
+    expect((await cli(["stake", "--amount", "1", "--live", "--config", config])).code).toBe(0);
+    const db = join(dir, "state", "hlbot.db");
+    for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+    const refused = await cli(["stake", "--amount", "1", "--live", "--config", config]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/deleted, truncated or replaced.*hlbot journal rebuild/);
+    expect(ledger("cDeposit")).toHaveLength(1);
+  });
+});
+
 describe("the kill switch", () => {
   it("stop blocks manual actions (but not twap-cancel); resume releases it", async () => {
     const config = writeConfig();

@@ -115,10 +115,12 @@ describe("status and tx", () => {
     const json = io();
     expect(await main(["status", "--config", config, "--json"], json.io)).toBe(0);
     const status = parseJson(json.stdout()) as {
-      staking: { delegated: string; undelegated: string };
+      staking: { delegated: string; undelegated: string; usd: string };
       twaps: Array<{ side: string; size: string; executed: string; progress: string }>;
       delegations: Array<{ name: string; lockedUntil: number }>;
-      balances: Array<{ coin: string; usd: string | null }>;
+      balances: Array<{ coin: string; total: string; usd: string | null }>;
+      totalUsd: string;
+      valueUsd: string;
     };
     expect(Number(status.staking.delegated)).toBe(60);
     expect(Number(status.staking.undelegated)).toBe(40);
@@ -131,6 +133,13 @@ describe("status and tx", () => {
     expect(status.delegations[0]?.name).toBe("ValiDAO");
     expect(status.delegations[0]?.lockedUntil).toBe(bot.sim.now() - 2 * 60_000 + 86_400_000);
     expect(status.balances.find((b) => b.coin === "USDC")?.usd).not.toBeNull();
+    // One valuation (src/engine/valuation.ts): the account's value is the spot plus the 100 HYPE in
+    // staking at the HYPE price its spot balance is valued at, as the metrics value it.
+    const hype = status.balances.find((b) => b.coin === "HYPE")!;
+    const hypeUsd = Number(hype.usd) / Number(hype.total);
+    expect(Number(status.staking.usd)).toBeCloseTo(100 * hypeUsd, 0);
+    expect(Number(status.valueUsd)).toBeCloseTo(Number(status.totalUsd) + Number(status.staking.usd), 2);
+    expect(text).toMatch(/Account value: [\d.]+ USD \(spot [\d.]+ USD, staking 100 HYPE [\d.]+ USD\)/);
   });
 
   it("shows a sub-account in dexAbstraction mode and unknown variants as sent, warning once each (issue #11)", async () => {

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
 import { runCycle } from "../../src/engine/cycle.js";
 import { ConfigError } from "../../src/lib/errors.js";
+import { NonceStore } from "../../src/venue/nonces.js";
 import { startTestBot, type TestBot } from "../helpers/bot.js";
 
 let bot: TestBot | undefined;
@@ -110,5 +111,25 @@ describe("a lost journal (issue #17, Money 4)", () => {
     bot.runtime.db.prepare("UPDATE state_identity SET id = 'another'").run();
     const refused = await bot.reopen("live").catch((e: unknown) => e);
     expect((refused as Error).message).toMatch(/not the one this state folder had/);
+  });
+});
+
+describe("hlbot journal reset-nonces", () => {
+  it("sets a stored nonce beyond the venue's window back to the venue's time, and only such a one", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "1000" } });
+    const store = new NonceStore(bot.runtime.db);
+    store.next(bot.address);
+    const yearAhead = bot.sim.now() + 365 * 86_400_000;
+    bot.runtime.db.prepare("UPDATE nonces SET last_nonce = ?").run(yearAhead);
+    const reset = await cli(bot, ["journal", "reset-nonces"]);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stdout).toMatch(
+      new RegExp(`^${bot.address}: .* → .* \\(venue time\\)\nreset 1 nonce counter\\(s\\)\n$`),
+    );
+    const last = store.last(bot.address)!;
+    expect(last).toBeLessThan(yearAhead);
+    expect(Math.abs(last - bot.sim.now())).toBeLessThan(5_000);
+    const again = await cli(bot, ["journal", "reset-nonces"]);
+    expect(again.stdout).toBe("no stored nonce is beyond the venue's window\n");
   });
 });

@@ -597,12 +597,14 @@ describe("12. control characters in venue strings", () => {
       at: 0,
       balances: [{ coin: HOSTILE_NAME, total: "1", hold: "0", usd: null, weight: null }],
       totalUsd: "0",
+      valueUsd: null,
       staking: {
         delegated: "1",
         undelegated: "0",
         pendingWithdrawal: "0",
         nPendingWithdrawals: 0,
         locked: "0",
+        usd: null,
       },
       delegations: [
         {

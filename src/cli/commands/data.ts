@@ -104,11 +104,11 @@ export function register(program: Command, ctx: CliContext): void {
 }
 
 async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
-  const [{ parseNetworkName, resolveEndpoints }, { InfoClient }, { HttpTransport }, cs, files, errors] =
+  const [{ parseNetworkName, resolveEndpoints }, { InfoClient }, { createTransport }, cs, files, errors] =
     await Promise.all([
       import("../../venue/networks.js"),
       import("../../venue/info/client.js"),
-      import("../../venue/transport/http.js"),
+      import("../../venue/transport/factory.js"),
       import("../../venue/info/methods/candleSnapshot.js"),
       import("../../simulator/candles.js"),
       import("../../lib/errors.js"),
@@ -145,7 +145,8 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
       ]);
   }
   const network = parseNetworkName(options.network, "--network");
-  const endpoints = resolveEndpoints(network, options.baseUrl);
+  // Checked before any file is touched (a bad --base-url is exit 2); the transport resolves them again.
+  resolveEndpoints(network, options.baseUrl);
   const out = options.out ?? join("candles", `${fileSafe(coinArg)}-${interval}-${network}.csv`);
 
   // Resume: keep the file's whole rows and continue after the last one (checked before anything is sent).
@@ -160,7 +161,11 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
     existing = files.readCandleFile(out);
   }
 
-  const transport = new HttpTransport({ endpoints, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+  const transport = createTransport({
+    network,
+    baseUrl: options.baseUrl,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
   try {
     const client = new InfoClient(transport);
     const coin = await resolvePair(client, coinArg);

@@ -19,12 +19,10 @@ export function register(program: Command, ctx: CliContext): void {
       const limit = parseInteger(opts.limit, "--limit", 1);
       const { loadBotConfig } = await import("../bot.js");
       const config = await loadBotConfig(ctx, opts);
-      const { openStateDb } = await import("../../lib/stateDb.js");
-      const { Journal } = await import("../../engine/journal.js");
+      const { openJournal } = await import("../../engine/journal.js");
       const { stringifyJson } = await import("../../lib/json.js");
-      const db = await openStateDb({ dir: config.state });
+      const { journal, close } = await openJournal(config.state);
       try {
-        const journal = new Journal(db);
         const cycles = journal.recentCycles(limit);
         const submissions = journal.recentSubmissions(limit);
         // Decisions of the cycles shown, oldest first within each strategy.
@@ -87,7 +85,7 @@ export function register(program: Command, ctx: CliContext): void {
           );
         }
       } finally {
-        db.close();
+        close();
       }
     });
 }

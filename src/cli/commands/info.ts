@@ -157,18 +157,18 @@ async function runInfo(type: string, options: InfoOptions, ctx: CliContext): Pro
     { parseNetworkName, resolveEndpoints },
     { INFO_METHODS, isInfoType },
     query,
-    { HttpTransport },
+    { createTransport },
     json,
   ] = await Promise.all([
     import("../../venue/networks.js"),
     import("../../venue/info/methods/index.js"),
     import("../../venue/info/query.js"),
-    import("../../venue/transport/http.js"),
+    import("../../venue/transport/factory.js"),
     import("../../lib/json.js"),
   ]);
   if (!isInfoType(type)) throw new ValidationError([{ path: "type", message: `unknown info type ${type}` }]);
   const network = parseNetworkName(options.network, "--network");
-  const endpoints = resolveEndpoints(network, options.baseUrl, options.explorerUrl);
+  resolveEndpoints(network, options.baseUrl, options.explorerUrl); // bad URLs are refused here, first
   const spec = INFO_METHODS[type];
   // Validate the whole request before a transport exists: bad input never reaches the network.
   try {
@@ -178,7 +178,12 @@ async function runInfo(type: string, options: InfoOptions, ctx: CliContext): Pro
     throw err;
   }
 
-  const transport = new HttpTransport({ endpoints, timeoutMs });
+  const transport = createTransport({
+    network,
+    baseUrl: options.baseUrl,
+    explorerUrl: options.explorerUrl,
+    timeoutMs,
+  });
   try {
     const result = await query.runInfoQuery(transport, spec, params as never);
     ctx.stdout(`${redact(json.stringifyJson(result, 2))}\n`);

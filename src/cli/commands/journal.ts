@@ -139,7 +139,6 @@ export function register(program: Command, ctx: CliContext): void {
     .option("-c, --config <file>", "bot configuration (its `state` folder holds the nonce counters)")
     .action(async (opts: { config?: string }) => {
       await withRuntime(ctx, opts, async (runtime) => {
-        const { NonceStore } = await import("../../venue/nonces.js");
         const { ConfigError } = await import("../../lib/errors.js");
         await runtime.info.allMids({}); // any answer: its Date header is the venue's clock
         const venueNow = runtime.transport.lastServerDate()?.getTime();
@@ -148,7 +147,7 @@ export function register(program: Command, ctx: CliContext): void {
             "the venue's answer carried no Date header: its clock is unknown, nothing was changed",
           );
         }
-        const store = new NonceStore(runtime.db);
+        const store = runtime.nonces;
         const far = store.tooFarAhead(venueNow);
         const changed = store.resetAhead(venueNow);
         for (const f of far) {

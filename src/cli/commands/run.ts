@@ -92,24 +92,6 @@ export function register(program: Command, ctx: CliContext): void {
     });
 }
 
-/** Things to undo on the way out, last added first; each failure is logged and the rest still run. */
-class Cleanups {
-  private readonly list: Array<{ what: string; run: () => unknown }> = [];
-  constructor(private readonly logger: Logger) {}
-  add(what: string, run: () => unknown): void {
-    this.list.push({ what, run });
-  }
-  async runAll(): Promise<void> {
-    for (const { what, run } of this.list.splice(0).reverse()) {
-      try {
-        await run();
-      } catch (err) {
-        this.logger.error({ err: describeError(err) }, `while closing ${what}: ${describeError(err)}`);
-      }
-    }
-  }
-}
-
 async function runDaemon(
   ctx: CliContext,
   config: LoadedConfig,
@@ -117,7 +99,7 @@ async function runDaemon(
   flags: Flags,
   live: boolean,
 ): Promise<void> {
-  const { constants } = await import("node:os");
+  const { Shutdown } = await import("../../engine/shutdown.js");
   const { openInstance } = await import("../../engine/instance.js");
   const { BotMetrics, startMetricsServer } = await import("../../engine/metrics.js");
   const { registerProcessMetrics } = await import("../../engine/accountMetrics.js");
@@ -139,8 +121,7 @@ async function runDaemon(
       },
     );
   }
-  const cleanups = new Cleanups(logger);
-  let removeHandlers: (() => void) | undefined;
+  const shutdown = new Shutdown({ logger, graceMs });
   try {
     const metrics = new BotMetrics();
     registerProcessMetrics(metrics, packageVersion());
@@ -153,7 +134,7 @@ async function runDaemon(
       command: `hlbot run --config ${config.file}`,
     });
     const { runtime, lock } = instance;
-    cleanups.add("the state database, venue connections and instance lock", () => instance.close());
+    shutdown.add("the state database, venue connections and instance lock", () => instance.close());
     // Notification channels read their secrets now, before the environment is dropped; a configured
     // channel whose token is missing stops the start (exit 2) rather than staying silent for weeks.
     const { createNotifier } = await import("../../engine/notify/notifier.js");
@@ -171,7 +152,7 @@ async function runDaemon(
         logger,
       });
       // Runs before the journal closes (cleanups run last added first): what is queued gets 3 s.
-      cleanups.add("notifications", async () => {
+      shutdown.add("notifications", async () => {
         await notices?.settled();
         await notifier.flush(3_000);
         notifier.close();
@@ -206,7 +187,7 @@ async function runDaemon(
           );
         },
       );
-      cleanups.add("the metrics endpoint", () => server.close());
+      shutdown.add("the metrics endpoint", () => server.close());
       const host = flags.metricsHost.includes(":") ? `[${flags.metricsHost}]` : flags.metricsHost;
       logger.info(
         { metrics: `http://${host}:${server.port}` },
@@ -214,56 +195,19 @@ async function runDaemon(
       );
     }
 
-    // Signals and process-level failures. Removed after everything else is closed, so a second signal
-    // during the cleanup still exits at once.
-    let stopSignal: NodeJS.Signals | undefined;
-    let crashed = false;
-    const onStop = (signal: NodeJS.Signals) => {
-      if (stopSignal !== undefined) {
-        logger.error({ signal }, `second ${signal}: exiting now, without waiting for the running cycle`);
-        process.exit(128 + (constants.signals[signal] ?? 0));
-      }
-      stopSignal = signal;
-      logger.info({ signal, graceMs }, `${signal}: stopping; a running cycle has ${graceMs} ms to finish`);
-      void daemon.stop(graceMs);
-    };
-    const onReload = () => {
-      logger.info("SIGHUP: reloading the strategy files");
-      void daemon.reloadFrom(() => loadStrategySet(config, ctx.env));
-    };
-    const onReopen = () => {
-      logger.reopen();
-      logger.info("SIGUSR2: log file reopened");
-    };
-    const onRejection = (reason: unknown) => {
-      // A promise nobody awaited failed: a bug, but not one that may stop the bot silently or at all.
-      logger.error(
-        { err: describeError(reason) },
-        `unhandled promise rejection (please report): ${describeError(reason)}`,
-      );
-    };
-    const onException = (err: unknown) => {
-      crashed = true;
-      logger.fatal(
-        { err: describeError(err) },
-        `uncaught exception (please report): ${describeError(err)}; stopping`,
-      );
-      void daemon.stop(graceMs);
-    };
-    for (const s of ["SIGINT", "SIGTERM"] as const) process.on(s, onStop);
-    if (process.platform !== "win32") {
-      process.on("SIGHUP", onReload);
-      process.on("SIGUSR2", onReopen);
-    }
-    process.on("unhandledRejection", onRejection);
-    process.on("uncaughtException", onException);
-    removeHandlers = () => {
-      for (const s of ["SIGINT", "SIGTERM"] as const) process.off(s, onStop);
-      process.off("SIGHUP", onReload);
-      process.off("SIGUSR2", onReopen);
-      process.off("unhandledRejection", onRejection);
-      process.off("uncaughtException", onException);
-    };
+    // Signals and process-level failures (src/engine/shutdown.ts): the first SIGINT/SIGTERM stops the
+    // daemon with the grace period, a second one exits at once. SIGHUP and SIGUSR2 are this command's.
+    shutdown.onStop((grace) => daemon.stop(grace));
+    shutdown.listen({
+      SIGHUP: () => {
+        logger.info("SIGHUP: reloading the strategy files");
+        void daemon.reloadFrom(() => loadStrategySet(config, ctx.env));
+      },
+      SIGUSR2: () => {
+        logger.reopen();
+        logger.info("SIGUSR2: log file reopened");
+      },
+    });
 
     logger.info(
       {
@@ -275,25 +219,22 @@ async function runDaemon(
       `hlbot run: ${live ? "LIVE" : "dry run"} for ${runtime.account} on ${config.network}, state ${config.state}`,
     );
     // `rm state/lock.db` would let a second instance lock a new file: stop rather than run beside it.
-    let lockLost = false;
     const lockWatch = setInterval(() => {
       if (lock.stillHeld()) return;
       clearInterval(lockWatch);
-      lockLost = true;
       logger.error(
         `the instance lock ${config.state}/lock.db was removed or replaced; another hlbot could take this state folder: stopping`,
       );
-      void daemon.stop(graceMs);
+      shutdown.stop({ kind: "request", reason: "instance lock lost" }, { failed: true });
     }, LOCK_CHECK_MS);
     lockWatch.unref();
-    cleanups.add("the lock watch", () => clearInterval(lockWatch));
+    shutdown.add("the lock watch", () => clearInterval(lockWatch));
     daemon.start();
     notices?.start(
       live ? "live" : "dry-run",
       strategies.map((s) => s.name),
     );
     const result = await daemon.done;
-    if (lockLost) crashed = true;
 
     if (result.reason === "fatal") {
       const configProblem = walk(result.error, (e) => e instanceof HlbotError && e.family === "config");
@@ -312,12 +253,11 @@ async function runDaemon(
       );
       ctx.exitCode = 1;
     } else {
-      ctx.exitCode = crashed ? 1 : 0;
+      ctx.exitCode = shutdown.crashed ? 1 : 0;
     }
     logger.info({ exitCode: ctx.exitCode }, "hlbot run: stopped");
     notices?.stop(ctx.exitCode ?? 0);
   } finally {
-    await cleanups.runAll();
-    removeHandlers?.();
+    await shutdown.close();
   }
 }

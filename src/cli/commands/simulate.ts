@@ -303,16 +303,13 @@ async function readFork(opts: SimulateOptions, config: LoadedConfig, ctx: CliCon
       },
     ]);
   const network = (opts.network ?? config.network) as NetworkName;
-  const { HttpTransport } = await import("../../venue/transport/http.js");
+  const { configTransport } = await import("../../engine/transport.js");
   const { InfoClient } = await import("../../venue/info/client.js");
-  const { resolveEndpoints } = await import("../../venue/networks.js");
   const { forkAccount } = await import("../../simulate/fork.js");
-  const transport = new HttpTransport({
-    endpoints: resolveEndpoints(
-      network,
-      opts.baseUrl ?? (opts.network === undefined ? config.baseUrl : undefined),
-    ),
-    timeoutMs: config.venue.timeoutMs,
+  // Another --network than the bot file's leaves its baseUrl behind (it belongs to the file's network).
+  const transport = configTransport(config, {
+    ...(opts.network === undefined ? {} : { network }),
+    baseUrl: opts.baseUrl,
   });
   try {
     const info = new InfoClient(transport, { onUnknown: (m) => ctx.stderr(`hlbot: warning: ${m}\n`) });

@@ -33,14 +33,10 @@ export function register(program: Command, ctx: CliContext): void {
         ).address;
       }
       const { collectStatus, formatStatus, unavailableLines } = await import("../status.js");
-      const { HttpTransport } = await import("../../venue/transport/http.js");
+      const { configTransport } = await import("../../engine/transport.js");
       const { InfoClient } = await import("../../venue/info/client.js");
-      const { resolveEndpoints } = await import("../../venue/networks.js");
       const { stringifyJson } = await import("../../lib/json.js");
-      const transport = new HttpTransport({
-        endpoints: resolveEndpoints(config.network, opts.baseUrl ?? config.baseUrl, config.explorerUrl),
-        timeoutMs: config.venue.timeoutMs,
-      });
+      const transport = configTransport(config, { baseUrl: opts.baseUrl });
       try {
         const warn = (message: string) => ctx.stderr(`hlbot: warning: ${message}\n`);
         const info = new InfoClient(transport, { onUnknown: warn });

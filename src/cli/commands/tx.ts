@@ -26,12 +26,14 @@ export function register(program: Command, ctx: CliContext): void {
         ]);
       }
       const selection = readNetworkOptions(opts);
-      const { HttpTransport } = await import("../../venue/transport/http.js");
+      const { createTransport } = await import("../../venue/transport/factory.js");
       const { InfoClient } = await import("../../venue/info/client.js");
       const { stringifyJson } = await import("../../lib/json.js");
-      const transport = new HttpTransport({
-        endpoints: selection.endpoints,
-        ...(selection.timeoutMs ? { timeoutMs: selection.timeoutMs } : {}),
+      const transport = createTransport({
+        network: selection.network,
+        baseUrl: selection.baseUrl,
+        explorerUrl: opts.explorerUrl,
+        timeoutMs: selection.timeoutMs,
       });
       try {
         const details = await new InfoClient(transport).txDetails({ hash });

@@ -7,10 +7,10 @@ import type { Logger } from "pino";
 import { Decimal, ZERO } from "../../lib/decimal.js";
 import { describeError } from "../../lib/errors.js";
 import type { InfoClient } from "../../venue/info/client.js";
-import { portfolioValueUsd } from "../accountMetrics.js";
 import type { CycleReport } from "../cycle.js";
 import { killSwitchState } from "../killSwitch.js";
 import type { Snapshot } from "../snapshot.js";
+import { portfolioValueUsd } from "../valuation.js";
 import {
   cycleFailedEvent,
   cycleRecoveredEvent,

@@ -1,0 +1,391 @@
+// Manual actions (`hlbot twap`, `twap-cancel`, `delegate`, `undelegate`, `stake`, `unstake`,
+// `link-staking`): one exchange call a person typed, through the engine like a strategy's intent. The
+// same exchange client settings (expiresAfter, TWAP maximum) and durable nonce store, checked against
+// the venue's clock, so a manual command and the daemon sharing a state folder never collide; the kill
+// switch; the risk limits of the bot config (without one no amount limits apply and the kill switch
+// checked is <state>/STOP); the journal (a cycle with trigger "manual", a decision whose reason is the
+// command as typed, the submission written before it is sent, by the executor); and the same
+// at-most-once reconciliation: an earlier manual submission with no known outcome is reconciled
+// against the venue first, and nothing new is sent while it cannot be settled.
+//
+// A manual action is the user's exact words: one beyond a limit is refused, never resized, and there is
+// no override flag (raising the limit in the bot file is the explicit, reviewable way). A dry run
+// journals nothing and creates no state; a live action refuses, as the bot does, a state folder whose
+// journal was lost while a bot config's daily limits apply.
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { Decimal, parseDecimal, truncateDecimals, ZERO } from "../lib/decimal.js";
+import { ConfigError, describeError, ValidationError } from "../lib/errors.js";
+import { stringifyJson } from "../lib/json.js";
+import { silentLogger } from "../lib/log.js";
+import { checkStateIdentity, openStateDb, type StateDatabase, stateDbPath } from "../lib/stateDb.js";
+import { VenueClock } from "../venue/clockSkew.js";
+import { SPOT_ASSET_OFFSET, TWAP_MAX_MINUTES_DEFAULT } from "../venue/constants.js";
+import { type ExchangeCall, ExchangeClient, type ExchangeOutcome } from "../venue/exchange/client.js";
+import { InfoClient } from "../venue/info/client.js";
+import type { NetworkName } from "../venue/networks.js";
+import { MemoryNonceSource, type NonceSource, NonceStore } from "../venue/nonces.js";
+import type { Signer } from "../venue/signing/signer.js";
+import { createTransport, type TransportSettings } from "../venue/transport/factory.js";
+import type { HttpTransport } from "../venue/transport/http.js";
+import type { LoadedConfig } from "./config/loader.js";
+import { executeIntent } from "./executor.js";
+import type { Intent } from "./intents.js";
+import { type Guard, Journal, newCycleId } from "./journal.js";
+import { killSwitchState } from "./killSwitch.js";
+import { reconcile } from "./reconcile.js";
+import { applyLimits } from "./risk.js";
+import { lostStateMessage } from "./runtime.js";
+import { type TransportFlags, transportSettings } from "./transport.js";
+
+/** Name under which manual actions are journaled (their decisions, submissions and usage). */
+export const MANUAL_STRATEGY = "manual";
+
+/** TWAP duration cap enforced before signing without a bot config (the venue's maximum is unconfirmed). */
+export const TWAP_MAX_MINUTES = TWAP_MAX_MINUTES_DEFAULT;
+
+/**
+ * The venue a manual command reads from and (live) sends to: connected only when first used, so a dry
+ * run that needs no lookup opens no connection. The Date of each answer sets the venue's clock.
+ */
+export class ManualVenue {
+  readonly network: NetworkName;
+  readonly clock: VenueClock;
+  private transport: HttpTransport | undefined;
+  private client: InfoClient | undefined;
+
+  constructor(private readonly settings: TransportSettings) {
+    this.network = settings.network;
+    this.clock = new VenueClock(() => this.transport?.lastServerDate());
+  }
+
+  connection(): HttpTransport {
+    this.transport ??= createTransport(this.settings, {
+      onResponse: (event) => {
+        if (event.status !== undefined) this.clock.sample();
+      },
+    });
+    return this.transport;
+  }
+
+  info(): InfoClient {
+    this.client ??= new InfoClient(this.connection());
+    return this.client;
+  }
+
+  async close(): Promise<void> {
+    await this.transport?.close();
+  }
+}
+
+/**
+ * The venue of a manual command: the bot file's network, URLs and venue bounds when there is one, with
+ * the flags' overrides; else the flags alone.
+ */
+export function manualVenue(
+  config: LoadedConfig | undefined,
+  flags: Omit<TransportFlags, "network"> & { network: NetworkName },
+): ManualVenue {
+  const { network, ...rest } = flags;
+  return new ManualVenue(config ? transportSettings(config, rest) : { network, ...rest });
+}
+
+export interface ManualActionInput {
+  venue: ManualVenue;
+  /** The bot config whose limits, kill switch and venue rules apply; undefined: none applies. */
+  config: LoadedConfig | undefined;
+  call: ExchangeCall;
+  signer: Signer;
+  /** The account acted for (lower-case). */
+  account: string;
+  live: boolean;
+  /** The state folder holding the nonce store and the journal. */
+  stateDir: string;
+  /** The journal's reason: the command as typed. */
+  reason: string;
+  /** A diagnostic line for the person (reconciled submissions, the missing bot config). */
+  note(message: string): void;
+  /** A warning of the exchange client (clock skew, …). */
+  warn(message: string): void;
+  clock?: () => number;
+}
+
+export type ManualResult =
+  /** The engine refused it (kill switch, a limit, an unsettled earlier submission); journaled as blocked. */
+  | { status: "refused"; reason: string }
+  /** The exchange client refused it before signing. */
+  | { status: "not-sent"; detail: string }
+  /** Signed (dry run) or sent (live): the exchange client's outcome. */
+  | { status: "done"; outcome: ExchangeOutcome<unknown> };
+
+/**
+ * Runs one manual call: checks it with the exchange client, opens the state folder (live, or a dry run
+ * where one exists), values it, reconciles earlier manual submissions (live), applies the kill switch
+ * and the limits, and journals and sends it through the executor. Throws ValidationError for a call the
+ * client refuses (exit 2), before the state folder is touched.
+ */
+export async function executeManualAction(i: ManualActionInput): Promise<ManualResult> {
+  const { config, live, account } = i;
+  const now = i.clock ?? Date.now;
+  const network = i.venue.network;
+  let db: StateDatabase | undefined;
+  let scratch: StateDatabase | undefined;
+  try {
+    // The durable store is opened only once the call has passed every check, so a refused command
+    // never touches the state folder. Until then the client's nonce source points nowhere.
+    let store: NonceSource | undefined;
+    const nonces: NonceSource = {
+      next: (signerAddress) => store!.next(signerAddress),
+      peek: (signerAddress) => store!.peek(signerAddress),
+    };
+    const common = {
+      network,
+      signer: i.signer,
+      account,
+      nonces,
+      clock: now,
+      twapMaxMinutes: config?.venue.rules.twapMaxMinutes ?? TWAP_MAX_MINUTES,
+      ...(config ? { expiresAfterMs: config.venue.expiresAfterMs } : {}),
+      warn: i.warn,
+    };
+    const client = live
+      ? new ExchangeClient({ ...common, mode: "live", transport: i.venue.connection() })
+      : new ExchangeClient({ ...common, mode: "dry-run" });
+    client.validate(i.call);
+
+    const stateDir = i.stateDir;
+    if (live || existsSync(stateDbPath(stateDir))) {
+      db = await openStateDb({ dir: stateDir });
+      if (live && config) {
+        // The bot's own rule: with the journal lost, the daily limits would start again from zero.
+        const identity = checkStateIdentity(db, stateDir);
+        if (identity.status === "lost")
+          throw new ConfigError(lostStateMessage(identity.detail), { file: config.file });
+      }
+      store = new NonceStore(db, { clock: now, venueNow: () => i.venue.clock.now() });
+    } else {
+      // A dry run creates no state: with no nonce store yet, the clock alone gives the nonce a live
+      // send would use now.
+      store = new MemoryNonceSource(now);
+    }
+    const stored = db ? new Journal(db, now) : undefined;
+    // A dry run journals nothing: its cycle goes to a throwaway in-memory journal.
+    let journal: Journal;
+    if (live && stored) journal = stored;
+    else {
+      const { default: Database } = await import("better-sqlite3");
+      scratch = new Database(":memory:");
+      journal = new Journal(scratch, now);
+    }
+
+    const intent = await manualIntent(i.call, i.reason, {
+      valued: live || config !== undefined,
+      info: () => i.venue.info(),
+    });
+
+    // At-most-once, as for the bot: an earlier manual submission whose outcome is not known yet is
+    // reconciled against the venue first, and while it cannot be settled nothing new is sent.
+    if (live && stored) {
+      const reconciled = await reconcile(i.venue.info(), stored, {
+        account,
+        now: now(),
+        venueNow: () => i.venue.clock.now(),
+        ...(config ? { userSignedGraceMs: config.venue.userSignedGraceMs } : {}),
+      });
+      for (const r of reconciled)
+        i.note(
+          `reconciled submission #${r.submissionId} (${r.strategy}, ${r.actionType}): ${r.verdict}, ${r.detail}`,
+        );
+    }
+
+    const killSwitchFile = config?.limits.killSwitchFile ?? join(stateDir, "STOP");
+    const refusal = manualRefusal(intent, {
+      config,
+      killSwitchFile,
+      // The state folder is hlbot's own: while it does not exist, nothing can be at a switch inside it.
+      checkKillSwitch: dirname(killSwitchFile) !== stateDir || existsSync(stateDir),
+      journal: stored,
+      account,
+      now: now(),
+    });
+    if (config === undefined)
+      i.note(
+        `no bot config (--config, $HLBOT_CONFIG, ./hlbot.yaml or ~/.config/hlbot/config.yaml): maxOrderUsd, maxDailyNotionalUsd and maxStakeMovePerDay are not applied; the kill switch checked is ${join(stateDir, "STOP")}`,
+      );
+
+    const cycleId = newCycleId(now());
+    journal.startCycle({
+      id: cycleId,
+      trigger: "manual",
+      mode: live ? "live" : "dry-run",
+      account,
+      strategies: [MANUAL_STRATEGY],
+    });
+    const record = (guard: Guard, reason?: string) =>
+      journal.recordDecision(cycleId, {
+        strategy: MANUAL_STRATEGY,
+        kind: intent.kind,
+        reason: intent.reason,
+        guard,
+        ...(reason ? { guardReason: reason } : {}),
+        intent: JSON.parse(stringifyJson(intent)),
+      });
+    if (refusal !== undefined) {
+      record("blocked", refusal);
+      journal.finishCycle(cycleId, "ok");
+      return { status: "refused", reason: refusal };
+    }
+    const decisionId = record("allowed");
+    let outcome: ExchangeOutcome<unknown> | undefined;
+    const call = i.call;
+    const vaultAddress =
+      (call.type === "twapOrder" || call.type === "twapCancel") && call.vaultAddress !== undefined
+        ? call.vaultAddress
+        : undefined;
+    let action: Awaited<ReturnType<typeof executeIntent>>;
+    try {
+      action = await executeIntent(
+        { exchange: client, journal, network, clock: now, logger: silentLogger() },
+        {
+          cycleId,
+          decisionId,
+          ...(vaultAddress === undefined ? {} : { vaultAddress }),
+          onOutcome: (o) => {
+            outcome = o;
+          },
+        },
+        intent,
+        "allowed",
+        undefined,
+      );
+    } catch (err) {
+      journal.finishCycle(cycleId, "failed", describeError(err));
+      throw err;
+    }
+    journal.finishCycle(cycleId, "ok");
+    // Refused by the client before signing (validated above, so not expected).
+    if (outcome === undefined) return { status: "not-sent", detail: action.detail ?? "not sent" };
+    return { status: "done", outcome };
+  } finally {
+    db?.close();
+    scratch?.close();
+  }
+}
+
+/** Why the engine refuses this manual action, or undefined when it may go. */
+function manualRefusal(
+  intent: Intent,
+  o: {
+    config: LoadedConfig | undefined;
+    killSwitchFile: string;
+    checkKillSwitch: boolean;
+    journal: Journal | undefined;
+    account: string;
+    now: number;
+  },
+): string | undefined {
+  // Cancelling a running TWAP only reduces exposure: it stays possible while the switch is engaged.
+  if (intent.kind !== "twapCancel" && o.checkKillSwitch) {
+    const ks = killSwitchState(o.killSwitchFile);
+    if (ks.engaged) return `kill switch is on (${ks.detail}); \`hlbot resume\` releases it`;
+  }
+  const pending = o.journal?.unresolved(o.account).filter((r) => r.strategy === MANUAL_STRATEGY) ?? [];
+  if (pending.length > 0) {
+    const ids = pending.map((r) => `#${r.id} ${r.actionType}`).join(", ");
+    return `an earlier manual submission (${ids}) has no known outcome yet and cannot be settled against the venue now; see \`hlbot history\` and try again later`;
+  }
+  if (!o.config) return undefined;
+  const usage = o.journal?.usage(o.account, o.now - 24 * 60 * 60_000) ?? {
+    notionalUsd: ZERO,
+    stakeMoved: ZERO,
+  };
+  const limited = applyLimits([intent], o.config.limits, usage, {
+    killSwitchActive: false,
+    rules: o.config.venue.rules,
+  });
+  const blocked = limited.blocked[0];
+  if (blocked) return blocked.reason.slice(intent.reason.length).replace(/^; blocked: /, "");
+  // A strategy's TWAP above maxOrderUsd is reduced; a manual order is the user's exact words, so it is
+  // refused instead of being sent at another size.
+  // The same for a stake move that maxStakeMovePerDay would reduce to what is left of the day.
+  const reduced = limited.reduced[0];
+  if (reduced) {
+    if (intent.kind === "twapOrder")
+      return `above maxOrderUsd ${o.config.limits.maxOrderUsd.toFixed()} USD (≈${intent.notionalUsd.toFixed(2)} USD); a manual order is never resized: give a smaller --size`;
+    const why = reduced.reason.slice(intent.reason.length).replace(/^; /, "");
+    return `${why}; a manual action is never resized: give a smaller --amount`;
+  }
+  return undefined;
+}
+
+/** The engine's intent for a manual call; its reason is the command as typed. */
+async function manualIntent(
+  call: ExchangeCall,
+  reason: string,
+  o: { valued: boolean; info: () => InfoClient },
+): Promise<Intent> {
+  const base = { strategy: MANUAL_STRATEGY, reason };
+  switch (call.type) {
+    case "twapOrder": {
+      const p = call.params;
+      const size = truncateDecimals(parseDecimal(p.size, "--size"), p.szDecimals);
+      let coin = `@${p.asset - SPOT_ASSET_OFFSET}`;
+      let label = coin;
+      let midPx = ZERO;
+      if (o.valued) {
+        // Valued at the venue's mid for the limits and the daily usage; no price, no order (fail closed).
+        const [meta, mids] = await Promise.all([o.info().spotMeta(), o.info().allMids()]);
+        const pair = meta.universe.find((u) => u.index === p.asset - SPOT_ASSET_OFFSET);
+        const names = new Map(meta.tokens.map((t) => [t.index, t.name]));
+        if (pair) {
+          coin = pair.name;
+          label = `${names.get(pair.tokens[0]) ?? pair.name}/${names.get(pair.tokens[1]) ?? "?"}`;
+        }
+        const mid = mids[coin];
+        if (mid === undefined) {
+          throw new ValidationError([
+            {
+              path: "--asset",
+              message: `the venue gives no mid price for ${coin}: the order cannot be valued against the limits`,
+            },
+          ]);
+        }
+        midPx = new Decimal(mid);
+      }
+      return {
+        ...base,
+        kind: "twapOrder",
+        coin,
+        label,
+        assetId: p.asset,
+        side: p.isBuy ? "buy" : "sell",
+        size,
+        szDecimals: p.szDecimals,
+        minutes: p.minutes,
+        randomize: p.randomize === true,
+        reduceOnly: p.reduceOnly === true,
+        midPx,
+        notionalUsd: size.times(midPx),
+      };
+    }
+    case "twapCancel":
+      return { ...base, kind: "twapCancel", assetId: call.params.asset, twapId: call.params.twapId };
+    case "tokenDelegate":
+      return {
+        ...base,
+        kind: "tokenDelegate",
+        validator: call.params.validator,
+        amount: parseDecimal(call.params.amount, "--amount"),
+        isUndelegate: call.params.isUndelegate,
+      };
+    case "cDeposit":
+    case "cWithdraw":
+      return { ...base, kind: call.type, amount: parseDecimal(call.params.amount, "--amount") };
+    case "linkStakingUser":
+      return { ...base, kind: "linkStakingUser", user: call.params.user, isFinalize: call.params.isFinalize };
+    case "approveAgent":
+      throw new ValidationError([
+        { path: "action", message: "approveAgent is not a manual action of hlbot" },
+      ]);
+  }
+}
