@@ -192,16 +192,24 @@ export function twapCoinIsPair(
   return coin === pair.name || (pair.base !== undefined && coin === pair.base.name);
 }
 
+/** What a price lookup needs of a pair (a snapshot's SpotPair has it; so can a simulator's view). */
+export type PricedPair = Pick<SpotPair, "index" | "mid"> & { base: { name: string }; quote: { name: string } };
+
+/** Pairs by name: a snapshot, or any other view of the venue's pairs and mids. */
+export interface PriceSource<P extends PricedPair = PricedPair> {
+  pairs: ReadonlyMap<string, P>;
+}
+
 /**
  * The pair that trades `base` against `quote` (by token name), e.g. pairFor(s, "HYPE", "USDC"). When
  * several pairs match, the canonical one (lowest index) wins.
  */
-export function pairFor(
-  snapshot: Pick<Snapshot, "pairs">,
+export function pairFor<P extends PricedPair = SpotPair>(
+  snapshot: PriceSource<P>,
   base: string,
   quote: string,
-): SpotPair | undefined {
-  let best: SpotPair | undefined;
+): P | undefined {
+  let best: P | undefined;
   for (const pair of snapshot.pairs.values()) {
     if (
       pair.base.name === base &&

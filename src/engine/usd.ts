@@ -3,7 +3,7 @@
 // dollar (UBTC/HYPE is quoted in HYPE). A stablecoin counts 1:1; any other token is valued at the mid
 // of its pair against USDC; a token with neither has no USD value and whatever needs one is refused.
 import { Decimal } from "../lib/decimal.js";
-import { pairFor, type Snapshot } from "./snapshot.js";
+import { type PriceSource, pairFor } from "./snapshot.js";
 
 /** Tokens counted as one US dollar each (upper-case venue names). */
 export const USD_STABLECOINS: ReadonlySet<string> = new Set([
@@ -25,7 +25,7 @@ export function isUsdStablecoin(token: string): boolean {
  * USD per unit of `token`: 1 for a stablecoin, else the mid of `token`/USDC (the canonical pair), else
  * undefined (no price: callers refuse rather than guess).
  */
-export function usdPerUnit(snapshot: Pick<Snapshot, "pairs">, token: string): Decimal | undefined {
+export function usdPerUnit(snapshot: PriceSource, token: string): Decimal | undefined {
   if (isUsdStablecoin(token)) return ONE;
   const mid = pairFor(snapshot, token, "USDC")?.mid;
   return mid?.gt(0) ? mid : undefined;

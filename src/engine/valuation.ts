@@ -7,7 +7,7 @@
 //   balance was read; with staked HYPE but no HYPE price the account's value is unknown (leaving the
 //   stake out would look like a loss).
 import { type Decimal, ZERO } from "../lib/decimal.js";
-import type { Snapshot } from "./snapshot.js";
+import type { PriceSource, Snapshot } from "./snapshot.js";
 import { usdPerUnit } from "./usd.js";
 
 /** The token staking holds. */
@@ -46,7 +46,7 @@ export interface AccountValue {
 }
 
 /** Values `holdings` at the prices of `market` (its spot pairs and their mids). */
-export function valueAccount(market: Pick<Snapshot, "pairs">, holdings: Holdings): AccountValue {
+export function valueAccount(market: PriceSource, holdings: Holdings): AccountValue {
   const price = (coin: string) => usdPerUnit(market, coin);
   const spot = [...holdings.spot].map((b) => valued(b.coin, b.total, price(b.coin)));
   const spotUsd = spot.reduce((t, v) => (v.usd ? t.plus(v.usd) : t), ZERO);

@@ -18,6 +18,8 @@ import { WATCH_INTERVAL_MS, watchRunningTwaps, watchTargets } from "../engine/gu
 import { openRuntime } from "../engine/runtime.js";
 import { runSlotGroup, Scheduler } from "../engine/scheduler.js";
 import type { Strategy } from "../engine/strategies/registry.js";
+import { usdPerUnit } from "../engine/usd.js";
+import { type ValuedHolding, valueAccount } from "../engine/valuation.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { ConfigError, describeError, ValidationError } from "../lib/errors.js";
 import { silentLogger } from "../lib/log.js";
@@ -336,11 +338,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       if (samples[samples.length - 1]?.t !== last.at) samples.push(toSample(last));
       o.onProgress?.({ doneMs: end - from, totalMs: to - from, cycles: cycles.length });
 
-      const endPrices: Record<string, Decimal> = {};
-      for (const token of sim.tokens()) {
-        const px = sim.valueOf(token.name);
-        if (px !== undefined) endPrices[token.name] = px;
-      }
+      const endPrices: Record<string, Decimal> = { ...last.prices };
       const record: SimulationRecord = {
         scenario: { name: sim.scenarioName, file: scenarioFile },
         seed,
@@ -396,44 +394,56 @@ function recordOf(report: CycleReport, at: number, strategies: string[]): CycleR
   };
 }
 
-/** The account at the simulator's current time: spot at mid prices plus staked HYPE. */
+/**
+ * The account at the simulator's current time, valued by the engine's one valuation
+ * (src/engine/valuation.ts, as `hlbot status` and the metrics value it): spot balances and all HYPE in
+ * staking at the mids of the moment.
+ */
 export function valuate(sim: Simulator, account: string): Valuation {
-  const assets: AssetValue[] = [];
-  for (const b of sim.balances(account)) {
-    if (b.total.isZero()) continue;
-    const price = sim.valueOf(b.coin);
-    assets.push({ asset: b.coin, amount: b.total, price, value: price ? b.total.times(price) : ZERO });
-  }
+  const market = {
+    pairs: new Map(
+      sim.pairs().map((p) => [p.name, { ...p, base: { name: p.base }, quote: { name: p.quote } }] as const),
+    ),
+  };
   const staking = sim.staking(account);
-  const stake: Record<string, Decimal> = {};
-  let staked = staking.undelegated;
+  const now = sim.now();
   const breakdown: StakeBreakdown = {
     delegated: ZERO,
     locked: ZERO,
     idle: staking.undelegated,
     pendingWithdrawal: ZERO,
   };
+  const stake: Record<string, Decimal> = {};
   for (const d of staking.delegations) {
     stake[d.validator] = (stake[d.validator] ?? ZERO).plus(d.amount);
-    staked = staked.plus(d.amount);
     breakdown.delegated = breakdown.delegated.plus(d.amount);
-    if (d.lockedUntil > sim.now()) breakdown.locked = breakdown.locked.plus(d.amount);
+    if (d.lockedUntil > now) breakdown.locked = breakdown.locked.plus(d.amount);
   }
-  for (const w of staking.pendingWithdrawals) {
-    staked = staked.plus(w.amount);
+  for (const w of staking.pendingWithdrawals)
     breakdown.pendingWithdrawal = breakdown.pendingWithdrawal.plus(w.amount);
-  }
-  if (!staked.isZero()) {
-    const price = sim.valueOf("HYPE");
-    assets.push({ asset: STAKED_HYPE, amount: staked, price, value: price ? staked.times(price) : ZERO });
-  }
-  const value = assets.reduce((a, x) => a.plus(x.value), ZERO);
+  const v = valueAccount(market, {
+    spot: sim.balances(account).filter((b) => !b.total.isZero()),
+    staking: {
+      delegated: breakdown.delegated,
+      undelegated: breakdown.idle,
+      pendingWithdrawal: breakdown.pendingWithdrawal,
+    },
+  });
+  const asset = (h: ValuedHolding, name: string): AssetValue => ({
+    asset: name,
+    amount: h.amount,
+    price: h.usdPrice,
+    value: h.usd ?? ZERO,
+  });
+  const assets = v.spot.map((h) => asset(h, h.coin));
+  if (v.staked && !v.staked.amount.isZero()) assets.push(asset(v.staked, STAKED_HYPE));
   const prices: Record<string, Decimal> = {};
   for (const token of sim.tokens()) {
-    const px = sim.valueOf(token.name);
+    const px = usdPerUnit(market, token.name);
     if (px !== undefined) prices[token.name] = px;
   }
-  return { at: sim.now(), value, assets, stake, staking: breakdown, prices };
+  // Staked HYPE without a price (a scenario with no HYPE/USDC pair) is left out, as in the assets.
+  return { at: now, value: v.totalUsd ?? v.spotUsd, assets, stake, staking: breakdown, prices };
 }
 
 function toSample(v: Valuation): Sample {

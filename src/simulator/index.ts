@@ -145,28 +145,21 @@ export class Simulator {
     return this.core.scenario.name;
   }
 
-  /** Tokens in venue order (by index); the first is the quote token everything is valued in. */
+  /** Tokens in venue order (by index). */
   tokens(): { name: string; index: number }[] {
     return this.core.markets.tokens.map((t) => ({ name: t.name, index: t.index }));
   }
 
-  /** Spot pairs by venue name ("@107", or "PURR/USDC" for the canonical ones) with their tokens. */
-  pairs(): { name: string; base: string; quote: string }[] {
-    return this.core.markets.pairs.map((p) => ({ name: p.name, base: p.base.name, quote: p.quote.name }));
-  }
-
-  /**
-   * The mid of one unit of `coin` in the quote token (token 0; 1 for token 0 itself), or undefined when
-   * the coin has no pair quoted in it. What a holding is worth at this moment, for reports.
-   */
-  valueOf(coin: string): Decimal | undefined {
+  /** Spot pairs by venue name ("@107", or "PURR/USDC" for the canonical ones): tokens, index, mid now. */
+  pairs(): { name: string; index: number; base: string; quote: string; mid: Decimal }[] {
     const markets = this.core.markets;
-    const token = markets.token(coin);
-    if (token === undefined) return undefined;
-    if (token.index === 0) return new Decimal(1);
-    const pair = markets.pairForBase(token);
-    if (pair === undefined || pair.quote.index !== 0) return undefined;
-    return markets.mid(pair);
+    return markets.pairs.map((p) => ({
+      name: p.name,
+      index: p.index,
+      base: p.base.name,
+      quote: p.quote.name,
+      mid: markets.mid(p),
+    }));
   }
 
   balances(address: string): BalanceView[] {
