@@ -16,8 +16,6 @@ export interface InfoMethodSpec<
 > {
   /** The wire `type`, case-sensitive. */
   type: Type;
-  /** One line for `hlbot info --help`. */
-  summary: string;
   /** The exact wire body (strict: `type` literal, required fields, no unknown keys). */
   request: Req;
   /** The validated answer. Unknown extra fields are kept. */

@@ -20,7 +20,6 @@ export const allMidsWeight = infoRequestWeight("allMids");
 
 export const allMidsMethod = defineInfoMethod({
   type: "allMids",
-  summary: "mid price of every coin (optionally of one perp dex)",
   request: AllMidsRequest,
   response: AllMidsResponse,
   weight: allMidsWeight,

@@ -138,7 +138,6 @@ export type CandleSnapshotResponse = z.output<typeof CandleSnapshotResponse>;
 
 export const candleSnapshotMethod = defineInfoMethod({
   type: "candleSnapshot",
-  summary: "OHLCV candles of one market and interval, oldest first (at most the latest 5000)",
   request: CandleSnapshotRequest,
   response: CandleSnapshotResponse,
   weight: infoRequestWeight("candleSnapshot"),

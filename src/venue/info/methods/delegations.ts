@@ -27,7 +27,6 @@ export const delegationsWeight = infoRequestWeight("delegations");
 
 export const delegationsMethod = defineInfoMethod({
   type: "delegations",
-  summary: "stake of a user per validator, with lock expiry",
   request: DelegationsRequest,
   response: DelegationsResponse,
   weight: delegationsWeight,

@@ -56,7 +56,6 @@ export const delegatorHistoryWeight = infoRequestWeight("delegatorHistory");
 
 export const delegatorHistoryMethod = defineInfoMethod({
   type: "delegatorHistory",
-  summary: "staking events of a user (delegate, cDeposit, withdrawal), newest first",
   request: DelegatorHistoryRequest,
   response: DelegatorHistoryResponse,
   weight: delegatorHistoryWeight,

@@ -31,7 +31,6 @@ export const delegatorRewardsWeight = infoRequestWeight("delegatorRewards");
 
 export const delegatorRewardsMethod = defineInfoMethod({
   type: "delegatorRewards",
-  summary: "staking rewards of a user",
   request: DelegatorRewardsRequest,
   response: DelegatorRewardsResponse,
   weight: delegatorRewardsWeight,

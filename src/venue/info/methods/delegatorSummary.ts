@@ -24,7 +24,6 @@ export const delegatorSummaryWeight = infoRequestWeight("delegatorSummary");
 
 export const delegatorSummaryMethod = defineInfoMethod({
   type: "delegatorSummary",
-  summary: "staking balances of a user: delegated, undelegated, pending withdrawals",
   request: DelegatorSummaryRequest,
   response: DelegatorSummaryResponse,
   weight: delegatorSummaryWeight,

@@ -18,7 +18,6 @@ export const isVipWeight = infoRequestWeight("isVip");
 
 export const isVipMethod = defineInfoMethod({
   type: "isVip",
-  summary: "whether a user is VIP (true, false or null)",
   request: IsVipRequest,
   response: IsVipResponse,
   weight: isVipWeight,

@@ -96,7 +96,6 @@ export const referralWeight = infoRequestWeight("referral");
 
 export const referralMethod = defineInfoMethod({
   type: "referral",
-  summary: "referrer, referral rewards and referrer stage of a user",
   request: ReferralRequest,
   response: ReferralResponse,
   weight: referralWeight,

@@ -59,7 +59,6 @@ export const spotClearinghouseStateWeight = infoRequestWeight("spotClearinghouse
 
 export const spotClearinghouseStateMethod = defineInfoMethod({
   type: "spotClearinghouseState",
-  summary: "spot balances of a user",
   request: SpotClearinghouseStateRequest,
   response: SpotClearinghouseStateResponse,
   weight: spotClearinghouseStateWeight,

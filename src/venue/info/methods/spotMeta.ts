@@ -46,7 +46,6 @@ export const spotMetaWeight = infoRequestWeight("spotMeta");
 
 export const spotMetaMethod = defineInfoMethod({
   type: "spotMeta",
-  summary: "spot tokens and pairs",
   request: SpotMetaRequest,
   response: SpotMetaResponse,
   weight: spotMetaWeight,

@@ -32,7 +32,6 @@ export const spotMetaAndAssetCtxsWeight = infoRequestWeight("spotMetaAndAssetCtx
 
 export const spotMetaAndAssetCtxsMethod = defineInfoMethod({
   type: "spotMetaAndAssetCtxs",
-  summary: "spot tokens and pairs with each pair's prices and volumes",
   request: SpotMetaAndAssetCtxsRequest,
   response: SpotMetaAndAssetCtxsResponse,
   weight: spotMetaAndAssetCtxsWeight,

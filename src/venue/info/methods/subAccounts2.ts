@@ -74,7 +74,6 @@ export const subAccounts2Weight = infoRequestWeight("subAccounts2");
 
 export const subAccounts2Method = defineInfoMethod({
   type: "subAccounts2",
-  summary: "sub-accounts of a master with their perp and spot state (null if none)",
   request: SubAccounts2Request,
   response: SubAccounts2Response,
   weight: subAccounts2Weight,

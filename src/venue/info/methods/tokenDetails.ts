@@ -51,7 +51,6 @@ export const tokenDetailsWeight = infoRequestWeight("tokenDetails");
 
 export const tokenDetailsMethod = defineInfoMethod({
   type: "tokenDetails",
-  summary: "supply, prices and genesis of a spot token",
   request: TokenDetailsRequest,
   response: TokenDetailsResponse,
   weight: tokenDetailsWeight,

@@ -101,7 +101,6 @@ export const twapHistoryWeight = infoRequestWeight("twapHistory");
 
 export const twapHistoryMethod = defineInfoMethod({
   type: "twapHistory",
-  summary: "TWAP orders of a user with state and status (time converted to timeMs)",
   request: TwapHistoryRequest,
   response: TwapHistoryResponse,
   weight: twapHistoryWeight,

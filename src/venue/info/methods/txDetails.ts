@@ -44,7 +44,6 @@ function explorerError(raw: unknown): string | undefined {
 
 export const txDetailsMethod = defineInfoMethod({
   type: "txDetails",
-  summary: "one transaction by hash (explorer)",
   request: TxDetailsRequest,
   response: TxDetailsResponse,
   weight: txDetailsWeight,

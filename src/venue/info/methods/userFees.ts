@@ -100,7 +100,6 @@ export const userFeesWeight = infoRequestWeight("userFees");
 
 export const userFeesMethod = defineInfoMethod({
   type: "userFees",
-  summary: "fee rates, fee schedule, daily volume and staking link of a user",
   request: UserFeesRequest,
   response: UserFeesResponse,
   weight: userFeesWeight,

@@ -47,7 +47,6 @@ export const userRoleWeight = infoRequestWeight("userRole");
 
 export const userRoleMethod = defineInfoMethod({
   type: "userRole",
-  summary: "account kind of an address: missing, user, vault, agent (with master) or subAccount",
   request: UserRoleRequest,
   response: UserRoleResponse,
   weight: userRoleWeight,

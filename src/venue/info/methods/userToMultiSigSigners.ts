@@ -24,7 +24,6 @@ export const userToMultiSigSignersWeight = infoRequestWeight("userToMultiSigSign
 
 export const userToMultiSigSignersMethod = defineInfoMethod({
   type: "userToMultiSigSigners",
-  summary: "authorized signers and threshold of a multi-sig user (null if not multi-sig)",
   request: UserToMultiSigSignersRequest,
   response: UserToMultiSigSignersResponse,
   weight: userToMultiSigSignersWeight,

@@ -42,7 +42,6 @@ export const userTwapSliceFillsWeight = infoRequestWeight("userTwapSliceFills");
 
 export const userTwapSliceFillsMethod = defineInfoMethod({
   type: "userTwapSliceFills",
-  summary: "fills of a user's TWAP suborders, most recent first",
   request: UserTwapSliceFillsRequest,
   response: UserTwapSliceFillsResponse,
   weight: userTwapSliceFillsWeight,

@@ -46,7 +46,6 @@ export const validatorSummariesWeight = infoRequestWeight("validatorSummaries");
 
 export const validatorSummariesMethod = defineInfoMethod({
   type: "validatorSummaries",
-  summary: "all validators: stake, commission, jail state, uptime and APR",
   request: ValidatorSummariesRequest,
   response: ValidatorSummariesResponse,
   weight: validatorSummariesWeight,
