@@ -1,4 +1,4 @@
-// The one valuation of an account in USD (#14 §3): `hlbot status`, the daemon's metrics and notices
+// The one valuation of an account in USD: `hlbot status`, the daemon's metrics and notices
 // value holdings with it, so one account shows one value everywhere. The rules:
 // - spot balances count whole (`total`: what a running TWAP holds back is still the account's), each at
 //   usdPerUnit (a USD stablecoin 1:1, any other token at the mid of its canonical pair against USDC);

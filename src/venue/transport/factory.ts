@@ -1,4 +1,4 @@
-// The one place a transport to the venue is built (#14 §3): every command and the bot's runtime give it
+// The one place a transport to the venue is built: every command and the bot's runtime give it
 // the same settings (network, base and explorer URLs, timeout, read attempts, response cap, weight per
 // minute) from the bot file and the command line, and it turns them into endpoints, a retry policy and a
 // weight budget. What only one caller has (the simulator's in-process wire, the daemon's metrics

@@ -1,4 +1,4 @@
-// `cDeposit` (user-signed.5): moves HYPE from the spot balance to the staking balance
+// `cDeposit` (user-signed): moves HYPE from the spot balance to the staking balance
 // (instant). Needs the account's own key.
 import { userSignedType } from "../../signing/userSignedType.js";
 import {

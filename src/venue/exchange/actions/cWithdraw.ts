@@ -1,4 +1,4 @@
-// `cWithdraw` (user-signed.5): moves HYPE from the staking balance back to spot through
+// `cWithdraw` (user-signed): moves HYPE from the staking balance back to spot through
 // the 7-day unstaking queue (at most 5 pending). Needs the account's own key.
 import { userSignedType } from "../../signing/userSignedType.js";
 import {

@@ -1,4 +1,4 @@
-// `tokenDelegate` (user-signed.5): delegates HYPE from the staking balance to a validator,
+// `tokenDelegate` (user-signed): delegates HYPE from the staking balance to a validator,
 // or undelegates it. Needs the account's own key; an agent's signature is refused by the venue.
 import { z } from "zod";
 import type { Decimal } from "../../../lib/decimal.js";

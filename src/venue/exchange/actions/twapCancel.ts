@@ -1,4 +1,4 @@
-// `twapCancel` (L1-signed.4): stops a running TWAP. Key order `type, a, t`.
+// `twapCancel` (L1-signed): stops a running TWAP. Key order `type, a, t`.
 import { z } from "zod";
 import type { Answer } from "../submit.js";
 import {

@@ -1,4 +1,4 @@
-// `twapOrder` (L1-signed.3): a time-weighted order the venue slices every 30 s. The key
+// `twapOrder` (L1-signed): a time-weighted order the venue slices every 30 s. The key
 // order `type, twap` and `a, b, s, r, m, t` is part of the hash; the size is the venue's canonical
 // decimal string, truncated (never rounded up) to the asset's szDecimals.
 import { z } from "zod";
