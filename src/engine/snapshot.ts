@@ -193,7 +193,10 @@ export function twapCoinIsPair(
 }
 
 /** What a price lookup needs of a pair (a snapshot's SpotPair has it; so can a simulator's view). */
-export type PricedPair = Pick<SpotPair, "index" | "mid"> & { base: { name: string }; quote: { name: string } };
+export type PricedPair = Pick<SpotPair, "index" | "mid"> & {
+  base: { name: string };
+  quote: { name: string };
+};
 
 /** Pairs by name: a snapshot, or any other view of the venue's pairs and mids. */
 export interface PriceSource<P extends PricedPair = PricedPair> {
