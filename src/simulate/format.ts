@@ -208,16 +208,25 @@ function benchmark(s: SimulationSummary): string[] {
   const signed = (v: string) => (v.startsWith("-") ? groupDigits(v) : `+${groupDigits(v)}`);
   const ratio = (r: string | null) => (r === null ? "" : ` (${Number(r) >= 0 ? "+" : ""}${pct(r)})`);
   const k = b.breakdown;
+  const p = s.portfolio;
+  const flows = p.flows.length > 0;
+  // With deposits or withdrawals both changes leave them out, so the two rows compare like with like.
+  const botChange = flows ? p.changeExFlows : p.change;
+  const botRatio = flows
+    ? Number(p.start.value) > 0
+      ? String(Number(p.changeExFlows) / Number(p.start.value))
+      : null
+    : p.changeRatio;
   return [
-    `Did the bot help? Against buy and hold (the starting holdings${s.portfolio.flows.length > 0 ? " plus the deposits and withdrawals when they happen" : ""}, untouched, at the same prices; ${s.valuationCoin})`,
+    `Did the bot help? Against buy and hold (the starting holdings${flows ? " plus the deposits and withdrawals when they happen" : ""}, untouched, at the same prices; ${s.valuationCoin})`,
     ...table(
       [
-        ["", "start", "end", "change"],
+        ["", "start", "end", flows ? "change without deposits and withdrawals" : "change"],
         [
           "bot",
-          groupDigits(s.portfolio.start.value),
-          groupDigits(s.portfolio.end.value),
-          `${signed(s.portfolio.change)}${ratio(s.portfolio.changeRatio)}`,
+          groupDigits(p.start.value),
+          groupDigits(p.end.value),
+          `${signed(botChange)}${ratio(botRatio)}`,
         ],
         [
           "buy and hold",

@@ -294,6 +294,12 @@ export function renderReport({ summary: s, record }: ReportData): string {
     ["Start value", `${p.start.value} ${s.valuationCoin}`],
     ["End value", `${p.end.value} ${s.valuationCoin}`],
     ["Change", `${p.change} ${s.valuationCoin}${p.changeRatio === null ? "" : ` (${pct(p.changeRatio)})`}`],
+    ...(p.flows.length > 0
+      ? ([
+          ["of which deposits and withdrawals", `${p.netFlows} ${s.valuationCoin}`],
+          ["Change without them", `${p.changeExFlows} ${s.valuationCoin}`],
+        ] as Array<[string, string]>)
+      : []),
     [
       "Buy and hold",
       `${s.benchmark.end} ${s.valuationCoin}${s.benchmark.changeRatio === null ? "" : ` (${pct(s.benchmark.changeRatio)})`}`,
@@ -322,11 +328,16 @@ export function renderReport({ summary: s, record }: ReportData): string {
 <section class="figures">${figures.map(([k, v]) => `<div><span>${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</section>
 <section>${charts}</section>
 <section><h2>Did the bot help?</h2>
-<p>Buy and hold keeps the starting holdings untouched, valued at the same prices.</p>
+<p>Buy and hold keeps the starting holdings untouched, valued at the same prices${p.flows.length > 0 ? "; the deposits and withdrawals join it when they happen, and both changes leave them out" : ""}.</p>
 ${tableHtml(
-  ["", `start (${s.valuationCoin})`, "end", "change"],
   [
-    ["bot", p.start.value, p.end.value, p.change],
+    "",
+    `start (${s.valuationCoin})`,
+    "end",
+    p.flows.length > 0 ? "change without deposits and withdrawals" : "change",
+  ],
+  [
+    ["bot", p.start.value, p.end.value, p.flows.length > 0 ? p.changeExFlows : p.change],
     ["buy and hold", s.benchmark.start, s.benchmark.end, s.benchmark.change],
   ],
   [false, true, true, true],

@@ -91,10 +91,15 @@ export interface ReasonGroup {
 }
 
 export interface BenchmarkSummary {
-  /** The starting holdings (spot and staked HYPE), held unchanged: coin → amount. */
+  /**
+   * The starting holdings (spot and staked HYPE), held unchanged, with the run's deposits and
+   * withdrawals added when they happened: coin → amount at the end.
+   */
   holdings: Array<{ coin: string; amount: string }>;
+  /** The starting holdings at the start prices (the bot's start value). */
   start: string;
   end: string;
+  /** end − start, without the deposits and withdrawals (valued when they moved), like `changeExFlows`. */
   change: string;
   changeRatio: string | null;
   /** Bot end value − benchmark end value (2 decimals). */
@@ -536,20 +541,23 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const holdingsMap = new Map<string, Decimal>();
   for (const a of r.start.assets)
     holdingsMap.set(coinOf(a.asset), (holdingsMap.get(coinOf(a.asset)) ?? ZERO).plus(a.amount));
+  const holdAt = (holdings: Map<string, Decimal>, prices: Record<string, Decimal>) =>
+    [...holdings].reduce((v, [coin, amount]) => v.plus(amount.times(prices[coin] ?? ZERO)), ZERO);
+  // Buy and hold starts from the starting holdings; a deposit or withdrawal joins it when it happens
+  // (so it ends holding it), and its change, like the bot's `changeExFlows`, leaves the flows out.
+  const benchStart = r.start.prices ? holdAt(holdingsMap, r.start.prices) : r.start.value;
   for (const f of flows)
     holdingsMap.set(f.coin, (holdingsMap.get(f.coin) ?? ZERO).plus(new Decimal(f.amount)));
-  const holdAt = (prices: Record<string, Decimal>) =>
-    [...holdingsMap].reduce((v, [coin, amount]) => v.plus(amount.times(prices[coin] ?? ZERO)), ZERO);
-  const benchStart = r.start.prices ? holdAt(r.start.prices) : r.start.value;
-  const benchEnd = holdAt(r.end.prices ?? r.endPrices);
+  const benchEnd = holdAt(holdingsMap, r.end.prices ?? r.endPrices);
+  const benchChange = benchEnd.minus(benchStart).minus(netFlows);
   const diff = r.end.value.minus(benchEnd);
   const rewardsValue = rewarded.times(r.endPrices.HYPE ?? ZERO);
   const benchmark: BenchmarkSummary = {
     holdings: [...holdingsMap].map(([coin, amount]) => ({ coin, amount: wire(amount) })),
     start: round(benchStart, 2),
     end: round(benchEnd, 2),
-    change: round(benchEnd.minus(benchStart), 2),
-    changeRatio: benchStart.gt(0) ? round(benchEnd.minus(benchStart).div(benchStart), 4) : null,
+    change: round(benchChange, 2),
+    changeRatio: benchStart.gt(0) ? round(benchChange.div(benchStart), 4) : null,
     botMinusBenchmark: round(diff, 2),
     breakdown: {
       stakingRewards: round(rewardsValue, 2),

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type LoadedConfig, loadConfig } from "../../src/engine/config/loader.js";
-import { formatSummary } from "../../src/simulate/format.js";
+import { formatSummary, groupDigits } from "../../src/simulate/format.js";
+import { renderReport } from "../../src/simulate/report.js";
 import { runSimulation, type SimulationResult } from "../../src/simulate/runner.js";
 import { buildSummary } from "../../src/simulate/summary.js";
 import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
@@ -92,5 +93,25 @@ describe("a deposit during the run", () => {
     // Without the deposit in the benchmark, the bot would look 10,000 USDC better than buy and hold.
     expect(Math.abs(Number(s.benchmark.botMinusBenchmark))).toBeLessThan(2_000);
     expect(formatSummary(s)).toMatch(/of which deposits and withdrawals \(scenario events\): \+10,000/);
+  });
+
+  it("starts buy and hold from the starting holdings, and compares changes without the deposit on both sides", () => {
+    const s = buildSummary(result.record);
+    // Buy and hold starts where the bot starts; the deposit joins it on day 2, not at the start.
+    expect(s.benchmark.start).toBe(s.portfolio.start.value);
+    const benchChangeExFlows = Number(s.benchmark.end) - Number(s.benchmark.start) - 10_000;
+    expect(Number(s.benchmark.change)).toBeCloseTo(benchChangeExFlows, 1);
+    // Both changes leave the deposit out, so their difference is the bot's lead over buy and hold.
+    expect(Number(s.portfolio.changeExFlows) - Number(s.benchmark.change)).toBeCloseTo(
+      Number(s.benchmark.botMinusBenchmark),
+      1,
+    );
+    const text = formatSummary(s);
+    const bot = text.split("\n").find((l) => /^\s+bot\s/.test(l))!;
+    expect(bot).toContain(groupDigits(s.portfolio.changeExFlows));
+    expect(text).toMatch(/change without deposits and withdrawals/);
+    const html = renderReport({ summary: s, record: result.record });
+    expect(html).toContain("of which deposits and withdrawals");
+    expect(html).toContain(`<td class="num">${s.benchmark.start}</td>`);
   });
 });
