@@ -274,7 +274,14 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       let nextSample = from + sampleEvery;
       let t = from;
 
+      // In-process, nothing in a cycle waits for I/O: give the event loop a turn now and then, so a
+      // signal (Ctrl-C) or a timer can abort the run.
+      let lastTurn = performance.now();
       for (;;) {
+        if (performance.now() - lastTurn > 50) {
+          await new Promise((resolve) => setImmediate(resolve));
+          lastTurn = performance.now();
+        }
         if (o.signal?.aborted) {
           interrupted = true;
           end = sim.now();

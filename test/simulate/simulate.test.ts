@@ -257,6 +257,22 @@ describe("periods, seeds and holdings", () => {
     expect(buildSummary(r.record).period.interrupted).toBe(true);
   });
 
+  it("stops early on an abort from a timer (Ctrl-C in the CLI): the in-process run gives the event loop turns", async () => {
+    const controller = new AbortController();
+    const wallStart = performance.now();
+    // A real timer, as a signal handler is: it can only fire if the run yields to the event loop.
+    const timer = setTimeout(() => controller.abort(), 300);
+    try {
+      const r = await runSimulation({ config, days: 365, signal: controller.signal });
+      expect(r.record.interrupted).toBe(true);
+      expect(r.record.to).toBeLessThan(START + 365 * 86_400_000);
+      // Well short of a whole year (about half a minute here).
+      expect(performance.now() - wallStart).toBeLessThan(10_000);
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+
   it("moves the scenario's demo account to the simulated address, or gives the default holdings", () => {
     const scenario = loadScenarioFile(DEMO_SCENARIO_PATH);
     const to = "0x00000000000000000000000000000000000000aa";
