@@ -39,6 +39,11 @@ export interface RuntimeOptions {
   baseUrl?: string;
   /** Requests go through this instead of HTTP (simulate's in-process venue; see HttpTransport). */
   wire?: Wire;
+  /**
+   * How reads and resends wait between attempts (simulate: its virtual clock moves instead, so a retry
+   * meets the venue later, as it would live; default real time).
+   */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Resend policy override for live submissions (tests keep it short). */
   resend?: ConstructorParameters<typeof ExchangeClient>[0]["resend"];
 }
@@ -92,6 +97,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     { baseUrl: o.baseUrl },
     {
       wire: o.wire,
+      sleep: o.sleep,
       budget: o.budget,
       onBudgetWait: observers?.onWait,
       onResponse: (event) => {
@@ -148,6 +154,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       twapMaxMinutes: config.venue.rules.twapMaxMinutes,
       warn: (message: string) => o.logger.warn(message),
       ...(o.resend ? { resend: o.resend } : {}),
+      ...(o.sleep ? { sleep: o.sleep } : {}),
     };
     exchange =
       o.mode === "live"

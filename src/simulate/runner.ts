@@ -246,6 +246,9 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       signer,
       // The client-side budget counts real time; the simulator's own limiter follows virtual time.
       budget: null,
+      // A retry or resend waits in virtual time: the venue's clock moves on (an outage may end), and
+      // the run does not spend real seconds per attempt.
+      sleep: async (ms: number) => sim.advance(ms),
       // In-process, the URL only names the venue in error messages (.invalid never resolves).
       ...(http ? { baseUrl: sim.url } : { baseUrl: IN_PROCESS_URL, wire: sim.wire }),
     });

@@ -115,3 +115,27 @@ describe("a deposit during the run", () => {
     expect(html).toContain(`<td class="num">${s.benchmark.start}</td>`);
   });
 });
+
+describe("a venue outage during the run", () => {
+  it("retries in virtual time: the run stays fast, reads fail during the outage and succeed after it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hlbot-outage-"));
+    const file = join(dir, "outage.yaml");
+    writeFileSync(
+      file,
+      `${readFileSync(DEMO_SCENARIO_PATH, "utf8")}
+events:
+  - { at: 6h, type: outage, for: 2h, endpoint: info }
+`,
+    );
+    const wallStart = performance.now();
+    const r = await runSimulation({ config, scenarioFile: file, days: 1 });
+    // Each failed read used to wait its retries in real time (seconds each) while the venue's clock
+    // stood still; now the waits move the virtual clock and cost nothing.
+    expect(performance.now() - wallStart).toBeLessThan(15_000);
+    const during = r.record.cycles.filter((c) => c.at >= START + 6 * HOUR && c.at < START + 8 * HOUR);
+    const after = r.record.cycles.filter((c) => c.at >= START + 9 * HOUR);
+    expect(during.some((c) => c.error !== undefined)).toBe(true);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.every((c) => c.error === undefined)).toBe(true);
+  });
+});

@@ -73,6 +73,7 @@ export async function runInfoQuery<M extends InfoMethodSpec>(
     delayMs: (attempt) =>
       Math.min(GARBLED_RETRY_MAX_DELAY_MS, backoffDelayMs(transport.retryPolicy, attempt)),
     signal,
+    sleep: transport.sleep,
   });
 }
 

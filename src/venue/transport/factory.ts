@@ -35,6 +35,8 @@ export interface TransportHooks {
   onResponse?: ((event: ResponseEvent) => void) | undefined;
   /** Called before each retry of a read. */
   onRetry?: ((event: RetryEvent) => void) | undefined;
+  /** How to wait between attempts (simulate: its virtual clock; default real time). */
+  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
 }
 
 export function createTransport(settings: TransportSettings, hooks: TransportHooks = {}): HttpTransport {
@@ -55,5 +57,6 @@ export function createTransport(settings: TransportSettings, hooks: TransportHoo
     ...(settings.maxResponseBytes !== undefined ? { maxResponseBytes: settings.maxResponseBytes } : {}),
     ...(hooks.onResponse ? { onResponse: hooks.onResponse } : {}),
     ...(hooks.onRetry ? { onRetry: hooks.onRetry } : {}),
+    ...(hooks.sleep ? { sleep: hooks.sleep } : {}),
   });
 }

@@ -26,6 +26,7 @@ import {
   resolveRetryPolicy,
   retryDelayMs,
   shouldRetry,
+  sleep,
   withRetry,
 } from "./retry.js";
 
@@ -76,6 +77,11 @@ export interface HttpTransportOptions {
   wire?: Wire;
   /** Per-request timeout (connect + headers + body), default 10 000 ms. */
   timeoutMs?: number;
+  /**
+   * How the transport waits between read attempts (default: real time, abortable). A simulation in
+   * virtual time passes one that moves its clock instead, so a retry meets the venue later, as it would.
+   */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Retry policy of reads: attempts (default 4 in total), baseDelayMs, maxDelayMs, jitter, maxRetryAfterMs. */
   retry?: Partial<RetryPolicy>;
   /** IP weight budget shared by every request of this transport. Default: 1200 per 60 s. `null` disables. */
@@ -132,6 +138,8 @@ export class HttpTransport {
   readonly endpoints: Endpoints;
   readonly timeoutMs: number;
   readonly retryPolicy: RetryPolicy;
+  /** How this transport waits between attempts (see the `sleep` option). */
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly budget: WeightBudget | null;
   readonly perItemWeight: number | undefined;
   readonly maxResponseBytes: number;
@@ -153,6 +161,7 @@ export class HttpTransport {
     if (!(Number.isSafeInteger(this.maxResponseBytes) && this.maxResponseBytes > 0))
       throw new RangeError(`maxResponseBytes must be a positive integer, got ${this.maxResponseBytes}`);
     this.retryPolicy = resolveRetryPolicy(options.retry);
+    this.sleep = options.sleep ?? sleep;
     this.budget = options.budget === undefined ? new WeightBudget() : options.budget;
     this.perItemWeight = options.perItemWeight;
     this.userAgent = options.userAgent ?? "hlbot";
@@ -198,6 +207,7 @@ export class HttpTransport {
         onRetry: (attempt, delayMs, err) =>
           this.onRetry?.({ attempt, delayMs, error: err as VenueError, url }),
         signal: opts.signal,
+        sleep: this.sleep,
       },
     );
   }

@@ -84,6 +84,8 @@ export async function withRetry<T>(
     delayMs: (attempt: number, err: unknown) => number | undefined;
     onRetry?: (attempt: number, delayMs: number, err: unknown) => void;
     signal?: AbortSignal;
+    /** How to wait between attempts (default: real time, abortable). */
+    sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   },
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -94,7 +96,7 @@ export async function withRetry<T>(
       const delayMs = o.delayMs(attempt, err);
       if (delayMs === undefined) throw err;
       o.onRetry?.(attempt, delayMs, err);
-      await sleep(delayMs, o.signal);
+      await (o.sleep ?? sleep)(delayMs, o.signal);
     }
   }
 }
