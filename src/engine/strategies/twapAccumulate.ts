@@ -3,14 +3,16 @@
 // used up. Amounts are in USD whatever the pair's quote (a non-stablecoin quote is valued at its USDC
 // mid). The budget counts what filled: an ended TWAP counts its executed notional from the venue, a
 // running or unresolved one its full amount, so an unfilled remainder is available again and the budget
-// is never exceeded; the last run trades only what is left.
+// is kept: the last run trades what is left less the buy reserve (fills pay the spread and move with
+// the price), then the strategy stops.
 import * as z from "zod";
 import { truncateDecimals } from "../../lib/decimal.js";
+import { DEFAULT_TWAP_BUY_RESERVE } from "../allocate.js";
 import { positiveDecimal } from "../config/fields.js";
 import type { TwapOrderIntent } from "../intents.js";
 import { pairFor } from "../snapshot.js";
 import { isUsdStablecoin, usdPerUnit } from "../usd.js";
-import { fitTwapDuration, fmt, runningTwapOn, skip, twapSchema } from "./common.js";
+import { fitTwapDuration, fmt, pct, runningTwapOn, skip, twapSchema } from "./common.js";
 import { defineStrategy } from "./types.js";
 
 export const twapAccumulateParams = z.strictObject({
@@ -30,7 +32,7 @@ export const twapAccumulateParams = z.strictObject({
   budgetUsd: positiveDecimal()
     .optional()
     .describe(
-      "Total USD over the strategy's lifetime, counting what filled (the venue's executed notional); never exceeded",
+      "Total USD over the strategy's lifetime, counting what filled (the venue's executed notional); the last run is sized under what is left by venue.twapBuyReserve, so only a larger price move during it can go over",
     ),
 });
 
@@ -99,9 +101,14 @@ export const twapAccumulate = defineStrategy({
       const used = `${fmt(memory.spentUsd, 2)} of ${fmt(params.budgetUsd)} USD`;
       const left = params.budgetUsd.minus(memory.spentUsd);
       if (!left.gt(0)) return [skip(name, `budget used up (${used})`, considered)];
-      if (left.lt(amountUsd)) {
+      // The budget counts what fills, and fills pay the spread and move with the price over the TWAP:
+      // the last run is sized under what is left by the buy reserve (the venue's slippage bound per
+      // slice, venue.twapBuyReserve) so that only a larger move during that run could go over it.
+      const reserve = snapshot.rules.twapBuyReserve ?? DEFAULT_TWAP_BUY_RESERVE;
+      const lastRun = left.div(reserve.plus(1));
+      if (lastRun.lt(amountUsd)) {
         // What is left may be too small for any TWAP: then the budget is as good as used up.
-        const leftQuote = left.div(quoteUsd);
+        const leftQuote = lastRun.div(quoteUsd);
         const fit = fitTwapDuration(leftQuote, params.twap.minutes, snapshot.rules, quote);
         if (!fit.ok) {
           return [
@@ -112,8 +119,10 @@ export const twapAccumulate = defineStrategy({
             ),
           ];
         }
-        amountUsd = left;
-        notes.push(`last run of the budget: ${fmt(left, 2)} of ${fmt(params.budgetUsd)} USD left`);
+        amountUsd = lastRun;
+        notes.push(
+          `last run of the budget: ${fmt(left, 2)} of ${fmt(params.budgetUsd)} USD left, sized ${pct(reserve)} under it for the fills' spread and price moves`,
+        );
       }
     }
     const amount = amountUsd.div(quoteUsd);

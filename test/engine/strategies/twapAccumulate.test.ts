@@ -66,13 +66,16 @@ describe("twap-accumulate", () => {
     expect(only(run({ side: "sell", limitPx: 39.5, amountUsd: 200 })).side).toBe("sell");
   });
 
-  it("never exceeds the budget: the last run buys only what is left, then it stops", () => {
+  it("keeps within the budget: the last run is sized under what is left by the buy reserve, then it stops", () => {
     const budget = { budgetUsd: 2500 };
     expect(only(run(budget, funded, { spentUsd: parseDecimal("1000") })).notionalUsd.toFixed()).toBe("1000");
     const last = only(run(budget, funded, { spentUsd: parseDecimal("2000") }));
-    expect(last.notionalUsd.toFixed()).toBe("500");
-    expect(last.size.toFixed()).toBe("12.5");
-    expect(last.reason).toMatch(/last run of the budget: 500 of 2500 USD left/);
+    // Its fills pay the spread and move with the price: sized at the mid to exactly what is left, it
+    // would overspend (a user saw 1500.26 of a 1500 budget). 500 / 1.03 = 485.44 → 12.13 HYPE at 40.
+    expect(last.size.toFixed()).toBe("12.13");
+    expect(last.notionalUsd.toFixed()).toBe("485.2");
+    expect(last.notionalUsd.times("1.03").lte(500)).toBe(true);
+    expect(last.reason).toMatch(/last run of the budget: 500 of 2500 USD left, sized 3% under it/);
     expect(skipped(run(budget, funded, { spentUsd: parseDecimal("2500") }))).toMatch(
       /budget used up \(2500 of 2500 USD\)/,
     );
