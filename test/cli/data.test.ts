@@ -96,6 +96,7 @@ describe("hlbot data fetch", () => {
       },
     });
     const cwd = mkdtempSync(join(dir, "default-"));
+    const host = new URL(proxy.url).host.replace(":", "_");
     const res = await run(args(proxy.url), cwd);
     await proxy.close();
     expect(res.code).toBe(0);
@@ -121,9 +122,10 @@ describe("hlbot data fetch", () => {
       "note: the first candle opens at 2025-01-01T12:00:00.000Z, later than --from",
     );
     expect(res.stdout).toBe(
-      `601 candles (601 new) of @107 1m, ${new Date(START).toISOString()} to ${TO} → candles/HYPE-1m-mainnet.csv\n`,
+      `601 candles (601 new) of @107 1m, ${new Date(START).toISOString()} to ${TO} → candles/HYPE-1m-${host}.csv\n`,
     );
-    const file = join(cwd, "candles/HYPE-1m-mainnet.csv");
+    // Named by its source: a local venue's file is never taken for (or resumed as) mainnet history.
+    const file = join(cwd, `candles/HYPE-1m-${host}.csv`);
     const lines = readFileSync(file, "utf8").split("\n");
     expect(lines[0]).toBe(CANDLE_CSV_HEADER);
     expect(lines.at(-1)).toBe("");

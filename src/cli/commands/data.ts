@@ -76,7 +76,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--to <time>", "last candle's open (a date includes its whole day; default: the venue's now)")
     .option("--network <name>", "mainnet or testnet", "mainnet")
     .option("--base-url <url>", "send every request to this base URL instead (e.g. `hlbot venue`)")
-    .option("--out <file>", "candle file (default: candles/<coin>-<interval>-<network>.csv)")
+    .option(
+      "--out <file>",
+      "candle file (default: candles/<coin>-<interval>-<network>.csv, or -<host_port>.csv with --base-url)",
+    )
     .option("--page-size <n>", "candles per window requested, 1 to 5000", "5000")
     .option("--timeout <ms>", "per-request timeout in milliseconds (default 10000)")
     .addHelpText(
@@ -147,7 +150,10 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
   const network = parseNetworkName(options.network, "--network");
   // Checked before any file is touched (a bad --base-url is exit 2); the transport resolves them again.
   resolveEndpoints(network, options.baseUrl);
-  const out = options.out ?? join("candles", `${fileSafe(coinArg)}-${interval}-${network}.csv`);
+  // Named by where the candles come from: a file of a local venue must never be mistaken for (or
+  // resumed by a fetch of) the real network's history.
+  const source = options.baseUrl === undefined ? network : fileSafe(new URL(options.baseUrl).host);
+  const out = options.out ?? join("candles", `${fileSafe(coinArg)}-${interval}-${source}.csv`);
 
   // Resume: keep the file's whole rows and continue after the last one (checked before anything is sent).
   let existing: import("../../simulator/candles.js").CandleFile | undefined;
