@@ -86,6 +86,28 @@ const args = (url: string, out?: string, coin = "HYPE") => [
 ];
 
 describe("hlbot data fetch", () => {
+  it("exits 1 and leaves no file when the range holds no closed candle", async () => {
+    const out = join(dir, "none.csv");
+    // After the venue's now: nothing has closed there yet.
+    const res = await run([
+      "data",
+      "fetch",
+      "--coin",
+      "HYPE",
+      "--interval",
+      "1m",
+      "--from",
+      "2030-01-01",
+      "--base-url",
+      sim.url,
+      "--out",
+      out,
+    ]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/no closed @107 1m candles from 2030-01-01T00:00:00.000Z .*; no file written/);
+    expect(existsSync(out)).toBe(false);
+  });
+
   it("writes every closed candle across pages, at the default path, with the reader's format", async () => {
     const asked: Array<{ from: number; to: number; n: number }> = [];
     const proxy = await startVenueProxy(sim.url, {

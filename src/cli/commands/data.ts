@@ -97,7 +97,7 @@ export function register(program: Command, ctx: CliContext): void {
         "last one. The venue keeps only the most recent 5000 candles of a pair and interval: after an",
         "empty window one request over the rest of the range finds where they begin, and the command",
         "says so when the first candle is later than --from.",
-        "Exit codes: 0 done, 2 bad input (nothing sent, or an unknown coin), 1 venue or network failure",
+        "Exit codes: 0 done, 2 bad input (nothing sent, or an unknown coin), 1 venue or network failure or no candle in the range, 130 interrupted (the file keeps what was written)",
         "(the rows written so far are kept).",
       ].join("\n"),
     )
@@ -116,9 +116,8 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
       import("../../simulator/candles.js"),
       import("../../lib/errors.js"),
     ]);
-  const { existsSync, mkdirSync, readFileSync, appendFileSync, writeFileSync, truncateSync } = await import(
-    "node:fs"
-  );
+  const { existsSync, mkdirSync, readFileSync, appendFileSync, writeFileSync, truncateSync, rmSync } =
+    await import("node:fs");
   const { dirname, join } = await import("node:path");
 
   // Every flag is checked before anything is sent.
@@ -268,9 +267,13 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
 
     const total = kept + added;
     if (total === 0) {
-      ctx.stdout(
-        `no closed ${coin} ${interval} candles from ${iso(fromMs)} to ${iso(toMs)}; ${out} has none\n`,
+      // A file of no candles is not a candle file (simulate --prices refuses it): none is left behind,
+      // and the exit code tells a script that nothing was fetched.
+      if (!existing) rmSync(out, { force: true });
+      ctx.stderr(
+        `hlbot data fetch: no closed ${coin} ${interval} candles from ${iso(fromMs)} to ${iso(toMs)}; no file written\n`,
       );
+      ctx.exitCode = 1;
       return;
     }
     if (kept === 0 && firstT !== undefined && firstT - fromMs >= cs.CANDLE_INTERVAL_MS[interval])
