@@ -323,7 +323,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
   <h1>hlbot simulation: ${escapeHtml(s.scenario)} scenario</h1>
   <p>${escapeHtml(when(s.period.from))} → ${escapeHtml(when(s.period.to))} UTC (${s.period.days} days${s.period.interrupted ? ", interrupted" : ""}),
   seed ${s.seed}, ${escapeHtml(s.network)} signatures, account <code>${escapeHtml(s.account)}</code> (demo key derived from the seed).
-  Strategies: ${s.strategies.map((x) => `<b>${escapeHtml(x.name)}</b> (${escapeHtml(x.kind)}, <code>${escapeHtml(x.schedule)}</code>, ${x.runs} runs)`).join(", ") || "none"}.</p>
+  Strategies: ${s.strategies.map((x) => `<b>${escapeHtml(x.name)}</b> (${escapeHtml(x.kind)}, <code>${escapeHtml(x.schedule)}</code>, ${x.runs} runs${x.failedRuns > 0 ? `, ${x.failedRuns} failed` : ""})`).join(", ") || "none"}.</p>
 </header>
 <section class="figures">${figures.map(([k, v]) => `<div><span>${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</section>
 <section>${charts}</section>

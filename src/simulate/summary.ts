@@ -161,7 +161,8 @@ export interface SimulationSummary {
   holdingsFrom: string | null;
   valuationCoin: string;
   period: { from: string; to: string; days: number; interrupted: boolean };
-  strategies: Array<{ name: string; kind: string; schedule: string; runs: number }>;
+  /** `runs`: cycles it took part in that completed; `failedRuns`: those that failed (each retried later). */
+  strategies: Array<{ name: string; kind: string; schedule: string; runs: number; failedRuns: number }>;
   cycles: { total: number; failed: number; failures: Array<{ reason: string; count: number }> };
   actions: Array<{ strategy: string; action: string; outcome: string; count: number }>;
   rejections: Array<{ strategy: string; action: string; reason: string; count: number }>;
@@ -595,7 +596,8 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       name: s.name,
       kind: s.kind,
       schedule: s.schedule,
-      runs: r.cycles.filter((c) => c.strategies.includes(s.name)).length,
+      runs: r.cycles.filter((c) => c.strategies.includes(s.name) && c.error === undefined).length,
+      failedRuns: r.cycles.filter((c) => c.strategies.includes(s.name) && c.error !== undefined).length,
     })),
     cycles: { total: r.cycles.length, failed: failures.reduce((a, f) => a + f.count, 0), failures },
     actions,

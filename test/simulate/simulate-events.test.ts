@@ -137,5 +137,14 @@ events:
     expect(during.some((c) => c.error !== undefined)).toBe(true);
     expect(after.length).toBeGreaterThan(0);
     expect(after.every((c) => c.error === undefined)).toBe(true);
+    // Failed cycles (retried later) are counted apart from the runs that completed.
+    const s = buildSummary(r.record);
+    expect(s.strategies.some((x) => x.failedRuns > 0)).toBe(true);
+    for (const x of s.strategies) {
+      const own = r.record.cycles.filter((c) => c.strategies.includes(x.name));
+      expect(x.runs).toBe(own.filter((c) => c.error === undefined).length);
+      expect(x.failedRuns).toBe(own.length - x.runs);
+    }
+    expect(formatSummary(s)).toMatch(/\d+ runs, \d+ failed\)/);
   });
 });
