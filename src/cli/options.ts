@@ -151,3 +151,7 @@ export function parseAddress(text: string | undefined, flag: string): string {
   }
   return text.toLowerCase();
 }
+
+/** --config of the commands that run the bot: where the bot file is looked for (resolveConfigPath). */
+export const CONFIG_OPTION_HELP =
+  "bot configuration (default: $HLBOT_CONFIG, else ./hlbot.yaml, else ~/.config/hlbot/config.yaml, else config/default.yaml)";

@@ -12,7 +12,7 @@ export function register(program: Command, ctx: CliContext): void {
   config
     .command("validate")
     .description(
-      "validate the bot file (--config, $HLBOT_CONFIG or config/default.yaml) and its strategies, or the given files; warn when its strategies will fight",
+      "validate the bot file (--config, $HLBOT_CONFIG, ./hlbot.yaml, ~/.config/hlbot/config.yaml or config/default.yaml) and its strategies, or the given files; warn when its strategies will fight",
     )
     .argument(
       "[files...]",

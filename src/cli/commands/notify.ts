@@ -2,6 +2,7 @@
 // and says, per channel, whether it arrived (the HTTP status) or why not. Exit 1 when any failed.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
+import { CONFIG_OPTION_HELP } from "../options.js";
 
 interface NotifyTestOptions {
   config?: string;
@@ -14,7 +15,7 @@ export function register(program: Command, ctx: CliContext): void {
   notify
     .command("test")
     .description("send one test message to each configured channel and report what each answered")
-    .option("-c, --config <file>", "bot configuration (default $HLBOT_CONFIG or config/default.yaml)")
+    .option("-c, --config <file>", CONFIG_OPTION_HELP)
     .action(async (opts: NotifyTestOptions) => {
       const { loadBotConfig, botLogger } = await import("../bot.js");
       const { ConfigError } = await import("../../lib/errors.js");

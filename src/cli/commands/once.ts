@@ -7,6 +7,7 @@
 // configuration errors.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
+import { CONFIG_OPTION_HELP } from "../options.js";
 
 export function register(program: Command, ctx: CliContext): void {
   program
@@ -14,7 +15,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description(
       "run the strategies whose cron slot is due now (and check running TWAPs' guards), then exit (for cron); submits only when the config says mode: live",
     )
-    .option("-c, --config <file>", "bot configuration (default $HLBOT_CONFIG or config/default.yaml)")
+    .option("-c, --config <file>", CONFIG_OPTION_HELP)
     .option("--dry-run", "never submit, whatever the config says")
     .option("--json", "print each action as one JSON line on stdout, then one summary line")
     .addHelpText(

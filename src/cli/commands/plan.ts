@@ -4,6 +4,7 @@
 // send (#17.6). `--sign` prints signed bodies, with a warning. `--unsigned` needs no key at all.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
+import { CONFIG_OPTION_HELP } from "../options.js";
 
 interface PlanOptions {
   config?: string;
@@ -19,7 +20,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description(
       "run one cycle in dry-run: show decisions, guards and the unsigned requests (action, nonce, digest); nothing is sent",
     )
-    .option("-c, --config <file>", "bot configuration (default $HLBOT_CONFIG or config/default.yaml)")
+    .option("-c, --config <file>", CONFIG_OPTION_HELP)
     .option("--json", "one JSON object per planned action per line on stdout; the summary goes to stderr")
     .option("--unsigned", "work without a key: show unsigned actions (the config must name the `account`)")
     .option(

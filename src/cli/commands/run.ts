@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import type { LoadedConfig } from "../../engine/config/loader.js";
 import { ConfigError, describeError, HlbotError, ValidationError, walk } from "../../lib/errors.js";
 import type { CliContext } from "../context.js";
-import { parseInteger } from "../options.js";
+import { CONFIG_OPTION_HELP, parseInteger } from "../options.js";
 
 interface RunOptions {
   config?: string;
@@ -55,7 +55,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command("run")
     .description("run the bot: every enabled strategy on its cron schedule (UTC) until SIGINT/SIGTERM")
-    .option("-c, --config <file>", "bot configuration (default $HLBOT_CONFIG or config/default.yaml)")
+    .option("-c, --config <file>", CONFIG_OPTION_HELP)
     .option("--dry-run", "never submit, whatever the config says")
     .option(
       "--metrics-port <n>",

@@ -5,6 +5,7 @@
 // the daemon to be stopped: the switch is a file the daemon checks before every cycle.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
+import { CONFIG_OPTION_HELP } from "../options.js";
 
 interface StopOptions {
   config?: string;
@@ -19,7 +20,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description(
       "engage the kill switch: nothing is submitted until `hlbot resume` (running TWAPs keep filling unless cancelled)",
     )
-    .option("-c, --config <file>", "bot configuration (default $HLBOT_CONFIG or config/default.yaml)")
+    .option("-c, --config <file>", CONFIG_OPTION_HELP)
     .option("--reason <text>", "why, written into the kill-switch file", "stopped with hlbot stop")
     .option(
       "--cancel-twaps",
@@ -81,7 +82,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command("resume")
     .description("release the kill switch: remove whatever is at limits.killSwitchFile")
-    .option("-c, --config <file>", "bot configuration (default $HLBOT_CONFIG or config/default.yaml)")
+    .option("-c, --config <file>", CONFIG_OPTION_HELP)
     .action(async (opts: { config?: string }) => {
       const { loadBotConfig } = await import("../bot.js");
       const config = await loadBotConfig(ctx, opts);
