@@ -10,9 +10,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
 import { parseJson } from "../../src/lib/json.js";
 import { CANDLE_CSV_HEADER, readCandleFile } from "../../src/simulator/candles.js";
+import { runCli } from "../helpers/cli.js";
 import { BIN, ensureBuilt, REPO_ROOT } from "../helpers/dist.js";
 import { type Reply, startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
 import { startVenueProxy } from "../helpers/venueProxy.js";
@@ -23,26 +23,8 @@ const MIN = 60_000;
 const HOUR = 60 * MIN;
 const dir = mkdtempSync(join(tmpdir(), "hlbot-data-"));
 
-async function run(argv: string[], cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const before = process.cwd();
-  if (cwd) process.chdir(cwd);
-  try {
-    const code = await main(argv, {
-      stdout: (s) => {
-        stdout += s;
-      },
-      stderr: (s) => {
-        stderr += s;
-      },
-      env: {},
-      isTTY: false,
-    });
-    return { code, stdout, stderr };
-  } finally {
-    process.chdir(before);
-  }
+function run(argv: string[], cwd?: string) {
+  return runCli(argv, cwd ? { cwd } : {});
 }
 
 let sim: HttpSim;

@@ -3,9 +3,9 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FLAG_OF_FIELD, INFO_HELP } from "../../src/cli/commands/info.js";
-import { main } from "../../src/cli/main.js";
 import { parseJson } from "../../src/lib/json.js";
 import { INFO_TYPES, infoParameters } from "../../src/venue/info/methods/index.js";
+import { runCli } from "../helpers/cli.js";
 import { type Reply, startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
 import { validatorSummary } from "../venue/info/fixtures.js";
 
@@ -24,21 +24,7 @@ async function venue(replies: Reply[]): Promise<TestHttpServer> {
 }
 
 /** Runs the CLI in-process with captured output. */
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(argv, {
-    stdout: (s) => {
-      stdout += s;
-    },
-    stderr: (s) => {
-      stderr += s;
-    },
-    env: {},
-    isTTY: false,
-  });
-  return { code, stdout, stderr };
-}
+const run = (argv: string[]) => runCli(argv);
 
 /** Runs the built CLI as a child process (asynchronously, so the in-process test server can answer). */
 function runBuilt(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -2,43 +2,18 @@
 // ahead) and /health must say so; a step forward floods "missed a tick" lines, which are collapsed to
 // one; the skew against the venue is checked every minute, logged once per episode; a scheduler that
 // stopped running makes /health answer 503.
-import { request } from "node:http";
-import pino from "pino";
 import sinon from "sinon";
 import { afterEach, describe, expect, it } from "vitest";
 import { ClockWatch } from "../../src/engine/clockWatch.js";
 import { cronSchedule, Daemon, scheduledStrategies } from "../../src/engine/daemon.js";
 import { BotMetrics, type MetricsServer, startMetricsServer } from "../../src/engine/metrics.js";
 import { startTestBot, type TestBot } from "../helpers/bot.js";
+import { captureLogger } from "../helpers/logs.js";
+import { get } from "../helpers/metrics.js";
 
-type LogLine = Record<string, unknown> & { msg: string; level: number };
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const START = Date.UTC(2026, 0, 5, 12, 0, 30);
-
-function captureLogger() {
-  const lines: LogLine[] = [];
-  const logger = pino(
-    { level: "debug", base: undefined },
-    { write: (s: string) => lines.push(JSON.parse(s)) },
-  );
-  const warnings = () => lines.filter((l) => l.level === 40);
-  return { logger, lines, warnings };
-}
-
-function get(port: number, path: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path, method: "GET" }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
-      );
-    });
-    req.on("error", reject);
-    req.end();
-  });
-}
 
 let clock: sinon.SinonFakeTimers | undefined;
 let server: MetricsServer | undefined;

@@ -2,7 +2,6 @@
 // which strategies run when, no self-overlap, back-off and recovery, fatal errors, reload, graceful stop.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import pino from "pino";
 import sinon from "sinon";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -17,6 +16,7 @@ import { BotMetrics } from "../../src/engine/metrics.js";
 import { retryDelayMs, slotAccount } from "../../src/engine/scheduler.js";
 import { ConfigError, ServerError } from "../../src/lib/errors.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+import { captureLogger } from "../helpers/logs.js";
 
 const STAKING = {
   name: "staking",
@@ -32,17 +32,6 @@ const STAKING = {
 const MINUTE = 60_000;
 // Real timers, captured before any test fakes them, for polling real I/O.
 const realSetTimeout = globalThis.setTimeout;
-
-type LogLine = Record<string, unknown> & { msg: string; level: number };
-
-function captureLogger() {
-  const lines: LogLine[] = [];
-  const logger = pino(
-    { level: "debug", base: undefined },
-    { write: (s: string) => lines.push(JSON.parse(s)) },
-  );
-  return { logger, lines };
-}
 
 let bot: TestBot | undefined;
 let clock: sinon.SinonFakeTimers | undefined;

@@ -4,24 +4,13 @@
 // still close; the handlers go only after the cleanups; an uncaught exception stops and marks the exit
 // unclean, an unhandled rejection is only logged.
 import { EventEmitter } from "node:events";
-import pino from "pino";
 import sinon from "sinon";
 import { afterEach, describe, expect, it } from "vitest";
 import { Shutdown, type ShutdownHost, type StopCause, signalExitCode } from "../../src/engine/shutdown.js";
+import { captureLogger } from "../helpers/logs.js";
 
 /** Through the global setTimeout, so sinon's fake timers drive it. */
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-type LogLine = Record<string, unknown> & { msg: string; level: number };
-
-function captureLogger() {
-  const lines: LogLine[] = [];
-  const logger = pino(
-    { level: "debug", base: undefined },
-    { write: (s: string) => lines.push(JSON.parse(s)) },
-  );
-  return { logger, lines };
-}
 
 class FakeProcess extends EventEmitter implements ShutdownHost {
   readonly exits: number[] = [];
