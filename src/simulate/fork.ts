@@ -29,6 +29,8 @@ function liquidityClass(dayVolume: number): "deep" | "medium" | "thin" {
 }
 
 export interface ForkResult {
+  /** The account read (lower case); the scenario's demo account. */
+  account: string;
   scenario: ScenarioInput;
   /** The fork moment (the venue's clock if it sent one, else the local clock). */
   at: number;
@@ -160,6 +162,7 @@ export async function forkAccount(
       })),
   };
   return {
+    account: user,
     scenario,
     at,
     notes,

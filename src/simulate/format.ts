@@ -5,11 +5,32 @@
 import { Decimal } from "../lib/decimal.js";
 import { type SimulationSummary, twapStatusText, type ValuationSummary } from "./summary.js";
 
-/** A validator's net APR ("0.023618") as "2.362%"; "?" when unknown. */
+/** A validator's net APR ("0.023618") as "2.362%" (rounded half away from zero, like the other
+ * percentages, not cut: 2.3618% is 2.362%); "?" when unknown. */
 export function netAprText(netApr: string | null): string {
   return netApr === null
     ? "?"
-    : `${new Decimal(netApr).times(100).toDecimalPlaces(3, Decimal.ROUND_DOWN).toFixed()}%`;
+    : `${new Decimal(netApr).times(100).toDecimalPlaces(3, Decimal.ROUND_HALF_UP).toFixed()}%`;
+}
+
+/** What reconciliation concluded about submissions whose answer was lost, in a few words. */
+export function unknownsText(u: SimulationSummary["unknowns"]): string | undefined {
+  if (u.total === 0) return undefined;
+  const parts = [
+    u.landed > 0 ? `${u.landed} found landed` : "",
+    u.absent > 0 ? `${u.absent} found absent (never took effect)` : "",
+    u.unresolved > 0 ? `${u.unresolved} still unknown at the end of the run` : "",
+  ].filter(Boolean);
+  const sent = u.total === 1 ? "1 submission" : `${u.total} submissions`;
+  const later = u.total === 1 && u.unresolved === 0 ? `later ${parts[0]}` : `later: ${parts.join(", ")}`;
+  return `${sent} unknown at send (answer lost), reconciled against the venue ${later}`;
+}
+
+/** Scenario events the run never reached, in one line. */
+export function eventsNotAppliedText(events: SimulationSummary["eventsNotApplied"]): string | undefined {
+  if (events.length === 0) return undefined;
+  const list = events.map((e) => `${e.what} at ${when(e.at)}`).join("; ");
+  return `${events.length === 1 ? "1 scenario event" : `${events.length} scenario events`} after the end of the run ${events.length === 1 ? "was" : "were"} not applied: ${list}`;
 }
 
 /** "12345.5" → "12,345.5" (exact: works on the decimal string). */
@@ -30,7 +51,9 @@ function short(value: string, dp = 4): string {
 }
 
 const pct = (fraction: string) => `${(Number(fraction) * 100).toFixed(2)}%`;
-const when = (isoTime: string) => isoTime.replace("T", " ").replace(/:\d\d\.\d{3}Z$/, "");
+function when(isoTime: string): string {
+  return isoTime.replace("T", " ").replace(/:\d\d\.\d{3}Z$/, "");
+}
 const addr = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`;
 
 /** Aligned columns; `align` has one letter per column, "l" or "r" (numbers), default "l" then "r"s. */
@@ -120,7 +143,7 @@ function twaps(s: SimulationSummary): string[] {
       "shortfall",
       "(quote)",
       "spread+impact",
-      "unfilled",
+      "unfilled (base)",
     ],
   ];
   for (const t of s.twaps)
@@ -134,7 +157,7 @@ function twaps(s: SimulationSummary): string[] {
       bp(t.shortfallBps),
       groupDigits(t.shortfall),
       groupDigits(t.impact),
-      t.unfilledSize === "0" ? "" : short(t.unfilledSize),
+      t.unfilledSize === "0" ? "" : `${short(t.unfilledSize)} ${t.label.split("/")[0] ?? ""}`.trimEnd(),
     ]);
   out.push(...table(exec));
   const e = s.execution;
@@ -148,7 +171,7 @@ function twaps(s: SimulationSummary): string[] {
         const [base = "", quote = ""] = t.label.split("/");
         return [
           `${t.label} ${t.side}`,
-          `${t.twaps} TWAP(s), ${t.slices} slices`,
+          `${t.twaps} TWAP(s)${t.filledNothing > 0 ? `, ${t.filledNothing} filled nothing` : ""}, ${t.slices} slices`,
           `${short(t.size)} ${base}`,
           `${short(t.notional, 2)} ${quote}`,
           `average ${t.averagePrice === null ? "-" : short(t.averagePrice, 6)}`,
@@ -218,7 +241,7 @@ function benchmark(s: SimulationSummary): string[] {
       : null
     : p.changeRatio;
   return [
-    `Did the bot help? Against buy and hold (the starting holdings${flows ? " plus the deposits and withdrawals when they happen" : ""}, untouched, at the same prices; ${s.valuationCoin})`,
+    `Did the bot help? Against buy and hold (the starting holdings${flows ? " plus the deposits and withdrawals when they happen" : ""}, untouched${b.basis === "venue" ? ", delegations still earning" : ""}, at the same prices; ${s.valuationCoin})`,
     ...table(
       [
         ["", "start", "end", flows ? "change without deposits and withdrawals" : "change"],
@@ -237,7 +260,8 @@ function benchmark(s: SimulationSummary): string[] {
       ],
       "lrrr",
     ),
-    `  bot − buy and hold: ${signed(b.botMinusBenchmark)} = staking rewards (all, also on stake held at the start) ${signed(k.stakingRewards)}, fees ${signed(k.fees)}, spread and impact ${signed(k.spreadAndImpact)}, timing of trades and other ${signed(k.timingAndOther)}`,
+    `  staking rewards: bot ${short(b.rewards.bot.amount, 6)} HYPE (≈ ${groupDigits(b.rewards.bot.value)}), buy and hold ${short(b.rewards.benchmark.amount, 6)} HYPE (≈ ${groupDigits(b.rewards.benchmark.value)})${b.basis === "venue" ? ", on its starting delegations left alone" : ", none counted (no venue run without the bot)"}`,
+    `  bot − buy and hold: ${signed(b.botMinusBenchmark)} = staking rewards beyond buy and hold's ${signed(k.stakingRewards)}, fees ${signed(k.fees)}, spread and impact ${signed(k.spreadAndImpact)}, timing of trades and other ${signed(k.timingAndOther)}`,
   ];
 }
 
@@ -257,9 +281,11 @@ function skipped(s: SimulationSummary): string[] {
 }
 
 export function formatSummary(s: SimulationSummary): string {
-  const holdings = s.holdingsFrom
-    ? `the holdings of the scenario's demo account ${addr(s.holdingsFrom)}`
-    : "the default demo holdings";
+  const holdings = s.forkedFrom
+    ? `the holdings of the forked account ${addr(s.forkedFrom)}`
+    : s.holdingsFrom
+      ? `the holdings of the scenario's demo account ${addr(s.holdingsFrom)}`
+      : "the default demo holdings";
   const outcomes = new Map<string, number>();
   for (const a of s.actions) outcomes.set(a.outcome, (outcomes.get(a.outcome) ?? 0) + a.count);
   const acted = [...outcomes.entries()].map(([o, n]) => `${n} ${o}`).join(", ") || "none";
@@ -271,6 +297,10 @@ export function formatSummary(s: SimulationSummary): string {
   ];
   for (const f of s.cycles.failures) lines.push(`  failed ${f.count}×: ${f.reason}`);
   for (const r of s.rejections) lines.push(`  ${r.strategy} ${r.action} ${r.count}× ${r.reason}`);
+  const unknowns = unknownsText(s.unknowns);
+  if (unknowns) lines.push(`  ${unknowns}`);
+  const skippedEvents = eventsNotAppliedText(s.eventsNotApplied);
+  if (skippedEvents) lines.push(skippedEvents);
   return `${[
     ...lines,
     "",

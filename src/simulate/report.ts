@@ -3,7 +3,7 @@
 // (stacked, in percent) and stake per validator (stacked), all over virtual time, with the TWAPs and
 // delegation changes marked; then the summary's tables. The samples and the summary are also embedded
 // as JSON (`<script type="application/json" id="hlbot-simulation">`) for anyone who wants the numbers.
-import { netAprText } from "./format.js";
+import { eventsNotAppliedText, netAprText, unknownsText } from "./format.js";
 import type { Sample, SimulationRecord } from "./runner.js";
 import { type SimulationSummary, twapStatusText } from "./summary.js";
 import { figureColumns, RANK_FIGURES, rankRuns, type SweepResult } from "./sweep.js";
@@ -170,7 +170,7 @@ function scriptJson(value: unknown): string {
 
 export interface ReportData {
   summary: SimulationSummary;
-  record: Pick<SimulationRecord, "samples" | "validators">;
+  record: Pick<SimulationRecord, "samples" | "validators" | "benchmark">;
 }
 
 /** Distinct reason wordings listed (most frequent first); the grouped reasons are always complete. */
@@ -241,6 +241,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
     color: c.action === "delegate" ? "#16a34a" : "#dc2626",
   }));
 
+  const benchAt = new Map((record.benchmark?.samples ?? []).map((x) => [x.t, x.value] as const));
   const charts = [
     chart({
       title: "Portfolio value",
@@ -248,19 +249,21 @@ export function renderReport({ summary: s, record }: ReportData): string {
       series: [
         { name: `bot, value in ${s.valuationCoin}`, color: "#2563eb", values: samples.map((x) => x.value) },
         {
-          name: "buy and hold (the starting holdings at the same prices)",
+          name: "buy and hold (the starting holdings left alone, at the same prices)",
           color: "#9ca3af",
-          // The benchmark's holdings include the scenario's deposits and withdrawals from when they happen.
-          values: samples.map(
-            (x) =>
-              s.benchmark.holdings.reduce((v, h) => v + Number(h.amount) * (x.prices?.[h.coin] ?? 0), 0) -
-              s.portfolio.flows
-                .filter((f) => Date.parse(f.at) > x.t)
-                .reduce(
-                  (v, f) =>
-                    v + Number(f.amount) * (x.prices?.[f.coin] ?? (f.coin === s.valuationCoin ? 1 : 0)),
-                  0,
-                ),
+          // The venue run without the bot, at the same times; without it, the end holdings at each
+          // sample's prices, less the deposits and withdrawals still to come.
+          values: samples.map((x) =>
+            benchAt.has(x.t)
+              ? benchAt.get(x.t)!
+              : s.benchmark.holdings.reduce((v, h) => v + Number(h.amount) * (x.prices?.[h.coin] ?? 0), 0) -
+                s.portfolio.flows
+                  .filter((f) => Date.parse(f.at) > x.t)
+                  .reduce(
+                    (v, f) =>
+                      v + Number(f.amount) * (x.prices?.[f.coin] ?? (f.coin === s.valuationCoin ? 1 : 0)),
+                    0,
+                  ),
           ),
         },
       ],
@@ -322,13 +325,13 @@ export function renderReport({ summary: s, record }: ReportData): string {
 <header>
   <h1>hlbot simulation: ${escapeHtml(s.scenario)} scenario</h1>
   <p>${escapeHtml(when(s.period.from))} → ${escapeHtml(when(s.period.to))} UTC (${s.period.days} days${s.period.interrupted ? ", interrupted" : ""}),
-  seed ${s.seed}, ${escapeHtml(s.network)} signatures, account <code>${escapeHtml(s.account)}</code> (demo key derived from the seed).
+  seed ${s.seed}, ${escapeHtml(s.network)} signatures, account <code>${escapeHtml(s.account)}</code> (demo key derived from the seed)${s.forkedFrom ? `, holding what the forked account <code>${escapeHtml(s.forkedFrom)}</code> held` : s.holdingsFrom ? `, holding what the scenario's demo account <code>${escapeHtml(s.holdingsFrom)}</code> holds` : ", with the default demo holdings"}.
   Strategies: ${s.strategies.map((x) => `<b>${escapeHtml(x.name)}</b> (${escapeHtml(x.kind)}, <code>${escapeHtml(x.schedule)}</code>, ${x.runs} runs${x.failedRuns > 0 ? `, ${x.failedRuns} failed` : ""})`).join(", ") || "none"}.</p>
 </header>
 <section class="figures">${figures.map(([k, v]) => `<div><span>${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</section>
 <section>${charts}</section>
 <section><h2>Did the bot help?</h2>
-<p>Buy and hold keeps the starting holdings untouched, valued at the same prices${p.flows.length > 0 ? "; the deposits and withdrawals join it when they happen, and both changes leave them out" : ""}.</p>
+<p>Buy and hold keeps the starting holdings untouched, valued at the same prices${s.benchmark.basis === "venue" ? ": the same scenario and seed run on the venue without the bot, so its starting delegations keep earning rewards" : ""}${p.flows.length > 0 ? "; the deposits and withdrawals join it when they happen, and both changes leave them out" : ""}.</p>
 ${tableHtml(
   [
     "",
@@ -342,10 +345,18 @@ ${tableHtml(
   ],
   [false, true, true, true],
 )}
+<h3>Staking rewards</h3>${tableHtml(
+    ["", "HYPE", `value at the end price (${s.valuationCoin})`],
+    [
+      ["bot", s.benchmark.rewards.bot.amount, s.benchmark.rewards.bot.value],
+      ["buy and hold", s.benchmark.rewards.benchmark.amount, s.benchmark.rewards.benchmark.value],
+    ],
+    [false, true, true],
+  )}
 <h3>Bot − buy and hold: ${escapeHtml(s.benchmark.botMinusBenchmark)} ${escapeHtml(s.valuationCoin)}</h3>${tableHtml(
     ["part", `value (${s.valuationCoin})`],
     [
-      ["staking rewards", s.benchmark.breakdown.stakingRewards],
+      ["staking rewards beyond buy and hold's", s.benchmark.breakdown.stakingRewards],
       ["fees", s.benchmark.breakdown.fees],
       ["spread and impact", s.benchmark.breakdown.spreadAndImpact],
       ["timing of trades and other", s.benchmark.breakdown.timingAndOther],
@@ -397,7 +408,7 @@ ${tableHtml(
       "shortfall bps",
       "shortfall",
       "spread+impact",
-      "unfilled",
+      "unfilled (base)",
     ],
     s.twaps.map((t) => [
       t.twapId,
@@ -409,14 +420,23 @@ ${tableHtml(
       t.shortfallBps ?? "-",
       t.shortfall,
       t.impact,
-      t.unfilledSize,
+      `${t.unfilledSize} ${t.label.split("/")[0] ?? ""}`.trimEnd(),
     ]),
     [true, true, true, true, true, true, true, true, true, true],
   )}
 <h3>Trades</h3>${tableHtml(
-    ["pair", "side", "TWAPs", "slices", "size", "notional", "average price"],
-    s.trades.map((t) => [t.label, t.side, t.twaps, t.slices, t.size, t.notional, t.averagePrice ?? "-"]),
-    [false, false, true, true, true, true, true],
+    ["pair", "side", "TWAPs", "filled nothing", "slices", "size", "notional", "average price"],
+    s.trades.map((t) => [
+      t.label,
+      t.side,
+      t.twaps,
+      t.filledNothing,
+      t.slices,
+      t.size,
+      t.notional,
+      t.averagePrice ?? "-",
+    ]),
+    [false, false, true, true, true, true, true, true],
   )}
 <h3>Fees</h3>${tableHtml(
     ["token", "amount", `value (${s.valuationCoin})`],
@@ -445,7 +465,21 @@ ${tableHtml(
     s.staking.changes.map((c) => [when(c.at), c.action, c.amount, c.name]),
     [false, false, true, false],
   )}</section>
-<section><h2>Rejections and failures</h2>${tableHtml(
+${eventsNotAppliedText(s.eventsNotApplied) ? `<p>${escapeHtml(eventsNotAppliedText(s.eventsNotApplied)!)}.</p>` : ""}
+<section><h2>Rejections and failures</h2>${
+    unknownsText(s.unknowns)
+      ? `<p>${escapeHtml(unknownsText(s.unknowns)!)}.</p>${tableHtml(
+          ["sent", "what", "answer lost", "reconciled", "when"],
+          s.unknowns.submissions.map((u) => [
+            when(u.at),
+            `${u.strategy} ${u.action}`,
+            u.detail ?? "",
+            u.status,
+            u.settledAt ? when(u.settledAt) : "",
+          ]),
+        )}`
+      : ""
+  }${tableHtml(
     ["what", "count", "reason"],
     [
       ...s.rejections.map((r) => [`${r.strategy} ${r.action}`, r.count, r.reason]),

@@ -24,6 +24,7 @@ import { Decimal, ZERO } from "../lib/decimal.js";
 import { ConfigError, describeError, ValidationError } from "../lib/errors.js";
 import { silentLogger } from "../lib/log.js";
 import { readCandleFile } from "../simulator/candles.js";
+import { eventTimeOf } from "../simulator/events.js";
 import {
   createSimulator,
   DEMO_SCENARIO_PATH,
@@ -37,6 +38,7 @@ import {
   type Simulator,
   startSimulator,
 } from "../simulator/index.js";
+import { checkEventsNotBefore } from "../simulator/scenario.js";
 import { adoptDemoAccount, type DemoHoldings, demoSigner } from "./demoAccount.js";
 
 export const DAY_MS = 24 * HOUR;
@@ -74,6 +76,11 @@ export interface SimulationOptions {
    * a wire without sockets) or "http" (a server on 127.0.0.1, as `hlbot venue` serves it).
    */
   transport?: "in-process" | "http";
+  /**
+   * The real account a fork was read from (`hlbot simulate --fork`): the scenario's demo account is that
+   * account, and the summary names it so.
+   */
+  forkOf?: string;
   /** Called with the simulator before it is stopped (tests compare the result with its state). */
   onFinished?: (sim: Simulator, account: string) => void | Promise<void>;
 }
@@ -140,8 +147,45 @@ export interface CycleRecord {
   decisions: CycleDecisionRecord[];
 }
 
+/** A submission whose answer was lost at send (outcome unknown), and what reconciliation concluded. */
+export interface UnknownSubmissionRecord {
+  /** When it was sent (the cycle's time). */
+  at: number;
+  strategy: string;
+  action: string;
+  /** What was lost (the executor's detail). */
+  detail: string | undefined;
+  /**
+   * The journal's status at the end of the run: "landed" or "absent" once a later cycle reconciled it
+   * against the venue, still "unknown" (or "pending") when the run ended first.
+   */
+  status: string;
+  /** When the reconciliation concluded (the journal row's last update), when it did. */
+  settledAt: number | undefined;
+}
+
+/** The venue left alone: the same scenario, seed and period without the bot (the buy-and-hold benchmark). */
+export interface BenchmarkRecord {
+  start: Valuation;
+  end: Valuation;
+  /** Its value at the bot's sample times (same order and times as `samples`). */
+  samples: Array<{ t: number; value: number }>;
+  /** The venue's ledger for the account in that run: rewards, and the scenario's deposits and withdrawals. */
+  ledger: LedgerEntry[];
+}
+
+/** A scenario event the run did not reach (dated after its end). */
+export interface SkippedEventRecord {
+  at: number;
+  type: string;
+  /** What it would have done, in a few words. */
+  what: string;
+}
+
 export interface SimulationRecord {
   scenario: { name: string; file: string };
+  /** The real account the scenario was forked from (`--fork`), if it was. */
+  forkOf?: string;
   seed: number;
   network: LoadedConfig["network"];
   account: string;
@@ -168,6 +212,12 @@ export interface SimulationRecord {
   ledger: LedgerEntry[];
   /** Mid prices at the end, by coin (for valuing fees and rewards). */
   endPrices: Record<string, Decimal>;
+  /** Submissions sent with a lost answer, and how each was settled. */
+  unknowns?: UnknownSubmissionRecord[];
+  /** The buy-and-hold benchmark: the venue run again from the same start without the bot. */
+  benchmark?: BenchmarkRecord;
+  /** Scenario events dated after the end of the run, which were not applied. */
+  eventsAfterEnd?: SkippedEventRecord[];
 }
 
 export interface SimulationResult {
@@ -218,6 +268,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
   // A replay starts where every file has candles: at the latest first candle.
   const replayFrom = replayed.length > 0 ? Math.max(...replayed.map((r) => r.first)) : undefined;
   const { from, to } = resolvePeriod(o, replayFrom ?? scenario.settings.startTime ?? Date.UTC(2025, 0, 1));
+  checkEventsNotBefore(scenario, from, scenarioFile);
   const enabled = o.config.strategies.filter((s) => s.enabled);
 
   const signer = demoSigner(seed);
@@ -232,6 +283,11 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
   } as const;
   const http = o.transport === "http";
   const sim = http ? await startSimulator(venueOptions) : createSimulator(venueOptions);
+  // The benchmark: the same venue left alone (no bot, so no cycles: it only runs rewards, prices and the
+  // scenario's events). Price paths are exogenous: the book model never moves a mid (twap.ts: impact is
+  // temporary), so both venues value holdings at the same mids, and a delegation earns by its own
+  // amount and its validator's APR (staking.ts), whatever else is delegated.
+  const bench = createSimulator(venueOptions);
   const stateDir = mkdtempSync(join(tmpdir(), "hlbot-simulate-"));
   const logger = o.logger ?? silentLogger();
   try {
@@ -254,6 +310,24 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
     });
     const cycles: CycleRecord[] = [];
     const samples: Sample[] = [];
+    const unknowns: Array<UnknownSubmissionRecord & { submissionId: number | undefined }> = [];
+    const noteUnknowns = (report: CycleReport, at: number) => {
+      const sent = runtime.journal.submissionsOfCycle(report.cycleId);
+      for (const a of report.actions) {
+        if (a.outcome !== "unknown") continue;
+        const nonce = a.request.nonce;
+        const row = sent.find((r) => r.nonce === nonce && r.strategy === a.strategy);
+        unknowns.push({
+          at,
+          strategy: a.strategy,
+          action: a.action,
+          detail: a.detail,
+          status: "unknown",
+          settledAt: undefined,
+          submissionId: row?.id,
+        });
+      }
+    };
     let end = to;
     let interrupted = false;
     try {
@@ -301,6 +375,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
           const names = strategies.map((s) => s.name);
           try {
             const w = await watchRunningTwaps(deps, strategies, { killSwitchActive: false });
+            if (w.report) noteUnknowns(w.report, t);
             if (w.report)
               cycles.push(
                 recordOf(w.report, t, [...new Set(w.report.decisions.map((d) => d.decision.strategy))]),
@@ -325,6 +400,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
               killSwitchActive: false,
             });
             record = recordOf(r.report, t, names);
+            noteUnknowns(r.report, t);
           } catch (err) {
             record = { at: t, strategies: names, error: describeError(err), decisions: [] };
           }
@@ -349,6 +425,16 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       o.onProgress?.({ doneMs: end - from, totalMs: to - from, cycles: cycles.length });
 
       const endPrices: Record<string, Decimal> = { ...last.prices };
+      // How each lost answer was settled: later cycles reconcile it against the venue before acting.
+      const rows = new Map(
+        runtime.journal.recentSubmissions(Number.MAX_SAFE_INTEGER).map((r) => [r.id, r] as const),
+      );
+      const settled = unknowns.map(({ submissionId, ...u }) => {
+        const row = submissionId === undefined ? undefined : rows.get(submissionId);
+        if (!row) return u;
+        const done = row.status === "landed" || row.status === "absent";
+        return { ...u, status: row.status, settledAt: done ? row.updatedAt : undefined };
+      });
       const record: SimulationRecord = {
         scenario: { name: sim.scenarioName, file: scenarioFile },
         seed,
@@ -374,6 +460,10 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         end: last,
         ledger: [...sim.ledger({ user: account })],
         endPrices,
+        unknowns: settled,
+        benchmark: runBenchmark(bench, account, samples, end),
+        eventsAfterEnd: eventsAfter(scenario, from, end),
+        ...(o.forkOf === undefined ? {} : { forkOf: o.forkOf.toLowerCase() }),
       };
       await o.onFinished?.(sim, account);
       return { record, wallMs: performance.now() - wallStart };
@@ -382,7 +472,50 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
     }
   } finally {
     await sim.stop();
+    await bench.stop();
     rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+/** Runs the venue alone to the bot's sample times and to the end, valuing the same account each time. */
+function runBenchmark(bench: Simulator, account: string, samples: Sample[], end: number): BenchmarkRecord {
+  const start = valuate(bench, account);
+  const values: BenchmarkRecord["samples"] = [];
+  for (const x of samples) {
+    bench.advanceTo(x.t);
+    values.push({ t: x.t, value: valuate(bench, account).value.toNumber() });
+  }
+  bench.advanceTo(end);
+  return {
+    start,
+    end: valuate(bench, account),
+    samples: values,
+    ledger: [...bench.ledger({ user: account })],
+  };
+}
+
+/** The scenario's events dated after `end`: the run stopped before them, so they were not applied. */
+function eventsAfter(scenario: Scenario, from: number, end: number): SkippedEventRecord[] {
+  return scenario.events.flatMap((e) => {
+    const at = eventTimeOf(e.at, from);
+    return at > end ? [{ at, type: e.type, what: eventText(e) }] : [];
+  });
+}
+
+function eventText(e: Scenario["events"][number]): string {
+  const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`;
+  switch (e.type) {
+    case "validator":
+      return `validator ${short(e.validator)}${e.jailed === undefined ? "" : e.jailed ? " jailed" : " unjailed"}`;
+    case "pair":
+      return `pair ${e.pair} ${e.halted ? "halted" : "resumed"}`;
+    case "price":
+      return `price of ${e.pair} ${e.px !== undefined ? `to ${e.px.toFixed()}` : `${e.change! >= 0 ? "+" : ""}${e.change! * 100}%`}`;
+    case "deposit":
+    case "withdrawal":
+      return `${e.type} of ${e.amount.toFixed()} ${e.coin}`;
+    case "outage":
+      return `outage of ${e.endpoint}`;
   }
 }
 

@@ -92,9 +92,13 @@ export interface ReasonGroup {
 
 export interface BenchmarkSummary {
   /**
-   * The starting holdings (spot and staked HYPE), held unchanged, with the run's deposits and
-   * withdrawals added when they happened: coin → amount at the end.
+   * How the benchmark was computed: "venue", the same scenario, seed and period run again without the
+   * bot (the starting holdings left alone: delegations keep earning, the scenario's deposits and
+   * withdrawals happen to it too); "prices", the starting holdings plus the run's deposits and
+   * withdrawals valued at the run's prices, earning nothing (only for a record without that run).
    */
+  basis: "venue" | "prices";
+  /** What buy and hold holds at the end (spot coins, and HYPE spot plus staked): coin → amount. */
   holdings: Array<{ coin: string; amount: string }>;
   /** The starting holdings at the start prices (the bot's start value). */
   start: string;
@@ -104,15 +108,21 @@ export interface BenchmarkSummary {
   changeRatio: string | null;
   /** Bot end value − benchmark end value (2 decimals). */
   botMinusBenchmark: string;
-  /** Parts of that difference: rewards earned, fees and spread/impact paid, and the rest (market moves
-   * on what the bot bought or sold, i.e. its timing). */
+  /** Staking rewards of the bot and of buy and hold (its starting delegations left alone), HYPE and
+   * value at the end price (2 decimals). */
+  rewards: { bot: { amount: string; value: string }; benchmark: { amount: string; value: string } };
+  /** Parts of that difference: rewards earned beyond buy and hold's, fees and spread/impact paid, and
+   * the rest (market moves on what the bot bought or sold, i.e. its timing). */
   breakdown: { stakingRewards: string; fees: string; spreadAndImpact: string; timingAndOther: string };
 }
 
 export interface TradeTotal {
   label: string;
   side: "buy" | "sell";
+  /** TWAPs placed, including those that filled nothing. */
   twaps: number;
+  /** Of those, the ones that ended (finished or terminated) having filled nothing. */
+  filledNothing: number;
   slices: number;
   size: string;
   notional: string;
@@ -159,6 +169,8 @@ export interface SimulationSummary {
   account: string;
   /** Where the simulated account's holdings came from (the scenario's demo account, or defaults). */
   holdingsFrom: string | null;
+  /** The real account a `--fork` run copied (its holdings are the ones simulated), else null. */
+  forkedFrom: string | null;
   valuationCoin: string;
   period: { from: string; to: string; days: number; interrupted: boolean };
   /** `runs`: cycles it took part in that completed; `failedRuns`: those that failed (each retried later). */
@@ -166,6 +178,26 @@ export interface SimulationSummary {
   cycles: { total: number; failed: number; failures: Array<{ reason: string; count: number }> };
   actions: Array<{ strategy: string; action: string; outcome: string; count: number }>;
   rejections: Array<{ strategy: string; action: string; reason: string; count: number }>;
+  /**
+   * Submissions whose answer was lost at send (outcome unknown) and what the engine's reconciliation
+   * against the venue later concluded: landed, absent, or still unknown when the run ended.
+   */
+  unknowns: {
+    total: number;
+    landed: number;
+    absent: number;
+    unresolved: number;
+    submissions: Array<{
+      at: string;
+      strategy: string;
+      action: string;
+      status: string;
+      settledAt: string | null;
+      detail: string | null;
+    }>;
+  };
+  /** Scenario events dated after the end of the run: not applied. */
+  eventsNotApplied: Array<{ at: string; type: string; what: string }>;
   twaps: TwapSummary[];
   trades: TradeTotal[];
   fees: { byToken: FeeTotal[]; value: string };
@@ -419,11 +451,21 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   for (const [id, t] of twaps) {
     const key = `${t.label}\u0000${t.side}`;
     const g = tradeTotals.get(key) ?? {
-      t: { label: t.label, side: t.side, twaps: 0, slices: 0, size: "0", notional: "0", averagePrice: null },
+      t: {
+        label: t.label,
+        side: t.side,
+        twaps: 0,
+        filledNothing: 0,
+        slices: 0,
+        size: "0",
+        notional: "0",
+        averagePrice: null,
+      },
       sz: ZERO,
       ntl: ZERO,
     };
     g.t.twaps++;
+    if (t.status !== "running" && t.sz_.isZero()) g.t.filledNothing++;
     g.t.slices += twaps.get(id)!.slices;
     g.sz = g.sz.plus(t.sz_);
     g.ntl = g.ntl.plus(t.ntl_);
@@ -539,34 +581,66 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
 
   // ---- buy and hold ----
   const coinOf = (asset: string) => (asset === STAKED_HYPE ? "HYPE" : asset);
-  const holdingsMap = new Map<string, Decimal>();
-  for (const a of r.start.assets)
-    holdingsMap.set(coinOf(a.asset), (holdingsMap.get(coinOf(a.asset)) ?? ZERO).plus(a.amount));
-  const holdAt = (holdings: Map<string, Decimal>, prices: Record<string, Decimal>) =>
-    [...holdings].reduce((v, [coin, amount]) => v.plus(amount.times(prices[coin] ?? ZERO)), ZERO);
-  // Buy and hold starts from the starting holdings; a deposit or withdrawal joins it when it happens
-  // (so it ends holding it), and its change, like the bot's `changeExFlows`, leaves the flows out.
-  const benchStart = r.start.prices ? holdAt(holdingsMap, r.start.prices) : r.start.value;
-  for (const f of flows)
-    holdingsMap.set(f.coin, (holdingsMap.get(f.coin) ?? ZERO).plus(new Decimal(f.amount)));
-  const benchEnd = holdAt(holdingsMap, r.end.prices ?? r.endPrices);
-  const benchChange = benchEnd.minus(benchStart).minus(netFlows);
-  const diff = r.end.value.minus(benchEnd);
-  const rewardsValue = rewarded.times(r.endPrices.HYPE ?? ZERO);
-  const benchmark: BenchmarkSummary = {
-    holdings: [...holdingsMap].map(([coin, amount]) => ({ coin, amount: wire(amount) })),
-    start: round(benchStart, 2),
-    end: round(benchEnd, 2),
-    change: round(benchChange, 2),
-    changeRatio: benchStart.gt(0) ? round(benchChange.div(benchStart), 4) : null,
-    botMinusBenchmark: round(diff, 2),
-    breakdown: {
-      stakingRewards: round(rewardsValue, 2),
-      fees: round(feeValue.neg(), 2),
-      spreadAndImpact: round(exec.impact.neg(), 2),
-      timingAndOther: round(diff.minus(rewardsValue).plus(feeValue).plus(exec.impact), 2),
-    },
-  };
+  const hypeEnd = r.endPrices.HYPE ?? ZERO;
+  const rewardsValue = rewarded.times(hypeEnd);
+  let benchmark: BenchmarkSummary;
+  {
+    let benchStart: Decimal;
+    let benchEnd: Decimal;
+    let benchFlows: Decimal;
+    let benchRewarded = ZERO;
+    const holdingsMap = new Map<string, Decimal>();
+    if (r.benchmark) {
+      // The venue left alone: its own end holdings, rewards and flows (a withdrawal pays what this
+      // account had available, as it would have).
+      const b = r.benchmark;
+      for (const a of b.end.assets)
+        holdingsMap.set(coinOf(a.asset), (holdingsMap.get(coinOf(a.asset)) ?? ZERO).plus(a.amount));
+      benchStart = b.start.value;
+      benchEnd = b.end.value;
+      benchFlows = b.ledger
+        .filter((e) => e.kind === "fund" && e.data.source === "event")
+        .reduce((a, e) => a.plus(e.data.value === undefined ? ZERO : dec(e.data.value)), ZERO);
+      benchRewarded = b.ledger
+        .filter((e) => e.kind === "reward")
+        .reduce((a, e) => a.plus(dec(e.data.amount)), ZERO);
+    } else {
+      for (const a of r.start.assets)
+        holdingsMap.set(coinOf(a.asset), (holdingsMap.get(coinOf(a.asset)) ?? ZERO).plus(a.amount));
+      const holdAt = (holdings: Map<string, Decimal>, prices: Record<string, Decimal>) =>
+        [...holdings].reduce((v, [coin, amount]) => v.plus(amount.times(prices[coin] ?? ZERO)), ZERO);
+      // The starting holdings; a deposit or withdrawal joins them when it happens (so they end holding
+      // it), and the change, like the bot's `changeExFlows`, leaves the flows out.
+      benchStart = r.start.prices ? holdAt(holdingsMap, r.start.prices) : r.start.value;
+      for (const f of flows)
+        holdingsMap.set(f.coin, (holdingsMap.get(f.coin) ?? ZERO).plus(new Decimal(f.amount)));
+      benchEnd = holdAt(holdingsMap, r.end.prices ?? r.endPrices);
+      benchFlows = netFlows;
+    }
+    const benchChange = benchEnd.minus(benchStart).minus(benchFlows);
+    const diff = r.end.value.minus(benchEnd);
+    // Rewards buy and hold earns too are no merit of the bot: only the difference is its part.
+    const extraRewards = rewardsValue.minus(benchRewarded.times(hypeEnd));
+    benchmark = {
+      basis: r.benchmark ? "venue" : "prices",
+      holdings: [...holdingsMap].map(([coin, amount]) => ({ coin, amount: wire(amount) })),
+      start: round(benchStart, 2),
+      end: round(benchEnd, 2),
+      change: round(benchChange, 2),
+      changeRatio: benchStart.gt(0) ? round(benchChange.div(benchStart), 4) : null,
+      botMinusBenchmark: round(diff, 2),
+      rewards: {
+        bot: { amount: wire(rewarded), value: round(rewardsValue, 2) },
+        benchmark: { amount: wire(benchRewarded), value: round(benchRewarded.times(hypeEnd), 2) },
+      },
+      breakdown: {
+        stakingRewards: round(extraRewards, 2),
+        fees: round(feeValue.neg(), 2),
+        spreadAndImpact: round(exec.impact.neg(), 2),
+        timingAndOther: round(diff.minus(extraRewards).plus(feeValue).plus(exec.impact), 2),
+      },
+    };
+  }
   const bpsOf = (d: Decimal) => (exec.ntl.gt(0) ? round(d.div(exec.ntl).times(10_000), 2) : null);
   const execution: ExecutionTotal = {
     notional: round(exec.ntl, 2),
@@ -585,6 +659,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     network: r.network,
     account: r.account,
     holdingsFrom: r.holdings.from ?? null,
+    forkedFrom: r.forkOf ?? null,
     valuationCoin: r.valuationCoin,
     period: {
       from: iso(r.from),
@@ -602,6 +677,8 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     cycles: { total: r.cycles.length, failed: failures.reduce((a, f) => a + f.count, 0), failures },
     actions,
     rejections,
+    unknowns: unknownSummary(r),
+    eventsNotApplied: (r.eventsAfterEnd ?? []).map((e) => ({ at: iso(e.at), type: e.type, what: e.what })),
     twaps: twapList,
     trades,
     fees: { byToken, value: round(feeValue, 2) },
@@ -636,6 +713,27 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     reasons,
     execution,
     benchmark,
+  };
+}
+
+function unknownSummary(r: SimulationRecord): SimulationSummary["unknowns"] {
+  const list = r.unknowns ?? [];
+  const count = (status: string) => list.filter((u) => u.status === status).length;
+  const landed = count("landed");
+  const absent = count("absent");
+  return {
+    total: list.length,
+    landed,
+    absent,
+    unresolved: list.length - landed - absent,
+    submissions: list.map((u) => ({
+      at: iso(u.at),
+      strategy: u.strategy,
+      action: u.action,
+      status: u.status,
+      settledAt: u.settledAt === undefined ? null : iso(u.settledAt),
+      detail: u.detail ?? null,
+    })),
   };
 }
 

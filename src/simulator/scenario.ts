@@ -636,7 +636,14 @@ function parseScenarioText(text: string, file = "scenario"): Scenario {
   keepExactNumbers(src);
   const data: unknown = src.doc.toJS({ maxAliasCount: 1000 }) ?? {};
   const result = scenarioSchema.safeParse(data);
-  if (result.success) return remember(result.data);
+  if (result.success) {
+    // Where each event's time is written: a run's period is only known later (--from, --prices).
+    eventSources.set(result.data, {
+      file,
+      lines: result.data.events.map((_, i) => lineOf(src, ["events", i, "at"]) ?? lineOf(src, ["events", i])),
+    });
+    return remember(result.data);
+  }
   const issues = result.error.issues.map((i) => {
     const path = i.path.map((p) => (typeof p === "symbol" ? String(p) : p));
     return { keyPath: formatKeyPath(path), message: i.message, line: lineOf(src, path) };
@@ -650,6 +657,47 @@ function parseScenarioText(text: string, file = "scenario"): Scenario {
     ...(first.line === undefined ? {} : { line: first.line }),
     keyPath: first.keyPath || "(root)",
   });
+}
+
+/** The file and line of each event of a scenario read from YAML, for errors found once a run's period is known. */
+const eventSources = new WeakMap<Scenario, { file: string; lines: Array<number | undefined> }>();
+
+/**
+ * Refuses events dated before the start of a run (an ISO time earlier than `start`, e.g. with a later
+ * --from): the scenario format places events "during a run", so one before it has no meaning, and
+ * applying it at the first tick would pass silently for something else. Names the file, line and key.
+ * Offsets ("2d") count from the start and are never before it.
+ */
+export function checkEventsNotBefore(scenario: Scenario, start: number, source = "scenario"): void {
+  const where = eventSources.get(scenario);
+  const before = scenario.events.flatMap((e, i) =>
+    "time" in e.at && e.at.time < start
+      ? [
+          {
+            type: e.type,
+            time: e.at.time,
+            keyPath: formatKeyPath(["events", i, "at"]),
+            line: where?.lines[i],
+          },
+        ]
+      : [],
+  );
+  const [first, ...more] = before;
+  if (!first) return;
+  const others = more
+    .map(
+      (b) =>
+        `; ${b.keyPath}${b.line === undefined ? "" : ` (line ${b.line})`}: ${new Date(b.time).toISOString()}`,
+    )
+    .join("");
+  throw new ConfigError(
+    `the ${first.type} event at ${new Date(first.time).toISOString()} is before the start of the run, ${new Date(start).toISOString()}: give it a later time, an offset from the start like "2d", or start the run earlier (--from)${others}`,
+    {
+      file: where?.file ?? source,
+      ...(first.line === undefined ? {} : { line: first.line }),
+      keyPath: first.keyPath,
+    },
+  );
 }
 
 /** Scenarios that went through the schema, so that passing one back in does not parse it twice. */
