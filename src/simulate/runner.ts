@@ -162,6 +162,8 @@ export interface UnknownSubmissionRecord {
   status: string;
   /** When the reconciliation concluded (the journal row's last update), when it did. */
   settledAt: number | undefined;
+  /** The TWAP a landed twapOrder placed, as reconciliation found it. */
+  twapId?: number;
 }
 
 /** The venue left alone: the same scenario, seed and period without the bot (the buy-and-hold benchmark). */
@@ -433,7 +435,12 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         const row = submissionId === undefined ? undefined : rows.get(submissionId);
         if (!row) return u;
         const done = row.status === "landed" || row.status === "absent";
-        return { ...u, status: row.status, settledAt: done ? row.updatedAt : undefined };
+        return {
+          ...u,
+          status: row.status,
+          settledAt: done ? row.updatedAt : undefined,
+          ...(row.twapId === null ? {} : { twapId: row.twapId }),
+        };
       });
       const record: SimulationRecord = {
         scenario: { name: sim.scenarioName, file: scenarioFile },

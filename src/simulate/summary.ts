@@ -289,6 +289,8 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const decisions = r.cycles.flatMap((c) => c.decisions.map((d) => ({ ...d, at: c.at })));
   const twapStrategy = new Map<number, string>();
   for (const d of decisions) if (d.twapId !== undefined) twapStrategy.set(d.twapId, d.strategy);
+  // A twapOrder whose answer was lost names its TWAP only once reconciliation found it landed.
+  for (const u of r.unknowns ?? []) if (u.twapId !== undefined) twapStrategy.set(u.twapId, u.strategy);
 
   const actions = [
     ...countBy(
