@@ -16,14 +16,17 @@ export function netAprText(netApr: string | null): string {
 /** What reconciliation concluded about submissions whose answer was lost, in a few words. */
 export function unknownsText(u: SimulationSummary["unknowns"]): string | undefined {
   if (u.total === 0) return undefined;
+  const sent = `${u.total === 1 ? "1 submission" : `${u.total} submissions`} unknown at send`;
+  if (u.unresolved === u.total)
+    return `${sent}, still unknown at the end of the run (no later cycle reconciled ${u.total === 1 ? "it" : "them"})`;
+  if (u.total === 1)
+    return `${sent}, later found ${u.landed ? "landed" : "absent (never took effect)"} (reconciled against the venue)`;
   const parts = [
     u.landed > 0 ? `${u.landed} found landed` : "",
     u.absent > 0 ? `${u.absent} found absent (never took effect)` : "",
     u.unresolved > 0 ? `${u.unresolved} still unknown at the end of the run` : "",
   ].filter(Boolean);
-  const sent = u.total === 1 ? "1 submission" : `${u.total} submissions`;
-  const later = u.total === 1 && u.unresolved === 0 ? `later ${parts[0]}` : `later: ${parts.join(", ")}`;
-  return `${sent} unknown at send (answer lost), reconciled against the venue ${later}`;
+  return `${sent}; reconciled against the venue later: ${parts.join(", ")}`;
 }
 
 /** Scenario events the run never reached, in one line. */

@@ -321,12 +321,14 @@ export function renderReport({ summary: s, record }: ReportData): string {
     return [asset, a?.amount ?? "0", a ? pct(a.weight) : "", b?.amount ?? "0", b ? pct(b.weight) : ""];
   });
 
+  const skippedEvents = eventsNotAppliedText(s.eventsNotApplied);
   const body = `
 <header>
   <h1>hlbot simulation: ${escapeHtml(s.scenario)} scenario</h1>
   <p>${escapeHtml(when(s.period.from))} → ${escapeHtml(when(s.period.to))} UTC (${s.period.days} days${s.period.interrupted ? ", interrupted" : ""}),
   seed ${s.seed}, ${escapeHtml(s.network)} signatures, account <code>${escapeHtml(s.account)}</code> (demo key derived from the seed)${s.forkedFrom ? `, holding what the forked account <code>${escapeHtml(s.forkedFrom)}</code> held` : s.holdingsFrom ? `, holding what the scenario's demo account <code>${escapeHtml(s.holdingsFrom)}</code> holds` : ", with the default demo holdings"}.
   Strategies: ${s.strategies.map((x) => `<b>${escapeHtml(x.name)}</b> (${escapeHtml(x.kind)}, <code>${escapeHtml(x.schedule)}</code>, ${x.runs} runs${x.failedRuns > 0 ? `, ${x.failedRuns} failed` : ""})`).join(", ") || "none"}.</p>
+  ${skippedEvents ? `<p>${escapeHtml(skippedEvents)}.</p>` : ""}
 </header>
 <section class="figures">${figures.map(([k, v]) => `<div><span>${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</section>
 <section>${charts}</section>
@@ -465,11 +467,10 @@ ${tableHtml(
     s.staking.changes.map((c) => [when(c.at), c.action, c.amount, c.name]),
     [false, false, true, false],
   )}</section>
-${eventsNotAppliedText(s.eventsNotApplied) ? `<p>${escapeHtml(eventsNotAppliedText(s.eventsNotApplied)!)}.</p>` : ""}
 <section><h2>Rejections and failures</h2>${
     unknownsText(s.unknowns)
       ? `<p>${escapeHtml(unknownsText(s.unknowns)!)}.</p>${tableHtml(
-          ["sent", "what", "answer lost", "reconciled", "when"],
+          ["sent", "what", "why unknown", "reconciled", "when"],
           s.unknowns.submissions.map((u) => [
             when(u.at),
             `${u.strategy} ${u.action}`,

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type LoadedConfig, loadConfig } from "../../src/engine/config/loader.js";
 import { ConfigError } from "../../src/lib/errors.js";
-import { formatSummary, netAprText } from "../../src/simulate/format.js";
+import { formatSummary, netAprText, unknownsText } from "../../src/simulate/format.js";
 import { renderReport } from "../../src/simulate/report.js";
 import { runSimulation, type SimulationResult } from "../../src/simulate/runner.js";
 import { buildSummary, type SimulationSummary } from "../../src/simulate/summary.js";
@@ -72,12 +72,34 @@ describe("a submission whose answer was lost at send", () => {
     const text = formatSummary(s);
     expect(text).toContain(
       n === 1
-        ? "1 submission unknown at send (answer lost), reconciled against the venue later 1 found landed"
-        : `${n} submissions unknown at send (answer lost), reconciled against the venue later: ${n} found landed`,
+        ? "1 submission unknown at send, later found landed (reconciled against the venue)"
+        : `${n} submissions unknown at send; reconciled against the venue later: ${n} found landed`,
     );
     const html = renderReport({ summary: s, record: result.record });
-    expect(html).toContain("unknown at send (answer lost)");
+    expect(html).toContain(`${n} submission${n === 1 ? "" : "s"} unknown at send`);
     expect(html).toMatch(/<td>landed<\/td>/);
+  });
+});
+
+describe("what reconciliation concluded, in words", () => {
+  const u = (landed: number, absent: number, unresolved: number) => ({
+    total: landed + absent + unresolved,
+    landed,
+    absent,
+    unresolved,
+    submissions: [],
+  });
+  it("says landed, absent or still unknown, and nothing when every answer came", () => {
+    expect(unknownsText(u(0, 0, 0))).toBeUndefined();
+    expect(unknownsText(u(0, 1, 0))).toBe(
+      "1 submission unknown at send, later found absent (never took effect) (reconciled against the venue)",
+    );
+    expect(unknownsText(u(0, 0, 2))).toBe(
+      "2 submissions unknown at send, still unknown at the end of the run (no later cycle reconciled them)",
+    );
+    expect(unknownsText(u(1, 2, 1))).toBe(
+      "4 submissions unknown at send; reconciled against the venue later: 1 found landed, 2 found absent (never took effect), 1 still unknown at the end of the run",
+    );
   });
 });
 
