@@ -149,7 +149,7 @@ describe("buy and hold", () => {
 
     const text = formatSummary(s);
     expect(text).toMatch(
-      /staking rewards: bot [\d.]+ HYPE \(≈ [\d,.]+\), buy and hold [\d.]+ HYPE \(≈ [\d,.]+\)/,
+      /staking rewards: bot [\d.]+ HYPE \(≈ [\d,.]+ USDC\), buy and hold [\d.]+ HYPE \(≈ [\d,.]+ USDC\)/,
     );
     expect(text).toContain("staking rewards beyond buy and hold's");
     const html = renderReport({ summary: s, record: result.record });
