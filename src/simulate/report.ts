@@ -170,7 +170,7 @@ function scriptJson(value: unknown): string {
 
 export interface ReportData {
   summary: SimulationSummary;
-  record: Pick<SimulationRecord, "samples" | "validators" | "benchmark">;
+  record: Pick<SimulationRecord, "samples" | "validators">;
 }
 
 /** Distinct reason wordings listed (most frequent first); the grouped reasons are always complete. */
@@ -241,7 +241,6 @@ export function renderReport({ summary: s, record }: ReportData): string {
     color: c.action === "delegate" ? "#16a34a" : "#dc2626",
   }));
 
-  const benchAt = new Map((record.benchmark?.samples ?? []).map((x) => [x.t, x.value] as const));
   const charts = [
     chart({
       title: "Portfolio value",
@@ -254,8 +253,8 @@ export function renderReport({ summary: s, record }: ReportData): string {
           // The venue run without the bot, at the same times; without it, the end holdings at each
           // sample's prices, less the deposits and withdrawals still to come.
           values: samples.map((x) =>
-            benchAt.has(x.t)
-              ? benchAt.get(x.t)!
+            x.benchmark !== undefined
+              ? x.benchmark
               : s.benchmark.holdings.reduce((v, h) => v + Number(h.amount) * (x.prices?.[h.coin] ?? 0), 0) -
                 s.portfolio.flows
                   .filter((f) => Date.parse(f.at) > x.t)
@@ -575,16 +574,19 @@ export function renderSweepReport(result: SweepResult): string {
   const drawn = okRuns.filter((r) => r.outcome.samples !== undefined).slice(0, SWEEP_CHART_RUNS);
   const base = drawn[0]?.outcome.samples ?? [];
   const times = base.map((x) => x.t);
+  // Each sample carries buy and hold's value (the venue run without the bot); an older one does not.
   const hold = base.map((x) =>
     s === undefined
       ? 0
-      : s.benchmark.holdings.reduce((v, h) => v + Number(h.amount) * (x.prices?.[h.coin] ?? 0), 0) -
-        s.portfolio.flows
-          .filter((f) => Date.parse(f.at) > x.t)
-          .reduce(
-            (v, f) => v + Number(f.amount) * (x.prices?.[f.coin] ?? (f.coin === s.valuationCoin ? 1 : 0)),
-            0,
-          ),
+      : x.benchmark !== undefined
+        ? x.benchmark
+        : s.benchmark.holdings.reduce((v, h) => v + Number(h.amount) * (x.prices?.[h.coin] ?? 0), 0) -
+          s.portfolio.flows
+            .filter((f) => Date.parse(f.at) > x.t)
+            .reduce(
+              (v, f) => v + Number(f.amount) * (x.prices?.[f.coin] ?? (f.coin === s.valuationCoin ? 1 : 0)),
+              0,
+            ),
   );
   const series: Series[] = drawn.map((r, i) => {
     const at = new Map(r.outcome.samples!.map((x) => [x.t, x.value]));

@@ -125,6 +125,8 @@ export interface Sample {
   stake: Record<string, number>;
   /** Mid price of every priced coin, in the valuation coin (for the buy-and-hold benchmark). */
   prices: Record<string, number>;
+  /** Value of buy and hold at that time: the venue run without the bot (see BenchmarkRecord). */
+  benchmark?: number;
 }
 
 export interface CycleDecisionRecord {
@@ -170,8 +172,6 @@ export interface UnknownSubmissionRecord {
 export interface BenchmarkRecord {
   start: Valuation;
   end: Valuation;
-  /** Its value at the bot's sample times (same order and times as `samples`). */
-  samples: Array<{ t: number; value: number }>;
   /** The venue's ledger for the account in that run: rewards, and the scenario's deposits and withdrawals. */
   ledger: LedgerEntry[];
 }
@@ -484,21 +484,18 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
   }
 }
 
-/** Runs the venue alone to the bot's sample times and to the end, valuing the same account each time. */
+/**
+ * Runs the venue alone to each of the bot's sample times (setting the sample's `benchmark` value) and
+ * to the end, valuing the same account each time.
+ */
 function runBenchmark(bench: Simulator, account: string, samples: Sample[], end: number): BenchmarkRecord {
   const start = valuate(bench, account);
-  const values: BenchmarkRecord["samples"] = [];
   for (const x of samples) {
     bench.advanceTo(x.t);
-    values.push({ t: x.t, value: valuate(bench, account).value.toNumber() });
+    x.benchmark = valuate(bench, account).value.toNumber();
   }
   bench.advanceTo(end);
-  return {
-    start,
-    end: valuate(bench, account),
-    samples: values,
-    ledger: [...bench.ledger({ user: account })],
-  };
+  return { start, end: valuate(bench, account), ledger: [...bench.ledger({ user: account })] };
 }
 
 /** The scenario's events dated after `end`: the run stopped before them, so they were not applied. */
