@@ -377,11 +377,12 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
           const names = strategies.map((s) => s.name);
           try {
             const w = await watchRunningTwaps(deps, strategies, { killSwitchActive: false });
-            if (w.report) noteUnknowns(w.report, t);
-            if (w.report)
+            if (w.report) {
               cycles.push(
                 recordOf(w.report, t, [...new Set(w.report.decisions.map((d) => d.decision.strategy))]),
               );
+              noteUnknowns(w.report, t);
+            }
           } catch (err) {
             cycles.push({
               at: t,
@@ -429,7 +430,9 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       const endPrices: Record<string, Decimal> = { ...last.prices };
       // How each lost answer was settled: later cycles reconcile it against the venue before acting.
       const rows = new Map(
-        runtime.journal.recentSubmissions(Number.MAX_SAFE_INTEGER).map((r) => [r.id, r] as const),
+        (unknowns.length === 0 ? [] : runtime.journal.recentSubmissions(Number.MAX_SAFE_INTEGER)).map(
+          (r) => [r.id, r] as const,
+        ),
       );
       const settled = unknowns.map(({ submissionId, ...u }) => {
         const row = submissionId === undefined ? undefined : rows.get(submissionId);
@@ -507,14 +510,24 @@ function eventsAfter(scenario: Scenario, from: number, end: number): SkippedEven
 }
 
 function eventText(e: Scenario["events"][number]): string {
-  const short = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`;
   switch (e.type) {
-    case "validator":
-      return `validator ${short(e.validator)}${e.jailed === undefined ? "" : e.jailed ? " jailed" : " unjailed"}`;
+    case "validator": {
+      const changes = [
+        e.jailed === undefined ? "" : e.jailed ? "jailed" : "unjailed",
+        e.active === undefined ? "" : e.active ? "active" : "inactive",
+        e.commission === undefined ? "" : `commission ${e.commission.toFixed()}`,
+        e.apr === undefined ? "" : `APR ${e.apr.toFixed()}`,
+        e.uptime === undefined ? "" : `uptime ${e.uptime.toFixed()}`,
+      ].filter(Boolean);
+      return `validator ${e.validator.slice(0, 6)}…${e.validator.slice(-4)} ${changes.join(", ")}`;
+    }
     case "pair":
       return `pair ${e.pair} ${e.halted ? "halted" : "resumed"}`;
-    case "price":
-      return `price of ${e.pair} ${e.px !== undefined ? `to ${e.px.toFixed()}` : `${e.change! >= 0 ? "+" : ""}${e.change! * 100}%`}`;
+    case "price": {
+      if (e.px !== undefined) return `price of ${e.pair} to ${e.px.toFixed()}`;
+      const pct = new Decimal(e.change!).times(100);
+      return `price of ${e.pair} ${pct.gte(0) ? "+" : ""}${pct.toFixed()}%`;
+    }
     case "deposit":
     case "withdrawal":
       return `${e.type} of ${e.amount.toFixed()} ${e.coin}`;

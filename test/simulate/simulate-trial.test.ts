@@ -195,6 +195,7 @@ describe("scenario events outside the run", () => {
     const file = scenarioWith("after", [
       `  - { at: 12h, type: deposit, account: "${DEMO}", coin: USDC, amount: "100" }`,
       `  - { at: 3d, type: price, pair: "@107", change: -0.25 }`,
+      `  - { at: 5d, type: validator, validator: "0xb8f45222a3246a2b0104696a1df26842007c5bc5", commission: "0.05", jailed: true }`,
       `  - { at: "2025-02-01T00:00:00Z", type: deposit, account: "${DEMO}", coin: USDC, amount: "5" }`,
     ]);
     const r = await runSimulation({ config: { ...config, strategies: [] }, scenarioFile: file, days: 1 });
@@ -202,13 +203,18 @@ describe("scenario events outside the run", () => {
     expect(s.portfolio.flows.map((f) => f.amount)).toEqual(["100"]);
     expect(s.eventsNotApplied).toEqual([
       { at: new Date(START + 3 * DAY).toISOString(), type: "price", what: "price of @107 -25%" },
+      {
+        at: new Date(START + 5 * DAY).toISOString(),
+        type: "validator",
+        what: "validator 0xb8f4…5bc5 jailed, commission 0.05",
+      },
       { at: "2025-02-01T00:00:00.000Z", type: "deposit", what: "deposit of 5 USDC" },
     ]);
     expect(formatSummary(s)).toContain(
-      "2 scenario events after the end of the run were not applied: price of @107 -25% at 2025-01-04 00:00; deposit of 5 USDC at 2025-02-01 00:00",
+      "3 scenario events after the end of the run were not applied: price of @107 -25% at 2025-01-04 00:00; validator 0xb8f4…5bc5 jailed, commission 0.05 at 2025-01-06 00:00; deposit of 5 USDC at 2025-02-01 00:00",
     );
     expect(renderReport({ summary: s, record: r.record })).toContain(
-      "2 scenario events after the end of the run were not applied",
+      "3 scenario events after the end of the run were not applied",
     );
   });
 });
