@@ -244,7 +244,7 @@ function benchmark(s: SimulationSummary): string[] {
       : null
     : p.changeRatio;
   return [
-    `Did the bot help? Against buy and hold (the starting holdings${flows ? " plus the deposits and withdrawals when they happen" : ""}, untouched${b.basis === "venue" ? ", delegations still earning" : ""}, at the same prices; ${s.valuationCoin})`,
+    `Did the bot help? Against buy and hold (the starting holdings${flows ? " plus the deposits and withdrawals when they happen" : ""}, untouched, delegations still earning, at the same prices; ${s.valuationCoin})`,
     ...table(
       [
         ["", "start", "end", flows ? "change without deposits and withdrawals" : "change"],
@@ -263,7 +263,7 @@ function benchmark(s: SimulationSummary): string[] {
       ],
       "lrrr",
     ),
-    `  staking rewards: bot ${short(b.rewards.bot.amount, 6)} HYPE (≈ ${groupDigits(b.rewards.bot.value)} ${s.valuationCoin}), buy and hold ${short(b.rewards.benchmark.amount, 6)} HYPE (≈ ${groupDigits(b.rewards.benchmark.value)} ${s.valuationCoin})${b.basis === "venue" ? ", on its starting delegations left alone" : ", none counted (no venue run without the bot)"}`,
+    `  staking rewards: bot ${short(b.rewards.bot.amount, 6)} HYPE (≈ ${groupDigits(b.rewards.bot.value)} ${s.valuationCoin}), buy and hold ${short(b.rewards.benchmark.amount, 6)} HYPE (≈ ${groupDigits(b.rewards.benchmark.value)} ${s.valuationCoin}), on its starting delegations left alone`,
     `  bot − buy and hold: ${signed(b.botMinusBenchmark)} = staking rewards beyond buy and hold's ${signed(k.stakingRewards)}, fees ${signed(k.fees)}, spread and impact ${signed(k.spreadAndImpact)}, timing of trades and other ${signed(k.timingAndOther)}`,
   ];
 }

@@ -332,7 +332,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
 <section class="figures">${figures.map(([k, v]) => `<div><span>${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</section>
 <section>${charts}</section>
 <section><h2>Did the bot help?</h2>
-<p>Buy and hold keeps the starting holdings untouched, valued at the same prices${s.benchmark.basis === "venue" ? ": the same scenario and seed run on the venue without the bot, so its starting delegations keep earning rewards" : ""}${p.flows.length > 0 ? "; the deposits and withdrawals join it when they happen, and both changes leave them out" : ""}.</p>
+<p>Buy and hold keeps the starting holdings untouched, valued at the same prices: the same scenario and seed run on the venue without the bot, so its starting delegations keep earning rewards${p.flows.length > 0 ? "; the deposits and withdrawals join it when they happen, and both changes leave them out" : ""}.</p>
 ${tableHtml(
   [
     "",

@@ -215,11 +215,11 @@ export interface SimulationRecord {
   /** Mid prices at the end, by coin (for valuing fees and rewards). */
   endPrices: Record<string, Decimal>;
   /** Submissions sent with a lost answer, and how each was settled. */
-  unknowns?: UnknownSubmissionRecord[];
+  unknowns: UnknownSubmissionRecord[];
   /** The buy-and-hold benchmark: the venue run again from the same start without the bot. */
-  benchmark?: BenchmarkRecord;
+  benchmark: BenchmarkRecord;
   /** Scenario events dated after the end of the run, which were not applied. */
-  eventsAfterEnd?: SkippedEventRecord[];
+  eventsAfterEnd: SkippedEventRecord[];
 }
 
 export interface SimulationResult {

@@ -90,14 +90,12 @@ export interface ReasonGroup {
   first: string;
 }
 
+/**
+ * Buy and hold: the same scenario, seed and period run on the venue without the bot, so the starting
+ * holdings stay untouched at the same mids, their delegations keep earning, and the scenario's deposits
+ * and withdrawals happen to them too.
+ */
 export interface BenchmarkSummary {
-  /**
-   * How the benchmark was computed: "venue", the same scenario, seed and period run again without the
-   * bot (the starting holdings left alone: delegations keep earning, the scenario's deposits and
-   * withdrawals happen to it too); "prices", the starting holdings plus the run's deposits and
-   * withdrawals valued at the run's prices, earning nothing (only for a record without that run).
-   */
-  basis: "venue" | "prices";
   /** What buy and hold holds at the end (spot coins, and HYPE spot plus staked): coin → amount. */
   holdings: Array<{ coin: string; amount: string }>;
   /** The starting holdings at the start prices (the bot's start value). */
@@ -290,7 +288,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const twapStrategy = new Map<number, string>();
   for (const d of decisions) if (d.twapId !== undefined) twapStrategy.set(d.twapId, d.strategy);
   // A twapOrder whose answer was lost names its TWAP only once reconciliation found it landed.
-  for (const u of r.unknowns ?? []) if (u.twapId !== undefined) twapStrategy.set(u.twapId, u.strategy);
+  for (const u of r.unknowns) if (u.twapId !== undefined) twapStrategy.set(u.twapId, u.strategy);
 
   const actions = [
     ...countBy(
@@ -585,64 +583,41 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const coinOf = (asset: string) => (asset === STAKED_HYPE ? "HYPE" : asset);
   const hypeEnd = r.endPrices.HYPE ?? ZERO;
   const rewardsValue = rewarded.times(hypeEnd);
-  let benchmark: BenchmarkSummary;
-  {
-    let benchStart: Decimal;
-    let benchEnd: Decimal;
-    let benchFlows: Decimal;
-    let benchRewarded = ZERO;
-    const holdingsMap = new Map<string, Decimal>();
-    if (r.benchmark) {
-      // The venue left alone: its own end holdings, rewards and flows (a withdrawal pays what this
-      // account had available, as it would have).
-      const b = r.benchmark;
-      for (const a of b.end.assets)
-        holdingsMap.set(coinOf(a.asset), (holdingsMap.get(coinOf(a.asset)) ?? ZERO).plus(a.amount));
-      benchStart = b.start.value;
-      benchEnd = b.end.value;
-      benchFlows = b.ledger
-        .filter((e) => e.kind === "fund" && e.data.source === "event")
-        .reduce((a, e) => a.plus(e.data.value === undefined ? ZERO : dec(e.data.value)), ZERO);
-      benchRewarded = b.ledger
-        .filter((e) => e.kind === "reward")
-        .reduce((a, e) => a.plus(dec(e.data.amount)), ZERO);
-    } else {
-      for (const a of r.start.assets)
-        holdingsMap.set(coinOf(a.asset), (holdingsMap.get(coinOf(a.asset)) ?? ZERO).plus(a.amount));
-      const holdAt = (holdings: Map<string, Decimal>, prices: Record<string, Decimal>) =>
-        [...holdings].reduce((v, [coin, amount]) => v.plus(amount.times(prices[coin] ?? ZERO)), ZERO);
-      // The starting holdings; a deposit or withdrawal joins them when it happens (so they end holding
-      // it), and the change, like the bot's `changeExFlows`, leaves the flows out.
-      benchStart = r.start.prices ? holdAt(holdingsMap, r.start.prices) : r.start.value;
-      for (const f of flows)
-        holdingsMap.set(f.coin, (holdingsMap.get(f.coin) ?? ZERO).plus(new Decimal(f.amount)));
-      benchEnd = holdAt(holdingsMap, r.end.prices ?? r.endPrices);
-      benchFlows = netFlows;
-    }
-    const benchChange = benchEnd.minus(benchStart).minus(benchFlows);
-    const diff = r.end.value.minus(benchEnd);
-    // Rewards buy and hold earns too are no merit of the bot: only the difference is its part.
-    const extraRewards = rewardsValue.minus(benchRewarded.times(hypeEnd));
-    benchmark = {
-      basis: r.benchmark ? "venue" : "prices",
-      holdings: [...holdingsMap].map(([coin, amount]) => ({ coin, amount: wire(amount) })),
-      start: round(benchStart, 2),
-      end: round(benchEnd, 2),
-      change: round(benchChange, 2),
-      changeRatio: benchStart.gt(0) ? round(benchChange.div(benchStart), 4) : null,
-      botMinusBenchmark: round(diff, 2),
-      rewards: {
-        bot: { amount: wire(rewarded), value: round(rewardsValue, 2) },
-        benchmark: { amount: wire(benchRewarded), value: round(benchRewarded.times(hypeEnd), 2) },
-      },
-      breakdown: {
-        stakingRewards: round(extraRewards, 2),
-        fees: round(feeValue.neg(), 2),
-        spreadAndImpact: round(exec.impact.neg(), 2),
-        timingAndOther: round(diff.minus(extraRewards).plus(feeValue).plus(exec.impact), 2),
-      },
-    };
-  }
+  // The venue left alone: its own end holdings, rewards and flows (a withdrawal pays what this account
+  // had available, as it would have).
+  const b = r.benchmark;
+  const holdingsMap = new Map<string, Decimal>();
+  for (const a of b.end.assets)
+    holdingsMap.set(coinOf(a.asset), (holdingsMap.get(coinOf(a.asset)) ?? ZERO).plus(a.amount));
+  const benchFlows = b.ledger
+    .filter((e) => e.kind === "fund" && e.data.source === "event")
+    .reduce((a, e) => a.plus(e.data.value === undefined ? ZERO : dec(e.data.value)), ZERO);
+  const benchRewarded = b.ledger
+    .filter((e) => e.kind === "reward")
+    .reduce((a, e) => a.plus(dec(e.data.amount)), ZERO);
+  // Its change, like the bot's `changeExFlows`, leaves the deposits and withdrawals out.
+  const benchChange = b.end.value.minus(b.start.value).minus(benchFlows);
+  const diff = r.end.value.minus(b.end.value);
+  // Rewards buy and hold earns too are no merit of the bot: only the difference is its part.
+  const extraRewards = rewardsValue.minus(benchRewarded.times(hypeEnd));
+  const benchmark: BenchmarkSummary = {
+    holdings: [...holdingsMap].map(([coin, amount]) => ({ coin, amount: wire(amount) })),
+    start: round(b.start.value, 2),
+    end: round(b.end.value, 2),
+    change: round(benchChange, 2),
+    changeRatio: b.start.value.gt(0) ? round(benchChange.div(b.start.value), 4) : null,
+    botMinusBenchmark: round(diff, 2),
+    rewards: {
+      bot: { amount: wire(rewarded), value: round(rewardsValue, 2) },
+      benchmark: { amount: wire(benchRewarded), value: round(benchRewarded.times(hypeEnd), 2) },
+    },
+    breakdown: {
+      stakingRewards: round(extraRewards, 2),
+      fees: round(feeValue.neg(), 2),
+      spreadAndImpact: round(exec.impact.neg(), 2),
+      timingAndOther: round(diff.minus(extraRewards).plus(feeValue).plus(exec.impact), 2),
+    },
+  };
   const bpsOf = (d: Decimal) => (exec.ntl.gt(0) ? round(d.div(exec.ntl).times(10_000), 2) : null);
   const execution: ExecutionTotal = {
     notional: round(exec.ntl, 2),
@@ -680,7 +655,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     actions,
     rejections,
     unknowns: unknownSummary(r),
-    eventsNotApplied: (r.eventsAfterEnd ?? []).map((e) => ({ at: iso(e.at), type: e.type, what: e.what })),
+    eventsNotApplied: r.eventsAfterEnd.map((e) => ({ at: iso(e.at), type: e.type, what: e.what })),
     twaps: twapList,
     trades,
     fees: { byToken, value: round(feeValue, 2) },
@@ -719,7 +694,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
 }
 
 function unknownSummary(r: SimulationRecord): SimulationSummary["unknowns"] {
-  const list = r.unknowns ?? [];
+  const list = r.unknowns;
   const count = (status: string) => list.filter((u) => u.status === status).length;
   const landed = count("landed");
   const absent = count("absent");
