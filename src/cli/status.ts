@@ -354,7 +354,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
     const lock = d.locked ? `locked until ${when(d.lockedUntil)}` : "unlocked";
     out.push(
       `  ${d.name === null ? "(name not available)" : oneLine(d.name)} (${d.validator}): ${d.amount} HYPE, ${health}, commission ${d.commission ?? "?"}, ` +
-        `net APR ${d.netApr === null ? "?" : `${new Decimal(d.netApr).times(100).toDecimalPlaces(3, Decimal.ROUND_DOWN).toFixed()}%`}, ${lock}`,
+        `net APR ${d.netApr === null ? "?" : `${new Decimal(d.netApr).times(100).toDecimalPlaces(3, Decimal.ROUND_HALF_UP).toFixed()}%`}, ${lock}`,
     );
   }
   out.push(

@@ -184,7 +184,8 @@ function scoreOf(v: ValidatorInfo, params: ValidatorStakingParams): Decimal {
 }
 
 const trunc = (d: Decimal) => truncateDecimals(d, STAKE_DECIMALS);
-const aprPct = (d: Decimal) => `${fmt(d.times(100), 3)}%`;
+// Rounded half away from zero (2.3618% is 2.362%), as `hlbot status` and the simulation summary show it.
+const aprPct = (d: Decimal) => `${d.times(100).toDecimalPlaces(3, Decimal.ROUND_HALF_UP).toFixed()}%`;
 
 interface Candidate {
   v: ValidatorInfo;
