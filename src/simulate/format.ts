@@ -114,7 +114,10 @@ function portfolio(s: SimulationSummary): string[] {
 
 function twaps(s: SimulationSummary): string[] {
   if (s.twaps.length === 0) return ["TWAPs: none placed"];
-  const out = [`TWAPs (${s.twaps.length}, from the venue's ledger)`];
+  const nothing = s.trades.reduce((a, t) => a + t.filledNothing, 0);
+  const out = [
+    `TWAPs (${s.twaps.length}${nothing > 0 ? `, ${nothing} filled nothing` : ""}, from the venue's ledger)`,
+  ];
   const rows = s.twaps.map((t) => {
     const [base = "", quote = ""] = t.label.split("/");
     return [

@@ -292,6 +292,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
   ].join("\n");
 
   const p = s.portfolio;
+  const filledNothing = s.trades.reduce((a, t) => a + t.filledNothing, 0);
   const figures: Array<[string, string]> = [
     ["Start value", `${p.start.value} ${s.valuationCoin}`],
     ["End value", `${p.end.value} ${s.valuationCoin}`],
@@ -307,7 +308,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
       `${s.benchmark.end} ${s.valuationCoin}${s.benchmark.changeRatio === null ? "" : ` (${pct(s.benchmark.changeRatio)})`}`,
     ],
     ["Bot − buy and hold", `${s.benchmark.botMinusBenchmark} ${s.valuationCoin}`],
-    ["TWAPs", String(s.twaps.length)],
+    ["TWAPs", `${s.twaps.length}${filledNothing > 0 ? ` (${filledNothing} filled nothing)` : ""}`],
     ["Fees", `≈ ${s.fees.value} ${s.valuationCoin}`],
     ["Spread and impact", `${s.execution.impact} ${s.valuationCoin}`],
     ["Staking rewards", `${s.staking.rewards.amount} HYPE (≈ ${s.staking.rewards.value} ${s.valuationCoin})`],

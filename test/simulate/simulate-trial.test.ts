@@ -220,10 +220,11 @@ describe("scenario events outside the run", () => {
 
 describe("trades and execution", () => {
   let s: SimulationSummary;
+  let r: SimulationResult;
   beforeAll(async () => {
     // PURR is halted all day: the rebalancer's TWAPs run their course and fill nothing.
     const file = scenarioWith("halted", ['  - { at: 0s, type: pair, pair: "PURR/USDC", halted: true }']);
-    const r = await runSimulation({ config, scenarioFile: file, days: 1 });
+    r = await runSimulation({ config, scenarioFile: file, days: 1 });
     s = buildSummary(r.record);
   }, 60_000);
 
@@ -242,7 +243,12 @@ describe("trades and execution", () => {
     const hype = s.trades.find((t) => t.label === "HYPE/USDC")!;
     expect(hype.filledNothing).toBe(0);
     const text = formatSummary(s);
+    const total = s.trades.reduce((a, t) => a + t.filledNothing, 0);
+    expect(text).toContain(`TWAPs (${s.twaps.length}, ${total} filled nothing, from the venue's ledger)`);
     expect(text).toContain(`PURR/USDC ${nothing.side}`);
+    const html = renderReport({ summary: s, record: r.record });
+    expect(html).toContain('<th class="num">filled nothing</th>');
+    expect(html).toContain(`<b>${s.twaps.length} (${total} filled nothing)</b>`);
     expect(text).toMatch(
       new RegExp(
         `PURR/USDC ${nothing.side} +${nothing.twaps} TWAP\\(s\\), ${nothing.filledNothing} filled nothing, ${nothing.slices} slices`,
