@@ -26,6 +26,12 @@ export class CronSchedule {
   private readonly hasSeconds: boolean;
   /** In UTC the parsed hour/minute/second sets let the search skip whole hours and minutes. */
   private readonly fast: { hours: Set<number>; minutes: number[]; seconds: number[] } | undefined;
+  /**
+   * The last answer: `next(after)` was `result`. For any later `after` still before `result` the answer
+   * is the same (nothing matched between), so the scheduler's many questions between two slots cost a
+   * comparison instead of a search.
+   */
+  private last: { after: number; result: number } | undefined;
 
   constructor(
     readonly expression: string,
@@ -46,6 +52,14 @@ export class CronSchedule {
 
   /** The first matching instant strictly after `afterMs`, or undefined within five years. */
   next(afterMs: number): number | undefined {
+    const last = this.last;
+    if (last !== undefined && afterMs >= last.after && afterMs < last.result) return last.result;
+    const result = this.search(afterMs);
+    if (result !== undefined) this.last = { after: afterMs, result };
+    return result;
+  }
+
+  private search(afterMs: number): number | undefined {
     const step = this.hasSeconds ? 1000 : MINUTE;
     let t = Math.floor(afterMs / step) * step + step;
     const end = afterMs + HORIZON_MS;
