@@ -5,7 +5,7 @@
 // 5xx, a body that is not JSON, an answer the schema or the reader refuses) exits 1 with a clear reason
 // and keeps a partial file that the same command continues. End to end on the built CLI: fetch, then
 // `hlbot simulate --prices FILE` replays the file.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -324,6 +324,60 @@ describe("hlbot data fetch → hlbot simulate --prices (built CLI)", () => {
       );
     });
   }
+
+  it("on Ctrl-C says which file keeps how many candles up to when, and the command that resumes it (#15)", async () => {
+    // A slow venue (each candleSnapshot answered after 300 ms): Ctrl-C lands mid-download.
+    const slow = await startHttpServer(async (request) => {
+      const body = request.json as { type?: string };
+      const res = await fetch(`${sim.url}${request.path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: request.body,
+      });
+      return {
+        status: res.status,
+        headers: { date: res.headers.get("date") ?? "" },
+        json: parseJson(await res.text()),
+        ...(body?.type === "candleSnapshot" ? { delayMs: 300 } : {}),
+      };
+    });
+    const out = join(dir, "interrupted.csv");
+    const child = spawn(process.execPath, [BIN, ...args(slow.url, out)], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += String(d);
+    });
+    const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    // Two pages written (of seven): interrupt.
+    const rows = () => (existsSync(out) ? readFileSync(out, "utf8").split("\n").length - 2 : 0);
+    const deadline = Date.now() + 20_000;
+    while (rows() < 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGINT");
+    expect(await exit).toBe(130);
+    await slow.close();
+
+    const kept = readCandleFile(out).candles;
+    expect(kept.length).toBeGreaterThanOrEqual(200);
+    expect(kept.length).toBeLessThan(601);
+    const resume = `hlbot data fetch --coin HYPE --interval 1m --from 2025-01-01 --to ${TO} --base-url ${slow.url} --page-size 100 --out ${out}`;
+    expect(stderr).toContain(
+      `hlbot data fetch: interrupted; ${out} keeps ${kept.length} candles up to ${new Date(kept.at(-1)!.t).toISOString()}. ` +
+        `Run the same command again to continue: ${resume}\n`,
+    );
+    // The printed command resumes it (against the venue itself, the slow server is gone).
+    const argv = resume.split(" ").slice(1);
+    argv[argv.indexOf("--base-url") + 1] = sim.url;
+    const again = await run(argv);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`601 candles (${601 - kept.length} new)`);
+    const whole = join(dir, "uninterrupted.csv");
+    expect((await run(args(sim.url, whole))).code).toBe(0);
+    expect(readFileSync(out, "utf8")).toBe(readFileSync(whole, "utf8"));
+  }, 60_000);
 
   it("downloads hourly candles that simulate replays from the first candle", async () => {
     const out = join(dir, "e2e-1h.csv");
