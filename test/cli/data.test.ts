@@ -177,6 +177,34 @@ describe("hlbot data fetch", () => {
     expect(readFileSync(out, "utf8")).toBe(complete);
   });
 
+  it("notes the gaps a venue leaves (candles it did not answer), as simulate will warn (#15)", async () => {
+    const missing = [START + 3 * HOUR, START + 4 * HOUR, START + 5 * HOUR];
+    const proxy = await startVenueProxy(sim.url, {
+      candleSnapshot: (answer) => (answer as Array<{ t: number }>).filter((c) => !missing.includes(c.t)),
+    });
+    const out = join(dir, "gappy-1h.csv");
+    const res = await run([
+      "data",
+      "fetch",
+      "--coin",
+      "HYPE",
+      "--interval",
+      "1h",
+      "--from",
+      "2025-01-01",
+      "--base-url",
+      proxy.url,
+      "--out",
+      out,
+    ]);
+    await proxy.close();
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain(
+      `note: ${out}: 1 gap in the 1h candles (3 candles missing); the largest 3 h, from ${new Date(START + 3 * HOUR).toISOString()} to ${new Date(START + 6 * HOUR).toISOString()}`,
+    );
+    expect(readCandleFile(out).gaps).toMatchObject({ count: 1, missing: 3 });
+  });
+
   it("takes a pair by its venue name or its tokens", async () => {
     for (const coin of ["@107", "HYPE/USDC"]) {
       const out = join(dir, `pair-${coin.replace("/", "-")}.csv`);

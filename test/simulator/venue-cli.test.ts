@@ -178,6 +178,7 @@ describe("hlbot venue", () => {
       ].join("\n"),
     );
     const venue = await startVenue(["--scenario", file, "--network", "mainnet"]);
+    expect(venue.stderr()).not.toContain("warning");
     expect(await postJson(venue.url, "/info", { type: "allMids" })).toEqual({ "@107": "40.0" });
     const now = Date.now();
     const noop = (n: number, network: "mainnet" | "testnet") =>
@@ -212,6 +213,35 @@ describe("hlbot venue", () => {
     expect(help).toMatch(
       /Exit codes: 0 stopped by Ctrl-C or SIGTERM, 2 bad flags .*1 cannot listen on --port/s,
     );
+  }, 30_000);
+
+  it("warns about the gaps of a candle file its scenario replays (#15)", async () => {
+    const h = 3_600_000;
+    const t0 = Date.UTC(2025, 0, 1);
+    const row = (t: number) => `@107,1h,${t},x,25,26,24,25.5,1,1`;
+    writeFileSync(
+      join(dir, "gappy.csv"),
+      `coin,interval,time_ms,time_iso,open,high,low,close,volume,trades\n${[0, 1, 4].map((k) => row(t0 + k * h)).join("\n")}\n`,
+    );
+    const file = join(dir, "replay.yaml");
+    writeFileSync(
+      file,
+      [
+        "name: replay",
+        "tokens:",
+        "  - { name: USDC, index: 0, szDecimals: 8, weiDecimals: 8 }",
+        "  - { name: HYPE, index: 150, szDecimals: 2, weiDecimals: 8 }",
+        "pairs: [{ index: 107, base: HYPE, quote: USDC }]",
+        'prices: { "@107": { candles: gappy.csv } }',
+      ].join("\n"),
+    );
+    const venue = await startVenue(["--scenario", file]);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(venue.stderr()).toContain(
+      `warning: ${join(dir, "gappy.csv")}: 1 gap in the 1h candles (2 candles missing); the largest 2 h, from 2025-01-01T02:00:00.000Z to 2025-01-01T04:00:00.000Z (before line 4).`,
+    );
+    venue.child.kill("SIGTERM");
+    expect(await venue.exit).toBe(0);
   }, 30_000);
 
   it("exits 2 on bad flags and bad scenarios, naming the problem", async () => {

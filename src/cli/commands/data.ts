@@ -319,6 +319,9 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
         `note: the first candle opens at ${iso(firstT)}, later than --from: the venue keeps only the most ` +
           `recent ${cs.CANDLE_PAGE_LIMIT} candles of a pair and interval, or the pair did not trade before\n`,
       );
+    // The venue may leave candles out (an outage, a pair that did not trade): said here, as simulate will.
+    const gaps = files.candleGapWarning(files.readCandleFile(out));
+    if (gaps !== undefined) ctx.stderr(`note: ${gaps}\n`);
     ctx.stdout(
       `${total} candles (${added} new) of ${coin} ${interval}, ${iso(firstT!)} to ${iso(lastT!)} → ${out}\n`,
     );

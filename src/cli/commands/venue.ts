@@ -169,6 +169,12 @@ export function register(program: Command, ctx: CliContext): void {
         throw err;
       }
       ctx.stdout(`${sim.url}\n`);
+      // Candle files the scenario replays: their gaps are said once, as simulate says them.
+      const { candleGapWarning } = await import("../../simulator/candles.js");
+      for (const path of Object.values(sim.core.scenario.prices)) {
+        const gaps = path && "candles" in path ? candleGapWarning(path.candles) : undefined;
+        if (gaps !== undefined) ctx.stderr(`warning: ${gaps}\n`);
+      }
       ctx.stderr(
         `hlbot venue: simulating ${sim.scenarioName} (${network} signatures, seed ${sim.seed}); ` +
           `POST ${sim.url}/info, /exchange, /explorer. Ctrl-C to stop.\n`,
