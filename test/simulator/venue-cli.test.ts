@@ -202,6 +202,11 @@ describe("hlbot venue", () => {
     );
     taken.child.kill("SIGTERM");
     expect(await taken.exit).toBe(0);
+    const host = await runToExit(["--host", "192.0.2.1"]);
+    expect(host.code).toBe(1);
+    expect(host.stderr).toBe(
+      "hlbot: cannot listen on 192.0.2.1: 192.0.2.1 is not an address of this machine; choose another with --host (default 127.0.0.1)\n",
+    );
     const help = await new Promise<string>((resolve) => {
       const child = spawn(process.execPath, [BIN, "venue", "--help"], { stdio: ["ignore", "pipe", "pipe"] });
       let out = "";

@@ -82,7 +82,7 @@ export function unknownFundCoins(values: readonly string[], tokens: readonly str
  */
 export function listenProblem(err: unknown, host: string, port: number | undefined): string | undefined {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const where = `${host}:${port ?? 0}`;
+  const where = port === undefined || port === 0 ? host : `${host}:${port}`;
   if (code === "EADDRINUSE")
     return `cannot listen on ${where}: port ${port} is already in use (another hlbot venue?); choose another with --port N, or leave --port out for a free one`;
   if (code === "EACCES")
