@@ -186,7 +186,7 @@ export function readCandleFile(file: string): CandleFile {
  * How many candles of `interval` from the open `from` to the open `to` (1: the next one), or undefined
  * when `to` is not a whole number of candles later. Months are calendar months (same day and time).
  */
-function candlesBetween(interval: CandleInterval, from: number, to: number): number | undefined {
+export function candlesBetween(interval: CandleInterval, from: number, to: number): number | undefined {
   if (interval !== "1M") {
     const steps = (to - from) / CANDLE_INTERVAL_MS[interval];
     return Number.isInteger(steps) ? steps : undefined;

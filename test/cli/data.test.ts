@@ -306,6 +306,22 @@ describe("hlbot data fetch on a failing venue", () => {
       },
       "high must be the highest",
     ],
+    [
+      "a candle half a minute off the grid",
+      {
+        json: [
+          {
+            t: START + 400 * MIN + 30_000,
+            T: START + 401 * MIN + 29_999,
+            o: "25.1",
+            c: "25.2",
+            h: "25.3",
+            l: "25",
+          },
+        ],
+      },
+      "not a whole number of 1m candles",
+    ],
   ])(
     "exits 1 on %s, keeps the pages written, and the same command continues",
     async (_name, failure, mention) => {

@@ -10,8 +10,10 @@
 // are written (by the venue's clock, its Date header), in time order, each page appended as it
 // arrives with a final newline: after an interruption or a failure the file holds whole rows only (a
 // cut last line is dropped), and running the same command again continues after its last row
-// without duplicating it. A candle the reader would refuse (a price not positive, high or low not the
-// extremes) stops the download as a bad answer, so every file written is one a replay can read.
+// without duplicating it; Ctrl-C (exit 130) and a failure (exit 1) both say what the file keeps and
+// print that command. A candle the reader would refuse (a price not positive, high or low not the
+// extremes, a fraction of a candle after the previous row) stops the download as a bad answer, so
+// every file written is one a replay can read.
 import type { Command } from "commander";
 import { ValidationError } from "../../lib/errors.js";
 import type { VenueCandle } from "../../simulator/candles.js";
@@ -172,7 +174,6 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
   // Ctrl-C kills as usual.
   const interrupt = new AbortController();
   const onSigint = () => interrupt.abort();
-  process.once("SIGINT", onSigint);
   const resume = resumeCommand(options, out);
   /** The one message of a download that stopped early (a failure or Ctrl-C), with what the file holds. */
   const stoppedAt = (how: string, rows: number, last: number | undefined) =>
@@ -188,6 +189,7 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
     baseUrl: options.baseUrl,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
   });
+  process.once("SIGINT", onSigint);
   try {
     const client = new InfoClient(transport);
     let coin: string;
@@ -254,7 +256,11 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
         for (const c of page) {
           if (c.t < fromMs || c.t > toMs || (lastT !== undefined && c.t <= lastT) || closeOf(c) >= now)
             continue;
-          const fault = rowFault(c, files.candleFault);
+          // A row a fraction of a candle after the last one would make the file one the reader refuses.
+          const fault =
+            lastT !== undefined && files.candlesBetween(interval, lastT, c.t) === undefined
+              ? `it opens ${c.t - lastT} ms after the candle of ${iso(lastT)}, not a whole number of ${interval} candles`
+              : rowFault(c, files.candleFault);
           if (fault)
             throw new errors.BadResponseError(
               `candleSnapshot: the ${coin} ${interval} candle of ${iso(c.t)} is not one a replay can use: ${fault}`,
