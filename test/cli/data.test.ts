@@ -205,6 +205,23 @@ describe("hlbot data fetch", () => {
     expect(readCandleFile(out).gaps).toMatchObject({ count: 1, missing: 3 });
   });
 
+  it("on Ctrl-C before any candle: says so, leaves no file, exit 130 (#15)", async () => {
+    const server = await startHttpServer([{ fault: "hang" }]);
+    const out = join(dir, "never-started.csv");
+    const running = run(args(server.url, out));
+    const deadline = Date.now() + 10_000;
+    while (server.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    process.emit("SIGINT", "SIGINT");
+    const res = await running;
+    await server.close();
+    expect(res.code).toBe(130);
+    expect(res.stderr).toBe(
+      "hlbot data fetch: interrupted before any candle was written; no file kept. Run the same command again " +
+        `to start over: hlbot data fetch --coin HYPE --interval 1m --from 2025-01-01 --to ${TO} --base-url ${server.url} --page-size 100 --out ${out}\n`,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
   it("takes a pair by its venue name or its tokens", async () => {
     for (const coin of ["@107", "HYPE/USDC"]) {
       const out = join(dir, `pair-${coin.replace("/", "-")}.csv`);
