@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resumeCommand } from "../../src/cli/commands/data.js";
 import { parseJson } from "../../src/lib/json.js";
 import { CANDLE_CSV_HEADER, readCandleFile } from "../../src/simulator/candles.js";
 import { runCli } from "../helpers/cli.js";
@@ -267,6 +268,25 @@ describe("hlbot data fetch", () => {
     const refused = await run(args(sim.url, broken));
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`${broken}:2: high must be`);
+  });
+});
+
+describe("the command that resumes a download", () => {
+  it("repeats the flags as given but never a credential in --base-url", () => {
+    const cmd = resumeCommand(
+      {
+        coin: "HYPE",
+        interval: "1h",
+        from: "2025-01-01",
+        network: "mainnet",
+        baseUrl: "https://alice:s3cret-pass@proxy.example:8443",
+        pageSize: "5000",
+      },
+      "candles/HYPE.csv",
+    );
+    expect(cmd).not.toContain("s3cret-pass");
+    expect(cmd).toContain("--base-url 'https://[REDACTED]@proxy.example:8443'");
+    expect(cmd).toMatch(/^hlbot data fetch --coin HYPE --interval 1h --from 2025-01-01 /);
   });
 });
 

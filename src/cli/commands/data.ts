@@ -16,6 +16,7 @@
 // every file written is one a replay can read.
 import type { Command } from "commander";
 import { ValidationError } from "../../lib/errors.js";
+import { redact } from "../../lib/secrets.js";
 import type { VenueCandle } from "../../simulator/candles.js";
 import type { CliContext } from "../context.js";
 
@@ -357,7 +358,8 @@ export function resumeCommand(options: FetchOptions, out: string): string {
     ["--from", options.from],
     ["--to", options.to],
     ["--network", options.network === "mainnet" ? undefined : options.network],
-    ["--base-url", options.baseUrl],
+    // A credential in the URL (user:password@) is shown as [REDACTED]: never printed back.
+    ["--base-url", options.baseUrl === undefined ? undefined : redact(options.baseUrl)],
     ["--page-size", options.pageSize === "5000" ? undefined : options.pageSize],
     ["--timeout", options.timeout],
     ["--out", out],
