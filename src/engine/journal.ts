@@ -509,13 +509,19 @@ export class Journal {
     strategy: string,
     now: number,
   ): { lastSlot: number | undefined; firstSeen: number } {
-    this.sql(
-      `INSERT INTO schedule_slots (account, strategy, first_seen, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (account, strategy) DO NOTHING`,
-    ).run(account, strategy, now, this.clock());
-    const row = this.sql(
+    const select = this.sql(
       "SELECT first_seen AS firstSeen, last_slot AS lastSlot FROM schedule_slots WHERE account = ? AND strategy = ?",
-    ).get(account, strategy) as { firstSeen: number; lastSlot: number | null };
+    );
+    type Row = { firstSeen: number; lastSlot: number | null };
+    // Read first: the row exists on every call but the first, and a read takes no write transaction.
+    let row = select.get(account, strategy) as Row | undefined;
+    if (row === undefined) {
+      this.sql(
+        `INSERT INTO schedule_slots (account, strategy, first_seen, updated_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (account, strategy) DO NOTHING`,
+      ).run(account, strategy, now, this.clock());
+      row = select.get(account, strategy) as Row;
+    }
     return { firstSeen: row.firstSeen, lastSlot: row.lastSlot ?? undefined };
   }
 

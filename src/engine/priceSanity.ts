@@ -7,7 +7,9 @@
 //     and with what earlier cycles saw (a pair's asset id never changes silently);
 //   - the prices that describe its pair agree: the allMids mid, the mark, the context's mid and the
 //     previous-day price from spotMetaAndAssetCtxs, and the last mid an earlier cycle saw, within
-//     configurable bounds;
+//     configurable bounds (each a symmetric gap, larger / smaller − 1, so a crash to a fraction of the
+//     price is as far as a rise by the same factor; a blocked intent says how far the mid is from the
+//     price it disagrees with relative to that price, "20% below the mark", and what the bound allows);
 // and it is then valued at the most conservative (highest) of those prices, so the limits see the
 // largest USD value the order may have. Pure: the caller reads the memory and writes back `observed`.
 import { Decimal } from "../lib/decimal.js";
@@ -75,6 +77,25 @@ export function relativeGap(a: Decimal, b: Decimal): Decimal {
   const hi = Decimal.max(a, b);
   const lo = Decimal.min(a, b);
   return lo.lte(0) ? new Decimal(Number.POSITIVE_INFINITY) : hi.div(lo).minus(1);
+}
+
+/**
+ * How far `price` is from `reference`, relative to the reference, in words: mid 80 against a reference
+ * of 100 is "20% below", 125 is "25% above". A person reads a percentage as a move from the reference,
+ * so this is what messages show (the bound itself is checked with the symmetric relativeGap).
+ */
+export function deviationFrom(price: Decimal, reference: Decimal): string {
+  const change = price.div(reference).minus(1);
+  if (change.isZero()) return "equal to";
+  return `${pct(change.abs())} ${change.isNeg() ? "below" : "above"}`;
+}
+
+/**
+ * A symmetric bound in the same words: a gap of at most `bound` (larger / smaller − 1) lets a price be
+ * up to `bound` above the reference and up to bound / (1 + bound) below it (0.1: 9.09% below to 10% above).
+ */
+export function boundRange(bound: Decimal): string {
+  return `${pct(bound.div(bound.plus(1)))} below to ${pct(bound)} above`;
 }
 
 function labelOf(pair: SpotPair): string {
@@ -162,7 +183,7 @@ function priceVerdict(
     const gap = relativeGap(mid, other);
     prices.push([name, other]);
     if (gap.gt(bound)) {
-      return `${label} mid ${fmt(mid)} and ${name} ${fmt(other)} differ by ${gap.isFinite() ? pct(gap) : "∞"}, above the ${pct(bound)} bound (price sanity)`;
+      return `${label} mid ${fmt(mid)} is ${deviationFrom(mid, other)} the ${name} ${fmt(other)}, outside the ${pct(bound)} bound (${boundRange(bound)} it) (price sanity)`;
     }
     return undefined;
   };

@@ -3,6 +3,7 @@
 // validated by its schema before it gets here. Any failed or invalid read fails the whole snapshot:
 // nothing is ever decided on partial data.
 import { Decimal, ZERO } from "../lib/decimal.js";
+import { InternalError } from "../lib/errors.js";
 import { SPOT_ASSET_OFFSET } from "../venue/constants.js";
 import type { InfoClient } from "../venue/info/client.js";
 import {
@@ -73,9 +74,12 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
   const user = o.account;
   const s = o.signal;
   const want = (p: SnapshotPart) => o.parts.has(p);
-  const [meta, mids, spot, twapHistory, fees, summary, delegations, validators, ctxs, history] =
+  // spotMetaAndAssetCtxs answers spotMeta too (its first element): when the marks are needed, one read
+  // gives both, for the weight of one.
+  const withMarks = want("twaps");
+  const [metaAlone, mids, spot, twapHistory, fees, summary, delegations, validators, ctxs, history] =
     await Promise.all([
-      info.spotMeta({}, s),
+      withMarks ? undefined : info.spotMeta({}, s),
       info.allMids({}, s),
       info.spotClearinghouseState({ user }, s),
       want("twaps") ? info.twapHistory({ user }, s) : undefined,
@@ -84,10 +88,13 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
       want("staking") ? info.delegations({ user }, s) : undefined,
       want("validators") ? info.validatorSummaries({}, s) : undefined,
       // The mark and previous-day prices that TWAP prices are cross-checked against (priceSanity.ts).
-      want("twaps") ? info.spotMetaAndAssetCtxs({}, s) : undefined,
+      withMarks ? info.spotMetaAndAssetCtxs({}, s) : undefined,
       want("stakingHistory") ? info.delegatorHistory({ user }, s) : undefined,
     ]);
 
+  const meta = metaAlone ?? ctxs?.[0];
+  if (meta === undefined)
+    throw new InternalError("spotMeta was read neither alone nor with the asset contexts");
   const { tokens, pairs } = spotUniverse(meta, mids);
   const balances = new Map<string, SpotBalance>();
   for (const b of spot.balances) {

@@ -19,6 +19,8 @@ const MINUTE = 60_000;
 export const DEFAULT_CATCH_UP_MS = 2 * 60 * MINUTE;
 /** Searching further than this for the next match means the expression is effectively never due. */
 const HORIZON_MS = 366 * 24 * 60 * MINUTE * 5;
+/** Answers a CronSchedule remembers (see `recent`). */
+const RECENT_ANSWERS = 8;
 
 /** Next occurrences of a cron expression in virtual time, using node-cron's matcher. */
 export class CronSchedule {
@@ -26,6 +28,12 @@ export class CronSchedule {
   private readonly hasSeconds: boolean;
   /** In UTC the parsed hour/minute/second sets let the search skip whole hours and minutes. */
   private readonly fast: { hours: Set<number>; minutes: number[]; seconds: number[] } | undefined;
+  /**
+   * Recent answers: `next(after)` was `result`. For any later `after` still before `result` the answer
+   * is the same (nothing matched between), so the scheduler's many questions between two slots cost a
+   * comparison instead of a search. A few are kept: one verdict asks about now and about the last slot.
+   */
+  private readonly recent: Array<{ after: number; result: number }> = [];
 
   constructor(
     readonly expression: string,
@@ -46,6 +54,16 @@ export class CronSchedule {
 
   /** The first matching instant strictly after `afterMs`, or undefined within five years. */
   next(afterMs: number): number | undefined {
+    for (const r of this.recent) if (afterMs >= r.after && afterMs < r.result) return r.result;
+    const result = this.search(afterMs);
+    if (result !== undefined) {
+      this.recent.unshift({ after: afterMs, result });
+      if (this.recent.length > RECENT_ANSWERS) this.recent.pop();
+    }
+    return result;
+  }
+
+  private search(afterMs: number): number | undefined {
     const step = this.hasSeconds ? 1000 : MINUTE;
     let t = Math.floor(afterMs / step) * step + step;
     const end = afterMs + HORIZON_MS;

@@ -130,3 +130,12 @@ export function stringifyJson(value: unknown, indent?: number): string {
   if (out === undefined) throw new TypeError("value is not serializable to JSON");
   return out;
 }
+
+/** Freezes a parsed JSON value and everything in it (objects and arrays), and returns it. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

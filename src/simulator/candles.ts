@@ -5,7 +5,12 @@
 //   @107,1h,1735689600000,2025-01-01T00:00:00.000Z,24.95,25.31,24.80,25.12,18234.5,412
 //
 // time_ms is the candle's open time; prices and volume are copied verbatim from the venue's answer.
-// Rows are sorted by time and unique; a file that is not is refused with its line number.
+// A file the replay could misread is refused with its line number: rows out of order or repeated, an
+// interval the venue does not have, or rows a fraction of a candle apart (mixed intervals: with them
+// one row would stand for a stretch it never covered). A gap (whole candles missing: a venue outage, a
+// pair that did not trade, a hand-edited file) is allowed but counted (`gaps`, `candleGapWarning`): the
+// replay holds the last close through it and the next candle starts at its own open, so no price is
+// invented for time the file does not describe.
 //
 // The other way, `simulatedCandles` is the simulated venue's answer to candleSnapshot: candles of a
 // pair built from its own price path, so they agree with the mids the venue answered (see there).
@@ -14,9 +19,11 @@ import { Decimal } from "../lib/decimal.js";
 import { ConfigError } from "../lib/errors.js";
 import {
   CANDLE_INTERVAL_MS,
+  CANDLE_INTERVALS,
   CANDLE_PAGE_LIMIT,
   type CandleInterval,
   candleOpen,
+  isCandleInterval,
   nextCandleOpen,
 } from "../venue/info/methods/candleSnapshot.js";
 import { HOUR } from "./clock.js";
@@ -38,10 +45,24 @@ export interface CandleRow {
 export interface CandleFile {
   file: string;
   coin: string;
-  interval: string;
-  /** Length of one candle: from the interval's name, else the smallest gap between rows. */
+  interval: CandleInterval;
+  /** Length of one candle (a month counted as 30 days). */
   intervalMs: number;
   candles: CandleRow[];
+  gaps: CandleGaps;
+}
+
+/** Where whole candles are missing between rows. */
+export interface CandleGaps {
+  /** Places where one or more candles are missing. */
+  count: number;
+  /** Candles missing in all. */
+  missing: number;
+  /**
+   * The longest: from the close of the candle before it to the open of the one after (unix ms), and
+   * the file line of the row after it.
+   */
+  largest?: { from: number; to: number; line: number };
 }
 
 /** A candle as the venue's candleSnapshot answers it: open (and close) time, prices as its strings. */
@@ -88,8 +109,9 @@ export function readCandleFile(file: string): CandleFile {
       line: 1,
     });
   let coin: string | undefined;
-  let interval: string | undefined;
+  let interval: CandleInterval | undefined;
   const candles: CandleRow[] = [];
+  const gaps: CandleGaps = { count: 0, missing: 0 };
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line === "") continue;
@@ -97,8 +119,13 @@ export function readCandleFile(file: string): CandleFile {
     const f = line.split(",");
     if (f.length !== 10) throw new ConfigError(`expected 10 comma-separated fields, got ${f.length}`, at);
     if (coin === undefined) {
+      if (!isCandleInterval(f[1]!))
+        throw new ConfigError(
+          `interval: expected one of ${CANDLE_INTERVALS.join(", ")} (the venue's), got ${JSON.stringify(f[1])}`,
+          at,
+        );
       coin = f[0]!;
-      interval = f[1]!;
+      interval = f[1];
     } else if (f[0] !== coin || f[1] !== interval)
       throw new ConfigError(
         `one market and interval per file: ${coin} ${interval} above, ${f[0]} ${f[1]} here`,
@@ -114,6 +141,8 @@ export function readCandleFile(file: string): CandleFile {
       return v;
     };
     const t = num(2, "time_ms", false);
+    if (!Number.isSafeInteger(t))
+      throw new ConfigError(`time_ms: expected whole unix milliseconds, got ${JSON.stringify(f[2])}`, at);
     const row = {
       t,
       o: num(4, "open", true),
@@ -130,14 +159,94 @@ export function readCandleFile(file: string): CandleFile {
         `time_ms ${t} is not after the previous row's ${prev.t}: rows must be sorted and unique`,
         at,
       );
+    if (prev) {
+      const steps = candlesBetween(interval!, prev.t, t);
+      if (steps === undefined)
+        throw new ConfigError(
+          `time_ms ${t} (${iso(t)}) is ${duration(t - prev.t)} after the previous row, not a whole number of ` +
+            `${interval} candles: one interval per file (mixed intervals or a misplaced row)`,
+          at,
+        );
+      if (steps > 1) {
+        gaps.count++;
+        gaps.missing += steps - 1;
+        const from = nextCandleOpenAfter(interval!, prev.t);
+        if (gaps.largest === undefined || t - from > gaps.largest.to - gaps.largest.from)
+          gaps.largest = { from, to: t, line: i + 1 };
+      }
+    }
     candles.push(row);
   }
   if (candles.length === 0 || coin === undefined || interval === undefined)
     throw new ConfigError("no candles in the file", { file });
-  let gap = Number.POSITIVE_INFINITY;
-  for (let i = 1; i < candles.length; i++) gap = Math.min(gap, candles[i]!.t - candles[i - 1]!.t);
-  const named = (CANDLE_INTERVAL_MS as Record<string, number>)[interval];
-  return { file, coin, interval, intervalMs: named ?? (Number.isFinite(gap) ? gap : HOUR), candles };
+  return { file, coin, interval, intervalMs: CANDLE_INTERVAL_MS[interval], candles, gaps };
+}
+
+/**
+ * How many candles of `interval` from the open `from` to the open `to` (1: the next one), or undefined
+ * when `to` is not a whole number of candles later. Months are calendar months (same day and time).
+ */
+export function candlesBetween(interval: CandleInterval, from: number, to: number): number | undefined {
+  if (interval !== "1M") {
+    const steps = (to - from) / CANDLE_INTERVAL_MS[interval];
+    return Number.isInteger(steps) ? steps : undefined;
+  }
+  const a = new Date(from);
+  const b = new Date(to);
+  const months = (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + b.getUTCMonth() - a.getUTCMonth();
+  return addMonths(from, months) === to ? months : undefined;
+}
+
+function addMonths(t: number, months: number): number {
+  const d = new Date(t);
+  return Date.UTC(
+    d.getUTCFullYear(),
+    d.getUTCMonth() + months,
+    d.getUTCDate(),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+    d.getUTCMilliseconds(),
+  );
+}
+
+/** Open of the candle after the one opening at `t` (its close + 1 ms). */
+function nextCandleOpenAfter(interval: CandleInterval, t: number): number {
+  return interval === "1M" ? addMonths(t, 1) : t + CANDLE_INTERVAL_MS[interval];
+}
+
+/**
+ * The warning a person gets for a file with gaps (undefined without): how many, the candles missing,
+ * the largest (times and line), and what the replay does there.
+ */
+export function candleGapWarning(file: {
+  file: string;
+  interval: string;
+  gaps: CandleGaps;
+}): string | undefined {
+  const { count, missing, largest } = file.gaps;
+  if (count === 0 || largest === undefined) return undefined;
+  return (
+    `${file.file}: ${count} gap${count === 1 ? "" : "s"} in the ${file.interval} candles ` +
+    `(${missing} candle${missing === 1 ? "" : "s"} missing); the largest ${duration(largest.to - largest.from)}, ` +
+    `from ${iso(largest.from)} to ${iso(largest.to)} (before line ${largest.line}). ` +
+    "In a gap the replay holds the last close, then moves to the next candle's open when it starts"
+  );
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** A span for a person: "45 min", "5 h", "3 d 4 h". */
+function duration(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 60) return ms % 60_000 === 0 ? `${minutes} min` : `${ms / 1000} s`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  if (hours < 24) return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`;
 }
 
 /** Most path samples per candle (a long candle is sampled more coarsely than every priceStep). */

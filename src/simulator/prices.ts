@@ -1,21 +1,20 @@
-// Deterministic mid-price paths per spot pair. A random-walk path is a geometric Brownian motion sampled
-// on a fixed time grid (`priceStep`) from a seeded stream, so the price at a given time depends only on
-// the scenario and the seed, never on when or how often it is asked for. A scripted path interpolates
-// between points of the scenario. `set` overrides the price from now on: a random walk continues from
-// the new value, a scripted path holds it until its next point.
+// Deterministic mid-price paths per spot pair. A random-walk path is a geometric Brownian motion on a
+// fixed time grid (`priceStep`) whose value at any step is computed directly, without walking the steps
+// before it (a Brownian bridge, see BridgeWalk): the price at a given time depends only on the scenario
+// and the seed, never on when, how often or in what order it is asked for, and a year of one-second
+// steps costs what a few hundred queries cost. A scripted path interpolates between points of the
+// scenario. `set` overrides the price from now on: a random walk continues from the new value with the
+// same moves, a scripted path holds it until its next point.
 //
 // `history` answers the price at past times (the simulator's candleSnapshot) from the same scenario and
-// seed, overrides included, whatever kind the path is: a random walk keeps a checkpoint (step, price,
-// generator state, time from which it holds) every CHECKPOINT_EVERY steps and at every `set`, and
-// replays the walk from the latest checkpoint at or before each time, so it need not keep every step; a
-// scripted or candle path recomputes its own formula and keeps the list of overrides.
+// seed, overrides included, whatever kind the path is: each path is a formula of time plus the list of
+// overrides it was given.
 import { Decimal } from "../lib/decimal.js";
 import { DAY, HOUR } from "./clock.js";
-import { Prng, type PrngState } from "./prng.js";
+import { Prng } from "./prng.js";
 import type { PricePathConfig } from "./scenario.js";
 
 const YEAR_MS = 365 * DAY;
-const CHECKPOINT_EVERY = 1024;
 
 export interface PricePath {
   /** Mid price at time t (t never goes backwards between calls that matter). */
@@ -31,19 +30,113 @@ export interface PricePath {
   history(times: readonly number[]): Array<number | undefined>;
 }
 
+/**
+ * A Gaussian random walk B(k) = Z₁ + … + Z_k (Zᵢ independent standard normals) whose value at any step
+ * k is drawn directly. The walk is cut into blocks of 2^LEVELS steps: the block ends are drawn in order
+ * (one normal per block, kept), and inside a block B is refined by halving: given B at both ends of an
+ * interval of n steps, B at its midpoint is normal with mean the ends' average and variance n/4 (the
+ * exact law of a partial sum of i.i.d. normals given its endpoints). Each draw comes from a hash of the
+ * stream key, the block and the node, never from a sequential stream, so a step's value does not depend
+ * on the queries before it. The same law as summing the steps one by one; other numbers (the paths of
+ * a seed changed when this replaced the step-by-step walk). Consecutive queries share most of their
+ * descent, which is cached: a query costs a few normals, not one per step since the last.
+ */
+class BridgeWalk {
+  private static readonly LEVELS = 16;
+  private static readonly BLOCK = 1 << BridgeWalk.LEVELS;
+  /** Standard deviation of a level's midpoint draw: sqrt(interval / 4). */
+  private static readonly SD = Array.from({ length: BridgeWalk.LEVELS }, (_, l) =>
+    Math.sqrt((BridgeWalk.BLOCK >>> l) / 4),
+  );
+  /** B at each block end drawn so far (ends[j] = B(j · BLOCK)). */
+  private readonly ends: number[] = [0];
+  /** The last descent: the block, and per level the node and its value (valid to `depth`). */
+  private block = -1;
+  private depth = 0;
+  private readonly nodes = new Int32Array(BridgeWalk.LEVELS);
+  private readonly values = new Float64Array(BridgeWalk.LEVELS);
+
+  constructor(private readonly key: number) {}
+
+  at(k: number): number {
+    const BLOCK = BridgeWalk.BLOCK;
+    const j = Math.floor(k / BLOCK);
+    const m = k - j * BLOCK;
+    let vlo = this.end(j);
+    if (m === 0) return vlo;
+    let vhi = this.end(j + 1);
+    if (j !== this.block) {
+      this.block = j;
+      this.depth = 0;
+    }
+    let lo = 0;
+    let hi = BLOCK;
+    let node = 1;
+    for (let level = 0; ; level++) {
+      const mid = (lo + hi) >>> 1;
+      let v: number;
+      if (level < this.depth && this.nodes[level] === node) v = this.values[level]!;
+      else {
+        v = (vlo + vhi) / 2 + BridgeWalk.SD[level]! * normalAt(this.key, j, node);
+        this.nodes[level] = node;
+        this.values[level] = v;
+        this.depth = level + 1;
+      }
+      if (m === mid) return v;
+      if (m < mid) {
+        hi = mid;
+        vhi = v;
+        node = 2 * node;
+      } else {
+        lo = mid;
+        vlo = v;
+        node = 2 * node + 1;
+      }
+    }
+  }
+
+  private end(j: number): number {
+    const ends = this.ends;
+    const sd = Math.sqrt(BridgeWalk.BLOCK);
+    // Node 0 of block i is its end draw (nodes of the halving start at 1).
+    while (ends.length <= j) ends.push(ends[ends.length - 1]! + sd * normalAt(this.key, ends.length - 1, 0));
+    return ends[j]!;
+  }
+}
+
+/** A 32-bit integer hash with good avalanche (the "lowbias32" constants of Chris Wellons' hash search). */
+function mix32(x: number): number {
+  x = Math.imul(x ^ (x >>> 16), 0x7feb352d);
+  x = Math.imul(x ^ (x >>> 15), 0x846ca68b);
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+const TWO_POW_32 = 4294967296;
+
+/** The hash key of a path's draws: the first number of the seeded stream of (seed, label). */
+function streamKey(seed: number, label: string): number {
+  return new Prng(seed, label).nextUint32();
+}
+
+/** A standard normal drawn from (key, block, node) alone (Box–Muller on two hashed uniforms in (0, 1)). */
+function normalAt(key: number, block: number, node: number): number {
+  const h = mix32(mix32(key ^ mix32(block + 0x632be5ab)) ^ node);
+  const u1 = (h + 0.5) / TWO_POW_32;
+  const u2 = (mix32(h ^ 0x9e3779b9) + 0.5) / TWO_POW_32;
+  return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+}
+
+/**
+ * Geometric Brownian motion on the step grid: log price = log start + drift term · k + vol term · B(k).
+ * An override at time t (step k₀) to price p makes the price from t on p · exp(drift term · (k − k₀) +
+ * vol term · (B(k) − B(k₀))): the walk continues from p with the moves it would have made.
+ */
 class RandomWalkPath implements PricePath {
-  private k = 0;
-  private px: number;
-  private readonly rng: Prng;
+  private readonly walk: BridgeWalk;
   private readonly driftTerm: number;
   private readonly volTerm: number;
-  /** Price at the start of each hour, for prevDayPx; bounded to the last 48 hours. */
-  private readonly hourly = new Map<number, number>();
-  /**
-   * Replay points, ascending by `from` (the time from which each holds): every CHECKPOINT_EVERY steps
-   * and at every `set` (several may share a step: the price before and after an override).
-   */
-  private readonly checkpoints: Array<{ from: number; k: number; px: number; rng: PrngState }> = [];
+  /** Anchors, ascending by `from` (the time from which each holds): the start, then every `set`. */
+  private readonly anchors: Array<{ from: number; k: number; px: number; b: number }> = [];
 
   constructor(
     private readonly start: number,
@@ -54,96 +147,54 @@ class RandomWalkPath implements PricePath {
     seed: number,
     label: string,
   ) {
-    this.px = startPx;
-    this.rng = new Prng(seed, label);
+    this.walk = new BridgeWalk(streamKey(seed, label));
     const dt = step / YEAR_MS;
     this.driftTerm = (drift - (volatility * volatility) / 2) * dt;
     this.volTerm = volatility * Math.sqrt(dt);
-    this.hourly.set(Math.floor(start / HOUR), startPx);
-    this.checkpoints.push({ from: start, k: 0, px: startPx, rng: this.rng.save() });
+    this.anchors.push({ from: start, k: 0, px: startPx, b: 0 });
   }
 
-  private get constant(): boolean {
-    return this.volTerm === 0 && this.driftTerm === 0;
+  private stepAt(t: number): number {
+    return Math.floor((t - this.start) / this.step);
+  }
+
+  private priceAt(t: number): number {
+    const a = this.anchors[this.anchorAt(t)]!;
+    const k = this.stepAt(t);
+    if (k === a.k) return a.px;
+    const moves = this.volTerm === 0 ? 0 : this.volTerm * (this.walk.at(k) - a.b);
+    return a.px * Math.exp(this.driftTerm * (k - a.k) + moves);
   }
 
   at(t: number): number {
-    const target = Math.floor((t - this.start) / this.step);
-    if (this.constant) {
-      this.k = Math.max(this.k, target);
-      return this.px;
-    }
-    while (this.k < target) {
-      this.k++;
-      this.px *= Math.exp(this.driftTerm + this.volTerm * this.rng.normal());
-      if (this.k % CHECKPOINT_EVERY === 0)
-        this.checkpoints.push({
-          from: this.start + this.k * this.step,
-          k: this.k,
-          px: this.px,
-          rng: this.rng.save(),
-        });
-      const stepTime = this.start + this.k * this.step;
-      const hour = Math.floor(stepTime / HOUR);
-      if (!this.hourly.has(hour)) {
-        this.hourly.set(hour, this.px);
-        this.hourly.delete(hour - 48);
-      }
-    }
-    return this.px;
+    return this.priceAt(Math.max(t, this.start));
   }
 
   set(t: number, px: number): void {
-    this.at(t);
-    this.px = px;
     // From t on (not from the step's start: earlier in the step `at` answered the price before).
-    const from = Math.max(t, this.checkpoints[this.checkpoints.length - 1]!.from);
-    this.checkpoints.push({ from, k: this.k, px, rng: this.rng.save() });
+    const from = Math.max(t, this.start, this.anchors[this.anchors.length - 1]!.from);
+    const k = this.stepAt(from);
+    this.anchors.push({ from, k, px, b: this.volTerm === 0 ? 0 : this.walk.at(k) });
   }
 
+  /** The price at the start of t's hour (the path's start within its first hour). */
   before(t: number): number | undefined {
-    return this.hourly.get(Math.floor(t / HOUR));
+    if (t < this.start) return undefined;
+    return this.priceAt(Math.max(this.start, Math.floor(t / HOUR) * HOUR));
   }
 
   history(times: readonly number[]): Array<number | undefined> {
-    const out: Array<number | undefined> = [];
-    let segment = -1;
-    let k = 0;
-    let px = 0;
-    let rng: Prng | undefined;
-    for (const t of times) {
-      if (t < this.start) {
-        out.push(undefined);
-        continue;
-      }
-      const target = Math.min(Math.floor((t - this.start) / this.step), this.k);
-      const j = this.checkpointAt(t);
-      if (j !== segment || target < k) {
-        const c = this.checkpoints[j]!;
-        segment = j;
-        k = c.k;
-        px = c.px;
-        rng = Prng.restore(c.rng);
-      }
-      if (this.constant) k = Math.max(k, target);
-      else {
-        while (k < target) {
-          k++;
-          px *= Math.exp(this.driftTerm + this.volTerm * rng!.normal());
-        }
-      }
-      out.push(px);
-    }
-    return out;
+    return times.map((t) => (t < this.start ? undefined : this.priceAt(t)));
   }
 
-  /** Index of the last checkpoint holding at t (the first one holds from the start). */
-  private checkpointAt(t: number): number {
+  /** Index of the last anchor holding at t (the first one holds from the start). */
+  private anchorAt(t: number): number {
+    const list = this.anchors;
     let lo = 0;
-    let hi = this.checkpoints.length - 1;
+    let hi = list.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.checkpoints[mid]!.from <= t) lo = mid;
+      if (list[mid]!.from <= t) lo = mid;
       else hi = mid - 1;
     }
     return lo;

@@ -22,15 +22,6 @@ function splitmix32(state: number): [number, number] {
   return [next, z >>> 0];
 }
 
-/** A generator's whole state, to continue the same stream later (price history replays). */
-export interface PrngState {
-  a: number;
-  b: number;
-  c: number;
-  d: number;
-  spareNormal: number | undefined;
-}
-
 /** sfc32: a small, fast generator with a 128-bit state; good statistical quality for simulation. */
 export class Prng {
   private a: number;
@@ -49,21 +40,6 @@ export class Prng {
     }
     [this.a, this.b, this.c, this.d] = words as [number, number, number, number];
     for (let i = 0; i < 12; i++) this.nextUint32();
-  }
-
-  /** The state now: a generator restored from it draws exactly what this one draws next. */
-  save(): PrngState {
-    return { a: this.a, b: this.b, c: this.c, d: this.d, spareNormal: this.spareNormal };
-  }
-
-  static restore(state: PrngState): Prng {
-    const p = Object.create(Prng.prototype) as Prng;
-    p.a = state.a;
-    p.b = state.b;
-    p.c = state.c;
-    p.d = state.d;
-    p.spareNormal = state.spareNormal;
-    return p;
   }
 
   nextUint32(): number {

@@ -5,11 +5,12 @@
 // 5xx, a body that is not JSON, an answer the schema or the reader refuses) exits 1 with a clear reason
 // and keeps a partial file that the same command continues. End to end on the built CLI: fetch, then
 // `hlbot simulate --prices FILE` replays the file.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resumeCommand } from "../../src/cli/commands/data.js";
 import { parseJson } from "../../src/lib/json.js";
 import { CANDLE_CSV_HEADER, readCandleFile } from "../../src/simulator/candles.js";
 import { runCli } from "../helpers/cli.js";
@@ -177,6 +178,51 @@ describe("hlbot data fetch", () => {
     expect(readFileSync(out, "utf8")).toBe(complete);
   });
 
+  it("notes the gaps a venue leaves (candles it did not answer), as simulate will warn (#15)", async () => {
+    const missing = [START + 3 * HOUR, START + 4 * HOUR, START + 5 * HOUR];
+    const proxy = await startVenueProxy(sim.url, {
+      candleSnapshot: (answer) => (answer as Array<{ t: number }>).filter((c) => !missing.includes(c.t)),
+    });
+    const out = join(dir, "gappy-1h.csv");
+    const res = await run([
+      "data",
+      "fetch",
+      "--coin",
+      "HYPE",
+      "--interval",
+      "1h",
+      "--from",
+      "2025-01-01",
+      "--base-url",
+      proxy.url,
+      "--out",
+      out,
+    ]);
+    await proxy.close();
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain(
+      `note: ${out}: 1 gap in the 1h candles (3 candles missing); the largest 3 h, from ${new Date(START + 3 * HOUR).toISOString()} to ${new Date(START + 6 * HOUR).toISOString()}`,
+    );
+    expect(readCandleFile(out).gaps).toMatchObject({ count: 1, missing: 3 });
+  });
+
+  it("on Ctrl-C before any candle: says so, leaves no file, exit 130 (#15)", async () => {
+    const server = await startHttpServer([{ fault: "hang" }]);
+    const out = join(dir, "never-started.csv");
+    const running = run(args(server.url, out));
+    const deadline = Date.now() + 10_000;
+    while (server.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    process.emit("SIGINT", "SIGINT");
+    const res = await running;
+    await server.close();
+    expect(res.code).toBe(130);
+    expect(res.stderr).toBe(
+      "hlbot data fetch: interrupted before any candle was written; no file kept. Run the same command again " +
+        `to start over: hlbot data fetch --coin HYPE --interval 1m --from 2025-01-01 --to ${TO} --base-url ${server.url} --page-size 100 --out ${out}\n`,
+    );
+    expect(existsSync(out)).toBe(false);
+  });
+
   it("takes a pair by its venue name or its tokens", async () => {
     for (const coin of ["@107", "HYPE/USDC"]) {
       const out = join(dir, `pair-${coin.replace("/", "-")}.csv`);
@@ -222,6 +268,25 @@ describe("hlbot data fetch", () => {
     const refused = await run(args(sim.url, broken));
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`${broken}:2: high must be`);
+  });
+});
+
+describe("the command that resumes a download", () => {
+  it("repeats the flags as given but never a credential in --base-url", () => {
+    const cmd = resumeCommand(
+      {
+        coin: "HYPE",
+        interval: "1h",
+        from: "2025-01-01",
+        network: "mainnet",
+        baseUrl: "https://alice:s3cret-pass@proxy.example:8443",
+        pageSize: "5000",
+      },
+      "candles/HYPE.csv",
+    );
+    expect(cmd).not.toContain("s3cret-pass");
+    expect(cmd).toContain("--base-url 'https://[REDACTED]@proxy.example:8443'");
+    expect(cmd).toMatch(/^hlbot data fetch --coin HYPE --interval 1h --from 2025-01-01 /);
   });
 });
 
@@ -278,6 +343,22 @@ describe("hlbot data fetch on a failing venue", () => {
       },
       "high must be the highest",
     ],
+    [
+      "a candle half a minute off the grid",
+      {
+        json: [
+          {
+            t: START + 400 * MIN + 30_000,
+            T: START + 401 * MIN + 29_999,
+            o: "25.1",
+            c: "25.2",
+            h: "25.3",
+            l: "25",
+          },
+        ],
+      },
+      "not a whole number of 1m candles",
+    ],
   ])(
     "exits 1 on %s, keeps the pages written, and the same command continues",
     async (_name, failure, mention) => {
@@ -324,6 +405,60 @@ describe("hlbot data fetch → hlbot simulate --prices (built CLI)", () => {
       );
     });
   }
+
+  it("on Ctrl-C says which file keeps how many candles up to when, and the command that resumes it (#15)", async () => {
+    // A slow venue (each candleSnapshot answered after 300 ms): Ctrl-C lands mid-download.
+    const slow = await startHttpServer(async (request) => {
+      const body = request.json as { type?: string };
+      const res = await fetch(`${sim.url}${request.path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: request.body,
+      });
+      return {
+        status: res.status,
+        headers: { date: res.headers.get("date") ?? "" },
+        json: parseJson(await res.text()),
+        ...(body?.type === "candleSnapshot" ? { delayMs: 300 } : {}),
+      };
+    });
+    const out = join(dir, "interrupted.csv");
+    const child = spawn(process.execPath, [BIN, ...args(slow.url, out)], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += String(d);
+    });
+    const exit = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    // Two pages written (of seven): interrupt.
+    const rows = () => (existsSync(out) ? readFileSync(out, "utf8").split("\n").length - 2 : 0);
+    const deadline = Date.now() + 20_000;
+    while (rows() < 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGINT");
+    expect(await exit).toBe(130);
+    await slow.close();
+
+    const kept = readCandleFile(out).candles;
+    expect(kept.length).toBeGreaterThanOrEqual(200);
+    expect(kept.length).toBeLessThan(601);
+    const resume = `hlbot data fetch --coin HYPE --interval 1m --from 2025-01-01 --to ${TO} --base-url ${slow.url} --page-size 100 --out ${out}`;
+    expect(stderr).toContain(
+      `hlbot data fetch: interrupted; ${out} keeps ${kept.length} candles up to ${new Date(kept.at(-1)!.t).toISOString()}. ` +
+        `Run the same command again to continue: ${resume}\n`,
+    );
+    // The printed command resumes it (against the venue itself, the slow server is gone).
+    const argv = resume.split(" ").slice(1);
+    argv[argv.indexOf("--base-url") + 1] = sim.url;
+    const again = await run(argv);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`601 candles (${601 - kept.length} new)`);
+    const whole = join(dir, "uninterrupted.csv");
+    expect((await run(args(sim.url, whole))).code).toBe(0);
+    expect(readFileSync(out, "utf8")).toBe(readFileSync(whole, "utf8"));
+  }, 60_000);
 
   it("downloads hourly candles that simulate replays from the first candle", async () => {
     const out = join(dir, "e2e-1h.csv");

@@ -107,6 +107,9 @@ describe("plan with answers the simulator does not model", () => {
     expect(proxy.seen).not.toContain("subAccounts2");
     expect(proxy.seen).not.toContain("isVip");
     expect(proxy.seen).toContain("userToMultiSigSigners");
+    // A TWAP strategy needs the marks: spotMetaAndAssetCtxs answers spotMeta too, so it is not read twice.
+    expect(proxy.seen).toContain("spotMetaAndAssetCtxs");
+    expect(proxy.seen).not.toContain("spotMeta");
   });
 
   it("does not place a second TWAP beside one whose status it does not know, until that TWAP's end", async () => {

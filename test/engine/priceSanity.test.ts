@@ -5,6 +5,7 @@ import type { TwapOrderIntent } from "../../src/engine/intents.js";
 import {
   checkPriceSanity,
   DEFAULT_PRICE_SANITY,
+  deviationFrom,
   type PairMemory,
   relativeGap,
 } from "../../src/engine/priceSanity.js";
@@ -68,6 +69,26 @@ describe("price sanity", () => {
     expect(relativeGap(new Decimal("0.2"), new Decimal(25)).toNumber()).toBe(124);
     expect(relativeGap(new Decimal(25), new Decimal("0.2")).toNumber()).toBe(124);
     expect(relativeGap(new Decimal(0), new Decimal(1)).isFinite()).toBe(false);
+  });
+
+  it("says how far the mid is from the price it disagrees with, relative to that price (#15)", () => {
+    // Reference (mark) 100, mid 80: 20% below it (the symmetric gap, 100 / 80 − 1, is 25%).
+    const low = run(snapshot(80, { markPx: 100 }), buy(80), () => undefined);
+    expect(low.blocked[0]?.reason).toBe(
+      "buy; blocked: HYPE/USDC mid 80 is 20% below the mark 100, outside the 10% bound (9.09% below to 10% above it) (price sanity)",
+    );
+    // Mid 125 against 100: 25% above.
+    const high = run(snapshot(125, { markPx: 100, midPx: 125, prevDayPx: 125 }), buy(125), () => undefined);
+    expect(high.blocked[0]?.reason).toMatch(/blocked: HYPE\/USDC mid 125 is 25% above the mark 100, outside/);
+    // Just inside the bound in both directions: 9% below and 10% above pass.
+    expect(run(snapshot(91, { markPx: 100 }), buy(91), () => undefined).blocked).toEqual([]);
+    expect(run(snapshot(110, { markPx: 100 }), buy(110), () => undefined).blocked).toEqual([]);
+    // 9.5% below is a symmetric gap of 10.5%: blocked, and the words say the bound allows 9.09% below.
+    expect(run(snapshot(90.5, { markPx: 100 }), buy(90.5), () => undefined).blocked[0]?.reason).toMatch(
+      /mid 90\.5 is 9\.5% below the mark 100, outside the 10% bound \(9\.09% below to 10% above it\)/,
+    );
+    expect(deviationFrom(new Decimal("0.2"), new Decimal(25))).toBe("99.2% below");
+    expect(deviationFrom(new Decimal(30), new Decimal(30))).toBe("equal to");
   });
 
   it("blocks when there is no market context to cross-check with (fail closed)", () => {

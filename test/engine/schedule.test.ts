@@ -50,6 +50,24 @@ describe("the UTC fast path agrees with node-cron's matcher", () => {
   });
 });
 
+describe("the next-slot answer is remembered between slots", () => {
+  it("answers any sequence of questions as a schedule asked each question fresh", () => {
+    const start = Date.UTC(2025, 2, 30, 22, 0, 0);
+    for (const expression of ["0 */6 * * *", "*/20 * * * * *", "30 8 * * 1", "0 0 1 * *"]) {
+      const reused = new CronSchedule(expression);
+      // Forwards in small steps (the scheduler's pattern), then back and forth.
+      const afters = [
+        ...Array.from({ length: 300 }, (_, i) => start + i * 7 * 60_000),
+        start + 90 * 86_400_000,
+        start,
+        start - 1,
+        start + 3 * 86_400_000 + 1,
+      ];
+      for (const after of afters) expect(reused.next(after)).toBe(new CronSchedule(expression).next(after));
+    }
+  });
+});
+
 describe("slot verdicts (pure)", () => {
   const H = 60 * 60_000;
   const daily = new CronSchedule("30 8 * * *");

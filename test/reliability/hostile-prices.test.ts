@@ -49,7 +49,9 @@ describe("price sanity (issue #17, Money 1)", () => {
     expect(report.actions).toHaveLength(0);
     const blocked = report.decisions.filter((d) => d.guard === "blocked");
     expect(blocked).toHaveLength(1);
-    expect(blocked[0]?.decision.reason).toMatch(/mid 0\.2 and mark 25 differ by 12400%.*price sanity/);
+    expect(blocked[0]?.decision.reason).toMatch(
+      /mid 0\.2 is 99\.2% below the mark 25, outside the 10% bound.*price sanity/,
+    );
     expect(placed(bot)).toHaveLength(0);
   });
 
@@ -85,7 +87,9 @@ describe("price sanity (issue #17, Money 1)", () => {
     const report = await cycle(bot);
     expect(report.actions).toHaveLength(0);
     expect(report.decisions.map((d) => d.guard)).toEqual(["blocked"]);
-    expect(report.decisions[0]?.decision.reason).toMatch(/last mid seen 5 min ago 25 differ/);
+    expect(report.decisions[0]?.decision.reason).toMatch(
+      /mid 0\.000001 is 99\.99% below the last mid seen 5 min ago 25/,
+    );
     expect(placed(bot)).toHaveLength(0);
     // The lie did not become the reference.
     expect(bot.runtime.journal.pairMemory("HYPE/USDC")?.mid).toBe("25");

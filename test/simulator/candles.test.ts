@@ -13,11 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/engine/config/loader.js";
 import { runSimulation } from "../../src/simulate/runner.js";
 import { buildSummary } from "../../src/simulate/summary.js";
-import { CANDLE_CSV_HEADER, readCandleFile } from "../../src/simulator/candles.js";
+import { CANDLE_CSV_HEADER, candleGapWarning, readCandleFile } from "../../src/simulator/candles.js";
 import { createSimulator, loadScenarioFile } from "../../src/simulator/index.js";
 import { CandlePath } from "../../src/simulator/prices.js";
 import { InfoClient } from "../../src/venue/info/client.js";
 import { REPO_ROOT } from "../helpers/build.js";
+import { runCli } from "../helpers/cli.js";
 import { START, testScenario } from "./fixtures.js";
 import { type HttpSim, post, startTestSim, transportFor } from "./helpers.js";
 
@@ -98,6 +99,105 @@ describe("the candle fixture replayed", () => {
     );
     expect(bad("e.csv", `${CANDLE_CSV_HEADER}\n`)).toThrow(/no candles/);
   });
+});
+
+describe("candle files with gaps or mixed intervals (#15)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "hlbot-candle-gaps-"));
+  const row = (t: number, interval = "1h", o = 25, c = 25.5) =>
+    `@107,${interval},${t},x,${o},${Math.max(o, c) + 1},${Math.min(o, c) - 1},${c},1,1`;
+  const write = (name: string, rows: string[]) => {
+    writeFileSync(join(dir, name), `${CANDLE_CSV_HEADER}\n${rows.join("\n")}\n`);
+    return join(dir, name);
+  };
+  const T = Date.UTC(2025, 0, 1);
+
+  it("refuses what a replay would misread, with the line: an interval the venue lacks, rows a fraction of a candle apart, a time that is not whole ms", () => {
+    // Before: "60m" was taken as a candle as long as the smallest step between rows, so two rows five
+    // hours apart made one five-hour candle, its path drawn across the whole gap.
+    expect(() => readCandleFile(write("60m.csv", [row(T, "60m"), row(T + 5 * HOUR, "60m")]))).toThrow(
+      /60m\.csv:2: interval: expected one of 1m, 3m, .*, 1M \(the venue's\), got "60m"/,
+    );
+    expect(() =>
+      readCandleFile(
+        write("mixed.csv", [row(T), row(T + HOUR), row(T + HOUR + 30 * 60_000), row(T + 3 * HOUR)]),
+      ),
+    ).toThrow(
+      /mixed\.csv:4: time_ms \d+ \(2025-01-01T01:30:00.000Z\) is 30 min after the previous row, not a whole number of 1h candles: one interval per file/,
+    );
+    expect(() =>
+      readCandleFile(write("frac.csv", [row(T), `@107,1h,${T + HOUR}.5,x,25,26,24,25.5,1,1`])),
+    ).toThrow(/frac\.csv:3: time_ms: expected whole unix milliseconds/);
+    // Already refused: out of order, repeated.
+    expect(() => readCandleFile(write("order.csv", [row(T + HOUR), row(T)]))).toThrow(
+      /order\.csv:3: .*sorted and unique/,
+    );
+    expect(() =>
+      readCandleFile(write("month.csv", [row(T, "1M"), row(Date.UTC(2025, 0, 15), "1M")])),
+    ).toThrow(/month\.csv:3: .* not a whole number of 1M candles/);
+  });
+
+  it("counts gaps (whole candles missing) and says the largest, with times and line", () => {
+    const file = readCandleFile(
+      write("gaps.csv", [row(T), row(T + HOUR), row(T + 5 * HOUR), row(T + 6 * HOUR), row(T + 8 * HOUR)]),
+    );
+    expect(file.gaps).toEqual({
+      count: 2,
+      missing: 4,
+      largest: { from: T + 2 * HOUR, to: T + 5 * HOUR, line: 4 },
+    });
+    expect(candleGapWarning(file)).toBe(
+      `${join(dir, "gaps.csv")}: 2 gaps in the 1h candles (4 candles missing); the largest 3 h, from ` +
+        "2025-01-01T02:00:00.000Z to 2025-01-01T05:00:00.000Z (before line 4). In a gap the replay holds " +
+        "the last close, then moves to the next candle's open when it starts",
+    );
+    expect(readCandleFile(FIXTURE).gaps).toEqual({ count: 0, missing: 0 });
+    expect(candleGapWarning(readCandleFile(FIXTURE))).toBeUndefined();
+    // Calendar months: February is one candle after January, April two after February.
+    const months = readCandleFile(
+      write("1M.csv", [row(T, "1M"), row(Date.UTC(2025, 1, 1), "1M"), row(Date.UTC(2025, 3, 1), "1M")]),
+    );
+    expect(months.gaps).toEqual({
+      count: 1,
+      missing: 1,
+      largest: { from: Date.UTC(2025, 2, 1), to: Date.UTC(2025, 3, 1), line: 4 },
+    });
+  });
+
+  it("replays a gap as the last close held, then the next candle from its open", () => {
+    const file = write("hold.csv", [
+      row(T, "1h", 25, 26),
+      row(T + HOUR, "1h", 26, 27),
+      row(T + 5 * HOUR, "1h", 31, 30),
+    ]);
+    const scenario = testScenario({ prices: { "@107": { candles: file } as never } });
+    writeFileSync(join(dir, "s.json.yaml"), JSON.stringify(scenario));
+    const sim = createSimulator({ scenario: loadScenarioFile(join(dir, "s.json.yaml")), startTime: T });
+    sim.advance(2 * HOUR);
+    expect(sim.price("@107").toString()).toBe("27");
+    sim.advance(2 * HOUR + 59 * 60_000);
+    expect(sim.price("@107").toString()).toBe("27");
+    sim.advance(60_000);
+    expect(sim.price("@107").toString()).toBe("31");
+  });
+
+  it("simulate warns about the gaps of a --prices file and keeps them in the record", async () => {
+    const file = write("replay-gaps.csv", [
+      ...Array.from({ length: 10 }, (_, i) => row(T + i * HOUR)),
+      ...Array.from({ length: 10 }, (_, i) => row(T + (14 + i) * HOUR)),
+    ]);
+    const res = await runCli(["simulate", "--prices", file, "--days", "0.5", "--json"]);
+    expect(res.code, res.stderr).toBe(0);
+    expect(res.stderr).toContain(
+      `warning: ${file}: 1 gap in the 1h candles (4 candles missing); the largest 4 h, from 2025-01-01T10:00:00.000Z to 2025-01-01T14:00:00.000Z (before line 12).`,
+    );
+    const config = await loadConfig(`${REPO_ROOT}/config/demo.yaml`, {});
+    const { record } = await runSimulation({ config, prices: [file], days: 0.5 });
+    expect(record.replayed[0]?.gaps).toEqual({
+      count: 1,
+      missing: 4,
+      largest: { from: T + 10 * HOUR, to: T + 14 * HOUR, line: 12 },
+    });
+  }, 60_000);
 });
 
 describe("simulate --prices", () => {

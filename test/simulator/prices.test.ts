@@ -17,6 +17,46 @@ describe("price paths", () => {
     expect(other.at(START + 3_600_000)).not.toBe(a.at(START + 3_600_000));
   });
 
+  it("gives the same random-walk prices whatever the order of the questions (no sequential stream)", () => {
+    const opts = { start: START, step: 1_000, seed: 5, label: "price:@107", fallbackPx: 1 };
+    const times = Array.from({ length: 400 }, (_, i) => START + ((i * 7919 * 1_013) % (200 * 86_400_000)));
+    const ascending = createPricePath(walk, opts);
+    const sorted = [...times].sort((a, b) => a - b);
+    const byTime = new Map(sorted.map((t) => [t, ascending.at(t)]));
+    const shuffled = createPricePath(walk, opts);
+    for (const t of times) expect(shuffled.at(t)).toBe(byTime.get(t));
+    // A year ahead at once is the price a walk through every step reaches.
+    const far = START + 365 * 86_400_000 + 123_000;
+    expect(createPricePath(walk, opts).at(far)).toBe(ascending.at(far));
+  });
+
+  it("has independent one-step moves with the configured spread, inside and across the bridge's blocks", () => {
+    // One-second steps, volatility 0.8: a step's log-return has sd 0.8·sqrt(1 s / 1 year). A wrong
+    // midpoint law shows as a wrong spread at some scale, or as correlated neighbouring moves.
+    const path = createPricePath(
+      { start: parseDecimal("25"), drift: 0, volatility: 0.8 },
+      { start: START, step: 1_000, seed: 11, label: "steps", fallbackPx: 1 },
+    );
+    const expected = 0.8 * Math.sqrt(1_000 / (365 * 86_400_000));
+    for (const every of [1, 37, 4096, 65_536 * 3]) {
+      const returns: number[] = [];
+      let prev = Math.log(path.at(START));
+      for (let i = 1; i <= 3_000; i++) {
+        const now = Math.log(path.at(START + i * every * 1_000));
+        returns.push(now - prev);
+        prev = now;
+      }
+      const n = returns.length;
+      const sd = Math.sqrt(returns.reduce((a, r) => a + r * r, 0) / n);
+      const want = expected * Math.sqrt(every);
+      expect(sd / want).toBeGreaterThan(0.93);
+      expect(sd / want).toBeLessThan(1.07);
+      let lag1 = 0;
+      for (let i = 1; i < n; i++) lag1 += returns[i]! * returns[i - 1]!;
+      expect(Math.abs(lag1 / (n - 1) / (sd * sd))).toBeLessThan(0.08);
+    }
+  });
+
   it("moves with the configured volatility (daily log-returns have the right spread)", () => {
     const path = createPricePath(
       { start: parseDecimal("100"), drift: 0, volatility: 0.5 },
@@ -94,10 +134,10 @@ describe("price history", () => {
     return seen;
   }
 
-  it("replays a random walk across checkpoints and overrides, also mid-step and in pieces", () => {
+  it("replays a random walk across overrides, also mid-step and in pieces", () => {
     const opts = { start: START, step: 1_000, seed: 4, label: "price:@107", fallbackPx: 1 };
     const path = createPricePath({ start: parseDecimal("25"), drift: 0, volatility: 0.9 }, opts);
-    // 7.919 s apart: checkpoints (every 1024 steps) fall between samples; overrides mid-step.
+    // 7.919 s apart: overrides mid-step.
     const seen = walkNoting(path, 7_919, 1400, { 700: 31.5, 701: 30 });
     expect(seen[700]![1]).toBe(31.5);
     expect(path.history(seen.map(([t]) => t))).toEqual(seen.map(([, px]) => px));

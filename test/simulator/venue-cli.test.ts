@@ -178,6 +178,7 @@ describe("hlbot venue", () => {
       ].join("\n"),
     );
     const venue = await startVenue(["--scenario", file, "--network", "mainnet"]);
+    expect(venue.stderr()).not.toContain("warning");
     expect(await postJson(venue.url, "/info", { type: "allMids" })).toEqual({ "@107": "40.0" });
     const now = Date.now();
     const noop = (n: number, network: "mainnet" | "testnet") =>
@@ -191,6 +192,63 @@ describe("hlbot venue", () => {
     expect(await venue.exit).toBe(0);
   }, 30_000);
 
+  it("on a port in use: one line naming the port and --port, exit 1 (#15); --help lists the exit codes", async () => {
+    const taken = await startVenue(["--port", "0"]);
+    const port = new URL(taken.url).port;
+    const res = await runToExit(["--port", port]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toBe(
+      `hlbot: cannot listen on 127.0.0.1:${port}: port ${port} is already in use (another hlbot venue?); choose another with --port N, or leave --port out for a free one\n`,
+    );
+    taken.child.kill("SIGTERM");
+    expect(await taken.exit).toBe(0);
+    const host = await runToExit(["--host", "192.0.2.1"]);
+    expect(host.code).toBe(1);
+    expect(host.stderr).toBe(
+      "hlbot: cannot listen on 192.0.2.1: 192.0.2.1 is not an address of this machine; choose another with --host (default 127.0.0.1)\n",
+    );
+    const help = await new Promise<string>((resolve) => {
+      const child = spawn(process.execPath, [BIN, "venue", "--help"], { stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout.on("data", (d) => {
+        out += String(d);
+      });
+      child.on("exit", () => resolve(out));
+    });
+    expect(help).toMatch(
+      /Exit codes: 0 stopped by Ctrl-C or SIGTERM, 2 bad flags .*1 cannot listen on --port/s,
+    );
+  }, 30_000);
+
+  it("warns about the gaps of a candle file its scenario replays (#15)", async () => {
+    const h = 3_600_000;
+    const t0 = Date.UTC(2025, 0, 1);
+    const row = (t: number) => `@107,1h,${t},x,25,26,24,25.5,1,1`;
+    writeFileSync(
+      join(dir, "gappy.csv"),
+      `coin,interval,time_ms,time_iso,open,high,low,close,volume,trades\n${[0, 1, 4].map((k) => row(t0 + k * h)).join("\n")}\n`,
+    );
+    const file = join(dir, "replay.yaml");
+    writeFileSync(
+      file,
+      [
+        "name: replay",
+        "tokens:",
+        "  - { name: USDC, index: 0, szDecimals: 8, weiDecimals: 8 }",
+        "  - { name: HYPE, index: 150, szDecimals: 2, weiDecimals: 8 }",
+        "pairs: [{ index: 107, base: HYPE, quote: USDC }]",
+        'prices: { "@107": { candles: gappy.csv } }',
+      ].join("\n"),
+    );
+    const venue = await startVenue(["--scenario", file]);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(venue.stderr()).toContain(
+      `warning: ${join(dir, "gappy.csv")}: 1 gap in the 1h candles (2 candles missing); the largest 2 h, from 2025-01-01T02:00:00.000Z to 2025-01-01T04:00:00.000Z (before line 4).`,
+    );
+    venue.child.kill("SIGTERM");
+    expect(await venue.exit).toBe(0);
+  }, 30_000);
+
   it("exits 2 on bad flags and bad scenarios, naming the problem", async () => {
     const badFund = await runToExit(["--fund", "0x12:HYPE=1"]);
     expect(badFund.code).toBe(2);
@@ -201,6 +259,23 @@ describe("hlbot venue", () => {
     expect(badCoin.code).toBe(2);
     expect(badCoin.stderr).toMatch(/DOGE/);
     expect((await runToExit(["--port", "http"])).code).toBe(2);
+    // #15: every malformed --fund names the option, the expected form and what is wrong, exit 2; an
+    // address alone used to start a venue that funded nothing.
+    const form =
+      "--fund: expected ADDR:COIN=AMOUNT[,COIN=AMOUNT…] (e.g. 0xf39f…2266:HYPE=1000,USDC=5000), got";
+    const cases: Array<[string, string]> = [
+      [ADDR.trader, "no COIN=AMOUNT after the address"],
+      [`${ADDR.trader}:HYPE`, '"HYPE" is not COIN=AMOUNT'],
+      [`${ADDR.trader}:HYPE=1e3`, 'the HYPE amount "1e3" is not a plain decimal (1000, 0.5)'],
+      ["HYPE=100", 'ADDR "HYPE=100" is not 0x followed by 40 hex digits'],
+      [`${ADDR.trader}:HYPE=1,DOGE=2`, "DOGE is not a token of the scenario ("],
+    ];
+    for (const [value, why] of cases) {
+      const res = await runToExit(["--fund", value]);
+      expect(res.code, value).toBe(2);
+      expect(res.stderr, value).toContain(`hlbot: ${form} ${JSON.stringify(value)}: ${why}`);
+      expect(res.stderr.trim().split("\n"), value).toHaveLength(1);
+    }
     expect((await runToExit(["--network", "devnet"])).code).toBe(2);
     const file = join(dir, "bad.yaml");
     writeFileSync(file, "tokens:\n  - { name: USDC, index: -1, szDecimals: 8, weiDecimals: 8 }\n");

@@ -10,14 +10,17 @@
 // are written (by the venue's clock, its Date header), in time order, each page appended as it
 // arrives with a final newline: after an interruption or a failure the file holds whole rows only (a
 // cut last line is dropped), and running the same command again continues after its last row
-// without duplicating it. A candle the reader would refuse (a price not positive, high or low not the
-// extremes) stops the download as a bad answer, so every file written is one a replay can read.
+// without duplicating it; Ctrl-C (exit 130) and a failure (exit 1) both say what the file keeps and
+// print that command. A candle the reader would refuse (a price not positive, high or low not the
+// extremes, a fraction of a candle after the previous row) stops the download as a bad answer, so
+// every file written is one a replay can read.
 import type { Command } from "commander";
 import { ValidationError } from "../../lib/errors.js";
+import { redact } from "../../lib/secrets.js";
 import type { VenueCandle } from "../../simulator/candles.js";
 import type { CliContext } from "../context.js";
 
-interface FetchOptions {
+export interface FetchOptions {
   coin: string;
   interval: string;
   from: string;
@@ -97,8 +100,9 @@ export function register(program: Command, ctx: CliContext): void {
         "last one. The venue keeps only the most recent 5000 candles of a pair and interval: after an",
         "empty window one request over the rest of the range finds where they begin, and the command",
         "says so when the first candle is later than --from.",
-        "Exit codes: 0 done, 2 bad input (nothing sent, or an unknown coin), 1 venue or network failure or no candle in the range, 130 interrupted (the file keeps what was written)",
-        "(the rows written so far are kept).",
+        "Exit codes: 0 done, 2 bad input (nothing sent, or an unknown coin), 1 venue or network failure or",
+        "no candle in the range, 130 interrupted by Ctrl-C. After 1 or 130 the file keeps the rows written so",
+        "far; stderr says how many, up to which time, and the command that continues it.",
       ].join("\n"),
     )
     .action(async (options: FetchOptions) => {
@@ -166,14 +170,39 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
     existing = files.readCandleFile(out);
   }
 
+  // Ctrl-C stops the download between (or during) requests instead of killing the process, so the
+  // person is told what the file keeps and the exact command that continues it (exit 130). A second
+  // Ctrl-C kills as usual.
+  const interrupt = new AbortController();
+  const onSigint = () => interrupt.abort();
+  const resume = resumeCommand(options, out);
+  /** The one message of a download that stopped early (a failure or Ctrl-C), with what the file holds. */
+  const stoppedAt = (how: string, rows: number, last: number | undefined) =>
+    rows === 0
+      ? `hlbot data fetch: ${how} before any candle was written; no file kept. Run the same command again to start over: ${resume}\n`
+      : `hlbot data fetch: ${how}; ${out} keeps ${rows} candles` +
+        (last === undefined ? "" : ` up to ${iso(last)}`) +
+        `. Run the same command again to continue: ${resume}\n`;
+  let created = false;
+
   const transport = createTransport({
     network,
     baseUrl: options.baseUrl,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
   });
+  process.once("SIGINT", onSigint);
   try {
     const client = new InfoClient(transport);
-    const coin = await resolvePair(client, coinArg);
+    let coin: string;
+    try {
+      coin = await resolvePair(client, coinArg, interrupt.signal);
+    } catch (err) {
+      if (!interrupt.signal.aborted) throw err;
+      const kept = existing?.candles.length ?? 0;
+      ctx.stderr(stoppedAt("interrupted", kept, existing?.candles[kept - 1]?.t));
+      ctx.exitCode = 130;
+      return;
+    }
     if (existing && (existing.coin !== coin || existing.interval !== interval))
       throw new ValidationError([
         {
@@ -184,6 +213,7 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
     if (!existing) {
       mkdirSync(dirname(out), { recursive: true });
       writeFileSync(out, `${files.CANDLE_CSV_HEADER}\n`);
+      created = true;
     }
     const kept = existing?.candles.length ?? 0;
     let firstT = existing?.candles[0]?.t;
@@ -209,12 +239,16 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
     let probed = false;
     try {
       while (cursor <= Math.min(toMs, venueNow())) {
+        if (interrupt.signal.aborted) break;
         // A window of pageSize whole candles from the one holding the cursor.
         let end = cs.candleOpen(interval, cursor);
         for (let i = 0; i < pageSize; i++) end = cs.nextCandleOpen(interval, end);
         const endTime = Math.min(end - 1, toMs);
         const page: VenueCandle[] = [
-          ...(await client.candleSnapshot({ req: { coin, interval, startTime: cursor, endTime } })),
+          ...(await client.candleSnapshot(
+            { req: { coin, interval, startTime: cursor, endTime } },
+            interrupt.signal,
+          )),
         ];
         page.sort((a, b) => a.t - b.t);
         const now = venueNow();
@@ -223,7 +257,11 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
         for (const c of page) {
           if (c.t < fromMs || c.t > toMs || (lastT !== undefined && c.t <= lastT) || closeOf(c) >= now)
             continue;
-          const fault = rowFault(c, files.candleFault);
+          // A row a fraction of a candle after the last one would make the file one the reader refuses.
+          const fault =
+            lastT !== undefined && files.candlesBetween(interval, lastT, c.t) === undefined
+              ? `it opens ${c.t - lastT} ms after the candle of ${iso(lastT)}, not a whole number of ${interval} candles`
+              : rowFault(c, files.candleFault);
           if (fault)
             throw new errors.BadResponseError(
               `candleSnapshot: the ${coin} ${interval} candle of ${iso(c.t)} is not one a replay can use: ${fault}`,
@@ -243,9 +281,10 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
           // Nothing between the cursor and the first candle it answers exists, whether the venue answers
           // the earliest candles of a range or keeps only the latest.
           probed = true;
-          const rest = await client.candleSnapshot({
-            req: { coin, interval, startTime: cursor, endTime: toMs },
-          });
+          const rest = await client.candleSnapshot(
+            { req: { coin, interval, startTime: cursor, endTime: toMs } },
+            interrupt.signal,
+          );
           const next = rest.reduce(
             (m, c) => (c.t >= cursor ? Math.min(m, c.t) : m),
             Number.POSITIVE_INFINITY,
@@ -256,14 +295,20 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
       }
     } catch (err) {
       progress?.stop();
-      ctx.stderr(
-        `hlbot data fetch: stopped; ${out} keeps ${kept + added} candles` +
-          (lastT === undefined ? "" : ` up to ${iso(lastT)}`) +
-          ". Run the same command again to continue.\n",
-      );
-      throw err;
+      if (!interrupt.signal.aborted) {
+        if (created && kept + added === 0) rmSync(out, { force: true });
+        ctx.stderr(stoppedAt("stopped", kept + added, lastT));
+        throw err;
+      }
     }
     progress?.stop();
+    if (interrupt.signal.aborted) {
+      // Pages are appended whole (synchronously), so the file ends on a whole row whenever this lands.
+      if (created && kept + added === 0) rmSync(out, { force: true });
+      ctx.stderr(stoppedAt("interrupted", kept + added, lastT));
+      ctx.exitCode = 130;
+      return;
+    }
 
     const total = kept + added;
     if (total === 0) {
@@ -281,16 +326,48 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
         `note: the first candle opens at ${iso(firstT)}, later than --from: the venue keeps only the most ` +
           `recent ${cs.CANDLE_PAGE_LIMIT} candles of a pair and interval, or the pair did not trade before\n`,
       );
+    // The venue may leave candles out (an outage, a pair that did not trade): said here, as simulate will.
+    const gaps = files.candleGapWarning(files.readCandleFile(out));
+    if (gaps !== undefined) ctx.stderr(`note: ${gaps}\n`);
     ctx.stdout(
       `${total} candles (${added} new) of ${coin} ${interval}, ${iso(firstT!)} to ${iso(lastT!)} → ${out}\n`,
     );
   } finally {
+    process.off("SIGINT", onSigint);
     await transport.close();
   }
 }
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
+}
+
+/** A word as a POSIX shell reads it back: kept bare when safe, else in single quotes. */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9@%+=:,./_-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * The command that continues this download: the flags as given, defaults left out, and --out always
+ * (the file it continues, even when it was the default name).
+ */
+export function resumeCommand(options: FetchOptions, out: string): string {
+  const flags: Array<[string, string | undefined]> = [
+    ["--coin", options.coin],
+    ["--interval", options.interval],
+    ["--from", options.from],
+    ["--to", options.to],
+    ["--network", options.network === "mainnet" ? undefined : options.network],
+    // A credential in the URL (user:password@) is shown as [REDACTED]: never printed back.
+    ["--base-url", options.baseUrl === undefined ? undefined : redact(options.baseUrl)],
+    ["--page-size", options.pageSize === "5000" ? undefined : options.pageSize],
+    ["--timeout", options.timeout],
+    ["--out", out],
+  ];
+  return [
+    "hlbot data fetch",
+    ...flags.filter(([, v]) => v !== undefined).map(([f, v]) => `${f} ${shellWord(v!)}`),
+  ].join(" ");
 }
 
 /** Why a candle cannot be written (the reader's rules), or undefined. */
@@ -314,8 +391,9 @@ function rowFault(
 async function resolvePair(
   client: import("../../venue/info/client.js").InfoClient,
   coin: string,
+  signal: AbortSignal,
 ): Promise<string> {
-  const meta = await client.spotMeta();
+  const meta = await client.spotMeta({}, signal);
   if (meta.universe.some((p) => p.name === coin)) return coin;
   if (coin.startsWith("@") || coin.includes("/")) {
     const [base, quote] = coin.split("/");

@@ -227,11 +227,14 @@ export function register(program: Command, ctx: CliContext): void {
         process.off("SIGINT", onSignal);
       }
       const day = (t: number) => new Date(t).toISOString().slice(0, 16).replace("T", " ");
+      const { candleGapWarning } = await import("../../simulator/candles.js");
       for (const r of result.record.replayed) {
         const outside = result.record.from < r.first || result.record.to > r.last;
         ctx.stderr(
           `hlbot: ${r.coin} replayed from ${r.file}: ${r.candles} ${r.interval} candles, ${day(r.first)} → ${day(r.last)} UTC${outside ? "; the run goes beyond them, where the price stays at the first open or last close" : ""}\n`,
         );
+        const gaps = candleGapWarning(r);
+        if (gaps !== undefined) ctx.stderr(`warning: ${gaps}\n`);
       }
       const summary = buildSummary(result.record);
       if (opts.report !== undefined) {

@@ -1,8 +1,9 @@
 // `hlbot venue`: runs the embedded venue simulator standalone, in real time, on 127.0.0.1, so hlbot or
 // any other Hyperliquid client can be pointed at it with a base URL. Prints the URL as the first line of
-// stdout; SIGINT or SIGTERM stop it cleanly (exit 0). Bad flags exit 2 before anything starts.
+// stdout; SIGINT or SIGTERM stop it cleanly (exit 0). Bad flags exit 2 before anything starts; a port
+// in use (or a host it cannot listen on) is one line naming --port (--host), exit 1.
 import type { Command } from "commander";
-import { ValidationError, type ValidationIssue } from "../../lib/errors.js";
+import { HlbotError, ValidationError, type ValidationIssue } from "../../lib/errors.js";
 import { ADDRESS_PATTERN } from "../../venue/constants.js";
 import type { CliContext } from "../context.js";
 
@@ -23,34 +24,78 @@ export interface FundSpec {
 
 const ADDRESS = ADDRESS_PATTERN;
 const AMOUNT = /^\d+(\.\d+)?$/;
+/** What one --fund value looks like, repeated in every error about it. */
+const FUND_FORM = "ADDR:COIN=AMOUNT[,COIN=AMOUNT…] (e.g. 0xf39f…2266:HYPE=1000,USDC=5000)";
+
+/** One --fund value is wrong: the issue names the option, the expected form, the value and why. */
+function fundIssue(value: string, why: string): ValidationIssue {
+  return { path: "--fund", message: `expected ${FUND_FORM}, got ${JSON.stringify(value)}: ${why}` };
+}
 
 /** Parses one `--fund ADDR:COIN=AMOUNT[,COIN=AMOUNT…]` value. */
 export function parseFund(value: string): FundSpec[] {
   const issues: ValidationIssue[] = [];
   const colon = value.indexOf(":");
-  const address = colon < 0 ? value : value.slice(0, colon);
+  const address = (colon < 0 ? value : value.slice(0, colon)).trim();
   if (!ADDRESS.test(address))
-    issues.push({
-      path: "--fund",
-      message: `expected ADDR:COIN=AMOUNT with a 0x address, got ${JSON.stringify(value)}`,
-    });
+    issues.push(fundIssue(value, `ADDR ${JSON.stringify(address)} is not 0x followed by 40 hex digits`));
   const out: FundSpec[] = [];
   const list = colon < 0 ? "" : value.slice(colon + 1);
-  if (colon >= 0 && list.trim() === "")
-    issues.push({ path: "--fund", message: `no COIN=AMOUNT after ${address}` });
+  // An address alone (no colon) used to fund nothing without a word.
+  if (list.trim() === "" && issues.length === 0)
+    issues.push(fundIssue(value, "no COIN=AMOUNT after the address"));
   for (const part of list.split(",").filter((p) => p.trim() !== "")) {
     const [coin, amount, extra] = part.split("=").map((s) => s.trim());
-    if (!coin || amount === undefined || extra !== undefined || !AMOUNT.test(amount)) {
-      issues.push({
-        path: "--fund",
-        message: `expected COIN=AMOUNT (a plain decimal), got ${JSON.stringify(part)}`,
-      });
-      continue;
-    }
-    out.push({ address: address.toLowerCase(), coin, amount });
+    if (!coin || amount === undefined || extra !== undefined)
+      issues.push(fundIssue(value, `${JSON.stringify(part.trim())} is not COIN=AMOUNT`));
+    else if (!AMOUNT.test(amount))
+      issues.push(
+        fundIssue(value, `the ${coin} amount ${JSON.stringify(amount)} is not a plain decimal (1000, 0.5)`),
+      );
+    else out.push({ address: address.toLowerCase(), coin, amount });
   }
   if (issues.length > 0) throw new ValidationError(issues);
   return out;
+}
+
+/** The --fund coins the scenario has no token for, as one issue per value (checked before funding). */
+export function unknownFundCoins(values: readonly string[], tokens: readonly string[]): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const value of values) {
+    const unknown = parseFund(value)
+      .map((f) => f.coin)
+      .filter((coin) => !tokens.includes(coin));
+    if (unknown.length > 0)
+      issues.push(
+        fundIssue(
+          value,
+          `${unknown.join(", ")} ${unknown.length === 1 ? "is not a token" : "are not tokens"} of the scenario (${tokens.join(", ")})`,
+        ),
+      );
+  }
+  return issues;
+}
+
+/**
+ * The one-line error for a port or host the venue cannot listen on (Node's listen error codes), naming
+ * the option that changes it; undefined for any other failure.
+ */
+export function listenProblem(err: unknown, host: string, port: number | undefined): string | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const where = port === undefined || port === 0 ? host : `${host}:${port}`;
+  if (code === "EADDRINUSE")
+    return `cannot listen on ${where}: port ${port} is already in use (another hlbot venue?); choose another with --port N, or leave --port out for a free one`;
+  if (code === "EACCES")
+    return `cannot listen on ${where}: not permitted (ports below 1024 need privileges); choose another with --port N, or leave --port out for a free one`;
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+    return `cannot listen on ${where}: ${host} is not an address of this machine; choose another with --host (default 127.0.0.1)`;
+  return undefined;
+}
+
+/** The venue could not listen on the port or host asked for. Exit code 1, like other runtime failures. */
+export class ListenError extends HlbotError {
+  readonly code = "LISTEN";
+  readonly family = "internal";
 }
 
 function parseIntFlag(value: string | undefined, flag: string, max: number): number | undefined {
@@ -86,7 +131,9 @@ export function register(program: Command, ctx: CliContext): void {
     .addHelpText(
       "after",
       "\nExample:\n  hlbot venue --port 8547 --fund 0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266:HYPE=1000,USDC=5000\n" +
-        "Point a client at the printed URL (e.g. `hlbot info spotMeta --base-url <url>`).",
+        "Point a client at the printed URL (e.g. `hlbot info spotMeta --base-url <url>`).\n" +
+        "Exit codes: 0 stopped by Ctrl-C or SIGTERM, 2 bad flags or scenario (nothing started), " +
+        "1 cannot listen on --port/--host (in use, not permitted) or another failure.",
     )
     .action(async (options: VenueOptions) => {
       const port = parseIntFlag(options.port, "--port", 65_535);
@@ -106,14 +153,28 @@ export function register(program: Command, ctx: CliContext): void {
         ...(seed === undefined ? {} : { seed }),
         ...(port === undefined ? {} : { port }),
         host,
+      }).catch((err: unknown) => {
+        const problem = listenProblem(err, host, port);
+        throw problem === undefined ? err : new ListenError(problem, { cause: err });
       });
       try {
+        const unknown = unknownFundCoins(
+          options.fund,
+          sim.tokens().map((t) => t.name),
+        );
+        if (unknown.length > 0) throw new ValidationError(unknown);
         for (const f of funds) sim.fund(f.address, f.coin, f.amount);
       } catch (err) {
         await sim.stop();
         throw err;
       }
       ctx.stdout(`${sim.url}\n`);
+      // Candle files the scenario replays: their gaps are said once, as simulate says them.
+      const { candleGapWarning } = await import("../../simulator/candles.js");
+      for (const path of Object.values(sim.core.scenario.prices)) {
+        const gaps = path && "candles" in path ? candleGapWarning(path.candles) : undefined;
+        if (gaps !== undefined) ctx.stderr(`warning: ${gaps}\n`);
+      }
       ctx.stderr(
         `hlbot venue: simulating ${sim.scenarioName} (${network} signatures, seed ${sim.seed}); ` +
           `POST ${sim.url}/info, /exchange, /explorer. Ctrl-C to stop.\n`,

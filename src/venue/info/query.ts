@@ -3,6 +3,7 @@
 // InfoMethodSpec in its own file under ./methods; nothing else talks to the info endpoint.
 import type { z } from "zod";
 import { BadResponseError, VenueError } from "../../lib/errors.js";
+import { deepFreeze, stringifyJson } from "../../lib/json.js";
 import type { HttpTransport } from "../transport/http.js";
 import { backoffDelayMs, withRetry } from "../transport/retry.js";
 import { DEFAULT_PER_ITEM_WEIGHT, historyExtraWeight } from "../transport/weights.js";
@@ -98,12 +99,18 @@ async function readOnce<M extends InfoMethodSpec>(
       : spec.perItemWeight === DEFAULT_PER_ITEM_WEIGHT
         ? (transport.perItemWeight ?? spec.perItemWeight)
         : spec.perItemWeight;
+  const memo = answerMemo(transport, spec.type, body);
+  let text: string | undefined;
   let raw: unknown;
   try {
     raw = await transport.read(body, {
       weight: spec.weight,
       endpoint: spec.endpoint,
       signal,
+      reuse: (answer) => {
+        text = answer;
+        return memo.reusable(answer)?.raw;
+      },
       extraWeight:
         perItem === undefined
           ? undefined
@@ -115,12 +122,64 @@ async function readOnce<M extends InfoMethodSpec>(
       err.message = `${spec.type}: ${err.message}`;
     throw err;
   }
+  const same = text === undefined ? undefined : memo.reusable(text);
+  if (same !== undefined && same.raw === raw) return same.result as InfoResult<M>;
   const url = spec.endpoint === "explorer" ? transport.endpoints.explorer : transport.endpoints.info;
   const envelope = spec.errorEnvelope?.(raw);
   if (envelope !== undefined) {
     throw new VenueAnswerError(`${spec.type} failed on the venue: ${envelope}`, [], { status: 200, url });
   }
-  return parseResponse(spec.response, raw, { what: spec.type, url, onUnknown }) as InfoResult<M>;
+  const result = parseResponse(spec.response, raw, { what: spec.type, url, onUnknown }) as InfoResult<M>;
+  if (text !== undefined) memo.accepted(text, raw, result);
+  return result;
+}
+
+/**
+ * Answers that repeat. Most of what a cycle reads is the same from one cycle to the next (the spot
+ * metadata, the fee schedule, the validators for hours, the balances between fills); parsing and
+ * validating the same text again gives the same value. So the last accepted answer of each query
+ * (type and request body) is remembered once its text came twice in a row, deep-frozen (the same value is
+ * handed to every later caller, so none may change it), and the same text again is answered with that
+ * value, unparsed and unvalidated. The request is still sent and charged every time: only the work on
+ * an identical answer is saved. A query whose answer changes every time (allMids) is never kept, and
+ * costs a string comparison.
+ */
+class AnswerMemo {
+  private lastText: string | undefined;
+  private kept: { text: string; raw: unknown; result: unknown } | undefined;
+
+  /** The kept answer if `text` is its text. */
+  reusable(text: string): { raw: unknown; result: unknown } | undefined {
+    return this.kept !== undefined && this.kept.text === text ? this.kept : undefined;
+  }
+
+  accepted(text: string, raw: unknown, result: unknown): void {
+    if (text === this.lastText && text.length <= MEMO_MAX_TEXT && this.kept?.text !== text)
+      this.kept = { text, raw: deepFreeze(raw), result: deepFreeze(result) };
+    this.lastText = text;
+  }
+}
+
+/** Largest answer kept (characters of JSON): the validator list is ~100 KB, the metadata less. */
+const MEMO_MAX_TEXT = 1_048_576;
+/** Queries remembered per transport; the oldest is forgotten beyond (history queries vary by time). */
+const MEMO_MAX_QUERIES = 32;
+const memos = new WeakMap<HttpTransport, Map<string, AnswerMemo>>();
+
+function answerMemo(transport: HttpTransport, type: string, body: Record<string, unknown>): AnswerMemo {
+  let byQuery = memos.get(transport);
+  if (byQuery === undefined) {
+    byQuery = new Map();
+    memos.set(transport, byQuery);
+  }
+  const key = `${type}\u0000${stringifyJson(body)}`;
+  let memo = byQuery.get(key);
+  if (memo === undefined) {
+    memo = new AnswerMemo();
+    byQuery.set(key, memo);
+    if (byQuery.size > MEMO_MAX_QUERIES) byQuery.delete(byQuery.keys().next().value as string);
+  }
+  return memo;
 }
 
 export { DEFAULT_PER_ITEM_WEIGHT };

@@ -112,6 +112,11 @@ export interface ReadOptions {
   endpoint?: "info" | "explorer";
   signal?: AbortSignal;
   timeoutMs?: number;
+  /**
+   * Sees the answer's text before it is parsed and may return the value it parses to (the caller
+   * remembered the same text earlier): parsing is skipped. Undefined: parse as usual.
+   */
+  reuse?: (text: string) => unknown;
 }
 
 export interface ExchangeOptions {
@@ -192,7 +197,7 @@ export class HttpTransport {
       async () => {
         if (this.budget) await this.budget.acquire(opts.weight, opts.signal);
         const raw = await this.send(endpoint, url, text, opts.signal, opts.timeoutMs);
-        const result = parseSuccess(raw);
+        const result = opts.reuse?.(raw.text) ?? parseSuccess(raw);
         if (result === undefined) {
           throw new BadResponseError("empty response body", [], { status: raw.status, url });
         }
