@@ -241,9 +241,10 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
 
     // Decisions nothing is done about are written in one commit each batch (a large account has
     // dozens; a commit per row costs an fsync each).
-    deps.journal.batch(() => {
-      for (const skip of skips) record(deps, report, cycleId, skip, "skipped");
-    });
+    if (skips.length > 0)
+      deps.journal.batch(() => {
+        for (const skip of skips) record(deps, report, cycleId, skip, "skipped");
+      });
     const usage = deps.journal.usage(deps.account, startedAt - 24 * 60 * 60_000);
     // Prices and metadata cross-checked once, right before the limits that are valued with them.
     const sane = checkPriceSanity({
@@ -255,16 +256,18 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     });
     for (const alarm of sane.alarms) log.error({ alarm }, `venue metadata changed: ${alarm}`);
     deps.journal.rememberPairs(sane.observed);
-    deps.journal.batch(() => {
-      for (const b of sane.blocked) record(deps, report, cycleId, b, "blocked");
-    });
+    if (sane.blocked.length > 0)
+      deps.journal.batch(() => {
+        for (const b of sane.blocked) record(deps, report, cycleId, b, "blocked");
+      });
     const limited = applyLimits(sane.allowed, deps.limits, usage, {
       killSwitchActive: killSwitch.engaged,
       rules: deps.rules,
     });
-    deps.journal.batch(() => {
-      for (const b of limited.blocked) record(deps, report, cycleId, b, "blocked");
-    });
+    if (limited.blocked.length > 0)
+      deps.journal.batch(() => {
+        for (const b of limited.blocked) record(deps, report, cycleId, b, "blocked");
+      });
 
     // The kill switch's own cancellations go first and pass the limits: they only reduce exposure.
     const cancels: Intent[] = [];

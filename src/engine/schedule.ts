@@ -27,7 +27,9 @@ export class CronSchedule {
   private readonly task: ReturnType<typeof cron.createTask>;
   private readonly hasSeconds: boolean;
   /** In UTC the parsed hour/minute/second sets let the search skip whole hours and minutes. */
-  private readonly fast: { hours: Set<number>; minutes: number[]; seconds: number[] } | undefined;
+  private readonly fast:
+    | { hours: Set<number>; minutes: number[]; seconds: number[]; everyDay: boolean }
+    | undefined;
   /**
    * Recent answers: `next(after)` was `result`. For any later `after` still before `result` the answer
    * is the same (nothing matched between), so the scheduler's many questions between two slots cost a
@@ -41,13 +43,16 @@ export class CronSchedule {
   ) {
     validateCron(expression);
     this.task = cron.createTask(expression, () => undefined, { timezone });
-    this.hasSeconds = expression.trim().split(/\s+/).length === 6;
+    const words = expression.trim().split(/\s+/);
+    this.hasSeconds = words.length === 6;
     if (timezone === "UTC") {
       const fields = cron.parse(expression);
       this.fast = {
         hours: new Set(fields.hour),
         minutes: [...fields.minute].sort((a, b) => a - b),
         seconds: [...fields.second].sort((a, b) => a - b),
+        // Day of month, month and weekday all "*": every day matches, node-cron need not be asked.
+        everyDay: words.slice(-3).every((w) => w === "*"),
       };
     }
   }
@@ -97,7 +102,7 @@ export class CronSchedule {
         }
       }
       // Day of month, month and weekday (with node-cron's special tokens) are left to node-cron itself.
-      if (this.task.match(new Date(t))) return t;
+      if (fast?.everyDay || this.task.match(new Date(t))) return t;
       t += step;
     }
     return undefined;

@@ -30,6 +30,7 @@ describe("cron schedules in virtual time", () => {
 describe("the UTC fast path agrees with node-cron's matcher", () => {
   it.each([
     "*/15 * * * *",
+    "0 * * * *",
     "30 8 * * 1-5",
     "15 */6 * * *",
     "0 6 1,15 * *",
