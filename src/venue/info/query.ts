@@ -154,14 +154,21 @@ class AnswerMemo {
   }
 
   accepted(text: string, raw: unknown, result: unknown): void {
-    if (text === this.lastText && text.length <= MEMO_MAX_TEXT && this.kept?.text !== text)
+    if (text.length > MEMO_MAX_TEXT) {
+      this.lastText = undefined;
+      return;
+    }
+    if (text === this.lastText && this.kept?.text !== text)
       this.kept = { text, raw: deepFreeze(raw), result: deepFreeze(result) };
     this.lastText = text;
   }
 }
 
-/** Largest answer kept (characters of JSON): the validator list is ~100 KB, the metadata less. */
-const MEMO_MAX_TEXT = 1_048_576;
+/**
+ * Largest answer remembered (characters of JSON): the validator list is ~100 KB, the metadata less. With
+ * MEMO_MAX_QUERIES it bounds what the memo holds (a long history download pages through many queries).
+ */
+const MEMO_MAX_TEXT = 512 * 1024;
 /** Queries remembered per transport; the oldest is forgotten beyond (history queries vary by time). */
 const MEMO_MAX_QUERIES = 32;
 const memos = new WeakMap<HttpTransport, Map<string, AnswerMemo>>();

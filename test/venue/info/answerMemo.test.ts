@@ -64,6 +64,25 @@ describe("repeated info answers", () => {
     expect((await info.delegatorSummary({ user: ALICE })).delegated).toBe("2.5");
   });
 
+  it("does not keep an answer beyond the size bound (it is parsed and validated each time)", async () => {
+    // ~600 KB of balances: more than the memo keeps, so a long download never piles up pages.
+    const balances = Array.from({ length: 6000 }, (_, i) => ({
+      coin: `T${i}`,
+      token: i,
+      total: "123456.12345678",
+      hold: "0.0",
+      entryNtl: "98765.4321",
+    }));
+    server = await startHttpServer([{ json: { balances } }]);
+    expect(JSON.stringify({ balances }).length).toBeGreaterThan(512 * 1024);
+    const info = client(server.url);
+    const reads = [];
+    for (let i = 0; i < 3; i++) reads.push(await info.spotClearinghouseState({ user: ALICE }));
+    expect(reads[2]!.balances).toHaveLength(6000);
+    expect(reads[2]).not.toBe(reads[1]);
+    expect(Object.isFrozen(reads[2])).toBe(false);
+  });
+
   it("keeps answers per query and parameters", async () => {
     server = await startHttpServer((req) => {
       const user = (req.json as { user: string }).user;
