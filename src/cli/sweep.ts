@@ -12,6 +12,7 @@ import type { SweepFile } from "../simulate/sweepFile.js";
 import { DEMO_CONFIG_PATH, readSimulateOptions, type SimulateOptions } from "./commands/simulate.js";
 import type { CliContext } from "./context.js";
 import { parseInteger } from "./options.js";
+import { stderrBar } from "./progress.js";
 
 type Period = ReturnType<typeof readSimulateOptions>;
 
@@ -145,16 +146,9 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
 
 /** A progress bar over the runs on stderr (only used when stderr is a terminal). */
 async function progressBar(total: number) {
-  const { SingleBar, Presets } = await import("cli-progress");
-  const bar = new SingleBar(
-    {
-      stream: process.stderr,
-      format: "sweep |{bar}| {value}/{total} runs | {failed} failed | {eta_formatted} left",
-      hideCursor: true,
-      clearOnComplete: true,
-      fps: 5,
-    },
-    Presets.shades_classic,
+  const bar = await stderrBar(
+    "sweep |{bar}| {value}/{total} runs | {failed} failed | {eta_formatted} left",
+    5,
   );
   bar.start(total, 0, { failed: 0 });
   return {

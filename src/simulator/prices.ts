@@ -189,15 +189,10 @@ class RandomWalkPath implements PricePath {
 
   /** Index of the last anchor holding at t (the first one holds from the start). */
   private anchorAt(t: number): number {
-    const list = this.anchors;
-    let lo = 0;
-    let hi = list.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (list[mid]!.from <= t) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return Math.max(
+      0,
+      lastAtOrBefore(this.anchors, t, (a) => a.from),
+    );
   }
 }
 
@@ -214,17 +209,7 @@ class OverrideLog {
 
   /** The override price in force at t, if any. */
   at(t: number): number | undefined {
-    let lo = 0;
-    let hi = this.list.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.list[mid]!.from <= t) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    const o = this.list[found];
+    const o = this.list[lastAtOrBefore(this.list, t, (x) => x.from)];
     return o && t < o.until ? o.px : undefined;
   }
 }
@@ -298,16 +283,7 @@ export class CandlePath implements PricePath {
 
   /** Index of the candle open at t, or -1 before the first (the last one after the end). */
   private indexAt(t: number): number {
-    const cs = this.candles;
-    if (t < cs[0]!.t) return -1;
-    let lo = 0;
-    let hi = cs.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (cs[mid]!.t <= t) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return lastAtOrBefore(this.candles, t, (c) => c.t);
   }
 
   private vertices(i: number): { times: number[]; prices: number[] } {
@@ -374,6 +350,21 @@ export class CandlePath implements PricePath {
     const last = this.candles[this.candles.length - 1]!;
     return { from: this.candles[0]!.t, to: last.t + this.intervalMs };
   }
+}
+
+/** Index of the last item of `list` (ascending by `key`) whose key is at or before t; -1 if none. */
+function lastAtOrBefore<T>(list: readonly T[], t: number, key: (item: T) => number): number {
+  let lo = 0;
+  let hi = list.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (key(list[mid]!) <= t) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
 }
 
 export function createPricePath(

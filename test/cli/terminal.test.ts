@@ -5,28 +5,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
+import { runCli } from "../helpers/cli.js";
 import { BIN, ensureBuilt, REPO_ROOT } from "../helpers/dist.js";
 
 const dir = mkdtempSync(join(tmpdir(), "hlbot-terminal-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function run(argv: string[], o: { isTTY: boolean; env?: Record<string, string> }) {
-  let stdout = "";
-  let stderr = "";
-  const code = await main(argv, {
-    stdout: (t) => {
-      stdout += t;
-    },
-    stderr: (t) => {
-      stderr += t;
-    },
-    env: o.env ?? {},
-    isTTY: o.isTTY,
-    stderrIsTTY: o.isTTY,
-  });
-  return { code, stdout, stderr };
-}
+const run = (argv: string[], o: { isTTY: boolean; env?: Record<string, string> }) => runCli(argv, o);
 
 const ESC = "\u001b[";
 

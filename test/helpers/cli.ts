@@ -1,10 +1,11 @@
 // Runs the CLI in-process (src/cli/main.ts) with its output captured, optionally from another working
-// directory and with an environment of its own (none by default).
+// directory, with an environment of its own (none by default), and as if on a terminal (`isTTY`: stdout
+// and stderr) or not.
 import { main } from "../../src/cli/main.js";
 
 export async function runCli(
   argv: string[],
-  o: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  o: { cwd?: string; env?: NodeJS.ProcessEnv; isTTY?: boolean } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
@@ -19,7 +20,8 @@ export async function runCli(
         stderr += s;
       },
       env: o.env ?? {},
-      isTTY: false,
+      isTTY: o.isTTY ?? false,
+      ...(o.isTTY === undefined ? {} : { stderrIsTTY: o.isTTY }),
     });
     return { code, stdout, stderr };
   } finally {

@@ -19,6 +19,7 @@ import { ValidationError } from "../../lib/errors.js";
 import { redact } from "../../lib/secrets.js";
 import type { VenueCandle } from "../../simulator/candles.js";
 import type { CliContext } from "../context.js";
+import { stderrBar } from "../progress.js";
 
 export interface FetchOptions {
   coin: string;
@@ -420,17 +421,7 @@ async function resolvePair(
 async function progressBar(
   totalMs: number,
 ): Promise<{ update: (doneMs: number, rows: number) => void; stop: () => void }> {
-  const { SingleBar, Presets } = await import("cli-progress");
-  const bar = new SingleBar(
-    {
-      stream: process.stderr,
-      format: "downloading |{bar}| {percentage}% | {rows} candles",
-      hideCursor: true,
-      clearOnComplete: true,
-      fps: 10,
-    },
-    Presets.shades_classic,
-  );
+  const bar = await stderrBar("downloading |{bar}| {percentage}% | {rows} candles");
   bar.start(totalMs, 0, { rows: 0 });
   let stopped = false;
   return {

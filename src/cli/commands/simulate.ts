@@ -13,6 +13,7 @@ import { ADDRESS_PATTERN } from "../../venue/constants.js";
 import type { NetworkName } from "../../venue/networks.js";
 import type { CliContext } from "../context.js";
 import { parseInteger } from "../options.js";
+import { stderrBar } from "../progress.js";
 
 /** The bundled demo bot (config/demo.yaml of the package, from src/ and from dist/ alike). */
 export const DEMO_CONFIG_PATH = fileURLToPath(new URL("../../../config/demo.yaml", import.meta.url));
@@ -265,17 +266,7 @@ async function progressBar(): Promise<{
   update: (p: { doneMs: number; totalMs: number; cycles: number }) => void;
   stop: () => void;
 }> {
-  const { SingleBar, Presets } = await import("cli-progress");
-  const bar = new SingleBar(
-    {
-      stream: process.stderr,
-      format: "simulating |{bar}| {percentage}% | day {day}/{days} | {cycles} cycles",
-      hideCursor: true,
-      clearOnComplete: true,
-      fps: 10,
-    },
-    Presets.shades_classic,
-  );
+  const bar = await stderrBar("simulating |{bar}| {percentage}% | day {day}/{days} | {cycles} cycles");
   let started = false;
   return {
     update({ doneMs, totalMs, cycles }) {
