@@ -31,7 +31,7 @@ import { type ReconcileResult, reconcile } from "./reconcile.js";
 import { applyLimits, type RiskLimits } from "./risk.js";
 import type { Snapshot, VenueRules } from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
-import { runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
+import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
 
 /** The executor's helpers, still importable from here. */
 export { callFor, unsignedAction } from "./executor.js";
@@ -216,10 +216,17 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         const override = o.decide?.get(strategy.name);
         decisions = override
           ? override(view, startedAt)
-          : runStrategy(strategy, view, startedAt, {
-              spentUsd: deps.journal.spentUsd(strategy.name, fills),
-              ...lastEndedTwap(deps.journal, strategy.name, fills),
-            });
+          : runStrategy(
+              strategy,
+              view,
+              startedAt,
+              remembers(strategy.kind)
+                ? {
+                    spentUsd: deps.journal.spentUsd(strategy.name, fills),
+                    ...lastEndedTwap(deps.journal, strategy.name, fills),
+                  }
+                : {},
+            );
       } catch (err) {
         log.error({ strategy: strategy.name, err: describeError(err) }, "strategy failed");
         skips.push({

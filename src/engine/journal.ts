@@ -122,6 +122,15 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // Every cycle asks for the last 24 h of submissions (limits) and for TWAPs still running (the watch):
+    // without these, each is a scan of every accepted submission the account ever made.
+    id: "journal-005-submission-times",
+    sql: `
+      CREATE INDEX IF NOT EXISTS submissions_created ON submissions(account, created_at);
+      CREATE INDEX IF NOT EXISTS submissions_expected_end ON submissions(account, expected_end);
+    `,
+  },
 ];
 
 /**

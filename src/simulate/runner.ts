@@ -343,6 +343,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       // time per cycle).
       runtime.db.pragma("synchronous = OFF");
       runtime.db.pragma("locking_mode = EXCLUSIVE");
+      runtime.db.pragma("journal_mode = MEMORY");
       const valuationCoin = sim.tokens()[0]?.name ?? "USDC";
       const start = valuate(sim, account);
       samples.push(toSample(start));
@@ -364,7 +365,15 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       // In-process, nothing in a cycle waits for I/O: give the event loop a turn now and then, so a
       // signal (Ctrl-C) or a timer can abort the run.
       let lastTurn = performance.now();
+      runtime.db.exec("BEGIN");
+      let watching = false;
+      let nextCommit = t + DAY_MS;
       for (;;) {
+        if (t >= nextCommit) {
+          runtime.db.exec("COMMIT");
+          runtime.db.exec("BEGIN");
+          nextCommit = t + DAY_MS;
+        }
         if (performance.now() - lastTurn > 50) {
           await new Promise((resolve) => setImmediate(resolve));
           lastTurn = performance.now();
@@ -381,7 +390,12 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         }
         if (t >= to) break;
         // The watch first (as `once` does): a cancel must not wait behind new orders.
-        if (t % WATCH_INTERVAL_MS === 0 && watchTargets(runtime.journal, account, t, strategies).length > 0) {
+        // Only the cycles of the last step can have started a guarded TWAP since `watching` was measured.
+        if (
+          watching &&
+          t % WATCH_INTERVAL_MS === 0 &&
+          watchTargets(runtime.journal, account, t, strategies).length > 0
+        ) {
           const names = strategies.map((s) => s.name);
           try {
             const w = await watchRunningTwaps(deps, strategies, { killSwitchActive: false });
@@ -421,7 +435,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         }
         o.onProgress?.({ doneMs: t - from, totalMs: to - from, cycles: cycles.length });
         // Next: a slot, a retry, the next watch minute while a guarded TWAP runs, a sample, the end.
-        const watching = watchTargets(runtime.journal, account, t, strategies).length > 0;
+        watching = watchTargets(runtime.journal, account, t, strategies).length > 0;
         const candidates = [
           scheduler.nextSlot(t),
           scheduler.nextRetry(t),
@@ -431,6 +445,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         ].filter((x): x is number => x !== undefined && x > t);
         t = Math.min(...candidates);
       }
+      runtime.db.exec("COMMIT");
       const last = valuate(sim, account);
       if (samples[samples.length - 1]?.t !== last.at) samples.push(toSample(last));
       o.onProgress?.({ doneMs: end - from, totalMs: to - from, cycles: cycles.length });

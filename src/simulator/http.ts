@@ -3,7 +3,7 @@
 // 422 rule around VenueCore's answers, and is also callable in-process without a socket.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { parseJson, stringifyJson } from "../lib/json.js";
+import { deepFreeze, parseJson, stringifyJson } from "../lib/json.js";
 import { INFO_METHODS } from "../venue/info/methods/index.js";
 import { EXPLORER_WEIGHT, exchangeWeight } from "../venue/transport/weights.js";
 import type { VenueCore } from "./core.js";
@@ -49,6 +49,22 @@ function baseWeight(endpoint: Endpoint, body: unknown): number {
 }
 
 /**
+ * Info bodies repeat exactly (a bot asks the same questions every cycle): each distinct text is parsed
+ * once, frozen (answerInfo only reads it) and kept, up to INFO_BODIES_KEPT of them.
+ */
+const infoBodies = new Map<string, unknown>();
+const INFO_BODIES_KEPT = 256;
+
+function parseInfoBody(bodyText: string): unknown {
+  const seen = infoBodies.get(bodyText);
+  if (seen !== undefined) return seen;
+  const body = deepFreeze(parseJson(bodyText));
+  if (infoBodies.size >= INFO_BODIES_KEPT) infoBodies.clear();
+  infoBodies.set(bodyText, body);
+  return body;
+}
+
+/**
  * One request through the venue: rate limit → faults that refuse → deserialize (422) → answer →
  * per-item weight → faults that garble or drop the answer. `ip` keys the rate limit.
  */
@@ -63,7 +79,7 @@ export function processRequest(
   let body: unknown;
   let parsed = true;
   try {
-    body = parseJson(bodyText);
+    body = endpoint === "exchange" ? parseJson(bodyText) : parseInfoBody(bodyText);
   } catch {
     parsed = false;
   }
@@ -75,6 +91,7 @@ export function processRequest(
   if (!parsed) return text(422, UNPROCESSABLE_BODY, fault);
 
   let answer: unknown;
+  let answerText: string | undefined;
   if (endpoint === "exchange") {
     const a = answerExchange(core, body);
     if (a.kind === "unprocessable") return text(422, UNPROCESSABLE_BODY, fault);
@@ -84,11 +101,12 @@ export function processRequest(
     if (a.kind === "unprocessable") return text(422, UNPROCESSABLE_BODY, fault);
     if (a.extraWeight > 0) core.rateLimiter.charge(ip, a.extraWeight, now);
     answer = a.body;
+    answerText = a.text;
   }
   if (fault.drop) return { ...text(200, "", fault), drop: true };
   if (fault.nonJson) return text(200, NON_JSON_BODY, fault, "text/html; charset=utf-8");
   if (fault.badSchema) return text(200, BAD_SCHEMA_BODY, fault, "application/json");
-  return text(200, stringifyJson(answer), fault, "application/json");
+  return text(200, answerText ?? stringifyJson(answer), fault, "application/json");
 }
 
 const ROUTES: Record<string, Endpoint> = {

@@ -55,6 +55,11 @@ export function snapshotParts(kinds: Iterable<StrategyKind>): Set<SnapshotPart> 
   return parts;
 }
 
+/** Whether strategies of this kind read their StrategyMemory (see StrategyDefinition.remembers). */
+export function remembers(kind: StrategyKind): boolean {
+  return STRATEGIES[kind].remembers === true;
+}
+
 export function isStrategyKind(kind: string): kind is StrategyKind {
   return Object.hasOwn(STRATEGIES, kind);
 }

@@ -42,6 +42,7 @@ export const twapAccumulate = defineStrategy({
   description: "Buy or sell a fixed USD amount of a coin through a TWAP on every scheduled run",
   paramsSchema: twapAccumulateParams,
   reads: ["twaps", "fees"],
+  remembers: true,
   decide(snapshot, params, _now, memory, name) {
     const considered = "twapOrder" as const;
     const pair = snapshot.pairs.get(params.coin) ?? pairFor(snapshot, params.coin, params.quote);

@@ -38,6 +38,8 @@ export interface StrategyDefinition<S extends z.ZodType = z.ZodType> {
   paramsSchema: S;
   /** The groups of venue reads its `decide` needs (a cycle reads the union over its strategies). */
   reads: readonly SnapshotPart[];
+  /** Whether `decide` reads its StrategyMemory; the cycle asks the journal only for those that do. */
+  remembers?: boolean;
   decide: DecideFn<z.output<S>>;
 }
 
