@@ -72,17 +72,21 @@ export interface PriceSanityResult {
   observed: PairMemory[];
 }
 
-/** |a/b − 1| measured symmetrically: max(a, b) / min(a, b) − 1 (0.2 against 25 is 124, not 0.99). */
-export function relativeGap(a: Decimal, b: Decimal): Decimal {
+/**
+ * Whether two prices are more than `bound` apart, measured symmetrically: max(a, b) / min(a, b) − 1
+ * > bound (0.2 against 25 is a gap of 124, not 0.99). Checked as max > min × (1 + bound), which is exact
+ * (a division at the library's 120 digits also cost more than the rest of a price check).
+ */
+export function gapExceeds(a: Decimal, b: Decimal, bound: Decimal): boolean {
   const hi = Decimal.max(a, b);
   const lo = Decimal.min(a, b);
-  return lo.lte(0) ? new Decimal(Number.POSITIVE_INFINITY) : hi.div(lo).minus(1);
+  return lo.lte(0) || hi.gt(lo.times(bound.plus(1)));
 }
 
 /**
  * How far `price` is from `reference`, relative to the reference, in words: mid 80 against a reference
  * of 100 is "20% below", 125 is "25% above". A person reads a percentage as a move from the reference,
- * so this is what messages show (the bound itself is checked with the symmetric relativeGap).
+ * so this is what messages show (the bound itself is checked symmetrically: gapExceeds).
  */
 export function deviationFrom(price: Decimal, reference: Decimal): string {
   const change = price.div(reference).minus(1);
@@ -180,9 +184,8 @@ function priceVerdict(
   const check = (name: string, other: Decimal | undefined, bound: Decimal): string | undefined => {
     if (other === undefined) return undefined;
     if (!other.isFinite() || other.lte(0)) return `${name} of ${label} is ${other.toString()}, not a price`;
-    const gap = relativeGap(mid, other);
     prices.push([name, other]);
-    if (gap.gt(bound)) {
+    if (gapExceeds(mid, other, bound)) {
       return `${label} mid ${fmt(mid)} is ${deviationFrom(mid, other)} the ${name} ${fmt(other)}, outside the ${pct(bound)} bound (${boundRange(bound)} it) (price sanity)`;
     }
     return undefined;

@@ -319,6 +319,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
     const samples: Sample[] = [];
     const unknowns: Array<UnknownSubmissionRecord & { submissionId: number | undefined }> = [];
     const noteUnknowns = (report: CycleReport, at: number) => {
+      if (!report.actions.some((a) => a.outcome === "unknown")) return;
       const sent = runtime.journal.submissionsOfCycle(report.cycleId);
       for (const a of report.actions) {
         if (a.outcome !== "unknown") continue;

@@ -6,8 +6,8 @@ import {
   checkPriceSanity,
   DEFAULT_PRICE_SANITY,
   deviationFrom,
+  gapExceeds,
   type PairMemory,
-  relativeGap,
 } from "../../src/engine/priceSanity.js";
 import type { PairMarks, Snapshot } from "../../src/engine/snapshot.js";
 import { Decimal } from "../../src/lib/decimal.js";
@@ -66,9 +66,19 @@ const run = (s: Snapshot, intent: TwapOrderIntent, mem = memory("40", T0 - 60_00
 
 describe("price sanity", () => {
   it("measures gaps symmetrically (0.2 against 25 is 12,400%, not 99%)", () => {
-    expect(relativeGap(new Decimal("0.2"), new Decimal(25)).toNumber()).toBe(124);
-    expect(relativeGap(new Decimal(25), new Decimal("0.2")).toNumber()).toBe(124);
-    expect(relativeGap(new Decimal(0), new Decimal(1)).isFinite()).toBe(false);
+    // The gap of 0.2 and 25 is 25 / 0.2 − 1 = 124, whichever way round: over 123.99, not over 124.
+    for (const [a, b] of [
+      ["0.2", "25"],
+      ["25", "0.2"],
+    ] as const) {
+      expect(gapExceeds(new Decimal(a), new Decimal(b), new Decimal("123.99"))).toBe(true);
+      expect(gapExceeds(new Decimal(a), new Decimal(b), new Decimal(124))).toBe(false);
+    }
+    // Exactly at a 10% bound is inside it; a hair beyond is not.
+    expect(gapExceeds(new Decimal(110), new Decimal(100), new Decimal("0.1"))).toBe(false);
+    expect(gapExceeds(new Decimal("110.0000001"), new Decimal(100), new Decimal("0.1"))).toBe(true);
+    // A non-positive price is never within any bound.
+    expect(gapExceeds(new Decimal(0), new Decimal(1), new Decimal(1000))).toBe(true);
   });
 
   it("says how far the mid is from the price it disagrees with, relative to that price (#15)", () => {

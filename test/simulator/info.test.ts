@@ -182,6 +182,45 @@ describe("info queries", () => {
     expect(fills[0]!.fill.time).toBeGreaterThan(fills[fills.length - 1]!.fill.time);
   });
 
+  it("serves twapHistory as plain JSON that follows each new entry (its text is kept between changes)", async () => {
+    const read = async () => {
+      const answer = await post(sim, "/info", { type: "twapHistory", user: ADDR.trader });
+      expect(answer.status).toBe(200);
+      // The kept text is what JSON.stringify of the answer gives: no spacing, keys in the venue's order.
+      expect(answer.text).toBe(JSON.stringify(answer.json));
+      return answer.json as Array<{ status: { status: string }; twapId: number; state: { coin: string } }>;
+    };
+    const before = await read();
+    expect(await read()).toEqual(before);
+    const placed = sim.core.twaps.place(
+      ADDR.trader,
+      {
+        asset: 10107,
+        isBuy: false,
+        size: "10",
+        reduceOnly: false,
+        minutes: 5,
+        randomize: false,
+        hasDetails: false,
+      },
+      "0x0",
+    );
+    if (!placed.ok) throw new Error(`TWAP refused: ${placed.error}`);
+    const running = await read();
+    expect(running.slice(0, before.length)).toEqual(before);
+    expect(running.slice(before.length).map((h) => [h.twapId, h.status.status])).toEqual([
+      [placed.twap.id, "activated"],
+    ]);
+    sim.advance(6 * 60_000);
+    const ended = await read();
+    expect(ended.slice(0, running.length)).toEqual(running);
+    expect(ended.slice(running.length).map((h) => [h.twapId, h.status.status])).toEqual([
+      [placed.twap.id, "finished"],
+    ]);
+    // Another user's history is its own.
+    expect(await (await post(sim, "/info", { type: "twapHistory", user: UNKNOWN })).json).toEqual([]);
+  });
+
   it("answers txDetails on /explorer and on /info, with the explorer's error envelope for unknown hashes", async () => {
     const tx = await client.txDetails({ hash: txHashes[0] as `0x${string}` });
     expect(tx.tx.action.type).toBe("twapOrder");
@@ -270,10 +309,13 @@ describe("HTTP rules", () => {
   ];
   for (const [name, path, body] of cases) {
     it(`answers 422 text/plain to an undeserializable body: ${name}`, async () => {
-      const r = await post(sim, path, body);
-      expect(r.status).toBe(422);
-      expect(r.contentType).toMatch(/^text\/plain/);
-      expect(r.text).toBe(unprocessable);
+      // Twice: the venue keeps what it parsed and checked of a repeated info body, the verdict included.
+      for (let i = 0; i < 2; i++) {
+        const r = await post(sim, path, body);
+        expect(r.status).toBe(422);
+        expect(r.contentType).toMatch(/^text\/plain/);
+        expect(r.text).toBe(unprocessable);
+      }
     });
   }
 
