@@ -92,9 +92,9 @@ export function toWei(amount: Decimal | string | number, weiDecimals: number, fi
   return wei;
 }
 
-/** Integer base units back to a decimal amount. */
+/** Integer base units back to a decimal amount (exact: the digits with the point moved, no division). */
 export function fromWei(wei: bigint | number, weiDecimals: number): Decimal {
-  return new Decimal(wei.toString()).div(new Decimal(10).pow(weiDecimals));
+  return new Decimal(`${wei.toString()}e-${weiDecimals}`);
 }
 
 export const MAX_UINT64 = (1n << 64n) - 1n;

@@ -1,7 +1,7 @@
 // The simulated venue without HTTP: state (markets, spot balances, TWAPs, staking, accounts, nonces,
 // transactions), the clock that drives it, and the ledger of every effect. The HTTP server is a thin
 // layer over `handleInfo` / `handleExchange`; `hlbot simulate` can call them in-process for speed.
-import { Decimal, parseDecimal, toWireDecimal, ZERO } from "../lib/decimal.js";
+import { Decimal, fromWei, parseDecimal, toWireDecimal, ZERO } from "../lib/decimal.js";
 import { ConfigError, ValidationError } from "../lib/errors.js";
 import { ADDRESS_PATTERN, HYPE_WEI_DECIMALS } from "../venue/constants.js";
 import type { NetworkName } from "../venue/networks.js";
@@ -374,7 +374,7 @@ export class VenueCore {
     if (this.accounts.linkByStaking(user)) return ZERO;
     let wei = this.staking.totalDelegated(user);
     if (link?.status === "linked") wei += this.staking.totalDelegated(link.staking);
-    return new Decimal(wei.toString()).div(new Decimal(10).pow(decimals));
+    return fromWei(wei, decimals);
   }
 
   private stakingDiscount(user: string): Decimal {

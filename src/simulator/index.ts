@@ -6,7 +6,7 @@
 //   const transport = createTransport({ network: "testnet", baseUrl: sim.url });
 //   sim.advance(10 * 60_000);                                // ten virtual minutes, in milliseconds
 //   await sim.stop();
-import { Decimal } from "../lib/decimal.js";
+import { type Decimal, fromWei } from "../lib/decimal.js";
 import { parseJson, stringifyJson } from "../lib/json.js";
 import type { Wire } from "../venue/transport/http.js";
 import type { Clock } from "./clock.js";
@@ -207,7 +207,7 @@ export class Simulator {
     const user = normalizeAddress(address);
     const raw = this.core.staking.account(user);
     const dec = this.core.hype?.weiDecimals ?? 8;
-    const hype = (wei: bigint) => fromWeiDecimal(wei, dec);
+    const hype = (wei: bigint) => fromWei(wei, dec);
     return {
       undelegated: hype(raw?.undelegated ?? 0n),
       delegations: [...(raw?.delegations.values() ?? [])].map((d) => ({
@@ -256,10 +256,6 @@ export class Simulator {
     await this.server?.close();
     this.core.close();
   }
-}
-
-function fromWeiDecimal(wei: bigint, decimals: number): Decimal {
-  return new Decimal(wei.toString()).div(new Decimal(10).pow(decimals));
 }
 
 /** A simulator served over HTTP on 127.0.0.1. */

@@ -2,7 +2,7 @@
 // the venue answers. Requests are validated with the client's own strict request schemas
 // (src/venue/info), so a body the client would refuse to send is exactly a body this venue answers 422.
 import type { z } from "zod";
-import { Decimal, ZERO } from "../lib/decimal.js";
+import { Decimal, fromWei, ZERO } from "../lib/decimal.js";
 import { type CandleInterval, INFO_METHODS } from "../venue/info/methods/index.js";
 import type { InfoMethodSpec } from "../venue/info/query.js";
 import { historyExtraWeight } from "../venue/transport/weights.js";
@@ -80,7 +80,7 @@ function twapHistoryText(list: readonly TwapHistoryEntry[]): SerializedArray {
 type Handler = (core: VenueCore, req: Record<string, unknown>) => unknown;
 
 function hypeOf(core: VenueCore, wei: bigint): string {
-  return fmt(new Decimal(wei.toString()).div(new Decimal(10).pow(core.hype?.weiDecimals ?? 8)));
+  return fmt(fromWei(wei, core.hype?.weiDecimals ?? 8));
 }
 
 /** Agents' addresses answer empty data. */
