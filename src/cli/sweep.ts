@@ -75,11 +75,12 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
   const configPath =
     opts.config !== undefined ? resolveConfigPath(opts.config, ctx.env) : (sweep.config ?? DEMO_CONFIG_PATH);
   const scenarioFile = opts.scenario ?? sweep.scenario;
-  // The scenario and the period are checked once here, not by every run.
+  // The scenario, the candle files and the period (events before its start included) are checked once
+  // here, not by every run.
   const { DEMO_SCENARIO_PATH, loadScenarioFile } = await import("../simulator/index.js");
-  const { resolvePeriod } = await import("../simulate/runner.js");
-  const scenario = loadScenarioFile(scenarioFile ?? DEMO_SCENARIO_PATH);
-  if (!opts.prices) resolvePeriod(period, scenario.settings.startTime ?? Date.UTC(2025, 0, 1));
+  const { runPeriod } = await import("../simulate/runner.js");
+  const scenarioPath = scenarioFile ?? DEMO_SCENARIO_PATH;
+  runPeriod({ ...period, prices: opts.prices }, loadScenarioFile(scenarioPath), scenarioPath);
   const env = { ...ctx.env };
   const plan = await planSweep(sweep, configPath, env);
 

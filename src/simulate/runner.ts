@@ -263,6 +263,25 @@ export function resolvePeriod(o: { from?: number; to?: number; days?: number }, 
   return { from, to };
 }
 
+/**
+ * A run's period and the candle files it replays, checked before anything starts: the period as
+ * resolvePeriod checks it, starting by default where every replayed file has candles (the latest first
+ * candle) or at the scenario's start, and no scenario event dated before it (ConfigError with the
+ * event's file and line). A sweep checks this once for all its points.
+ */
+export function runPeriod(
+  o: Pick<SimulationOptions, "prices" | "from" | "to" | "days">,
+  scenario: Scenario,
+  scenarioFile: string,
+): { from: number; to: number; replayed: ReplayedPrices[] } {
+  const given = replayPrices(scenario, o.prices ?? []);
+  const replayFrom = given.length > 0 ? Math.max(...given.map((r) => r.first)) : undefined;
+  const replayed = [...given, ...scenarioCandles(scenario, given)];
+  const { from, to } = resolvePeriod(o, replayFrom ?? scenario.settings.startTime ?? Date.UTC(2025, 0, 1));
+  checkEventsNotBefore(scenario, from, scenarioFile);
+  return { from, to, replayed };
+}
+
 export async function runSimulation(o: SimulationOptions): Promise<SimulationResult> {
   const wallStart = performance.now();
   const scenarioFile = o.scenarioFile ?? (o.scenario ? "(given as data)" : DEMO_SCENARIO_PATH);
@@ -270,12 +289,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
     ? parseScenarioObject(o.scenario, scenarioFile)
     : loadScenarioFile(scenarioFile);
   const seed = o.seed ?? scenario.seed;
-  const given = replayPrices(scenario, o.prices ?? []);
-  // A replay starts where every file has candles: at the latest first candle.
-  const replayFrom = given.length > 0 ? Math.max(...given.map((r) => r.first)) : undefined;
-  const replayed = [...given, ...scenarioCandles(scenario, given)];
-  const { from, to } = resolvePeriod(o, replayFrom ?? scenario.settings.startTime ?? Date.UTC(2025, 0, 1));
-  checkEventsNotBefore(scenario, from, scenarioFile);
+  const { from, to, replayed } = runPeriod(o, scenario, scenarioFile);
   const enabled = o.config.strategies.filter((s) => s.enabled);
 
   const signer = demoSigner(seed);

@@ -142,6 +142,22 @@ describe("hlbot simulate --sweep", () => {
     r = hlbot(["--sweep", badFrom]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${badFrom}:1: from: expected an ISO date or date-time`);
+    // An event before the run's start is the same problem for every point: said once, nothing run.
+    const early = join(temp, "early-event.yaml");
+    const eventLine = `  - { at: "2024-12-31T12:00:00Z", type: deposit, account: "0x${"1".repeat(40)}", coin: USDC, amount: "1" }`;
+    const scenarioText = `${readFileSync(join(REPO_ROOT, "config/scenarios/demo.yaml"), "utf8")}\nevents:\n${eventLine}\n`;
+    writeFileSync(early, scenarioText);
+    const earlySweep = sweepFile(
+      "early.yaml",
+      `scenario: early-event.yaml\ndays: 1\ngrid:\n  limits.maxOrderUsd: [100, 200, 300]\n`,
+    );
+    r = hlbot(["--sweep", earlySweep]);
+    expect(r.code).toBe(2);
+    const line = scenarioText.split("\n").indexOf(eventLine) + 1;
+    expect(r.stderr).toBe(
+      `hlbot: ${early}:${line}: events[0].at: the deposit event at 2024-12-31T12:00:00.000Z is before the start of the run, 2025-01-01T00:00:00.000Z: give it a later time, an offset from the start like "2d", or start the run earlier (--from)\n`,
+    );
+    expect(r.stdout).toBe("");
     for (const [args, message] of [
       [["--jobs", "2"], "hlbot: --jobs: only with --sweep\n"],
       [["--sweep", GRID, "--jobs", "0"], 'hlbot: --jobs: expected a whole number >= 1, got "0"\n'],
