@@ -66,9 +66,9 @@ export async function runInfoQuery<M extends InfoMethodSpec>(
   /** Where unknown values of tolerant fields are reported (default: a warning line on stderr). */
   onUnknown?: UnknownValueWarn,
 ): Promise<InfoResult<M>> {
-  const body = buildInfoRequest(spec, params) as Record<string, unknown>;
+  const request = builtRequest(spec, params);
   const attempts = Math.min(GARBLED_READ_ATTEMPTS, Math.max(1, transport.retryPolicy.attempts));
-  return withRetry(() => readOnce(transport, spec, body, signal, onUnknown), {
+  return withRetry(() => readOnce(transport, spec, request, signal, onUnknown), {
     attempts,
     retryable: (err) => err instanceof BadResponseError && !(err instanceof VenueAnswerError),
     delayMs: (attempt) =>
@@ -84,10 +84,45 @@ const GARBLED_RETRY_MAX_DELAY_MS = 250;
 /** The venue answered with an explicit error (not a garbled body): reading again will not help. */
 class VenueAnswerError extends BadResponseError {}
 
+/**
+ * Request bodies already built, by query and parameters' text: a bot asks the same few questions every
+ * cycle, and building one (its schema, lower-cased addresses) and serializing it cost more than the
+ * rest of a read whose answer repeats. Pure: the same parameters always build the same body.
+ */
+const builtBodies = new WeakMap<InfoMethodSpec, Map<string, BuiltRequest>>();
+/** Bodies kept per query (history queries vary by time; the oldest is forgotten beyond). */
+const BUILT_BODIES_KEPT = 64;
+
+interface BuiltRequest {
+  body: Record<string, unknown>;
+  /** `body` serialized: the bytes sent, and the answer memo's key. */
+  text: string;
+}
+
+function builtRequest<M extends InfoMethodSpec>(spec: M, params: InfoParams<M>): BuiltRequest {
+  if (params === null || typeof params !== "object") {
+    const body = buildInfoRequest(spec, params) as Record<string, unknown>;
+    return { body, text: stringifyJson(body) };
+  }
+  const key = stringifyJson(params);
+  let bySpec = builtBodies.get(spec);
+  if (bySpec === undefined) {
+    bySpec = new Map();
+    builtBodies.set(spec, bySpec);
+  }
+  const kept = bySpec.get(key);
+  if (kept !== undefined) return kept;
+  const body = deepFreeze(buildInfoRequest(spec, params) as Record<string, unknown>);
+  const built = { body, text: stringifyJson(body) };
+  if (bySpec.size >= BUILT_BODIES_KEPT) bySpec.delete(bySpec.keys().next().value as string);
+  bySpec.set(key, built);
+  return built;
+}
+
 async function readOnce<M extends InfoMethodSpec>(
   transport: HttpTransport,
   spec: M,
-  body: Record<string, unknown>,
+  request: BuiltRequest,
   signal: AbortSignal | undefined,
   onUnknown: UnknownValueWarn | undefined,
 ): Promise<InfoResult<M>> {
@@ -99,11 +134,12 @@ async function readOnce<M extends InfoMethodSpec>(
       : spec.perItemWeight === DEFAULT_PER_ITEM_WEIGHT
         ? (transport.perItemWeight ?? spec.perItemWeight)
         : spec.perItemWeight;
-  const memo = answerMemo(transport, spec.type, body);
+  const memo = answerMemo(transport, spec.type, request.text);
   let text: string | undefined;
   let raw: unknown;
   try {
-    raw = await transport.read(body, {
+    raw = await transport.read(request.body, {
+      bodyText: request.text,
       weight: spec.weight,
       endpoint: spec.endpoint,
       signal,
@@ -173,13 +209,13 @@ const MEMO_MAX_TEXT = 512 * 1024;
 const MEMO_MAX_QUERIES = 32;
 const memos = new WeakMap<HttpTransport, Map<string, AnswerMemo>>();
 
-function answerMemo(transport: HttpTransport, type: string, body: Record<string, unknown>): AnswerMemo {
+function answerMemo(transport: HttpTransport, type: string, bodyText: string): AnswerMemo {
   let byQuery = memos.get(transport);
   if (byQuery === undefined) {
     byQuery = new Map();
     memos.set(transport, byQuery);
   }
-  const key = `${type}\u0000${stringifyJson(body)}`;
+  const key = `${type}\u0000${bodyText}`;
   let memo = byQuery.get(key);
   if (memo === undefined) {
     memo = new AnswerMemo();

@@ -117,6 +117,8 @@ export interface ReadOptions {
    * remembered the same text earlier): parsing is skipped. Undefined: parse as usual.
    */
   reuse?: (text: string) => unknown;
+  /** `body` already serialized by the caller (the same bytes stringifyJson gives): not serialized again. */
+  bodyText?: string;
 }
 
 export interface ExchangeOptions {
@@ -155,6 +157,7 @@ export class HttpTransport {
   // One Agent keeps one keep-alive pool per origin (info and explorer are different hosts on the venue).
   private readonly agent: Agent;
   private serverDate: Date | undefined;
+  private serverDateText: string | undefined;
   private closed = false;
   private readonly wire: Wire | undefined;
 
@@ -191,7 +194,7 @@ export class HttpTransport {
   async read(body: Record<string, unknown>, opts: ReadOptions): Promise<unknown> {
     const endpoint = opts.endpoint ?? "info";
     const url = endpoint === "explorer" ? this.endpoints.explorer : this.endpoints.info;
-    const text = stringifyJson(body);
+    const text = opts.bodyText ?? stringifyJson(body);
     const policy = this.retryPolicy;
     return withRetry(
       async () => {
@@ -339,7 +342,9 @@ export class HttpTransport {
 
   private noteDate(header: string | string[] | undefined): void {
     const value = Array.isArray(header) ? header[0] : header;
-    if (!value) return;
+    // The header changes once a second: the same text as last time is the same date.
+    if (!value || value === this.serverDateText) return;
+    this.serverDateText = value;
     const parsed = new Date(value);
     if (!Number.isNaN(parsed.getTime())) this.serverDate = parsed;
   }

@@ -1,7 +1,8 @@
 // An answer whose text repeats is not parsed and validated again: the info client hands out the value it
 // made of the same text before (frozen). The request is still sent every time, a changed answer is
 // validated as ever (a broken one is refused, never masked by the kept one), and queries with other
-// parameters keep their own answers.
+// parameters keep their own answers. The request body built for the same parameters is kept too (sent byte
+// for byte again, never for parameters the schema refuses).
 import { afterEach, describe, expect, it } from "vitest";
 import { BadResponseError } from "../../../src/lib/errors.js";
 import { InfoClient } from "../../../src/venue/info/client.js";
@@ -81,6 +82,24 @@ describe("repeated info answers", () => {
     expect(reads[2]!.balances).toHaveLength(6000);
     expect(reads[2]).not.toBe(reads[1]);
     expect(Object.isFrozen(reads[2])).toBe(false);
+  });
+
+  it("sends the body it built for the same parameters again, byte for byte; other parameters build their own", async () => {
+    const carol = "0xabcdefabcdefabcdefabcdefabcdefabcdef0123";
+    server = await startHttpServer((req) => ({ json: summary(req.body.includes(carol) ? "1.0" : "7.0") }));
+    const info = client(server.url);
+    const mixed = `0x${carol.slice(2).toUpperCase()}` as `0x${string}`;
+    for (let i = 0; i < 2; i++) {
+      expect((await info.delegatorSummary({ user: mixed })).delegated).toBe("1.0");
+      expect((await info.delegatorSummary({ user: BOB })).delegated).toBe("7.0");
+    }
+    // The address is lower-cased when the body is built, and the kept body is the built one.
+    const body = (user: string) => `{"type":"delegatorSummary","user":"${user}"}`;
+    expect(server.requests.map((r) => r.body)).toEqual([body(carol), body(BOB), body(carol), body(BOB)]);
+    // Parameters the request schema refuses are refused every time, before any request.
+    for (let i = 0; i < 2; i++)
+      await expect(info.delegatorSummary({ user: "0x12" as `0x${string}` })).rejects.toThrow(/user/);
+    expect(server.requests).toHaveLength(4);
   });
 
   it("keeps answers per query and parameters", async () => {
