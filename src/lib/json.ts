@@ -4,7 +4,13 @@
 // native JSON functions when no big integer can be present.
 import { isSafeNumber, parse as losslessParse, stringify as losslessStringify } from "lossless-json";
 
-/** 16 or more consecutive digits: the only way a JSON text can hold an integer beyond 2^53 − 1. */
+/**
+ * 16 or more digits starting a value (after `:`, `,` or `[`, or as the whole document): the only way a
+ * JSON text can hold an integer beyond 2^53 − 1. Digit runs inside strings (a hex address of repeated
+ * digits, a hash) do not match unless a `:`, `,` or `[` happens to precede them in the string.
+ */
+const LONG_NUMBER_START = /(?:^|[:,[])\s*-?\d{16}/;
+/** Any 16 digits in a row: a cheaper first test, true for every text LONG_NUMBER_START matches. */
 const LONG_DIGIT_RUN = /\d{16}/;
 
 function parseNumber(text: string): number | bigint {
@@ -38,10 +44,19 @@ export class JsonDepthError extends SyntaxError {
   }
 }
 
+/** How many times `char` occurs in `text`, counting no further than `limit` + 1. */
+function occurrences(text: string, char: string, limit: number): number {
+  let n = 0;
+  for (let i = text.indexOf(char); i !== -1 && n <= limit; i = text.indexOf(char, i + 1)) n++;
+  return n;
+}
+
 /** Throws JsonDepthError when brackets outside strings nest deeper than `maxDepth`. One linear scan. */
 function checkDepth(text: string, maxDepth: number): void {
-  // Nesting deeper than maxDepth needs more than 2 × maxDepth characters.
+  // Nesting deeper than maxDepth needs more than 2 × maxDepth characters, and more than maxDepth
+  // opening brackets (counted natively; those inside strings only make the count larger).
   if (text.length <= 2 * maxDepth) return;
+  if (occurrences(text, "[", maxDepth) + occurrences(text, "{", maxDepth) <= maxDepth) return;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -62,9 +77,9 @@ function checkDepth(text: string, maxDepth: number): void {
  */
 export function parseJson(text: string, options: { maxDepth?: number } = {}): unknown {
   checkDepth(text, options.maxDepth ?? MAX_JSON_DEPTH);
-  // Native JSON.parse is exact when no number token has 16+ digits. A long digit run inside a string
-  // (a hash) only sends us to the slower path; it never makes the result wrong.
-  if (!LONG_DIGIT_RUN.test(text)) return JSON.parse(text);
+  // Native JSON.parse is exact when no number token starts with 16+ digits. The same digits inside a
+  // string after one of those characters only send us to the slower path; they never make it wrong.
+  if (!LONG_DIGIT_RUN.test(text) || !LONG_NUMBER_START.test(text)) return JSON.parse(text);
   // Fast exact path (several times faster than the parser written in JS): turn each unsafe integer
   // into a placeholder string, let the native parser do the rest, then put the bigints back. A text
   // holding an escaped NUL could collide with the placeholders and takes the exact parser.

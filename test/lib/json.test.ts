@@ -77,6 +77,14 @@ describe("parseJson fast exact path (placeholders through the native parser)", (
       12345678901234567890n,
     ]);
     expect(parseJson(" -12345678901234567890 ")).toBe(-12345678901234567890n);
+    // A digit run in a string that no ':', ',' or '[' precedes (an address of repeated digits) is text.
+    expect(
+      parseJson('{"deployer":"0x2222222222222222222222222222222222222222","n":[\n\t12345678901234567890]}'),
+    ).toEqual({
+      deployer: "0x2222222222222222222222222222222222222222",
+      n: [12345678901234567890n],
+    });
+    expect(parseJson("\n\t12345678901234567890")).toBe(12345678901234567890n);
   });
 
   it("refuses a big integer used as an object key and leading zeros, like the exact parser", () => {
@@ -84,6 +92,16 @@ describe("parseJson fast exact path (placeholders through the native parser)", (
     expect(() => parseJson('{"a":1,12345678901234567890:2}')).toThrow(SyntaxError);
     expect(() => parseJson("[012345678901234567890]")).toThrow(SyntaxError);
     expect(() => parseJson('["x 12345678901234567890]')).toThrow(SyntaxError);
+  });
+
+  it("bounds nesting by depth, not by the number of brackets", async () => {
+    const { JsonDepthError } = await import("../../src/lib/json.js");
+    // 600 sibling arrays: many brackets, depth 2.
+    expect(parseJson(`[${Array.from({ length: 600 }, () => "[1]").join(",")}]`)).toHaveLength(600);
+    // 300 objects and 300 arrays, alternating: depth 600, neither kind alone over 512.
+    const deep = `${'{"a":['.repeat(300)}1${"]}".repeat(300)}`;
+    expect(() => parseJson(deep)).toThrow(JsonDepthError);
+    expect(parseJson(deep, { maxDepth: 600 })).toBeDefined();
   });
 
   it("takes the exact parser when the text already holds an escaped NUL", () => {
