@@ -355,7 +355,8 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
     try {
       // A throw-away database that nothing else opens: durability and sharing only cost time here
       // (an exclusive lock spares each transaction the WAL index's locking: about 40% of the journal's
-      // time per cycle).
+      // time per cycle; the rollback journal is kept in memory, and the loop below commits once per
+      // simulated day, the journal's own transactions nesting inside as savepoints).
       runtime.db.pragma("synchronous = OFF");
       runtime.db.pragma("locking_mode = EXCLUSIVE");
       runtime.db.pragma("journal_mode = MEMORY");
