@@ -158,6 +158,19 @@ describe("hlbot simulate --sweep", () => {
       `hlbot: ${early}:${line}: events[0].at: the deposit event at 2024-12-31T12:00:00.000Z is before the start of the run, 2025-01-01T00:00:00.000Z: give it a later time, an offset from the start like "2d", or start the run earlier (--from)\n`,
     );
     expect(r.stdout).toBe("");
+    // Candle files are read once, before any point: one that is missing, or of a pair the scenario does
+    // not have, is one error.
+    const fixture = readFileSync(join(REPO_ROOT, "test/fixtures/candles/HYPE-1h-sample.csv"), "utf8");
+    const otherPair = join(temp, "other-pair.csv");
+    writeFileSync(otherPair, fixture.replaceAll("\n@107,", "\n@999,"));
+    r = hlbot(["--sweep", GRID, "--prices", otherPair]);
+    expect([r.code, r.stdout]).toEqual([2, ""]);
+    expect(r.stderr).toBe(
+      `hlbot: ${otherPair}: the candles are of @999, a pair the scenario does not have (PURR/USDC, @107, @142)\n`,
+    );
+    r = hlbot(["--sweep", GRID, "--prices", join(temp, "absent.csv")]);
+    expect([r.code, r.stdout]).toEqual([2, ""]);
+    expect(r.stderr).toMatch(/^hlbot: .*absent\.csv: cannot read the candle file: ENOENT[^\n]*\n$/);
     for (const [args, message] of [
       [["--jobs", "2"], "hlbot: --jobs: only with --sweep\n"],
       [["--sweep", GRID, "--jobs", "0"], 'hlbot: --jobs: expected a whole number >= 1, got "0"\n'],
