@@ -483,16 +483,19 @@ const HANDLERS: Record<string, Handler> = {
 /** Query types this venue answers (every type of the client's registry). */
 export const SIMULATED_INFO_TYPES = Object.keys(HANDLERS);
 
-/** Frozen bodies (see processRequest) are checked against their request schema once. */
+/**
+ * Each body is checked against its request schema once: processRequest hands out the same frozen body
+ * for the same text, so a body seen before has its verdict here.
+ */
 const checkedBodies = new WeakMap<object, Record<string, unknown> | null>();
 
 function validRequest(spec: InfoMethodSpec, body: object): Record<string, unknown> | undefined {
-  const frozen = Object.isFrozen(body);
-  const seen = frozen ? checkedBodies.get(body) : undefined;
-  if (seen !== undefined) return seen ?? undefined;
-  const parsed = (spec.request as z.ZodType).safeParse(body);
-  const request = parsed.success ? (parsed.data as Record<string, unknown>) : null;
-  if (frozen) checkedBodies.set(body, request);
+  let request = checkedBodies.get(body);
+  if (request === undefined) {
+    const parsed = (spec.request as z.ZodType).safeParse(body);
+    request = parsed.success ? (parsed.data as Record<string, unknown>) : null;
+    checkedBodies.set(body, request);
+  }
   return request ?? undefined;
 }
 

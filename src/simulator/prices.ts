@@ -385,21 +385,6 @@ export function createPricePath(
  * (integers always allowed). Rounded half-up; never zero for a positive input.
  */
 export function roundSpotPrice(px: number, szDecimals: number): Decimal {
-  // The same path price is rounded many times (every answer that shows a mid, every slice): the last
-  // few thousand results are kept (a Decimal is immutable, so sharing one is safe).
-  const key = px * 64 + szDecimals;
-  const seen = roundedPrices.get(key);
-  if (seen !== undefined && seen.px === px && seen.szDecimals === szDecimals) return seen.rounded;
-  const rounded = roundOnGrid(px, szDecimals);
-  if (roundedPrices.size >= ROUNDED_PRICES_KEPT) roundedPrices.clear();
-  roundedPrices.set(key, { px, szDecimals, rounded });
-  return rounded;
-}
-
-const ROUNDED_PRICES_KEPT = 4096;
-const roundedPrices = new Map<number, { px: number; szDecimals: number; rounded: Decimal }>();
-
-function roundOnGrid(px: number, szDecimals: number): Decimal {
   const maxDecimals = Math.max(0, 8 - szDecimals);
   let d = new Decimal(px.toPrecision(15));
   if (d.lte(0)) return new Decimal(10).pow(-maxDecimals);
