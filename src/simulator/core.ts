@@ -189,9 +189,9 @@ export class VenueCore {
   /** Cumulative USDC volume of the account a signer acts for (its master, for an API wallet). */
   private volumeBehind(signer: string): number {
     const user = this.accounts.agent(signer, this.now())?.master ?? signer;
-    let volume = this.accounts.profiles.get(user)?.referral?.cumVlm ?? ZERO;
-    for (const f of this.twaps.fillsOf(user)) volume = volume.plus(f.px.times(f.sz));
-    return volume.toNumber();
+    const referral = this.accounts.profiles.get(user)?.referral?.cumVlm;
+    const filled = this.twaps.filledVolumeOf(user);
+    return (referral === undefined ? filled : referral.plus(filled)).toNumber();
   }
 
   setMessages(overrides: MessageOverrides): void {

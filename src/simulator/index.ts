@@ -125,10 +125,19 @@ export class Simulator {
       throw Object.assign(new Error("socket hang up (simulated dropped connection)"), { code: "ECONNRESET" });
     return {
       status: raw.status,
-      headers: { "content-type": raw.contentType, date: new Date(this.core.now()).toUTCString() },
+      headers: { "content-type": raw.contentType, date: this.dateHeader(this.core.now()) },
       text: raw.text,
     };
   };
+
+  private lastDate: { second: number; text: string } | undefined;
+
+  /** The Date header at `now`: whole seconds, so the text is made again only when the second changes. */
+  private dateHeader(now: number): string {
+    const second = Math.floor(now / 1000);
+    if (this.lastDate?.second !== second) this.lastDate = { second, text: new Date(now).toUTCString() };
+    return this.lastDate.text;
+  }
 
   info(body: Record<string, unknown>): unknown {
     return this.request("info", body).body;

@@ -35,6 +35,8 @@ export class Markets {
   private readonly tokensByIndex = new Map<number, Token>();
   private readonly pairsByKey = new Map<string, Pair>();
   private readonly pairsByAsset = new Map<number, Pair>();
+  /** Per pair, the last path price rounded to the grid and its rounding (a mid is asked for many times per step). */
+  private readonly rounded = new Map<Pair, { px: number; szDecimals: number; mid: Decimal }>();
 
   constructor(
     scenario: Scenario,
@@ -114,7 +116,13 @@ export class Markets {
 
   /** Mid price of a pair now, on the venue's price grid. */
   mid(pair: Pair, t = this.now()): Decimal {
-    return roundSpotPrice(pair.path.at(t), pair.base.szDecimals);
+    const px = pair.path.at(t);
+    const last = this.rounded.get(pair);
+    const szDecimals = pair.base.szDecimals;
+    if (last !== undefined && last.px === px && last.szDecimals === szDecimals) return last.mid;
+    const mid = roundSpotPrice(px, szDecimals);
+    this.rounded.set(pair, { px, szDecimals, mid });
+    return mid;
   }
 
   /**

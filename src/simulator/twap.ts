@@ -141,6 +141,8 @@ export class TwapEngine {
   private readonly twaps = new Map<number, Twap>();
   private readonly history = new Map<string, TwapHistoryEntry[]>();
   private readonly fills = new Map<string, TwapFill[]>();
+  /** Per user, the sum of px × sz over fillsOf(user), in fill order: kept as fills come. */
+  private readonly filledVolume = new Map<string, Decimal>();
   private readonly books = new Map<string, BookSide>();
 
   constructor(private readonly d: TwapDeps) {
@@ -160,7 +162,9 @@ export class TwapEngine {
   }
 
   running(user: string): Twap[] {
-    return this.all(user).filter((t) => t.status === "activated");
+    const out: Twap[] = [];
+    for (const t of this.twaps.values()) if (t.user === user && t.status === "activated") out.push(t);
+    return out;
   }
 
   historyOf(user: string): readonly TwapHistoryEntry[] {
@@ -169,6 +173,11 @@ export class TwapEngine {
 
   fillsOf(user: string): readonly TwapFill[] {
     return this.fills.get(user) ?? [];
+  }
+
+  /** The notional of every fill of `user` so far (px × sz summed in fill order). */
+  filledVolumeOf(user: string): Decimal {
+    return this.filledVolume.get(user) ?? ZERO;
   }
 
   /** Reserved spot balance of `user` in token `tokenIndex` from running TWAPs. */
@@ -428,6 +437,7 @@ export class TwapEngine {
     const list = this.fills.get(t.user) ?? [];
     list.push(fill);
     this.fills.set(t.user, list);
+    this.filledVolume.set(t.user, this.filledVolumeOf(t.user).plus(px.times(sz)));
     this.d.ledger.record(
       now,
       "twapSlice",

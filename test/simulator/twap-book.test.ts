@@ -93,6 +93,18 @@ describe("TWAP fills against the book", () => {
     expect(bps(avg(later))).toBeCloseTo(bps(avg(fresh)), 0);
   });
 
+  it("keeps each user's filled notional as fills come (what the nonce set's volume bonus counts)", () => {
+    const core = venue({ class: "medium" });
+    expect(core.twaps.filledVolumeOf(ADDR.trader).isZero()).toBe(true);
+    sell(core, "5000");
+    sell(core, "300", 10);
+    const fills = core.twaps.fillsOf(ADDR.trader);
+    expect(fills.length).toBeGreaterThan(20);
+    const summed = fills.reduce((acc, f) => acc.plus(f.px.times(f.sz)), new Decimal(0));
+    expect(core.twaps.filledVolumeOf(ADDR.trader).eq(summed)).toBe(true);
+    expect(core.twaps.filledVolumeOf(ADDR.sub).isZero()).toBe(true);
+  });
+
   it("is deterministic: the same scenario gives the same fills", () => {
     const a = venue({ class: "medium" });
     const b = venue({ class: "medium" });
