@@ -240,12 +240,16 @@ export class Journal {
   // Statements are compiled once: preparing costs more than running most of them, and a cycle of a large
   // account writes dozens of rows. Keyed by SQL text, which comes only from the fixed set in this file.
   private readonly statements = new Map<string, Statement>();
+  // One transaction function, made once: better-sqlite3 builds five wrappers and defines their
+  // properties each time `transaction` is called, which cost more than the rows a cycle's batch writes.
+  private readonly runInTransaction: (fn: () => unknown) => unknown;
 
   constructor(
     private readonly db: Database,
     private readonly clock: () => number = Date.now,
   ) {
     applyMigrations(db, JOURNAL_MIGRATIONS);
+    this.runInTransaction = db.transaction((fn: () => unknown) => fn());
   }
 
   private sql(text: string): Statement {
@@ -262,7 +266,7 @@ export class Journal {
    * (a cycle's informational skip and block records; each row otherwise costs an fsync).
    */
   batch<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.runInTransaction(fn) as T;
   }
 
   startCycle(c: { id: string; trigger: string; mode: string; account: string; strategies: string[] }): void {

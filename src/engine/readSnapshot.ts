@@ -252,11 +252,15 @@ export function spotUniverse(
   return { tokens, pairs };
 }
 
-function runningTwaps(
-  history: TwapHistoryResponse,
-  pairs: ReadonlyMap<string, SpotPair>,
-  now: number,
-): RunningTwap[] {
+/**
+ * Per history answer, its latest entry of each TWAP. The info client hands out the same (frozen) answer
+ * object while the answer's text repeats: kept per object, a long history is not walked every cycle.
+ */
+const latestOfHistory = new WeakMap<TwapHistoryResponse, ReadonlyArray<TwapHistoryResponse[number]>>();
+
+function latestTwapEntries(history: TwapHistoryResponse): ReadonlyArray<TwapHistoryResponse[number]> {
+  const kept = latestOfHistory.get(history);
+  if (kept !== undefined) return kept;
   // The history holds every state change of every TWAP; the latest entry per twapId decides whether it runs.
   const latest = new Map<string, TwapHistoryResponse[number]>();
   for (const entry of history) {
@@ -265,8 +269,18 @@ function runningTwaps(
     const seen = latest.get(key);
     if (seen === undefined || entry.timeMs >= seen.timeMs) latest.set(key, entry);
   }
+  const entries = [...latest.values()];
+  latestOfHistory.set(history, entries);
+  return entries;
+}
+
+function runningTwaps(
+  history: TwapHistoryResponse,
+  pairs: ReadonlyMap<string, SpotPair>,
+  now: number,
+): RunningTwap[] {
   const running: RunningTwap[] = [];
-  for (const entry of latest.values()) {
+  for (const entry of latestTwapEntries(history)) {
     if (!twapMayBeRunning(entry, now)) continue;
     const st = entry.state;
     running.push({

@@ -130,11 +130,19 @@ function restoreBigInts(value: unknown, restored: { count: number }): unknown {
   return value;
 }
 
+/**
+ * Whether a bigint is anywhere in `value`. Walked with indexes and for…in (no arrays of values made):
+ * every answer the simulator serves and every request body passes here. for…in also visits inherited
+ * enumerable keys, which JSON.stringify skips: at worst a false "yes", which only takes the exact path.
+ */
 function hasBigInt(value: unknown): boolean {
-  if (typeof value === "bigint") return true;
-  if (value === null || typeof value !== "object") return false;
-  if (Array.isArray(value)) return value.some(hasBigInt);
-  for (const v of Object.values(value)) if (hasBigInt(v)) return true;
+  if (typeof value !== "object" || value === null) return typeof value === "bigint";
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (hasBigInt(value[i])) return true;
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) if (hasBigInt(record[key])) return true;
   return false;
 }
 

@@ -42,6 +42,32 @@ describe("journal", () => {
     });
   }
 
+  it("batch commits its rows together, takes none of them when it throws, and nests", () => {
+    journal.startCycle({ id: "c1", trigger: "once", mode: "live", account: ACCOUNT, strategies: ["a"] });
+    const rows = () => journal.unresolved(ACCOUNT).length;
+    expect(journal.batch(() => [pending("a"), pending("a")])).toHaveLength(2);
+    expect(rows()).toBe(2);
+    expect(() =>
+      journal.batch(() => {
+        pending("a");
+        throw new Error("mid-batch");
+      }),
+    ).toThrow("mid-batch");
+    expect(rows()).toBe(2);
+    // Inside a batch, a failed inner batch takes back only its own rows.
+    journal.batch(() => {
+      pending("a");
+      expect(() =>
+        journal.batch(() => {
+          pending("a");
+          throw new Error("inner");
+        }),
+      ).toThrow("inner");
+    });
+    expect(rows()).toBe(3);
+    expect(db.inTransaction).toBe(false);
+  });
+
   it("keeps pending and unknown submissions unresolved and blocks their strategy", () => {
     journal.startCycle({ id: "c1", trigger: "once", mode: "live", account: ACCOUNT, strategies: ["a", "b"] });
     const a = pending("a");

@@ -11,6 +11,15 @@ describe("lossless JSON", () => {
     expect(stringifyJson(parsed)).toBe('[{"stake":123456789012345678901,"n":42,"x":"0x0000000000000000"}]');
   });
 
+  it("finds a bigint at any depth of arrays and objects, and writes plain JSON when there is none", () => {
+    const deep = { a: [1, { b: [null, { c: 2n ** 70n }] }], d: "x" };
+    expect(stringifyJson(deep)).toBe('{"a":[1,{"b":[null,{"c":1180591620717411303424}]}],"d":"x"}');
+    expect(stringifyJson([[[], {}], [[-(2n ** 64n)]]])).toBe("[[[],{}],[[-18446744073709551616]]]");
+    const plain = { a: [1, { b: [null, { c: 2 ** 52, e: 1.5 }] }], d: "12345678901234567890", t: true };
+    expect(stringifyJson(plain)).toBe(JSON.stringify(plain));
+    expect(stringifyJson(plain, 2)).toBe(JSON.stringify(plain, null, 2));
+  });
+
   it("treats 2^53 − 1 as a number and 2^53 + 1 as a bigint", () => {
     expect(parseJson("9007199254740991")).toBe(9007199254740991);
     expect(parseJson("9007199254740993")).toBe(9007199254740993n);
