@@ -7,7 +7,7 @@ import { deepFreeze, stringifyJson } from "../../lib/json.js";
 import type { HttpTransport } from "../transport/http.js";
 import { backoffDelayMs, withRetry } from "../transport/retry.js";
 import { DEFAULT_PER_ITEM_WEIGHT, historyExtraWeight } from "../transport/weights.js";
-import type { UnknownValueWarn } from "./tolerant.js";
+import { collectUnknown, reportUnknown, type UnknownValueWarn } from "./tolerant.js";
 import { parseRequest, parseResponse } from "./validate.js";
 
 export interface InfoMethodSpec<
@@ -28,6 +28,13 @@ export interface InfoMethodSpec<
   endpoint: "info" | "explorer";
   /** Recognises an error envelope the venue answers with status 200 and returns its message. */
   errorEnvelope?: (raw: unknown) => string | undefined;
+  /**
+   * For an answer that is a JSON array of a fixed number of parts (a z.tuple), each part's schema, in
+   * order (the tuple's own items). A part whose text is the same as in the last accepted answer of the
+   * same query is not validated again: spotMetaAndAssetCtxs repeats its metadata (on mainnet the larger
+   * part by far) while the contexts change with every read.
+   */
+  parts?: readonly z.ZodType[];
 }
 
 /** Parameters of a query: its request body without `type`, as the caller writes them. */
@@ -165,9 +172,81 @@ async function readOnce<M extends InfoMethodSpec>(
   if (envelope !== undefined) {
     throw new VenueAnswerError(`${spec.type} failed on the venue: ${envelope}`, [], { status: 200, url });
   }
-  const result = parseResponse(spec.response, raw, { what: spec.type, url, onUnknown }) as InfoResult<M>;
+  const meta = { what: spec.type, url, onUnknown };
+  const result = (
+    spec.parts !== undefined && text !== undefined
+      ? parseInParts(spec.response, spec.parts, raw, text, memo, meta)
+      : parseResponse(spec.response, raw, meta)
+  ) as InfoResult<M>;
   if (text !== undefined) memo.accepted(text, raw, result);
   return result;
+}
+
+const PART_FAILED = Symbol("part failed");
+
+/**
+ * Validates a tuple answer part by part, taking a part whose text repeats the last accepted answer's
+ * from that answer (frozen: it is handed out again). Any doubt (not an array of the parts' count, a part
+ * that fails) validates the whole answer as one, which also gives the usual error naming every path.
+ */
+function parseInParts(
+  schema: z.ZodType,
+  parts: readonly z.ZodType[],
+  raw: unknown,
+  text: string,
+  memo: AnswerMemo,
+  meta: { what: string; url?: string; onUnknown?: UnknownValueWarn | undefined },
+): unknown {
+  const texts = Array.isArray(raw) && raw.length === parts.length ? topLevelParts(text) : undefined;
+  if (texts === undefined || texts.length !== parts.length) return parseResponse(schema, raw, meta);
+  const last = memo.lastParts;
+  const { result, unknown } = collectUnknown(() =>
+    texts.map((partText, i) => {
+      if (last !== undefined && last.texts[i] === partText) return deepFreeze(last.results[i]);
+      const r = parts[i]!.safeParse((raw as unknown[])[i]);
+      return r.success ? r.data : PART_FAILED;
+    }),
+  );
+  if (result.includes(PART_FAILED)) return parseResponse(schema, raw, meta);
+  reportUnknown(meta.what, unknown, meta.onUnknown);
+  memo.lastParts = text.length <= MEMO_MAX_TEXT ? { texts, results: result } : undefined;
+  return result;
+}
+
+/**
+ * The texts of the elements of a JSON array text, or undefined when the text is not one array. Only
+ * called on text that parsed as JSON: strings (with their escapes) are skipped, so a bracket or comma
+ * inside one never counts.
+ */
+export function topLevelParts(text: string): string[] | undefined {
+  let i = 0;
+  while (i < text.length && text.charCodeAt(i) <= 0x20) i++;
+  if (text.charCodeAt(i) !== 0x5b /* [ */) return undefined;
+  const parts: string[] = [];
+  let start = i + 1;
+  let depth = 0;
+  let inString = false;
+  for (i++; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b /* { */) depth++;
+    else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
+      if (depth > 0) {
+        depth--;
+        continue;
+      }
+      const last = text.slice(start, i);
+      if (parts.length > 0 || last.trim() !== "") parts.push(last);
+      return text.slice(i + 1).trim() === "" ? parts : undefined;
+    } else if (c === 0x2c /* , */ && depth === 0) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -183,6 +262,8 @@ async function readOnce<M extends InfoMethodSpec>(
 class AnswerMemo {
   private lastText: string | undefined;
   private kept: { text: string; raw: unknown; result: unknown } | undefined;
+  /** The parts of the last accepted answer of a query with `parts`: their texts and validated values. */
+  lastParts: { texts: string[]; results: unknown[] } | undefined;
 
   /** The kept answer if `text` is its text. */
   reusable(text: string): { raw: unknown; result: unknown } | undefined {

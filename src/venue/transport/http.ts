@@ -289,7 +289,10 @@ export class HttpTransport {
     if (this.wire) {
       let raw: RawResponse;
       try {
-        raw = { ...(await this.wire({ endpoint, url, bodyText, ...(signal ? { signal } : {}) })), url };
+        const answer = await this.wire(
+          signal ? { endpoint, url, bodyText, signal } : { endpoint, url, bodyText },
+        );
+        raw = { status: answer.status, headers: answer.headers, text: answer.text, url };
       } catch (err) {
         if (err instanceof VenueError) throw err;
         throw networkErrorFrom(err, url);

@@ -25,7 +25,8 @@ export const SpotAssetCtx = z.looseObject({
 });
 export type SpotAssetCtx = z.output<typeof SpotAssetCtx>;
 
-export const SpotMetaAndAssetCtxsResponse = z.tuple([SpotMetaResponse, z.array(SpotAssetCtx)]);
+const SpotAssetCtxs = z.array(SpotAssetCtx);
+export const SpotMetaAndAssetCtxsResponse = z.tuple([SpotMetaResponse, SpotAssetCtxs]);
 export type SpotMetaAndAssetCtxsResponse = z.output<typeof SpotMetaAndAssetCtxsResponse>;
 
 export const spotMetaAndAssetCtxsWeight = infoRequestWeight("spotMetaAndAssetCtxs");
@@ -36,6 +37,8 @@ export const spotMetaAndAssetCtxsMethod = defineInfoMethod({
   response: SpotMetaAndAssetCtxsResponse,
   weight: spotMetaAndAssetCtxsWeight,
   endpoint: "info",
+  // The metadata repeats from read to read; the contexts (prices, volumes) do not.
+  parts: [SpotMetaResponse, SpotAssetCtxs],
 });
 export type SpotMetaAndAssetCtxsParameters = InfoParams<typeof spotMetaAndAssetCtxsMethod>;
 
