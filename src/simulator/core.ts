@@ -81,6 +81,8 @@ const STAKING_DISCOUNTS: ReadonlyArray<[number, string]> = [
   [10, "0.05"],
 ];
 
+const ONE = new Decimal(1);
+
 export class VenueCore {
   readonly scenario: Scenario;
   readonly seed: number;
@@ -354,7 +356,7 @@ export class VenueCore {
     const stakingDiscount = f.stakingDiscount ? this.stakingDiscount(user) : ZERO;
     const referred = this.accounts.profiles.get(user)?.referral?.referredBy;
     const referralDiscount = referred ? f.referralDiscount : ZERO;
-    const factor = new Decimal(1).minus(stakingDiscount).times(new Decimal(1).minus(referralDiscount));
+    const factor = ONE.minus(stakingDiscount).times(ONE.minus(referralDiscount));
     const apply = (rate: Decimal) => (rate.isNegative() ? rate : rate.times(factor));
     return {
       cross: apply(f.cross),

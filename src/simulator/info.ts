@@ -3,6 +3,7 @@
 // (src/venue/info), so a body the client would refuse to send is exactly a body this venue answers 422.
 import type { z } from "zod";
 import { Decimal, fromWei, ZERO } from "../lib/decimal.js";
+import { stringifyJson } from "../lib/json.js";
 import { type CandleInterval, INFO_METHODS } from "../venue/info/methods/index.js";
 import type { InfoMethodSpec } from "../venue/info/query.js";
 import { historyExtraWeight } from "../venue/transport/weights.js";
@@ -15,6 +16,19 @@ import type { TwapHistoryEntry } from "./twap.js";
 
 export const UNPROCESSABLE_BODY = "Failed to deserialize the JSON body into the target type";
 const ZERO_HASH = `0x${"0".repeat(64)}`;
+
+/** userFees' staking discount tiers: bps of max supply, the discount as written, and as a Decimal. */
+const STAKING_DISCOUNT_TIERS: ReadonlyArray<readonly [string, string, Decimal]> = (
+  [
+    ["0.0", "0.0"],
+    ["0.0001", "0.05"],
+    ["0.001", "0.1"],
+    ["0.01", "0.15"],
+    ["0.1", "0.2"],
+    ["1.0", "0.3"],
+    ["5.0", "0.4"],
+  ] as const
+).map(([bps, discount]) => [bps, discount, new Decimal(discount)] as const);
 const MAX_FILLS = 2000;
 
 export type InfoAnswer =
@@ -26,10 +40,11 @@ export type InfoAnswer =
  * every request would dominate a long simulation (a year of twapHistory is ~30 KB asked ~30 times a
  * simulated day). `text` is byte for byte what JSON.stringify of the array would give.
  */
-class SerializedArray {
+class Serialized {
   constructor(
     readonly text: string,
-    readonly length: number,
+    /** Items of an array answer (they may cost weight); undefined for an object. */
+    readonly length: number | undefined,
   ) {}
 }
 
@@ -59,12 +74,9 @@ function twapHistoryEntry(h: TwapHistoryEntry): unknown {
  * A user's history list is append-only and its entries never change (each is the TWAP's state at one
  * status change), so each entry is serialized once and the answer is the join of those texts.
  */
-const historyTexts = new WeakMap<
-  readonly TwapHistoryEntry[],
-  { parts: string[]; answer?: SerializedArray }
->();
+const historyTexts = new WeakMap<readonly TwapHistoryEntry[], { parts: string[]; answer?: Serialized }>();
 
-function twapHistoryText(list: readonly TwapHistoryEntry[]): SerializedArray {
+function twapHistoryText(list: readonly TwapHistoryEntry[]): Serialized {
   let memo = historyTexts.get(list);
   if (memo === undefined || memo.parts.length > list.length) {
     memo = { parts: [] };
@@ -73,7 +85,7 @@ function twapHistoryText(list: readonly TwapHistoryEntry[]): SerializedArray {
   if (memo.answer !== undefined && memo.answer.length === list.length) return memo.answer;
   for (let i = memo.parts.length; i < list.length; i++)
     memo.parts.push(JSON.stringify(twapHistoryEntry(list[i]!)));
-  memo.answer = new SerializedArray(`[${memo.parts.join(",")}]`, list.length);
+  memo.answer = new Serialized(`[${memo.parts.join(",")}]`, list.length);
   return memo.answer;
 }
 
@@ -122,6 +134,22 @@ function tokenMeta(t: Token): Record<string, unknown> {
     fullName: t.fullName,
     deployerTradingFeeShare: fmt(t.deployerTradingFeeShare ?? ZERO),
   };
+}
+
+/**
+ * spotMeta's text per market set: tokens and pairs do not change during a run (events halt pairs and
+ * move prices, which the contexts carry), and the metadata is asked for every cycle, alone or with the
+ * contexts.
+ */
+const spotMetaTexts = new WeakMap<VenueCore["markets"], string>();
+
+function spotMetaText(core: VenueCore): string {
+  let text = spotMetaTexts.get(core.markets);
+  if (text === undefined) {
+    text = stringifyJson(spotMeta(core));
+    spotMetaTexts.set(core.markets, text);
+  }
+  return text;
 }
 
 function spotMeta(core: VenueCore): Record<string, unknown> {
@@ -330,7 +358,7 @@ const HANDLERS: Record<string, Handler> = {
   },
 
   spotMeta(core) {
-    return spotMeta(core);
+    return new Serialized(spotMetaText(core), undefined);
   },
 
   allMids(core, req) {
@@ -340,7 +368,8 @@ const HANDLERS: Record<string, Handler> = {
   },
 
   spotMetaAndAssetCtxs(core) {
-    return [spotMeta(core), core.markets.pairs.map((p) => assetCtx(core, p))];
+    const ctxs = core.markets.pairs.map((p) => assetCtx(core, p));
+    return new Serialized(`[${spotMetaText(core)},${stringifyJson(ctxs)}]`, 2);
   },
 
   delegations(core, req) {
@@ -419,16 +448,8 @@ const HANDLERS: Record<string, Handler> = {
     else if (link?.status === "linked") stakingLink = { type: "tradingUser", stakingUser: link.staking };
     else if (asStaking) stakingLink = { type: "stakingUser", tradingUser: asStaking.trading };
     const day = new Date(core.now()).toISOString().slice(0, 10);
-    const tiers: Array<[string, string]> = [
-      ["0.0", "0.0"],
-      ["0.0001", "0.05"],
-      ["0.001", "0.1"],
-      ["0.01", "0.15"],
-      ["0.1", "0.2"],
-      ["1.0", "0.3"],
-      ["5.0", "0.4"],
-    ];
-    const active = tiers.find(([, d]) => new Decimal(d).eq(rates.stakingDiscount)) ?? tiers[0]!;
+    const tiers = STAKING_DISCOUNT_TIERS;
+    const active = tiers.find(([, , d]) => d.eq(rates.stakingDiscount)) ?? tiers[0]!;
     return {
       dailyUserVlm: [{ date: day, userCross: "0.0", userAdd: "0.0", exchange: "0.0" }],
       feeSchedule: {
@@ -513,7 +534,7 @@ export function answerInfo(core: VenueCore, body: unknown, endpoint: "info" | "e
   const request = validRequest(spec, body);
   if (request === undefined || !handler) return { kind: "unprocessable" };
   const answer = handler(core, request);
-  const serialized = answer instanceof SerializedArray ? answer : undefined;
+  const serialized = answer instanceof Serialized ? answer : undefined;
   const items = serialized?.length ?? (Array.isArray(answer) ? answer.length : undefined);
   const extraWeight =
     spec.perItemWeight !== undefined && items !== undefined

@@ -182,6 +182,27 @@ describe("info queries", () => {
     expect(fills[0]!.fill.time).toBeGreaterThan(fills[fills.length - 1]!.fill.time);
   });
 
+  it("serves spotMeta and spotMetaAndAssetCtxs as plain JSON, the contexts following the prices", async () => {
+    const read = async (type: string) => {
+      const answer = await post(sim, "/info", { type });
+      expect(answer.status).toBe(200);
+      expect(answer.text).toBe(JSON.stringify(answer.json));
+      return answer.json as unknown[];
+    };
+    const meta = await read("spotMeta");
+    const [metaPart, ctxs] = (await read("spotMetaAndAssetCtxs")) as [
+      unknown,
+      Array<{ coin: string; markPx: string }>,
+    ];
+    expect(metaPart).toEqual(meta);
+    const hype = ctxs.find((c) => c.coin === "@107")!;
+    sim.core.setPrice("@107", Number(hype.markPx) * 2);
+    const [metaAfter, ctxsAfter] = (await read("spotMetaAndAssetCtxs")) as [unknown, typeof ctxs];
+    expect(metaAfter).toEqual(meta);
+    expect(Number(ctxsAfter.find((c) => c.coin === "@107")!.markPx)).toBeCloseTo(Number(hype.markPx) * 2, 1);
+    expect(ctxsAfter.map((c) => c.coin)).toEqual(ctxs.map((c) => c.coin));
+  });
+
   it("serves twapHistory as plain JSON that follows each new entry (its text is kept between changes)", async () => {
     const read = async () => {
       const answer = await post(sim, "/info", { type: "twapHistory", user: ADDR.trader });
