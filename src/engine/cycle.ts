@@ -359,13 +359,9 @@ function record(
     reason: decision.reason,
     guard,
     guardReason,
-    intent: jsonSafe(decision),
+    // Decisions hold Decimals (written as strings) and may hold bigints (written as exact digits).
+    intent: stringifyJson(decision),
   });
-}
-
-/** Decisions hold Decimals; store them as plain JSON (decimals as strings). */
-function jsonSafe(value: unknown): unknown {
-  return JSON.parse(stringifyJson(value));
 }
 
 /** A signal aborted when any of the given ones is (undefined when none is given). */
