@@ -197,9 +197,12 @@ function parseInParts(
   memo: AnswerMemo,
   meta: { what: string; url?: string; onUnknown?: UnknownValueWarn | undefined },
 ): unknown {
-  const texts = Array.isArray(raw) && raw.length === parts.length ? topLevelParts(text) : undefined;
-  if (texts === undefined || texts.length !== parts.length) return parseResponse(schema, raw, meta);
   const last = memo.lastParts;
+  const texts =
+    Array.isArray(raw) && raw.length === parts.length
+      ? arrayParts(text, parts.length, last?.texts)
+      : undefined;
+  if (texts === undefined) return parseResponse(schema, raw, meta);
   const { result, unknown } = collectUnknown(() =>
     texts.map((partText, i) => {
       if (last !== undefined && last.texts[i] === partText) return deepFreeze(last.results[i]);
@@ -214,39 +217,50 @@ function parseInParts(
 }
 
 /**
- * The texts of the elements of a JSON array text, or undefined when the text is not one array. Only
- * called on text that parsed as JSON: strings (with their escapes) are skipped, so a bracket or comma
- * inside one never counts.
+ * The texts of the `count` elements of a JSON array text (whitespace around each kept), or undefined
+ * when the text is not such an array. Only called on text that parsed as an array of `count` elements.
+ * `known` holds the element texts this function gave for an earlier array (each a complete JSON value):
+ * an element that starts with the same text followed by a comma is that same text (a complete value ends
+ * where its own characters say, and in an array only a comma or the end can follow it). Only changed
+ * elements are scanned; the last one is what is left.
  */
-export function topLevelParts(text: string): string[] | undefined {
-  let i = 0;
-  while (i < text.length && text.charCodeAt(i) <= 0x20) i++;
-  if (text.charCodeAt(i) !== 0x5b /* [ */) return undefined;
+export function arrayParts(text: string, count: number, known?: readonly string[]): string[] | undefined {
+  let pos = 0;
+  while (pos < text.length && text.charCodeAt(pos) <= 0x20) pos++;
+  let end = text.length - 1;
+  while (end > pos && text.charCodeAt(end) <= 0x20) end--;
+  if (text.charCodeAt(pos) !== 0x5b /* [ */ || text.charCodeAt(end) !== 0x5d /* ] */) return undefined;
+  pos++;
   const parts: string[] = [];
-  let start = i + 1;
+  for (let i = 0; i < count - 1; i++) {
+    const same = known?.[i];
+    const stop =
+      same !== undefined && text.startsWith(same, pos) && text.charCodeAt(pos + same.length) === 0x2c
+        ? pos + same.length
+        : elementEnd(text, pos, end);
+    if (stop < 0) return undefined;
+    parts.push(text.slice(pos, stop));
+    pos = stop + 1;
+  }
+  if (count > 0) parts.push(text.slice(pos, end));
+  return parts;
+}
+
+/** Index of the comma that ends the array element starting at `from` (before `end`), or -1. */
+function elementEnd(text: string, from: number, end: number): number {
   let depth = 0;
   let inString = false;
-  for (i++; i < text.length; i++) {
+  for (let i = from; i < end; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c /* \ */) i++;
+      if (c === 0x5c /* backslash */) i++;
       else if (c === 0x22 /* " */) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b /* { */) depth++;
-    else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
-      if (depth > 0) {
-        depth--;
-        continue;
-      }
-      const last = text.slice(start, i);
-      if (parts.length > 0 || last.trim() !== "") parts.push(last);
-      return text.slice(i + 1).trim() === "" ? parts : undefined;
-    } else if (c === 0x2c /* , */ && depth === 0) {
-      parts.push(text.slice(start, i));
-      start = i + 1;
-    }
+    else if (c === 0x5d || c === 0x7d /* } */) depth--;
+    else if (c === 0x2c /* , */ && depth === 0) return i;
   }
-  return undefined;
+  return -1;
 }
 
 /**

@@ -6,27 +6,56 @@ import { afterEach, describe, expect, it } from "vitest";
 import { BadResponseError } from "../../../src/lib/errors.js";
 import { InfoClient } from "../../../src/venue/info/client.js";
 import { spotMetaAndAssetCtxsMethod } from "../../../src/venue/info/methods/spotMetaAndAssetCtxs.js";
-import { topLevelParts } from "../../../src/venue/info/query.js";
+import { arrayParts } from "../../../src/venue/info/query.js";
 import { resolveEndpoints } from "../../../src/venue/networks.js";
 import { HttpTransport } from "../../../src/venue/transport/http.js";
 import { startHttpServer, type TestHttpServer } from "../../helpers/httpServer.js";
 import * as fx from "./fixtures.js";
 
-describe("topLevelParts", () => {
+describe("arrayParts", () => {
   it("splits a JSON array into its elements' texts, whatever the strings and nesting hold", () => {
-    expect(topLevelParts('[1,"a,]",{"x":[1,2],"y":"}"}]')).toEqual(["1", '"a,]"', '{"x":[1,2],"y":"}"}']);
-    expect(topLevelParts(' [ {"s":"q\\"],["} , [[],[]] ] \n')).toEqual([' {"s":"q\\"],["} ', " [[],[]] "]);
-    expect(topLevelParts("[]")).toEqual([]);
-    expect(topLevelParts("[ ]")).toEqual([]);
-    expect(topLevelParts('{"a":[1,2]}')).toBeUndefined();
-    expect(topLevelParts("[1,2] x")).toBeUndefined();
-    expect(topLevelParts("[1,2")).toBeUndefined();
+    expect(arrayParts('[1,"a,]",{"x":[1,2],"y":"}"}]', 3)).toEqual(["1", '"a,]"', '{"x":[1,2],"y":"}"}']);
+    expect(arrayParts(' [ {"s":"q\\"],["} , [[],[]] ] \n', 2)).toEqual([' {"s":"q\\"],["} ', " [[],[]] "]);
+    expect(arrayParts("[]", 0)).toEqual([]);
+    expect(arrayParts("[ 7 ]", 1)).toEqual([" 7 "]);
+    expect(arrayParts('{"a":[1,2]}', 1)).toBeUndefined();
   });
 
   it("is what JSON.parse sees: each part's text parses to that element", () => {
-    const value = [{ a: "x,]}", b: [1, { c: null }] }, '\\"[', [], 12345678901234567890n.toString(), -1.5e-7];
+    const value = [{ a: "x,]}", b: [1, { c: null }] }, '\\"[', [], "12345678901234567890", -1.5e-7];
     const text = JSON.stringify(value);
-    expect(topLevelParts(text)?.map((p) => JSON.parse(p))).toEqual(value);
+    expect(arrayParts(text, value.length)?.map((p) => JSON.parse(p))).toEqual(value);
+  });
+
+  it("gives the same parts with or without the texts of an earlier array sharing some elements", async () => {
+    const fc = await import("fast-check");
+    const value = fc.jsonValue({ maxDepth: 3 });
+    fc.assert(
+      fc.property(
+        fc.array(value, { minLength: 1, maxLength: 5 }),
+        fc.array(value, { maxLength: 5 }),
+        fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
+        (now, before, keep) => {
+          // The earlier array shares the elements `keep` marks (same text), the others differ or are absent.
+          const earlier = now.map((v, i) => (keep[i] ? v : (before[i] ?? v)));
+          const known = arrayParts(JSON.stringify(earlier), earlier.length);
+          const text = JSON.stringify(now);
+          const parts = arrayParts(text, now.length, known);
+          expect(parts).toEqual(arrayParts(text, now.length));
+          expect(parts?.map((p) => JSON.parse(p))).toEqual(JSON.parse(text));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("takes a known element by its text only when the comma ending it follows", () => {
+    // The known "1" is a prefix of 12, but no comma follows it there: 12 is scanned as a new element.
+    expect(arrayParts("[12,3]", 2, ["1"])).toEqual(["12", "3"]);
+    expect(arrayParts('[{"a":1},{"b":2}]', 2, ['{"a":1}'])).toEqual(['{"a":1}', '{"b":2}']);
+    expect(arrayParts('[{"a":1,"c":2},{"b":2}]', 2, ['{"a":1}'])).toEqual(['{"a":1,"c":2}', '{"b":2}']);
+    expect(arrayParts('["x,y",1]', 2, ['"x"'])).toEqual(['"x,y"', "1"]);
+    expect(arrayParts("[ [1] , 2]", 2, [" [1] "])).toEqual([" [1] ", " 2"]);
   });
 });
 
