@@ -9,7 +9,7 @@ import { type ConfigIssue, ConfigIssuesError } from "../engine/config/issues.js"
 import { ValidationError, type ValidationIssue } from "../lib/errors.js";
 import type { SweepRun } from "../simulate/sweep.js";
 import type { SweepFile } from "../simulate/sweepFile.js";
-import { DEMO_CONFIG_PATH, readSimulateOptions, type SimulateOptions } from "./commands/simulate.js";
+import { readSimulateOptions, type SimulateOptions, simulatedConfigPath } from "./commands/simulate.js";
 import type { CliContext } from "./context.js";
 import { parseInteger } from "./options.js";
 import { stderrBar } from "./progress.js";
@@ -71,9 +71,11 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
         message: `the end ${new Date(period.to).toISOString()} is not after the start ${new Date(period.from).toISOString()}`,
       },
     ]);
-  const { resolveConfigPath } = await import("../engine/config/loader.js");
+  // --config, else the sweep file's, else the bot file every command finds, else the demo.
   const configPath =
-    opts.config !== undefined ? resolveConfigPath(opts.config, ctx.env) : (sweep.config ?? DEMO_CONFIG_PATH);
+    opts.config === undefined && sweep.config !== undefined
+      ? sweep.config
+      : await simulatedConfigPath(opts.config, ctx.env);
   const scenarioFile = opts.scenario ?? sweep.scenario;
   // The scenario, the candle files and the period (events before its start included) are checked once
   // here, not by every run.

@@ -298,7 +298,7 @@ export function formatSummary(s: SimulationSummary): string {
   const lines = [
     `Simulated ${s.period.days} day(s) of the ${s.scenario} scenario (seed ${s.seed}, ${s.network} signatures): ${when(s.period.from)} → ${when(s.period.to)} UTC${s.period.interrupted ? " (interrupted)" : ""}`,
     `Account ${s.account}: a demo key derived from the seed, with ${holdings}`,
-    `Strategies: ${s.strategies.map((x) => `${x.name} (${x.kind}, "${x.schedule}", ${x.runs} runs${x.failedRuns > 0 ? `, ${x.failedRuns} failed` : ""})`).join("; ") || "none enabled"}`,
+    `Strategies${s.configFile === undefined ? "" : ` of ${s.configFile}`}: ${s.strategies.map((x) => `${x.name} (${x.kind}, "${x.schedule}", ${x.runs} runs${x.failedRuns > 0 ? `, ${x.failedRuns} failed` : ""})`).join("; ") || "none enabled"}`,
     `Cycles: ${s.cycles.total}, ${s.cycles.failed} failed. Actions: ${acted}.`,
   ];
   for (const f of s.cycles.failures) lines.push(`  failed ${f.count}×: ${f.reason}`);

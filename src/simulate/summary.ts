@@ -161,6 +161,8 @@ export interface SkipGroup {
 }
 
 export interface SimulationSummary {
+  /** The bot file simulated (as `hlbot simulate` found it), when the caller names it. */
+  configFile?: string;
   scenario: string;
   seed: number;
   network: string;

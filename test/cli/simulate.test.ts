@@ -62,6 +62,36 @@ describe("hlbot simulate", () => {
     expect(r.stdout).toContain(computeAddress(`0x${key}`).toLowerCase());
   });
 
+  it("simulates the bot file every command finds (./hlbot.yaml, $HLBOT_CONFIG), else the demo", () => {
+    const home = mkdtempSync(join(temp, "home-"));
+    const bot = mkdtempSync(join(temp, "bot-"));
+    const elsewhere = mkdtempSync(join(temp, "elsewhere-"));
+    const env = { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
+    const at = (cwd: string, args: string[], extra: Record<string, string> = {}) => {
+      const r = spawnSync(process.execPath, [BIN, ...args], {
+        cwd,
+        env: { ...env, ...extra },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
+    expect(at(bot, ["init"]).code).toBe(0);
+    const strategiesLine = (r: { stdout: string }) =>
+      r.stdout.split("\n").find((l) => l.startsWith("Strategies"));
+    const own = at(bot, ["simulate", "--days", "1"]);
+    expect(own.code).toBe(0);
+    expect(strategiesLine(own)).toMatch(/^Strategies of hlbot\.yaml: purr-dca /);
+    const named = at(elsewhere, ["simulate", "--days", "1", "--json"], {
+      HLBOT_CONFIG: join(bot, "hlbot.yaml"),
+    });
+    expect(named.code).toBe(0);
+    expect(JSON.parse(named.stdout).configFile).toBe(join(bot, "hlbot.yaml"));
+    const none = at(elsewhere, ["simulate", "--days", "1"]);
+    expect(none.code).toBe(0);
+    expect(strategiesLine(none)).toMatch(/^Strategies of .*config\/demo\.yaml: hype-dca /);
+  });
+
   it("--json prints the summary as JSON and --report writes a self-contained HTML file", () => {
     const report = join(temp, "report.html");
     const r = hlbot(["--days", "1", "--seed", "7", "--json", "--report", report]);

@@ -18,6 +18,21 @@ import { stderrBar } from "../progress.js";
 /** The bundled demo bot (config/demo.yaml of the package, from src/ and from dist/ alike). */
 export const DEMO_CONFIG_PATH = fileURLToPath(new URL("../../../config/demo.yaml", import.meta.url));
 
+/**
+ * The bot file a simulation runs: `option` (--config), else the one every command finds ($HLBOT_CONFIG,
+ * ./hlbot.yaml, ~/.config/hlbot/config.yaml), else `fallback` (default: the bundled demo). Never the
+ * shipped config/default.yaml the other commands fall back to: a simulation of it would look like one
+ * of the user's own strategies.
+ */
+export async function simulatedConfigPath(
+  option: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+  fallback = DEMO_CONFIG_PATH,
+): Promise<string> {
+  const { discoverConfigPath } = await import("../../engine/config/loader.js");
+  return discoverConfigPath(option, env) ?? fallback;
+}
+
 export interface SimulateOptions {
   config?: string;
   scenario?: string;
@@ -133,7 +148,10 @@ export function register(program: Command, ctx: CliContext): void {
     .description(
       "run the strategies over days of virtual time against the embedded simulator (no key, no network)",
     )
-    .option("-c, --config <file>", "bot configuration (default: the bundled demo, config/demo.yaml)")
+    .option(
+      "-c, --config <file>",
+      "bot configuration (default: $HLBOT_CONFIG, ./hlbot.yaml or ~/.config/hlbot/config.yaml as for every command, else the bundled demo config/demo.yaml)",
+    )
     .option("--scenario <file>", "venue scenario YAML (default: the bundled config/scenarios/demo.yaml)")
     .option("--days <n>", "simulated days from the start (default 3)")
     .option("--from <iso>", "start, e.g. 2025-01-01T00:00Z (default: the scenario's start time)")
@@ -175,11 +193,8 @@ export function register(program: Command, ctx: CliContext): void {
         const { runSweepCommand } = await import("../sweep.js");
         return runSweepCommand(opts, period, ctx);
       }
-      const { loadConfig, resolveConfigPath } = await import("../../engine/config/loader.js");
-      const config = await loadConfig(
-        opts.config === undefined ? DEMO_CONFIG_PATH : resolveConfigPath(opts.config, ctx.env),
-        ctx.env,
-      );
+      const { loadConfig } = await import("../../engine/config/loader.js");
+      const config = await loadConfig(await simulatedConfigPath(opts.config, ctx.env), ctx.env);
       const { createLogger } = await import("../../lib/log.js");
       // Per-action log lines would drown the summary; the summary has them all. --verbose shows them.
       // pino-pretty needs a real stream: pretty output goes to the terminal itself.
@@ -237,7 +252,8 @@ export function register(program: Command, ctx: CliContext): void {
         const gaps = candleGapWarning(r);
         if (gaps !== undefined) ctx.stderr(`warning: ${gaps}\n`);
       }
-      const summary = buildSummary(result.record);
+      const { displayPath } = await import("../../engine/config/loader.js");
+      const summary = { ...buildSummary(result.record), configFile: displayPath(config.file) };
       if (opts.report !== undefined) {
         const { renderReport } = await import("../../simulate/report.js");
         const { writeFileSync } = await import("node:fs");
