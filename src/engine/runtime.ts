@@ -14,6 +14,7 @@ import { loadSigner, type Signer } from "../venue/signing/signer.js";
 import type { WeightBudget } from "../venue/transport/budget.js";
 import type { HttpTransport, Wire } from "../venue/transport/http.js";
 import type { LoadedConfig } from "./config/loader.js";
+import { configWarnings } from "./config/warnings.js";
 import type { CycleDeps } from "./cycle.js";
 import { Journal } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
@@ -87,6 +88,9 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       keyPath: "account",
     });
   }
+
+  // What `hlbot config validate` warns of, said again by every command that acts on the file.
+  for (const w of configWarnings(config)) o.logger.warn(w);
 
   // Loaded only when the caller collects metrics (the daemon): prom-client is not needed otherwise.
   const observers = o.metrics ? (await import("./metrics.js")).venueObservers(o.metrics) : undefined;

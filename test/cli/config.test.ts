@@ -93,6 +93,27 @@ describe("hlbot config validate", () => {
     expect(hlbot(["config", "validate", strategy], { DCA_USD: "500" }).code).toBe(0);
   });
 
+  it("warns (exit 0) of a staking grace shorter than the nonce window and of a cap below the venue's minimum", () => {
+    const bot = join(temp, "unsafe.yaml");
+    writeFileSync(
+      bot,
+      `network: testnet\nstrategies: ${REPO_ROOT}/strategies/twap-rebalance.yaml\nlimits:\n  maxOrderUsd: 50\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\nvenue:\n  userSignedGraceMs: 300000\n`,
+    );
+    const r = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    expect(r.code).toBe(0);
+    const warnings = r.stderr.split("\n").filter((l) => l.startsWith("warning: "));
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/venue\.userSignedGraceMs is 300000 \(5 min\).*may happen twice/);
+    expect(warnings[1]).toMatch(
+      /limits\.maxOrderUsd 50 is below .*twapMinOrderValue 100.*every TWAP will be blocked/,
+    );
+    writeFileSync(
+      bot,
+      `network: testnet\nstrategies: ${REPO_ROOT}/strategies/twap-rebalance.yaml\nlimits:\n  maxOrderUsd: 100\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\n`,
+    );
+    expect(hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" }).stderr).toBe("");
+  });
+
   it("exits 2 for an inline key and never prints it", () => {
     const key = "c4".repeat(32);
     const bad = join(temp, "bot.yaml");

@@ -12,7 +12,7 @@ export function register(program: Command, ctx: CliContext): void {
   config
     .command("validate")
     .description(
-      "validate the bot file (--config, $HLBOT_CONFIG, ./hlbot.yaml, ~/.config/hlbot/config.yaml or config/default.yaml) and its strategies, or the given files; warn when its strategies will fight",
+      "validate the bot file (--config, $HLBOT_CONFIG, ./hlbot.yaml, ~/.config/hlbot/config.yaml or config/default.yaml) and its strategies, or the given files; warn when its strategies will fight or a setting undoes a protection",
     )
     .argument(
       "[files...]",
@@ -46,9 +46,9 @@ export function register(program: Command, ctx: CliContext): void {
             `ok ${displayPath(c.file)}: ${c.network}, ${c.mode}, ${c.strategies.length} strategies (${enabled} enabled)\n`,
           );
           for (const s of c.strategies) ctx.stdout(`  ${displayPath(s.file)}: ${describeStrategy(s)}\n`);
-          // Strategies sharing the account that will fight: warnings, not errors.
-          const { strategyConflicts } = await import("../../engine/strategies/shared.js");
-          for (const w of strategyConflicts(c.strategies)) ctx.stderr(`warning: ${w}\n`);
+          // Settings that undo a protection, and strategies that will fight: warnings, not errors.
+          const { configWarnings } = await import("../../engine/config/warnings.js");
+          for (const w of configWarnings(c)) ctx.stderr(`warning: ${w}\n`);
           const keyVar =
             c.wallet.keystore === undefined ? (c.wallet.privateKeyEnv ?? "HLBOT_PRIVATE_KEY") : undefined;
           if (keyVar !== undefined && !ctx.env[keyVar]) {

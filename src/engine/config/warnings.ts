@@ -1,0 +1,34 @@
+// Settings that load but undo a protection or make the bot unable to act: warnings, not errors (a
+// user may mean them), shown by `hlbot config validate` and logged when a bot starts. Each says what
+// will happen and what to change.
+import { DEFAULT_USER_SIGNED_GRACE_MS } from "../reconcile.js";
+import { strategyConflicts } from "../strategies/shared.js";
+import type { LoadedConfig } from "./loader.js";
+
+const HOUR_MS = 3_600_000;
+
+function hours(ms: number): string {
+  return ms >= HOUR_MS ? `${+(ms / HOUR_MS).toFixed(2)} h` : `${+(ms / 60_000).toFixed(2)} min`;
+}
+
+/** What in `c` works against the user, in words (strategies that fight included). */
+export function configWarnings(c: LoadedConfig): string[] {
+  const out: string[] = [];
+  const grace = c.venue.userSignedGraceMs;
+  if (grace < DEFAULT_USER_SIGNED_GRACE_MS) {
+    out.push(
+      `venue.userSignedGraceMs is ${grace} (${hours(grace)}): a staking action whose answer was lost can ` +
+        `still land until the venue's 2-day nonce window has passed, but its strategy acts again after ` +
+        `${hours(grace)}, so the action may happen twice. Remove the line (default ${DEFAULT_USER_SIGNED_GRACE_MS}, 2 days).`,
+    );
+  }
+  const minOrder = c.venue.rules.twapMinOrderValue;
+  if (c.limits.maxOrderUsd.lt(minOrder)) {
+    out.push(
+      `limits.maxOrderUsd ${c.limits.maxOrderUsd.toFixed()} is below the smallest TWAP the venue accepts ` +
+        `(venue.twapMinOrderValue ${minOrder.toFixed()}): every TWAP will be blocked. Raise maxOrderUsd to at least ${minOrder.toFixed()}.`,
+    );
+  }
+  out.push(...strategyConflicts(c.strategies));
+  return out;
+}
