@@ -2,7 +2,7 @@
 // fail closed: anything that cannot be checked (unknown usage, an unfamiliar intent, a non-positive
 // amount) is blocked with a reason, and the kill switch blocks everything. Intents are checked in the
 // order given, so usage accumulates across one cycle's intents exactly as they would be sent.
-import { Decimal, truncateDecimals } from "../lib/decimal.js";
+import { Decimal, truncateDecimals, ZERO } from "../lib/decimal.js";
 import { intentKindSpec, type LimitFacts } from "./intentKinds.js";
 import { blockedBy, type Intent, never, type Skip, type TwapOrderIntent } from "./intents.js";
 import type { PriceSanityLimits } from "./priceSanity.js";
@@ -99,6 +99,14 @@ export function applyLimits(
       : undefined;
 
   const handled = new Set<number>();
+  // A strategy's cDeposit funds the delegations it plans after it from idle stake: what the limits take
+  // off those delegations is taken off the deposit too, so HYPE is not moved off spot to sit idle.
+  const deposits: Array<{ at: number; intent: Intent; amount: Decimal }> = [];
+  const cuts = new Map<string, Decimal>();
+  const cut = (strategy: string, amount: Decimal) => {
+    if (deposits.some((d) => d.intent.strategy === strategy))
+      cuts.set(strategy, (cuts.get(strategy) ?? ZERO).plus(amount));
+  };
   for (const [i, intent] of intents.entries()) {
     const facts = limitOf(intent);
     if (facts === undefined) {
@@ -140,8 +148,11 @@ export function applyLimits(
         const group = stakeGroup(facts, intents[i + 1]);
         if (group.length === 2) handled.add(i + 1);
         const verdict = limitStakeMove(group, limits, allowlist, moved);
+        // An unpaired delegation is funded from idle stake (a deposit of its strategy included).
+        const fromIdle = group.length === 1 && facts.move === "delegate";
         if (typeof verdict === "string") {
           for (const g of group) blocked.push(blockedBy(g.intent, verdict));
+          if (fromIdle && positive(facts.intent.amount)) cut(intent.strategy, facts.intent.amount);
           break;
         }
         moved = verdict.moved;
@@ -149,12 +160,17 @@ export function applyLimits(
           allowed.push(g);
           if (g !== group[k]?.intent) reduced.push(g);
         }
+        if (fromIdle && verdict.intents[0] !== undefined)
+          cut(intent.strategy, facts.intent.amount.minus(verdict.intents[0].amount));
         break;
       }
       case "positiveAmount":
         // Spot → staking within the same account: no validator and no market exposure involved.
         if (!positive(facts.amount)) blocked.push(blockedBy(intent, "amount must be positive"));
-        else allowed.push(intent);
+        else {
+          if (intent.kind === "cDeposit") deposits.push({ at: allowed.length, intent, amount: facts.amount });
+          allowed.push(intent);
+        }
         break;
       case "none":
         allowed.push(intent);
@@ -162,6 +178,25 @@ export function applyLimits(
       default:
         never(facts);
     }
+  }
+  // Last first: removing a deposit does not move the places of those before it.
+  for (const d of [...deposits].reverse()) {
+    const less = cuts.get(d.intent.strategy);
+    if (less === undefined || !less.gt(0) || d.intent.kind !== "cDeposit") continue;
+    const left = truncateDecimals(Decimal.max(d.amount.minus(less), 0), 8);
+    const why = `the delegations it funds were cut by ${fmt(less)} HYPE by the limits`;
+    if (left.lt(MIN_REDUCED_STAKE_MOVE)) {
+      allowed.splice(d.at, 1);
+      blocked.push(blockedBy(d.intent, `${why}: nothing to stake, the HYPE stays on spot`));
+      continue;
+    }
+    const smaller = {
+      ...d.intent,
+      amount: left,
+      reason: `${d.intent.reason}; reduced from ${fmt(d.amount)} to ${fmt(left)} HYPE: ${why} (the rest stays on spot)`,
+    };
+    allowed[d.at] = smaller;
+    reduced.push(smaller);
   }
   return { allowed, blocked, reduced };
 }
@@ -223,7 +258,7 @@ function limitStakeMove(
     amount: each,
     reason:
       `${g.reason}; reduced from ${fmt(g.amount)} to ${fmt(each)} HYPE by maxStakeMovePerDay ${fmt(max)} ` +
-      `(${fmt(moved)} moved in the last 24 h${paired}; the rest moves later)`,
+      `(${fmt(moved)} moved in the last 24 h or planned earlier in this cycle${paired}; the rest moves later)`,
   }));
   return { intents, moved: moved.plus(each.times(group.length)) };
 }

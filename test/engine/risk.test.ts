@@ -146,6 +146,77 @@ describe("risk limits", () => {
     );
   });
 
+  it("takes what the limits cut off a strategy's idle-stake delegations off its deposit, so HYPE is not left idle", () => {
+    // A user's trial: 700 HYPE deposited for two 350 delegations, the second cut to 150 by the limit:
+    // 200 HYPE sat in staking earning nothing. The deposit now moves only what can be delegated.
+    const deposit = (amount: string, strategy = "stake"): Intent => ({
+      kind: "cDeposit",
+      strategy,
+      reason: `move ${amount} idle spot HYPE into staking`,
+      amount: dec(amount),
+    });
+    const tight = { ...limits, maxStakeMovePerDay: dec("500") };
+    const r = applyLimits(
+      [deposit("700"), delegate(addr(1), "350"), delegate(addr(2), "350")],
+      tight,
+      noUsage,
+      off,
+    );
+    const amounts = r.allowed.map((i) => [i.kind, (i as { amount: { toFixed(): string } }).amount.toFixed()]);
+    expect(amounts).toEqual([
+      ["cDeposit", "500"],
+      ["tokenDelegate", "350"],
+      ["tokenDelegate", "150"],
+    ]);
+    expect(r.allowed[0]?.reason).toMatch(
+      /reduced from 700 to 500 HYPE: the delegations it funds were cut by 200 HYPE/,
+    );
+    expect(r.reduced).toContain(r.allowed[0]);
+
+    // Nothing can be delegated: nothing is deposited either.
+    const none = applyLimits(
+      [deposit("700"), delegate(addr(1), "700")],
+      tight,
+      { ...noUsage, stakeMoved: dec("500") },
+      off,
+    );
+    expect(none.allowed).toEqual([]);
+    expect(none.blocked.map((b) => b.considered)).toEqual(["tokenDelegate", "cDeposit"]);
+    expect(none.blocked[1]?.reason).toMatch(/nothing to stake, the HYPE stays on spot/);
+
+    // A delegation paired with the undelegation funding it does not cut the deposit.
+    const funded = { ...delegate(addr(1), "300", true), fundsNext: true as const };
+    const paired = applyLimits(
+      [deposit("100"), funded, delegate(addr(2), "300")],
+      { ...limits, maxStakeMovePerDay: dec("400") },
+      noUsage,
+      off,
+    );
+    expect(paired.allowed.map((i) => (i as { amount: { toFixed(): string } }).amount.toFixed())).toEqual([
+      "100",
+      "200",
+      "200",
+    ]);
+    expect(paired.allowed[0]?.reason).toBe("move 100 idle spot HYPE into staking");
+
+    // Each strategy's deposit answers for its own delegations only.
+    const other = { ...delegate(addr(3), "400"), strategy: "other" };
+    const two = applyLimits(
+      [deposit("100"), delegate(addr(2), "100"), deposit("250", "other"), other],
+      { ...limits, maxStakeMovePerDay: dec("300") },
+      noUsage,
+      off,
+    );
+    expect(
+      two.allowed.map((i) => [i.strategy, i.kind, (i as { amount: { toFixed(): string } }).amount.toFixed()]),
+    ).toEqual([
+      ["stake", "cDeposit", "100"],
+      ["stake", "tokenDelegate", "100"],
+      ["other", "cDeposit", "50"],
+      ["other", "tokenDelegate", "200"],
+    ]);
+  });
+
   it("fails closed when usage is unknown", () => {
     const intents: Intent[] = [
       twap("1", "40"),
