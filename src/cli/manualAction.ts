@@ -80,13 +80,17 @@ export async function runManualAction(
   try {
     const call = await prepare({ network: net.network, info: () => venue.info(), note });
 
+    // The key the command line names, else the bot file's wallet, else $HLBOT_PRIVATE_KEY.
+    const keyFlags = who.keystore !== undefined || who.keyEnv !== undefined;
     const signer = await loadSigner(
-      {
-        privateKeyEnv: who.keyEnv,
-        keystore: who.keystore,
-        passwordEnv: who.passwordEnv,
-        passwordFile: who.passwordFile,
-      },
+      keyFlags || config === undefined
+        ? {
+            privateKeyEnv: who.keyEnv,
+            keystore: who.keystore,
+            passwordEnv: who.passwordEnv,
+            passwordFile: who.passwordFile,
+          }
+        : config.wallet,
       ctx.env,
       { warn },
     );

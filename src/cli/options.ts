@@ -42,7 +42,10 @@ export function addNetworkOptions(command: Command): Command {
 
 export function addSignerOptions(command: Command): Command {
   return command
-    .option("--keystore <file>", "encrypted JSON keystore holding the signing key")
+    .option(
+      "--keystore <file>",
+      "encrypted JSON keystore holding the signing key (without a key option: the bot file's wallet, else $HLBOT_PRIVATE_KEY)",
+    )
     .option(
       "--password-env <name>",
       "environment variable holding the keystore password (default HLBOT_KEYSTORE_PASSWORD)",
@@ -50,7 +53,7 @@ export function addSignerOptions(command: Command): Command {
     .option("--password-file <file>", "file holding the keystore password")
     .option(
       "--key-env <name>",
-      `environment variable holding the hex private key (default ${DEFAULT_KEY_ENV})`,
+      `environment variable holding the hex private key (default: the bot file's wallet, else ${DEFAULT_KEY_ENV})`,
     )
     .option(
       "--account <address>",
@@ -71,7 +74,10 @@ export function addOutputOptions(command: Command): Command {
 
 export function addLiveOption(command: Command): Command {
   return command
-    .option("--live", "really send to the venue (default: dry run, print the signed body only)")
+    .option(
+      "--live",
+      "really send to the venue (default: dry run, print the request unsigned, or signed with --sign)",
+    )
     .option("--dry-run", "never send, even with --live (dry run is the default)");
 }
 
@@ -93,7 +99,8 @@ export interface SignerSelection {
   keystore: string | undefined;
   passwordEnv: string | undefined;
   passwordFile: string | undefined;
-  keyEnv: string;
+  /** --key-env; undefined when not given (the bot file's wallet, else HLBOT_PRIVATE_KEY). */
+  keyEnv: string | undefined;
   account: string | undefined;
 }
 
@@ -116,7 +123,7 @@ export function readSignerOptions(raw: RawCommonOptions): SignerSelection {
     keystore: raw.keystore,
     passwordEnv: raw.passwordEnv,
     passwordFile: raw.passwordFile,
-    keyEnv: raw.keyEnv ?? DEFAULT_KEY_ENV,
+    keyEnv: raw.keyEnv,
     account: raw.account?.toLowerCase(),
   };
 }

@@ -315,6 +315,35 @@ describe("dry run --sign", () => {
   });
 });
 
+describe("the bot file's wallet", () => {
+  it("signs with the key file the bot file names when no key option is given; a key option wins", async () => {
+    // A user's trial: with wallet.privateKeyFile in hlbot.yaml, `hlbot twap … --config hlbot.yaml` asked
+    // for HLBOT_PRIVATE_KEY although the same file's limits, URLs and kill switch applied.
+    const keyFile = join(work, "key.hex");
+    writeFileSync(keyFile, `${ACCOUNT_KEY}\n`, { mode: 0o600 });
+    const bot = join(work, "hlbot.yaml");
+    writeFileSync(
+      bot,
+      [
+        "network: testnet",
+        "mode: dry-run",
+        `strategies: ${join(process.cwd(), "strategies/twap-accumulate.yaml")}`,
+        "wallet:",
+        `  privateKeyFile: ${keyFile}`,
+        "limits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 5000, maxStakeMovePerDay: 100 }",
+        "",
+      ].join("\n"),
+    );
+    const fromFile = await hlbot(["stake", "--amount", "1", "--sign", "--config", bot], {});
+    expect(fromFile.stderr).not.toMatch(/HLBOT_PRIVATE_KEY/);
+    expect(independentUserSigner(body(fromFile))).toBe(ACCOUNT_ADDRESS);
+    const flag = await hlbot(["stake", "--amount", "1", "--sign", "--config", bot, "--key-env", "MY_KEY"], {
+      MY_KEY: AGENT_KEY,
+    });
+    expect(independentUserSigner(body(flag))).toBe(AGENT_ADDRESS);
+  });
+});
+
 describe("--live", () => {
   it("sends the body to {base}/exchange, prints the venue's answer and exits 0", async () => {
     const server = await venue([{ json: OK_DEFAULT }]);
