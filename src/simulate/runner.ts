@@ -17,6 +17,7 @@ import { scheduledStrategies } from "../engine/daemon.js";
 import { WATCH_INTERVAL_MS, watchRunningTwaps, watchTargets } from "../engine/guards.js";
 import { openRuntime } from "../engine/runtime.js";
 import { runSlotGroup, Scheduler } from "../engine/scheduler.js";
+import { checkStrategyMarkets } from "../engine/strategies/markets.js";
 import type { Strategy } from "../engine/strategies/registry.js";
 import { usdPerUnit } from "../engine/usd.js";
 import { type ValuedHolding, valueAccount } from "../engine/valuation.js";
@@ -366,6 +367,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       const facts = await runtime.facts();
       const deps = runtime.cycleDeps(facts);
       const strategies = scheduledStrategies(config.strategies);
+      await checkStrategyMarkets(runtime.info, strategies);
       const scheduler = new Scheduler({
         journal: runtime.journal,
         account: runtime.account,

@@ -22,7 +22,17 @@ let transport: HttpTransport;
 beforeAll(async () => {
   network = (await startSimulator({
     scenario: testScenario({
-      pairs: [{ index: 107, base: "HYPE", quote: "USDC", dayNtlVlm: "50000000" }],
+      // The demo strategies' markets (HYPE and PURR against USDC), as the real venue lists them.
+      tokens: [
+        { name: "USDC", index: 0, szDecimals: 8, weiDecimals: 8 },
+        { name: "PURR", index: 1, szDecimals: 0, weiDecimals: 5 },
+        { name: "HYPE", index: 150, szDecimals: 2, weiDecimals: 8 },
+      ],
+      pairs: [
+        { index: 0, base: "PURR", quote: "USDC" },
+        { index: 107, base: "HYPE", quote: "USDC", dayNtlVlm: "50000000" },
+      ],
+      prices: { "@107": { start: "25", volatility: 0 }, "PURR/USDC": { start: "0.2", volatility: 0 } },
       accounts: [{ address: ADDR.trader, label: "someone" }],
       balances: { [ADDR.trader]: { USDC: "1234.5", HYPE: "42.25" } },
       staking: {
@@ -69,7 +79,11 @@ describe("a fork of a real account", () => {
     const jailed = scenario.validators.find((v) => v.address === VALIDATORS.jailed)!;
     expect(jailed.isJailed).toBe(true);
     expect(scenario.validators.find((v) => v.address === VALIDATORS.b)!.stake.toString()).toBe("95000050");
-    expect(scenario.pairs[0]).toMatchObject({ name: "@107", base: "HYPE", book: { class: "deep" } });
+    expect(scenario.pairs.find((p) => p.base === "HYPE")).toMatchObject({
+      name: "@107",
+      base: "HYPE",
+      book: { class: "deep" },
+    });
     expect(fork.notes.join("\n")).toMatch(/pending withdrawal .* full delay/);
   });
 

@@ -54,6 +54,8 @@ export function register(program: Command, ctx: CliContext): void {
         try {
           const strategies = scheduledStrategies(config.strategies);
           const facts = await runtime.facts();
+          const { checkStrategyMarkets } = await import("../../engine/strategies/markets.js");
+          await checkStrategyMarkets(runtime.info, strategies);
           const deps = runtime.cycleDeps(facts);
           const now = runtime.clock();
           const mode = live ? "live" : "dry run";

@@ -6,7 +6,14 @@
 import type { Command } from "commander";
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../../engine/config/loader.js";
-import { ConfigError, describeError, HlbotError, ValidationError, walk } from "../../lib/errors.js";
+import {
+  ConfigError,
+  describeError,
+  HlbotError,
+  ValidationError,
+  VenueError,
+  walk,
+} from "../../lib/errors.js";
 import type { CliContext } from "../context.js";
 import { CONFIG_OPTION_HELP, parseInteger } from "../options.js";
 
@@ -135,6 +142,15 @@ async function runDaemon(
     });
     const { runtime, lock } = instance;
     shutdown.add("the state database, venue connections and instance lock", () => instance.close());
+    // A misspelt coin stops the start (exit 2); a venue not reachable yet does not (the daemon waits).
+    const { checkStrategyMarkets } = await import("../../engine/strategies/markets.js");
+    await checkStrategyMarkets(runtime.info, strategies).catch((err: unknown) => {
+      if (!(err instanceof VenueError)) throw err;
+      logger.warn(
+        { err: describeError(err) },
+        `the strategies' markets were not checked (${describeError(err)}); a market the venue does not list will be skipped at each run`,
+      );
+    });
     // Notification channels read their secrets now, before the environment is dropped; a configured
     // channel whose token is missing stops the start (exit 2) rather than staying silent for weeks.
     const { createNotifier } = await import("../../engine/notify/notifier.js");

@@ -287,6 +287,18 @@ export async function loadStrategyFiles(
   return loaded;
 }
 
+/** The line of `keyPath` in the YAML file at `abs` (undefined when it cannot be read or found). */
+export async function lineInFile(
+  abs: string,
+  keyPath: ReadonlyArray<string | number>,
+): Promise<number | undefined> {
+  try {
+    return lineOf(parseYamlSource(displayPath(abs), await readConfigText(abs)), [...keyPath]);
+  } catch {
+    return undefined;
+  }
+}
+
 async function nameLine(abs: string): Promise<number | undefined> {
   const src = parseYamlSource(displayPath(abs), await readConfigText(abs));
   return lineOf(src, [], "name");

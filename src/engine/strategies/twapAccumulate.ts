@@ -43,6 +43,7 @@ export const twapAccumulate = defineStrategy({
   paramsSchema: twapAccumulateParams,
   reads: ["twaps", "fees"],
   remembers: true,
+  markets: (params) => [{ coin: params.coin, quote: params.quote, keyPath: ["params", "coin"] }],
   decide(snapshot, params, _now, memory, name) {
     const considered = "twapOrder" as const;
     const pair = snapshot.pairs.get(params.coin) ?? pairFor(snapshot, params.coin, params.quote);

@@ -82,6 +82,10 @@ export const twapRebalance = defineStrategy({
   description: "Keep spot tokens at target weights with one TWAP per token that leaves its band",
   paramsSchema: twapRebalanceParams,
   reads: ["twaps", "fees"],
+  markets: (params) =>
+    Object.keys(params.targets)
+      .filter((token) => token !== params.quote)
+      .map((token) => ({ coin: token, quote: params.quote, keyPath: ["params", "targets", token] })),
   decide(snapshot, params, _now, _memory, name) {
     const quote = params.quote;
     if (!snapshot.tokens.has(quote)) return [skip(name, `quote token ${quote} is not listed on the venue`)];

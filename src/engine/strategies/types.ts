@@ -41,6 +41,18 @@ export interface StrategyDefinition<S extends z.ZodType = z.ZodType> {
   /** Whether `decide` reads its StrategyMemory; the cycle asks the journal only for those that do. */
   remembers?: boolean;
   decide: DecideFn<z.output<S>>;
+  /**
+   * The spot markets its params name, each with the key path it comes from: checked against the venue's
+   * metadata before a bot runs (a misspelt coin is an error with its file and line, not a skip every run).
+   */
+  markets?: (params: z.output<S>) => ReadonlyArray<StrategyMarket>;
+}
+
+/** A spot market a strategy trades: `coin` (a token, or a pair's venue name) against `quote`. */
+export interface StrategyMarket {
+  coin: string;
+  quote: string;
+  keyPath: ReadonlyArray<string | number>;
 }
 
 /** Type helper so each strategy module checks its `decide` against its own schema. */

@@ -1,0 +1,47 @@
+// Before a bot acts (plan, once, run, simulate), the spot markets its strategies name are looked up in
+// the venue's metadata: a misspelt coin ("HYPEE") is an error with the strategy file's line, where it
+// would otherwise be a skip ("no spot pair trades HYPEE against USDC") on every run, forever.
+
+import { formatKeyPath } from "../../lib/yamlSource.js";
+import type { InfoClient } from "../../venue/info/client.js";
+import { type ConfigIssue, ConfigIssuesError, didYouMean } from "../config/issues.js";
+import { displayPath, lineInFile } from "../config/loader.js";
+import { spotUniverse } from "../readSnapshot.js";
+import { pairFor } from "../snapshot.js";
+import { STRATEGIES, type Strategy } from "./registry.js";
+import type { StrategyMarket } from "./types.js";
+
+/** Throws ConfigIssuesError naming every enabled strategy's market the venue does not list. */
+export async function checkStrategyMarkets(
+  info: InfoClient,
+  strategies: readonly Strategy[],
+  signal?: AbortSignal,
+): Promise<void> {
+  const wanted = strategies
+    .filter((s) => s.enabled)
+    .flatMap((s) => {
+      const markets = (STRATEGIES[s.kind] as { markets?: (p: unknown) => ReadonlyArray<StrategyMarket> })
+        .markets;
+      return (markets?.(s.params) ?? []).map((m) => ({ strategy: s, ...m }));
+    });
+  if (wanted.length === 0) return;
+  // The metadata as the cycles read it (with the asset contexts): the same query, not one more kind.
+  const [meta] = await info.spotMetaAndAssetCtxs({}, signal);
+  const universe = spotUniverse(meta, {});
+  const issues: ConfigIssue[] = [];
+  for (const w of wanted) {
+    if (universe.pairs.has(w.coin) || pairFor(universe, w.coin, w.quote) !== undefined) continue;
+    const missing = [w.coin, w.quote].find((t) => !universe.tokens.has(t));
+    const guess = missing === undefined ? undefined : didYouMean(missing, universe.tokens.keys());
+    issues.push({
+      file: displayPath(w.strategy.file),
+      line: await lineInFile(w.strategy.file, w.keyPath),
+      keyPath: formatKeyPath([...w.keyPath]),
+      message:
+        missing !== undefined
+          ? `${missing} is not a spot token on the venue${guess ? ` (did you mean "${guess}"?)` : ""}`
+          : `no spot pair trades ${w.coin} against ${w.quote} on the venue`,
+    });
+  }
+  if (issues.length > 0) throw new ConfigIssuesError(issues);
+}

@@ -1,0 +1,90 @@
+// A user's trial: `coin: HYPEE` in a strategy ran "successfully", its only trace a skip ("no spot pair
+// trades HYPEE against USDC") on every run. The markets strategies name are now looked up in the venue's
+// metadata before a bot acts: an unknown one is an error with the strategy file's line.
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ConfigIssuesError } from "../../src/engine/config/issues.js";
+import { loadConfig } from "../../src/engine/config/loader.js";
+import { checkStrategyMarkets } from "../../src/engine/strategies/markets.js";
+import { runSimulation } from "../../src/simulate/runner.js";
+import { createSimulator } from "../../src/simulator/index.js";
+import { InfoClient } from "../../src/venue/info/client.js";
+import { HttpTransport } from "../../src/venue/transport/http.js";
+import { REPO_ROOT } from "../helpers/build.js";
+
+const temp = mkdtempSync(join(tmpdir(), "hlbot-markets-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+/** The demo bot in its own folder, with `edits` applied to its strategy files (file → [from, to]). */
+async function demoBot(name: string, edits: Record<string, Array<[string, string]>>) {
+  const dir = join(temp, name);
+  cpSync(join(REPO_ROOT, "config/demo-strategies"), join(dir, "demo-strategies"), { recursive: true });
+  writeFileSync(join(dir, "demo.yaml"), readFileSync(join(REPO_ROOT, "config/demo.yaml"), "utf8"));
+  for (const [file, changes] of Object.entries(edits)) {
+    const path = join(dir, "demo-strategies", file);
+    let text = readFileSync(path, "utf8");
+    for (const [from, to] of changes) text = text.replace(from, to);
+    writeFileSync(path, text);
+  }
+  return loadConfig(join(dir, "demo.yaml"), {});
+}
+
+function venueInfo() {
+  const sim = createSimulator({ rateLimit: false });
+  const transport = new HttpTransport({
+    endpoints: {
+      info: "http://venue.invalid/info",
+      exchange: "http://venue.invalid/exchange",
+      explorer: "http://venue.invalid/explorer",
+    },
+    wire: sim.wire,
+    budget: null,
+  });
+  return new InfoClient(transport);
+}
+
+async function problems(config: Awaited<ReturnType<typeof loadConfig>>): Promise<string[]> {
+  const err = await checkStrategyMarkets(venueInfo(), config.strategies).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (err === undefined) return [];
+  expect(err).toBeInstanceOf(ConfigIssuesError);
+  return (err as ConfigIssuesError).issues.map(
+    (i) => `${i.file.split("/").pop()}:${i.line}: ${i.keyPath}: ${i.message}`,
+  );
+}
+
+describe("the markets strategies name", () => {
+  it("pass when the venue lists them (a token against its quote, or a pair's venue name)", async () => {
+    expect(await problems(await demoBot("ok", {}))).toEqual([]);
+    expect(
+      await problems(await demoBot("pair-name", { "hype-dca.yaml": [["coin: HYPE", 'coin: "@107"']] })),
+    ).toEqual([]);
+  });
+
+  it("name every unknown coin, target and quote with its file and line, and a likely spelling", async () => {
+    const config = await demoBot("typos", {
+      "hype-dca.yaml": [["coin: HYPE", "coin: HYPEE"]],
+      "purr-allocation.yaml": [["PURR: 0.15", "PUR: 0.15"]],
+    });
+    expect(await problems(config)).toEqual([
+      'hype-dca.yaml:8: params.coin: HYPEE is not a spot token on the venue (did you mean "HYPE"?)',
+      'purr-allocation.yaml:9: params.targets.PUR: PUR is not a spot token on the venue (did you mean "PURR"?)',
+    ]);
+    // A simulation stops before its first cycle, as for any other mistake in the files.
+    await expect(runSimulation({ config, days: 1 })).rejects.toThrow(/HYPEE is not a spot token/);
+  });
+
+  it("leave disabled strategies alone", async () => {
+    const config = await demoBot("disabled", {
+      "hype-dca.yaml": [
+        ["coin: HYPE", "coin: HYPEE"],
+        ["kind: twap-accumulate", "kind: twap-accumulate\nenabled: false"],
+      ],
+    });
+    expect(await problems(config)).toEqual([]);
+  });
+});
