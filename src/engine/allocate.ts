@@ -260,7 +260,7 @@ function fitTwap(
     snapshot.rules,
     pairOf(t, snapshot)?.quote.name ?? token,
   );
-  if (!fit.ok) return skipOf(`${why}; reduced to ${fmt(size)} it is too small: ${fit.reason}`);
+  if (!fit.ok) return skipOf(`${why}; reduced to ${fmt(size)}, it is too small: ${fit.reason}`);
   return {
     intent: withSize(
       t,

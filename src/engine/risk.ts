@@ -288,7 +288,7 @@ function limitTwap(intent: TwapOrderIntent, limits: RiskLimits, rules: VenueRule
   if (!size.gt(0)) return `maxOrderUsd ${fmt(limits.maxOrderUsd)} USD is less than one lot`;
   const notionalUsd = size.times(usdPx);
   const fit = fitTwapDuration(size.times(intent.midPx), intent.minutes, rules, quote);
-  if (!fit.ok) return `reduced to maxOrderUsd ${fmt(limits.maxOrderUsd)} USD it is too small: ${fit.reason}`;
+  if (!fit.ok) return `reduced to maxOrderUsd ${fmt(limits.maxOrderUsd)} USD, it is too small: ${fit.reason}`;
   const change =
     `reduced from ${fmt(intent.size)} to ${fmt(size)} (≈${fmt(notionalUsd, 2)} USD) by maxOrderUsd ${fmt(limits.maxOrderUsd)}` +
     (fit.minutes !== intent.minutes ? `, over ${fit.minutes} min` : "");

@@ -208,6 +208,9 @@ export function appliedMigrations(db: StateDatabase): string[] {
 }
 
 function prepareFolder(dir: string): void {
+  const existing = statSync(dir, { throwIfNoEntry: false });
+  if (existing !== undefined && !existing.isDirectory())
+    throw new ConfigError("the state path is a file, not a folder: set `state:` to a folder", { file: dir });
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (err) {

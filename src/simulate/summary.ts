@@ -65,7 +65,10 @@ export interface TwapSummary {
 }
 
 export interface ExecutionTotal {
-  /** In the valuation coin (quote converted at the end price), 2 decimals; positive = cost. */
+  /**
+   * In the valuation coin (quote converted at the end price), 2 decimals; positive = cost. Each bps is
+   * over the notional at its reference price (decision mids, run mids, slice mids), as a TWAP's row is.
+   */
   notional: string;
   slippage: string;
   slippageBps: string | null;
@@ -418,7 +421,17 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     const t = twaps.get(Number(e.data.twapId));
     if (t) t.status = e.kind === "twapFinished" ? "finished" : "terminated";
   }
-  const exec = { ntl: ZERO, slippage: ZERO, shortfall: ZERO, impact: ZERO };
+  // Each cost in bps is over the notional at its own reference price (Σ size × reference), as a TWAP's
+  // row is: a total of one TWAP is that TWAP's figure.
+  const exec = {
+    ntl: ZERO,
+    slippage: ZERO,
+    shortfall: ZERO,
+    impact: ZERO,
+    atDecision: ZERO,
+    atRunMid: ZERO,
+    atSliceMids: ZERO,
+  };
   const twapList: TwapSummary[] = [...twaps.values()].map(({ fee_, sz_, ntl_, mids_, impact_, ...t }) => {
     const sign = t.side === "buy" ? 1 : -1;
     const avg = sz_.gt(0) ? ntl_.div(sz_) : undefined;
@@ -433,6 +446,9 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     exec.slippage = exec.slippage.plus(cost(decision).times(inValuation));
     exec.shortfall = exec.shortfall.plus(cost(twMid).times(inValuation));
     exec.impact = exec.impact.plus(impact_.times(inValuation));
+    if (avg && decision) exec.atDecision = exec.atDecision.plus(sz_.times(decision).times(inValuation));
+    if (avg && twMid) exec.atRunMid = exec.atRunMid.plus(sz_.times(twMid).times(inValuation));
+    exec.atSliceMids = exec.atSliceMids.plus(ntl_.minus(impact_.times(sign)).times(inValuation));
     return {
       ...t,
       executedSize: wire(sz_),
@@ -620,15 +636,15 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       timingAndOther: round(diff.minus(extraRewards).plus(feeValue).plus(exec.impact), 2),
     },
   };
-  const bpsOf = (d: Decimal) => (exec.ntl.gt(0) ? round(d.div(exec.ntl).times(10_000), 2) : null);
+  const bpsOf = (d: Decimal, over: Decimal) => (over.gt(0) ? round(d.div(over).times(10_000), 2) : null);
   const execution: ExecutionTotal = {
     notional: round(exec.ntl, 2),
     slippage: round(exec.slippage, 2),
-    slippageBps: bpsOf(exec.slippage),
+    slippageBps: bpsOf(exec.slippage, exec.atDecision),
     shortfall: round(exec.shortfall, 2),
-    shortfallBps: bpsOf(exec.shortfall),
+    shortfallBps: bpsOf(exec.shortfall, exec.atRunMid),
     impact: round(exec.impact, 2),
-    impactBps: bpsOf(exec.impact),
+    impactBps: bpsOf(exec.impact, exec.atSliceMids),
     fees: round(feeValue, 2),
   };
 

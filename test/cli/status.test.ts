@@ -220,6 +220,24 @@ describe("status and tx", () => {
     proxy.setRewrites({});
   });
 
+  it("without an account or a key, says how to name the account (--user) instead of only asking for a key", async () => {
+    const anonymous = join(dir, "anonymous.yaml");
+    writeFileSync(
+      anonymous,
+      stringify({
+        network: "testnet",
+        baseUrl: bot.sim.url,
+        strategies: [join(bot.dir, "strategy-0.yaml")],
+        limits: { maxOrderUsd: 100, maxDailyNotionalUsd: 100, maxStakeMovePerDay: 1 },
+      }),
+    );
+    const run = io();
+    expect(await main(["status", "--config", anonymous], run.io)).toBe(2);
+    expect(run.stderr()).toMatch(/HLBOT_PRIVATE_KEY is not set.*--user 0x…/);
+    const named = io();
+    expect(await main(["status", "--config", anonymous, "--user", bot.address], named.io)).toBe(0);
+  });
+
   it("looks up a transaction the venue processed, and rejects a malformed hash before any request", async () => {
     const hash = bot.sim.ledger().find((e) => e.kind === "cDeposit" && e.hash)?.hash;
     expect(hash).toMatch(/^0x[0-9a-f]{64}$/);

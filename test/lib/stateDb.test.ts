@@ -53,6 +53,8 @@ describe("openStateDb", () => {
     const attempt = openStateDb({ dir: file });
     await expect(attempt).rejects.toBeInstanceOf(ConfigError);
     await expect(openStateDb({ dir: file })).rejects.toThrow("not-a-folder");
+    // Said in words, not as the system call's EEXIST.
+    await expect(openStateDb({ dir: file })).rejects.toThrow(/the state path is a file, not a folder/);
   });
 
   it("resolves the state folder from --state, then HLBOT_STATE_DIR, $STATE_DIRECTORY, $XDG_STATE_HOME/hlbot", () => {

@@ -51,6 +51,28 @@ describe("execution figures per TWAP and in total", () => {
     const total = s.twaps.reduce((a, t) => a + Number(t.impact), 0);
     expect(Number(s.execution.impact)).toBeCloseTo(total, 1);
     expect(s.execution.fees).toBe(s.fees.value);
+    // A total's bps is over the notional at its reference prices, as each row's is (a user saw one
+    // TWAP at 93.48 bps and a total of 92.61, the total being over the notional at the fills).
+    const over = (ref: (t: (typeof s.twaps)[number]) => string | null) =>
+      s.twaps.reduce(
+        (a, t) => (ref(t) === null ? a : a.plus(d(t.executedSize).times(ref(t)!))),
+        new Decimal(0),
+      );
+    const bps = (cost: string, notional: Decimal) => d(cost).div(notional).times(10_000).toNumber();
+    expect(Number(s.execution.slippageBps)).toBeCloseTo(
+      bps(
+        s.execution.slippage,
+        over((t) => t.decisionMid),
+      ),
+      1,
+    );
+    expect(Number(s.execution.shortfallBps)).toBeCloseTo(
+      bps(
+        s.execution.shortfall,
+        over((t) => t.twMid),
+      ),
+      1,
+    );
   });
 });
 

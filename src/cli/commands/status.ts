@@ -28,9 +28,18 @@ export function register(program: Command, ctx: CliContext): void {
       let account = opts.user === undefined ? config.account : parseAddress(opts.user, "--user");
       if (account === undefined) {
         const { loadSigner } = await import("../../venue/signing/signer.js");
-        account = (
-          await loadSigner(config.wallet, ctx.env, { warn: (m) => ctx.stderr(`hlbot: warning: ${m}\n`) })
-        ).address;
+        const { ConfigError } = await import("../../lib/errors.js");
+        // Only the address is needed: say how to give it without a key.
+        const signer = await loadSigner(config.wallet, ctx.env, {
+          warn: (m) => ctx.stderr(`hlbot: warning: ${m}\n`),
+        }).catch((err: unknown) => {
+          if (err instanceof ConfigError)
+            throw new ConfigError(
+              `${err.message}; or name the account to show with --user 0x… (or \`account:\` in the bot file): no key is needed to read it`,
+            );
+          throw err;
+        });
+        account = signer.address;
       }
       const { collectStatus, formatStatus, unavailableLines } = await import("../status.js");
       const { configTransport } = await import("../../engine/transport.js");

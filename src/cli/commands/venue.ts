@@ -116,7 +116,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--port <n>", "TCP port (default: a free port)")
     .option(
       "--host <addr>",
-      "interface to listen on (default 127.0.0.1; 0.0.0.0 inside a container, so other containers reach it)",
+      "interface to listen on (0.0.0.0 inside a container, so other containers reach it)",
       "127.0.0.1",
     )
     .option("--scenario <file>", "scenario YAML (default: the bundled config/scenarios/demo.yaml)")

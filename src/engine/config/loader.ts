@@ -339,8 +339,15 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
   const { edit } = options;
   const { src, data } = await readSource(file, env, edit && ((s) => edit(s, "bot")));
   const parsed = botConfigSchema.safeParse(data);
-  if (!parsed.success)
+  if (!parsed.success) {
+    // A strategy file given where a bot file belongs: one sentence, not every key it lacks.
+    if (data !== null && typeof data === "object" && "kind" in data && !("strategies" in data))
+      throw new ConfigError(
+        "this is a strategy file (it has `kind:`), not a bot file: give the bot file that names it under `strategies:` (hlbot init makes one)",
+        { file: src.file },
+      );
     throw new ConfigIssuesError(issuesFromZod(src, parsed.error.issues, botConfigSchema, data));
+  }
   const c = parsed.data;
   const at = (keyPath: Array<string | number>) => ({
     file: src.file,

@@ -156,6 +156,12 @@ describe("loadConfig", () => {
 });
 
 describe("configuration errors name the file, the line, the key path and what was expected", () => {
+  it("a strategy file given as the bot file is named as such, in one issue", async () => {
+    const issues = await failure(loadConfig(join(ROOT, "strategies/twap-rebalance.yaml"), {}));
+    expect(issues).toHaveLength(1);
+    expect(issues[0]?.message).toMatch(/this is a strategy file \(it has `kind:`\), not a bot file/);
+  });
+
   it("an unknown key, with did-you-mean", async () => {
     const issues = await failure(loadConfig(fixture("bad-bot/typo.yaml"), {}));
     expect(issues).toContainEqual({
