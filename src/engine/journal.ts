@@ -227,6 +227,8 @@ export interface DecisionRow {
 }
 
 const REBUILT_PREFIX = "rebuilt from the venue: ";
+/** Rows of pair memory written per statement (8 parameters each, far below SQLite's limit). */
+const PAIRS_PER_STATEMENT = 32;
 
 /**
  * The venue record a row of `hlbot journal rebuild` was made from (its key, see importVenueRecord), or
@@ -499,18 +501,32 @@ export class Journal {
   /** Remembers pairs as seen by this cycle (replacing what was known). */
   rememberPairs(pairs: readonly PairMemory[]): void {
     const now = this.clock();
-    const upsert = this.sql(
-      `INSERT INTO pair_memory (label, coin, asset_id, base_token_id, quote_token_id, mid, mid_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(label) DO UPDATE SET coin = excluded.coin, asset_id = excluded.asset_id,
-         base_token_id = excluded.base_token_id, quote_token_id = excluded.quote_token_id, mid = excluded.mid,
-         mid_at = excluded.mid_at, updated_at = excluded.updated_at`,
-    );
-    this.batch(() => {
-      for (const p of pairs) {
-        upsert.run(p.label, p.coin, p.assetId, p.baseTokenId, p.quoteTokenId, p.mid, p.midAt, now);
-      }
-    });
+    // One statement per chunk of rows (a statement is atomic by itself): a cycle writes its pairs
+    // without a transaction of its own around them. A label twice in one upsert is an SQLite error:
+    // the last of each label is kept.
+    const rows = [...new Map(pairs.map((p) => [p.label, p])).values()];
+    for (let i = 0; i < rows.length; i += PAIRS_PER_STATEMENT) {
+      const chunk = rows.slice(i, i + PAIRS_PER_STATEMENT);
+      const upsert = this.sql(
+        `INSERT INTO pair_memory (label, coin, asset_id, base_token_id, quote_token_id, mid, mid_at, updated_at)
+           VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
+         ON CONFLICT(label) DO UPDATE SET coin = excluded.coin, asset_id = excluded.asset_id,
+           base_token_id = excluded.base_token_id, quote_token_id = excluded.quote_token_id, mid = excluded.mid,
+           mid_at = excluded.mid_at, updated_at = excluded.updated_at`,
+      );
+      upsert.run(
+        ...chunk.flatMap((p) => [
+          p.label,
+          p.coin,
+          p.assetId,
+          p.baseTokenId,
+          p.quoteTokenId,
+          p.mid,
+          p.midAt,
+          now,
+        ]),
+      );
+    }
   }
 
   /**
@@ -536,6 +552,33 @@ export class Journal {
       row = select.get(account, strategy) as Row;
     }
     return { firstSeen: row.firstSeen, lastSlot: row.lastSlot ?? undefined };
+  }
+
+  /**
+   * slotState of several strategies of one account, read in one statement (the scheduler asks for all of
+   * them at every step); a strategy without a row is registered as first seen at `now`, as slotState does.
+   */
+  slotStates(
+    account: string,
+    strategies: readonly string[],
+    now: number,
+  ): Map<string, { lastSlot: number | undefined; firstSeen: number }> {
+    type Row = { strategy: string; firstSeen: number; lastSlot: number | null };
+    const rows = this.sql(
+      "SELECT strategy, first_seen AS firstSeen, last_slot AS lastSlot FROM schedule_slots WHERE account = ?",
+    ).all(account) as Row[];
+    const known = new Map(rows.map((r) => [r.strategy, r]));
+    const out = new Map<string, { lastSlot: number | undefined; firstSeen: number }>();
+    for (const name of strategies) {
+      const row = known.get(name);
+      out.set(
+        name,
+        row === undefined
+          ? this.slotState(account, name, now)
+          : { firstSeen: row.firstSeen, lastSlot: row.lastSlot ?? undefined },
+      );
+    }
+    return out;
   }
 
   /** Settles a strategy's slot (acted in, or missed); a slot never moves backwards. */

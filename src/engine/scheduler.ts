@@ -178,12 +178,14 @@ export class Scheduler {
     const bySlot = new Map<number, Strategy[]>();
     const notDue: NotDue[] = [];
     const missed: Missed[] = [];
+    const names = [...this.entries.keys()].filter((name) => !busy.has(name));
+    const states = this.journal.slotStates(this.account, names, now);
     for (const [name, e] of this.entries) {
       if (busy.has(name)) {
         notDue.push({ strategy: name, reason: "its previous run is still going", next: undefined });
         continue;
       }
-      const state = this.journal.slotState(this.account, name, now);
+      const state = states.get(name) ?? this.journal.slotState(this.account, name, now);
       const v = slotVerdict(e.cron, state, now, this.catchUpMs);
       if (v.missed > 0)
         missed.push({ strategy: name, count: v.missed, latest: v.due ? undefined : v.latestMissed });
@@ -192,10 +194,14 @@ export class Scheduler {
           this.journal.settleSlot(this.account, name, v.latestMissed, "missed");
         e.failures = 0;
         e.deferrals = 0;
+        const next = v.next;
         notDue.push({
           strategy: name,
-          reason: `not due: next slot ${v.next === undefined ? "never" : iso(v.next)}`,
-          next: v.next,
+          // Made when read: a simulation plans at every step and never reads it.
+          get reason() {
+            return `not due: next slot ${next === undefined ? "never" : iso(next)}`;
+          },
+          next,
         });
         continue;
       }

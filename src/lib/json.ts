@@ -27,6 +27,8 @@ const LONG_INTEGER_VALUE = /([:,[]\s*)(-?\d{16,})(?=\s*[,\]}])/g;
 /** Prefix of the placeholder an unsafe integer becomes, as parsed (NUL) and as written in the JSON text. */
 const BIG_MARK = "\u0000bigint:";
 const BIG_MARK_JSON = "\\u0000bigint:";
+/** A placeholder as JSON.stringify writes it, with the digits captured. */
+const BIG_MARK_WRITTEN = /"\\u0000bigint:(-?\d+)"/g;
 
 /**
  * Deepest nesting of arrays and objects `parseJson` accepts by default. The venue's answers nest fewer
@@ -149,6 +151,25 @@ function hasBigInt(value: unknown): boolean {
 /** Serializes to JSON; `bigint` values are written as bare integer digits, never quoted or rounded. */
 export function stringifyJson(value: unknown, indent?: number): string {
   if (!hasBigInt(value)) return JSON.stringify(value, null, indent);
+  // Fast exact path, the mirror of parseJson's: the native writer with each bigint as a placeholder
+  // string, then the placeholders turned into bare digits. A string of the input that reads like a
+  // placeholder makes the counts differ, and the writer written in JS does it instead.
+  let bigints = 0;
+  const marked = JSON.stringify(
+    value,
+    (_key, v: unknown) => {
+      if (typeof v !== "bigint") return v;
+      bigints++;
+      return `${BIG_MARK}${v}`;
+    },
+    indent,
+  );
+  let replaced = 0;
+  const fast = marked.replace(BIG_MARK_WRITTEN, (_match, digits: string) => {
+    replaced++;
+    return digits;
+  });
+  if (replaced === bigints) return fast;
   const out = losslessStringify(value, null, indent);
   if (out === undefined) throw new TypeError("value is not serializable to JSON");
   return out;

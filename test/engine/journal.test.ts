@@ -68,6 +68,41 @@ describe("journal", () => {
     expect(db.inTransaction).toBe(false);
   });
 
+  it("remembers pairs in chunks, a label given twice keeping its last values", () => {
+    const pair = (i: number, mid: string) => ({
+      label: `T${i}/USDC`,
+      coin: `@${i}`,
+      assetId: 10_000 + i,
+      baseTokenId: `0x${i.toString(16).padStart(32, "0")}`,
+      quoteTokenId: `0x${"0".repeat(32)}`,
+      mid,
+      midAt: now,
+    });
+    const many = Array.from({ length: 70 }, (_, i) => pair(i, "1.5"));
+    journal.rememberPairs([...many, pair(3, "2.5")]);
+    expect(journal.pairMemory("T69/USDC")).toEqual(pair(69, "1.5"));
+    expect(journal.pairMemory("T3/USDC")?.mid).toBe("2.5");
+    journal.rememberPairs([pair(69, "9")]);
+    expect(journal.pairMemory("T69/USDC")?.mid).toBe("9");
+    expect(journal.pairMemory("T70/USDC")).toBeUndefined();
+  });
+
+  it("reads the slot state of several strategies at once, registering the ones it has not seen", () => {
+    journal.slotState(ACCOUNT, "a", now - 5_000);
+    journal.settleSlot(ACCOUNT, "a", now - 1_000, "acted");
+    const states = journal.slotStates(ACCOUNT, ["a", "b"], now);
+    expect(Object.fromEntries(states)).toEqual({
+      a: { firstSeen: now - 5_000, lastSlot: now - 1_000 },
+      b: { firstSeen: now, lastSlot: undefined },
+    });
+    // Registered: the same answer one by one, and later sightings keep the first one.
+    expect(journal.slotState(ACCOUNT, "b", now + 60_000)).toEqual({ firstSeen: now, lastSlot: undefined });
+    expect(journal.slotStates("0x2222222222222222222222222222222222222222", ["a"], now).get("a")).toEqual({
+      firstSeen: now,
+      lastSlot: undefined,
+    });
+  });
+
   it("keeps pending and unknown submissions unresolved and blocks their strategy", () => {
     journal.startCycle({ id: "c1", trigger: "once", mode: "live", account: ACCOUNT, strategies: ["a", "b"] });
     const a = pending("a");

@@ -20,6 +20,18 @@ describe("lossless JSON", () => {
     expect(stringifyJson(plain, 2)).toBe(JSON.stringify(plain, null, 2));
   });
 
+  it("writes bigints exactly beside a string that reads like its own placeholder", () => {
+    const tricky = { s: "\u0000bigint:12", n: 12345678901234567890n, list: [-(2n ** 80n), "x"] };
+    const text = stringifyJson(tricky);
+    expect(text).toBe(
+      '{"s":"\\u0000bigint:12","n":12345678901234567890,"list":[-1208925819614629174706176,"x"]}',
+    );
+    expect(parseJson(text)).toEqual(tricky);
+    expect(stringifyJson({ a: [1n, { b: 2n }] }, 2)).toBe(
+      '{\n  "a": [\n    1,\n    {\n      "b": 2\n    }\n  ]\n}',
+    );
+  });
+
   it("treats 2^53 − 1 as a number and 2^53 + 1 as a bigint", () => {
     expect(parseJson("9007199254740991")).toBe(9007199254740991);
     expect(parseJson("9007199254740993")).toBe(9007199254740993n);
