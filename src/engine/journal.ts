@@ -227,8 +227,24 @@ export interface DecisionRow {
 }
 
 const REBUILT_PREFIX = "rebuilt from the venue: ";
+// Asked every cycle: the texts are made once (a statement is looked up by its text).
+const UNRESOLVED = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE status IN ('pending', 'unknown') ORDER BY id`;
+const UNRESOLVED_OF_ACCOUNT = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE status IN ('pending', 'unknown')
+  AND account = ? ORDER BY id`;
 /** Rows of pair memory written per statement (8 parameters each, far below SQLite's limit). */
 const PAIRS_PER_STATEMENT = 32;
+const pairUpserts: string[] = [];
+
+/** The upsert of `rows` pair memory rows (its text made once per row count). */
+function pairUpsert(rows: number): string {
+  pairUpserts[rows] ??=
+    `INSERT INTO pair_memory (label, coin, asset_id, base_token_id, quote_token_id, mid, mid_at, updated_at)
+     VALUES ${Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
+   ON CONFLICT(label) DO UPDATE SET coin = excluded.coin, asset_id = excluded.asset_id,
+     base_token_id = excluded.base_token_id, quote_token_id = excluded.quote_token_id, mid = excluded.mid,
+     mid_at = excluded.mid_at, updated_at = excluded.updated_at`;
+  return pairUpserts[rows];
+}
 
 /**
  * The venue record a row of `hlbot journal rebuild` was made from (its key, see importVenueRecord), or
@@ -392,11 +408,9 @@ export class Journal {
 
   /** Submissions whose effect on the venue is not known yet (pending or unknown), oldest first. */
   unresolved(account?: string): SubmissionRow[] {
-    const rows = this.sql(
-      `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE status IN ('pending', 'unknown')
-         ${account ? "AND account = ?" : ""} ORDER BY id`,
-    ).all(...(account ? [account] : [])) as SubmissionRow[];
-    return rows;
+    return (
+      account ? this.sql(UNRESOLVED_OF_ACCOUNT).all(account) : this.sql(UNRESOLVED).all()
+    ) as SubmissionRow[];
   }
 
   /**
@@ -507,13 +521,7 @@ export class Journal {
     const rows = [...new Map(pairs.map((p) => [p.label, p])).values()];
     for (let i = 0; i < rows.length; i += PAIRS_PER_STATEMENT) {
       const chunk = rows.slice(i, i + PAIRS_PER_STATEMENT);
-      const upsert = this.sql(
-        `INSERT INTO pair_memory (label, coin, asset_id, base_token_id, quote_token_id, mid, mid_at, updated_at)
-           VALUES ${chunk.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}
-         ON CONFLICT(label) DO UPDATE SET coin = excluded.coin, asset_id = excluded.asset_id,
-           base_token_id = excluded.base_token_id, quote_token_id = excluded.quote_token_id, mid = excluded.mid,
-           mid_at = excluded.mid_at, updated_at = excluded.updated_at`,
-      );
+      const upsert = this.sql(pairUpsert(chunk.length));
       upsert.run(
         ...chunk.flatMap((p) => [
           p.label,
