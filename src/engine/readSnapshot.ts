@@ -97,13 +97,7 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     throw new InternalError("spotMeta was read neither alone nor with the asset contexts");
   const { tokens, pairs } = spotUniverse(meta, mids);
   const balances = new Map<string, SpotBalance>();
-  for (const b of spot.balances) {
-    if (b.token === undefined) continue; // outcome-market balances are not spot tokens
-    const total = new Decimal(b.total);
-    const hold = new Decimal(b.hold);
-    const available = Decimal.max(ZERO, total.minus(hold));
-    balances.set(b.coin, { coin: b.coin, token: b.token, total, hold, available });
-  }
+  for (const b of spotBalances(spot.balances)) balances.set(b.coin, b);
 
   const staking: StakingSummary = summary
     ? {
@@ -250,6 +244,30 @@ export function spotUniverse(
     });
   }
   return { tokens, pairs };
+}
+
+type VenueBalances = Awaited<ReturnType<InfoClient["spotClearinghouseState"]>>["balances"];
+
+/**
+ * The spot balances of a spotClearinghouseState answer as Decimals, kept per answer object (the info
+ * client hands out the same frozen answer while its text repeats: balances change only with fills).
+ * Outcome-market balances (no token) are not spot tokens.
+ */
+const balancesOfAnswer = new WeakMap<VenueBalances, readonly SpotBalance[]>();
+
+function spotBalances(list: VenueBalances): readonly SpotBalance[] {
+  let kept = balancesOfAnswer.get(list);
+  if (kept === undefined) {
+    kept = list.flatMap((b) => {
+      if (b.token === undefined) return [];
+      const total = new Decimal(b.total);
+      const hold = new Decimal(b.hold);
+      const available = Decimal.max(ZERO, total.minus(hold));
+      return [Object.freeze({ coin: b.coin, token: b.token, total, hold, available })];
+    });
+    balancesOfAnswer.set(list, kept);
+  }
+  return kept;
 }
 
 /**

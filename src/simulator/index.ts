@@ -131,6 +131,19 @@ export class Simulator {
   };
 
   private lastDate: { second: number; text: string } | undefined;
+  // Amounts in staking change at rewards and moves; a run values them every sampled hour.
+  private readonly hypeAmounts = new Map<bigint, Decimal>();
+
+  /** HYPE wei as HYPE (the token's weiDecimals, 8 without one), kept per amount. */
+  private hypeOf(wei: bigint): Decimal {
+    let amount = this.hypeAmounts.get(wei);
+    if (amount === undefined) {
+      amount = fromWei(wei, this.core.hype?.weiDecimals ?? 8);
+      if (this.hypeAmounts.size >= 1024) this.hypeAmounts.clear();
+      this.hypeAmounts.set(wei, amount);
+    }
+    return amount;
+  }
 
   /** The Date header at `now`: whole seconds, so the text is made again only when the second changes. */
   private dateHeader(now: number): string {
@@ -215,8 +228,7 @@ export class Simulator {
   staking(address: string): StakingView {
     const user = normalizeAddress(address);
     const raw = this.core.staking.account(user);
-    const dec = this.core.hype?.weiDecimals ?? 8;
-    const hype = (wei: bigint) => fromWei(wei, dec);
+    const hype = (wei: bigint) => this.hypeOf(wei);
     return {
       undelegated: hype(raw?.undelegated ?? 0n),
       delegations: [...(raw?.delegations.values() ?? [])].map((d) => ({

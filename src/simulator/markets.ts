@@ -28,6 +28,9 @@ export interface Pair {
   volume: Map<number, { ntl: Decimal; base: Decimal }>;
 }
 
+/** Roundings kept per pair: more than a day of cycles (the previous-day price is a day-old mid). */
+const ROUNDED_KEPT = 256;
+
 export class Markets {
   readonly tokens: Token[];
   readonly pairs: Pair[];
@@ -35,8 +38,11 @@ export class Markets {
   private readonly tokensByIndex = new Map<number, Token>();
   private readonly pairsByKey = new Map<string, Pair>();
   private readonly pairsByAsset = new Map<number, Pair>();
-  /** Per pair, the last path price rounded to the grid and its rounding (a mid is asked for many times per step). */
-  private readonly rounded = new Map<Pair, { px: number; szDecimals: number; mid: Decimal }>();
+  /**
+   * Per pair, recent path prices and their rounding to the grid: a mid is asked for many times per step,
+   * and the previous-day price is the mid of a day before. Bounded (oldest forgotten first).
+   */
+  private readonly rounded = new Map<Pair, { szDecimals: number; byPx: Map<number, Decimal> }>();
 
   constructor(
     scenario: Scenario,
@@ -116,13 +122,7 @@ export class Markets {
 
   /** Mid price of a pair now, on the venue's price grid. */
   mid(pair: Pair, t = this.now()): Decimal {
-    const px = pair.path.at(t);
-    const last = this.rounded.get(pair);
-    const szDecimals = pair.base.szDecimals;
-    if (last !== undefined && last.px === px && last.szDecimals === szDecimals) return last.mid;
-    const mid = roundSpotPrice(px, szDecimals);
-    this.rounded.set(pair, { px, szDecimals, mid });
-    return mid;
+    return this.onGrid(pair, pair.path.at(t));
   }
 
   /**
@@ -136,7 +136,19 @@ export class Markets {
 
   /** A path price on the venue's price grid, as `mid` rounds it. */
   onGrid(pair: Pair, px: number): Decimal {
-    return roundSpotPrice(px, pair.base.szDecimals);
+    const szDecimals = pair.base.szDecimals;
+    let kept = this.rounded.get(pair);
+    if (kept === undefined || kept.szDecimals !== szDecimals) {
+      kept = { szDecimals, byPx: new Map() };
+      this.rounded.set(pair, kept);
+    }
+    let rounded = kept.byPx.get(px);
+    if (rounded === undefined) {
+      rounded = roundSpotPrice(px, szDecimals);
+      if (kept.byPx.size >= ROUNDED_KEPT) kept.byPx.delete(kept.byPx.keys().next().value as number);
+      kept.byPx.set(px, rounded);
+    }
+    return rounded;
   }
 
   /**
@@ -156,7 +168,7 @@ export class Markets {
   prevDayPx(pair: Pair, t = this.now()): Decimal {
     if (pair.config.prevDayPx) return pair.config.prevDayPx;
     const px = pair.path.before(t - 24 * HOUR) ?? pair.path.at(t);
-    return roundSpotPrice(px, pair.base.szDecimals);
+    return this.onGrid(pair, px);
   }
 
   setPrice(pair: Pair, px: Decimal | string | number, t = this.now()): Decimal {

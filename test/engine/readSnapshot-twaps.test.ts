@@ -1,6 +1,6 @@
-// The running TWAPs of a snapshot follow twapHistory cycle after cycle, also while the info client hands
-// out the same (kept) history answer: the latest entry per TWAP is kept per answer object, and a new
-// answer (a TWAP placed or ended) is read afresh.
+// The running TWAPs and the balances of a snapshot follow the venue cycle after cycle, also while the info
+// client hands out the same (kept) answer: what is made of an answer is kept per answer object, and a new
+// answer (a TWAP placed or ended, a fill) is read afresh.
 import { afterEach, describe, expect, it } from "vitest";
 import { readSnapshot } from "../../src/engine/readSnapshot.js";
 import { createSimulator, type Simulator } from "../../src/simulator/index.js";
@@ -30,8 +30,8 @@ describe("readSnapshot: running TWAPs from a repeating history", () => {
       budget: null,
     });
     const info = new InfoClient(transport);
-    const running = async () => {
-      const s = await readSnapshot(info, {
+    const snapshot = () =>
+      readSnapshot(info, {
         account: ADDR.trader,
         network: "testnet",
         rules: {} as never,
@@ -39,8 +39,10 @@ describe("readSnapshot: running TWAPs from a repeating history", () => {
         facts: { multiSig: null },
         now: venue.now(),
       });
-      return s.twaps.map((t) => [t.twapId, t.side]);
-    };
+    const running = async () => (await snapshot()).twaps.map((t) => [t.twapId, t.side]);
+    const hype = async () => (await snapshot()).balances.get("HYPE")!.total.toFixed();
+    expect(await hype()).toBe("1000");
+    expect(await hype()).toBe("1000");
     const place = (isBuy: boolean, size: string, minutes: number) => {
       const r = venue.core.twaps.place(
         ADDR.trader,
@@ -66,5 +68,8 @@ describe("readSnapshot: running TWAPs from a repeating history", () => {
       expect(await running()).toEqual([]);
       venue.advance(60_000);
     }
+    // The balances follow the fills (10 HYPE sold, 5 bought less its 0.1 % fee in HYPE), also once their
+    // answer repeats.
+    for (let i = 0; i < 3; i++) expect(await hype()).toBe("994.995");
   });
 });

@@ -195,3 +195,27 @@ describe("roundSpotPrice", () => {
     expect(roundSpotPrice(1e-12, 2).toString()).toBe("0.000001");
   });
 });
+
+describe("mids and previous-day prices on the grid", () => {
+  it("are the path's prices rounded, hour after hour for more days than the kept roundings cover", async () => {
+    const { VenueCore } = await import("../../src/simulator/core.js");
+    const { testScenario } = await import("./fixtures.js");
+    const core = new VenueCore({
+      scenario: testScenario({ prices: { "@107": { start: "25", volatility: 0.9 } } }),
+    });
+    const pair = core.markets.pair("@107")!;
+    const seen = new Set<string>();
+    // 400 hours: more distinct prices than the 256 roundings kept per pair, each asked for twice.
+    for (let h = 0; h < 400; h++) {
+      core.advance(3_600_000);
+      const t = core.now();
+      for (let again = 0; again < 2; again++) {
+        expect(core.markets.mid(pair).eq(roundSpotPrice(pair.path.at(t), 2))).toBe(true);
+        const dayAgo = pair.path.before(t - 86_400_000) ?? pair.path.at(t);
+        expect(core.markets.prevDayPx(pair).eq(roundSpotPrice(dayAgo, 2))).toBe(true);
+      }
+      seen.add(core.markets.mid(pair).toFixed());
+    }
+    expect(seen.size).toBeGreaterThan(256);
+  });
+});
