@@ -12,7 +12,7 @@ import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError, VenueError } from "../lib/errors.js";
 import { oneLine } from "../lib/text.js";
 import type { InfoClient } from "../venue/info/client.js";
-import { twapMayBeRunning } from "../venue/info/methods/index.js";
+import { type SpotMetaResponse, twapMayBeRunning } from "../venue/info/methods/index.js";
 
 export interface AccountStatus {
   account: string;
@@ -59,7 +59,10 @@ export interface AccountStatus {
   rewards: { total: string; last: { time: number; amount: string } | null } | null;
   twaps: Array<{
     twapId: number | null;
+    /** As the venue names it: a pair ("@107", "PURR/USDC") or a base token. */
     coin: string;
+    /** BASE/QUOTE of that pair from the spot metadata, when known ("HYPE/USDC" for "@107"). */
+    pair: string | null;
     side: string;
     size: string;
     /** null when neither the TWAP record nor the slice fills could say. */
@@ -97,6 +100,16 @@ export type StatusSection =
   | "sub-accounts";
 
 type Read<T> = { ok: true; value: T } | { ok: false; query: string; error: string };
+
+/** BASE/QUOTE of the pair a TWAP names by venue name ("@107"), or null when the metadata lacks it. */
+function pairLabel(meta: SpotMetaResponse | undefined, coin: string): string | null {
+  const pair = meta?.universe.find((p) => p.name === coin);
+  if (pair === undefined) return null;
+  const name = (index: number) => meta?.tokens.find((t) => t.index === index)?.name;
+  const base = name(pair.tokens[0]);
+  const quote = name(pair.tokens[1]);
+  return base === undefined || quote === undefined ? null : `${base}/${quote}`;
+}
 
 /** Runs one query; a venue failure becomes a value naming the query instead of an exception. */
 async function read<T>(query: string, run: () => Promise<T>): Promise<Read<T>> {
@@ -271,6 +284,7 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
             return {
               twapId: t.twapId ?? null,
               coin: t.state.coin,
+              pair: pairLabel(metaV, t.state.coin),
               side: t.state.side === "B" ? "buy" : "sell",
               size: t.state.sz,
               executed: executed.toFixed(),
@@ -369,7 +383,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
     for (const t of s.twaps) {
       const status = t.status === "activated" ? "" : ` [status ${t.status}]`;
       out.push(
-        `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${oneLine(t.coin)} over ${t.minutes} min: ${t.executed} done (${t.progress}%), since ${when(t.startedAt)}${status}`,
+        `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${t.pair === null || t.pair === t.coin ? oneLine(t.coin) : `${oneLine(t.pair)} (${oneLine(t.coin)})`} over ${t.minutes} min: ${t.executed} done (${t.progress}%), since ${when(t.startedAt)}${status}`,
       );
     }
   }

@@ -110,13 +110,21 @@ describe("status and tx", () => {
     expect(text).toContain(`Account ${bot.address} on testnet`);
     expect(text).toMatch(/HYPE\s+\d+(\.\d+)? \(on hold [\d.]+\)/);
     expect(text).toContain("ValiDAO (0xb8f45222a3246a2b0104696a1df26842007c5bc5): 60");
-    expect(text).toMatch(/Running TWAPs:\s*\n\s+#\d+ sell 10/);
+    // The pair by its tokens, the venue's name beside it (a user's trial saw only "@107").
+    expect(text).toMatch(/Running TWAPs:\s*\n\s+#\d+ sell 10(\.0)? HYPE\/USDC \(@107\) over 5 min/);
 
     const json = io();
     expect(await main(["status", "--config", config, "--json"], json.io)).toBe(0);
     const status = parseJson(json.stdout()) as {
       staking: { delegated: string; undelegated: string; usd: string };
-      twaps: Array<{ side: string; size: string; executed: string; progress: string }>;
+      twaps: Array<{
+        side: string;
+        size: string;
+        executed: string;
+        progress: string;
+        coin: string;
+        pair: string;
+      }>;
       delegations: Array<{ name: string; lockedUntil: number }>;
       balances: Array<{ coin: string; total: string; usd: string | null }>;
       totalUsd: string;
@@ -124,7 +132,9 @@ describe("status and tx", () => {
     };
     expect(Number(status.staking.delegated)).toBe(60);
     expect(Number(status.staking.undelegated)).toBe(40);
-    expect(status.twaps.map((t) => [t.side, Number(t.size)])).toEqual([["sell", 10]]);
+    expect(status.twaps.map((t) => [t.side, Number(t.size), t.coin, t.pair])).toEqual([
+      ["sell", 10, "@107", "HYPE/USDC"],
+    ]);
     // Two minutes into a 5-minute TWAP some slices have filled: progress comes from the slice fills.
     const sold = bot.sim.ledger().filter((e) => e.kind === "twapSlice").length;
     expect(sold).toBeGreaterThan(0);

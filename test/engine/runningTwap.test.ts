@@ -34,7 +34,7 @@ describe("running-TWAP detection", () => {
       expect(runningTwapOn(snapshot, pair)?.twapId).toBe(7);
       const decisions = twapAccumulate.decide(snapshot, params, T0, {}, "dca");
       expect(decisions.map((d) => [d.kind, d.reason])).toEqual([
-        ["skip", "a TWAP #7 is already running on @107"],
+        ["skip", "a TWAP #7 is already running on HYPE/USDC (@107)"],
       ]);
     });
   }

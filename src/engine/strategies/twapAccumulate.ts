@@ -12,7 +12,7 @@ import { positiveDecimal } from "../config/fields.js";
 import type { TwapOrderIntent } from "../intents.js";
 import { pairFor } from "../snapshot.js";
 import { isUsdStablecoin, usdPerUnit } from "../usd.js";
-import { fitTwapDuration, fmt, pct, runningTwapOn, skip, twapSchema } from "./common.js";
+import { fitTwapDuration, fmt, pairText, pct, runningTwapOn, skip, twapSchema } from "./common.js";
 import { defineStrategy } from "./types.js";
 
 export const twapAccumulateParams = z.strictObject({
@@ -72,7 +72,9 @@ export const twapAccumulate = defineStrategy({
     if (running !== undefined) {
       const id = running.twapId === undefined ? "" : ` #${running.twapId}`;
       // Temporary: the run is retried at the strategy's next chance instead of being dropped.
-      return [{ ...skip(name, `a TWAP${id} is already running on ${pair.name}`, considered), defer: true }];
+      return [
+        { ...skip(name, `a TWAP${id} is already running on ${pairText(pair)}`, considered), defer: true },
+      ];
     }
     // Amounts are in USD; the order is in quote units.
     const quoteUsd = usdPerUnit(snapshot, quote);

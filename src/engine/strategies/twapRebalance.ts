@@ -7,7 +7,7 @@ import { decimal, fraction } from "../config/fields.js";
 import type { Decision, TwapOrderIntent } from "../intents.js";
 import { pairFor, type SpotPair } from "../snapshot.js";
 import { usdPerUnit } from "../usd.js";
-import { fitTwapDuration, fmt, ONE, pct, runningTwapOn, skip, twapSchema } from "./common.js";
+import { fitTwapDuration, fmt, ONE, pairText, pct, runningTwapOn, skip, twapSchema } from "./common.js";
 import { defineStrategy } from "./types.js";
 
 /** Target weights must add up to one within this tolerance (they are written by hand in YAML). */
@@ -178,7 +178,7 @@ export const twapRebalance = defineStrategy({
         const id = running.twapId === undefined ? "" : ` #${running.twapId}`;
         // Temporary: retried at the strategy's next chance.
         decisions.push({
-          ...skip(name, `${where}: a TWAP${id} is already running on ${pair.name}`, "twapOrder"),
+          ...skip(name, `${where}: a TWAP${id} is already running on ${pairText(pair)}`, "twapOrder"),
           defer: true,
         });
         continue;

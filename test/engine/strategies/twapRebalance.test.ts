@@ -70,7 +70,7 @@ describe("twap-rebalance", () => {
   it("skips a token while a TWAP is already running on its pair", () => {
     const decisions = run({ balances: { HYPE: 1000, USDC: 5000 }, twaps: [{ coin: "@107", twapId: 77 }] });
     expect(twaps(decisions)).toHaveLength(0);
-    expect(skips(decisions)[0]?.reason).toMatch(/TWAP #77 is already running on @107/);
+    expect(skips(decisions)[0]?.reason).toMatch(/TWAP #77 is already running on HYPE\/USDC \(@107\)/);
   });
 
   it("shortens the TWAP so each 30-s slice is worth at least 10 USDC, when that per-slice rule is set", () => {
