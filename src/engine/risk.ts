@@ -185,7 +185,9 @@ export function applyLimits(
     if (less === undefined || !less.gt(0) || d.intent.kind !== "cDeposit") continue;
     const left = truncateDecimals(Decimal.max(d.amount.minus(less), 0), 8);
     const why = `the delegations it funds were cut by ${fmt(less)} HYPE by the limits`;
-    if (left.lt(MIN_REDUCED_STAKE_MOVE)) {
+    // Whatever is left funds delegations that go out: only nothing left blocks the deposit (the
+    // 1-HYPE rule is for stake moves, and the strategy's minMove already kept dust deposits out).
+    if (!left.gt(0)) {
       allowed.splice(d.at, 1);
       blocked.push(blockedBy(d.intent, `${why}: nothing to stake, the HYPE stays on spot`));
       continue;

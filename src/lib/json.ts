@@ -133,9 +133,9 @@ function restoreBigInts(value: unknown, restored: { count: number }): unknown {
 }
 
 /**
- * Whether a bigint is anywhere in `value`. Walked with indexes and for…in (no arrays of values made):
- * every answer the simulator serves and every request body passes here. for…in also visits inherited
- * enumerable keys, which JSON.stringify skips: at worst a false "yes", which only takes the exact path.
+ * Whether a bigint is anywhere in `value`: its own enumerable keys, as JSON.stringify writes them, walked
+ * by index (every answer the simulator serves and every request body passes here). Not for…in: it also
+ * visits inherited enumerable keys, a hundred on each Decimal (decimal.js's methods).
  */
 function hasBigInt(value: unknown): boolean {
   if (typeof value !== "object" || value === null) return typeof value === "bigint";
@@ -144,7 +144,8 @@ function hasBigInt(value: unknown): boolean {
     return false;
   }
   const record = value as Record<string, unknown>;
-  for (const key in record) if (hasBigInt(record[key])) return true;
+  const keys = Object.keys(record);
+  for (let i = 0; i < keys.length; i++) if (hasBigInt(record[keys[i]!])) return true;
   return false;
 }
 

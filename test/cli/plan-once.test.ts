@@ -201,6 +201,48 @@ describe("plan --json and once through the CLI", () => {
     expect(text.stdout).toMatch(/once {2}twapOrder \(allowed\): .*\n.*once {2}skip: .*already running/);
   }, 90_000);
 
+  it("once leaves out a strategy naming a coin the venue does not list, runs the others, and exits 2", async () => {
+    // A user's trial: `coin: HYPEE` was a skip on every run, never an error. Stopping the whole command
+    // instead would also stop the TWAP watch and the other strategies: only the misspelt one is left out.
+    writeFileSync(
+      join(dir, "typo.yaml"),
+      stringify({
+        name: "typo",
+        kind: "twap-accumulate",
+        schedule: "*/2 * * * * *",
+        params: { coin: "HYPEE", side: "buy", amountUsd: 150, twap: { minutes: 30 } },
+      }),
+    );
+    const file = join(dir, "bot-typo.yaml");
+    writeFileSync(
+      file,
+      stringify({
+        network: "testnet",
+        baseUrl: sim.url,
+        mode: "dry-run",
+        strategies: ["rebalance.yaml", "typo.yaml"],
+        state: "./state-typo",
+        limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
+        log: { level: "warn", format: "json" },
+      }),
+    );
+    const once = await run(["once", "--config", file, "--json"], env);
+    expect(once.code).toBe(2);
+    expect(once.stderr).toMatch(
+      /typo\.yaml:\d+: params\.coin: HYPEE is not a spot token on the venue \(did you mean "HYPE"\?\) \(this strategy was left out\)/,
+    );
+    const summary = JSON.parse(once.stdout.trim()) as {
+      summary: { notDue: Array<{ strategy: string }>; leftOut: string[] };
+    };
+    // The rebalance was planned (first sight: registered, not due yet); the misspelt one was not.
+    expect(summary.summary.notDue.map((n) => n.strategy)).toEqual(["rebalance"]);
+    expect(summary.summary.leftOut).toHaveLength(1);
+    // plan, which only shows, refuses the file as it is.
+    const plan = await run(["plan", "--config", file], env);
+    expect(plan.code).toBe(2);
+    expect(plan.stderr).toMatch(/HYPEE is not a spot token/);
+  }, 60_000);
+
   it("once exits 2 on a broken configuration, naming the file and line", async () => {
     const bad = join(dir, "bad.yaml");
     writeFileSync(bad, "network: moonnet\nlimits: {}\n");

@@ -362,6 +362,39 @@ describe("hlbot run (child process)", () => {
   });
 });
 
+describe("hlbot run: strategies naming a market the venue does not list", () => {
+  it("leaves them out at start and runs the others; refuses a reload adding one; nothing left is exit 2", async () => {
+    const typo = (name: string) =>
+      stringify({
+        name,
+        kind: "twap-accumulate",
+        schedule: "0 0 1 1 *",
+        params: { coin: "HYPEE", side: "buy", amountUsd: 150, twap: { minutes: 30 } },
+      });
+    const bot = makeBot(sim!.url, { mode: "dry-run", schedule: "0 0 1 1 *" });
+    writeFileSync(join(bot.strategies, "dca.yaml"), typo("dca"));
+    const run = cli(["run", "--config", bot.config], bot.env);
+    const left = await run.waitFor("the left-out strategy", (l) => typeof l.problem === "string");
+    expect(left.msg).toMatch(/^strategy left out: .*dca\.yaml:\d+: params\.coin: HYPEE is not a spot token/);
+    const scheduled = await run.waitFor("the schedule", (l) => /^scheduling/.test(l.msg));
+    expect(scheduled.msg).toMatch(/^scheduling 1 strategy/);
+    await run.waitFor("readiness", isReady);
+
+    writeFileSync(join(bot.strategies, "dca2.yaml"), typo("dca2"));
+    run.proc.kill("SIGHUP");
+    await run.waitFor("the refusal", (l) =>
+      /strategy reload refused: keeping the 1 current strategy/.test(l.msg),
+    );
+    run.proc.kill("SIGTERM");
+    expect((await run.exited).code).toBe(0);
+
+    rmSync(join(bot.strategies, "rebalance.yaml"));
+    const none = cli(["run", "--config", bot.config], bot.env);
+    expect((await none.exited).code).toBe(2);
+    expect(none.stderr()).toMatch(/HYPEE is not a spot token/);
+  }, 60_000);
+});
+
 describe("hlbot run against hlbot venue (end to end)", () => {
   it("acts on schedule, answers /health and /metrics, and exits 0 on SIGTERM", async () => {
     const wallet = Wallet.createRandom();

@@ -184,6 +184,21 @@ describe("risk limits", () => {
     expect(none.blocked.map((b) => b.considered)).toEqual(["tokenDelegate", "cDeposit"]);
     expect(none.blocked[1]?.reason).toMatch(/nothing to stake, the HYPE stays on spot/);
 
+    // What is left funds the delegation that goes out, however small: the deposit is not blocked as dust
+    // (0.2 idle + a 1.5 deposit for a 1.7 delegation cut to 1: 0.8 of the deposit is still needed).
+    const small = applyLimits(
+      [deposit("1.5"), delegate(addr(1), "1.7")],
+      { ...limits, maxStakeMovePerDay: dec("1") },
+      noUsage,
+      off,
+    );
+    expect(
+      small.allowed.map((i) => [i.kind, (i as { amount: { toFixed(): string } }).amount.toFixed()]),
+    ).toEqual([
+      ["cDeposit", "0.8"],
+      ["tokenDelegate", "1"],
+    ]);
+
     // A delegation paired with the undelegation funding it does not cut the deposit.
     const funded = { ...delegate(addr(1), "300", true), fundsNext: true as const };
     const paired = applyLimits(

@@ -52,10 +52,15 @@ export function register(program: Command, ctx: CliContext): void {
         });
         const { runtime } = instance;
         try {
-          const strategies = scheduledStrategies(config.strategies);
           const facts = await runtime.facts();
-          const { checkStrategyMarkets } = await import("../../engine/strategies/markets.js");
-          await checkStrategyMarkets(runtime.info, strategies);
+          // A strategy naming a market the venue does not list is left out (its errors are printed and
+          // the exit is 2); the others run, and the TWAP watch and kill-switch cancels with them.
+          const { unknownMarkets } = await import("../../engine/strategies/markets.js");
+          const { formatIssue } = await import("../../engine/config/issues.js");
+          const unknown = await unknownMarkets(runtime.info, config.strategies);
+          const strategies = scheduledStrategies(config.strategies).filter(
+            (s) => !unknown.strategies.has(s.name),
+          );
           const deps = runtime.cycleDeps(facts);
           const now = runtime.clock();
           const mode = live ? "live" : "dry run";
@@ -128,6 +133,8 @@ export function register(program: Command, ctx: CliContext): void {
                     reason: n.reason,
                     next: n.next === undefined ? undefined : iso(n.next),
                   })),
+                  // Strategies left out because a market they name is not listed (see stderr).
+                  leftOut: unknown.issues.map((i) => formatIssue(i)),
                   missed: plan.missed.map((m) => ({
                     strategy: m.strategy,
                     count: m.count,
@@ -153,7 +160,9 @@ export function register(program: Command, ctx: CliContext): void {
               );
           }
           ctx.stdout(out.join(""));
-          ctx.exitCode = bad > 0 ? 1 : 0;
+          for (const issue of unknown.issues)
+            ctx.stderr(`hlbot: error: ${formatIssue(issue)} (this strategy was left out)\n`);
+          ctx.exitCode = unknown.issues.length > 0 ? 2 : bad > 0 ? 1 : 0;
         } finally {
           await instance.close();
         }

@@ -142,15 +142,25 @@ async function runDaemon(
     });
     const { runtime, lock } = instance;
     shutdown.add("the state database, venue connections and instance lock", () => instance.close());
-    // A misspelt coin stops the start (exit 2); a venue not reachable yet does not (the daemon waits).
-    const { checkStrategyMarkets } = await import("../../engine/strategies/markets.js");
-    await checkStrategyMarkets(runtime.info, strategies).catch((err: unknown) => {
+    // A strategy naming a market the venue does not list is left out, each problem logged as an error;
+    // the others run (and their TWAP guards with them). Nothing left to run stops the start (exit 2); a
+    // venue not reachable yet does not (the daemon waits for it).
+    const { checkStrategyMarkets, unknownMarkets } = await import("../../engine/strategies/markets.js");
+    const { ConfigIssuesError, formatIssue } = await import("../../engine/config/issues.js");
+    let acting = strategies;
+    try {
+      const unknown = await unknownMarkets(runtime.info, strategies);
+      for (const issue of unknown.issues)
+        logger.error({ problem: formatIssue(issue) }, `strategy left out: ${formatIssue(issue)}`);
+      acting = strategies.filter((s) => !unknown.strategies.has(s.name));
+      if (acting.length === 0) throw new ConfigIssuesError(unknown.issues);
+    } catch (err) {
       if (!(err instanceof VenueError)) throw err;
       logger.warn(
         { err: describeError(err) },
         `the strategies' markets were not checked (${describeError(err)}); a market the venue does not list will be skipped at each run`,
       );
-    });
+    }
     // Notification channels read their secrets now, before the environment is dropped; a configured
     // channel whose token is missing stops the start (exit 2) rather than staying silent for weeks.
     const { createNotifier } = await import("../../engine/notify/notifier.js");
@@ -182,7 +192,7 @@ async function runDaemon(
     (await import("../../lib/secrets.js")).dropSecretVariables(ctx.env);
     const daemon = new Daemon({
       runtime,
-      strategies,
+      strategies: acting,
       logger,
       metrics,
       ...(flags.unhealthyAfter !== undefined ? { unhealthyAfterFailures: flags.unhealthyAfter } : {}),
@@ -217,7 +227,15 @@ async function runDaemon(
     shutdown.listen({
       SIGHUP: () => {
         logger.info("SIGHUP: reloading the strategy files");
-        void daemon.reloadFrom(() => loadStrategySet(config, ctx.env));
+        // A reloaded set naming a market the venue does not list is refused (the current one stays).
+        void daemon.reloadFrom(async () => {
+          const set = await loadStrategySet(config, ctx.env);
+          await checkStrategyMarkets(runtime.info, set).catch((err: unknown) => {
+            if (!(err instanceof VenueError)) throw err;
+            logger.warn(`the reloaded strategies' markets were not checked (${describeError(err)})`);
+          });
+          return set;
+        });
       },
       SIGUSR2: () => {
         logger.reopen();

@@ -1,7 +1,6 @@
 // Before a bot acts (plan, once, run, simulate), the spot markets its strategies name are looked up in
 // the venue's metadata: a misspelt coin ("HYPEE") is an error with the strategy file's line, where it
 // would otherwise be a skip ("no spot pair trades HYPEE against USDC") on every run, forever.
-
 import { formatKeyPath } from "../../lib/yamlSource.js";
 import type { InfoClient } from "../../venue/info/client.js";
 import { type ConfigIssue, ConfigIssuesError, didYouMean } from "../config/issues.js";
@@ -17,6 +16,22 @@ export async function checkStrategyMarkets(
   strategies: readonly Strategy[],
   signal?: AbortSignal,
 ): Promise<void> {
+  const { issues } = await unknownMarkets(info, strategies, signal);
+  if (issues.length > 0) throw new ConfigIssuesError(issues);
+}
+
+/**
+ * The enabled strategies' markets the venue does not list: each as an issue (file, line, key), and the
+ * names of the strategies that name one. Commands that also guard or cancel running TWAPs (once, run)
+ * leave those strategies out and run the others, rather than stopping everything.
+ */
+export async function unknownMarkets(
+  info: InfoClient,
+  strategies: readonly Strategy[],
+  signal?: AbortSignal,
+): Promise<{ issues: ConfigIssue[]; strategies: Set<string> }> {
+  const names = new Set<string>();
+  const issues: ConfigIssue[] = [];
   const wanted = strategies
     .filter((s) => s.enabled)
     .flatMap((s) => {
@@ -24,13 +39,13 @@ export async function checkStrategyMarkets(
         .markets;
       return (markets?.(s.params) ?? []).map((m) => ({ strategy: s, ...m }));
     });
-  if (wanted.length === 0) return;
+  if (wanted.length === 0) return { issues, strategies: names };
   // The metadata as the cycles read it (with the asset contexts): the same query, not one more kind.
   const [meta] = await info.spotMetaAndAssetCtxs({}, signal);
   const universe = spotUniverse(meta, {});
-  const issues: ConfigIssue[] = [];
   for (const w of wanted) {
     if (universe.pairs.has(w.coin) || pairFor(universe, w.coin, w.quote) !== undefined) continue;
+    names.add(w.strategy.name);
     const missing = [w.coin, w.quote].find((t) => !universe.tokens.has(t));
     const guess = missing === undefined ? undefined : didYouMean(missing, universe.tokens.keys());
     issues.push({
@@ -43,5 +58,5 @@ export async function checkStrategyMarkets(
           : `no spot pair trades ${w.coin} against ${w.quote} on the venue`,
     });
   }
-  if (issues.length > 0) throw new ConfigIssuesError(issues);
+  return { issues, strategies: names };
 }

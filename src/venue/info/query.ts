@@ -205,9 +205,10 @@ function parseInParts(
   if (texts === undefined) return parseResponse(schema, raw, meta);
   const { result, unknown } = collectUnknown(() =>
     texts.map((partText, i) => {
-      if (last !== undefined && last.texts[i] === partText) return deepFreeze(last.results[i]);
+      if (last !== undefined && last.texts[i] === partText) return last.results[i];
       const r = parts[i]!.safeParse((raw as unknown[])[i]);
-      return r.success ? r.data : PART_FAILED;
+      // Frozen before it is handed out: the same object is handed out again while its text repeats.
+      return r.success ? deepFreeze(r.data) : PART_FAILED;
     }),
   );
   if (result.includes(PART_FAILED)) return parseResponse(schema, raw, meta);

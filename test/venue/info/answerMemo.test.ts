@@ -150,6 +150,9 @@ describe("repeated info answers", () => {
     expect(reads[1]![0]).toBe(reads[0]![0]);
     expect(reads[2]![0]).toBe(reads[0]![0]);
     expect(Object.isFrozen(reads[1]![0])).toBe(true);
+    // Frozen from the first read on: the object handed out then is the one handed out again.
+    expect(Object.isFrozen(reads[0]![0])).toBe(true);
+    expect(Object.isFrozen(reads[0]![1])).toBe(true);
     expect(reads[3]![0]).not.toBe(reads[0]![0]);
     expect(reads[3]![0].tokens[1]!.szDecimals).toBe(fx.spotMeta().tokens[1]!.szDecimals + 1);
     expect(reads[2]![1]).not.toBe(reads[1]![1]);
