@@ -7,12 +7,13 @@
 // balances, without which there is no account overview).
 
 import { spotUniverse } from "../engine/readSnapshot.js";
+import { labelWithVenueName, pairLabel } from "../engine/snapshot.js";
 import { type AccountValue, valueAccount } from "../engine/valuation.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError, VenueError } from "../lib/errors.js";
 import { oneLine } from "../lib/text.js";
 import type { InfoClient } from "../venue/info/client.js";
-import { type SpotMetaResponse, twapMayBeRunning } from "../venue/info/methods/index.js";
+import { twapMayBeRunning } from "../venue/info/methods/index.js";
 
 export interface AccountStatus {
   account: string;
@@ -101,16 +102,6 @@ export type StatusSection =
 
 type Read<T> = { ok: true; value: T } | { ok: false; query: string; error: string };
 
-/** BASE/QUOTE of the pair a TWAP names by venue name ("@107"), or null when the metadata lacks it. */
-function pairLabel(meta: SpotMetaResponse | undefined, coin: string): string | null {
-  const pair = meta?.universe.find((p) => p.name === coin);
-  if (pair === undefined) return null;
-  const name = (index: number) => meta?.tokens.find((t) => t.index === index)?.name;
-  const base = name(pair.tokens[0]);
-  const quote = name(pair.tokens[1]);
-  return base === undefined || quote === undefined ? null : `${base}/${quote}`;
-}
-
 /** Runs one query; a venue failure becomes a value naming the query instead of an exception. */
 async function read<T>(query: string, run: () => Promise<T>): Promise<Read<T>> {
   try {
@@ -176,6 +167,12 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
   let balances: AccountStatus["balances"] = null;
   let totalUsd: string | null = null;
   let value: AccountValue | undefined;
+  // TWAPs name a pair by its venue name ("@107"): shown by its tokens too, when the metadata has it.
+  const pairs = metaV === undefined ? undefined : spotUniverse(metaV, {}).pairs;
+  const pairOf = (coin: string) => {
+    const pair = pairs?.get(coin);
+    return pair === undefined ? null : pairLabel(pair);
+  };
   if (metaV !== undefined && midsV !== undefined && spotV !== undefined) {
     // Outcome-market balances are not spot tokens.
     const listed = spotV.balances.filter((b) => b.token !== undefined);
@@ -284,7 +281,7 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
             return {
               twapId: t.twapId ?? null,
               coin: t.state.coin,
-              pair: pairLabel(metaV, t.state.coin),
+              pair: pairOf(t.state.coin),
               side: t.state.side === "B" ? "buy" : "sell",
               size: t.state.sz,
               executed: executed.toFixed(),
@@ -383,7 +380,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
     for (const t of s.twaps) {
       const status = t.status === "activated" ? "" : ` [status ${t.status}]`;
       out.push(
-        `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${t.pair === null || t.pair === t.coin ? oneLine(t.coin) : `${oneLine(t.pair)} (${oneLine(t.coin)})`} over ${t.minutes} min: ${t.executed} done (${t.progress}%), since ${when(t.startedAt)}${status}`,
+        `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${oneLine(t.pair === null ? t.coin : labelWithVenueName(t.pair, t.coin))} over ${t.minutes} min: ${t.executed} done (${t.progress}%), since ${when(t.startedAt)}${status}`,
       );
     }
   }

@@ -15,7 +15,7 @@
 import { Decimal } from "../lib/decimal.js";
 import { SPOT_ASSET_OFFSET } from "../venue/constants.js";
 import { blockedBy, type Intent, type Skip, type TwapOrderIntent } from "./intents.js";
-import type { Snapshot, SpotPair } from "./snapshot.js";
+import { pairLabel, type Snapshot, type SpotPair } from "./snapshot.js";
 import { fmt, pct } from "./strategies/common.js";
 
 /** Bounds, as fractions (0.1 = 10 %): a price further than this from another one blocks. */
@@ -102,17 +102,13 @@ export function boundRange(bound: Decimal): string {
   return `${pct(bound.div(bound.plus(1)))} below to ${pct(bound)} above`;
 }
 
-function labelOf(pair: SpotPair): string {
-  return `${pair.base.name}/${pair.quote.name}`;
-}
-
 /** Why this pair's metadata cannot be trusted, or undefined when it agrees with itself and the past. */
 function metadataProblem(
   pair: SpotPair,
   snapshot: Snapshot,
   memory: PairMemory | undefined,
 ): { why: string; alarm: boolean } | undefined {
-  const label = labelOf(pair);
+  const label = pairLabel(pair);
   if (pair.assetId !== SPOT_ASSET_OFFSET + pair.index) {
     return {
       why: `pair ${pair.name} has asset id ${pair.assetId}, not ${SPOT_ASSET_OFFSET} + its index ${pair.index}`,
@@ -179,7 +175,7 @@ function priceVerdict(
       why: `no market context (spotMetaAndAssetCtxs) for ${pair.name} to cross-check its price`,
     };
   }
-  const label = labelOf(pair);
+  const label = pairLabel(pair);
   const prices: Array<[string, Decimal]> = [["mid", mid]];
   const check = (name: string, other: Decimal | undefined, bound: Decimal): string | undefined => {
     if (other === undefined) return undefined;
@@ -216,7 +212,7 @@ function priceVerdict(
 
 function identityOf(pair: SpotPair): Omit<PairMemory, "mid" | "midAt"> {
   return {
-    label: labelOf(pair),
+    label: pairLabel(pair),
     coin: pair.name,
     assetId: pair.assetId,
     baseTokenId: pair.base.tokenId,
@@ -254,7 +250,7 @@ export function checkPriceSanity(input: PriceSanityInput): PriceSanityResult {
   const observed = new Map<string, PairMemory>();
 
   const observe = (pair: SpotPair) => {
-    const label = labelOf(pair);
+    const label = pairLabel(pair);
     if (observed.has(label)) return;
     const memory = input.memory(label);
     const meta = metadataProblem(pair, snapshot, memory);
@@ -304,7 +300,7 @@ function checkTwap(
   if (intent.assetId !== pair.assetId) {
     return `the order names asset ${intent.assetId}, but spotMeta gives ${pair.name} asset ${pair.assetId}`;
   }
-  const label = labelOf(pair);
+  const label = pairLabel(pair);
   if (intent.label !== label)
     return `the order is for ${intent.label}, but pair ${pair.name} trades ${label}`;
   if (intent.szDecimals !== pair.base.szDecimals) {

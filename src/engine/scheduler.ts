@@ -185,7 +185,8 @@ export class Scheduler {
         notDue.push({ strategy: name, reason: "its previous run is still going", next: undefined });
         continue;
       }
-      const state = states.get(name) ?? this.journal.slotState(this.account, name, now);
+      // slotStates answers for every name it is given (registering the new ones).
+      const state = states.get(name)!;
       const v = slotVerdict(e.cron, state, now, this.catchUpMs);
       if (v.missed > 0)
         missed.push({ strategy: name, count: v.missed, latest: v.due ? undefined : v.latestMissed });

@@ -203,6 +203,21 @@ export interface PriceSource<P extends PricedPair = PricedPair> {
   pairs: ReadonlyMap<string, P>;
 }
 
+/** A pair by its tokens, BASE/QUOTE ("HYPE/USDC" for "@107"): how people and the journal name it. */
+export function pairLabel(pair: { base: { name: string }; quote: { name: string } }): string {
+  return `${pair.base.name}/${pair.quote.name}`;
+}
+
+/** A pair for a person: its BASE/QUOTE label, with the venue's name beside it when that differs. */
+export function pairText(pair: { name: string; base: { name: string }; quote: { name: string } }): string {
+  return labelWithVenueName(pairLabel(pair), pair.name);
+}
+
+/** "HYPE/USDC (@107)"; just the label when the venue names the pair by it ("PURR/USDC"). */
+export function labelWithVenueName(label: string, venueName: string): string {
+  return label === venueName ? label : `${label} (${venueName})`;
+}
+
 /**
  * The pair that trades `base` against `quote` (by token name), e.g. pairFor(s, "HYPE", "USDC"). When
  * several pairs match, the canonical one (lowest index) wins.

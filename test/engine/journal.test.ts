@@ -47,22 +47,18 @@ describe("journal", () => {
     const rows = () => journal.unresolved(ACCOUNT).length;
     expect(journal.batch(() => [pending("a"), pending("a")])).toHaveLength(2);
     expect(rows()).toBe(2);
-    expect(() =>
+    /** A batch that writes a row, then fails. */
+    const failing = (message: string) => () =>
       journal.batch(() => {
         pending("a");
-        throw new Error("mid-batch");
-      }),
-    ).toThrow("mid-batch");
+        throw new Error(message);
+      });
+    expect(failing("mid-batch")).toThrow("mid-batch");
     expect(rows()).toBe(2);
     // Inside a batch, a failed inner batch takes back only its own rows.
     journal.batch(() => {
       pending("a");
-      expect(() =>
-        journal.batch(() => {
-          pending("a");
-          throw new Error("inner");
-        }),
-      ).toThrow("inner");
+      expect(failing("inner")).toThrow("inner");
     });
     expect(rows()).toBe(3);
     expect(db.inTransaction).toBe(false);

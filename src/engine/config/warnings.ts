@@ -7,7 +7,7 @@ import type { LoadedConfig } from "./loader.js";
 
 const HOUR_MS = 3_600_000;
 
-function hours(ms: number): string {
+function span(ms: number): string {
   return ms >= HOUR_MS ? `${+(ms / HOUR_MS).toFixed(2)} h` : `${+(ms / 60_000).toFixed(2)} min`;
 }
 
@@ -17,9 +17,9 @@ export function configWarnings(c: LoadedConfig): string[] {
   const grace = c.venue.userSignedGraceMs;
   if (grace < DEFAULT_USER_SIGNED_GRACE_MS) {
     out.push(
-      `venue.userSignedGraceMs is ${grace} (${hours(grace)}): a staking action whose answer was lost can ` +
+      `venue.userSignedGraceMs is ${grace} (${span(grace)}): a staking action whose answer was lost can ` +
         `still land until the venue's 2-day nonce window has passed, but its strategy acts again after ` +
-        `${hours(grace)}, so the action may happen twice. Remove the line (default ${DEFAULT_USER_SIGNED_GRACE_MS}, 2 days).`,
+        `${span(grace)}, so the action may happen twice. Remove the line (default ${DEFAULT_USER_SIGNED_GRACE_MS}, 2 days).`,
     );
   }
   const minOrder = c.venue.rules.twapMinOrderValue;

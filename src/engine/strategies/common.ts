@@ -98,9 +98,3 @@ export function skip(strategy: string, reason: string, considered?: Intent["kind
 }
 
 export const ONE = new Decimal(1);
-
-/** A pair for a person: BASE/QUOTE, with the venue's name beside it when that differs ("HYPE/USDC (@107)"). */
-export function pairText(pair: Pick<SpotPair, "name" | "base" | "quote">): string {
-  const label = `${pair.base.name}/${pair.quote.name}`;
-  return label === pair.name ? label : `${label} (${pair.name})`;
-}

@@ -10,9 +10,9 @@ import { truncateDecimals } from "../../lib/decimal.js";
 import { DEFAULT_TWAP_BUY_RESERVE } from "../allocate.js";
 import { positiveDecimal } from "../config/fields.js";
 import type { TwapOrderIntent } from "../intents.js";
-import { pairFor } from "../snapshot.js";
+import { pairFor, pairText } from "../snapshot.js";
 import { isUsdStablecoin, usdPerUnit } from "../usd.js";
-import { fitTwapDuration, fmt, pairText, pct, runningTwapOn, skip, twapSchema } from "./common.js";
+import { fitTwapDuration, fmt, pct, runningTwapOn, skip, twapSchema } from "./common.js";
 import { defineStrategy } from "./types.js";
 
 export const twapAccumulateParams = z.strictObject({

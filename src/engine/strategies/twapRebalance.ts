@@ -5,9 +5,9 @@ import * as z from "zod";
 import { type Decimal, truncateDecimals, ZERO } from "../../lib/decimal.js";
 import { decimal, fraction } from "../config/fields.js";
 import type { Decision, TwapOrderIntent } from "../intents.js";
-import { pairFor, type SpotPair } from "../snapshot.js";
+import { pairFor, pairLabel, pairText, type SpotPair } from "../snapshot.js";
 import { usdPerUnit } from "../usd.js";
-import { fitTwapDuration, fmt, ONE, pairText, pct, runningTwapOn, skip, twapSchema } from "./common.js";
+import { fitTwapDuration, fmt, ONE, pct, runningTwapOn, skip, twapSchema } from "./common.js";
 import { defineStrategy } from "./types.js";
 
 /** Target weights must add up to one within this tolerance (they are written by hand in YAML). */
@@ -237,7 +237,7 @@ export const twapRebalance = defineStrategy({
           `${where}: ${side} ${fmt(size)} ${h.token} (≈${fmt(notional, 2)} ${quote}) over ${fit.minutes} min` +
           (notes.length ? `; ${notes.join("; ")}` : ""),
         coin: pair.name,
-        label: `${pair.base.name}/${pair.quote.name}`,
+        label: pairLabel(pair),
         assetId: pair.assetId,
         side,
         size,
