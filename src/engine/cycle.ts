@@ -25,7 +25,7 @@ import {
   killSwitchState,
 } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
-import { checkPriceSanity, DEFAULT_PRICE_SANITY } from "./priceSanity.js";
+import { checkPriceSanity, DEFAULT_PRICE_SANITY, type PairMemory } from "./priceSanity.js";
 import { type AccountFacts, readSnapshot, summarizeSnapshot } from "./readSnapshot.js";
 import { type ReconcileResult, reconcile } from "./reconcile.js";
 import { applyLimits, type RiskLimits } from "./risk.js";
@@ -254,11 +254,12 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       });
     const usage = deps.journal.usage(deps.account, startedAt - 24 * 60 * 60_000);
     // Prices and metadata cross-checked once, right before the limits that are valued with them.
+    let memories: Map<string, PairMemory> | undefined;
     const sane = checkPriceSanity({
       intents: allocation.intents,
       snapshot,
       limits: deps.limits.priceSanity ?? DEFAULT_PRICE_SANITY,
-      memory: (label) => deps.journal.pairMemory(label),
+      memory: (label) => (memories ??= deps.journal.pairMemories()).get(label),
       now: startedAt,
     });
     for (const alarm of sane.alarms) log.error({ alarm }, `venue metadata changed: ${alarm}`);

@@ -231,6 +231,8 @@ const REBUILT_PREFIX = "rebuilt from the venue: ";
 const UNRESOLVED = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE status IN ('pending', 'unknown') ORDER BY id`;
 const UNRESOLVED_OF_ACCOUNT = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE status IN ('pending', 'unknown')
   AND account = ? ORDER BY id`;
+const PAIR_MEMORY = `SELECT label, coin, asset_id AS assetId, base_token_id AS baseTokenId,
+  quote_token_id AS quoteTokenId, mid, mid_at AS midAt FROM pair_memory`;
 /** Rows of pair memory written per statement (8 parameters each, far below SQLite's limit). */
 const PAIRS_PER_STATEMENT = 32;
 const pairUpserts: string[] = [];
@@ -506,10 +508,16 @@ export class Journal {
 
   /** What earlier cycles saw of a pair (by label, "HYPE/USDC"), for price and metadata sanity. */
   pairMemory(label: string): PairMemory | undefined {
-    return this.sql(
-      `SELECT label, coin, asset_id AS assetId, base_token_id AS baseTokenId, quote_token_id AS quoteTokenId, mid,
-           mid_at AS midAt FROM pair_memory WHERE label = ?`,
-    ).get(label) as PairMemory | undefined;
+    return this.sql(`${PAIR_MEMORY} WHERE label = ?`).get(label) as PairMemory | undefined;
+  }
+
+  /**
+   * Every pair's memory by label, in one read: a cycle checks the pairs of all its orders and holdings
+   * (the table holds only pairs the bot has seen so).
+   */
+  pairMemories(): Map<string, PairMemory> {
+    const rows = this.sql(PAIR_MEMORY).all() as PairMemory[];
+    return new Map(rows.map((r) => [r.label, r]));
   }
 
   /** Remembers pairs as seen by this cycle (replacing what was known). */

@@ -271,12 +271,13 @@ function spotBalances(list: VenueBalances): readonly SpotBalance[] {
 }
 
 /**
- * Per history answer, its latest entry of each TWAP. The info client hands out the same (frozen) answer
- * object while the answer's text repeats: kept per object, a long history is not walked every cycle.
+ * Per history answer, the latest entry of each TWAP that may be running. The info client hands out the
+ * same (frozen) answer object while the answer's text repeats: kept per object, a long history is not
+ * walked every cycle.
  */
 const latestOfHistory = new WeakMap<TwapHistoryResponse, ReadonlyArray<TwapHistoryResponse[number]>>();
 
-function latestTwapEntries(history: TwapHistoryResponse): ReadonlyArray<TwapHistoryResponse[number]> {
+function latestMayRunEntries(history: TwapHistoryResponse): ReadonlyArray<TwapHistoryResponse[number]> {
   const kept = latestOfHistory.get(history);
   if (kept !== undefined) return kept;
   // The history holds every state change of every TWAP; the latest entry per twapId decides whether it runs.
@@ -287,7 +288,10 @@ function latestTwapEntries(history: TwapHistoryResponse): ReadonlyArray<TwapHist
     const seen = latest.get(key);
     if (seen === undefined || entry.timeMs >= seen.timeMs) latest.set(key, entry);
   }
-  const entries = [...latest.values()];
+  // Only entries that may run at some time are kept (ended and waiting ones never run; the time test
+  // with the earliest possible `now` keeps every other status, known or not): a year's history holds
+  // hundreds of ended TWAPs and a handful of live ones.
+  const entries = [...latest.values()].filter((e) => twapMayBeRunning(e, Number.NEGATIVE_INFINITY));
   latestOfHistory.set(history, entries);
   return entries;
 }
@@ -298,7 +302,7 @@ function runningTwaps(
   now: number,
 ): RunningTwap[] {
   const running: RunningTwap[] = [];
-  for (const entry of latestTwapEntries(history)) {
+  for (const entry of latestMayRunEntries(history)) {
     if (!twapMayBeRunning(entry, now)) continue;
     const st = entry.state;
     running.push({

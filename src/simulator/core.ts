@@ -72,6 +72,16 @@ export interface BalanceView {
 }
 
 /** HYPE staked above which the taker fee is discounted. */
+/** A user's fee rates after discounts (Simulator.fees). */
+export interface FeeRates {
+  readonly cross: Decimal;
+  readonly add: Decimal;
+  readonly spotCross: Decimal;
+  readonly spotAdd: Decimal;
+  readonly stakingDiscount: Decimal;
+  readonly referralDiscount: Decimal;
+}
+
 const STAKING_DISCOUNTS: ReadonlyArray<[number, string]> = [
   [500_000, "0.4"],
   [100_000, "0.3"],
@@ -343,44 +353,53 @@ export class VenueCore {
   }
 
   /** Fee rates of a user after staking and referral discounts. */
-  fees(address: string): {
-    cross: Decimal;
-    add: Decimal;
-    spotCross: Decimal;
-    spotAdd: Decimal;
-    stakingDiscount: Decimal;
-    referralDiscount: Decimal;
-  } {
+  fees(address: string): FeeRates {
     const user = normalizeAddress(address);
     const f = this.settingsValue.fees;
-    const stakingDiscount = f.stakingDiscount ? this.stakingDiscount(user) : ZERO;
+    // Asked at every slice of every TWAP and every userFees read; the rates change only with the HYPE
+    // counted for the discount, the referral and the settings, so they are kept per user until one moves.
+    const wei = f.stakingDiscount ? this.stakedWeiForFees(user) : 0n;
     const referred = this.accounts.profiles.get(user)?.referral?.referredBy;
+    const kept = this.feesKept.get(user);
+    if (kept !== undefined && kept.wei === wei && kept.referred === referred && kept.settings === f)
+      return kept.rates;
+    const stakingDiscount = f.stakingDiscount ? this.stakingDiscount(wei) : ZERO;
     const referralDiscount = referred ? f.referralDiscount : ZERO;
     const factor = ONE.minus(stakingDiscount).times(ONE.minus(referralDiscount));
     const apply = (rate: Decimal) => (rate.isNegative() ? rate : rate.times(factor));
-    return {
+    const rates: FeeRates = Object.freeze({
       cross: apply(f.cross),
       add: apply(f.add),
       spotCross: apply(f.spotCross),
       spotAdd: apply(f.spotAdd),
       stakingDiscount,
       referralDiscount,
-    };
+    });
+    this.feesKept.set(user, { wei, referred, settings: f, rates });
+    return rates;
   }
+
+  private readonly feesKept = new Map<
+    string,
+    { wei: bigint; referred: unknown; settings: object; rates: FeeRates }
+  >();
 
   /** HYPE counted for the fee tier: own delegations, or the linked staking user's. */
   stakedForFees(user: string): Decimal {
-    const decimals = this.hype?.weiDecimals ?? HYPE_WEI_DECIMALS;
-    const link = this.accounts.link(user);
-    // A staking user that linked to a trading user loses its own discount.
-    if (this.accounts.linkByStaking(user)) return ZERO;
-    let wei = this.staking.totalDelegated(user);
-    if (link?.status === "linked") wei += this.staking.totalDelegated(link.staking);
-    return fromWei(wei, decimals);
+    return fromWei(this.stakedWeiForFees(user), this.hype?.weiDecimals ?? HYPE_WEI_DECIMALS);
   }
 
-  private stakingDiscount(user: string): Decimal {
-    const staked = this.stakedForFees(user);
+  private stakedWeiForFees(user: string): bigint {
+    const link = this.accounts.link(user);
+    // A staking user that linked to a trading user loses its own discount.
+    if (this.accounts.linkByStaking(user)) return 0n;
+    let wei = this.staking.totalDelegated(user);
+    if (link?.status === "linked") wei += this.staking.totalDelegated(link.staking);
+    return wei;
+  }
+
+  private stakingDiscount(wei: bigint): Decimal {
+    const staked = fromWei(wei, this.hype?.weiDecimals ?? HYPE_WEI_DECIMALS);
     for (const [threshold, discount] of STAKING_DISCOUNTS)
       if (staked.gt(threshold)) return new Decimal(discount);
     return ZERO;

@@ -30,6 +30,8 @@ const STAKING_DISCOUNT_TIERS: ReadonlyArray<readonly [string, string, Decimal]> 
   ] as const
 ).map(([bps, discount]) => [bps, discount, new Decimal(discount)] as const);
 const MAX_FILLS = 2000;
+/** A UTC day: userFees reports the day's volume under its date. */
+const DAY_MS = 86_400_000;
 
 export type InfoAnswer =
   | { kind: "json"; body: unknown; text?: string; type: string; weight: number; extraWeight: number }
@@ -88,6 +90,9 @@ function twapHistoryText(list: readonly TwapHistoryEntry[]): Serialized {
   memo.answer = new Serialized(`[${memo.parts.join(",")}]`, list.length);
   return memo.answer;
 }
+
+/** userFees answers by the rates object they were made from (see userFees). */
+const userFeesTexts = new WeakMap<object, { day: number; linkKey: string; answer: Serialized }>();
 
 type Handler = (core: VenueCore, req: Record<string, unknown>) => unknown;
 
@@ -447,31 +452,42 @@ const HANDLERS: Record<string, Handler> = {
     if (link?.status === "requested") stakingLink = { type: "requested", stakingUser: link.staking };
     else if (link?.status === "linked") stakingLink = { type: "tradingUser", stakingUser: link.staking };
     else if (asStaking) stakingLink = { type: "stakingUser", tradingUser: asStaking.trading };
-    const day = new Date(core.now()).toISOString().slice(0, 10);
+    // Asked every cycle and the same all day: kept per rates object (Simulator.fees keeps one while the
+    // rates hold), day and link.
+    const dayNumber = Math.floor(core.now() / DAY_MS);
+    const linkKey = stakingLink === null ? "" : JSON.stringify(stakingLink);
+    const kept = userFeesTexts.get(rates);
+    if (kept?.day === dayNumber && kept.linkKey === linkKey) return kept.answer;
+    const day = new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
     const tiers = STAKING_DISCOUNT_TIERS;
     const active = tiers.find(([, , d]) => d.eq(rates.stakingDiscount)) ?? tiers[0]!;
-    return {
-      dailyUserVlm: [{ date: day, userCross: "0.0", userAdd: "0.0", exchange: "0.0" }],
-      feeSchedule: {
-        cross: fmt(f.cross),
-        add: fmt(f.add),
-        spotCross: fmt(f.spotCross),
-        spotAdd: fmt(f.spotAdd),
-        tiers: { vip: [], mm: [] },
-        referralDiscount: fmt(f.referralDiscount),
-        stakingDiscountTiers: tiers.map(([bps, discount]) => ({ bpsOfMaxSupply: bps, discount })),
-      },
-      userCrossRate: fmt(rates.cross),
-      userAddRate: fmt(rates.add),
-      userSpotCrossRate: fmt(rates.spotCross),
-      userSpotAddRate: fmt(rates.spotAdd),
-      activeReferralDiscount: fmt(rates.referralDiscount),
-      trial: null,
-      feeTrialEscrow: "0.0",
-      nextTrialAvailableTimestamp: null,
-      stakingLink,
-      activeStakingDiscount: { bpsOfMaxSupply: active[0], discount: active[1] },
-    };
+    const answer = new Serialized(
+      JSON.stringify({
+        dailyUserVlm: [{ date: day, userCross: "0.0", userAdd: "0.0", exchange: "0.0" }],
+        feeSchedule: {
+          cross: fmt(f.cross),
+          add: fmt(f.add),
+          spotCross: fmt(f.spotCross),
+          spotAdd: fmt(f.spotAdd),
+          tiers: { vip: [], mm: [] },
+          referralDiscount: fmt(f.referralDiscount),
+          stakingDiscountTiers: tiers.map(([bps, discount]) => ({ bpsOfMaxSupply: bps, discount })),
+        },
+        userCrossRate: fmt(rates.cross),
+        userAddRate: fmt(rates.add),
+        userSpotCrossRate: fmt(rates.spotCross),
+        userSpotAddRate: fmt(rates.spotAdd),
+        activeReferralDiscount: fmt(rates.referralDiscount),
+        trial: null,
+        feeTrialEscrow: "0.0",
+        nextTrialAvailableTimestamp: null,
+        stakingLink,
+        activeStakingDiscount: { bpsOfMaxSupply: active[0], discount: active[1] },
+      }),
+      undefined,
+    );
+    userFeesTexts.set(rates, { day: dayNumber, linkKey, answer });
+    return answer;
   },
 
   candleSnapshot(core, req) {

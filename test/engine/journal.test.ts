@@ -81,6 +81,10 @@ describe("journal", () => {
     journal.rememberPairs([pair(69, "9")]);
     expect(journal.pairMemory("T69/USDC")?.mid).toBe("9");
     expect(journal.pairMemory("T70/USDC")).toBeUndefined();
+    const all = journal.pairMemories();
+    expect(all.size).toBe(70);
+    expect(all.get("T69/USDC")).toEqual(pair(69, "9"));
+    expect(all.get("T3/USDC")?.mid).toBe("2.5");
   });
 
   it("reads the slot state of several strategies at once, registering the ones it has not seen", () => {

@@ -3,7 +3,7 @@
 // InfoMethodSpec in its own file under ./methods; nothing else talks to the info endpoint.
 import type { z } from "zod";
 import { BadResponseError, VenueError } from "../../lib/errors.js";
-import { deepFreeze, stringifyJson } from "../../lib/json.js";
+import { deepFreeze, parseJson, stringifyJson } from "../../lib/json.js";
 import type { HttpTransport } from "../transport/http.js";
 import { backoffDelayMs, withRetry } from "../transport/retry.js";
 import { DEFAULT_PER_ITEM_WEIGHT, historyExtraWeight } from "../transport/weights.js";
@@ -152,7 +152,9 @@ async function readOnce<M extends InfoMethodSpec>(
       signal,
       reuse: (answer) => {
         text = answer;
-        return memo.reusable(answer)?.raw;
+        const kept = memo.reusable(answer)?.raw;
+        if (kept !== undefined || spec.parts === undefined) return kept;
+        return partsParsed(answer, spec.parts.length, memo.lastParts);
       },
       extraWeight:
         perItem === undefined
@@ -213,14 +215,42 @@ function parseInParts(
   );
   if (result.includes(PART_FAILED)) return parseResponse(schema, raw, meta);
   reportUnknown(meta.what, unknown, meta.onUnknown);
-  memo.lastParts = text.length <= MEMO_MAX_TEXT ? { texts, results: result } : undefined;
+  memo.lastParts =
+    text.length <= MEMO_MAX_TEXT ? { texts, raws: [...(raw as unknown[])], results: result } : undefined;
   return result;
 }
 
 /**
+ * A tuple answer parsed part by part, a part whose text repeats the last accepted answer's taken as it
+ * was parsed then (the metadata of spotMetaAndAssetCtxs, which also holds the digit runs that send the
+ * whole text to the slower exact parser). Undefined (the transport parses the whole text, with its usual
+ * errors) when nothing was accepted yet, the text is not an array of `count` parts or a part is not JSON.
+ * Parts that each parse, between the array's brackets and separated by commas, make exactly the array
+ * the whole text parses to.
+ */
+function partsParsed(text: string, count: number, last: AnswerMemo["lastParts"]): unknown[] | undefined {
+  if (last === undefined) return undefined;
+  const texts = arrayParts(text, count, last.texts);
+  if (texts === undefined) return undefined;
+  const raws: unknown[] = [];
+  for (let i = 0; i < count; i++) {
+    if (texts[i] === last.texts[i]) {
+      raws.push(last.raws[i]);
+      continue;
+    }
+    try {
+      raws.push(parseJson(texts[i]!));
+    } catch {
+      return undefined;
+    }
+  }
+  return raws;
+}
+
+/**
  * The texts of the `count` elements of a JSON array text (whitespace around each kept), or undefined
- * when the text is not such an array. Only called on text that parsed as an array of `count` elements.
- * `known` holds the element texts this function gave for an earlier array (each a complete JSON value):
+ * when the text is not such an array. On text that is not valid JSON the parts may be anything: each is
+ * then parsed (partsParsed) or the whole text already was (parseInParts). `known` holds the element texts this function gave for an earlier array (each a complete JSON value):
  * an element that starts with the same text followed by a comma is that same text (a complete value ends
  * where its own characters say, and in an array only a comma or the end can follow it). Only changed
  * elements are scanned; the last one is what is left.
@@ -235,8 +265,11 @@ export function arrayParts(text: string, count: number, known?: readonly string[
   const parts: string[] = [];
   for (let i = 0; i < count - 1; i++) {
     const same = known?.[i];
+    // Compared as a slice: startsWith walks a kilobyte of metadata char by char, many times slower.
     const stop =
-      same !== undefined && text.startsWith(same, pos) && text.charCodeAt(pos + same.length) === 0x2c
+      same !== undefined &&
+      text.charCodeAt(pos + same.length) === 0x2c &&
+      text.slice(pos, pos + same.length) === same
         ? pos + same.length
         : elementEnd(text, pos, end);
     if (stop < 0) return undefined;
@@ -278,7 +311,7 @@ class AnswerMemo {
   private lastText: string | undefined;
   private kept: { text: string; raw: unknown; result: unknown } | undefined;
   /** The parts of the last accepted answer of a query with `parts`: their texts and validated values. */
-  lastParts: { texts: string[]; results: unknown[] } | undefined;
+  lastParts: { texts: string[]; raws: unknown[]; results: unknown[] } | undefined;
 
   /** The kept answer if `text` is its text. */
   reusable(text: string): { raw: unknown; result: unknown } | undefined {

@@ -182,6 +182,56 @@ describe("repeated info answers", () => {
   });
 });
 
+describe("a tuple answer parsed part by part", () => {
+  let server: TestHttpServer | undefined;
+  let transport: HttpTransport | undefined;
+  afterEach(async () => {
+    await transport?.close();
+    await server?.close();
+  });
+
+  // After an accepted answer, a new text is split and only its changed parts are parsed: text that is not
+  // JSON, or not an array of the parts' count, must still be refused as the whole text would be.
+  it("refuses text that is not JSON or not the tuple, and reads changed parts exactly as a whole parse", async () => {
+    const meta = JSON.stringify(fx.spotMeta());
+    const ctxs = (px: string) => JSON.stringify([{ ...fx.spotAssetCtx(), markPx: px }]);
+    const texts = [
+      `[${meta},${ctxs("10.0")}]`,
+      `[${meta},${ctxs("10.5")}`, // cut short: no closing bracket
+      `[${meta},${ctxs("10.5").slice(0, -3)}]`, // a part that is not JSON
+      `[${meta},${ctxs("10.5")},${ctxs("10.5")}]`, // three parts
+      `[${meta}]`,
+      `[${meta},  ${ctxs("11.0")} ]`,
+    ];
+    server = await startHttpServer((_req, i) => ({
+      text: texts[i]!,
+      headers: { "content-type": "application/json" },
+    }));
+    transport = new HttpTransport({
+      endpoints: resolveEndpoints("testnet", server.url),
+      retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 2 },
+      budget: null,
+    });
+    const info = new InfoClient(transport);
+    const first = await info.spotMetaAndAssetCtxs();
+    const refusal = async () => {
+      const err = await info.spotMetaAndAssetCtxs().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BadResponseError);
+      return (err as BadResponseError).message;
+    };
+    // One attempt per read (retry.attempts 1): each refusal is one text of the list.
+    expect(await refusal()).toMatch(/response is not JSON/);
+    expect(await refusal()).toMatch(/response is not JSON/);
+    expect(await refusal()).toMatch(/unexpected spotMetaAndAssetCtxs response/);
+    expect(await refusal()).toMatch(/unexpected spotMetaAndAssetCtxs response/);
+    const last = await info.spotMetaAndAssetCtxs();
+    expect(last).toEqual([fx.spotMeta(), [{ ...fx.spotAssetCtx(), markPx: "11.0" }]]);
+    // The metadata's text repeats the accepted answer's: the value made of it then.
+    expect(last[0]).toBe(first[0]);
+    expect(server.requests).toHaveLength(texts.length);
+  });
+});
+
 describe("arrayParts", () => {
   it("splits a JSON array into its elements' texts, whatever the strings and nesting hold", () => {
     expect(arrayParts('[1,"a,]",{"x":[1,2],"y":"}"}]', 3)).toEqual(["1", '"a,]"', '{"x":[1,2],"y":"}"}']);
