@@ -78,9 +78,23 @@ export interface PriceSanityResult {
  * (a division at the library's 120 digits also cost more than the rest of a price check).
  */
 export function gapExceeds(a: Decimal, b: Decimal, bound: Decimal): boolean {
-  const hi = Decimal.max(a, b);
-  const lo = Decimal.min(a, b);
-  return lo.lte(0) || hi.gt(lo.times(bound.plus(1)));
+  // Decimal.max and min copy their result; a bound's 1 + bound is kept (a cycle checks each pair's
+  // prices against the same few bounds).
+  const aHigher = a.gt(b);
+  const hi = aHigher ? a : b;
+  const lo = aHigher ? b : a;
+  return lo.lte(0) || hi.gt(lo.times(onePlus(bound)));
+}
+
+const onePlusOf = new WeakMap<Decimal, Decimal>();
+
+function onePlus(bound: Decimal): Decimal {
+  let kept = onePlusOf.get(bound);
+  if (kept === undefined) {
+    kept = bound.plus(1);
+    onePlusOf.set(bound, kept);
+  }
+  return kept;
 }
 
 /**

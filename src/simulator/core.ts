@@ -300,7 +300,7 @@ export class VenueCore {
         token: token.index,
         total,
         hold,
-        available: Decimal.max(total.minus(hold), ZERO),
+        available: hold.isZero() && !total.isNegative() ? total : Decimal.max(total.minus(hold), ZERO),
         entryNtl: pos?.entryNtl ?? ZERO,
       });
     }

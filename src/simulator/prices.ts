@@ -382,13 +382,66 @@ export function createPricePath(
 
 /**
  * The venue's price grid for spot: at most 5 significant figures and at most 8 − szDecimals decimals
- * (integers always allowed). Rounded half-up; never zero for a positive input.
+ * (integers always allowed). Rounded half-up; never zero for a positive input. Rounds the digits of
+ * `px.toPrecision(15)` (as a Decimal of that text would be rounded: to 5 figures, then to the decimals)
+ * and makes one Decimal of the result: every mid and slice price of a simulation passes here.
  */
 export function roundSpotPrice(px: number, szDecimals: number): Decimal {
   const maxDecimals = Math.max(0, 8 - szDecimals);
-  let d = new Decimal(px.toPrecision(15));
-  if (d.lte(0)) return new Decimal(10).pow(-maxDecimals);
-  if (d.gte(100_000)) return d.toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
-  d = d.toSignificantDigits(5, Decimal.ROUND_HALF_UP).toDecimalPlaces(maxDecimals, Decimal.ROUND_HALF_UP);
-  return d.isZero() ? new Decimal(10).pow(-maxDecimals) : d;
+  if (Number.isNaN(px) || px === Number.POSITIVE_INFINITY) return new Decimal(px);
+  if (px <= 0) return new Decimal(10).pow(-maxDecimals);
+  const { digits, point } = decimalDigits(px.toPrecision(15));
+  // 100 000 and above: whole numbers. Below: 5 significant figures, and that result rounded again to
+  // the decimals allowed (two roundings: 1.234496 with 3 decimals is 1.2345, then 1.235).
+  let rounded: { kept: string; point: number };
+  if (point >= 6) rounded = roundDigits(digits, point, point);
+  else {
+    const figures = roundDigits(digits, point, 5);
+    rounded = roundDigits(figures.kept, figures.point, figures.point + maxDecimals);
+  }
+  if (rounded.kept.length === 0) return new Decimal(10).pow(-maxDecimals);
+  return new Decimal(digitsText(rounded.kept, rounded.point));
+}
+
+/**
+ * The significant digits of a positive number's text (no leading zeros) and where its decimal point
+ * falls: "0.00123" is digits "123", point −2 (0.123 × 10^−2); "2.5e+21" is "25", point 22.
+ */
+function decimalDigits(text: string): { digits: string; point: number } {
+  const e = text.indexOf("e");
+  const mantissa = e < 0 ? text : text.slice(0, e);
+  const exponent = e < 0 ? 0 : Number(text.slice(e + 1));
+  const dot = mantissa.indexOf(".");
+  let digits = dot < 0 ? mantissa : mantissa.slice(0, dot) + mantissa.slice(dot + 1);
+  let point = (dot < 0 ? mantissa.length : dot) + exponent;
+  let lead = 0;
+  while (lead < digits.length - 1 && digits.charCodeAt(lead) === 0x30) lead++;
+  digits = digits.slice(lead);
+  point -= lead;
+  return { digits, point };
+}
+
+/**
+ * The first `keep` digits rounded half up by the next one (keep ≤ 0: the number rounds to 0 or to one
+ * unit of the place `keep` names), trailing zeros dropped. `kept` empty means zero.
+ */
+function roundDigits(digits: string, point: number, keep: number): { kept: string; point: number } {
+  if (keep >= digits.length) return { kept: digits.replace(/0+$/, ""), point };
+  if (keep < 0) return { kept: "", point };
+  const up = digits.charCodeAt(keep) >= 0x35; // the first dropped digit is 5 or more
+  let kept = digits.slice(0, keep);
+  if (up) {
+    let i = kept.length - 1;
+    while (i >= 0 && kept.charCodeAt(i) === 0x39) i--;
+    if (i < 0) return { kept: "1", point: point + 1 }; // all nines (or nothing kept): 10^point
+    kept = kept.slice(0, i) + String.fromCharCode(kept.charCodeAt(i) + 1);
+  }
+  return { kept: kept.replace(/0+$/, ""), point };
+}
+
+/** Plain decimal text of 0.`kept` × 10^point. */
+function digitsText(kept: string, point: number): string {
+  if (point <= 0) return `0.${"0".repeat(-point)}${kept}`;
+  if (point >= kept.length) return kept + "0".repeat(point - kept.length);
+  return `${kept.slice(0, point)}.${kept.slice(point)}`;
 }

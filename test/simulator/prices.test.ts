@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { parseDecimal } from "../../src/lib/decimal.js";
+import { Decimal, parseDecimal } from "../../src/lib/decimal.js";
 import { CandlePath, createPricePath, type PricePath, roundSpotPrice } from "../../src/simulator/prices.js";
+import { Prng } from "../../src/simulator/prng.js";
 
 const START = Date.UTC(2025, 0, 1);
 const walk = { start: parseDecimal("25"), drift: 0.1, volatility: 0.8 };
@@ -193,6 +194,51 @@ describe("roundSpotPrice", () => {
     expect(roundSpotPrice(95012.7, 5).toString()).toBe("95013");
     expect(roundSpotPrice(123456.7, 5).toString()).toBe("123457");
     expect(roundSpotPrice(1e-12, 2).toString()).toBe("0.000001");
+  });
+
+  // The grid price is rounded on the digits of px.toPrecision(15); this is the same rule written with
+  // Decimal operations, for comparison.
+  function reference(px: number, szDecimals: number): Decimal {
+    const maxDecimals = Math.max(0, 8 - szDecimals);
+    let d = new Decimal(px.toPrecision(15));
+    if (d.lte(0)) return new Decimal(10).pow(-maxDecimals);
+    if (d.gte(100_000)) return d.toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
+    d = d.toSignificantDigits(5, Decimal.ROUND_HALF_UP).toDecimalPlaces(maxDecimals, Decimal.ROUND_HALF_UP);
+    return d.isZero() ? new Decimal(10).pow(-maxDecimals) : d;
+  }
+
+  it("rounds twice (figures, then decimals), carries, and never gives zero for a positive price", () => {
+    expect(roundSpotPrice(1.234496, 5).toString()).toBe("1.235");
+    expect(roundSpotPrice(9.99996, 0).toString()).toBe("10");
+    expect(roundSpotPrice(99999.5, 0).toString()).toBe("100000");
+    expect(roundSpotPrice(0.00000049, 2).toString()).toBe("0.000001");
+    expect(roundSpotPrice(2.5e21, 0).toString()).toBe("2500000000000000000000");
+    expect(roundSpotPrice(0, 3).toString()).toBe("0.00001");
+    expect(roundSpotPrice(-4, 3).toString()).toBe("0.00001");
+    expect(roundSpotPrice(Number.NaN, 3).isNaN()).toBe(true);
+  });
+
+  it("is the rule written with Decimal operations, for prices of every size and each szDecimals", () => {
+    const prng = new Prng(7, "roundSpotPrice");
+    const random = () => prng.next();
+    const prices: number[] = [1.234496, 0.1234449999, 12.345, 99999.49999, 99999.5, 9.999949, 1e-9, 5e-7];
+    for (let i = 0; i < 20_000; i++) {
+      const magnitude = 10 ** Math.floor(random() * 24 - 12);
+      prices.push(random() * magnitude);
+      // Prices that sit on a rounding edge: few digits, then a 5 or a 4 followed by 9s.
+      const edge = Math.round(random() * 99999) / 10 ** Math.floor(random() * 10);
+      prices.push(
+        edge + 5 * 10 ** -Math.floor(random() * 12),
+        edge + 4.999999 * 10 ** -Math.floor(random() * 12),
+      );
+    }
+    for (const px of prices)
+      for (let sz = 0; sz <= 8; sz++) {
+        const got = roundSpotPrice(px, sz);
+        const want = reference(px, sz);
+        if (!got.eq(want) || got.toString() !== want.toString())
+          expect({ px, sz, got: got.toString() }).toEqual({ px, sz, got: want.toString() });
+      }
   });
 });
 
