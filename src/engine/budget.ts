@@ -33,7 +33,7 @@ export async function twapFillsForBudgets(
     (s) => s.kind === "twap-accumulate" && (s.params as { budgetUsd?: unknown }).budgetUsd !== undefined,
   );
   if (!budgeted) return undefined;
-  let history: Awaited<ReturnType<InfoClient["twapHistory"]>>;
+  let history: TwapHistory;
   try {
     history = await deps.info.twapHistory({ user: deps.account }, signal);
   } catch (err) {
@@ -44,22 +44,52 @@ export async function twapFillsForBudgets(
     );
     return undefined;
   }
-  const latest = new Map<number, (typeof history)[number]>();
+  const fills = new Map<number, TwapFill>();
+  for (const t of endedAndFilled(history)) {
+    const pair = snapshot.pairs.get(t.coin);
+    const quoteUsd = pair ? usdPerUnit(snapshot, pair.quote.name) : undefined;
+    fills.set(t.twapId, {
+      ended: t.ended,
+      executedUsd:
+        quoteUsd === undefined ? undefined : quoteUsd.eq(1) ? t.executedNtl : t.executedNtl.times(quoteUsd),
+    });
+  }
+  return fills;
+}
+
+type TwapHistory = Awaited<ReturnType<InfoClient["twapHistory"]>>;
+
+interface LatestTwap {
+  twapId: number;
+  coin: string;
+  ended: boolean;
+  /** Executed notional in the pair's quote token. */
+  executedNtl: Decimal;
+}
+
+/**
+ * Per history answer, the latest state of each TWAP with an id. The info client hands out the same
+ * (frozen) answer while its text repeats: a long history is walked and its amounts parsed once.
+ */
+const latestOfHistory = new WeakMap<TwapHistory, readonly LatestTwap[]>();
+
+function endedAndFilled(history: TwapHistory): readonly LatestTwap[] {
+  const kept = latestOfHistory.get(history);
+  if (kept !== undefined) return kept;
+  const latest = new Map<number, TwapHistory[number]>();
   for (const entry of history) {
     if (entry.twapId === undefined) continue;
     const seen = latest.get(entry.twapId);
     if (seen === undefined || entry.timeMs >= seen.timeMs) latest.set(entry.twapId, entry);
   }
-  const fills = new Map<number, TwapFill>();
-  for (const [twapId, entry] of latest) {
-    const pair = snapshot.pairs.get(entry.state.coin);
-    const quoteUsd = pair ? usdPerUnit(snapshot, pair.quote.name) : undefined;
-    fills.set(twapId, {
-      ended: entry.status.status !== "activated",
-      executedUsd: quoteUsd === undefined ? undefined : new Decimal(entry.state.executedNtl).times(quoteUsd),
-    });
-  }
-  return fills;
+  const list = [...latest].map(([twapId, entry]) => ({
+    twapId,
+    coin: entry.state.coin,
+    ended: entry.status.status !== "activated",
+    executedNtl: new Decimal(entry.state.executedNtl),
+  }));
+  latestOfHistory.set(history, list);
+  return list;
 }
 
 /** The strategy's latest ended TWAP, for its reasons ("filled nothing"). */
