@@ -301,7 +301,8 @@ function elementEnd(text: string, from: number, end: number): number {
  * Answers that repeat. Most of what a cycle reads is the same from one cycle to the next (the spot
  * metadata, the fee schedule, the validators for hours, the balances between fills); parsing and
  * validating the same text again gives the same value. So the last accepted answer of each query
- * (type and request body) is remembered once its text came twice in a row, deep-frozen (the same value is
+ * (type and request body) is remembered once its text came twice in a row (or at once, for a query
+ * whose answers were seen to repeat), deep-frozen (the same value is
  * handed to every later caller, so none may change it), and the same text again is answered with that
  * value, unparsed and unvalidated. The request is still sent and charged every time: only the work on
  * an identical answer is saved. A query whose answer changes every time (allMids) is never kept, and
@@ -310,12 +311,20 @@ function elementEnd(text: string, from: number, end: number): number {
 class AnswerMemo {
   private lastText: string | undefined;
   private kept: { text: string; raw: unknown; result: unknown } | undefined;
+  /**
+   * Set once a kept answer was handed out again: this query's answers repeat, so a changed one is kept
+   * from its first reading (a TWAP history changes a few times a day and is read every cycle: kept only
+   * from its second reading, each change cost two parses and validations of the whole history).
+   */
+  private repeats = false;
   /** The parts of the last accepted answer of a query with `parts`: their texts and validated values. */
   lastParts: { texts: string[]; raws: unknown[]; results: unknown[] } | undefined;
 
   /** The kept answer if `text` is its text. */
   reusable(text: string): { raw: unknown; result: unknown } | undefined {
-    return this.kept !== undefined && this.kept.text === text ? this.kept : undefined;
+    if (this.kept === undefined || this.kept.text !== text) return undefined;
+    this.repeats = true;
+    return this.kept;
   }
 
   accepted(text: string, raw: unknown, result: unknown): void {
@@ -323,7 +332,7 @@ class AnswerMemo {
       this.lastText = undefined;
       return;
     }
-    if (text === this.lastText && this.kept?.text !== text)
+    if ((text === this.lastText || this.repeats) && this.kept?.text !== text)
       this.kept = { text, raw: deepFreeze(raw), result: deepFreeze(result) };
     this.lastText = text;
   }

@@ -58,6 +58,31 @@ describe("repeated info answers", () => {
     }).toThrow(TypeError);
   });
 
+  it("keeps a changed answer of a query whose answers repeat from its first reading", async () => {
+    // A TWAP history or the validator list: the same for hours, then a change.
+    const texts = ["1.0", "1.0", "1.0", "2.0", "2.0", "3.0"];
+    server = await startHttpServer((_req, i) => ({ json: summary(texts[i]!) }));
+    const info = client(server.url);
+    const reads = [];
+    for (let i = 0; i < texts.length; i++) reads.push(await info.delegatorSummary({ user: ALICE }));
+    expect(reads.map((r) => r.delegated)).toEqual(texts);
+    expect(reads[2]).toBe(reads[1]);
+    // The first reading of the changed text is kept (frozen before it is handed out) and handed out again.
+    expect(Object.isFrozen(reads[3])).toBe(true);
+    expect(reads[4]).toBe(reads[3]);
+    expect(reads[5]).not.toBe(reads[4]);
+    expect(server.requests).toHaveLength(texts.length);
+  });
+
+  it("does not keep the answers of a query that change every time (each is read as sent)", async () => {
+    server = await startHttpServer((_req, i) => ({ json: { "@107": `${20 + i}.0` } }));
+    const info = client(server.url);
+    const reads = [];
+    for (let i = 0; i < 3; i++) reads.push(await info.allMids());
+    expect(reads.map((r) => r["@107"])).toEqual(["20.0", "21.0", "22.0"]);
+    expect(reads.some((r) => Object.isFrozen(r))).toBe(false);
+  });
+
   it("validates a changed answer again: a broken one is refused, a new one is read as sent", async () => {
     server = await startHttpServer((_req, i) =>
       i < 3 ? { json: summary("1.0") } : i === 3 ? { json: { delegated: 12 } } : { json: summary("2.5") },
