@@ -33,6 +33,21 @@ export interface NotDue {
   next: number | undefined;
 }
 
+/**
+ * A strategy whose next slot is ahead. Its reason is made when read (a simulation plans at every step
+ * and never reads it), by a getter on the class: one in an object literal is made again for each object.
+ */
+class NextSlotNotDue implements NotDue {
+  constructor(
+    readonly strategy: string,
+    readonly next: number | undefined,
+  ) {}
+
+  get reason(): string {
+    return `not due: next slot ${this.next === undefined ? "never" : iso(this.next)}`;
+  }
+}
+
 export interface Missed {
   strategy: string;
   /** How many slots were missed (not acted in, too old to catch up or superseded by a later one). */
@@ -195,15 +210,7 @@ export class Scheduler {
           this.journal.settleSlot(this.account, name, v.latestMissed, "missed");
         e.failures = 0;
         e.deferrals = 0;
-        const next = v.next;
-        notDue.push({
-          strategy: name,
-          // Made when read: a simulation plans at every step and never reads it.
-          get reason() {
-            return `not due: next slot ${next === undefined ? "never" : iso(next)}`;
-          },
-          next,
-        });
+        notDue.push(new NextSlotNotDue(name, v.next));
         continue;
       }
       if (waiting(e) && e.retryAt > now) {

@@ -169,9 +169,12 @@ function spotMeta(core: VenueCore): Record<string, unknown> {
   };
 }
 
+/** The supply of a token whose scenario gives none. */
+const DEFAULT_SUPPLY = new Decimal(1_000_000_000);
+
 function supplies(t: Token): { circulating: Decimal; total: Decimal; max: Decimal } {
   const d = t.details;
-  const total = d?.totalSupply ?? d?.maxSupply ?? new Decimal(1_000_000_000);
+  const total = d?.totalSupply ?? d?.maxSupply ?? DEFAULT_SUPPLY;
   return { total, circulating: d?.circulatingSupply ?? total, max: d?.maxSupply ?? total };
 }
 
