@@ -4,19 +4,8 @@
 import type { Decimal } from "../lib/decimal.js";
 import { toWireDecimal } from "../lib/decimal.js";
 
-/**
- * Spellings by Decimal object (a Decimal never changes): balances, fees and stakes are the same objects
- * from one answer to the next while they hold, and every answer spells them again.
- */
-const spelled = new WeakMap<Decimal, string>();
-
 /** Venue-style decimal: integers keep a ".0" ("2000.0"), others are canonical ("12.5"). */
 export function fmt(d: Decimal): string {
-  let s = spelled.get(d);
-  if (s === undefined) {
-    s = toWireDecimal(d);
-    if (!s.includes(".")) s = `${s}.0`;
-    spelled.set(d, s);
-  }
-  return s;
+  const s = toWireDecimal(d);
+  return s.includes(".") ? s : `${s}.0`;
 }
