@@ -18,6 +18,22 @@ export type Decimal = DecimalJs;
 
 export const ZERO = new Decimal(0);
 
+/**
+ * The quotient a / b to 30 significant digits, truncated: for ratios that are only shown (a weight as
+ * a percentage), where a division to the full 120 digits cost more than the rest of a decision. Never
+ * for a value acted on.
+ */
+export function shownRatio(a: Decimal, b: Decimal): Decimal {
+  return SHOWN.div(a, b);
+}
+
+const SHOWN = DecimalJs.clone({
+  precision: 30,
+  rounding: DecimalJs.ROUND_DOWN,
+  toExpNeg: -9e15,
+  toExpPos: 9e15,
+});
+
 const DECIMAL_STRING = /^-?(?:0|[1-9]\d*|\d+)(?:\.\d+)?$/;
 
 /** True for a plain decimal string: optional minus, digits, optional fraction. No exponent, no spaces. */

@@ -2,7 +2,7 @@
 // the quote token). A token whose weight leaves its band gets one TWAP against the quote that brings it
 // back to target; the quote token is never traded directly, the other side of those TWAPs moves it.
 import * as z from "zod";
-import { type Decimal, truncateDecimals, ZERO } from "../../lib/decimal.js";
+import { type Decimal, shownRatio, truncateDecimals, ZERO } from "../../lib/decimal.js";
 import { decimal, fraction } from "../config/fields.js";
 import type { Decision, TwapOrderIntent } from "../intents.js";
 import { pairFor, pairLabel, pairText, type SpotPair } from "../snapshot.js";
@@ -164,12 +164,14 @@ export const twapRebalance = defineStrategy({
 
     for (const { h, excess } of ordered) {
       const pair = h.pair!;
-      const weight = h.value.div(portfolio);
+      // Shown only: the band is checked on the excess itself, exactly (|weight − target| ≤ band is
+      // |excess| ≤ band × portfolio).
+      const weight = shownRatio(h.value, portfolio);
       const where =
         `${h.token} is ${pct(weight)} of ${fmt(portfolio, 2)} ${quote} ` +
         `(${fmt(h.total)}${h.staked.gt(0) ? ` incl. ${fmt(h.staked)} staked` : ""} at mid ${fmt(h.mid)}), ` +
         `target ${pct(h.target)} ± ${pct(params.band)}`;
-      if (weight.minus(h.target).abs().lte(params.band)) {
+      if (excess.abs().lte(params.band.times(portfolio))) {
         decisions.push(skip(name, `${where}: within band`, "twapOrder"));
         continue;
       }

@@ -46,6 +46,23 @@ describe("twap-rebalance", () => {
     expect(skips(decisions)[0]?.reason).toMatch(/within band/);
   });
 
+  it("treats a weight exactly on the band's edge as inside it, and one wei of value beyond as outside", () => {
+    // 1100 HYPE at 1 and 900 USDC: HYPE is exactly 55%, the edge of 50% ± 5%.
+    const edge = run({ balances: { HYPE: 1100, USDC: 900 }, hypeMid: 1 });
+    expect(twaps(edge)).toHaveLength(0);
+    expect(skips(edge)[0]?.reason).toMatch(/HYPE is 55% of 2000 USDC.*within band/);
+    const beyond = run({ balances: { HYPE: "1100.00000001", USDC: 900 }, hypeMid: 1 });
+    expect(twaps(beyond)).toHaveLength(1);
+    expect(twaps(beyond)[0]?.side).toBe("sell");
+    const third = run(
+      { balances: { HYPE: 2, USDC: 1 }, hypeMid: 1 },
+      { targets: { HYPE: "0.5", USDC: "0.5" }, band: "0.16666666666666666666666666666666666666667" },
+    );
+    // A weight no finite decimal spells: 2/3 − 1/2 = 1/6 = 0.1666…, inside the band just above it; the
+    // shown weight is truncated.
+    expect(skips(third)[0]?.reason).toMatch(/HYPE is 66\.66% of 3 USDC.*within band/);
+  });
+
   it("buys when a token is under its target, sized from the quote shortfall", () => {
     const decisions = run({ balances: { HYPE: 100, USDC: 6000 }, hypeMid: 40 }); // 40% HYPE
     const [t] = twaps(decisions);
