@@ -127,6 +127,15 @@ function spotState(core: VenueCore, user: string): Record<string, unknown> {
   return out;
 }
 
+/** spotClearinghouseState answers by user, with what each was made of (see the handler). */
+const spotStateTexts = new WeakMap<VenueCore, Map<string, { inputs: unknown[]; answer: Serialized }>>();
+
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 function tokenMeta(t: Token): Record<string, unknown> {
   return {
     name: t.name,
@@ -286,7 +295,23 @@ const HANDLERS: Record<string, Handler> = {
   },
 
   spotClearinghouseState(core, req) {
-    return spotState(core, String(req.user));
+    const user = String(req.user);
+    // Asked every cycle, and the same until a fill, a transfer or a TWAP: with no TWAP running (a
+    // buy's hold moves with the price) the answer is kept with what it was made of, by identity (a
+    // position's amounts are replaced, never changed, when they move).
+    if (core.twaps.running(user).length > 0) return spotState(core, user);
+    const inputs: unknown[] = [isAgent(core, user), core.accounts.profiles.get(user)];
+    for (const [index, p] of core.spot.of(user)) inputs.push(index, p.total, p.entryNtl);
+    let byUser = spotStateTexts.get(core);
+    if (byUser === undefined) {
+      byUser = new Map();
+      spotStateTexts.set(core, byUser);
+    }
+    const kept = byUser.get(user);
+    if (kept !== undefined && sameItems(kept.inputs, inputs)) return kept.answer;
+    const answer = new Serialized(stringifyJson(spotState(core, user)), undefined);
+    byUser.set(user, { inputs, answer });
+    return answer;
   },
 
   delegatorHistory(core, req) {

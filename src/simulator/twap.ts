@@ -139,6 +139,8 @@ export class TwapEngine {
   private nextOid: number;
   private nextTid: number;
   private readonly twaps = new Map<number, Twap>();
+  /** The activated ones, in placing order: every balance read asks for them, and ended ones pile up. */
+  private readonly active = new Set<Twap>();
   private readonly history = new Map<string, TwapHistoryEntry[]>();
   private readonly fills = new Map<string, TwapFill[]>();
   /** Per user, the sum of px × sz over fillsOf(user), in fill order: kept as fills come. */
@@ -163,7 +165,7 @@ export class TwapEngine {
 
   running(user: string): Twap[] {
     const out: Twap[] = [];
-    for (const t of this.twaps.values()) if (t.user === user && t.status === "activated") out.push(t);
+    for (const t of this.active) if (t.user === user) out.push(t);
     return out;
   }
 
@@ -267,6 +269,7 @@ export class TwapEngine {
       rng: req.randomize ? new Prng(this.d.seed, `twap:${id}`) : undefined,
     };
     this.twaps.set(id, twap);
+    this.active.add(twap);
     this.pushHistory(twap, now);
     this.d.ledger.record(
       now,
@@ -460,6 +463,7 @@ export class TwapEngine {
 
   private end(t: Twap, status: "finished" | "terminated", now: number, hash?: string): void {
     t.status = status;
+    this.active.delete(t);
     if (t.next) this.d.clock.cancel(t.next);
     t.next = undefined;
     this.pushHistory(t, now);

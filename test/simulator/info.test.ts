@@ -242,6 +242,46 @@ describe("info queries", () => {
     expect(await (await post(sim, "/info", { type: "twapHistory", user: UNKNOWN })).json).toEqual([]);
   });
 
+  it("serves spotClearinghouseState that follows every transfer, fill and hold (its text is kept between changes)", async () => {
+    const read = async () => {
+      const answer = await post(sim, "/info", { type: "spotClearinghouseState", user: ADDR.trader });
+      expect(answer.text).toBe(JSON.stringify(answer.json));
+      const balances = (answer.json as { balances: Array<{ coin: string; total: string; hold: string }> })
+        .balances;
+      return Object.fromEntries(balances.map((b) => [b.coin, `${b.total}/${b.hold}`]));
+    };
+    const before = await read();
+    expect(await read()).toEqual(before);
+    sim.fund(ADDR.trader, "USDC", "12.5");
+    const funded = await read();
+    expect(Number(funded.USDC!.split("/")[0]) - Number(before.USDC!.split("/")[0])).toBeCloseTo(12.5, 8);
+    // A running sell holds its HYPE; each slice moves HYPE and USDC; the end releases the hold.
+    const placed = sim.core.twaps.place(
+      ADDR.trader,
+      {
+        asset: 10107,
+        isBuy: false,
+        size: "10",
+        reduceOnly: false,
+        minutes: 5,
+        randomize: false,
+        hasDetails: false,
+      },
+      "0x0",
+    );
+    if (!placed.ok) throw new Error(`TWAP refused: ${placed.error}`);
+    const running = await read();
+    expect(running.HYPE!.split("/")[1]).toBe("10.0");
+    sim.advance(60_000);
+    const sliced = await read();
+    expect(sliced.HYPE).not.toBe(running.HYPE);
+    expect(sliced.USDC).not.toBe(running.USDC);
+    sim.advance(5 * 60_000);
+    const ended = await read();
+    expect(ended.HYPE!.split("/")[1]).toBe("0.0");
+    expect(await read()).toEqual(ended);
+  });
+
   it("answers txDetails on /explorer and on /info, with the explorer's error envelope for unknown hashes", async () => {
     const tx = await client.txDetails({ hash: txHashes[0] as `0x${string}` });
     expect(tx.tx.action.type).toBe("twapOrder");
