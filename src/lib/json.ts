@@ -132,6 +132,43 @@ function restoreBigInts(value: unknown, restored: { count: number }): unknown {
   return value;
 }
 
+/** Thrown by markBigInts beyond MAX_JSON_DEPTH levels (a cycle, or a structure no answer has). */
+class TooDeep extends Error {}
+
+/**
+ * A copy of `value` as JSON.stringify sees it (toJSON applied, own enumerable keys in their order,
+ * boxed primitives kept), each bigint replaced by its placeholder string and counted.
+ */
+function markBigInts(
+  value: unknown,
+  key: string,
+  count: { bigints: number },
+  depth: number,
+  converted = false,
+): unknown {
+  if (typeof value === "bigint") {
+    count.bigints++;
+    return `${BIG_MARK}${value}`;
+  }
+  if (value === null || typeof value !== "object") return value;
+  if (depth > MAX_JSON_DEPTH) throw new TooDeep();
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  // Applied once per value, as the native writer does (what it returns is not converted again).
+  if (!converted && typeof toJSON === "function")
+    return markBigInts(toJSON.call(value, key), key, count, depth, true);
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = markBigInts(value[i], String(i), count, depth + 1);
+    return out;
+  }
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) return value;
+  const record = value as Record<string, unknown>;
+  // No prototype: an own "__proto__" key of the input stays a key.
+  const out = Object.create(null) as Record<string, unknown>;
+  for (const k of Object.keys(record)) out[k] = markBigInts(record[k], k, count, depth + 1);
+  return out;
+}
+
 /** Serializes to JSON; `bigint` values are written as bare integer digits, never quoted or rounded. */
 export function stringifyJson(value: unknown, indent?: number): string {
   // The native writer first: it refuses a bigint with a TypeError (no BigInt.prototype.toJSON is ever
@@ -142,19 +179,30 @@ export function stringifyJson(value: unknown, indent?: number): string {
   } catch (err) {
     if (!(err instanceof TypeError)) throw err;
   }
-  // Fast exact path, the mirror of parseJson's: the native writer with each bigint as a placeholder
-  // string, then the placeholders turned into bare digits. A string of the input that reads like a
-  // placeholder makes the counts differ, and the writer written in JS does it instead.
-  let bigints = 0;
-  const marked = JSON.stringify(
-    value,
-    (_key, v: unknown) => {
-      if (typeof v !== "bigint") return v;
-      bigints++;
-      return `${BIG_MARK}${v}`;
-    },
-    indent,
-  );
+  // Fast exact path, the mirror of parseJson's: the native writer on a copy with each bigint as a
+  // placeholder string, then the placeholders turned into bare digits. A string of the input that reads
+  // like a placeholder makes the counts differ, and the writer written in JS does it instead. (A copy,
+  // not a replacer function: the native writer calling back into JS for every value is several times
+  // slower.) What the copy cannot take (a cycle, a nesting too deep) goes to the replacer, which throws
+  // the native writer's own errors.
+  const count = { bigints: 0 };
+  let marked: string;
+  try {
+    marked = JSON.stringify(markBigInts(value, "", count, 0), null, indent);
+  } catch (err) {
+    if (!(err instanceof TooDeep)) throw err;
+    count.bigints = 0;
+    marked = JSON.stringify(
+      value,
+      (_key, v: unknown) => {
+        if (typeof v !== "bigint") return v;
+        count.bigints++;
+        return `${BIG_MARK}${v}`;
+      },
+      indent,
+    );
+  }
+  const bigints = count.bigints;
   let replaced = 0;
   const fast = marked.replace(BIG_MARK_WRITTEN, (_match, digits: string) => {
     replaced++;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Decimal } from "../../src/lib/decimal.js";
 import { parseJson, stringifyJson } from "../../src/lib/json.js";
 
 describe("lossless JSON", () => {
@@ -30,6 +31,32 @@ describe("lossless JSON", () => {
     expect(stringifyJson({ a: [1n, { b: 2n }] }, 2)).toBe(
       '{\n  "a": [\n    1,\n    {\n      "b": 2\n    }\n  ]\n}',
     );
+  });
+
+  it("writes a value holding bigints as the native writer sees it: toJSON once, own keys, boxed values", () => {
+    const inner = { toJSON: () => "inner" };
+    const value = {
+      d: new Decimal("1.50"),
+      when: new Date(Date.UTC(2025, 0, 1)),
+      once: { toJSON: (key: string) => ({ key, inner }) },
+      boxed: [new Number(3), new String("s"), new Boolean(false)],
+      skipped: undefined,
+      fn: () => 1,
+      list: [undefined, 1n],
+      ...JSON.parse('{"__proto__": {"x": 1}}'),
+      big: 2n ** 70n,
+    };
+    expect(stringifyJson(value)).toBe(
+      '{"d":"1.5","when":"2025-01-01T00:00:00.000Z","once":{"key":"once","inner":"inner"},' +
+        '"boxed":[3,"s",false],"list":[null,1],"__proto__":{"x":1},"big":1180591620717411303424}',
+    );
+    // The same value without its bigints is what the native writer gives.
+    const { big: _big, list: _list, ...rest } = value;
+    expect(stringifyJson({ ...rest, n: 1n })).toBe(`${JSON.stringify(rest).slice(0, -1)},"n":1}`);
+    // A cycle is refused as the native writer refuses it, bigint or not.
+    const cyclic: Record<string, unknown> = { n: 1n };
+    cyclic.self = cyclic;
+    expect(() => stringifyJson(cyclic)).toThrow(/circular/i);
   });
 
   it("treats 2^53 − 1 as a number and 2^53 + 1 as a bigint", () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseJson, stringifyJson } from "../../src/lib/json.js";
 import { SIMULATED_INFO_TYPES } from "../../src/simulator/info.js";
 import { InfoClient } from "../../src/venue/info/client.js";
 import { INFO_METHODS, INFO_TYPES, type InfoType } from "../../src/venue/info/methods/index.js";
@@ -280,6 +281,16 @@ describe("info queries", () => {
     const ended = await read();
     expect(ended.HYPE!.split("/")[1]).toBe("0.0");
     expect(await read()).toEqual(ended);
+  });
+
+  it("writes validator stakes beyond 2^53 as exact bare digits in plain JSON", async () => {
+    const answer = await post(sim, "/info", { type: "validatorSummaries" });
+    const parsed = parseJson(answer.text) as Array<{ stake: number | bigint; name: string }>;
+    expect(answer.text).toBe(stringifyJson(parsed));
+    const big = parsed.filter((v) => typeof v.stake === "bigint");
+    expect(big.length).toBeGreaterThan(0);
+    for (const v of parsed) expect(answer.text).toContain(`"stake":${v.stake.toString()},`);
+    expect(answer.text).not.toContain("\\u0000");
   });
 
   it("answers txDetails on /explorer and on /info, with the explorer's error envelope for unknown hashes", async () => {
