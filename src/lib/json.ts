@@ -78,7 +78,42 @@ function checkDepth(text: string, maxDepth: number): void {
  * JsonDepthError (a SyntaxError) on text nested deeper than `maxDepth` (default MAX_JSON_DEPTH).
  */
 export function parseJson(text: string, options: { maxDepth?: number } = {}): unknown {
-  checkDepth(text, options.maxDepth ?? MAX_JSON_DEPTH);
+  const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
+  // The native parser first (it nests without recursion, so deep text is no danger to it); then one
+  // walk of the value checks the nesting and looks for a number beyond the safe integers: an integer
+  // token beyond 2^53 − 1 always parses to one. Only then, and for text the native parser refuses (for
+  // the same errors as ever), the exact path. (A scan of the text for long digit runs cost more than
+  // the native parse itself on a long TWAP history full of 13-digit times.)
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return parseExactly(text, maxDepth);
+  }
+  return holdsUnsafeNumber(value, maxDepth, 0) ? parseExactly(text, maxDepth) : value;
+}
+
+/**
+ * Whether a number in `value` is beyond the safe integers (it may stand for a bigint token: every
+ * double that large is integer-valued, and a token too long for a double is Infinity); throws
+ * JsonDepthError when arrays and objects nest deeper than `maxDepth`.
+ */
+function holdsUnsafeNumber(value: unknown, maxDepth: number, depth: number): boolean {
+  if (typeof value === "number") return Math.abs(value) > Number.MAX_SAFE_INTEGER;
+  if (value === null || typeof value !== "object") return false;
+  if (depth >= maxDepth) throw new JsonDepthError(maxDepth);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (holdsUnsafeNumber(value[i], maxDepth, depth + 1)) return true;
+    return false;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key in record) if (holdsUnsafeNumber(record[key], maxDepth, depth + 1)) return true;
+  return false;
+}
+
+/** Unsafe integers as `bigint`, exactly: text that holds some, or that the native parser refused. */
+function parseExactly(text: string, maxDepth: number): unknown {
+  checkDepth(text, maxDepth);
   // Native JSON.parse is exact when no number token starts with 16+ digits. The same digits inside a
   // string after one of those characters only send us to the slower path; they never make it wrong.
   if (!LONG_DIGIT_RUN.test(text) || !LONG_NUMBER_START.test(text)) return JSON.parse(text);

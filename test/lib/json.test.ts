@@ -62,6 +62,13 @@ describe("lossless JSON", () => {
   it("treats 2^53 − 1 as a number and 2^53 + 1 as a bigint", () => {
     expect(parseJson("9007199254740991")).toBe(9007199254740991);
     expect(parseJson("9007199254740993")).toBe(9007199254740993n);
+    // 2^53 is the first integer past the safe ones: a bigint, though a double holds it.
+    expect(parseJson('{"a":[9007199254740992]}')).toEqual({ a: [9007199254740992n] });
+    // Beyond what a double holds at all (the native parser's Infinity) and negative: still exact.
+    const huge = `1${"0".repeat(400)}`;
+    expect(parseJson(`{"x":[1.5,-${huge}]}`)).toEqual({ x: [1.5, -(10n ** 400n)] });
+    // Large numbers that are not integer tokens stay numbers.
+    expect(parseJson("[1e300, 12345678901234567.5]")).toEqual([1e300, 12345678901234568]);
   });
 
   it("throws a SyntaxError on invalid JSON on both paths", () => {
@@ -150,6 +157,15 @@ describe("parseJson fast exact path (placeholders through the native parser)", (
     const deep = `${'{"a":['.repeat(300)}1${"]}".repeat(300)}`;
     expect(() => parseJson(deep)).toThrow(JsonDepthError);
     expect(parseJson(deep, { maxDepth: 600 })).toBeDefined();
+    expect(parseJson(deep.replace("1", "12345678901234567890"), { maxDepth: 600 })).toBeDefined();
+    expect(() => parseJson(deep.replace("1", "12345678901234567890"))).toThrow(JsonDepthError);
+    // Too deep and not JSON: the depth is what is reported, as before any parsing.
+    expect(() => parseJson(`${deep}]`)).toThrow(JsonDepthError);
+    // Brackets inside strings are not nesting.
+    expect(parseJson(JSON.stringify({ s: "[".repeat(2000) }))).toEqual({ s: "[".repeat(2000) });
+    // Exactly the limit is accepted.
+    expect(parseJson(`${"[".repeat(512)}${"]".repeat(512)}`)).toBeDefined();
+    expect(() => parseJson(`${"[".repeat(513)}${"]".repeat(513)}`)).toThrow(JsonDepthError);
   });
 
   it("takes the exact parser when the text already holds an escaped NUL", () => {
