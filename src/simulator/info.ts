@@ -134,6 +134,9 @@ function spotState(core: VenueCore, user: string): Record<string, unknown> {
 const STAKE_MARK = "\u0000stake";
 const STAKE_MARK_WRITTEN = '"stake":"\\u0000stake"';
 
+/** The last validatorSummaries answer, with what it was made of (see the handler). */
+const validatorTexts = new WeakMap<VenueCore, { inputs: unknown[]; answer: Serialized }>();
+
 /** spotClearinghouseState answers by user, with what each was made of (see the handler). */
 const spotStateTexts = new WeakMap<VenueCore, Map<string, { inputs: unknown[]; answer: Serialized }>>();
 
@@ -329,8 +332,14 @@ const HANDLERS: Record<string, Handler> = {
   },
 
   validatorSummaries(core) {
-    const items = core.staking
-      .allValidators()
+    // Kept while no validator's fields changed (every change goes through updateValidator) and every
+    // stake is the same: read every few hours, changed daily by rewards.
+    const validators = core.staking.allValidators();
+    const inputs: unknown[] = [core.staking.validatorChanges];
+    for (const v of validators) inputs.push(v, core.staking.stakeOf(v));
+    const kept = validatorTexts.get(core);
+    if (kept !== undefined && sameItems(kept.inputs, inputs)) return kept.answer;
+    const items = validators
       .map((v) => ({ v, stake: core.staking.stakeOf(v) }))
       .sort((a, b) =>
         a.stake === b.stake ? (a.v.address < b.v.address ? -1 : 1) : a.stake > b.stake ? -1 : 1,
@@ -359,7 +368,9 @@ const HANDLERS: Record<string, Handler> = {
           ]),
         }).replace(STAKE_MARK_WRITTEN, `"stake":${stake}`),
       );
-    return new Serialized(`[${items.join(",")}]`, items.length);
+    const answer = new Serialized(`[${items.join(",")}]`, items.length);
+    validatorTexts.set(core, { inputs, answer });
+    return answer;
   },
 
   subAccounts2(core, req) {

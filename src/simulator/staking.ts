@@ -167,6 +167,13 @@ export class Staking {
     return [...this.validators.values()];
   }
 
+  /** Counts changes to validators' own fields (updateValidator), for answers kept between them. */
+  get validatorChanges(): number {
+    return this.validatorChangeCount;
+  }
+
+  private validatorChangeCount = 0;
+
   /** Total stake of a validator in wei (may exceed 2^53). */
   stakeOf(v: Validator): bigint {
     return v.baseStake + v.delegated;
@@ -412,6 +419,7 @@ export class Staking {
   updateValidator(address: string, patch: ValidatorPatch): Validator {
     const v = this.validators.get(address);
     if (!v) throw new ValidationError([{ path: "validator", message: `unknown validator ${address}` }]);
+    this.validatorChangeCount++;
     if (patch.name !== undefined) v.name = patch.name;
     if (patch.description !== undefined) v.description = patch.description;
     if (patch.commission !== undefined) v.commission = parseDecimal(patch.commission, "commission");

@@ -293,6 +293,32 @@ describe("info queries", () => {
     expect(answer.text).not.toContain("\\u0000");
   });
 
+  it("serves validatorSummaries that follow every change of a validator and of its stake", async () => {
+    const read = async () => {
+      const text = (await post(sim, "/info", { type: "validatorSummaries" })).text;
+      return parseJson(text) as Array<{
+        validator: string;
+        commission: string;
+        stake: number | bigint;
+        isJailed: boolean;
+      }>;
+    };
+    const before = await read();
+    expect(await read()).toEqual(before);
+    const target = before[before.length - 1]!;
+    sim.setValidator(target.validator, { commission: "0.0777" });
+    const changed = await read();
+    expect(changed.find((v) => v.validator === target.validator)?.commission).toBe("0.0777");
+    sim.setValidator(target.validator, { isJailed: true, unjailableAfter: DEMO_START + 99 });
+    expect((await read()).find((v) => v.validator === target.validator)?.isJailed).toBe(true);
+    sim.setValidator(target.validator, { isJailed: false });
+    // A day of rewards compounds into the stakes.
+    const stakes = (list: Awaited<ReturnType<typeof read>>) => list.map((v) => BigInt(v.stake)).join(",");
+    const beforeRewards = await read();
+    sim.advance(86_400_000);
+    expect(stakes(await read())).not.toBe(stakes(beforeRewards));
+  });
+
   it("answers txDetails on /explorer and on /info, with the explorer's error envelope for unknown hashes", async () => {
     const tx = await client.txDetails({ hash: txHashes[0] as `0x${string}` });
     expect(tx.tx.action.type).toBe("twapOrder");
