@@ -259,7 +259,10 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       intents: allocation.intents,
       snapshot,
       limits: deps.limits.priceSanity ?? DEFAULT_PRICE_SANITY,
-      memory: (label) => (memories ??= deps.journal.pairMemories()).get(label),
+      memory: (label) => {
+        if (memories === undefined) memories = deps.journal.pairMemories();
+        return memories.get(label);
+      },
       now: startedAt,
     });
     for (const alarm of sane.alarms) log.error({ alarm }, `venue metadata changed: ${alarm}`);

@@ -214,20 +214,7 @@ export function spotUniverse(
   meta: SpotMetaResponse,
   mids: Record<string, string>,
 ): { tokens: Map<string, SpotToken>; pairs: Map<string, SpotPair> } {
-  const byIndex = new Map<number, SpotToken>();
-  const tokens = new Map<string, SpotToken>();
-  for (const t of meta.tokens) {
-    const token: SpotToken = {
-      name: t.name,
-      index: t.index,
-      tokenId: t.tokenId,
-      szDecimals: t.szDecimals,
-      weiDecimals: t.weiDecimals,
-    };
-    byIndex.set(t.index, token);
-    const known = tokens.get(t.name);
-    if (known === undefined || t.index < known.index) tokens.set(t.name, token);
-  }
+  const { tokens, byIndex } = tokensOf(meta);
   const pairs = new Map<string, SpotPair>();
   for (const p of meta.universe) {
     const base = byIndex.get(p.tokens[0]);
@@ -244,6 +231,40 @@ export function spotUniverse(
     });
   }
   return { tokens, pairs };
+}
+
+/**
+ * The tokens of a metadata answer by name and by index, kept per answer object: the info client hands
+ * out the same frozen answer while its text repeats, and mainnet lists hundreds of tokens. The tokens
+ * are frozen (every snapshot made of that answer shares them).
+ */
+const tokensOfAnswer = new WeakMap<
+  SpotMetaResponse,
+  { tokens: Map<string, SpotToken>; byIndex: Map<number, SpotToken> }
+>();
+
+function tokensOf(meta: SpotMetaResponse): {
+  tokens: Map<string, SpotToken>;
+  byIndex: Map<number, SpotToken>;
+} {
+  const kept = tokensOfAnswer.get(meta);
+  if (kept !== undefined) return { tokens: new Map(kept.tokens), byIndex: kept.byIndex };
+  const byIndex = new Map<number, SpotToken>();
+  const tokens = new Map<string, SpotToken>();
+  for (const t of meta.tokens) {
+    const token: SpotToken = Object.freeze({
+      name: t.name,
+      index: t.index,
+      tokenId: t.tokenId,
+      szDecimals: t.szDecimals,
+      weiDecimals: t.weiDecimals,
+    });
+    byIndex.set(t.index, token);
+    const known = tokens.get(t.name);
+    if (known === undefined || t.index < known.index) tokens.set(t.name, token);
+  }
+  tokensOfAnswer.set(meta, { tokens, byIndex });
+  return { tokens: new Map(tokens), byIndex };
 }
 
 type VenueBalances = Awaited<ReturnType<InfoClient["spotClearinghouseState"]>>["balances"];
