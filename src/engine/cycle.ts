@@ -195,7 +195,9 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       decisions: [],
       actions: [],
     };
-    const blocked = deps.journal.blockedStrategies(deps.account);
+    // Strategies with a submission reconciliation left unresolved must not act again yet. Reconciliation
+    // judged every unresolved row of the account, and nothing of this cycle has been sent since.
+    const blocked = new Set(reconciled.filter((r) => r.verdict === "unresolved").map((r) => r.strategy));
     const fills = await twapFillsForBudgets(deps, o.strategies, snapshot, reads);
     const skips: Skip[] = [];
     const intents: Intent[] = [];

@@ -426,11 +426,6 @@ export class Journal {
     ).all(account, sinceNonce) as SubmissionRow[];
   }
 
-  /** Strategies that have an unresolved submission and therefore must not act again yet. */
-  blockedStrategies(account: string): Set<string> {
-    return new Set(this.unresolved(account).map((r) => r.strategy));
-  }
-
   /** Rolling usage for risk limits: TWAP notional (USD) and HYPE moved by delegations since `since`. */
   usage(account: string, sinceMs: number): { notionalUsd: Decimal; stakeMoved: Decimal } {
     const placeholders = COUNTED.map(() => "?").join(", ");
