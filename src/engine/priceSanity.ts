@@ -224,16 +224,6 @@ function priceVerdict(
   return { ok: true, conservative, sources: source };
 }
 
-function identityOf(pair: SpotPair): Omit<PairMemory, "mid" | "midAt"> {
-  return {
-    label: pairLabel(pair),
-    coin: pair.name,
-    assetId: pair.assetId,
-    baseTokenId: pair.base.tokenId,
-    quoteTokenId: pair.quote.tokenId,
-  };
-}
-
 /** A remembered mid younger than this is as good a reference as a fresher one: not rewritten. */
 const MEMORY_REFRESH_MS = 60_000;
 
@@ -273,8 +263,14 @@ export function checkPriceSanity(input: PriceSanityInput): PriceSanityResult {
       return; // never remember a pair whose metadata is in doubt
     }
     const verdict = priceVerdict(pair, snapshot, memory, limits, now);
+    // Written out, not spread from the identity: a spread followed by more keys is a slow path in V8,
+    // and every held pair passes here every cycle.
     const next: PairMemory = {
-      ...identityOf(pair),
+      label,
+      coin: pair.name,
+      assetId: pair.assetId,
+      baseTokenId: pair.base.tokenId,
+      quoteTokenId: pair.quote.tokenId,
       mid: verdict.ok ? (pair.mid?.toString() ?? null) : (memory?.mid ?? null),
       midAt: verdict.ok ? now : (memory?.midAt ?? null),
     };
