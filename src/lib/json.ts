@@ -253,7 +253,14 @@ export function stringifyJson(value: unknown, indent?: number): string {
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
+    // Walked in place (Object.values made an array of every object's values: answers are frozen every
+    // cycle).
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+    else {
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record);
+      for (let i = 0; i < keys.length; i++) deepFreeze(record[keys[i]!]);
+    }
   }
   return value;
 }
