@@ -78,6 +78,8 @@ export interface PriceSanityResult {
  * (a division at the library's 120 digits also cost more than the rest of a price check).
  */
 export function gapExceeds(a: Decimal, b: Decimal, bound: Decimal): boolean {
+  // Not a number is no price: as far from any price as can be (callers check prices before).
+  if (a.isNaN() || b.isNaN()) return true;
   // Decimal.max and min copy their result; a bound's 1 + bound is kept (a cycle checks each pair's
   // prices against the same few bounds).
   const aHigher = a.gt(b);

@@ -75,7 +75,9 @@ function checkDepth(text: string, maxDepth: number): void {
 
 /**
  * Parses JSON text; unsafe integers become `bigint`. Throws SyntaxError on invalid JSON, and
- * JsonDepthError (a SyntaxError) on text nested deeper than `maxDepth` (default MAX_JSON_DEPTH).
+ * JsonDepthError (a SyntaxError) on text nested deeper than `maxDepth` (default MAX_JSON_DEPTH). A key
+ * given twice in an object keeps its last value, as the native parser does; only the exact parser,
+ * taken for text holding an integer beyond 2^53, refuses it.
  */
 export function parseJson(text: string, options: { maxDepth?: number } = {}): unknown {
   const maxDepth = options.maxDepth ?? MAX_JSON_DEPTH;
@@ -172,7 +174,8 @@ class TooDeep extends Error {}
 
 /**
  * A copy of `value` as JSON.stringify sees it (toJSON applied, own enumerable keys in their order,
- * boxed primitives kept), each bigint replaced by its placeholder string and counted.
+ * boxed primitives kept), each bigint replaced by its placeholder string and counted: every bigint the
+ * native writer would meet (one a toJSON returns, a boxed one) is written as digits.
  */
 function markBigInts(
   value: unknown,
@@ -186,6 +189,8 @@ function markBigInts(
     return `${BIG_MARK}${value}`;
   }
   if (value === null || typeof value !== "object") return value;
+  // A boxed bigint is its value to the native writer (which then refuses it): written as digits too.
+  if (value instanceof BigInt) return markBigInts(value.valueOf(), key, count, depth, true);
   if (depth > MAX_JSON_DEPTH) throw new TooDeep();
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   // Applied once per value, as the native writer does (what it returns is not converted again).

@@ -77,6 +77,11 @@ describe("price sanity", () => {
     // Exactly at a 10% bound is inside it; a hair beyond is not.
     expect(gapExceeds(new Decimal(110), new Decimal(100), new Decimal("0.1"))).toBe(false);
     expect(gapExceeds(new Decimal("110.0000001"), new Decimal(100), new Decimal("0.1"))).toBe(true);
+    // Not a number is never within a bound of anything, whichever side it is on.
+    for (const other of ["-1", "0", "100"]) {
+      expect(gapExceeds(new Decimal(Number.NaN), new Decimal(other), new Decimal("0.1"))).toBe(true);
+      expect(gapExceeds(new Decimal(other), new Decimal(Number.NaN), new Decimal("0.1"))).toBe(true);
+    }
     // A non-positive price is never within any bound.
     expect(gapExceeds(new Decimal(0), new Decimal(1), new Decimal(1000))).toBe(true);
   });

@@ -53,10 +53,23 @@ describe("lossless JSON", () => {
     // The same value without its bigints is what the native writer gives.
     const { big: _big, list: _list, ...rest } = value;
     expect(stringifyJson({ ...rest, n: 1n })).toBe(`${JSON.stringify(rest).slice(0, -1)},"n":1}`);
+    // Every bigint the native writer would meet is written as digits: a boxed one, one a toJSON gives.
+    expect(stringifyJson({ a: Object(5n), b: [Object(7n)], c: { toJSON: () => 9n } })).toBe(
+      '{"a":5,"b":[7],"c":9}',
+    );
     // A cycle is refused as the native writer refuses it, bigint or not.
     const cyclic: Record<string, unknown> = { n: 1n };
     cyclic.self = cyclic;
     expect(() => stringifyJson(cyclic)).toThrow(/circular/i);
+  });
+
+  it("keeps the last value of a key given twice, as the native parser does, with or without long digits", () => {
+    expect(parseJson('{"a":1,"a":2}')).toEqual({ a: 2 });
+    expect(parseJson('{"a":1,"a":2,"s":"\\u0000","t":1234567890123456}')).toEqual({
+      a: 2,
+      s: "\u0000",
+      t: 1234567890123456,
+    });
   });
 
   it("treats 2^53 − 1 as a number and 2^53 + 1 as a bigint", () => {

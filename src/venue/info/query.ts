@@ -3,7 +3,7 @@
 // InfoMethodSpec in its own file under ./methods; nothing else talks to the info endpoint.
 import type { z } from "zod";
 import { BadResponseError, VenueError } from "../../lib/errors.js";
-import { deepFreeze, parseJson, stringifyJson } from "../../lib/json.js";
+import { deepFreeze, MAX_JSON_DEPTH, parseJson, stringifyJson } from "../../lib/json.js";
 import type { HttpTransport } from "../transport/http.js";
 import { backoffDelayMs, withRetry } from "../transport/retry.js";
 import { DEFAULT_PER_ITEM_WEIGHT, historyExtraWeight } from "../transport/weights.js";
@@ -229,7 +229,7 @@ function parseInParts(
  * the whole text parses to.
  */
 function partsParsed(text: string, count: number, last: AnswerMemo["lastParts"]): unknown[] | undefined {
-  if (last === undefined) return undefined;
+  if (last === undefined || !bracketedByJsonSpace(text)) return undefined;
   const texts = arrayParts(text, count, last.texts);
   if (texts === undefined) return undefined;
   const raws: unknown[] = [];
@@ -239,12 +239,29 @@ function partsParsed(text: string, count: number, last: AnswerMemo["lastParts"])
       continue;
     }
     try {
-      raws.push(parseJson(texts[i]!));
+      // One level less: the part sits inside the answer's array, and the whole answer has the limit.
+      raws.push(parseJson(texts[i]!, { maxDepth: MAX_JSON_DEPTH - 1 }));
     } catch {
       return undefined;
     }
   }
   return raws;
+}
+
+/**
+ * Whether only JSON whitespace (space, tab, line feed, carriage return) comes before the text's first
+ * `[` and after its last `]`: arrayParts trims any control character there, which JSON does not allow.
+ */
+function bracketedByJsonSpace(text: string): boolean {
+  let start = 0;
+  while (start < text.length && isJsonSpace(text.charCodeAt(start))) start++;
+  let end = text.length - 1;
+  while (end > start && isJsonSpace(text.charCodeAt(end))) end--;
+  return text.charCodeAt(start) === 0x5b && text.charCodeAt(end) === 0x5d;
+}
+
+function isJsonSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
 
 /**

@@ -226,6 +226,11 @@ describe("a tuple answer parsed part by part", () => {
       `[${meta},${ctxs("10.5").slice(0, -3)}]`, // a part that is not JSON
       `[${meta},${ctxs("10.5")},${ctxs("10.5")}]`, // three parts
       `[${meta}]`,
+      // Control characters around the array are not JSON whitespace.
+      `\u0000\u000b[${meta},${ctxs("10.5")}]\u0000`,
+      `[${meta},${ctxs("10.5")}]\u001f`,
+      // A changed part nested 512 deep makes the answer 513 deep.
+      `[${meta},${"[".repeat(512)}${"]".repeat(512)}]`,
       `[${meta},  ${ctxs("11.0")} ]`,
     ];
     server = await startHttpServer((_req, i) => ({
@@ -249,6 +254,9 @@ describe("a tuple answer parsed part by part", () => {
     expect(await refusal()).toMatch(/response is not JSON/);
     expect(await refusal()).toMatch(/unexpected spotMetaAndAssetCtxs response/);
     expect(await refusal()).toMatch(/unexpected spotMetaAndAssetCtxs response/);
+    expect(await refusal()).toMatch(/response is not JSON/);
+    expect(await refusal()).toMatch(/response is not JSON/);
+    expect(await refusal()).toMatch(/nested deeper than 512 levels/);
     const last = await info.spotMetaAndAssetCtxs();
     expect(last).toEqual([fx.spotMeta(), [{ ...fx.spotAssetCtx(), markPx: "11.0" }]]);
     // The metadata's text repeats the accepted answer's: the value made of it then.
