@@ -82,6 +82,25 @@ function paramsFor(type: InfoType): Record<string, unknown>[] {
   return [{}];
 }
 
+/** Places a 5-minute sell of 10 HYPE for the trader straight on the venue's TWAP engine. */
+function placeHypeSell() {
+  const placed = sim.core.twaps.place(
+    ADDR.trader,
+    {
+      asset: 10107,
+      isBuy: false,
+      size: "10",
+      reduceOnly: false,
+      minutes: 5,
+      randomize: false,
+      hasDetails: false,
+    },
+    "0x0",
+  );
+  if (!placed.ok) throw new Error(`TWAP refused: ${placed.error}`);
+  return placed;
+}
+
 describe("info queries", () => {
   it("answers every query type of the client's registry", () => {
     expect([...SIMULATED_INFO_TYPES].sort()).toEqual([...INFO_TYPES].sort());
@@ -214,20 +233,7 @@ describe("info queries", () => {
     };
     const before = await read();
     expect(await read()).toEqual(before);
-    const placed = sim.core.twaps.place(
-      ADDR.trader,
-      {
-        asset: 10107,
-        isBuy: false,
-        size: "10",
-        reduceOnly: false,
-        minutes: 5,
-        randomize: false,
-        hasDetails: false,
-      },
-      "0x0",
-    );
-    if (!placed.ok) throw new Error(`TWAP refused: ${placed.error}`);
+    const placed = placeHypeSell();
     const running = await read();
     expect(running.slice(0, before.length)).toEqual(before);
     expect(running.slice(before.length).map((h) => [h.twapId, h.status.status])).toEqual([
@@ -257,20 +263,7 @@ describe("info queries", () => {
     const funded = await read();
     expect(Number(funded.USDC!.split("/")[0]) - Number(before.USDC!.split("/")[0])).toBeCloseTo(12.5, 8);
     // A running sell holds its HYPE; each slice moves HYPE and USDC; the end releases the hold.
-    const placed = sim.core.twaps.place(
-      ADDR.trader,
-      {
-        asset: 10107,
-        isBuy: false,
-        size: "10",
-        reduceOnly: false,
-        minutes: 5,
-        randomize: false,
-        hasDetails: false,
-      },
-      "0x0",
-    );
-    if (!placed.ok) throw new Error(`TWAP refused: ${placed.error}`);
+    const placed = placeHypeSell();
     const running = await read();
     expect(running.HYPE!.split("/")[1]).toBe("10.0");
     sim.advance(60_000);
