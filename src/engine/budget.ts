@@ -5,6 +5,8 @@ import type { Logger } from "pino";
 import { Decimal } from "../lib/decimal.js";
 import { describeError } from "../lib/errors.js";
 import type { InfoClient } from "../venue/info/client.js";
+import { latestTwapEntries } from "../venue/info/methods/index.js";
+import { perAnswer } from "../venue/info/query.js";
 import type { RefusedOrder } from "./allocate.js";
 import type { Intent } from "./intents.js";
 import type { Journal, TwapFill } from "./journal.js";
@@ -59,38 +61,24 @@ export async function twapFillsForBudgets(
 
 type TwapHistory = Awaited<ReturnType<InfoClient["twapHistory"]>>;
 
-interface LatestTwap {
-  twapId: number;
-  coin: string;
-  ended: boolean;
-  /** Executed notional in the pair's quote token. */
-  executedNtl: Decimal;
-}
-
 /**
- * Per history answer, the latest state of each TWAP with an id. The info client hands out the same
- * (frozen) answer while its text repeats: a long history is walked and its amounts parsed once.
+ * The latest state of each TWAP with an id and its executed notional (in the pair's quote token), kept
+ * per answer object: a long history is walked and its amounts parsed once.
  */
-const latestOfHistory = new WeakMap<TwapHistory, readonly LatestTwap[]>();
-
-function endedAndFilled(history: TwapHistory): readonly LatestTwap[] {
-  const kept = latestOfHistory.get(history);
-  if (kept !== undefined) return kept;
-  const latest = new Map<number, TwapHistory[number]>();
-  for (const entry of history) {
-    if (entry.twapId === undefined) continue;
-    const seen = latest.get(entry.twapId);
-    if (seen === undefined || entry.timeMs >= seen.timeMs) latest.set(entry.twapId, entry);
-  }
-  const list = [...latest].map(([twapId, entry]) => ({
-    twapId,
-    coin: entry.state.coin,
-    ended: entry.status.status !== "activated",
-    executedNtl: new Decimal(entry.state.executedNtl),
-  }));
-  latestOfHistory.set(history, list);
-  return list;
-}
+const endedAndFilled = perAnswer((history: TwapHistory) =>
+  latestTwapEntries(history).flatMap((entry) =>
+    entry.twapId === undefined
+      ? []
+      : [
+          {
+            twapId: entry.twapId,
+            coin: entry.state.coin,
+            ended: entry.status.status !== "activated",
+            executedNtl: new Decimal(entry.state.executedNtl),
+          },
+        ],
+  ),
+);
 
 /** The strategy's latest ended TWAP, for its reasons ("filled nothing"). */
 export function lastEndedTwap(

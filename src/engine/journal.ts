@@ -501,14 +501,14 @@ export class Journal {
     return true;
   }
 
-  /** What earlier cycles saw of a pair (by label, "HYPE/USDC"), for price and metadata sanity. */
+  /** What earlier cycles saw of one pair (by label, "HYPE/USDC"). */
   pairMemory(label: string): PairMemory | undefined {
-    return this.sql(`${PAIR_MEMORY} WHERE label = ?`).get(label) as PairMemory | undefined;
+    return this.pairMemories().get(label);
   }
 
   /**
-   * Every pair's memory by label, in one read: a cycle checks the pairs of all its orders and holdings
-   * (the table holds only pairs the bot has seen so).
+   * Every pair's memory by label, in one read, for price and metadata sanity: a cycle checks the pairs
+   * of all its orders and holdings (the table holds only pairs the bot has seen so).
    */
   pairMemories(): Map<string, PairMemory> {
     const rows = this.sql(PAIR_MEMORY).all() as PairMemory[];

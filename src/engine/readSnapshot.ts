@@ -8,6 +8,7 @@ import { SPOT_ASSET_OFFSET } from "../venue/constants.js";
 import type { InfoClient } from "../venue/info/client.js";
 import {
   type DelegatorHistoryResponse,
+  latestTwapEntries,
   type SpotMetaAndAssetCtxsResponse,
   type SpotMetaResponse,
   stakingLinkPeer,
@@ -15,6 +16,7 @@ import {
   twapMayBeRunning,
   type StakingLink as VenueStakingLink,
 } from "../venue/info/methods/index.js";
+import { perAnswer } from "../venue/info/query.js";
 import type { NetworkName } from "../venue/networks.js";
 import type {
   Delegation,
@@ -234,21 +236,10 @@ export function spotUniverse(
 }
 
 /**
- * The tokens of a metadata answer by name and by index, kept per answer object: the info client hands
- * out the same frozen answer while its text repeats, and mainnet lists hundreds of tokens. The tokens
- * are frozen (every snapshot made of that answer shares them).
+ * The tokens of a metadata answer by name and by index, kept per answer object (mainnet lists hundreds).
+ * The tokens are frozen: every snapshot made of that answer shares them (in a map of its own).
  */
-const tokensOfAnswer = new WeakMap<
-  SpotMetaResponse,
-  { tokens: Map<string, SpotToken>; byIndex: Map<number, SpotToken> }
->();
-
-function tokensOf(meta: SpotMetaResponse): {
-  tokens: Map<string, SpotToken>;
-  byIndex: Map<number, SpotToken>;
-} {
-  const kept = tokensOfAnswer.get(meta);
-  if (kept !== undefined) return { tokens: new Map(kept.tokens), byIndex: kept.byIndex };
+const tokensOfAnswer = perAnswer((meta: SpotMetaResponse) => {
   const byIndex = new Map<number, SpotToken>();
   const tokens = new Map<string, SpotToken>();
   for (const t of meta.tokens) {
@@ -263,59 +254,41 @@ function tokensOf(meta: SpotMetaResponse): {
     const known = tokens.get(t.name);
     if (known === undefined || t.index < known.index) tokens.set(t.name, token);
   }
-  tokensOfAnswer.set(meta, { tokens, byIndex });
-  return { tokens: new Map(tokens), byIndex };
+  return { tokens, byIndex };
+});
+
+function tokensOf(meta: SpotMetaResponse): {
+  tokens: Map<string, SpotToken>;
+  byIndex: ReadonlyMap<number, SpotToken>;
+} {
+  const kept = tokensOfAnswer(meta);
+  return { tokens: new Map(kept.tokens), byIndex: kept.byIndex };
 }
 
 type VenueBalances = Awaited<ReturnType<InfoClient["spotClearinghouseState"]>>["balances"];
 
 /**
- * The spot balances of a spotClearinghouseState answer as Decimals, kept per answer object (the info
- * client hands out the same frozen answer while its text repeats: balances change only with fills).
- * Outcome-market balances (no token) are not spot tokens.
+ * The spot balances of a spotClearinghouseState answer as Decimals, kept per answer object (balances
+ * change only with fills). Outcome-market balances (no token) are not spot tokens.
  */
-const balancesOfAnswer = new WeakMap<VenueBalances, readonly SpotBalance[]>();
-
-function spotBalances(list: VenueBalances): readonly SpotBalance[] {
-  let kept = balancesOfAnswer.get(list);
-  if (kept === undefined) {
-    kept = list.flatMap((b) => {
-      if (b.token === undefined) return [];
-      const total = new Decimal(b.total);
-      const hold = new Decimal(b.hold);
-      const available = Decimal.max(ZERO, total.minus(hold));
-      return [Object.freeze({ coin: b.coin, token: b.token, total, hold, available })];
-    });
-    balancesOfAnswer.set(list, kept);
-  }
-  return kept;
-}
+const spotBalances = perAnswer((list: VenueBalances): readonly SpotBalance[] =>
+  list.flatMap((b) => {
+    if (b.token === undefined) return [];
+    const total = new Decimal(b.total);
+    const hold = new Decimal(b.hold);
+    const available = Decimal.max(ZERO, total.minus(hold));
+    return [Object.freeze({ coin: b.coin, token: b.token, total, hold, available })];
+  }),
+);
 
 /**
- * Per history answer, the latest entry of each TWAP that may be running. The info client hands out the
- * same (frozen) answer object while the answer's text repeats: kept per object, a long history is not
- * walked every cycle.
+ * The latest record of each TWAP that may be running at some time, kept per answer object: ended and
+ * waiting ones never run, and the time test with the earliest possible `now` keeps every other status,
+ * known or not (a year's history holds hundreds of ended TWAPs and a handful of live ones).
  */
-const latestOfHistory = new WeakMap<TwapHistoryResponse, ReadonlyArray<TwapHistoryResponse[number]>>();
-
-function latestMayRunEntries(history: TwapHistoryResponse): ReadonlyArray<TwapHistoryResponse[number]> {
-  const kept = latestOfHistory.get(history);
-  if (kept !== undefined) return kept;
-  // The history holds every state change of every TWAP; the latest entry per twapId decides whether it runs.
-  const latest = new Map<string, TwapHistoryResponse[number]>();
-  for (const entry of history) {
-    const key =
-      entry.twapId === undefined ? `t${entry.state.timestamp}:${entry.state.coin}` : `id${entry.twapId}`;
-    const seen = latest.get(key);
-    if (seen === undefined || entry.timeMs >= seen.timeMs) latest.set(key, entry);
-  }
-  // Only entries that may run at some time are kept (ended and waiting ones never run; the time test
-  // with the earliest possible `now` keeps every other status, known or not): a year's history holds
-  // hundreds of ended TWAPs and a handful of live ones.
-  const entries = [...latest.values()].filter((e) => twapMayBeRunning(e, Number.NEGATIVE_INFINITY));
-  latestOfHistory.set(history, entries);
-  return entries;
-}
+const latestMayRunEntries = perAnswer((history: TwapHistoryResponse) =>
+  latestTwapEntries(history).filter((e) => twapMayBeRunning(e, Number.NEGATIVE_INFINITY)),
+);
 
 function runningTwaps(
   history: TwapHistoryResponse,

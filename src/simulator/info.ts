@@ -11,7 +11,7 @@ import { simulatedCandles } from "./candles.js";
 import type { VenueCore } from "./core.js";
 import { fmt } from "./format.js";
 import type { Pair, Token } from "./markets.js";
-import { PERIODS } from "./staking.js";
+import { PERIODS, type Validator } from "./staking.js";
 import type { TwapHistoryEntry } from "./twap.js";
 
 export const UNPROCESSABLE_BODY = "Failed to deserialize the JSON body into the target type";
@@ -91,9 +91,6 @@ function twapHistoryText(list: readonly TwapHistoryEntry[]): Serialized {
   return memo.answer;
 }
 
-/** userFees answers by the rates object they were made from (see userFees). */
-const userFeesTexts = new WeakMap<object, { day: number; linkKey: string; answer: Serialized }>();
-
 type Handler = (core: VenueCore, req: Record<string, unknown>) => unknown;
 
 function hypeOf(core: VenueCore, wei: bigint): string {
@@ -134,16 +131,62 @@ function spotState(core: VenueCore, user: string): Record<string, unknown> {
 const STAKE_MARK = "\u0000stake";
 const STAKE_MARK_WRITTEN = '"stake":"\\u0000stake"';
 
-/** The last validatorSummaries answer, with what it was made of (see the handler). */
-const validatorTexts = new WeakMap<VenueCore, { inputs: unknown[]; answer: Serialized }>();
+/**
+ * Answers asked every cycle and changed rarely (fees, balances, validators), kept by venue and name (the
+ * query and its user) with what each was made of: handed out again while every input is the same, by
+ * identity (a Decimal, a position's amount or a rates object is replaced, never changed, when it moves).
+ */
+const keptAnswers = new WeakMap<VenueCore, Map<string, { inputs: unknown[]; answer: Serialized }>>();
 
-/** spotClearinghouseState answers by user, with what each was made of (see the handler). */
-const spotStateTexts = new WeakMap<VenueCore, Map<string, { inputs: unknown[]; answer: Serialized }>>();
+function keptWhile(core: VenueCore, name: string, inputs: unknown[], make: () => Serialized): Serialized {
+  let byName = keptAnswers.get(core);
+  if (byName === undefined) {
+    byName = new Map();
+    keptAnswers.set(core, byName);
+  }
+  const kept = byName.get(name);
+  if (kept !== undefined && sameItems(kept.inputs, inputs)) return kept.answer;
+  const answer = make();
+  byName.set(name, { inputs, answer });
+  return answer;
+}
 
 function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** The validator list as the venue writes it, largest stake first. */
+function validatorSummariesText(core: VenueCore, validators: readonly Validator[]): Serialized {
+  const items = validators
+    .map((v) => ({ v, stake: core.staking.stakeOf(v) }))
+    .sort((a, b) => (a.stake === b.stake ? (a.v.address < b.v.address ? -1 : 1) : a.stake > b.stake ? -1 : 1))
+    .map(({ v, stake }) =>
+      // The stake is wei, beyond 2^53 on mainnet: written as bare digits in place of a marker (the
+      // native writer refuses a bigint, and the exact writer costs several times more).
+      JSON.stringify({
+        validator: v.address,
+        signer: v.signer,
+        name: v.name,
+        description: v.description,
+        nRecentBlocks: v.nRecentBlocks,
+        stake: STAKE_MARK,
+        isJailed: v.isJailed,
+        unjailableAfter: v.isJailed ? v.unjailableAfter : null,
+        isActive: v.isActive,
+        commission: fmt(v.commission),
+        stats: PERIODS.map((p) => [
+          p,
+          {
+            uptimeFraction: fmt(v.stats[p].uptimeFraction),
+            predictedApr: fmt(v.stats[p].predictedApr),
+            nSamples: v.stats[p].nSamples,
+          },
+        ]),
+      }).replace(STAKE_MARK_WRITTEN, `"stake":${stake}`),
+    );
+  return new Serialized(`[${items.join(",")}]`, items.length);
 }
 
 function tokenMeta(t: Token): Record<string, unknown> {
@@ -312,16 +355,12 @@ const HANDLERS: Record<string, Handler> = {
     if (core.twaps.running(user).length > 0) return spotState(core, user);
     const inputs: unknown[] = [isAgent(core, user), core.accounts.profiles.get(user)];
     for (const [index, p] of core.spot.of(user)) inputs.push(index, p.total, p.entryNtl);
-    let byUser = spotStateTexts.get(core);
-    if (byUser === undefined) {
-      byUser = new Map();
-      spotStateTexts.set(core, byUser);
-    }
-    const kept = byUser.get(user);
-    if (kept !== undefined && sameItems(kept.inputs, inputs)) return kept.answer;
-    const answer = new Serialized(stringifyJson(spotState(core, user)), undefined);
-    byUser.set(user, { inputs, answer });
-    return answer;
+    return keptWhile(
+      core,
+      `spotClearinghouseState\u0000${user}`,
+      inputs,
+      () => new Serialized(stringifyJson(spotState(core, user)), undefined),
+    );
   },
 
   delegatorHistory(core, req) {
@@ -337,40 +376,7 @@ const HANDLERS: Record<string, Handler> = {
     const validators = core.staking.allValidators();
     const inputs: unknown[] = [core.staking.validatorChanges];
     for (const v of validators) inputs.push(v, core.staking.stakeOf(v));
-    const kept = validatorTexts.get(core);
-    if (kept !== undefined && sameItems(kept.inputs, inputs)) return kept.answer;
-    const items = validators
-      .map((v) => ({ v, stake: core.staking.stakeOf(v) }))
-      .sort((a, b) =>
-        a.stake === b.stake ? (a.v.address < b.v.address ? -1 : 1) : a.stake > b.stake ? -1 : 1,
-      )
-      .map(({ v, stake }) =>
-        // The stake is wei, beyond 2^53 on mainnet: written as bare digits in place of a marker (the
-        // native writer refuses a bigint, and the exact writer costs several times more).
-        JSON.stringify({
-          validator: v.address,
-          signer: v.signer,
-          name: v.name,
-          description: v.description,
-          nRecentBlocks: v.nRecentBlocks,
-          stake: STAKE_MARK,
-          isJailed: v.isJailed,
-          unjailableAfter: v.isJailed ? v.unjailableAfter : null,
-          isActive: v.isActive,
-          commission: fmt(v.commission),
-          stats: PERIODS.map((p) => [
-            p,
-            {
-              uptimeFraction: fmt(v.stats[p].uptimeFraction),
-              predictedApr: fmt(v.stats[p].predictedApr),
-              nSamples: v.stats[p].nSamples,
-            },
-          ]),
-        }).replace(STAKE_MARK_WRITTEN, `"stake":${stake}`),
-      );
-    const answer = new Serialized(`[${items.join(",")}]`, items.length);
-    validatorTexts.set(core, { inputs, answer });
-    return answer;
+    return keptWhile(core, "validatorSummaries", inputs, () => validatorSummariesText(core, validators));
   },
 
   subAccounts2(core, req) {
@@ -506,38 +512,36 @@ const HANDLERS: Record<string, Handler> = {
     // rates hold), day and link.
     const dayNumber = Math.floor(core.now() / DAY_MS);
     const linkKey = stakingLink === null ? "" : JSON.stringify(stakingLink);
-    const kept = userFeesTexts.get(rates);
-    if (kept?.day === dayNumber && kept.linkKey === linkKey) return kept.answer;
-    const day = new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
-    const tiers = STAKING_DISCOUNT_TIERS;
-    const active = tiers.find(([, , d]) => d.eq(rates.stakingDiscount)) ?? tiers[0]!;
-    const answer = new Serialized(
-      JSON.stringify({
-        dailyUserVlm: [{ date: day, userCross: "0.0", userAdd: "0.0", exchange: "0.0" }],
-        feeSchedule: {
-          cross: fmt(f.cross),
-          add: fmt(f.add),
-          spotCross: fmt(f.spotCross),
-          spotAdd: fmt(f.spotAdd),
-          tiers: { vip: [], mm: [] },
-          referralDiscount: fmt(f.referralDiscount),
-          stakingDiscountTiers: tiers.map(([bps, discount]) => ({ bpsOfMaxSupply: bps, discount })),
-        },
-        userCrossRate: fmt(rates.cross),
-        userAddRate: fmt(rates.add),
-        userSpotCrossRate: fmt(rates.spotCross),
-        userSpotAddRate: fmt(rates.spotAdd),
-        activeReferralDiscount: fmt(rates.referralDiscount),
-        trial: null,
-        feeTrialEscrow: "0.0",
-        nextTrialAvailableTimestamp: null,
-        stakingLink,
-        activeStakingDiscount: { bpsOfMaxSupply: active[0], discount: active[1] },
-      }),
-      undefined,
-    );
-    userFeesTexts.set(rates, { day: dayNumber, linkKey, answer });
-    return answer;
+    return keptWhile(core, `userFees\u0000${user}`, [rates, dayNumber, linkKey], () => {
+      const day = new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
+      const tiers = STAKING_DISCOUNT_TIERS;
+      const active = tiers.find(([, , d]) => d.eq(rates.stakingDiscount)) ?? tiers[0]!;
+      return new Serialized(
+        JSON.stringify({
+          dailyUserVlm: [{ date: day, userCross: "0.0", userAdd: "0.0", exchange: "0.0" }],
+          feeSchedule: {
+            cross: fmt(f.cross),
+            add: fmt(f.add),
+            spotCross: fmt(f.spotCross),
+            spotAdd: fmt(f.spotAdd),
+            tiers: { vip: [], mm: [] },
+            referralDiscount: fmt(f.referralDiscount),
+            stakingDiscountTiers: tiers.map(([bps, discount]) => ({ bpsOfMaxSupply: bps, discount })),
+          },
+          userCrossRate: fmt(rates.cross),
+          userAddRate: fmt(rates.add),
+          userSpotCrossRate: fmt(rates.spotCross),
+          userSpotAddRate: fmt(rates.spotAdd),
+          activeReferralDiscount: fmt(rates.referralDiscount),
+          trial: null,
+          feeTrialEscrow: "0.0",
+          nextTrialAvailableTimestamp: null,
+          stakingLink,
+          activeStakingDiscount: { bpsOfMaxSupply: active[0], discount: active[1] },
+        }),
+        undefined,
+      );
+    });
   },
 
   candleSnapshot(core, req) {

@@ -380,4 +380,21 @@ function answerMemo(transport: HttpTransport, type: string, bodyText: string): A
   return memo;
 }
 
+/**
+ * `make` of an answer, made once per answer object: the info client hands out the same frozen answer
+ * while its text repeats (AnswerMemo), so what a caller derives from it (Decimals, the latest entry of
+ * each TWAP) is made again only when the answer changed.
+ */
+export function perAnswer<A extends object, R>(make: (answer: A) => R): (answer: A) => R {
+  const kept = new WeakMap<A, R>();
+  return (answer) => {
+    let made = kept.get(answer);
+    if (made === undefined) {
+      made = make(answer);
+      kept.set(answer, made);
+    }
+    return made;
+  };
+}
+
 export { DEFAULT_PER_ITEM_WEIGHT };

@@ -205,15 +205,6 @@ describe("repeated info answers", () => {
     const good = await info.spotMetaAndAssetCtxs();
     expect(good).toEqual([fx.spotMeta(), [ctx("12.0")]]);
   });
-});
-
-describe("a tuple answer parsed part by part", () => {
-  let server: TestHttpServer | undefined;
-  let transport: HttpTransport | undefined;
-  afterEach(async () => {
-    await transport?.close();
-    await server?.close();
-  });
 
   // After an accepted answer, a new text is split and only its changed parts are parsed: text that is not
   // JSON, or not an array of the parts' count, must still be refused as the whole text would be.
@@ -237,12 +228,7 @@ describe("a tuple answer parsed part by part", () => {
       text: texts[i]!,
       headers: { "content-type": "application/json" },
     }));
-    transport = new HttpTransport({
-      endpoints: resolveEndpoints("testnet", server.url),
-      retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 2 },
-      budget: null,
-    });
-    const info = new InfoClient(transport);
+    const info = client(server.url);
     const first = await info.spotMetaAndAssetCtxs();
     const refusal = async () => {
       const err = await info.spotMetaAndAssetCtxs().catch((e: unknown) => e);

@@ -12,7 +12,7 @@
 import { z } from "zod";
 import type { HttpTransport } from "../../transport/http.js";
 import { DEFAULT_PER_ITEM_WEIGHT, infoRequestWeight } from "../../transport/weights.js";
-import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
+import { defineInfoMethod, type InfoParams, perAnswer, runInfoQuery } from "../query.js";
 import { Address, AddressOut, DecimalString, Side, TimestampMs, UInt } from "../schemas.js";
 import { openEnum } from "../tolerant.js";
 
@@ -96,6 +96,21 @@ export function twapMayBeRunning(
   if (status === "waitingForTrigger" || ENDED_STATUSES.has(status)) return false;
   return now < entry.state.timestamp + entry.state.minutes * 60_000;
 }
+
+/**
+ * The latest record of each TWAP in a history (which holds a record per status change), kept per answer
+ * object. A record without a twapId (older ones) is its own TWAP, by start time and coin.
+ */
+export const latestTwapEntries = perAnswer((history: TwapHistoryResponse): readonly TwapHistoryEntry[] => {
+  const latest = new Map<string, TwapHistoryEntry>();
+  for (const entry of history) {
+    const key =
+      entry.twapId === undefined ? `t${entry.state.timestamp}:${entry.state.coin}` : `id${entry.twapId}`;
+    const seen = latest.get(key);
+    if (seen === undefined || entry.timeMs >= seen.timeMs) latest.set(key, entry);
+  }
+  return [...latest.values()];
+});
 
 export const twapHistoryWeight = infoRequestWeight("twapHistory");
 
