@@ -5,7 +5,7 @@
 // as JSON (`<script type="application/json" id="hlbot-simulation">`) for anyone who wants the numbers.
 import { eventsNotAppliedText, netAprText, unknownsText } from "./format.js";
 import type { Sample, SimulationRecord } from "./runner.js";
-import { type SimulationSummary, twapStatusText } from "./summary.js";
+import { type FlowSummary, type SimulationSummary, twapStatusText } from "./summary.js";
 import { figureColumns, RANK_FIGURES, rankRuns, type SweepResult } from "./sweep.js";
 import { pointText, valueText } from "./sweepFile.js";
 import { sweepFigures } from "./sweepPoint.js";
@@ -589,18 +589,14 @@ export function renderSweepReport(result: SweepResult): string {
               0,
             ),
   );
-  const series: Series[] = drawn.map((r, i) => {
-    const at = new Map(r.outcome.samples!.map((x) => [x.t, x.value]));
-    let last = r.outcome.samples![0]?.value ?? 0;
-    return {
-      name: `#${r.rank} point ${r.point.index} (${pointText(plan, r.point)})`,
-      color: PALETTE[i % PALETTE.length]!,
-      values: times.map((t, j) => {
-        last = at.get(t) ?? last;
-        return last - hold[j]!;
-      }),
-    };
-  });
+  // Each side without its own deposits and withdrawals so far, as the ranked figure: a withdrawal may
+  // take less from a run that had spent the coin than from buy and hold.
+  const holdExFlows = times.map((t, j) => hold[j]! - flowsUpTo(s?.benchmark.flows ?? [], t));
+  const series: Series[] = drawn.map((r, i) => ({
+    name: `#${r.rank} point ${r.point.index} (${pointText(plan, r.point)})`,
+    color: PALETTE[i % PALETTE.length]!,
+    values: leadOverTime(times, holdExFlows, r.outcome.samples!, r.outcome.summary.portfolio.flows),
+  }));
   const valueChart =
     drawn.length === 0
       ? ""
@@ -683,4 +679,30 @@ th{background:#f9fafb}.num{text-align:right;font-variant-numeric:tabular-nums}.e
 </body>
 </html>
 `;
+}
+
+/**
+ * A run's lead over buy and hold at each time: its value less its own deposits and withdrawals so far,
+ * minus buy and hold's value less its own (`holdExFlows`, at the same times). A time without a sample of
+ * the run takes its previous one.
+ */
+export function leadOverTime(
+  times: readonly number[],
+  holdExFlows: readonly number[],
+  samples: readonly Pick<Sample, "t" | "value">[],
+  flows: readonly FlowSummary[],
+): number[] {
+  const at = new Map(samples.map((x) => [x.t, x.value]));
+  let last = samples[0]?.value ?? 0;
+  return times.map((t, j) => {
+    last = at.get(t) ?? last;
+    return last - flowsUpTo(flows, t) - holdExFlows[j]!;
+  });
+}
+
+/** The value of the deposits (+) and withdrawals (−) made at or before `t`. */
+function flowsUpTo(flows: readonly FlowSummary[], t: number): number {
+  let sum = 0;
+  for (const f of flows) if (Date.parse(f.at) <= t && f.value !== null) sum += Number(f.value);
+  return sum;
 }

@@ -39,7 +39,8 @@ import {
   type Simulator,
   startSimulator,
 } from "../simulator/index.js";
-import { checkEventsNotBefore } from "../simulator/scenario.js";
+import { checkEventsNotBefore, type ScenarioPair } from "../simulator/scenario.js";
+import { nextCandleOpen } from "../venue/info/methods/candleSnapshot.js";
 import { adoptDemoAccount, type DemoHoldings, demoSigner } from "./demoAccount.js";
 
 export const DAY_MS = 24 * HOUR;
@@ -237,6 +238,8 @@ export interface ReplayedPrices {
   /** Open times of the first and last candle. */
   first: number;
   last: number;
+  /** Close of the last candle (the next one's open): where the replayed prices end. */
+  end: number;
   /** Where whole candles are missing (the replay holds the last close there): to warn about. */
   gaps: CandleGaps;
   /** Named by the scenario's `prices:` rather than --prices (the run does not start at its first candle). */
@@ -279,6 +282,13 @@ export function runPeriod(
   const replayFrom = given.length > 0 ? Math.max(...given.map((r) => r.first)) : undefined;
   const replayed = [...given, ...scenarioCandles(scenario, given)];
   const { from, to } = resolvePeriod(o, replayFrom ?? scenario.settings.startTime ?? Date.UTC(2025, 0, 1));
+  // A run beside its candles would replay one price held flat: a result that looks real and is not.
+  for (const r of replayed)
+    if (to <= r.first || from >= r.end)
+      throw new ConfigError(
+        `the ${r.interval} candles of ${r.coin} cover ${isoMinute(r.first)} → ${isoMinute(r.end)} UTC, and the run (${isoMinute(from)} → ${isoMinute(to)} UTC) does not overlap them: ${r.coin} would be replayed as one price held flat; choose --from/--to within the candles`,
+        { file: r.file },
+      );
   checkEventsNotBefore(scenario, from, scenarioFile);
   return { from, to, replayed };
 }
@@ -657,11 +667,17 @@ function toSample(v: Valuation): Sample {
   return { t: v.at, value: v.value.toNumber(), assets, stake, prices };
 }
 
+/** A time as "2025-01-01 00:00" (UTC, to the minute): how runs and candles are named to a person. */
+export function isoMinute(t: number): string {
+  return new Date(t).toISOString().slice(0, 16).replace("T", " ");
+}
+
 /**
  * Puts each candle file in place of its pair's price path (matched by the file's coin: the pair's venue
  * name or BASE/QUOTE). Returns the latest first candle, where a replay of all of them can start.
  */
 function replayPrices(scenario: Scenario, files: string[]): ReplayedPrices[] {
+  const fileOfPair = new Map<ScenarioPair, string>();
   return files.map((file) => {
     const c = readCandleFile(file);
     const pair = scenario.pairs.find((p) => pairName(p) === c.coin || `${p.base}/${p.quote}` === c.coin);
@@ -670,6 +686,13 @@ function replayPrices(scenario: Scenario, files: string[]): ReplayedPrices[] {
         `the candles are of ${c.coin}, a pair the scenario does not have (${scenario.pairs.map(pairName).join(", ")})`,
         { file },
       );
+    const other = fileOfPair.get(pair);
+    if (other !== undefined)
+      throw new ConfigError(
+        `the candles are of ${pair.base}/${pair.quote}, which ${other} replays already: give one file per pair`,
+        { file },
+      );
+    fileOfPair.set(pair, file);
     delete scenario.prices[`${pair.base}/${pair.quote}`];
     scenario.prices[pairName(pair)] = { candles: c };
     return replayedOf(c);
@@ -684,6 +707,7 @@ function replayedOf(c: CandleFile): ReplayedPrices {
     candles: c.candles.length,
     first: c.candles[0]!.t,
     last: c.candles[c.candles.length - 1]!.t,
+    end: nextCandleOpen(c.interval, c.candles[c.candles.length - 1]!.t),
     gaps: c.gaps,
   };
 }

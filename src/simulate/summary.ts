@@ -107,8 +107,14 @@ export interface BenchmarkSummary {
   /** end − start, without the deposits and withdrawals (valued when they moved), like `changeExFlows`. */
   change: string;
   changeRatio: string | null;
-  /** Bot end value − benchmark end value (2 decimals). */
+  /**
+   * The bot's change without deposits and withdrawals − buy and hold's (2 decimals): the end values
+   * differ also by any withdrawal one side could pay only in part.
+   */
   botMinusBenchmark: string;
+  /** Its deposits and withdrawals (scenario events), as `portfolio.flows`: a withdrawal may pay more
+   * here than the bot could. */
+  flows: FlowSummary[];
   /** Staking rewards of the bot and of buy and hold (its starting delegations left alone), HYPE and
    * value at the end price (2 decimals). */
   rewards: { bot: { amount: string; value: string }; benchmark: { amount: string; value: string } };
@@ -234,7 +240,7 @@ export interface SimulationSummary {
      */
     netFlows: string;
     changeExFlows: string;
-    flows: Array<{ at: string; coin: string; amount: string; value: string | null }>;
+    flows: FlowSummary[];
   };
   skipped: SkipGroup[];
   /** Skipped and blocked decisions grouped by their reason's template (numbers aside). */
@@ -552,17 +558,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const end = valuationSummary(r.end);
   const change = r.end.value.minus(r.start.value);
   // Deposits and withdrawals of scenario events: not performance, and the benchmark receives them too.
-  const flowEntries = r.ledger.filter((e) => e.kind === "fund" && e.data.source === "event");
-  const flows = flowEntries.map((e) => ({
-    at: iso(e.time),
-    coin: String(e.data.coin),
-    amount: String(e.data.amount),
-    value: e.data.value === undefined ? null : String(e.data.value),
-  }));
-  const netFlows = flowEntries.reduce(
-    (a, e) => a.plus(e.data.value === undefined ? ZERO : dec(e.data.value)),
-    ZERO,
-  );
+  const { flows, netFlows } = eventFlows(r.ledger);
 
   // ---- grouped reasons ----
   const reasonIndex = new Map<string, ReasonGroup & { wordings: Set<string> }>();
@@ -607,15 +603,16 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const holdingsMap = new Map<string, Decimal>();
   for (const a of b.end.assets)
     holdingsMap.set(coinOf(a.asset), (holdingsMap.get(coinOf(a.asset)) ?? ZERO).plus(a.amount));
-  const benchFlows = b.ledger
-    .filter((e) => e.kind === "fund" && e.data.source === "event")
-    .reduce((a, e) => a.plus(e.data.value === undefined ? ZERO : dec(e.data.value)), ZERO);
+  const { flows: benchFlowList, netFlows: benchFlows } = eventFlows(b.ledger);
   const benchRewarded = b.ledger
     .filter((e) => e.kind === "reward")
     .reduce((a, e) => a.plus(dec(e.data.amount)), ZERO);
   // Its change, like the bot's `changeExFlows`, leaves the deposits and withdrawals out.
   const benchChange = b.end.value.minus(b.start.value).minus(benchFlows);
-  const diff = r.end.value.minus(b.end.value);
+  // The bot's lead is the difference of the two changes, each without its own flows: a withdrawal takes
+  // what each account had available, so the end values differ by what one could not pay, which is no
+  // merit of either (the starts are the same holdings at the same prices).
+  const diff = change.minus(netFlows).minus(benchChange);
   // Rewards buy and hold earns too are no merit of the bot: only the difference is its part.
   const extraRewards = rewardsValue.minus(benchRewarded.times(hypeEnd));
   const benchmark: BenchmarkSummary = {
@@ -625,6 +622,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     change: round(benchChange, 2),
     changeRatio: b.start.value.gt(0) ? round(benchChange.div(b.start.value), 4) : null,
     botMinusBenchmark: round(diff, 2),
+    flows: benchFlowList,
     rewards: {
       bot: { amount: wire(rewarded), value: round(rewardsValue, 2) },
       benchmark: { amount: wire(benchRewarded), value: round(benchRewarded.times(hypeEnd), 2) },
@@ -736,4 +734,26 @@ function unknownSummary(r: SimulationRecord): SimulationSummary["unknowns"] {
  * beyond the price limit), instead of looking like a TWAP that did its job. */
 export function twapStatusText(t: Pick<TwapSummary, "status" | "executedSize">): string {
   return t.status !== "running" && Number(t.executedSize) === 0 ? `${t.status}, filled nothing` : t.status;
+}
+
+/** Money moved in (+) or out (−) by a scenario's deposit or withdrawal event, valued when it moved. */
+export interface FlowSummary {
+  at: string;
+  coin: string;
+  amount: string;
+  value: string | null;
+}
+
+/** The deposits and withdrawals of scenario events in a ledger, and their net value. */
+function eventFlows(ledger: readonly LedgerEntry[]): { flows: FlowSummary[]; netFlows: Decimal } {
+  const entries = ledger.filter((e) => e.kind === "fund" && e.data.source === "event");
+  return {
+    flows: entries.map((e) => ({
+      at: iso(e.time),
+      coin: String(e.data.coin),
+      amount: String(e.data.amount),
+      value: e.data.value === undefined ? null : String(e.data.value),
+    })),
+    netFlows: entries.reduce((a, e) => a.plus(e.data.value === undefined ? ZERO : dec(e.data.value)), ZERO),
+  };
 }

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type LoadedConfig, loadConfig } from "../../src/engine/config/loader.js";
 import { formatSummary, groupDigits } from "../../src/simulate/format.js";
-import { renderReport } from "../../src/simulate/report.js";
+import { leadOverTime, renderReport } from "../../src/simulate/report.js";
 import { runSimulation, type SimulationResult } from "../../src/simulate/runner.js";
 import { buildSummary } from "../../src/simulate/summary.js";
 import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
@@ -147,4 +147,51 @@ events:
     }
     expect(formatSummary(s)).toMatch(/\d+ runs, \d+ failed\)/);
   });
+});
+
+describe("a withdrawal the bot can pay only in part", () => {
+  it("compares the changes without what each side paid out, so the unpaid rest is no gain of the bot", async () => {
+    // By day 2 the demo bot has spent USDC on PURR and HYPE: a withdrawal of 24,000 USDC takes less from
+    // it than from buy and hold, which still holds its 25,000.
+    const dir = mkdtempSync(join(tmpdir(), "hlbot-withdraw-"));
+    const file = join(dir, "withdraw.yaml");
+    writeFileSync(
+      file,
+      `${readFileSync(DEMO_SCENARIO_PATH, "utf8")}
+events:
+  - { at: 2d, type: withdrawal, account: "${DEMO}", coin: USDC, amount: "24000" }
+`,
+    );
+    const r = await runSimulation({ config, scenarioFile: file, days: 3 });
+    const s = buildSummary(r.record);
+    const paid = -Number(s.portfolio.netFlows);
+    const benchPaid = -s.benchmark.flows.reduce((a, f) => a + Number(f.value), 0);
+    expect(benchPaid).toBeCloseTo(24_000, 2);
+    expect(paid).toBeGreaterThan(0);
+    expect(24_000 - paid).toBeGreaterThan(1_000);
+    // The lead is the difference of the two changes without flows, not of the end values (which
+    // would count the 1,000+ USDC the bot could not pay as its gain).
+    const lead = Number(s.benchmark.botMinusBenchmark);
+    expect(lead).toBeCloseTo(Number(s.portfolio.changeExFlows) - Number(s.benchmark.change), 1);
+    const endGap = Number(s.portfolio.end.value) - Number(s.benchmark.end);
+    expect(endGap - lead).toBeCloseTo(24_000 - paid, 0);
+    const k = s.benchmark.breakdown;
+    const parts =
+      Number(k.stakingRewards) + Number(k.fees) + Number(k.spreadAndImpact) + Number(k.timingAndOther);
+    expect(parts).toBeCloseTo(lead, 1);
+    // The sweep report's "bot − buy and hold over time" ends at the same lead, with no step at the
+    // withdrawal for what the bot could not pay.
+    const samples = r.record.samples;
+    const times = samples.map((x) => x.t);
+    const holdExFlows = samples.map(
+      (x) =>
+        x.benchmark! -
+        s.benchmark.flows.filter((f) => Date.parse(f.at) <= x.t).reduce((a, f) => a + Number(f.value), 0),
+    );
+    const line = leadOverTime(times, holdExFlows, samples, s.portfolio.flows);
+    expect(line[0]).toBeCloseTo(0, 6);
+    expect(line[line.length - 1]!).toBeCloseTo(lead, 1);
+    const at = times.findIndex((t) => t >= START + 48 * HOUR);
+    expect(Math.abs(line[at]! - line[at - 1]!)).toBeLessThan(500);
+  }, 60_000);
 });

@@ -217,6 +217,32 @@ describe("simulate --prices", () => {
       /expected the header/,
     );
   }, 60_000);
+
+  it("refuses a run beside the candles (one price held flat) and two files for one pair", async () => {
+    const config = await loadConfig(`${REPO_ROOT}/config/demo.yaml`, {});
+    // The fixture covers 2025-01-01 00:00 to the last candle's close, 2025-01-11 00:00.
+    await expect(
+      runSimulation({ config, prices: [FIXTURE], from: Date.UTC(2024, 11, 1), days: 3 }),
+    ).rejects.toThrow(/cover 2025-01-01 00:00 → 2025-01-11 00:00 UTC, and the run .* does not overlap them/);
+    await expect(
+      runSimulation({ config, prices: [FIXTURE], from: Date.UTC(2025, 0, 11), days: 1 }),
+    ).rejects.toThrow(/does not overlap them/);
+    await expect(runSimulation({ config, prices: [FIXTURE, FIXTURE], days: 1 })).rejects.toThrow(
+      /which .*HYPE-1h-sample\.csv replays already: give one file per pair/,
+    );
+    // Overlapping in part is allowed, with the warning of the CLI below.
+    const partly = await runSimulation({ config, prices: [FIXTURE], from: Date.UTC(2024, 11, 31), days: 2 });
+    expect(partly.record.replayed[0]!.end).toBe(Date.UTC(2025, 0, 11));
+  }, 60_000);
+
+  it("says a run goes beyond the candles only when it does (they end at the last one's close)", async () => {
+    const whole = await runCli(["simulate", "--prices", FIXTURE, "--days", "10", "--json"]);
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.stderr).toContain("240 1h candles, 2025-01-01 00:00 → 2025-01-11 00:00 UTC\n");
+    const longer = await runCli(["simulate", "--prices", FIXTURE, "--days", "10.5", "--json"]);
+    expect(longer.code, longer.stderr).toBe(0);
+    expect(longer.stderr).toContain("UTC; the run goes beyond them");
+  }, 60_000);
 });
 
 describe("candleSnapshot on the simulator", () => {

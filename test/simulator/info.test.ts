@@ -263,7 +263,7 @@ describe("info queries", () => {
     const funded = await read();
     expect(Number(funded.USDC!.split("/")[0]) - Number(before.USDC!.split("/")[0])).toBeCloseTo(12.5, 8);
     // A running sell holds its HYPE; each slice moves HYPE and USDC; the end releases the hold.
-    const placed = placeHypeSell();
+    placeHypeSell();
     const running = await read();
     expect(running.HYPE!.split("/")[1]).toBe("10.0");
     sim.advance(60_000);

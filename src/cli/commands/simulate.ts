@@ -214,7 +214,7 @@ export function register(program: Command, ctx: CliContext): void {
             } as unknown as NodeJS.WritableStream),
         isTTY: tty,
       });
-      const { runSimulation } = await import("../../simulate/runner.js");
+      const { isoMinute, runSimulation } = await import("../../simulate/runner.js");
       const fork = opts.fork ? await readFork(opts, config, ctx) : undefined;
       const { buildSummary } = await import("../../simulate/summary.js");
 
@@ -242,12 +242,12 @@ export function register(program: Command, ctx: CliContext): void {
         progress?.stop();
         process.off("SIGINT", onSignal);
       }
-      const day = (t: number) => new Date(t).toISOString().slice(0, 16).replace("T", " ");
       const { candleGapWarning } = await import("../../simulator/candles.js");
       for (const r of result.record.replayed) {
-        const outside = result.record.from < r.first || result.record.to > r.last;
+        // The candles cover from the first one's open to the last one's close.
+        const outside = result.record.from < r.first || result.record.to > r.end;
         ctx.stderr(
-          `hlbot: ${r.coin} replayed from ${r.file}: ${r.candles} ${r.interval} candles, ${day(r.first)} → ${day(r.last)} UTC${outside ? "; the run goes beyond them, where the price stays at the first open or last close" : ""}\n`,
+          `hlbot: ${r.coin} replayed from ${r.file}: ${r.candles} ${r.interval} candles, ${isoMinute(r.first)} → ${isoMinute(r.end)} UTC${outside ? "; the run goes beyond them, where the price stays at the first open or last close" : ""}\n`,
         );
         const gaps = candleGapWarning(r);
         if (gaps !== undefined) ctx.stderr(`warning: ${gaps}\n`);
