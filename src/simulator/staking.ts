@@ -138,7 +138,14 @@ export class Staking {
   private readonly accounts = new Map<string, StakingAccount>();
   private nextWithdrawalId = 1;
   private rewardEvent: ReturnType<Clock["schedule"]> | undefined;
-
+  // Rewards accrue while time passes and are paid once a day (Hyperliquid docs, staking: "accrued every
+  // minute and distributed ... every day"), on the stake held all day (the minimum since the payout). A
+  // change to a validator's terms (jailed, active, commission, APR) within a day ends a piece of the day
+  // under the old terms; the payout pays each piece under its own terms. An unchanged day is one piece.
+  /** Start of the day being accrued (the last payout; before the first, a day before it). */
+  private accruingSince: number | undefined;
+  /** Per validator changed today: the earlier pieces of the day (their terms and length) and when the current one began. */
+  private readonly pieces = new Map<string, { done: Array<{ terms: RewardTerms; ms: number }>; since: number }>();
   constructor(
     private readonly d: StakingDeps,
     validators: ScenarioValidator[],
@@ -152,6 +159,7 @@ export class Staking {
     if (this.rewardEvent) return;
     const now = this.d.clock.now();
     const next = (Math.floor(now / DAY) + 1) * DAY;
+    this.accruingSince = next - DAY;
     this.rewardEvent = this.d.clock.schedule(next, "staking:rewards", () => {
       this.rewardEvent = undefined;
       this.payRewards();
@@ -367,9 +375,38 @@ export class Staking {
     );
   }
 
-  private payRewards(): void {
-    if (!this.d.settings().rewards) return;
+  /**
+   * What a delegation earns under `terms` over `ms` of a day on the base `base`: its own part and the
+   * operator's commission, in wei, rounded down.
+   */
+  private earned(terms: RewardTerms, base: bigint, ms: number): { own: bigint; commission: bigint } {
+    if (!terms.paying || base === 0n || ms <= 0) return { own: 0n, commission: 0n };
+    let gross = new Decimal(base.toString()).times(terms.apr).div(365);
+    if (ms !== DAY) gross = gross.times(ms).div(DAY);
+    return {
+      own: BigInt(gross.times(new Decimal(1).minus(terms.commission)).floor().toFixed(0)),
+      commission: BigInt(gross.times(terms.commission).floor().toFixed(0)),
+    };
+  }
+
+  /** Ends the piece of today under `v`'s current terms (they are about to change). */
+  private endTermsPiece(v: Validator): void {
     const now = this.d.clock.now();
+    const since = this.accruingSince ?? now - DAY;
+    const p = this.pieces.get(v.address) ?? { done: [], since };
+    const start = Math.max(p.since, since);
+    if (now > start) p.done.push({ terms: rewardTerms(v), ms: now - start });
+    p.since = now;
+    this.pieces.set(v.address, p);
+  }
+
+  private payRewards(): void {
+    const now = this.d.clock.now();
+    const dayStart = this.accruingSince ?? now - DAY;
+    const pieces = new Map(this.pieces);
+    this.pieces.clear();
+    this.accruingSince = now;
+    if (!this.d.settings().rewards) return;
     const commissions = new Map<string, bigint>();
     for (const [user, a] of [...this.accounts.entries()].sort(([x], [y]) => (x < y ? -1 : 1))) {
       let total = 0n;
@@ -377,10 +414,18 @@ export class Staking {
         const v = this.validators.get(d.validator);
         const base = d.minSincePayout;
         d.minSincePayout = d.amount;
-        if (!v || v.isJailed || !v.isActive || base === 0n) continue;
-        const gross = new Decimal(base.toString()).times(v.stats.day.predictedApr).div(365);
-        const own = BigInt(gross.times(new Decimal(1).minus(v.commission)).floor().toFixed(0));
-        const commission = BigInt(gross.times(v.commission).floor().toFixed(0));
+        if (!v || base === 0n) continue;
+        const p = pieces.get(v.address);
+        const parts = p
+          ? [...p.done, { terms: rewardTerms(v), ms: now - Math.max(p.since, dayStart) }]
+          : [{ terms: rewardTerms(v), ms: DAY }];
+        let own = 0n;
+        let commission = 0n;
+        for (const part of parts) {
+          const e = this.earned(part.terms, base, part.ms);
+          own += e.own;
+          commission += e.commission;
+        }
         if (own > 0n) {
           d.amount += own;
           d.minSincePayout = d.amount;
@@ -422,6 +467,13 @@ export class Staking {
     this.validatorChangeCount++;
     if (patch.name !== undefined) v.name = patch.name;
     if (patch.description !== undefined) v.description = patch.description;
+    const terms =
+      patch.commission !== undefined ||
+      patch.isJailed !== undefined ||
+      patch.isActive !== undefined ||
+      patch.apr !== undefined ||
+      patch.stats?.day?.predictedApr !== undefined;
+    if (terms) this.endTermsPiece(v);
     if (patch.commission !== undefined) v.commission = parseDecimal(patch.commission, "commission");
     if (patch.isJailed !== undefined) v.isJailed = patch.isJailed;
     if (patch.unjailableAfter !== undefined) v.unjailableAfter = patch.unjailableAfter;
@@ -447,6 +499,17 @@ export class Staking {
     });
     return v;
   }
+}
+
+/** What a validator's delegations earn by: paid at all, the APR, the commission. */
+interface RewardTerms {
+  paying: boolean;
+  apr: Decimal;
+  commission: Decimal;
+}
+
+function rewardTerms(v: Validator): RewardTerms {
+  return { paying: !v.isJailed && v.isActive, apr: v.stats.day.predictedApr, commission: v.commission };
 }
 
 function fromScenario(v: ScenarioValidator, start: number): Validator {

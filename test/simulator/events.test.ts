@@ -41,6 +41,29 @@ describe("scenario events", () => {
     });
   });
 
+  it("a validator jailed at the daily payout keeps the day its delegators earned before, whichever runs first", () => {
+    // Rewards accrue through the day and are paid at 00:00 UTC (START is noon: payouts at 12 h, 36 h, …).
+    const rewardsOfDays = (at: string) => {
+      const sim = createSimulator({
+        scenario: testScenario({
+          delegations: [{ user: ADDR.staker, validator: VALIDATORS.b, amount: "100" }],
+          events: [{ at, type: "validator", validator: VALIDATORS.b, jailed: true }],
+        }),
+      });
+      sim.advance(4 * 24 * HOUR);
+      return sim.ledger({ kind: ["reward"], user: ADDR.staker }).map((e) => [e.time - START, e.data.amount]);
+    };
+    // Jailed at the payout of 36 h (scheduled before it, as the scenario's events are): 36 h's payout
+    // still pays the day before; nothing after.
+    const atPayout = rewardsOfDays("36h");
+    expect(atPayout.map(([t]) => t)).toEqual([12 * HOUR, 36 * HOUR]);
+    expect(atPayout[1]![1]).toBe("0.010001");
+    // A minute later, the next day pays that minute.
+    const minuteLater = rewardsOfDays("2161m");
+    expect(minuteLater.map(([t]) => t)).toEqual([12 * HOUR, 36 * HOUR, 60 * HOUR]);
+    expect(minuteLater[1]).toEqual(atPayout[1]);
+  });
+
   it("halts a pair, shocks its price, and accepts an ISO time", () => {
     const sim = createSimulator({
       scenario: testScenario({

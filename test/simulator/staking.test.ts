@@ -128,6 +128,29 @@ describe("staking", () => {
     expect(b.amount).toBe(before + (before * 5n) / 100_000n);
   });
 
+  it("pays each piece of a day under the terms it had: jailed at noon earns half that day, at midnight all of the day before", () => {
+    // Rewards accrue through the day and are paid at 00:00 UTC; a change of terms ends a piece of it.
+    const dayReward = (change: number, patch: Parameters<VenueCore["setValidator"]>[1]) => {
+      const core = venue();
+      core.staking.deposit(ADDR.staker, 100n * HYPE, "0x1");
+      core.staking.delegate(ADDR.staker, VALIDATORS.b, 100n * HYPE, false, "0x2");
+      core.advance(Date.UTC(2025, 0, 3) - START); // the first full day is paid: 0.01 HYPE
+      const paid = account(core).delegations.get(VALIDATORS.b)!.amount;
+      expect(paid).toBe(100n * HYPE + 1_000_000n);
+      core.advance(change);
+      core.setValidator(VALIDATORS.b, patch);
+      core.advance(DAY - change);
+      return account(core).delegations.get(VALIDATORS.b)!.amount - paid;
+    };
+    const full = (100n * HYPE + 1_000_000n) / 10_000n; // a day at 3.65 %/365 on the compounded stake
+    expect(dayReward(DAY, { isJailed: true })).toBe(full); // jailed at the payout: the day was earned
+    expect(dayReward(DAY - 60_000, { isJailed: true })).toBe((full * 1439n) / 1440n);
+    expect(dayReward(12 * HOUR, { isJailed: true })).toBe(full / 2n);
+    expect(dayReward(0, { isJailed: true })).toBe(0n);
+    expect(dayReward(12 * HOUR, { commission: "0.5" })).toBe(full / 2n + full / 4n);
+    expect(dayReward(6 * HOUR, { apr: "0.073" })).toBe(full / 4n + (full * 2n * 3n) / 4n);
+  });
+
   it("stops rewards when disabled in the settings", () => {
     const core = venue({ rewards: false });
     core.staking.deposit(ADDR.staker, 100n * HYPE, "0x1");
