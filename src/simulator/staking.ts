@@ -144,8 +144,8 @@ export class Staking {
   // under the old terms; the payout pays each piece under its own terms. An unchanged day is one piece.
   /** Start of the day being accrued (the last payout; before the first, a day before it). */
   private accruingSince: number | undefined;
-  /** Per validator changed today: the earlier pieces of the day (their terms and length) and when the current one began. */
-  private readonly pieces = new Map<string, { done: Array<{ terms: RewardTerms; ms: number }>; since: number }>();
+  /** Per validator changed today: the day's earlier pieces (terms, length) and when the current began. */
+  private readonly pieces = new Map<string, TermsPieces>();
   constructor(
     private readonly d: StakingDeps,
     validators: ScenarioValidator[],
@@ -499,6 +499,11 @@ export class Staking {
     });
     return v;
   }
+}
+
+interface TermsPieces {
+  done: Array<{ terms: RewardTerms; ms: number }>;
+  since: number;
 }
 
 /** What a validator's delegations earn by: paid at all, the APR, the commission. */
