@@ -138,6 +138,8 @@ export type SlotVerdict =
       slot: number;
       /** Older slots since the last settled one that are not caught up (only the latest is). */
       missed: number;
+      /** The latest of them, if any (settled as missed when reported, so each is reported once). */
+      latestMissed: number | undefined;
       next: number | undefined;
     }
   | {
@@ -170,17 +172,20 @@ export function slotVerdict(
   let t = cron.next(Math.max(after, now - catchUpMs - 1));
   if (t !== undefined && t > now) t = undefined;
   if (after < now - catchUpMs - 1) count += countSlots(cron, after, now - catchUpMs - 1);
+  let before: number | undefined;
   while (t !== undefined && t <= now) {
-    if (latest !== undefined) count++;
+    if (latest !== undefined) {
+      count++;
+      before = latest;
+    }
     latest = t;
     t = cron.next(t);
   }
-  if (latest === undefined) {
-    // Nothing within the window: the last slot before it (if any since `after`) is the latest missed.
-    const older = count > 0 ? lastSlotAtOrBefore(cron, after, now - catchUpMs - 1) : undefined;
-    return { due: false, missed: count, latestMissed: older, next };
-  }
-  return { due: true, slot: latest, missed: count, next };
+  // The latest missed: the slot before the due one within the window, else the last before the window.
+  const latestMissed =
+    before ?? (count > 0 ? lastSlotAtOrBefore(cron, after, now - catchUpMs - 1) : undefined);
+  if (latest === undefined) return { due: false, missed: count, latestMissed, next };
+  return { due: true, slot: latest, missed: count, latestMissed, next };
 }
 
 /** Slots in (after, until], counted up to MAX_COUNTED_SLOTS. */

@@ -52,7 +52,7 @@ export interface Missed {
   strategy: string;
   /** How many slots were missed (not acted in, too old to catch up or superseded by a later one). */
   count: number;
-  /** The latest missed slot when known. */
+  /** The latest missed slot. */
   latest: number | undefined;
 }
 
@@ -203,11 +203,11 @@ export class Scheduler {
       // slotStates answers for every name it is given (registering the new ones).
       const state = states.get(name)!;
       const v = slotVerdict(e.cron, state, now, this.catchUpMs);
-      if (v.missed > 0)
-        missed.push({ strategy: name, count: v.missed, latest: v.due ? undefined : v.latestMissed });
+      if (v.missed > 0) missed.push({ strategy: name, count: v.missed, latest: v.latestMissed });
+      // Settled once reported, also before a due slot (it stays due: it is later), so a slot missed while
+      // a due one is retried is not reported again by each plan or each `once`.
+      if (v.latestMissed !== undefined) this.journal.settleSlot(this.account, name, v.latestMissed, "missed");
       if (!v.due) {
-        if (v.latestMissed !== undefined)
-          this.journal.settleSlot(this.account, name, v.latestMissed, "missed");
         e.failures = 0;
         e.deferrals = 0;
         notDue.push(new NextSlotNotDue(name, v.next));

@@ -298,10 +298,15 @@ export function formatSummary(s: SimulationSummary): string {
   const lines = [
     `Simulated ${s.period.days} day(s) of the ${s.scenario} scenario (seed ${s.seed}, ${s.network} signatures): ${when(s.period.from)} → ${when(s.period.to)} UTC${s.period.interrupted ? " (interrupted)" : ""}`,
     `Account ${s.account}: a demo key derived from the seed, with ${holdings}`,
-    `Strategies${s.configFile === undefined ? "" : ` of ${s.configFile}`}: ${s.strategies.map((x) => `${x.name} (${x.kind}, "${x.schedule}", ${x.runs} runs${x.failedRuns > 0 ? `, ${x.failedRuns} failed` : ""})`).join("; ") || "none enabled"}`,
+    `Strategies${s.configFile === undefined ? "" : ` of ${s.configFile}`}: ${s.strategies.map((x) => `${x.name} (${x.kind}, "${x.schedule}", ${runsText(x)})`).join("; ") || "none enabled"}`,
     `Cycles: ${s.cycles.total}, ${s.cycles.failed} failed. Actions: ${acted}.`,
   ];
   for (const f of s.cycles.failures) lines.push(`  failed ${f.count}×: ${f.reason}`);
+  for (const x of s.strategies)
+    if (x.missedSlots > 0)
+      lines.push(
+        `  ${x.name}: ${x.missedSlots} slot(s) missed, never run (older than schedule.catchUp, or superseded by a later slot)${x.lastMissed === null ? "" : `, the latest ${when(x.lastMissed)} UTC`}`,
+      );
   for (const r of s.rejections) lines.push(`  ${r.strategy} ${r.action} ${r.count}× ${r.reason}`);
   const unknowns = unknownsText(s.unknowns);
   if (unknowns) lines.push(`  ${unknowns}`);
@@ -320,4 +325,9 @@ export function formatSummary(s: SimulationSummary): string {
     "",
     ...skipped(s),
   ].join("\n")}\n`;
+}
+
+/** "12 runs, 2 failed, 1 missed": how a strategy's slots went. */
+export function runsText(x: SimulationSummary["strategies"][number]): string {
+  return `${x.runs} runs${x.failedRuns > 0 ? `, ${x.failedRuns} failed` : ""}${x.missedSlots > 0 ? `, ${x.missedSlots} missed` : ""}`;
 }

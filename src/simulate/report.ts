@@ -3,7 +3,7 @@
 // (stacked, in percent) and stake per validator (stacked), all over virtual time, with the TWAPs and
 // delegation changes marked; then the summary's tables. The samples and the summary are also embedded
 // as JSON (`<script type="application/json" id="hlbot-simulation">`) for anyone who wants the numbers.
-import { eventsNotAppliedText, netAprText, unknownsText } from "./format.js";
+import { eventsNotAppliedText, netAprText, runsText, unknownsText } from "./format.js";
 import type { Sample, SimulationRecord } from "./runner.js";
 import { type FlowSummary, type SimulationSummary, twapStatusText } from "./summary.js";
 import { figureColumns, RANK_FIGURES, rankRuns, type SweepResult } from "./sweep.js";
@@ -327,7 +327,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
   <h1>hlbot simulation: ${escapeHtml(s.scenario)} scenario</h1>
   <p>${escapeHtml(when(s.period.from))} → ${escapeHtml(when(s.period.to))} UTC (${s.period.days} days${s.period.interrupted ? ", interrupted" : ""}),
   seed ${s.seed}, ${escapeHtml(s.network)} signatures, account <code>${escapeHtml(s.account)}</code> (demo key derived from the seed)${s.forkedFrom ? `, holding what the forked account <code>${escapeHtml(s.forkedFrom)}</code> held` : s.holdingsFrom ? `, holding what the scenario's demo account <code>${escapeHtml(s.holdingsFrom)}</code> holds` : ", with the default demo holdings"}.
-  Strategies: ${s.strategies.map((x) => `<b>${escapeHtml(x.name)}</b> (${escapeHtml(x.kind)}, <code>${escapeHtml(x.schedule)}</code>, ${x.runs} runs${x.failedRuns > 0 ? `, ${x.failedRuns} failed` : ""})`).join(", ") || "none"}.</p>
+  Strategies: ${s.strategies.map((x) => `<b>${escapeHtml(x.name)}</b> (${escapeHtml(x.kind)}, <code>${escapeHtml(x.schedule)}</code>, ${runsText(x)})`).join(", ") || "none"}.</p>
   ${skippedEvents ? `<p>${escapeHtml(skippedEvents)}.</p>` : ""}
 </header>
 <section class="figures">${figures.map(([k, v]) => `<div><span>${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</section>

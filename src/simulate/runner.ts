@@ -209,6 +209,11 @@ export interface SimulationRecord {
   /** Spot pairs by venue name ("@107"): base and quote coin. */
   pairs: Record<string, { base: string; quote: string }>;
   cycles: CycleRecord[];
+  /**
+   * Slots of each strategy never run: too old to catch up (schedule.catchUp) or superseded by a later
+   * one, e.g. after an outage longer than the catch-up; `at` is when the scheduler settled them.
+   */
+  missed: Array<{ at: number; strategy: string; count: number; latest: number | undefined }>;
   samples: Sample[];
   start: Valuation;
   end: Valuation;
@@ -341,6 +346,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       ...(http ? { baseUrl: sim.url } : { baseUrl: IN_PROCESS_URL, wire: sim.wire }),
     });
     const cycles: CycleRecord[] = [];
+    const missed: SimulationRecord["missed"] = [];
     const samples: Sample[] = [];
     const unknowns: Array<UnknownSubmissionRecord & { submissionId: number | undefined }> = [];
     const noteUnknowns = (report: CycleReport, at: number) => {
@@ -443,6 +449,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
           }
         }
         const plan = scheduler.plan(t);
+        for (const m of plan.missed) missed.push({ at: t, ...m });
         for (const group of plan.groups) {
           const names = group.strategies.map((s) => s.name);
           let record: CycleRecord;
@@ -516,6 +523,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         })),
         pairs: Object.fromEntries(sim.pairs().map((p) => [p.name, { base: p.base, quote: p.quote }])),
         cycles,
+        missed,
         samples,
         start,
         end: last,

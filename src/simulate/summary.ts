@@ -182,8 +182,20 @@ export interface SimulationSummary {
   forkedFrom: string | null;
   valuationCoin: string;
   period: { from: string; to: string; days: number; interrupted: boolean };
-  /** `runs`: cycles it took part in that completed; `failedRuns`: those that failed (each retried later). */
-  strategies: Array<{ name: string; kind: string; schedule: string; runs: number; failedRuns: number }>;
+  /**
+   * `runs`: cycles it took part in that completed; `failedRuns`: those that failed (each retried later);
+   * `missedSlots`: slots never run (too old to catch up, or superseded by a later one), the latest at
+   * `lastMissed` (ISO; null when none or not known).
+   */
+  strategies: Array<{
+    name: string;
+    kind: string;
+    schedule: string;
+    runs: number;
+    failedRuns: number;
+    missedSlots: number;
+    lastMissed: string | null;
+  }>;
   cycles: { total: number; failed: number; failures: Array<{ reason: string; count: number }> };
   actions: Array<{ strategy: string; action: string; outcome: string; count: number }>;
   rejections: Array<{ strategy: string; action: string; reason: string; count: number }>;
@@ -666,6 +678,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       schedule: s.schedule,
       runs: r.cycles.filter((c) => c.strategies.includes(s.name) && c.error === undefined).length,
       failedRuns: r.cycles.filter((c) => c.strategies.includes(s.name) && c.error !== undefined).length,
+      ...missedOf(r.missed, s.name),
     })),
     cycles: { total: r.cycles.length, failed: failures.reduce((a, f) => a + f.count, 0), failures },
     actions,
@@ -756,4 +769,19 @@ function eventFlows(ledger: readonly LedgerEntry[]): { flows: FlowSummary[]; net
     })),
     netFlows: entries.reduce((a, e) => a.plus(e.data.value === undefined ? ZERO : dec(e.data.value)), ZERO),
   };
+}
+
+/** How many slots of a strategy were missed in a run, and the latest of them when known. */
+function missedOf(
+  missed: SimulationRecord["missed"],
+  strategy: string,
+): { missedSlots: number; lastMissed: string | null } {
+  let count = 0;
+  let latest: number | undefined;
+  for (const m of missed) {
+    if (m.strategy !== strategy) continue;
+    count += m.count;
+    if (m.latest !== undefined && (latest === undefined || m.latest > latest)) latest = m.latest;
+  }
+  return { missedSlots: count, lastMissed: latest === undefined ? null : iso(latest) };
 }

@@ -487,7 +487,7 @@ describe("hlbot data fetch → hlbot simulate --prices (built CLI)", () => {
     const replay = await hlbot(["simulate", "--prices", out, "--to", "2025-01-02T12:00Z", "--json"]);
     expect(replay.code, replay.stderr).toBe(0);
     expect(replay.stderr).toContain(
-      `hlbot: @107 replayed from ${out}: 36 1h candles, 2025-01-01 12:00 → 2025-01-02 23:00 UTC\n`,
+      `hlbot: @107 replayed from ${out}: 36 1h candles, 2025-01-01 12:00 → 2025-01-03 00:00 UTC\n`,
     );
     const summary = JSON.parse(replay.stdout) as { period: { from: string } };
     expect(summary.period.from).toContain("2025-01-01T12:00");

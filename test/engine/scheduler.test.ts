@@ -94,7 +94,7 @@ describe("once follows the strategies' cron schedules (virtual time)", () => {
     expect(back.runs.map((r) => [new Date(r.group.slot).toISOString(), r.acted])).toEqual([
       [new Date(start + 2 * DAY + 8.5 * HOUR).toISOString(), ["dca"]],
     ]);
-    expect(back.plan.missed).toEqual([{ strategy: "dca", count: 1, latest: undefined }]);
+    expect(back.plan.missed).toEqual([{ strategy: "dca", count: 1, latest: start + DAY + 8.5 * HOUR }]);
     bot.sim.advance(15 * MINUTE);
     expect((await once(bot)).runs).toEqual([]); // never twice
     // Down past the window: reported as missed, not run.
@@ -124,6 +124,36 @@ describe("once follows the strategies' cron schedules (virtual time)", () => {
     bot.sim.advance(15 * MINUTE);
     expect((await once(bot)).runs.map((r) => r.acted)).toEqual([["dca"]]);
     expect(twapsPlaced(bot)).toHaveLength(1);
+  }, 60_000);
+
+  it("a slot missed before a due one that keeps failing is reported by the first once call only", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [DCA],
+      fund: { USDC: "20000" },
+      configExtra: { venue: { readAttempts: 1 } },
+    });
+    bot.sim.setPrice("@107", "25");
+    const start = bot.sim.now();
+    await once(bot);
+    // Down over day 1's slot; back within day 2's window, but the venue fails every read for a while.
+    bot.sim.advanceTo(start + DAY + 9 * HOUR);
+    bot.sim.setFaults({ info: { serverErrorRate: 1 } });
+    const missedSeen = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await once(bot);
+      expect(r.runs.map((x) => x.error)).toEqual([expect.stringMatching(/500/)]);
+      missedSeen.push(r.plan.missed);
+      bot.sim.advance(15 * MINUTE);
+    }
+    expect(missedSeen).toEqual([[{ strategy: "dca", count: 1, latest: start + 8.5 * HOUR }], [], [], []]);
+    bot.sim.setFaults({});
+    // The due slot (day 2's) is still acted in once the venue answers.
+    const ok = await once(bot);
+    expect(ok.runs.map((r) => [new Date(r.group.slot).toISOString(), r.acted])).toEqual([
+      [new Date(start + DAY + 8.5 * HOUR).toISOString(), ["dca"]],
+    ]);
+    expect(ok.plan.missed).toEqual([]);
   }, 60_000);
 });
 

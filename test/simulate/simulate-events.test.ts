@@ -145,7 +145,7 @@ events:
       expect(x.runs).toBe(own.filter((c) => c.error === undefined).length);
       expect(x.failedRuns).toBe(own.length - x.runs);
     }
-    expect(formatSummary(s)).toMatch(/\d+ runs, \d+ failed\)/);
+    expect(formatSummary(s)).toMatch(/\d+ runs, \d+ failed[,)]/);
   });
 });
 
@@ -193,5 +193,41 @@ events:
     expect(line[line.length - 1]!).toBeCloseTo(lead, 1);
     const at = times.findIndex((t) => t >= START + 48 * HOUR);
     expect(Math.abs(line[at]! - line[at - 1]!)).toBeLessThan(500);
+  }, 60_000);
+});
+
+describe("an outage longer than the catch-up", () => {
+  it("shows the slots it cost as missed, per strategy, in the summary and the report", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hlbot-missed-"));
+    const file = join(dir, "outage.yaml");
+    // hype-dca's 12:30 slot falls in the outage and is older than the 2 h catch-up when it ends.
+    writeFileSync(
+      file,
+      `${readFileSync(DEMO_SCENARIO_PATH, "utf8")}
+events:
+  - { at: 12h, type: outage, for: 3h, endpoint: info }
+`,
+    );
+    const r = await runSimulation({ config, scenarioFile: file, days: 1 });
+    const s = buildSummary(r.record);
+    const dca = s.strategies.find((x) => x.name === "hype-dca")!;
+    expect(dca.missedSlots).toBe(1);
+    expect(dca.lastMissed).toBe(new Date(START + 12.5 * HOUR).toISOString());
+    // Every slot counted once, though each failed retry planned again (the due one is superseded).
+    const staking = s.strategies.find((x) => x.name === "hype-staking")!;
+    expect([staking.missedSlots, staking.lastMissed]).toEqual([
+      1,
+      new Date(START + 12.25 * HOUR).toISOString(),
+    ]);
+    const hourly = s.strategies.find((x) => x.name === "purr-allocation")!;
+    expect(hourly.missedSlots).toBeGreaterThanOrEqual(2);
+    expect(hourly.missedSlots).toBeLessThanOrEqual(3);
+    const text = formatSummary(s);
+    expect(text).toContain(`hype-dca (twap-accumulate, "30 0,12 * * *", 1 runs, `);
+    expect(text).toMatch(/hype-dca \(twap-accumulate, "30 0,12 \* \* \*", 1 runs, \d+ failed, 1 missed\)/);
+    expect(text).toContain(
+      "  hype-dca: 1 slot(s) missed, never run (older than schedule.catchUp, or superseded by a later slot), the latest 2025-01-01 12:30 UTC",
+    );
+    expect(renderReport({ summary: s, record: r.record })).toMatch(/hype-dca<\/b> \([^)]*, 1 missed\)/);
   }, 60_000);
 });

@@ -75,13 +75,19 @@ export const priceSanitySchema = z
   .strictObject({
     maxMarkDeviation: decimal({ min: 0, max: 10 })
       .prefault(0.1)
-      .describe("Largest gap between the allMids mid and the mark (and the context's mid), as a fraction"),
+      .describe(
+        "Largest gap between the allMids mid and the mark (and the context's mid), as a fraction of the lower (larger / smaller − 1: 0.1 allows 10% above and 9.09% below)",
+      ),
     maxDayMove: decimal({ min: 0, max: 100 })
       .prefault(0.5)
-      .describe("Largest gap between the mid and the previous-day price, as a fraction"),
+      .describe(
+        "Largest gap between the mid and the previous-day price, as a fraction of the lower (larger / smaller − 1: 0.5 allows 50% above and 33.3% below)",
+      ),
     maxMovePerCycle: decimal({ min: 0, max: 100 })
       .prefault(0.15)
-      .describe("Largest move of the mid since the last cycle that saw it, as a fraction"),
+      .describe(
+        "Largest move of the mid since the last cycle that saw it, as a fraction of the lower (larger / smaller − 1: 0.15 allows 15% up and 13.04% down)",
+      ),
     maxMovePerHour: decimal({ min: 0, max: 100 })
       .prefault(0.1)
       .describe("The move allowed grows by this fraction per hour since that last mid"),
