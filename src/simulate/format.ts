@@ -54,6 +54,18 @@ function short(value: string, dp = 4): string {
 }
 
 const pct = (fraction: string) => `${(Number(fraction) * 100).toFixed(2)}%`;
+
+/**
+ * A change as a signed percentage: the sign is the change's own (a ratio rounded to zero has none), and
+ * a change too small to show at 2 decimals says so instead of "+0.00%".
+ */
+export function signedPct(ratio: string, change: string): string {
+  const n = Number(change);
+  const sign = n < 0 ? "-" : "+";
+  const shown = Math.abs(Number(ratio) * 100).toFixed(2);
+  if (shown === "0.00" && n !== 0) return `${sign}<0.01%`;
+  return `${n === 0 ? "" : sign}${shown}%`;
+}
 function when(isoTime: string): string {
   return isoTime.replace("T", " ").replace(/:\d\d\.\d{3}Z$/, "");
 }
@@ -92,9 +104,7 @@ function portfolio(s: SimulationSummary): string[] {
     ]);
   }
   const ratio =
-    s.portfolio.changeRatio === null
-      ? ""
-      : `, ${Number(s.portfolio.changeRatio) >= 0 ? "+" : ""}${pct(s.portfolio.changeRatio)}`;
+    s.portfolio.changeRatio === null ? "" : `, ${signedPct(s.portfolio.changeRatio, s.portfolio.change)}`;
   const sign = s.portfolio.change.startsWith("-") ? "" : "+";
   return [
     `Portfolio (${s.valuationCoin} at mid prices; amounts and weights)`,
@@ -163,7 +173,11 @@ function twaps(s: SimulationSummary): string[] {
       bp(t.shortfallBps),
       groupDigits(t.shortfall),
       groupDigits(t.impact),
-      t.unfilledSize === "0" ? "" : `${short(t.unfilledSize)} ${t.label.split("/")[0] ?? ""}`.trimEnd(),
+      t.unfilledSize === "0"
+        ? ""
+        : // A TWAP still running at the end has not failed to fill: it has not finished.
+          `${short(t.unfilledSize)} ${t.label.split("/")[0] ?? ""}`.trimEnd() +
+          (t.status === "running" ? " (still running)" : ""),
     ]);
   out.push(...table(exec));
   const e = s.execution;
@@ -235,7 +249,7 @@ function staking(s: SimulationSummary): string[] {
 function benchmark(s: SimulationSummary): string[] {
   const b = s.benchmark;
   const signed = (v: string) => (v.startsWith("-") ? groupDigits(v) : `+${groupDigits(v)}`);
-  const ratio = (r: string | null) => (r === null ? "" : ` (${Number(r) >= 0 ? "+" : ""}${pct(r)})`);
+  const ratio = (r: string | null, change: string) => (r === null ? "" : ` (${signedPct(r, change)})`);
   const k = b.breakdown;
   const p = s.portfolio;
   const flows = p.flows.length > 0;
@@ -255,13 +269,13 @@ function benchmark(s: SimulationSummary): string[] {
           "bot",
           groupDigits(p.start.value),
           groupDigits(p.end.value),
-          `${signed(botChange)}${ratio(botRatio)}`,
+          `${signed(botChange)}${ratio(botRatio, botChange)}`,
         ],
         [
           "buy and hold",
           groupDigits(b.start),
           groupDigits(b.end),
-          `${signed(b.change)}${ratio(b.changeRatio)}`,
+          `${signed(b.change)}${ratio(b.changeRatio, b.change)}`,
         ],
       ],
       "lrrr",
@@ -296,7 +310,7 @@ export function formatSummary(s: SimulationSummary): string {
   for (const a of s.actions) outcomes.set(a.outcome, (outcomes.get(a.outcome) ?? 0) + a.count);
   const acted = [...outcomes.entries()].map(([o, n]) => `${n} ${o}`).join(", ") || "none";
   const lines = [
-    `Simulated ${s.period.days} day(s) of the ${s.scenario} scenario (seed ${s.seed}, ${s.network} signatures): ${when(s.period.from)} → ${when(s.period.to)} UTC${s.period.interrupted ? " (interrupted)" : ""}`,
+    `Simulated ${s.period.days} day(s) of the ${s.scenario} scenario${replayedText(s)} (seed ${s.seed}, ${s.network} signatures): ${when(s.period.from)} → ${when(s.period.to)} UTC${s.period.interrupted ? " (interrupted)" : ""}`,
     `Account ${s.account}: a demo key derived from the seed, with ${holdings}`,
     `Strategies${s.configFile === undefined ? "" : ` of ${s.configFile}`}: ${s.strategies.map((x) => `${x.name} (${x.kind}, "${x.schedule}", ${runsText(x)})`).join("; ") || "none enabled"}`,
     `Cycles: ${s.cycles.total}, ${s.cycles.failed} failed. Actions: ${acted}.`,
@@ -330,4 +344,9 @@ export function formatSummary(s: SimulationSummary): string {
 /** "12 runs, 2 failed, 1 missed": how a strategy's slots went. */
 export function runsText(x: SimulationSummary["strategies"][number]): string {
   return `${x.runs} runs${x.failedRuns > 0 ? `, ${x.failedRuns} failed` : ""}${x.missedSlots > 0 ? `, ${x.missedSlots} missed` : ""}`;
+}
+
+/** ", @107 replayed from candles/HYPE.csv": the pairs whose prices were real history, for headers. */
+export function replayedText(s: Pick<SimulationSummary, "replayed">): string {
+  return s.replayed.map((r) => `, ${r.coin} replayed from ${r.file}`).join("");
 }

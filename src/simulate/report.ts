@@ -3,7 +3,7 @@
 // (stacked, in percent) and stake per validator (stacked), all over virtual time, with the TWAPs and
 // delegation changes marked; then the summary's tables. The samples and the summary are also embedded
 // as JSON (`<script type="application/json" id="hlbot-simulation">`) for anyone who wants the numbers.
-import { eventsNotAppliedText, netAprText, runsText, unknownsText } from "./format.js";
+import { eventsNotAppliedText, netAprText, runsText, signedPct, unknownsText } from "./format.js";
 import type { Sample, SimulationRecord } from "./runner.js";
 import { type FlowSummary, type SimulationSummary, twapStatusText } from "./summary.js";
 import { figureColumns, RANK_FIGURES, rankRuns, type SweepResult } from "./sweep.js";
@@ -296,7 +296,10 @@ export function renderReport({ summary: s, record }: ReportData): string {
   const figures: Array<[string, string]> = [
     ["Start value", `${p.start.value} ${s.valuationCoin}`],
     ["End value", `${p.end.value} ${s.valuationCoin}`],
-    ["Change", `${p.change} ${s.valuationCoin}${p.changeRatio === null ? "" : ` (${pct(p.changeRatio)})`}`],
+    [
+      "Change",
+      `${p.change} ${s.valuationCoin}${p.changeRatio === null ? "" : ` (${signedPct(p.changeRatio, p.change)})`}`,
+    ],
     ...(p.flows.length > 0
       ? ([
           ["of which deposits and withdrawals", `${p.netFlows} ${s.valuationCoin}`],
@@ -305,7 +308,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
       : []),
     [
       "Buy and hold",
-      `${s.benchmark.end} ${s.valuationCoin}${s.benchmark.changeRatio === null ? "" : ` (${pct(s.benchmark.changeRatio)})`}`,
+      `${s.benchmark.end} ${s.valuationCoin}${s.benchmark.changeRatio === null ? "" : ` (${signedPct(s.benchmark.changeRatio, s.benchmark.change)})`}`,
     ],
     ["Bot − buy and hold", `${s.benchmark.botMinusBenchmark} ${s.valuationCoin}`],
     ["TWAPs", `${s.twaps.length}${filledNothing > 0 ? ` (${filledNothing} filled nothing)` : ""}`],

@@ -258,15 +258,16 @@ export const STAKED_HYPE = "HYPE (staked)";
 export function resolvePeriod(o: { from?: number; to?: number; days?: number }, scenarioStart: number) {
   const issues: Array<{ path: string; message: string }> = [];
   const from = o.from ?? scenarioStart;
+  // Paths are the CLI's flags (the options of a sweep or an API call have the same names).
   if (o.days !== undefined && !(Number.isFinite(o.days) && o.days > 0))
-    issues.push({ path: "days", message: `expected a positive number of days, got ${o.days}` });
+    issues.push({ path: "--days", message: `expected a positive number of days, got ${o.days}` });
   if (o.to !== undefined && o.days !== undefined)
-    issues.push({ path: "to", message: "give either an end (--to) or a length (--days), not both" });
+    issues.push({ path: "--to", message: "give either an end (--to) or a length (--days), not both" });
   const to = o.to ?? from + Math.round((o.days ?? 3) * DAY_MS);
   if (issues.length === 0 && !(to > from))
     issues.push({
-      path: "to",
-      message: `the end ${new Date(to).toISOString()} is not after the start ${new Date(from).toISOString()}`,
+      path: "--to",
+      message: `the end ${new Date(to).toISOString()} is not after the start ${new Date(from).toISOString()}${o.from === undefined ? " (the start of the scenario or of the replayed candles; give --from)" : ""}`,
     });
   if (issues.length > 0) throw new ValidationError(issues);
   return { from, to };

@@ -173,6 +173,8 @@ export interface SimulationSummary {
   /** The bot file simulated (as `hlbot simulate` found it), when the caller names it. */
   configFile?: string;
   scenario: string;
+  /** Pairs whose prices were replayed from candle files (--prices or the scenario's `prices:`). */
+  replayed: Array<{ coin: string; file: string }>;
   seed: number;
   network: string;
   account: string;
@@ -660,6 +662,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
 
   return {
     scenario: r.scenario.name,
+    replayed: r.replayed.map((x) => ({ coin: x.coin, file: x.file })),
     seed: r.seed,
     network: r.network,
     account: r.account,

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { Decimal } from "../lib/decimal.js";
-import { groupDigits } from "./format.js";
+import { groupDigits, replayedText } from "./format.js";
 import { pointText, type SweepPlan, type SweepPoint, valueText } from "./sweepFile.js";
 import {
   RANK_FIGURE_NAMES,
@@ -224,7 +224,7 @@ export function formatSweep(result: SweepResult): string {
   lines.push(
     `Sweep of ${plan.points.length} run(s) (${plan.keys.map((k) => k.label).join(" × ")}: ${sizes}) of ${plan.sweep.file}` +
       (s
-        ? ` on the ${s.scenario} scenario (seed ${s.seed}): ${when(s.period.from)} → ${when(s.period.to)} UTC`
+        ? ` on the ${s.scenario} scenario${replayedText(s)} (seed ${s.seed}): ${when(s.period.from)} → ${when(s.period.to)} UTC`
         : ""),
   );
   for (const k of plan.keys) lines.push(`  ${k.label}: ${k.key} = ${k.values.map(valueText).join(", ")}`);

@@ -2,7 +2,7 @@
 // no key and no network; --json and --report give the same figures and a self-contained file; bad
 // arguments exit 2 before anything runs.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { keccak_256 } from "@noble/hashes/sha3";
@@ -115,11 +115,29 @@ describe("hlbot simulate", () => {
     expect(html.toLowerCase()).not.toContain(demoKey(7));
   });
 
+  it("warns when no strategy is enabled, and still shows the venue and buy and hold", () => {
+    const dir = join(temp, "no-strategies");
+    mkdirSync(join(dir, "empty"), { recursive: true });
+    writeFileSync(
+      join(dir, "hlbot.yaml"),
+      "network: testnet\nmode: dry-run\nstrategies: ./empty\nlimits: { maxOrderUsd: 500, maxDailyNotionalUsd: 2000, maxStakeMovePerDay: 100 }\n",
+    );
+    const r = hlbot(["--config", join(dir, "hlbot.yaml"), "--days", "1"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("hlbot simulate: warning: no enabled strategy");
+    expect(r.stdout).toMatch(/Strategies of .*: none enabled/);
+    expect(r.stdout).toContain("buy and hold");
+  });
+
   it.each([
     [["--days", "-1"], /--days: expected a number of days above 0/],
     [["--days", "0"], /--days: expected a number of days above 0/],
     [["--from", "2025-01-05", "--to", "2025-01-01"], /--to .* must be after --from/],
     [["--days", "2", "--to", "2025-01-09"], /either --to or --days/],
+    [
+      ["--to", "2024-12-01"],
+      /^hlbot: --to: the end 2024-12-01T00:00:00.000Z is not after the start 2025-01-01T00:00:00.000Z \(the start of the scenario .*give --from\)$/m,
+    ],
     [["--from", "yesterday"], /--from: expected an ISO date/],
     [["--seed", "-3"], /--seed: expected a whole number/],
     [["--scenario", "no-such-scenario.yaml"], /cannot read scenario/],

@@ -10,7 +10,7 @@ import { type LoadedConfig, loadConfig } from "../../src/engine/config/loader.js
 import { Decimal } from "../../src/lib/decimal.js";
 import { ValidationError } from "../../src/lib/errors.js";
 import { adoptDemoAccount, DEFAULT_DEMO_HOLDINGS, demoSigner } from "../../src/simulate/demoAccount.js";
-import { formatSummary } from "../../src/simulate/format.js";
+import { formatSummary, signedPct } from "../../src/simulate/format.js";
 import { renderReport } from "../../src/simulate/report.js";
 import {
   resolvePeriod,
@@ -298,3 +298,29 @@ function accepted(s: SimulationSummary, action: string): number {
     .filter((a) => a.action === action && a.outcome === "accepted")
     .reduce((n, a) => n + a.count, 0);
 }
+
+describe("a change as a percentage", () => {
+  it("takes its sign from the change and says when it is too small to show", () => {
+    expect(signedPct("0.1763", "12516.31")).toBe("+17.63%");
+    expect(signedPct("-0.0055", "-390.5")).toBe("-0.55%");
+    // A loss of 76,510 on a start of billions rounds to a ratio of 0: not "+0.00%".
+    expect(signedPct("0", "-76510.83")).toBe("-<0.01%");
+    expect(signedPct("-0", "0.55")).toBe("+<0.01%");
+    expect(signedPct("0", "0")).toBe("0.00%");
+  });
+});
+
+describe("a run that ends while a TWAP runs", () => {
+  it("shows the size still to fill as running, not as unfilled by the book", async () => {
+    // purr-allocation places a 20-minute TWAP at 00:00; the run stops 10 minutes in.
+    const r = await runSimulation({ config, days: 10 / 1440 });
+    const s = buildSummary(r.record);
+    const running = s.twaps.filter((t) => t.status === "running");
+    expect(running.length).toBeGreaterThan(0);
+    expect(Number(running[0]!.unfilledSize)).toBeGreaterThan(0);
+    const row = formatSummary(s)
+      .split("\n")
+      .find((l) => l.startsWith(`  #${running[0]!.twapId} `) && l.includes("bps"));
+    expect(row).toMatch(/ PURR \(still running\)$/);
+  }, 60_000);
+});

@@ -214,6 +214,7 @@ describe("the sweep file and its grid", () => {
 function fakeSummary(vs: string): SimulationSummary {
   return {
     scenario: "demo",
+    replayed: [],
     seed: 42,
     period: { from: "2025-01-01T00:00:00.000Z", to: "2025-01-02T00:00:00.000Z", days: 1 },
     valuationCoin: "USDC",

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/engine/config/loader.js";
+import { formatSummary } from "../../src/simulate/format.js";
 import { runSimulation } from "../../src/simulate/runner.js";
 import { buildSummary } from "../../src/simulate/summary.js";
 import { CANDLE_CSV_HEADER, candleGapWarning, readCandleFile } from "../../src/simulator/candles.js";
@@ -207,6 +208,10 @@ describe("simulate --prices", () => {
     const [a, b] = [await run(), await run()];
     expect(a.record.from).toBe(Date.UTC(2025, 0, 1));
     expect(JSON.stringify(buildSummary(b.record))).toBe(JSON.stringify(buildSummary(a.record)));
+    // The summary says which prices were real history, not only the scenario's name.
+    expect(formatSummary(buildSummary(a.record)).split("\n")[0]).toContain(
+      `of the demo scenario, @107 replayed from ${FIXTURE} (seed 42`,
+    );
     const file = readCandleFile(FIXTURE);
     // The valuation's HYPE price at the end is the replayed path's, within the candle then open.
     const end = a.record.end.prices.HYPE!.toNumber();

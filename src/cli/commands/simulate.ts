@@ -195,6 +195,10 @@ export function register(program: Command, ctx: CliContext): void {
       }
       const { loadConfig } = await import("../../engine/config/loader.js");
       const config = await loadConfig(await simulatedConfigPath(opts.config, ctx.env), ctx.env);
+      if (!config.strategies.some((s) => s.enabled))
+        ctx.stderr(
+          "hlbot simulate: warning: no enabled strategy (no strategy file found, or none with `enabled: true`): the run shows the venue and buy and hold only\n",
+        );
       const { createLogger } = await import("../../lib/log.js");
       // Per-action log lines would drown the summary; the summary has them all. --verbose shows them.
       // pino-pretty needs a real stream: pretty output goes to the terminal itself.
