@@ -306,7 +306,28 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     }
 
     const failedStrategies = new Set<string>();
+    let notSent = 0;
     for (const intent of [...cancels, ...limited.allowed]) {
+      // A stop (SIGINT, SIGTERM) lets the request in flight finish and sends nothing new but cancels
+      // (they only reduce exposure, and the bot is about to stop watching): the other actions are
+      // journaled as not sent and the cycle ends as cut short, so its slot stays due and the next
+      // start decides again on what the venue then shows.
+      if (o.readSignal?.aborted && intent.kind !== "twapCancel") {
+        notSent++;
+        record(
+          deps,
+          report,
+          cycleId,
+          {
+            kind: "skip",
+            strategy: intent.strategy,
+            considered: intent.kind,
+            reason: `${intent.reason}; not sent: hlbot is stopping`,
+          },
+          "skipped",
+        );
+        continue;
+      }
       const guard: Guard =
         limited.reduced.includes(intent) || allocation.changed.includes(intent) ? "reduced" : "allowed";
       if (failedStrategies.has(intent.strategy)) {
@@ -337,6 +358,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       if (action.outcome === "rejected" || action.outcome === "unknown")
         failedStrategies.add(intent.strategy);
     }
+    if (notSent > 0) throw new StoppingError(notSent);
     deps.journal.finishCycle(cycleId, "ok");
     return report;
   } catch (err) {
@@ -375,4 +397,12 @@ function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | un
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
   if (present.length <= 1) return present[0];
   return AbortSignal.any(present);
+}
+
+/** A cycle cut short by a stop between its actions (see runCycle). */
+export class StoppingError extends Error {
+  constructor(readonly notSent: number) {
+    super(`hlbot is stopping: ${notSent} action(s) of this cycle not sent`);
+    this.name = "StoppingError";
+  }
 }

@@ -346,6 +346,8 @@ export async function runDueSlots(
   const runs: DueRun[] = [];
   const { busy: _busy, ...cycle } = o;
   for (const group of plan.groups) {
+    // Stopping (readSignal): the groups not started stay due, unrun.
+    if (o.readSignal?.aborted) break;
     try {
       const r = await runSlotGroup(scheduler, deps, group, cycle);
       runs.push({ group, report: r.report, error: undefined, acted: r.acted, deferred: r.deferred });
@@ -370,7 +372,13 @@ export interface OncePass {
 export async function oncePass(
   deps: CycleDeps,
   strategies: readonly Strategy[],
-  o: { catchUpMs?: number; trigger?: CycleOptions["trigger"]; killSwitchActive?: boolean } = {},
+  o: {
+    catchUpMs?: number;
+    trigger?: CycleOptions["trigger"];
+    killSwitchActive?: boolean;
+    /** Aborted by a stop (SIGINT): reads end, nothing new is sent but cancels, later slots stay due. */
+    readSignal?: AbortSignal;
+  } = {},
 ): Promise<OncePass> {
   const { watchRunningTwaps } = await import("./guards.js");
   let watch: OncePass["watch"];
@@ -392,6 +400,7 @@ export async function oncePass(
   const { plan, runs } = await runDueSlots(scheduler, deps, {
     trigger: o.trigger ?? "once",
     ...(o.killSwitchActive === undefined ? {} : { killSwitchActive: o.killSwitchActive }),
+    ...(o.readSignal ? { readSignal: o.readSignal } : {}),
   });
   return { watch, plan, runs };
 }

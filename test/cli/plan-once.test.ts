@@ -243,6 +243,83 @@ describe("plan --json and once through the CLI", () => {
     expect(plan.stderr).toMatch(/HYPEE is not a spot token/);
   }, 60_000);
 
+  it("once --json ends with its summary line when the venue cannot be reached (exit 1)", async () => {
+    const file = join(dir, "unreachable.yaml");
+    writeFileSync(
+      file,
+      stringify({
+        network: "testnet",
+        baseUrl: "http://127.0.0.1:1", // nothing listens there
+        mode: "live",
+        strategies: ["rebalance.yaml"],
+        state: "./state-unreachable",
+        venue: { readAttempts: 1, timeoutMs: 2000 },
+        limits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 10000, maxStakeMovePerDay: 10 },
+        log: { level: "fatal" },
+      }),
+    );
+    const { code, stdout, stderr } = await run(["once", "--config", file, "--json"], env);
+    expect(code, stderr).toBe(1);
+    const lines = stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    const { summary } = JSON.parse(lines[0]!) as { summary: Record<string, unknown> };
+    expect(summary).toMatchObject({ account: address, mode: "live", ran: [], failed: 1 });
+    expect(String(summary.error)).toMatch(/127\.0\.0\.1:1|ECONNREFUSED|connect/i);
+  }, 60_000);
+
+  it("once stopped by Ctrl-C lets the request in flight finish and sends nothing new (exit 130)", async () => {
+    const staker = Wallet.createRandom();
+    const who = staker.address.toLowerCase();
+    sim.fund(who, "HYPE", "1000");
+    writeFileSync(
+      join(dir, "staking.yaml"),
+      stringify({
+        name: "staking",
+        kind: "validator-staking",
+        schedule: "*/2 * * * * *",
+        params: { validators: 2, maxCommission: 0.1, stakeIdleSpot: { enabled: true, keepSpot: 100 } },
+      }),
+    );
+    const file = join(dir, "staking-bot.yaml");
+    writeFileSync(
+      file,
+      stringify({
+        network: "testnet",
+        baseUrl: sim.url,
+        mode: "live",
+        strategies: ["staking.yaml"],
+        state: "./state-staking",
+        limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
+        log: { level: "fatal" },
+      }),
+    );
+    const keyEnv = { HLBOT_PRIVATE_KEY: staker.privateKey };
+    expect((await run(["once", "--config", file], keyEnv)).code).toBe(0); // first sight registers
+    await sleep(2100); // the next 2-second slot comes
+    const mine = (kind: string) => sim.ledger().filter((e) => e.kind === kind && e.user === who);
+    sim.setFaults({ exchange: { latencyMs: 3000 } }); // each answer comes 3 s after the venue acted
+    try {
+      const child = spawn(process.execPath, [join(REPO_ROOT, "bin/hlbot.js"), "once", "--config", file], {
+        env: { PATH: process.env.PATH ?? "", ...keyEnv },
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+      const end = Date.now() + 20_000;
+      while (mine("cDeposit").length === 0 && Date.now() < end) await sleep(20);
+      expect(mine("cDeposit")).toHaveLength(1); // the first action reached the venue, its answer is held
+      child.kill("SIGINT");
+      expect(await closed).toBe(130);
+      expect(stderr).toContain("stopping after the request in flight; nothing new is sent");
+      expect(stdout).toMatch(/FAILED: hlbot is stopping: 2 action\(s\) of this cycle not sent/);
+      expect(mine("delegate")).toEqual([]);
+    } finally {
+      sim.setFaults({});
+    }
+  }, 60_000);
+
   it("once exits 2 on a broken configuration, naming the file and line", async () => {
     const bad = join(dir, "bad.yaml");
     writeFileSync(bad, "network: moonnet\nlimits: {}\n");

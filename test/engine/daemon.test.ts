@@ -497,6 +497,42 @@ describe("daemon stop", () => {
     daemon = undefined;
   });
 
+  it("sends nothing new after the stop: the request in flight finishes, the cycle's later actions are not sent", async () => {
+    // One cycle with three actions: move idle HYPE into staking, then delegate to two validators.
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        {
+          ...STAKING,
+          schedule: "* * * * *",
+          params: { ...STAKING.params, stakeIdleSpot: { enabled: true, keepSpot: 100 } },
+        },
+      ],
+      fund: { HYPE: "1000" },
+      configExtra: { venue: { timeoutMs: 600_000 } },
+    });
+    START = bot.sim.now();
+    fakeTime(bot);
+    const { daemon: d, lines } = newDaemon(bot);
+    bot.sim.setFaults({ exchange: { latencyMs: 20_000 } });
+    d.start();
+    bot.sim.advance(MINUTE);
+    await clock!.tickAsync(MINUTE);
+    const b = bot;
+    await until("the first request to be sent", () => b.runtime.journal.recentSubmissions(5).length === 1);
+    const stopping = d.stop(30_000); // Ctrl-C while the deposit is in flight
+    await clock!.tickAsync(40_000);
+    expect(await stopping).toEqual({ reason: "stopped", clean: true });
+    const sent = bot.runtime.journal.recentSubmissions(5);
+    expect(sent.map((s) => [s.actionType, s.status])).toEqual([["cDeposit", "accepted"]]);
+    const decisions = bot.runtime.journal.recentDecisions(10);
+    const notSent = decisions.filter((x) => /not sent: hlbot is stopping/.test(x.reason));
+    expect(notSent.map((x) => x.kind)).toEqual(["skip", "skip"]);
+    expect(lines.some((l) => /cycle cut short by the shutdown/.test(l.msg))).toBe(true);
+    expect(bot.sim.ledger().filter((e) => e.kind === "delegate" && e.user === bot!.address)).toEqual([]);
+    daemon = undefined;
+  });
+
   it("stops at once, cleanly, when the running cycle is still reading (nothing sent yet)", async () => {
     bot = await startTestBot({
       mode: "live",

@@ -42,6 +42,19 @@ export function register(program: Command, ctx: CliContext): void {
       const { stringifyJson } = await import("../../lib/json.js");
       const { formatCycle, actionLines } = await import("../report.js");
       const live = config.mode === "live" && !opts.dryRun;
+      // Ctrl-C (or SIGTERM) lets the request in flight finish and sends nothing new but cancels; the
+      // slots left stay due for the next call. A second one exits at once (the journal reconciles what
+      // was in flight at the next start).
+      const stopping = new AbortController();
+      const onSignal = (signal: NodeJS.Signals) => {
+        if (stopping.signal.aborted) process.exit(130);
+        stopping.abort(new Error(`${signal}: stopping`));
+        ctx.stderr(
+          `hlbot once: ${signal}: stopping after the request in flight; nothing new is sent (again to exit at once)\n`,
+        );
+      };
+      process.on("SIGINT", onSignal);
+      process.on("SIGTERM", onSignal);
       try {
         const instance = await openInstance({
           config,
@@ -52,12 +65,34 @@ export function register(program: Command, ctx: CliContext): void {
         });
         const { runtime } = instance;
         try {
-          const facts = await runtime.facts();
           // A strategy naming a market the venue does not list is left out (its errors are printed and
           // the exit is 2); the others run, and the TWAP watch and kill-switch cancels with them.
           const { unknownMarkets } = await import("../../engine/strategies/markets.js");
           const { formatIssue } = await import("../../engine/config/issues.js");
-          const unknown = await unknownMarkets(runtime.info, config.strategies);
+          let facts: Awaited<ReturnType<typeof runtime.facts>>;
+          let unknown: Awaited<ReturnType<typeof unknownMarkets>>;
+          try {
+            facts = await runtime.facts();
+            unknown = await unknownMarkets(runtime.info, config.strategies);
+          } catch (err) {
+            // --json promises a summary line even when nothing could run (the venue unreachable).
+            if (opts.json) {
+              const { describeError } = await import("../../lib/errors.js");
+              ctx.stdout(
+                `${stringifyJson({
+                  summary: {
+                    at: iso(runtime.clock()),
+                    account: runtime.account,
+                    mode: live ? "live" : "dry-run",
+                    ran: [],
+                    error: describeError(err),
+                    failed: 1,
+                  },
+                })}\n`,
+              );
+            }
+            throw err;
+          }
           const strategies = scheduledStrategies(config.strategies).filter(
             (s) => !unknown.strategies.has(s.name),
           );
@@ -69,6 +104,7 @@ export function register(program: Command, ctx: CliContext): void {
 
           const pass = await oncePass(deps, strategies, {
             ...(config.schedule ? { catchUpMs: config.schedule.catchUpMs } : {}),
+            readSignal: stopping.signal,
           });
           const { plan, runs } = pass;
           await notifyOnce(ctx, config, runtime, logger, pass);
@@ -162,11 +198,13 @@ export function register(program: Command, ctx: CliContext): void {
           ctx.stdout(out.join(""));
           for (const issue of unknown.issues)
             ctx.stderr(`hlbot: error: ${formatIssue(issue)} (this strategy was left out)\n`);
-          ctx.exitCode = unknown.issues.length > 0 ? 2 : bad > 0 ? 1 : 0;
+          ctx.exitCode = stopping.signal.aborted ? 130 : unknown.issues.length > 0 ? 2 : bad > 0 ? 1 : 0;
         } finally {
           await instance.close();
         }
       } finally {
+        process.off("SIGINT", onSignal);
+        process.off("SIGTERM", onSignal);
         await logger.flush();
       }
     });
