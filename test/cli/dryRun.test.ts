@@ -64,6 +64,17 @@ describe("--dry-run", () => {
   });
 });
 
+describe("link-staking --user", () => {
+  it("refuses a placeholder address (a link is permanent), before any key or venue is used", async () => {
+    const run = await cli(
+      ["link-staking", "--user", "0x0000000000000000000000000000000000000001", "--live"],
+      {},
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--user: 0x0+1 is a placeholder, not an account: a staking link is permanent/);
+  });
+});
+
 describe("dry-run output is not a live order", () => {
   let sim: (Simulator & { url: string }) | undefined;
   afterEach(async () => {

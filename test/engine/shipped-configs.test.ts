@@ -3,7 +3,7 @@
 // on the demo scenario, end with every rebalancer target within its band, no rejected action, and USDC
 // still a material share of the portfolio. `config validate` finds no fight among them and no setting that undoes a protection. (The CLI runs
 // them for 30 days; 7 keep this test short.)
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -97,4 +97,36 @@ describe("a rebalancer and a staking sweep on one account (issue #12, case 2)", 
     // countStaked unset: resolved to true because a staking strategy shares the account.
     expect((await simulate(undefined)).toNumber()).toBeGreaterThan(30_000);
   }, 60_000);
+});
+
+describe("strategies/link-staking.yaml", () => {
+  it("enabled without STAKING_ACCOUNT: config validate warns and the strategy sends nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hlbot-link-"));
+    const text = readFileSync(`${REPO_ROOT}/strategies/link-staking.yaml`, "utf8").replace(
+      /^enabled: false$/m,
+      "enabled: true",
+    );
+    expect(text).toMatch(/^enabled: true$/m);
+    writeFileSync(join(dir, "link-staking.yaml"), text);
+    writeFileSync(
+      join(dir, "hlbot.yaml"),
+      stringify({
+        network: "testnet",
+        mode: "dry-run",
+        strategies: ["./link-staking.yaml"],
+        limits: { maxOrderUsd: 500, maxDailyNotionalUsd: 2000, maxStakeMovePerDay: 100 },
+      }),
+    );
+    const config = await loadConfig(join(dir, "hlbot.yaml"), {});
+    expect(configWarnings(config)).toEqual([
+      expect.stringMatching(
+        /^strategy staking-link: counterparty 0x0+1 is a placeholder, not an account \(is STAKING_ACCOUNT set/,
+      ),
+    ]);
+    const withAccount = await loadConfig(join(dir, "hlbot.yaml"), {
+      STAKING_ACCOUNT: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+    });
+    expect(configWarnings(withAccount)).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
+  });
 });

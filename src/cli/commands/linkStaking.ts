@@ -34,9 +34,16 @@ export function register(program: Command, ctx: CliContext): void {
   addManualOptions(command);
   command.action(async (options: LinkOptions) => {
     const { runManualAction } = await import("../manualAction.js");
+    const user = parseAddress(options.user, "--user");
+    const { isPlaceholderAddress } = await import("../../engine/config/fields.js");
+    const { ValidationError } = await import("../../lib/errors.js");
+    if (isPlaceholderAddress(user))
+      throw new ValidationError([
+        { path: "--user", message: `${user} is a placeholder, not an account: a staking link is permanent` },
+      ]);
     await runManualAction(ctx, { ...options, command }, () => ({
       type: "linkStakingUser",
-      params: { user: parseAddress(options.user, "--user"), isFinalize: options.finalize === true },
+      params: { user, isFinalize: options.finalize === true },
     }));
   });
 }

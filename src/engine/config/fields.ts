@@ -77,6 +77,15 @@ export const address = () =>
     .regex(ADDRESS, { error: "expected a 0x-prefixed 40-hex-digit address" })
     .transform((a) => a.toLowerCase());
 
+/**
+ * An address no one holds a key for: the zero address and the low ones examples put in its place
+ * (0x…0001). A value below 2^64 has 24 leading zero hex digits, which a real key gives about once in
+ * 2^96 tries. Acting with another account on a permanent link must refuse them.
+ */
+export function isPlaceholderAddress(a: string): boolean {
+  return /^0x0{24}[0-9a-f]{16}$/i.test(a);
+}
+
 /** A whole number (a plain `${ENV}` value that spells a number is re-typed as one by interpolation). */
 export function integer(bounds: { min?: number; max?: number } = {}) {
   let n = z.int({ error: "expected a whole number" });

@@ -3,6 +3,7 @@
 // will happen and what to change.
 import { DEFAULT_USER_SIGNED_GRACE_MS } from "../reconcile.js";
 import { strategyConflicts } from "../strategies/shared.js";
+import { isPlaceholderAddress } from "./fields.js";
 import type { LoadedConfig } from "./loader.js";
 
 const HOUR_MS = 3_600_000;
@@ -28,6 +29,15 @@ export function configWarnings(c: LoadedConfig): string[] {
       `limits.maxOrderUsd ${c.limits.maxOrderUsd.toFixed()} is below the smallest TWAP the venue accepts ` +
         `(venue.twapMinOrderValue ${minOrder.toFixed()}): every TWAP will be blocked. Raise maxOrderUsd to at least ${minOrder.toFixed()}.`,
     );
+  }
+  for (const s of c.strategies) {
+    const counterparty =
+      s.kind === "link-staking" ? (s.params as { counterparty?: unknown }).counterparty : undefined;
+    if (s.enabled && typeof counterparty === "string" && isPlaceholderAddress(counterparty))
+      out.push(
+        `strategy ${s.name}: counterparty ${counterparty} is a placeholder, not an account (is STAKING_ACCOUNT set in this environment?): ` +
+          "the strategy sends nothing until it names the real account; a staking link is permanent.",
+      );
   }
   out.push(...strategyConflicts(c.strategies));
   return out;

@@ -2,7 +2,7 @@
 // staking link with `counterparty`, once. The link is permanent and hands the staking account control
 // of the trading account's funds, so anything but the exact expected state is a skip, never a retry.
 import * as z from "zod";
-import { address } from "../config/fields.js";
+import { address, isPlaceholderAddress } from "../config/fields.js";
 import type { LinkStakingUserIntent } from "../intents.js";
 import { skip } from "./common.js";
 import { defineStrategy } from "./types.js";
@@ -28,6 +28,15 @@ export const linkStaking = defineStrategy({
     const other = params.counterparty;
     if (other === snapshot.account.toLowerCase()) {
       return [skip(name, "counterparty is this account itself", considered)];
+    }
+    if (isPlaceholderAddress(other)) {
+      return [
+        skip(
+          name,
+          `counterparty ${other} is a placeholder, not an account (the shipped example's default when STAKING_ACCOUNT is not set): a link is permanent, so nothing is sent until it names the real account`,
+          considered,
+        ),
+      ];
     }
     const link = snapshot.stakingLink;
     if (link?.type === "unknown") {

@@ -25,6 +25,21 @@ describe("link-staking", () => {
     expect(d?.reason).toMatch(/permanent/);
   });
 
+  it("sends nothing to a placeholder counterparty (the shipped example's default), however the link stands", () => {
+    for (const counterparty of [
+      "0x0000000000000000000000000000000000000001",
+      "0x0000000000000000000000000000000000000000",
+    ]) {
+      const [d] = run(null, { counterparty });
+      expect(d?.kind).toBe("skip");
+      expect(d?.reason).toMatch(/is a placeholder, not an account .* a link is permanent/);
+    }
+    // A real address with leading zeros (a vanity address) is an account.
+    expect(run(null, { counterparty: "0x000000000056f99d36b6f2e0c51fd41496bbacb8" })[0]?.kind).toBe(
+      "linkStakingUser",
+    );
+  });
+
   it("does not touch a link of a kind hlbot cannot read (issue #11), whatever finalize says", () => {
     for (const finalize of [false, true]) {
       const [d] = run({ type: "unknown", venueType: "pendingFinalization", peer: PEER }, { finalize });
