@@ -6,6 +6,7 @@
 import { lstatSync, mkdirSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { ConfigError } from "../lib/errors.js";
+import { maskKeyShaped } from "../lib/secrets.js";
 import type { Skip, TwapCancelIntent } from "./intents.js";
 import type { RunningTwap } from "./snapshot.js";
 
@@ -60,9 +61,13 @@ export function killSwitchState(path: string): KillSwitchState {
 /** Engages the switch: writes `path` with the reason and the time (creating its folder only if asked). */
 export function engageKillSwitch(path: string, reason: string, now: number, createFolder = false): void {
   if (createFolder) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  writeFileSync(path, `${JSON.stringify({ stoppedAt: new Date(now).toISOString(), reason })}\n`, {
-    mode: 0o600,
-  });
+  // The reason is free text a person typed: a key pasted there (one read from a file or a keystore is
+  // not known to the command line's check) is written masked, like anything else of its shape.
+  writeFileSync(
+    path,
+    `${JSON.stringify({ stoppedAt: new Date(now).toISOString(), reason: maskKeyShaped(reason) })}\n`,
+    { mode: 0o600 },
+  );
 }
 
 /** Releases the switch: removes whatever is at `path` (a file, a symlink, a folder). True when something was there. */

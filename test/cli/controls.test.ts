@@ -317,6 +317,14 @@ describe("the kill switch", () => {
     expect(stop.stderr).toMatch(/NOT cancelled and keep filling/);
     const file = join(dir, "state", "STOP");
     expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ reason: "maintenance" });
+    // A key the command line cannot know (one read from a key file or keystore) pasted into the reason
+    // is written masked.
+    const other = Wallet.createRandom().privateKey;
+    const pasted = await cli(["stop", "--config", config, "--reason", `oops ${other} and ${other.slice(2)}`]);
+    expect(pasted.code).toBe(0);
+    const stored = readFileSync(file, "utf8");
+    expect(stored).not.toContain(other.slice(2));
+    expect(JSON.parse(stored)).toMatchObject({ reason: "oops [64 hex digits] and [64 hex digits]" });
 
     const refused = await cli(["stake", "--amount", "1", "--live", "--config", config]);
     expect(refused.code).toBe(1);
