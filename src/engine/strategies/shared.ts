@@ -57,6 +57,16 @@ export function strategyConflicts(strategies: readonly Strategy[]): string[] {
               `${r.name} holds ${STAKED_TOKEN} at a weight counting spot only: it will buy back what is staked ` +
               `until its quote is gone. Set countStaked: true in ${r.name} (or disable stakeIdleSpot).`,
           );
+        } else if (
+          held.includes(STAKED_TOKEN) &&
+          other.params.stakeIdleSpot?.enabled &&
+          other.params.stakeIdleSpot.keepSpot.isZero()
+        ) {
+          warnings.push(
+            `${other.name} moves all spot ${STAKED_TOKEN} into staking (keepSpot: 0), and ${r.name} can sell only ` +
+              `spot ${STAKED_TOKEN}: when ${STAKED_TOKEN} rises above its band it will have nothing to sell ` +
+              `(unstaking takes 7 days). Keep some ${STAKED_TOKEN} on spot for it (keepSpot).`,
+          );
         }
       }
     }

@@ -189,6 +189,21 @@ export const twapRebalance = defineStrategy({
       const side = excess.gt(0) ? "sell" : "buy";
       let size = excess.abs().div(h.mid);
       const notes: string[] = [];
+      // Nothing (or less than a lot) on spot to sell: say where the rest is, not "below one lot".
+      if (side === "sell" && truncateDecimals(h.available, pair.base.szDecimals).lte(0)) {
+        const elsewhere = [
+          h.staked.gt(0) ? `${fmt(h.staked)} staked` : "",
+          h.hold.gt(0) ? `${fmt(h.hold)} on hold` : "",
+        ].filter(Boolean);
+        decisions.push(
+          skip(
+            name,
+            `${where}: no ${h.token} available on spot to sell${elsewhere.length ? ` (${elsewhere.join(", ")})` : ""}`,
+            "twapOrder",
+          ),
+        );
+        continue;
+      }
       if (side === "sell" && size.gt(h.available)) {
         size = h.available;
         notes.push(`limited to the available ${fmt(h.available)} ${h.token} (${fmt(h.hold)} on hold)`);

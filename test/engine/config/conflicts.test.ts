@@ -72,6 +72,23 @@ describe("strategies that will fight", () => {
     expect(w[3]).toMatch(/dca-buy buys and dca-sell sells HYPE\/USDC: opposing sides on one pair/);
   });
 
+  it("warns when staking keeps no HYPE on spot for a rebalancer that holds HYPE (it could never sell)", async () => {
+    const c = await loadConfig(
+      writeBot("nothing-to-sell", [
+        REBALANCE,
+        { ...STAKING, params: { ...STAKING.params, stakeIdleSpot: { enabled: true, keepSpot: 0 } } },
+      ]),
+      {},
+    );
+    expect(strategyConflicts(c.strategies)).toEqual([
+      expect.stringMatching(
+        /^staking moves all spot HYPE into staking \(keepSpot: 0\), and hype-5050 can sell only spot HYPE: .* Keep some HYPE on spot/,
+      ),
+    ]);
+    const kept = await loadConfig(writeBot("some-kept", [REBALANCE, STAKING]), {});
+    expect(strategyConflicts(kept.strategies)).toEqual([]);
+  });
+
   it("countStaked defaults to true when a staking strategy shares the account, false otherwise", async () => {
     const shared = await loadConfig(writeBot("shared", [REBALANCE, STAKING]), {});
     const alone = await loadConfig(writeBot("alone", [REBALANCE]), {});

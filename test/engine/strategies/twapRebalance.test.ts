@@ -261,4 +261,10 @@ describe("twap-rebalance countStaked (issue #12: staked HYPE is HYPE)", () => {
     expect(t[0]?.size.toFixed()).toBe("100");
     expect(t[0]?.reason).toMatch(/limited to the available 100 HYPE/);
   });
+
+  it("with every HYPE staked, says there is nothing on spot to sell (not 'below one lot')", () => {
+    const ds = run({ ...spec, balances: { USDC: 40_000 }, hypeMid: 80 }, { countStaked: true });
+    expect(twaps(ds)).toEqual([]);
+    expect(skips(ds)[0]?.reason).toMatch(/: no HYPE available on spot to sell \(900 staked\)$/);
+  });
 });
