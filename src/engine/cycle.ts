@@ -34,7 +34,7 @@ import { recordStake } from "./stakingMetrics.js";
 import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
 
 /** The executor's helpers, still importable from here. */
-export { callFor, unsignedAction } from "./executor.js";
+export { callFor } from "./executor.js";
 
 export interface CycleDeps {
   info: InfoClient;

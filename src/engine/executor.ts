@@ -34,6 +34,11 @@ export interface ExecutorDeps {
   logger: Logger;
   /** Test hook of the crash tests (see CycleDeps.pauseBeforeSendMs). */
   pauseBeforeSendMs?: number;
+  /**
+   * Unsigned plans only: what a key would add to an L1 action's request, so the digest shown is the one
+   * it would sign: the sub-account or vault acted for, and the time to live (venue.expiresAfterMs).
+   */
+  unsigned?: { vaultAddress?: string; expiresAfterMs: number | null };
 }
 
 /** Where the intent comes from in the journal, and per-call options. */
@@ -48,11 +53,6 @@ export interface ExecuteContext {
 
 /** The exchange call an intent stands for (the engine's table, ./intentKinds.ts). */
 export { callFor };
-
-/** Builds the unsigned action an intent stands for (`plan --unsigned`: no key needed). */
-export function unsignedAction(intent: Intent, network: NetworkName, nonce: number): Record<string, unknown> {
-  return buildCall(callFor(intent), network, nonce);
-}
 
 function buildCall<C extends ExchangeCall>(
   call: C,
@@ -83,9 +83,18 @@ export async function executeIntent(
   const base = { strategy: intent.strategy, action: intent.kind, reason: intent.reason, guard };
   if (!deps.exchange) {
     const nonce = nextUnsignedNonce(deps.clock);
+    const call = callFor(intent);
+    const l1 = actionDef(call.type).signing === "l1";
+    const vaultAddress = ctx.vaultAddress ?? deps.unsigned?.vaultAddress;
+    const ttl = deps.unsigned?.expiresAfterMs;
     return {
       ...base,
-      request: { action: unsignedAction(intent, deps.network, nonce), nonce },
+      request: {
+        action: buildCall(call, deps.network, nonce),
+        nonce,
+        ...(l1 && vaultAddress !== undefined ? { vaultAddress } : {}),
+        ...(l1 && ttl != null ? { expiresAfter: Math.trunc(deps.clock()) + ttl } : {}),
+      },
       outcome: "unsigned",
     };
   }

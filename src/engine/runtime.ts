@@ -16,6 +16,7 @@ import type { HttpTransport, Wire } from "../venue/transport/http.js";
 import type { LoadedConfig } from "./config/loader.js";
 import { configWarnings } from "./config/warnings.js";
 import type { CycleDeps } from "./cycle.js";
+import type { ExecutorDeps } from "./executor.js";
 import { Journal } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
@@ -124,6 +125,22 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     }
     if (authority.kind !== "own") o.logger.info({ authority: authority.kind }, describeAuthority(authority));
   }
+  // Without a key (plan --unsigned), what a key would add to L1 requests: a sub-account or vault is
+  // always acted for with vaultAddress (whichever key signs), and the time to live.
+  let unsignedRequest: ExecutorDeps["unsigned"];
+  if (o.mode === "unsigned") {
+    let role: Awaited<ReturnType<InfoClient["userRole"]>>;
+    try {
+      role = await info.userRole({ user: account });
+    } catch (err) {
+      await transport.close();
+      throw err;
+    }
+    unsignedRequest = {
+      ...(role.role === "subAccount" || role.role === "vault" ? { vaultAddress: account } : {}),
+      expiresAfterMs: config.venue.expiresAfterMs,
+    };
+  }
 
   let db: StateDatabase;
   try {
@@ -214,6 +231,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
         userSignedGraceMs: config.venue.userSignedGraceMs,
         venueNow: () => venueClock.now(),
         ...(pauseBeforeSendMs ? { pauseBeforeSendMs } : {}),
+        ...(unsignedRequest ? { unsigned: unsignedRequest } : {}),
         logger: o.logger,
         ...(o.metrics ? { metrics: o.metrics } : {}),
       };

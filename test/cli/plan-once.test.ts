@@ -134,6 +134,7 @@ describe("plan --json and once through the CLI", () => {
       log: { level: "warn", format: "json" },
     };
     writeFileSync(file, stringify(base));
+    const shapes: string[][][] = [];
     for (const args of [[], ["--unsigned"]]) {
       const { code, stdout, stderr } = await run(["plan", "--json", ...args, "--config", file], env);
       expect(code, stderr).toBe(0);
@@ -152,8 +153,40 @@ describe("plan --json and once through the CLI", () => {
       }
       const nonces = lines.map((l) => l.request.nonce as number);
       expect(new Set(nonces).size).toBe(nonces.length);
+      // The L1 TWAP carries the time to live a key would sign; the user-signed link does not.
+      expect(lines[0]!.request.expiresAfter).toEqual(expect.any(Number));
+      shapes.push(lines.map((l) => Object.keys(l.request).sort()));
     }
+    // Without a key the request has the same fields as with one: the digest is the one a key would sign.
+    expect(shapes[1]).toEqual(shapes[0]);
     expect(sim.ledger().filter((e) => e.kind === "stakingLinkRequested")).toHaveLength(0);
+  });
+
+  it("plan --unsigned for a sub-account shows its vaultAddress, which any key acting for it signs", async () => {
+    const sub = "0x1111111111111111111111111111111111111111"; // a sub-account in the demo scenario
+    sim.fund(sub, "HYPE", "100");
+    const file = join(dir, "bot-sub.yaml");
+    writeFileSync(
+      file,
+      stringify({
+        network: "testnet",
+        baseUrl: sim.url,
+        mode: "dry-run",
+        account: sub,
+        strategies: ["rebalance.yaml"],
+        state: "./state-sub",
+        limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
+        log: { level: "warn", format: "json" },
+      }),
+    );
+    const { code, stdout, stderr } = await run(["plan", "--json", "--unsigned", "--config", file], {});
+    expect(code, stderr).toBe(0);
+    const [line] = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { action: string; request: Record<string, unknown> });
+    expect(line?.action).toBe("twapOrder");
+    expect(line?.request).toMatchObject({ vaultAddress: sub, expiresAfter: expect.any(Number) });
   });
 
   it("once acts only in a due slot: first sight registers, then it submits (exit 0), then finds the TWAP running", async () => {
