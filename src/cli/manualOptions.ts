@@ -12,7 +12,7 @@ export function addManualOptions(command: Command): Command {
   return command
     .option(
       "-c, --config <file>",
-      "bot configuration whose kill switch, limits and state folder apply (default $HLBOT_CONFIG; without one no amount limits apply)",
+      "bot configuration whose kill switch, limits and state folder apply (default: $HLBOT_CONFIG, else ./hlbot.yaml, else ~/.config/hlbot/config.yaml; with none found no amount limits apply)",
     )
     .option("--sign", SIGN_OPTION_HELP);
 }

@@ -269,7 +269,9 @@ export const botConfigSchema = z
     mode: z
       .enum(["dry-run", "live"])
       .default("dry-run")
-      .describe("live submits; dry-run signs and shows but never sends. --dry-run on the CLI forces dry-run"),
+      .describe(
+        "the bot's mode (plan, once, run): live submits; dry-run signs and shows but never sends. --dry-run on the CLI forces dry-run; manual commands send only with --live, whatever this says",
+      ),
     strategies: z
       .union([path(), z.array(path()).min(1, { error: "expected at least one strategy file" })])
       .default("./strategies")
