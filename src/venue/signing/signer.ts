@@ -155,7 +155,7 @@ async function loadKeystoreSigner(
     const wrongPassword = err instanceof Error && /password/i.test(err.message);
     throw new ConfigError(
       wrongPassword
-        ? "cannot decrypt keystore: wrong password"
+        ? "cannot decrypt keystore: the password given does not open it"
         : "cannot decrypt keystore: corrupt or unsupported file",
       { file },
     );

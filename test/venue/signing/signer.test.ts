@@ -217,10 +217,15 @@ describe("loadSigner from an encrypted keystore", () => {
     const err = await rejection(loadSigner({ keystore }, { HLBOT_KEYSTORE_PASSWORD: wrong }));
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.message).toContain(keystore);
-    expect(err.message).toMatch(/wrong password/);
+    expect(err.message).toMatch(/the password given does not open it/);
     const text = `${err.message} ${describeError(err)} ${inspect(err)}`;
     expect(text).not.toContain(wrong);
     assertNoSecrets(text);
+  });
+
+  it("a password that is a word of the message does not blank the message (\"wrong\")", async () => {
+    const err = await rejection(loadSigner({ keystore }, { HLBOT_KEYSTORE_PASSWORD: "wrong" }));
+    expect(describeError(err)).toMatch(/cannot decrypt keystore: the password given does not open it/);
   });
 
   it("a wrong password from a file is reported the same way", async () => {
