@@ -170,6 +170,23 @@ export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetrics
   g.twaps.set(s.twaps.length);
   if (s.twaps.length === 0) g.twapProgress.reset();
 
+  recordJournal(metrics, o);
+  g.killSwitch.set(o.killSwitchEngaged ? 1 : 0);
+
+  for (const strategy of o.strategies) recordWeights(g, s, strategy);
+}
+
+/**
+ * What the journal says: the rolling 24-hour notional against its limit and the submissions still
+ * open. Set with the snapshot, and again once a cycle has sent (so an alert on the daily limit does not
+ * wait for the next cycle).
+ */
+export function recordJournal(
+  metrics: BotMetrics | undefined,
+  o: Pick<AccountMetricsInput, "journal" | "account" | "now" | "maxDailyNotionalUsd">,
+): void {
+  if (!metrics) return;
+  const g = gaugesOf(metrics);
   const used = o.journal.usage(o.account, o.now - DAY_MS).notionalUsd;
   g.notional.set({ kind: "used" }, used.toNumber());
   g.notional.set({ kind: "limit" }, o.maxDailyNotionalUsd.toNumber());
@@ -179,9 +196,6 @@ export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetrics
   }
   g.open.set({ status: "pending" }, open.pending);
   g.open.set({ status: "unknown" }, open.unknown);
-  g.killSwitch.set(o.killSwitchEngaged ? 1 : 0);
-
-  for (const strategy of o.strategies) recordWeights(g, s, strategy);
 }
 
 /**

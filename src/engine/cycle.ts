@@ -9,7 +9,7 @@ import { stringifyJson } from "../lib/json.js";
 import type { ExchangeClient } from "../venue/exchange/client.js";
 import type { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
-import { recordAccount, recordTwapProgress } from "./accountMetrics.js";
+import { recordAccount, recordJournal, recordTwapProgress } from "./accountMetrics.js";
 import { allocate } from "./allocate.js";
 import { lastEndedTwap, lastRefusedTwaps, twapFillsForBudgets } from "./budget.js";
 import { capitalView } from "./capital.js";
@@ -358,6 +358,13 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       if (action.outcome === "rejected" || action.outcome === "unknown")
         failedStrategies.add(intent.strategy);
     }
+    if (report.actions.length > 0)
+      recordJournal(deps.metrics, {
+        journal: deps.journal,
+        account: deps.account,
+        now: deps.clock(),
+        maxDailyNotionalUsd: deps.limits.maxDailyNotionalUsd,
+      });
     if (notSent > 0) throw new StoppingError(notSent);
     deps.journal.finishCycle(cycleId, "ok");
     return report;

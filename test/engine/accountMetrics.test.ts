@@ -117,7 +117,12 @@ describe("account gauges and health", () => {
     );
     expect(sample(body, 'hlbot_strategy_target_weight{strategy="rebalance",token="HYPE"}')).toBe(0.5);
     expect(sample(body, 'hlbot_daily_notional_usd{kind="limit"}')).toBe(50_000);
-    expect(sample(body, 'hlbot_daily_notional_usd{kind="used"}')).toBe(0);
+    // The TWAP this cycle just placed counts at once (not from the next cycle's snapshot on).
+    const placedUsd = sample(body, 'hlbot_daily_notional_usd{kind="used"}')!;
+    expect(placedUsd).toBeGreaterThan(10_000);
+    expect(placedUsd).toBe(
+      runtime.journal.usage(runtime.account, sim.now() - 24 * 3_600_000).notionalUsd.toNumber(),
+    );
     expect(sample(body, "hlbot_kill_switch_engaged")).toBe(0);
     expect(sample(body, 'hlbot_submissions_open{status="unknown"}')).toBe(0);
     expect(sample(body, 'hlbot_build_info{version="9.9.9-test",node="' + process.versions.node + '"}')).toBe(

@@ -223,7 +223,7 @@ describe("loadSigner from an encrypted keystore", () => {
     assertNoSecrets(text);
   });
 
-  it("a password that is a word of the message does not blank the message (\"wrong\")", async () => {
+  it('a password that is a word of the message does not blank the message ("wrong")', async () => {
     const err = await rejection(loadSigner({ keystore }, { HLBOT_KEYSTORE_PASSWORD: "wrong" }));
     expect(describeError(err)).toMatch(/cannot decrypt keystore: the password given does not open it/);
   });
