@@ -3,7 +3,7 @@
 // a folder, a FIFO all mean "stopped" (lstat, never a read of the contents), and a path whose folder
 // cannot be examined counts as stopped too. A path whose folder does not exist is a configuration
 // error (the switch could never be engaged there), refused at load time and again at each check.
-import { lstatSync, mkdirSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { ConfigError } from "../lib/errors.js";
 import { maskKeyShaped } from "../lib/secrets.js";
@@ -56,6 +56,30 @@ export function killSwitchState(path: string): KillSwitchState {
     // EACCES on a folder on the way, ENOTDIR, ELOOP, EIO…: we cannot tell, so it is engaged.
     return { engaged: true, detail: `${path} cannot be examined (${code ?? String(err)}): failing closed` };
   }
+}
+
+/**
+ * The kill switch as a person should see it (`status`, `once`): undefined when released, else since when
+ * and why (what `stop` wrote; only what the state tells when something else is at the path).
+ */
+export function killSwitchNotice(path: string): string | undefined {
+  let state: KillSwitchState;
+  try {
+    state = killSwitchState(path);
+  } catch (err) {
+    // Its folder does not exist (the state folder not made yet): nothing is there to show.
+    if (err instanceof ConfigError) return undefined;
+    throw err;
+  }
+  if (!state.engaged) return undefined;
+  try {
+    const written = JSON.parse(readFileSync(path, "utf8")) as { stoppedAt?: unknown; reason?: unknown };
+    if (typeof written.stoppedAt === "string" && typeof written.reason === "string")
+      return `engaged since ${written.stoppedAt} (${maskKeyShaped(written.reason)}): nothing is submitted until \`hlbot resume\``;
+  } catch {
+    // Not a file stop wrote: the state's own words say what is there.
+  }
+  return `engaged: ${state.detail}; nothing is submitted until \`hlbot resume\``;
 }
 
 /** Engages the switch: writes `path` with the reason and the time (creating its folder only if asked). */

@@ -317,6 +317,16 @@ describe("the kill switch", () => {
     expect(stop.stderr).toMatch(/NOT cancelled and keep filling/);
     const file = join(dir, "state", "STOP");
     expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ reason: "maintenance" });
+    // status says the bot is stopped, and why (once too: test/cli/plan-once.test.ts).
+    const shown = await cli(["status", "--config", config]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(
+      /^Kill switch: engaged since \S+ \(maintenance\): nothing is submitted until `hlbot resume`\n/,
+    );
+    const shownJson = JSON.parse((await cli(["status", "--config", config, "--json"])).stdout) as {
+      killSwitch: string | null;
+    };
+    expect(shownJson.killSwitch).toMatch(/^engaged since .*\(maintenance\)/);
     // A key the command line cannot know (one read from a key file or keystore) pasted into the reason
     // is written masked.
     const other = Wallet.createRandom().privateKey;
@@ -348,6 +358,10 @@ describe("the kill switch", () => {
 
     expect((await cli(["resume", "--config", config])).code).toBe(0);
     expect(existsSync(file)).toBe(false);
+    const released = JSON.parse((await cli(["status", "--config", config, "--json"])).stdout) as {
+      killSwitch: string | null;
+    };
+    expect(released.killSwitch).toBeNull();
     expect((await cli(["stake", "--amount", "1", "--live", "--config", config])).code).toBe(0);
     expect(ledger("cDeposit")).toHaveLength(1);
   });

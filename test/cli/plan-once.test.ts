@@ -276,6 +276,24 @@ describe("plan --json and once through the CLI", () => {
     expect(plan.stderr).toMatch(/HYPEE is not a spot token/);
   }, 60_000);
 
+  it("once says when the kill switch is engaged, even with nothing due, in text and JSON", async () => {
+    const config = writeConfig("live");
+    expect((await run(["stop", "--config", config, "--reason", "checking the fills"], env)).code).toBe(0);
+    try {
+      const text = await run(["once", "--config", config], env);
+      expect(text.stdout).toMatch(
+        / {2}kill switch engaged since \S+ \(checking the fills\): nothing is submitted until `hlbot resume`\n/,
+      );
+      const json = await run(["once", "--config", config, "--json"], env);
+      const summary = JSON.parse(json.stdout.trim().split("\n").at(-1)!) as {
+        summary: { killSwitch: string | null };
+      };
+      expect(summary.summary.killSwitch).toMatch(/^engaged since .*\(checking the fills\)/);
+    } finally {
+      expect((await run(["resume", "--config", config], env)).code).toBe(0);
+    }
+  }, 60_000);
+
   it("once --json ends with its summary line when the venue cannot be reached (exit 1)", async () => {
     const file = join(dir, "unreachable.yaml");
     writeFileSync(

@@ -107,6 +107,8 @@ export function register(program: Command, ctx: CliContext): void {
             readSignal: stopping.signal,
           });
           const { plan, runs } = pass;
+          const { killSwitchNotice } = await import("../../engine/killSwitch.js");
+          const killSwitch = killSwitchNotice(config.limits.killSwitchFile);
           await notifyOnce(ctx, config, runtime, logger, pass);
           // A dry run prints unsigned requests, never a live order (#17.6; `plan --sign` prints signed ones).
           if (!live) {
@@ -177,6 +179,7 @@ export function register(program: Command, ctx: CliContext): void {
                     latest: m.latest === undefined ? undefined : iso(m.latest),
                   })),
                   watch,
+                  killSwitch: killSwitch ?? null,
                   failed: bad,
                 },
               })}\n`,
@@ -184,6 +187,7 @@ export function register(program: Command, ctx: CliContext): void {
           } else {
             if (runs.length === 0)
               out.push(`once for ${runtime.account} on ${config.network} (${mode}): no strategy is due\n`);
+            if (killSwitch !== undefined) out.push(`  kill switch ${killSwitch}\n`);
             for (const n of plan.notDue) out.push(`  ${n.strategy}: skipped, ${n.reason}\n`);
             for (const m of plan.missed)
               out.push(

@@ -50,7 +50,14 @@ export function register(program: Command, ctx: CliContext): void {
         const warn = (message: string) => ctx.stderr(`hlbot: warning: ${message}\n`);
         const info = new InfoClient(transport, { onUnknown: warn });
         const status = await collectStatus(info, account.toLowerCase(), Date.now());
-        ctx.stdout(opts.json ? `${stringifyJson(status, 2)}\n` : formatStatus(status, config.network));
+        // The bot's own state beside the account's: is it stopped?
+        const { killSwitchNotice } = await import("../../engine/killSwitch.js");
+        const killSwitch = killSwitchNotice(config.limits.killSwitchFile) ?? null;
+        ctx.stdout(
+          opts.json
+            ? `${stringifyJson({ ...status, killSwitch }, 2)}\n`
+            : `${killSwitch === null ? "" : `Kill switch: ${killSwitch}\n`}${formatStatus(status, config.network)}`,
+        );
         for (const line of unavailableLines(status)) ctx.stderr(`${line}\n`);
         if (status.coreUnavailable) ctx.exitCode = 1;
       } finally {
