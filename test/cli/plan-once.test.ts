@@ -232,6 +232,17 @@ describe("plan --json and once through the CLI", () => {
     const text = await run(["history", "--config", config], env);
     expect(text.stdout).toMatch(/Decisions by strategy:\n {2}rebalance:\n/);
     expect(text.stdout).toMatch(/once {2}twapOrder \(allowed\): .*\n.*once {2}skip: .*already running/);
+    // Each live cycle says what it sent and how the venue answered.
+    expect(text.stdout).toMatch(/once\/live {2}ok {2}1 decisions, 1 sent \(1 accepted\)/);
+    expect(text.stdout).toMatch(/once\/live {2}ok {2}1 decisions, 0 sent/);
+    // The cycles' strategies are a list in JSON, not JSON text.
+    const cycles = (JSON.parse(history.stdout) as { cycles: Array<{ strategies: unknown }> }).cycles;
+    expect(cycles.some((c) => Array.isArray(c.strategies) && c.strategies.includes("rebalance"))).toBe(true);
+    const unknownName = await run(["history", "--config", config, "--strategy", "rebalanse"], env);
+    expect(unknownName.code).toBe(0);
+    expect(unknownName.stderr).toMatch(
+      /warning: no decision of strategy "rebalanse" .*; the bot file has no strategy of that name \(rebalance\)/,
+    );
   }, 90_000);
 
   it("once leaves out a strategy naming a coin the venue does not list, runs the others, and exits 2", async () => {

@@ -48,18 +48,41 @@ export function register(program: Command, ctx: CliContext): void {
         const decisions = Object.fromEntries(
           [...byStrategy.entries()].sort(([a], [b]) => a.localeCompare(b)),
         );
+        if (opts.strategy !== undefined && !byStrategy.has(opts.strategy)) {
+          const known = config.strategies.map((x) => x.name);
+          ctx.stderr(
+            `hlbot: warning: no decision of strategy ${JSON.stringify(opts.strategy)} in the last ${cycles.length} cycle(s)` +
+              (known.includes(opts.strategy)
+                ? "\n"
+                : `; the bot file has no strategy of that name (${known.join(", ") || "none"})\n`),
+          );
+        }
         if (opts.json) {
-          ctx.stdout(`${stringifyJson({ cycles, decisions, submissions })}\n`);
+          // A cycle's strategies are kept as JSON text in the journal: shown as the list they are.
+          const shown = cycles.map((c) => ({ ...c, strategies: JSON.parse(c.strategies) as string[] }));
+          ctx.stdout(`${stringifyJson({ cycles: shown, decisions, submissions })}\n`);
           return;
         }
         ctx.stdout(`Recent cycles (${config.state}):\n`);
         if (cycles.length === 0) ctx.stdout("  none yet\n");
         for (const c of cycles) {
           const own = journal.decisionsOfCycle(c.id);
-          const acted = own.filter((d) => d.guard === "allowed" || d.guard === "reduced").length;
+          // Live: what was sent and how the venue answered (a rejected action did not act); otherwise
+          // what would have been sent.
+          let outcome: string;
+          if (c.mode === "live") {
+            const sent = journal.submissionsOfCycle(c.id);
+            const byStatus = new Map<string, number>();
+            for (const x of sent) byStatus.set(x.status, (byStatus.get(x.status) ?? 0) + 1);
+            const counts = [...byStatus].map(([status, n]) => `${n} ${status}`).join(", ");
+            outcome = `${sent.length} sent${counts ? ` (${counts})` : ""}`;
+          } else {
+            const planned = own.filter((d) => d.guard === "allowed" || d.guard === "reduced").length;
+            outcome = `${planned} planned, none sent`;
+          }
           ctx.stdout(
             `  ${new Date(c.startedAt).toISOString()}  ${c.id}  ${c.trigger}/${c.mode}  ${c.status}` +
-              `  ${own.length} decisions, ${acted} acted${c.error ? `  error: ${c.error}` : ""}\n`,
+              `  ${own.length} decisions, ${outcome}${c.error ? `  error: ${c.error}` : ""}\n`,
           );
         }
         ctx.stdout("Decisions by strategy:\n");
