@@ -678,7 +678,8 @@ export class Daemon {
         this.metrics?.cycles.inc({ strategy: name, outcome: "ok" });
         this.metrics?.lastSuccess.set({ strategy: name }, this.runtime.clock() / 1000);
       }
-      logDecisions(log, report);
+      // Each decision line names its own strategy (a group's child logger names them all).
+      logDecisions(this.logger.child({ strategies: names, cycle: cycleId, slot: iso(group.slot) }), report);
       log.info(
         {
           ms: Date.now() - startedAt,

@@ -96,7 +96,7 @@ function newDaemon(
   extra: Partial<ConstructorParameters<typeof Daemon>[0]> = {},
   runtime?: DaemonRuntime,
 ) {
-  const { logger, lines } = captureLogger();
+  const { logger, lines, raw } = captureLogger();
   const metrics = new BotMetrics();
   daemon = new Daemon({
     runtime: runtime ?? b.runtime,
@@ -105,7 +105,7 @@ function newDaemon(
     metrics,
     ...extra,
   });
-  return { daemon, lines, metrics };
+  return { daemon, lines, raw, metrics };
 }
 
 function twapsPlaced(b: TestBot) {
@@ -153,7 +153,7 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     });
     START = bot.sim.now();
     fakeTime(bot);
-    const { daemon: d, lines, metrics } = newDaemon(bot, { factsRefreshMs: 5 * MINUTE });
+    const { daemon: d, lines, raw, metrics } = newDaemon(bot, { factsRefreshMs: 5 * MINUTE });
     const refresh = sinon.spy(bot.runtime, "refreshFacts");
     d.start();
     await step(d, MINUTE, 7);
@@ -187,6 +187,11 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     expect(lines.some((l) => l.level === 30 && l.decision === "skip" && /^staking: skip: /.test(l.msg))).toBe(
       true,
     );
+    // No line gives a key twice (a log reader keeps one of them, whichever it likes).
+    for (const text of raw) {
+      const keys = [...text.matchAll(/[{,]"([^"]+)":/g)].map((m) => m[1]);
+      expect(keys.length, text).toBe(new Set(keys).size);
+    }
     expect(await metricValue(metrics, "hlbot_cycles_total", { strategy: "rebalance", outcome: "ok" })).toBe(
       3,
     );
