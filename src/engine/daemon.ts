@@ -26,6 +26,7 @@ import type { Runtime } from "./runtime.js";
 import { validateCron } from "./schedule.js";
 import { iso, Scheduler, type SlotGroup } from "./scheduler.js";
 import type { Strategy } from "./strategies/registry.js";
+import { resolveSharedDefaults } from "./strategies/shared.js";
 
 /** A running schedule; `stop()` ends it for good. */
 export interface ScheduledJob {
@@ -138,7 +139,9 @@ export async function loadStrategySet(
   } else {
     files = config.strategySource.files;
   }
-  return scheduledStrategies(await loadStrategyFiles(files, env));
+  // The same defaults as at start-up (a rebalancer's countStaked depends on the other strategies): a
+  // reload without them changed the rebalancer's view of staked HYPE.
+  return scheduledStrategies(resolveSharedDefaults(await loadStrategyFiles(files, env)));
 }
 
 /** node-cron, in UTC, with its warnings routed to our logger. */

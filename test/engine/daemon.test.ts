@@ -412,6 +412,30 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     bot.runtime.db.pragma("query_only = OFF");
   });
 
+  it("a reload of unchanged files changes nothing: the defaults that depend on other strategies are the start's", async () => {
+    // A rebalancer holding HYPE beside staking counts staked HYPE by default (resolved at load).
+    bot = await startTestBot({
+      strategies: [
+        { ...REBALANCE, schedule: "*/2 * * * *" },
+        { ...STAKING, schedule: "*/3 * * * *" },
+      ],
+      fund: { HYPE: "1000" },
+    });
+    START = bot.sim.now();
+    fakeTime(bot);
+    const { daemon: d, lines } = newDaemon(bot);
+    const countStaked = () =>
+      (d.strategies().find((x) => x.name === "rebalance")?.params as { countStaked?: boolean }).countStaked;
+    expect(countStaked()).toBe(true);
+    d.start();
+    expect(await d.reloadFrom(() => loadStrategySet(bot!.runtime.config, { TEST_BOT_KEY: bot!.key }))).toBe(
+      true,
+    );
+    expect(countStaked()).toBe(true);
+    const reloaded = lines.find((l) => /strategies reloaded/.test(l.msg));
+    expect(reloaded).toMatchObject({ added: [], changed: [], removed: [] });
+  });
+
   it("reloads strategy files: a broken file is reported with file:line and the old set kept; a good set replaces it", async () => {
     bot = await startTestBot({
       strategies: [{ ...REBALANCE, schedule: "*/2 * * * *" }],
