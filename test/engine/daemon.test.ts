@@ -425,7 +425,7 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     fakeTime(bot);
     const { daemon: d, lines } = newDaemon(bot);
     const countStaked = () =>
-      (d.strategies().find((x) => x.name === "rebalance")?.params as { countStaked?: boolean }).countStaked;
+      (d.strategies().find((x) => x.name === "rebalance")!.params as { countStaked?: boolean }).countStaked;
     expect(countStaked()).toBe(true);
     d.start();
     expect(await d.reloadFrom(() => loadStrategySet(bot!.runtime.config, { TEST_BOT_KEY: bot!.key }))).toBe(
