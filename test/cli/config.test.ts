@@ -93,6 +93,24 @@ describe("hlbot config validate", () => {
     expect(hlbot(["config", "validate", strategy], { DCA_USD: "500" }).code).toBe(0);
   });
 
+  it("warns (exit 0) of a DCA amount below the venue's smallest TWAP: every run would be skipped", () => {
+    const strategy = join(temp, "small-dca.yaml");
+    writeFileSync(
+      strategy,
+      'name: small-dca\nkind: twap-accumulate\nschedule: "0 * * * *"\nparams:\n  coin: HYPE\n  side: buy\n  amountUsd: 40\n  twap: {minutes: 60}\n',
+    );
+    const bot = join(temp, "small-dca-bot.yaml");
+    writeFileSync(
+      bot,
+      `network: testnet\nstrategies: ${strategy}\nlimits:\n  maxOrderUsd: 500\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\n`,
+    );
+    const r = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(
+      /^warning: strategy small-dca: amountUsd 40 is below the smallest TWAP the venue accepts \(venue\.twapMinOrderValue 100\): every run will be skipped/m,
+    );
+  });
+
   it("warns (exit 0) of a staking grace shorter than the nonce window and of a cap below the venue's minimum", () => {
     const bot = join(temp, "unsafe.yaml");
     writeFileSync(

@@ -1,6 +1,8 @@
 // Settings that load but undo a protection or make the bot unable to act: warnings, not errors (a
 // user may mean them), shown by `hlbot config validate` and logged when a bot starts. Each says what
 // will happen and what to change.
+
+import { Decimal } from "../../lib/decimal.js";
 import { DEFAULT_USER_SIGNED_GRACE_MS } from "../reconcile.js";
 import { strategyConflicts } from "../strategies/shared.js";
 import { isPlaceholderAddress } from "./fields.js";
@@ -31,6 +33,13 @@ export function configWarnings(c: LoadedConfig): string[] {
     );
   }
   for (const s of c.strategies) {
+    const amountUsd =
+      s.kind === "twap-accumulate" ? (s.params as { amountUsd?: unknown }).amountUsd : undefined;
+    if (s.enabled && amountUsd instanceof Decimal && amountUsd.lt(minOrder))
+      out.push(
+        `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is below the smallest TWAP the venue accepts ` +
+          `(venue.twapMinOrderValue ${minOrder.toFixed()}): every run will be skipped. Raise amountUsd to at least ${minOrder.toFixed()}.`,
+      );
     const counterparty =
       s.kind === "link-staking" ? (s.params as { counterparty?: unknown }).counterparty : undefined;
     if (s.enabled && typeof counterparty === "string" && isPlaceholderAddress(counterparty))
