@@ -48,6 +48,8 @@ export interface RuntimeOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Resend policy override for live submissions (tests keep it short). */
   resend?: ConstructorParameters<typeof ExchangeClient>[0]["resend"];
+  /** `journal rebuild` itself: a lost journal is what it repairs, so it is not warned of. */
+  repairingState?: boolean;
 }
 
 export interface Runtime {
@@ -158,7 +160,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       await transport.close();
       throw new ConfigError(message, { file: config.file });
     }
-    o.logger.warn(message);
+    if (!o.repairingState) o.logger.warn(message);
   }
   const nonces = new NonceStore(db, { clock, venueNow: () => venueClock.now() });
 

@@ -23,7 +23,7 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option("-c, --config <file>", "bot configuration (its `state` folder holds the journal)")
     .action(async (opts: { config?: string }) => {
-      await withRuntime(ctx, opts, async (runtime, config) => {
+      await withRuntime(ctx, { ...opts, repairingState: true }, async (runtime, config) => {
         const { Decimal } = await import("../../lib/decimal.js");
         const { confirmStateIdentity } = await import("../../lib/stateDb.js");
         const { newCycleId } = await import("../../engine/journal.js");
@@ -166,7 +166,7 @@ export function register(program: Command, ctx: CliContext): void {
 
 async function withRuntime(
   ctx: CliContext,
-  opts: { config?: string },
+  opts: { config?: string; repairingState?: boolean },
   fn: (
     runtime: import("../../engine/runtime.js").Runtime,
     config: import("../../engine/config/loader.js").LoadedConfig,
@@ -183,7 +183,13 @@ async function withRuntime(
   try {
     const { openRuntime } = await import("../../engine/runtime.js");
     // dry-run: the key gives the account; nothing is signed or sent, and a lost journal only warns.
-    const runtime = await openRuntime({ config, env: ctx.env, mode: "dry-run", logger });
+    const runtime = await openRuntime({
+      config,
+      env: ctx.env,
+      mode: "dry-run",
+      logger,
+      ...(opts.repairingState ? { repairingState: true } : {}),
+    });
     try {
       await fn(runtime, config);
     } finally {

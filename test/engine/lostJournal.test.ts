@@ -1,0 +1,40 @@
+// A lost journal (deleted, truncated or replaced) as each kind of command meets it: live commands refuse
+// to act, dry runs warn and tell the user to run `hlbot journal rebuild`, and `journal rebuild` itself,
+// which is the repair, does not tell its user to run it.
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openRuntime } from "../../src/engine/runtime.js";
+import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+import { captureLogger } from "../helpers/logs.js";
+
+let bot: TestBot | undefined;
+afterEach(async () => {
+  await bot?.close();
+  bot = undefined;
+});
+
+describe("a lost journal", () => {
+  it("is warned of by a dry run, not by the repair itself", async () => {
+    bot = await startTestBot({ strategies: [REBALANCE], fund: { USDC: "100" } });
+    await bot.runtime.close();
+    const db = join(bot.dir, "state", "hlbot.db");
+    for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+    const open = async (repairingState: boolean) => {
+      const { logger, warnings } = captureLogger();
+      const runtime = await openRuntime({
+        config: bot!.runtime.config,
+        env: { TEST_BOT_KEY: bot!.key },
+        mode: "dry-run",
+        logger,
+        ...(repairingState ? { repairingState } : {}),
+      });
+      await runtime.close();
+      return warnings().map((w) => w.msg);
+    };
+    // Opening confirms nothing: both see the journal lost, only the dry run says so.
+    expect(await open(true)).toEqual([]);
+    expect(await open(false)).toEqual([expect.stringMatching(/Run `hlbot journal rebuild`/)]);
+    expect(await open(true)).toEqual([]);
+  });
+});
