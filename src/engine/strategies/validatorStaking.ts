@@ -250,6 +250,16 @@ export const validatorStaking = defineStrategy({
     };
 
     const infos = new Map(snapshot.validators.map((v) => [v.address.toLowerCase(), v]));
+    // An allow entry the venue does not list (a typo, a retired validator) narrows the choice silently.
+    // Said with every decision (a decision of its own would settle a slot the others defer).
+    const unlisted = params.allow.filter((a) => !infos.has(a));
+    const noted = (ds: Decision[]): Decision[] =>
+      unlisted.length === 0
+        ? ds
+        : ds.map((d) => ({
+            ...d,
+            reason: `${d.reason} (note: allow names ${unlisted.join(", ")}, which the venue does not list as a validator: a typo?)`,
+          }));
     const ranked: Candidate[] = snapshot.validators
       .filter((v) => exclusion(v) === undefined)
       .map((v) => ({
@@ -265,9 +275,9 @@ export const validatorStaking = defineStrategy({
           (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
       );
     if (ranked.length === 0) {
-      return [
+      return noted([
         skip(name, `no eligible validator among ${snapshot.validators.length} listed`, "tokenDelegate"),
-      ];
+      ]);
     }
 
     const current = new Map<string, Held>();
@@ -371,7 +381,7 @@ export const validatorStaking = defineStrategy({
     const pool0 = trunc(undelegated.minus(reserved).plus(deposit));
     const total = delegated.plus(pool0);
     if (!total.gt(0))
-      return [...decisions, skip(name, "no HYPE staked or available to stake", "tokenDelegate")];
+      return noted([...decisions, skip(name, "no HYPE staked or available to stake", "tokenDelegate")]);
 
     // Choose: the N best, but a validator already holding stake keeps its place unless a challenger
     // beats it clearly (hysteresis): see keepAgainst.
@@ -670,7 +680,7 @@ export const validatorStaking = defineStrategy({
         ),
       );
     }
-    return decisions;
+    return noted(decisions);
   },
 });
 

@@ -140,6 +140,17 @@ describe("validator-staking", () => {
     expect(moves(decisions)).toEqual([["delegate", addr(5), "10"]]);
     const allowOnly = run({ validators, undelegated: 10 }, { ...params, allow: [addr(6)] });
     expect(moves(allowOnly)).toEqual([["delegate", addr(6), "10"]]);
+    expect(allowOnly.every((d) => !/note: allow names/.test(d.reason))).toBe(true);
+    // An allow entry the venue does not list (a typo) is said with each decision.
+    const typo = run({ validators, undelegated: 10 }, { ...params, allow: [addr(6), addr(66)] });
+    expect(moves(typo)).toEqual([["delegate", addr(6), "10"]]);
+    expect(
+      typo.every((d) => d.reason.includes(`(note: allow names ${addr(66)}, which the venue does not list`)),
+    ).toBe(true);
+    const none = run({ validators, undelegated: 10 }, { ...params, allow: [addr(66)] });
+    expect(none.map((d) => d.reason)).toEqual([
+      expect.stringMatching(/^no eligible validator among 6 listed \(note: allow names 0x[0-9a-f]{40}, which/),
+    ]);
   });
 
   it("explains why a validator lost its stake", () => {
