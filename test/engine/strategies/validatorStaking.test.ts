@@ -149,7 +149,9 @@ describe("validator-staking", () => {
     ).toBe(true);
     const none = run({ validators, undelegated: 10 }, { ...params, allow: [addr(66)] });
     expect(none.map((d) => d.reason)).toEqual([
-      expect.stringMatching(/^no eligible validator among 6 listed \(note: allow names 0x[0-9a-f]{40}, which/),
+      expect.stringMatching(
+        /^no eligible validator among 6 listed \(note: allow names 0x[0-9a-f]{40}, which/,
+      ),
     ]);
   });
 
