@@ -376,7 +376,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
   if (s.twaps === null) {
     out.push(`Running TWAPs: ${missing("twaps")}`);
   } else {
-    out.push(`Running TWAPs: ${s.twaps.length === 0 ? "none" : ""}`);
+    out.push(s.twaps.length === 0 ? "Running TWAPs: none" : "Running TWAPs:");
     for (const t of s.twaps) {
       const status = t.status === "activated" ? "" : ` [status ${t.status}]`;
       out.push(
