@@ -86,6 +86,12 @@ export interface CycleReport {
   /** Every decision, with its guard verdict; intents that were acted on also appear in `actions`. */
   decisions: Array<{ decision: Decision; guard: Guard; guardReason?: string; action?: CycleAction }>;
   actions: CycleAction[];
+  /**
+   * Set when a stop came between actions: how many were not sent, and the strategies that had one
+   * left. A strategy that sent nothing in this cycle stays due (Scheduler.settle); one that sent keeps
+   * its slot settled, so a restart does not act in it twice.
+   */
+  cutShort?: { notSent: number; strategies: ReadonlySet<string> };
 }
 
 export interface CycleOptions {
@@ -306,14 +312,17 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     }
 
     const failedStrategies = new Set<string>();
+    const cutShort = new Set<string>();
     let notSent = 0;
     for (const intent of [...cancels, ...limited.allowed]) {
+      const guard: Guard =
+        limited.reduced.includes(intent) || allocation.changed.includes(intent) ? "reduced" : "allowed";
       // A stop (SIGINT, SIGTERM) lets the request in flight finish and sends nothing new but cancels
       // (they only reduce exposure, and the bot is about to stop watching): the other actions are
-      // journaled as not sent and the cycle ends as cut short, so its slot stays due and the next
-      // start decides again on what the venue then shows.
-      if (o.readSignal?.aborted && intent.kind !== "twapCancel") {
+      // journaled as not sent (a deferred skip), and the report says the cycle was cut short.
+      if (o.readSignal?.aborted && intent.kind !== "twapCancel" && !failedStrategies.has(intent.strategy)) {
         notSent++;
+        cutShort.add(intent.strategy);
         record(
           deps,
           report,
@@ -323,13 +332,12 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
             strategy: intent.strategy,
             considered: intent.kind,
             reason: `${intent.reason}; not sent: hlbot is stopping`,
+            defer: true,
           },
           "skipped",
         );
         continue;
       }
-      const guard: Guard =
-        limited.reduced.includes(intent) || allocation.changed.includes(intent) ? "reduced" : "allowed";
       if (failedStrategies.has(intent.strategy)) {
         record(
           deps,
@@ -365,7 +373,15 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         now: deps.clock(),
         maxDailyNotionalUsd: deps.limits.maxDailyNotionalUsd,
       });
-    if (notSent > 0) throw new StoppingError(notSent);
+    if (notSent > 0) {
+      report.cutShort = { notSent, strategies: cutShort };
+      deps.journal.finishCycle(
+        cycleId,
+        "failed",
+        `hlbot is stopping: ${notSent} action(s) of this cycle not sent`,
+      );
+      return report;
+    }
     deps.journal.finishCycle(cycleId, "ok");
     return report;
   } catch (err) {
@@ -404,12 +420,4 @@ function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | un
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
   if (present.length <= 1) return present[0];
   return AbortSignal.any(present);
-}
-
-/** A cycle cut short by a stop between its actions (see runCycle). */
-export class StoppingError extends Error {
-  constructor(readonly notSent: number) {
-    super(`hlbot is stopping: ${notSent} action(s) of this cycle not sent`);
-    this.name = "StoppingError";
-  }
 }

@@ -671,6 +671,16 @@ export class Daemon {
         readSignal: this.reads.signal,
       });
       const { deferred } = this.scheduler.settle(group, report, this.runtime.clock());
+      if (report.cutShort) {
+        // Stopping: what was sent is journaled; the strategies that sent nothing stay due.
+        logDecisions(this.logger.child({ strategies: names, cycle: cycleId, slot: iso(group.slot) }), report);
+        log.warn(
+          { notSent: report.cutShort.notSent, due: deferred },
+          `cycle cut short by the shutdown: ${report.cutShort.notSent} action(s) not sent` +
+            (deferred.length ? `; still due at the next start: ${deferred.join(", ")}` : ""),
+        );
+        return;
+      }
       if (deferred.length > 0) this.armRetry(this.runtime.clock());
       const recoveredAfter = this.failedInARow;
       if (recoveredAfter > 0)

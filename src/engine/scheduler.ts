@@ -247,8 +247,14 @@ export class Scheduler {
     const deferred: string[] = [];
     for (const s of group.strategies) {
       const own = report.decisions.filter((d) => d.decision.strategy === s.name);
+      // Cut short by a stop before it sent anything: it stays due, for the next start to decide again.
+      // One that sent something is settled, so a restart does not act in the slot twice.
+      const stoppedUnsent =
+        report.cutShort?.strategies.has(s.name) === true &&
+        !report.actions.some((a) => a.strategy === s.name);
       const allDeferred =
-        own.length > 0 && own.every((d) => d.decision.kind === "skip" && d.decision.defer === true);
+        stoppedUnsent ||
+        (own.length > 0 && own.every((d) => d.decision.kind === "skip" && d.decision.defer === true));
       const e = this.entries.get(s.name);
       if (allDeferred) {
         // Tried again after a back-off like a failure's, never later than the next slot.

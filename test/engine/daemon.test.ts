@@ -557,8 +557,13 @@ describe("daemon stop", () => {
     const decisions = bot.runtime.journal.recentDecisions(10);
     const notSent = decisions.filter((x) => /not sent: hlbot is stopping/.test(x.reason));
     expect(notSent.map((x) => x.kind)).toEqual(["skip", "skip"]);
-    expect(lines.some((l) => /cycle cut short by the shutdown/.test(l.msg))).toBe(true);
+    expect(lines.some((l) => /cycle cut short by the shutdown: 2 action\(s\) not sent/.test(l.msg))).toBe(
+      true,
+    );
     expect(bot.sim.ledger().filter((e) => e.kind === "delegate" && e.user === bot!.address)).toEqual([]);
+    // The strategy sent something in this slot: the slot is settled, a restart does not act in it again.
+    const slot = bot.runtime.journal.slotStates(slotAccount(bot.address, "live"), ["staking"], START);
+    expect(slot.get("staking")?.lastSlot).toBe(START + MINUTE);
     daemon = undefined;
   });
 

@@ -157,6 +157,49 @@ describe("once follows the strategies' cron schedules (virtual time)", () => {
   }, 60_000);
 });
 
+describe("a stop between a cycle's actions", () => {
+  it("settles the strategies that sent (no second DCA TWAP after a restart) and leaves due those that sent nothing", async () => {
+    const STAKE = {
+      name: "staking",
+      kind: "validator-staking",
+      schedule: "30 8 * * *",
+      params: { validators: 2, stakeIdleSpot: { enabled: true, keepSpot: 10 } },
+    };
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [DCA, STAKE],
+      fund: { USDC: "20000", HYPE: "1000" },
+    });
+    bot.sim.setPrice("@107", "25");
+    const start = bot.sim.now();
+    await once(bot); // first sight
+    bot.sim.advanceTo(start + 8.5 * HOUR);
+    // Ctrl-C while the first request (the DCA's TWAP) is in flight.
+    const stopping = new AbortController();
+    const deps = bot.runtime.cycleDeps(await bot.runtime.facts());
+    const exchange = deps.exchange!;
+    const submit = exchange.submit.bind(exchange);
+    exchange.submit = (async (...args: Parameters<typeof submit>) => {
+      const out = await submit(...args);
+      stopping.abort();
+      return out;
+    }) as typeof exchange.submit;
+    const cut = await oncePass(deps, scheduledStrategies(bot.runtime.config.strategies), {
+      readSignal: stopping.signal,
+    });
+    expect(cut.runs.map((r) => [r.acted, r.deferred, r.report?.cutShort?.notSent])).toEqual([
+      [["dca"], ["staking"], 3],
+    ]);
+    expect(twapsPlaced(bot)).toHaveLength(1);
+    // Restarted 40 minutes later (the TWAP has ended), within the catch-up window.
+    bot.sim.advanceTo(start + 8.5 * HOUR + 40 * MINUTE);
+    const again = await once(bot);
+    expect(again.runs.map((r) => r.acted)).toEqual([["staking"]]);
+    expect(twapsPlaced(bot)).toHaveLength(1);
+    expect(bot.sim.ledger().filter((e) => e.kind === "cDeposit" && e.user === bot!.address)).toHaveLength(1);
+  }, 60_000);
+});
+
 describe("deferred slots stay due (CONTRACTS #1)", () => {
   it("a slot whose decisions were all deferred skips is not settled; one with any other decision is", async () => {
     const dir = mkdtempSync(join(tmpdir(), "hlbot-defer-"));

@@ -74,7 +74,7 @@ function writeStrategies(schedules: typeof FAST): string[] {
       name: "link",
       kind: "link-staking",
       schedule: schedules.link,
-      params: { counterparty: "0x00000000000000000000000000000000000a11ce" },
+      params: { counterparty: "0xa11ce00000000000000000000000000000a11ce0" },
     },
   ];
   return strategies.map((s, i) => {

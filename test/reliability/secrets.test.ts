@@ -152,7 +152,7 @@ beforeAll(async () => {
       name: "link",
       kind: "link-staking",
       schedule: "*/3 * * * * *",
-      params: { counterparty: "0x00000000000000000000000000000000000a11ce" },
+      params: { counterparty: "0xa11ce00000000000000000000000000000a11ce0" },
     },
   ];
   const botFile = (name: string, scheduleOf: (i: number) => string) => {
@@ -235,7 +235,7 @@ describe("no leaked secrets", () => {
       ["unstake", "--amount", "1"],
       ["twap", "buy", "--coin", "HYPE", "--size", "1", "--minutes", "5"],
       ["twap-cancel", "--coin", "HYPE", "--twap-id", "999999"], // no such TWAP: refused
-      ["link-staking", "--user", "0x00000000000000000000000000000000000b0b00"],
+      ["link-staking", "--user", "0xb0b0000000000000000000000000000000000b0b"],
     ];
     for (const m of manual) {
       await run([...m, "--base-url", sim.url, "--state", state]);

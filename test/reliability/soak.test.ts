@@ -76,7 +76,7 @@ const STRATEGIES = [
   {
     name: "link",
     kind: "link-staking",
-    params: { counterparty: "0x00000000000000000000000000000000000a11ce", finalize: false },
+    params: { counterparty: "0xa11ce00000000000000000000000000000a11ce0", finalize: false },
   },
 ];
 

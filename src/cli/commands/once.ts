@@ -42,9 +42,9 @@ export function register(program: Command, ctx: CliContext): void {
       const { stringifyJson } = await import("../../lib/json.js");
       const { formatCycle, actionLines } = await import("../report.js");
       const live = config.mode === "live" && !opts.dryRun;
-      // Ctrl-C (or SIGTERM) lets the request in flight finish and sends nothing new but cancels; the
-      // slots left stay due for the next call. A second one exits at once (the journal reconciles what
-      // was in flight at the next start).
+      // Ctrl-C (or SIGTERM) lets the request in flight finish and sends nothing new but cancels; a
+      // strategy that sent nothing stays due for the next call (one that sent is settled: no second
+      // action in its slot). A second one exits at once (the journal reconciles what was in flight).
       const stopping = new AbortController();
       const onSignal = (signal: NodeJS.Signals) => {
         if (stopping.signal.aborted) process.exit(130);
