@@ -327,6 +327,20 @@ describe("the kill switch", () => {
       killSwitch: string | null;
     };
     expect(shownJson.killSwitch).toMatch(/^engaged since .*\(maintenance\)/);
+    // Another account shown with --user is not the bot's to stop.
+    const elsewhere = JSON.parse(
+      (
+        await cli([
+          "status",
+          "--config",
+          config,
+          "--json",
+          "--user",
+          "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+        ])
+      ).stdout,
+    ) as { killSwitch: string | null };
+    expect(elsewhere.killSwitch).toBeNull();
     // A key the command line cannot know (one read from a key file or keystore) pasted into the reason
     // is written masked.
     const other = Wallet.createRandom().privateKey;

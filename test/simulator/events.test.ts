@@ -62,6 +62,8 @@ describe("scenario events", () => {
     const minuteLater = rewardsOfDays("2161m");
     expect(minuteLater.map(([t]) => t)).toEqual([12 * HOUR, 36 * HOUR, 60 * HOUR]);
     expect(minuteLater[1]).toEqual(atPayout[1]);
+    // That minute at 3.65%/365 a day on 100.020001 HYPE: 1/1440 of 0.0100020001, in whole wei (1e-8).
+    expect(minuteLater[2]![1]).toBe("0.00000694");
   });
 
   it("halts a pair, shocks its price, and accepts an ISO time", () => {

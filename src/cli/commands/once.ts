@@ -64,6 +64,9 @@ export function register(program: Command, ctx: CliContext): void {
           command: `hlbot once --config ${config.file}`,
         });
         const { runtime } = instance;
+        // The one --json summary line, of a pass or of one that could not start (same fields).
+        const summaryLine = (at: number, rest: Record<string, unknown>) =>
+          `${stringifyJson({ summary: { at: iso(at), account: runtime.account, mode: live ? "live" : "dry-run", ...rest } })}\n`;
         try {
           // A strategy naming a market the venue does not list is left out (its errors are printed and
           // the exit is 2); the others run, and the TWAP watch and kill-switch cancels with them.
@@ -78,17 +81,18 @@ export function register(program: Command, ctx: CliContext): void {
             // --json promises a summary line even when nothing could run (the venue unreachable).
             if (opts.json) {
               const { describeError } = await import("../../lib/errors.js");
+              const { killSwitchNotice } = await import("../../engine/killSwitch.js");
               ctx.stdout(
-                `${stringifyJson({
-                  summary: {
-                    at: iso(runtime.clock()),
-                    account: runtime.account,
-                    mode: live ? "live" : "dry-run",
-                    ran: [],
-                    error: describeError(err),
-                    failed: 1,
-                  },
-                })}\n`,
+                summaryLine(runtime.clock(), {
+                  ran: [],
+                  notDue: [],
+                  leftOut: [],
+                  missed: [],
+                  watch: { checked: 0, cancelled: 0 },
+                  killSwitch: killSwitchNotice(config.limits.killSwitchFile) ?? null,
+                  error: describeError(err),
+                  failed: 1,
+                }),
               );
             }
             throw err;
@@ -152,37 +156,32 @@ export function register(program: Command, ctx: CliContext): void {
           }
           if (opts.json) {
             out.push(
-              `${stringifyJson({
-                summary: {
-                  at: iso(now),
-                  account: runtime.account,
-                  mode: live ? "live" : "dry-run",
-                  ran: runs.map((r) => ({
-                    slot: iso(r.group.slot),
-                    strategies: r.group.strategies.map((s) => s.name),
-                    cycle: r.report?.cycleId,
-                    acted: r.acted,
-                    deferred: r.deferred,
-                    actions: r.report?.actions.length ?? 0,
-                    ...(r.error ? { error: r.error } : {}),
-                  })),
-                  notDue: plan.notDue.map((n) => ({
-                    strategy: n.strategy,
-                    reason: n.reason,
-                    next: n.next === undefined ? undefined : iso(n.next),
-                  })),
-                  // Strategies left out because a market they name is not listed (see stderr).
-                  leftOut: unknown.issues.map((i) => formatIssue(i)),
-                  missed: plan.missed.map((m) => ({
-                    strategy: m.strategy,
-                    count: m.count,
-                    latest: m.latest === undefined ? undefined : iso(m.latest),
-                  })),
-                  watch,
-                  killSwitch: killSwitch ?? null,
-                  failed: bad,
-                },
-              })}\n`,
+              summaryLine(now, {
+                ran: runs.map((r) => ({
+                  slot: iso(r.group.slot),
+                  strategies: r.group.strategies.map((s) => s.name),
+                  cycle: r.report?.cycleId,
+                  acted: r.acted,
+                  deferred: r.deferred,
+                  actions: r.report?.actions.length ?? 0,
+                  ...(r.error ? { error: r.error } : {}),
+                })),
+                notDue: plan.notDue.map((n) => ({
+                  strategy: n.strategy,
+                  reason: n.reason,
+                  next: n.next === undefined ? undefined : iso(n.next),
+                })),
+                // Strategies left out because a market they name is not listed (see stderr).
+                leftOut: unknown.issues.map((i) => formatIssue(i)),
+                missed: plan.missed.map((m) => ({
+                  strategy: m.strategy,
+                  count: m.count,
+                  latest: m.latest === undefined ? undefined : iso(m.latest),
+                })),
+                watch,
+                killSwitch: killSwitch ?? null,
+                failed: bad,
+              }),
             );
           } else {
             if (runs.length === 0)

@@ -52,7 +52,12 @@ export function register(program: Command, ctx: CliContext): void {
         const status = await collectStatus(info, account.toLowerCase(), Date.now());
         // The bot's own state beside the account's: is it stopped?
         const { killSwitchNotice } = await import("../../engine/killSwitch.js");
-        const killSwitch = killSwitchNotice(config.limits.killSwitchFile) ?? null;
+        // Only for the bot file's own account: its `account:`, or the key's when --user is not given
+        // (another account shown with --user is not the bot's to stop).
+        const own =
+          opts.user === undefined ||
+          (config.account !== undefined && config.account.toLowerCase() === account.toLowerCase());
+        const killSwitch = (own ? killSwitchNotice(config.limits.killSwitchFile) : undefined) ?? null;
         ctx.stdout(
           opts.json
             ? `${stringifyJson({ ...status, killSwitch }, 2)}\n`
