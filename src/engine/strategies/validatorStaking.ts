@@ -353,6 +353,18 @@ export const validatorStaking = defineStrategy({
         extra = trunc(Decimal.max(ZERO, params.maxStaked.minus(staked)));
         capNote = `, up to maxStaked ${fmt(params.maxStaked)}`;
       }
+      // No more than this run delegates (maxMovePerRun, after the idle stake already there): staked
+      // HYPE left undelegated earns nothing and takes 7 days to come back to spot; the rest waits on spot.
+      let movedLater = false;
+      if (params.maxMovePerRun !== undefined) {
+        const idle = Decimal.max(ZERO, undelegated.minus(reserved));
+        const room = trunc(Decimal.max(ZERO, params.maxMovePerRun.minus(idle)));
+        if (extra.gt(room)) {
+          movedLater = true;
+          capNote += `, ${fmt(room)} of ${fmt(extra)} now: what this run delegates (maxMovePerRun ${fmt(params.maxMovePerRun)}), the rest at later runs`;
+          extra = room;
+        }
+      }
       const kept =
         `keeping ${fmt(params.stakeIdleSpot.keepSpot)} on spot` +
         (finalised.gt(0)
@@ -367,6 +379,14 @@ export const validatorStaking = defineStrategy({
           reason: `move ${fmt(extra)} idle spot HYPE into staking (${kept}${capNote})`,
         };
         decisions.push(intent);
+      } else if (movedLater) {
+        decisions.push(
+          skip(
+            name,
+            `idle spot HYPE stays on spot this run: maxMovePerRun ${fmt(params.maxMovePerRun ?? ZERO)} is used by the stake already undelegated`,
+            "cDeposit",
+          ),
+        );
       } else if (extra.gt(0)) {
         decisions.push(
           skip(

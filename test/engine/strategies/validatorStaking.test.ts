@@ -229,6 +229,27 @@ describe("validator-staking", () => {
     expect(disabled.some((d) => d.kind === "cDeposit")).toBe(false);
   });
 
+  it("moves no more spot HYPE into staking than the run delegates (maxMovePerRun): the rest waits on spot", () => {
+    const deposit = (ds: Decision[]) =>
+      (
+        ds.find((d) => d.kind === "cDeposit") as { amount: { toFixed(): string } } | undefined
+      )?.amount.toFixed();
+    const params = { maxMovePerRun: 1000, stakeIdleSpot: { enabled: true, keepSpot: 0 } };
+    const all = run({ balances: { HYPE: 100_000 } }, params);
+    expect(deposit(all)).toBe("1000");
+    expect(all.find((d) => d.kind === "cDeposit")?.reason).toMatch(
+      /1000 of 100000 now: what this run delegates \(maxMovePerRun 1000\), the rest at later runs/,
+    );
+    expect(moves(all).reduce((a, [, , x]) => a + Number(x), 0)).toBe(1000);
+    // Idle stake already there is delegated first: only the room it leaves is deposited.
+    expect(deposit(run({ balances: { HYPE: 100_000 }, undelegated: 800 }, params))).toBe("200");
+    const full = run({ balances: { HYPE: 100_000 }, undelegated: 1000 }, params);
+    expect(deposit(full)).toBeUndefined();
+    expect(skips(full)).toContainEqual(
+      expect.stringMatching(/idle spot HYPE stays on spot this run: maxMovePerRun 1000/),
+    );
+  });
+
   it("does nothing without an eligible validator or without stake", () => {
     const none = run({ validators: [{ address: J, isJailed: true }], undelegated: 10 });
     expect(none).toHaveLength(1);
