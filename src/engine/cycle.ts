@@ -32,6 +32,7 @@ import { applyLimits, type RiskLimits } from "./risk.js";
 import type { Snapshot, VenueRules } from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
 import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
+import { PAIRED_WITHIN_MS } from "./strategies/validatorStaking.js";
 
 /** The executor's helpers, still importable from here. */
 export { callFor } from "./executor.js";
@@ -162,7 +163,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       )
     )
       parts.add("staking");
-    const snapshot = await readSnapshot(deps.info, {
+    const read = await readSnapshot(deps.info, {
       account: deps.account,
       network: deps.network,
       rules: deps.rules,
@@ -172,6 +173,19 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       signal: reads,
       validatorAllowlist: deps.limits.validatorAllowlist,
     });
+    // Beside the venue's staking history, the journal's own moves over the same period (the oldest
+    // event's time): what the bot did is not what the user did by hand.
+    const history = read.stakingHistory;
+    const snapshot =
+      history === undefined
+        ? read
+        : {
+            ...read,
+            ownStakingMoves: deps.journal.ownStakingMoves(
+              deps.account,
+              history.reduce((t, e) => Math.min(t, e.time), startedAt) - PAIRED_WITHIN_MS,
+            ),
+          };
     deps.journal.recordSnapshot(cycleId, summarizeSnapshot(snapshot));
     if (parts.has("staking")) recordStake(deps.metrics, snapshot);
     recordAccount(deps.metrics, {

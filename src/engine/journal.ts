@@ -3,11 +3,14 @@
 // leaves the process, and every answer is recorded after. On restart, anything still `pending` or
 // `unknown` is reconciled against the venue before its strategy may act again. Never holds a key.
 import type { Database, Statement } from "better-sqlite3";
-import { Decimal, ZERO } from "../lib/decimal.js";
+import { Decimal, fromWei, ZERO } from "../lib/decimal.js";
+import { parseJson } from "../lib/json.js";
 import { redact } from "../lib/secrets.js";
 import { applyMigrations, type Migration, openStateDb, recordSubmissionMark } from "../lib/stateDb.js";
+import { HYPE_WEI_DECIMALS } from "../venue/constants.js";
 import type { NotificationAttempt } from "./notify/notifier.js";
 import type { PairMemory } from "./priceSanity.js";
+import type { OwnStakingMove } from "./snapshot.js";
 
 export const JOURNAL_MIGRATIONS: readonly Migration[] = [
   {
@@ -427,6 +430,33 @@ export class Journal {
   }
 
   /** Rolling usage for risk limits: TWAP notional (USD) and HYPE moved by delegations since `since`. */
+  /**
+   * The tokenDelegate submissions sent for `account` since `sinceMs` that the venue did not refuse
+   * (accepted, landed, or still unknown: any of them may be in the venue's staking history).
+   */
+  ownStakingMoves(account: string, sinceMs: number): OwnStakingMove[] {
+    type Row = { request: string; createdAt: number };
+    const rows = this.sql(
+      `SELECT request, created_at AS createdAt FROM submissions
+         WHERE account = ? AND action_type = 'tokenDelegate' AND created_at >= ?
+           AND status NOT IN ('rejected', 'absent')`,
+    ).all(account, sinceMs) as Row[];
+    const out: OwnStakingMove[] = [];
+    for (const r of rows) {
+      const action = (parseJson(r.request) as { action?: Record<string, unknown> }).action;
+      const wei = action?.wei;
+      if (typeof action?.validator !== "string" || (typeof wei !== "number" && typeof wei !== "bigint"))
+        continue;
+      out.push({
+        time: r.createdAt,
+        validator: action.validator.toLowerCase(),
+        amount: fromWei(BigInt(wei), HYPE_WEI_DECIMALS),
+        isUndelegate: action.isUndelegate === true,
+      });
+    }
+    return out;
+  }
+
   usage(account: string, sinceMs: number): { notionalUsd: Decimal; stakeMoved: Decimal } {
     const placeholders = COUNTED.map(() => "?").join(", ");
     const rows = this.sql(

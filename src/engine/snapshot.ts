@@ -78,6 +78,15 @@ export interface StakingSummary {
 }
 
 /** One entry of the account's staking history (delegatorHistory), oldest first. */
+/** A tokenDelegate hlbot sent (journal): when, to or from which validator, how much HYPE. */
+export interface OwnStakingMove {
+  /** ms: when it was sent. */
+  time: number;
+  validator: string;
+  amount: Decimal;
+  isUndelegate: boolean;
+}
+
 export interface StakingEvent {
   /** ms. */
   time: number;
@@ -175,6 +184,11 @@ export interface Snapshot {
   marks?: ReadonlyMap<string, PairMarks>;
   /** Staking history, when a strategy needs it (validator-staking: what the user did by hand). */
   stakingHistory?: readonly StakingEvent[];
+  /**
+   * With the staking history: hlbot's own delegations and undelegations over the same period (sent and
+   * not refused, from the journal), so that what the bot did is not taken for what the user did.
+   */
+  ownStakingMoves?: readonly OwnStakingMove[];
   /** limits.validatorAllowlist (lower-case), so strategies choose only what the limits allow. */
   validatorAllowlist?: readonly string[];
 }

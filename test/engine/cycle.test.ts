@@ -48,6 +48,47 @@ describe("engine cycle against the simulator", () => {
     expect(twapLedger(bot)).toHaveLength(0); // plan sends nothing
   });
 
+  it("tells validator-staking which staking moves in the venue's history were its own (journal)", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        {
+          name: "staking",
+          kind: "validator-staking",
+          params: { validators: 2, maxCommission: 0.05, maxMovePerRun: 10000 },
+        },
+      ],
+      fund: { HYPE: "1000" },
+    });
+    const jailed = "0x000000000056f99d36b6f2e0c51fd41496bbacb8"; // Low Fee Node in the demo scenario
+    const ex = bot.runtime.exchange!;
+    expect((await ex.cDeposit({ amount: "1000" })).status).toBe("accepted");
+    expect((await ex.tokenDelegate({ validator: jailed, amount: "1000", isUndelegate: false })).status).toBe(
+      "accepted",
+    );
+    bot.sim.setValidator(jailed, { isJailed: true });
+    bot.sim.advance(25 * 60 * 60_000); // past the 1-day lock
+    const first = await cycle(bot);
+    expect(first.actions.filter((a) => a.outcome === "accepted").length).toBeGreaterThanOrEqual(2);
+    bot.sim.advance(60_000);
+    const second = await cycle(bot);
+    // Every move of the first cycle is in the venue's history and in the journal's own moves, alike.
+    const own = second.snapshot.ownStakingMoves ?? [];
+    const history = (second.snapshot.stakingHistory ?? []).filter((e) => e.time >= first.startedAt);
+    expect(own.length).toBe(first.actions.filter((a) => a.action === "tokenDelegate").length);
+    for (const m of own)
+      expect(
+        history.some(
+          (e) =>
+            e.kind === (m.isUndelegate ? "undelegate" : "delegate") &&
+            e.validator === m.validator &&
+            e.amount.eq(m.amount),
+        ),
+      ).toBe(true);
+    const left = own.filter((m) => m.isUndelegate && m.validator === jailed);
+    expect(left.reduce((a, m) => a + m.amount.toNumber(), 0)).toBe(1000);
+  });
+
   it("undelegates from a jailed validator and splits the stake between the two best eligible ones", async () => {
     bot = await startTestBot({
       mode: "live",

@@ -5,6 +5,7 @@
 import {
   DEFAULT_VENUE_RULES,
   type Delegation,
+  type OwnStakingMove,
   type RunningTwap,
   type Snapshot,
   type SpotBalance,
@@ -85,6 +86,7 @@ export interface SnapshotSpec {
   spotTakerFee?: Num;
   rules?: Partial<VenueRules>;
   stakingHistory?: StakingEvent[];
+  ownStakingMoves?: OwnStakingMove[];
   validatorAllowlist?: string[];
 }
 
@@ -196,6 +198,7 @@ export function buildSnapshot(spec: SnapshotSpec = {}): Snapshot {
     multiSig: null,
     rules: { ...DEFAULT_VENUE_RULES, ...spec.rules },
     ...(spec.stakingHistory ? { stakingHistory: spec.stakingHistory } : {}),
+    ...(spec.ownStakingMoves ? { ownStakingMoves: spec.ownStakingMoves } : {}),
     ...(spec.validatorAllowlist
       ? { validatorAllowlist: spec.validatorAllowlist.map((a) => a.toLowerCase()) }
       : {}),

@@ -44,7 +44,7 @@ export const MOVE_COST_DAYS = 1;
  * An undelegation followed within this time by a delegation or a withdrawal of the same amount was one
  * of this strategy's paired moves (or the user's own move), not a manual exit.
  */
-const PAIRED_WITHIN_MS = 10 * 60_000;
+export const PAIRED_WITHIN_MS = 10 * 60_000;
 const period = z.enum(["day", "week", "month"]);
 
 export const validatorStakingParams = z
@@ -326,7 +326,16 @@ export const validatorStaking = defineStrategy({
           (n.kind === "delegate" || n.kind === "withdrawalInitiated") &&
           n.amount.eq(e.amount),
       );
-      if (!funded) manualUndelegated = manualUndelegated.plus(e.amount);
+      // One of hlbot's own undelegations (journaled when sent) whose other leg did not happen (refused,
+      // lost, a stop in between): the stake is the bot's to delegate again, not the user's to keep idle.
+      const own = (snapshot.ownStakingMoves ?? []).some(
+        (m) =>
+          m.isUndelegate &&
+          m.validator === e.validator &&
+          m.amount.eq(e.amount) &&
+          Math.abs(e.time - m.time) <= PAIRED_WITHIN_MS,
+      );
+      if (!funded && !own) manualUndelegated = manualUndelegated.plus(e.amount);
     }
     const reserved = trunc(Decimal.min(undelegated, manualUndelegated));
     const notes: string[] = [];

@@ -445,6 +445,37 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
     expect(moves(later).reduce((s, m) => s + Number(m[2]), 0)).toBe(550);
   });
 
+  it("6. an undelegation hlbot sent itself, whose delegation did not happen, is not taken for the user's", () => {
+    // The bot left A (its journal has the undelegation); the paired delegation was refused or lost.
+    const history: StakingEvent[] = [
+      { time: T0 - DAY_MS, kind: "undelegate", validator: A, amount: dec(300) },
+    ];
+    const spec = {
+      stakingHistory: history,
+      undelegated: 300,
+      delegations: [{ validator: B, amount: 300 }],
+    } as SnapshotSpec;
+    // Taken for the user's: the 300 stay idle (and the 300 delegated are split instead).
+    const byHand = run(spec);
+    expect(byHand.map((d) => d.reason).join(" ")).toMatch(
+      /300 HYPE undelegated by hand in the last 7 days stays undelegated/,
+    );
+    expect(moves(byHand)).not.toContainEqual(["delegate", A, "300"]);
+    // The bot's own: the idle 300 go back to work.
+    const own = run({
+      ...spec,
+      ownStakingMoves: [{ time: T0 - DAY_MS - 2000, validator: A, amount: dec(300), isUndelegate: true }],
+    });
+    expect(moves(own)).toEqual([["delegate", A, "300"]]);
+    expect(own.every((d) => !/by hand/.test(d.reason))).toBe(true);
+    // Another validator's undelegation is still the user's.
+    const other = run({
+      ...spec,
+      ownStakingMoves: [{ time: T0 - DAY_MS, validator: B, amount: dec(300), isUndelegate: true }],
+    });
+    expect(other.map((d) => d.reason).join(" ")).toMatch(/stays undelegated/);
+  });
+
   it("6. maxStaked withdraws the excess through the queue, idle first, and respects the 5-pending limit", () => {
     const spec: SnapshotSpec = {
       undelegated: 100,
