@@ -21,7 +21,7 @@ import { Decimal, truncateDecimals, ZERO } from "../../lib/decimal.js";
 import { HYPE_WEI_DECIMALS } from "../../venue/constants.js";
 import { address, decimal, fraction, hypeAmount, integer } from "../config/fields.js";
 import type { CDepositIntent, CWithdrawIntent, Decision, TokenDelegateIntent } from "../intents.js";
-import type { Snapshot, ValidatorInfo, ValidatorPeriod } from "../snapshot.js";
+import type { Snapshot, StakingEvent, ValidatorInfo, ValidatorPeriod } from "../snapshot.js";
 import { fmt, isoTime, ONE, pct, skip } from "./common.js";
 import { defineStrategy } from "./types.js";
 
@@ -312,30 +312,44 @@ export const validatorStaking = defineStrategy({
     const recent = (snapshot.stakingHistory ?? []).filter((e) => window > 0 && e.time >= now - window);
     let manualUndelegated = ZERO;
     let finalised = ZERO;
+    const own = snapshot.ownStakingMoves ?? [];
+    const isOwn = (e: StakingEvent, isUndelegate: boolean) =>
+      own.some(
+        (m) =>
+          m.isUndelegate === isUndelegate &&
+          m.validator === e.validator &&
+          m.amount.eq(e.amount) &&
+          Math.abs(e.time - m.time) <= PAIRED_WITHIN_MS,
+      );
+    // Moves first: an undelegation followed within PAIRED_WITHIN_MS by a delegation or a withdrawal of
+    // the same amount (events of one cycle share a timestamp, so in either order).
+    const legs = new Set<number>();
+    const paired = new Set<number>();
     for (const [i, e] of recent.entries()) {
-      if (e.kind === "withdrawalFinalized") finalised = finalised.plus(e.amount);
-      if (e.kind === "withdrawalInitiated")
-        manualUndelegated = Decimal.max(ZERO, manualUndelegated.minus(e.amount));
       if (e.kind !== "undelegate") continue;
-      // Events of one cycle share a timestamp, so "after" includes the same time, in either order.
-      const funded = recent.some(
-        (n, j) =>
-          j !== i &&
+      const j = recent.findIndex(
+        (n, k) =>
+          k !== i &&
+          !legs.has(k) &&
           n.time >= e.time &&
           n.time - e.time <= PAIRED_WITHIN_MS &&
           (n.kind === "delegate" || n.kind === "withdrawalInitiated") &&
           n.amount.eq(e.amount),
       );
-      // One of hlbot's own undelegations (journaled when sent) whose other leg did not happen (refused,
-      // lost, a stop in between): the stake is the bot's to delegate again, not the user's to keep idle.
-      const own = (snapshot.ownStakingMoves ?? []).some(
-        (m) =>
-          m.isUndelegate &&
-          m.validator === e.validator &&
-          m.amount.eq(e.amount) &&
-          Math.abs(e.time - m.time) <= PAIRED_WITHIN_MS,
-      );
-      if (!funded && !own) manualUndelegated = manualUndelegated.plus(e.amount);
+      if (j === -1) continue;
+      legs.add(j);
+      paired.add(i);
+    }
+    for (const [i, e] of recent.entries()) {
+      if (e.kind === "withdrawalFinalized") finalised = finalised.plus(e.amount);
+      if (legs.has(i) || paired.has(i)) continue;
+      // What the user did next with HYPE they undelegated by hand: withdrew it, or staked it again
+      // (any validator, any amount, any time later): it is no longer theirs to keep idle.
+      if (e.kind === "withdrawalInitiated" || (e.kind === "delegate" && !isOwn(e, false)))
+        manualUndelegated = Decimal.max(ZERO, manualUndelegated.minus(e.amount));
+      // An undelegation of hlbot's own (journaled when sent) whose other leg did not happen (refused,
+      // lost, a stop in between) is the bot's to delegate again, not the user's to keep idle.
+      if (e.kind === "undelegate" && !isOwn(e, true)) manualUndelegated = manualUndelegated.plus(e.amount);
     }
     const reserved = trunc(Decimal.min(undelegated, manualUndelegated));
     const notes: string[] = [];

@@ -476,6 +476,29 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
     expect(other.map((d) => d.reason).join(" ")).toMatch(/stays undelegated/);
   });
 
+  it("6. HYPE undelegated by hand and staked again later by hand (other amount, hours later) is no longer held idle", () => {
+    const history: StakingEvent[] = [
+      { time: T0 - 2 * DAY_MS, kind: "undelegate", validator: A, amount: dec(200) }, // by hand
+      { time: T0 - DAY_MS, kind: "delegate", validator: B, amount: dec(146) }, // by hand, a day later
+      { time: T0 - 3_600_000, kind: "deposit", amount: dec(100) }, // freshly staked
+    ];
+    const spec = {
+      stakingHistory: history,
+      undelegated: 154,
+      delegations: [
+        { validator: A, amount: 300 },
+        { validator: B, amount: 446 },
+      ],
+    } as SnapshotSpec;
+    const decisions = run(spec);
+    // Of the 200 undelegated by hand, 146 were staked again: 54 stay idle, the new 100 are delegated.
+    expect(decisions.map((d) => d.reason).join(" ")).toMatch(
+      /\b54 HYPE undelegated by hand in the last 7 days stays undelegated/,
+    );
+    const delegated = moves(decisions).filter(([what]) => what === "delegate");
+    expect(delegated.reduce((a, [, , x]) => a + Number(x), 0)).toBeGreaterThanOrEqual(100);
+  });
+
   it("6. maxStaked withdraws the excess through the queue, idle first, and respects the 5-pending limit", () => {
     const spec: SnapshotSpec = {
       undelegated: 100,
