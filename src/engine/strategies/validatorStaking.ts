@@ -130,7 +130,7 @@ export const validatorStakingParams = z
     maxStaked: hypeAmount({ min: 0 })
       .optional()
       .describe(
-        "Most HYPE to keep staked (delegated + undelegated): deposits stop there and any excess is withdrawn (cWithdraw, 7-day queue)",
+        "Most HYPE to keep staked (delegated + undelegated): deposits stop there and an excess of at least rebalanceThreshold of it is withdrawn (cWithdraw, 7-day queue; rewards creeping over it wait until then)",
       ),
     respectManualDays: decimal({ min: 0, max: 3650 })
       .prefault(7)
@@ -361,8 +361,32 @@ export const validatorStaking = defineStrategy({
 
     // The user's cap on the stake: withdraw the excess first (idle stake, then the worst delegations).
     const staked = delegated.plus(undelegated);
-    if (params.maxStaked !== undefined && staked.minus(params.maxStaked).gte(minMove)) {
-      return unstake(snapshot, params, name, staked, current, infos, ranked, lockedUntil);
+    let forWithdrawal = ZERO;
+    // A withdrawal holds one of the venue's few queue places for 7 days: rewards creeping over the cap
+    // are withdrawn once they reach rebalanceThreshold of it, not a few HYPE each run.
+    const withdrawFrom =
+      params.maxStaked === undefined
+        ? undefined
+        : Decimal.max(minMove, trunc(params.maxStaked.times(params.rebalanceThreshold)));
+    if (params.maxStaked !== undefined && withdrawFrom !== undefined) {
+      const over = staked.minus(params.maxStaked);
+      if (over.gt(0) && over.lt(withdrawFrom))
+        notes.push(
+          `${fmt(trunc(over))} HYPE above maxStaked ${fmt(params.maxStaked)}, withdrawn once the excess reaches ${fmt(withdrawFrom)} (rebalanceThreshold)`,
+        );
+    }
+    if (
+      params.maxStaked !== undefined &&
+      withdrawFrom !== undefined &&
+      staked.minus(params.maxStaked).gte(withdrawFrom)
+    ) {
+      const out = unstake(snapshot, params, name, staked, current, infos, ranked, lockedUntil);
+      if (out.some((d) => d.kind !== "skip")) return noted(out);
+      // Nothing can be withdrawn now (the queue is full, the excess locked): the run goes on without it
+      // (a jailed validator is still left), deposits stop at maxStaked below, and idle stake up to the
+      // excess stays idle for the withdrawal to come (delegated, it would be locked for a day).
+      decisions.push(...out);
+      forWithdrawal = trunc(Decimal.min(undelegated, staked.minus(params.maxStaked)));
     }
 
     // Idle spot HYPE first: the delegations below may use it in the same run.
@@ -421,7 +445,7 @@ export const validatorStaking = defineStrategy({
       }
     }
 
-    const pool0 = trunc(undelegated.minus(reserved).plus(deposit));
+    const pool0 = trunc(Decimal.max(ZERO, undelegated.minus(reserved).minus(forWithdrawal)).plus(deposit));
     const total = delegated.plus(pool0);
     if (!total.gt(0))
       return noted([...decisions, skip(name, "no HYPE staked or available to stake", "tokenDelegate")]);

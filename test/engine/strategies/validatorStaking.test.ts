@@ -512,9 +512,38 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
     expect((decisions[0] as { amount: Decimal }).amount.toFixed()).toBe("100");
     expect(moves(decisions)).toEqual([["undelegate", C, "300"]]);
     expect((decisions[2] as { amount: Decimal }).amount.toFixed()).toBe("300");
+    // The queue full: the withdrawal waits, the run goes on (charlie's stake still moves to a better
+    // validator), and the idle 100 stay idle for the withdrawal to come (delegated, they would be locked).
     const full = run({ ...spec, nPendingWithdrawals: 5 }, { maxStaked: 700 });
-    expect(full.map((d) => d.kind)).toEqual(["skip"]);
+    expect(full[0]?.kind).toBe("skip");
     expect(full[0]?.reason).toMatch(/5 withdrawals are pending, the venue queues at most 5/);
+    expect(moves(full)).toEqual([
+      ["undelegate", C, "500"],
+      ["delegate", B, "500"],
+    ]);
+    // Rewards a little over the cap wait until the excess reaches rebalanceThreshold of it: each
+    // withdrawal holds one of the 5 queue places for 7 days.
+    const creep = {
+      delegations: [
+        { validator: A, amount: 500 },
+        { validator: B, amount: 503 },
+      ],
+    };
+    const small = run(creep, { maxStaked: 1000, rebalanceThreshold: 0.05 });
+    expect(small.some((d) => d.kind === "cWithdraw" || d.kind === "tokenDelegate")).toBe(false);
+    expect(small.map((d) => d.reason).join(" ")).toMatch(
+      /3 HYPE above maxStaked 1000, withdrawn once the excess reaches 50 \(rebalanceThreshold\)/,
+    );
+    const large = run(
+      {
+        delegations: [
+          { validator: A, amount: 500 },
+          { validator: B, amount: 560 },
+        ],
+      },
+      { maxStaked: 1000, rebalanceThreshold: 0.05 },
+    );
+    expect(large.some((d) => d.kind === "cWithdraw")).toBe(true);
     // Spot HYPE is deposited only up to maxStaked.
     const dep = run(
       { ...spec, balances: { HYPE: 1000 } },
