@@ -124,41 +124,53 @@ export async function openStateDb(options: OpenStateDbOptions): Promise<StateDat
   // Create the file ourselves so it is born 0600; SQLite gives its -wal and -shm files the same mode.
   if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
 
-  let db: StateDatabase;
-  try {
-    db = openDb(path, options.busyTimeoutMs ?? 5000);
-  } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    throw new ConfigError(
-      `cannot open the state database: ${(err as Error).message}`,
-      { file: path },
-      {
-        cause: err,
-      },
-    );
-  }
-  try {
-    db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
-    const mode = db.pragma("journal_mode = WAL", { simple: true });
-    if (String(mode).toLowerCase() !== "wal") {
-      throw new ConfigError(`the state database cannot use WAL mode (got ${String(mode)})`, { file: path });
+  const busyMs = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000));
+  const deadline = Date.now() + busyMs;
+  for (let attempt = 1; ; attempt++) {
+    let db: StateDatabase;
+    try {
+      db = openDb(path, busyMs);
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      throw new ConfigError(
+        `cannot open the state database: ${(err as Error).message}`,
+        { file: path },
+        {
+          cause: err,
+        },
+      );
     }
-    db.pragma(`synchronous = ${options.synchronous ?? "FULL"}`);
-    db.pragma("foreign_keys = ON");
-    applyMigrations(db, [...registry, ...(options.migrations ?? [])]);
-    tightenFileModes(path);
-  } catch (err) {
-    db.close();
-    if (err instanceof ConfigError || err instanceof InternalError) throw err;
-    throw new ConfigError(
-      `cannot prepare the state database: ${(err as Error).message}`,
-      { file: path },
-      {
-        cause: err,
-      },
-    );
+    try {
+      db.pragma(`busy_timeout = ${busyMs}`);
+      const mode = db.pragma("journal_mode = WAL", { simple: true });
+      if (String(mode).toLowerCase() !== "wal") {
+        throw new ConfigError(`the state database cannot use WAL mode (got ${String(mode)})`, { file: path });
+      }
+      db.pragma(`synchronous = ${options.synchronous ?? "FULL"}`);
+      db.pragma("foreign_keys = ON");
+      applyMigrations(db, [...registry, ...(options.migrations ?? [])]);
+      tightenFileModes(path);
+      return db;
+    } catch (err) {
+      db.close();
+      if (err instanceof ConfigError || err instanceof InternalError) throw err;
+      // Two processes preparing a new database at once: SQLite answers "locked" without waiting where
+      // waiting could deadlock (switching to WAL, the WAL index being made). Try again, within the
+      // busy timeout.
+      const code = (err as { code?: unknown }).code;
+      if (typeof code === "string" && code.startsWith("SQLITE_BUSY") && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, Math.min(200, 20 * attempt)));
+        continue;
+      }
+      throw new ConfigError(
+        `cannot prepare the state database: ${(err as Error).message}`,
+        { file: path },
+        {
+          cause: err,
+        },
+      );
+    }
   }
-  return db;
 }
 
 /**
