@@ -211,7 +211,7 @@ function staking(s: SimulationSummary): string[] {
   if (st.deposits > 0)
     out.push(`  moved ${short(st.deposited)} HYPE from spot into staking (${st.deposits} deposits)`);
   if (st.validators.length > 0) {
-    const rows = [["validator", "net APR", "start", "delegated", "undelegated", "rewards", "end"]];
+    const rows = [["validator", "net APR at end", "start", "delegated", "undelegated", "rewards", "end"]];
     for (const v of st.validators)
       rows.push([
         `${v.name} (${addr(v.validator)})`,
@@ -239,10 +239,6 @@ function staking(s: SimulationSummary): string[] {
   out.push(
     `  rewards: ${short(st.rewards.amount, 8)} HYPE in ${st.rewards.payouts} daily payouts (≈ ${groupDigits(st.rewards.value)} ${s.valuationCoin} at the end price)`,
   );
-  if (st.withdrawals.initiated !== "0" || st.withdrawals.finalized !== "0")
-    out.push(
-      `  withdrawals: ${short(st.withdrawals.initiated)} HYPE initiated, ${short(st.withdrawals.finalized)} finalized`,
-    );
   return out;
 }
 
@@ -324,6 +320,7 @@ export function formatSummary(s: SimulationSummary): string {
   for (const r of s.rejections) lines.push(`  ${r.strategy} ${r.action} ${r.count}× ${r.reason}`);
   const unknowns = unknownsText(s.unknowns);
   if (unknowns) lines.push(`  ${unknowns}`);
+  for (const e of s.eventsApplied) lines.push(`  event ${when(e.at)}: ${e.what}`);
   const skippedEvents = eventsNotAppliedText(s.eventsNotApplied);
   if (skippedEvents) lines.push(skippedEvents);
   return `${[

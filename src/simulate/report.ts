@@ -331,6 +331,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
   <p>${escapeHtml(when(s.period.from))} → ${escapeHtml(when(s.period.to))} UTC (${s.period.days} days${s.period.interrupted ? ", interrupted" : ""}),
   seed ${s.seed}, ${escapeHtml(s.network)} signatures, account <code>${escapeHtml(s.account)}</code> (demo key derived from the seed)${s.forkedFrom ? `, holding what the forked account <code>${escapeHtml(s.forkedFrom)}</code> held` : s.holdingsFrom ? `, holding what the scenario's demo account <code>${escapeHtml(s.holdingsFrom)}</code> holds` : ", with the default demo holdings"}.
   Strategies: ${s.strategies.map((x) => `<b>${escapeHtml(x.name)}</b> (${escapeHtml(x.kind)}, <code>${escapeHtml(x.schedule)}</code>, ${runsText(x)})`).join(", ") || "none"}.</p>
+  ${s.eventsApplied.length ? `<p>Scenario events: ${s.eventsApplied.map((e) => `${escapeHtml(when(e.at))} ${escapeHtml(e.what)}`).join("; ")}.</p>` : ""}
   ${skippedEvents ? `<p>${escapeHtml(skippedEvents)}.</p>` : ""}
 </header>
 <section class="figures">${figures.map(([k, v]) => `<div><span>${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</section>

@@ -227,6 +227,8 @@ export interface SimulationRecord {
   benchmark: BenchmarkRecord;
   /** Scenario events dated after the end of the run, which were not applied. */
   eventsAfterEnd: SkippedEventRecord[];
+  /** Scenario events applied during the run (validators jailed, prices shocked, …), in time order. */
+  eventsApplied: SkippedEventRecord[];
 }
 
 export interface SimulationResult {
@@ -533,6 +535,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         unknowns: settled,
         benchmark: runBenchmark(bench, account, samples, end),
         eventsAfterEnd: eventsAfter(scenario, from, end),
+        eventsApplied: eventsUpTo(scenario, from, end),
         ...(o.forkOf === undefined ? {} : { forkOf: o.forkOf.toLowerCase() }),
       };
       await o.onFinished?.(sim, account);
@@ -565,13 +568,27 @@ function runBenchmark(bench: Simulator, account: string, samples: Sample[], end:
 function eventsAfter(scenario: Scenario, from: number, end: number): SkippedEventRecord[] {
   return scenario.events.flatMap((e) => {
     const at = eventTimeOf(e.at, from);
-    return at > end ? [{ at, type: e.type, what: eventText(e) }] : [];
+    return at > end ? [{ at, type: e.type, what: eventText(e, scenario) }] : [];
   });
 }
 
-function eventText(e: Scenario["events"][number]): string {
+/** The scenario's events dated within the run, applied, oldest first. */
+function eventsUpTo(scenario: Scenario, from: number, end: number): SkippedEventRecord[] {
+  return scenario.events
+    .flatMap((e) => {
+      const at = eventTimeOf(e.at, from);
+      return at <= end ? [{ at, type: e.type, what: eventText(e, scenario) }] : [];
+    })
+    .sort((a, b) => a.at - b.at);
+}
+
+function eventText(e: Scenario["events"][number], scenario: Scenario): string {
   switch (e.type) {
     case "validator": {
+      const name = scenario.validators.find(
+        (v) => v.address.toLowerCase() === e.validator.toLowerCase(),
+      )?.name;
+      const short = `${e.validator.slice(0, 6)}…${e.validator.slice(-4)}`;
       const changes = [
         e.jailed === undefined ? "" : e.jailed ? "jailed" : "unjailed",
         e.active === undefined ? "" : e.active ? "active" : "inactive",
@@ -579,7 +596,7 @@ function eventText(e: Scenario["events"][number]): string {
         e.apr === undefined ? "" : `APR ${e.apr.toFixed()}`,
         e.uptime === undefined ? "" : `uptime ${e.uptime.toFixed()}`,
       ].filter(Boolean);
-      return `validator ${e.validator.slice(0, 6)}…${e.validator.slice(-4)} ${changes.join(", ")}`;
+      return `validator ${name === undefined ? short : `${name} (${short})`} ${changes.join(", ")}`;
     }
     case "pair":
       return `pair ${e.pair} ${e.halted ? "halted" : "resumed"}`;

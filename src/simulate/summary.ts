@@ -221,6 +221,8 @@ export interface SimulationSummary {
   };
   /** Scenario events dated after the end of the run: not applied. */
   eventsNotApplied: Array<{ at: string; type: string; what: string }>;
+  /** Scenario events applied during the run, oldest first. */
+  eventsApplied: Array<{ at: string; type: string; what: string }>;
   twaps: TwapSummary[];
   trades: TradeTotal[];
   fees: { byToken: FeeTotal[]; value: string };
@@ -688,6 +690,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     rejections,
     unknowns: unknownSummary(r),
     eventsNotApplied: r.eventsAfterEnd.map((e) => ({ at: iso(e.at), type: e.type, what: e.what })),
+    eventsApplied: r.eventsApplied.map((e) => ({ at: iso(e.at), type: e.type, what: e.what })),
     twaps: twapList,
     trades,
     fees: { byToken, value: round(feeValue, 2) },

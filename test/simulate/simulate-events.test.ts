@@ -70,6 +70,16 @@ describe("a validator jailed during the run", () => {
     expect(after).toEqual([]);
   });
 
+  it("lists the scenario's events applied, with their times, in the summary and the report", () => {
+    const s = buildSummary(result.record);
+    expect(s.eventsApplied.map((e) => [e.at, e.type])).toEqual([
+      [new Date(JAILED_AT).toISOString(), "validator"],
+      [new Date(DEPOSIT_AT).toISOString(), "deposit"],
+    ]);
+    expect(formatSummary(s)).toMatch(/ {2}event 2025-01-01 07:00: validator ValiDAO \(0xb8f4…5bc5\) jailed/);
+    expect(renderReport({ summary: s, record: result.record })).toMatch(/Scenario events: 2025-01-01 07:00 /);
+  });
+
   it("explains in the meantime why the stake stays put", () => {
     const waiting = result.record.cycles
       .filter((c) => c.at > JAILED_AT && c.at < lockEnds)

@@ -205,12 +205,12 @@ describe("scenario events outside the run", () => {
       {
         at: new Date(START + 5 * DAY).toISOString(),
         type: "validator",
-        what: "validator 0xb8f4…5bc5 jailed, commission 0.05",
+        what: "validator ValiDAO (0xb8f4…5bc5) jailed, commission 0.05",
       },
       { at: "2025-02-01T00:00:00.000Z", type: "deposit", what: "deposit of 5 USDC" },
     ]);
     expect(formatSummary(s)).toContain(
-      "3 scenario events after the end of the run were not applied: price of @107 -25% at 2025-01-04 00:00; validator 0xb8f4…5bc5 jailed, commission 0.05 at 2025-01-06 00:00; deposit of 5 USDC at 2025-02-01 00:00",
+      "3 scenario events after the end of the run were not applied: price of @107 -25% at 2025-01-04 00:00; validator ValiDAO (0xb8f4…5bc5) jailed, commission 0.05 at 2025-01-06 00:00; deposit of 5 USDC at 2025-02-01 00:00",
     );
     expect(renderReport({ summary: s, record: r.record })).toContain(
       "3 scenario events after the end of the run were not applied",
