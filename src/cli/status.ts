@@ -421,9 +421,18 @@ export function formatStatus(s: AccountStatus, network: string): string {
     out.push(`Staking link: ${missing("fees and staking link")}`);
   } else {
     const link = s.stakingLink as { type?: string; stakingUser?: string; tradingUser?: string } | null;
-    out.push(
-      `Staking link: ${link ? `${link.type} ${link.tradingUser ?? link.stakingUser ?? ""}`.trimEnd() : "none"}`,
-    );
+    // The venue names this account's role and the other account: said the way round a person reads it.
+    const text =
+      link === null
+        ? "none"
+        : link.type === "requested"
+          ? `requested to staking account ${link.stakingUser ?? "?"}, not finalized yet`
+          : link.type === "tradingUser"
+            ? `this trading account is linked to staking account ${link.stakingUser ?? "?"}`
+            : link.type === "stakingUser"
+              ? `this staking account is linked to trading account ${link.tradingUser ?? "?"}`
+              : `${link.type} ${link.tradingUser ?? link.stakingUser ?? ""}`.trimEnd();
+    out.push(`Staking link: ${text}`);
   }
   return `${out.join("\n")}\n`;
 }

@@ -152,6 +152,37 @@ describe("status and tx", () => {
     expect(text).toMatch(/Account value: [\d.]+ USD \(spot [\d.]+ USD, staking 100 HYPE [\d.]+ USD\)/);
   });
 
+  it("says the staking link the way round a person reads it", async () => {
+    const staking = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
+    const linked = await startTestBot({
+      mode: "live",
+      strategies: [{ name: "idle", kind: "link-staking", enabled: false, params: { counterparty: staking } }],
+      fund: { USDC: "10" },
+    });
+    try {
+      const ex = linked.runtime.exchange!;
+      expect((await ex.linkStakingUser({ user: staking, isFinalize: false })).status).toBe("accepted");
+      const file = join(dir, "linked.yaml");
+      writeFileSync(
+        file,
+        stringify({
+          network: "testnet",
+          baseUrl: linked.sim.url,
+          account: linked.address,
+          strategies: [join(linked.dir, "strategy-0.yaml")],
+          limits: { maxOrderUsd: 1, maxDailyNotionalUsd: 1, maxStakeMovePerDay: 1 },
+        }),
+      );
+      const human = io();
+      expect(await main(["status", "--config", file], human.io), human.stderr()).toBe(0);
+      expect(human.stdout()).toContain(
+        `Staking link: requested to staking account ${staking}, not finalized yet`,
+      );
+    } finally {
+      await linked.close();
+    }
+  });
+
   it("shows a sub-account in dexAbstraction mode and unknown variants as sent, warning once each (issue #11)", async () => {
     const dex = { ...subAccount(), name: "legacy", master: bot.address, abstraction: "dexAbstraction" };
     const future = { ...subAccount(), name: "future", master: bot.address, abstraction: "someFutureMode" };
