@@ -216,6 +216,9 @@ const SUBMISSION_COLUMNS = `id, cycle_id AS cycleId, strategy, account, signer, 
   stake_move AS stakeMove, asset, twap_id AS twapId, expected_end AS expectedEnd, created_at AS createdAt,
   updated_at AS updatedAt`;
 
+/** Name under which manual actions are journaled (their decisions, submissions and usage). */
+export const MANUAL_STRATEGY = "manual";
+
 /** A journaled decision with its cycle's time and trigger (`recentDecisions`). */
 export interface DecisionRow {
   id: number;
@@ -431,16 +434,17 @@ export class Journal {
 
   /** Rolling usage for risk limits: TWAP notional (USD) and HYPE moved by delegations since `since`. */
   /**
-   * The tokenDelegate submissions sent for `account` since `sinceMs` that the venue did not refuse
-   * (accepted, landed, or still unknown: any of them may be in the venue's staking history).
+   * The tokenDelegate submissions the bot's strategies sent for `account` since `sinceMs` that the
+   * venue did not refuse (accepted, landed, or still unknown: any of them may be in the venue's staking
+   * history). Manual commands (`hlbot delegate`) are the user's own actions and are left out.
    */
   ownStakingMoves(account: string, sinceMs: number): OwnStakingMove[] {
     type Row = { request: string; createdAt: number };
     const rows = this.sql(
       `SELECT request, created_at AS createdAt FROM submissions
          WHERE account = ? AND action_type = 'tokenDelegate' AND created_at >= ?
-           AND status NOT IN ('rejected', 'absent')`,
-    ).all(account, sinceMs) as Row[];
+           AND status NOT IN ('rejected', 'absent') AND strategy <> ?`,
+    ).all(account, sinceMs, MANUAL_STRATEGY) as Row[];
     const out: OwnStakingMove[] = [];
     for (const r of rows) {
       const action = (parseJson(r.request) as { action?: Record<string, unknown> }).action;

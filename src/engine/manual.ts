@@ -31,15 +31,14 @@ import type { HttpTransport } from "../venue/transport/http.js";
 import type { LoadedConfig } from "./config/loader.js";
 import { executeIntent } from "./executor.js";
 import type { Intent } from "./intents.js";
-import { type Guard, Journal, newCycleId } from "./journal.js";
+import { type Guard, Journal, MANUAL_STRATEGY, newCycleId } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
 import { reconcile } from "./reconcile.js";
 import { applyLimits } from "./risk.js";
 import { lostStateMessage } from "./runtime.js";
 import { type TransportFlags, transportSettings } from "./transport.js";
 
-/** Name under which manual actions are journaled (their decisions, submissions and usage). */
-export const MANUAL_STRATEGY = "manual";
+export { MANUAL_STRATEGY };
 
 /** TWAP duration cap enforced before signing without a bot config (the venue's maximum is unconfirmed). */
 export const TWAP_MAX_MINUTES = TWAP_MAX_MINUTES_DEFAULT;

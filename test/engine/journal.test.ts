@@ -42,6 +42,30 @@ describe("journal", () => {
     });
   }
 
+  it("ownStakingMoves: the strategies' delegations not refused, never a manual command's (the user's own)", () => {
+    journal.startCycle({
+      id: "c1",
+      trigger: "once",
+      mode: "live",
+      account: ACCOUNT,
+      strategies: ["staking"],
+    });
+    const V = "0xb8f45222a3246a2b0104696a1df26842007c5bc5";
+    const move = (strategy: string, wei: number, isUndelegate: boolean) =>
+      pending(strategy, {
+        actionType: "tokenDelegate",
+        expiresAfter: null,
+        request: JSON.stringify({ action: { type: "tokenDelegate", validator: V, wei, isUndelegate } }),
+      });
+    move("staking", 30_000_000_000, true); // 300 HYPE left by the strategy
+    const refused = move("staking", 10_000_000_000, false);
+    journal.resolve(refused, { status: "rejected", reason: "Delegation is locked" });
+    move("manual", 5_000_000_000, true); // hlbot delegate --undelegate: the user's own
+    expect(
+      journal.ownStakingMoves(ACCOUNT, now - 1).map((m) => [m.validator, m.amount.toFixed(), m.isUndelegate]),
+    ).toEqual([[V, "300", true]]);
+  });
+
   it("batch commits its rows together, takes none of them when it throws, and nests", () => {
     journal.startCycle({ id: "c1", trigger: "once", mode: "live", account: ACCOUNT, strategies: ["a"] });
     const rows = () => journal.unresolved(ACCOUNT).length;
