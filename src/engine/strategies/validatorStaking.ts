@@ -130,7 +130,7 @@ export const validatorStakingParams = z
     maxStaked: hypeAmount({ min: 0 })
       .optional()
       .describe(
-        "Most HYPE to keep staked (delegated + undelegated): deposits stop there and an excess of at least rebalanceThreshold of it is withdrawn (cWithdraw, 7-day queue; rewards creeping over it wait until then)",
+        "Most HYPE to keep staked (delegated + undelegated): deposits stop there and the excess is withdrawn (cWithdraw, 7-day queue), one withdrawal at a time unless the excess reaches rebalanceThreshold of it",
       ),
     respectManualDays: decimal({ min: 0, max: 3650 })
       .prefault(7)
@@ -312,24 +312,30 @@ export const validatorStaking = defineStrategy({
     const recent = (snapshot.stakingHistory ?? []).filter((e) => window > 0 && e.time >= now - window);
     let manualUndelegated = ZERO;
     let finalised = ZERO;
-    const own = snapshot.ownStakingMoves ?? [];
-    const isOwn = (e: StakingEvent, isUndelegate: boolean) =>
-      own.some(
-        (m) =>
-          m.isUndelegate === isUndelegate &&
-          m.validator === e.validator &&
-          m.amount.eq(e.amount) &&
+    // hlbot's own delegations and undelegations (journaled when sent), each matched to one event of the
+    // history: what is left is what the user did (a time window, as the venue's time is not the send's).
+    const own = new Set<number>();
+    for (const m of snapshot.ownStakingMoves ?? []) {
+      const i = recent.findIndex(
+        (e, k) =>
+          !own.has(k) &&
+          e.kind === (m.isUndelegate ? "undelegate" : "delegate") &&
+          e.validator === m.validator &&
+          e.amount.eq(m.amount) &&
           Math.abs(e.time - m.time) <= PAIRED_WITHIN_MS,
       );
-    // Moves first: an undelegation followed within PAIRED_WITHIN_MS by a delegation or a withdrawal of
-    // the same amount (events of one cycle share a timestamp, so in either order).
+      if (i !== -1) own.add(i);
+    }
+    // Then moves among the rest: an undelegation followed within PAIRED_WITHIN_MS by a delegation or a
+    // withdrawal of the same amount (events of one cycle share a timestamp, so in either order).
     const legs = new Set<number>();
     const paired = new Set<number>();
     for (const [i, e] of recent.entries()) {
-      if (e.kind !== "undelegate") continue;
+      if (e.kind !== "undelegate" || own.has(i)) continue;
       const j = recent.findIndex(
         (n, k) =>
           k !== i &&
+          !own.has(k) &&
           !legs.has(k) &&
           n.time >= e.time &&
           n.time - e.time <= PAIRED_WITHIN_MS &&
@@ -340,16 +346,26 @@ export const validatorStaking = defineStrategy({
       legs.add(j);
       paired.add(i);
     }
+    // HYPE deposited into staking and not yet delegated: a delegation funds from it first.
+    let deposited = ZERO;
     for (const [i, e] of recent.entries()) {
       if (e.kind === "withdrawalFinalized") finalised = finalised.plus(e.amount);
+      if (e.kind === "deposit") deposited = deposited.plus(e.amount);
       if (legs.has(i) || paired.has(i)) continue;
-      // What the user did next with HYPE they undelegated by hand: withdrew it, or staked it again
-      // (any validator, any amount, any time later): it is no longer theirs to keep idle.
-      if (e.kind === "withdrawalInitiated" || (e.kind === "delegate" && !isOwn(e, false)))
+      if (e.kind === "delegate") {
+        const fromDeposit = Decimal.min(deposited, e.amount);
+        deposited = deposited.minus(fromDeposit);
+        // What the user did next with HYPE they undelegated by hand: staked it again (any validator,
+        // any amount, any time later; beyond what a deposit brought): it is no longer theirs to keep idle.
+        if (!own.has(i))
+          manualUndelegated = Decimal.max(ZERO, manualUndelegated.minus(e.amount.minus(fromDeposit)));
+      }
+      // Or withdrew it.
+      if (e.kind === "withdrawalInitiated")
         manualUndelegated = Decimal.max(ZERO, manualUndelegated.minus(e.amount));
-      // An undelegation of hlbot's own (journaled when sent) whose other leg did not happen (refused,
-      // lost, a stop in between) is the bot's to delegate again, not the user's to keep idle.
-      if (e.kind === "undelegate" && !isOwn(e, true)) manualUndelegated = manualUndelegated.plus(e.amount);
+      // An undelegation of hlbot's own whose other leg did not happen (refused, lost, a stop in between)
+      // is the bot's to delegate again, not the user's to keep idle.
+      if (e.kind === "undelegate" && !own.has(i)) manualUndelegated = manualUndelegated.plus(e.amount);
     }
     const reserved = trunc(Decimal.min(undelegated, manualUndelegated));
     const notes: string[] = [];
@@ -363,23 +379,19 @@ export const validatorStaking = defineStrategy({
     const staked = delegated.plus(undelegated);
     let forWithdrawal = ZERO;
     // A withdrawal holds one of the venue's few queue places for 7 days: rewards creeping over the cap
-    // are withdrawn once they reach rebalanceThreshold of it, not a few HYPE each run.
-    const withdrawFrom =
-      params.maxStaked === undefined
-        ? undefined
-        : Decimal.max(minMove, trunc(params.maxStaked.times(params.rebalanceThreshold)));
-    if (params.maxStaked !== undefined && withdrawFrom !== undefined) {
-      const over = staked.minus(params.maxStaked);
-      if (over.gt(0) && over.lt(withdrawFrom))
-        notes.push(
-          `${fmt(trunc(over))} HYPE above maxStaked ${fmt(params.maxStaked)}, withdrawn once the excess reaches ${fmt(withdrawFrom)} (rebalanceThreshold)`,
-        );
+    // are withdrawn one withdrawal at a time (none while another is pending), not a few HYPE each run; an
+    // excess of rebalanceThreshold of the cap (a cap lowered, a large deposit) is withdrawn at once.
+    const over = params.maxStaked === undefined ? ZERO : staked.minus(params.maxStaked);
+    const waiting = snapshot.staking.nPendingWithdrawals > 0;
+    const large =
+      params.maxStaked !== undefined && over.gte(trunc(params.maxStaked.times(params.rebalanceThreshold)));
+    if (params.maxStaked !== undefined && over.gte(minMove) && waiting && !large) {
+      notes.push(
+        `${fmt(trunc(over))} HYPE above maxStaked ${fmt(params.maxStaked)}, withdrawn once the pending withdrawal(s) are done`,
+      );
+      forWithdrawal = trunc(Decimal.min(undelegated, over));
     }
-    if (
-      params.maxStaked !== undefined &&
-      withdrawFrom !== undefined &&
-      staked.minus(params.maxStaked).gte(withdrawFrom)
-    ) {
+    if (params.maxStaked !== undefined && over.gte(minMove) && (!waiting || large)) {
       const out = unstake(snapshot, params, name, staked, current, infos, ranked, lockedUntil);
       if (out.some((d) => d.kind !== "skip")) return noted(out);
       // Nothing can be withdrawn now (the queue is full, the excess locked): the run goes on without it
@@ -445,7 +457,9 @@ export const validatorStaking = defineStrategy({
       }
     }
 
-    const pool0 = trunc(Decimal.max(ZERO, undelegated.minus(reserved).minus(forWithdrawal)).plus(deposit));
+    const pool0 = trunc(
+      Decimal.max(ZERO, undelegated.minus(Decimal.max(reserved, forWithdrawal))).plus(deposit),
+    );
     const total = delegated.plus(pool0);
     if (!total.gt(0))
       return noted([...decisions, skip(name, "no HYPE staked or available to stake", "tokenDelegate")]);

@@ -495,8 +495,53 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
     expect(decisions.map((d) => d.reason).join(" ")).toMatch(
       /\b54 HYPE undelegated by hand in the last 7 days stays undelegated/,
     );
-    const delegated = moves(decisions).filter(([what]) => what === "delegate");
-    expect(delegated.reduce((a, [, , x]) => a + Number(x), 0)).toBeGreaterThanOrEqual(100);
+    expect(moves(decisions)).toEqual([["delegate", A, "100"]]);
+  });
+
+  it("6. the bot's own move beside a manual undelegation of the same amount: the manual one stays respected", () => {
+    const T = T0 - 2 * DAY_MS;
+    const history: StakingEvent[] = [
+      { time: T - 5 * 60_000, kind: "undelegate", validator: C, amount: dec(100) }, // by hand
+      { time: T, kind: "undelegate", validator: A, amount: dec(100) }, // the bot's move A → B
+      { time: T, kind: "delegate", validator: B, amount: dec(100) },
+      { time: T + 5 * 60_000, kind: "undelegate", validator: A, amount: dec(100) }, // by hand, same amount
+    ];
+    const spec = {
+      stakingHistory: history,
+      undelegated: 200,
+      delegations: [
+        { validator: A, amount: 300 },
+        { validator: B, amount: 500 },
+      ],
+      ownStakingMoves: [
+        { time: T, validator: A, amount: dec(100), isUndelegate: true },
+        { time: T, validator: B, amount: dec(100), isUndelegate: false },
+      ],
+    } as SnapshotSpec;
+    const decisions = run(spec);
+    expect(decisions.map((d) => d.reason).join(" ")).toMatch(
+      /\b200 HYPE undelegated by hand in the last 7 days stays undelegated/,
+    );
+  });
+
+  it("6. a manual delegation of freshly deposited HYPE does not take the idle HYPE the user chose to keep", () => {
+    const history: StakingEvent[] = [
+      { time: T0 - 2 * DAY_MS, kind: "undelegate", validator: A, amount: dec(1000) }, // kept idle by hand
+      { time: T0 - DAY_MS, kind: "deposit", amount: dec(5000) },
+      { time: T0 - DAY_MS + 60_000, kind: "delegate", validator: B, amount: dec(5000) }, // new money
+    ];
+    const spec = {
+      stakingHistory: history,
+      undelegated: 1000,
+      delegations: [
+        { validator: A, amount: 4000 },
+        { validator: B, amount: 5000 },
+      ],
+    } as SnapshotSpec;
+    const decisions = run(spec);
+    expect(decisions.map((d) => d.reason).join(" ")).toMatch(
+      /\b1000 HYPE undelegated by hand in the last 7 days stays undelegated/,
+    );
   });
 
   it("6. maxStaked withdraws the excess through the queue, idle first, and respects the 5-pending limit", () => {
@@ -521,29 +566,35 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
       ["undelegate", C, "500"],
       ["delegate", B, "500"],
     ]);
-    // Rewards a little over the cap wait until the excess reaches rebalanceThreshold of it: each
-    // withdrawal holds one of the 5 queue places for 7 days.
+    // Rewards creeping over the cap: one withdrawal at a time (each holds one of the 5 queue places
+    // for 7 days); none while another is pending, unless the excess is large (a cap lowered).
     const creep = {
       delegations: [
         { validator: A, amount: 500 },
         { validator: B, amount: 503 },
       ],
     };
-    const small = run(creep, { maxStaked: 1000, rebalanceThreshold: 0.05 });
-    expect(small.some((d) => d.kind === "cWithdraw" || d.kind === "tokenDelegate")).toBe(false);
-    expect(small.map((d) => d.reason).join(" ")).toMatch(
-      /3 HYPE above maxStaked 1000, withdrawn once the excess reaches 50 \(rebalanceThreshold\)/,
+    const waits = run({ ...creep, nPendingWithdrawals: 1 }, { maxStaked: 1000, rebalanceThreshold: 0.05 });
+    expect(waits.some((d) => d.kind === "cWithdraw" || d.kind === "tokenDelegate")).toBe(false);
+    expect(waits.map((d) => d.reason).join(" ")).toMatch(
+      /3 HYPE above maxStaked 1000, withdrawn once the pending withdrawal\(s\) are done/,
     );
-    const large = run(
+    const none = run(creep, { maxStaked: 1000, rebalanceThreshold: 0.05 });
+    expect(
+      none.filter((d) => d.kind === "cWithdraw").map((d) => (d as { amount: Decimal }).amount.toFixed()),
+    ).toEqual(["3"]);
+    // A cap lowered by more than rebalanceThreshold of it is enforced even with a withdrawal pending.
+    const lowered = run(
       {
         delegations: [
           { validator: A, amount: 500 },
           { validator: B, amount: 560 },
         ],
+        nPendingWithdrawals: 1,
       },
       { maxStaked: 1000, rebalanceThreshold: 0.05 },
     );
-    expect(large.some((d) => d.kind === "cWithdraw")).toBe(true);
+    expect(lowered.some((d) => d.kind === "cWithdraw")).toBe(true);
     // Spot HYPE is deposited only up to maxStaked.
     const dep = run(
       { ...spec, balances: { HYPE: 1000 } },
