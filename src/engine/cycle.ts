@@ -334,37 +334,28 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       // A stop (SIGINT, SIGTERM) lets the request in flight finish and sends nothing new but cancels
       // (they only reduce exposure, and the bot is about to stop watching): the other actions are
       // journaled as not sent (a deferred skip), and the report says the cycle was cut short.
+      const notSentSkip = (why: string, defer: boolean) =>
+        record(
+          deps,
+          report,
+          cycleId,
+          {
+            kind: "skip",
+            strategy: intent.strategy,
+            considered: intent.kind,
+            reason: `${intent.reason}; not sent: ${why}`,
+            ...(defer ? { defer: true } : {}),
+          },
+          "skipped",
+        );
       if (o.readSignal?.aborted && intent.kind !== "twapCancel" && !failedStrategies.has(intent.strategy)) {
         notSent++;
         cutShort.add(intent.strategy);
-        record(
-          deps,
-          report,
-          cycleId,
-          {
-            kind: "skip",
-            strategy: intent.strategy,
-            considered: intent.kind,
-            reason: `${intent.reason}; not sent: hlbot is stopping`,
-            defer: true,
-          },
-          "skipped",
-        );
+        notSentSkip("hlbot is stopping", true);
         continue;
       }
       if (failedStrategies.has(intent.strategy)) {
-        record(
-          deps,
-          report,
-          cycleId,
-          {
-            kind: "skip",
-            strategy: intent.strategy,
-            considered: intent.kind,
-            reason: `${intent.reason}; not sent: an earlier action of this strategy in this cycle was not accepted`,
-          },
-          "skipped",
-        );
+        notSentSkip("an earlier action of this strategy in this cycle was not accepted", false);
         continue;
       }
       const decisionId = record(deps, report, cycleId, intent, guard);
