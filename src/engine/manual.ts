@@ -311,8 +311,13 @@ function manualRefusal(
   if (reduced) {
     if (intent.kind === "twapOrder")
       return `above maxOrderUsd ${o.config.limits.maxOrderUsd.toFixed()} USD (≈${intent.notionalUsd.toFixed(2)} USD); a manual order is never resized: give a smaller --size`;
-    const why = reduced.reason.slice(intent.reason.length).replace(/^; /, "");
-    return `${why}; a manual action is never resized: give a smaller --amount`;
+    // The strategy's wording ("reduced from … the rest moves later") is not what happens to a manual
+    // action: say what the limit leaves.
+    const left = (reduced as { amount?: Decimal }).amount;
+    return (
+      `above maxStakeMovePerDay ${o.config.limits.maxStakeMovePerDay.toFixed()} HYPE for the last 24 h` +
+      `${left === undefined ? "" : ` (${left.toFixed()} HYPE left today)`}; a manual action is never resized: give a smaller --amount`
+    );
   }
   return undefined;
 }

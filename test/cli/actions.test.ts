@@ -214,8 +214,11 @@ describe("dry run --sign", () => {
       });
       expect(recoverUserSignedSigner(b.action, "linkStakingUser", b.signature)).toBe(ACCOUNT_ADDRESS);
       expect(independentUserSigner(b)).toBe(ACCOUNT_ADDRESS);
-      // --json: nothing but the body, and the warning that it is a live order.
-      expect(run.stderr.trim().split("\n")).toEqual([expect.stringMatching(/anyone who has it can send it/)]);
+      // --json: nothing but the body; on stderr, that a link is permanent and that the output is a live order.
+      expect(run.stderr.trim().split("\n")).toEqual([
+        expect.stringMatching(/warning: a staking link is PERMANENT/),
+        expect.stringMatching(/anyone who has it can send it/),
+      ]);
     });
   }
 

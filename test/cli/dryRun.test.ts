@@ -61,6 +61,7 @@ describe("--dry-run", () => {
     expect(body).not.toHaveProperty("signature");
     expect(body.digest).toMatch(/^0x[0-9a-f]{64}$/);
     expect(server.requests).toEqual([]);
+    if (command === "link-staking") expect(run.stderr).toMatch(/warning: a staking link is PERMANENT/);
   });
 });
 

@@ -41,6 +41,10 @@ export function register(program: Command, ctx: CliContext): void {
       throw new ValidationError([
         { path: "--user", message: `${user} is a placeholder, not an account: a staking link is permanent` },
       ]);
+    // Said before anything is signed, live or not: this one cannot be undone.
+    ctx.stderr(
+      "hlbot: warning: a staking link is PERMANENT once the staking account finalizes it, and gives the staking account control of the trading account's funds\n",
+    );
     await runManualAction(ctx, { ...options, command }, () => ({
       type: "linkStakingUser",
       params: { user, isFinalize: options.finalize === true },
