@@ -671,9 +671,11 @@ export class Daemon {
         readSignal: this.reads.signal,
       });
       const { deferred } = this.scheduler.settle(group, report, this.runtime.clock());
+      // Each decision line names its own strategy (the group's child logger names them all).
+      const decisionLog = this.logger.child({ strategies: names, cycle: cycleId, slot: iso(group.slot) });
       if (report.cutShort) {
         // Stopping: what was sent is journaled; the strategies that sent nothing stay due.
-        logDecisions(this.logger.child({ strategies: names, cycle: cycleId, slot: iso(group.slot) }), report);
+        logDecisions(decisionLog, report);
         log.warn(
           { notSent: report.cutShort.notSent, due: deferred },
           `cycle cut short by the shutdown: ${report.cutShort.notSent} action(s) not sent` +
@@ -691,8 +693,7 @@ export class Daemon {
         this.metrics?.cycles.inc({ strategy: name, outcome: "ok" });
         this.metrics?.lastSuccess.set({ strategy: name }, this.runtime.clock() / 1000);
       }
-      // Each decision line names its own strategy (a group's child logger names them all).
-      logDecisions(this.logger.child({ strategies: names, cycle: cycleId, slot: iso(group.slot) }), report);
+      logDecisions(decisionLog, report);
       log.info(
         {
           ms: Date.now() - startedAt,

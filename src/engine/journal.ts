@@ -432,7 +432,6 @@ export class Journal {
     ).all(account, sinceNonce) as SubmissionRow[];
   }
 
-  /** Rolling usage for risk limits: TWAP notional (USD) and HYPE moved by delegations since `since`. */
   /**
    * The tokenDelegate submissions the bot's strategies sent for `account` since `sinceMs` that the
    * venue did not refuse (accepted, landed, or still unknown: any of them may be in the venue's staking
@@ -461,6 +460,7 @@ export class Journal {
     return out;
   }
 
+  /** Rolling usage for risk limits: TWAP notional (USD) and HYPE moved by delegations since `since`. */
   usage(account: string, sinceMs: number): { notionalUsd: Decimal; stakeMoved: Decimal } {
     const placeholders = COUNTED.map(() => "?").join(", ");
     const rows = this.sql(

@@ -534,8 +534,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         endPrices,
         unknowns: settled,
         benchmark: runBenchmark(bench, account, samples, end),
-        eventsAfterEnd: eventsAfter(scenario, from, end),
-        eventsApplied: eventsUpTo(scenario, from, end),
+        ...scenarioEvents(scenario, from, end),
         ...(o.forkOf === undefined ? {} : { forkOf: o.forkOf.toLowerCase() }),
       };
       await o.onFinished?.(sim, account);
@@ -564,22 +563,24 @@ function runBenchmark(bench: Simulator, account: string, samples: Sample[], end:
   return { start, end: valuate(bench, account), ledger: [...bench.ledger({ user: account })] };
 }
 
-/** The scenario's events dated after `end`: the run stopped before them, so they were not applied. */
-function eventsAfter(scenario: Scenario, from: number, end: number): SkippedEventRecord[] {
-  return scenario.events.flatMap((e) => {
-    const at = eventTimeOf(e.at, from);
-    return at > end ? [{ at, type: e.type, what: eventText(e, scenario) }] : [];
-  });
-}
-
-/** The scenario's events dated within the run, applied, oldest first. */
-function eventsUpTo(scenario: Scenario, from: number, end: number): SkippedEventRecord[] {
-  return scenario.events
-    .flatMap((e) => {
-      const at = eventTimeOf(e.at, from);
-      return at <= end ? [{ at, type: e.type, what: eventText(e, scenario) }] : [];
-    })
-    .sort((a, b) => a.at - b.at);
+/**
+ * The scenario's events as a person reads them: those dated within the run (applied, oldest first) and
+ * those after `end` (the run stopped before them, so they were not applied).
+ */
+function scenarioEvents(
+  scenario: Scenario,
+  from: number,
+  end: number,
+): { eventsApplied: SkippedEventRecord[]; eventsAfterEnd: SkippedEventRecord[] } {
+  const all = scenario.events.map((e) => ({
+    at: eventTimeOf(e.at, from),
+    type: e.type,
+    what: eventText(e, scenario),
+  }));
+  return {
+    eventsApplied: all.filter((e) => e.at <= end).sort((a, b) => a.at - b.at),
+    eventsAfterEnd: all.filter((e) => e.at > end),
+  };
 }
 
 function eventText(e: Scenario["events"][number], scenario: Scenario): string {

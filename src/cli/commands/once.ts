@@ -41,6 +41,7 @@ export function register(program: Command, ctx: CliContext): void {
       const { scheduledStrategies } = await import("../../engine/daemon.js");
       const { stringifyJson } = await import("../../lib/json.js");
       const { formatCycle, actionLines } = await import("../report.js");
+      const { killSwitchNotice } = await import("../../engine/killSwitch.js");
       const live = config.mode === "live" && !opts.dryRun;
       // Ctrl-C (or SIGTERM) lets the request in flight finish and sends nothing new but cancels; a
       // strategy that sent nothing stays due for the next call (one that sent is settled: no second
@@ -81,7 +82,6 @@ export function register(program: Command, ctx: CliContext): void {
             // --json promises a summary line even when nothing could run (the venue unreachable).
             if (opts.json) {
               const { describeError } = await import("../../lib/errors.js");
-              const { killSwitchNotice } = await import("../../engine/killSwitch.js");
               ctx.stdout(
                 summaryLine(runtime.clock(), {
                   ran: [],
@@ -111,7 +111,6 @@ export function register(program: Command, ctx: CliContext): void {
             readSignal: stopping.signal,
           });
           const { plan, runs } = pass;
-          const { killSwitchNotice } = await import("../../engine/killSwitch.js");
           const killSwitch = killSwitchNotice(config.limits.killSwitchFile);
           await notifyOnce(ctx, config, runtime, logger, pass);
           // A dry run prints unsigned requests, never a live order (#17.6; `plan --sign` prints signed ones).
