@@ -174,17 +174,26 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       validatorAllowlist: deps.limits.validatorAllowlist,
     });
     // Beside the venue's staking history, the journal's own moves over the same period (the oldest
-    // event's time): what the bot did is not what the user did by hand.
+    // event's time): what the bot did is not what the user did by hand. The journal dates a move by the
+    // local clock, the history by the venue's: the moves are moved onto the venue's clock by the skew
+    // measured now (the Date headers of this cycle's answers), so a local clock minutes off does not
+    // turn the bot's own moves into the user's.
     const history = read.stakingHistory;
+    const venueNow = deps.venueNow?.();
+    const localToVenue = venueNow === undefined ? 0 : venueNow - deps.clock();
     const snapshot =
       history === undefined
         ? read
         : {
             ...read,
-            ownStakingMoves: deps.journal.ownStakingMoves(
-              deps.account,
-              history.reduce((t, e) => Math.min(t, e.time), startedAt) - PAIRED_WITHIN_MS,
-            ),
+            ownStakingMoves: deps.journal
+              .ownStakingMoves(
+                deps.account,
+                history.reduce((t, e) => Math.min(t, e.time), startedAt + localToVenue) -
+                  localToVenue -
+                  PAIRED_WITHIN_MS,
+              )
+              .map((m) => ({ ...m, time: m.time + localToVenue })),
           };
     deps.journal.recordSnapshot(cycleId, summarizeSnapshot(snapshot));
     if (parts.has("staking")) recordStake(deps.metrics, snapshot);

@@ -80,7 +80,7 @@ export interface StakingSummary {
 /** One entry of the account's staking history (delegatorHistory), oldest first. */
 /** A tokenDelegate hlbot sent (journal): when, to or from which validator, how much HYPE. */
 export interface OwnStakingMove {
-  /** ms: when it was sent. */
+  /** ms: when it was sent, on the venue's clock (the journal's local time moved by the measured skew). */
   time: number;
   validator: string;
   amount: Decimal;

@@ -89,6 +89,48 @@ describe("engine cycle against the simulator", () => {
     expect(left.reduce((a, m) => a + m.amount.toNumber(), 0)).toBe(1000);
   });
 
+  it("dates the journal's own staking moves on the venue's clock: a local clock 20 minutes ahead still matches them", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      clockOffsetMs: 20 * 60_000,
+      strategies: [
+        {
+          name: "staking",
+          kind: "validator-staking",
+          params: { validators: 2, maxCommission: 0.05, maxMovePerRun: 10000 },
+        },
+      ],
+      fund: { HYPE: "1000" },
+    });
+    const jailed = "0x000000000056f99d36b6f2e0c51fd41496bbacb8"; // Low Fee Node in the demo scenario
+    const ex = bot.runtime.exchange!;
+    expect((await ex.cDeposit({ amount: "1000" })).status).toBe("accepted");
+    expect((await ex.tokenDelegate({ validator: jailed, amount: "1000", isUndelegate: false })).status).toBe(
+      "accepted",
+    );
+    bot.sim.setValidator(jailed, { isJailed: true });
+    bot.sim.advance(25 * 60 * 60_000);
+    const first = await cycle(bot);
+    expect(first.actions.filter((a) => a.outcome === "accepted").length).toBeGreaterThanOrEqual(2);
+    bot.sim.advance(60_000);
+    const second = await cycle(bot);
+    const own = second.snapshot.ownStakingMoves ?? [];
+    expect(own.length).toBe(first.actions.filter((a) => a.action === "tokenDelegate").length);
+    const history = second.snapshot.stakingHistory ?? [];
+    for (const m of own) {
+      const event = history.find(
+        (e) =>
+          e.kind === (m.isUndelegate ? "undelegate" : "delegate") &&
+          e.validator === m.validator &&
+          e.amount.eq(m.amount) &&
+          e.time >= bot!.sim.now() - 2 * 60_000,
+      );
+      expect(event).toBeDefined();
+      // Sent within a second of the venue's event, on the venue's clock (20 minutes apart on the local one).
+      expect(Math.abs(event!.time - m.time)).toBeLessThan(2_000);
+    }
+  });
+
   it("undelegates from a jailed validator and splits the stake between the two best eligible ones", async () => {
     bot = await startTestBot({
       mode: "live",

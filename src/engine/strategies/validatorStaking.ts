@@ -21,7 +21,7 @@ import { Decimal, truncateDecimals, ZERO } from "../../lib/decimal.js";
 import { HYPE_WEI_DECIMALS } from "../../venue/constants.js";
 import { address, decimal, fraction, hypeAmount, integer } from "../config/fields.js";
 import type { CDepositIntent, CWithdrawIntent, Decision, TokenDelegateIntent } from "../intents.js";
-import type { Snapshot, StakingEvent, ValidatorInfo, ValidatorPeriod } from "../snapshot.js";
+import type { Snapshot, ValidatorInfo, ValidatorPeriod } from "../snapshot.js";
 import { fmt, isoTime, ONE, pct, skip } from "./common.js";
 import { defineStrategy } from "./types.js";
 
