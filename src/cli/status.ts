@@ -6,14 +6,16 @@
 // abort still ends the command. The caller decides the exit code from `coreUnavailable` (the spot
 // balances, without which there is no account overview).
 
-import { spotUniverse } from "../engine/readSnapshot.js";
+import { spotUniverse, stakingEvents } from "../engine/readSnapshot.js";
 import { labelWithVenueName, pairLabel } from "../engine/snapshot.js";
 import { type AccountValue, valueAccount } from "../engine/valuation.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError, VenueError } from "../lib/errors.js";
 import { oneLine } from "../lib/text.js";
+import { UNSTAKING_QUEUE_MS } from "../venue/constants.js";
 import type { InfoClient } from "../venue/info/client.js";
 import { twapMayBeRunning } from "../venue/info/methods/index.js";
+import type { NetworkName } from "../venue/networks.js";
 
 export interface AccountStatus {
   account: string;
@@ -39,6 +41,13 @@ export interface AccountStatus {
     undelegated: string;
     pendingWithdrawal: string;
     nPendingWithdrawals: number;
+    /**
+     * The pending withdrawals, oldest first, dated from the staking history (the newest
+     * nPendingWithdrawals withdrawals started): `backOnSpotAbout` is the start plus the network's
+     * unstaking queue (null where the queue is not known). null when the history could not be read;
+     * shorter than nPendingWithdrawals when the history no longer reaches back to them.
+     */
+    pendingWithdrawals: Array<{ amount: string; startedAt: number; backOnSpotAbout: number | null }> | null;
     /** Delegated HYPE still within its lock (sum of the locked delegations). */
     locked: string;
     /** Delegated, idle and pending-withdrawal HYPE in USD; null when HYPE's USD price is not known. */
@@ -91,6 +100,7 @@ export type StatusSection =
   | "staking"
   | "delegations"
   | "validator names"
+  | "withdrawal dates"
   | "rewards"
   | "twaps"
   | "twap progress"
@@ -117,7 +127,12 @@ function errorLine(err: VenueError): string {
   return describeError(err);
 }
 
-export async function collectStatus(info: InfoClient, account: string, now: number): Promise<AccountStatus> {
+export async function collectStatus(
+  info: InfoClient,
+  account: string,
+  now: number,
+  network: NetworkName,
+): Promise<AccountStatus> {
   const user = account;
   const [
     meta,
@@ -164,6 +179,26 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
   const midsV = metaV === undefined ? undefined : got("balances", mids);
   const spotV = midsV === undefined ? undefined : got("balances", spot);
   const summaryV = got("staking", summary);
+  // When withdrawals are pending, the staking history dates them (one more read, only then).
+  let pendingWithdrawals: NonNullable<AccountStatus["staking"]>["pendingWithdrawals"] = [];
+  if (summaryV !== undefined && summaryV.nPendingWithdrawals > 0) {
+    const history = got(
+      "withdrawal dates",
+      await read("delegatorHistory", () => info.delegatorHistory({ user })),
+    );
+    const queue = UNSTAKING_QUEUE_MS[network];
+    pendingWithdrawals =
+      history === undefined
+        ? null
+        : stakingEvents(history)
+            .filter((e) => e.kind === "withdrawalInitiated" && e.time <= now)
+            .slice(-summaryV.nPendingWithdrawals)
+            .map((e) => ({
+              amount: e.amount.toFixed(),
+              startedAt: e.time,
+              backOnSpotAbout: queue === undefined ? null : e.time + queue,
+            }));
+  }
   let balances: AccountStatus["balances"] = null;
   let totalUsd: string | null = null;
   let value: AccountValue | undefined;
@@ -242,6 +277,7 @@ export async function collectStatus(info: InfoClient, account: string, now: numb
           undelegated: summaryV.undelegated,
           pendingWithdrawal: summaryV.totalPendingWithdrawal,
           nPendingWithdrawals: summaryV.nPendingWithdrawals,
+          pendingWithdrawals,
           locked: (delegationsV ?? [])
             .filter((d) => d.lockedUntilTimestamp > now)
             .reduce((t, d) => t.plus(new Decimal(d.amount)), ZERO)
@@ -357,6 +393,21 @@ export function formatStatus(s: AccountStatus, network: string): string {
           `idle (undelegated, earning nothing) ${s.staking.undelegated} HYPE, ` +
           `pending withdrawal ${s.staking.pendingWithdrawal} HYPE (${s.staking.nPendingWithdrawals} pending)`,
   );
+  if (s.staking !== null && s.staking.nPendingWithdrawals > 0) {
+    const dated = s.staking.pendingWithdrawals;
+    if (dated === null) out.push(`  withdrawal dates: ${missing("withdrawal dates")}`);
+    for (const w of dated ?? [])
+      out.push(
+        `  withdrawal of ${w.amount} HYPE started ${when(w.startedAt)}, ` +
+          (w.backOnSpotAbout === null
+            ? "back on spot when the venue's unstaking queue ends (its length on this network is not known to hlbot)"
+            : `back on spot about ${when(w.backOnSpotAbout)} (the venue's unstaking queue of ${Math.round((w.backOnSpotAbout - w.startedAt) / 86_400_000)} days)`),
+      );
+    if (dated !== null && dated.length < s.staking.nPendingWithdrawals)
+      out.push(
+        `  ${s.staking.nPendingWithdrawals - dated.length} more started before the staking history the venue returns`,
+      );
+  }
   out.push(`Account value: ${accountValueLine(s)}`);
   if (s.delegations === null) out.push(`Delegations: ${missing("delegations")}`);
   for (const d of s.delegations ?? []) {

@@ -186,7 +186,7 @@ function pairMarks(ctxs: SpotMetaAndAssetCtxsResponse[1]): Map<string, PairMarks
 }
 
 /** delegatorHistory (newest first, unknown kinds kept) as staking events, oldest first. */
-function stakingEvents(history: DelegatorHistoryResponse): StakingEvent[] {
+export function stakingEvents(history: DelegatorHistoryResponse): StakingEvent[] {
   const events: StakingEvent[] = [];
   for (const e of history) {
     const d = e.delta;

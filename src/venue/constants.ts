@@ -7,6 +7,12 @@
 //   testnet); its maximum is unconfirmed (sources say 1440 or more), so the engine takes it from the
 //   configuration (`venue.twapMaxMinutes`).
 // - Addresses on the wire are 0x + 40 hex digits; the venue answers in lower case.
+// - A withdrawal from staking (cWithdraw) reaches spot after the unstaking queue: 7 days on mainnet
+//   (Hyperliquid docs, "Staking"; the docs' delegatorHistory example finalises 7 days and 1 s after it
+//   starts). Testnet's queue is shorter (a public SDK reads 5 minutes from testnet histories;
+//   unconfirmed), so hlbot shows no date there.
+
+import type { NetworkName } from "./networks.js";
 
 /** Spot asset id = SPOT_ASSET_OFFSET + the pair's index. */
 export const SPOT_ASSET_OFFSET = 10_000;
@@ -22,3 +28,9 @@ export const TWAP_MAX_MINUTES_DEFAULT = 10_080;
 
 /** An address as the venue writes it: 0x and 40 hex digits (any case). */
 export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
+
+/** The unstaking queue by network, in ms; undefined where it is not known. Only shown, never acted on. */
+export const UNSTAKING_QUEUE_MS: Readonly<Record<NetworkName, number | undefined>> = {
+  mainnet: 7 * 24 * 60 * 60_000,
+  testnet: undefined,
+};

@@ -603,6 +603,7 @@ describe("12. control characters in venue strings", () => {
         undelegated: "0",
         pendingWithdrawal: "0",
         nPendingWithdrawals: 0,
+        pendingWithdrawals: [],
         locked: "0",
         usd: null,
       },

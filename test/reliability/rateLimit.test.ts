@@ -120,7 +120,7 @@ async function operate(
     }
     if (nextStatus === due) {
       statusCalls++;
-      await collectStatus(runtime.info, runtime.account, sim.now());
+      await collectStatus(runtime.info, runtime.account, sim.now(), "testnet");
       nextStatus += statusEveryMs;
     }
   }

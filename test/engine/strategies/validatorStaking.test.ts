@@ -782,15 +782,33 @@ describe("validator-staking against the simulator", () => {
       "accepted",
     );
     expect((await ex.cWithdraw({ amount: "15" })).status).toBe("accepted");
-    const status = await collectStatus(bot.runtime.info, bot.address, bot.sim.now());
-    expect(status.staking).toMatchObject({ locked: "60", nPendingWithdrawals: 1 });
-    expect(Number(status.staking?.undelegated)).toBe(25);
-    expect(Number(status.staking?.pendingWithdrawal)).toBe(15);
+    const firstAt = bot.sim.now();
+    bot.sim.advance(2 * HOUR);
+    expect((await ex.cWithdraw({ amount: "5" })).status).toBe("accepted");
+    const status = await collectStatus(bot.runtime.info, bot.address, bot.sim.now(), "mainnet");
+    expect(status.staking).toMatchObject({ locked: "60", nPendingWithdrawals: 2 });
+    expect(Number(status.staking?.undelegated)).toBe(20);
+    expect(Number(status.staking?.pendingWithdrawal)).toBe(20);
     expect(Number(status.delegations?.[0]?.netApr)).toBeCloseTo(0.0241 * 0.98, 8);
-    const text = formatStatus(status, "testnet");
+    // Each pending withdrawal dated from the staking history, oldest first, 7 days on mainnet.
+    expect(
+      status.staking?.pendingWithdrawals?.map((w) => [Number(w.amount), w.startedAt, w.backOnSpotAbout]),
+    ).toEqual([
+      [15, firstAt, firstAt + 7 * 24 * HOUR],
+      [5, firstAt + 2 * HOUR, firstAt + 2 * HOUR + 7 * 24 * HOUR],
+    ]);
+    const text = formatStatus(status, "mainnet");
     expect(text).toMatch(
-      /Staking: delegated 60(\.0)? HYPE \(60 locked\), idle \(undelegated, earning nothing\) 25(\.0)? HYPE, pending withdrawal 15(\.0)? HYPE \(1 pending\)/,
+      /Staking: delegated 60(\.0)? HYPE \(60 locked\), idle \(undelegated, earning nothing\) 20(\.0)? HYPE, pending withdrawal 20(\.0)? HYPE \(2 pending\)/,
     );
+    const day = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
+    expect(text).toContain(
+      `withdrawal of 15 HYPE started ${day(firstAt)}, back on spot about ${day(firstAt + 7 * 24 * HOUR)} (the venue's unstaking queue of 7 days)`,
+    );
+    // Testnet's queue is not known: no date is promised.
+    const onTestnet = await collectStatus(bot.runtime.info, bot.address, bot.sim.now(), "testnet");
+    expect(onTestnet.staking?.pendingWithdrawals?.map((w) => w.backOnSpotAbout)).toEqual([null, null]);
+    expect(formatStatus(onTestnet, "testnet")).toContain("withdrawal of 5 HYPE started ");
     expect(text).toMatch(
       /ValiDAO \(0xb8f4\w+\): 60(\.0)? HYPE, active, commission 0\.02, net APR 2\.362%, locked until/,
     );
