@@ -23,7 +23,7 @@ import { newCycleId } from "./journal.js";
 import type { BotMetrics } from "./metrics.js";
 import type { DaemonNotices } from "./notify/daemonNotices.js";
 import type { Runtime } from "./runtime.js";
-import { validateCron } from "./schedule.js";
+import { validateSchedule } from "./schedule.js";
 import { iso, Scheduler, type SlotGroup } from "./scheduler.js";
 import type { Strategy } from "./strategies/registry.js";
 import { resolveSharedDefaults } from "./strategies/shared.js";
@@ -755,7 +755,7 @@ function checkStrategies(list: readonly Strategy[]): void {
   for (const s of list) {
     if (seen.has(s.name)) throw new ConfigError(`strategy name "${s.name}" is used twice`);
     seen.add(s.name);
-    validateCron(s.schedule, `${s.name}.schedule`);
+    validateSchedule(s.schedule, `${s.name}.schedule`);
   }
 }
 

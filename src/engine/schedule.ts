@@ -14,6 +14,32 @@ export function validateCron(expression: string, field = "schedule"): void {
   }
 }
 
+/**
+ * A schedule as a bot file may give it: a cron expression (validateCron), and no seconds field unless
+ * the schedule runs more than once a minute. node-cron reads a sixth field as seconds, first: a stray
+ * field ("0 9 * * 1 *", meant weekly) would shift every field and run hourly. A seconds field that is
+ * one number adds nothing a 5-field expression cannot say, so it is refused as that likely slip.
+ */
+export function validateSchedule(expression: string, field = "schedule"): void {
+  validateCron(expression, field);
+  const words = expression.trim().split(/\s+/);
+  if (words.length === 6 && /^\d+$/.test(words[0]!))
+    throw new ValidationError([
+      {
+        path: field,
+        message:
+          `${JSON.stringify(expression)} has 6 fields, and cron reads the first as seconds: minute ${words[1]}, hour ${words[2]}, ` +
+          `day ${words[3]}, month ${words[4]}, weekday ${words[5]}. hlbot schedules by the minute: write the 5 fields ` +
+          "minute hour day-of-month month weekday (a seconds field only for a schedule that runs more than once a minute)",
+      },
+    ]);
+}
+
+/** Whether a (valid) expression has a seconds field: it runs more than once a minute. */
+export function hasSecondsField(expression: string): boolean {
+  return expression.trim().split(/\s+/).length === 6;
+}
+
 const MINUTE = 60_000;
 /** Default catch-up window of a cron slot (bot config `schedule.catchUp`). */
 export const DEFAULT_CATCH_UP_MS = 2 * 60 * MINUTE;

@@ -39,10 +39,27 @@ describe("hlbot config validate", () => {
     const files = ["strategies/twap-rebalance.yaml", "strategies/validator-staking.yaml"];
     const r = hlbot(["config", "validate", ...files]);
     expect(r.code).toBe(0);
-    expect(r.stdout.trim().split("\n")).toEqual([
-      'ok strategies/twap-rebalance.yaml: strategy hype-usdc-5050 (twap-rebalance, schedule "0 * * * *")',
-      'ok strategies/validator-staking.yaml: strategy hype-staking (validator-staking, schedule "15 */6 * * *")',
-    ]);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines).toHaveLength(2);
+    // Each schedule with its next three runs (UTC): the cadence in dates.
+    const at = "\\d{4}-\\d\\d-\\d\\d (\\d\\d):(\\d\\d)";
+    const hourly = lines[0]!.match(
+      new RegExp(
+        `^ok strategies/twap-rebalance\\.yaml: strategy hype-usdc-5050 \\(twap-rebalance, schedule "0 \\* \\* \\* \\*"; next ${at}, ${at}, ${at} UTC\\)$`,
+      ),
+    );
+    expect(hourly?.slice(1).filter((_, i) => i % 2 === 1)).toEqual(["00", "00", "00"]);
+    const sixHourly = lines[1]!.match(
+      new RegExp(
+        `^ok strategies/validator-staking\\.yaml: strategy hype-staking \\(validator-staking, schedule "15 \\*/6 \\* \\* \\*"; next ${at}, ${at}, ${at} UTC\\)$`,
+      ),
+    );
+    const hours = sixHourly
+      ?.slice(1)
+      .filter((_, i) => i % 2 === 0)
+      .map(Number);
+    expect(sixHourly?.slice(1).filter((_, i) => i % 2 === 1)).toEqual(["15", "15", "15"]);
+    expect(hours?.every((h) => h % 6 === 0)).toBe(true);
     expect(hlbot(["config", "validate", "--config", "test/fixtures/config/good/bot.yaml"]).code).toBe(0);
     const viaEnv = hlbot(["config", "validate"], { HLBOT_CONFIG: "test/fixtures/config/good/bot.yaml" });
     expect(viaEnv.stdout).toMatch(/^ok test\/fixtures\/config\/good\/bot\.yaml: testnet, live/m);

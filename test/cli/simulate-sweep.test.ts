@@ -139,7 +139,7 @@ describe("hlbot simulate --sweep", () => {
     r = hlbot(["--sweep", invalid]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      `${invalid}:2: grid: point 2 of 4 (maxOrderUsd=100, band=1.5) is not a valid configuration: config/demo-strategies/purr-allocation.yaml:12: params.band: must be at most 1, got 1.5`,
+      `${invalid}:2: grid: point 2 of 4 (maxOrderUsd=100, band=1.5) is not a valid configuration: config/demo-strategies/purr-allocation.yaml:12: params.band: must be at most 1 (a fraction: 0.5 means 50%), got 1.5`,
     );
     const badFrom = sweepFile("from.yaml", "from: 2025-13-01\ngrid:\n  limits.maxOrderUsd: [100]\n");
     r = hlbot(["--sweep", badFrom]);

@@ -25,6 +25,9 @@ export function register(program: Command, ctx: CliContext): void {
       );
       const { formatIssue, issuesOf } = await import("../../engine/config/issues.js");
       const { resolve } = await import("node:path");
+      const schedules = await import("../../engine/schedule.js");
+      const describeStrategy = (s: Parameters<typeof describeStrategyWith>[1]) =>
+        describeStrategyWith(schedules, s);
 
       const targets: Array<{ path: string; kind: "bot" | "strategy" }> = [];
       if (opts.config !== undefined || files.length === 0) {
@@ -83,6 +86,31 @@ function parseTarget(value: string): "config" | "strategy" {
   throw new InvalidArgumentError('expected "config" or "strategy"');
 }
 
-function describeStrategy(s: { name: string; kind: string; schedule: string; enabled: boolean }): string {
-  return `${s.name} (${s.kind}, schedule "${s.schedule}"${s.enabled ? "" : ", disabled"})`;
+function describeStrategyWith(
+  schedules: Pick<typeof import("../../engine/schedule.js"), "CronSchedule" | "hasSecondsField">,
+  s: { name: string; kind: string; schedule: string; enabled: boolean },
+): string {
+  return `${s.name} (${s.kind}, schedule "${s.schedule}"${s.enabled ? "" : ", disabled"}; next ${nextRuns(schedules, s.schedule)})`;
+}
+
+/** The next three times a schedule is due (UTC, as hlbot reads schedules): its cadence, in dates. */
+function nextRuns(
+  { CronSchedule, hasSecondsField }: Parameters<typeof describeStrategyWith>[0],
+  expression: string,
+): string {
+  const schedule = new CronSchedule(expression);
+  const runs: string[] = [];
+  let t = Date.now();
+  while (runs.length < 3) {
+    const next = schedule.next(t);
+    if (next === undefined) break;
+    runs.push(
+      new Date(next)
+        .toISOString()
+        .slice(0, hasSecondsField(expression) ? 19 : 16)
+        .replace("T", " "),
+    );
+    t = next;
+  }
+  return runs.length === 0 ? "never" : `${runs.join(", ")} UTC`;
 }

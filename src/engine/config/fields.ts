@@ -38,7 +38,9 @@ export function decimal(bounds: DecimalBounds = {}) {
         ctx.addIssue({ code: "custom", message: `must be greater than ${bounds.gt}, got ${d.toFixed()}` });
       }
       if (bounds.max !== undefined && d.gt(parseDecimal(bounds.max))) {
-        ctx.addIssue({ code: "custom", message: `must be at most ${bounds.max}, got ${d.toFixed()}` });
+        // A fraction's bound: a percent written as a number (50 for 50%) is the likely mistake.
+        const hint = String(bounds.max) === "1" && d.gt(1) ? " (a fraction: 0.5 means 50%)" : "";
+        ctx.addIssue({ code: "custom", message: `must be at most ${bounds.max}${hint}, got ${d.toFixed()}` });
       }
       return d;
     });

@@ -6,7 +6,7 @@ import * as z from "zod";
 import { ValidationError } from "../../lib/errors.js";
 import { TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../../venue/constants.js";
 import { NOTIFY_EVENTS, type NotifyEventType } from "../notify/types.js";
-import { validateCron } from "../schedule.js";
+import { validateSchedule } from "../schedule.js";
 import { STRATEGIES, type StrategyKind } from "../strategies/registry.js";
 import { address, decimal, hypeAmount, integer, positiveDecimal } from "./fields.js";
 
@@ -73,22 +73,23 @@ export const walletSchema = z
 
 export const priceSanitySchema = z
   .strictObject({
-    maxMarkDeviation: decimal({ min: 0, max: 10 })
+    // Fractions, at most 1 (the price doubling): a percent written as 10 or 50 would switch the guard off.
+    maxMarkDeviation: decimal({ min: 0, max: 1 })
       .prefault(0.1)
       .describe(
         "Largest gap between the allMids mid and the mark (and the context's mid), as a fraction of the lower (larger / smaller − 1: 0.1 allows 10% above and 9.09% below)",
       ),
-    maxDayMove: decimal({ min: 0, max: 100 })
+    maxDayMove: decimal({ min: 0, max: 1 })
       .prefault(0.5)
       .describe(
         "Largest gap between the mid and the previous-day price, as a fraction of the lower (larger / smaller − 1: 0.5 allows 50% above and 33.3% below)",
       ),
-    maxMovePerCycle: decimal({ min: 0, max: 100 })
+    maxMovePerCycle: decimal({ min: 0, max: 1 })
       .prefault(0.15)
       .describe(
         "Largest move of the mid since the last cycle that saw it, as a fraction of the lower (larger / smaller − 1: 0.15 allows 15% up and 13.04% down)",
       ),
-    maxMovePerHour: decimal({ min: 0, max: 100 })
+    maxMovePerHour: decimal({ min: 0, max: 1 })
       .prefault(0.1)
       .describe("The move allowed grows by this fraction per hour since that last mid"),
   })
@@ -301,13 +302,15 @@ const cron = () =>
     .string()
     .superRefine((expression, ctx) => {
       try {
-        validateCron(expression);
+        validateSchedule(expression);
       } catch (err) {
         const message =
           err instanceof ValidationError ? (err.issues[0]?.message ?? err.message) : String(err);
         ctx.addIssue({
           code: "custom",
-          message: `${message} (expected 5 or 6 cron fields, e.g. "0 * * * *")`,
+          message: message.includes("has 6 fields")
+            ? message
+            : `${message} (expected 5 cron fields, e.g. "0 * * * *"; a leading 6th for seconds)`,
         });
       }
     })

@@ -4,6 +4,7 @@
 
 import { Decimal } from "../../lib/decimal.js";
 import { DEFAULT_USER_SIGNED_GRACE_MS } from "../reconcile.js";
+import { hasSecondsField } from "../schedule.js";
 import { strategyConflicts } from "../strategies/shared.js";
 import { isPlaceholderAddress } from "./fields.js";
 import type { LoadedConfig } from "./loader.js";
@@ -33,6 +34,11 @@ export function configWarnings(c: LoadedConfig): string[] {
     );
   }
   for (const s of c.strategies) {
+    if (s.enabled && hasSecondsField(s.schedule))
+      out.push(
+        `strategy ${s.name}: schedule "${s.schedule}" has a seconds field: it runs more than once a minute ` +
+          "(meant for tests). Write 5 fields (minute hour day-of-month month weekday) for a schedule by the minute.",
+      );
     const amountUsd =
       s.kind === "twap-accumulate" ? (s.params as { amountUsd?: unknown }).amountUsd : undefined;
     if (s.enabled && amountUsd instanceof Decimal && amountUsd.lt(minOrder))
