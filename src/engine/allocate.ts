@@ -259,6 +259,7 @@ function fitTwap(
     t.minutes,
     snapshot.rules,
     pairOf(t, snapshot)?.quote.name ?? token,
+    { size, szDecimals: t.szDecimals, base: t.label.split("/")[0] ?? t.coin },
   );
   if (!fit.ok) return skipOf(`${why}; reduced to ${fmt(size)}, it is too small: ${fit.reason}`);
   return {
@@ -347,7 +348,11 @@ function netOpposingTwaps(
       const note = `netted against ${describe(losers)} ${w.label}: ${fmt(take)} fewer`;
       const quote = pairOf(w, snapshot)?.quote.name ?? w.label.split("/")[1] ?? "USDC";
       const fit = size.gt(0)
-        ? fitTwapDuration(size.times(w.midPx), w.minutes, snapshot.rules, quote)
+        ? fitTwapDuration(size.times(w.midPx), w.minutes, snapshot.rules, quote, {
+            size,
+            szDecimals: w.szDecimals,
+            base: w.label.split("/")[0] ?? w.coin,
+          })
         : ({ ok: false, reason: "nothing is left to trade" } as const);
       if (!fit.ok) {
         replaced.set(w, undefined);

@@ -289,7 +289,11 @@ function limitTwap(intent: TwapOrderIntent, limits: RiskLimits, rules: VenueRule
   const size = truncateDecimals(limits.maxOrderUsd.div(usdPx), intent.szDecimals);
   if (!size.gt(0)) return `maxOrderUsd ${fmt(limits.maxOrderUsd)} USD is less than one lot`;
   const notionalUsd = size.times(usdPx);
-  const fit = fitTwapDuration(size.times(intent.midPx), intent.minutes, rules, quote);
+  const fit = fitTwapDuration(size.times(intent.midPx), intent.minutes, rules, quote, {
+    size,
+    szDecimals: intent.szDecimals,
+    base: intent.label.split("/")[0] ?? intent.coin,
+  });
   if (!fit.ok) return `reduced to maxOrderUsd ${fmt(limits.maxOrderUsd)} USD, it is too small: ${fit.reason}`;
   const change =
     `reduced from ${fmt(intent.size)} to ${fmt(size)} (≈${fmt(notionalUsd, 2)} USD) by maxOrderUsd ${fmt(limits.maxOrderUsd)}` +

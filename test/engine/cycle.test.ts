@@ -131,6 +131,29 @@ describe("engine cycle against the simulator", () => {
     }
   });
 
+  it("a day-long 200-USD DCA buy is shortened to one-lot slices, and the venue fills all of it", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        {
+          name: "dca",
+          kind: "twap-accumulate",
+          params: { coin: "HYPE", side: "buy", amountUsd: 200, twap: { minutes: 1440, randomize: false } },
+        },
+      ],
+      fund: { USDC: "5000" },
+    });
+    bot.sim.setPrice("@107", "35");
+    const report = await cycle(bot);
+    const [action] = report.actions;
+    expect(action?.outcome).toBe("accepted");
+    const twap = (action?.request as { action: { twap: { s: string; m: number } } }).action.twap;
+    expect(twap).toMatchObject({ s: "5.71", m: 285 });
+    bot.sim.advance(24 * 60 * 60_000);
+    const ended = bot.sim.ledger().filter((e) => e.kind === "twapFinished" && e.user === bot!.address);
+    expect(ended.map((e) => e.data.executedSz)).toEqual(["5.71"]);
+  });
+
   it("undelegates from a jailed validator and splits the stake between the two best eligible ones", async () => {
     bot = await startTestBot({
       mode: "live",

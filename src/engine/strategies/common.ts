@@ -29,12 +29,18 @@ export type FitResult =
  * (`twapMinSliceValue`, off by default; a slice every `twapSliceSeconds`), a too-long TWAP is
  * shortened so each slice is still worth it, never below the venue's minimum duration; only an order
  * too small even for the shortest TWAP fails.
+ *
+ * With the order's size in `lots`, a too-long TWAP is also shortened so each slice is at least one lot
+ * of the base token (10^-szDecimals). What the venue does with a slice below one lot is not documented:
+ * if it rounds the slice down, and catches up at most 3× a slice, such a TWAP fills nothing (the
+ * simulator's model). A day-long 200-USD HYPE buy has 0.002-HYPE slices against a 0.01 lot.
  */
 export function fitTwapDuration(
   notional: Decimal,
   wanted: number,
   rules: VenueRules,
   quote: string,
+  lots?: { size: Decimal; szDecimals: number; base: string },
 ): FitResult {
   let minutes = Math.min(Math.max(wanted, rules.twapMinMinutes), rules.twapMaxMinutes);
   const notes: string[] = [];
@@ -64,6 +70,27 @@ export function fitTwapDuration(
     if (longest < minutes) {
       notes.push(
         `shortened from ${minutes} to ${longest} min so each ${rules.twapSliceSeconds}-s slice is worth at least ${fmt(minSlice)} ${quote}`,
+      );
+      minutes = longest;
+    }
+  }
+  if (lots !== undefined) {
+    const slicesPerMinute = 60 / rules.twapSliceSeconds;
+    const lot = new Decimal(1).div(new Decimal(10).pow(lots.szDecimals));
+    // Longest duration whose slices are each at least one lot.
+    const longest = lots.size.div(lot.times(slicesPerMinute)).floor().toNumber();
+    const slice = `${rules.twapSliceSeconds}-s slice`;
+    if (longest < rules.twapMinMinutes) {
+      return {
+        ok: false,
+        reason:
+          `${fmt(lots.size)} ${lots.base} is too few lots for a TWAP: each ${slice} of the shortest ` +
+          `${rules.twapMinMinutes}-min TWAP would be below one lot (${fmt(lot)} ${lots.base})`,
+      };
+    }
+    if (longest < minutes) {
+      notes.push(
+        `shortened from ${minutes} to ${longest} min so each ${slice} is at least one lot (${fmt(lot)} ${lots.base}; smaller slices may fill nothing)`,
       );
       minutes = longest;
     }

@@ -160,7 +160,11 @@ export const twapAccumulate = defineStrategy({
       ];
     }
     const notional = size.times(mid);
-    const fit = fitTwapDuration(notional, params.twap.minutes, snapshot.rules, quote);
+    const fit = fitTwapDuration(notional, params.twap.minutes, snapshot.rules, quote, {
+      size,
+      szDecimals: pair.base.szDecimals,
+      base,
+    });
     if (!fit.ok) return [skip(name, fit.reason, considered)];
     if (fit.note) notes.push(fit.note);
     const notionalUsd = notional.times(quoteUsd);

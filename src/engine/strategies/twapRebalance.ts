@@ -239,7 +239,11 @@ export const twapRebalance = defineStrategy({
         );
         continue;
       }
-      const fit = fitTwapDuration(notional, params.twap.minutes, snapshot.rules, quote);
+      const fit = fitTwapDuration(notional, params.twap.minutes, snapshot.rules, quote, {
+        size,
+        szDecimals: pair.base.szDecimals,
+        base: h.token,
+      });
       if (!fit.ok) {
         decisions.push(skip(name, `${where}: ${fit.reason}`, "twapOrder"));
         continue;

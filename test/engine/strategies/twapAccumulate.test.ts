@@ -57,6 +57,23 @@ describe("twap-accumulate", () => {
     expect(t.notionalUsd.toFixed()).toBe("999.99");
   });
 
+  it("shortens a TWAP whose 30-s slices would be below one lot: a day-long 200-USD buy at 35 has 0.002-HYPE slices", () => {
+    const t = only(
+      run({ amountUsd: 200, twap: { minutes: 1440, randomize: false } }, { ...funded, hypeMid: 35 }),
+    );
+    expect(t.size.toFixed()).toBe("5.71");
+    // 571 lots of 0.01 HYPE, two slices a minute: 285 minutes of one-lot slices at most.
+    expect(t.minutes).toBe(285);
+    expect(t.reason).toContain(
+      "shortened from 1440 to 285 min so each 30-s slice is at least one lot (0.01 HYPE; smaller slices may fill nothing)",
+    );
+    // A duration whose slices are a lot or more stays as asked.
+    expect(
+      only(run({ amountUsd: 200, twap: { minutes: 240, randomize: false } }, { ...funded, hypeMid: 35 }))
+        .minutes,
+    ).toBe(240);
+  });
+
   it("skips buys while the mid is above limitPx and sells while it is below", () => {
     expect(skipped(run({ limitPx: 35 }))).toMatch(/mid 40 is above the buy ceiling limitPx 35/);
     expect(only(run({ limitPx: "40" })).size.toFixed()).toBe("25");
