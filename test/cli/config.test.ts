@@ -124,7 +124,28 @@ describe("hlbot config validate", () => {
     const r = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(
-      /^warning: strategy small-dca: amountUsd 40 is below the smallest TWAP the venue accepts \(venue\.twapMinOrderValue 100\): every run will be skipped/m,
+      /^warning: strategy small-dca: amountUsd 40 is below the smallest TWAP the venue accepts \(venue\.twapMinOrderValue 100\): every run will be skipped\. Raise amountUsd to at least 102\.$/m,
+    );
+    // At the minimum itself: rounding down to whole lots takes every order below it; a budget that
+    // cannot pay for one TWAP under the buy reserve is warned about too.
+    writeFileSync(
+      strategy,
+      'name: small-dca\nkind: twap-accumulate\nschedule: "0 * * * *"\nparams:\n  coin: HYPE\n  side: buy\n  amountUsd: 100\n  budgetUsd: 100\n  twap: {minutes: 60}\n',
+    );
+    const atMinimum = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    expect(atMinimum.code).toBe(0);
+    expect(atMinimum.stderr).toMatch(
+      /^warning: strategy small-dca: amountUsd 100 is at the smallest TWAP the venue accepts \(venue\.twapMinOrderValue 100\), and orders are rounded down to whole lots, which takes it below: every run will be skipped\. Raise amountUsd to at least 102\.$/m,
+    );
+    expect(atMinimum.stderr).toMatch(
+      /^warning: strategy small-dca: budgetUsd 100 is too small for one TWAP: .* Raise budgetUsd to at least 106\.$/m,
+    );
+    writeFileSync(
+      strategy,
+      'name: small-dca\nkind: twap-accumulate\nschedule: "0 * * * *"\nparams:\n  coin: HYPE\n  side: buy\n  amountUsd: 102\n  budgetUsd: 106\n  twap: {minutes: 60}\n',
+    );
+    expect(hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" }).stderr).not.toMatch(
+      /warning/,
     );
   });
 

@@ -3,6 +3,7 @@
 // will happen and what to change.
 
 import { Decimal } from "../../lib/decimal.js";
+import { DEFAULT_TWAP_BUY_RESERVE } from "../allocate.js";
 import { DEFAULT_USER_SIGNED_GRACE_MS } from "../reconcile.js";
 import { hasSecondsField } from "../schedule.js";
 import { strategyConflicts } from "../strategies/shared.js";
@@ -10,6 +11,8 @@ import { isPlaceholderAddress } from "./fields.js";
 import type { LoadedConfig } from "./loader.js";
 
 const HOUR_MS = 3_600_000;
+/** Room above the venue's TWAP minimum for rounding an order down to whole lots. */
+const ROUNDING_ROOM = new Decimal("1.02");
 
 function span(ms: number): string {
   return ms >= HOUR_MS ? `${+(ms / HOUR_MS).toFixed(2)} h` : `${+(ms / 60_000).toFixed(2)} min`;
@@ -39,12 +42,24 @@ export function configWarnings(c: LoadedConfig): string[] {
         `strategy ${s.name}: schedule "${s.schedule}" has a seconds field: it runs more than once a minute ` +
           "(meant for tests). Write 5 fields (minute hour day-of-month month weekday) for a schedule by the minute.",
       );
-    const amountUsd =
-      s.kind === "twap-accumulate" ? (s.params as { amountUsd?: unknown }).amountUsd : undefined;
-    if (s.enabled && amountUsd instanceof Decimal && amountUsd.lt(minOrder))
+    const { amountUsd, budgetUsd } =
+      s.kind === "twap-accumulate" ? (s.params as { amountUsd?: unknown; budgetUsd?: unknown }) : {};
+    // Orders are whole lots, rounded down: an amount at the minimum lands just under it. A lot is worth
+    // well under 1% of 100 USD on the venue's pairs; 2% leaves room for that.
+    const enough = minOrder.times(ROUNDING_ROOM).toDecimalPlaces(0, Decimal.ROUND_UP);
+    if (s.enabled && amountUsd instanceof Decimal && amountUsd.lt(enough))
       out.push(
-        `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is below the smallest TWAP the venue accepts ` +
-          `(venue.twapMinOrderValue ${minOrder.toFixed()}): every run will be skipped. Raise amountUsd to at least ${minOrder.toFixed()}.`,
+        `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is ${amountUsd.lt(minOrder) ? "below" : "at"} the smallest TWAP the venue accepts ` +
+          `(venue.twapMinOrderValue ${minOrder.toFixed()})${amountUsd.lt(minOrder) ? "" : ", and orders are rounded down to whole lots, which takes it below"}: ` +
+          `every run will be skipped. Raise amountUsd to at least ${enough.toFixed()}.`,
+      );
+    const reserve = c.venue.rules.twapBuyReserve ?? DEFAULT_TWAP_BUY_RESERVE;
+    const smallestBudget = enough.times(reserve.plus(1)).toDecimalPlaces(0, Decimal.ROUND_UP);
+    if (s.enabled && budgetUsd instanceof Decimal && budgetUsd.lt(smallestBudget))
+      out.push(
+        `strategy ${s.name}: budgetUsd ${budgetUsd.toFixed()} is too small for one TWAP: a run is sized ${reserve.times(100).toFixed()}% under ` +
+          `the budget left (venue.twapBuyReserve) and must reach the venue minimum (${minOrder.toFixed()}) in whole lots. ` +
+          `Raise budgetUsd to at least ${smallestBudget.toFixed()}.`,
       );
     const counterparty =
       s.kind === "link-staking" ? (s.params as { counterparty?: unknown }).counterparty : undefined;

@@ -6,7 +6,7 @@
 // is kept: the last run trades what is left less the buy reserve (fills pay the spread and move with
 // the price), then the strategy stops.
 import * as z from "zod";
-import { truncateDecimals } from "../../lib/decimal.js";
+import { Decimal, truncateDecimals } from "../../lib/decimal.js";
 import { DEFAULT_TWAP_BUY_RESERVE } from "../allocate.js";
 import { positiveDecimal } from "../config/fields.js";
 import type { TwapOrderIntent } from "../intents.js";
@@ -115,10 +115,14 @@ export const twapAccumulate = defineStrategy({
         const leftQuote = lastRun.div(quoteUsd);
         const fit = fitTwapDuration(leftQuote, params.twap.minutes, snapshot.rules, quote);
         if (!fit.ok) {
+          // Say which: nothing spent means the budget itself is too small for one TWAP.
+          const why = `a run is sized ${pct(reserve)} under it for the fills' spread (venue.twapBuyReserve): ${fit.reason}`;
           return [
             skip(
               name,
-              `budget used up (${used}; the ${fmt(left, 2)} USD left is below the venue minimum for a TWAP)`,
+              memory.spentUsd.gt(0)
+                ? `budget used up (${used}; of the ${fmt(left, 2)} USD left, ${why})`
+                : `budgetUsd ${fmt(params.budgetUsd)} is too small for one TWAP: ${why}`,
               considered,
             ),
           ];
@@ -132,12 +136,14 @@ export const twapAccumulate = defineStrategy({
     const amount = amountUsd.div(quoteUsd);
 
     let size = amount.div(mid);
+    let limited = false;
     if (params.side === "sell") {
       const available = snapshot.balances.get(base)?.available;
       if (available === undefined || !available.gt(0))
         return [skip(name, `no ${base} available to sell`, considered)];
       if (size.gt(available)) {
         size = available;
+        limited = true;
         notes.push(`limited to the available ${fmt(available)} ${base}`);
       }
     } else {
@@ -146,6 +152,7 @@ export const twapAccumulate = defineStrategy({
         return [skip(name, `no ${quote} available to buy with`, considered)];
       if (amount.gt(available)) {
         size = available.div(mid);
+        limited = true;
         notes.push(`limited by the available ${fmt(available, 2)} ${quote}`);
       }
     }
@@ -165,7 +172,23 @@ export const twapAccumulate = defineStrategy({
       szDecimals: pair.base.szDecimals,
       base,
     });
-    if (!fit.ok) return [skip(name, fit.reason, considered)];
+    if (!fit.ok) {
+      // Rounding down to whole lots took the order below the minimum: say what amount would do.
+      const minOrder = snapshot.rules.twapMinOrderValue;
+      const lot = new Decimal(1).div(new Decimal(10).pow(pair.base.szDecimals));
+      if (!limited && notional.lt(minOrder) && amount.gte(minOrder)) {
+        const enough = minOrder.div(mid).div(lot).ceil().times(lot).times(mid).times(quoteUsd);
+        return [
+          skip(
+            name,
+            `${fit.reason} (${fmt(amount, 2)} ${quote} rounded down to whole lots of ${fmt(lot)} ${base} at mid ${fmt(mid)}): ` +
+              `raise amountUsd to ${enough.toDecimalPlaces(2, Decimal.ROUND_UP).toFixed(2)} or more`,
+            considered,
+          ),
+        ];
+      }
+      return [skip(name, fit.reason, considered)];
+    }
     if (fit.note) notes.push(fit.note);
     const notionalUsd = notional.times(quoteUsd);
     const inUsd = isUsdStablecoin(quote) ? "" : `, ≈${fmt(notionalUsd, 2)} USD`;

@@ -98,8 +98,21 @@ describe("twap-accumulate", () => {
     );
     // 50 left is below the venue minimum for the shortest TWAP (100): skipped, not overspent.
     expect(skipped(run(budget, funded, { spentUsd: parseDecimal("2450") }))).toMatch(
-      /budget used up \(2450 of 2500 USD; the 50 USD left is below the venue minimum for a TWAP\)/,
+      /budget used up \(2450 of 2500 USD; of the 50 USD left, a run is sized 3% under it .*: 48\.54\d* USDC is below the venue minimum for a TWAP/,
     );
+    // Nothing spent: the budget itself is too small for one TWAP (100 / 1.03 = 97.09 is below 100).
+    expect(skipped(run({ budgetUsd: 100, amountUsd: 100 }, funded, { spentUsd: parseDecimal("0") }))).toMatch(
+      /^budgetUsd 100 is too small for one TWAP: a run is sized 3% under it .*: 97\.087\d* USDC is below the venue minimum for a TWAP/,
+    );
+  });
+
+  it("an amount at the venue minimum, rounded down to whole lots below it, says what amount would do", () => {
+    // 100 / 35.03 = 2.8547 → 2.85 HYPE = 99.8355 USDC; 2.86 HYPE = 100.1858 USDC.
+    const reason = skipped(run({ amountUsd: 100 }, { ...funded, hypeMid: 35.03 }));
+    expect(reason).toBe(
+      "99.8355 USDC is below the venue minimum for a TWAP: at least 100 USDC in all (100 USDC rounded down to whole lots of 0.01 HYPE at mid 35.03): raise amountUsd to 100.19 or more",
+    );
+    expect(only(run({ amountUsd: 100.19 }, { ...funded, hypeMid: 35.03 })).size.toFixed()).toBe("2.86");
   });
 
   it("fails closed when the amount already spent is unknown", () => {
