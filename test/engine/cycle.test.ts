@@ -147,7 +147,7 @@ describe("engine cycle against the simulator", () => {
     const report = await cycle(bot);
     const [action] = report.actions;
     expect(action?.outcome).toBe("accepted");
-    const twap = (action?.request as { action: { twap: { s: string; m: number } } }).action.twap;
+    const twap = (action!.request as { action: { twap: { s: string; m: number } } }).action.twap;
     expect(twap).toMatchObject({ s: "5.71", m: 285 });
     bot.sim.advance(24 * 60 * 60_000);
     const ended = bot.sim.ledger().filter((e) => e.kind === "twapFinished" && e.user === bot!.address);
