@@ -386,7 +386,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       const facts = await runtime.facts();
       const deps = runtime.cycleDeps(facts);
       const strategies = scheduledStrategies(config.strategies);
-      await checkStrategyMarkets(runtime.info, strategies);
+      await checkStrategyMarkets(runtime.info, strategies, { warn: (m) => logger.warn(m) });
       const scheduler = new Scheduler({
         journal: runtime.journal,
         account: runtime.account,

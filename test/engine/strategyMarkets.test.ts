@@ -87,4 +87,16 @@ describe("the markets strategies name", () => {
     });
     expect(await problems(config)).toEqual([]);
   });
+
+  it("warns, from the venue's metadata, of a DCA naming its pair by venue name ('@107') that a rebalancer trades back", async () => {
+    const config = await demoBot("venue-name-fight", {
+      "hype-dca.yaml": [["coin: HYPE", 'coin: "@107"']],
+      "purr-allocation.yaml": [["PURR: 0.15", "HYPE: 0.05\n    PURR: 0.1"]],
+    });
+    const warned: string[] = [];
+    await checkStrategyMarkets(venueInfo(), config.strategies, { warn: (m) => warned.push(m) });
+    expect(warned).toEqual([
+      expect.stringMatching(/^hype-dca buys HYPE \(@107\), which purr-allocation holds at 0.05 /),
+    ]);
+  });
 });

@@ -48,7 +48,7 @@ export function register(program: Command, ctx: CliContext): void {
       try {
         const facts = await runtime.facts();
         const { checkStrategyMarkets } = await import("../../engine/strategies/markets.js");
-        await checkStrategyMarkets(runtime.info, runtime.strategies());
+        await checkStrategyMarkets(runtime.info, runtime.strategies(), { warn: (m) => logger.warn(m) });
         const report = await runCycle(runtime.cycleDeps(facts), {
           trigger: "plan",
           strategies: runtime.strategies(),

@@ -149,7 +149,7 @@ async function runDaemon(
     const { ConfigIssuesError, formatIssue } = await import("../../engine/config/issues.js");
     let acting = strategies;
     try {
-      const unknown = await unknownMarkets(runtime.info, strategies);
+      const unknown = await unknownMarkets(runtime.info, strategies, { warn: (m) => logger.warn(m) });
       for (const issue of unknown.issues)
         logger.error({ problem: formatIssue(issue) }, `strategy left out: ${formatIssue(issue)}`);
       acting = strategies.filter((s) => !unknown.strategies.has(s.name));
@@ -230,10 +230,12 @@ async function runDaemon(
         // A reloaded set naming a market the venue does not list is refused (the current one stays).
         void daemon.reloadFrom(async () => {
           const set = await loadStrategySet(config, ctx.env);
-          await checkStrategyMarkets(runtime.info, set).catch((err: unknown) => {
-            if (!(err instanceof VenueError)) throw err;
-            logger.warn(`the reloaded strategies' markets were not checked (${describeError(err)})`);
-          });
+          await checkStrategyMarkets(runtime.info, set, { warn: (m) => logger.warn(m) }).catch(
+            (err: unknown) => {
+              if (!(err instanceof VenueError)) throw err;
+              logger.warn(`the reloaded strategies' markets were not checked (${describeError(err)})`);
+            },
+          );
           return set;
         });
       },

@@ -8,15 +8,22 @@ import { displayPath, lineInFile } from "../config/loader.js";
 import { spotUniverse } from "../readSnapshot.js";
 import { pairFor } from "../snapshot.js";
 import { STRATEGIES, type Strategy } from "./registry.js";
+import { strategyConflicts } from "./shared.js";
 import type { StrategyMarket } from "./types.js";
+
+export interface MarketCheckOptions {
+  signal?: AbortSignal;
+  /** Told of strategies that fight over a market named by its venue name (see strategyConflicts). */
+  warn?: (message: string) => void;
+}
 
 /** Throws ConfigIssuesError naming every enabled strategy's market the venue does not list. */
 export async function checkStrategyMarkets(
   info: InfoClient,
   strategies: readonly Strategy[],
-  signal?: AbortSignal,
+  o: MarketCheckOptions = {},
 ): Promise<void> {
-  const { issues } = await unknownMarkets(info, strategies, signal);
+  const { issues } = await unknownMarkets(info, strategies, o);
   if (issues.length > 0) throw new ConfigIssuesError(issues);
 }
 
@@ -28,8 +35,9 @@ export async function checkStrategyMarkets(
 export async function unknownMarkets(
   info: InfoClient,
   strategies: readonly Strategy[],
-  signal?: AbortSignal,
+  o: MarketCheckOptions = {},
 ): Promise<{ issues: ConfigIssue[]; strategies: Set<string> }> {
+  const { signal } = o;
   const names = new Set<string>();
   const issues: ConfigIssue[] = [];
   const wanted = strategies
@@ -43,6 +51,11 @@ export async function unknownMarkets(
   // The metadata as the cycles read it (with the asset contexts): the same query, not one more kind.
   const [meta] = await info.spotMetaAndAssetCtxs({}, signal);
   const universe = spotUniverse(meta, {});
+  // Strategies that fight over a token named by its pair's venue name ("@107"): only the metadata
+  // says which token that is, so `config validate` could not warn of them.
+  const offline = new Set(strategyConflicts(strategies));
+  for (const w of strategyConflicts(strategies, (coin) => universe.pairs.get(coin)?.base.name))
+    if (!offline.has(w)) o.warn?.(w);
   for (const w of wanted) {
     if (universe.pairs.has(w.coin) || pairFor(universe, w.coin, w.quote) !== undefined) continue;
     names.add(w.strategy.name);

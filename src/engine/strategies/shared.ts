@@ -20,21 +20,32 @@ export function resolveSharedDefaults(strategies: Strategy[]): Strategy[] {
  * Ways the enabled strategies of one account will work against each other, in words (for
  * `hlbot config validate`). Not errors: the configuration still loads; each warning names the fix.
  */
-export function strategyConflicts(strategies: readonly Strategy[]): string[] {
+export function strategyConflicts(
+  strategies: readonly Strategy[],
+  /** The base token of a pair named by its venue name ("@107"), when the spot metadata is at hand. */
+  baseOfPair?: (coin: string) => string | undefined,
+): string[] {
   const enabled = strategies.filter((s) => s.enabled);
   const warnings: string[] = [];
+  // A DCA's coin may name its pair ("PURR/USDC", "@107"): compared by base and quote tokens.
+  const market = (a: Extract<Strategy, { kind: "twap-accumulate" }>) => {
+    const coin = a.params.coin;
+    const [pairBase, pairQuote] = coin.includes("/") ? coin.split("/") : [];
+    const base = pairBase ?? baseOfPair?.(coin) ?? coin;
+    return { base, quote: pairQuote ?? a.params.quote, text: base === coin ? coin : `${base} (${coin})` };
+  };
   const rebalancers = enabled.filter((s) => s.kind === "twap-rebalance");
   for (const r of rebalancers) {
     const held = Object.keys(r.params.targets).filter((t) => t !== r.params.quote);
     for (const other of enabled) {
       if (other === r) continue;
       if (other.kind === "twap-accumulate") {
-        const coin = other.params.coin;
-        if (held.includes(coin)) {
+        const { base, text } = market(other);
+        if (held.includes(base)) {
           warnings.push(
-            `${other.name} ${other.params.side === "buy" ? "buys" : "sells"} ${coin}, which ${r.name} holds at ` +
-              `${r.params.targets[coin]} of its portfolio: ${r.name} will trade each of ${other.name}'s runs back ` +
-              `(fees, no progress). Let only one of them trade ${coin}.`,
+            `${other.name} ${other.params.side === "buy" ? "buys" : "sells"} ${text}, which ${r.name} holds at ` +
+              `${r.params.targets[base]} of its portfolio: ${r.name} will trade each of ${other.name}'s runs back ` +
+              `(fees, no progress). Let only one of them trade ${base}.`,
           );
         }
       } else if (other.kind === "twap-rebalance") {
@@ -74,13 +85,11 @@ export function strategyConflicts(strategies: readonly Strategy[]): string[] {
   const accumulators = enabled.filter((s) => s.kind === "twap-accumulate");
   for (const [i, a] of accumulators.entries()) {
     for (const b of accumulators.slice(i + 1)) {
-      if (
-        a.params.coin === b.params.coin &&
-        a.params.quote === b.params.quote &&
-        a.params.side !== b.params.side
-      ) {
+      const ma = market(a);
+      const mb = market(b);
+      if (ma.base === mb.base && ma.quote === mb.quote && a.params.side !== b.params.side) {
         warnings.push(
-          `${a.name} ${a.params.side}s and ${b.name} ${b.params.side}s ${a.params.coin}/${a.params.quote}: ` +
+          `${a.name} ${a.params.side}s and ${b.name} ${b.params.side}s ${ma.base}/${ma.quote}: ` +
             `opposing sides on one pair (netted when they run in the same cycle, fees both ways otherwise).`,
         );
       }

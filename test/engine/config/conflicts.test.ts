@@ -72,6 +72,28 @@ describe("strategies that will fight", () => {
     expect(w[3]).toMatch(/dca-buy buys and dca-sell sells HYPE\/USDC: opposing sides on one pair/);
   });
 
+  it("knows a DCA's coin written as its pair: 'PURR/USDC' offline, '@107' once the metadata names it", async () => {
+    const c = await loadConfig(
+      writeBot("pair-names", [
+        REBALANCE,
+        DCA("dca-pair", "buy", "HYPE/USDC"),
+        DCA("dca-venue-name", "sell", "@107"),
+      ]),
+      {},
+    );
+    // Offline, "@107" is not known to be HYPE: only the BASE/QUOTE name is compared.
+    const offline = strategyConflicts(c.strategies);
+    expect(offline).toHaveLength(1);
+    expect(offline[0]).toMatch(/^dca-pair buys HYPE \(HYPE\/USDC\), which hype-5050 holds at 0.5 /);
+    // With the metadata: the venue name's DCA fights the rebalancer and the other DCA too.
+    const known = strategyConflicts(c.strategies, (coin) => (coin === "@107" ? "HYPE" : undefined));
+    expect(known).toEqual([
+      offline[0],
+      expect.stringMatching(/^dca-venue-name sells HYPE \(@107\), which hype-5050 holds at 0.5 /),
+      expect.stringMatching(/^dca-pair buys and dca-venue-name sells HYPE\/USDC: opposing sides on one pair/),
+    ]);
+  });
+
   it("warns when staking keeps no HYPE on spot for a rebalancer that holds HYPE (it could never sell)", async () => {
     const c = await loadConfig(
       writeBot("nothing-to-sell", [
