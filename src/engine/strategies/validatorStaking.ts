@@ -21,7 +21,7 @@ import { Decimal, truncateDecimals, ZERO } from "../../lib/decimal.js";
 import { HYPE_WEI_DECIMALS } from "../../venue/constants.js";
 import { address, decimal, fraction, hypeAmount, integer } from "../config/fields.js";
 import type { CDepositIntent, CWithdrawIntent, Decision, TokenDelegateIntent } from "../intents.js";
-import type { Snapshot, ValidatorInfo, ValidatorPeriod } from "../snapshot.js";
+import { type Snapshot, twapCoinIsPair, type ValidatorInfo, type ValidatorPeriod } from "../snapshot.js";
 import { fmt, isoTime, ONE, pct, skip } from "./common.js";
 import { defineStrategy } from "./types.js";
 
@@ -210,7 +210,8 @@ interface Transfer {
 export const validatorStaking = defineStrategy({
   description: "Delegate the stake to the N best validators by net APR, moving it only when it pays",
   paramsSchema: validatorStakingParams,
-  reads: ["staking", "validators", "stakingHistory"],
+  // Running TWAPs: idle spot HYPE is not staked while a TWAP sells HYPE (see stakeIdleSpot).
+  reads: ["staking", "validators", "stakingHistory", "twaps"],
   decide(snapshot, params, now, _memory, name) {
     const allow = new Set(params.allow);
     const deny = new Set(params.deny);
@@ -423,6 +424,27 @@ export const validatorStaking = defineStrategy({
           capNote += `, ${fmt(room)} of ${fmt(extra)} now: what this run delegates (maxMovePerRun ${fmt(params.maxMovePerRun)}), the rest at later runs`;
           extra = room;
         }
+      }
+      // HYPE being sold (a rebalancer bringing HYPE back to its weight, a DCA selling) is not staked
+      // under it: staked, it takes 7 days to come back to spot, and the seller finds nothing to sell
+      // at its next run (a trial's rebalancer stayed 15 points overweight for a month).
+      const selling = snapshot.twaps.find(
+        (t) =>
+          t.side === "sell" &&
+          [...snapshot.pairs.values()].some(
+            (p) => p.base.name === STAKING_TOKEN && (t.assetId === p.assetId || twapCoinIsPair(t.coin, p)),
+          ),
+      );
+      if (selling !== undefined && extra.gt(0)) {
+        decisions.push(
+          skip(
+            name,
+            `idle spot HYPE stays on spot while TWAP${selling.twapId === undefined ? "" : ` #${selling.twapId}`} sells HYPE: staked, it would take 7 days to come back for the next sale`,
+            "cDeposit",
+          ),
+        );
+        extra = ZERO;
+        movedLater = false;
       }
       const kept =
         `keeping ${fmt(params.stakeIdleSpot.keepSpot)} on spot` +

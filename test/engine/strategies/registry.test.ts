@@ -31,10 +31,12 @@ describe("strategy registry", () => {
   });
 
   it("reads for a cycle what its strategies' definitions declare, and nothing more", () => {
-    // A staking-only cycle reads no TWAP history or fees; a rebalancer adds them.
+    // A staking-only cycle reads no fees (its running TWAPs: no HYPE is staked while a TWAP sells it);
+    // a rebalancer reads no staking.
     expect([...snapshotParts(["validator-staking"])].sort()).toEqual([
       "staking",
       "stakingHistory",
+      "twaps",
       "validators",
     ]);
     expect([...snapshotParts(["twap-rebalance", "link-staking"])].sort()).toEqual(["fees", "twaps"]);

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { collectStatus, formatStatus } from "../../../src/cli/status.js";
 import { loadConfig } from "../../../src/engine/config/loader.js";
@@ -227,6 +230,32 @@ describe("validator-staking", () => {
     ]);
     const disabled = run({ balances: { HYPE: 350 } }, { stakeIdleSpot: { enabled: false, keepSpot: 100 } });
     expect(disabled.some((d) => d.kind === "cDeposit")).toBe(false);
+  });
+
+  it("stakes no idle spot HYPE while a TWAP sells HYPE: the seller needs it on spot (unstaking takes 7 days)", () => {
+    const params = { stakeIdleSpot: { enabled: true, keepSpot: 100 } };
+    const selling = run(
+      {
+        balances: { HYPE: 1000 },
+        twaps: [{ twapId: 7, coin: "@107", assetId: 10107, side: "sell", size: 200 }],
+      },
+      params,
+    );
+    expect(selling.some((d) => d.kind === "cDeposit")).toBe(false);
+    expect(skips(selling)).toContainEqual(
+      "idle spot HYPE stays on spot while TWAP #7 sells HYPE: staked, it would take 7 days to come back for the next sale",
+    );
+    // A HYPE buy, or no TWAP at all: the idle spot HYPE above keepSpot is staked.
+    const buying = run(
+      {
+        balances: { HYPE: 1000 },
+        twaps: [{ twapId: 8, coin: "@107", assetId: 10107, side: "buy", size: 200 }],
+      },
+      params,
+    );
+    expect(
+      (buying.find((d) => d.kind === "cDeposit") as { amount: Decimal } | undefined)?.amount.toFixed(),
+    ).toBe("900");
   });
 
   it("moves no more spot HYPE into staking than the run delegates (maxMovePerRun): the rest waits on spot", () => {
@@ -871,6 +900,39 @@ describe("validator-staking against the simulator", () => {
     expect(deposits).toHaveLength(1);
     expect(Number(bot.sim.staking(bot.address).undelegated)).toBeLessThan(1);
   });
+});
+
+describe("validator-staking beside a rebalancer that counts staked HYPE (a trial's portfolio)", () => {
+  it("leaves spot HYPE to the rebalancer's sales: 30 days end in HYPE's band, not 7 points over it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hlbot-stake-rebalance-"));
+    try {
+      writeFileSync(
+        join(dir, "portfolio.yaml"),
+        'name: portfolio\nkind: twap-rebalance\nschedule: "0 * * * *"\nparams:\n  targets: {USDC: 0.4, HYPE: 0.4, PURR: 0.2}\n  band: 0.05\n  twap: {minutes: 60}\n  minOrderUsd: 100\n',
+      );
+      writeFileSync(
+        join(dir, "stake.yaml"),
+        'name: stake\nkind: validator-staking\nschedule: "15 */6 * * *"\nparams:\n  validators: 3\n  maxCommission: 0.05\n  stakeIdleSpot: {enabled: true, keepSpot: 500}\n',
+      );
+      writeFileSync(
+        join(dir, "bot.yaml"),
+        "network: testnet\nmode: dry-run\nstrategies: [./portfolio.yaml, ./stake.yaml]\nlimits: {maxOrderUsd: 5000, maxDailyNotionalUsd: 20000, maxStakeMovePerDay: 2000}\n",
+      );
+      const config = await loadConfig(join(dir, "bot.yaml"), {});
+      const result = await runSimulation({ config, days: 30 });
+      const summary = buildSummary(result.record);
+      const weight = (asset: string) =>
+        Number(summary.portfolio.end.assets.find((a) => a.asset === asset)?.weight ?? 0);
+      // Spot and staked HYPE together (countStaked): within 40% ± 5% at the end.
+      expect(weight("HYPE") + weight("HYPE (staked)")).toBeLessThanOrEqual(0.45);
+      const stuck = result.record.cycles.flatMap((c) =>
+        c.decisions.filter((d) => /no HYPE available on spot to sell/.test(d.reason)),
+      );
+      expect(stuck).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe("validator-staking in the demo simulation (npm start)", () => {
