@@ -189,7 +189,7 @@ export const scheduleSchema = z
       .regex(/^\s*\d+(\.\d+)?\s*(s|m|h|d)\s*$/, { error: 'expected a duration such as "30m", "2h" or "1d"' })
       .default("2h")
       .describe(
-        "How late a strategy's cron slot may still be acted in (downtime, a failed run, `once` called between slots); older slots are reported as missed, never run",
+        "How late a strategy's cron slot may still be acted in (downtime, a failed run, `once` called between slots); older slots are reported as missed, not acted in",
       ),
   })
   .describe("How cron slots are run by `run`, `once` and `simulate` alike");
