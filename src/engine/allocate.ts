@@ -7,7 +7,8 @@
 //      (`venue.twapBuyReserve`) and the taker fee on top, so no buy is sized to be refused;
 //   4. a strategy with `capital` (src/engine/capital.ts) is never given more of a listed token than its
 //      capital, whatever is left in the account;
-//   5. an order the same as the one the venue last refused (same pair and side, value within 1%) is not
+//   5. no intent takes a token's spot balance below the account's floor (`limits.keepOnSpot`);
+//   6. an order the same as the one the venue last refused (same pair and side, value within 1%) is not
 //      sent again: it is re-sized from fresh balances (a different order) or backed off with the reason.
 // An intent that no longer fits is shrunk (with the reason) or skipped; a skip caused by another
 // strategy's claim is deferred (`defer: true`): the strategy's slot stays due. Pure: no I/O, no clock.
@@ -63,6 +64,8 @@ export interface AllocateOptions {
   buyReserve?: Decimal | undefined;
   /** Per strategy, its latest TWAP submission when the venue refused it. */
   lastRefused?: ReadonlyMap<string, RefusedOrder>;
+  /** Per token, the spot balance no intent may take the account below (`limits.keepOnSpot`). */
+  keepOnSpot?: ReadonlyMap<string, Decimal> | undefined;
 }
 
 export interface Allocation {
@@ -104,7 +107,13 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
   const reserve = o.buyReserve ?? DEFAULT_TWAP_BUY_RESERVE;
   const fee = snapshot.spotTakerFee.gt(0) ? snapshot.spotTakerFee : ZERO;
   const free = new Map<string, Decimal>();
-  for (const b of snapshot.balances.values()) free.set(b.coin, b.available);
+  // Above the floor only. What is on hold (a running TWAP selling it or paying with it) is on its way
+  // out of the account: the floor counts from what is available.
+  const floorOf = (token: string) => o.keepOnSpot?.get(token);
+  for (const b of snapshot.balances.values()) {
+    const floor = floorOf(b.coin);
+    free.set(b.coin, floor === undefined ? b.available : b.available.minus(floor));
+  }
   /** What earlier strategies of this cycle claimed, per token (for reasons and `defer`). */
   const claimed = new Map<string, Array<{ strategy: string; amount: Decimal }>>();
   const claim = (token: string, strategy: string, amount: Decimal) => {
@@ -140,7 +149,7 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
     }
     if (intent.kind === "twapOrder") {
       const refused = o.lastRefused?.get(intent.strategy);
-      const fitted = fitTwap(intent, snapshot, free, reserve, fee, claimedByOthers, capLeft);
+      const fitted = fitTwap(intent, snapshot, free, reserve, fee, claimedByOthers, capLeft, floorOf);
       if ("skip" in fitted) {
         skipped.push(fitted.skip);
         continue;
@@ -169,7 +178,13 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
       continue;
     }
     if (intent.kind === "cDeposit") {
-      const result = fitDeposit(intent, free, claimedByOthers, capLeft(intent.strategy, "HYPE"));
+      const result = fitDeposit(
+        intent,
+        free,
+        claimedByOthers,
+        capLeft(intent.strategy, "HYPE"),
+        floorOf("HYPE"),
+      );
       if (result !== undefined) {
         skipped.push(result);
         // The strategy's delegations may be funded by this deposit: none of them goes out now.
@@ -218,6 +233,7 @@ function fitTwap(
   fee: Decimal,
   claimedByOthers: (token: string, strategy: string) => Array<{ strategy: string; amount: Decimal }>,
   capLeft: (strategy: string, token: string) => Decimal | undefined,
+  floorOf: (token: string) => Decimal | undefined,
 ): Fitted {
   const token = t.side === "buy" ? quoteOf(t, snapshot) : baseOf(t, snapshot);
   const inAccount = Decimal.max(free.get(token) ?? ZERO, ZERO);
@@ -239,7 +255,9 @@ function fitTwap(
       : "";
   const size = truncateDecimals(left.div(perUnit), t.szDecimals);
   const ofCapital = capped && capital ? ` (of its capital of ${fmt(capital, 2)} ${token})` : "";
-  const why = `${fmt(left, 2)} ${token} is left for it${ofCapital}, ${fmt(need, 2)} needed${holdRule}${takenBy}`;
+  const floor = floorOf(token);
+  const kept = floor === undefined ? "" : ` above limits.keepOnSpot ${fmt(floor)} ${token}`;
+  const why = `${fmt(left, 2)} ${token} is left for it${kept}${ofCapital}, ${fmt(need, 2)} needed${holdRule}${takenBy}`;
   // Deferred when the room was taken by another strategy of this cycle: it may fit at its next chance
   // (not when its own capital is what is short).
   const room = inAccount.plus(byOthers);
@@ -277,6 +295,7 @@ function fitDeposit(
   free: ReadonlyMap<string, Decimal>,
   claimedByOthers: (token: string, strategy: string) => Array<{ strategy: string; amount: Decimal }>,
   capital: Decimal | undefined,
+  floor: Decimal | undefined,
 ): Skip | undefined {
   const inAccount = Decimal.max(free.get("HYPE") ?? ZERO, ZERO);
   if (capital !== undefined && d.amount.gt(capital)) {
@@ -295,7 +314,7 @@ function fitDeposit(
     strategy: d.strategy,
     considered: "cDeposit",
     reason:
-      `${d.reason}; not sent: ${fmt(left)} HYPE is left for it` +
+      `${d.reason}; not sent: ${fmt(left)} HYPE is left for it${floor === undefined ? "" : ` above limits.keepOnSpot ${fmt(floor)} HYPE`}` +
       (others.length ? `, the rest went to ${[...new Set(others.map((c) => c.strategy))].join(", ")}` : ""),
     ...(others.length > 0 ? { defer: true as const } : {}),
   };

@@ -273,6 +273,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     const allocation = allocate(intents, snapshot, {
       strategies: o.strategies,
       buyReserve: deps.rules.twapBuyReserve,
+      keepOnSpot: deps.limits.keepOnSpot,
       lastRefused: lastRefusedTwaps(deps.journal, intents),
     });
     skips.push(...allocation.skipped);

@@ -28,6 +28,8 @@ export interface RiskLimits {
   killSwitchCancelRunning?: boolean | undefined;
   /** Price cross-check bounds (src/engine/priceSanity.ts); defaults when absent. */
   priceSanity?: PriceSanityLimits | undefined;
+  /** Spot balance per token no TWAP or staking deposit takes the account below (the allocator applies it). */
+  keepOnSpot?: ReadonlyMap<string, Decimal> | undefined;
 }
 
 /** Rolling 24-h usage from the journal (`Journal.usage`). Anything missing blocks what it governs. */

@@ -48,6 +48,40 @@ describe("allocate (pure)", () => {
     expect(out.changed).toEqual([t]);
   });
 
+  it("never takes a token below limits.keepOnSpot: sells, buys' quote and staking deposits stop above it", () => {
+    const floors = {
+      keepOnSpot: new Map([
+        ["HYPE", d(80)],
+        ["USDC", d(600)],
+      ]),
+    };
+    const sell = allocate([twap("reb", "sell", "50")], snapshot, {
+      strategies: [{ name: "reb" }],
+      ...floors,
+    });
+    expect((sell.intents[0] as TwapOrderIntent).size.toFixed()).toBe("20");
+    expect(sell.intents[0]?.reason).toMatch(
+      /reduced to 20: 20 HYPE is left for it above limits.keepOnSpot 80 HYPE, 50 needed/,
+    );
+    // 400 USDC above the floor: 400 / (40 × 1.0307) = 9.70 HYPE.
+    const buy = allocate([twap("dca", "buy", "20")], snapshot, { strategies: [{ name: "dca" }], ...floors });
+    expect((buy.intents[0] as TwapOrderIntent).size.toFixed()).toBe("9.7");
+    const deposit = allocate(
+      [{ kind: "cDeposit", strategy: "stake", amount: d(30), reason: "stake idle HYPE" }],
+      snapshot,
+      { strategies: [{ name: "stake" }], ...floors },
+    );
+    expect(deposit.intents).toEqual([]);
+    expect(deposit.skipped[0]?.reason).toBe(
+      "stake idle HYPE; not sent: 20 HYPE is left for it above limits.keepOnSpot 80 HYPE",
+    );
+    // What is on hold is on its way out: with a running sell of 30, 70 HYPE stay, below the floor of 80.
+    const held = buildSnapshot({ balances: { USDC: 1000, HYPE: { total: 100, hold: 30 } } });
+    const none = allocate([twap("reb", "sell", "10")], held, { strategies: [{ name: "reb" }], ...floors });
+    expect(none.intents).toEqual([]);
+    expect(none.skipped[0]?.reason).toMatch(/0 HYPE is left for it above limits.keepOnSpot 80 HYPE/);
+  });
+
   it("reserves balances in the listed order; the strategy crowded out is deferred with the reason", () => {
     const out = allocate([twap("a", "buy", "20"), twap("b", "buy", "20")], snapshot, {
       strategies: [{ name: "a" }, { name: "b" }],
@@ -174,6 +208,32 @@ describe("allocation against the simulator", () => {
     expect(report.actions.map((a) => a.outcome)).toEqual(["accepted"]);
     expect(report.decisions[0]?.guard).toBe("reduced");
     expect(placed(bot)).toHaveLength(1);
+  });
+
+  it("a DCA next to limits.keepOnSpot {USDC: 500} buys day after day until the floor, never through it", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        {
+          name: "dca",
+          kind: "twap-accumulate",
+          params: { coin: "HYPE", side: "buy", amountUsd: 150, twap: { minutes: 30, randomize: false } },
+        },
+      ],
+      limits: { keepOnSpot: { USDC: 500 } },
+      fund: { USDC: "1000" },
+    });
+    bot.sim.setPrice("@107", "40");
+    const reasons: string[] = [];
+    for (let day = 0; day < 6; day++) {
+      const report = await cycle(bot);
+      reasons.push(...report.decisions.map((x) => x.guardReason ?? x.decision.reason));
+      bot.sim.advance(24 * 60 * 60_000);
+    }
+    // Three buys of 150 (plus fees) fit above 500; the fourth is reduced below the venue minimum.
+    expect(placed(bot)).toHaveLength(3);
+    expect(Number(bot.sim.balance(bot.address, "USDC").total)).toBeGreaterThanOrEqual(500);
+    expect(reasons.at(-1)).toMatch(/USDC is left for it above limits.keepOnSpot 500 USDC/);
   });
 
   it("after a refusal for balance, the identical order is not sent again", async () => {

@@ -423,6 +423,8 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
           ? join(state, "STOP")
           : resolvePath(dir, c.limits.killSwitchFile),
       killSwitchCancelRunning: c.limits.killSwitchCancelRunning,
+      keepOnSpot:
+        c.limits.keepOnSpot === undefined ? undefined : new Map(Object.entries(c.limits.keepOnSpot)),
     },
     log: {
       level: c.log.level,

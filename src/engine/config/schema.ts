@@ -71,6 +71,9 @@ export const walletSchema = z
     "Where the signing key comes from: the environment, a key file or an encrypted keystore, never this file",
   );
 
+/** A spot token name as the venue lists them (USDC, HYPE, UBTC, …). */
+export const TOKEN_NAME = /^[A-Za-z][A-Za-z0-9]{0,19}$/;
+
 export const priceSanitySchema = z
   .strictObject({
     // Fractions, at most 1 (the price doubling): a percent written as 10 or 50 would switch the guard off.
@@ -120,6 +123,17 @@ export const limitsSchema = z
       .default(false)
       .describe("While the kill switch is engaged, each cycle cancels the account's running TWAPs"),
     priceSanity: priceSanitySchema.prefault({}),
+    keepOnSpot: z
+      .record(
+        z.string().regex(TOKEN_NAME, {
+          error: "expected a token name such as USDC or HYPE (letters and digits, up to 20)",
+        }),
+        decimal({ min: 0 }),
+      )
+      .optional()
+      .describe(
+        "Spot balance per token the bot never takes the account below, e.g. {USDC: 500, HYPE: 100}: no new TWAP spends or sells it and no staking deposit moves it (orders are reduced to what is above it, with the reason; what running TWAPs hold counts as spent)",
+      ),
   })
   .describe("Risk limits, checked before anything is signed; missing usage data blocks (fail closed)");
 
@@ -291,9 +305,6 @@ export const botConfigSchema = z
   .describe("hlbot bot configuration. Relative paths are resolved against the folder of this file.");
 
 export type BotConfigData = z.output<typeof botConfigSchema>;
-
-/** A spot token name as the venue lists them (USDC, HYPE, UBTC, …). */
-export const TOKEN_NAME = /^[A-Za-z][A-Za-z0-9]{0,19}$/;
 
 export const STRATEGY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 

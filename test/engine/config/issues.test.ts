@@ -41,6 +41,7 @@ describe("did you mean", () => {
       "killSwitchFile",
       "killSwitchCancelRunning",
       "priceSanity",
+      "keepOnSpot",
     ]);
     const staking = { kind: "validator-staking", params: { stakeIdleSpot: {} } };
     expect(knownKeysAt(strategyFileSchema, ["params"], staking)).toContain("rebalanceThreshold");
