@@ -152,7 +152,12 @@ export const venueSchema = z
   .strictObject({
     timeoutMs: integer({ min: 100, max: 600_000 }).default(10_000).describe("Per-request timeout"),
     expiresAfterMs: z
-      .union([integer({ min: 1_000, max: 86_400_000 }), z.null()])
+      .union([integer({ min: 1_000, max: 86_400_000 }), z.null()], {
+        error: (issue) =>
+          typeof issue.input === "string"
+            ? "expected milliseconds as a whole number (60000 = 1 min) or null"
+            : undefined,
+      })
       .default(60_000)
       .describe("Time to live of TWAP orders and cancels (expiresAfter); null sends none"),
     readAttempts: integer({ min: 1, max: 10 }).default(4).describe("Attempts per read, the first included"),
