@@ -191,7 +191,9 @@ export async function collectStatus(
       history === undefined
         ? null
         : stakingEvents(history)
-            .filter((e) => e.kind === "withdrawalInitiated" && e.time <= now)
+            // Not filtered by the local clock: one behind the venue's would drop the newest withdrawal
+            // and date an older, finished one instead.
+            .filter((e) => e.kind === "withdrawalInitiated")
             .slice(-summaryV.nPendingWithdrawals)
             .map((e) => ({
               amount: e.amount.toFixed(),

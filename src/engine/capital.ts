@@ -28,3 +28,20 @@ export function capitalView(snapshot: Snapshot, capital: Capital | undefined): S
   }
   return { ...snapshot, balances };
 }
+
+/**
+ * The snapshot with the account's floors (`limits.keepOnSpot`) taken out of what is available: each
+ * strategy plans within them (a staking deposit of what is above the floor, not one the allocator would
+ * then refuse), and the allocator keeps them again as the last word. The floor is named on the
+ * balance, for the strategies' reasons.
+ */
+export function floorView(snapshot: Snapshot, floors: ReadonlyMap<string, Decimal> | undefined): Snapshot {
+  if (floors === undefined || floors.size === 0) return snapshot;
+  const balances = new Map<string, SpotBalance>(snapshot.balances);
+  for (const [token, floor] of floors) {
+    const b = snapshot.balances.get(token);
+    if (b === undefined) continue;
+    balances.set(token, { ...b, available: Decimal.max(b.available.minus(floor), 0), floor });
+  }
+  return { ...snapshot, balances };
+}

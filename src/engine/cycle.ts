@@ -12,7 +12,7 @@ import type { NetworkName } from "../venue/networks.js";
 import { recordAccount, recordJournal, recordTwapProgress } from "./accountMetrics.js";
 import { allocate } from "./allocate.js";
 import { lastEndedTwap, lastRefusedTwaps, twapFillsForBudgets } from "./budget.js";
-import { capitalView } from "./capital.js";
+import { capitalView, floorView } from "./capital.js";
 import { executeIntent } from "./executor.js";
 import type { Decision, Intent, Skip } from "./intents.js";
 import { isIntent } from "./intents.js";
@@ -230,6 +230,8 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     const fills = await twapFillsForBudgets(deps, o.strategies, snapshot, reads);
     const skips: Skip[] = [];
     const intents: Intent[] = [];
+    // Strategies see only what is above the account's floors (the allocator keeps them too).
+    const floored = floorView(snapshot, deps.limits.keepOnSpot);
     for (const strategy of o.strategies) {
       if (blocked.has(strategy.name)) {
         skips.push({
@@ -243,7 +245,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       }
       let decisions: Decision[];
       try {
-        const view = capitalView(snapshot, strategy.capital);
+        const view = capitalView(floored, strategy.capital);
         const override = o.decide?.get(strategy.name);
         decisions = override
           ? override(view, startedAt)

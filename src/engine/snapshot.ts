@@ -39,8 +39,10 @@ export interface SpotBalance {
   total: Decimal;
   /** Reserved by open orders and running TWAPs. */
   hold: Decimal;
-  /** total − hold, never below zero. */
+  /** total − hold (− floor), never below zero. */
   available: Decimal;
+  /** The account's floor for this token (`limits.keepOnSpot`), already out of `available` (floorView). */
+  floor?: Decimal;
 }
 
 export type ValidatorPeriod = "day" | "week" | "month";

@@ -386,7 +386,10 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       const facts = await runtime.facts();
       const deps = runtime.cycleDeps(facts);
       const strategies = scheduledStrategies(config.strategies);
-      await checkStrategyMarkets(runtime.info, strategies, { warn: (m) => logger.warn(m) });
+      await checkStrategyMarkets(runtime.info, strategies, {
+        warn: (m) => logger.warn(m),
+        floorTokens: config.limits.keepOnSpot?.keys(),
+      });
       const scheduler = new Scheduler({
         journal: runtime.journal,
         account: runtime.account,

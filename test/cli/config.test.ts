@@ -135,7 +135,7 @@ describe("hlbot config validate", () => {
     const atMinimum = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
     expect(atMinimum.code).toBe(0);
     expect(atMinimum.stderr).toMatch(
-      /^warning: strategy small-dca: amountUsd 100 is at the smallest TWAP the venue accepts \(venue\.twapMinOrderValue 100\), and orders are rounded down to whole lots, which takes it below: every run will be skipped\. Raise amountUsd to at least 102\.$/m,
+      /^warning: strategy small-dca: amountUsd 100 is at the smallest TWAP the venue accepts \(venue\.twapMinOrderValue 100\), and orders are rounded down to whole lots: a run is skipped whenever that takes it below \(at most prices\)\. Raise amountUsd to at least 102\.$/m,
     );
     expect(atMinimum.stderr).toMatch(
       /^warning: strategy small-dca: budgetUsd 100 is too small for one TWAP: .* Raise budgetUsd to at least 106\.$/m,

@@ -230,10 +230,49 @@ describe("allocation against the simulator", () => {
       reasons.push(...report.decisions.map((x) => x.guardReason ?? x.decision.reason));
       bot.sim.advance(24 * 60 * 60_000);
     }
-    // Three buys of 150 (plus fees) fit above 500; the fourth is reduced below the venue minimum.
+    // Three buys of 150 (plus fees) fit above 500; the fourth is limited below the venue minimum.
     expect(placed(bot)).toHaveLength(3);
     expect(Number(bot.sim.balance(bot.address, "USDC").total)).toBeGreaterThanOrEqual(500);
-    expect(reasons.at(-1)).toMatch(/USDC is left for it above limits.keepOnSpot 500 USDC/);
+    expect(reasons.at(-1)).toMatch(
+      /^[\d.]+ USDC is below the venue minimum for a TWAP: at least 100 USDC in all; limited by the available [\d.]+ USDC above limits\.keepOnSpot 500 USDC$/,
+    );
+  });
+
+  it("a HYPE floor above staking's keepSpot: staking deposits what is above both and still leaves a jailed validator", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        {
+          name: "staking",
+          kind: "validator-staking",
+          params: {
+            validators: 2,
+            maxCommission: 0.05,
+            maxMovePerRun: 10000,
+            stakeIdleSpot: { enabled: true, keepSpot: 10 },
+          },
+        },
+      ],
+      limits: { keepOnSpot: { HYPE: 100 } },
+      fund: { HYPE: "1200" },
+    });
+    const jailed = "0x000000000056f99d36b6f2e0c51fd41496bbacb8"; // Low Fee Node in the demo scenario
+    const ex = bot.runtime.exchange!;
+    expect((await ex.cDeposit({ amount: "1000" })).status).toBe("accepted");
+    expect((await ex.tokenDelegate({ validator: jailed, amount: "1000", isUndelegate: false })).status).toBe(
+      "accepted",
+    );
+    bot.sim.setValidator(jailed, { isJailed: true });
+    bot.sim.advance(25 * 60 * 60_000);
+    const report = await cycle(bot);
+    const sent = report.actions.map((a) => (a.request as { action: Record<string, unknown> }).action);
+    // 200 on spot, 100 kept by the floor and 10 by keepSpot above it: 90 deposited (9000000000 wei).
+    expect(sent[0]).toMatchObject({ type: "cDeposit", wei: 9_000_000_000 });
+    expect(
+      sent.some((x) => x.type === "tokenDelegate" && x.isUndelegate === true && x.validator === jailed),
+    ).toBe(true);
+    expect(report.actions.every((a) => a.outcome === "accepted")).toBe(true);
+    expect(Number(bot.sim.balance(bot.address, "HYPE").total)).toBe(110);
   });
 
   it("after a refusal for balance, the identical order is not sent again", async () => {

@@ -99,4 +99,16 @@ describe("the markets strategies name", () => {
       expect.stringMatching(/^hype-dca buys HYPE \(@107\), which purr-allocation holds at 0.05 /),
     ]);
   });
+
+  it("warns of a limits.keepOnSpot token the venue does not list (a case slip protects nothing)", async () => {
+    const config = await demoBot("floor-typo", {});
+    const warned: string[] = [];
+    await checkStrategyMarkets(venueInfo(), config.strategies, {
+      warn: (m) => warned.push(m),
+      floorTokens: ["usdc", "HYPE"],
+    });
+    expect(warned).toEqual([
+      'limits.keepOnSpot names "usdc", which is not a spot token on the venue (did you mean "USDC"?): no floor applies to it',
+    ]);
+  });
 });

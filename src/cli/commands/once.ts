@@ -77,7 +77,10 @@ export function register(program: Command, ctx: CliContext): void {
           let unknown: Awaited<ReturnType<typeof unknownMarkets>>;
           try {
             facts = await runtime.facts();
-            unknown = await unknownMarkets(runtime.info, config.strategies, { warn: (m) => logger.warn(m) });
+            unknown = await unknownMarkets(runtime.info, config.strategies, {
+              warn: (m) => logger.warn(m),
+              floorTokens: config.limits.keepOnSpot?.keys(),
+            });
           } catch (err) {
             // --json promises a summary line even when nothing could run (the venue unreachable).
             if (opts.json) {

@@ -48,7 +48,10 @@ export function register(program: Command, ctx: CliContext): void {
       try {
         const facts = await runtime.facts();
         const { checkStrategyMarkets } = await import("../../engine/strategies/markets.js");
-        await checkStrategyMarkets(runtime.info, runtime.strategies(), { warn: (m) => logger.warn(m) });
+        await checkStrategyMarkets(runtime.info, runtime.strategies(), {
+          warn: (m) => logger.warn(m),
+          floorTokens: config.limits.keepOnSpot?.keys(),
+        });
         const report = await runCycle(runtime.cycleDeps(facts), {
           trigger: "plan",
           strategies: runtime.strategies(),

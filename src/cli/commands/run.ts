@@ -149,7 +149,10 @@ async function runDaemon(
     const { ConfigIssuesError, formatIssue } = await import("../../engine/config/issues.js");
     let acting = strategies;
     try {
-      const unknown = await unknownMarkets(runtime.info, strategies, { warn: (m) => logger.warn(m) });
+      const unknown = await unknownMarkets(runtime.info, strategies, {
+        warn: (m) => logger.warn(m),
+        floorTokens: config.limits.keepOnSpot?.keys(),
+      });
       for (const issue of unknown.issues)
         logger.error({ problem: formatIssue(issue) }, `strategy left out: ${formatIssue(issue)}`);
       acting = strategies.filter((s) => !unknown.strategies.has(s.name));

@@ -132,7 +132,7 @@ export const limitsSchema = z
       )
       .optional()
       .describe(
-        "Spot balance per token the bot never takes the account below, e.g. {USDC: 500, HYPE: 100}: no new TWAP spends or sells it and no staking deposit moves it (orders are reduced to what is above it, with the reason; what running TWAPs hold counts as spent)",
+        "Spot balance per token the strategies never take the account below, e.g. {USDC: 500, HYPE: 100}: they see only what is above it (a staking keepSpot counts on top), and no new TWAP spends or sells it and no staking deposit moves it (what running TWAPs hold counts as spent). Manual commands (hlbot twap, hlbot stake) are your own words and are not held to it",
       ),
   })
   .describe("Risk limits, checked before anything is signed; missing usage data blocks (fail closed)");

@@ -50,8 +50,8 @@ export function configWarnings(c: LoadedConfig): string[] {
     if (s.enabled && amountUsd instanceof Decimal && amountUsd.lt(enough))
       out.push(
         `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is ${amountUsd.lt(minOrder) ? "below" : "at"} the smallest TWAP the venue accepts ` +
-          `(venue.twapMinOrderValue ${minOrder.toFixed()})${amountUsd.lt(minOrder) ? "" : ", and orders are rounded down to whole lots, which takes it below"}: ` +
-          `every run will be skipped. Raise amountUsd to at least ${enough.toFixed()}.`,
+          `(venue.twapMinOrderValue ${minOrder.toFixed()})${amountUsd.lt(minOrder) ? ": every run will be skipped" : ", and orders are rounded down to whole lots: a run is skipped whenever that takes it below (at most prices)"}. ` +
+          `Raise amountUsd to at least ${enough.toFixed()}.`,
       );
     const reserve = c.venue.rules.twapBuyReserve ?? DEFAULT_TWAP_BUY_RESERVE;
     const smallestBudget = enough.times(reserve.plus(1)).toDecimalPlaces(0, Decimal.ROUND_UP);

@@ -125,3 +125,8 @@ export function skip(strategy: string, reason: string, considered?: Intent["kind
 }
 
 export const ONE = new Decimal(1);
+
+/** " above limits.keepOnSpot 500 USDC" when the account keeps a floor of the balance, for reasons. */
+export function floorText(balance: { coin: string; floor?: Decimal } | undefined): string {
+  return balance?.floor === undefined ? "" : ` above limits.keepOnSpot ${fmt(balance.floor)} ${balance.coin}`;
+}

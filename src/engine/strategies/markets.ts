@@ -15,6 +15,8 @@ export interface MarketCheckOptions {
   signal?: AbortSignal;
   /** Told of strategies that fight over a market named by its venue name (see strategyConflicts). */
   warn?: (message: string) => void;
+  /** The tokens of `limits.keepOnSpot`: one the venue does not list is warned about. */
+  floorTokens?: Iterable<string>;
 }
 
 /** Throws ConfigIssuesError naming every enabled strategy's market the venue does not list. */
@@ -47,15 +49,27 @@ export async function unknownMarkets(
         .markets;
       return (markets?.(s.params) ?? []).map((m) => ({ strategy: s, ...m }));
     });
-  if (wanted.length === 0) return { issues, strategies: names };
+  const floors = [...(o.floorTokens ?? [])];
+  if (wanted.length === 0 && floors.length === 0) return { issues, strategies: names };
   // The metadata as the cycles read it (with the asset contexts): the same query, not one more kind.
   const [meta] = await info.spotMetaAndAssetCtxs({}, signal);
   const universe = spotUniverse(meta, {});
+  // A floor on a token the venue does not list (a case slip: "usdc") protects nothing.
+  for (const token of floors) {
+    if (universe.tokens.has(token)) continue;
+    const guess = didYouMean(token, universe.tokens.keys());
+    o.warn?.(
+      `limits.keepOnSpot names ${JSON.stringify(token)}, which is not a spot token on the venue${guess ? ` (did you mean "${guess}"?)` : ""}: no floor applies to it`,
+    );
+  }
   // Strategies that fight over a token named by its pair's venue name ("@107"): only the metadata
   // says which token that is, so `config validate` could not warn of them.
   const offline = new Set(strategyConflicts(strategies));
-  for (const w of strategyConflicts(strategies, (coin) => universe.pairs.get(coin)?.base.name))
-    if (!offline.has(w)) o.warn?.(w);
+  const tokensOf = (coin: string) => {
+    const pair = universe.pairs.get(coin);
+    return pair === undefined ? undefined : { base: pair.base.name, quote: pair.quote.name };
+  };
+  for (const w of strategyConflicts(strategies, tokensOf)) if (!offline.has(w)) o.warn?.(w);
   for (const w of wanted) {
     if (universe.pairs.has(w.coin) || pairFor(universe, w.coin, w.quote) !== undefined) continue;
     names.add(w.strategy.name);

@@ -22,8 +22,8 @@ export function resolveSharedDefaults(strategies: Strategy[]): Strategy[] {
  */
 export function strategyConflicts(
   strategies: readonly Strategy[],
-  /** The base token of a pair named by its venue name ("@107"), when the spot metadata is at hand. */
-  baseOfPair?: (coin: string) => string | undefined,
+  /** The tokens of a pair named by its venue name ("@107"), when the spot metadata is at hand. */
+  pairTokens?: (coin: string) => { base: string; quote: string } | undefined,
 ): string[] {
   const enabled = strategies.filter((s) => s.enabled);
   const warnings: string[] = [];
@@ -31,8 +31,10 @@ export function strategyConflicts(
   const market = (a: Extract<Strategy, { kind: "twap-accumulate" }>) => {
     const coin = a.params.coin;
     const [pairBase, pairQuote] = coin.includes("/") ? coin.split("/") : [];
-    const base = pairBase ?? baseOfPair?.(coin) ?? coin;
-    return { base, quote: pairQuote ?? a.params.quote, text: base === coin ? coin : `${base} (${coin})` };
+    const known = pairBase === undefined ? pairTokens?.(coin) : undefined;
+    const base = pairBase ?? known?.base ?? coin;
+    const quote = pairQuote ?? known?.quote ?? a.params.quote;
+    return { base, quote, text: base === coin ? coin : `${base} (${coin})` };
   };
   const rebalancers = enabled.filter((s) => s.kind === "twap-rebalance");
   for (const r of rebalancers) {

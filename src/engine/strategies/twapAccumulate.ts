@@ -12,7 +12,7 @@ import { positiveDecimal } from "../config/fields.js";
 import type { TwapOrderIntent } from "../intents.js";
 import { pairFor, pairText } from "../snapshot.js";
 import { isUsdStablecoin, usdPerUnit } from "../usd.js";
-import { fitTwapDuration, fmt, pct, runningTwapOn, skip, twapSchema } from "./common.js";
+import { fitTwapDuration, floorText, fmt, pct, runningTwapOn, skip, twapSchema } from "./common.js";
 import { defineStrategy } from "./types.js";
 
 export const twapAccumulateParams = z.strictObject({
@@ -88,6 +88,8 @@ export const twapAccumulate = defineStrategy({
       ];
     }
     let amountUsd = params.amountUsd;
+    /** Set when this run is the budget's last (sized to what is left): its failure is the budget's. */
+    let budgetLeft: string | undefined;
     const notes: string[] = [];
     const last = memory.lastEndedTwap;
     if (last !== undefined && !last.executedUsd.gt(0)) {
@@ -128,6 +130,7 @@ export const twapAccumulate = defineStrategy({
           ];
         }
         amountUsd = lastRun;
+        budgetLeft = `${fmt(memory.spentUsd, 2)} of ${fmt(params.budgetUsd)} USD; of the ${fmt(left, 2)} USD left, rounded down to whole lots`;
         notes.push(
           `last run of the budget: ${fmt(left, 2)} of ${fmt(params.budgetUsd)} USD left, sized ${pct(reserve)} under it for the fills' spread and price moves`,
         );
@@ -140,20 +143,32 @@ export const twapAccumulate = defineStrategy({
     if (params.side === "sell") {
       const available = snapshot.balances.get(base)?.available;
       if (available === undefined || !available.gt(0))
-        return [skip(name, `no ${base} available to sell`, considered)];
+        return [
+          skip(name, `no ${base} available to sell${floorText(snapshot.balances.get(base))}`, considered),
+        ];
       if (size.gt(available)) {
         size = available;
         limited = true;
-        notes.push(`limited to the available ${fmt(available)} ${base}`);
+        notes.push(
+          `limited to the available ${fmt(available)} ${base}${floorText(snapshot.balances.get(base))}`,
+        );
       }
     } else {
       const available = snapshot.balances.get(quote)?.available;
       if (available === undefined || !available.gt(0))
-        return [skip(name, `no ${quote} available to buy with`, considered)];
+        return [
+          skip(
+            name,
+            `no ${quote} available to buy with${floorText(snapshot.balances.get(quote))}`,
+            considered,
+          ),
+        ];
       if (amount.gt(available)) {
         size = available.div(mid);
         limited = true;
-        notes.push(`limited by the available ${fmt(available, 2)} ${quote}`);
+        notes.push(
+          `limited by the available ${fmt(available, 2)} ${quote}${floorText(snapshot.balances.get(quote))}`,
+        );
       }
     }
     size = truncateDecimals(size, pair.base.szDecimals);
@@ -176,6 +191,8 @@ export const twapAccumulate = defineStrategy({
       // Rounding down to whole lots took the order below the minimum: say what amount would do.
       const minOrder = snapshot.rules.twapMinOrderValue;
       const lot = new Decimal(1).div(new Decimal(10).pow(pair.base.szDecimals));
+      if (budgetLeft !== undefined)
+        return [skip(name, `budget used up (${budgetLeft}: ${fit.reason})`, considered)];
       if (!limited && notional.lt(minOrder) && amount.gte(minOrder)) {
         const enough = minOrder.div(mid).div(lot).ceil().times(lot).times(mid).times(quoteUsd);
         return [
@@ -187,7 +204,8 @@ export const twapAccumulate = defineStrategy({
           ),
         ];
       }
-      return [skip(name, fit.reason, considered)];
+      // With what limited it, when something did (the balance, a floor).
+      return [skip(name, notes.length ? `${fit.reason}; ${notes.join("; ")}` : fit.reason, considered)];
     }
     if (fit.note) notes.push(fit.note);
     const notionalUsd = notional.times(quoteUsd);

@@ -7,7 +7,7 @@ import { decimal, fraction } from "../config/fields.js";
 import type { Decision, TwapOrderIntent } from "../intents.js";
 import { pairFor, pairLabel, pairText, type SpotPair } from "../snapshot.js";
 import { usdPerUnit } from "../usd.js";
-import { fitTwapDuration, fmt, ONE, pct, runningTwapOn, skip, twapSchema } from "./common.js";
+import { fitTwapDuration, floorText, fmt, ONE, pct, runningTwapOn, skip, twapSchema } from "./common.js";
 import { defineStrategy } from "./types.js";
 
 /** Target weights must add up to one within this tolerance (they are written by hand in YAML). */
@@ -75,6 +75,8 @@ interface Holding {
   total: Decimal;
   available: Decimal;
   hold: Decimal;
+  /** The account's floor of the token (limits.keepOnSpot), out of `available`. */
+  floor?: Decimal | undefined;
   value: Decimal;
 }
 
@@ -106,6 +108,7 @@ export const twapRebalance = defineStrategy({
           total,
           available,
           hold,
+          floor: balance?.floor,
           value: total,
         });
         continue;
@@ -134,6 +137,7 @@ export const twapRebalance = defineStrategy({
         total: counted,
         available,
         hold,
+        floor: balance?.floor,
         value: counted.times(pair.mid),
       });
     }
@@ -194,6 +198,7 @@ export const twapRebalance = defineStrategy({
         const elsewhere = [
           h.staked.gt(0) ? `${fmt(h.staked)} staked` : "",
           h.hold.gt(0) ? `${fmt(h.hold)} on hold` : "",
+          h.floor?.gt(0) ? `${fmt(h.floor)} kept by limits.keepOnSpot` : "",
         ].filter(Boolean);
         decisions.push(
           skip(
@@ -206,15 +211,25 @@ export const twapRebalance = defineStrategy({
       }
       if (side === "sell" && size.gt(h.available)) {
         size = h.available;
-        notes.push(`limited to the available ${fmt(h.available)} ${h.token} (${fmt(h.hold)} on hold)`);
+        notes.push(
+          `limited to the available ${fmt(h.available)} ${h.token} (${fmt(h.hold)} on hold${h.floor ? `, ${fmt(h.floor)} kept by limits.keepOnSpot` : ""})`,
+        );
       }
       if (side === "buy" && !quoteAvailable.gt(0)) {
-        decisions.push(skip(name, `${where}: no ${quote} available to buy with`, "twapOrder"));
+        decisions.push(
+          skip(
+            name,
+            `${where}: no ${quote} available to buy with${floorText(snapshot.balances.get(quote))}`,
+            "twapOrder",
+          ),
+        );
         continue;
       }
       if (side === "buy" && size.times(h.mid).gt(quoteAvailable)) {
         size = quoteAvailable.div(h.mid);
-        notes.push(`limited by the available ${fmt(quoteAvailable, 2)} ${quote}`);
+        notes.push(
+          `limited by the available ${fmt(quoteAvailable, 2)} ${quote}${floorText(snapshot.balances.get(quote))}`,
+        );
       }
       size = truncateDecimals(size, pair.base.szDecimals);
       if (!size.gt(0)) {

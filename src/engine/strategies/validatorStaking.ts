@@ -18,11 +18,11 @@
 // Amounts are truncated to whole wei.
 import * as z from "zod";
 import { Decimal, truncateDecimals, ZERO } from "../../lib/decimal.js";
-import { HYPE_WEI_DECIMALS } from "../../venue/constants.js";
+import { HYPE_WEI_DECIMALS, UNSTAKING_QUEUE_MS } from "../../venue/constants.js";
 import { address, decimal, fraction, hypeAmount, integer } from "../config/fields.js";
 import type { CDepositIntent, CWithdrawIntent, Decision, TokenDelegateIntent } from "../intents.js";
 import { type Snapshot, twapCoinIsPair, type ValidatorInfo, type ValidatorPeriod } from "../snapshot.js";
-import { fmt, isoTime, ONE, pct, skip } from "./common.js";
+import { floorText, fmt, isoTime, ONE, pct, skip } from "./common.js";
 import { defineStrategy } from "./types.js";
 
 /** Staking amounts travel as `wei` = HYPE × 1e8. */
@@ -35,6 +35,8 @@ const DAY_MS = 86_400_000;
  * ("delegations have a lockup period of 1 day"), docs.yield.xyz/docs/hyperliquid.
  */
 const DELEGATION_LOCK_MS = DAY_MS;
+/** The unstaking queue (mainnet: 7 days; src/venue/constants.ts), in minutes, as a horizon for sales. */
+const UNSTAKING_QUEUE_MINUTES = (UNSTAKING_QUEUE_MS.mainnet ?? 7 * DAY_MS) / 60_000;
 /**
  * Cost of moving delegated stake, in days of rewards on the stake moved: the venue pays on the minimum
  * stake held over a whole day, so stake moved mid-day earns on neither validator until the next day.
@@ -426,28 +428,32 @@ export const validatorStaking = defineStrategy({
         }
       }
       // HYPE being sold (a rebalancer bringing HYPE back to its weight, a DCA selling) is not staked
-      // under it: staked, it takes 7 days to come back to spot, and the seller finds nothing to sell
-      // at its next run (a trial's rebalancer stayed 15 points overweight for a month).
-      const selling = snapshot.twaps.find(
+      // under the seller: staked, it takes the unstaking queue (7 days on mainnet) to come back, and the
+      // seller finds nothing to sell at its next run (a trial's rebalancer stayed 15 points overweight
+      // for a month). Kept on spot: what the running sells would sell over that queue at their pace
+      // (size / duration), so a long, small sell does not hold back everything.
+      const sells = snapshot.twaps.filter(
         (t) =>
           t.side === "sell" &&
+          t.minutes > 0 &&
           [...snapshot.pairs.values()].some(
             (p) => p.base.name === STAKING_TOKEN && (t.assetId === p.assetId || twapCoinIsPair(t.coin, p)),
           ),
       );
-      if (selling !== undefined && extra.gt(0)) {
-        decisions.push(
-          skip(
-            name,
-            `idle spot HYPE stays on spot while TWAP${selling.twapId === undefined ? "" : ` #${selling.twapId}`} sells HYPE: staked, it would take 7 days to come back for the next sale`,
-            "cDeposit",
-          ),
-        );
-        extra = ZERO;
+      const forSales = trunc(
+        sells.reduce((a, t) => a.plus(t.size.times(UNSTAKING_QUEUE_MINUTES).div(t.minutes)), ZERO),
+      );
+      if (forSales.gt(0) && extra.gt(0)) {
+        const ids = sells.map((t) => (t.twapId === undefined ? "a TWAP" : `#${t.twapId}`)).join(", ");
+        const held = Decimal.min(extra, forSales);
+        extra = trunc(extra.minus(held));
         movedLater = false;
+        const why = `${fmt(held)} idle spot HYPE stays on spot for the HYPE sales running (${ids}): at their pace they would sell ${fmt(forSales)} HYPE over the unstaking queue (7 days on mainnet)`;
+        if (extra.gt(0)) capNote += `; ${why}`;
+        else decisions.push(skip(name, why, "cDeposit"));
       }
       const kept =
-        `keeping ${fmt(params.stakeIdleSpot.keepSpot)} on spot` +
+        `keeping ${fmt(params.stakeIdleSpot.keepSpot)} on spot${floorText(snapshot.balances.get(STAKING_TOKEN))}` +
         (finalised.gt(0)
           ? ` plus ${fmt(finalised)} HYPE withdrawn in the last ${fmt(params.respectManualDays)} days`
           : "");

@@ -86,7 +86,9 @@ describe("strategies that will fight", () => {
     expect(offline).toHaveLength(1);
     expect(offline[0]).toMatch(/^dca-pair buys HYPE \(HYPE\/USDC\), which hype-5050 holds at 0.5 /);
     // With the metadata: the venue name's DCA fights the rebalancer and the other DCA too.
-    const known = strategyConflicts(c.strategies, (coin) => (coin === "@107" ? "HYPE" : undefined));
+    const known = strategyConflicts(c.strategies, (coin) =>
+      coin === "@107" ? { base: "HYPE", quote: "USDC" } : undefined,
+    );
     expect(known).toEqual([
       offline[0],
       expect.stringMatching(/^dca-venue-name sells HYPE \(@107\), which hype-5050 holds at 0.5 /),

@@ -113,6 +113,19 @@ describe("twap-accumulate", () => {
       "99.8355 USDC is below the venue minimum for a TWAP: at least 100 USDC in all (100 USDC rounded down to whole lots of 0.01 HYPE at mid 35.03): raise amountUsd to 100.19 or more",
     );
     expect(only(run({ amountUsd: 100.19 }, { ...funded, hypeMid: 35.03 })).size.toFixed()).toBe("2.86");
+    // The budget's last run rounded below the minimum: the budget is used up, amountUsd is not to blame.
+    // 103.1 left / 1.03 = 100.097 USD → 2.85 HYPE at 35.03 = 99.8355.
+    expect(
+      skipped(
+        run(
+          { amountUsd: 150, budgetUsd: 1000 },
+          { ...funded, hypeMid: 35.03 },
+          { spentUsd: parseDecimal("896.9") },
+        ),
+      ),
+    ).toBe(
+      "budget used up (896.9 of 1000 USD; of the 103.1 USD left, rounded down to whole lots: 99.8355 USDC is below the venue minimum for a TWAP: at least 100 USDC in all)",
+    );
   });
 
   it("fails closed when the amount already spent is unknown", () => {

@@ -232,30 +232,32 @@ describe("validator-staking", () => {
     expect(disabled.some((d) => d.kind === "cDeposit")).toBe(false);
   });
 
-  it("stakes no idle spot HYPE while a TWAP sells HYPE: the seller needs it on spot (unstaking takes 7 days)", () => {
+  it("keeps on spot what the running HYPE sells would sell over the unstaking queue at their pace", () => {
     const params = { stakeIdleSpot: { enabled: true, keepSpot: 100 } };
-    const selling = run(
-      {
-        balances: { HYPE: 1000 },
-        twaps: [{ twapId: 7, coin: "@107", assetId: 10107, side: "sell", size: 200 }],
-      },
-      params,
+    const deposit = (ds: Decision[]) =>
+      (ds.find((d) => d.kind === "cDeposit") as { amount: Decimal } | undefined)?.amount.toFixed();
+    const sell = (size: number, minutes: number, side: "buy" | "sell" = "sell") => ({
+      twapId: 7,
+      coin: "@107",
+      assetId: 10107,
+      side,
+      size,
+      minutes,
+    });
+    // A rebalancer's hourly sale of 200: at that pace a week sells far more than the 900 above keepSpot.
+    const hourly = run({ balances: { HYPE: 1000 }, twaps: [sell(200, 60)] }, params);
+    expect(deposit(hourly)).toBeUndefined();
+    expect(skips(hourly)).toContainEqual(
+      "900 idle spot HYPE stays on spot for the HYPE sales running (#7): at their pace they would sell 33600 HYPE over the unstaking queue (7 days on mainnet)",
     );
-    expect(selling.some((d) => d.kind === "cDeposit")).toBe(false);
-    expect(skips(selling)).toContainEqual(
-      "idle spot HYPE stays on spot while TWAP #7 sells HYPE: staked, it would take 7 days to come back for the next sale",
+    // A slow sale (10 HYPE over a week) holds back only those 10; the rest is staked.
+    const slow = run({ balances: { HYPE: 1000 }, twaps: [sell(10, 10_080)] }, params);
+    expect(deposit(slow)).toBe("890");
+    expect(slow.find((d) => d.kind === "cDeposit")?.reason).toMatch(
+      /; 10 idle spot HYPE stays on spot for the HYPE sales running \(#7\)/,
     );
-    // A HYPE buy, or no TWAP at all: the idle spot HYPE above keepSpot is staked.
-    const buying = run(
-      {
-        balances: { HYPE: 1000 },
-        twaps: [{ twapId: 8, coin: "@107", assetId: 10107, side: "buy", size: 200 }],
-      },
-      params,
-    );
-    expect(
-      (buying.find((d) => d.kind === "cDeposit") as { amount: Decimal } | undefined)?.amount.toFixed(),
-    ).toBe("900");
+    // A HYPE buy holds nothing back.
+    expect(deposit(run({ balances: { HYPE: 1000 }, twaps: [sell(200, 60, "buy")] }, params))).toBe("900");
   });
 
   it("moves no more spot HYPE into staking than the run delegates (maxMovePerRun): the rest waits on spot", () => {
