@@ -121,7 +121,7 @@ export function scheduledStrategies(loaded: readonly Strategy[]): Strategy[] {
  * configured list), for SIGHUP. Throws a ConfigError naming file:line for anything wrong.
  */
 export async function loadStrategySet(
-  config: Pick<LoadedConfig, "strategySource" | "file">,
+  config: Pick<LoadedConfig, "strategySource" | "file" | "schedule">,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Strategy[]> {
   let files: string[];
@@ -141,7 +141,11 @@ export async function loadStrategySet(
   }
   // The same defaults as at start-up (a rebalancer's countStaked depends on the other strategies): a
   // reload without them changed the rebalancer's view of staked HYPE.
-  return scheduledStrategies(resolveSharedDefaults(await loadStrategyFiles(files, env)));
+  return scheduledStrategies(
+    resolveSharedDefaults(
+      await loadStrategyFiles(files, env, { allowSeconds: config.schedule?.allowSeconds === true }),
+    ),
+  );
 }
 
 /** node-cron, in UTC, with its warnings routed to our logger. */

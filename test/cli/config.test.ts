@@ -110,6 +110,31 @@ describe("hlbot config validate", () => {
     expect(hlbot(["config", "validate", strategy], { DCA_USD: "500" }).code).toBe(0);
   });
 
+  it("refuses a schedule by the second unless the bot file allows it (a stray 6th field ran a weekly buy hourly)", () => {
+    const strategy = join(temp, "seconds.yaml");
+    writeFileSync(
+      strategy,
+      'name: fast\nkind: twap-accumulate\nschedule: "*/15 * * * * *"\nparams:\n  coin: HYPE\n  side: buy\n  amountUsd: 200\n  twap: {minutes: 30}\n',
+    );
+    const bot = join(temp, "seconds-bot.yaml");
+    const limits = "limits:\n  maxOrderUsd: 500\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\n";
+    writeFileSync(bot, `network: testnet\nstrategies: ${strategy}\n${limits}`);
+    const refused = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      `seconds.yaml:3: schedule: "*/15 * * * * *" has 6 fields: cron reads the first as seconds, so it runs more than once a minute. Write 5 fields (minute hour day-of-month month weekday), or set schedule.allowSeconds: true in the bot file`,
+    );
+    writeFileSync(
+      bot,
+      `network: testnet\nstrategies: ${strategy}\n${limits}schedule:\n  allowSeconds: true\n`,
+    );
+    const allowed = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toMatch(
+      /schedule "\*\/15 \* \* \* \* \*"; next \d{4}-\d\d-\d\d \d\d:\d\d:(00|15|30|45), /,
+    );
+  });
+
   it("warns (exit 0) of a DCA amount below the venue's smallest TWAP: every run would be skipped", () => {
     const strategy = join(temp, "small-dca.yaml");
     writeFileSync(

@@ -118,6 +118,8 @@ beforeAll(async () => {
       state: stateDir,
       limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 10000000, maxStakeMovePerDay: 1000000 },
       log: { level: "info", format: "json" },
+      // The schedules are by the second (something is decided every second while killing).
+      schedule: { allowSeconds: true },
       // Short lifetimes, so interrupted submissions become decidable within the test's time.
       venue: { expiresAfterMs: 2000, userSignedGraceMs: 2000, timeoutMs: 5000 },
     }),

@@ -22,7 +22,7 @@ import {
 } from "../../lib/yamlSource.js";
 import type { NetworkName } from "../../venue/networks.js";
 import type { RiskLimits } from "../risk.js";
-import { DEFAULT_CATCH_UP_MS, parseDuration } from "../schedule.js";
+import { DEFAULT_CATCH_UP_MS, hasSecondsField, parseDuration } from "../schedule.js";
 import type { VenueRules } from "../snapshot.js";
 import type { Strategy } from "../strategies/registry.js";
 import { resolveSharedDefaults } from "../strategies/shared.js";
@@ -76,7 +76,7 @@ export interface LoadedConfig {
   log: { level: LogLevel; format: LogFormat; file: string | undefined };
   venue: VenueConfig;
   /** Scheduling of cron slots (default: a 2-hour catch-up window). */
-  schedule?: { catchUpMs: number };
+  schedule?: { catchUpMs: number; allowSeconds?: boolean };
   /** Notification channels (secrets are named by their variables, read when the notifier is built). */
   notify?: NotifyConfig | undefined;
 }
@@ -91,6 +91,8 @@ export interface LoadOptions {
    * grid point goes through the same schemas and the same checks as a normal run.
    */
   edit?: (src: YamlSource, role: "bot" | "strategy") => void;
+  /** The bot file's `schedule.allowSeconds`: 6-field (seconds) schedules are an error without it. */
+  allowSeconds?: boolean;
 }
 
 export const DEFAULT_CONFIG_PATH = "config/default.yaml";
@@ -277,6 +279,17 @@ export async function loadStrategyFiles(
         continue;
       }
       seen.set(s.name, s.file);
+      if (hasSecondsField(s.schedule) && options.allowSeconds !== true) {
+        issues.push({
+          file: displayPath(s.file),
+          line: await lineInFile(s.file, ["schedule"]),
+          keyPath: "schedule",
+          message:
+            `${JSON.stringify(s.schedule)} has 6 fields: cron reads the first as seconds, so it runs more than once a minute. ` +
+            "Write 5 fields (minute hour day-of-month month weekday), or set schedule.allowSeconds: true in the bot file for a schedule by the second",
+        });
+        continue;
+      }
       loaded.push(s);
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
@@ -377,7 +390,9 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
     }
     strategySource = { files };
   }
-  const strategies = resolveSharedDefaults(await loadStrategyFiles(files, env, options));
+  const strategies = resolveSharedDefaults(
+    await loadStrategyFiles(files, env, { ...options, allowSeconds: c.schedule.allowSeconds }),
+  );
 
   // No `state:` in the file: the same folder from any directory (see defaultStateDir).
   const state = c.state === undefined ? defaultStateDir(env) : resolvePath(dir, c.state);
@@ -447,7 +462,10 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
         twapBuyReserve: c.venue.twapBuyReserve,
       },
     },
-    schedule: { catchUpMs: parseDuration(c.schedule.catchUp) ?? DEFAULT_CATCH_UP_MS },
+    schedule: {
+      catchUpMs: parseDuration(c.schedule.catchUp) ?? DEFAULT_CATCH_UP_MS,
+      allowSeconds: c.schedule.allowSeconds,
+    },
     notify: c.notify,
   };
 }

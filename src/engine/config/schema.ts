@@ -210,6 +210,12 @@ export const scheduleSchema = z
       .describe(
         "How late a strategy's cron slot may still be acted in (downtime, a failed run, `once` called between slots); older slots are reported as missed, not acted in",
       ),
+    allowSeconds: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Allow strategy schedules with a leading seconds field (6 fields: they run more than once a minute; tests and demos). Off, a 6-field schedule is an error: a stray field would make a weekly schedule run every second or hour",
+      ),
   })
   .describe("How cron slots are run by `run`, `once` and `simulate` alike");
 

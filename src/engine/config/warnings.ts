@@ -5,7 +5,6 @@
 import { Decimal } from "../../lib/decimal.js";
 import { DEFAULT_TWAP_BUY_RESERVE } from "../allocate.js";
 import { DEFAULT_USER_SIGNED_GRACE_MS } from "../reconcile.js";
-import { hasSecondsField } from "../schedule.js";
 import { strategyConflicts } from "../strategies/shared.js";
 import { isPlaceholderAddress } from "./fields.js";
 import type { LoadedConfig } from "./loader.js";
@@ -37,11 +36,6 @@ export function configWarnings(c: LoadedConfig): string[] {
     );
   }
   for (const s of c.strategies) {
-    if (s.enabled && hasSecondsField(s.schedule))
-      out.push(
-        `strategy ${s.name}: schedule "${s.schedule}" has a seconds field: it runs more than once a minute ` +
-          "(meant for tests). Write 5 fields (minute hour day-of-month month weekday) for a schedule by the minute.",
-      );
     const { amountUsd, budgetUsd } =
       s.kind === "twap-accumulate" ? (s.params as { amountUsd?: unknown; budgetUsd?: unknown }) : {};
     // Orders are whole lots, rounded down: an amount at the minimum lands just under it. A lot is worth
