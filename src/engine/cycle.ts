@@ -174,10 +174,10 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       validatorAllowlist: deps.limits.validatorAllowlist,
     });
     // Beside the venue's staking history, the journal's own moves over the same period (the oldest
-    // event's time): what the bot did is not what the user did by hand. The journal dates a move by the
-    // local clock, the history by the venue's: the moves are moved onto the venue's clock by the skew
-    // measured now (the Date headers of this cycle's answers), so a local clock minutes off does not
-    // turn the bot's own moves into the user's.
+    // event's time): what the bot did is not what the user did by hand. The history is dated by the
+    // venue's clock, and so is each move journaled with the venue's time; an older row has only the
+    // local time, moved onto the venue's clock by the skew measured now (this cycle's Date headers),
+    // so a local clock minutes off does not turn the bot's own moves into the user's.
     const history = read.stakingHistory;
     const venueNow = deps.venueNow?.();
     const localToVenue = venueNow === undefined ? 0 : venueNow - deps.clock();
@@ -189,11 +189,13 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
             ownStakingMoves: deps.journal
               .ownStakingMoves(
                 deps.account,
+                // An hour more than the pairing window: a local clock corrected since a move was sent.
                 history.reduce((t, e) => Math.min(t, e.time), startedAt + localToVenue) -
                   localToVenue -
-                  PAIRED_WITHIN_MS,
+                  PAIRED_WITHIN_MS -
+                  60 * 60_000,
               )
-              .map((m) => ({ ...m, time: m.time + localToVenue })),
+              .map((m) => (m.onVenueClock ? m : { ...m, time: m.time + localToVenue })),
           };
     deps.journal.recordSnapshot(cycleId, summarizeSnapshot(snapshot));
     if (parts.has("staking")) recordStake(deps.metrics, snapshot);

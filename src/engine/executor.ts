@@ -32,6 +32,8 @@ export interface ExecutorDeps {
   network: NetworkName;
   clock: () => number;
   logger: Logger;
+  /** The venue's time (VenueClock.now), journaled with each submission when known. */
+  venueNow?: () => number | undefined;
   /** Test hook of the crash tests (see CycleDeps.pauseBeforeSendMs). */
   pauseBeforeSendMs?: number;
   /**
@@ -113,6 +115,7 @@ export async function executeIntent(
       vault: request.vaultAddress ?? null,
       request: request.bodyText,
       ...usageOf(intent),
+      venueAt: deps.venueNow?.(),
     });
     if (deps.pauseBeforeSendMs) {
       deps.logger.warn(

@@ -134,6 +134,13 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS submissions_expected_end ON submissions(account, expected_end);
     `,
   },
+  {
+    // The venue's time when a submission was written (its clock from the Date headers, when known):
+    // the bot's own staking moves are matched to the venue's history by it, whatever the local clock
+    // did since (created_at is the local clock's).
+    id: "journal-006-venue-time",
+    sql: "ALTER TABLE submissions ADD COLUMN venue_at INTEGER;",
+  },
 ];
 
 /**
@@ -205,6 +212,8 @@ export type PendingSubmission = Pick<
   notionalUsd?: Decimal;
   stakeMove?: Decimal;
   asset?: number;
+  /** The venue's time now (its clock from the Date headers), when known. */
+  venueAt?: number | undefined;
 };
 
 function text(value: unknown): string {
@@ -362,8 +371,8 @@ export class Journal {
     const now = this.clock();
     const info = this.sql(
       `INSERT INTO submissions (cycle_id, decision_id, strategy, account, signer, action_type, nonce, expires_after,
-           vault, request, status, notional_usd, stake_move, asset, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
+           vault, request, status, notional_usd, stake_move, asset, created_at, updated_at, venue_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
     ).run(
       s.cycleId,
       s.decisionId,
@@ -380,6 +389,7 @@ export class Journal {
       s.asset ?? null,
       now,
       now,
+      s.venueAt === undefined ? null : Math.round(s.venueAt),
     );
     const id = Number(info.lastInsertRowid);
     // Outside the database, so a lost write-ahead log cannot take it along (checkStateIdentity).
@@ -435,12 +445,14 @@ export class Journal {
   /**
    * The tokenDelegate submissions the bot's strategies sent for `account` since `sinceMs` that the
    * venue did not refuse (accepted, landed, or still unknown: any of them may be in the venue's staking
-   * history). Manual commands (`hlbot delegate`) are the user's own actions and are left out.
+   * history). Manual commands (`hlbot delegate`) are the user's own actions and are left out. Each is
+   * dated by the venue's clock when it was written with it (`onVenueClock`), else by the local one;
+   * `sinceMs` is on the local clock.
    */
   ownStakingMoves(account: string, sinceMs: number): OwnStakingMove[] {
-    type Row = { request: string; createdAt: number };
+    type Row = { request: string; createdAt: number; venueAt: number | null };
     const rows = this.sql(
-      `SELECT request, created_at AS createdAt FROM submissions
+      `SELECT request, created_at AS createdAt, venue_at AS venueAt FROM submissions
          WHERE account = ? AND action_type = 'tokenDelegate' AND created_at >= ?
            AND status NOT IN ('rejected', 'absent') AND strategy <> ?`,
     ).all(account, sinceMs, MANUAL_STRATEGY) as Row[];
@@ -451,7 +463,8 @@ export class Journal {
       if (typeof action?.validator !== "string" || (typeof wei !== "number" && typeof wei !== "bigint"))
         continue;
       out.push({
-        time: r.createdAt,
+        time: r.venueAt ?? r.createdAt,
+        onVenueClock: r.venueAt !== null,
         validator: action.validator.toLowerCase(),
         amount: fromWei(BigInt(wei), HYPE_WEI_DECIMALS),
         isUndelegate: action.isUndelegate === true,

@@ -82,8 +82,13 @@ export interface StakingSummary {
 /** One entry of the account's staking history (delegatorHistory), oldest first. */
 /** A tokenDelegate hlbot sent (journal): when, to or from which validator, how much HYPE. */
 export interface OwnStakingMove {
-  /** ms: when it was sent, on the venue's clock (the journal's local time moved by the measured skew). */
+  /**
+   * ms: when it was sent, on the venue's clock: as journaled with it, or (older rows, no venue time
+   * known then) the local time moved by the skew measured now.
+   */
   time: number;
+  /** Whether `time` was journaled on the venue's clock (else it is the local clock's until moved). */
+  onVenueClock?: boolean;
   validator: string;
   amount: Decimal;
   isUndelegate: boolean;

@@ -59,6 +59,10 @@ function botFile(
       wallet: { privateKeyEnv: "HLBOT_TEST_KEY" },
       strategies: "./strategies",
       state: "./state",
+      // These tests may schedule strategies by the second.
+
+      schedule: { allowSeconds: true },
+
       limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 100000 },
       log: { level: "info", format: "json" },
       notify,

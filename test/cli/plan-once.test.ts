@@ -46,6 +46,10 @@ describe("plan --json and once through the CLI", () => {
         mode,
         strategies: ["rebalance.yaml"],
         state: "./state",
+        // These tests may schedule strategies by the second.
+
+        schedule: { allowSeconds: true },
+
         limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
         log: { level: "warn", format: "json" },
       }),
@@ -130,6 +134,10 @@ describe("plan --json and once through the CLI", () => {
       account: address,
       strategies: ["rebalance.yaml", "link.yaml"],
       state: "./state-two",
+      // These tests may schedule strategies by the second.
+
+      schedule: { allowSeconds: true },
+
       limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
       log: { level: "warn", format: "json" },
     };
@@ -175,6 +183,10 @@ describe("plan --json and once through the CLI", () => {
         account: sub,
         strategies: ["rebalance.yaml"],
         state: "./state-sub",
+        // These tests may schedule strategies by the second.
+
+        schedule: { allowSeconds: true },
+
         limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
         log: { level: "warn", format: "json" },
       }),
@@ -266,6 +278,10 @@ describe("plan --json and once through the CLI", () => {
         mode: "dry-run",
         strategies: ["rebalance.yaml", "typo.yaml"],
         state: "./state-typo",
+        // These tests may schedule strategies by the second.
+
+        schedule: { allowSeconds: true },
+
         limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
         log: { level: "warn", format: "json" },
       }),
@@ -316,6 +332,10 @@ describe("plan --json and once through the CLI", () => {
         strategies: ["rebalance.yaml"],
         state: "./state-unreachable",
         venue: { readAttempts: 1, timeoutMs: 2000 },
+        // These tests may schedule strategies by the second.
+
+        schedule: { allowSeconds: true },
+
         limits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 10000, maxStakeMovePerDay: 10 },
         log: { level: "fatal" },
       }),
@@ -351,6 +371,10 @@ describe("plan --json and once through the CLI", () => {
         mode: "live",
         strategies: ["staking.yaml"],
         state: "./state-staking",
+        // These tests may schedule strategies by the second.
+
+        schedule: { allowSeconds: true },
+
         limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
         log: { level: "fatal" },
       }),
