@@ -10,7 +10,13 @@ import { runCycle } from "../../src/engine/cycle.js";
 import type { Intent, TwapOrderIntent } from "../../src/engine/intents.js";
 import { parseDecimal } from "../../src/lib/decimal.js";
 import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
-import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+import {
+  JAILED_VALIDATOR,
+  REBALANCE,
+  stakeWithJailedValidator,
+  startTestBot,
+  type TestBot,
+} from "../helpers/bot.js";
 import { buildSnapshot } from "../helpers/snapshots.js";
 
 const d = (v: string | number) => parseDecimal(v);
@@ -256,14 +262,8 @@ describe("allocation against the simulator", () => {
       limits: { keepOnSpot: { HYPE: 100 } },
       fund: { HYPE: "1200" },
     });
-    const jailed = "0x000000000056f99d36b6f2e0c51fd41496bbacb8"; // Low Fee Node in the demo scenario
-    const ex = bot.runtime.exchange!;
-    expect((await ex.cDeposit({ amount: "1000" })).status).toBe("accepted");
-    expect((await ex.tokenDelegate({ validator: jailed, amount: "1000", isUndelegate: false })).status).toBe(
-      "accepted",
-    );
-    bot.sim.setValidator(jailed, { isJailed: true });
-    bot.sim.advance(25 * 60 * 60_000);
+    const jailed = JAILED_VALIDATOR;
+    await stakeWithJailedValidator(bot);
     const report = await cycle(bot);
     const sent = report.actions.map((a) => (a.request as { action: Record<string, unknown> }).action);
     // 200 on spot, 100 kept by the floor and 10 by keepSpot above it: 90 deposited (9000000000 wei).

@@ -4,9 +4,20 @@ import { runCycle } from "../../src/engine/cycle.js";
 import { ConfigError } from "../../src/lib/errors.js";
 import { parseJson } from "../../src/lib/json.js";
 import { recoverActionSigner } from "../../src/venue/signing/index.js";
-import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+import {
+  JAILED_VALIDATOR,
+  REBALANCE,
+  stakeWithJailedValidator,
+  startTestBot,
+  type TestBot,
+} from "../helpers/bot.js";
 
 let bot: TestBot | undefined;
+const STAKING = {
+  name: "staking",
+  kind: "validator-staking",
+  params: { validators: 2, maxCommission: 0.05, maxMovePerRun: 10000 },
+};
 afterEach(async () => {
   await bot?.close();
   bot = undefined;
@@ -51,23 +62,11 @@ describe("engine cycle against the simulator", () => {
   it("tells validator-staking which staking moves in the venue's history were its own (journal)", async () => {
     bot = await startTestBot({
       mode: "live",
-      strategies: [
-        {
-          name: "staking",
-          kind: "validator-staking",
-          params: { validators: 2, maxCommission: 0.05, maxMovePerRun: 10000 },
-        },
-      ],
+      strategies: [STAKING],
       fund: { HYPE: "1000" },
     });
-    const jailed = "0x000000000056f99d36b6f2e0c51fd41496bbacb8"; // Low Fee Node in the demo scenario
-    const ex = bot.runtime.exchange!;
-    expect((await ex.cDeposit({ amount: "1000" })).status).toBe("accepted");
-    expect((await ex.tokenDelegate({ validator: jailed, amount: "1000", isUndelegate: false })).status).toBe(
-      "accepted",
-    );
-    bot.sim.setValidator(jailed, { isJailed: true });
-    bot.sim.advance(25 * 60 * 60_000); // past the 1-day lock
+    const jailed = JAILED_VALIDATOR;
+    await stakeWithJailedValidator(bot);
     const first = await cycle(bot);
     expect(first.actions.filter((a) => a.outcome === "accepted").length).toBeGreaterThanOrEqual(2);
     bot.sim.advance(60_000);
@@ -93,23 +92,10 @@ describe("engine cycle against the simulator", () => {
     bot = await startTestBot({
       mode: "live",
       clockOffsetMs: 20 * 60_000,
-      strategies: [
-        {
-          name: "staking",
-          kind: "validator-staking",
-          params: { validators: 2, maxCommission: 0.05, maxMovePerRun: 10000 },
-        },
-      ],
+      strategies: [STAKING],
       fund: { HYPE: "1000" },
     });
-    const jailed = "0x000000000056f99d36b6f2e0c51fd41496bbacb8"; // Low Fee Node in the demo scenario
-    const ex = bot.runtime.exchange!;
-    expect((await ex.cDeposit({ amount: "1000" })).status).toBe("accepted");
-    expect((await ex.tokenDelegate({ validator: jailed, amount: "1000", isUndelegate: false })).status).toBe(
-      "accepted",
-    );
-    bot.sim.setValidator(jailed, { isJailed: true });
-    bot.sim.advance(25 * 60 * 60_000);
+    await stakeWithJailedValidator(bot);
     const first = await cycle(bot);
     expect(first.actions.filter((a) => a.outcome === "accepted").length).toBeGreaterThanOrEqual(2);
     bot.sim.advance(60_000);
@@ -175,14 +161,8 @@ describe("engine cycle against the simulator", () => {
       ],
       fund: { HYPE: "1000" },
     });
-    const jailed = "0x000000000056f99d36b6f2e0c51fd41496bbacb8"; // Low Fee Node in the demo scenario
-    const ex = bot.runtime.exchange!;
-    expect((await ex.cDeposit({ amount: "1000" })).status).toBe("accepted");
-    expect((await ex.tokenDelegate({ validator: jailed, amount: "1000", isUndelegate: false })).status).toBe(
-      "accepted",
-    );
-    bot.sim.setValidator(jailed, { isJailed: true });
-    bot.sim.advance(25 * 60 * 60_000); // past the 1-day lock
+    const jailed = JAILED_VALIDATOR;
+    await stakeWithJailedValidator(bot);
     await bot.reopen("dry-run");
     const report = await cycle(bot, "plan");
     const moves = report.actions.map((a) => (a.request as { action: Record<string, unknown> }).action);

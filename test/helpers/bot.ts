@@ -120,3 +120,20 @@ export const REBALANCE = {
     minOrderUsd: 10,
   },
 };
+
+/** Low Fee Node in the demo scenario: the validator the staking tests jail. */
+export const JAILED_VALIDATOR = "0x000000000056f99d36b6f2e0c51fd41496bbacb8";
+
+/**
+ * Stakes `amount` of the bot's spot HYPE with JAILED_VALIDATOR (deposit, delegate; both must be
+ * accepted), jails it, and moves the venue past the 1-day delegation lock.
+ */
+export async function stakeWithJailedValidator(bot: TestBot, amount = "1000"): Promise<void> {
+  const ex = bot.runtime.exchange!;
+  const deposited = await ex.cDeposit({ amount });
+  const delegated = await ex.tokenDelegate({ validator: JAILED_VALIDATOR, amount, isUndelegate: false });
+  if (deposited.status !== "accepted" || delegated.status !== "accepted")
+    throw new Error(`staking with the validator was not accepted: ${deposited.status}, ${delegated.status}`);
+  bot.sim.setValidator(JAILED_VALIDATOR, { isJailed: true });
+  bot.sim.advance(25 * 60 * 60_000);
+}
