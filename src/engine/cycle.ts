@@ -28,7 +28,7 @@ import type { BotMetrics } from "./metrics.js";
 import { checkPriceSanity, DEFAULT_PRICE_SANITY, type PairMemory } from "./priceSanity.js";
 import { type AccountFacts, readSnapshot, summarizeSnapshot } from "./readSnapshot.js";
 import { type ReconcileResult, reconcile } from "./reconcile.js";
-import { applyLimits, type RiskLimits } from "./risk.js";
+import { applyLimits, mergeUsage, type RiskLimits, venueUsage } from "./risk.js";
 import type { Snapshot, VenueRules } from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
 import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
@@ -288,7 +288,11 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       deps.journal.batch(() => {
         for (const skip of skips) record(deps, report, cycleId, skip, "skipped");
       });
-    const usage = deps.journal.usage(deps.account, startedAt - 24 * 60 * 60_000);
+    // The journal's usage, or the venue's where it shows more (another instance, a lost state folder).
+    const usage = mergeUsage(
+      deps.journal.usage(deps.account, startedAt - 24 * 60 * 60_000),
+      venueUsage(snapshot, startedAt + localToVenue - 24 * 60 * 60_000),
+    );
     // Prices and metadata cross-checked once, right before the limits that are valued with them.
     let memories: Map<string, PairMemory> | undefined;
     const sane = checkPriceSanity({

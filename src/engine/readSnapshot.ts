@@ -150,6 +150,7 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     delegations: delegationList,
     validators: validatorList,
     twaps: twapHistory ? runningTwaps(twapHistory, pairs, o.now) : [],
+    ...(twapHistory ? { recentTwaps: recentTwaps(twapHistory, pairs, o.now - DAY_MS) } : {}),
     stakingLink: snapshotLink(fees?.stakingLink ?? null),
     spotTakerFee: fees ? new Decimal(fees.userSpotCrossRate) : ZERO,
     multiSig: o.facts.multiSig,
@@ -184,6 +185,8 @@ function pairMarks(ctxs: SpotMetaAndAssetCtxsResponse[1]): Map<string, PairMarks
   }
   return marks;
 }
+
+const DAY_MS = 24 * 60 * 60_000;
 
 /** delegatorHistory (newest first, unknown kinds kept) as staking events, oldest first. */
 export function stakingEvents(history: DelegatorHistoryResponse): StakingEvent[] {
@@ -312,6 +315,34 @@ function runningTwaps(
     });
   }
   return running.sort((a, b) => a.startedAt - b.startedAt);
+}
+
+/**
+ * Every TWAP of the account started at or after `sinceMs` (its latest record, whatever its status): what
+ * the venue says was placed in the last 24 h, for the limits (src/engine/risk.ts venueUsage).
+ */
+function recentTwaps(
+  history: TwapHistoryResponse,
+  pairs: ReadonlyMap<string, SpotPair>,
+  sinceMs: number,
+): RunningTwap[] {
+  const out: RunningTwap[] = [];
+  for (const entry of latestTwapEntries(history)) {
+    const st = entry.state;
+    if (st.timestamp < sinceMs) continue;
+    out.push({
+      twapId: entry.twapId,
+      coin: st.coin,
+      assetId: pairs.get(st.coin)?.assetId,
+      side: st.side === "B" ? "buy" : "sell",
+      size: new Decimal(st.sz),
+      executedSize: new Decimal(st.executedSz),
+      executedNotional: new Decimal(st.executedNtl),
+      minutes: st.minutes,
+      startedAt: st.timestamp,
+    });
+  }
+  return out;
 }
 
 /** A compact, JSON-safe summary of a snapshot for the journal and logs. */

@@ -6,9 +6,9 @@ import { Decimal, truncateDecimals, ZERO } from "../lib/decimal.js";
 import { intentKindSpec, type LimitFacts } from "./intentKinds.js";
 import { blockedBy, type Intent, never, type Skip, type TwapOrderIntent } from "./intents.js";
 import type { PriceSanityLimits } from "./priceSanity.js";
-import { DEFAULT_VENUE_RULES, type VenueRules } from "./snapshot.js";
+import { DEFAULT_VENUE_RULES, type Snapshot, type VenueRules } from "./snapshot.js";
 import { fitTwapDuration, fmt } from "./strategies/common.js";
-import { isUsdStablecoin } from "./usd.js";
+import { isUsdStablecoin, usdPerUnit } from "./usd.js";
 
 export interface RiskLimits {
   /** Largest TWAP notional in USD (quote converted at its USDC mid); a larger TWAP is reduced to it. */
@@ -36,6 +36,51 @@ export interface RiskLimits {
 export interface RiskUsage {
   notionalUsd?: Decimal | undefined;
   stakeMoved?: Decimal | undefined;
+}
+
+/**
+ * Rolling 24-h usage as the venue shows it in the snapshot (the staking history's moves and withdrawals,
+ * the TWAPs started, valued at today's mids): what another instance of the bot, a lost state folder or
+ * a move by hand did is counted too. Undefined where the snapshot did not read it. `sinceVenueMs` is on
+ * the venue's clock.
+ */
+export function venueUsage(snapshot: Snapshot, sinceVenueMs: number): RiskUsage {
+  const out: RiskUsage = {};
+  if (snapshot.stakingHistory !== undefined) {
+    out.stakeMoved = snapshot.stakingHistory
+      .filter(
+        (e) =>
+          e.time >= sinceVenueMs &&
+          (e.kind === "delegate" || e.kind === "undelegate" || e.kind === "withdrawalInitiated"),
+      )
+      .reduce((a, e) => a.plus(e.amount), ZERO);
+  }
+  if (snapshot.recentTwaps !== undefined) {
+    let notional = ZERO;
+    for (const t of snapshot.recentTwaps) {
+      if (t.startedAt < sinceVenueMs) continue;
+      const pair = [...snapshot.pairs.values()].find((p) => p.assetId === t.assetId || p.name === t.coin);
+      const usd = pair === undefined ? undefined : usdPerUnit(snapshot, pair.quote.name);
+      // A pair it cannot value is left out here; the journal still counts the bot's own.
+      if (pair?.mid !== undefined && usd !== undefined)
+        notional = notional.plus(t.size.times(pair.mid).times(usd));
+    }
+    out.notionalUsd = notional;
+  }
+  return out;
+}
+
+/**
+ * The larger of the journal's and the venue's usage, per limit: the journal knows what is pending or
+ * unknown, the venue what anyone did. Missing journal usage stays missing (fail closed).
+ */
+export function mergeUsage(journal: RiskUsage, venue: RiskUsage): RiskUsage {
+  const larger = (a: Decimal | undefined, b: Decimal | undefined) =>
+    a === undefined ? undefined : b === undefined ? a : Decimal.max(a, b);
+  return {
+    notionalUsd: larger(journal.notionalUsd, venue.notionalUsd),
+    stakeMoved: larger(journal.stakeMoved, venue.stakeMoved),
+  };
 }
 
 export interface RiskOptions {

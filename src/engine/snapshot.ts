@@ -192,6 +192,11 @@ export interface Snapshot {
   /** Staking history, when a strategy needs it (validator-staking: what the user did by hand). */
   stakingHistory?: readonly StakingEvent[];
   /**
+   * Every TWAP of the account the venue shows started in the last 24 h, whatever its status (read with
+   * `twaps`): limits count them besides the journal's (another instance, a lost state folder).
+   */
+  recentTwaps?: readonly RunningTwap[];
+  /**
    * With the staking history: hlbot's own delegations and undelegations over the same period (sent and
    * not refused, from the journal), so that what the bot did is not taken for what the user did.
    */

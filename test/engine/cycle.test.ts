@@ -120,6 +120,44 @@ describe("engine cycle against the simulator", () => {
     }
   });
 
+  it("limits count what the venue shows besides the journal: another instance's moves and TWAPs of the last 24 h", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        {
+          name: "staking",
+          kind: "validator-staking",
+          params: { validators: 2, maxCommission: 0.05, stakeIdleSpot: { enabled: true, keepSpot: 0 } },
+        },
+        {
+          name: "dca",
+          kind: "twap-accumulate",
+          params: { coin: "HYPE", side: "buy", amountUsd: 500, twap: { minutes: 30, randomize: false } },
+        },
+      ],
+      limits: { maxStakeMovePerDay: 300, maxDailyNotionalUsd: 1000 },
+      fund: { HYPE: "1000", USDC: "5000" },
+    });
+    bot.sim.setPrice("@107", "40");
+    // Sent by another instance of the bot (its own state folder): this journal has none of it.
+    const other = bot.runtime.exchange!;
+    expect((await other.cDeposit({ amount: "300" })).status).toBe("accepted");
+    expect(
+      (await other.tokenDelegate({ validator: JAILED_VALIDATOR, amount: "300", isUndelegate: false })).status,
+    ).toBe("accepted");
+    const twap = { asset: 10107, isBuy: true, size: "20", szDecimals: 2, minutes: 30, randomize: false };
+    expect((await other.twapOrder(twap)).status).toBe("accepted"); // 800 USD
+    bot.sim.advance(31 * 60_000);
+    const report = await cycle(bot);
+    // 300 HYPE moved and 800 USD of TWAPs in the last 24 h by the venue's history: nothing more fits.
+    expect(report.actions.filter((a) => a.outcome === "accepted")).toEqual([]);
+    const reasons = report.decisions.map((d) => d.guardReason ?? "");
+    expect(reasons).toContainEqual(expect.stringMatching(/above maxStakeMovePerDay 300 \(300 used; /));
+    expect(reasons).toContainEqual(
+      expect.stringMatching(/above maxDailyNotionalUsd 1000 \(8\d\d\.\d+ used\)/),
+    );
+  });
+
   it("a day-long 200-USD DCA buy is shortened to one-lot slices, and the venue fills all of it", async () => {
     bot = await startTestBot({
       mode: "live",
