@@ -639,6 +639,19 @@ export class Journal {
     return out;
   }
 
+  /**
+   * Whether `strategy` journaled a submission for `account` at or after `sinceMs` that the venue did not
+   * refuse (sent, or maybe sent): it acted in the slot that began then.
+   */
+  sentSince(account: string, strategy: string, sinceMs: number): boolean {
+    return (
+      this.sql(
+        `SELECT 1 FROM submissions WHERE account = ? AND created_at >= ? AND strategy = ?
+           AND status NOT IN ('rejected', 'absent') LIMIT 1`,
+      ).get(account, sinceMs, strategy) !== undefined
+    );
+  }
+
   /** Settles a strategy's slot (acted in, or missed); a slot never moves backwards. */
   settleSlot(account: string, strategy: string, slot: number, outcome: "acted" | "missed"): void {
     this.sql(

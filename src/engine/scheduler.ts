@@ -114,7 +114,12 @@ export function slotAccount(account: string, mode?: "live" | "dry-run" | "unsign
 
 export class Scheduler {
   private readonly journal: Journal;
+  /** The slot memory's key (slotAccount). */
   private readonly account: string;
+  /** The account itself, whose submissions are journaled under it. */
+  private readonly sendAccount: string;
+  /** Live cycles only: a dry run sends nothing, so no submission can show a slot as acted. */
+  private readonly live: boolean;
   readonly catchUpMs: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
@@ -123,6 +128,8 @@ export class Scheduler {
   constructor(o: SchedulerOptions) {
     this.journal = o.journal;
     this.account = slotAccount(o.account, o.mode);
+    this.sendAccount = o.account.toLowerCase();
+    this.live = o.mode === undefined || o.mode === "live";
     this.catchUpMs = o.catchUpMs ?? DEFAULT_CATCH_UP_MS;
     this.retryBaseMs = o.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
     this.retryMaxMs = o.retryMaxMs ?? DEFAULT_RETRY_MAX_MS;
@@ -211,6 +218,19 @@ export class Scheduler {
         e.failures = 0;
         e.deferrals = 0;
         notDue.push(new NextSlotNotDue(name, v.next));
+        continue;
+      }
+      // Sent something in this slot already, but the process died before the slot was settled (a crash
+      // between the send and the journal's slot row): the slot is acted in, not acted in again.
+      if (this.live && this.journal.sentSince(this.sendAccount, name, v.slot)) {
+        this.journal.settleSlot(this.account, name, v.slot, "acted");
+        e.failures = 0;
+        e.deferrals = 0;
+        notDue.push({
+          strategy: name,
+          reason: `acted in the slot of ${iso(v.slot)} already (an earlier run sent its actions): next slot ${v.next === undefined ? "never" : iso(v.next)}`,
+          next: v.next,
+        });
         continue;
       }
       if (waiting(e) && e.retryAt > now) {

@@ -7,9 +7,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { loadConfig } from "../../src/engine/config/loader.js";
-import type { CycleReport } from "../../src/engine/cycle.js";
+import { type CycleReport, runCycle } from "../../src/engine/cycle.js";
 import { scheduledStrategies } from "../../src/engine/daemon.js";
 import { Journal } from "../../src/engine/journal.js";
+import { CronSchedule } from "../../src/engine/schedule.js";
 import { oncePass, Scheduler } from "../../src/engine/scheduler.js";
 import { openStateDb } from "../../src/lib/stateDb.js";
 import { runSimulation } from "../../src/simulate/runner.js";
@@ -50,6 +51,34 @@ async function once(b: TestBot) {
     ...(b.runtime.config.schedule ? { catchUpMs: b.runtime.config.schedule.catchUpMs } : {}),
   });
 }
+
+describe("a slot is acted in at most once, also across a crash", () => {
+  it("a DCA whose TWAP was sent by a process that died before settling the slot does not buy again in it", async () => {
+    const dca = { ...DCA, params: { ...DCA.params, twap: { minutes: 5, randomize: false } } };
+    bot = await startTestBot({ mode: "live", strategies: [dca], fund: { USDC: "20000" } });
+    bot.sim.setPrice("@107", "25");
+    await once(bot); // first sight: registers the strategy
+    const slot = new CronSchedule(DCA.schedule).next(bot.sim.now())!;
+    bot.sim.advanceTo(slot);
+    // What a process does up to the send, dying before the scheduler records the slot as acted.
+    const deps = bot.runtime.cycleDeps(await bot.runtime.facts());
+    const sent = await runCycle(deps, {
+      trigger: "once",
+      strategies: scheduledStrategies(bot.runtime.config.strategies),
+    });
+    expect(sent.actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(10 * MINUTE); // the TWAP has ended
+    const next = await once(bot);
+    expect(twapsPlaced(bot)).toHaveLength(1);
+    expect(next.plan.notDue.find((n) => n.strategy === "dca")?.reason).toMatch(
+      /^acted in the slot of .*T08:30:00\.000Z already \(an earlier run sent its actions\): next slot /,
+    );
+    // The next day's slot buys as usual.
+    bot.sim.advanceTo(slot + DAY);
+    await once(bot);
+    expect(twapsPlaced(bot)).toHaveLength(2);
+  });
+});
 
 describe("once follows the strategies' cron schedules (virtual time)", () => {
   it("a DCA scheduled 30 8 * * * run by once every 15 minutes buys once a day, at 08:30", async () => {
