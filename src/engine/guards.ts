@@ -53,7 +53,13 @@ export function watchTargets(
   for (const row of journal.runningTwaps(account, now)) {
     const def = byName.get(row.strategy);
     if (!def || row.intent === null) continue;
-    let intent: { side?: unknown; coin?: unknown; assetId?: unknown; midPx?: unknown };
+    let intent: {
+      side?: unknown;
+      coin?: unknown;
+      assetId?: unknown;
+      midPx?: unknown;
+      decisionMidPx?: unknown;
+    };
     try {
       intent = JSON.parse(row.intent) as typeof intent;
     } catch {
@@ -77,7 +83,8 @@ export function watchTargets(
       side,
       limitPx,
       maxDeviation,
-      decisionMid: decimalOf(intent.midPx),
+      // The mid the strategy decided at (price sanity may have raised midPx, for limits only).
+      decisionMid: decimalOf(intent.decisionMidPx ?? intent.midPx),
     });
   }
   return out;

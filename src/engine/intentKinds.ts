@@ -68,6 +68,8 @@ export interface Found {
   key: string;
   detail: string;
   twapId?: number;
+  /** A TWAP's expected end by the venue's clock (its start + duration), for the watch of its guards. */
+  expectedEndVenue?: number;
 }
 
 /** What the journal keeps of an accepted submission besides its answer. */
@@ -138,6 +140,7 @@ export const INTENT_KINDS: IntentKindTable = {
             key,
             detail: `TWAP ${entry.twapId ?? "(no id)"} found in twapHistory`,
             twapId: entry.twapId,
+            expectedEndVenue: st.timestamp + st.minutes * 60_000,
           };
         });
       },

@@ -26,6 +26,11 @@ export interface TwapOrderIntent extends Base {
   reduceOnly: boolean;
   /** Mid price at decision time, in quote units per base unit. Lets risk limits re-value a reduced order. */
   midPx: Decimal;
+  /**
+   * The mid the strategy decided at, kept when price sanity raised `midPx` to value the order at the
+   * highest price seen: the watch's maxDeviation measures from this one.
+   */
+  decisionMidPx?: Decimal;
   /** size × midPx × quoteUsd: the order's value in USD (what risk limits and budgets count). */
   notionalUsd: Decimal;
   /**

@@ -331,6 +331,7 @@ function checkTwap(
   const notionalUsd = intent.size.times(px);
   return {
     ...intent,
+    decisionMidPx: intent.decisionMidPx ?? intent.midPx,
     midPx: px,
     notionalUsd,
     reason: `${intent.reason}; valued at ${fmt(px)} (the ${verdict.sources}, the highest price seen) ≈ ${fmt(notionalUsd, 2)} USD for limits`,

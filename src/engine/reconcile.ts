@@ -125,6 +125,10 @@ export async function reconcile(
         status: "landed",
         reason: `reconciled: ${found.detail}`,
         ...(found.twapId === undefined ? {} : { twapId: found.twapId }),
+        // A landed TWAP's end on the local clock (as an accepted one's is): the watch keeps guarding it.
+        ...(found.expectedEndVenue === undefined
+          ? {}
+          : { expectedEnd: found.expectedEndVenue + (venueNow === undefined ? 0 : o.now - venueNow) }),
       });
       result = {
         submissionId: row.id,

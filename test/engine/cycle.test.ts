@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCycle } from "../../src/engine/cycle.js";
+import { watchRunningTwaps } from "../../src/engine/guards.js";
 import { ConfigError } from "../../src/lib/errors.js";
 import { parseJson } from "../../src/lib/json.js";
 import { recoverActionSigner } from "../../src/venue/signing/index.js";
@@ -256,6 +257,53 @@ describe("engine cycle against the simulator", () => {
     expect(second.actions).toHaveLength(0); // the landed TWAP is running: nothing new
     expect(twapLedger(bot)).toHaveLength(1);
     expect(bot.runtime.journal.recentSubmissions(1)[0]?.status).toBe("landed");
+  });
+
+  it("a TWAP whose answer was lost and that reconciliation found is still guarded (maxDeviation cancels it)", async () => {
+    const guarded = {
+      ...REBALANCE,
+      params: { ...REBALANCE.params, twap: { minutes: 60, randomize: false, maxDeviation: 0.01 } },
+    };
+    bot = await startTestBot({ mode: "live", strategies: [guarded], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    bot.sim.setFaults({ exchange: { dropRate: 1 } });
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["unknown"]);
+    bot.sim.setFaults({});
+    bot.sim.advance(60_000);
+    expect((await cycle(bot)).reconciled.map((r) => r.verdict)).toEqual(["landed"]);
+    // It ends about an hour after it started, on the local clock: the watch keys on it.
+    const running = bot.runtime.journal.runningTwaps(bot.address, bot.sim.now());
+    expect(running).toHaveLength(1);
+    expect(Math.abs(running[0]!.expectedEnd - (bot.sim.now() - 60_000 + 60 * 60_000))).toBeLessThan(2_000);
+    // The sell's price falls 5% (beyond its 1%): the watch cancels it.
+    bot.sim.setPrice("@107", "38");
+    const watch = await watchRunningTwaps(
+      bot.runtime.cycleDeps(await bot.runtime.facts()),
+      bot.runtime.strategies(),
+    );
+    expect(watch.report?.actions.map((a) => [a.action, a.outcome])).toEqual([["twapCancel", "accepted"]]);
+  });
+
+  it("the watch measures maxDeviation from the mid decided at, not from the higher price the limits valued it at", async () => {
+    const guarded = {
+      ...REBALANCE,
+      params: { ...REBALANCE.params, twap: { minutes: 60, randomize: false, maxDeviation: 0.01 } },
+    };
+    bot = await startTestBot({ mode: "live", strategies: [guarded], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "44");
+    bot.sim.advance(25 * 60 * 60_000);
+    bot.sim.setPrice("@107", "40"); // the previous-day price is 44: the sell is valued at 44 for limits
+    const report = await cycle(bot);
+    expect(report.decisions[0]?.decision.reason).toMatch(/valued at 44/);
+    const watch = async () =>
+      (await watchRunningTwaps(bot!.runtime.cycleDeps(await bot!.runtime.facts()), bot!.runtime.strategies()))
+        .report;
+    bot.sim.setPrice("@107", "39.8"); // 0.5% below the mid decided at (9.5% below 44)
+    expect(await watch()).toBeUndefined();
+    bot.sim.setPrice("@107", "39.2"); // 2% below it
+    expect((await watch())?.actions.map((a) => a.detail ?? a.reason)).toEqual([
+      expect.stringMatching(/moved 2% against the sell from 40 at decision time/),
+    ]);
   });
 
   it("after a crash between the journal write and the send, waits for expiry, then acts once", async () => {

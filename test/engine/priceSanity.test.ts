@@ -159,6 +159,8 @@ describe("price sanity", () => {
     const result = run(snapshot(40, { prevDayPx: 44 }), buy(40));
     const intent = result.allowed[0] as TwapOrderIntent;
     expect(intent.midPx.toNumber()).toBe(44);
+    // The mid decided at is kept: a TWAP's maxDeviation is measured from it, not from 44.
+    expect(intent.decisionMidPx?.toNumber()).toBe(40);
     expect(intent.notionalUsd.toNumber()).toBe(220);
     expect(intent.reason).toMatch(/valued at 44 \(the previous-day price/);
   });
