@@ -93,6 +93,11 @@ export interface CycleReport {
    * its slot settled, so a restart does not act in it twice.
    */
   cutShort?: { notSent: number; strategies: ReadonlySet<string> };
+  /**
+   * Set when the kill switch was engaged for this cycle: what it blocked was not decided against, so a
+   * strategy that sent nothing stays due (a brief stop across a slot does not lose the slot's buy).
+   */
+  killSwitchEngaged?: boolean;
 }
 
 export interface CycleOptions {
@@ -225,6 +230,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       snapshot,
       decisions: [],
       actions: [],
+      ...(killSwitch.engaged ? { killSwitchEngaged: true } : {}),
     };
     // Strategies with a submission reconciliation left unresolved must not act again yet. Reconciliation
     // judged every unresolved row of the account, and nothing of this cycle has been sent since.

@@ -269,11 +269,13 @@ export class Scheduler {
       const own = report.decisions.filter((d) => d.decision.strategy === s.name);
       // Cut short by a stop before it sent anything: it stays due, for the next start to decide again.
       // One that sent something is settled, so a restart does not act in the slot twice.
-      const stoppedUnsent =
-        report.cutShort?.strategies.has(s.name) === true &&
-        !report.actions.some((a) => a.strategy === s.name);
+      const sent = report.actions.some((a) => a.strategy === s.name);
+      const stoppedUnsent = report.cutShort?.strategies.has(s.name) === true && !sent;
+      // Blocked by the kill switch, it stays due too: resumed within the catch-up window, it acts.
+      const pausedUnsent = report.killSwitchEngaged === true && !sent;
       const allDeferred =
         stoppedUnsent ||
+        pausedUnsent ||
         (own.length > 0 && own.every((d) => d.decision.kind === "skip" && d.decision.defer === true));
       const e = this.entries.get(s.name);
       if (allDeferred) {

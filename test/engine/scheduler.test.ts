@@ -80,6 +80,29 @@ describe("a slot is acted in at most once, also across a crash", () => {
   });
 });
 
+describe("a brief stop across a slot", () => {
+  it("keeps the slot due: blocked by the kill switch at 08:30, the DCA buys once resumed within the catch-up", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
+    bot.sim.setPrice("@107", "25");
+    await once(bot);
+    const slot = new CronSchedule(DCA.schedule).next(bot.sim.now())!;
+    bot.sim.advanceTo(slot);
+    const stop = bot.runtime.config.limits.killSwitchFile;
+    writeFileSync(stop, "paused for a minute\n");
+    const blocked = await once(bot);
+    expect(blocked.runs.flatMap((r) => r.report?.decisions.map((d) => d.guard) ?? [])).toEqual(["blocked"]);
+    expect(twapsPlaced(bot)).toHaveLength(0);
+    rmSync(stop);
+    bot.sim.advance(MINUTE);
+    await once(bot);
+    expect(twapsPlaced(bot)).toHaveLength(1);
+    // Acted in now: not again in the same slot.
+    bot.sim.advance(45 * MINUTE);
+    await once(bot);
+    expect(twapsPlaced(bot)).toHaveLength(1);
+  });
+});
+
 describe("once follows the strategies' cron schedules (virtual time)", () => {
   it("a DCA scheduled 30 8 * * * run by once every 15 minutes buys once a day, at 08:30", async () => {
     bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
@@ -253,6 +276,7 @@ describe("deferred slots stay due (CONTRACTS #1)", () => {
           },
           { decision: { kind: "skip", strategy: "b", reason: "nothing to do" }, guard: "skipped" },
         ],
+        actions: [],
       } as unknown as CycleReport;
       expect(scheduler.settle(group!, report)).toEqual({ acted: ["b"], deferred: ["a"] });
       // "a" is tried again after a minute (still the same slot); "b" is done with it.
