@@ -33,6 +33,8 @@ interface AccountGauges {
 }
 
 const gauges = new WeakMap<BotMetrics, AccountGauges>();
+/** The staking balances last read, per metrics registry: cycles that do not read them value with these. */
+const lastStaking = new WeakMap<BotMetrics, Snapshot["staking"]>();
 
 function gaugesOf(metrics: BotMetrics): AccountGauges {
   let g = gauges.get(metrics);
@@ -131,8 +133,10 @@ export function registerProcessMetrics(metrics: BotMetrics, version: string): vo
 
 export interface AccountMetricsInput {
   snapshot: Snapshot;
-  /** Whether the staking balances were read this cycle (else the staking gauges keep their last value). */
+  /** Whether the staking balances were read this cycle (else the last ones read are used). */
   staking: boolean;
+  /** Whether running TWAPs were read this cycle (else the TWAP gauges keep their last value). */
+  twaps?: boolean;
   journal: Journal;
   account: string;
   maxDailyNotionalUsd: Decimal;
@@ -159,16 +163,23 @@ export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetrics
   g.balance.reset();
   g.balanceUsd.reset();
   for (const b of s.balances.values()) put(b.coin, "spot", b.total);
-  if (o.staking) {
-    put("HYPE", "staked", s.staking.delegated);
-    put("HYPE", "idle_stake", s.staking.undelegated);
-    put("HYPE", "pending_withdrawal", s.staking.totalPendingWithdrawal);
+  // A cycle that did not read the staking balances values them as last read (a staking strategy's
+  // cycle every few hours): the account value and the staked series do not drop out between them.
+  if (o.staking) lastStaking.set(metrics, s.staking);
+  const staking = lastStaking.get(metrics);
+  if (staking !== undefined) {
+    put("HYPE", "staked", staking.delegated);
+    put("HYPE", "idle_stake", staking.undelegated);
+    put("HYPE", "pending_withdrawal", staking.totalPendingWithdrawal);
   }
-  const value = portfolioValueUsd(s, o.staking);
+  const value = portfolioValueUsd(staking === undefined ? s : { ...s, staking }, staking !== undefined);
   if (value !== undefined) g.value.set(value.toNumber());
 
-  g.twaps.set(s.twaps.length);
-  if (s.twaps.length === 0) g.twapProgress.reset();
+  // Running TWAPs only from a cycle that read them (a staking-only cycle reads none).
+  if (o.twaps !== false) {
+    g.twaps.set(s.twaps.length);
+    if (s.twaps.length === 0) g.twapProgress.reset();
+  }
 
   recordJournal(metrics, o);
   g.killSwitch.set(o.killSwitchEngaged ? 1 : 0);

@@ -207,6 +207,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     recordAccount(deps.metrics, {
       snapshot,
       staking: parts.has("staking"),
+      twaps: parts.has("twaps"),
       journal: deps.journal,
       account: deps.account,
       maxDailyNotionalUsd: deps.limits.maxDailyNotionalUsd,

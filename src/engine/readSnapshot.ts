@@ -24,6 +24,7 @@ import type {
   PairMarks,
   RunningTwap,
   Snapshot,
+  SnapshotPart,
   SpotBalance,
   SpotPair,
   SpotToken,
@@ -35,7 +36,7 @@ import type {
 } from "./snapshot.js";
 
 /** Groups of reads; each strategy kind declares which it needs (`reads` in its definition). */
-export type SnapshotPart = "twaps" | "staking" | "validators" | "fees" | "stakingHistory";
+export type { SnapshotPart } from "./snapshot.js";
 
 /**
  * Facts about the account that change rarely and that the cycle acts on; read once at start-up (see
@@ -149,6 +150,7 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     staking,
     delegations: delegationList,
     validators: validatorList,
+    parts: o.parts,
     twaps: twapHistory ? runningTwaps(twapHistory, pairs, o.now) : [],
     ...(twapHistory ? { recentTwaps: recentTwaps(twapHistory, pairs, o.now - DAY_MS) } : {}),
     stakingLink: snapshotLink(fees?.stakingLink ?? null),

@@ -166,6 +166,9 @@ export const DEFAULT_VENUE_RULES: Readonly<VenueRules> = Object.freeze({
   twapMinSliceValue: new Decimal(0),
 });
 
+/** The optional parts of a snapshot: read only when a strategy of the cycle needs them. */
+export type SnapshotPart = "twaps" | "staking" | "validators" | "fees" | "stakingHistory";
+
 export interface Snapshot {
   /** ms, when the reads started. */
   takenAt: number;
@@ -191,6 +194,8 @@ export interface Snapshot {
   marks?: ReadonlyMap<string, PairMarks>;
   /** Staking history, when a strategy needs it (validator-staking: what the user did by hand). */
   stakingHistory?: readonly StakingEvent[];
+  /** The optional parts this snapshot read (readSnapshot); a part not read is empty, not zero. */
+  parts?: ReadonlySet<SnapshotPart>;
   /**
    * Every TWAP of the account the venue shows started in the last 24 h, whatever its status (read with
    * `twaps`): limits count them besides the journal's (another instance, a lost state folder).

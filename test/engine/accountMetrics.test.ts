@@ -3,19 +3,24 @@
 // TWAPs, build info and process metrics; /health unhealthy after N failed cycles in a row and healthy
 // again after a good one; and the shipped alert rules and Grafana dashboard use only metrics a real
 // scrape has.
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import pino from "pino";
 import sinon from "sinon";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
-import { registerProcessMetrics } from "../../src/engine/accountMetrics.js";
+import { recordAccount, registerProcessMetrics } from "../../src/engine/accountMetrics.js";
 import { Daemon, type ScheduleFn, scheduledStrategies } from "../../src/engine/daemon.js";
+import { Journal } from "../../src/engine/journal.js";
 import { BotMetrics, type MetricsServer, startMetricsServer } from "../../src/engine/metrics.js";
 import { openRuntime, type Runtime } from "../../src/engine/runtime.js";
+import { parseDecimal } from "../../src/lib/decimal.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 import { REPO_ROOT } from "../helpers/dist.js";
 import { get, sample, settle } from "../helpers/metrics.js";
+import { buildSnapshot, T0 } from "../helpers/snapshots.js";
 
 let bot: TestBot | undefined;
 let runtime: Runtime | undefined;
@@ -179,5 +184,48 @@ describe("account gauges and health", () => {
       expect(names.length, `${where}: ${expr}`).toBeGreaterThan(0);
       for (const name of names) expect(exposed.has(name), `${where} uses ${name}`).toBe(true);
     }
+  });
+});
+
+const d = (v: number) => parseDecimal(v);
+
+describe("account gauges between cycles that read different parts", () => {
+  it("a cycle that reads no staking values the stake as last read: the account value does not flip to spot only", async () => {
+    const metrics = new BotMetrics();
+    const dir = mkdtempSync(join(tmpdir(), "hlbot-gauges-"));
+    const db = new Database(join(dir, "state.db"));
+    onTestFinished(() => {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const journal = new Journal(db);
+    const base = {
+      journal,
+      account: "0xabc",
+      maxDailyNotionalUsd: d(1000),
+      killSwitchEngaged: false,
+      strategies: [],
+      now: T0,
+    };
+    const v = "0x5ac99df645f3414876c816caa18b2d234024b487";
+    const withStake = buildSnapshot({
+      balances: { USDC: 5000 },
+      delegations: [{ validator: v, amount: 600 }],
+      hypeMid: 20,
+    });
+    recordAccount(metrics, { ...base, snapshot: withStake, staking: true, twaps: true });
+    const body = async () => metrics.registry.metrics();
+    expect(sample(await body(), "hlbot_portfolio_value_usd")).toBe(5000 + 600 * 20);
+    // A rebalancer's cycle: no staking read (its summary is empty), HYPE now at 25.
+    const spotOnly = buildSnapshot({ balances: { USDC: 5000 }, hypeMid: 25 });
+    recordAccount(metrics, { ...base, snapshot: spotOnly, staking: false, twaps: true });
+    const after = await body();
+    expect(sample(after, "hlbot_portfolio_value_usd")).toBe(5000 + 600 * 25);
+    expect(sample(after, 'hlbot_balance{token="HYPE",kind="staked"}')).toBe(600);
+    // A staking cycle reads no TWAPs: the running-TWAP gauge keeps what the last TWAP read said.
+    const twapRead = buildSnapshot({ balances: { USDC: 5000 }, twaps: [{ coin: "@107", size: 10 }] });
+    recordAccount(metrics, { ...base, snapshot: twapRead, staking: false, twaps: true });
+    recordAccount(metrics, { ...base, snapshot: withStake, staking: true, twaps: false });
+    expect(sample(await body(), "hlbot_running_twaps")).toBe(1);
   });
 });

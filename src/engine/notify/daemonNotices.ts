@@ -40,6 +40,7 @@ export class DaemonNotices {
   private twaps = new Set<number>();
   private killSwitch: boolean | undefined;
   private lastSnapshot: Snapshot | undefined;
+  private lastStaking: Snapshot["staking"] | undefined;
   private lastSummaryValue: Decimal | undefined;
   /** Background reads still running (tests and shutdown wait for them). */
   private readonly pending = new Set<Promise<void>>();
@@ -69,6 +70,8 @@ export class DaemonNotices {
     if (recoveredAfter > 0)
       this.o.notifier.notify(cycleRecoveredEvent(this.ctx(), strategies, recoveredAfter));
     this.lastSnapshot = report.snapshot;
+    // The staking balances as last read: a cycle that did not read them would value the stake at 0.
+    if (report.snapshot.parts?.has("staking") !== false) this.lastStaking = report.snapshot.staking;
     this.noticeEndedTwaps(report);
     this.checkKillSwitch();
   }
@@ -159,7 +162,14 @@ export class DaemonNotices {
     this.background("daily summary", async () => {
       const since = this.o.clock() - DAY_MS;
       const snapshot = this.lastSnapshot;
-      const valueUsd = snapshot === undefined ? undefined : portfolioValueUsd(snapshot, true);
+      const staking = this.lastStaking;
+      // Spot only until a cycle has read the staking balances (none of this bot's strategies needs them).
+      const valueUsd =
+        snapshot === undefined
+          ? undefined
+          : staking === undefined
+            ? portfolioValueUsd(snapshot, false)
+            : portfolioValueUsd({ ...snapshot, staking }, true);
       const [rewards, fills] = await Promise.allSettled([
         this.o.info.delegatorRewards({ user: this.o.account }),
         this.o.info.userTwapSliceFills({ user: this.o.account }),
