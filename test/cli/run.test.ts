@@ -2,7 +2,7 @@
 // the instance lock, SIGTERM during a submission (graceful, forced by a second signal, and past the
 // grace period), SIGHUP reload, and end to end against a spawned `hlbot venue` with /health and /metrics.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -361,6 +361,18 @@ describe("hlbot run (child process)", () => {
     await run.waitFor("the reload", (l) => /strategies reloaded: 2 scheduled; added fast/.test(l.msg));
     await run.waitFor("a run of the new strategy", (l) => l.strategy === "fast" && /^cycle ok/.test(l.msg));
     expect(run.lines.some((l) => l.strategy === "rebalance" && /^cycle/.test(l.msg))).toBe(false);
+
+    // A limit tightened in the bot file is not applied by SIGHUP: the daemon says so.
+    writeFileSync(
+      bot.config,
+      readFileSync(bot.config, "utf8").replace("maxOrderUsd: 100000", "maxOrderUsd: 110"),
+    );
+    run.proc.kill("SIGHUP");
+    const changed = await run.waitFor("the bot-file warning", (l) => /^the bot file changed/.test(l.msg));
+    expect(changed.changed).toEqual(["limits.maxOrderUsd"]);
+    expect(changed.msg).toMatch(
+      /SIGHUP reloads only the strategy files: the running daemon keeps the settings it started with/,
+    );
     run.proc.kill("SIGTERM");
     expect((await run.exited).code).toBe(0);
   });

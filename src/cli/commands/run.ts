@@ -114,7 +114,7 @@ async function runDaemon(
   const { Daemon, DEFAULT_GRACE_MS, loadStrategySet, scheduledStrategies } = await import(
     "../../engine/daemon.js"
   );
-  const { displayPath } = await import("../../engine/config/loader.js");
+  const { botFileChanges, displayPath, loadConfig } = await import("../../engine/config/loader.js");
   const graceMs = flags.graceMs ?? DEFAULT_GRACE_MS;
 
   const strategies = scheduledStrategies(config.strategies);
@@ -232,6 +232,20 @@ async function runDaemon(
         logger.info("SIGHUP: reloading the strategy files");
         // A reloaded set naming a market the venue does not list is refused (the current one stays).
         void daemon.reloadFrom(async () => {
+          // Only the strategy files are reloaded: say so when the bot file itself was edited (a limit
+          // tightened in a hurry would otherwise seem to be in force while the old one is).
+          await loadConfig(config.file, ctx.env).then(
+            (edited) => {
+              const changed = botFileChanges(config, edited);
+              if (changed.length > 0)
+                logger.warn(
+                  { changed },
+                  `the bot file changed (${changed.join(", ")}), but SIGHUP reloads only the strategy files: the running daemon keeps the settings it started with until it is restarted`,
+                );
+            },
+            (err: unknown) =>
+              logger.warn(`the bot file no longer loads (${describeError(err)}): a restart would fail`),
+          );
           const set = await loadStrategySet(config, ctx.env);
           await checkStrategyMarkets(runtime.info, set, { warn: (m) => logger.warn(m) }).catch(
             (err: unknown) => {

@@ -482,3 +482,27 @@ export async function fileKindOf(path: string): Promise<"bot" | "strategy"> {
     return "bot";
   }
 }
+
+/**
+ * The settings of the bot file that differ between two loads of it ("limits.maxOrderUsd", "mode", …),
+ * strategies left out: what a running daemon (which reloads only its strategy files) does not apply.
+ */
+export function botFileChanges(before: LoadedConfig, after: LoadedConfig): string[] {
+  const flat = (c: LoadedConfig) => {
+    const out = new Map<string, string>();
+    const walk = (value: unknown, path: string) => {
+      if (value instanceof Map) value = Object.fromEntries(value);
+      if (value !== null && typeof value === "object" && !Array.isArray(value) && !("toFixed" in value)) {
+        for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
+        return;
+      }
+      out.set(path, JSON.stringify(value));
+    };
+    const { strategies: _s, strategySource: _src, file: _f, dir: _d, ...settings } = c;
+    walk(settings, "");
+    return out;
+  };
+  const a = flat(before);
+  const b = flat(after);
+  return [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k)).sort();
+}
