@@ -321,6 +321,24 @@ describe("plan --json and once through the CLI", () => {
     }
   }, 60_000);
 
+  it("once --json lists the decisions the kill switch or the limits blocked, beside what was acted", async () => {
+    const config = writeConfig("live");
+    expect((await run(["once", "--config", config], env)).code).toBe(0); // first sight: registers
+    expect((await run(["stop", "--config", config, "--reason", "blocked test"], env)).code).toBe(0);
+    try {
+      await new Promise((r) => setTimeout(r, 2_100)); // the next 2-second slot
+      const json = await run(["once", "--config", config, "--json"], env);
+      const summary = JSON.parse(json.stdout.trim().split("\n").at(-1)!) as {
+        summary: { ran: Array<{ blocked: Array<{ strategy: string; reason: string }> }> };
+      };
+      const blocked = summary.summary.ran.flatMap((r) => r.blocked);
+      expect(blocked.length).toBeGreaterThan(0);
+      for (const b of blocked) expect(b.reason).toMatch(/kill switch is on/);
+    } finally {
+      expect((await run(["resume", "--config", config], env)).code).toBe(0);
+    }
+  }, 60_000);
+
   it("once --json ends with its summary line when the venue cannot be reached (exit 1)", async () => {
     const file = join(dir, "unreachable.yaml");
     writeFileSync(
