@@ -169,7 +169,10 @@ export function register(program: Command, ctx: CliContext): void {
                   // Decisions the risk limits or the kill switch stopped: nothing was sent for them.
                   blocked: (r.report?.decisions ?? [])
                     .filter((d) => d.guard === "blocked")
-                    .map((d) => ({ strategy: d.decision.strategy, reason: d.guardReason ?? d.decision.reason })),
+                    .map((d) => ({
+                      strategy: d.decision.strategy,
+                      reason: d.guardReason ?? d.decision.reason,
+                    })),
                   ...(r.error ? { error: r.error } : {}),
                 })),
                 notDue: plan.notDue.map((n) => ({
