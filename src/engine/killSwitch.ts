@@ -122,7 +122,9 @@ export function killSwitchCancels(
   why: string,
 ): Array<TwapCancelIntent | Skip> {
   return twaps.map((t): TwapCancelIntent | Skip => {
-    const what = `${t.side} TWAP ${t.twapId ?? "(no id)"} on ${t.coin} (${t.executedSize.toFixed()} of ${t.size.toFixed()} filled)`;
+    // Its size only: twapHistory's executed size changes only with the TWAP's status, so it would say
+    // "0 filled" of a TWAP that has been filling (the cancelled notice reports the fills).
+    const what = `${t.side} TWAP ${t.twapId ?? "(no id)"} on ${t.coin} (size ${t.size.toFixed()})`;
     if (t.twapId === undefined || t.assetId === undefined) {
       return {
         kind: "skip",

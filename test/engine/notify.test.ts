@@ -7,8 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import type { CycleReport } from "../../src/engine/cycle.js";
 import { Journal } from "../../src/engine/journal.js";
-import { testEvent } from "../../src/engine/notify/events.js";
+import { submissionEvents, testEvent } from "../../src/engine/notify/events.js";
 import { channelsFromConfig, type NotificationAttempt, Notifier } from "../../src/engine/notify/notifier.js";
 import type { NotifyEvent } from "../../src/engine/notify/types.js";
 import { ConfigError } from "../../src/lib/errors.js";
@@ -233,5 +234,44 @@ describe("notification channels", () => {
     expect(() =>
       channelsFromConfig(config("http://127.0.0.1:9"), { DISCORD_URL: "http://127.0.0.1:9/x" }),
     ).toThrow(/TG_TOKEN is not set: it must hold the Telegram bot token/);
+  });
+});
+
+describe("submission notices say what was sent", () => {
+  it("a staking move reduced by the limits is named by the amount in its request, not the one its reason leads with", () => {
+    const report = {
+      cycleId: "c1",
+      actions: [
+        {
+          strategy: "hype-staking",
+          action: "tokenDelegate",
+          reason: "delegate 750 HYPE to ValiDAO; reduced from 750 to 300 HYPE by maxStakeMovePerDay",
+          guard: "reduced",
+          outcome: "accepted",
+          request: {
+            action: {
+              type: "tokenDelegate",
+              validator: "0xb8f45222a3246a2b0104696a1df26842007c5bc5",
+              isUndelegate: false,
+              wei: 30_000_000_000,
+            },
+          },
+        },
+        {
+          strategy: "hype-staking",
+          action: "cDeposit",
+          reason: "move 1500 idle spot HYPE into staking; reduced from 1500 to 300 HYPE",
+          guard: "reduced",
+          outcome: "accepted",
+          request: { action: { type: "cDeposit", wei: 30_000_000_000 } },
+        },
+      ],
+    } as unknown as CycleReport;
+    const events = submissionEvents({ account: "0xabc", network: "testnet", now: 0 }, report);
+    expect(events.map((e) => e.title)).toEqual([
+      "hype-staking: tokenDelegate 300 HYPE to 0xb8f4…5bc5 accepted",
+      "hype-staking: cDeposit 300 HYPE accepted",
+    ]);
+    expect(events[0]?.data).toMatchObject({ sent: "300 HYPE to 0xb8f4…5bc5" });
   });
 });

@@ -2,7 +2,8 @@
 // knows (a cycle's report, the daemon's state, the venue's TWAP records). Plain data, so the same event
 // is a webhook's JSON body and the text of a chat message. Never holds a key: the journal and the
 // redactor see every field.
-import type { Decimal } from "../../lib/decimal.js";
+import { type Decimal, fromWei } from "../../lib/decimal.js";
+import { HYPE_WEI_DECIMALS } from "../../venue/constants.js";
 import type { CycleReport } from "../cycle.js";
 import type { NotifyEvent, NotifyEventType } from "./types.js";
 
@@ -37,7 +38,8 @@ export function submissionEvents(c: EventContext, report: CycleReport): NotifyEv
   const out: NotifyEvent[] = [];
   for (const a of report.actions) {
     if (a.outcome !== "accepted" && a.outcome !== "rejected" && a.outcome !== "unknown") continue;
-    const what = `${a.strategy}: ${a.action}${a.twapId === undefined ? "" : ` (TWAP ${a.twapId})`}`;
+    const sent = sentText(a.request);
+    const what = `${a.strategy}: ${a.action}${sent ? ` ${sent}` : ""}${a.twapId === undefined ? "" : ` (TWAP ${a.twapId})`}`;
     const title =
       a.outcome === "accepted"
         ? `${what} accepted`
@@ -52,11 +54,46 @@ export function submissionEvents(c: EventContext, report: CycleReport): NotifyEv
         action: a.action,
         outcome: a.outcome,
         ...(a.twapId === undefined ? {} : { twapId: a.twapId }),
+        ...(sent ? { sent } : {}),
         ...(a.detail ? { detail: a.detail } : {}),
       }),
     );
   }
   return out;
+}
+
+/**
+ * What the request itself carries, in words ("300 HYPE to 0xb8f4…5bc5", "sell 25.48 of asset 10107 over
+ * 60 min"): the reason may lead with the amount a strategy wanted before the limits reduced it.
+ */
+function sentText(request: Record<string, unknown>): string | undefined {
+  const action = request.action as Record<string, unknown> | undefined;
+  if (action === undefined) return undefined;
+  const hype = (wei: unknown) =>
+    typeof wei === "number" || typeof wei === "bigint"
+      ? `${fromWei(BigInt(wei), HYPE_WEI_DECIMALS).toFixed()} HYPE`
+      : undefined;
+  switch (action.type) {
+    case "tokenDelegate": {
+      const amount = hype(action.wei);
+      const v =
+        typeof action.validator === "string"
+          ? `${action.validator.slice(0, 6)}…${action.validator.slice(-4)}`
+          : "?";
+      return amount && `${amount} ${action.isUndelegate === true ? "from" : "to"} ${v}`;
+    }
+    case "cDeposit":
+    case "cWithdraw":
+      return hype(action.wei);
+    case "twapOrder": {
+      const t = action.twap as { a?: unknown; b?: unknown; s?: unknown; m?: unknown } | undefined;
+      return (
+        t && `${t.b === true ? "buy" : "sell"} ${String(t.s)} of asset ${String(t.a)} over ${String(t.m)} min`
+      );
+    }
+    default:
+      return undefined;
+  }
 }
 
 export interface EndedTwap {
@@ -89,7 +126,7 @@ export function twapEndedEvent(c: EventContext, t: EndedTwap): NotifyEvent {
       size: t.size.toFixed(),
       executedSize: t.executedSize.toFixed(),
       executedNotional: t.executedNotional.toFixed(),
-      ...(average === undefined ? {} : { averagePrice: average.toFixed() }),
+      ...(average === undefined ? {} : { averagePrice: average.toSignificantDigits(10).toFixed() }),
     },
   );
 }
