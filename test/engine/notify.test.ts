@@ -241,6 +241,7 @@ describe("submission notices say what was sent", () => {
   it("a staking move reduced by the limits is named by the amount in its request, not the one its reason leads with", () => {
     const report = {
       cycleId: "c1",
+      reconciled: [],
       actions: [
         {
           strategy: "hype-staking",
@@ -273,5 +274,40 @@ describe("submission notices say what was sent", () => {
       "hype-staking: cDeposit 300 HYPE accepted",
     ]);
     expect(events[0]?.data).toMatchObject({ sent: "300 HYPE to 0xb8f4…5bc5" });
+  });
+
+  it("a submission left unknown and reconciled later is followed up: landed or not", () => {
+    const report = {
+      cycleId: "c2",
+      actions: [],
+      reconciled: [
+        {
+          submissionId: 9,
+          strategy: "dca",
+          actionType: "twapOrder",
+          verdict: "absent",
+          detail: "not on the venue and expired",
+        },
+        {
+          submissionId: 21,
+          strategy: "dca",
+          actionType: "twapOrder",
+          verdict: "landed",
+          detail: "TWAP 1014 found in twapHistory",
+        },
+        {
+          submissionId: 22,
+          strategy: "dca",
+          actionType: "twapOrder",
+          verdict: "unresolved",
+          detail: "may still land",
+        },
+      ],
+    } as unknown as CycleReport;
+    const events = submissionEvents({ account: "0xabc", network: "testnet", now: 0 }, report);
+    expect(events.map((e) => [e.type, e.title])).toEqual([
+      ["submission.reconciled", "dca: twapOrder #9 did not land: nothing happened"],
+      ["submission.reconciled", "dca: twapOrder #21 LANDED: it took effect"],
+    ]);
   });
 });

@@ -36,6 +36,26 @@ function event(
 /** One event per submission of the cycle that got an answer (or lost it); dry runs tell nobody. */
 export function submissionEvents(c: EventContext, report: CycleReport): NotifyEvent[] {
   const out: NotifyEvent[] = [];
+  // What became of a submission whose outcome was unknown (or that a crash left pending): an operator
+  // told "outcome UNKNOWN" learns whether the money moved.
+  for (const r of report.reconciled) {
+    if (r.verdict !== "landed" && r.verdict !== "absent") continue;
+    out.push(
+      event(
+        c,
+        "submission.reconciled",
+        `${r.strategy}: ${r.actionType} #${r.submissionId} ${r.verdict === "landed" ? "LANDED: it took effect" : "did not land: nothing happened"}`,
+        r.detail,
+        {
+          cycleId: report.cycleId,
+          submissionId: r.submissionId,
+          strategy: r.strategy,
+          action: r.actionType,
+          verdict: r.verdict,
+        },
+      ),
+    );
+  }
   for (const a of report.actions) {
     if (a.outcome !== "accepted" && a.outcome !== "rejected" && a.outcome !== "unknown") continue;
     const sent = sentText(a.request);

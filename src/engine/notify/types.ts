@@ -5,6 +5,7 @@ export const NOTIFY_EVENTS = [
   "submission.accepted",
   "submission.rejected",
   "submission.unknown",
+  "submission.reconciled",
   "twap.finished",
   "twap.cancelled",
   "cycle.failed",
