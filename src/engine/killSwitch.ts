@@ -87,11 +87,29 @@ export function engageKillSwitch(path: string, reason: string, now: number, crea
   if (createFolder) mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   // The reason is free text a person typed: a key pasted there (one read from a file or a keystore is
   // not known to the command line's check) is written masked, like anything else of its shape.
-  writeFileSync(
-    path,
-    `${JSON.stringify({ stoppedAt: new Date(now).toISOString(), reason: maskKeyShaped(reason) })}\n`,
-    { mode: 0o600 },
-  );
+  // Engaged already (by hlbot): it stays engaged since then, and this reason is added to the first.
+  const earlier = readEngaged(path);
+  const at = new Date(now).toISOString();
+  const record =
+    earlier === undefined
+      ? { stoppedAt: at, reason: maskKeyShaped(reason) }
+      : {
+          stoppedAt: earlier.stoppedAt,
+          reason: `${earlier.reason}; again at ${at}: ${maskKeyShaped(reason)}`,
+        };
+  writeFileSync(path, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+}
+
+/** The record an earlier `engageKillSwitch` wrote at `path`, if one is there. */
+function readEngaged(path: string): { stoppedAt: string; reason: string } | undefined {
+  try {
+    const r = JSON.parse(readFileSync(path, "utf8")) as { stoppedAt?: unknown; reason?: unknown };
+    return typeof r.stoppedAt === "string" && typeof r.reason === "string"
+      ? { stoppedAt: r.stoppedAt, reason: r.reason }
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Releases the switch: removes whatever is at `path` (a file, a symlink, a folder). True when something was there. */

@@ -1,7 +1,7 @@
 // `hlbot plan --json` and `hlbot once` end to end: the built CLI as a real process, against the
 // embedded simulator served over 127.0.0.1 in real time.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Wallet } from "ethers";
@@ -47,9 +47,7 @@ describe("plan --json and once through the CLI", () => {
         strategies: ["rebalance.yaml"],
         state: "./state",
         // These tests may schedule strategies by the second.
-
         schedule: { allowSeconds: true },
-
         limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
         log: { level: "warn", format: "json" },
       }),
@@ -184,9 +182,7 @@ describe("plan --json and once through the CLI", () => {
         strategies: ["rebalance.yaml"],
         state: "./state-sub",
         // These tests may schedule strategies by the second.
-
         schedule: { allowSeconds: true },
-
         limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
         log: { level: "warn", format: "json" },
       }),
@@ -279,9 +275,7 @@ describe("plan --json and once through the CLI", () => {
         strategies: ["rebalance.yaml", "typo.yaml"],
         state: "./state-typo",
         // These tests may schedule strategies by the second.
-
         schedule: { allowSeconds: true },
-
         limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
         log: { level: "warn", format: "json" },
       }),
@@ -322,7 +316,23 @@ describe("plan --json and once through the CLI", () => {
   }, 60_000);
 
   it("once --json lists the decisions the kill switch or the limits blocked, beside what was acted", async () => {
-    const config = writeConfig("live");
+    // Its own strategy and state: a PURR buy every 2 seconds, which nothing else here trades.
+    writeFileSync(
+      join(dir, "purr-dca.yaml"),
+      stringify({
+        name: "purr-dca",
+        kind: "twap-accumulate",
+        schedule: "*/2 * * * * *",
+        params: { coin: "PURR/USDC", side: "buy", amountUsd: 150, twap: { minutes: 30, randomize: false } },
+      }),
+    );
+    const config = join(dir, "bot-blocked.yaml");
+    writeFileSync(
+      config,
+      readFileSync(writeConfig("live"), "utf8")
+        .replace("rebalance.yaml", "purr-dca.yaml")
+        .replace("./state", "./state-blocked"),
+    );
     expect((await run(["once", "--config", config], env)).code).toBe(0); // first sight: registers
     expect((await run(["stop", "--config", config, "--reason", "blocked test"], env)).code).toBe(0);
     try {
@@ -333,7 +343,7 @@ describe("plan --json and once through the CLI", () => {
       };
       const blocked = summary.summary.ran.flatMap((r) => r.blocked);
       expect(blocked.length).toBeGreaterThan(0);
-      for (const b of blocked) expect(b.reason).toMatch(/kill switch is on/);
+      expect(blocked).toEqual([{ strategy: "purr-dca", reason: expect.stringMatching(/kill switch is on/) }]);
     } finally {
       expect((await run(["resume", "--config", config], env)).code).toBe(0);
     }
@@ -351,9 +361,7 @@ describe("plan --json and once through the CLI", () => {
         state: "./state-unreachable",
         venue: { readAttempts: 1, timeoutMs: 2000 },
         // These tests may schedule strategies by the second.
-
         schedule: { allowSeconds: true },
-
         limits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 10000, maxStakeMovePerDay: 10 },
         log: { level: "fatal" },
       }),
@@ -390,9 +398,7 @@ describe("plan --json and once through the CLI", () => {
         strategies: ["staking.yaml"],
         state: "./state-staking",
         // These tests may schedule strategies by the second.
-
         schedule: { allowSeconds: true },
-
         limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
         log: { level: "fatal" },
       }),

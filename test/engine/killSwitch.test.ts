@@ -7,7 +7,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { loadConfig } from "../../src/engine/config/loader.js";
 import { runCycle } from "../../src/engine/cycle.js";
-import { killSwitchState, releaseKillSwitch } from "../../src/engine/killSwitch.js";
+import {
+  engageKillSwitch,
+  killSwitchNotice,
+  killSwitchState,
+  releaseKillSwitch,
+} from "../../src/engine/killSwitch.js";
 import { killSwitchActive } from "../../src/engine/runtime.js";
 import { ConfigError } from "../../src/lib/errors.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
@@ -62,6 +67,18 @@ describe("killSwitchState fails closed", () => {
     const d = tempDir();
     writeFileSync(join(d, "plain"), "");
     expect(killSwitchState(join(d, "plain", "STOP"))).toMatchObject({ engaged: true });
+  });
+});
+
+describe("engaging an engaged kill switch", () => {
+  it("keeps the time it was first engaged and adds the second reason", () => {
+    const path = join(tempDir(), "STOP");
+    const t0 = Date.parse("2026-11-26T20:00:00Z");
+    engageKillSwitch(path, "checking the fills", t0);
+    engageKillSwitch(path, "still checking", t0 + 60 * 60_000);
+    expect(killSwitchNotice(path)).toMatch(
+      /^engaged since 2026-11-26T20:00:00\.000Z \(checking the fills; again at 2026-11-26T21:00:00\.000Z: still checking\)/,
+    );
   });
 });
 

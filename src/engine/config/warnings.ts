@@ -28,6 +28,12 @@ export function configWarnings(c: LoadedConfig): string[] {
         `${span(grace)}, so the action may happen twice. Remove the line (default ${DEFAULT_USER_SIGNED_GRACE_MS}, 2 days).`,
     );
   }
+  if (!c.strategies.some((s) => s.enabled)) {
+    const where = "folder" in c.strategySource ? ` in ${c.strategySource.folder}` : "";
+    out.push(
+      `no enabled strategy${where}: the bot has nothing to do (\`hlbot run\` refuses to start; plan, once and simulate do nothing). Add a strategy file with \`enabled: true\`.`,
+    );
+  }
   const minOrder = c.venue.rules.twapMinOrderValue;
   if (c.limits.maxOrderUsd.lt(minOrder)) {
     out.push(
