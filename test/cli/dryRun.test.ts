@@ -170,9 +170,7 @@ describe("dry-run output is not a live order", () => {
           strategies: ["rebalance.yaml"],
           state: "./state",
           // These tests may schedule strategies by the second.
-
           schedule: { allowSeconds: true },
-
           limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
           log: { level: "warn", format: "json" },
         }),

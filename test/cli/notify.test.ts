@@ -60,9 +60,7 @@ function botFile(
       strategies: "./strategies",
       state: "./state",
       // These tests may schedule strategies by the second.
-
       schedule: { allowSeconds: true },
-
       limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 100000 },
       log: { level: "info", format: "json" },
       notify,

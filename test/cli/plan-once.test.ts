@@ -133,9 +133,7 @@ describe("plan --json and once through the CLI", () => {
       strategies: ["rebalance.yaml", "link.yaml"],
       state: "./state-two",
       // These tests may schedule strategies by the second.
-
       schedule: { allowSeconds: true },
-
       limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
       log: { level: "warn", format: "json" },
     };

@@ -162,9 +162,7 @@ function makeBot(venueUrl: string, o: { mode: "live" | "dry-run"; schedule?: str
       strategies: "./strategies",
       state: "./state",
       // These tests may schedule strategies by the second.
-
       schedule: { allowSeconds: true },
-
       limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 100000 },
       log: { level: "info", format: "json" },
     }),

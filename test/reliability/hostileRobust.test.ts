@@ -405,9 +405,7 @@ function liveBot(baseUrl: string): { file: string; dir: string } {
       strategies: ["rebalance.yaml"],
       state: "./state",
       // These tests may schedule strategies by the second.
-
       schedule: { allowSeconds: true },
-
       limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
       log: { level: "silent" },
     }),

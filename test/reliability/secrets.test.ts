@@ -172,9 +172,7 @@ beforeAll(async () => {
         strategies: files,
         state,
         // These tests may schedule strategies by the second.
-
         schedule: { allowSeconds: true },
-
         limits: { maxOrderUsd: 10000, maxDailyNotionalUsd: 100000, maxStakeMovePerDay: 10000 },
         log: { level: "debug", format: "json", file: join(state, "hlbot.log") },
       }),

@@ -56,9 +56,7 @@ describe("a sub-account as `account:` through the CLI", () => {
         strategies: ["rebalance.yaml"],
         state: `./state-${name}`,
         // These tests may schedule strategies by the second.
-
         schedule: { allowSeconds: true },
-
         limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
         log: { level: "warn", format: "json" },
       }),
