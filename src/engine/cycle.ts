@@ -203,6 +203,19 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
               .map((m) => (m.onVenueClock ? m : { ...m, time: m.time + localToVenue })),
           };
     deps.journal.recordSnapshot(cycleId, summarizeSnapshot(snapshot));
+    // A new state folder for an account the venue shows activity of: limits count the venue's last
+    // 24 h, but budgets (budgetUsd, over a strategy's lifetime) start again from zero here.
+    const recentMoves = (snapshot.stakingHistory ?? []).filter(
+      (e) => e.time >= startedAt + localToVenue - 7 * 24 * 60 * 60_000 && e.kind !== "withdrawalFinalized",
+    ).length;
+    const recentTwaps = snapshot.recentTwaps?.length ?? 0;
+    // Only the journal's first cycle: later ones see its own TWAPs and moves.
+    if (deps.journal.takeFreshNotice() && (recentMoves > 0 || recentTwaps > 0))
+      log.warn(
+        { recentTwaps, recentStakingMoves: recentMoves },
+        `this state folder's journal was empty, but the venue shows ${recentTwaps} TWAP(s) of ${deps.account} in the last 24 h and ${recentMoves} staking move(s) in the last 7 days: ` +
+          "if an earlier state folder of this account was lost or another instance runs with its own, the strategies' budgets start from zero here (the daily limits count the venue's history). `hlbot journal rebuild` imports what the venue shows",
+      );
     if (parts.has("staking")) recordStake(deps.metrics, snapshot);
     recordAccount(deps.metrics, {
       snapshot,

@@ -278,6 +278,8 @@ export class Journal {
   // One transaction function, made once: better-sqlite3 builds five wrappers and defines their
   // properties each time `transaction` is called, which cost more than the rows a cycle's batch writes.
   private readonly runInTransaction: (fn: () => unknown) => unknown;
+  /** No cycle and no submission when opened: a new state folder (or journal) for its account. */
+  private freshNotice: boolean;
 
   constructor(
     private readonly db: Database,
@@ -285,6 +287,20 @@ export class Journal {
   ) {
     applyMigrations(db, JOURNAL_MIGRATIONS);
     this.runInTransaction = db.transaction((fn: () => unknown) => fn());
+    const rows = db
+      .prepare("SELECT (SELECT COUNT(*) FROM cycles) + (SELECT COUNT(*) FROM submissions) AS n")
+      .get() as { n: number };
+    this.freshNotice = rows.n === 0;
+  }
+
+  /**
+   * True once, for a journal that was empty when opened: the caller may say that what the venue shows of
+   * the account (an earlier state folder's, another instance's) is not in it.
+   */
+  takeFreshNotice(): boolean {
+    const fresh = this.freshNotice;
+    this.freshNotice = false;
+    return fresh;
   }
 
   private sql(text: string): Statement {

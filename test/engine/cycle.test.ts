@@ -1,4 +1,5 @@
 import { existsSync, writeFileSync } from "node:fs";
+import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCycle } from "../../src/engine/cycle.js";
 import { watchRunningTwaps } from "../../src/engine/guards.js";
@@ -157,6 +158,29 @@ describe("engine cycle against the simulator", () => {
     expect(reasons).toContainEqual(
       expect.stringMatching(/above maxDailyNotionalUsd 1000 \(8\d\d\.\d+ used\)/),
     );
+  });
+
+  it("a new journal says once that the venue shows activity it does not have (budgets start from zero)", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    // An earlier state folder's TWAP (lost since): the venue has it, this journal does not.
+    const twap = { asset: 10107, isBuy: false, size: "10", szDecimals: 2, minutes: 30, randomize: false };
+    expect((await bot.runtime.exchange!.twapOrder(twap)).status).toBe("accepted");
+    bot.sim.advance(31 * 60_000);
+    const lines: Array<{ msg: string }> = [];
+    const logger = pino({ level: "warn" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const deps = { ...bot.runtime.cycleDeps(await bot.runtime.facts()), logger };
+    await runCycle(deps, { trigger: "once", strategies: bot.runtime.strategies() });
+    const notice = (l: { msg: string }) =>
+      /^this state folder's journal was empty, but the venue shows 1 TWAP/.test(l.msg);
+    expect(lines.filter(notice)).toHaveLength(1);
+    expect(lines.find(notice)?.msg).toMatch(
+      /budgets start from zero here .* `hlbot journal rebuild` imports/,
+    );
+    // Said once: the next cycle sees this journal's own TWAP, and nothing is said.
+    bot.sim.advance(60_000);
+    await runCycle(deps, { trigger: "once", strategies: bot.runtime.strategies() });
+    expect(lines.filter(notice)).toHaveLength(1);
   });
 
   it("a day-long 200-USD DCA buy is shortened to one-lot slices, and the venue fills all of it", async () => {
