@@ -34,6 +34,8 @@ import { recordStake } from "./stakingMetrics.js";
 import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
 import { PAIRED_WITHIN_MS } from "./strategies/validatorStaking.js";
 
+const DAY_MS = 24 * 60 * 60_000;
+
 /** The executor's helpers, still importable from here. */
 export { callFor } from "./executor.js";
 
@@ -203,19 +205,9 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
               .map((m) => (m.onVenueClock ? m : { ...m, time: m.time + localToVenue })),
           };
     deps.journal.recordSnapshot(cycleId, summarizeSnapshot(snapshot));
-    // A new state folder for an account the venue shows activity of: limits count the venue's last
-    // 24 h, but budgets (budgetUsd, over a strategy's lifetime) start again from zero here.
-    const recentMoves = (snapshot.stakingHistory ?? []).filter(
-      (e) => e.time >= startedAt + localToVenue - 7 * 24 * 60 * 60_000 && e.kind !== "withdrawalFinalized",
-    ).length;
-    const recentTwaps = snapshot.recentTwaps?.length ?? 0;
     // Only the journal's first cycle: later ones see its own TWAPs and moves.
-    if (deps.journal.takeFreshNotice() && (recentMoves > 0 || recentTwaps > 0))
-      log.warn(
-        { recentTwaps, recentStakingMoves: recentMoves },
-        `this state folder's journal was empty, but the venue shows ${recentTwaps} TWAP(s) of ${deps.account} in the last 24 h and ${recentMoves} staking move(s) in the last 7 days: ` +
-          "if an earlier state folder of this account was lost or another instance runs with its own, the strategies' budgets start from zero here (the daily limits count the venue's history). `hlbot journal rebuild` imports what the venue shows",
-      );
+    if (deps.journal.takeFreshNotice())
+      noticeUnjournaledActivity(deps, log, snapshot, startedAt + localToVenue);
     if (parts.has("staking")) recordStake(deps.metrics, snapshot);
     recordAccount(deps.metrics, {
       snapshot,
@@ -310,8 +302,8 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       });
     // The journal's usage, or the venue's where it shows more (another instance, a lost state folder).
     const usage = mergeUsage(
-      deps.journal.usage(deps.account, startedAt - 24 * 60 * 60_000),
-      venueUsage(snapshot, startedAt + localToVenue - 24 * 60 * 60_000),
+      deps.journal.usage(deps.account, startedAt - DAY_MS),
+      venueUsage(snapshot, startedAt + localToVenue - DAY_MS),
     );
     // Prices and metadata cross-checked once, right before the limits that are valued with them.
     let memories: Map<string, PairMemory> | undefined;
@@ -463,4 +455,22 @@ function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | un
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
   if (present.length <= 1) return present[0];
   return AbortSignal.any(present);
+}
+
+/**
+ * A new state folder for an account the venue shows activity of (another instance, a lost folder): the
+ * daily limits count the venue's last 24 h, but budgets (budgetUsd, over a strategy's lifetime) start
+ * again from zero here. Said at the journal's first cycle; `venueNow` is the venue's time.
+ */
+function noticeUnjournaledActivity(deps: CycleDeps, log: Logger, snapshot: Snapshot, venueNow: number): void {
+  const recentMoves = (snapshot.stakingHistory ?? []).filter(
+    (e) => e.time >= venueNow - 7 * DAY_MS && e.kind !== "withdrawalFinalized",
+  ).length;
+  const recentTwaps = snapshot.recentTwaps?.length ?? 0;
+  if (recentMoves === 0 && recentTwaps === 0) return;
+  log.warn(
+    { recentTwaps, recentStakingMoves: recentMoves },
+    `this state folder's journal was empty, but the venue shows ${recentTwaps} TWAP(s) of ${deps.account} in the last 24 h and ${recentMoves} staking move(s) in the last 7 days: ` +
+      "if an earlier state folder of this account was lost or another instance runs with its own, the strategies' budgets start from zero here (the daily limits count the venue's history). `hlbot journal rebuild` imports what the venue shows",
+  );
 }

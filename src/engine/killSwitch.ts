@@ -72,14 +72,11 @@ export function killSwitchNotice(path: string): string | undefined {
     throw err;
   }
   if (!state.engaged) return undefined;
-  try {
-    const written = JSON.parse(readFileSync(path, "utf8")) as { stoppedAt?: unknown; reason?: unknown };
-    if (typeof written.stoppedAt === "string" && typeof written.reason === "string")
-      return `engaged since ${written.stoppedAt} (${maskKeyShaped(written.reason)}): nothing is submitted until \`hlbot resume\``;
-  } catch {
-    // Not a file stop wrote: the state's own words say what is there.
-  }
-  return `engaged: ${state.detail}; nothing is submitted until \`hlbot resume\``;
+  const written = readEngaged(path);
+  // Not a file stop wrote: the state's own words say what is there.
+  return written === undefined
+    ? `engaged: ${state.detail}; nothing is submitted until \`hlbot resume\``
+    : `engaged since ${written.stoppedAt} (${maskKeyShaped(written.reason)}): nothing is submitted until \`hlbot resume\``;
 }
 
 /** Engages the switch: writes `path` with the reason and the time (creating its folder only if asked). */

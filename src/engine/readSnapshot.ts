@@ -12,6 +12,7 @@ import {
   type SpotMetaAndAssetCtxsResponse,
   type SpotMetaResponse,
   stakingLinkPeer,
+  type TwapHistoryEntry,
   type TwapHistoryResponse,
   twapMayBeRunning,
   type StakingLink as VenueStakingLink,
@@ -300,23 +301,26 @@ function runningTwaps(
   pairs: ReadonlyMap<string, SpotPair>,
   now: number,
 ): RunningTwap[] {
-  const running: RunningTwap[] = [];
-  for (const entry of latestMayRunEntries(history)) {
-    if (!twapMayBeRunning(entry, now)) continue;
-    const st = entry.state;
-    running.push({
-      twapId: entry.twapId,
-      coin: st.coin,
-      assetId: pairs.get(st.coin)?.assetId,
-      side: st.side === "B" ? "buy" : "sell",
-      size: new Decimal(st.sz),
-      executedSize: new Decimal(st.executedSz),
-      executedNotional: new Decimal(st.executedNtl),
-      minutes: st.minutes,
-      startedAt: st.timestamp,
-    });
-  }
-  return running.sort((a, b) => a.startedAt - b.startedAt);
+  return latestMayRunEntries(history)
+    .filter((entry) => twapMayBeRunning(entry, now))
+    .map((entry) => runningTwapOf(entry, pairs))
+    .sort((a, b) => a.startedAt - b.startedAt);
+}
+
+/** A twapHistory record as the snapshot keeps a TWAP. */
+function runningTwapOf(entry: TwapHistoryEntry, pairs: ReadonlyMap<string, SpotPair>): RunningTwap {
+  const st = entry.state;
+  return {
+    twapId: entry.twapId,
+    coin: st.coin,
+    assetId: pairs.get(st.coin)?.assetId,
+    side: st.side === "B" ? "buy" : "sell",
+    size: new Decimal(st.sz),
+    executedSize: new Decimal(st.executedSz),
+    executedNotional: new Decimal(st.executedNtl),
+    minutes: st.minutes,
+    startedAt: st.timestamp,
+  };
 }
 
 /**
@@ -328,23 +332,9 @@ function recentTwaps(
   pairs: ReadonlyMap<string, SpotPair>,
   sinceMs: number,
 ): RunningTwap[] {
-  const out: RunningTwap[] = [];
-  for (const entry of latestTwapEntries(history)) {
-    const st = entry.state;
-    if (st.timestamp < sinceMs) continue;
-    out.push({
-      twapId: entry.twapId,
-      coin: st.coin,
-      assetId: pairs.get(st.coin)?.assetId,
-      side: st.side === "B" ? "buy" : "sell",
-      size: new Decimal(st.sz),
-      executedSize: new Decimal(st.executedSz),
-      executedNotional: new Decimal(st.executedNtl),
-      minutes: st.minutes,
-      startedAt: st.timestamp,
-    });
-  }
-  return out;
+  return latestTwapEntries(history)
+    .filter((entry) => entry.state.timestamp >= sinceMs)
+    .map((entry) => runningTwapOf(entry, pairs));
 }
 
 /** A compact, JSON-safe summary of a snapshot for the journal and logs. */

@@ -59,7 +59,7 @@ export function venueUsage(snapshot: Snapshot, sinceVenueMs: number): RiskUsage 
     let notional = ZERO;
     for (const t of snapshot.recentTwaps) {
       if (t.startedAt < sinceVenueMs) continue;
-      const pair = [...snapshot.pairs.values()].find((p) => p.assetId === t.assetId || p.name === t.coin);
+      const pair = snapshot.pairs.get(t.coin);
       const usd = pair === undefined ? undefined : usdPerUnit(snapshot, pair.quote.name);
       // A pair it cannot value is left out here; the journal still counts the bot's own.
       if (pair?.mid !== undefined && usd !== undefined)

@@ -36,3 +36,8 @@ export function escapeControls(text: string, options: { allowColors?: boolean } 
 export function oneLine(text: string): string {
   return text.replace(CONTROLS_ONE_LINE, visible);
 }
+
+/** An address as people glance at it: its first 6 and last 4 characters ("0xb8f4…5bc5"). */
+export function shortAddress(address: string): string {
+  return `${address.slice(0, 6)}…${address.slice(-4)}`;
+}

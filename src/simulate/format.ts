@@ -3,6 +3,7 @@
 // (summary.ts reasonTemplate: numbers aside) with the latest wording, because an hourly strategy says "within band" with
 // new numbers every hour. `--json` lists every distinct reason with its exact count.
 import { Decimal } from "../lib/decimal.js";
+import { shortAddress } from "../lib/text.js";
 import { type SimulationSummary, twapStatusText, type ValuationSummary } from "./summary.js";
 
 /** A validator's net APR ("0.023618") as "2.362%" (rounded half away from zero, like the other
@@ -69,7 +70,6 @@ export function signedPct(ratio: string, change: string): string {
 function when(isoTime: string): string {
   return isoTime.replace("T", " ").replace(/:\d\d\.\d{3}Z$/, "");
 }
-const addr = (a: string) => `${a.slice(0, 6)}…${a.slice(-4)}`;
 
 /** Aligned columns; `align` has one letter per column, "l" or "r" (numbers), default "l" then "r"s. */
 function table(rows: string[][], align = "l"): string[] {
@@ -214,7 +214,7 @@ function staking(s: SimulationSummary): string[] {
     const rows = [["validator", "net APR at end", "start", "delegated", "undelegated", "rewards", "end"]];
     for (const v of st.validators)
       rows.push([
-        `${v.name} (${addr(v.validator)})`,
+        `${v.name} (${shortAddress(v.validator)})`,
         netAprText(v.netApr),
         short(v.start),
         short(v.delegated),
@@ -298,9 +298,9 @@ function skipped(s: SimulationSummary): string[] {
 
 export function formatSummary(s: SimulationSummary): string {
   const holdings = s.forkedFrom
-    ? `the holdings of the forked account ${addr(s.forkedFrom)}`
+    ? `the holdings of the forked account ${shortAddress(s.forkedFrom)}`
     : s.holdingsFrom
-      ? `the holdings of the scenario's demo account ${addr(s.holdingsFrom)}`
+      ? `the holdings of the scenario's demo account ${shortAddress(s.holdingsFrom)}`
       : "the default demo holdings";
   const outcomes = new Map<string, number>();
   for (const a of s.actions) outcomes.set(a.outcome, (outcomes.get(a.outcome) ?? 0) + a.count);

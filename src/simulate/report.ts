@@ -3,6 +3,8 @@
 // (stacked, in percent) and stake per validator (stacked), all over virtual time, with the TWAPs and
 // delegation changes marked; then the summary's tables. The samples and the summary are also embedded
 // as JSON (`<script type="application/json" id="hlbot-simulation">`) for anyone who wants the numbers.
+
+import { shortAddress } from "../lib/text.js";
 import { eventsNotAppliedText, netAprText, runsText, signedPct, unknownsText } from "./format.js";
 import type { Sample, SimulationRecord } from "./runner.js";
 import { type FlowSummary, type SimulationSummary, twapStatusText } from "./summary.js";
@@ -226,7 +228,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
   const names = new Map(record.validators.map((v) => [v.address, v.name]));
   const staked = [...new Set(samples.flatMap((x) => Object.keys(x.stake)))].sort();
   const stakeSeries: Series[] = staked.map((v) => ({
-    name: `${names.get(v) ?? v} (${v.slice(0, 6)}…${v.slice(-4)})`,
+    name: `${names.get(v) ?? v} (${shortAddress(v)})`,
     color: color(`validator:${v}`),
     values: samples.map((x) => x.stake[v] ?? 0),
   }));

@@ -24,6 +24,7 @@ import { type ValuedHolding, valueAccount } from "../engine/valuation.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { ConfigError, describeError, ValidationError } from "../lib/errors.js";
 import { silentLogger } from "../lib/log.js";
+import { shortAddress } from "../lib/text.js";
 import { type CandleFile, type CandleGaps, readCandleFile } from "../simulator/candles.js";
 import { eventTimeOf } from "../simulator/events.js";
 import {
@@ -592,7 +593,7 @@ function eventText(e: Scenario["events"][number], scenario: Scenario): string {
       const name = scenario.validators.find(
         (v) => v.address.toLowerCase() === e.validator.toLowerCase(),
       )?.name;
-      const short = `${e.validator.slice(0, 6)}…${e.validator.slice(-4)}`;
+      const short = shortAddress(e.validator);
       const changes = [
         e.jailed === undefined ? "" : e.jailed ? "jailed" : "unjailed",
         e.active === undefined ? "" : e.active ? "active" : "inactive",

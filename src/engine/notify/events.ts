@@ -3,6 +3,7 @@
 // is a webhook's JSON body and the text of a chat message. Never holds a key: the journal and the
 // redactor see every field.
 import { type Decimal, fromWei } from "../../lib/decimal.js";
+import { shortAddress } from "../../lib/text.js";
 import { HYPE_WEI_DECIMALS } from "../../venue/constants.js";
 import type { CycleReport } from "../cycle.js";
 import type { NotifyEvent, NotifyEventType } from "./types.js";
@@ -96,10 +97,7 @@ function sentText(request: Record<string, unknown>): string | undefined {
   switch (action.type) {
     case "tokenDelegate": {
       const amount = hype(action.wei);
-      const v =
-        typeof action.validator === "string"
-          ? `${action.validator.slice(0, 6)}…${action.validator.slice(-4)}`
-          : "?";
+      const v = typeof action.validator === "string" ? shortAddress(action.validator) : "?";
       return amount && `${amount} ${action.isUndelegate === true ? "from" : "to"} ${v}`;
     }
     case "cDeposit":

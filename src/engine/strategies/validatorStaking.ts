@@ -18,10 +18,11 @@
 // Amounts are truncated to whole wei.
 import * as z from "zod";
 import { Decimal, truncateDecimals, ZERO } from "../../lib/decimal.js";
+import { shortAddress } from "../../lib/text.js";
 import { HYPE_WEI_DECIMALS, UNSTAKING_QUEUE_MS } from "../../venue/constants.js";
 import { address, decimal, fraction, hypeAmount, integer } from "../config/fields.js";
 import type { CDepositIntent, CWithdrawIntent, Decision, TokenDelegateIntent } from "../intents.js";
-import { type Snapshot, twapCoinIsPair, type ValidatorInfo, type ValidatorPeriod } from "../snapshot.js";
+import type { Snapshot, ValidatorInfo, ValidatorPeriod } from "../snapshot.js";
 import { floorText, fmt, isoTime, ONE, pct, skip } from "./common.js";
 import { defineStrategy } from "./types.js";
 
@@ -152,12 +153,8 @@ export const validatorStakingParams = z
 
 export type ValidatorStakingParams = z.output<typeof validatorStakingParams>;
 
-function short(address: string): string {
-  return `${address.slice(0, 6)}…${address.slice(-4)}`;
-}
-
 function label(address: string, info: ValidatorInfo | undefined): string {
-  return info ? `${info.name} (${short(address)})` : short(address);
+  return info ? `${info.name} (${shortAddress(address)})` : shortAddress(address);
 }
 
 /** The delegator's APR: predictedApr × (1 − commission), the rate the venue pays after commission. */
@@ -436,9 +433,7 @@ export const validatorStaking = defineStrategy({
         (t) =>
           t.side === "sell" &&
           t.minutes > 0 &&
-          [...snapshot.pairs.values()].some(
-            (p) => p.base.name === STAKING_TOKEN && (t.assetId === p.assetId || twapCoinIsPair(t.coin, p)),
-          ),
+          (snapshot.pairs.get(t.coin)?.base.name ?? t.coin) === STAKING_TOKEN,
       );
       const forSales = trunc(
         sells.reduce((a, t) => a.plus(t.size.times(UNSTAKING_QUEUE_MINUTES).div(t.minutes)), ZERO),
