@@ -280,6 +280,12 @@ export class Journal {
   private readonly runInTransaction: (fn: () => unknown) => unknown;
   /** No cycle and no submission when opened: a new state folder (or journal) for its account. */
   private freshNotice: boolean;
+  /**
+   * Whether each submission is also written to the state folder's mark file (recordSubmissionMark), which
+   * outlives a lost write-ahead log. A throw-away journal (a simulation's, deleted at its end) turns it
+   * off: a file write and rename per submission guard nothing there.
+   */
+  markSubmissions = true;
 
   constructor(
     private readonly db: Database,
@@ -409,7 +415,7 @@ export class Journal {
     );
     const id = Number(info.lastInsertRowid);
     // Outside the database, so a lost write-ahead log cannot take it along (checkStateIdentity).
-    recordSubmissionMark(this.db.name, id);
+    if (this.markSubmissions) recordSubmissionMark(this.db.name, id);
     return id;
   }
 
