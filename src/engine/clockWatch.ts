@@ -6,7 +6,13 @@
 // moved between two checks shows a step. The venue's clock (VenueClock, from each answer's Date header)
 // is compared on every check too, not only at start; a skew is logged once per episode.
 import type { Logger } from "pino";
-import { DEFAULT_CLOCK_SKEW_THRESHOLD_MS } from "../venue/clockSkew.js";
+import {
+  DEFAULT_CLOCK_SKEW_THRESHOLD_MS,
+  type SkewBounds,
+  skewEstimate,
+  skewExcessive,
+  skewText,
+} from "../venue/clockSkew.js";
 
 /** A wall-clock step larger than this between two checks is reported. */
 export const DEFAULT_STEP_THRESHOLD_MS = 10_000;
@@ -18,8 +24,8 @@ export interface ClockWatchOptions {
   wall?: () => number;
   /** Monotonic clock in ms (default performance.now). */
   mono?: () => number;
-  /** local − venue in ms from the Date header (VenueClock.skewMs), once known. */
-  venueSkewMs?: () => number | undefined;
+  /** local − venue as the latest answer's Date header and round trip tell (VenueClock.skew), once known. */
+  venueSkew?: () => SkewBounds | undefined;
   /** How often the clocks are compared (default one minute). */
   intervalMs?: number;
   stepThresholdMs?: number;
@@ -36,7 +42,7 @@ export class ClockWatch {
   private readonly logger: Pick<Logger, "warn" | "info">;
   private readonly wall: () => number;
   private readonly mono: () => number;
-  private readonly venueSkewMs: () => number | undefined;
+  private readonly venueSkew: () => SkewBounds | undefined;
   private readonly intervalMs: number;
   private readonly stepThresholdMs: number;
   private readonly skewThresholdMs: number;
@@ -53,7 +59,7 @@ export class ClockWatch {
     this.logger = o.logger;
     this.wall = o.wall ?? Date.now;
     this.mono = o.mono ?? (() => performance.now());
-    this.venueSkewMs = o.venueSkewMs ?? (() => undefined);
+    this.venueSkew = o.venueSkew ?? (() => undefined);
     this.intervalMs = o.intervalMs ?? DEFAULT_CLOCK_CHECK_INTERVAL_MS;
     this.stepThresholdMs = o.stepThresholdMs ?? DEFAULT_STEP_THRESHOLD_MS;
     this.skewThresholdMs = o.skewThresholdMs ?? DEFAULT_CLOCK_SKEW_THRESHOLD_MS;
@@ -113,15 +119,16 @@ export class ClockWatch {
   }
 
   private checkSkew(): void {
-    const raw = this.venueSkewMs();
-    if (raw === undefined) return;
-    // The Date header is truncated to the second: the venue's time is the header + [0, 1 s).
-    const skewMs = Math.round(raw - 500);
-    const excessive = Math.abs(skewMs) > this.skewThresholdMs + 500;
+    const bounds = this.venueSkew();
+    if (bounds === undefined) return;
+    // The Date header is truncated to the second and was written somewhere within the answer's round
+    // trip: only a skew that every reading of it allows is one (a slow answer is not a skewed clock).
+    const skewMs = skewEstimate(bounds);
+    const excessive = skewExcessive(bounds, this.skewThresholdMs);
     if (excessive && !this.skewed) {
       this.logger.warn(
         { skewMs },
-        `the local clock is ${seconds(skewMs)} ${skewMs > 0 ? "ahead of" : "behind"} the venue's (Date ` +
+        `the local clock is ${skewText(skewMs)} the venue's (Date ` +
           "header): expiry is judged by the venue's clock and nonces too far from it are refused; " +
           "synchronise the clock (NTP). Said once until the clocks agree again.",
       );

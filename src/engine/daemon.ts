@@ -13,6 +13,7 @@
 import cron from "node-cron";
 import type { Logger } from "pino";
 import { ConfigError, describeError, HlbotError, walk } from "../lib/errors.js";
+import type { SkewBounds } from "../venue/clockSkew.js";
 import { recordNextRuns } from "./accountMetrics.js";
 import { ClockWatch, type ClockWatchOptions, type SchedulerHealth } from "./clockWatch.js";
 import { formatIssue, issuesOf } from "./config/issues.js";
@@ -47,7 +48,7 @@ export type DaemonRuntime = Pick<
 > & {
   config?: Pick<Runtime["config"], "schedule">;
   /** The venue's clock (VenueClock), compared with ours every minute. */
-  venueClock?: { readonly skewMs: number | undefined };
+  venueClock?: { readonly skew: SkewBounds | undefined };
 };
 
 export interface DaemonOptions {
@@ -243,7 +244,7 @@ export class Daemon {
     this.clockWatch = new ClockWatch({
       logger: o.logger,
       // node-cron follows Date, so the step check does too (the default).
-      venueSkewMs: () => venueClock?.skewMs,
+      venueSkew: () => venueClock?.skew,
       ...o.clockWatch,
     });
     this.done = new Promise((resolve) => {

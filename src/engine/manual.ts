@@ -61,7 +61,7 @@ export class ManualVenue {
   connection(): HttpTransport {
     this.transport ??= createTransport(this.settings, {
       onResponse: (event) => {
-        if (event.status !== undefined) this.clock.sample();
+        if (event.status !== undefined) this.clock.sample(event.ms);
       },
     });
     return this.transport;

@@ -108,7 +108,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       budget: o.budget,
       onBudgetWait: observers?.onWait,
       onResponse: (event) => {
-        if (event.status !== undefined) venueClock.sample(); // an answer arrived, with its Date
+        if (event.status !== undefined) venueClock.sample(event.ms); // an answer arrived, with its Date
         observers?.onResponse(event);
       },
     },

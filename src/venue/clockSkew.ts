@@ -16,19 +16,49 @@ export interface ClockSkewOptions {
 }
 
 export interface ClockSkewReading {
-  /** local − venue in ms; positive when the local clock is ahead. */
+  /** local − venue in ms, the middle of what the answer allows; positive when the local clock is ahead. */
   skewMs: number;
-  /** True when |skewMs| exceeds the threshold (after allowing for the header's 1 s resolution). */
+  /** True when every skew the answer allows exceeds the threshold (see skewBounds). */
   excessive: boolean;
 }
 
+/** What one answer tells of local − venue (ms): it lies within [low, high]. */
+export interface SkewBounds {
+  low: number;
+  high: number;
+}
+
 /**
- * local − venue for a response received at `localNow` whose `Date` header says `serverDate`. The
- * header is truncated to the second, so the venue's real time lies in [serverDate, serverDate + 1 s):
- * the midpoint is the estimate, and the extra half second is forgiven by `excessive`.
+ * local − venue as far as one answer tells. Its `Date` header was written at some local time between
+ * sending the request (`sentAt`) and receiving the answer (`receivedAt`), and is truncated to the
+ * second (the venue's time then lay in [header, header + 1 s)). A slow answer widens the range: a
+ * 12-second round trip is not a 12-second skew (a trial's daemon behind a slow link warned of one).
+ */
+export function skewBounds(serverDateMs: number, receivedAt: number, sentAt = receivedAt): SkewBounds {
+  return { low: Math.min(sentAt, receivedAt) - (serverDateMs + 1000), high: receivedAt - serverDateMs };
+}
+
+/** The middle of the bounds, the estimate shown. */
+export function skewEstimate(b: SkewBounds): number {
+  return Math.round((b.low + b.high) / 2);
+}
+
+/** True when no skew within the bounds is inside ±thresholdMs: the clocks certainly disagree. */
+export function skewExcessive(b: SkewBounds, thresholdMs: number): boolean {
+  return b.low > thresholdMs || b.high < -thresholdMs;
+}
+
+/**
+ * local − venue for a response received at `localNow` whose `Date` header says `serverDate`, taking
+ * the middle of the header's one-second resolution (no round trip known).
  */
 export function measureClockSkew(serverDate: Date, localNow: number): number {
-  return Math.round(localNow - (serverDate.getTime() + 500));
+  return skewEstimate(skewBounds(serverDate.getTime(), localNow));
+}
+
+/** The warning's words for an estimated skew (local − venue, ms). */
+export function skewText(skewMs: number): string {
+  return `${(Math.abs(skewMs) / 1000).toFixed(1)} s ${skewMs > 0 ? "ahead of" : "behind"}`;
 }
 
 /** Compares the clocks once, on the first response that carries a Date header, and warns if they differ. */
@@ -50,18 +80,19 @@ export class ClockSkewMonitor {
   }
 
   /**
-   * Call after a response arrived, with the transport's latest `Date` header. Only the first call
-   * with a date counts; later ones return that first reading.
+   * Call after a response arrived, with the transport's latest `Date` header and the local time the
+   * request was sent (a slow answer says less about the clocks). Only the first call with a date
+   * counts; later ones return that first reading.
    */
-  observe(serverDate: Date | undefined): ClockSkewReading | undefined {
+  observe(serverDate: Date | undefined, sentAt?: number): ClockSkewReading | undefined {
     if (this.reading !== undefined || serverDate === undefined) return this.reading;
-    const skewMs = measureClockSkew(serverDate, this.clock());
-    const excessive = Math.abs(skewMs) > this.thresholdMs + 500;
+    const bounds = skewBounds(serverDate.getTime(), this.clock(), sentAt);
+    const skewMs = skewEstimate(bounds);
+    const excessive = skewExcessive(bounds, this.thresholdMs);
     this.reading = { skewMs, excessive };
     if (excessive) {
-      const direction = skewMs > 0 ? "ahead of" : "behind";
       this.warn(
-        `the local clock is ${(Math.abs(skewMs) / 1000).toFixed(1)} s ${direction} the venue's (Date header); ` +
+        `the local clock is ${skewText(skewMs)} the venue's (Date header); ` +
           "nonces and expiresAfter are local times, so the venue may refuse or expire actions early. " +
           "Synchronise the clock (NTP).",
       );
@@ -80,6 +111,8 @@ export class ClockSkewMonitor {
  */
 export class VenueClock {
   private offsetMs: number | undefined;
+  /** The latest sampled answer's round trip (ms): how long before its receipt the header may be from. */
+  private roundTripMs = 0;
 
   constructor(
     /** The Date header of the latest response (HttpTransport.lastServerDate). */
@@ -87,11 +120,15 @@ export class VenueClock {
     private readonly local: () => number = Date.now,
   ) {}
 
-  /** Call when a response has arrived: measures venue − local from its Date header. */
-  sample(): void {
+  /**
+   * Call when a response has arrived: measures venue − local from its Date header. `roundTripMs` is how
+   * long the request took (the header was written somewhere within it).
+   */
+  sample(roundTripMs = 0): void {
     const t = this.source()?.getTime();
     if (t === undefined || Number.isNaN(t)) return;
     this.offsetMs = t - this.local();
+    this.roundTripMs = Math.max(0, roundTripMs);
   }
 
   /** The venue's time now (ms), or undefined before any response carried a Date header. */
@@ -99,8 +136,15 @@ export class VenueClock {
     return this.offsetMs === undefined ? undefined : this.local() + this.offsetMs;
   }
 
-  /** local − venue in ms (positive: the local clock is ahead), once known. */
+  /** local − venue in ms (positive: the local clock is ahead) at the latest answer's receipt, once known. */
   get skewMs(): number | undefined {
     return this.offsetMs === undefined ? undefined : -this.offsetMs;
+  }
+
+  /** What the latest answer tells of local − venue, allowing for its round trip (skewBounds). */
+  get skew(): SkewBounds | undefined {
+    if (this.offsetMs === undefined) return undefined;
+    const high = -this.offsetMs;
+    return { low: high - this.roundTripMs - 1000, high };
   }
 }

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ClockWatch } from "../../src/engine/clockWatch.js";
 import { cronSchedule, Daemon, scheduledStrategies } from "../../src/engine/daemon.js";
 import { BotMetrics, type MetricsServer, startMetricsServer } from "../../src/engine/metrics.js";
+import { VenueClock } from "../../src/venue/clockSkew.js";
 import { startTestBot, type TestBot } from "../helpers/bot.js";
 import { captureLogger } from "../helpers/logs.js";
 import { get } from "../helpers/metrics.js";
@@ -96,25 +97,57 @@ describe("clock watch", () => {
   it("checks the skew against the venue every minute and warns once per episode", async () => {
     const c = fakeTime();
     const { logger, lines, warnings } = captureLogger();
-    let skewMs: number | undefined;
-    watch = new ClockWatch({ logger, venueSkewMs: () => skewMs });
+    // The venue's clock as hlbot reads it: each answer's Date header (whole seconds), sampled on receipt.
+    let header: Date | undefined;
+    const venue = new VenueClock(() => header, Date.now);
+    const answer = (skewMs: number, roundTripMs = 40) => {
+      header = new Date(Math.floor((Date.now() - skewMs) / 1000) * 1000);
+      venue.sample(roundTripMs);
+    };
+    watch = new ClockWatch({ logger, venueSkew: () => venue.skew });
     watch.start();
     await c.tickAsync(MINUTE);
-    skewMs = 900; // within the 5 s threshold (the Date header is truncated to the second)
+    answer(900); // within the 5 s threshold (the Date header is truncated to the second)
     await c.tickAsync(MINUTE);
     expect(warnings()).toEqual([]);
-    skewMs = 20_500;
+    answer(20_500);
     await c.tickAsync(5 * MINUTE);
     expect(warnings().map((l) => l.msg)).toEqual([
-      expect.stringMatching(/local clock is 20\.0 s ahead of the venue's/),
+      expect.stringMatching(/local clock is 20\.\d s ahead of the venue's/),
     ]);
-    skewMs = 700;
+    answer(700);
     await c.tickAsync(MINUTE);
     expect(lines.some((l) => /agrees with the venue's again/.test(l.msg))).toBe(true);
-    skewMs = -9_500;
+    answer(-9_500);
     await c.tickAsync(3 * MINUTE);
     expect(warnings()).toHaveLength(2);
-    expect(warnings()[1]!.msg).toMatch(/local clock is 10\.0 s behind the venue's/);
+    expect(warnings()[1]!.msg).toMatch(/local clock is (9|10)\.\d s behind the venue's/);
+  });
+
+  it("does not take a slow answer for a skewed clock: the Date header may be from any moment of the round trip", async () => {
+    // A daemon behind a slow link: answers take 12 s, and the venue wrote its Date header as the request
+    // arrived. The header is then 12 s old on receipt while the clocks agree.
+    const c = fakeTime();
+    const { logger, warnings } = captureLogger();
+    let header: Date | undefined;
+    const venue = new VenueClock(() => header, Date.now);
+    watch = new ClockWatch({ logger, venueSkew: () => venue.skew });
+    watch.start();
+    const slowAnswer = (skewMs: number) => {
+      header = new Date(Math.floor((Date.now() - 12_000 - skewMs) / 1000) * 1000);
+      venue.sample(12_000);
+    };
+    slowAnswer(0);
+    await c.tickAsync(2 * MINUTE);
+    expect(warnings()).toEqual([]);
+    // The same round trip with a clock 20 s ahead: no reading of the answer puts the skew within 5 s.
+    slowAnswer(20_000);
+    await c.tickAsync(MINUTE);
+    expect(warnings().map((l) => l.msg)).toEqual([expect.stringMatching(/local clock is 2\d\.\d s ahead/)]);
+    // Read on receipt alone (no round trip), the first slow answer would have been a 12-second skew.
+    header = new Date(Math.floor((Date.now() - 12_000) / 1000) * 1000);
+    venue.sample(0);
+    expect(venue.skew!.low).toBeGreaterThan(5_000);
   });
 
   it("answers 503 on /health when the scheduler has not run for three intervals", async () => {

@@ -33,4 +33,20 @@ describe("clock skew", () => {
     expect(strict.observe(new Date(NOW - 2_500))?.excessive).toBe(true);
     expect(warnings).toHaveLength(1);
   });
+
+  it("allows for the round trip: a header written when the request arrived, read 12 s later, is no skew", () => {
+    const warnings: string[] = [];
+    const sentAt = NOW - 12_000;
+    const header = new Date(Math.floor(sentAt / 1000) * 1000); // the venue's clock agrees with ours
+    const monitor = new ClockSkewMonitor({ clock: () => NOW, warn: (m) => warnings.push(m) });
+    expect(monitor.observe(header, sentAt)?.excessive).toBe(false);
+    expect(warnings).toEqual([]);
+    // Without the send time the same answer reads as a 12-second skew.
+    const naive = new ClockSkewMonitor({ clock: () => NOW, warn: (m) => warnings.push(m) });
+    expect(naive.observe(header)?.excessive).toBe(true);
+    // A slow answer from a clock 30 s behind is still one.
+    const skewed = new ClockSkewMonitor({ clock: () => NOW, warn: (m) => warnings.push(m) });
+    expect(skewed.observe(new Date(header.getTime() - 30_000), sentAt)?.excessive).toBe(true);
+    expect(warnings.at(-1)).toMatch(/3\d\.\d s ahead of the venue/);
+  });
 });

@@ -423,7 +423,7 @@ async function sendInSlot<D>(
       httpStatus = err instanceof HlbotError ? (err as { status?: number }).status : undefined;
       step = classifyError(err);
     }
-    ctx.skew?.observe(transport.lastServerDate?.());
+    ctx.skew?.observe(transport.lastServerDate?.(), startedAt);
     const record: SendAttempt = {
       attempt,
       startedAt,
