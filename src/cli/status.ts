@@ -11,7 +11,7 @@ import { labelWithVenueName, pairLabel } from "../engine/snapshot.js";
 import { type AccountValue, valueAccount } from "../engine/valuation.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError, VenueError } from "../lib/errors.js";
-import { oneLine } from "../lib/text.js";
+import { netAprText, oneLine } from "../lib/text.js";
 import { UNSTAKING_QUEUE_MS } from "../venue/constants.js";
 import type { InfoClient } from "../venue/info/client.js";
 import { twapMayBeRunning } from "../venue/info/methods/index.js";
@@ -407,7 +407,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
       );
     if (dated !== null && dated.length < s.staking.nPendingWithdrawals)
       out.push(
-        `  ${s.staking.nPendingWithdrawals - dated.length} more started before the staking history the venue returns`,
+        `  ${s.staking.nPendingWithdrawals - dated.length}${dated.length === 0 ? ` pending withdrawal${s.staking.nPendingWithdrawals - dated.length === 1 ? "" : "s"}` : " more"} started before the staking history the venue returns (no date known)`,
       );
   }
   out.push(`Account value: ${accountValueLine(s)}`);
@@ -418,7 +418,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
     const lock = d.locked ? `locked until ${when(d.lockedUntil)}` : "unlocked";
     out.push(
       `  ${d.name === null ? "(name not available)" : oneLine(d.name)} (${d.validator}): ${d.amount} HYPE, ${health}, commission ${d.commission ?? "?"}, ` +
-        `net APR ${d.netApr === null ? "?" : `${new Decimal(d.netApr).times(100).toDecimalPlaces(3, Decimal.ROUND_HALF_UP).toFixed()}%`}, ${lock}`,
+        `net APR ${netAprText(d.netApr, d.jailed ? "jailed: earns nothing" : d.active === false ? "inactive: earns nothing" : null)}, ${lock}`,
     );
   }
   out.push(

@@ -5,7 +5,7 @@ import { Gauge } from "prom-client";
 import { ZERO } from "../lib/decimal.js";
 import type { BotMetrics } from "./metrics.js";
 import type { Snapshot } from "./snapshot.js";
-import { netApr } from "./strategies/validatorStaking.js";
+import { earningApr } from "./strategies/validatorStaking.js";
 
 interface StakingGauges {
   stake: Gauge<"state">;
@@ -65,6 +65,7 @@ export function recordStake(metrics: BotMetrics | undefined, snapshot: Snapshot)
     const v = infos.get(d.validator.toLowerCase());
     const labels = { validator: d.validator, name: v?.name ?? "" };
     g.delegation.inc(labels, d.amount.toNumber());
-    if (v) g.netApr.set(labels, netApr(v, "week").toNumber());
+    // 0 while jailed or inactive: an alert on a low rate fires when the delegation earns nothing.
+    if (v) g.netApr.set(labels, earningApr(v, "week").toNumber());
   }
 }

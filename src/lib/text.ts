@@ -6,6 +6,7 @@
 // instead: harmless on a terminal, and inside a JSON string exactly the same character (so JSON output
 // stays valid and means the same).
 // biome-ignore-all lint/suspicious/noControlCharactersInRegex: matching control characters is the point of this module.
+import { Decimal } from "./decimal.js";
 
 /** C0 controls but TAB and LF, DEL, C1 controls, and the bidi embedding/override/isolate marks. */
 const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
@@ -40,4 +41,13 @@ export function oneLine(text: string): string {
 /** An address as people glance at it: its first 6 and last 4 characters ("0xb8f4…5bc5"). */
 export function shortAddress(address: string): string {
   return `${address.slice(0, 6)}…${address.slice(-4)}`;
+}
+
+/** A validator's net APR ("0.023618") as "2.362%" (rounded half away from zero, like the other
+ * percentages, not cut: 2.3618% is 2.362%); "?" when unknown. */
+export function netAprText(netApr: string | null, notEarning?: string | null): string {
+  if (notEarning) return `0% (${notEarning}${netApr === null ? "" : `; ${netAprText(netApr)} when active`})`;
+  return netApr === null
+    ? "?"
+    : `${new Decimal(netApr).times(100).toDecimalPlaces(3, Decimal.ROUND_HALF_UP).toFixed()}%`;
 }

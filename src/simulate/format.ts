@@ -2,17 +2,11 @@
 // object (so `--json` holds the same figures); skipped decisions are grouped by their reason's template
 // (summary.ts reasonTemplate: numbers aside) with the latest wording, because an hourly strategy says "within band" with
 // new numbers every hour. `--json` lists every distinct reason with its exact count.
-import { Decimal } from "../lib/decimal.js";
-import { shortAddress } from "../lib/text.js";
-import { type SimulationSummary, twapStatusText, type ValuationSummary } from "./summary.js";
+import { netAprText, shortAddress } from "../lib/text.js";
 
-/** A validator's net APR ("0.023618") as "2.362%" (rounded half away from zero, like the other
- * percentages, not cut: 2.3618% is 2.362%); "?" when unknown. */
-export function netAprText(netApr: string | null): string {
-  return netApr === null
-    ? "?"
-    : `${new Decimal(netApr).times(100).toDecimalPlaces(3, Decimal.ROUND_HALF_UP).toFixed()}%`;
-}
+export { netAprText };
+
+import { type SimulationSummary, twapStatusText, type ValuationSummary } from "./summary.js";
 
 /** What reconciliation concluded about submissions whose answer was lost, in a few words. */
 export function unknownsText(u: SimulationSummary["unknowns"]): string | undefined {
@@ -215,7 +209,7 @@ function staking(s: SimulationSummary): string[] {
     for (const v of st.validators)
       rows.push([
         `${v.name} (${shortAddress(v.validator)})`,
-        netAprText(v.netApr),
+        netAprText(v.netApr, v.notEarning),
         short(v.start),
         short(v.delegated),
         short(v.undelegated),

@@ -459,7 +459,7 @@ ${tableHtml(
   s.staking.validators.map((v) => [
     v.name,
     v.validator,
-    netAprText(v.netApr),
+    netAprText(v.netApr, v.notEarning),
     v.start,
     v.delegated,
     v.undelegated,

@@ -205,8 +205,11 @@ export interface SimulationRecord {
   /** Candle files replayed in place of their pair's price path (simulate --prices, then the scenario's). */
   replayed: ReplayedPrices[];
   strategies: Array<Pick<Strategy, "name" | "kind" | "schedule">>;
-  /** netApr: the delegator's APR at the end, predictedApr (week) × (1 − commission). */
-  validators: Array<{ address: string; name: string; netApr?: string }>;
+  /**
+   * netApr: the delegator's APR at the end, predictedApr (week) × (1 − commission); `notEarning` when
+   * the validator was jailed or inactive at the end (its delegators earned nothing then).
+   */
+  validators: Array<{ address: string; name: string; netApr?: string; notEarning?: "jailed" | "inactive" }>;
   /** Spot pairs by venue name ("@107"): base and quote coin. */
   pairs: Record<string, { base: string; quote: string }>;
   cycles: CycleRecord[];
@@ -529,6 +532,11 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
           address: v.address,
           name: v.name,
           netApr: v.stats.week.predictedApr.times(new Decimal(1).minus(v.commission)).toFixed(),
+          ...(v.isJailed
+            ? { notEarning: "jailed" as const }
+            : v.isActive
+              ? {}
+              : { notEarning: "inactive" as const }),
         })),
         pairs: Object.fromEntries(sim.pairs().map((p) => [p.name, { base: p.base, quote: p.quote }])),
         cycles,

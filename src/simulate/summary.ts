@@ -155,6 +155,8 @@ export interface ValidatorStakeSummary {
   end: string;
   /** The delegator's APR at the end: predictedApr (week) × (1 − commission); null when unknown. */
   netApr: string | null;
+  /** Set when the validator was jailed or inactive at the end: its delegators earned nothing then. */
+  notEarning: "jailed" | "inactive" | null;
 }
 
 export interface SkipGroup {
@@ -565,6 +567,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
         rewards: wire(end.minus(start).minus(delegated).plus(undelegated)),
         end: wire(end),
         netApr: v.netApr ?? null,
+        notEarning: v.notEarning ?? null,
       };
     });
   const sumData = (kind: LedgerEntry["kind"]) =>

@@ -105,7 +105,7 @@ export const limitsSchema = z
     maxOrderUsd: positiveDecimal().describe("Largest TWAP notional in USD; a larger one is reduced to it"),
     maxDailyNotionalUsd: positiveDecimal().describe("Largest TWAP notional submitted over a rolling 24 h"),
     maxStakeMovePerDay: hypeAmount({ gt: 0 }).describe(
-      "Largest HYPE amount delegated, undelegated or withdrawn over a rolling 24 h; a larger move is reduced to what is left",
+      "Largest HYPE amount delegated, undelegated or withdrawn over a rolling 24 h (a move between validators counts twice: 1,000 HYPE moved uses 2,000); a larger move is reduced to what is left",
     ),
     validatorAllowlist: z
       .array(address())

@@ -85,6 +85,22 @@ export function strategyConflicts(
     }
   }
   const accumulators = enabled.filter((s) => s.kind === "twap-accumulate");
+  // A DCA selling HYPE beside staking that sweeps spot HYPE: once staked, HYPE takes the unstaking queue
+  // to come back, and the sales find only what staking keeps on spot (a trial's sell DCA sold 100 HYPE
+  // and then failed every run while 9,900 sat in staking). Staking holds back idle HYPE only while a
+  // sale is running, not for one scheduled later.
+  for (const a of accumulators) {
+    if (a.params.side !== "sell" || market(a).base !== STAKED_TOKEN) continue;
+    for (const st of enabled) {
+      if (st.kind !== "validator-staking" || !st.params.stakeIdleSpot?.enabled) continue;
+      warnings.push(
+        `${a.name} sells ${market(a).text}, and ${st.name} moves spot ${STAKED_TOKEN} above keepSpot ` +
+          `${st.params.stakeIdleSpot.keepSpot} into staking between its runs: staked ${STAKED_TOKEN} takes the ` +
+          `unstaking queue (7 days on mainnet) to come back, so ${a.name} can sell only what is kept on spot. ` +
+          `Raise keepSpot (or limits.keepOnSpot.${STAKED_TOKEN}) to what ${a.name} sells in a week, or disable stakeIdleSpot.`,
+      );
+    }
+  }
   for (const [i, a] of accumulators.entries()) {
     for (const b of accumulators.slice(i + 1)) {
       const ma = market(a);

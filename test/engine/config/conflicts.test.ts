@@ -63,13 +63,29 @@ describe("strategies that will fight", () => {
       {},
     );
     const w = strategyConflicts(c.strategies);
-    expect(w).toHaveLength(4);
+    expect(w).toHaveLength(5);
     expect(w[0]).toMatch(
       /dca-buy buys HYPE, which hype-5050 holds at 0.5 .* trade each of dca-buy's runs back/,
     );
     expect(w[1]).toMatch(/dca-sell sells HYPE/);
     expect(w[2]).toMatch(/staking moves spot HYPE above 10 into staking.*Set countStaked: true in hype-5050/);
-    expect(w[3]).toMatch(/dca-buy buys and dca-sell sells HYPE\/USDC: opposing sides on one pair/);
+    expect(w[3]).toMatch(/dca-sell sells HYPE, and staking moves spot HYPE above keepSpot 10 into staking/);
+    expect(w[4]).toMatch(/dca-buy buys and dca-sell sells HYPE\/USDC: opposing sides on one pair/);
+  });
+
+  it("warns when staking sweeps the spot HYPE a selling DCA needs (a trial's DCA sold 100 HYPE, then nothing)", async () => {
+    const c = await loadConfig(writeBot("sell-and-stake", [DCA("hype-sell", "sell"), STAKING]), {});
+    expect(strategyConflicts(c.strategies)).toEqual([
+      "hype-sell sells HYPE, and staking moves spot HYPE above keepSpot 10 into staking between its runs: " +
+        "staked HYPE takes the unstaking queue (7 days on mainnet) to come back, so hype-sell can sell only what " +
+        "is kept on spot. Raise keepSpot (or limits.keepOnSpot.HYPE) to what hype-sell sells in a week, or disable stakeIdleSpot.",
+    ]);
+    // Buying HYPE, or staking that leaves spot HYPE alone: nothing to say.
+    const buy = await loadConfig(writeBot("buy-and-stake", [DCA("hype-buy", "buy"), STAKING]), {});
+    expect(strategyConflicts(buy.strategies)).toEqual([]);
+    const noSweep = { ...STAKING, params: { validators: 2 } };
+    const alone = await loadConfig(writeBot("sell-no-sweep", [DCA("hype-sell", "sell"), noSweep]), {});
+    expect(strategyConflicts(alone.strategies)).toEqual([]);
   });
 
   it("knows a DCA's coin written as its pair: 'PURR/USDC' offline, '@107' once the metadata names it", async () => {
