@@ -663,13 +663,15 @@ export class Journal {
 
   /**
    * Whether `strategy` journaled a submission for `account` at or after `sinceMs` that the venue did not
-   * refuse (sent, or maybe sent): it acted in the slot that began then.
+   * refuse (sent, or maybe sent): it acted in the slot that began then. A TWAP cancel is not the
+   * strategy acting (strategies never cancel; the watch and the kill switch do, in its name): a watch
+   * cancel at 22:39:09 once settled the 22:39 slot unrun.
    */
   sentSince(account: string, strategy: string, sinceMs: number): boolean {
     return (
       this.sql(
         `SELECT 1 FROM submissions WHERE account = ? AND created_at >= ? AND strategy = ?
-           AND status NOT IN ('rejected', 'absent') LIMIT 1`,
+           AND status NOT IN ('rejected', 'absent') AND action_type <> 'twapCancel' LIMIT 1`,
       ).get(account, sinceMs, strategy) !== undefined
     );
   }

@@ -80,6 +80,33 @@ describe("a slot is acted in at most once, also across a crash", () => {
   });
 });
 
+describe("a watch cancel is not the strategy acting", () => {
+  it("a maxDeviation cancel made by once just after a slot began leaves the slot to run in that once", async () => {
+    // Every 10 minutes a 30-minute TWAP guarded at 1%: the price jumps, and the once at :10 cancels the
+    // running TWAP (the watch runs first) and then runs the :10 slot, which buys again.
+    const dca = {
+      ...DCA,
+      schedule: "*/10 * * * *",
+      params: { ...DCA.params, twap: { minutes: 30, randomize: false, maxDeviation: 0.01 } },
+    };
+    bot = await startTestBot({ mode: "live", strategies: [dca], fund: { USDC: "20000" } });
+    bot.sim.setPrice("@107", "25");
+    await once(bot);
+    const slot = new CronSchedule(dca.schedule).next(bot.sim.now())!;
+    bot.sim.advanceTo(slot);
+    await once(bot);
+    expect(twapsPlaced(bot)).toHaveLength(1);
+    bot.sim.advanceTo(slot + 10 * MINUTE + 5_000);
+    bot.sim.setPrice("@107", "27");
+    const pass = await once(bot);
+    expect(pass.watch.report?.actions.map((a) => [a.action, a.outcome])).toEqual([
+      ["twapCancel", "accepted"],
+    ]);
+    expect(pass.plan.notDue.find((n) => n.strategy === "dca")).toBeUndefined();
+    expect(twapsPlaced(bot)).toHaveLength(2);
+  });
+});
+
 describe("a brief stop across a slot", () => {
   it("keeps the slot due: blocked by the kill switch at 08:30, the DCA buys once resumed within the catch-up", async () => {
     bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });

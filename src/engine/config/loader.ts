@@ -8,6 +8,7 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMap, parseDocument } from "yaml";
+import type * as z from "zod";
 import { ConfigError } from "../../lib/errors.js";
 import type { LogFormat, LogLevel } from "../../lib/log.js";
 import { registerSecretVariables } from "../../lib/secrets.js";
@@ -231,12 +232,28 @@ function walletVariables(src: YamlSource): string[] {
   return names;
 }
 
+/**
+ * A schema's safeParse, where a check that throws on a value it did not expect (a bug: checks are meant
+ * to report issues) still ends as a configuration error naming the file, not a bare exception.
+ */
+function safeParseIn<S extends z.ZodType>(
+  schema: S,
+  data: unknown,
+  file: string,
+): ReturnType<S["safeParse"]> {
+  try {
+    return schema.safeParse(data) as ReturnType<S["safeParse"]>;
+  } catch (err) {
+    throw new ConfigError(`cannot check this file: ${(err as Error).message}`, { file }, { cause: err });
+  }
+}
+
 /** Loads and validates one strategy file. */
 export async function loadStrategyFile(path: string, env: Env, options: LoadOptions = {}): Promise<Strategy> {
   const abs = resolve(path);
   const { edit } = options;
   const { src, data } = await readSource(abs, env, edit && ((s) => edit(s, "strategy")));
-  const parsed = strategyFileSchema.safeParse(data);
+  const parsed = safeParseIn(strategyFileSchema, data, src.file);
   if (!parsed.success)
     throw new ConfigIssuesError(issuesFromZod(src, parsed.error.issues, strategyFileSchema, data));
   const s = parsed.data as StrategyFileData;
@@ -351,7 +368,7 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
   const dir = dirname(file);
   const { edit } = options;
   const { src, data } = await readSource(file, env, edit && ((s) => edit(s, "bot")));
-  const parsed = botConfigSchema.safeParse(data);
+  const parsed = safeParseIn(botConfigSchema, data, src.file);
   if (!parsed.success) {
     // A strategy file given where a bot file belongs: one sentence, not every key it lacks.
     if (data !== null && typeof data === "object" && "kind" in data && !("strategies" in data))

@@ -2,7 +2,7 @@
 // the quote token). A token whose weight leaves its band gets one TWAP against the quote that brings it
 // back to target; the quote token is never traded directly, the other side of those TWAPs moves it.
 import * as z from "zod";
-import { type Decimal, shownRatio, truncateDecimals, ZERO } from "../../lib/decimal.js";
+import { Decimal, shownRatio, truncateDecimals, ZERO } from "../../lib/decimal.js";
 import { decimal, fraction } from "../config/fields.js";
 import type { Decision, TwapOrderIntent } from "../intents.js";
 import { pairFor, pairLabel, pairText, type SpotPair } from "../snapshot.js";
@@ -39,6 +39,9 @@ export const twapRebalanceParams = z
   })
   .superRefine((p, ctx) => {
     const weights = Object.values(p.targets);
+    // A weight that failed its own check ("50%") is reported there, with its line; zod still runs this
+    // check on the raw values, which summed as Decimals threw a bare DecimalError (exit 1, no file).
+    if (!weights.every((w) => w instanceof Decimal)) return;
     if (weights.length === 0) {
       ctx.addIssue({ code: "custom", path: ["targets"], message: "expected at least one target token" });
       return;

@@ -219,6 +219,15 @@ describe("twap-rebalance params", () => {
     ).toBe(false);
   });
 
+  it("reports a weight written as a percentage at its own path instead of throwing (a trial's exit 1, no file)", () => {
+    const r = twapRebalanceParams.safeParse({ ...base, targets: { HYPE: "50%", USDC: "50%" } });
+    expect(r.success).toBe(false);
+    expect(r.error?.issues.map((i) => i.path)).toEqual([
+      ["targets", "HYPE"],
+      ["targets", "USDC"],
+    ]);
+  });
+
   it("requires the quote token among the targets", () => {
     const r = twapRebalanceParams.safeParse({ ...base, targets: { HYPE: 1 } });
     expect(r.error?.issues.map((i) => i.path)).toContainEqual(["quote"]);
