@@ -151,3 +151,18 @@ function holderIsAlive(holder: LockHolder): boolean {
     return true;
   }
 }
+
+/**
+ * Who holds the instance lock of `stateDir` now: "none" when nothing does (or the folder does not exist
+ * yet), else the holder when its sidecar names it. Probes by taking the lock and releasing it at once.
+ */
+export function instanceLockHolder(stateDir: string): { held: false } | { held: true; holder?: LockHolder } {
+  if (!existsSync(stateDir)) return { held: false };
+  try {
+    acquireInstanceLock(stateDir, "lock probe").release();
+    return { held: false };
+  } catch (err) {
+    if (err instanceof LockHeldError) return err.holder ? { held: true, holder: err.holder } : { held: true };
+    throw err;
+  }
+}

@@ -297,6 +297,40 @@ describe("manual actions through the engine's executor (#14 §3)", () => {
 });
 
 describe("the kill switch", () => {
+  it("stop names the hlbot holding the state folder, or says none does; without a bot file it warns which switch it used", async () => {
+    const config = writeConfig();
+    const state = join(dir, "state");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(state, { recursive: true });
+    const idle = await cli(["stop", "--config", config]);
+    expect(idle.code).toBe(0);
+    expect(idle.stderr).toContain(`no hlbot holds the state folder ${state} right now`);
+    const { acquireInstanceLock } = await import("../../src/engine/lock.js");
+    const lock = acquireInstanceLock(state, "hlbot run");
+    try {
+      const held = await cli(["stop", "--config", config]);
+      expect(held.stderr).toMatch(
+        /`hlbot run` \(pid \d+ on \S+\) holds .* and reads this switch before each cycle/,
+      );
+    } finally {
+      lock.release();
+    }
+    // No --config, no $HLBOT_CONFIG, no ./hlbot.yaml or ~/.config/hlbot/config.yaml: the fallback's switch,
+    // said loudly (a daemon run with --config /etc/hlbot/bot.yaml never reads it).
+    const env = { XDG_STATE_HOME: join(dir, "xdg"), XDG_CONFIG_HOME: join(dir, "cfg"), HOME: dir };
+    const run = async (args: string[]) => {
+      const err: string[] = [];
+      const code = await main(args, { stdout: () => {}, stderr: (t) => void err.push(t), env, isTTY: false });
+      return { code, stderr: err.join("") };
+    };
+    const fallback = await run(["stop"]);
+    expect(fallback.code).toBe(0);
+    expect(fallback.stderr).toMatch(
+      /WARNING: no bot file named or found .*: using \S*default\.yaml, whose kill switch is .*xdg\/hlbot\/STOP\. A bot started with another file/,
+    );
+    expect((await run(["resume"])).stderr).toMatch(/WARNING: no bot file named or found/);
+  });
+
   it("stop blocks manual actions (but not twap-cancel); resume releases it", async () => {
     const config = writeConfig();
     const placed = await cli([

@@ -4,6 +4,7 @@
 // running TWAPs now, through the engine's executor (journaled, strategy "kill-switch"). Neither needs
 // the daemon to be stopped: the switch is a file the daemon checks before every cycle.
 import type { Command } from "commander";
+import type { LoadedConfig } from "../../engine/config/loader.js";
 import type { CliContext } from "../context.js";
 import { CONFIG_OPTION_HELP } from "../options.js";
 
@@ -28,8 +29,8 @@ export function register(program: Command, ctx: CliContext): void {
     )
     .option("--dry-run", "engage the switch but only show the cancellations, whatever the config says")
     .action(async (opts: StopOptions) => {
-      const { loadBotConfig, botLogger } = await import("../bot.js");
-      const config = await loadBotConfig(ctx, opts);
+      const { botLogger } = await import("../bot.js");
+      const config = await switchConfig(ctx, opts);
       const { dirname } = await import("node:path");
       const { engageKillSwitch } = await import("../../engine/killSwitch.js");
       const path = config.limits.killSwitchFile;
@@ -41,6 +42,7 @@ export function register(program: Command, ctx: CliContext): void {
         dirname(path) === config.state,
       );
       ctx.stderr(`hlbot: kill switch engaged: ${path} exists; nothing is submitted until \`hlbot resume\`\n`);
+      ctx.stderr(`hlbot: ${await holderText(config.state)}\n`);
       const cancel = opts.cancelTwaps === true || config.limits.killSwitchCancelRunning;
       if (!cancel) {
         ctx.stderr(
@@ -84,8 +86,7 @@ export function register(program: Command, ctx: CliContext): void {
     .description("release the kill switch: remove whatever is at limits.killSwitchFile")
     .option("-c, --config <file>", CONFIG_OPTION_HELP)
     .action(async (opts: { config?: string }) => {
-      const { loadBotConfig } = await import("../bot.js");
-      const config = await loadBotConfig(ctx, opts);
+      const config = await switchConfig(ctx, opts);
       const { releaseKillSwitch } = await import("../../engine/killSwitch.js");
       const path = config.limits.killSwitchFile;
       const was = releaseKillSwitch(path);
@@ -95,4 +96,44 @@ export function register(program: Command, ctx: CliContext): void {
           : `hlbot: the kill switch was not engaged (nothing at ${path})\n`,
       );
     });
+}
+
+/**
+ * The bot file whose kill switch `stop` and `resume` act on. When none is named or found (--config,
+ * $HLBOT_CONFIG, ./hlbot.yaml, ~/.config/hlbot/config.yaml), the fallback (a checkout's or the
+ * package's config/default.yaml) is used with a warning: a daemon started with `--config
+ * /etc/hlbot/bot.yaml` reads another switch (a trial's `hlbot stop` in an emergency stopped nothing).
+ */
+async function switchConfig(ctx: CliContext, opts: { config?: string }): Promise<LoadedConfig> {
+  const { discoverConfigPath, resolveConfigPath, loadConfig, displayPath } = await import(
+    "../../engine/config/loader.js"
+  );
+  const found = discoverConfigPath(opts.config, ctx.env);
+  const file = found ?? resolveConfigPath(opts.config, ctx.env);
+  const config = await loadConfig(file, ctx.env);
+  if (found === undefined)
+    ctx.stderr(
+      `hlbot: WARNING: no bot file named or found (--config, $HLBOT_CONFIG, ./hlbot.yaml, ~/.config/hlbot/config.yaml): ` +
+        `using ${displayPath(file)}, whose kill switch is ${config.limits.killSwitchFile}. A bot started with another file ` +
+        "(e.g. --config /etc/hlbot/bot.yaml) does not read it: give that file with --config.\n",
+    );
+  return config;
+}
+
+/** Which hlbot, if any, holds the state folder now: the one the switch stops at its next cycle. */
+async function holderText(stateDir: string): Promise<string> {
+  const { instanceLockHolder } = await import("../../engine/lock.js");
+  try {
+    const h = instanceLockHolder(stateDir);
+    if (!h.held)
+      return (
+        `no hlbot holds the state folder ${stateDir} right now (a daemon holds it while it runs; a cron-run ` +
+        "`once` while it runs): if your bot runs with another bot file or state folder, this switch does not stop it"
+      );
+    return h.holder
+      ? `\`${h.holder.command}\` (pid ${h.holder.pid} on ${h.holder.hostname}) holds ${stateDir} and reads this switch before each cycle`
+      : `an hlbot process holds ${stateDir} and reads this switch before each cycle`;
+  } catch (err) {
+    return `could not tell which hlbot holds ${stateDir}: ${(err as Error).message}`;
+  }
 }
