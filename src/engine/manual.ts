@@ -18,7 +18,14 @@ import { Decimal, parseDecimal, truncateDecimals, ZERO } from "../lib/decimal.js
 import { ConfigError, describeError, ValidationError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
 import { silentLogger } from "../lib/log.js";
-import { checkStateIdentity, openStateDb, type StateDatabase, stateDbPath } from "../lib/stateDb.js";
+import {
+  checkStateIdentity,
+  claimStateNetwork,
+  openStateDb,
+  otherNetworkMessage,
+  type StateDatabase,
+  stateDbPath,
+} from "../lib/stateDb.js";
 import { VenueClock } from "../venue/clockSkew.js";
 import { SPOT_ASSET_OFFSET, TWAP_MAX_MINUTES_DEFAULT } from "../venue/constants.js";
 import { type ExchangeCall, ExchangeClient, type ExchangeOutcome } from "../venue/exchange/client.js";
@@ -160,6 +167,13 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
         const identity = checkStateIdentity(db, stateDir);
         if (identity.status === "lost")
           throw new ConfigError(lostStateMessage(identity.detail), { file: config.file });
+      }
+      if (live) {
+        const other = claimStateNetwork(db, network);
+        if (other !== undefined)
+          throw new ConfigError(otherNetworkMessage(stateDir, other, network), {
+            ...(config ? { file: config.file } : {}),
+          });
       }
       store = new NonceStore(db, { clock: now, venueNow: () => i.venue.clock.now() });
     } else {

@@ -4,7 +4,13 @@
 // differ only in the options they pass.
 import type { Logger } from "pino";
 import { ConfigError } from "../lib/errors.js";
-import { checkStateIdentity, openStateDb, type StateDatabase } from "../lib/stateDb.js";
+import {
+  checkStateIdentity,
+  claimStateNetwork,
+  openStateDb,
+  otherNetworkMessage,
+  type StateDatabase,
+} from "../lib/stateDb.js";
 import { VenueClock } from "../venue/clockSkew.js";
 import { type Authority, describeAuthority, resolveAuthority } from "../venue/exchange/authority.js";
 import { ExchangeClient } from "../venue/exchange/client.js";
@@ -161,6 +167,14 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       throw new ConfigError(message, { file: config.file });
     }
     if (!o.repairingState) o.logger.warn(message);
+  }
+  const otherNetwork = claimStateNetwork(db, config.network);
+  if (otherNetwork !== undefined) {
+    db.close();
+    await transport.close();
+    throw new ConfigError(otherNetworkMessage(config.state, otherNetwork, config.network), {
+      file: config.file,
+    });
   }
   const nonces = new NonceStore(db, { clock, venueNow: () => venueClock.now() });
 

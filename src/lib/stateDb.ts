@@ -293,6 +293,31 @@ function readMark(dir: string): number | undefined {
   }
 }
 
+/**
+ * The network a state folder's journal belongs to, recorded by the first runtime that opens it. Slots,
+ * budgets, daily limits and TWAP ids are the network's: a testnet bot sharing a mainnet bot's folder
+ * (same key on both, no `state:` in either bot file) took the mainnet DCA's slot and its staking limit.
+ * Returns the recorded network when it is another one; records `network` when none is.
+ */
+export function claimStateNetwork(db: StateDatabase, network: string): string | undefined {
+  db.exec("CREATE TABLE IF NOT EXISTS state_network (network TEXT NOT NULL)");
+  const row = db.prepare("SELECT network FROM state_network LIMIT 1").get() as
+    | { network: string }
+    | undefined;
+  if (row !== undefined) return row.network === network ? undefined : row.network;
+  db.prepare("INSERT INTO state_network (network) VALUES (?)").run(network);
+  return undefined;
+}
+
+/** Why a state folder of another network is refused, and what to do. */
+export function otherNetworkMessage(dir: string, recorded: string, network: string): string {
+  return (
+    `the state folder ${dir} belongs to a ${recorded} bot (its journal was first used on ${recorded}), and this bot file ` +
+    `says network: ${network}. Slots, budgets, daily limits and TWAP ids are per network: give this bot its own ` +
+    "folder with `state:` in its bot file"
+  );
+}
+
 const IDENTITY_TABLE =
   "CREATE TABLE IF NOT EXISTS state_identity (id TEXT NOT NULL, created_at INTEGER NOT NULL)";
 

@@ -38,3 +38,23 @@ describe("a lost journal", () => {
     expect(await open(true)).toEqual([]);
   });
 });
+
+describe("a state folder of another network", () => {
+  it("is refused with what to do: a testnet bot sharing a mainnet bot's folder took its slots and limits", async () => {
+    bot = await startTestBot({ strategies: [REBALANCE], fund: { USDC: "100" } });
+    await bot.runtime.close();
+    const open = (network: "testnet" | "mainnet", mode: "live" | "dry-run") =>
+      openRuntime({
+        config: { ...bot!.runtime.config, network },
+        env: { TEST_BOT_KEY: bot!.key },
+        mode,
+        logger: captureLogger().logger,
+      });
+    for (const mode of ["live", "dry-run"] as const)
+      await expect(open("mainnet", mode)).rejects.toThrow(
+        /the state folder .*state belongs to a testnet bot \(its journal was first used on testnet\), and this bot file says network: mainnet\. .*give this bot its own folder with `state:`/,
+      );
+    // Its own network opens it as before.
+    await (await open("testnet", "dry-run")).close();
+  });
+});

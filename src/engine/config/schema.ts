@@ -305,7 +305,7 @@ export const botConfigSchema = z
     state: path()
       .optional()
       .describe(
-        "Folder of the SQLite state (journal, nonces) and the instance lock. Default: $HLBOT_STATE_DIR, else systemd's $STATE_DIRECTORY, else $XDG_STATE_HOME/hlbot (~/.local/state/hlbot)",
+        "Folder of the SQLite state (journal, nonces) and the instance lock; it belongs to the network it was first used on (a bot of another network is refused). Default: $HLBOT_STATE_DIR, else systemd's $STATE_DIRECTORY, else $XDG_STATE_HOME/hlbot (~/.local/state/hlbot)",
       ),
     limits: limitsSchema,
     log: logSchema.prefault({}),
