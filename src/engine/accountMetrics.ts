@@ -33,6 +33,17 @@ interface AccountGauges {
 }
 
 const gauges = new WeakMap<BotMetrics, AccountGauges>();
+
+/**
+ * A gauge without labels that exports nothing until first set. prom-client starts one at 0, so before
+ * the daemon's first cycle /metrics said "portfolio value 0", "kill switch 0" and "running TWAPs 0"
+ * (a TWAP was running): data that was never read. (prom-client 15 keeps a gauge's samples in
+ * `hashMap`; test/engine/accountMetrics.test.ts holds this to what /metrics shows.)
+ */
+function unsetUntilRead(g: Gauge): Gauge {
+  (g as unknown as { hashMap: Record<string, unknown> }).hashMap = {};
+  return g;
+}
 /** The staking balances last read, per metrics registry: cycles that do not read them value with these. */
 const lastStaking = new WeakMap<BotMetrics, Snapshot["staking"]>();
 
@@ -41,11 +52,13 @@ function gaugesOf(metrics: BotMetrics): AccountGauges {
   if (g) return g;
   const registers = [metrics.registry];
   g = {
-    value: new Gauge({
-      name: "hlbot_portfolio_value_usd",
-      help: "The account's value in USD: spot balances plus staked, idle and pending-withdrawal HYPE, at the last cycle's mids",
-      registers,
-    }),
+    value: unsetUntilRead(
+      new Gauge({
+        name: "hlbot_portfolio_value_usd",
+        help: "The account's value in USD: spot balances plus staked, idle and pending-withdrawal HYPE, at the last cycle's mids",
+        registers,
+      }),
+    ),
     balance: new Gauge({
       name: "hlbot_balance",
       help: "Holdings in token units by kind: spot (total), staked (delegated), idle_stake (in staking, not delegated), pending_withdrawal",
@@ -82,11 +95,13 @@ function gaugesOf(metrics: BotMetrics): AccountGauges {
       labelNames: ["status"] as const,
       registers,
     }),
-    killSwitch: new Gauge({
-      name: "hlbot_kill_switch_engaged",
-      help: "1 while the kill switch is engaged (no new action is sent), else 0",
-      registers,
-    }),
+    killSwitch: unsetUntilRead(
+      new Gauge({
+        name: "hlbot_kill_switch_engaged",
+        help: "1 while the kill switch is engaged (no new action is sent), else 0; checked every minute by the daemon",
+        registers,
+      }),
+    ),
     nextRun: new Gauge({
       name: "hlbot_next_run_timestamp_seconds",
       help: "Unix time of each strategy's next cron slot",
@@ -99,11 +114,13 @@ function gaugesOf(metrics: BotMetrics): AccountGauges {
       labelNames: ["strategy"] as const,
       registers,
     }),
-    twaps: new Gauge({
-      name: "hlbot_running_twaps",
-      help: "TWAPs of the account running at the last cycle",
-      registers,
-    }),
+    twaps: unsetUntilRead(
+      new Gauge({
+        name: "hlbot_running_twaps",
+        help: "TWAPs of the account running at the last cycle",
+        registers,
+      }),
+    ),
     twapProgress: new Gauge({
       name: "hlbot_twap_progress_ratio",
       help: "Share of each running TWAP's size filled so far",
@@ -144,6 +161,20 @@ export interface AccountMetricsInput {
   /** The strategies of this cycle, for the rebalancers' weights. */
   strategies: readonly { name: string; kind: string; params: unknown }[];
   now: number;
+}
+
+/**
+ * Whether a cycle should read the staking balances for the metrics although its strategies do not:
+ * none was read yet by this process (after a restart, a DCA-only first cycle valued the account
+ * without its stake, an 18% drop for up to six hours).
+ */
+export function metricsNeedStaking(metrics: BotMetrics | undefined): boolean {
+  return metrics !== undefined && !lastStaking.has(metrics);
+}
+
+/** The kill switch as the daemon finds it every minute (a cycle may be a day away). */
+export function recordKillSwitch(metrics: BotMetrics | undefined, engaged: boolean): void {
+  if (metrics) gaugesOf(metrics).killSwitch.set(engaged ? 1 : 0);
 }
 
 /** Refreshes the account gauges from one cycle's snapshot and the journal. */

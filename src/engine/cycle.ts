@@ -9,7 +9,7 @@ import { stringifyJson } from "../lib/json.js";
 import type { ExchangeClient } from "../venue/exchange/client.js";
 import type { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
-import { recordAccount, recordJournal, recordTwapProgress } from "./accountMetrics.js";
+import { metricsNeedStaking, recordAccount, recordJournal, recordTwapProgress } from "./accountMetrics.js";
 import { allocate } from "./allocate.js";
 import { lastEndedTwap, lastRefusedTwaps, twapFillsForBudgets } from "./budget.js";
 import { capitalView, floorView } from "./capital.js";
@@ -170,6 +170,8 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       )
     )
       parts.add("staking");
+    // The metrics value the stake too: the first cycle of a process reads it whatever runs.
+    if (metricsNeedStaking(deps.metrics)) parts.add("staking");
     const read = await readSnapshot(deps.info, {
       account: deps.account,
       network: deps.network,

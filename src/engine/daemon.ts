@@ -14,13 +14,14 @@ import cron from "node-cron";
 import type { Logger } from "pino";
 import { ConfigError, describeError, HlbotError, walk } from "../lib/errors.js";
 import type { SkewBounds } from "../venue/clockSkew.js";
-import { recordNextRuns } from "./accountMetrics.js";
+import { recordKillSwitch, recordNextRuns } from "./accountMetrics.js";
 import { ClockWatch, type ClockWatchOptions, type SchedulerHealth } from "./clockWatch.js";
 import { formatIssue, issuesOf } from "./config/issues.js";
 import { displayPath, type LoadedConfig, loadStrategyFiles, strategyFilesIn } from "./config/loader.js";
 import { type CycleReport, runCycle } from "./cycle.js";
 import { WATCH_INTERVAL_MS, watchRunningTwaps, watchTargets } from "./guards.js";
 import { newCycleId } from "./journal.js";
+import { killSwitchState } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
 import type { DaemonNotices } from "./notify/daemonNotices.js";
 import type { Runtime } from "./runtime.js";
@@ -46,7 +47,9 @@ export type DaemonRuntime = Pick<
   Runtime,
   "facts" | "refreshFacts" | "cycleDeps" | "clock" | "journal" | "account" | "exchange"
 > & {
-  config?: Pick<Runtime["config"], "schedule">;
+  config?: Pick<Runtime["config"], "schedule"> & {
+    limits?: Pick<Runtime["config"]["limits"], "killSwitchFile">;
+  };
   /** The venue's clock (VenueClock), compared with ours every minute. */
   venueClock?: { readonly skew: SkewBounds | undefined };
 };
@@ -278,6 +281,7 @@ export class Daemon {
     this.scheduler.register(this.runtime.clock());
     for (const entry of this.entries.values()) this.scheduleEntry(entry);
     this.clockWatch.start();
+    this.recordKillSwitch();
     if (this.notices?.notifier.wants("daily.summary"))
       this.summaryJob = this.scheduleFn("0 0 * * *", () => this.notices?.dailySummary(), {
         name: "daily-summary",
@@ -577,9 +581,16 @@ export class Daemon {
     if (this.state !== "running") return;
     this.clockWatch.beat();
     this.notices?.checkKillSwitch();
+    this.recordKillSwitch();
     if (this.queue.some((w) => w.kind === "watch") || this.current?.work.kind === "watch") return;
     this.queue.push({ kind: "watch" });
     this.pump();
+  }
+
+  /** The kill-switch gauge, from the file itself: `hlbot stop` shows on /metrics within a minute. */
+  private recordKillSwitch(): void {
+    const file = this.runtime.config?.limits?.killSwitchFile;
+    if (this.metrics && file !== undefined) recordKillSwitch(this.metrics, killSwitchState(file).engaged);
   }
 
   private pump(): void {

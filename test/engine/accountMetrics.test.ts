@@ -229,3 +229,76 @@ describe("account gauges between cycles that read different parts", () => {
     expect(sample(await body(), "hlbot_running_twaps")).toBe(1);
   });
 });
+
+describe("account gauges after a restart", () => {
+  it("export nothing unread before the first cycle, follow the kill switch every minute, and value the stake from the first cycle", async () => {
+    const dca = {
+      name: "dca",
+      kind: "twap-accumulate",
+      schedule: "* * * * *",
+      params: { coin: "HYPE", side: "buy", amountUsd: 300, twap: { minutes: 30, randomize: false } },
+    };
+    bot = await startTestBot({ mode: "live", strategies: [dca], fund: { USDC: "5000", HYPE: "600" } });
+    bot.sim.setPrice("@107", "20");
+    const ex = bot.runtime.exchange!;
+    expect((await ex.cDeposit({ amount: "500" })).status).toBe("accepted");
+    const validator = "0xb8f45222a3246a2b0104696a1df26842007c5bc5";
+    expect((await ex.tokenDelegate({ validator, amount: "500", isUndelegate: false })).status).toBe(
+      "accepted",
+    );
+    const sim = bot.sim;
+    const metrics = new BotMetrics();
+    runtime = await openRuntime({
+      config: bot.runtime.config,
+      env: { TEST_BOT_KEY: bot.key },
+      mode: "live",
+      logger: pino({ level: "silent" }),
+      clock: () => sim.now(),
+      metrics,
+    });
+    clock = sinon.useFakeTimers({
+      now: sim.now(),
+      toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+    });
+    const ticks = new Map<string, (at: Date) => void>();
+    const manual: ScheduleFn = (_expression, onTick, { name }) => {
+      ticks.set(name, onTick);
+      return { stop: () => ticks.delete(name) };
+    };
+    const daemon = new Daemon({
+      runtime,
+      strategies: scheduledStrategies(runtime.config.strategies),
+      logger: pino({ level: "silent" }),
+      metrics,
+      schedule: manual,
+    });
+    server = await startMetricsServer(metrics, daemon, 0);
+    daemon.start();
+    await settle(daemon, clock);
+    const body = async () => (await get(server!.port, "/metrics")).body;
+    // Nothing read yet: no value rather than a 0 that looks like data; the kill switch is known at start.
+    const before = await body();
+    expect(sample(before, "hlbot_portfolio_value_usd")).toBeUndefined();
+    expect(sample(before, "hlbot_running_twaps")).toBeUndefined();
+    expect(sample(before, "hlbot_kill_switch_engaged")).toBe(0);
+    // `hlbot stop` between cycles shows within the minute, not at the next cycle (a day away for a daily DCA).
+    const { writeFileSync: write, rmSync: rm } = await import("node:fs");
+    write(runtime.config.limits.killSwitchFile, "stopped\n");
+    await clock.tickAsync(60_000);
+    expect(sample(await body(), "hlbot_kill_switch_engaged")).toBe(1);
+    rm(runtime.config.limits.killSwitchFile);
+    await clock.tickAsync(60_000);
+    expect(sample(await body(), "hlbot_kill_switch_engaged")).toBe(0);
+    // The first cycle runs only the DCA, which reads no staking: the account value counts the stake.
+    sim.advance(60_000);
+    ticks.get("dca")!(new Date());
+    await settle(daemon, clock);
+    const after = await body();
+    expect(sample(after, 'hlbot_balance{token="HYPE",kind="staked"}')).toBe(500);
+    // 5,000 USDC and 600 HYPE near 20 (the price moved a little): about 17,000; spot only it was 7,000.
+    expect(sample(after, "hlbot_portfolio_value_usd")).toBeGreaterThan(16_000);
+    const stopping = daemon.stop(1_000);
+    await clock.tickAsync(1_000);
+    await stopping;
+  });
+});
