@@ -137,3 +137,19 @@ describe("hlbot journal reset-nonces", () => {
     expect(again.stdout).toBe("no stored nonce is beyond the venue's window\n");
   });
 });
+
+describe("journal rebuild with two DCAs on one pair and side", () => {
+  it("says whose budget the venue's TWAPs were counted against, and who starts from nothing", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [DCA, { ...DCA, name: "dca-2" }],
+      fund: { USDC: "1000" },
+    });
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toContain("accepted");
+    const rebuilt = await cli(bot, ["journal", "rebuild"]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stderr).toMatch(
+      /warning: dca, dca-2 all buy HYPE\/USDC: the venue does not say which strategy placed a TWAP, so every HYPE\/USDC buy TWAP was counted against dca's budget; dca-2 starts from what this journal had \(nothing\)/,
+    );
+  });
+});

@@ -50,14 +50,19 @@ export function register(program: Command, ctx: CliContext): void {
         const pairLabel = new Map(
           meta.universe.map((p) => [p.name, `${tokenName.get(p.tokens[0])}/${tokenName.get(p.tokens[1])}`]),
         );
+        // When several DCAs trade one pair and side, the venue does not say whose TWAP it was: all are
+        // counted against the first (its budget is the conservative one to fill), and the user is told.
+        const shared = new Map<string, string[]>();
         const owner = (coin: string, side: "buy" | "sell"): string => {
+          const matches: string[] = [];
           for (const s of config.strategies) {
             if (s.kind !== "twap-accumulate") continue;
             const p = s.params as { coin: string; quote: string; side: string };
             if (p.side !== side) continue;
-            if (p.coin === coin || pairLabel.get(coin) === `${p.coin}/${p.quote}`) return s.name;
+            if (p.coin === coin || pairLabel.get(coin) === `${p.coin}/${p.quote}`) matches.push(s.name);
           }
-          return VENUE_HISTORY;
+          if (matches.length > 1) shared.set(`${side} ${pairLabel.get(coin) ?? coin}`, matches);
+          return matches[0] ?? VENUE_HISTORY;
         };
 
         let twapRows = 0;
@@ -128,6 +133,12 @@ export function register(program: Command, ctx: CliContext): void {
             `staking move(s) added as landed submissions (daily limits and budgets count them); ${pairs} remembered ` +
             "pair(s) forgotten. This journal is now confirmed as the state folder's: live commands act again.\n",
         );
+        for (const [market, names] of shared)
+          ctx.stderr(
+            `hlbot: warning: ${names.join(", ")} all ${market}: the venue does not say which strategy placed a TWAP, ` +
+              `so every ${market.replace(/^(\w+) (.*)$/, "$2 $1")} TWAP was counted against ${names[0]}'s budget; ` +
+              `${names.slice(1).join(", ")} start${names.length > 2 ? "" : "s"} from what this journal had (nothing).\n`,
+          );
       });
     });
 
