@@ -86,7 +86,9 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
   const env = { ...ctx.env };
   const plan = await planSweep(sweep, configPath, env);
 
-  const { runSweep, formatSweep, sweepJson, figureText, RANK_FIGURES } = await import("../simulate/sweep.js");
+  const { runSweep, formatSweep, sweepJson, figureWithUnit, unrankedText, RANK_FIGURES } = await import(
+    "../simulate/sweep.js"
+  );
   const total = plan.points.length;
   const used = Math.min(jobs, total);
   const figure = RANK_FIGURES[sweep.rank];
@@ -96,9 +98,12 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
     if (!run.outcome.ok && !run.outcome.interrupted) failed++;
     if (progress) return progress.update(done, failed);
     if (!run.outcome.ok && run.outcome.interrupted) return;
-    const what = run.outcome.ok
-      ? `${figure.label} ${figureText(sweep.rank, figure.of(run.outcome.summary))}`
-      : `failed: ${run.outcome.error}`;
+    const value = run.outcome.ok ? figure.of(run.outcome.summary) : null;
+    const what = !run.outcome.ok
+      ? `failed: ${run.outcome.error}`
+      : value === null
+        ? unrankedText(sweep.rank)
+        : `${figure.label.replace(/ bps$/, "")} ${figureWithUnit(sweep.rank, value, run.outcome.summary.valuationCoin)}`;
     ctx.stderr(
       `hlbot simulate --sweep: ${done}/${total} point ${run.point.index} (${pointText(plan, run.point)}): ${what} (${(run.outcome.wallMs / 1000).toFixed(2)} s)\n`,
     );

@@ -8,7 +8,7 @@ import { shortAddress } from "../lib/text.js";
 import { eventsNotAppliedText, netAprText, runsText, signedPct, unknownsText } from "./format.js";
 import type { Sample, SimulationRecord } from "./runner.js";
 import { type FlowSummary, type SimulationSummary, twapStatusText } from "./summary.js";
-import { figureColumns, RANK_FIGURES, rankRuns, type SweepResult } from "./sweep.js";
+import { figureColumns, RANK_FIGURES, rankRuns, type SweepResult, unrankedText } from "./sweep.js";
 import { pointText, valueText } from "./sweepFile.js";
 import { sweepFigures } from "./sweepPoint.js";
 
@@ -405,7 +405,7 @@ ${tableHtml(
     ]),
     [true, false, false, false, true, false, true, false, true, true, true, true, true],
   )}
-<h3>Execution</h3><p>Cost against a reference price, positive = worse for the account. Slippage: against the mid when the TWAP was placed; shortfall: against the time-weighted mid of its run; spread and impact: against each slice's own mid. Total on ${escapeHtml(s.execution.notional)} ${escapeHtml(s.valuationCoin)} traded: slippage ${escapeHtml(s.execution.slippage)} (${escapeHtml(s.execution.slippageBps ?? "-")} bps), shortfall ${escapeHtml(s.execution.shortfall)} (${escapeHtml(s.execution.shortfallBps ?? "-")} bps), spread and impact ${escapeHtml(s.execution.impact)} (${escapeHtml(s.execution.impactBps ?? "-")} bps), fees ${escapeHtml(s.execution.fees)}.</p>${tableHtml(
+<h3>Execution</h3><p>Cost against a reference price, positive = worse for the account. Slippage: against the mid when the TWAP was placed; shortfall: against the time-weighted mid of its run; spread and impact: against each slice's own mid. Total on ${escapeHtml(s.execution.notional)} ${escapeHtml(s.valuationCoin)} traded: slippage ${escapeHtml(s.execution.slippage)} (${escapeHtml(s.execution.slippageBps ?? "-")} bps), shortfall ${escapeHtml(s.execution.shortfall)} (${escapeHtml(s.execution.shortfallBps ?? "-")} bps), spread and impact ${escapeHtml(s.execution.impact)} (${escapeHtml(s.execution.impactBps ?? "-")} bps), fees ${escapeHtml(s.execution.fees)} (${escapeHtml(s.execution.feesBps ?? "-")} bps); fees, spread and impact together ${escapeHtml(s.execution.costsBps ?? "-")} bps of the notional traded.</p>${tableHtml(
     [
       "id",
       "decision mid",
@@ -551,16 +551,18 @@ export function renderSweepReport(result: SweepResult): string {
         ...values,
         ...cols.map(() => ""),
         "",
+        "",
         `${r.outcome.interrupted ? "interrupted" : "failed"}: ${r.outcome.error}`,
       ];
     const f = sweepFigures(r.outcome.summary);
     return [
-      `${r.rank}${r.tied ? "=" : ""}`,
+      r.rank === undefined ? "-" : `${r.rank}${r.tied ? "=" : ""}`,
       r.point.index,
       ...values,
-      ...cols.map((c) => f[c]),
+      ...cols.map((c) => f[c] ?? "-"),
+      f.traded,
       f.twaps,
-      "ok",
+      r.rank === undefined ? `ok, not ranked: ${unrankedText(by)}` : "ok",
     ];
   });
   const table = tableHtml(
@@ -569,11 +571,12 @@ export function renderSweepReport(result: SweepResult): string {
       "point",
       ...plan.keys.map((k) => k.label),
       ...cols.map((c) => RANK_FIGURES[c].label),
+      `traded (${coin})`,
       "TWAPs",
       "run",
     ],
     rows,
-    [true, true, ...plan.keys.map(() => false), ...cols.map(() => true), true, false],
+    [true, true, ...plan.keys.map(() => false), ...cols.map(() => true), true, true, false],
   );
 
   // Bot − buy and hold over time for the best runs (buy and hold is the same for every run: the same
@@ -599,7 +602,7 @@ export function renderSweepReport(result: SweepResult): string {
   // take less from a run that had spent the coin than from buy and hold.
   const holdExFlows = times.map((t, j) => hold[j]! - flowsUpTo(s?.benchmark.flows ?? [], t));
   const series: Series[] = drawn.map((r, i) => ({
-    name: `#${r.rank} point ${r.point.index} (${pointText(plan, r.point)})`,
+    name: `#${r.rank ?? "-"} point ${r.point.index} (${pointText(plan, r.point)})`,
     color: PALETTE[i % PALETTE.length]!,
     values: leadOverTime(times, holdExFlows, r.outcome.samples!, r.outcome.summary.portfolio.flows),
   }));
@@ -620,7 +623,7 @@ export function renderSweepReport(result: SweepResult): string {
     .map((k, ki) => {
       const rowsOf = k.values.map((v) => {
         const figures = okRuns
-          .filter((r) => valueText(r.point.values[ki]) === valueText(v))
+          .filter((r) => r.figure !== undefined && valueText(r.point.values[ki]) === valueText(v))
           .map((r) => Number(r.figure));
         const mean = figures.length ? figures.reduce((a, x) => a + x, 0) / figures.length : undefined;
         const best = figures.length
@@ -639,14 +642,14 @@ export function renderSweepReport(result: SweepResult): string {
 <header>
   <h1>hlbot sweep: ${escapeHtml(plan.sweep.file)}</h1>
   <p>${plan.points.length} run(s) of <code>${escapeHtml(plan.configPath)}</code>${s ? ` on the ${escapeHtml(s.scenario)} scenario, seed ${s.seed}, ${escapeHtml(period)}` : ""}, on ${result.jobs === 1 ? "one thread" : `${result.jobs} worker threads`}${result.interrupted ? " (interrupted)" : ""}.
-  Ranked by <b>${escapeHtml(spec.label)}</b>: ${escapeHtml(spec.help)}; ${spec.better} is better. Figures in ${escapeHtml(coin)}.</p>
+  Ranked by <b>${escapeHtml(spec.label)}</b>: ${escapeHtml(spec.help)}; ${spec.better} is better. Amounts in ${escapeHtml(coin)}; bps are of the notional traded ("traded").</p>
   <ul>${plan.keys.map((k) => `<li><b>${escapeHtml(k.label)}</b>: <code>${escapeHtml(k.key)}</code> = ${escapeHtml(k.values.map(valueText).join(", "))}</li>`).join("")}</ul>
 </header>
 <section><h2>Runs, best first</h2>${table}</section>
 <section>${valueChart}</section>
 <section><h2>Each key on its own</h2>${perKey}</section>
 <script type="application/json" id="hlbot-sweep">${scriptJson({
-    rank: { by, better: spec.better },
+    rank: { by, better: spec.better, unit: spec.unit },
     keys: plan.keys.map((k) => ({ key: k.key, label: k.label, values: k.values })),
     runs: ranked.map((r) => ({
       rank: r.rank ?? null,

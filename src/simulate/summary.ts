@@ -77,6 +77,10 @@ export interface ExecutionTotal {
   impact: string;
   impactBps: string | null;
   fees: string;
+  /** Fees over the notional traded (bps); null when nothing was traded. */
+  feesBps: string | null;
+  /** Fees plus spread and impact over the notional traded (bps): the cost per amount traded. */
+  costsBps: string | null;
 }
 
 export interface ReasonGroup {
@@ -663,6 +667,8 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     impact: round(exec.impact, 2),
     impactBps: bpsOf(exec.impact, exec.atSliceMids),
     fees: round(feeValue, 2),
+    feesBps: bpsOf(feeValue, exec.ntl),
+    costsBps: bpsOf(feeValue.plus(exec.impact), exec.ntl),
   };
 
   return {

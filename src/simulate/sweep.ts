@@ -157,17 +157,26 @@ function runInWorkers(
 // ---- ranking ----
 
 export interface RankedRun extends SweepRun {
-  /** 1 = best; tied figures share a rank (1, 2, 2, 4); undefined for a failed or interrupted run. */
+  /**
+   * 1 = best; tied figures share a rank (1, 2, 2, 4); undefined for a failed or interrupted run, or one
+   * without the figure (a cost per amount traded of a run that traded nothing).
+   */
   rank: number | undefined;
   tied: boolean;
-  /** The rank figure, a decimal string; undefined when the run failed. */
+  /** The rank figure, a decimal string; undefined when the run failed or has none. */
   figure: string | undefined;
 }
 
-/** Successful runs by the figure (best first; equal figures in grid order), then the others. */
+/**
+ * Runs with the figure, best first (equal figures in grid order); then the runs without it (nothing
+ * traded to rate a cost by), unranked; then the failed ones. All in grid order within each group.
+ */
 export function rankRuns(runs: readonly SweepRun[], by: RankFigure): RankedRun[] {
   const spec = RANK_FIGURES[by];
-  const ok = runs.flatMap((r) => (r.outcome.ok ? [{ r, f: new Decimal(spec.of(r.outcome.summary)) }] : []));
+  const ok = runs.flatMap((r) => {
+    const f = r.outcome.ok ? spec.of(r.outcome.summary) : null;
+    return f === null ? [] : [{ r, f: new Decimal(f) }];
+  });
   ok.sort((a, b) => {
     const c = spec.better === "higher" ? b.f.comparedTo(a.f) : a.f.comparedTo(b.f);
     return c !== 0 ? c : a.r.point.index - b.r.point.index;
@@ -180,11 +189,12 @@ export function rankRuns(runs: readonly SweepRun[], by: RankFigure): RankedRun[]
     if (same) prev.tied = true;
     ranked.push({ ...r, rank, tied: same, figure: f.toFixed() });
   }
-  const failed = runs
-    .filter((r) => !r.outcome.ok)
-    .sort((a, b) => a.point.index - b.point.index)
-    .map((r) => ({ ...r, rank: undefined, tied: false, figure: undefined }));
-  return [...ranked, ...failed];
+  const unranked = (want: (r: SweepRun) => boolean) =>
+    runs
+      .filter((r) => want(r) && !ok.some((x) => x.r === r))
+      .sort((a, b) => a.point.index - b.point.index)
+      .map((r) => ({ ...r, rank: undefined, tied: false, figure: undefined }));
+  return [...ranked, ...unranked((r) => r.outcome.ok), ...unranked((r) => !r.outcome.ok)];
 }
 
 // ---- output ----
@@ -193,15 +203,26 @@ const when = (iso: string) => iso.replace("T", " ").replace(/:\d\d\.\d{3}Z$/, ""
 const money = (v: string) => groupDigits(new Decimal(v).toFixed(2));
 const signed = (v: string) => (v.startsWith("-") ? money(v) : `+${money(v)}`);
 
-/** A rank figure for people: 2 decimals, grouped; vs buy and hold signed. */
-export function figureText(by: RankFigure, value: string): string {
+/** A rank figure for people: 2 decimals, grouped; vs buy and hold signed; "-" for none. */
+export function figureText(by: RankFigure, value: string | null | undefined): string {
+  if (value === null || value === undefined) return "-";
   return by === "vsBenchmark" ? signed(value) : money(value);
 }
 
-/** The figure columns of the table: the rank figure first, then the others, then TWAPs. */
+/** A rank figure with its unit: "+12.30 USDC", "4.50 bps". */
+export function figureWithUnit(by: RankFigure, value: string, coin: string): string {
+  return `${figureText(by, value)} ${RANK_FIGURES[by].unit === "bps" ? "bps" : coin}`;
+}
+
+/** The figure columns of the table: the rank figure first, then the others. */
 export function figureColumns(by: RankFigure): RankFigure[] {
   const shown: RankFigure[] = ["vsBenchmark", "endValue", "costs", "slippage", "rewards"];
   return [by, ...shown.filter((f) => f !== by)];
+}
+
+/** Why a run that succeeded has no rank: it has no figure to rank by. */
+export function unrankedText(by: RankFigure): string {
+  return `traded nothing, so no ${RANK_FIGURES[by].label.replace(/ bps$/, "")} per amount traded`;
 }
 
 function describeRun(result: SweepResult) {
@@ -228,47 +249,60 @@ export function formatSweep(result: SweepResult): string {
         : ""),
   );
   for (const k of plan.keys) lines.push(`  ${k.label}: ${k.key} = ${k.values.map(valueText).join(", ")}`);
-  lines.push(`Ranked by ${spec.label}: ${spec.help}; ${spec.better} is better. In ${coin}:`, "");
+  lines.push(
+    `Ranked by ${spec.label}: ${spec.help}; ${spec.better} is better. ` +
+      `Amounts in ${coin}; bps are of the notional traded ("traded"):`,
+    "",
+  );
   const cols = figureColumns(by);
   const head = [
     "#",
     "point",
     ...plan.keys.map((k) => k.label),
     ...cols.map((c) => RANK_FIGURES[c].label),
+    "traded",
     "TWAPs",
   ];
   const rows: string[][] = [head];
   const failures: string[] = [];
+  const unranked: number[] = [];
   for (const r of ranked) {
     const values = r.point.values.map(valueText);
     if (!r.outcome.ok) {
       const why = r.outcome.interrupted ? "interrupted" : "failed";
-      rows.push(["-", String(r.point.index), ...values, why, ...cols.slice(1).map(() => ""), ""]);
+      rows.push(["-", String(r.point.index), ...values, why, ...cols.slice(1).map(() => ""), "", ""]);
       if (!r.outcome.interrupted) failures.push(`  point ${r.point.index} failed: ${r.outcome.error}`);
       continue;
     }
     const f = sweepFigures(r.outcome.summary);
+    if (r.rank === undefined) unranked.push(r.point.index);
     rows.push([
-      `${r.rank}${r.tied ? "=" : ""}`,
+      r.rank === undefined ? "-" : `${r.rank}${r.tied ? "=" : ""}`,
       String(r.point.index),
       ...values,
       ...cols.map((c) => figureText(c, f[c])),
+      money(f.traded),
       String(f.twaps),
     ]);
   }
   // Numbers right-aligned, anything else (text, mappings) left.
   const keyAlign = plan.keys.map((k) => (k.values.every((v) => typeof v === "number") ? "r" : "l")).join("");
-  const align = `rr${keyAlign}${"r".repeat(cols.length + 1)}`;
+  const align = `rr${keyAlign}${"r".repeat(cols.length + 2)}`;
   lines.push(...table(rows, align));
+  if (unranked.length > 0)
+    lines.push(
+      "",
+      `  not ranked (${unrankedText(by)}): point${unranked.length === 1 ? "" : "s"} ${unranked.join(", ")}`,
+    );
   if (failures.length > 0) lines.push("", ...failures);
   const best = ranked[0];
   if (best?.figure !== undefined) {
     lines.push(
       "",
-      `Best: point ${best.point.index} (${pointText(plan, best.point)}): ${spec.label} ${figureText(by, best.figure)} ${coin}` +
+      `Best: point ${best.point.index} (${pointText(plan, best.point)}): ${spec.label.replace(/ bps$/, "")} ${figureWithUnit(by, best.figure, coin)}` +
         (best.tied ? " (tied: the first in grid order is shown first)" : ""),
     );
-  }
+  } else if (unranked.length > 0) lines.push("", `No best: every run ${unrankedText(by)}`);
   const failed = result.runs.filter((r) => !r.outcome.ok && !r.outcome.interrupted).length;
   const stopped = result.runs.filter((r) => !r.outcome.ok && r.outcome.interrupted).length;
   if (failed > 0 || stopped > 0)
@@ -303,7 +337,7 @@ export function sweepJson(result: SweepResult) {
       seed: s?.seed ?? null,
       period: s ? { from: s.period.from, to: s.period.to, days: s.period.days } : null,
       valuationCoin: s?.valuationCoin ?? null,
-      rank: { by, better: RANK_FIGURES[by].better },
+      rank: { by, better: RANK_FIGURES[by].better, unit: RANK_FIGURES[by].unit },
       grid: plan.keys.map((k) => ({ key: k.key, label: k.label, values: k.values })),
       points: plan.points.length,
       interrupted: result.interrupted,

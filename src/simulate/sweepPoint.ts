@@ -5,7 +5,6 @@
 // `hlbot simulate --config` on a file holding those values, so a point's summary is that run's summary.
 // Also here: the figures a sweep ranks its runs by, all read from the summary.
 import { loadConfig } from "../engine/config/loader.js";
-import { Decimal } from "../lib/decimal.js";
 import { describeError } from "../lib/errors.js";
 import type { YamlSource } from "../lib/yamlSource.js";
 import { HOUR } from "../simulator/index.js";
@@ -110,48 +109,58 @@ export interface RankFigureSpec {
   /** Column heading and wording. */
   label: string;
   better: "higher" | "lower";
+  /**
+   * "coin": an amount in the valuation coin; "bps": basis points of the notional traded, so a run that
+   * trades less does not look cheaper for it.
+   */
+  unit: "coin" | "bps";
   /** What it is, for `--help` and the README. */
   help: string;
-  /** The figure as a decimal string, in the valuation coin. */
-  of: (s: SimulationSummary) => string;
+  /** The figure as a decimal string; null when the run has none (a cost per amount traded of a run that
+   * traded nothing): such a run is not ranked by it. */
+  of: (s: SimulationSummary) => string | null;
 }
-
-const sum = (...values: string[]) => values.reduce((a, v) => a.plus(v), new Decimal(0)).toFixed();
 
 export const RANK_FIGURES = {
   vsBenchmark: {
     label: "vs hold",
     better: "higher",
+    unit: "coin",
     help: "end value minus buy and hold's, the starting holdings untouched at the same prices",
     of: (s) => s.benchmark.botMinusBenchmark,
   },
   endValue: {
     label: "end value",
     better: "higher",
+    unit: "coin",
     help: "the portfolio's value at the end",
     of: (s) => s.portfolio.end.value,
   },
   costs: {
-    label: "costs",
+    label: "costs bps",
     better: "lower",
-    help: "trading costs: fees plus spread and impact paid",
-    of: (s) => sum(s.fees.value, s.execution.impact),
+    unit: "bps",
+    help: "trading costs per amount traded: fees plus spread and impact paid, in bps of the notional traded",
+    of: (s) => s.execution.costsBps,
   },
   fees: {
-    label: "fees",
+    label: "fees bps",
     better: "lower",
-    help: "fees paid",
-    of: (s) => s.fees.value,
+    unit: "bps",
+    help: "fees paid, in bps of the notional traded",
+    of: (s) => s.execution.feesBps,
   },
   slippage: {
-    label: "slippage",
+    label: "slippage bps",
     better: "lower",
-    help: "slippage against the mid when each TWAP was placed",
-    of: (s) => s.execution.slippage,
+    unit: "bps",
+    help: "slippage against the mid when each TWAP was placed, in bps of the notional at those mids",
+    of: (s) => s.execution.slippageBps,
   },
   rewards: {
     label: "rewards",
     better: "higher",
+    unit: "coin",
     help: "staking rewards, valued at the end price",
     of: (s) => s.staking.rewards.value,
   },
@@ -160,9 +169,15 @@ export const RANK_FIGURES = {
 export type RankFigure = keyof typeof RANK_FIGURES;
 export const RANK_FIGURE_NAMES = Object.keys(RANK_FIGURES) as RankFigure[];
 
-/** Every rank figure of a summary, plus its number of TWAPs. */
-export function sweepFigures(s: SimulationSummary): Record<RankFigure, string> & { twaps: number } {
-  const out = { twaps: s.twaps.length } as Record<RankFigure, string> & { twaps: number };
+/** Every rank figure of a summary (null: none, see RankFigureSpec.of), the notional traded in the
+ * valuation coin and the number of TWAPs. */
+export function sweepFigures(
+  s: SimulationSummary,
+): Record<RankFigure, string | null> & { traded: string; twaps: number } {
+  const out = { traded: s.execution.notional, twaps: s.twaps.length } as Record<RankFigure, string | null> & {
+    traded: string;
+    twaps: number;
+  };
   for (const name of RANK_FIGURE_NAMES) out[name] = RANK_FIGURES[name].of(s);
   return out;
 }

@@ -93,7 +93,7 @@ describe("hlbot simulate --sweep", () => {
     expect(lines).toHaveLength(5);
     for (const line of lines.slice(0, 4))
       expect(line).toMatch(
-        /^hlbot simulate --sweep: \d\/4 point \d \(band=0\.0\d+, amountUsd=\d+\): vs hold [+-][\d,]+\.\d\d \(\d+\.\d\d s\)$/,
+        /^hlbot simulate --sweep: \d\/4 point \d \(band=0\.0\d+, amountUsd=\d+\): vs hold [+-][\d,]+\.\d\d USDC \(\d+\.\d\d s\)$/,
       );
     expect(lines[4]).toMatch(
       new RegExp(
@@ -117,7 +117,7 @@ describe("hlbot simulate --sweep", () => {
       /^Sweep of 4 run\(s\) \(band × amountUsd: 2 × 2\) of .*grid\.yaml on the demo scenario \(seed 42\): 2025-01-01 00:00 → 2025-01-02 00:00 UTC$/,
     );
     expect(r.stdout).toMatch(
-      /\n +# +point +band +amountUsd +vs hold +end value +costs +slippage +rewards +TWAPs\n/,
+      /\n +# +point +band +amountUsd +vs hold +end value +costs bps +slippage bps +rewards +traded +TWAPs\n/,
     );
     expect(r.stdout).toMatch(/\n +1=? +\d +0\.0\d+ +\d+ +[+-][\d,]+\.\d\d +[\d,]+\.\d\d/);
     expect(r.stdout).toMatch(

@@ -21,7 +21,7 @@ import {
   type SweepRun,
 } from "../../src/simulate/sweep.js";
 import { planSweep, readSweepFile, type SweepPlan } from "../../src/simulate/sweepFile.js";
-import { gridSamples, type SweepPointOutcome } from "../../src/simulate/sweepPoint.js";
+import { gridSamples, type SweepPointOutcome, sweepFigures } from "../../src/simulate/sweepPoint.js";
 import { REPO_ROOT } from "../helpers/build.js";
 
 const DAYS = 2;
@@ -118,10 +118,31 @@ describe("a sweep run in-process", () => {
     );
     expect(text).toContain("Ranked by vs hold");
     expect(text).toMatch(
-      /\n +# +point +band +amountUsd +vs hold +end value +costs +slippage +rewards +TWAPs\n/,
+      /\n +# +point +band +amountUsd +vs hold +end value +costs bps +slippage bps +rewards +traded +TWAPs\n/,
     );
     expect(text).toMatch(/\nBest: point \d \(band=0\.0\d+, amountUsd=\d+\): vs hold [+-][\d,]+\.\d\d USDC/);
   }, 60_000);
+
+  it("rates costs per amount traded: fees plus spread and impact over the notional, in bps", () => {
+    for (const r of first.runs) {
+      if (!r.outcome.ok) throw new Error("a run failed");
+      const s = r.outcome.summary;
+      const traded = Number(s.execution.notional);
+      expect(traded).toBeGreaterThan(0);
+      const f = sweepFigures(s);
+      expect(f.traded).toBe(s.execution.notional);
+      // The summary's own figures, unrounded, over the notional: within the rounding of the totals.
+      const costs = ((Number(s.fees.value) + Number(s.execution.impact)) / traded) * 10_000;
+      expect(Math.abs(Number(f.costs) - costs)).toBeLessThan(0.02 + (0.01 / traded) * 10_000);
+      expect(Math.abs(Number(f.fees) - (Number(s.fees.value) / traded) * 10_000)).toBeLessThan(
+        0.02 + (0.01 / traded) * 10_000,
+      );
+      expect(f.slippage).toBe(s.execution.slippageBps);
+    }
+    const ranked = rankRuns(first.runs, "costs");
+    const bps = ranked.map((r) => Number(r.figure));
+    expect(bps).toEqual([...bps].sort((a, b) => a - b));
+  });
 });
 
 describe("the sweep file and its grid", () => {
@@ -210,8 +231,17 @@ describe("the sweep file and its grid", () => {
   });
 });
 
-/** A summary with only the figures ranking reads. */
-function fakeSummary(vs: string): SimulationSummary {
+/** A summary with only the figures ranking reads: costs as totals in USDC and per amount traded. */
+function fakeSummary(
+  vs: string,
+  trade: { traded: string; fees: string; impact: string; slippageBps?: string } = {
+    traded: "1000",
+    fees: "1",
+    impact: "0.5",
+  },
+): SimulationSummary {
+  const traded = Number(trade.traded);
+  const bps = (x: number) => (traded > 0 ? ((x / traded) * 10_000).toFixed(2) : null);
   return {
     scenario: "demo",
     replayed: [],
@@ -220,8 +250,16 @@ function fakeSummary(vs: string): SimulationSummary {
     valuationCoin: "USDC",
     benchmark: { botMinusBenchmark: vs },
     portfolio: { end: { value: "100" } },
-    fees: { value: "1" },
-    execution: { impact: "0.5", slippage: "0.2" },
+    fees: { value: trade.fees },
+    execution: {
+      notional: trade.traded,
+      impact: trade.impact,
+      fees: trade.fees,
+      feesBps: bps(Number(trade.fees)),
+      costsBps: bps(Number(trade.fees) + Number(trade.impact)),
+      slippage: "0.2",
+      slippageBps: traded > 0 ? (trade.slippageBps ?? "2") : null,
+    },
     staking: { rewards: { value: "0" } },
     twaps: [],
   } as unknown as SimulationSummary;
@@ -229,12 +267,27 @@ function fakeSummary(vs: string): SimulationSummary {
 
 describe("ranking", () => {
   const point = (index: number) => ({ index, values: [index], edits: [] });
-  const ok = (vs: string): SweepPointOutcome => ({
+  const ok = (vs: string, trade?: Parameters<typeof fakeSummary>[1]): SweepPointOutcome => ({
     ok: true,
-    summary: fakeSummary(vs),
+    summary: fakeSummary(vs, trade),
     samples: undefined,
     wallMs: 1,
   });
+  const planOf = (runs: SweepRun[], rank: string) =>
+    ({
+      sweep: { file: "s.yaml", rank },
+      configPath: "/x/bot.yaml",
+      keys: [
+        {
+          key: "limits.maxOrderUsd",
+          label: "maxOrderUsd",
+          strategy: undefined,
+          path: [],
+          values: runs.map((r) => r.point.index),
+        },
+      ],
+      points: runs.map((r) => r.point),
+    }) as unknown as SweepPlan;
 
   it("ranks by the figure in its direction, ties share a rank in grid order, failures come last", () => {
     const runs: SweepRun[] = [
@@ -252,34 +305,91 @@ describe("ranking", () => {
       [5, 4, false],
       [2, null, false],
     ]);
-    // Costs: lower is better.
-    expect(rankRuns(runs, "costs").map((r) => r.figure)).toEqual(["1.5", "1.5", "1.5", "1.5", undefined]);
+    // Costs: lower is better; in bps of the notional traded.
+    expect(rankRuns(runs, "costs").map((r) => r.figure)).toEqual(["15", "15", "15", "15", undefined]);
 
-    const plan = {
-      sweep: { file: "s.yaml", rank: "vsBenchmark" },
-      configPath: "/x/bot.yaml",
-      keys: [
-        {
-          key: "limits.maxOrderUsd",
-          label: "maxOrderUsd",
-          strategy: undefined,
-          path: [],
-          values: [1, 2, 3, 4, 5],
-        },
-      ],
-      points: runs.map((r) => r.point),
-    } as unknown as SweepPlan;
-    const text = formatSweep({ plan, runs, jobs: 2, wallMs: 1, interrupted: false });
+    const text = formatSweep({
+      plan: planOf(runs, "vsBenchmark"),
+      runs,
+      jobs: 2,
+      wallMs: 1,
+      interrupted: false,
+    });
     expect(text).toContain(
-      "\n   #  point  maxOrderUsd  vs hold  end value  costs  slippage  rewards  TWAPs\n",
+      "\n   #  point  maxOrderUsd  vs hold  end value  costs bps  slippage bps  rewards    traded  TWAPs\n",
     );
     expect(text).toContain(
-      "\n   1      3            3    +7.50     100.00   1.50      0.20     0.00      0\n",
+      "\n   1      3            3    +7.50     100.00      15.00          2.00     0.00  1,000.00      0\n",
     );
     expect(text).toMatch(/\n {2}2= +1 +1 +\+5\.00/);
     expect(text).toMatch(/\n +- +2 +2 +failed\n/);
     expect(text).toContain("\n  point 2 failed: boom\n");
     expect(text).toContain("1 run(s) failed");
+  });
+
+  it("ranks costs, fees and slippage per amount traded: trading less is not cheaper", () => {
+    // Point 3 trades a fifth of the others (a band that never rebalanced): its total costs are the
+    // smallest, but per USDC traded they are equal to point 1's and worse than point 2's.
+    const runs: SweepRun[] = [
+      { point: point(1), outcome: ok("0", { traded: "5000", fees: "5", impact: "2.5", slippageBps: "3" }) },
+      { point: point(2), outcome: ok("0", { traded: "5000", fees: "4", impact: "2", slippageBps: "2" }) },
+      { point: point(3), outcome: ok("0", { traded: "1000", fees: "1", impact: "0.5", slippageBps: "3" }) },
+      { point: point(4), outcome: ok("0", { traded: "1000", fees: "1.2", impact: "0.5", slippageBps: "5" }) },
+    ];
+    const order = (by: "costs" | "fees" | "slippage") =>
+      rankRuns(runs, by).map((r) => [r.point.index, r.rank, r.figure]);
+    expect(order("costs")).toEqual([
+      [2, 1, "12"],
+      [1, 2, "15"],
+      [3, 2, "15"],
+      [4, 4, "17"],
+    ]);
+    expect(order("fees")).toEqual([
+      [2, 1, "8"],
+      [1, 2, "10"],
+      [3, 2, "10"],
+      [4, 4, "12"],
+    ]);
+    expect(order("slippage")).toEqual([
+      [2, 1, "2"],
+      [1, 2, "3"],
+      [3, 2, "3"],
+      [4, 4, "5"],
+    ]);
+    const text = formatSweep({ plan: planOf(runs, "costs"), runs, jobs: 1, wallMs: 1, interrupted: false });
+    expect(text).toContain("Ranked by costs bps: trading costs per amount traded");
+    expect(text).toContain("\nBest: point 2 (maxOrderUsd=2): costs 12.00 bps\n");
+    expect(text).toMatch(/\n {2}2= +3 +3 +15\.00 .* 1,000\.00 +0\n/);
+  });
+
+  it("leaves a run that traded nothing unranked by a cost per amount traded, after the ranked ones", () => {
+    const runs: SweepRun[] = [
+      { point: point(1), outcome: ok("0", { traded: "0", fees: "0", impact: "0" }) },
+      { point: point(2), outcome: ok("1", { traded: "2000", fees: "3", impact: "1" }) },
+      { point: point(3), outcome: { ok: false, error: "boom", wallMs: 1 } },
+    ];
+    const ranked = rankRuns(runs, "costs");
+    expect(ranked.map((r) => [r.point.index, r.rank ?? null, r.figure ?? null])).toEqual([
+      [2, 1, "20"],
+      [1, null, null],
+      [3, null, null],
+    ]);
+    const text = formatSweep({ plan: planOf(runs, "costs"), runs, jobs: 1, wallMs: 1, interrupted: false });
+    expect(text).toMatch(/\n {2}- +1 +1 +- +\+0\.00 +100\.00 +- +0\.00 +0\.00 +0\n {2}- +3 +3 +failed\n/);
+    expect(text).toContain("\n  not ranked (traded nothing, so no costs per amount traded): point 1\n");
+    expect(text).toContain("\nBest: point 2 (maxOrderUsd=2): costs 20.00 bps\n");
+    // Nothing ranked at all: no best.
+    const none = formatSweep({
+      plan: planOf(runs.slice(0, 1), "costs"),
+      runs: runs.slice(0, 1),
+      jobs: 1,
+      wallMs: 1,
+      interrupted: false,
+    });
+    expect(none).not.toContain("Best:");
+    expect(none).toContain("No best: every run traded nothing, so no costs per amount traded");
+    // By a figure in the valuation coin, the same run is ranked.
+    expect(rankRuns(runs, "vsBenchmark").map((r) => r.rank ?? null)).toEqual([1, 2, null]);
   });
 
   it("keeps samples on whole hours for the report's chart", () => {
