@@ -6,8 +6,9 @@
 //
 // time_ms is the candle's open time; prices and volume are copied verbatim from the venue's answer.
 // A file the replay could misread is refused with its line number: rows out of order or repeated, an
-// interval the venue does not have, or rows a fraction of a candle apart (mixed intervals: with them
-// one row would stand for a stretch it never covered). A gap (whole candles missing: a venue outage, a
+// interval the venue does not have, rows a fraction of a candle apart (mixed intervals: with them
+// one row would stand for a stretch it never covered), a time off the interval's boundaries (shifted, or
+// seconds for milliseconds), or most rows more than one candle apart (a longer interval mislabelled). A gap (whole candles missing: a venue outage, a
 // pair that did not trade, a hand-edited file) is allowed but counted (`gaps`, `candleGapWarning`): the
 // replay holds the last close through it and the next candle starts at its own open, so no price is
 // invented for time the file does not describe.
@@ -112,6 +113,9 @@ export function readCandleFile(file: string): CandleFile {
   let interval: CandleInterval | undefined;
   const candles: CandleRow[] = [];
   const gaps: CandleGaps = { count: 0, missing: 0 };
+  // Steps of more than one candle by their number of candles, and the line after the first.
+  const stepCounts = new Map<number, number>();
+  let firstGapLine: number | undefined;
   for (let i = 1; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (line === "") continue;
@@ -173,13 +177,78 @@ export function readCandleFile(file: string): CandleFile {
         const from = nextCandleOpenAfter(interval!, prev.t);
         if (gaps.largest === undefined || t - from > gaps.largest.to - gaps.largest.from)
           gaps.largest = { from, to: t, line: i + 1 };
+        stepCounts.set(steps, (stepCounts.get(steps) ?? 0) + 1);
+        firstGapLine ??= i + 1;
       }
     }
+    // The venue's candles open on the interval's boundaries: a row between them is shifted (a time zone,
+    // a close time for the open) or in seconds, and a replay would put every price at the wrong time.
+    if (candleOpen(interval!, t) !== t) throw new ConfigError(offBoundary(interval!, t), at);
     candles.push(row);
   }
   if (candles.length === 0 || coin === undefined || interval === undefined)
     throw new ConfigError("no candles in the file", { file });
+  const longer = longerInterval(interval, candles.length - 1, gaps, stepCounts);
+  if (longer !== undefined) throw new ConfigError(longer, { file, line: firstGapLine! });
   return { file, coin, interval, intervalMs: CANDLE_INTERVAL_MS[interval], candles, gaps };
+}
+
+/** Where the candles of an interval open, for a person. */
+function boundaryText(interval: CandleInterval): string {
+  if (interval === "1M") return "on the 1st of each month, 00:00 UTC";
+  if (interval === "1w") return "on Mondays, 00:00 UTC";
+  return `at whole multiples of ${interval} since 1970-01-01 00:00 UTC`;
+}
+
+/** The refusal of a row whose time is not a candle's open: in seconds, or shifted off the boundaries. */
+function offBoundary(interval: CandleInterval, t: number): string {
+  const asMs = t * 1000;
+  if (t > 0 && t < 1e11 && candleOpen(interval, asMs) === asMs)
+    return (
+      `time_ms ${t} looks like seconds, not milliseconds (as ms it is ${iso(t)}; ×1000 it is ${iso(asMs)}): ` +
+      "write unix milliseconds in time_ms (hlbot data fetch does)"
+    );
+  const open = candleOpen(interval, t);
+  return (
+    `time_ms ${t} (${iso(t)}) is not the open of a ${interval} candle: the venue's ${interval} candles open ` +
+    `${boundaryText(interval)} (here ${iso(open)} or ${iso(nextCandleOpen(interval, open))}), and this row ` +
+    `is ${duration(t - open)} after one. Shifted times (a time zone, close times for opens) or another ` +
+    "source's candles would replay every price at the wrong time: put each candle's open time in time_ms, " +
+    `or download them with hlbot data fetch --interval ${interval}`
+  );
+}
+
+/**
+ * The refusal of a file most of whose rows are more than one candle apart: a longer interval labelled
+ * as this one (4h candles called 1h), or a pair so seldom traded that most of a replay would be the
+ * last close held flat. Undefined when most steps are one candle.
+ */
+function longerInterval(
+  interval: CandleInterval,
+  steps: number,
+  gaps: CandleGaps,
+  stepCounts: Map<number, number>,
+): string | undefined {
+  const gapSteps = [...stepCounts.values()].reduce((a, n) => a + n, 0);
+  if (gapSteps < 2 || gapSteps * 2 <= steps) return undefined;
+  const [k, most] = [...stepCounts].reduce((a, b) => (b[1] > a[1] ? b : a));
+  const flat = Math.round((gaps.missing / (gaps.missing + steps + 1)) * 100);
+  const named =
+    interval === "1M"
+      ? undefined
+      : CANDLE_INTERVALS.find(
+          (i) => i !== "1M" && CANDLE_INTERVAL_MS[i] === k * CANDLE_INTERVAL_MS[interval],
+        );
+  const head =
+    `${gapSteps} of the ${steps} steps between rows skip whole ${interval} candles (the first before this ` +
+    `line), ${most} of them ${k} candles (${duration(k * CANDLE_INTERVAL_MS[interval])}): `;
+  return named !== undefined
+    ? `${head}the file looks like ${named} candles labelled ${interval}, and a replay would hold a flat ` +
+        `price for ${flat}% of the time. Write ${named} in the interval column, or download ${interval} ` +
+        `candles: hlbot data fetch --interval ${interval}`
+    : `${head}it looks like a longer interval than ${interval} (or a pair that seldom traded), and a replay ` +
+        `would hold a flat price for ${flat}% of the time. Give the file its real interval, or download ` +
+        `${interval} candles: hlbot data fetch --interval ${interval}`;
 }
 
 /**

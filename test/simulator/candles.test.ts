@@ -137,6 +137,49 @@ describe("candle files with gaps or mixed intervals (#15)", () => {
     ).toThrow(/month\.csv:3: .* not a whole number of 1M candles/);
   });
 
+  it("refuses times off the interval's boundaries, in seconds, or a longer interval labelled as this one", () => {
+    // A trial's 1h file with every row shifted 30 minutes was replayed silently, each price at the wrong time.
+    const shifted = Array.from({ length: 24 }, (_, i) => row(T + 30 * 60_000 + i * HOUR));
+    expect(() => readCandleFile(write("shifted.csv", shifted))).toThrow(
+      /shifted\.csv:2: time_ms \d+ \(2025-01-01T00:30:00\.000Z\) is not the open of a 1h candle: the venue's 1h candles open at whole multiples of 1h since 1970-01-01 00:00 UTC \(here 2025-01-01T00:00:00\.000Z or 2025-01-01T01:00:00\.000Z\), and this row is 30 min after one\..*hlbot data fetch --interval 1h/,
+    );
+    // Only the row off the boundary: a file right for 23 hours names the row after.
+    const late = [...Array.from({ length: 23 }, (_, i) => row(T + i * HOUR)), row(T + 23 * HOUR + 60_000)];
+    expect(() => readCandleFile(write("late.csv", late))).toThrow(/late\.csv:25: .*not a whole number/);
+    const weekly = [row(Date.UTC(2025, 0, 2), "1w")];
+    expect(() => readCandleFile(write("1w.csv", weekly))).toThrow(
+      /1w\.csv:2: time_ms \d+ \(2025-01-02T00:00:00\.000Z\) is not the open of a 1w candle: the venue's 1w candles open on Mondays, 00:00 UTC/,
+    );
+    // Unix seconds: said so, not "3.6 s after the previous row".
+    const seconds = Array.from({ length: 5 }, (_, i) => row((T + i * HOUR) / 1000));
+    expect(() => readCandleFile(write("seconds.csv", seconds))).toThrow(
+      /seconds\.csv:2: time_ms 1735689600 looks like seconds, not milliseconds \(as ms it is 1970-01-21T02:08:09\.600Z; ×1000 it is 2025-01-01T00:00:00\.000Z\): write unix milliseconds/,
+    );
+    // 4h candles labelled 1h: each row 4 candles after the last, three quarters of a replay a flat price.
+    const fourHours = Array.from({ length: 30 }, (_, i) => row(T + i * 4 * HOUR));
+    expect(() => readCandleFile(write("4h-as-1h.csv", fourHours))).toThrow(
+      /4h-as-1h\.csv:3: 29 of the 29 steps between rows skip whole 1h candles \(the first before this line\), 29 of them 4 candles \(4 h\): the file looks like 4h candles labelled 1h, and a replay would hold a flat price for 74% of the time\. Write 4h in the interval column, or download 1h candles: hlbot data fetch --interval 1h/,
+    );
+    // Most rows 5 hours apart: no interval of the venue, still mostly flat.
+    const sparse = [
+      row(T),
+      row(T + HOUR),
+      ...Array.from({ length: 4 }, (_, i) => row(T + (6 + 5 * i) * HOUR)),
+    ];
+    expect(() => readCandleFile(write("sparse.csv", sparse))).toThrow(
+      /sparse\.csv:4: 4 of the 5 steps between rows skip whole 1h candles .*5 candles \(5 h\): it looks like a longer interval than 1h \(or a pair that seldom traded\)/,
+    );
+    // Labelled right, the same rows are a good file.
+    expect(
+      readCandleFile(
+        write(
+          "4h.csv",
+          fourHours.map((r) => r.replace(",1h,", ",4h,")),
+        ),
+      ).gaps.count,
+    ).toBe(0);
+  });
+
   it("counts gaps (whole candles missing) and says the largest, with times and line", () => {
     const file = readCandleFile(
       write("gaps.csv", [row(T), row(T + HOUR), row(T + 5 * HOUR), row(T + 6 * HOUR), row(T + 8 * HOUR)]),
