@@ -6,7 +6,15 @@ import { netAprText, shortAddress } from "../lib/text.js";
 
 export { netAprText };
 
-import { type SimulationSummary, twapStatusText, type ValuationSummary } from "./summary.js";
+import { candleGapWarning, duration } from "../simulator/candles.js";
+import { isoMinute, type ReplayedPrices } from "./runner.js";
+import {
+  type ReplayedSummary,
+  replayedSummary,
+  type SimulationSummary,
+  twapStatusText,
+  type ValuationSummary,
+} from "./summary.js";
 
 /** What reconciliation concluded about submissions whose answer was lost, in a few words. */
 export function unknownsText(u: SimulationSummary["unknowns"]): string | undefined {
@@ -301,6 +309,7 @@ export function formatSummary(s: SimulationSummary): string {
   const acted = [...outcomes.entries()].map(([o, n]) => `${n} ${o}`).join(", ") || "none";
   const lines = [
     `Simulated ${s.period.days} day(s) of the ${s.scenario} scenario${replayedText(s)} (seed ${s.seed}, ${s.network} signatures): ${when(s.period.from)} → ${when(s.period.to)} UTC${s.period.interrupted ? " (interrupted)" : ""}`,
+    ...s.replayed.map((r) => `  ${replayedLine(r, s.period.days)}`),
     `Account ${s.account}: a demo key derived from the seed, with ${holdings}`,
     `Strategies${s.configFile === undefined ? "" : ` of ${s.configFile}`}: ${s.strategies.map((x) => `${x.name} (${x.kind}, "${x.schedule}", ${runsText(x)})`).join("; ") || "none enabled"}`,
     `Cycles: ${s.cycles.total}, ${s.cycles.failed} failed. Actions: ${acted}.`,
@@ -340,4 +349,64 @@ export function runsText(x: SimulationSummary["strategies"][number]): string {
 /** ", @107 replayed from candles/HYPE.csv": the pairs whose prices were real history, for headers. */
 export function replayedText(s: Pick<SimulationSummary, "replayed">): string {
   return s.replayed.map((r) => `, ${r.coin} replayed from ${r.file}`).join("");
+}
+
+const DAY = 86_400_000;
+
+/**
+ * How much of the run a replayed file left without candles, where the price was held flat: "20 d of the
+ * run's 30 d (66.67%) without a candle (after the last 20 d): the price held flat there, not replayed";
+ * undefined when the candles cover the whole run.
+ */
+export function flatText(r: ReplayedSummary, runDays: number): string | undefined {
+  const f = r.flat;
+  if (f.total === 0) return undefined;
+  const d = (days: number) => duration(Math.round(days * DAY));
+  const parts = [
+    f.before > 0 ? `before the first candle ${d(f.before)}` : "",
+    f.after > 0 ? `after the last ${d(f.after)}` : "",
+    f.inGaps > 0 ? `in gaps ${d(f.inGaps)}` : "",
+  ].filter(Boolean);
+  return (
+    `${d(f.total)} of the run's ${d(runDays)} (${(Number(f.share) * 100).toFixed(2)}%) without a candle ` +
+    `(${parts.join(", ")}): the price held flat there, not replayed`
+  );
+}
+
+/** One replayed file for the summary: its candles, what they cover, their gaps and the run's flat part. */
+export function replayedLine(r: ReplayedSummary, runDays: number): string {
+  const { count, missing, largest } = r.gaps;
+  const gaps =
+    count === 0 || largest === null
+      ? "no gaps"
+      : `${count} gap${count === 1 ? "" : "s"} (${missing} candle${missing === 1 ? "" : "s"} missing; the largest ` +
+        `${duration(Date.parse(largest.to) - Date.parse(largest.from))}, ${when(largest.from)} → ${when(largest.to)} UTC, before line ${largest.line})`;
+  const flat = flatText(r, runDays);
+  return (
+    `${r.coin} replayed from ${r.file}: ${r.candles} ${r.interval} candles, ${when(r.covers.from)} → ${when(r.covers.to)} UTC; ` +
+    `${gaps}; ${flat ?? "they cover the whole run"}`
+  );
+}
+
+/**
+ * What `simulate` and a sweep say on stderr about each replayed file over a run: its candles and span,
+ * its gaps, and the part of the run it leaves to a flat price. One function, so both say the same.
+ */
+export function replayNotes(
+  run: { from: number; to: number },
+  replayed: readonly ReplayedPrices[],
+): string[] {
+  const lines: string[] = [];
+  for (const r of replayed) {
+    // The candles cover from the first one's open to the last one's close.
+    const outside = run.from < r.first || run.to > r.end;
+    lines.push(
+      `hlbot: ${r.coin} replayed from ${r.file}: ${r.candles} ${r.interval} candles, ${isoMinute(r.first)} → ${isoMinute(r.end)} UTC${outside ? "; the run goes beyond them, where the price stays at the first open or last close" : ""}`,
+    );
+    const gaps = candleGapWarning(r);
+    if (gaps !== undefined) lines.push(`warning: ${gaps}`);
+    const flat = flatText(replayedSummary(r, run.from, run.to), (run.to - run.from) / DAY);
+    if (flat !== undefined) lines.push(`warning: ${r.coin} from ${r.file}: ${flat}`);
+  }
+  return lines;
 }

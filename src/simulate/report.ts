@@ -5,7 +5,14 @@
 // as JSON (`<script type="application/json" id="hlbot-simulation">`) for anyone who wants the numbers.
 
 import { shortAddress } from "../lib/text.js";
-import { eventsNotAppliedText, netAprText, runsText, signedPct, unknownsText } from "./format.js";
+import {
+  eventsNotAppliedText,
+  netAprText,
+  replayedLine,
+  runsText,
+  signedPct,
+  unknownsText,
+} from "./format.js";
 import type { Sample, SimulationRecord } from "./runner.js";
 import { type FlowSummary, type SimulationSummary, twapStatusText } from "./summary.js";
 import { figureColumns, RANK_FIGURES, rankRuns, type SweepResult, unrankedText } from "./sweep.js";
@@ -333,6 +340,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
   <p>${escapeHtml(when(s.period.from))} → ${escapeHtml(when(s.period.to))} UTC (${s.period.days} days${s.period.interrupted ? ", interrupted" : ""}),
   seed ${s.seed}, ${escapeHtml(s.network)} signatures, account <code>${escapeHtml(s.account)}</code> (demo key derived from the seed)${s.forkedFrom ? `, holding what the forked account <code>${escapeHtml(s.forkedFrom)}</code> held` : s.holdingsFrom ? `, holding what the scenario's demo account <code>${escapeHtml(s.holdingsFrom)}</code> holds` : ", with the default demo holdings"}.
   Strategies: ${s.strategies.map((x) => `<b>${escapeHtml(x.name)}</b> (${escapeHtml(x.kind)}, <code>${escapeHtml(x.schedule)}</code>, ${runsText(x)})`).join(", ") || "none"}.</p>
+  ${s.replayed.map((r) => `<p class="replayed">${escapeHtml(replayedLine(r, s.period.days))}.</p>`).join("")}
   ${s.eventsApplied.length ? `<p>Scenario events: ${s.eventsApplied.map((e) => `${escapeHtml(when(e.at))} ${escapeHtml(e.what)}`).join("; ")}.</p>` : ""}
   ${skippedEvents ? `<p>${escapeHtml(skippedEvents)}.</p>` : ""}
 </header>

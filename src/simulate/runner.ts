@@ -25,7 +25,7 @@ import { Decimal, ZERO } from "../lib/decimal.js";
 import { ConfigError, describeError, ValidationError } from "../lib/errors.js";
 import { silentLogger } from "../lib/log.js";
 import { shortAddress } from "../lib/text.js";
-import { type CandleFile, type CandleGaps, readCandleFile } from "../simulator/candles.js";
+import { type CandleFile, type CandleGaps, gapSpansWithin, readCandleFile } from "../simulator/candles.js";
 import { eventTimeOf } from "../simulator/events.js";
 import {
   createSimulator,
@@ -253,6 +253,8 @@ export interface ReplayedPrices {
   end: number;
   /** Where whole candles are missing (the replay holds the last close there): to warn about. */
   gaps: CandleGaps;
+  /** The gaps that fall in the run's planned period, clipped to it (unix ms). */
+  gapSpans: Array<{ from: number; to: number }>;
   /** Named by the scenario's `prices:` rather than --prices (the run does not start at its first candle). */
   fromScenario?: true;
 }
@@ -291,9 +293,13 @@ export function runPeriod(
   scenarioFile: string,
 ): { from: number; to: number; replayed: ReplayedPrices[] } {
   const given = replayPrices(scenario, o.prices ?? []);
-  const replayFrom = given.length > 0 ? Math.max(...given.map((r) => r.first)) : undefined;
-  const replayed = [...given, ...scenarioCandles(scenario, given)];
+  const replayFrom = given.length > 0 ? Math.max(...given.map((c) => c.candles[0]!.t)) : undefined;
+  const inScenario = scenarioCandles(scenario, given);
   const { from, to } = resolvePeriod(o, replayFrom ?? scenario.settings.startTime ?? Date.UTC(2025, 0, 1));
+  const replayed = [
+    ...given.map((c) => replayedOf(c, from, to)),
+    ...inScenario.map((c) => ({ ...replayedOf(c, from, to), fromScenario: true as const })),
+  ];
   // A run beside its candles would replay one price held flat: a result that looks real and is not.
   for (const r of replayed)
     if (to <= r.first || from >= r.end)
@@ -715,9 +721,9 @@ export function isoMinute(t: number): string {
 
 /**
  * Puts each candle file in place of its pair's price path (matched by the file's coin: the pair's venue
- * name or BASE/QUOTE). Returns the latest first candle, where a replay of all of them can start.
+ * name or BASE/QUOTE). Returns the files read.
  */
-function replayPrices(scenario: Scenario, files: string[]): ReplayedPrices[] {
+function replayPrices(scenario: Scenario, files: string[]): CandleFile[] {
   const fileOfPair = new Map<ScenarioPair, string>();
   return files.map((file) => {
     const c = readCandleFile(file);
@@ -736,11 +742,11 @@ function replayPrices(scenario: Scenario, files: string[]): ReplayedPrices[] {
     fileOfPair.set(pair, file);
     delete scenario.prices[`${pair.base}/${pair.quote}`];
     scenario.prices[pairName(pair)] = { candles: c };
-    return replayedOf(c);
+    return c;
   });
 }
 
-function replayedOf(c: CandleFile): ReplayedPrices {
+function replayedOf(c: CandleFile, from: number, to: number): ReplayedPrices {
   return {
     file: c.file,
     coin: c.coin,
@@ -750,13 +756,30 @@ function replayedOf(c: CandleFile): ReplayedPrices {
     last: c.candles[c.candles.length - 1]!.t,
     end: nextCandleOpen(c.interval, c.candles[c.candles.length - 1]!.t),
     gaps: c.gaps,
+    gapSpans: gapSpansWithin(c, from, to),
   };
 }
 
 /** The candle files the scenario's `prices:` names (not replaced by --prices), for the same warnings. */
-function scenarioCandles(scenario: Scenario, given: readonly ReplayedPrices[]): ReplayedPrices[] {
+function scenarioCandles(scenario: Scenario, given: readonly CandleFile[]): CandleFile[] {
   return Object.values(scenario.prices)
     .flatMap((p) => (p && "candles" in p ? [p.candles] : []))
-    .filter((c) => !given.some((g) => g.file === c.file))
-    .map((c) => ({ ...replayedOf(c), fromScenario: true as const }));
+    .filter((c) => !given.some((g) => g.file === c.file));
+}
+
+/**
+ * The time of `from`..`to` a replayed file has no candle for, where its pair's price is held flat (ms):
+ * before the first candle (its open held), after the last one's close (that close held), and in gaps.
+ */
+export function replayCoverage(
+  r: Pick<ReplayedPrices, "first" | "end" | "gapSpans">,
+  from: number,
+  to: number,
+): { before: number; after: number; inGaps: number } {
+  const overlap = (a: number, b: number) => Math.max(0, Math.min(b, to) - Math.max(a, from));
+  return {
+    before: overlap(from, r.first),
+    after: overlap(r.end, to),
+    inGaps: r.gapSpans.reduce((sum, g) => sum + overlap(g.from, g.to), 0),
+  };
 }

@@ -5,7 +5,14 @@
 // cycle ids, no wall-clock times), so `--json` output can be compared byte for byte.
 import { Decimal, toWireDecimal, ZERO } from "../lib/decimal.js";
 import type { LedgerEntry } from "../simulator/index.js";
-import { DAY_MS, type SimulationRecord, STAKED_HYPE, type Valuation } from "./runner.js";
+import {
+  DAY_MS,
+  type ReplayedPrices,
+  replayCoverage,
+  type SimulationRecord,
+  STAKED_HYPE,
+  type Valuation,
+} from "./runner.js";
 
 export interface AssetSummary {
   asset: string;
@@ -175,12 +182,30 @@ export interface SkipGroup {
   last: string;
 }
 
+/** A candle file replayed in place of its pair's price path, and how much of the run it covered. */
+export interface ReplayedSummary {
+  coin: string;
+  file: string;
+  interval: string;
+  candles: number;
+  /** From the first candle's open to the last one's close. */
+  covers: { from: string; to: string };
+  /** The file's gaps (whole candles missing): how many, the candles missing, the longest and its line. */
+  gaps: { count: number; missing: number; largest: { from: string; to: string; line: number } | null };
+  /**
+   * The run's time without a candle, where the pair's price was held flat rather than replayed (days, 4
+   * decimals): before the first candle, after the last one's close, inside gaps; their total, and its
+   * share of the run (4 decimals).
+   */
+  flat: { before: number; after: number; inGaps: number; total: number; share: string };
+}
+
 export interface SimulationSummary {
   /** The bot file simulated (as `hlbot simulate` found it), when the caller names it. */
   configFile?: string;
   scenario: string;
   /** Pairs whose prices were replayed from candle files (--prices or the scenario's `prices:`). */
-  replayed: Array<{ coin: string; file: string }>;
+  replayed: ReplayedSummary[];
   seed: number;
   network: string;
   account: string;
@@ -673,7 +698,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
 
   return {
     scenario: r.scenario.name,
-    replayed: r.replayed.map((x) => ({ coin: x.coin, file: x.file })),
+    replayed: r.replayed.map((x) => replayedSummary(x, r.from, r.to)),
     seed: r.seed,
     network: r.network,
     account: r.account,
@@ -734,6 +759,33 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     reasons,
     execution,
     benchmark,
+  };
+}
+
+/** A replayed file in the summary, with the part of `from`..`to` it left to a flat price. */
+export function replayedSummary(x: ReplayedPrices, from: number, to: number): ReplayedSummary {
+  const flat = replayCoverage(x, from, to);
+  const total = flat.before + flat.after + flat.inGaps;
+  const days = (ms: number) => Number((ms / DAY_MS).toFixed(4));
+  const { largest } = x.gaps;
+  return {
+    coin: x.coin,
+    file: x.file,
+    interval: x.interval,
+    candles: x.candles,
+    covers: { from: iso(x.first), to: iso(x.end) },
+    gaps: {
+      count: x.gaps.count,
+      missing: x.gaps.missing,
+      largest: largest ? { from: iso(largest.from), to: iso(largest.to), line: largest.line } : null,
+    },
+    flat: {
+      before: days(flat.before),
+      after: days(flat.after),
+      inGaps: days(flat.inGaps),
+      total: days(total),
+      share: to > from ? round(new Decimal(total).div(to - from), 4) : "0",
+    },
   };
 }
 

@@ -279,6 +279,21 @@ function addMonths(t: number, months: number): number {
   );
 }
 
+/**
+ * The gaps of a file (from the close of the candle before to the open of the one after) that overlap
+ * `from`..`to`, clipped to it: where a replay in that period holds the last close.
+ */
+export function gapSpansWithin(c: CandleFile, from: number, to: number): Array<{ from: number; to: number }> {
+  const out: Array<{ from: number; to: number }> = [];
+  for (let i = 1; i < c.candles.length; i++) {
+    const start = nextCandleOpenAfter(c.interval, c.candles[i - 1]!.t);
+    const end = c.candles[i]!.t;
+    if (end > start && end > from && start < to)
+      out.push({ from: Math.max(start, from), to: Math.min(end, to) });
+  }
+  return out;
+}
+
 /** Open of the candle after the one opening at `t` (its close + 1 ms). */
 function nextCandleOpenAfter(interval: CandleInterval, t: number): number {
   return interval === "1M" ? addMonths(t, 1) : t + CANDLE_INTERVAL_MS[interval];
@@ -308,7 +323,7 @@ function iso(ms: number): string {
 }
 
 /** A span for a person: "45 min", "5 h", "3 d 4 h". */
-function duration(ms: number): string {
+export function duration(ms: number): string {
   const minutes = Math.round(ms / 60_000);
   if (minutes < 60) return ms % 60_000 === 0 ? `${minutes} min` : `${ms / 1000} s`;
   const hours = Math.floor(minutes / 60);

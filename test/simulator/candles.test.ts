@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/engine/config/loader.js";
 import { formatSummary } from "../../src/simulate/format.js";
+import { renderReport } from "../../src/simulate/report.js";
 import { runSimulation } from "../../src/simulate/runner.js";
 import { buildSummary } from "../../src/simulate/summary.js";
 import { CANDLE_CSV_HEADER, candleGapWarning, readCandleFile } from "../../src/simulator/candles.js";
@@ -263,6 +264,55 @@ describe("simulate --prices", () => {
     expect(end).toBeLessThanOrEqual(c.h + 0.001);
     await expect(runSimulation({ config, prices: [join(REPO_ROOT, "README.md")], days: 1 })).rejects.toThrow(
       /expected the header/,
+    );
+  }, 60_000);
+
+  it("keeps in the summary, its text, JSON and report what the candles covered, their gaps and the run held flat", async () => {
+    // A trial's 30-day run on 10 days of candles said so only on stderr: the saved report did not.
+    const config = await loadConfig(`${REPO_ROOT}/config/demo.yaml`, {});
+    const result = await runSimulation({ config, prices: [FIXTURE], days: 30 });
+    const s = buildSummary(result.record);
+    expect(s.replayed).toEqual([
+      {
+        coin: "@107",
+        file: FIXTURE,
+        interval: "1h",
+        candles: 240,
+        covers: { from: "2025-01-01T00:00:00.000Z", to: "2025-01-11T00:00:00.000Z" },
+        gaps: { count: 0, missing: 0, largest: null },
+        flat: { before: 0, after: 20, inGaps: 0, total: 20, share: "0.6667" },
+      },
+    ]);
+    const line = `  @107 replayed from ${FIXTURE}: 240 1h candles, 2025-01-01 00:00 → 2025-01-11 00:00 UTC; no gaps; 20 d of the run's 30 d (66.67%) without a candle (after the last 20 d): the price held flat there, not replayed`;
+    expect(formatSummary(s).split("\n")[1]).toBe(line);
+    const html = renderReport({ summary: s, record: result.record });
+    expect(html).toContain(`<p class="replayed">${line.trim().replace("run's", "run&#39;s")}.</p>`);
+
+    // Gaps inside the run, and time before the first candle (a scenario's file starts where the run says).
+    const dir = mkdtempSync(join(tmpdir(), "hlbot-candle-cover-"));
+    const file = join(dir, "gaps.csv");
+    const T = Date.UTC(2025, 0, 1);
+    const hours = [
+      ...Array.from({ length: 10 }, (_, i) => i),
+      ...Array.from({ length: 10 }, (_, i) => 14 + i),
+    ];
+    writeFileSync(
+      file,
+      `${CANDLE_CSV_HEADER}\n${hours.map((h) => `@107,1h,${T + h * HOUR},x,25,26,24,25.5,1,1`).join("\n")}\n`,
+    );
+    const gappy = buildSummary(
+      (await runSimulation({ config, prices: [file], from: T - 6 * HOUR, to: T + 12 * HOUR })).record,
+    );
+    expect(gappy.replayed[0]).toMatchObject({
+      gaps: {
+        count: 1,
+        missing: 4,
+        largest: { from: "2025-01-01T10:00:00.000Z", to: "2025-01-01T14:00:00.000Z", line: 12 },
+      },
+      flat: { before: 0.25, after: 0, inGaps: 0.0833, total: 0.3333, share: "0.4444" },
+    });
+    expect(formatSummary(gappy)).toContain(
+      "; 1 gap (4 candles missing; the largest 4 h, 2025-01-01 10:00 → 2025-01-01 14:00 UTC, before line 12); 8 h of the run's 18 h (44.44%) without a candle (before the first candle 6 h, in gaps 2 h): the price held flat there, not replayed\n",
     );
   }, 60_000);
 

@@ -218,7 +218,7 @@ export function register(program: Command, ctx: CliContext): void {
             } as unknown as NodeJS.WritableStream),
         isTTY: tty,
       });
-      const { isoMinute, runSimulation } = await import("../../simulate/runner.js");
+      const { runSimulation } = await import("../../simulate/runner.js");
       const fork = opts.fork ? await readFork(opts, config, ctx) : undefined;
       const { buildSummary } = await import("../../simulate/summary.js");
 
@@ -246,16 +246,8 @@ export function register(program: Command, ctx: CliContext): void {
         progress?.stop();
         process.off("SIGINT", onSignal);
       }
-      const { candleGapWarning } = await import("../../simulator/candles.js");
-      for (const r of result.record.replayed) {
-        // The candles cover from the first one's open to the last one's close.
-        const outside = result.record.from < r.first || result.record.to > r.end;
-        ctx.stderr(
-          `hlbot: ${r.coin} replayed from ${r.file}: ${r.candles} ${r.interval} candles, ${isoMinute(r.first)} → ${isoMinute(r.end)} UTC${outside ? "; the run goes beyond them, where the price stays at the first open or last close" : ""}\n`,
-        );
-        const gaps = candleGapWarning(r);
-        if (gaps !== undefined) ctx.stderr(`warning: ${gaps}\n`);
-      }
+      const { replayNotes } = await import("../../simulate/format.js");
+      for (const line of replayNotes(result.record, result.record.replayed)) ctx.stderr(`${line}\n`);
       const { displayPath } = await import("../../engine/config/loader.js");
       const summary = { ...buildSummary(result.record), configFile: displayPath(config.file) };
       if (opts.report !== undefined) {
