@@ -82,7 +82,10 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
   const { DEMO_SCENARIO_PATH, loadScenarioFile } = await import("../simulator/index.js");
   const { runPeriod } = await import("../simulate/runner.js");
   const scenarioPath = scenarioFile ?? DEMO_SCENARIO_PATH;
-  runPeriod({ ...period, prices: opts.prices }, loadScenarioFile(scenarioPath), scenarioPath);
+  const checked = runPeriod({ ...period, prices: opts.prices }, loadScenarioFile(scenarioPath), scenarioPath);
+  // What every run replays, said once, as plain `simulate` says it: the candles, gaps, flat time.
+  const { replayNotes } = await import("../simulate/format.js");
+  for (const line of replayNotes(checked, checked.replayed)) ctx.stderr(`${line}\n`);
   const env = { ...ctx.env };
   const plan = await planSweep(sweep, configPath, env);
 

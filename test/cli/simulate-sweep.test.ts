@@ -125,6 +125,36 @@ describe("hlbot simulate --sweep", () => {
     );
   }, 120_000);
 
+  it("says what plain simulate says of the candles: their gaps and the part of the run held flat", () => {
+    // A trial's sweep over a file with gaps and shorter than the run said nothing of either.
+    const t0 = Date.UTC(2025, 0, 1);
+    const rows = [
+      ...Array.from({ length: 10 }, (_, i) => i),
+      ...Array.from({ length: 10 }, (_, i) => 14 + i),
+    ];
+    const candles = join(temp, "gaps.csv");
+    writeFileSync(
+      candles,
+      `coin,interval,time_ms,time_iso,open,high,low,close,volume,trades\n${rows
+        .map((h) => `@107,1h,${t0 + h * 3_600_000},x,25,26,24,25.5,1,1`)
+        .join("\n")}\n`,
+    );
+    const one = sweepFile("one.yaml", "days: 1.5\ngrid:\n  strategies.hype-dca.params.amountUsd: [300]\n");
+    const sweep = hlbot(["--sweep", one, "--prices", candles, "--jobs", "1"]);
+    expect(sweep.code, sweep.stderr).toBe(0);
+    const plain = hlbot(["--prices", candles, "--days", "1.5", "--json"]);
+    expect(plain.code, plain.stderr).toBe(0);
+    const notes = (stderr: string) => stderr.split("\n").filter((l) => /^(hlbot: @107|warning: )/.test(l));
+    expect(notes(sweep.stderr)).toEqual([
+      `hlbot: @107 replayed from ${candles}: 20 1h candles, 2025-01-01 00:00 → 2025-01-02 00:00 UTC; the run goes beyond them, where the price stays at the first open or last close`,
+      expect.stringMatching(
+        /^warning: .*gaps\.csv: 1 gap in the 1h candles \(4 candles missing\); the largest 4 h/,
+      ),
+      `warning: @107 from ${candles}: 16 h of the run's 1 d 12 h (44.44%) without a candle (after the last 12 h, in gaps 4 h): the price held flat there, not replayed`,
+    ]);
+    expect(notes(plain.stderr)).toEqual(notes(sweep.stderr));
+  }, 120_000);
+
   it("stops before any run on a problem (exit 2)", () => {
     const typo = sweepFile("typo.yaml", "days: 1\ngrid:\n  strategies.purr-allocation.params.bnad: [0.01]\n");
     let r = hlbot(["--sweep", typo]);
