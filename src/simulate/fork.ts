@@ -9,7 +9,9 @@
 // - when pending withdrawals were started: delegatorSummary gives only their total and count, so they
 //   finalize after the full withdrawal delay from the fork (the latest they can);
 // - TWAPs running on the account: they are not carried over (their remaining size stays on spot);
-// - order books: modelled from each pair's 24-hour volume (a liquidity class), not read.
+// - order books: modelled from each pair's 24-hour volume (a liquidity class), not read;
+// - fees: the account's own rates (userFees, its discounts applied) are charged throughout, so staking
+//   during the run does not change them.
 
 import type { ScenarioInput } from "../simulator/scenario.js";
 import type { InfoClient } from "../venue/info/client.js";
@@ -58,6 +60,7 @@ export async function forkAccount(
   const spot = await info.spotClearinghouseState({ user }, signal);
   const staking = await info.delegatorSummary({ user }, signal);
   const delegations = await info.delegations({ user }, signal);
+  const fees = await info.userFees({ user }, signal);
   const at = info.transport.lastServerDate()?.getTime() ?? opts.now();
   const notes: string[] = [];
 
@@ -92,6 +95,13 @@ export async function forkAccount(
       `${staking.totalPendingWithdrawal} HYPE pending withdrawal (${staking.nPendingWithdrawals}) finalizes after the full delay from the fork: the venue does not say when each started`,
     );
   notes.push("prices hold the fork's mids (flat) unless replaced");
+  // The account's own rates (userFees: its volume tier, staking and referral discounts applied), fixed.
+  const pct = (rate: string) => `${Number((Number(rate) * 100).toPrecision(6))}%`;
+  notes.push(
+    `fees are the account's own rates from userFees, spot taker ${pct(fees.userSpotCrossRate)} and maker ${pct(fees.userSpotAddRate)} ` +
+      `(staking discount ${pct(fees.activeStakingDiscount.discount)}, referral discount ${pct(fees.activeReferralDiscount)} included), ` +
+      "held for the whole run: staking more during it does not lower them",
+  );
   notes.push(
     `order books are modelled by each pair's 24-hour volume (deep from ${DEEP_VOLUME.toLocaleString("en-US")} USDC, medium from ${MEDIUM_VOLUME.toLocaleString("en-US")}, else thin): assumptions, not the real books`,
   );
@@ -99,7 +109,17 @@ export async function forkAccount(
   const scenario: ScenarioInput = {
     name: `fork of ${user} on ${opts.network}`,
     description: `Read from ${opts.network} at ${new Date(at).toISOString()}`,
-    settings: { startTime: at },
+    settings: {
+      startTime: at,
+      fees: {
+        cross: fees.userCrossRate,
+        add: fees.userAddRate,
+        spotCross: fees.userSpotCrossRate,
+        spotAdd: fees.userSpotAddRate,
+        stakingDiscount: false,
+        referralDiscount: "0",
+      },
+    },
     tokens: [...tokens.values()].map((t) => ({
       name: t.name,
       index: t.index,

@@ -85,6 +85,20 @@ describe("a fork of a real account", () => {
       book: { class: "deep" },
     });
     expect(fork.notes.join("\n")).toMatch(/pending withdrawal .* full delay/);
+    // The account's own fee rates (this network charges 0.1% spot taker, not the default 0.07% less a
+    // staking discount), carried into the fork and named in its notes.
+    const own = await new InfoClient(transport).userFees({ user: ADDR.trader });
+    expect(own.userSpotCrossRate).toBe("0.001");
+    const charged = scenario.settings.fees;
+    expect([charged.spotCross.toString(), charged.spotAdd.toString()]).toEqual([
+      own.userSpotCrossRate,
+      own.userSpotAddRate,
+    ]);
+    // Already discounted: no discount applied again on top.
+    expect([charged.stakingDiscount, charged.referralDiscount.toString()]).toEqual([false, "0"]);
+    expect(fork.notes).toContain(
+      "fees are the account's own rates from userFees, spot taker 0.1% and maker 0.04% (staking discount 0%, referral discount 0% included), held for the whole run: staking more during it does not lower them",
+    );
   });
 
   it("starts the simulation from that state, adopted by the demo key", async () => {
