@@ -31,6 +31,9 @@ import { HOUR } from "./clock.js";
 import { fmt } from "./format.js";
 import type { Markets, Pair } from "./markets.js";
 
+/** Intervals whose candle boundaries are not checked (see the check). */
+const LOOSE_BOUNDARIES: ReadonlySet<CandleInterval> = new Set<CandleInterval>(["1w", "1M"]);
+
 export const CANDLE_CSV_HEADER = "coin,interval,time_ms,time_iso,open,high,low,close,volume,trades";
 
 export interface CandleRow {
@@ -183,7 +186,11 @@ export function readCandleFile(file: string): CandleFile {
     }
     // The venue's candles open on the interval's boundaries: a row between them is shifted (a time zone,
     // a close time for the open) or in seconds, and a replay would put every price at the wrong time.
-    if (candleOpen(interval!, t) !== t) throw new ConfigError(offBoundary(interval!, t), at);
+    // Checked up to a day, where the boundaries are the epoch's multiples; the day a week or a month
+    // opens on is this project's belief (candleOpen), not confirmed, so a 1w or 1M file is not refused
+    // on it (tolerant where hlbot only replays).
+    if (!LOOSE_BOUNDARIES.has(interval!) && candleOpen(interval!, t) !== t)
+      throw new ConfigError(offBoundary(interval!, t), at);
     candles.push(row);
   }
   if (candles.length === 0 || coin === undefined || interval === undefined)
