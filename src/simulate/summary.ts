@@ -298,9 +298,15 @@ export interface SimulationSummary {
   benchmark: BenchmarkSummary;
 }
 
-/** A reason's template: the same sentence with other numbers gives the same template. */
+/**
+ * A reason's template: the same sentence with other numbers, or about other validators, gives the same
+ * template. A validator is written "Name (0x1234…abcd)" (its name's last word is taken with it): a
+ * staking trial's 335 decisions made 77 templates that differed only by which validators they named.
+ */
 export function reasonTemplate(reason: string): string {
-  return reason.replace(/-?\d[\d,]*(\.\d+)?(e[-+]?\d+)?/g, "#");
+  return reason
+    .replace(/[^\s(),;:]+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\)/g, "<validator>")
+    .replace(/-?\d[\d,]*(\.\d+)?(e[-+]?\d+)?/g, "#");
 }
 
 const iso = (t: number) => new Date(t).toISOString();
