@@ -159,6 +159,13 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
       : new ExchangeClient({ ...common, mode: "dry-run" });
     client.validate(i.call);
 
+    // Valued (and its --sz-decimals checked against spotMeta) before the state folder is opened: an
+    // order the venue's metadata contradicts is bad input, refused with nothing created.
+    const intent = await manualIntent(i.call, i.reason, {
+      valued: live || config !== undefined,
+      info: () => i.venue.info(),
+    });
+
     const stateDir = i.stateDir;
     if (live || existsSync(stateDbPath(stateDir))) {
       db = await openStateDb({ dir: stateDir });
@@ -190,11 +197,6 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
       scratch = new Database(":memory:");
       journal = new Journal(scratch, now);
     }
-
-    const intent = await manualIntent(i.call, i.reason, {
-      valued: live || config !== undefined,
-      info: () => i.venue.info(),
-    });
 
     // At-most-once, as for the bot: an earlier manual submission whose outcome is not known yet is
     // reconciled against the venue first, and while it cannot be settled nothing new is sent.
@@ -358,6 +360,16 @@ async function manualIntent(
         if (pair) {
           coin = pair.name;
           label = `${names.get(pair.tokens[0]) ?? pair.name}/${names.get(pair.tokens[1]) ?? "?"}`;
+          // --sz-decimals given for offline signing, now that spotMeta is read: it must be the token's.
+          const base = meta.tokens.find((t) => t.index === pair.tokens[0]);
+          if (base !== undefined && base.szDecimals !== p.szDecimals) {
+            throw new ValidationError([
+              {
+                path: "--sz-decimals",
+                message: `${p.szDecimals} differs from spotMeta's szDecimals ${base.szDecimals} for ${base.name} (${pair.name}); drop --sz-decimals (it is read from the venue) or give ${base.szDecimals}`,
+              },
+            ]);
+          }
         }
         const mid = mids[coin];
         if (mid === undefined) {

@@ -318,6 +318,84 @@ describe("dry run --sign", () => {
   });
 });
 
+describe("--coin, --asset and --sz-decimals must agree with the venue's spotMeta", () => {
+  // A user's trial: `twap buy --coin PURR --asset 11035` signed a HYPE order (--asset "overrode"
+  // --coin), and `--asset 10000 --sz-decimals 2 --size 1.5` was accepted for PURR (szDecimals 0).
+  const spotVenue = () =>
+    venue((req) =>
+      req.path === "/info"
+        ? {
+            json:
+              (req.json as { type: string }).type === "spotMeta"
+                ? SPOT_META
+                : { "PURR/USDC": "0.2", "@1035": "25.5" },
+          }
+        : { json: twapRunning(1) },
+    );
+  const twap = (url: string, ...args: string[]) =>
+    hlbot(["twap", "buy", "--size", "10", "--minutes", "5", "--base-url", url, ...args]);
+
+  it("refuses --coin and --asset naming different markets, saying both, before anything is signed", async () => {
+    const server = await spotVenue();
+    for (const extra of [["--sign"], ["--live", "--state", join(work, "st")]]) {
+      const run = await twap(server.url, "--coin", "PURR", "--asset", "11035", ...extra);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toMatch(
+        /--coin PURR is PURR\/USDC \(asset 10000\) but --asset 11035 is HYPE \(@1035\)/,
+      );
+    }
+    const cancel = await hlbot([
+      "twap-cancel",
+      "--coin",
+      "HYPE",
+      "--asset",
+      "10000",
+      "--twap-id",
+      "7",
+      "--base-url",
+      server.url,
+    ]);
+    expect(cancel.code).toBe(2);
+    expect(cancel.stderr).toMatch(/--coin HYPE is @1035 \(asset 11035\) but --asset 10000 is PURR/);
+    expect(server.requests.filter((r) => r.path === "/exchange")).toHaveLength(0);
+    expect(existsSync(join(work, "st", "hlbot.db"))).toBe(false);
+  });
+
+  it("accepts --coin and --asset that name the same market", async () => {
+    const server = await spotVenue();
+    const b = body(await twap(server.url, "--coin", "purr", "--asset", "10000", "--sign"));
+    expect((b.action as { twap: { a: number } }).twap.a).toBe(10000);
+  });
+
+  it("refuses a --sz-decimals that differs from spotMeta's wherever spotMeta is read", async () => {
+    const server = await spotVenue();
+    const withCoin = await twap(server.url, "--coin", "PURR", "--sz-decimals", "2", "--sign");
+    expect(withCoin.code).toBe(2);
+    expect(withCoin.stderr).toMatch(/--sz-decimals: 2 differs from spotMeta's szDecimals 0 for PURR/);
+    // --asset with --sz-decimals reads no spotMeta in a dry run; live, the order is valued and checked.
+    const live = await twap(
+      server.url,
+      "--asset",
+      "10000",
+      "--sz-decimals",
+      "2",
+      "--size",
+      "1.5",
+      "--live",
+      "--state",
+      join(work, "st"),
+    );
+    expect(live.code).toBe(2);
+    expect(live.stderr).toMatch(/--sz-decimals: 2 differs from spotMeta's szDecimals 0 for PURR/);
+    expect(server.requests.filter((r) => r.path === "/exchange")).toHaveLength(0);
+    expect(existsSync(join(work, "st", "hlbot.db"))).toBe(false);
+    // The matching value goes through.
+    const good = await twap(server.url, "--coin", "PURR", "--sz-decimals", "0", "--sign");
+    expect((body(good).action as { twap: { a: number } }).twap.a).toBe(10000);
+  });
+});
+
 describe("the bot file's wallet", () => {
   it("signs with the key file the bot file names when no key option is given; a key option wins", async () => {
     // A user's trial: with wallet.privateKeyFile in hlbot.yaml, `hlbot twap … --config hlbot.yaml` asked

@@ -1,7 +1,10 @@
 // `hlbot twap buy|sell` and `hlbot twap-cancel`: one spot TWAP order or its cancellation (L1-signed,
 // so an API wallet may sign, also for a sub-account or vault with --vault). The asset id is resolved
 // from spotMeta: 10000 + the index of the pair whose tokens are [the coin's token, USDC]; --asset
-// skips that lookup, and with --sz-decimals as well the command needs no network at all in dry run.
+// skips that lookup, and with --sz-decimals as well a dry run needs no network at all (offline signing).
+// Whenever spotMeta is read, what the flags say must agree with it: --coin and --asset naming different
+// pairs, or a --sz-decimals other than the token's, are refused (a wrong-token order, a size the venue
+// would cut differently).
 import { Argument, type Command } from "commander";
 import { ValidationError } from "../../lib/errors.js";
 import { SPOT_ASSET_OFFSET } from "../../venue/constants.js";
@@ -35,8 +38,24 @@ export interface SpotAsset {
   base: string;
 }
 
-/** Finds the spot asset for a coin symbol (its pair against USDC), or describes an asset id. */
+/**
+ * Finds the spot asset for a coin symbol (its pair against USDC), or describes an asset id. Given both,
+ * they must name the same pair: --asset does not silently win over --coin.
+ */
 export function resolveSpotAsset(meta: SpotMetaResponse, by: { coin?: string; asset?: number }): SpotAsset {
+  if (by.asset !== undefined && by.coin !== undefined && by.coin !== "") {
+    const fromAsset = resolveSpotAsset(meta, { asset: by.asset });
+    const fromCoin = resolveSpotAsset(meta, { coin: by.coin });
+    if (fromAsset.asset !== fromCoin.asset) {
+      throw new ValidationError([
+        {
+          path: "--coin/--asset",
+          message: `--coin ${by.coin} is ${fromCoin.pair} (asset ${fromCoin.asset}) but --asset ${by.asset} is ${fromAsset.base} (${fromAsset.pair}); give one of them, or two that name the same market`,
+        },
+      ]);
+    }
+    return fromAsset;
+  }
   const tokenByIndex = new Map(meta.tokens.map((t) => [t.index, t]));
   if (by.asset !== undefined) {
     const pair = meta.universe.find((p) => p.index === by.asset! - SPOT_ASSET_OFFSET);
@@ -94,11 +113,22 @@ interface TwapOptions extends ManualCommonOptions {
 function addCommon(command: Command): void {
   command
     .option("--coin <symbol>", "spot token symbol, e.g. HYPE (traded against USDC)")
-    .option("--asset <id>", "asset id (10000 + spot pair index); overrides --coin")
+    .option(
+      "--asset <id>",
+      "asset id (10000 + spot pair index); with --coin as well, both must name the same pair",
+    )
     .option("--vault <address>", "act for this sub-account or vault (vaultAddress)");
   for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
     add(command);
   addManualOptions(command);
+}
+
+/** A --sz-decimals that is not the token's: the venue would cut the size at other decimals. */
+function szDecimalsIssue(given: number, venue: { base: string; pair: string; szDecimals: number }) {
+  return {
+    path: "--sz-decimals",
+    message: `${given} differs from spotMeta's szDecimals ${venue.szDecimals} for ${venue.base} (${venue.pair}); drop --sz-decimals (it is read from the venue) or give ${venue.szDecimals}`,
+  };
 }
 
 function assetArgs(options: TwapOptions): { coin?: string; asset?: number } {
@@ -107,7 +137,8 @@ function assetArgs(options: TwapOptions): { coin?: string; asset?: number } {
   if (asset === undefined && (options.coin === undefined || options.coin.trim() === "")) {
     throw new ValidationError([{ path: "--coin", message: "give --coin SYMBOL or --asset ID" }]);
   }
-  return { coin: options.coin?.trim(), asset };
+  const coin = options.coin?.trim();
+  return { coin: coin === "" ? undefined : coin, asset };
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -122,7 +153,10 @@ export function register(program: Command, ctx: CliContext): void {
     .requiredOption("--minutes <m>", "duration in minutes (at least 5)")
     .option("--randomize", "randomize slice timing and size")
     .option("--reduce-only", "reduce-only")
-    .option("--sz-decimals <n>", "size decimals of the asset (with --asset: no spotMeta lookup needed)");
+    .option(
+      "--sz-decimals <n>",
+      "size decimals of the token, for signing offline: with --asset, a dry run reads no spotMeta (unchecked then); refused when it differs from spotMeta's wherever that is read (--coin, --live, a bot config)",
+    );
   addCommon(twap);
   twap.action(async (side: "buy" | "sell", options: TwapOptions) => {
     const { runManualAction } = await import("../manualAction.js");
@@ -134,10 +168,14 @@ export function register(program: Command, ctx: CliContext): void {
       let szDecimals =
         options.szDecimals === undefined ? undefined : parseInteger(options.szDecimals, "--sz-decimals");
       let asset = by.asset;
-      if (asset === undefined || szDecimals === undefined) {
+      // --asset with --sz-decimals needs no lookup; any other combination reads spotMeta, and then the
+      // flags must agree with it. (Where no lookup is made, the engine checks when it values the order.)
+      if (asset === undefined || szDecimals === undefined || by.coin !== undefined) {
         const resolved = resolveSpotAsset(await info().spotMeta(), by);
+        if (szDecimals !== undefined && szDecimals !== resolved.szDecimals)
+          throw new ValidationError([szDecimalsIssue(szDecimals, resolved)]);
         asset = resolved.asset;
-        szDecimals ??= resolved.szDecimals;
+        szDecimals = resolved.szDecimals;
         note(
           `${resolved.base} (${resolved.pair}): asset ${resolved.asset}, szDecimals ${resolved.szDecimals}`,
         );
@@ -186,7 +224,8 @@ export function register(program: Command, ctx: CliContext): void {
       const by = assetArgs(options);
       const twapId = parseInteger(options.twapId ?? "", "--twap-id");
       const vault = options.vault === undefined ? undefined : parseAddress(options.vault, "--vault");
-      const asset = by.asset ?? resolveSpotAsset(await info().spotMeta(), by).asset;
+      // Given --coin (alone or with --asset, which must then agree), the pair comes from spotMeta.
+      const asset = by.coin === undefined ? by.asset! : resolveSpotAsset(await info().spotMeta(), by).asset;
       return { type: "twapCancel", params: { asset, twapId }, vaultAddress: vault };
     });
   });
