@@ -47,7 +47,8 @@ export async function runManualAction(
   prepare: (p: PrepareContext) => ExchangeCall | Promise<ExchangeCall>,
 ): Promise<void> {
   const command = raw.command;
-  const net = readNetworkOptions(raw);
+  // A typed --network is checked before anything is read; without one the bot file's network applies.
+  if (raw.network !== undefined) readNetworkOptions(raw);
   const who = readSignerOptions(raw);
   // --dry-run wins over --live: it forces dry run on every command.
   const live = raw.live === true && raw.dryRun !== true;
@@ -61,6 +62,7 @@ export async function runManualAction(
   // a shipped example, whose limits are not the user's.
   const configPath = discoverConfigPath(raw.config, ctx.env);
   const config = configPath === undefined ? undefined : await loadConfig(configPath, ctx.env);
+  const net = readNetworkOptions(raw, config?.network);
   if (config && config.network !== net.network) {
     throw new ValidationError([
       {

@@ -29,15 +29,30 @@ export interface RawCommonOptions {
   dryRun?: boolean;
 }
 
-export function addNetworkOptions(command: Command): Command {
+/**
+ * `botFile`: the command also reads a bot file (the manual actions), whose `network:` is the default;
+ * commander then sets no default, so readNetworkOptions can tell a typed --network from none.
+ */
+export function addNetworkOptions(command: Command, o: { botFile?: boolean } = {}): Command {
   return command
-    .option("--network <name>", "mainnet or testnet; selects the signing chain", "testnet")
+    .option(
+      "--network <name>",
+      o.botFile
+        ? "mainnet or testnet; selects the signing chain (default: the bot file's network, else testnet)"
+        : "mainnet or testnet; selects the signing chain",
+      ...(o.botFile ? [] : ["testnet"]),
+    )
     .option("--base-url <url>", "send requests to this base URL instead (keeps the network's signing chain)")
     .option(
       "--explorer-url <url>",
       "post explorer queries (txDetails) to this URL (default: the network's explorer, or {base}/info with --base-url)",
     )
     .option("--timeout <ms>", "per-request timeout in milliseconds (default 10000)");
+}
+
+/** --network of a command that also reads a bot file (the manual actions): its network is the default. */
+export function addBotFileNetworkOptions(command: Command): Command {
+  return addNetworkOptions(command, { botFile: true });
 }
 
 export function addSignerOptions(command: Command): Command {
@@ -88,8 +103,12 @@ export interface NetworkSelection {
   timeoutMs: number | undefined;
 }
 
-export function readNetworkOptions(raw: RawCommonOptions): NetworkSelection {
-  const network = parseNetworkName(raw.network ?? "testnet", "--network");
+/** `fallback`: the network when --network is not given (the bot file's, for the manual actions). */
+export function readNetworkOptions(
+  raw: RawCommonOptions,
+  fallback: NetworkName = "testnet",
+): NetworkSelection {
+  const network = parseNetworkName(raw.network ?? fallback, "--network");
   const endpoints = resolveEndpoints(network, raw.baseUrl, raw.explorerUrl);
   const timeoutMs = raw.timeout === undefined ? undefined : parseInteger(raw.timeout, "--timeout", 1);
   return { network, endpoints, baseUrl: raw.baseUrl, timeoutMs };

@@ -425,6 +425,66 @@ describe("the bot file's wallet", () => {
   });
 });
 
+describe("the bot file's network", () => {
+  // A user's trial: `hlbot twap sell … --config bot.yaml` with `network: mainnet` failed "--network:
+  // testnet differs from the network of the bot config" although --network was never given.
+  function mainnetBot(): string {
+    const bot = join(work, "bot.yaml");
+    writeFileSync(
+      bot,
+      [
+        "network: mainnet",
+        "mode: dry-run",
+        `strategies: ${join(process.cwd(), "strategies/twap-accumulate.yaml")}`,
+        "limits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 5000, maxStakeMovePerDay: 100 }",
+        "",
+      ].join("\n"),
+    );
+    return bot;
+  }
+  const spot = (req: { path: string; json: unknown }) => ({
+    json: (req.json as { type: string }).type === "spotMeta" ? SPOT_META : { "@1035": "25.5" },
+  });
+
+  it("is the default of every manual command given --config; a different --network is still refused", async () => {
+    const bot = mainnetBot();
+    const server = await venue(spot);
+    const common = ["--config", bot, "--base-url", server.url, "--sign"];
+    const twap = await hlbot([
+      "twap",
+      "sell",
+      "--coin",
+      "HYPE",
+      "--size",
+      "12.5",
+      "--minutes",
+      "30",
+      "--randomize",
+      ...common,
+    ]);
+    expect(independentL1Signer(body(twap), "mainnet")).toBe(ACCOUNT_ADDRESS);
+    const cancel = await hlbot(["twap-cancel", "--coin", "HYPE", "--twap-id", "7", ...common]);
+    expect(independentL1Signer(body(cancel), "mainnet")).toBe(ACCOUNT_ADDRESS);
+    for (const args of [
+      ["stake", "--amount", "1"],
+      ["unstake", "--amount", "1"],
+      ["delegate", "--validator", VALIDATOR, "--amount", "1"],
+      ["undelegate", "--validator", VALIDATOR, "--amount", "1"],
+      ["link-staking", "--user", AGENT_ADDRESS],
+    ]) {
+      const b = body(await hlbot([...args, ...common]));
+      expect((b.action as { hyperliquidChain: string }).hyperliquidChain).toBe("Mainnet");
+      expect(independentUserSigner(b)).toBe(ACCOUNT_ADDRESS);
+    }
+    const conflicting = await hlbot(["stake", "--amount", "1", "--network", "testnet", ...common]);
+    expect(conflicting.code).toBe(2);
+    expect(conflicting.stderr).toMatch(/--network: testnet differs from the network of the bot config/);
+    // Without a bot file the default stays testnet.
+    const plain = body(await hlbot(["stake", "--amount", "1", "--sign"]));
+    expect((plain.action as { hyperliquidChain: string }).hyperliquidChain).toBe("Testnet");
+  });
+});
+
 describe("--live", () => {
   it("sends the body to {base}/exchange, prints the venue's answer and exits 0", async () => {
     const server = await venue([{ json: OK_DEFAULT }]);

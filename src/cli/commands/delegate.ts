@@ -4,8 +4,8 @@ import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
 import {
+  addBotFileNetworkOptions,
   addLiveOption,
-  addNetworkOptions,
   addOutputOptions,
   addSignerOptions,
   addStateOption,
@@ -29,7 +29,13 @@ export function register(program: Command, ctx: CliContext): void {
       )
       .requiredOption("--validator <address>", "validator address")
       .requiredOption("--amount <hype>", "HYPE amount, at most 8 decimals");
-    for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
+    for (const add of [
+      addBotFileNetworkOptions,
+      addSignerOptions,
+      addStateOption,
+      addOutputOptions,
+      addLiveOption,
+    ])
       add(command);
     addManualOptions(command);
     command.action(async (options: DelegateOptions) => {

@@ -5,8 +5,8 @@ import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
 import {
+  addBotFileNetworkOptions,
   addLiveOption,
-  addNetworkOptions,
   addOutputOptions,
   addSignerOptions,
   addStateOption,
@@ -29,7 +29,13 @@ export function register(program: Command, ctx: CliContext): void {
       "the other account: the staking account, or with --finalize the trading account",
     )
     .option("--finalize", "finalize a link the trading account requested (sent by the staking account)");
-  for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
+  for (const add of [
+    addBotFileNetworkOptions,
+    addSignerOptions,
+    addStateOption,
+    addOutputOptions,
+    addLiveOption,
+  ])
     add(command);
   addManualOptions(command);
   command.action(async (options: LinkOptions) => {

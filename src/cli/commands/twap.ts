@@ -12,8 +12,8 @@ import type { SpotMetaResponse } from "../../venue/info/methods/spotMeta.js";
 import type { CliContext } from "../context.js";
 import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
 import {
+  addBotFileNetworkOptions,
   addLiveOption,
-  addNetworkOptions,
   addOutputOptions,
   addSignerOptions,
   addStateOption,
@@ -118,7 +118,13 @@ function addCommon(command: Command): void {
       "asset id (10000 + spot pair index); with --coin as well, both must name the same pair",
     )
     .option("--vault <address>", "act for this sub-account or vault (vaultAddress)");
-  for (const add of [addNetworkOptions, addSignerOptions, addStateOption, addOutputOptions, addLiveOption])
+  for (const add of [
+    addBotFileNetworkOptions,
+    addSignerOptions,
+    addStateOption,
+    addOutputOptions,
+    addLiveOption,
+  ])
     add(command);
   addManualOptions(command);
 }
