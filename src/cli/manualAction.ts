@@ -10,7 +10,8 @@
 // with a warning on stderr that anyone who has it can execute it. Live: stdout is the venue's answer on
 // one line (or, with --json, an outcome object that also holds it); a one-line summary goes to stderr.
 // Exit 0 accepted or dry run, 1 rejected, unknown or refused (kill switch, limit, unsettled earlier
-// submission), 2 bad input or configuration.
+// submission), 2 bad input or configuration, 130 interrupted (Ctrl-C; said what becomes of a request
+// already sent).
 import type { Command } from "commander";
 import { discoverConfigPath, loadConfig } from "../engine/config/loader.js";
 import { executeManualAction, manualVenue } from "../engine/manual.js";
@@ -79,6 +80,19 @@ export async function runManualAction(
     explorerUrl: raw.explorerUrl,
     timeoutMs: net.timeoutMs,
   });
+  const stateDir = raw.state === undefined && config ? config.state : resolveStateDir(raw.state, ctx.env);
+  // Ctrl-C (or SIGTERM) exits at once (130), saying what becomes of a request already sent: the
+  // submission was journaled before it was sent, so it stays pending and is reconciled later.
+  const onSignal = (signal: NodeJS.Signals) => {
+    ctx.stderr(
+      live
+        ? `hlbot: ${signal}: stopped. A request already sent may still land on the venue: its journal row in ${stateDir} stays pending, and the next hlbot command on that state folder (a manual --live action, once, run) reconciles it against the venue before sending anything new; \`hlbot history\` lists it\n`
+        : `hlbot: ${signal}: stopped; nothing was sent (dry run)\n`,
+    );
+    process.exit(130);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   try {
     const call = await prepare({ network: net.network, info: () => venue.info(), note });
 
@@ -103,7 +117,7 @@ export async function runManualAction(
       signer,
       account: (who.account ?? config?.account ?? signer.address).toLowerCase(),
       live,
-      stateDir: raw.state === undefined && config ? config.state : resolveStateDir(raw.state, ctx.env),
+      stateDir,
       reason: commandLine(command),
       note,
       warn,
@@ -121,6 +135,8 @@ export async function runManualAction(
         report(ctx, result.outcome, { json, network: net.network, note, sign: raw.sign === true });
     }
   } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
     await venue.close();
   }
 }

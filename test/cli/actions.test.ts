@@ -581,6 +581,46 @@ describe("--live", () => {
     expect(run.stderr).toBe("");
   });
 
+  it("Ctrl-C while the request is in flight exits 130 saying it may land and stays pending to be reconciled", async () => {
+    // A user's trial: Ctrl-C during a manual action exited 130 without a word.
+    const server = await venue((req) => (req.path === "/exchange" ? { fault: "hang" } : { json: [] }));
+    const bot = join(work, "hlbot.yaml");
+    writeFileSync(
+      bot,
+      [
+        "network: testnet",
+        "mode: dry-run",
+        `strategies: ${join(process.cwd(), "strategies/twap-accumulate.yaml")}`,
+        "state: ./st",
+        "limits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 5000, maxStakeMovePerDay: 100 }",
+        "",
+      ].join("\n"),
+    );
+    const child = spawn(
+      process.execPath,
+      [BIN, "stake", "--amount", "1", "--live", "--config", bot, "--base-url", server.url],
+      { cwd: work, env: { PATH: process.env.PATH ?? "", HLBOT_PRIVATE_KEY: ACCOUNT_KEY }, stdio: "pipe" },
+    );
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const deadline = Date.now() + 10_000;
+    while (!server.requests.some((r) => r.path === "/exchange") && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 25));
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toMatch(/SIGINT: stopped\. A request already sent may still land on the venue/);
+    expect(stderr).toContain(`journal row in ${join(work, "st")} stays pending`);
+    expect(stderr).toMatch(/reconciles it/);
+    const history = await hlbot(["history", "--config", bot, "--json"]);
+    const { submissions } = parseJson(history.stdout) as {
+      submissions: Array<{ actionType: string; status: string }>;
+    };
+    expect(submissions).toMatchObject([{ actionType: "cDeposit", status: "pending" }]);
+  });
+
   it("exits 1 when the venue rejects the action", async () => {
     const server = await venue([
       { json: { status: "err", response: "Insufficient balance for token transfer" } },
