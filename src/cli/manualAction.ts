@@ -118,6 +118,7 @@ export async function runManualAction(
       account: (who.account ?? config?.account ?? signer.address).toLowerCase(),
       live,
       stateDir,
+      stateFromConfig: raw.state === undefined && config !== undefined,
       reason: commandLine(command),
       note,
       warn,

@@ -3,6 +3,7 @@
 // the runtime, and close the cycles an earlier process left marked running (it crashed or was killed:
 // holding the lock proves it is gone). `close()` undoes it in the opposite order.
 import { mkdirSync } from "node:fs";
+import { stateFolderError } from "../lib/errors.js";
 import { acquireInstanceLock, type InstanceLock } from "./lock.js";
 import { openRuntime, type Runtime, type RuntimeOptions } from "./runtime.js";
 
@@ -21,14 +22,21 @@ export interface Instance {
 /** `command` names the holder in the lock's sidecar, for the message the next process prints. */
 export async function openInstance(o: RuntimeOptions & { command: string }): Promise<Instance> {
   const { config, logger } = o;
-  mkdirSync(config.state, { recursive: true, mode: 0o700 });
-  const lock = acquireInstanceLock(config.state, o.command);
+  // A folder this user cannot write is a configuration problem (exit 2) named with its fix.
+  const unwritable = (err: unknown) => stateFolderError(err, config.state, { file: config.file });
+  let lock: InstanceLock;
+  try {
+    mkdirSync(config.state, { recursive: true, mode: 0o700 });
+    lock = acquireInstanceLock(config.state, o.command);
+  } catch (err) {
+    throw unwritable(err);
+  }
   let runtime: Runtime;
   try {
     runtime = await openRuntime(o);
   } catch (err) {
     lock.release();
-    throw err;
+    throw unwritable(err);
   }
   const interrupted = runtime.journal.closeInterruptedCycles(CYCLE_KINDS);
   if (interrupted > 0)

@@ -94,7 +94,18 @@ export function engageKillSwitch(path: string, reason: string, now: number, crea
           stoppedAt: earlier.stoppedAt,
           reason: `${earlier.reason}; again at ${at}: ${maskKeyShaped(reason)}`,
         };
-  writeFileSync(path, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  try {
+    writeFileSync(path, `${JSON.stringify(record)}\n`, { mode: 0o600 });
+  } catch (err) {
+    // A raw "EACCES … STOP" said neither that the switch is NOT engaged nor what to do (exit 2: config).
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "EACCES" && code !== "EPERM" && code !== "EROFS") throw err;
+    throw new ConfigError(
+      `the kill switch is NOT engaged: ${path} cannot be written by this user (${(err as Error).message}); give this user write access to ${dirname(path)} (e.g. \`chown "$(id -un)" ${dirname(path)}\`), run hlbot as the user that owns it, or set limits.killSwitchFile to a path it can write`,
+      {},
+      { cause: err },
+    );
+  }
 }
 
 /** The record an earlier `engageKillSwitch` wrote at `path`, if one is there. */

@@ -15,7 +15,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Decimal, parseDecimal, truncateDecimals, ZERO } from "../lib/decimal.js";
-import { ConfigError, describeError, ValidationError } from "../lib/errors.js";
+import { ConfigError, describeError, stateFolderError, ValidationError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
 import { silentLogger } from "../lib/log.js";
 import {
@@ -107,6 +107,8 @@ export interface ManualActionInput {
   live: boolean;
   /** The state folder holding the nonce store and the journal. */
   stateDir: string;
+  /** Whether `stateDir` is the bot file's `state:` (rather than --state or the environment's). */
+  stateFromConfig?: boolean;
   /** The journal's reason: the command as typed. */
   reason: string;
   /** A diagnostic line for the person (reconciled submissions, the missing bot config). */
@@ -168,7 +170,15 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
 
     const stateDir = i.stateDir;
     if (live || existsSync(stateDbPath(stateDir))) {
-      db = await openStateDb({ dir: stateDir });
+      try {
+        db = await openStateDb({ dir: stateDir });
+      } catch (err) {
+        // Nothing is sent yet: a folder this user cannot write is a configuration problem (exit 2).
+        throw stateFolderError(err, stateDir, {
+          file: i.stateFromConfig ? config?.file : undefined,
+          setting: i.stateFromConfig ? undefined : "--state (or $HLBOT_STATE_DIR)",
+        });
+      }
       if (live && config) {
         // The bot's own rule: with the journal lost, the daily limits would start again from zero.
         const identity = checkStateIdentity(db, stateDir);

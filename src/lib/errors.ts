@@ -217,6 +217,41 @@ export class InternalError extends HlbotError {
   readonly family = "internal";
 }
 
+/** File-system and SQLite codes that mean a folder or a file in it cannot be created or written. */
+function isUnwritable(code: unknown): boolean {
+  return (
+    typeof code === "string" &&
+    (code === "EACCES" ||
+      code === "EPERM" ||
+      code === "EROFS" ||
+      code === "SQLITE_PERM" ||
+      code.startsWith("SQLITE_READONLY") ||
+      code.startsWith("SQLITE_CANTOPEN"))
+  );
+}
+
+/**
+ * `err` as a configuration error (exit 2) when it says the state folder `dir` (or a file in it) cannot
+ * be written: SQLite's "attempt to write a readonly database" or a raw EACCES names neither the folder
+ * nor what to do. `setting` is where the folder was chosen (`state:` in the bot file, `--state`). Any
+ * other error is returned unchanged.
+ */
+export function stateFolderError(
+  err: unknown,
+  dir: string,
+  where: { file?: string; setting?: string } = {},
+): unknown {
+  // Also when wrapped (the state database's own "cannot prepare" error keeps SQLite's as its cause).
+  const cause = walk(err, (e) => !(e instanceof HlbotError) && isUnwritable((e as { code?: unknown }).code));
+  if (!(cause instanceof Error)) return err;
+  const setting = where.setting ?? "`state:` in the bot file";
+  return new ConfigError(
+    `the state folder ${dir} cannot be written by this user (${cause.message}); give this user write access to that folder and every file in it (e.g. \`chown -R "$(id -un)" ${dir}\`), or point ${setting} at a folder it can write`,
+    { file: where.file, keyPath: where.file === undefined ? undefined : "state" },
+    { cause: err },
+  );
+}
+
 /** Follows the `cause` chain, returning the first error for which `fn` is true (or the last one). */
 export function walk(err: unknown, fn?: (e: unknown) => boolean): unknown {
   let current: unknown = err;
