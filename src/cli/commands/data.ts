@@ -16,7 +16,7 @@
 // every file written is one a replay can read.
 import type { Command } from "commander";
 import { ValidationError } from "../../lib/errors.js";
-import { redact } from "../../lib/secrets.js";
+import { maskKeyShaped, redact } from "../../lib/secrets.js";
 import type { VenueCandle } from "../../simulator/candles.js";
 import type { CliContext } from "../context.js";
 import { stderrBar } from "../progress.js";
@@ -158,6 +158,8 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
   // resumed by a fetch of) the real network's history.
   const source = options.baseUrl === undefined ? network : fileSafe(new URL(options.baseUrl).host);
   const out = options.out ?? join("candles", `${fileSafe(coinArg)}-${interval}-${source}.csv`);
+  // The path as echoed: a key-shaped run in a typed --out is never printed (src/lib/secrets.ts).
+  const outShown = maskKeyShaped(out);
 
   // Resume: keep the file's whole rows and continue after the last one (checked before anything is sent).
   let existing: import("../../simulator/candles.js").CandleFile | undefined;
@@ -166,7 +168,7 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
     if (!text.endsWith("\n")) {
       // Cut while a page was being written: its last row is incomplete.
       truncateSync(out, Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1)));
-      ctx.stderr(`hlbot data fetch: dropped the incomplete last line of ${out}\n`);
+      ctx.stderr(`hlbot data fetch: dropped the incomplete last line of ${outShown}\n`);
     }
     existing = files.readCandleFile(out);
   }
@@ -181,7 +183,7 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
   const stoppedAt = (how: string, rows: number, last: number | undefined) =>
     rows === 0
       ? `hlbot data fetch: ${how} before any candle was written; no file kept. Run the same command again to start over: ${resume}\n`
-      : `hlbot data fetch: ${how}; ${out} keeps ${rows} candles` +
+      : `hlbot data fetch: ${how}; ${outShown} keeps ${rows} candles` +
         (last === undefined ? "" : ` up to ${iso(last)}`) +
         `. Run the same command again to continue: ${resume}\n`;
   let created = false;
@@ -208,7 +210,7 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
       throw new ValidationError([
         {
           path: "--out",
-          message: `${out} holds ${existing.coin} ${existing.interval} candles, not ${coin} ${interval}`,
+          message: `${outShown} holds ${existing.coin} ${existing.interval} candles, not ${coin} ${interval}`,
         },
       ]);
     if (!existing) {
@@ -226,8 +228,8 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
     ctx.stderr(
       lastT === undefined
         ? `hlbot data fetch: ${coin}${coin === coinArg ? "" : ` (${coinArg})`} ${interval} candles from ` +
-            `${iso(fromMs)} to ${iso(toMs)} → ${out}\n`
-        : `hlbot data fetch: ${out} has ${kept} candles up to ${iso(lastT)}; continuing after it\n`,
+            `${iso(fromMs)} to ${iso(toMs)} → ${outShown}\n`
+        : `hlbot data fetch: ${outShown} has ${kept} candles up to ${iso(lastT)}; continuing after it\n`,
     );
 
     const progress =
@@ -331,7 +333,7 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
     const gaps = files.candleGapWarning(files.readCandleFile(out));
     if (gaps !== undefined) ctx.stderr(`note: ${gaps}\n`);
     ctx.stdout(
-      `${total} candles (${added} new) of ${coin} ${interval}, ${iso(firstT!)} to ${iso(lastT!)} → ${out}\n`,
+      `${total} candles (${added} new) of ${coin} ${interval}, ${iso(firstT!)} to ${iso(lastT!)} → ${outShown}\n`,
     );
   } finally {
     process.off("SIGINT", onSigint);

@@ -2,6 +2,7 @@
 // with their reasons, not only the actions), and recent submissions, from the journal (no key, no
 // network).
 import type { Command } from "commander";
+import { maskKeyShaped } from "../../lib/secrets.js";
 import type { CliContext } from "../context.js";
 import { parseInteger } from "../options.js";
 
@@ -50,8 +51,9 @@ export function register(program: Command, ctx: CliContext): void {
         );
         if (opts.strategy !== undefined && !byStrategy.has(opts.strategy)) {
           const known = config.strategies.map((x) => x.name);
+          // What was typed is echoed masked: a pasted key is never repeated (src/lib/secrets.ts).
           ctx.stderr(
-            `hlbot: warning: no decision of strategy ${JSON.stringify(opts.strategy)} in the last ${cycles.length} cycle(s)` +
+            `hlbot: warning: no decision of strategy ${maskKeyShaped(JSON.stringify(opts.strategy))} in the last ${cycles.length} cycle(s)` +
               (known.includes(opts.strategy)
                 ? "\n"
                 : `; the bot file has no strategy of that name (${known.join(", ") || "none"})\n`),

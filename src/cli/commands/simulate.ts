@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import type { LoadedConfig } from "../../engine/config/loader.js";
 import { ValidationError, type ValidationIssue } from "../../lib/errors.js";
+import { maskKeyShaped } from "../../lib/secrets.js";
 import { ADDRESS_PATTERN } from "../../venue/constants.js";
 import type { NetworkName } from "../../venue/networks.js";
 import type { CliContext } from "../context.js";
@@ -265,7 +266,7 @@ export function register(program: Command, ctx: CliContext): void {
       ctx.stderr(
         `hlbot simulate: ${days.toFixed(2)} simulated day(s) in ${seconds.toFixed(2)} s` +
           ` (${(days / Math.max(seconds, 0.001)).toFixed(1)} days/s)` +
-          (opts.report !== undefined ? `; report written to ${opts.report}` : "") +
+          (opts.report !== undefined ? `; report written to ${maskKeyShaped(opts.report)}` : "") +
           "\n",
       );
       if (result.record.interrupted) ctx.exitCode = 130;
