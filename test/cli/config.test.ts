@@ -174,6 +174,35 @@ describe("hlbot config validate", () => {
     );
   });
 
+  it("warns (exit 0) of a DCA amount above maxOrderUsd or maxDailyNotionalUsd: every run is cut or blocked", () => {
+    // A user's trial: amountUsd 150 under maxDailyNotionalUsd 100 validated without a word.
+    const strategy = join(temp, "big-dca.yaml");
+    writeFileSync(
+      strategy,
+      'name: big-dca\nkind: twap-accumulate\nschedule: "0 * * * *"\nparams:\n  coin: HYPE\n  side: buy\n  amountUsd: 150\n  twap: {minutes: 60}\n',
+    );
+    const bot = join(temp, "big-dca-bot.yaml");
+    writeFileSync(
+      bot,
+      `network: testnet\nstrategies: ${strategy}\nlimits:\n  maxOrderUsd: 120\n  maxDailyNotionalUsd: 100\n  maxStakeMovePerDay: 100\n`,
+    );
+    const r = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(
+      /^warning: strategy big-dca: amountUsd 150 is above limits\.maxOrderUsd 120: every run is reduced to 120 USD .* raise maxOrderUsd to at least 150\.$/m,
+    );
+    expect(r.stderr).toMatch(
+      /^warning: strategy big-dca: amountUsd 150 is above limits\.maxDailyNotionalUsd 100: every run is reduced to what is left of the day's 100 USD, or blocked .* raise maxDailyNotionalUsd to at least 150\.$/m,
+    );
+    writeFileSync(
+      bot,
+      `network: testnet\nstrategies: ${strategy}\nlimits:\n  maxOrderUsd: 150\n  maxDailyNotionalUsd: 150\n  maxStakeMovePerDay: 100\n`,
+    );
+    expect(hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" }).stderr).not.toMatch(
+      /warning/,
+    );
+  });
+
   it("warns (exit 0) of a staking grace shorter than the nonce window and of a cap below the venue's minimum", () => {
     const bot = join(temp, "unsafe.yaml");
     writeFileSync(

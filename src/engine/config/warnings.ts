@@ -53,6 +53,20 @@ export function configWarnings(c: LoadedConfig): string[] {
           `(venue.twapMinOrderValue ${minOrder.toFixed()})${amountUsd.lt(minOrder) ? ": every run will be skipped" : ", and orders are rounded down to whole lots: a run is skipped whenever that takes it below (at most prices)"}. ` +
           `Raise amountUsd to at least ${enough.toFixed()}.`,
       );
+    // A DCA amount above a limit is cut (or blocked) on every run: it never buys what it says.
+    if (s.enabled && amountUsd instanceof Decimal) {
+      const { maxOrderUsd, maxDailyNotionalUsd } = c.limits;
+      if (amountUsd.gt(maxOrderUsd))
+        out.push(
+          `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is above limits.maxOrderUsd ${maxOrderUsd.toFixed()}: every run is reduced to ${maxOrderUsd.toFixed()} USD ` +
+            `(blocked when that is below the venue minimum). Lower amountUsd or raise maxOrderUsd to at least ${amountUsd.toFixed()}.`,
+        );
+      if (amountUsd.gt(maxDailyNotionalUsd))
+        out.push(
+          `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is above limits.maxDailyNotionalUsd ${maxDailyNotionalUsd.toFixed()}: every run is reduced to what is left of the day's ` +
+            `${maxDailyNotionalUsd.toFixed()} USD, or blocked when that is below the venue minimum. Lower amountUsd or raise maxDailyNotionalUsd to at least ${amountUsd.toFixed()}.`,
+        );
+    }
     const reserve = c.venue.rules.twapBuyReserve ?? DEFAULT_TWAP_BUY_RESERVE;
     const smallestBudget = enough.times(reserve.plus(1)).toDecimalPlaces(0, Decimal.ROUND_UP);
     if (s.enabled && budgetUsd instanceof Decimal && budgetUsd.lt(smallestBudget))
