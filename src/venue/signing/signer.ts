@@ -153,9 +153,17 @@ async function loadKeystoreSigner(
     // ethers' messages are fixed strings, but they are not passed on: they could change, and the reason
     // a person can act on is one of these two.
     const wrongPassword = err instanceof Error && /password/i.test(err.message);
+    // An empty password that does not open it is almost always a password file written empty (or a
+    // variable set to nothing): say that, not "the password given".
+    const emptyFrom =
+      password !== ""
+        ? undefined
+        : source.passwordFile !== undefined
+          ? `the password file ${source.passwordFile} is empty (nothing but line breaks): write the keystore's password into it`
+          : `environment variable ${source.passwordEnv ?? DEFAULT_KEYSTORE_PASSWORD_ENV} is set but empty: set it to the keystore's password`;
     throw new ConfigError(
       wrongPassword
-        ? "cannot decrypt keystore: the password given does not open it"
+        ? `cannot decrypt keystore: ${emptyFrom ?? "the password given does not open it"}`
         : "cannot decrypt keystore: corrupt or unsupported file",
       { file },
     );

@@ -236,6 +236,21 @@ describe("loadSigner from an encrypted keystore", () => {
     expect(`${err.message} ${inspect(err)}`).not.toContain("hunter2-but-longer");
   });
 
+  it("an empty password file (or variable) is said to be empty, not a wrong password", async () => {
+    // A user's trial: a password file written empty gave "the password given does not open it".
+    const passwordFile = join(dir, "empty.txt");
+    writeFileSync(passwordFile, "\n");
+    const fromFile = await rejection(loadSigner({ keystore, passwordFile }, {}));
+    expect(fromFile).toBeInstanceOf(ConfigError);
+    expect(describeError(fromFile)).toMatch(
+      new RegExp(
+        `cannot decrypt keystore: the password file ${passwordFile} is empty .*write the keystore's password into it`,
+      ),
+    );
+    const fromEnv = await rejection(loadSigner({ keystore, passwordEnv: "KS_PASS" }, { KS_PASS: "" }));
+    expect(describeError(fromEnv)).toMatch(/environment variable KS_PASS is set but empty/);
+  });
+
   it("no password configured is a ConfigError naming the variable", async () => {
     const err = await rejection(loadSigner({ keystore }, {}));
     expect(err).toBeInstanceOf(ConfigError);
