@@ -76,9 +76,22 @@ export function parseYamlSource(file: string, text: string): YamlSource {
   if (error) {
     const line = lines.linePos(error.pos[0]).line;
     const message = error.message.replace(/ at line \d+, column \d+[\s\S]*$/, "");
-    throw new ConfigError(`invalid YAML: ${message}`, { file, line });
+    throw new ConfigError(`invalid YAML: ${message}${starHint(text.split(/\r?\n/)[line - 1])}`, {
+      file,
+      line,
+    });
   }
   return { file, text, doc, lines };
+}
+
+/**
+ * YAML reads an unquoted value starting with `*` as an alias, so an unquoted cron schedule that starts
+ * with a star (every 5 minutes, say) fails with "Unexpected alias…", which says nothing of the fix.
+ */
+function starHint(line: string | undefined): string {
+  const m = line === undefined ? null : /^\s*(?:-\s+)?([\w.-]+):\s+(\*[^#]*?)\s*(?:#.*)?$/.exec(line);
+  if (!m) return "";
+  return `; a value starting with * must be quoted (YAML reads * as an alias): ${m[1]}: "${m[2]}"`;
 }
 
 /** The key path of the scalar (value or key) covering `offset`, if any. */

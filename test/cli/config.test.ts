@@ -174,6 +174,20 @@ describe("hlbot config validate", () => {
     );
   });
 
+  it("an unquoted schedule starting with * says to quote it", () => {
+    // A user's trial: `schedule: */5 * * * *` gave only "invalid YAML: Unexpected alias at node end".
+    const strategy = join(temp, "star.yaml");
+    writeFileSync(
+      strategy,
+      "name: star\nkind: twap-accumulate\nschedule: */5 * * * *\nparams:\n  coin: HYPE\n  side: buy\n  amountUsd: 200\n  twap: {minutes: 60}\n",
+    );
+    const r = hlbot(["config", "validate", strategy]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'star.yaml:3: invalid YAML: Unexpected alias at node end; a value starting with * must be quoted (YAML reads * as an alias): schedule: "*/5 * * * *"',
+    );
+  });
+
   it("warns (exit 0) of a DCA amount above maxOrderUsd or maxDailyNotionalUsd: every run is cut or blocked", () => {
     // A user's trial: amountUsd 150 under maxDailyNotionalUsd 100 validated without a word.
     const strategy = join(temp, "big-dca.yaml");
