@@ -17,12 +17,14 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { HlbotError } from "../lib/errors.js";
+import { maskKeyShaped } from "../lib/secrets.js";
 
 export interface LockHolder {
   pid: number;
   hostname: string;
   command: string;
-  startedAt: string;
+  /** Unknown when the holder was found from the kernel's lock table (it had not written lock.json yet). */
+  startedAt?: string;
 }
 
 /** Another live process holds the state folder. Exit code 2: nothing was done. */
@@ -35,7 +37,7 @@ export class LockHeldError extends HlbotError {
   ) {
     super(
       holder
-        ? `state folder ${stateDir} is in use by another hlbot (\`${holder.command}\`, pid ${holder.pid} on ${holder.hostname}, since ${holder.startedAt}); stop it first or use another state folder`
+        ? `state folder ${stateDir} is in use by another hlbot (\`${maskKeyShaped(holder.command)}\`, pid ${holder.pid} on ${holder.hostname}${holder.startedAt === undefined ? "" : `, since ${holder.startedAt}`}); stop it first or use another state folder`
         : `state folder ${stateDir} is in use by another hlbot process; stop it first or use another state folder`,
     );
   }
@@ -81,7 +83,7 @@ export function acquireInstanceLock(stateDir: string, command: string): Instance
       (err as { code?: string }).code === "SQLITE_BUSY" ||
       (err as { code?: string }).code === "SQLITE_LOCKED"
     ) {
-      throw new LockHeldError(stateDir, readHolder(infoFile));
+      throw new LockHeldError(stateDir, lockHolder(file, infoFile));
     }
     throw err;
   }
@@ -114,6 +116,51 @@ export function acquireInstanceLock(stateDir: string, command: string): Instance
       db.close();
     },
   };
+}
+
+/** How long a process that lost the lock waits for the winner's lock.json (written just after it locks). */
+const HOLDER_WAIT_MS = 1_000;
+
+/**
+ * Who holds the lock on `file`: its lock.json, waited for briefly (two commands started together: the
+ * winner has the lock but has not written it yet), else, on Linux, the process the kernel's lock table
+ * names, with its command line.
+ */
+function lockHolder(file: string, infoFile: string): LockHolder | undefined {
+  const deadline = Date.now() + HOLDER_WAIT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    const holder = readHolder(infoFile);
+    if (holder) return holder;
+    if (Date.now() >= deadline) break;
+    Atomics.wait(pause, 0, 0, 25);
+  }
+  return kernelLockHolder(file);
+}
+
+/** The process holding a POSIX lock on `file`, from /proc/locks (Linux only). */
+function kernelLockHolder(file: string): LockHolder | undefined {
+  if (process.platform !== "linux") return undefined;
+  try {
+    const ino = statSync(file).ino;
+    for (const line of readFileSync("/proc/locks", "utf8").split("\n")) {
+      // "1: POSIX  ADVISORY  WRITE 4242 fd:01:1234567 1073741824 1073742335"; waiters have "->".
+      const f = line.trim().split(/\s+/);
+      if (f[1] !== "POSIX" || f[4] === undefined || f[5] === undefined) continue;
+      const pid = Number(f[4]);
+      if (Number(f[5].split(":")[2]) !== ino || pid === process.pid || !Number.isSafeInteger(pid)) continue;
+      let command = "unknown command";
+      try {
+        command = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim() || command;
+      } catch {
+        // Another user's process, or gone: the pid is still worth saying.
+      }
+      return { pid, hostname: hostname(), command };
+    }
+  } catch {
+    // No lock table to read: the message says the folder is in use without a name.
+  }
+  return undefined;
 }
 
 function readHolder(file: string): LockHolder | undefined {
