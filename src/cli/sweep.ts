@@ -7,6 +7,7 @@
 import { availableParallelism } from "node:os";
 import { type ConfigIssue, ConfigIssuesError } from "../engine/config/issues.js";
 import { ValidationError, type ValidationIssue } from "../lib/errors.js";
+import { maskKeyShaped } from "../lib/secrets.js";
 import type { SweepRun } from "../simulate/sweep.js";
 import type { SweepFile } from "../simulate/sweepFile.js";
 import { readSimulateOptions, type SimulateOptions, simulatedConfigPath } from "./commands/simulate.js";
@@ -148,7 +149,7 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
     `hlbot simulate --sweep: ${runs} of ${total} run(s) in ${(result.wallMs / 1000).toFixed(2)} s on ${result.jobs === 1 ? "this thread" : `${result.jobs} worker threads`}` +
       (failed > 0 ? `; ${failed} failed` : "") +
       (result.interrupted ? "; interrupted" : "") +
-      (opts.report !== undefined ? `; report written to ${opts.report}` : "") +
+      (opts.report !== undefined ? `; report written to ${maskKeyShaped(opts.report)}` : "") +
       "\n",
   );
   if (result.interrupted) ctx.exitCode = 130;
