@@ -2,13 +2,32 @@
 // switch and limits apply (--config), and --sign, which prints a signed body in dry run. Kept free of
 // heavy imports: it is loaded for `--help`.
 import type { Command } from "commander";
-import type { RawCommonOptions } from "./options.js";
+import {
+  addBotFileNetworkOptions,
+  addLiveOption,
+  addOutputOptions,
+  addSignerOptions,
+  addStateOption,
+  type RawCommonOptions,
+} from "./options.js";
 
 /** Help text of `--sign`: says in words what a signed body is. */
 export const SIGN_OPTION_HELP =
   "dry run: print the SIGNED body instead of the unsigned one; WARNING: anyone who has that output can execute it on the venue without your key";
 
+/**
+ * Every manual command's options: the network (the bot file's by default), the signer, the state
+ * folder, the output, --live, the bot file and --sign.
+ */
 export function addManualOptions(command: Command): Command {
+  for (const add of [
+    addBotFileNetworkOptions,
+    addSignerOptions,
+    addStateOption,
+    addOutputOptions,
+    addLiveOption,
+  ])
+    add(command);
   return command
     .option(
       "-c, --config <file>",

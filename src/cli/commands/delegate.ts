@@ -3,15 +3,7 @@
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
-import {
-  addBotFileNetworkOptions,
-  addLiveOption,
-  addOutputOptions,
-  addSignerOptions,
-  addStateOption,
-  parseAddress,
-  parseAmountText,
-} from "../options.js";
+import { parseAddress, parseAmountText } from "../options.js";
 
 interface DelegateOptions extends ManualCommonOptions {
   validator?: string;
@@ -29,14 +21,6 @@ export function register(program: Command, ctx: CliContext): void {
       )
       .requiredOption("--validator <address>", "validator address")
       .requiredOption("--amount <hype>", "HYPE amount, at most 8 decimals");
-    for (const add of [
-      addBotFileNetworkOptions,
-      addSignerOptions,
-      addStateOption,
-      addOutputOptions,
-      addLiveOption,
-    ])
-      add(command);
     addManualOptions(command);
     command.action(async (options: DelegateOptions) => {
       const { runManualAction } = await import("../manualAction.js");

@@ -4,14 +4,7 @@
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
-import {
-  addBotFileNetworkOptions,
-  addLiveOption,
-  addOutputOptions,
-  addSignerOptions,
-  addStateOption,
-  parseAddress,
-} from "../options.js";
+import { parseAddress } from "../options.js";
 
 interface LinkOptions extends ManualCommonOptions {
   user?: string;
@@ -29,14 +22,6 @@ export function register(program: Command, ctx: CliContext): void {
       "the other account: the staking account, or with --finalize the trading account",
     )
     .option("--finalize", "finalize a link the trading account requested (sent by the staking account)");
-  for (const add of [
-    addBotFileNetworkOptions,
-    addSignerOptions,
-    addStateOption,
-    addOutputOptions,
-    addLiveOption,
-  ])
-    add(command);
   addManualOptions(command);
   command.action(async (options: LinkOptions) => {
     const { runManualAction } = await import("../manualAction.js");

@@ -3,14 +3,7 @@
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
-import {
-  addBotFileNetworkOptions,
-  addLiveOption,
-  addOutputOptions,
-  addSignerOptions,
-  addStateOption,
-  parseAmountText,
-} from "../options.js";
+import { parseAmountText } from "../options.js";
 
 interface StakeOptions extends ManualCommonOptions {
   amount?: string;
@@ -30,14 +23,6 @@ export function register(program: Command, ctx: CliContext): void {
       .command(variant.name)
       .description(variant.about)
       .requiredOption("--amount <hype>", "HYPE amount, at most 8 decimals");
-    for (const add of [
-      addBotFileNetworkOptions,
-      addSignerOptions,
-      addStateOption,
-      addOutputOptions,
-      addLiveOption,
-    ])
-      add(command);
     addManualOptions(command);
     command.action(async (options: StakeOptions) => {
       const { runManualAction } = await import("../manualAction.js");

@@ -11,16 +11,7 @@ import { SPOT_ASSET_OFFSET } from "../../venue/constants.js";
 import type { SpotMetaResponse } from "../../venue/info/methods/spotMeta.js";
 import type { CliContext } from "../context.js";
 import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
-import {
-  addBotFileNetworkOptions,
-  addLiveOption,
-  addOutputOptions,
-  addSignerOptions,
-  addStateOption,
-  parseAddress,
-  parseAmountText,
-  parseInteger,
-} from "../options.js";
+import { parseAddress, parseAmountText, parseInteger } from "../options.js";
 
 /** Spot asset ids are 10000 + the pair's index. */
 export { SPOT_ASSET_OFFSET };
@@ -118,14 +109,6 @@ function addCommon(command: Command): void {
       "asset id (10000 + spot pair index); with --coin as well, both must name the same pair",
     )
     .option("--vault <address>", "act for this sub-account or vault (vaultAddress)");
-  for (const add of [
-    addBotFileNetworkOptions,
-    addSignerOptions,
-    addStateOption,
-    addOutputOptions,
-    addLiveOption,
-  ])
-    add(command);
   addManualOptions(command);
 }
 
