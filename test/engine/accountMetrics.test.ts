@@ -7,19 +7,17 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import pino from "pino";
-import sinon from "sinon";
+import type sinon from "sinon";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
 import { recordAccount, registerProcessMetrics } from "../../src/engine/accountMetrics.js";
-import { Daemon, type ScheduleFn, scheduledStrategies } from "../../src/engine/daemon.js";
 import { Journal } from "../../src/engine/journal.js";
-import { BotMetrics, type MetricsServer, startMetricsServer } from "../../src/engine/metrics.js";
-import { openRuntime, type Runtime } from "../../src/engine/runtime.js";
+import { BotMetrics, type MetricsServer } from "../../src/engine/metrics.js";
+import type { Runtime } from "../../src/engine/runtime.js";
 import { parseDecimal } from "../../src/lib/decimal.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 import { REPO_ROOT } from "../helpers/dist.js";
-import { get, sample, settle } from "../helpers/metrics.js";
+import { get, sample, settle, startMetricsDaemon } from "../helpers/metrics.js";
 import { buildSnapshot, T0 } from "../helpers/snapshots.js";
 
 let bot: TestBot | undefined;
@@ -70,32 +68,9 @@ describe("account gauges and health", () => {
     const sim = bot.sim;
     const metrics = new BotMetrics();
     registerProcessMetrics(metrics, "9.9.9-test");
-    runtime = await openRuntime({
-      config: bot.runtime.config,
-      env: { TEST_BOT_KEY: bot.key },
-      mode: "live",
-      logger: pino({ level: "silent" }),
-      clock: () => sim.now(),
-      metrics,
-    });
-    clock = sinon.useFakeTimers({
-      now: sim.now(),
-      toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
-    });
-    const ticks = new Map<string, (at: Date) => void>();
-    const manual: ScheduleFn = (_expression, onTick, { name }) => {
-      ticks.set(name, onTick);
-      return { stop: () => ticks.delete(name) };
-    };
-    const daemon = new Daemon({
-      runtime,
-      strategies: scheduledStrategies(runtime.config.strategies),
-      logger: pino({ level: "silent" }),
-      metrics,
-      schedule: manual,
-      unhealthyAfterFailures: 2,
-    });
-    server = await startMetricsServer(metrics, daemon, 0);
+    const started = await startMetricsDaemon(bot, metrics, { unhealthyAfterFailures: 2 });
+    ({ runtime, clock, server } = started);
+    const { ticks, daemon } = started;
     const port = server.port;
     daemon.start();
     await settle(daemon, clock);
@@ -248,31 +223,9 @@ describe("account gauges after a restart", () => {
     );
     const sim = bot.sim;
     const metrics = new BotMetrics();
-    runtime = await openRuntime({
-      config: bot.runtime.config,
-      env: { TEST_BOT_KEY: bot.key },
-      mode: "live",
-      logger: pino({ level: "silent" }),
-      clock: () => sim.now(),
-      metrics,
-    });
-    clock = sinon.useFakeTimers({
-      now: sim.now(),
-      toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
-    });
-    const ticks = new Map<string, (at: Date) => void>();
-    const manual: ScheduleFn = (_expression, onTick, { name }) => {
-      ticks.set(name, onTick);
-      return { stop: () => ticks.delete(name) };
-    };
-    const daemon = new Daemon({
-      runtime,
-      strategies: scheduledStrategies(runtime.config.strategies),
-      logger: pino({ level: "silent" }),
-      metrics,
-      schedule: manual,
-    });
-    server = await startMetricsServer(metrics, daemon, 0);
+    const started = await startMetricsDaemon(bot, metrics);
+    ({ runtime, clock, server } = started);
+    const { ticks, daemon } = started;
     daemon.start();
     await settle(daemon, clock);
     const body = async () => (await get(server!.port, "/metrics")).body;

@@ -1,13 +1,9 @@
-// The daemon's /health, /ready and /metrics after real cycles against the simulator: cycles, intents,
-// submissions by outcome, venue latency and errors, rate-limit waits and last success per strategy.
-import pino from "pino";
-import sinon from "sinon";
+import type sinon from "sinon";
 import { afterEach, describe, expect, it } from "vitest";
-import { Daemon, type ScheduleFn, scheduledStrategies } from "../../src/engine/daemon.js";
-import { BotMetrics, type MetricsServer, startMetricsServer } from "../../src/engine/metrics.js";
-import { openRuntime, type Runtime } from "../../src/engine/runtime.js";
+import { BotMetrics, type MetricsServer } from "../../src/engine/metrics.js";
+import type { Runtime } from "../../src/engine/runtime.js";
 import { startTestBot, type TestBot } from "../helpers/bot.js";
-import { get, realSetTimeout, sample, settle } from "../helpers/metrics.js";
+import { get, realSetTimeout, sample, settle, startMetricsDaemon } from "../helpers/metrics.js";
 
 let bot: TestBot | undefined;
 let runtime: Runtime | undefined;
@@ -47,32 +43,10 @@ describe("daemon metrics endpoint", () => {
     bot.sim.setPrice("@107", "40");
     const sim = bot.sim;
     const metrics = new BotMetrics();
-    runtime = await openRuntime({
-      config: bot.runtime.config,
-      env: { TEST_BOT_KEY: bot.key },
-      mode: "live",
-      logger: pino({ level: "silent" }),
-      clock: () => sim.now(),
-      metrics,
-    });
-    clock = sinon.useFakeTimers({
-      now: sim.now(),
-      toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
-    });
     // Ticks are fired by the test: this suite is about what the metrics say, not about when runs happen.
-    const ticks = new Map<string, (at: Date) => void>();
-    const manual: ScheduleFn = (_expression, onTick, { name }) => {
-      ticks.set(name, onTick);
-      return { stop: () => ticks.delete(name) };
-    };
-    const daemon = new Daemon({
-      runtime,
-      strategies: scheduledStrategies(runtime.config.strategies),
-      logger: pino({ level: "silent" }),
-      metrics,
-      schedule: manual,
-    });
-    server = await startMetricsServer(metrics, daemon, 0);
+    const started = await startMetricsDaemon(bot, metrics);
+    ({ runtime, clock, server } = started);
+    const { ticks, daemon } = started;
     const port = server.port;
 
     expect(await get(port, "/health")).toEqual({ status: 200, body: '{"status":"ok"}' });
