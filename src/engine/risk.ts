@@ -307,7 +307,11 @@ function limitStakeMove(
     amount: each,
     reason:
       `${g.reason}; reduced from ${fmt(g.amount)} to ${fmt(each)} HYPE by maxStakeMovePerDay ${fmt(max)} ` +
-      `(${fmt(moved)} moved in the last 24 h or planned earlier in this cycle${paired}; the rest moves later)`,
+      `(${fmt(moved)} moved in the last 24 h or planned earlier in this cycle${
+        group.length > 1
+          ? `; a move between validators counts twice, ${fmt(each)} undelegated and ${fmt(each)} delegated`
+          : ""
+      }; the rest moves later)`,
   }));
   return { intents, moved: moved.plus(each.times(group.length)) };
 }

@@ -97,7 +97,7 @@ export function strategyConflicts(
         `${a.name} sells ${market(a).text}, and ${st.name} moves spot ${STAKED_TOKEN} above keepSpot ` +
           `${st.params.stakeIdleSpot.keepSpot} into staking between its runs: staked ${STAKED_TOKEN} takes the ` +
           `unstaking queue (7 days on mainnet) to come back, so ${a.name} can sell only what is kept on spot. ` +
-          `Raise keepSpot (or limits.keepOnSpot.${STAKED_TOKEN}) to what ${a.name} sells in a week, or disable stakeIdleSpot.`,
+          `Check that keepSpot (or limits.keepOnSpot.${STAKED_TOKEN}) covers what ${a.name} sells in a week, or disable stakeIdleSpot.`,
       );
     }
   }

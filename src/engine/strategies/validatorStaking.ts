@@ -199,6 +199,8 @@ function scoreOf(v: ValidatorInfo, params: ValidatorStakingParams): Decimal {
 }
 
 const trunc = (d: Decimal) => truncateDecimals(d, STAKE_DECIMALS);
+/** A difference of APRs in percentage points, rounded as the APRs are shown (0.0867 points is 0.087). */
+const points = (d: Decimal) => d.times(100).toDecimalPlaces(3, Decimal.ROUND_HALF_UP).toFixed();
 // Rounded half away from zero (2.3618% is 2.362%), as `hlbot status` and the simulation summary show it.
 const aprPct = (d: Decimal) => `${d.times(100).toDecimalPlaces(3, Decimal.ROUND_HALF_UP).toFixed()}%`;
 
@@ -247,6 +249,11 @@ export const validatorStaking = defineStrategy({
       if (params.maxCommission !== undefined && v.commission.gt(params.maxCommission)) {
         return `charges ${pct(v.commission)} commission, above maxCommission ${pct(params.maxCommission)}`;
       }
+      // Whatever the rules: a validator that pays its delegators nothing (100% commission, no predicted
+      // APR) is left like a jailed one (a trial's stake sat on a 100%-commission validator for two days
+      // behind a yield move, as no maxCommission was set).
+      if (!netApr(v, params.statsPeriod).gt(0))
+        return `pays its delegators nothing (net APR 0%: ${aprPct(v.stats[params.statsPeriod].predictedApr)} less ${pct(v.commission)} commission)`;
       if (params.minUptime !== undefined) {
         const up = v.stats[params.minUptime.period].uptimeFraction;
         if (up.lt(params.minUptime.fraction)) {
@@ -291,8 +298,22 @@ export const validatorStaking = defineStrategy({
           (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
       );
     if (ranked.length === 0) {
+      // Stake on validators that pay nothing stays there, earning nothing, until one is eligible: said.
+      let idleHeld = ZERO;
+      for (const d of snapshot.delegations) {
+        const v = snapshot.validators.find((x) => x.address.toLowerCase() === d.validator.toLowerCase());
+        if (v === undefined || notEarning(v) !== undefined || !netApr(v, params.statsPeriod).gt(0))
+          idleHeld = idleHeld.plus(d.amount);
+      }
       return noted([
-        skip(name, `no eligible validator among ${snapshot.validators.length} listed`, "tokenDelegate"),
+        skip(
+          name,
+          `no eligible validator among ${snapshot.validators.length} listed` +
+            (idleHeld.gt(0)
+              ? `: ${fmt(idleHeld)} HYPE delegated to validators that pay nothing (jailed, inactive or 0% net APR) stays there, earning nothing, until one is eligible`
+              : ""),
+          "tokenDelegate",
+        ),
       ]);
     }
 
@@ -405,7 +426,7 @@ export const validatorStaking = defineStrategy({
       if (params.rankBy === "predictedApr") {
         const gain = ch.net.minus(inc.net);
         if (gain.lt(params.minImprovement)) {
-          return `${label(ch.address, ch.v)} earns only ${fmt(gain.times(100), 3)} points more net APR, below minImprovement ${fmt(params.minImprovement.times(100), 3)}`;
+          return `${label(ch.address, ch.v)} earns only ${points(gain)} points more net APR, below minImprovement ${fmt(params.minImprovement.times(100), 3)}`;
         }
         if (!gain.times(params.horizonDays).gt(inc.net.times(MOVE_COST_DAYS))) {
           return `the gain over ${fmt(params.horizonDays)} days does not pay for the move (${MOVE_COST_DAYS} day of rewards)`;
@@ -425,12 +446,15 @@ export const validatorStaking = defineStrategy({
     const leaves = new Map<string, string>();
     const beatenBy = (inc: Candidate, ch: Candidate): string =>
       params.rankBy === "predictedApr"
-        ? `${label(ch.address, ch.v)} earns ${fmt(ch.net.minus(inc.net).times(100), 3)} points more net APR (minImprovement ${fmt(params.minImprovement.times(100), 3)}), which pays for the move within ${fmt(params.horizonDays)} days`
+        ? `${label(ch.address, ch.v)} earns ${points(ch.net.minus(inc.net))} points more net APR (minImprovement ${fmt(params.minImprovement.times(100), 3)}), which pays for the move within ${fmt(params.horizonDays)} days`
         : `${label(ch.address, ch.v)} ranks more than ${pct(params.rebalanceThreshold)} higher by ${params.rankBy}`;
     for (const inc of ranked.slice(N)) {
       const incHeld = heldAmount(inc.address);
       if (incHeld.lt(minMove)) continue;
-      const weakest = chosen.filter((c) => !kept.has(c.address) && heldAmount(c.address).lt(incHeld)).at(-1);
+      // A validator kept earlier is challengeable too: a larger incumbent later in the ranking may keep
+      // the place instead (a trial's 3,000 HYPE moved for 0.07 points because the 1,500 it competed with
+      // had been kept against an empty validator first).
+      const weakest = chosen.filter((c) => heldAmount(c.address).lt(incHeld)).at(-1);
       if (weakest === undefined) {
         leaves.set(
           inc.address,
@@ -444,6 +468,7 @@ export const validatorStaking = defineStrategy({
         continue;
       }
       kept.set(inc.address, why);
+      kept.delete(weakest.address);
       const weakHeld = heldAmount(weakest.address);
       if (weakHeld.gte(minMove)) {
         displaced.set(
@@ -781,7 +806,10 @@ export const validatorStaking = defineStrategy({
       // the remainder below minMove on a validator that must be left (a cap cut the earlier move short):
       // there it earns nothing, and waiting for it to grow would wait for good.
       const first = deficits.find((d) => d.left.gt(0));
-      const single = first !== undefined && (isSmall(amount) || (whole && amount.lt(minMove)));
+      const single =
+        first !== undefined &&
+        amount.gt(0) &&
+        ((isSmall(amount) && amount.gte(minMove)) || (whole && amount.lt(minMove)));
       const pieces = single ? [{ to: first.c.address, amount }] : allocate(amount, whole);
       if (pieces.length === 0 && whole && amount.lt(minMove)) {
         decisions.push(

@@ -78,7 +78,7 @@ describe("strategies that will fight", () => {
     expect(strategyConflicts(c.strategies)).toEqual([
       "hype-sell sells HYPE, and staking moves spot HYPE above keepSpot 10 into staking between its runs: " +
         "staked HYPE takes the unstaking queue (7 days on mainnet) to come back, so hype-sell can sell only what " +
-        "is kept on spot. Raise keepSpot (or limits.keepOnSpot.HYPE) to what hype-sell sells in a week, or disable stakeIdleSpot.",
+        "is kept on spot. Check that keepSpot (or limits.keepOnSpot.HYPE) covers what hype-sell sells in a week, or disable stakeIdleSpot.",
     ]);
     // Buying HYPE, or staking that leaves spot HYPE alone: nothing to say.
     const buy = await loadConfig(writeBot("buy-and-stake", [DCA("hype-buy", "buy"), STAKING]), {});
