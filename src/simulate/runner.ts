@@ -142,6 +142,8 @@ export interface CycleDecisionRecord {
   outcome: string | undefined;
   detail: string | undefined;
   twapId: number | undefined;
+  /** A TWAP's mid when the strategy decided (before any resend): what its slippage is measured from. */
+  decisionMid?: string;
 }
 
 export interface CycleRecord {
@@ -648,6 +650,9 @@ function recordOf(report: CycleReport, at: number, strategies: string[]): CycleR
       outcome: action?.outcome,
       detail: action?.detail,
       twapId: action?.twapId,
+      ...(decision.kind === "twapOrder"
+        ? { decisionMid: (decision.decisionMidPx ?? decision.midPx).toFixed() }
+        : {}),
     })),
   };
 }

@@ -56,7 +56,10 @@ export interface TwapSummary {
   feeToken: string | null;
   /** Size that did not execute (running, terminated, or left over by the slippage limit). */
   unfilledSize: string;
-  /** The mid when the TWAP was placed (the price the strategy decided on). */
+  /**
+   * The mid the strategy decided at (its decision's mid; a resend after an outage places the TWAP later,
+   * and the drift in between counts as slippage). The placement's mid for a TWAP no decision names.
+   */
   decisionMid: string | null;
   /** Mean of the mids at the TWAP's slices (they are evenly spaced: the time-weighted mid of its run). */
   twMid: string | null;
@@ -410,6 +413,11 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     number,
     TwapSummary & { fee_: Decimal; sz_: Decimal; ntl_: Decimal; mids_: Decimal[]; impact_: Decimal }
   >();
+  // The mid each TWAP was decided at (a resend places it later, at another mid: the drift in between is
+  // the account's cost too); the placement's mid for a TWAP no decision names (one found by reconciliation).
+  const decidedAt = new Map<number, string>();
+  for (const d of decisions)
+    if (d.twapId !== undefined && d.decisionMid !== undefined) decidedAt.set(d.twapId, d.decisionMid);
   for (const e of byKind("twapPlaced")) {
     const id = Number(e.data.twapId);
     const pair = String(e.data.coin);
@@ -431,7 +439,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       fee: "0",
       feeToken: null,
       unfilledSize: "0",
-      decisionMid: e.data.mid === undefined ? null : String(e.data.mid),
+      decisionMid: decidedAt.get(id) ?? (e.data.mid === undefined ? null : String(e.data.mid)),
       twMid: null,
       slippageBps: null,
       slippage: "0",

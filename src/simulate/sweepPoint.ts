@@ -154,7 +154,7 @@ export const RANK_FIGURES = {
     label: "slippage bps",
     better: "lower",
     unit: "bps",
-    help: "slippage against the mid when each TWAP was placed, in bps of the notional at those mids",
+    help: "slippage against the mid each TWAP was decided at, in bps of the notional at those mids",
     of: (s) => s.execution.slippageBps,
   },
   rewards: {

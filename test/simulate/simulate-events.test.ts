@@ -241,3 +241,31 @@ events:
     expect(renderReport({ summary: s, record: r.record })).toMatch(/hype-dca<\/b> \([^)]*, 1 missed\)/);
   }, 60_000);
 });
+
+describe("a TWAP resent after an exchange outage", () => {
+  it("measures its slippage from the mid the strategy decided at, not from the later placement's mid", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hlbot-outage-"));
+    const file = join(dir, "outage.yaml");
+    writeFileSync(
+      file,
+      `${readFileSync(DEMO_SCENARIO_PATH, "utf8")}
+events:
+  - { at: "2025-01-01T00:30:00Z", type: outage, for: 3s, endpoint: exchange }
+`,
+    );
+    const run = await runSimulation({ config, scenarioFile: file, days: 1 });
+    const s = buildSummary(run.record);
+    const outage = Date.parse("2025-01-01T00:30:00Z");
+    const placed = run.record.ledger.find(
+      (e) => e.kind === "twapPlaced" && e.time >= outage && e.time < outage + 60_000,
+    )!;
+    const decided = run.record.cycles
+      .flatMap((c) => c.decisions)
+      .find((d) => d.twapId === Number(placed.data.twapId))!;
+    const twap = s.twaps.find((t) => t.twapId === decided.twapId)!;
+    // The resend placed it seconds later, at another mid; the summary keeps the decision's.
+    expect(placed.time).toBeGreaterThan(Date.parse("2025-01-01T00:30:03Z"));
+    expect(String(placed.data.mid)).not.toBe(decided.decisionMid);
+    expect(twap.decisionMid).toBe(decided.decisionMid);
+  }, 60_000);
+});
