@@ -4,7 +4,8 @@
 // and the seed, never on when, how often or in what order it is asked for, and a year of one-second
 // steps costs what a few hundred queries cost. A scripted path interpolates between points of the
 // scenario. `set` overrides the price from now on: a random walk continues from the new value with the
-// same moves, a scripted path holds it until its next point.
+// same moves, a candle replay is scaled from then on so its moves go on from the new value, and a
+// scripted path holds it until its next point.
 //
 // `history` answers the price at past times (the simulator's candleSnapshot) from the same scenario and
 // seed, overrides included, whatever kind the path is: each path is a formula of time plus the list of
@@ -270,8 +271,13 @@ class ScriptedPath implements PricePath {
  * the first candle the price is its open; after the last, its close.
  */
 export class CandlePath implements PricePath {
-  private override: { px: number; until: number } | undefined;
-  private readonly overrides = new OverrideLog();
+  /**
+   * Prices set on the replay (a scenario's price event, setPrice): from each on, the replay is scaled so
+   * that the price at that moment is the one set, and the candles' moves go on from it. A shock persists:
+   * held only until the next candle, a trial's -40% lasted an hour, the next candle snapped it back, and
+   * the bot's buy at the bottom and sale an hour later showed as 1,200 USDC of gains that never were.
+   */
+  private readonly scales: { from: number; factor: number }[] = [];
   private cached: { index: number; times: number[]; prices: number[] } | undefined;
 
   constructor(
@@ -324,25 +330,25 @@ export class CandlePath implements PricePath {
     return prices[3]!;
   }
 
+  /** The replay at t, scaled by the last price set at or before t. */
   at(t: number): number {
-    if (this.override && t < this.override.until) return this.override.px;
-    this.override = undefined;
-    return this.replayed(t);
+    const px = this.replayed(t);
+    if (this.scales.length === 0) return px;
+    return px * (this.scales[lastAtOrBefore(this.scales, t, (x) => x.from)]?.factor ?? 1);
   }
 
   set(t: number, px: number): void {
-    const next = this.candles[this.indexAt(t) + 1];
-    this.override = { px, until: next?.t ?? Number.POSITIVE_INFINITY };
-    this.overrides.add(t, px, this.override.until);
+    const base = this.replayed(t);
+    this.scales.push({ from: t, factor: base > 0 ? px / base : 1 });
   }
 
   before(t: number): number | undefined {
-    return this.replayed(t);
+    return this.at(t);
   }
 
-  /** The replay is a formula of the candles and the seed, defined at every time; overrides kept. */
+  /** The replay is a formula of the candles and the seed, defined at every time; prices set kept. */
   history(times: readonly number[]): Array<number | undefined> {
-    return times.map((t) => this.overrides.at(t) ?? this.replayed(t));
+    return times.map((t) => this.at(t));
   }
 
   /** First open time and end of the last candle. */

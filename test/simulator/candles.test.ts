@@ -54,6 +54,23 @@ describe("the candle fixture replayed", () => {
     expect(Math.min(...samples)).toBeCloseTo(c.l, 6);
   });
 
+  it("keeps a price set on it (a scenario's shock): the rest of the replay is scaled, not snapped back at the next candle", () => {
+    const path = new CandlePath(file.candles, HOUR, 7, "p");
+    const plain = new CandlePath(file.candles, HOUR, 7, "p");
+    const t = file.candles[72]!.t + 10 * 60_000;
+    path.set(t, plain.at(t) * 0.6); // -40%
+    for (const later of [t, t + HOUR, t + 5 * HOUR, file.candles[200]!.t]) {
+      expect(path.at(later) / plain.at(later)).toBeCloseTo(0.6, 9);
+      expect(path.history([later])[0]! / plain.at(later)).toBeCloseTo(0.6, 9);
+    }
+    // Before it, untouched; a second price set replaces the first from its time on.
+    expect(path.at(t - 1)).toBe(plain.at(t - 1));
+    const t2 = t + 10 * HOUR;
+    path.set(t2, plain.at(t2) * 1.1);
+    expect(path.at(t2 + HOUR) / plain.at(t2 + HOUR)).toBeCloseTo(1.1, 9);
+    expect(path.at(t + HOUR) / plain.at(t + HOUR)).toBeCloseTo(0.6, 9);
+  });
+
   it("is deterministic per seed, whatever order the times are asked in", () => {
     const times = Array.from({ length: 500 }, (_, i) => file.candles[0]!.t + i * 1_717_000);
     const a = new CandlePath(file.candles, HOUR, 7, "p");

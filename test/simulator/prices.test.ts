@@ -178,7 +178,11 @@ describe("price history", () => {
     ];
     const path = new CandlePath(candles, HOUR, 7, "price:@107");
     const seen = walkNoting(path, 61_000, 170, { 70: 30 });
-    expect(seen[80]![1]).toBe(30);
+    // The price set holds as a scale of the replay: 30 at once, the candles' moves from there on.
+    expect(seen[70]![1]).toBeCloseTo(30, 9);
+    const plain = new CandlePath(candles, HOUR, 7, "price:@107");
+    const factor = 30 / plain.at(seen[70]![0]);
+    expect(seen[160]![1]).toBeCloseTo(plain.at(seen[160]![0]) * factor, 9);
     expect(path.history(seen.map(([t]) => t))).toEqual(seen.map(([, px]) => px));
     // A fresh path (never walked) answers the same past without the override.
     const fresh = new CandlePath(candles, HOUR, 7, "price:@107");
