@@ -61,9 +61,13 @@ export function venueUsage(snapshot: Snapshot, sinceVenueMs: number): RiskUsage 
       if (t.startedAt < sinceVenueMs) continue;
       const pair = snapshot.pairs.get(t.coin);
       const usd = pair === undefined ? undefined : usdPerUnit(snapshot, pair.quote.name);
-      // A pair it cannot value is left out here; the journal still counts the bot's own.
-      if (pair?.mid !== undefined && usd !== undefined)
-        notional = notional.plus(t.size.times(pair.mid).times(usd));
+      // A pair it cannot value is left out here; the journal still counts the bot's own. What filled
+      // counts at what it cost, the rest at today's mid (all of it at today's mid counted a trial's
+      // 8,901 USD of orders as 10,802 after a rally, above the limit).
+      if (pair?.mid !== undefined && usd !== undefined) {
+        const rest = Decimal.max(t.size.minus(t.executedSize), ZERO);
+        notional = notional.plus(t.executedNotional.plus(rest.times(pair.mid)).times(usd));
+      }
     }
     out.notionalUsd = notional;
   }
@@ -174,20 +178,34 @@ export function applyLimits(
           blocked.push(blockedBy(intent, "24-h notional usage is unknown (failing closed)"));
           break;
         }
+        let sent = result;
         const after = notional.plus(result.notionalUsd);
         if (after.gt(limits.maxDailyNotionalUsd)) {
-          blocked.push(
-            blockedBy(
-              intent,
-              `24-h notional would reach ${fmt(after, 2)} USD, above maxDailyNotionalUsd ${fmt(limits.maxDailyNotionalUsd)} ` +
-                `(${fmt(notional, 2)} used)`,
-            ),
-          );
-          break;
+          // Reduced to what is left of the day's budget, as maxOrderUsd reduces (a trial's 3,000-USD
+          // corrections were blocked for hours with 1,000 USD left), when that is still an order the
+          // venue takes; else blocked, saying what the order was cut to first.
+          const left = limits.maxDailyNotionalUsd.minus(notional);
+          const by = `maxDailyNotionalUsd ${fmt(limits.maxDailyNotionalUsd)} (${fmt(notional, 2)} USD used in the last 24 h)`;
+          const shrunk = left.gt(0) ? shrinkTwap(result, left, by, rules) : "nothing is left of it";
+          if (typeof shrunk === "string") {
+            const cut =
+              result === intent
+                ? ""
+                : `; the order was first reduced to ${fmt(result.notionalUsd, 2)} USD by maxOrderUsd ${fmt(limits.maxOrderUsd)}`;
+            blocked.push(
+              blockedBy(
+                intent,
+                `24-h notional would reach ${fmt(after, 2)} USD, above maxDailyNotionalUsd ${fmt(limits.maxDailyNotionalUsd)} ` +
+                  `(${fmt(notional, 2)} used${cut}); what is left of it is too small: ${shrunk}`,
+              ),
+            );
+            break;
+          }
+          sent = shrunk;
         }
-        notional = after;
-        allowed.push(result);
-        if (result !== intent) reduced.push(result);
+        notional = notional.plus(sent.notionalUsd);
+        allowed.push(sent);
+        if (sent !== intent) reduced.push(sent);
         break;
       }
       case "stakeMove": {
@@ -337,17 +355,32 @@ function limitTwap(intent: TwapOrderIntent, limits: RiskLimits, rules: VenueRule
     intent = { ...intent, notionalUsd: valued, quoteUsd };
   }
   if (intent.notionalUsd.lte(limits.maxOrderUsd)) return intent;
-  const size = truncateDecimals(limits.maxOrderUsd.div(usdPx), intent.szDecimals);
-  if (!size.gt(0)) return `maxOrderUsd ${fmt(limits.maxOrderUsd)} USD is less than one lot`;
+  return shrinkTwap(intent, limits.maxOrderUsd, `maxOrderUsd ${fmt(limits.maxOrderUsd)}`, rules);
+}
+
+/**
+ * A valued TWAP (notionalUsd = size × mid × USD per quote unit) reduced to at most `capUsd`, refitted to
+ * the venue's minimum slice, with `by` (the limit, in words) in its reason; or why it cannot be.
+ */
+function shrinkTwap(
+  intent: TwapOrderIntent,
+  capUsd: Decimal,
+  by: string,
+  rules: VenueRules,
+): TwapOrderIntent | string {
+  const usdPx = intent.notionalUsd.div(intent.size);
+  const quote = intent.label.split("/")[1] ?? "USD";
+  const size = truncateDecimals(capUsd.div(usdPx), intent.szDecimals);
+  if (!size.gt(0)) return `${fmt(capUsd, 2)} USD (${by}) is less than one lot`;
   const notionalUsd = size.times(usdPx);
   const fit = fitTwapDuration(size.times(intent.midPx), intent.minutes, rules, quote, {
     size,
     szDecimals: intent.szDecimals,
     base: intent.label.split("/")[0] ?? intent.coin,
   });
-  if (!fit.ok) return `reduced to maxOrderUsd ${fmt(limits.maxOrderUsd)} USD, it is too small: ${fit.reason}`;
+  if (!fit.ok) return `reduced to ${fmt(capUsd, 2)} USD by ${by}, it is too small: ${fit.reason}`;
   const change =
-    `reduced from ${fmt(intent.size)} to ${fmt(size)} (≈${fmt(notionalUsd, 2)} USD) by maxOrderUsd ${fmt(limits.maxOrderUsd)}` +
+    `reduced from ${fmt(intent.size)} to ${fmt(size)} (≈${fmt(notionalUsd, 2)} USD) by ${by}` +
     (fit.minutes !== intent.minutes ? `, over ${fit.minutes} min` : "");
   return { ...intent, size, notionalUsd, minutes: fit.minutes, reason: `${intent.reason}; ${change}` };
 }

@@ -151,12 +151,15 @@ describe("engine cycle against the simulator", () => {
     expect((await other.twapOrder(twap)).status).toBe("accepted"); // 800 USD
     bot.sim.advance(31 * 60_000);
     const report = await cycle(bot);
-    // 300 HYPE moved and 800 USD of TWAPs in the last 24 h by the venue's history: nothing more fits.
-    expect(report.actions.filter((a) => a.outcome === "accepted")).toEqual([]);
+    // 300 HYPE moved and 800 USD of TWAPs in the last 24 h by the venue's history: no stake move fits,
+    // and the DCA's 500 USD is reduced to the day's rest, about 200.
     const reasons = report.decisions.map((d) => d.guardReason ?? "");
     expect(reasons).toContainEqual(expect.stringMatching(/above maxStakeMovePerDay 300 \(300 used; /));
-    expect(reasons).toContainEqual(
-      expect.stringMatching(/above maxDailyNotionalUsd 1000 \(8\d\d\.\d+ used\)/),
+    expect(report.actions.filter((a) => a.outcome === "accepted").map((a) => a.action)).toEqual([
+      "twapOrder",
+    ]);
+    expect(report.decisions.find((d) => d.decision.kind === "twapOrder")?.decision.reason).toMatch(
+      /reduced from 12\.\d+ to \d\.\d+ \(≈1\d\d\.\d+ USD\) by maxDailyNotionalUsd 1000 \(8\d\d\.\d+ USD used in the last 24 h\)/,
     );
   });
 

@@ -106,12 +106,20 @@ describe("risk limits", () => {
     expect(tiny.blocked[0]?.reason).toMatch(/too small.*below the venue minimum/);
   });
 
-  it("blocks a TWAP that would take the rolling 24-h notional above the limit, counting this cycle", () => {
+  it("reduces a TWAP that would take the rolling 24-h notional above the limit to what is left, counting this cycle", () => {
+    // As maxOrderUsd reduces: a trial's 3,000-USD corrections were blocked for hours with 1,000 USD left.
     const usage = { ...noUsage, notionalUsd: dec("18500") };
     const r = applyLimits([twap("25", "40"), twap("25", "40")], limits, usage, off);
-    expect(r.allowed).toHaveLength(1);
-    expect(r.blocked[0]?.reason).toMatch(
-      /24-h notional would reach 20500 USD, above maxDailyNotionalUsd 20000 \(19500 used\)/,
+    expect(r.allowed.map((i) => (i as TwapOrderIntent).notionalUsd.toFixed())).toEqual(["1000", "500"]);
+    expect(r.reduced).toEqual([r.allowed[1]]);
+    expect(r.allowed[1]?.reason).toMatch(
+      /reduced from 25 to 12\.5 \(≈500 USD\) by maxDailyNotionalUsd 20000 \(19500 USD used in the last 24 h\)/,
+    );
+    // Less left than the venue's smallest TWAP: blocked, saying so.
+    const full = applyLimits([twap("25", "40")], limits, { ...noUsage, notionalUsd: dec("19995") }, off);
+    expect(full.allowed).toEqual([]);
+    expect(full.blocked[0]?.reason).toMatch(
+      /24-h notional would reach 20995 USD, above maxDailyNotionalUsd 20000 \(19995 used\); what is left of it is too small: /,
     );
     const exact = applyLimits([twap("25", "40")], limits, { ...noUsage, notionalUsd: dec("19000") }, off);
     expect(exact.allowed).toHaveLength(1); // reaching the limit exactly is allowed
