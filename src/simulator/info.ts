@@ -11,7 +11,7 @@ import { simulatedCandles } from "./candles.js";
 import type { VenueCore } from "./core.js";
 import { fmt } from "./format.js";
 import type { Pair, Token } from "./markets.js";
-import { PERIODS, type Validator } from "./staking.js";
+import { PERIODS, recentlyJailed, uptimeAt, type Validator } from "./staking.js";
 import type { TwapHistoryEntry } from "./twap.js";
 
 export const UNPROCESSABLE_BODY = "Failed to deserialize the JSON body into the target type";
@@ -158,7 +158,7 @@ function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
 }
 
 /** The validator list as the venue writes it, largest stake first. */
-function validatorSummariesText(core: VenueCore, validators: readonly Validator[]): Serialized {
+function validatorSummariesText(core: VenueCore, validators: readonly Validator[], now: number): Serialized {
   const items = validators
     .map((v) => ({ v, stake: core.staking.stakeOf(v) }))
     .sort((a, b) => (a.stake === b.stake ? (a.v.address < b.v.address ? -1 : 1) : a.stake > b.stake ? -1 : 1))
@@ -179,7 +179,7 @@ function validatorSummariesText(core: VenueCore, validators: readonly Validator[
         stats: PERIODS.map((p) => [
           p,
           {
-            uptimeFraction: fmt(v.stats[p].uptimeFraction),
+            uptimeFraction: fmt(uptimeAt(v, p, now)),
             predictedApr: fmt(v.stats[p].predictedApr),
             nSamples: v.stats[p].nSamples,
           },
@@ -375,8 +375,13 @@ const HANDLERS: Record<string, Handler> = {
     // stake is the same: read every few hours, changed daily by rewards.
     const validators = core.staking.allValidators();
     const inputs: unknown[] = [core.staking.validatorChanges];
+    // While a validator's jailing is within a period's window its uptime moves with time: kept per minute.
+    const now = core.clock.now();
+    const jailing = validators.some((v) => recentlyJailed(v, now));
+    const at = jailing ? Math.floor(now / 60_000) * 60_000 : now;
+    if (jailing) inputs.push(at);
     for (const v of validators) inputs.push(v, core.staking.stakeOf(v));
-    return keptWhile(core, "validatorSummaries", inputs, () => validatorSummariesText(core, validators));
+    return keptWhile(core, "validatorSummaries", inputs, () => validatorSummariesText(core, validators, at));
   },
 
   subAccounts2(core, req) {

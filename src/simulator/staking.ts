@@ -51,6 +51,38 @@ export interface Validator {
   isActive: boolean;
   nRecentBlocks: number;
   stats: Record<Period, PeriodStats>;
+  /**
+   * When it was jailed (`to` unset while it still is): a jailed validator signs no blocks, so its uptime
+   * over each period falls by the share of the period it spent jailed (uptimeAt), and recovers as the
+   * period's window moves past. (A model: how the venue measures uptime is not documented.)
+   */
+  jailSpans: Array<{ from: number; to: number | undefined }>;
+}
+
+/**
+ * A validator's uptime over period `p` ending at `now`: its stats' fraction less the share of the
+ * period spent jailed. Without it a simulated validator was back at full uptime the moment it was
+ * unjailed, so `minUptime` never kept stake away from a validator just out of jail.
+ */
+export function uptimeAt(v: Validator, p: Period, now: number): Decimal {
+  const base = v.stats[p].uptimeFraction;
+  if (v.jailSpans.length === 0) return base;
+  const window = SAMPLES[p] * 60_000;
+  let jailed = 0;
+  for (const span of v.jailSpans) {
+    const from = Math.max(span.from, now - window);
+    const to = Math.min(span.to ?? now, now);
+    if (to > from) jailed += to - from;
+  }
+  return jailed === 0
+    ? base
+    : base.times(1 - Math.min(1, jailed / window)).toDecimalPlaces(6, Decimal.ROUND_DOWN);
+}
+
+/** Whether any jail span of `v` lies within the longest period's window ending at `now`. */
+export function recentlyJailed(v: Validator, now: number): boolean {
+  const last = v.jailSpans[v.jailSpans.length - 1];
+  return last !== undefined && (last.to === undefined || last.to > now - SAMPLES.month * 60_000);
 }
 
 export interface ValidatorPatch {
@@ -475,6 +507,14 @@ export class Staking {
       patch.stats?.day?.predictedApr !== undefined;
     if (terms) this.endTermsPiece(v);
     if (patch.commission !== undefined) v.commission = parseDecimal(patch.commission, "commission");
+    if (patch.isJailed !== undefined && patch.isJailed !== v.isJailed) {
+      const now = this.d.clock.now();
+      if (patch.isJailed) v.jailSpans.push({ from: now, to: undefined });
+      else {
+        const open = v.jailSpans[v.jailSpans.length - 1];
+        if (open !== undefined && open.to === undefined) open.to = now;
+      }
+    }
     if (patch.isJailed !== undefined) v.isJailed = patch.isJailed;
     if (patch.unjailableAfter !== undefined) v.unjailableAfter = patch.unjailableAfter;
     if (patch.isActive !== undefined) v.isActive = patch.isActive;
@@ -536,6 +576,7 @@ function fromScenario(v: ScenarioValidator, start: number): Validator {
     delegated: 0n,
     commission: v.commission,
     isJailed: v.isJailed,
+    jailSpans: v.isJailed ? [{ from: start, to: undefined }] : [],
     unjailableAfter: v.unjailableIn !== undefined ? start + v.unjailableIn : v.unjailableAfter,
     isActive: v.isActive,
     nRecentBlocks: v.nRecentBlocks,

@@ -153,3 +153,38 @@ events:
     expect(() => parseScenarioYaml(noChange, "bad.yaml")).toThrow(/offset from the start like "2d"/);
   });
 });
+
+describe("a jailed validator's uptime", () => {
+  it("falls by the share of each period it spent jailed, and recovers as the period moves past", () => {
+    const sim = createSimulator({
+      scenario: testScenario({
+        events: [
+          { at: "1d", type: "validator", validator: VALIDATORS.b, jailed: true },
+          { at: "2d", type: "validator", validator: VALIDATORS.b, jailed: false },
+        ],
+      }),
+    });
+    const uptime = () => {
+      const all = sim.info({ type: "validatorSummaries" }) as Array<{
+        validator: string;
+        stats: Array<[string, { uptimeFraction: string }]>;
+      }>;
+      const v = all.find((x) => x.validator === VALIDATORS.b)!;
+      return Object.fromEntries(v.stats.map(([p, st]) => [p, Number(st.uptimeFraction)]));
+    };
+    const base = uptime();
+    sim.advance(36 * HOUR); // 12 hours into the jailing
+    expect(uptime().day).toBeCloseTo(base.day! * 0.5, 5);
+    sim.advance(12 * HOUR); // unjailed now, after a whole day jailed
+    expect(uptime().week).toBeCloseTo(base.week! * (6 / 7), 5);
+    expect(uptime().day).toBeCloseTo(0, 5);
+    sim.advance(24 * HOUR); // the day's window has moved past it; the week's has not
+    expect(uptime().day).toBeCloseTo(base.day!, 5);
+    expect(uptime().week).toBeCloseTo(base.week! * (6 / 7), 5);
+    sim.advance(7 * 24 * HOUR); // the week's window too; the month's (30 days) still holds the day
+    expect(uptime().week).toBe(base.week);
+    expect(uptime().month).toBeCloseTo(base.month! * (29 / 30), 5);
+    sim.advance(30 * 24 * HOUR);
+    expect(uptime()).toEqual(base);
+  });
+});
