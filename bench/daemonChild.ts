@@ -5,6 +5,7 @@
 // to advance the simulator's clock to the same instant. At each checkpoint it reports RSS after a full
 // GC. The signing key arrives in the environment (HLBOT_BENCH_KEY), never on the command line.
 import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { loadConfig } from "../src/engine/config/loader.js";
 import { Daemon, type ScheduleFn, scheduledStrategies } from "../src/engine/daemon.js";
 import { openRuntime } from "../src/engine/runtime.js";
@@ -97,7 +98,16 @@ async function main(): Promise<void> {
   const signer = privateKeySigner(key, "bench key");
   mkdirSync(c.stateDir, { recursive: true });
   const loaded = await loadConfig(DEMO_CONFIG, {});
-  const config = { ...loaded, account: undefined, state: c.stateDir, mode: "live" as const };
+  // The kill-switch file was resolved at load against the demo bot's own state folder, which a clean
+  // checkout does not have: there every cycle failed closed ("the kill-switch file's folder does not
+  // exist") and the memory was that of a daemon doing nothing. It lives in this run's state folder.
+  const config = {
+    ...loaded,
+    account: undefined,
+    state: c.stateDir,
+    mode: "live" as const,
+    limits: { ...loaded.limits, killSwitchFile: join(c.stateDir, "STOP") },
+  };
   let now = c.startTime;
   const runtime = await openRuntime({
     config,
