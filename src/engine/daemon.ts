@@ -547,10 +547,23 @@ export class Daemon {
     }
     recordNextRuns(this.metrics, this.scheduler.nextSlots(now));
     for (const m of plan.missed) {
-      this.logger.warn(
-        { strategy: m.strategy, missed: m.count, latest: m.latest === undefined ? undefined : iso(m.latest) },
-        `${m.strategy}: missed ${m.count} slot${m.count === 1 ? "" : "s"} (older than the catch-up window or superseded by a later one)`,
-      );
+      const fields = {
+        strategy: m.strategy,
+        missed: m.count,
+        latest: m.latest === undefined ? undefined : iso(m.latest),
+      };
+      // A deferred strategy (waiting behind another TWAP on its pair) on a frequent schedule has a slot
+      // superseded at every tick while it waits: expected, said at info, not a warning a minute.
+      if (m.whileDeferred)
+        this.logger.info(
+          fields,
+          `${m.strategy}: ${m.count} slot${m.count === 1 ? "" : "s"} superseded by a later one while it waited (deferred: its order could not go out yet)`,
+        );
+      else
+        this.logger.warn(
+          fields,
+          `${m.strategy}: missed ${m.count} slot${m.count === 1 ? "" : "s"} (older than the catch-up window or superseded by a later one)`,
+        );
     }
     for (const group of plan.groups) {
       this.logger.debug(

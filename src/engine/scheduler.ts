@@ -54,6 +54,11 @@ export interface Missed {
   count: number;
   /** The latest missed slot. */
   latest: number | undefined;
+  /**
+   * The strategy was waiting in a deferred slot (its orders could not go out yet, e.g. behind another
+   * TWAP on its pair) when a later slot superseded it: expected, not a fault of the schedule.
+   */
+  whileDeferred: boolean;
 }
 
 export interface SchedulePlan {
@@ -210,7 +215,13 @@ export class Scheduler {
       // slotStates answers for every name it is given (registering the new ones).
       const state = states.get(name)!;
       const v = slotVerdict(e.cron, state, now, this.catchUpMs);
-      if (v.missed > 0) missed.push({ strategy: name, count: v.missed, latest: v.latestMissed });
+      if (v.missed > 0)
+        missed.push({
+          strategy: name,
+          count: v.missed,
+          latest: v.latestMissed,
+          whileDeferred: e.deferrals > 0,
+        });
       // Settled once reported, also before a due slot (it stays due: it is later), so a slot missed while
       // a due one is retried is not reported again by each plan or each `once`.
       if (v.latestMissed !== undefined) this.journal.settleSlot(this.account, name, v.latestMissed, "missed");

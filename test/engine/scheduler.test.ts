@@ -173,14 +173,18 @@ describe("once follows the strategies' cron schedules (virtual time)", () => {
     expect(back.runs.map((r) => [new Date(r.group.slot).toISOString(), r.acted])).toEqual([
       [new Date(start + 2 * DAY + 8.5 * HOUR).toISOString(), ["dca"]],
     ]);
-    expect(back.plan.missed).toEqual([{ strategy: "dca", count: 1, latest: start + DAY + 8.5 * HOUR }]);
+    expect(back.plan.missed).toEqual([
+      { strategy: "dca", count: 1, latest: start + DAY + 8.5 * HOUR, whileDeferred: false },
+    ]);
     bot.sim.advance(15 * MINUTE);
     expect((await once(bot)).runs).toEqual([]); // never twice
     // Down past the window: reported as missed, not run.
     bot.sim.advanceTo(start + 3 * DAY + 11 * HOUR);
     const late = await once(bot);
     expect(late.runs).toEqual([]);
-    expect(late.plan.missed).toEqual([{ strategy: "dca", count: 1, latest: start + 3 * DAY + 8.5 * HOUR }]);
+    expect(late.plan.missed).toEqual([
+      { strategy: "dca", count: 1, latest: start + 3 * DAY + 8.5 * HOUR, whileDeferred: false },
+    ]);
     expect((await once(bot)).plan.missed).toEqual([]); // reported once
     expect(twapsPlaced(bot)).toHaveLength(2);
   }, 60_000);
@@ -225,7 +229,12 @@ describe("once follows the strategies' cron schedules (virtual time)", () => {
       missedSeen.push(r.plan.missed);
       bot.sim.advance(15 * MINUTE);
     }
-    expect(missedSeen).toEqual([[{ strategy: "dca", count: 1, latest: start + 8.5 * HOUR }], [], [], []]);
+    expect(missedSeen).toEqual([
+      [{ strategy: "dca", count: 1, latest: start + 8.5 * HOUR, whileDeferred: false }],
+      [],
+      [],
+      [],
+    ]);
     bot.sim.setFaults({});
     // The due slot (day 2's) is still acted in once the venue answers.
     const ok = await once(bot);
@@ -310,6 +319,11 @@ describe("deferred slots stay due (CONTRACTS #1)", () => {
       expect(scheduler.plan(t0 + 30_000).groups).toEqual([]);
       const again = scheduler.plan(t0 + MINUTE).groups;
       expect(again.map((g) => [g.slot, g.strategies.map((x) => x.name)])).toEqual([[t0, ["a"]]]);
+      // Still waiting when the next slot comes: its slot is superseded while deferred (the daemon says
+      // so at info, not as a warning at every tick); "b" simply has its next slot due.
+      scheduler.settle(again[0]!, report);
+      const next = scheduler.plan(t0 + HOUR + MINUTE);
+      expect(next.missed).toEqual([{ strategy: "a", count: 1, latest: t0, whileDeferred: true }]);
     } finally {
       db.close();
       rmSync(dir, { recursive: true, force: true });
