@@ -22,21 +22,25 @@ const HOUR = 3_600_000;
 const JAILED_AT = START + 7 * HOUR;
 const DEPOSIT_AT = START + 30 * HOUR;
 
+/** The demo scenario with `events` (each a YAML flow mapping) added, written to a temporary file. */
+function demoWithEvents(events: string[]): string {
+  const file = join(mkdtempSync(join(tmpdir(), "hlbot-events-")), "scenario.yaml");
+  writeFileSync(
+    file,
+    `${readFileSync(DEMO_SCENARIO_PATH, "utf8")}\nevents:\n${events.map((e) => `  - ${e}\n`).join("")}`,
+  );
+  return file;
+}
+
 let config: LoadedConfig;
 let result: SimulationResult;
 let lockEnds: number;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), "hlbot-events-"));
-  const file = join(dir, "jail.yaml");
-  writeFileSync(
-    file,
-    `${readFileSync(DEMO_SCENARIO_PATH, "utf8")}
-events:
-  - { at: 7h, type: validator, validator: "${VALIDAO}", jailed: true, unjailableIn: 3d }
-  - { at: 30h, type: deposit, account: "${DEMO}", coin: USDC, amount: "10000" }
-`,
-  );
+  const file = demoWithEvents([
+    `{ at: 7h, type: validator, validator: "${VALIDAO}", jailed: true, unjailableIn: 3d }`,
+    `{ at: 30h, type: deposit, account: "${DEMO}", coin: USDC, amount: "10000" }`,
+  ]);
   config = await loadConfig(`${REPO_ROOT}/config/demo.yaml`, {});
   result = await runSimulation({
     config,
@@ -128,15 +132,7 @@ describe("a deposit during the run", () => {
 
 describe("a venue outage during the run", () => {
   it("retries in virtual time: the run stays fast, reads fail during the outage and succeed after it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hlbot-outage-"));
-    const file = join(dir, "outage.yaml");
-    writeFileSync(
-      file,
-      `${readFileSync(DEMO_SCENARIO_PATH, "utf8")}
-events:
-  - { at: 6h, type: outage, for: 2h, endpoint: info }
-`,
-    );
+    const file = demoWithEvents([`{ at: 6h, type: outage, for: 2h, endpoint: info }`]);
     const wallStart = performance.now();
     const r = await runSimulation({ config, scenarioFile: file, days: 1 });
     // Each failed read used to wait its retries in real time (seconds each) while the venue's clock
@@ -163,15 +159,9 @@ describe("a withdrawal the bot can pay only in part", () => {
   it("compares the changes without what each side paid out, so the unpaid rest is no gain of the bot", async () => {
     // By day 2 the demo bot has spent USDC on PURR and HYPE: a withdrawal of 24,000 USDC takes less from
     // it than from buy and hold, which still holds its 25,000.
-    const dir = mkdtempSync(join(tmpdir(), "hlbot-withdraw-"));
-    const file = join(dir, "withdraw.yaml");
-    writeFileSync(
-      file,
-      `${readFileSync(DEMO_SCENARIO_PATH, "utf8")}
-events:
-  - { at: 2d, type: withdrawal, account: "${DEMO}", coin: USDC, amount: "24000" }
-`,
-    );
+    const file = demoWithEvents([
+      `{ at: 2d, type: withdrawal, account: "${DEMO}", coin: USDC, amount: "24000" }`,
+    ]);
     const r = await runSimulation({ config, scenarioFile: file, days: 3 });
     const s = buildSummary(r.record);
     const paid = -Number(s.portfolio.netFlows);
@@ -208,16 +198,8 @@ events:
 
 describe("an outage longer than the catch-up", () => {
   it("shows the slots it cost as missed, per strategy, in the summary and the report", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hlbot-missed-"));
-    const file = join(dir, "outage.yaml");
     // hype-dca's 12:30 slot falls in the outage and is older than the 2 h catch-up when it ends.
-    writeFileSync(
-      file,
-      `${readFileSync(DEMO_SCENARIO_PATH, "utf8")}
-events:
-  - { at: 12h, type: outage, for: 3h, endpoint: info }
-`,
-    );
+    const file = demoWithEvents([`{ at: 12h, type: outage, for: 3h, endpoint: info }`]);
     const r = await runSimulation({ config, scenarioFile: file, days: 1 });
     const s = buildSummary(r.record);
     const dca = s.strategies.find((x) => x.name === "hype-dca")!;
@@ -244,15 +226,9 @@ events:
 
 describe("a TWAP resent after an exchange outage", () => {
   it("measures its slippage from the mid the strategy decided at, not from the later placement's mid", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "hlbot-outage-"));
-    const file = join(dir, "outage.yaml");
-    writeFileSync(
-      file,
-      `${readFileSync(DEMO_SCENARIO_PATH, "utf8")}
-events:
-  - { at: "2025-01-01T00:30:00Z", type: outage, for: 3s, endpoint: exchange }
-`,
-    );
+    const file = demoWithEvents([
+      `{ at: "2025-01-01T00:30:00Z", type: outage, for: 3s, endpoint: exchange }`,
+    ]);
     const run = await runSimulation({ config, scenarioFile: file, days: 1 });
     const s = buildSummary(run.record);
     const outage = Date.parse("2025-01-01T00:30:00Z");

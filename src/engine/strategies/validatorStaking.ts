@@ -301,9 +301,8 @@ export const validatorStaking = defineStrategy({
       // Stake on validators that pay nothing stays there, earning nothing, until one is eligible: said.
       let idleHeld = ZERO;
       for (const d of snapshot.delegations) {
-        const v = snapshot.validators.find((x) => x.address.toLowerCase() === d.validator.toLowerCase());
-        if (v === undefined || notEarning(v) !== undefined || !netApr(v, params.statsPeriod).gt(0))
-          idleHeld = idleHeld.plus(d.amount);
+        const v = infos.get(d.validator.toLowerCase());
+        if (v === undefined || !earningApr(v, params.statsPeriod).gt(0)) idleHeld = idleHeld.plus(d.amount);
       }
       return noted([
         skip(
