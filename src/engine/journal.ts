@@ -495,17 +495,30 @@ export class Journal {
     return out;
   }
 
-  /** Rolling usage for risk limits: TWAP notional (USD) and HYPE moved by delegations since `since`. */
-  usage(account: string, sinceMs: number): { notionalUsd: Decimal; stakeMoved: Decimal } {
+  /**
+   * Rolling usage for risk limits: TWAP notional (USD) and HYPE moved by delegations since `since`. A
+   * TWAP that `fills` reports as ended counts what it executed; every other one its full notional.
+   */
+  usage(
+    account: string,
+    sinceMs: number,
+    fills?: ReadonlyMap<number, TwapFill>,
+  ): { notionalUsd: Decimal; stakeMoved: Decimal } {
     const placeholders = COUNTED.map(() => "?").join(", ");
     const rows = this.sql(
-      `SELECT notional_usd AS notionalUsd, stake_move AS stakeMove FROM submissions
+      `SELECT notional_usd AS notionalUsd, stake_move AS stakeMove, twap_id AS twapId FROM submissions
          WHERE account = ? AND created_at >= ? AND status IN (${placeholders})`,
-    ).all(account, sinceMs, ...COUNTED) as Array<{ notionalUsd: string | null; stakeMove: string | null }>;
+    ).all(account, sinceMs, ...COUNTED) as Array<{
+      notionalUsd: string | null;
+      stakeMove: string | null;
+      twapId: number | null;
+    }>;
     let notionalUsd = ZERO;
     let stakeMoved = ZERO;
     for (const r of rows) {
-      if (r.notionalUsd) notionalUsd = notionalUsd.plus(new Decimal(r.notionalUsd));
+      const fill = r.twapId === null ? undefined : fills?.get(r.twapId);
+      if (fill?.ended && fill.executedUsd !== undefined) notionalUsd = notionalUsd.plus(fill.executedUsd);
+      else if (r.notionalUsd) notionalUsd = notionalUsd.plus(new Decimal(r.notionalUsd));
       if (r.stakeMove) stakeMoved = stakeMoved.plus(new Decimal(r.stakeMove));
     }
     return { notionalUsd, stakeMoved };

@@ -334,7 +334,7 @@ function recentTwaps(
 ): RunningTwap[] {
   return latestTwapEntries(history)
     .filter((entry) => entry.state.timestamp >= sinceMs)
-    .map((entry) => runningTwapOf(entry, pairs));
+    .map((entry) => ({ ...runningTwapOf(entry, pairs), ended: entry.status.status !== "activated" }));
 }
 
 /** A compact, JSON-safe summary of a snapshot for the journal and logs. */

@@ -5,6 +5,7 @@
 import { Decimal, truncateDecimals, ZERO } from "../lib/decimal.js";
 import { intentKindSpec, type LimitFacts } from "./intentKinds.js";
 import { blockedBy, type Intent, never, type Skip, type TwapOrderIntent } from "./intents.js";
+import type { TwapFill } from "./journal.js";
 import type { PriceSanityLimits } from "./priceSanity.js";
 import { DEFAULT_VENUE_RULES, type Snapshot, type VenueRules } from "./snapshot.js";
 import { fitTwapDuration, fmt } from "./strategies/common.js";
@@ -63,13 +64,30 @@ export function venueUsage(snapshot: Snapshot, sinceVenueMs: number): RiskUsage 
       const usd = pair === undefined ? undefined : usdPerUnit(snapshot, pair.quote.name);
       // A pair it cannot value is left out here; the journal still counts the bot's own. What filled
       // counts at what it cost, the rest at today's mid (all of it at today's mid counted a trial's
-      // 8,901 USD of orders as 10,802 after a rally, above the limit).
+      // 8,901 USD of orders as 10,802 after a rally, above the limit); an ended TWAP has no rest.
       if (pair?.mid !== undefined && usd !== undefined) {
-        const rest = Decimal.max(t.size.minus(t.executedSize), ZERO);
+        const rest = t.ended === true ? ZERO : Decimal.max(t.size.minus(t.executedSize), ZERO);
         notional = notional.plus(t.executedNotional.plus(rest.times(pair.mid)).times(usd));
       }
     }
     out.notionalUsd = notional;
+  }
+  return out;
+}
+
+/**
+ * What each TWAP the venue shows as ended within the limits' window executed, in USD, by twapId: the
+ * journal counts such a submission at that instead of its full notional (a TWAP cancelled after two
+ * slices traded two slices' worth; counting all of it, a trial's 53 cancelled TWAPs used up a day's
+ * 50,000 USD with 3,976 traded). A TWAP whose quote cannot be valued is left out (counted in full).
+ */
+export function endedTwapFills(snapshot: Snapshot): Map<number, TwapFill> {
+  const out = new Map<number, TwapFill>();
+  for (const t of snapshot.recentTwaps ?? []) {
+    if (t.ended !== true || t.twapId === undefined) continue;
+    const pair = snapshot.pairs.get(t.coin);
+    const usd = pair === undefined ? undefined : usdPerUnit(snapshot, pair.quote.name);
+    if (usd !== undefined) out.set(t.twapId, { ended: true, executedUsd: t.executedNotional.times(usd) });
   }
   return out;
 }

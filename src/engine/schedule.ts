@@ -35,6 +35,48 @@ export function validateSchedule(expression: string, field = "schedule"): void {
     ]);
 }
 
+/** Each field of a 5- or 6-field expression: its name and the range a step counts in. */
+const FIELDS = [
+  { name: "second", size: 60 },
+  { name: "minute", size: 60 },
+  { name: "hour", size: 24 },
+  { name: "day of month", size: 31 },
+  { name: "month", size: 12 },
+  { name: "weekday", size: 7 },
+] as const;
+
+/**
+ * What a valid schedule does that its writer may not mean, in words (config validate warns):
+ * - a step as long as its field or longer ("*\/90" minutes) matches only the field's first value: it
+ *   runs hourly, not every 90 minutes;
+ * - with both the day of month and the weekday restricted ("0 0 1-7 * 1"), node-cron runs on the days
+ *   that match both (the first Monday), where crontab runs on the days that match either.
+ */
+export function scheduleWarnings(expression: string): string[] {
+  const words = expression.trim().split(/\s+/);
+  const fields = words.length === 6 ? FIELDS : FIELDS.slice(1);
+  const out: string[] = [];
+  words.forEach((word, i) => {
+    const field = fields[i];
+    if (field === undefined) return;
+    for (const part of word.split(",")) {
+      const step = /\/(\d+)$/.exec(part);
+      if (step && Number(step[1]) >= field.size)
+        out.push(
+          `${field.name} "${part}": a step of ${step[1]} is not shorter than the ${field.size} values of the field, so it matches only its first value ` +
+            `(not "every ${step[1]}"). Cron cannot count steps across hours or days.`,
+        );
+    }
+  });
+  const [dom, , dow] = words.slice(-3);
+  if (dom !== undefined && dow !== undefined && dom !== "*" && dom !== "?" && dow !== "*" && dow !== "?")
+    out.push(
+      `day of month "${dom}" and weekday "${dow}" are both set: hlbot (node-cron) runs only on days that match both, ` +
+        "where crontab runs on days that match either.",
+    );
+  return out;
+}
+
 /** Whether a (valid) expression has a seconds field: it runs more than once a minute. */
 export function hasSecondsField(expression: string): boolean {
   return expression.trim().split(/\s+/).length === 6;

@@ -117,6 +117,11 @@ export interface RunningTwap {
   minutes: number;
   /** ms. */
   startedAt: number;
+  /**
+   * Set on `recentTwaps` only: the venue's latest record of it is not "activated" (finished, terminated
+   * or refused): what it executed is all it will.
+   */
+  ended?: boolean;
 }
 
 export type StakingLink =

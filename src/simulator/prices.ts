@@ -258,8 +258,9 @@ class ScriptedPath implements PricePath {
     return times.map((t) => (t < this.start ? undefined : (this.overrides.at(t) ?? this.scripted(t))));
   }
 
+  /** The price at t as it was (overrides included): what the venue shows as the previous day's. */
   before(t: number): number | undefined {
-    return t < this.start ? undefined : this.scripted(t);
+    return t < this.start ? undefined : (this.overrides.at(t) ?? this.scripted(t));
   }
 }
 

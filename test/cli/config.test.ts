@@ -135,6 +135,37 @@ describe("hlbot config validate", () => {
     );
   });
 
+  it("refuses twap.maxDeviation 0, warns of one under 0.5% and of schedules that run otherwise than they read", () => {
+    const strategy = join(temp, "tight.yaml");
+    const write = (deviation: string, schedule = "0 * * * *") =>
+      writeFileSync(
+        strategy,
+        `name: tight\nkind: twap-rebalance\nschedule: "${schedule}"\nparams:\n  targets: {HYPE: 0.5, USDC: 0.5}\n  twap: {minutes: 60, maxDeviation: ${deviation}}\n`,
+      );
+    const bot = join(temp, "tight-bot.yaml");
+    writeFileSync(
+      bot,
+      `network: testnet\nstrategies: ${strategy}\nlimits:\n  maxOrderUsd: 500\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\n`,
+    );
+    write("0");
+    const zero = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toMatch(/tight\.yaml:6: params\.twap\.maxDeviation: must be greater than 0, got 0/);
+    write("0.002");
+    const tight = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    expect(tight.code).toBe(0);
+    expect(tight.stderr).toMatch(
+      /^warning: strategy tight: twap\.maxDeviation 0\.002 \(0\.2%\) is tighter than ordinary moves of the mid .* Use 0\.005 or more, or leave it out\.$/m,
+    );
+    write("0.005", "*/90 * * * *");
+    const every90 = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    expect(every90.code).toBe(0);
+    expect(every90.stderr).not.toMatch(/maxDeviation/);
+    expect(every90.stderr).toMatch(
+      /^warning: strategy tight: schedule "\*\/90 \* \* \* \*": minute "\*\/90": a step of 90 is not shorter than the 60 values/m,
+    );
+  });
+
   it("warns (exit 0) of a DCA amount below the venue's smallest TWAP: every run would be skipped", () => {
     const strategy = join(temp, "small-dca.yaml");
     writeFileSync(

@@ -163,6 +163,45 @@ describe("engine cycle against the simulator", () => {
     );
   });
 
+  it("a TWAP the watch cancelled counts against the daily limit at what it executed, not its full notional", async () => {
+    const dca = {
+      name: "dca",
+      kind: "twap-accumulate",
+      params: {
+        coin: "HYPE",
+        side: "buy",
+        amountUsd: 800,
+        twap: { minutes: 30, randomize: false, maxDeviation: 0.01 },
+      },
+    };
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [dca],
+      limits: { maxDailyNotionalUsd: 1000 },
+      fund: { USDC: "5000" },
+    });
+    bot.sim.setPrice("@107", "40");
+    expect((await cycle(bot)).actions.map((a) => [a.action, a.outcome])).toEqual([["twapOrder", "accepted"]]);
+    bot.sim.advance(2 * 60_000); // a few slices fill
+    bot.sim.setPrice("@107", "40.8"); // 2% against the buy: the watch cancels it
+    const watch = await watchRunningTwaps(
+      bot.runtime.cycleDeps(await bot.runtime.facts()),
+      bot.runtime.strategies(),
+    );
+    expect(watch.report?.actions.map((a) => [a.action, a.outcome])).toEqual([["twapCancel", "accepted"]]);
+    bot.sim.advance(60_000);
+    const executed = bot.sim.twaps(bot.address).at(-1)!.executedNtl;
+    expect(Number(executed)).toBeGreaterThan(0);
+    expect(Number(executed)).toBeLessThan(200);
+    // The next order fits in full: the day has used what the cancelled TWAP executed (counted in full,
+    // 800 of 1000 were used and the order was cut to 200).
+    const next = await cycle(bot);
+    expect(next.actions.map((a) => [a.action, a.outcome])).toEqual([["twapOrder", "accepted"]]);
+    const decision = next.decisions.find((d) => d.decision.kind === "twapOrder");
+    expect(decision?.guard).toBe("allowed");
+    expect(decision?.decision.reason).not.toMatch(/reduced/);
+  });
+
   it("a new journal says once that the venue shows activity it does not have (budgets start from zero)", async () => {
     bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
     bot.sim.setPrice("@107", "40");

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { CronSchedule, parseDuration, slotVerdict, validateCron } from "../../src/engine/schedule.js";
+import {
+  CronSchedule,
+  parseDuration,
+  scheduleWarnings,
+  slotVerdict,
+  validateCron,
+} from "../../src/engine/schedule.js";
 
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 
@@ -111,5 +117,31 @@ describe("slot verdicts (pure)", () => {
     expect(parseDuration("90s")).toBe(90_000);
     expect(parseDuration("1.5d")).toBe(36 * H);
     expect(parseDuration("soon")).toBeUndefined();
+  });
+});
+
+describe("schedules that run otherwise than they read (config validate warns)", () => {
+  it('a step as long as its field ("*/90" minutes) matches only the first value: the schedule says so', () => {
+    const [w] = scheduleWarnings("*/90 * * * *");
+    expect(w).toMatch(/^minute "\*\/90": a step of 90 is not shorter than the 60 values of the field/);
+    // It does run hourly: the warning's claim, checked against the matcher.
+    const s = new CronSchedule("*/90 * * * *");
+    expect(s.next(T0)! - T0).toBe(60 * 60_000);
+    expect(scheduleWarnings("0 */25 * * *")[0]).toMatch(/^hour "\*\/25"/);
+    expect(scheduleWarnings("5,*/60 * * * *")[0]).toMatch(/^minute "\*\/60"/);
+    expect(scheduleWarnings("*/30 */6 * * *")).toEqual([]);
+    expect(scheduleWarnings("*/70 * * * * *")[0]).toMatch(/^second "\*\/70"/);
+  });
+
+  it("day of month and weekday both set: runs on days matching both (node-cron), said against crontab's either", () => {
+    const [w] = scheduleWarnings("0 0 1-7 * 1");
+    expect(w).toMatch(/runs only on days that match both, where crontab runs on days that match either/);
+    // The claim, checked: the next runs are first Mondays only.
+    const s = new CronSchedule("0 0 1-7 * 1");
+    const first = s.next(T0)!;
+    expect(new Date(first).toISOString()).toBe("2026-01-05T00:00:00.000Z");
+    expect(new Date(s.next(first)!).toISOString()).toBe("2026-02-02T00:00:00.000Z");
+    expect(scheduleWarnings("0 0 1 * *")).toEqual([]);
+    expect(scheduleWarnings("0 0 * * 1")).toEqual([]);
   });
 });

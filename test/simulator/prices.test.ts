@@ -167,6 +167,10 @@ describe("price history", () => {
     const seen = walkNoting(path, 2_500, 40, { 8: 104, 12: 99 });
     expect(path.history(seen.map(([t]) => t))).toEqual(seen.map(([, px]) => px));
     expect(path.history([START - 1])).toEqual([undefined]);
+    // The previous-day price (before) is the same past: a shock held a day later is the day-ago price
+    // (before() once answered the scripted points only, so a rebalancer stayed blocked for days by a
+    // "35% below the previous-day price" that the venue would not have shown after a day).
+    expect(seen.map(([t]) => path.before(t))).toEqual(seen.map(([, px]) => px));
   });
 
   it("replays a candle path (the formula of its candles and seed) with its overrides", () => {

@@ -94,7 +94,9 @@ export const priceSanitySchema = z
       ),
     maxMovePerHour: decimal({ min: 0, max: 1 })
       .prefault(0.1)
-      .describe("The move allowed grows by this fraction per hour since that last mid"),
+      .describe(
+        "For a last mid seen longer ago: the move allowed is the larger of maxMovePerCycle and this fraction times the hours since (0.1: 15% up to 1.5 h, 40% after 4 h), not the two added",
+      ),
   })
   .describe(
     "Price sanity: a TWAP is blocked when its prices disagree beyond these bounds; limits value it at the highest",

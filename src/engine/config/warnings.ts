@@ -5,6 +5,7 @@
 import { Decimal } from "../../lib/decimal.js";
 import { DEFAULT_TWAP_BUY_RESERVE } from "../allocate.js";
 import { DEFAULT_USER_SIGNED_GRACE_MS } from "../reconcile.js";
+import { scheduleWarnings } from "../schedule.js";
 import { strategyConflicts } from "../strategies/shared.js";
 import { isPlaceholderAddress } from "./fields.js";
 import type { LoadedConfig } from "./loader.js";
@@ -12,6 +13,8 @@ import type { LoadedConfig } from "./loader.js";
 const HOUR_MS = 3_600_000;
 /** Room above the venue's TWAP minimum for rounding an order down to whole lots. */
 const ROUNDING_ROOM = new Decimal("1.02");
+/** A twap.maxDeviation below this (0.5%) is cancelled by ordinary moves of the mid over a TWAP's minutes. */
+const TIGHT_DEVIATION = new Decimal("0.005");
 
 function span(ms: number): string {
   return ms >= HOUR_MS ? `${+(ms / HOUR_MS).toFixed(2)} h` : `${+(ms / 60_000).toFixed(2)} min`;
@@ -74,6 +77,16 @@ export function configWarnings(c: LoadedConfig): string[] {
         `strategy ${s.name}: budgetUsd ${budgetUsd.toFixed()} is too small for one TWAP: a run is sized ${reserve.times(100).toFixed()}% under ` +
           `the budget left (venue.twapBuyReserve) and must reach the venue minimum (${minOrder.toFixed()}) in whole lots. ` +
           `Raise budgetUsd to at least ${smallestBudget.toFixed()}.`,
+      );
+    if (s.enabled && typeof s.schedule === "string")
+      for (const w of scheduleWarnings(s.schedule))
+        out.push(`strategy ${s.name}: schedule "${s.schedule}": ${w}`);
+    const maxDeviation = (s.params as { twap?: { maxDeviation?: unknown } }).twap?.maxDeviation;
+    if (s.enabled && maxDeviation instanceof Decimal && maxDeviation.lt(TIGHT_DEVIATION))
+      out.push(
+        `strategy ${s.name}: twap.maxDeviation ${maxDeviation.toFixed()} (${maxDeviation.times(100).toFixed()}%) is tighter than ordinary moves ` +
+          `of the mid over a TWAP's minutes: most TWAPs will be cancelled after a few slices, each paying fees on what filled ` +
+          `and counting against the limits until then. Use ${TIGHT_DEVIATION.toFixed()} or more, or leave it out.`,
       );
     const counterparty =
       s.kind === "link-staking" ? (s.params as { counterparty?: unknown }).counterparty : undefined;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { floorView } from "../../../src/engine/capital.js";
 import { type Decision, isIntent, type TwapOrderIntent } from "../../../src/engine/intents.js";
 import { twapRebalance, twapRebalanceParams } from "../../../src/engine/strategies/twapRebalance.js";
 import { parseDecimal as parse } from "../../../src/lib/decimal.js";
@@ -275,5 +276,45 @@ describe("twap-rebalance countStaked (issue #12: staked HYPE is HYPE)", () => {
     const ds = run({ ...spec, balances: { USDC: 40_000 }, hypeMid: 80 }, { countStaked: true });
     expect(twaps(ds)).toEqual([]);
     expect(skips(ds)[0]?.reason).toMatch(/: no HYPE available on spot to sell \(900 staked\)$/);
+  });
+});
+
+describe("twap-rebalance with limits.keepOnSpot (strategies see only what is above the floors)", () => {
+  const floored = (
+    spec: SnapshotSpec,
+    floors: Record<string, number>,
+    params: Record<string, unknown> = {},
+  ) => {
+    const p = twapRebalanceParams.parse({ ...base, ...params });
+    const view = floorView(
+      buildSnapshot(spec),
+      new Map(Object.entries(floors).map(([k, v]) => [k, parse(String(v))])),
+    );
+    return twapRebalance.decide(view, p, T0, {}, "rebalance");
+  };
+
+  it("weighs what is above the floors: a 40,000 USDC reserve is not part of the 50/50", () => {
+    // 1000 HYPE at 40 and 45,000 USDC: 47% HYPE counting the reserve (within band), but of the trading
+    // money above it (40,000 USD of HYPE, 5,000 USDC) HYPE is 88.88%: the same sale as without a reserve.
+    const spec = { balances: { HYPE: 1000, USDC: 45_000 }, hypeMid: 40 };
+    expect(twaps(run(spec))).toEqual([]);
+    const ds = floored(spec, { USDC: 40_000 });
+    expect(twaps(ds).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "437.5"]]);
+    expect(twaps(ds)[0]?.reason).toMatch(
+      /^HYPE is 88\.88% of 45000 USDC above limits\.keepOnSpot \(USDC 40000\) .*sell 437\.5 HYPE/,
+    );
+  });
+
+  it("a token's floor is out of its own weight, and a balance below its floor counts as none", () => {
+    const spec = { balances: { HYPE: 1000, USDC: 5_000 }, hypeMid: 40 };
+    // 875 HYPE kept: 125 HYPE (5,000) against 5,000 USDC, on target.
+    const kept = floored(spec, { HYPE: 875 });
+    expect(twaps(kept)).toEqual([]);
+    expect(skips(kept)[0]?.reason).toMatch(
+      /^HYPE is 50% of 10000 USDC above limits\.keepOnSpot \(HYPE 875\) \(125 at mid 40\).*: within band$/,
+    );
+    // A USDC floor above the balance: the trading money is the HYPE alone, all of it above target.
+    const over = floored(spec, { USDC: 6_000 });
+    expect(twaps(over).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "500"]]);
   });
 });
