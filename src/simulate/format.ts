@@ -9,6 +9,7 @@ export { netAprText };
 import { candleGapWarning, duration } from "../simulator/candles.js";
 import { isoMinute, type ReplayedPrices } from "./runner.js";
 import {
+  type FlowSummary,
   type ReplayedSummary,
   replayedSummary,
   type SimulationSummary,
@@ -118,7 +119,10 @@ function portfolio(s: SimulationSummary): string[] {
           `  of which deposits and withdrawals (scenario events): ${s.portfolio.netFlows.startsWith("-") ? "" : "+"}${groupDigits(s.portfolio.netFlows)} ${s.valuationCoin}; change without them: ${s.portfolio.changeExFlows.startsWith("-") ? "" : "+"}${groupDigits(s.portfolio.changeExFlows)}`,
           ...s.portfolio.flows.map(
             (f) =>
-              `    ${f.at.slice(0, 16).replace("T", " ")}  ${f.amount.startsWith("-") ? "" : "+"}${groupDigits(f.amount)} ${f.coin}`,
+              `    ${f.at.slice(0, 16).replace("T", " ")}  ${f.amount.startsWith("-") ? "" : "+"}${groupDigits(f.amount)} ${f.coin}` +
+              (f.requested === undefined
+                ? ""
+                : ` (withdrawal of ${groupDigits(f.requested.replace(/^-/, ""))} asked: the rest was staked or on hold)`),
           ),
         ]),
   ];
@@ -280,7 +284,24 @@ function benchmark(s: SimulationSummary): string[] {
     ),
     `  staking rewards: bot ${short(b.rewards.bot.amount, 6)} HYPE (≈ ${groupDigits(b.rewards.bot.value)} ${s.valuationCoin}), buy and hold ${short(b.rewards.benchmark.amount, 6)} HYPE (≈ ${groupDigits(b.rewards.benchmark.value)} ${s.valuationCoin}), on its starting delegations left alone`,
     `  bot − buy and hold: ${signed(b.botMinusBenchmark)} = staking rewards beyond buy and hold's ${signed(k.stakingRewards)}, fees ${signed(k.fees)}, spread and impact ${signed(k.spreadAndImpact)}, timing of trades and other ${signed(k.timingAndOther)}`,
+    ...(Number(b.unequalWithdrawals) === 0
+      ? []
+      : [
+          `  left out of it: ${signed(b.unequalWithdrawals)}, the move since of what a withdrawal paid the bot and buy and hold differently (${unequalPaid(p.flows, b.flows)})`,
+        ]),
   ];
+}
+
+/** The withdrawals paid differently, in words: "2025-01-21 00:00 HYPE: bot 1,000, buy and hold 1,700". */
+function unequalPaid(bot: readonly FlowSummary[], bench: readonly FlowSummary[]): string {
+  const out: string[] = [];
+  for (const f of bot) {
+    const other = bench.find((g) => g.at === f.at && g.coin === f.coin);
+    if (other === undefined || other.amount === f.amount) continue;
+    const paid = (x: string) => groupDigits(x.replace(/^-/, ""));
+    out.push(`${when(f.at)} ${f.coin}: bot paid ${paid(f.amount)}, buy and hold ${paid(other.amount)}`);
+  }
+  return out.join("; ");
 }
 
 function skipped(s: SimulationSummary): string[] {

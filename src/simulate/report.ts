@@ -4,6 +4,7 @@
 // delegation changes marked; then the summary's tables. The samples and the summary are also embedded
 // as JSON (`<script type="application/json" id="hlbot-simulation">`) for anyone who wants the numbers.
 
+import { Decimal } from "../lib/decimal.js";
 import { shortAddress } from "../lib/text.js";
 import {
   eventsNotAppliedText,
@@ -14,7 +15,7 @@ import {
   unknownsText,
 } from "./format.js";
 import type { Sample, SimulationRecord } from "./runner.js";
-import { type FlowSummary, type SimulationSummary, twapStatusText } from "./summary.js";
+import { type FlowSummary, type SimulationSummary, twapStatusText, unequalFlowsEffect } from "./summary.js";
 import { figureColumns, RANK_FIGURES, rankRuns, type SweepResult, unrankedText } from "./sweep.js";
 import { pointText, valueText } from "./sweepFile.js";
 import { sweepFigures } from "./sweepPoint.js";
@@ -378,7 +379,11 @@ ${tableHtml(
       ["timing of trades and other", s.benchmark.breakdown.timingAndOther],
     ],
     [false, true],
-  )}</section>
+  )}${
+    Number(s.benchmark.unequalWithdrawals) === 0
+      ? ""
+      : `<p>Left out of it: ${escapeHtml(s.benchmark.unequalWithdrawals)} ${escapeHtml(s.valuationCoin)}, the move since of what a withdrawal paid the bot and buy and hold differently (the rest was staked or on hold).</p>`
+  }</section>
 <section><h2>Portfolio</h2>${tableHtml(["asset", "start", "weight", "end", "weight"], assetRows, [false, true, true, true, true])}</section>
 <section><h2>TWAPs</h2>${tableHtml(
     [
@@ -413,7 +418,7 @@ ${tableHtml(
     ]),
     [true, false, false, false, true, false, true, false, true, true, true, true, true],
   )}
-<h3>Execution</h3><p>Cost against a reference price, positive = worse for the account. Slippage: against the mid when the TWAP was placed; shortfall: against the time-weighted mid of its run; spread and impact: against each slice's own mid. Total on ${escapeHtml(s.execution.notional)} ${escapeHtml(s.valuationCoin)} traded: slippage ${escapeHtml(s.execution.slippage)} (${escapeHtml(s.execution.slippageBps ?? "-")} bps), shortfall ${escapeHtml(s.execution.shortfall)} (${escapeHtml(s.execution.shortfallBps ?? "-")} bps), spread and impact ${escapeHtml(s.execution.impact)} (${escapeHtml(s.execution.impactBps ?? "-")} bps), fees ${escapeHtml(s.execution.fees)} (${escapeHtml(s.execution.feesBps ?? "-")} bps); fees, spread and impact together ${escapeHtml(s.execution.costsBps ?? "-")} bps of the notional traded.</p>${tableHtml(
+<h3>Execution</h3><p>Cost against a reference price, positive = worse for the account. Slippage: against the mid the strategy decided at; shortfall: against the time-weighted mid of its run; spread and impact: against each slice's own mid. Total on ${escapeHtml(s.execution.notional)} ${escapeHtml(s.valuationCoin)} traded: slippage ${escapeHtml(s.execution.slippage)} (${escapeHtml(s.execution.slippageBps ?? "-")} bps), shortfall ${escapeHtml(s.execution.shortfall)} (${escapeHtml(s.execution.shortfallBps ?? "-")} bps), spread and impact ${escapeHtml(s.execution.impact)} (${escapeHtml(s.execution.impactBps ?? "-")} bps), fees ${escapeHtml(s.execution.fees)} (${escapeHtml(s.execution.feesBps ?? "-")} bps); fees, spread and impact together ${escapeHtml(s.execution.costsBps ?? "-")} bps of the notional traded.</p>${tableHtml(
     [
       "id",
       "decision mid",
@@ -612,7 +617,10 @@ export function renderSweepReport(result: SweepResult): string {
   const series: Series[] = drawn.map((r, i) => ({
     name: `#${r.rank ?? "-"} point ${r.point.index} (${pointText(plan, r.point)})`,
     color: PALETTE[i % PALETTE.length]!,
-    values: leadOverTime(times, holdExFlows, r.outcome.samples!, r.outcome.summary.portfolio.flows),
+    values: leadOverTime(times, holdExFlows, r.outcome.samples!, r.outcome.summary.portfolio.flows, {
+      benchFlows: s?.benchmark.flows ?? [],
+      valuationCoin: r.outcome.summary.valuationCoin,
+    }),
   }));
   const valueChart =
     drawn.length === 0
@@ -706,14 +714,30 @@ th{background:#f9fafb}.num{text-align:right;font-variant-numeric:tabular-nums}.e
 export function leadOverTime(
   times: readonly number[],
   holdExFlows: readonly number[],
-  samples: readonly Pick<Sample, "t" | "value">[],
+  samples: readonly Pick<Sample, "t" | "value" | "prices">[],
   flows: readonly FlowSummary[],
+  unequal?: { benchFlows: readonly FlowSummary[]; valuationCoin: string },
 ): number[] {
-  const at = new Map(samples.map((x) => [x.t, x.value]));
-  let last = samples[0]?.value ?? 0;
+  const at = new Map(samples.map((x) => [x.t, x]));
+  let last = samples[0];
+  // A withdrawal paid differently to the two sides: its move since is left out, as in the summary's
+  // lead (only when one was paid in part, which the flows say).
+  const short = unequal !== undefined && flows.some((f) => f.requested !== undefined);
   return times.map((t, j) => {
     last = at.get(t) ?? last;
-    return last - flowsUpTo(flows, t) - holdExFlows[j]!;
+    const lead = (last?.value ?? 0) - flowsUpTo(flows, t) - holdExFlows[j]!;
+    if (!short || last?.prices === undefined) return lead;
+    const prices = Object.fromEntries(Object.entries(last.prices).map(([c, px]) => [c, new Decimal(px)]));
+    const done = (f: FlowSummary) => Date.parse(f.at) <= t;
+    return (
+      lead -
+      unequalFlowsEffect(
+        flows.filter(done),
+        unequal.benchFlows.filter(done),
+        prices,
+        unequal.valuationCoin,
+      ).toNumber()
+    );
   });
 }
 

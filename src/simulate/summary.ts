@@ -61,7 +61,10 @@ export interface TwapSummary {
    * and the drift in between counts as slippage). The placement's mid for a TWAP no decision names.
    */
   decisionMid: string | null;
-  /** Mean of the mids at the TWAP's slices (they are evenly spaced: the time-weighted mid of its run). */
+  /**
+   * The time-weighted mid of its run: the mids at its slices (filled or not), each standing for the time
+   * around it (randomized slices are 10 to 50 s apart; a plain mean of them is not weighted by time).
+   */
   twMid: string | null;
   /** Cost against the decision mid, positive = worse for the account (buys above, sells below). */
   slippageBps: string | null;
@@ -126,6 +129,11 @@ export interface BenchmarkSummary {
    * differ also by any withdrawal one side could pay only in part.
    */
   botMinusBenchmark: string;
+  /**
+   * Left out of botMinusBenchmark: the move since of what a withdrawal paid to one side and not the
+   * other (positive: the bot kept more and it rose); "0" when both were paid alike.
+   */
+  unequalWithdrawals: string;
   /** Its deposits and withdrawals (scenario events), as `portfolio.flows`: a withdrawal may pay more
    * here than the bot could. */
   flows: FlowSummary[];
@@ -303,13 +311,26 @@ export interface SimulationSummary {
 
 /**
  * A reason's template: the same sentence with other numbers, or about other validators, gives the same
- * template. A validator is written "Name (0x1234…abcd)" (its name's last word is taken with it): a
- * staking trial's 335 decisions made 77 templates that differed only by which validators they named.
+ * template. A validator is written "Name (0x1234…abcd)": the names of `validators` (the run's) are taken
+ * whole ("Low Fee Node"), any other name's last word: a staking trial's 335 decisions made 77 templates
+ * that differed only by which validators they named, and names of several words made "Low Fee <validator>".
  */
-export function reasonTemplate(reason: string): string {
-  return reason
+export function reasonTemplate(reason: string, validators: readonly string[] = []): string {
+  let out = reason;
+  // Longest first: a name inside another's ("Node" in "Low Fee Node") is not taken out of it.
+  for (const name of [...validators].sort((a, b) => b.length - a.length))
+    if (name !== "" && out.includes(name))
+      out = out.replace(
+        new RegExp(`${escapeRegExp(name)} \\(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\\)`, "g"),
+        "<validator>",
+      );
+  return out
     .replace(/[^\s(),;:]+ \(0x[0-9a-fA-F]{4}…[0-9a-fA-F]{4}\)/g, "<validator>")
     .replace(/-?\d[\d,]*(\.\d+)?(e[-+]?\d+)?/g, "#");
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 const iso = (t: number) => new Date(t).toISOString();
@@ -411,7 +432,13 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const byKind = (kind: LedgerEntry["kind"]) => r.ledger.filter((e) => e.kind === kind);
   const twaps = new Map<
     number,
-    TwapSummary & { fee_: Decimal; sz_: Decimal; ntl_: Decimal; mids_: Decimal[]; impact_: Decimal }
+    TwapSummary & {
+      fee_: Decimal;
+      sz_: Decimal;
+      ntl_: Decimal;
+      mids_: { at: number; mid: Decimal }[];
+      impact_: Decimal;
+    }
   >();
   // The mid each TWAP was decided at (a resend places it later, at another mid: the drift in between is
   // the account's cost too); the placement's mid for a TWAP no decision names (one found by reconciliation).
@@ -467,7 +494,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     t.feeToken = feeToken;
     if (e.data.mid !== undefined) {
       const mid = dec(e.data.mid);
-      t.mids_.push(mid);
+      t.mids_.push({ at: e.time, mid });
       const diff = dec(e.data.px).minus(mid).times(dec(e.data.sz));
       t.impact_ = t.impact_.plus(t.side === "buy" ? diff : diff.neg());
     }
@@ -482,7 +509,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     const t = twaps.get(Number(e.data.twapId));
     if (!t) continue;
     t.skippedSlices++;
-    if (e.data.mid !== undefined) t.mids_.push(dec(e.data.mid));
+    if (e.data.mid !== undefined) t.mids_.push({ at: e.time, mid: dec(e.data.mid) });
   }
   for (const e of [...byKind("twapFinished"), ...byKind("twapTerminated")]) {
     const t = twaps.get(Number(e.data.twapId));
@@ -502,7 +529,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const twapList: TwapSummary[] = [...twaps.values()].map(({ fee_, sz_, ntl_, mids_, impact_, ...t }) => {
     const sign = t.side === "buy" ? 1 : -1;
     const avg = sz_.gt(0) ? ntl_.div(sz_) : undefined;
-    const twMid = mids_.length > 0 ? mids_.reduce((a, m) => a.plus(m), ZERO).div(mids_.length) : undefined;
+    const twMid = timeWeighted(mids_);
     const decision = t.decisionMid === null ? undefined : new Decimal(t.decisionMid);
     // Cost against a reference price: size × (average − reference), positive when worse for the account.
     const cost = (ref: Decimal | undefined) => (avg && ref ? sz_.times(avg.minus(ref)).times(sign) : ZERO);
@@ -623,9 +650,10 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const { flows, netFlows } = eventFlows(r.ledger);
 
   // ---- grouped reasons ----
+  const validatorNames = r.validators.map((v) => v.name);
   const reasonIndex = new Map<string, ReasonGroup & { wordings: Set<string> }>();
   for (const g of skipped) {
-    const template = reasonTemplate(g.reason);
+    const template = reasonTemplate(g.reason, validatorNames);
     const key = `${g.strategy}\u0000${g.guard}\u0000${template}`;
     const seen = reasonIndex.get(key);
     if (!seen) {
@@ -673,8 +701,9 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const benchChange = b.end.value.minus(b.start.value).minus(benchFlows);
   // The bot's lead is the difference of the two changes, each without its own flows: a withdrawal takes
   // what each account had available, so the end values differ by what one could not pay, which is no
-  // merit of either (the starts are the same holdings at the same prices).
-  const diff = change.minus(netFlows).minus(benchChange);
+  // merit of either (the starts are the same holdings at the same prices): its move since is taken out.
+  const unequal = unequalFlowsEffect(flows, benchFlowList, r.endPrices, r.valuationCoin);
+  const diff = change.minus(netFlows).minus(benchChange).minus(unequal);
   // Rewards buy and hold earns too are no merit of the bot: only the difference is its part.
   const extraRewards = rewardsValue.minus(benchRewarded.times(hypeEnd));
   const benchmark: BenchmarkSummary = {
@@ -684,6 +713,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     change: round(benchChange, 2),
     changeRatio: b.start.value.gt(0) ? round(benchChange.div(b.start.value), 4) : null,
     botMinusBenchmark: round(diff, 2),
+    unequalWithdrawals: round(unequal, 2),
     flows: benchFlowList,
     rewards: {
       bot: { amount: wire(rewarded), value: round(rewardsValue, 2) },
@@ -830,26 +860,100 @@ export function twapStatusText(t: Pick<TwapSummary, "status" | "executedSize">):
   return t.status !== "running" && Number(t.executedSize) === 0 ? `${t.status}, filled nothing` : t.status;
 }
 
+/**
+ * The time-weighted mean of a price sampled at times (the mid at each slice of a TWAP): each segment
+ * between two samples counts its length at the mean of its two ends (trapezoids); one sample, or all at
+ * one time, is their plain mean.
+ */
+export function timeWeighted(samples: ReadonlyArray<{ at: number; mid: Decimal }>): Decimal | undefined {
+  if (samples.length === 0) return undefined;
+  const sorted = [...samples].sort((a, b) => a.at - b.at);
+  const span = sorted[sorted.length - 1]!.at - sorted[0]!.at;
+  if (span <= 0) return sorted.reduce((a, s) => a.plus(s.mid), ZERO).div(sorted.length);
+  let area = ZERO;
+  for (let i = 1; i < sorted.length; i++) {
+    const a = sorted[i - 1]!;
+    const b = sorted[i]!;
+    area = area.plus(
+      a.mid
+        .plus(b.mid)
+        .times(b.at - a.at)
+        .div(2),
+    );
+  }
+  return area.div(span);
+}
+
 /** Money moved in (+) or out (−) by a scenario's deposit or withdrawal event, valued when it moved. */
 export interface FlowSummary {
   at: string;
   coin: string;
+  /** What moved: for a withdrawal, what the venue paid (−). */
   amount: string;
   value: string | null;
+  /** A withdrawal the venue paid only in part (the rest staked or on hold): what was asked (−). */
+  requested?: string;
 }
 
 /** The deposits and withdrawals of scenario events in a ledger, and their net value. */
 function eventFlows(ledger: readonly LedgerEntry[]): { flows: FlowSummary[]; netFlows: Decimal } {
   const entries = ledger.filter((e) => e.kind === "fund" && e.data.source === "event");
+  const flows: FlowSummary[] = entries.map((e) => ({
+    at: iso(e.time),
+    coin: String(e.data.coin),
+    amount: String(e.data.amount),
+    value: e.data.value === undefined ? null : String(e.data.value),
+  }));
+  // A withdrawal paid in part says what was asked; one paid nothing is listed at 0.
+  for (const e of ledger) {
+    if (e.kind !== "withdrawalShort") continue;
+    const at = iso(e.time);
+    const coin = String(e.data.coin);
+    const requested = `-${String(e.data.requested)}`;
+    const paid = flows.find((f) => f.at === at && f.coin === coin && f.amount.startsWith("-"));
+    if (paid) paid.requested = requested;
+    else flows.push({ at, coin, amount: "0", value: "0", requested });
+  }
+  flows.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return {
-    flows: entries.map((e) => ({
-      at: iso(e.time),
-      coin: String(e.data.coin),
-      amount: String(e.data.amount),
-      value: e.data.value === undefined ? null : String(e.data.value),
-    })),
+    flows,
     netFlows: entries.reduce((a, e) => a.plus(e.data.value === undefined ? ZERO : dec(e.data.value)), ZERO),
   };
+}
+
+/**
+ * What a withdrawal paid in different amounts to the bot and to buy and hold made of the comparison:
+ * the side that paid less kept the rest, and its move from the withdrawal's price to the end price is
+ * in that side's change (a trial: the bot's staked HYPE let it pay 1,000 of 5,000 HYPE against buy and
+ * hold's 1,700, and the 700 kept added 4,974 USDC to the bot's lead as HYPE rose). Positive: in the
+ * bot's favour.
+ */
+export function unequalFlowsEffect(
+  bot: readonly FlowSummary[],
+  bench: readonly FlowSummary[],
+  endPrices: Readonly<Record<string, Decimal>>,
+  valuationCoin: string,
+): Decimal {
+  const key = (f: FlowSummary) => `${f.at}\u0000${f.coin}`;
+  const sides = new Map<string, { coin: string; bot: Decimal; bench: Decimal; px: Decimal | undefined }>();
+  const add = (f: FlowSummary, side: "bot" | "bench") => {
+    const k = key(f);
+    const seen = sides.get(k) ?? { coin: f.coin, bot: ZERO, bench: ZERO, px: undefined };
+    const amount = dec(f.amount);
+    seen[side] = seen[side].plus(amount);
+    if (seen.px === undefined && f.value !== null && !amount.isZero()) seen.px = dec(f.value).div(amount);
+    sides.set(k, seen);
+  };
+  for (const f of bot) add(f, "bot");
+  for (const f of bench) add(f, "bench");
+  let effect = ZERO;
+  for (const s of sides.values()) {
+    const kept = s.bot.minus(s.bench);
+    const end = s.coin === valuationCoin ? new Decimal(1) : endPrices[s.coin];
+    if (kept.isZero() || s.px === undefined || end === undefined) continue;
+    effect = effect.plus(kept.times(end.minus(s.px)));
+  }
+  return effect;
 }
 
 /** How many slots of a strategy were missed in a run, and the latest of them when known. */

@@ -196,6 +196,55 @@ describe("a withdrawal the bot can pay only in part", () => {
   }, 60_000);
 });
 
+describe("a withdrawal of a coin whose price moves, paid differently to the bot and to buy and hold", () => {
+  it("leaves the move since of what one side kept out of the lead, and says so", async () => {
+    // The demo bot stakes its HYPE: a withdrawal of 5,000 HYPE on day 2 pays what is on spot, less than
+    // buy and hold pays. The same run with a withdrawal of 1 HYPE (both pay it) is the control: the bot's
+    // lead must not depend on what it could not pay.
+    const run = async (amount: string) =>
+      buildSummary(
+        (
+          await runSimulation({
+            config,
+            scenarioFile: demoWithEvents([
+              `{ at: 2d, type: withdrawal, account: "${DEMO}", coin: HYPE, amount: "${amount}" }`,
+            ]),
+            days: 4,
+          })
+        ).record,
+      );
+    const big = await run("5000");
+    const small = await run("1");
+    const asked = big.portfolio.flows.find((f) => f.coin === "HYPE")!;
+    const benchPaid = big.benchmark.flows.find((f) => f.coin === "HYPE")!;
+    expect(asked.requested).toBe("-5000");
+    expect(Number(asked.amount)).toBeGreaterThan(Number(benchPaid.amount)); // the bot paid less
+    expect(Number(big.benchmark.unequalWithdrawals)).not.toBe(0);
+    // The kept HYPE times its move from the withdrawal's price to the end price.
+    const kept = Number(asked.amount) - Number(benchPaid.amount);
+    const atWithdrawal = Number(benchPaid.value) / Number(benchPaid.amount);
+    const end = Number(big.portfolio.end.assets.find((a) => a.asset === "HYPE")!.price);
+    expect(end).not.toBeCloseTo(atWithdrawal, 2);
+    expect(Number(big.benchmark.unequalWithdrawals)).toBeCloseTo(kept * (end - atWithdrawal), 1);
+    expect(Number(small.benchmark.unequalWithdrawals)).toBe(0);
+    // The parts still add up to the lead, and the lead and what is left out of it to the difference of
+    // the two changes without flows.
+    const k = big.benchmark.breakdown;
+    const parts =
+      Number(k.stakingRewards) + Number(k.fees) + Number(k.spreadAndImpact) + Number(k.timingAndOther);
+    expect(parts).toBeCloseTo(Number(big.benchmark.botMinusBenchmark), 1);
+    expect(Number(big.benchmark.botMinusBenchmark) + Number(big.benchmark.unequalWithdrawals)).toBeCloseTo(
+      Number(big.portfolio.changeExFlows) - Number(big.benchmark.change),
+      1,
+    );
+    const text = formatSummary(big);
+    expect(text).toMatch(/-[\d,.]+ HYPE \(withdrawal of 5,000 asked: the rest was staked or on hold\)/);
+    expect(text).toMatch(
+      /left out of it: [+-][\d,.]+, the move since of what a withdrawal paid the bot and buy and hold differently \(2025-01-03 00:00 HYPE: bot paid [\d,.]+, buy and hold [\d,.]+\)/,
+    );
+  }, 60_000);
+});
+
 describe("an outage longer than the catch-up", () => {
   it("shows the slots it cost as missed, per strategy, in the summary and the report", async () => {
     // hype-dca's 12:30 slot falls in the outage and is older than the 2 h catch-up when it ends.

@@ -8,7 +8,12 @@ import { Decimal } from "../../src/lib/decimal.js";
 import { formatSummary } from "../../src/simulate/format.js";
 import { renderReport } from "../../src/simulate/report.js";
 import { runSimulation, type SimulationResult } from "../../src/simulate/runner.js";
-import { buildSummary, reasonTemplate, type SimulationSummary } from "../../src/simulate/summary.js";
+import {
+  buildSummary,
+  reasonTemplate,
+  type SimulationSummary,
+  timeWeighted,
+} from "../../src/simulate/summary.js";
 import { REPO_ROOT } from "../helpers/build.js";
 
 let config: LoadedConfig;
@@ -47,6 +52,21 @@ describe("execution figures per TWAP and in total", () => {
       );
       expect(t.twMid).not.toBeNull();
       expect(Number(t.shortfallBps)).toBeGreaterThan(0);
+      // The run's mid is weighted by time: the mids at its slices (filled or skipped), each segment
+      // between two at the mean of its ends, over the run's span.
+      const mids = result.record.ledger
+        .filter(
+          (e) =>
+            (e.kind === "twapSlice" || e.kind === "twapSliceSkipped") &&
+            e.data.twapId === t.twapId &&
+            e.data.mid !== undefined,
+        )
+        .map((e) => ({ at: e.time, mid: Number(e.data.mid) }));
+      let area = 0;
+      for (let i = 1; i < mids.length; i++)
+        area += ((mids[i - 1]!.mid + mids[i]!.mid) / 2) * (mids[i]!.at - mids[i - 1]!.at);
+      const span = mids[mids.length - 1]!.at - mids[0]!.at;
+      expect(Number(t.twMid)).toBeCloseTo(span > 0 ? area / span : mids[0]!.mid, 6);
     }
     const total = s.twaps.reduce((a, t) => a + Number(t.impact), 0);
     expect(Number(s.execution.impact)).toBeCloseTo(total, 1);
@@ -73,6 +93,18 @@ describe("execution figures per TWAP and in total", () => {
       ),
       1,
     );
+  });
+});
+
+describe("the time-weighted mid", () => {
+  it("weighs each price by the time it stood for: uneven slices do not make a plain mean", () => {
+    // 100 for 40 s, then a move to 110 over 10 s: the plain mean of the three samples is 103.33; by
+    // trapezoids (100 × 40 + 105 × 10) / 50 = 101.
+    const at = (s: number, mid: number) => ({ at: s * 1000, mid: new Decimal(mid) });
+    expect(timeWeighted([at(0, 100), at(40, 100), at(50, 110)])?.toNumber()).toBeCloseTo(101, 9);
+    expect(timeWeighted([at(50, 110), at(0, 100), at(40, 100)])?.toNumber()).toBeCloseTo(101, 9);
+    expect(timeWeighted([at(7, 42)])?.toNumber()).toBe(42);
+    expect(timeWeighted([])).toBeUndefined();
   });
 });
 
@@ -121,6 +153,16 @@ describe("reasons grouped by template", () => {
     expect(
       reasonTemplate("Alpha (0xaaaa…0001) is jailed: delegate 2.5 HYPE to Hyper Bravo (0xaaaa…0002)"),
     ).toBe(reasonTemplate("Echo (0xaaaa…0005) is jailed: delegate 7 HYPE to Hyper Delta (0x1234…abcd)"));
+    // Names of several words, known to the run, are taken whole (they read "Low Fee <validator>").
+    const names = ["Node", "Low Fee Node", "Hypurr Collective"];
+    const template = reasonTemplate(
+      "Low Fee Node (0xaaaa…0001) earns 1 point more than Hypurr Collective (0xaaaa…0002)",
+      names,
+    );
+    expect(template).toBe("<validator> earns # point more than <validator>");
+    expect(reasonTemplate("Node (0xaaaa…0003) earns 2 points more than Node (0xaaaa…0004)", names)).toBe(
+      template.replace("# point", "# points"),
+    );
     const total = s.skipped.reduce((a, g) => a + g.count, 0);
     expect(s.reasons.reduce((a, g) => a + g.count, 0)).toBe(total);
     expect(s.reasons.length).toBeLessThan(s.skipped.length);
