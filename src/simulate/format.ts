@@ -11,6 +11,7 @@ import { isoMinute, type ReplayedPrices } from "./runner.js";
 import {
   type FlowSummary,
   type ReplayedSummary,
+  reasonTemplate,
   replayedSummary,
   type SimulationSummary,
   twapStatusText,
@@ -128,6 +129,28 @@ function portfolio(s: SimulationSummary): string[] {
   ];
 }
 
+/**
+ * What reduced or cancelled TWAPs, one line each; more than three with one template (a small
+ * maxOrderUsd reduces every order) in one line with the latest wording.
+ */
+function twapNotes(list: SimulationSummary["twaps"]): string[] {
+  const groups = new Map<string, Array<{ id: number; note: string }>>();
+  for (const t of list) {
+    if (t.note === null) continue;
+    const key = reasonTemplate(t.note);
+    groups.set(key, [...(groups.get(key) ?? []), { id: t.twapId, note: t.note }]);
+  }
+  const out: string[] = [];
+  for (const g of groups.values()) {
+    if (g.length <= 3) for (const x of g) out.push(`  #${x.id} ${x.note}`);
+    else {
+      const last = g[g.length - 1]!;
+      out.push(`  ${g.length} TWAPs, #${g[0]!.id} to #${last.id}, the latest: #${last.id} ${last.note}`);
+    }
+  }
+  return out;
+}
+
 function twaps(s: SimulationSummary): string[] {
   if (s.twaps.length === 0) return ["TWAPs: none placed"];
   const nothing = s.trades.reduce((a, t) => a + t.filledNothing, 0);
@@ -150,6 +173,7 @@ function twaps(s: SimulationSummary): string[] {
     ];
   });
   out.push(...table(rows, "lllrllrrll"));
+  out.push(...twapNotes(s.twaps));
   out.push(
     `Execution (cost: positive = worse than the reference price; in ${s.twaps[0]?.label.split("/")[1] ?? "quote"})`,
   );

@@ -400,6 +400,7 @@ ${tableHtml(
       "notional",
       "slices",
       "fee",
+      "reduced or cancelled",
     ],
     s.twaps.map((t) => [
       t.twapId,
@@ -415,8 +416,9 @@ ${tableHtml(
       t.executedNotional,
       t.slices,
       `${t.fee} ${t.feeToken ?? ""}`,
+      t.note ?? "",
     ]),
-    [true, false, false, false, true, false, true, false, true, true, true, true, true],
+    [true, false, false, false, true, false, true, false, true, true, true, true, true, false],
   )}
 <h3>Execution</h3><p>Cost against a reference price, positive = worse for the account. Slippage: against the mid the strategy decided at; shortfall: against the time-weighted mid of its run; spread and impact: against each slice's own mid. Total on ${escapeHtml(s.execution.notional)} ${escapeHtml(s.valuationCoin)} traded: slippage ${escapeHtml(s.execution.slippage)} (${escapeHtml(s.execution.slippageBps ?? "-")} bps), shortfall ${escapeHtml(s.execution.shortfall)} (${escapeHtml(s.execution.shortfallBps ?? "-")} bps), spread and impact ${escapeHtml(s.execution.impact)} (${escapeHtml(s.execution.impactBps ?? "-")} bps), fees ${escapeHtml(s.execution.fees)} (${escapeHtml(s.execution.feesBps ?? "-")} bps); fees, spread and impact together ${escapeHtml(s.execution.costsBps ?? "-")} bps of the notional traded.</p>${tableHtml(
     [

@@ -649,7 +649,7 @@ function recordOf(report: CycleReport, at: number, strategies: string[]): CycleR
       reason: guardReason ?? decision.reason,
       outcome: action?.outcome,
       detail: action?.detail,
-      twapId: action?.twapId,
+      twapId: action?.twapId ?? (decision.kind === "twapCancel" ? decision.twapId : undefined),
       ...(decision.kind === "twapOrder"
         ? { decisionMid: (decision.decisionMidPx ?? decision.midPx).toFixed() }
         : {}),

@@ -75,6 +75,12 @@ export interface TwapSummary {
   shortfall: string;
   /** Spread and impact paid: Σ size × (fill − that slice's mid), signed as above, in quote. */
   impact: string;
+  /**
+   * Why it is not what its strategy decided or did not run its course: what reduced it (limits, the
+   * allocator, netting) and what cancelled it (the watch: limitPx, maxDeviation; the kill switch), from
+   * the decisions' reasons; null when nothing did.
+   */
+  note: string | null;
 }
 
 export interface ExecutionTotal {
@@ -374,7 +380,18 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   // ---- what the strategies did (cycles) ----
   const decisions = r.cycles.flatMap((c) => c.decisions.map((d) => ({ ...d, at: c.at })));
   const twapStrategy = new Map<number, string>();
-  for (const d of decisions) if (d.twapId !== undefined) twapStrategy.set(d.twapId, d.strategy);
+  const twapNotes = new Map<number, string[]>();
+  for (const d of decisions) {
+    if (d.twapId === undefined) continue;
+    if (d.kind === "twapOrder") twapStrategy.set(d.twapId, d.strategy);
+    const note =
+      d.kind === "twapOrder" && d.guard === "reduced"
+        ? changesOf(d.reason)
+        : d.kind === "twapCancel" && d.outcome === "accepted"
+          ? `cancelled: ${d.reason.replace(/^cancel TWAP #\d+ \([^)]*\): /, "")}`
+          : undefined;
+    if (note) twapNotes.set(d.twapId, [...(twapNotes.get(d.twapId) ?? []), note]);
+  }
   // A twapOrder whose answer was lost names its TWAP only once reconciliation found it landed.
   for (const u of r.unknowns) if (u.twapId !== undefined) twapStrategy.set(u.twapId, u.strategy);
 
@@ -473,6 +490,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       shortfallBps: null,
       shortfall: "0",
       impact: "0",
+      note: twapNotes.get(id)?.join("; ") ?? null,
       fee_: ZERO,
       sz_: ZERO,
       ntl_: ZERO,
@@ -858,6 +876,16 @@ function unknownSummary(r: SimulationRecord): SimulationSummary["unknowns"] {
  * beyond the price limit), instead of looking like a TWAP that did its job. */
 export function twapStatusText(t: Pick<TwapSummary, "status" | "executedSize">): string {
   return t.status !== "running" && Number(t.executedSize) === 0 ? `${t.status}, filled nothing` : t.status;
+}
+
+/**
+ * What the limits and the allocator changed in a TWAP's reason: its parts from the first that reduces or
+ * nets it ("reduced from 50 to 10.3 … by maxDailyNotionalUsd …"), or undefined.
+ */
+function changesOf(reason: string): string | undefined {
+  const parts = reason.split("; ");
+  const first = parts.findIndex((p) => /^(reduced |netted against )/.test(p));
+  return first < 0 ? undefined : parts.slice(first).join("; ");
 }
 
 /**

@@ -291,3 +291,30 @@ describe("a fork's summary", () => {
     );
   });
 });
+
+describe("a TWAP the limits reduced and the watch cancelled", () => {
+  it("says so in its row: what reduced it, and what cancelled it (JSON, console, HTML)", async () => {
+    const botDir = mkdtempSync(join(tmpdir(), "hlbot-notes-"));
+    writeFileSync(
+      join(botDir, "dca.yaml"),
+      'name: dca\nkind: twap-accumulate\nschedule: "0 0 * * *"\nparams:\n  coin: HYPE\n  side: buy\n  amountUsd: 3000\n  limitPx: 27\n  twap: {minutes: 60, randomize: false}\n',
+    );
+    writeFileSync(
+      join(botDir, "bot.yaml"),
+      "network: testnet\nmode: dry-run\nstrategies: [./dca.yaml]\nstate: ./state\nlimits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 20000, maxStakeMovePerDay: 100 }\nlog: { level: warn }\n",
+    );
+    const own = await loadConfig(join(botDir, "bot.yaml"), {});
+    // 20 minutes in, HYPE jumps above the buy's 27 ceiling (from about 25).
+    const file = scenarioWith("notes", ['  - { at: 20m, type: price, pair: "HYPE/USDC", px: "29" }']);
+    const r = await runSimulation({ config: own, scenarioFile: file, days: 1 });
+    const s = buildSummary(r.record);
+    const first = s.twaps[0]!;
+    expect(first.strategy).toBe("dca");
+    expect(first.status).toBe("terminated");
+    expect(first.note).toMatch(
+      /^reduced from [\d.]+ to [\d.]+ \(≈1000 USD\) by maxOrderUsd 1000; cancelled: mid 29 rose above the buy ceiling limitPx 27$/,
+    );
+    expect(formatSummary(s)).toContain(`  #${first.twapId} ${first.note}`);
+    expect(renderReport({ summary: s, record: r.record })).toContain("rose above the buy ceiling limitPx 27");
+  }, 60_000);
+});
