@@ -1,6 +1,7 @@
 // Guards that hold for the whole TWAP: a light watch of the account's running TWAPs, independent of the
 // strategies' own schedules. A TWAP placed by a strategy with a price limit (`limitPx` of
-// twap-accumulate: a ceiling for buys, a floor for sells) or a `twap.maxDeviation` (from the mid at
+// twap-accumulate: a ceiling for buys, a floor for sells; `priceLimits` of twap-rebalance, per token)
+// or a `twap.maxDeviation` (from the mid at
 // decision time, against the order's side) is checked at each watch: the daemon every minute, simulate
 // every virtual minute, `once` at each call. Which running TWAP belongs to which strategy comes from the
 // journal only (accepted twapOrder submissions with a venue twapId), never from guessing on the pair.
@@ -17,6 +18,7 @@ import type { Journal } from "./journal.js";
 import type { Snapshot } from "./snapshot.js";
 import { fmt } from "./strategies/common.js";
 import type { Strategy } from "./strategies/registry.js";
+import { rebalanceLimitPx, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
 
 /** How often the daemon and simulate run the watch. */
 export const WATCH_INTERVAL_MS = 60_000;
@@ -30,6 +32,8 @@ export interface WatchTarget {
   side: "buy" | "sell";
   /** Buy ceiling / sell floor. */
   limitPx: Decimal | undefined;
+  /** Where limitPx comes from, for the reason (default "limitPx"). */
+  limitName?: string;
   maxDeviation: Decimal | undefined;
   /** Mid at decision time. */
   decisionMid: Decimal | undefined;
@@ -59,6 +63,7 @@ export function watchTargets(
       assetId?: unknown;
       midPx?: unknown;
       decisionMidPx?: unknown;
+      label?: unknown;
     };
     try {
       intent = JSON.parse(row.intent) as typeof intent;
@@ -69,9 +74,16 @@ export function watchTargets(
     const assetId = typeof intent.assetId === "number" ? intent.assetId : row.asset;
     if (side === undefined || typeof intent.coin !== "string" || assetId === null) continue;
     const params = def.params as GuardParams;
-    // limitPx applies to the side the strategy trades (twap-accumulate's `side`).
+    // limitPx applies to the side the strategy trades (twap-accumulate's `side`); a rebalancer's
+    // priceLimits to the token the TWAP trades (its pair's base), on the TWAP's side.
+    const token = typeof intent.label === "string" ? (intent.label.split("/")[0] ?? "") : "";
+    const rebalancer = def.kind === "twap-rebalance";
     const limitPx =
-      def.kind === "twap-accumulate" && params.side === side ? decimalOf(params.limitPx) : undefined;
+      def.kind === "twap-accumulate" && params.side === side
+        ? decimalOf(params.limitPx)
+        : rebalancer
+          ? rebalanceLimitPx(def.params as TwapRebalanceParams, token, side)
+          : undefined;
     const maxDeviation = decimalOf(params.twap?.maxDeviation);
     if (limitPx === undefined && maxDeviation === undefined) continue;
     if (journal.twapCancelled(account, row.twapId)) continue;
@@ -82,6 +94,9 @@ export function watchTargets(
       coin: intent.coin,
       side,
       limitPx,
+      ...(rebalancer
+        ? { limitName: `priceLimits.${token}.${side === "sell" ? "sellFloor" : "buyCeiling"}` }
+        : {}),
       maxDeviation,
       // The mid the strategy decided at (price sanity may have raised midPx, for limits only).
       decisionMid: decimalOf(intent.decisionMidPx ?? intent.midPx),
@@ -93,10 +108,11 @@ export function watchTargets(
 /** Why the mid crosses a target's guard, or undefined while it holds. */
 export function crossed(t: WatchTarget, mid: Decimal): string | undefined {
   if (t.limitPx !== undefined) {
+    const name = t.limitName ?? "limitPx";
     if (t.side === "sell" && mid.lt(t.limitPx))
-      return `mid ${fmt(mid)} fell below the sell floor limitPx ${fmt(t.limitPx)}`;
+      return `mid ${fmt(mid)} fell below the sell floor ${name} ${fmt(t.limitPx)}`;
     if (t.side === "buy" && mid.gt(t.limitPx))
-      return `mid ${fmt(mid)} rose above the buy ceiling limitPx ${fmt(t.limitPx)}`;
+      return `mid ${fmt(mid)} rose above the buy ceiling ${name} ${fmt(t.limitPx)}`;
   }
   const base = t.decisionMid;
   if (t.maxDeviation !== undefined && base?.gt(0)) {

@@ -350,6 +350,34 @@ describe("engine cycle against the simulator", () => {
     expect(watch.report?.actions.map((a) => [a.action, a.outcome])).toEqual([["twapCancel", "accepted"]]);
   });
 
+  it("a rebalancer's sale with a sell floor is cancelled by the watch when the mid falls below it", async () => {
+    const floored = {
+      ...REBALANCE,
+      params: {
+        ...REBALANCE.params,
+        twap: { minutes: 60, randomize: false },
+        priceLimits: { HYPE: { sellFloor: 39 } },
+      },
+    };
+    bot = await startTestBot({ mode: "live", strategies: [floored], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    expect((await cycle(bot)).actions.map((a) => [a.action, a.outcome])).toEqual([["twapOrder", "accepted"]]);
+    const watch = async () =>
+      (await watchRunningTwaps(bot!.runtime.cycleDeps(await bot!.runtime.facts()), bot!.runtime.strategies()))
+        .report;
+    bot.sim.advance(60_000);
+    bot.sim.setPrice("@107", "39.5"); // above the floor: it runs on
+    expect(await watch()).toBeUndefined();
+    bot.sim.setPrice("@107", "38.9");
+    expect((await watch())?.actions.map((a) => [a.action, a.outcome, a.detail ?? a.reason])).toEqual([
+      [
+        "twapCancel",
+        "accepted",
+        expect.stringMatching(/mid 38\.9 fell below the sell floor priceLimits\.HYPE\.sellFloor 39/),
+      ],
+    ]);
+  });
+
   it("the watch measures maxDeviation from the mid decided at, not from the higher price the limits valued it at", async () => {
     const guarded = {
       ...REBALANCE,

@@ -3,7 +3,7 @@
 // back to target; the quote token is never traded directly, the other side of those TWAPs moves it.
 import * as z from "zod";
 import { Decimal, shownRatio, truncateDecimals, ZERO } from "../../lib/decimal.js";
-import { decimal, fraction } from "../config/fields.js";
+import { decimal, fraction, positiveDecimal } from "../config/fields.js";
 import type { Decision, TwapOrderIntent } from "../intents.js";
 import { pairFor, pairLabel, pairText, type SpotPair } from "../snapshot.js";
 import { usdPerUnit } from "../usd.js";
@@ -30,6 +30,26 @@ export const twapRebalanceParams = z
       .describe(
         "Smallest order worth placing, in USD (a non-stablecoin quote is converted at its USDC mid); smaller corrections are skipped",
       ),
+    priceLimits: z
+      .record(
+        z.string().min(1),
+        z.strictObject({
+          sellFloor: positiveDecimal()
+            .optional()
+            .describe(
+              "Never sell the token below this mid (in the quote token); a running sale is cancelled when the mid falls below it",
+            ),
+          buyCeiling: positiveDecimal()
+            .optional()
+            .describe(
+              "Never buy the token above this mid (in the quote token); a running buy is cancelled when the mid rises above it",
+            ),
+        }),
+      )
+      .optional()
+      .describe(
+        "Absolute price limits per target token, e.g. {PURR: {sellFloor: 0.15, buyCeiling: 0.4}}: a correction on the wrong side of one waits (the weight stays off target), checked at decision and every minute while its TWAP runs",
+      ),
     countStaked: z
       .boolean()
       .optional()
@@ -54,6 +74,26 @@ export const twapRebalanceParams = z
         message: `target weights must sum to 1 (within 1e-9), they sum to ${total.toFixed()}`,
       });
     }
+    for (const [token, limits] of Object.entries(p.priceLimits ?? {})) {
+      if (!(token in p.targets) || token === p.quote)
+        ctx.addIssue({
+          code: "custom",
+          path: ["priceLimits", token],
+          message: `${token} is not one of the traded targets (${Object.keys(p.targets)
+            .filter((t) => t !== p.quote)
+            .join(", ")}): a price limit applies to a token traded against ${p.quote}`,
+        });
+      if (
+        limits.sellFloor instanceof Decimal &&
+        limits.buyCeiling instanceof Decimal &&
+        limits.buyCeiling.lt(limits.sellFloor)
+      )
+        ctx.addIssue({
+          code: "custom",
+          path: ["priceLimits", token],
+          message: `buyCeiling ${limits.buyCeiling.toFixed()} is below sellFloor ${limits.sellFloor.toFixed()}: between them the token could be neither bought nor sold`,
+        });
+    }
     if (!(p.quote in p.targets)) {
       ctx.addIssue({
         code: "custom",
@@ -64,6 +104,35 @@ export const twapRebalanceParams = z
   });
 
 export type TwapRebalanceParams = z.output<typeof twapRebalanceParams>;
+
+/**
+ * The price limit a rebalancer's TWAP of `token` on `side` is held to (priceLimits: a sale's floor, a
+ * buy's ceiling), for the watch; undefined without one.
+ */
+export function rebalanceLimitPx(
+  params: Pick<TwapRebalanceParams, "priceLimits">,
+  token: string,
+  side: "buy" | "sell",
+): Decimal | undefined {
+  const limits = params.priceLimits?.[token];
+  return side === "sell" ? limits?.sellFloor : limits?.buyCeiling;
+}
+
+/** Why a correction of `token` on `side` at `mid` waits for its price limit, or undefined. */
+function priceLimitHeld(
+  params: TwapRebalanceParams,
+  token: string,
+  side: "buy" | "sell",
+  mid: Decimal,
+): string | undefined {
+  const limit = rebalanceLimitPx(params, token, side);
+  if (limit === undefined) return undefined;
+  if (side === "sell" && mid.lt(limit))
+    return `mid ${fmt(mid)} is below the sell floor ${fmt(limit)} (priceLimits.${token}.sellFloor)`;
+  if (side === "buy" && mid.gt(limit))
+    return `mid ${fmt(mid)} is above the buy ceiling ${fmt(limit)} (priceLimits.${token}.buyCeiling)`;
+  return undefined;
+}
 
 /** The HYPE in the staking account: delegated, undelegated and on its way back to spot. */
 export const STAKED_TOKEN = "HYPE";
@@ -202,6 +271,11 @@ export const twapRebalance = defineStrategy({
       }
 
       const side = excess.gt(0) ? "sell" : "buy";
+      const held = priceLimitHeld(params, h.token, side, h.mid);
+      if (held !== undefined) {
+        decisions.push(skip(name, `${where}: ${side} held: ${held}`, "twapOrder"));
+        continue;
+      }
       let size = excess.abs().div(h.mid);
       const notes: string[] = [];
       // Nothing (or less than a lot) on spot to sell: say where the rest is, not "below one lot".

@@ -318,3 +318,44 @@ describe("twap-rebalance with limits.keepOnSpot (strategies see only what is abo
     expect(twaps(over).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "500"]]);
   });
 });
+
+describe("twap-rebalance priceLimits (a sale's floor, a buy's ceiling)", () => {
+  const spec = { balances: { HYPE: 1000, USDC: 5000 }, hypeMid: 40 }; // HYPE 88.88%: sell 437.5
+  it("holds a sale while the mid is below the token's sell floor, and sends it above", () => {
+    const held = run(spec, { priceLimits: { HYPE: { sellFloor: 45 } } });
+    expect(twaps(held)).toEqual([]);
+    expect(skips(held)[0]?.reason).toMatch(
+      /: sell held: mid 40 is below the sell floor 45 \(priceLimits\.HYPE\.sellFloor\)$/,
+    );
+    expect(twaps(run(spec, { priceLimits: { HYPE: { sellFloor: 40 } } })).map((t) => t.side)).toEqual([
+      "sell",
+    ]);
+    // A ceiling does not hold a sale.
+    expect(twaps(run(spec, { priceLimits: { HYPE: { buyCeiling: 30 } } })).map((t) => t.side)).toEqual([
+      "sell",
+    ]);
+  });
+
+  it("holds a buy while the mid is above the token's buy ceiling", () => {
+    const short = { balances: { HYPE: 10, USDC: 5000 }, hypeMid: 40 };
+    expect(skips(run(short, { priceLimits: { HYPE: { buyCeiling: 35 } } }))[0]?.reason).toMatch(
+      /: buy held: mid 40 is above the buy ceiling 35 \(priceLimits\.HYPE\.buyCeiling\)$/,
+    );
+    expect(twaps(run(short, { priceLimits: { HYPE: { buyCeiling: 40 } } })).map((t) => t.side)).toEqual([
+      "buy",
+    ]);
+  });
+
+  it("refuses a limit on a token it does not trade, and a ceiling below the floor", () => {
+    const bad = twapRebalanceParams.safeParse({ ...base, priceLimits: { PURR: { sellFloor: 1 } } });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.message).toMatch(/PURR is not one of the traded targets \(HYPE\)/);
+    const quote = twapRebalanceParams.safeParse({ ...base, priceLimits: { USDC: { sellFloor: 1 } } });
+    expect(quote.success).toBe(false);
+    const crossed = twapRebalanceParams.safeParse({
+      ...base,
+      priceLimits: { HYPE: { sellFloor: 40, buyCeiling: 30 } },
+    });
+    expect(crossed.error?.issues[0]?.message).toMatch(/buyCeiling 30 is below sellFloor 40/);
+  });
+});
