@@ -7,7 +7,10 @@ export function validateCron(expression: string, field = "schedule"): void {
   const result = cron.validateDetailed(expression);
   if (!result.valid || !cron.validate(expression)) {
     const why =
-      result.errors.map((e) => `${e.field}: ${e.message}`).join("; ") || "it never matches any date";
+      result.errors
+        // node-cron's own wording ("abc is a invalid expression for minute").
+        .map((e) => `${e.field}: ${e.message.replace(/ is a invalid expression for /, " is not a valid ")}`)
+        .join("; ") || "it never matches any date";
     throw new ValidationError([
       { path: field, message: `invalid cron expression ${JSON.stringify(expression)}: ${why}` },
     ]);

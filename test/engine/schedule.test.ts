@@ -30,6 +30,7 @@ describe("cron schedules in virtual time", () => {
     expect(() => validateCron("0 0 31 2 *")).toThrow(/schedule: invalid cron expression/);
     expect(() => validateCron("61 * * * *")).toThrow(/schedule/);
     expect(() => validateCron("every day")).toThrow(/schedule/);
+    expect(() => validateCron("abc * * * *")).toThrow(/minute: abc is not a valid minute/);
   });
 });
 
