@@ -107,8 +107,12 @@ function portfolio(s: SimulationSummary): string[] {
       b ? pct(b.weight) : "",
     ]);
   }
+  // With deposits or withdrawals the change holds them: a percentage of it would be no return.
   const ratio =
-    s.portfolio.changeRatio === null ? "" : `, ${signedPct(s.portfolio.changeRatio, s.portfolio.change)}`;
+    s.portfolio.changeRatio === null || s.portfolio.flows.length > 0
+      ? ""
+      : `, ${signedPct(s.portfolio.changeRatio, s.portfolio.change)}`;
+  const exRatio = s.portfolio.changeExFlowsRatio;
   const sign = s.portfolio.change.startsWith("-") ? "" : "+";
   return [
     `Portfolio (${s.valuationCoin} at mid prices; amounts and weights)`,
@@ -117,7 +121,7 @@ function portfolio(s: SimulationSummary): string[] {
     ...(s.portfolio.flows.length === 0
       ? []
       : [
-          `  of which deposits and withdrawals (scenario events): ${s.portfolio.netFlows.startsWith("-") ? "" : "+"}${groupDigits(s.portfolio.netFlows)} ${s.valuationCoin}; change without them: ${s.portfolio.changeExFlows.startsWith("-") ? "" : "+"}${groupDigits(s.portfolio.changeExFlows)}`,
+          `  of which deposits and withdrawals (scenario events): ${s.portfolio.netFlows.startsWith("-") ? "" : "+"}${groupDigits(s.portfolio.netFlows)} ${s.valuationCoin}; change without them: ${s.portfolio.changeExFlows.startsWith("-") ? "" : "+"}${groupDigits(s.portfolio.changeExFlows)}${exRatio === null ? "" : ` (${signedPct(exRatio, s.portfolio.changeExFlows)} of the capital, each deposit and withdrawal weighted by its time in the account)`}`,
           ...s.portfolio.flows.map(
             (f) =>
               `    ${f.at.slice(0, 16).replace("T", " ")}  ${f.amount.startsWith("-") ? "" : "+"}${groupDigits(f.amount)} ${f.coin}` +
@@ -241,7 +245,9 @@ function staking(s: SimulationSummary): string[] {
   if (st.deposits > 0)
     out.push(`  moved ${short(st.deposited)} HYPE from spot into staking (${st.deposits} deposits)`);
   if (st.validators.length > 0) {
-    const rows = [["validator", "net APR at end", "start", "delegated", "undelegated", "rewards", "end"]];
+    const rows = [
+      ["validator", "week's net APR at end", "start", "delegated", "undelegated", "rewards", "end"],
+    ];
     for (const v of st.validators)
       rows.push([
         `${v.name} (${shortAddress(v.validator)})`,
@@ -281,11 +287,7 @@ function benchmark(s: SimulationSummary): string[] {
   const flows = p.flows.length > 0;
   // With deposits or withdrawals both changes leave them out, so the two rows compare like with like.
   const botChange = flows ? p.changeExFlows : p.change;
-  const botRatio = flows
-    ? Number(p.start.value) > 0
-      ? String(Number(p.changeExFlows) / Number(p.start.value))
-      : null
-    : p.changeRatio;
+  const botRatio = flows ? p.changeExFlowsRatio : p.changeRatio;
   return [
     `Did the bot help? Against buy and hold (the starting holdings${flows ? " plus the deposits and withdrawals when they happen" : ""}, untouched, delegations still earning, at the same prices; ${s.valuationCoin})`,
     ...table(

@@ -470,7 +470,16 @@ ${tableHtml(
 <p>${s.staking.deposits} deposit(s) moved ${escapeHtml(s.staking.deposited)} HYPE from spot into staking; rewards ${escapeHtml(s.staking.rewards.amount)} HYPE in ${s.staking.rewards.payouts} payouts.</p>
 <p>At the end: ${escapeHtml(s.staking.end.delegated)} HYPE delegated (${escapeHtml(s.staking.end.locked)} locked), ${escapeHtml(s.staking.end.idle)} idle (undelegated, earning nothing), ${escapeHtml(s.staking.end.pendingWithdrawal)} pending withdrawal.</p>
 ${tableHtml(
-  ["validator", "address", "net APR", "start", "delegated", "undelegated", "rewards", "end"],
+  [
+    "validator",
+    "address",
+    "week's net APR at end (predicted, less commission)",
+    "start",
+    "delegated",
+    "undelegated",
+    "rewards",
+    "end",
+  ],
   s.staking.validators.map((v) => [
     v.name,
     v.validator,

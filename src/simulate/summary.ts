@@ -129,6 +129,7 @@ export interface BenchmarkSummary {
   end: string;
   /** end − start, without the deposits and withdrawals (valued when they moved), like `changeExFlows`. */
   change: string;
+  /** change over the capital it had to work with, as `changeExFlowsRatio` (change / start without flows). */
   changeRatio: string | null;
   /**
    * The bot's change without deposits and withdrawals − buy and hold's (2 decimals): the end values
@@ -304,6 +305,13 @@ export interface SimulationSummary {
      */
     netFlows: string;
     changeExFlows: string;
+    /**
+     * changeExFlows over the capital the run had to work with: the start value plus each deposit (less
+     * each withdrawal) weighted by the share of the run it was in the account (modified Dietz), 4
+     * decimals; null when that is not positive. Over the start value alone, 25,641 deposited during a run
+     * made a gain on 96,641 read as a return on 71,000.
+     */
+    changeExFlowsRatio: string | null;
     flows: FlowSummary[];
   };
   skipped: SkipGroup[];
@@ -729,7 +737,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     start: round(b.start.value, 2),
     end: round(b.end.value, 2),
     change: round(benchChange, 2),
-    changeRatio: b.start.value.gt(0) ? round(benchChange.div(b.start.value), 4) : null,
+    changeRatio: dietzRatio(benchChange, b.start.value, benchFlowList, r.from, r.to),
     botMinusBenchmark: round(diff, 2),
     unequalWithdrawals: round(unequal, 2),
     flows: benchFlowList,
@@ -815,6 +823,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       changeRatio: r.start.value.gt(0) ? round(change.div(r.start.value), 4) : null,
       netFlows: round(netFlows, 2),
       changeExFlows: round(change.minus(netFlows), 2),
+      changeExFlowsRatio: dietzRatio(change.minus(netFlows), r.start.value, flows, r.from, r.to),
       flows,
     },
     skipped,
@@ -886,6 +895,28 @@ function changesOf(reason: string): string | undefined {
   const parts = reason.split("; ");
   const first = parts.findIndex((p) => /^(reduced |netted against )/.test(p));
   return first < 0 ? undefined : parts.slice(first).join("; ");
+}
+
+/**
+ * A gain over the capital that earned it (modified Dietz): the start value plus each flow's value times
+ * the share of the run [from, to] it was in the account. Without flows, gain / start. 4 decimals; null
+ * when that capital is not positive.
+ */
+function dietzRatio(
+  gain: Decimal,
+  start: Decimal,
+  flows: readonly FlowSummary[],
+  from: number,
+  to: number,
+): string | null {
+  let capital = start;
+  const length = to - from;
+  for (const f of flows) {
+    if (f.value === null || length <= 0) continue;
+    const inAccount = Math.min(1, Math.max(0, (to - Date.parse(f.at)) / length));
+    capital = capital.plus(new Decimal(f.value).times(inAccount));
+  }
+  return capital.gt(0) ? round(gain.div(capital), 4) : null;
 }
 
 /**

@@ -237,6 +237,22 @@ describe("a withdrawal of a coin whose price moves, paid differently to the bot 
       Number(big.portfolio.changeExFlows) - Number(big.benchmark.change),
       1,
     );
+    // Returns over the capital the run had: the start plus each flow weighted by its time in the account.
+    const from = Date.parse(big.period.from);
+    const to = Date.parse(big.period.to);
+    const capital = (start: string, flows: typeof big.portfolio.flows) =>
+      flows.reduce((c, f) => c + Number(f.value) * ((to - Date.parse(f.at)) / (to - from)), Number(start));
+    expect(Number(big.portfolio.changeExFlowsRatio)).toBeCloseTo(
+      Number(big.portfolio.changeExFlows) / capital(big.portfolio.start.value, big.portfolio.flows),
+      4,
+    );
+    expect(Number(big.benchmark.changeRatio)).toBeCloseTo(
+      Number(big.benchmark.change) / capital(big.benchmark.start, big.benchmark.flows),
+      4,
+    );
+    expect(capital(big.portfolio.start.value, big.portfolio.flows)).toBeLessThan(
+      Number(big.portfolio.start.value),
+    );
     const text = formatSummary(big);
     expect(text).toMatch(/-[\d,.]+ HYPE \(withdrawal of 5,000 asked: the rest was staked or on hold\)/);
     expect(text).toMatch(
