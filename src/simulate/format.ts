@@ -155,6 +155,19 @@ function twapNotes(list: SimulationSummary["twaps"]): string[] {
   return out;
 }
 
+/** The book models the fills came from, in words: the costs are only as true as they are. */
+export function booksText(s: SimulationSummary): string {
+  const parts = s.books.map(({ pair, book }) => {
+    if (book === null) return `${pair}: no book, filled at the mid (no spread or impact)`;
+    const quote = pair.split("/")[1] ?? "";
+    return (
+      `${pair} ${book.class}: spread ${book.spreadBps} bps, ${groupDigits(String(book.depth))} ${quote} within ` +
+      `${+(book.depthRange * 100).toFixed(4)}% a side, recovering with a ${duration(book.recoveryMs)} half-life`
+    );
+  });
+  return `fills against assumed books (the scenario's book:, simulator defaults by class): ${parts.join("; ")}`;
+}
+
 function twaps(s: SimulationSummary): string[] {
   if (s.twaps.length === 0) return ["TWAPs: none placed"];
   const nothing = s.trades.reduce((a, t) => a + t.filledNothing, 0);
@@ -181,6 +194,7 @@ function twaps(s: SimulationSummary): string[] {
   out.push(
     `Execution (cost: positive = worse than the reference price; in ${s.twaps[0]?.label.split("/")[1] ?? "quote"})`,
   );
+  if (s.books.length > 0) out.push(`  ${booksText(s)}`);
   const bp = (v: string | null) => (v === null ? "-" : `${v} bps`);
   const exec = [
     [

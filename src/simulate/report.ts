@@ -7,6 +7,7 @@
 import { Decimal } from "../lib/decimal.js";
 import { shortAddress } from "../lib/text.js";
 import {
+  booksText,
   eventsNotAppliedText,
   netAprText,
   replayedLine,
@@ -420,7 +421,7 @@ ${tableHtml(
     ]),
     [true, false, false, false, true, false, true, false, true, true, true, true, true, false],
   )}
-<h3>Execution</h3><p>Cost against a reference price, positive = worse for the account. Slippage: against the mid the strategy decided at; shortfall: against the time-weighted mid of its run; spread and impact: against each slice's own mid. Total on ${escapeHtml(s.execution.notional)} ${escapeHtml(s.valuationCoin)} traded: slippage ${escapeHtml(s.execution.slippage)} (${escapeHtml(s.execution.slippageBps ?? "-")} bps), shortfall ${escapeHtml(s.execution.shortfall)} (${escapeHtml(s.execution.shortfallBps ?? "-")} bps), spread and impact ${escapeHtml(s.execution.impact)} (${escapeHtml(s.execution.impactBps ?? "-")} bps), fees ${escapeHtml(s.execution.fees)} (${escapeHtml(s.execution.feesBps ?? "-")} bps); fees, spread and impact together ${escapeHtml(s.execution.costsBps ?? "-")} bps of the notional traded.</p>${tableHtml(
+<h3>Execution</h3><p>Cost against a reference price, positive = worse for the account. Slippage: against the mid the strategy decided at; shortfall: against the time-weighted mid of its run; spread and impact: against each slice's own mid. Total on ${escapeHtml(s.execution.notional)} ${escapeHtml(s.valuationCoin)} traded: slippage ${escapeHtml(s.execution.slippage)} (${escapeHtml(s.execution.slippageBps ?? "-")} bps), shortfall ${escapeHtml(s.execution.shortfall)} (${escapeHtml(s.execution.shortfallBps ?? "-")} bps), spread and impact ${escapeHtml(s.execution.impact)} (${escapeHtml(s.execution.impactBps ?? "-")} bps), fees ${escapeHtml(s.execution.fees)} (${escapeHtml(s.execution.feesBps ?? "-")} bps); fees, spread and impact together ${escapeHtml(s.execution.costsBps ?? "-")} bps of the notional traded.${s.books.length > 0 ? ` The ${escapeHtml(booksText(s))}.` : ""}</p>${tableHtml(
     [
       "id",
       "decision mid",

@@ -213,7 +213,15 @@ export interface SimulationRecord {
    */
   validators: Array<{ address: string; name: string; netApr?: string; notEarning?: "jailed" | "inactive" }>;
   /** Spot pairs by venue name ("@107"): base and quote coin. */
-  pairs: Record<string, { base: string; quote: string }>;
+  /** By venue pair name; `book`: the model its TWAP slices fill against (none: at the mid, no cost). */
+  pairs: Record<
+    string,
+    {
+      base: string;
+      quote: string;
+      book?: { class: string; spreadBps: number; depth: number; depthRange: number; recovery: number };
+    }
+  >;
   cycles: CycleRecord[];
   /**
    * Slots of each strategy never run: too old to catch up (schedule.catchUp) or superseded by a later
@@ -546,7 +554,11 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
               ? {}
               : { notEarning: "inactive" as const }),
         })),
-        pairs: Object.fromEntries(sim.pairs().map((p) => [p.name, { base: p.base, quote: p.quote }])),
+        pairs: Object.fromEntries(
+          sim
+            .pairs()
+            .map((p) => [p.name, { base: p.base, quote: p.quote, ...(p.book ? { book: p.book } : {}) }]),
+        ),
         cycles,
         missed,
         samples,

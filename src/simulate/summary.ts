@@ -317,6 +317,14 @@ export interface SimulationSummary {
   skipped: SkipGroup[];
   /** Skipped and blocked decisions grouped by their reason's template (numbers aside). */
   reasons: ReasonGroup[];
+  /**
+   * The book model each traded pair's slices filled against (the scenario's `book:`, assumptions of the
+   * simulator), so the costs above can be read for what they are; `book` null: filled at the mid.
+   */
+  books: Array<{
+    pair: string;
+    book: { class: string; spreadBps: number; depth: number; depthRange: number; recoveryMs: number } | null;
+  }>;
   /** Per-TWAP execution figures summed over every TWAP. */
   execution: ExecutionTotal;
   /** Buy and hold: the starting holdings valued along the same prices. */
@@ -828,6 +836,22 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     },
     skipped,
     reasons,
+    books: [...new Set(twapList.map((t) => t.pair))].sort().map((pair) => {
+      const b = r.pairs[pair]?.book;
+      return {
+        pair: label(pair),
+        book:
+          b === undefined
+            ? null
+            : {
+                class: b.class,
+                spreadBps: b.spreadBps,
+                depth: b.depth,
+                depthRange: b.depthRange,
+                recoveryMs: b.recovery,
+              },
+      };
+    }),
     execution,
     benchmark,
   };

@@ -24,7 +24,7 @@ import type { LedgerEntry, LedgerKind } from "./ledger.js";
 import type { RateLimitConfig } from "./ratelimit.js";
 import type { FaultsInput } from "./scenario.js";
 import type { StakingAccount, Validator, ValidatorPatch } from "./staking.js";
-import type { Twap } from "./twap.js";
+import { type BookModel, bookModel, type Twap } from "./twap.js";
 
 export interface SimulatorOptions extends VenueOptions {
   /** TCP port (0 or absent: a free port). */
@@ -172,8 +172,18 @@ export class Simulator {
     return this.core.markets.tokens.map((t) => ({ name: t.name, index: t.index }));
   }
 
-  /** Spot pairs by venue name ("@107", or "PURR/USDC" for the canonical ones): tokens, index, mid now. */
-  pairs(): { name: string; index: number; base: string; quote: string; mid: Decimal }[] {
+  /**
+   * Spot pairs by venue name ("@107", or "PURR/USDC" for the canonical ones): tokens, index, mid now,
+   * and the book model its TWAP slices fill against (undefined: at the mid, no cost).
+   */
+  pairs(): {
+    name: string;
+    index: number;
+    base: string;
+    quote: string;
+    mid: Decimal;
+    book: (BookModel & { class: string }) | undefined;
+  }[] {
     const markets = this.core.markets;
     return markets.pairs.map((p) => ({
       name: p.name,
@@ -181,6 +191,7 @@ export class Simulator {
       base: p.base.name,
       quote: p.quote.name,
       mid: markets.mid(p),
+      book: p.config.book ? { class: p.config.book.class, ...bookModel(p.config.book) } : undefined,
     }));
   }
 

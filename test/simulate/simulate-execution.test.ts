@@ -68,6 +68,15 @@ describe("execution figures per TWAP and in total", () => {
       const span = mids[mids.length - 1]!.at - mids[0]!.at;
       expect(Number(t.twMid)).toBeCloseTo(span > 0 ? area / span : mids[0]!.mid, 6);
     }
+    // The books the costs come from are named, per traded pair, with the scenario's figures.
+    expect(s.books.map((b) => [b.pair, b.book?.class])).toEqual([
+      ["HYPE/USDC", "deep"],
+      ["PURR/USDC", "thin"],
+    ]);
+    expect(s.books[0]?.book).toMatchObject({ spreadBps: 2, depth: 2_000_000, depthRange: 0.02 });
+    expect(formatSummary(s)).toContain(
+      "HYPE/USDC deep: spread 2 bps, 2,000,000 USDC within 2% a side, recovering with a 1 min half-life",
+    );
     const total = s.twaps.reduce((a, t) => a + Number(t.impact), 0);
     expect(Number(s.execution.impact)).toBeCloseTo(total, 1);
     expect(s.execution.fees).toBe(s.fees.value);
