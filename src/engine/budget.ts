@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { Decimal } from "../lib/decimal.js";
 import { describeError } from "../lib/errors.js";
 import type { InfoClient } from "../venue/info/client.js";
-import { latestTwapEntries } from "../venue/info/methods/index.js";
+import { latestTwapEntries, twapHasEnded } from "../venue/info/methods/index.js";
 import { perAnswer } from "../venue/info/query.js";
 import type { RefusedOrder } from "./allocate.js";
 import type { Intent } from "./intents.js";
@@ -73,7 +73,7 @@ const endedAndFilled = perAnswer((history: TwapHistory) =>
           {
             twapId: entry.twapId,
             coin: entry.state.coin,
-            ended: entry.status.status !== "activated",
+            ended: twapHasEnded(entry),
             executedNtl: new Decimal(entry.state.executedNtl),
           },
         ],

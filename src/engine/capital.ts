@@ -24,7 +24,15 @@ export function capitalView(snapshot: Snapshot, capital: Capital | undefined): S
     if (b === undefined) continue;
     const total = Decimal.min(b.total, amount);
     const available = Decimal.min(b.available, amount);
-    balances.set(token, { ...b, total, available, hold: total.minus(available) });
+    balances.set(token, {
+      ...b,
+      total,
+      available,
+      hold: total.minus(available),
+      // The capital caps what is above the account's floor, not the floor itself: with a 40,000 USDC floor
+      // and 5,000 of capital, a rebalancer holds 5,000 (it counted max(5,000 − 40,000, 0) = 0 and sold).
+      ...(b.aboveFloor === undefined ? {} : { aboveFloor: Decimal.min(b.aboveFloor, amount) }),
+    });
   }
   return { ...snapshot, balances };
 }
@@ -41,7 +49,13 @@ export function floorView(snapshot: Snapshot, floors: ReadonlyMap<string, Decima
   for (const [token, floor] of floors) {
     const b = snapshot.balances.get(token);
     if (b === undefined) continue;
-    balances.set(token, { ...b, available: Decimal.max(b.available.minus(floor), 0), floor });
+    balances.set(token, {
+      ...b,
+      available: Decimal.max(b.available.minus(floor), 0),
+      floor,
+      aboveFloor: Decimal.max(b.total.minus(floor), 0),
+      floorShortfall: Decimal.max(floor.minus(b.total), 0),
+    });
   }
   return { ...snapshot, balances };
 }

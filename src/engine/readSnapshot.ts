@@ -14,6 +14,7 @@ import {
   stakingLinkPeer,
   type TwapHistoryEntry,
   type TwapHistoryResponse,
+  twapHasEnded,
   twapMayBeRunning,
   type StakingLink as VenueStakingLink,
 } from "../venue/info/methods/index.js";
@@ -334,7 +335,7 @@ function recentTwaps(
 ): RunningTwap[] {
   return latestTwapEntries(history)
     .filter((entry) => entry.state.timestamp >= sinceMs)
-    .map((entry) => ({ ...runningTwapOf(entry, pairs), ended: entry.status.status !== "activated" }));
+    .map((entry) => ({ ...runningTwapOf(entry, pairs), ended: twapHasEnded(entry) }));
 }
 
 /** A compact, JSON-safe summary of a snapshot for the journal and logs. */

@@ -72,7 +72,10 @@ export function scheduleWarnings(expression: string): string[] {
     }
   });
   const [dom, , dow] = words.slice(-3);
-  if (dom !== undefined && dow !== undefined && dom !== "*" && dom !== "?" && dow !== "*" && dow !== "?")
+  // A field starting with "*" ("*/2") is unrestricted to crontab too, which then also needs both.
+  const restricted = (field: string | undefined) =>
+    field !== undefined && !field.startsWith("*") && field !== "?";
+  if (restricted(dom) && restricted(dow))
     out.push(
       `day of month "${dom}" and weekday "${dow}" are both set: hlbot (node-cron) runs only on days that match both, ` +
         "where crontab runs on days that match either.",

@@ -309,12 +309,16 @@ export function renderReport({ summary: s, record }: ReportData): string {
     ["End value", `${p.end.value} ${s.valuationCoin}`],
     [
       "Change",
-      `${p.change} ${s.valuationCoin}${p.changeRatio === null ? "" : ` (${signedPct(p.changeRatio, p.change)})`}`,
+      // With deposits or withdrawals the change holds them: no percentage of it (the console's rule).
+      `${p.change} ${s.valuationCoin}${p.changeRatio === null || p.flows.length > 0 ? "" : ` (${signedPct(p.changeRatio, p.change)})`}`,
     ],
     ...(p.flows.length > 0
       ? ([
           ["of which deposits and withdrawals", `${p.netFlows} ${s.valuationCoin}`],
-          ["Change without them", `${p.changeExFlows} ${s.valuationCoin}`],
+          [
+            "Change without them",
+            `${p.changeExFlows} ${s.valuationCoin}${p.changeExFlowsRatio === null ? "" : ` (${signedPct(p.changeExFlowsRatio, p.changeExFlows)} of the capital, flows weighted by time)`}`,
+          ],
         ] as Array<[string, string]>)
       : []),
     [
@@ -733,8 +737,9 @@ export function leadOverTime(
   const at = new Map(samples.map((x) => [x.t, x]));
   let last = samples[0];
   // A withdrawal paid differently to the two sides: its move since is left out, as in the summary's
-  // lead (only when one was paid in part, which the flows say).
-  const short = unequal !== undefined && flows.some((f) => f.requested !== undefined);
+  // lead (only when either side was paid in part, which its flows say).
+  const short =
+    unequal !== undefined && [...flows, ...unequal.benchFlows].some((f) => f.requested !== undefined);
   return times.map((t, j) => {
     last = at.get(t) ?? last;
     const lead = (last?.value ?? 0) - flowsUpTo(flows, t) - holdExFlows[j]!;

@@ -404,7 +404,8 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       d.kind === "twapOrder" && d.guard === "reduced"
         ? changesOf(d.reason)
         : d.kind === "twapCancel" && d.outcome === "accepted"
-          ? `cancelled: ${d.reason.replace(/^cancel TWAP #\d+ \([^)]*\): /, "")}`
+          ? // The watch's "cancel TWAP #n (…): why" and the kill switch's "why: cancel the running …".
+            `cancelled: ${d.reason.replace(/^cancel TWAP #\d+ \([^)]*\): /, "").replace(/: cancel the running .*$/, "")}`
           : undefined;
     if (note) twapNotes.set(d.twapId, [...(twapNotes.get(d.twapId) ?? []), note]);
   }

@@ -143,6 +143,9 @@ describe("schedules that run otherwise than they read (config validate warns)", 
     expect(new Date(first).toISOString()).toBe("2026-01-05T00:00:00.000Z");
     expect(new Date(s.next(first)!).toISOString()).toBe("2026-02-02T00:00:00.000Z");
     expect(scheduleWarnings("0 0 1 * *")).toEqual([]);
+    // A field starting with "*" is unrestricted to crontab as well (it then needs both too).
+    expect(scheduleWarnings("0 0 */2 * 1")).toEqual([]);
+    expect(scheduleWarnings("0 0 1 * */2")).toEqual([]);
     expect(scheduleWarnings("0 0 * * 1")).toEqual([]);
   });
 });

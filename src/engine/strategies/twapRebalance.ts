@@ -75,7 +75,7 @@ export const twapRebalanceParams = z
       });
     }
     for (const [token, limits] of Object.entries(p.priceLimits ?? {})) {
-      if (!(token in p.targets) || token === p.quote)
+      if (!Object.hasOwn(p.targets, token) || token === p.quote)
         ctx.addIssue({
           code: "custom",
           path: ["priceLimits", token],
@@ -174,7 +174,19 @@ export const twapRebalance = defineStrategy({
       // wanting to buy with money the floor keeps).
       const floor = balance?.floor;
       if (floor?.gt(0)) floors.push(`${token} ${fmt(floor)}`);
-      const total = Decimal.max((balance?.total ?? ZERO).minus(floor ?? ZERO), ZERO);
+      // A token below its floor has nothing to trade, and counted as none it would make the rebalancer
+      // sell the others to refill the floor, cycle after cycle (their proceeds stay under it): hold.
+      if (balance?.floorShortfall?.gt(0))
+        return [
+          skip(
+            name,
+            `${token} is ${fmt(balance.floorShortfall)} below its limits.keepOnSpot floor of ${fmt(floor ?? ZERO)} ` +
+              `(${fmt(balance.total)} held): the weights are of what is above the floors, so nothing is rebalanced ` +
+              "until it is above it again (a floor is kept, not filled by trading)",
+            "twapOrder",
+          ),
+        ];
+      const total = balance?.aboveFloor ?? balance?.total ?? ZERO;
       const available = balance?.available ?? ZERO;
       const hold = balance?.hold ?? ZERO;
       if (token === quote) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { floorView } from "../../../src/engine/capital.js";
+import { capitalView, floorView } from "../../../src/engine/capital.js";
 import { type Decision, isIntent, type TwapOrderIntent } from "../../../src/engine/intents.js";
 import { twapRebalance, twapRebalanceParams } from "../../../src/engine/strategies/twapRebalance.js";
 import { parseDecimal as parse } from "../../../src/lib/decimal.js";
@@ -313,9 +313,48 @@ describe("twap-rebalance with limits.keepOnSpot (strategies see only what is abo
     expect(skips(kept)[0]?.reason).toMatch(
       /^HYPE is 50% of 10000 USDC above limits\.keepOnSpot \(HYPE 875\) \(125 at mid 40\).*: within band$/,
     );
-    // A USDC floor above the balance: the trading money is the HYPE alone, all of it above target.
-    const over = floored(spec, { USDC: 6_000 });
-    expect(twaps(over).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "500"]]);
+    // A USDC floor met exactly: the trading money is the HYPE alone, half of it is sold (the proceeds are
+    // above the floor and count).
+    const met = floored(spec, { USDC: 5_000 });
+    expect(twaps(met).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "500"]]);
+  });
+
+  it("holds while a target is below its floor: a floor is kept, not filled by selling the others", () => {
+    // 30,000 USDC under a 40,000 floor: counted as none, it made the rebalancer sell half the HYPE, then
+    // half the rest, cycle after cycle (the proceeds stayed under the floor).
+    const ds = floored({ balances: { HYPE: 500, USDC: 30_000 }, hypeMid: 40 }, { USDC: 40_000 });
+    expect(twaps(ds)).toEqual([]);
+    expect(skips(ds).map((d) => d.reason)).toEqual([
+      "USDC is 10000 below its limits.keepOnSpot floor of 40000 (30000 held): the weights are of what is above the floors, so nothing is rebalanced until it is above it again (a floor is kept, not filled by trading)",
+    ]);
+  });
+
+  it("with a strategy's capital, weighs the capital's share of what is above the floor", () => {
+    const both = (spec: SnapshotSpec, floors: Record<string, number>, capital: Record<string, number>) => {
+      const p = twapRebalanceParams.parse(base);
+      const toMap = (o: Record<string, number>) =>
+        new Map(Object.entries(o).map(([k, v]) => [k, parse(String(v))]));
+      const view = capitalView(floorView(buildSnapshot(spec), toMap(floors)), toMap(capital));
+      return twapRebalance.decide(view, p, T0, {}, "rebalance");
+    };
+    // 50,000 USDC, a 40,000 floor, 5,000 of capital, 125 HYPE at 40 (5,000): 50/50, in band. It counted
+    // max(5,000 − 40,000, 0) = 0 USDC and sold half its HYPE, then half the rest.
+    const inBand = both(
+      { balances: { HYPE: 125, USDC: 50_000 }, hypeMid: 40 },
+      { USDC: 40_000 },
+      { USDC: 5_000 },
+    );
+    expect(twaps(inBand)).toEqual([]);
+    expect(skips(inBand)[0]?.reason).toMatch(
+      /^HYPE is 50% of 10000 USDC above limits\.keepOnSpot \(USDC 40000\) /,
+    );
+    // 100,000 USDC, the same floor, 50,000 of capital, 1,250 HYPE (50,000): 50/50 of what it may trade.
+    const big = both(
+      { balances: { HYPE: 1_250, USDC: 100_000 }, hypeMid: 40 },
+      { USDC: 40_000 },
+      { USDC: 50_000 },
+    );
+    expect(twaps(big)).toEqual([]);
   });
 });
 

@@ -4,7 +4,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { BadResponseError } from "../../../src/lib/errors.js";
 import { InfoClient } from "../../../src/venue/info/client.js";
-import { knownUserRole, stakingLinkPeer, twapMayBeRunning } from "../../../src/venue/info/methods/index.js";
+import {
+  knownUserRole,
+  stakingLinkPeer,
+  twapHasEnded,
+  twapMayBeRunning,
+} from "../../../src/venue/info/methods/index.js";
 import { resetUnknownReports, type UnknownValue } from "../../../src/venue/info/tolerant.js";
 import { resolveEndpoints } from "../../../src/venue/networks.js";
 import { HttpTransport } from "../../../src/venue/transport/http.js";
@@ -128,5 +133,12 @@ describe("twapMayBeRunning", () => {
   it("takes an unknown status as running until the TWAP's own end, then not", () => {
     expect(twapMayBeRunning(entry("paused"), start + 29 * 60_000)).toBe(true);
     expect(twapMayBeRunning(entry("paused"), start + 30 * 60_000)).toBe(false);
+  });
+
+  it("says a TWAP has ended only for the ended statuses: the rest of any other may still execute", () => {
+    // Limits and budgets count an ended TWAP at what it executed: an unknown status ("paused") or one
+    // waiting for its trigger counted as ended would leave its whole size out of the daily limit.
+    for (const s of ["finished", "terminated", "stopped", "error"]) expect(twapHasEnded(entry(s))).toBe(true);
+    for (const s of ["activated", "waitingForTrigger", "paused"]) expect(twapHasEnded(entry(s))).toBe(false);
   });
 });

@@ -79,6 +79,15 @@ export type TwapHistoryResponse = z.output<typeof TwapHistoryResponse>;
 const ENDED_STATUSES: ReadonlySet<string> = new Set(["finished", "terminated", "stopped", "error"]);
 
 /**
+ * Whether the TWAP whose latest record is `entry` has ended for good (finished, terminated, stopped, or
+ * refused with an error): what it executed is all it will. "activated", "waitingForTrigger" and a
+ * status hlbot does not know are not ended (what is left of them may still execute).
+ */
+export function twapHasEnded(entry: { status: { status: string } }): boolean {
+  return ENDED_STATUSES.has(entry.status.status);
+}
+
+/**
  * Whether the TWAP whose latest record is `entry` may still be executing at `now` (unix ms).
  * "activated" runs; the ended statuses do not, nor does "waitingForTrigger" (not started yet).
  *
