@@ -1,9 +1,10 @@
-// `hlbot simulate --sweep FILE [--jobs N]`: the terminal side of a parameter sweep. Reads the sweep
-// file, merges it with the command line (flags win), checks the scenario, the period and every grid
-// point's configuration before anything runs (exit 2), runs the points on `--jobs` worker threads with
-// a progress bar on a terminal (else one line per finished run on stderr), and prints the ranked table
-// (or JSON with --json) and the HTML report with --report. Ctrl-C terminates the workers and prints
-// what finished (exit 130); a failed run is shown with its error and makes the exit code 1.
+// `hlbot simulate --sweep FILE [--seeds 42,7,11] [--jobs N]`: the terminal side of a parameter sweep.
+// Reads the sweep file, merges it with the command line (flags win), checks the scenario, the period,
+// the seeds and every grid point's configuration before anything runs (exit 2), runs every point once
+// per seed on `--jobs` worker threads with a progress bar on a terminal (else one line per finished run
+// on stderr), and prints the ranked table (or JSON with --json) and the HTML report with --report.
+// Ctrl-C terminates the workers and prints what finished (exit 130); a failed run is shown with its
+// error and makes the exit code 1.
 import { availableParallelism } from "node:os";
 import { type ConfigIssue, ConfigIssuesError } from "../engine/config/issues.js";
 import { ValidationError, type ValidationIssue } from "../lib/errors.js";
@@ -20,7 +21,8 @@ type Period = ReturnType<typeof readSimulateOptions>;
 /** Most samples per run kept for the HTML report's chart. */
 const REPORT_SAMPLES = 400;
 
-/** The sweep file's days/from/to/seed, read as the flags are read; problems at the file's lines. */
+/** The sweep file's days/from/to, read as the flags are read; problems at the file's lines (its seed:
+ * is checked when the file is read). */
 async function filePeriod(sweep: SweepFile): Promise<Period> {
   const { sweepIssue } = await import("../simulate/sweepFile.js");
   try {
@@ -28,13 +30,12 @@ async function filePeriod(sweep: SweepFile): Promise<Period> {
       ...(sweep.days === undefined ? {} : { days: String(sweep.days) }),
       ...(sweep.from === undefined ? {} : { from: sweep.from }),
       ...(sweep.to === undefined ? {} : { to: sweep.to }),
-      ...(sweep.seed === undefined ? {} : { seed: String(sweep.seed) }),
     });
   } catch (err) {
     if (!(err instanceof ValidationError)) throw err;
     const issues: ConfigIssue[] = err.issues.map((i) => {
       const key = i.path.replace(/^--/, "");
-      return sweepIssue(sweep, [key], i.message.replace(/--(days|from|to|seed)\b/g, "$1:"));
+      return sweepIssue(sweep, [key], i.message.replace(/--(days|from|to)\b/g, "$1:"));
     });
     throw new ConfigIssuesError(issues);
   }
@@ -42,7 +43,14 @@ async function filePeriod(sweep: SweepFile): Promise<Period> {
 
 export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: CliContext): Promise<void> {
   const issues: ValidationIssue[] = [];
-  if (opts.sweep === undefined) issues.push({ path: "--jobs", message: "only with --sweep" });
+  if (opts.sweep === undefined)
+    for (const [flag, given] of [
+      ["--jobs", opts.jobs],
+      ["--seeds", opts.seeds],
+    ] as const)
+      if (given !== undefined) issues.push({ path: flag, message: "only with --sweep" });
+  if (opts.seeds !== undefined && opts.seed !== undefined)
+    issues.push({ path: "--seeds", message: "give either --seed (one) or --seeds (several), not both" });
   if (opts.fork) issues.push({ path: "--fork", message: "a sweep runs a scenario: give --sweep or --fork" });
   let jobs = availableParallelism();
   if (opts.jobs !== undefined) {
@@ -52,9 +60,17 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
       issues.push(...((err as ValidationError).issues ?? []));
     }
   }
+  const { readSweepFile, planSweep, pointText, parseSeeds } = await import("../simulate/sweepFile.js");
+  let cliSeeds: number[] | undefined;
+  if (opts.seeds !== undefined && opts.sweep !== undefined) {
+    try {
+      cliSeeds = parseSeeds(opts.seeds);
+    } catch (err) {
+      issues.push(...((err as ValidationError).issues ?? []));
+    }
+  }
   if (issues.length > 0) throw new ValidationError(issues);
 
-  const { readSweepFile, planSweep, pointText } = await import("../simulate/sweepFile.js");
   const sweep = await readSweepFile(opts.sweep!);
   const inFile = await filePeriod(sweep);
   // Flags win: --days or --to replaces the file's length (days: or to:), --from its start.
@@ -63,8 +79,11 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
     from: cli.from ?? inFile.from,
     to: length.to,
     days: length.days,
-    seed: cli.seed ?? inFile.seed,
   };
+  // --seed or --seeds, else the file's seed: (one or a list), else the scenario's. One seed runs as
+  // before (undefined: the scenario's); several run every point once on each.
+  const seeds = cli.seed !== undefined ? [cli.seed] : (cliSeeds ?? sweep.seeds);
+  const many = seeds !== undefined && seeds.length > 1;
   if (period.from !== undefined && period.to !== undefined && period.to <= period.from)
     throw new ValidationError([
       {
@@ -93,12 +112,12 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
   const { runSweep, formatSweep, sweepJson, figureWithUnit, unrankedText, RANK_FIGURES } = await import(
     "../simulate/sweep.js"
   );
-  const total = plan.points.length;
+  const total = plan.points.length * (seeds?.length ?? 1);
   const used = Math.min(jobs, total);
   const figure = RANK_FIGURES[sweep.rank];
   const progress = process.stderr.isTTY ? await progressBar(total) : undefined;
   let failed = 0;
-  const onPointDone = (run: SweepRun, done: number) => {
+  const onRunDone = (run: SweepRun, done: number) => {
     if (!run.outcome.ok && !run.outcome.interrupted) failed++;
     if (progress) return progress.update(done, failed);
     if (!run.outcome.ok && run.outcome.interrupted) return;
@@ -109,7 +128,7 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
         ? unrankedText(sweep.rank)
         : `${figure.label.replace(/ bps$/, "")} ${figureWithUnit(sweep.rank, value, run.outcome.summary.valuationCoin)}`;
     ctx.stderr(
-      `hlbot simulate --sweep: ${done}/${total} point ${run.point.index} (${pointText(plan, run.point)}): ${what} (${(run.outcome.wallMs / 1000).toFixed(2)} s)\n`,
+      `hlbot simulate --sweep: ${done}/${total} point ${run.point.index} (${pointText(plan, run.point)})${many ? ` seed ${run.seed}` : ""}: ${what} (${(run.outcome.wallMs / 1000).toFixed(2)} s)\n`,
     );
   };
   const controller = new AbortController();
@@ -123,15 +142,16 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
         env,
         scenarioFile,
         prices: opts.prices,
-        seed: period.seed,
+        seed: seeds?.length === 1 ? seeds[0] : undefined,
         from: period.from,
         to: period.to,
         days: period.days,
         ...(opts.http ? { transport: "http" as const } : {}),
         ...(opts.report !== undefined ? { samples: REPORT_SAMPLES } : {}),
       },
+      ...(many ? { seeds } : {}),
       signal: controller.signal,
-      onPointDone,
+      onRunDone,
     });
   } finally {
     progress?.stop();

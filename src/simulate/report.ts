@@ -17,7 +17,16 @@ import {
 } from "./format.js";
 import type { Sample, SimulationRecord } from "./runner.js";
 import { type FlowSummary, type SimulationSummary, twapStatusText, unequalFlowsEffect } from "./summary.js";
-import { figureColumns, RANK_FIGURES, rankRuns, type SweepResult, unrankedText } from "./sweep.js";
+import {
+  figureColumns,
+  pointFigures,
+  RANK_FIGURES,
+  rankRuns,
+  type SweepResult,
+  sweepSeeds,
+  twapsText,
+  unrankedText,
+} from "./sweep.js";
 import { pointText, valueText } from "./sweepFile.js";
 import { sweepFigures } from "./sweepPoint.js";
 
@@ -557,41 +566,61 @@ ${tableHtml(
 const SWEEP_CHART_RUNS = 6;
 
 /**
- * The HTML report of a sweep: the ranked table of every run, the portfolio value over time of the
- * best runs beside buy and hold, and for each swept key the mean and best rank figure per value. Self-
- * contained like the run report; the ranked figures are embedded as JSON (`hlbot-sweep`).
+ * The HTML report of a sweep: the ranked table of every point, the portfolio value over time of the
+ * best points beside buy and hold (on the first seed when there are several), and for each swept key
+ * the mean and best rank figure per value. Self-contained like the run report; the ranked figures are
+ * embedded as JSON (`hlbot-sweep`). With several seeds the figures are each point's means over them,
+ * with the rank figure's worst seed and the number of seeds the point was best on.
  */
 export function renderSweepReport(result: SweepResult): string {
   const { plan } = result;
   const by = plan.sweep.rank;
   const spec = RANK_FIGURES[by];
   const ranked = rankRuns(result.runs, by);
-  const okRuns = ranked.flatMap((r) => (r.outcome.ok ? [{ ...r, outcome: r.outcome }] : []));
-  const first = okRuns[0]?.outcome;
-  const s = first?.summary;
+  const seeds = sweepSeeds(result.runs);
+  const many = seeds.length > 1;
+  const okPoints = ranked.filter((r) => r.status === "ok");
+  // The first seed's run of each point that ran on every seed.
+  const firstRuns = okPoints.map((r) => {
+    const run = r.runs[0]!;
+    if (!run.outcome.ok) throw new Error("unreachable: a point of status ok has a failed run");
+    return { ...r, outcome: run.outcome };
+  });
+  const s = firstRuns[0]?.outcome.summary;
   const coin = s?.valuationCoin ?? "USDC";
   const cols = figureColumns(by);
+  const extra = many ? [`worst ${spec.label}`, "best on"] : [];
   const rows = ranked.map((r) => {
     const values = r.point.values.map(valueText);
-    if (!r.outcome.ok)
+    if (r.status !== "ok") {
+      const errors = r.runs
+        .filter((run) => !run.outcome.ok)
+        .map((run) => `${many ? `seed ${run.seed}: ` : ""}${run.outcome.ok ? "" : run.outcome.error}`);
       return [
         "-",
         r.point.index,
         ...values,
         ...cols.map(() => ""),
+        ...extra.map(() => ""),
         "",
         "",
-        `${r.outcome.interrupted ? "interrupted" : "failed"}: ${r.outcome.error}`,
+        `${r.status}: ${errors.join("; ")}`,
       ];
-    const f = sweepFigures(r.outcome.summary);
+    }
+    const f = pointFigures(r.runs)!;
+    const without = r.runs.filter((_, j) => r.perSeed[j] === null).map((run) => run.seed);
     return [
       r.rank === undefined ? "-" : `${r.rank}${r.tied ? "=" : ""}`,
       r.point.index,
       ...values,
-      ...cols.map((c) => f[c] ?? "-"),
+      f[by] ?? "-",
+      ...(many ? [r.worst ?? "-", r.bestOn === undefined ? "-" : `${r.bestOn}/${seeds.length}`] : []),
+      ...cols.slice(1).map((c) => f[c] ?? "-"),
       f.traded,
-      f.twaps,
-      r.rank === undefined ? `ok, not ranked: ${unrankedText(by)}` : "ok",
+      many ? twapsText(f.twaps) : f.twaps,
+      r.rank === undefined
+        ? `ok, not ranked: ${many ? `traded nothing on seed(s) ${without.join(", ")}` : unrankedText(by)}`
+        : "ok",
     ];
   });
   const table = tableHtml(
@@ -599,18 +628,30 @@ export function renderSweepReport(result: SweepResult): string {
       "#",
       "point",
       ...plan.keys.map((k) => k.label),
-      ...cols.map((c) => RANK_FIGURES[c].label),
+      `${many ? "mean " : ""}${spec.label}`,
+      ...extra,
+      ...cols.slice(1).map((c) => RANK_FIGURES[c].label),
       `traded (${coin})`,
       "TWAPs",
       "run",
     ],
     rows,
-    [true, true, ...plan.keys.map(() => false), ...cols.map(() => true), true, true, false],
+    [
+      true,
+      true,
+      ...plan.keys.map(() => false),
+      ...cols.map(() => true),
+      ...extra.map(() => true),
+      true,
+      true,
+      false,
+    ],
   );
 
-  // Bot − buy and hold over time for the best runs (buy and hold is the same for every run: the same
-  // starting holdings at the same prices), so that the runs' differences are not lost in the market's moves.
-  const drawn = okRuns.filter((r) => r.outcome.samples !== undefined).slice(0, SWEEP_CHART_RUNS);
+  // Bot − buy and hold over time for the best points (buy and hold is the same for every run of a seed:
+  // the same starting holdings at the same prices), so that the runs' differences are not lost in the
+  // market's moves. With several seeds: the runs of the first seed.
+  const drawn = firstRuns.filter((r) => r.outcome.samples !== undefined).slice(0, SWEEP_CHART_RUNS);
   const base = drawn[0]?.outcome.samples ?? [];
   const times = base.map((x) => x.t);
   // Each sample carries buy and hold's value (the venue run without the bot); an older one does not.
@@ -642,7 +683,11 @@ export function renderSweepReport(result: SweepResult): string {
     drawn.length === 0
       ? ""
       : chart({
-          title: `Bot − buy and hold over time, the ${drawn.length} best run(s)`,
+          title:
+            `Bot − buy and hold over time, the ${drawn.length} best run(s)` +
+            (many
+              ? ` on seed ${seeds[0]}, the first of the ${seeds.length} seeds (the others are not drawn)`
+              : ""),
           times,
           series,
           stacked: false,
@@ -650,11 +695,11 @@ export function renderSweepReport(result: SweepResult): string {
           unit: `${coin} at mid prices`,
         });
 
-  // Each key on its own: the rank figure's mean and best over the runs with each value.
+  // Each key on its own: the rank figure's mean and best over the points with each value.
   const perKey = plan.keys
     .map((k, ki) => {
       const rowsOf = k.values.map((v) => {
-        const figures = okRuns
+        const figures = okPoints
           .filter((r) => r.figure !== undefined && valueText(r.point.values[ki]) === valueText(v))
           .map((r) => Number(r.figure));
         const mean = figures.length ? figures.reduce((a, x) => a + x, 0) / figures.length : undefined;
@@ -665,30 +710,57 @@ export function renderSweepReport(result: SweepResult): string {
           : undefined;
         return [valueText(v), figures.length, mean?.toFixed(2) ?? "-", best?.toFixed(2) ?? "-"];
       });
-      return `<h3>${escapeHtml(k.key)}</h3>${tableHtml(["value", "runs", `mean ${spec.label}`, `best ${spec.label}`], rowsOf, [false, true, true, true])}`;
+      const label = many ? `${spec.label} (a point's mean over the seeds)` : spec.label;
+      return `<h3>${escapeHtml(k.key)}</h3>${tableHtml(["value", many ? "points" : "runs", `mean ${label}`, `best ${label}`], rowsOf, [false, true, true, true])}`;
     })
     .join("\n");
 
   const period = s ? `${when(s.period.from)} → ${when(s.period.to)} UTC (${s.period.days} days)` : "";
+  const runsText = many
+    ? `${result.runs.length} run(s), ${plan.points.length} point(s) × ${seeds.length} seeds,`
+    : `${plan.points.length} run(s)`;
+  const seedText = many ? `seeds ${seeds.join(", ")}` : `seed ${s?.seed}`;
+  const rankedText = many
+    ? `Ranked by the mean <b>${escapeHtml(spec.label)}</b> over the ${seeds.length} seeds: ${escapeHtml(spec.help)}; ${spec.better} is better. Every figure is a point's mean over the seeds; "worst ${escapeHtml(spec.label)}" is its worst seed's (the ${spec.better === "higher" ? "lowest" : "highest"}), "best on" on how many seeds it was the best point.`
+    : `Ranked by <b>${escapeHtml(spec.label)}</b>: ${escapeHtml(spec.help)}; ${spec.better} is better.`;
   const body = `
 <header>
   <h1>hlbot sweep: ${escapeHtml(plan.sweep.file)}</h1>
-  <p>${plan.points.length} run(s) of <code>${escapeHtml(plan.configPath)}</code>${s ? ` on the ${escapeHtml(s.scenario)} scenario, seed ${s.seed}, ${escapeHtml(period)}` : ""}, on ${result.jobs === 1 ? "one thread" : `${result.jobs} worker threads`}${result.interrupted ? " (interrupted)" : ""}.
-  Ranked by <b>${escapeHtml(spec.label)}</b>: ${escapeHtml(spec.help)}; ${spec.better} is better. Amounts in ${escapeHtml(coin)}; bps are of the notional traded ("traded").</p>
+  <p>${runsText} of <code>${escapeHtml(plan.configPath)}</code>${s ? ` on the ${escapeHtml(s.scenario)} scenario, ${seedText}, ${escapeHtml(period)}` : ""}, on ${result.jobs === 1 ? "one thread" : `${result.jobs} worker threads`}${result.interrupted ? " (interrupted)" : ""}.
+  ${rankedText} Amounts in ${escapeHtml(coin)}; bps are of the notional traded ("traded").</p>
   <ul>${plan.keys.map((k) => `<li><b>${escapeHtml(k.label)}</b>: <code>${escapeHtml(k.key)}</code> = ${escapeHtml(k.values.map(valueText).join(", "))}</li>`).join("")}</ul>
 </header>
-<section><h2>Runs, best first</h2>${table}</section>
+<section><h2>${many ? "Points" : "Runs"}, best first</h2>${table}</section>
 <section>${valueChart}</section>
 <section><h2>Each key on its own</h2>${perKey}</section>
 <script type="application/json" id="hlbot-sweep">${scriptJson({
-    rank: { by, better: spec.better, unit: spec.unit },
+    rank: { by, better: spec.better, unit: spec.unit, ...(many ? { of: "mean over the seeds" } : {}) },
     keys: plan.keys.map((k) => ({ key: k.key, label: k.label, values: k.values })),
-    runs: ranked.map((r) => ({
-      rank: r.rank ?? null,
-      point: r.point.index,
-      values: r.point.values,
-      ...(r.outcome.ok ? { figures: sweepFigures(r.outcome.summary) } : { error: r.outcome.error }),
-    })),
+    ...(many ? { seeds } : {}),
+    runs: ranked.map((r) => {
+      if (!many) {
+        const o = r.runs[0]!.outcome;
+        return {
+          rank: r.rank ?? null,
+          point: r.point.index,
+          values: r.point.values,
+          ...(o.ok ? { figures: sweepFigures(o.summary) } : { error: o.error }),
+        };
+      }
+      return {
+        rank: r.rank ?? null,
+        point: r.point.index,
+        values: r.point.values,
+        figure: r.figure ?? null,
+        worst: r.worst ?? null,
+        bestOn: r.bestOn ?? null,
+        figures: pointFigures(r.runs) ?? null,
+        seeds: r.runs.map((run) => ({
+          seed: run.seed ?? null,
+          ...(run.outcome.ok ? { figures: sweepFigures(run.outcome.summary) } : { error: run.outcome.error }),
+        })),
+      };
+    }),
   })}</script>`;
   return page(`hlbot sweep: ${escapeHtml(plan.sweep.file)}`, body, 1100);
 }

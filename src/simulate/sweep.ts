@@ -1,9 +1,10 @@
 // Running a sweep (`hlbot simulate --sweep`): every point of the plan (sweepFile.ts) is simulated over
-// the same scenario, seed and period, in worker threads (sweepWorker.ts, one point at a time each) or,
-// with jobs = 1, one after the other in this thread; both run runSweepPoint, the code path of a plain
-// `hlbot simulate`. A worker that crashes fails its point only (a new worker takes the rest); an abort
-// terminates the workers. Then the runs are ranked by the chosen figure (ties: grid order, so the
-// same sweep always gives the same table) and shown as a table or JSON.
+// the same scenario and period, once per seed (one price path each; one seed by default), in worker
+// threads (sweepWorker.ts, one run at a time each) or, with jobs = 1, one after the other in this
+// thread; both run runSweepPoint, the code path of a plain `hlbot simulate --seed S`. A worker that
+// crashes fails its run only (a new worker takes the rest); an abort terminates the workers. Then the
+// points are ranked by the chosen figure, its mean over the seeds (ties: grid order, so the same sweep
+// always gives the same table), and shown as a table or JSON.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -27,21 +28,29 @@ export interface SweepRunOptions {
   /** Worker threads; 1 runs every point in this thread, one after the other. */
   jobs: number;
   shared: SweepShared;
+  /**
+   * The seeds (price paths) every point runs on, one run each, in this order; overrides shared.seed.
+   * Default: one run per point on shared.seed.
+   */
+  seeds?: readonly number[] | undefined;
   signal?: AbortSignal;
-  /** Called as each point ends (in the order they end). */
-  onPointDone?: (run: SweepRun, done: number, total: number) => void;
+  /** Called as each run ends (in the order they end); total is points × seeds. */
+  onRunDone?: (run: SweepRun, done: number, total: number) => void;
   /** The worker module (default ./sweepWorker.js beside this file: the built dist/). */
   workerUrl?: URL;
 }
 
+/** One run: a point on one seed. */
 export interface SweepRun {
   point: SweepPoint;
+  /** The seed it ran on; undefined: the scenario's own. */
+  seed?: number | undefined;
   outcome: SweepPointOutcome;
 }
 
 export interface SweepResult {
   plan: SweepPlan;
-  /** One per point, in point order. */
+  /** One per point and seed: point by point in grid order, each point's seeds in the order given. */
   runs: SweepRun[];
   jobs: number;
   wallMs: number;
@@ -53,33 +62,40 @@ export const SWEEP_WORKER_URL = new URL("./sweepWorker.js", import.meta.url);
 
 export async function runSweep(plan: SweepPlan, o: SweepRunOptions): Promise<SweepResult> {
   const t0 = performance.now();
-  const jobs = Math.max(1, Math.min(o.jobs, plan.points.length));
-  const jobOf = (p: SweepPoint): SweepPointJob => ({
+  const seeds: Array<number | undefined> = o.seeds && o.seeds.length > 0 ? [...o.seeds] : [o.shared.seed];
+  const tasks = plan.points.flatMap((point) => seeds.map((seed) => ({ point, seed })));
+  const jobs = Math.max(1, Math.min(o.jobs, tasks.length));
+  const jobOf = (t: (typeof tasks)[number]): SweepPointJob => ({
     ...o.shared,
+    seed: t.seed,
     configPath: plan.configPath,
-    edits: p.edits,
+    edits: t.point.edits,
   });
-  const outcomes: Array<SweepPointOutcome | undefined> = plan.points.map(() => undefined);
+  const runOf = (i: number, outcome: SweepPointOutcome): SweepRun => ({
+    point: tasks[i]!.point,
+    ...(tasks[i]!.seed === undefined ? {} : { seed: tasks[i]!.seed }),
+    outcome,
+  });
+  const outcomes: Array<SweepPointOutcome | undefined> = tasks.map(() => undefined);
   let done = 0;
   const finish = (i: number, outcome: SweepPointOutcome) => {
     if (outcomes[i] !== undefined) return;
     outcomes[i] = outcome;
     done++;
-    o.onPointDone?.({ point: plan.points[i]!, outcome }, done, plan.points.length);
+    o.onRunDone?.(runOf(i, outcome), done, tasks.length);
   };
   if (jobs === 1) {
-    for (const [i, p] of plan.points.entries()) {
+    for (const [i, t] of tasks.entries()) {
       if (o.signal?.aborted) break;
-      finish(i, await runSweepPoint(jobOf(p), o.signal));
+      finish(i, await runSweepPoint(jobOf(t), o.signal));
     }
   } else {
-    await runInWorkers(plan.points.map(jobOf), jobs, o.workerUrl ?? SWEEP_WORKER_URL, finish, o.signal);
+    await runInWorkers(tasks.map(jobOf), jobs, o.workerUrl ?? SWEEP_WORKER_URL, finish, o.signal);
   }
   const interrupted = Boolean(o.signal?.aborted);
-  const runs = plan.points.map((point, i) => ({
-    point,
-    outcome: outcomes[i] ?? { ok: false as const, error: "interrupted", interrupted: true, wallMs: 0 },
-  }));
+  const runs = tasks.map((_, i) =>
+    runOf(i, outcomes[i] ?? { ok: false as const, error: "interrupted", interrupted: true, wallMs: 0 }),
+  );
   return { plan, runs, jobs, wallMs: performance.now() - t0, interrupted };
 }
 
@@ -156,45 +172,148 @@ function runInWorkers(
 
 // ---- ranking ----
 
-export interface RankedRun extends SweepRun {
+/** A point of the sweep with its runs (one per seed) and its place in the ranking. */
+export interface RankedPoint {
+  point: SweepPoint;
+  /** The point's runs, one per seed, in the order the seeds were given. */
+  runs: SweepRun[];
+  /** "failed": a run failed (even if the others did not); "interrupted": a run was stopped. */
+  status: "ok" | "failed" | "interrupted";
   /**
-   * 1 = best; tied figures share a rank (1, 2, 2, 4); undefined for a failed or interrupted run, or one
-   * without the figure (a cost per amount traded of a run that traded nothing).
+   * 1 = best; tied figures share a rank (1, 2, 2, 4); undefined for a failed or interrupted point, or
+   * one without the figure on some seed (a cost per amount traded of a run that traded nothing).
    */
   rank: number | undefined;
   tied: boolean;
-  /** The rank figure, a decimal string; undefined when the run failed or has none. */
+  /**
+   * The rank figure, a decimal string: its mean over the seeds (one seed: that run's figure, as it is);
+   * undefined when the point is not ranked.
+   */
   figure: string | undefined;
+  /** The worst seed's rank figure (the lowest when higher is better, else the highest); ranked only. */
+  worst: string | undefined;
+  /**
+   * On how many seeds the point's figure was the best of all ranked points' (a tie counts for each
+   * tied point); undefined when not ranked.
+   */
+  bestOn: number | undefined;
+  /** Each seed's rank figure, in the runs' order: null for none, undefined for a run that failed. */
+  perSeed: Array<string | null | undefined>;
+}
+
+/** Decimal places of a mean over several seeds (one seed's figure is kept as it is). */
+const MEAN_DECIMALS = 8;
+
+function mean(values: readonly Decimal[]): Decimal {
+  if (values.length === 1) return values[0]!;
+  return values
+    .reduce((a, x) => a.plus(x), new Decimal(0))
+    .div(values.length)
+    .toDecimalPlaces(MEAN_DECIMALS, Decimal.ROUND_HALF_EVEN);
+}
+
+/** The runs grouped by point, in point order; each point's runs in their order (one per seed). */
+export function pointRuns(runs: readonly SweepRun[]): SweepRun[][] {
+  const byPoint = new Map<number, SweepRun[]>();
+  for (const r of runs) {
+    const list = byPoint.get(r.point.index);
+    if (list) list.push(r);
+    else byPoint.set(r.point.index, [r]);
+  }
+  return [...byPoint.values()].sort((a, b) => a[0]!.point.index - b[0]!.point.index);
+}
+
+/** The seeds of a sweep's runs, in order (those of its first point); undefined: the scenario's. */
+export function sweepSeeds(runs: readonly SweepRun[]): Array<number | undefined> {
+  return (pointRuns(runs)[0] ?? []).map((r) => r.seed);
 }
 
 /**
- * Runs with the figure, best first (equal figures in grid order); then the runs without it (nothing
- * traded to rate a cost by), unranked; then the failed ones. All in grid order within each group.
+ * Groups the runs by point and ranks the points by the mean of the figure over their seeds, best first
+ * (equal figures in grid order); then the points without it on some seed, unranked; then the points
+ * with a failed or interrupted run. All in grid order within each group. With one seed per point this
+ * is the ranking of the runs themselves.
+ *
+ * A point that traded nothing on a seed has no cost per amount traded there (RankFigureSpec.of is
+ * null). It is left unranked, as with one seed, rather than ranked by the mean over the seeds where it
+ * traded: that mean would be over other price paths than the other points' means, so the two would
+ * not compare (and the paths it sat out are the ones it found no reason to trade on, which a mean over
+ * the rest would drop unseen). Figures in the valuation coin exist for every run, so such a point is
+ * still ranked by them.
  */
-export function rankRuns(runs: readonly SweepRun[], by: RankFigure): RankedRun[] {
+export function rankRuns(runs: readonly SweepRun[], by: RankFigure): RankedPoint[] {
   const spec = RANK_FIGURES[by];
-  const ok = runs.flatMap((r) => {
-    const f = r.outcome.ok ? spec.of(r.outcome.summary) : null;
-    return f === null ? [] : [{ r, f: new Decimal(f) }];
+  const better = (a: Decimal, b: Decimal) => (spec.better === "higher" ? b.comparedTo(a) : a.comparedTo(b));
+  const points = pointRuns(runs).map((list): RankedPoint => {
+    const status = list.some((r) => !r.outcome.ok && !r.outcome.interrupted)
+      ? "failed"
+      : list.some((r) => !r.outcome.ok)
+        ? "interrupted"
+        : "ok";
+    return {
+      point: list[0]!.point,
+      runs: list,
+      status,
+      rank: undefined,
+      tied: false,
+      figure: undefined,
+      worst: undefined,
+      bestOn: undefined,
+      perSeed: list.map((r) => (r.outcome.ok ? spec.of(r.outcome.summary) : undefined)),
+    };
+  });
+  const ok = points.flatMap((p) => {
+    if (p.status !== "ok" || p.perSeed.some((f) => f === null || f === undefined)) return [];
+    const values = p.perSeed.map((f) => new Decimal(f!));
+    return [{ p, values, f: mean(values) }];
   });
   ok.sort((a, b) => {
-    const c = spec.better === "higher" ? b.f.comparedTo(a.f) : a.f.comparedTo(b.f);
-    return c !== 0 ? c : a.r.point.index - b.r.point.index;
+    const c = better(a.f, b.f);
+    return c !== 0 ? c : a.p.point.index - b.p.point.index;
   });
-  const ranked: RankedRun[] = [];
-  for (const [i, { r, f }] of ok.entries()) {
+  // The best figure on each seed, among the ranked points.
+  const bestBySeed = (ok[0]?.values ?? []).map((_, j) =>
+    ok.map((x) => x.values[j]!).reduce((a, b) => (better(a, b) <= 0 ? a : b)),
+  );
+  const ranked: RankedPoint[] = [];
+  for (const [i, { p, values, f }] of ok.entries()) {
     const prev = ranked[i - 1];
     const same = prev !== undefined && ok[i - 1]!.f.eq(f);
-    const rank = same ? prev.rank : i + 1;
     if (same) prev.tied = true;
-    ranked.push({ ...r, rank, tied: same, figure: f.toFixed() });
+    ranked.push({
+      ...p,
+      rank: same ? prev.rank : i + 1,
+      tied: same,
+      figure: f.toFixed(),
+      worst: values.reduce((a, b) => (better(a, b) >= 0 ? a : b)).toFixed(),
+      bestOn: values.filter((v, j) => v.eq(bestBySeed[j]!)).length,
+    });
   }
-  const unranked = (want: (r: SweepRun) => boolean) =>
-    runs
-      .filter((r) => want(r) && !ok.some((x) => x.r === r))
-      .sort((a, b) => a.point.index - b.point.index)
-      .map((r) => ({ ...r, rank: undefined, tied: false, figure: undefined }));
-  return [...ranked, ...unranked((r) => r.outcome.ok), ...unranked((r) => !r.outcome.ok)];
+  const rest = (want: (p: RankedPoint) => boolean) =>
+    points.filter((p) => want(p) && !ok.some((x) => x.p === p));
+  return [...ranked, ...rest((p) => p.status === "ok"), ...rest((p) => p.status !== "ok")];
+}
+
+/**
+ * A point's figures for its row of the table: with one seed, the run's (sweepFigures); with several,
+ * the mean of each over the seeds (null where a seed has none), the notional traded and the number of
+ * TWAPs included. Undefined when a run failed or was interrupted.
+ */
+export function pointFigures(
+  runs: readonly SweepRun[],
+): (Record<RankFigure, string | null> & { traded: string; twaps: number }) | undefined {
+  const all = runs.flatMap((r) => (r.outcome.ok ? [sweepFigures(r.outcome.summary)] : []));
+  if (all.length === 0 || all.length !== runs.length) return undefined;
+  if (all.length === 1) return all[0];
+  const out = {
+    traded: mean(all.map((f) => new Decimal(f.traded))).toFixed(),
+    twaps: all.reduce((n, f) => n + f.twaps, 0) / all.length,
+  } as Record<RankFigure, string | null> & { traded: string; twaps: number };
+  for (const name of RANK_FIGURE_NAMES) {
+    const values = all.map((f) => f[name]);
+    out[name] = values.every((v) => v !== null) ? mean(values.map((v) => new Decimal(v!))).toFixed() : null;
+  }
+  return out;
 }
 
 // ---- output ----
@@ -225,6 +344,28 @@ export function unrankedText(by: RankFigure): string {
   return `traded nothing, so no ${RANK_FIGURES[by].label.replace(/ bps$/, "")} per amount traded`;
 }
 
+/** Why a point of several seeds whose runs succeeded has no rank (see rankRuns). */
+export function unrankedSeedsText(by: RankFigure): string {
+  return `traded nothing on the seed(s) named, so no ${RANK_FIGURES[by].label.replace(/ bps$/, "")} per amount traded there, and a mean over its other seeds would not compare with the others' means`;
+}
+
+/** A TWAP count: a whole number, or a mean over seeds to one decimal. */
+export function twapsText(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(1);
+}
+
+/** The rank figure's name in words ("vs hold", "costs"). */
+const figureName = (by: RankFigure) => RANK_FIGURES[by].label.replace(/ bps$/, "");
+
+/** "seed 7" or "seeds 7, 11". */
+const seedsText = (seeds: ReadonlyArray<number | undefined>) =>
+  `seed${seeds.length === 1 ? "" : "s"} ${seeds.map((x) => x ?? "of the scenario").join(", ")}`;
+
+/** The seeds of a point on which it has no rank figure. */
+function seedsWithout(p: RankedPoint): Array<number | undefined> {
+  return p.runs.filter((_, j) => p.perSeed[j] === null).map((r) => r.seed);
+}
+
 function describeRun(result: SweepResult) {
   const first = result.runs.find((r) => r.outcome.ok)?.outcome as
     | Extract<SweepPointOutcome, { ok: true }>
@@ -232,7 +373,11 @@ function describeRun(result: SweepResult) {
   return first?.summary;
 }
 
-/** The sweep as text: a header, the ranked table, failed runs with their error, the best point. */
+/**
+ * The sweep as text: a header, the ranked table, failed runs with their error, the best point. With
+ * several seeds every figure is the point's mean over them, and two columns follow the rank figure:
+ * its worst seed's value and on how many seeds the point was the best.
+ */
 export function formatSweep(result: SweepResult): string {
   const { plan } = result;
   const by = plan.sweep.rank;
@@ -240,69 +385,109 @@ export function formatSweep(result: SweepResult): string {
   const s = describeRun(result);
   const coin = s?.valuationCoin ?? "USDC";
   const ranked = rankRuns(result.runs, by);
+  const seeds = sweepSeeds(result.runs);
+  const many = seeds.length > 1;
   const lines: string[] = [];
   const sizes = plan.keys.map((k) => k.values.length).join(" × ");
+  const count = many
+    ? `${result.runs.length} run(s), ${plan.points.length} point(s) × ${seeds.length} seeds`
+    : `${plan.points.length} run(s)`;
   lines.push(
-    `Sweep of ${plan.points.length} run(s) (${plan.keys.map((k) => k.label).join(" × ")}: ${sizes}) of ${plan.sweep.file}` +
+    `Sweep of ${count} (${plan.keys.map((k) => k.label).join(" × ")}: ${sizes}) of ${plan.sweep.file}` +
       (s
-        ? ` on the ${s.scenario} scenario${replayedText(s)} (seed ${s.seed}): ${when(s.period.from)} → ${when(s.period.to)} UTC`
+        ? ` on the ${s.scenario} scenario${replayedText(s)} (${many ? seedsText(seeds) : `seed ${s.seed}`}): ${when(s.period.from)} → ${when(s.period.to)} UTC`
         : ""),
   );
   for (const k of plan.keys) lines.push(`  ${k.label}: ${k.key} = ${k.values.map(valueText).join(", ")}`);
   lines.push(
-    `Ranked by ${spec.label}: ${spec.help}; ${spec.better} is better. ` +
-      `Amounts in ${coin}; bps are of the notional traded ("traded"):`,
+    many
+      ? `Ranked by the mean ${spec.label} over the ${seeds.length} seeds: ${spec.help}; ${spec.better} is better. ` +
+          `Amounts in ${coin}; bps are of the notional traded ("traded").\n` +
+          `Every figure is a point's mean over the seeds; "worst ${spec.label}" is its worst seed's (the ` +
+          `${spec.better === "higher" ? "lowest" : "highest"}), "best on" on how many seeds it was the best point:`
+      : `Ranked by ${spec.label}: ${spec.help}; ${spec.better} is better. ` +
+          `Amounts in ${coin}; bps are of the notional traded ("traded"):`,
     "",
   );
   const cols = figureColumns(by);
+  const extra = many ? [`worst ${spec.label}`, "best on"] : [];
   const head = [
     "#",
     "point",
     ...plan.keys.map((k) => k.label),
-    ...cols.map((c) => RANK_FIGURES[c].label),
+    `${many ? "mean " : ""}${spec.label}`,
+    ...extra,
+    ...cols.slice(1).map((c) => RANK_FIGURES[c].label),
     "traded",
     "TWAPs",
   ];
   const rows: string[][] = [head];
   const failures: string[] = [];
-  const unranked: number[] = [];
+  const unranked: string[] = [];
   for (const r of ranked) {
     const values = r.point.values.map(valueText);
-    if (!r.outcome.ok) {
-      const why = r.outcome.interrupted ? "interrupted" : "failed";
-      rows.push(["-", String(r.point.index), ...values, why, ...cols.slice(1).map(() => ""), "", ""]);
-      if (!r.outcome.interrupted) failures.push(`  point ${r.point.index} failed: ${r.outcome.error}`);
+    if (r.status !== "ok") {
+      rows.push([
+        "-",
+        String(r.point.index),
+        ...values,
+        r.status,
+        ...extra.map(() => ""),
+        ...cols.slice(1).map(() => ""),
+        "",
+        "",
+      ]);
+      for (const run of r.runs)
+        if (!run.outcome.ok && !run.outcome.interrupted)
+          failures.push(
+            `  point ${r.point.index} failed${many ? ` on seed ${run.seed}` : ""}: ${run.outcome.error}`,
+          );
       continue;
     }
-    const f = sweepFigures(r.outcome.summary);
-    if (r.rank === undefined) unranked.push(r.point.index);
+    const f = pointFigures(r.runs)!;
+    if (r.rank === undefined)
+      unranked.push(many ? `${r.point.index} (${seedsText(seedsWithout(r))})` : String(r.point.index));
     rows.push([
       r.rank === undefined ? "-" : `${r.rank}${r.tied ? "=" : ""}`,
       String(r.point.index),
       ...values,
-      ...cols.map((c) => figureText(c, f[c])),
+      figureText(by, f[by]),
+      ...(many
+        ? [figureText(by, r.worst), r.bestOn === undefined ? "-" : `${r.bestOn}/${seeds.length}`]
+        : []),
+      ...cols.slice(1).map((c) => figureText(c, f[c])),
       money(f.traded),
-      String(f.twaps),
+      twapsText(f.twaps),
     ]);
   }
   // Numbers right-aligned, anything else (text, mappings) left.
   const keyAlign = plan.keys.map((k) => (k.values.every((v) => typeof v === "number") ? "r" : "l")).join("");
-  const align = `rr${keyAlign}${"r".repeat(cols.length + 2)}`;
+  const align = `rr${keyAlign}${"r".repeat(cols.length + extra.length + 2)}`;
   lines.push(...table(rows, align));
   if (unranked.length > 0)
     lines.push(
       "",
-      `  not ranked (${unrankedText(by)}): point${unranked.length === 1 ? "" : "s"} ${unranked.join(", ")}`,
+      `  not ranked (${many ? unrankedSeedsText(by) : unrankedText(by)}): point${unranked.length === 1 ? "" : "s"} ${unranked.join(", ")}`,
     );
   if (failures.length > 0) lines.push("", ...failures);
   const best = ranked[0];
   if (best?.figure !== undefined) {
     lines.push(
       "",
-      `Best: point ${best.point.index} (${pointText(plan, best.point)}): ${spec.label.replace(/ bps$/, "")} ${figureWithUnit(by, best.figure, coin)}` +
-        (best.tied ? " (tied: the first in grid order is shown first)" : ""),
+      many
+        ? `Best: point ${best.point.index} (${pointText(plan, best.point)}): mean ${figureName(by)} ${figureWithUnit(by, best.figure, coin)} over ${seeds.length} seeds` +
+            ` (worst ${figureWithUnit(by, best.worst!, coin)}; the best point on ${best.bestOn} of ${seeds.length} seeds)` +
+            (best.tied ? " (tied: the first in grid order is shown first)" : "")
+        : `Best: point ${best.point.index} (${pointText(plan, best.point)}): ${figureName(by)} ${figureWithUnit(by, best.figure, coin)}` +
+            (best.tied ? " (tied: the first in grid order is shown first)" : ""),
     );
-  } else if (unranked.length > 0) lines.push("", `No best: every run ${unrankedText(by)}`);
+  } else if (unranked.length > 0)
+    lines.push(
+      "",
+      many
+        ? `No best: every point traded nothing on some seed, so has no ${figureName(by)} per amount traded there`
+        : `No best: every run ${unrankedText(by)}`,
+    );
   const failed = result.runs.filter((r) => !r.outcome.ok && !r.outcome.interrupted).length;
   const stopped = result.runs.filter((r) => !r.outcome.ok && r.outcome.interrupted).length;
   if (failed > 0 || stopped > 0)
@@ -324,35 +509,69 @@ function table(rows: string[][], align: string): string[] {
   );
 }
 
-/** The sweep as one JSON-ready object: the plan, then every run ranked, each with its whole summary. */
+const statusOf = (o: SweepPointOutcome) => (o.ok ? "ok" : o.interrupted ? "interrupted" : "failed");
+
+/**
+ * The sweep as one JSON-ready object: the plan, then every point ranked. With one seed each point has
+ * its run's whole summary; with several, its mean figures (`figure`, `worst`, `bestOn`, `figures`) and
+ * per seed the run's figures and whole summary (`seeds`).
+ */
 export function sweepJson(result: SweepResult) {
   const { plan } = result;
   const by = plan.sweep.rank;
   const s = describeRun(result);
+  const seeds = sweepSeeds(result.runs);
+  const many = seeds.length > 1;
   return {
     sweep: {
       file: plan.sweep.file,
       config: plan.configPath,
       scenario: s?.scenario ?? null,
-      seed: s?.seed ?? null,
+      ...(many ? { seeds } : { seed: s?.seed ?? null }),
       period: s ? { from: s.period.from, to: s.period.to, days: s.period.days } : null,
       valuationCoin: s?.valuationCoin ?? null,
-      rank: { by, better: RANK_FIGURES[by].better, unit: RANK_FIGURES[by].unit },
+      rank: {
+        by,
+        better: RANK_FIGURES[by].better,
+        unit: RANK_FIGURES[by].unit,
+        ...(many ? { of: "mean over the seeds" } : {}),
+      },
       grid: plan.keys.map((k) => ({ key: k.key, label: k.label, values: k.values })),
       points: plan.points.length,
+      ...(many ? { runs: result.runs.length } : {}),
       interrupted: result.interrupted,
     },
-    runs: rankRuns(result.runs, by).map((r) => ({
-      rank: r.rank ?? null,
-      tied: r.tied,
-      point: r.point.index,
-      values: Object.fromEntries(plan.keys.map((k, i) => [k.key, r.point.values[i]])),
-      status: r.outcome.ok ? "ok" : r.outcome.interrupted ? "interrupted" : "failed",
-      figure: r.figure ?? null,
-      ...(r.outcome.ok
-        ? { figures: sweepFigures(r.outcome.summary), summary: r.outcome.summary }
-        : { error: r.outcome.error }),
-    })),
+    runs: rankRuns(result.runs, by).map((r) => {
+      const head = {
+        rank: r.rank ?? null,
+        tied: r.tied,
+        point: r.point.index,
+        values: Object.fromEntries(plan.keys.map((k, i) => [k.key, r.point.values[i]])),
+        status: r.status,
+        figure: r.figure ?? null,
+      };
+      if (!many) {
+        const o = r.runs[0]!.outcome;
+        return {
+          ...head,
+          ...(o.ok ? { figures: sweepFigures(o.summary), summary: o.summary } : { error: o.error }),
+        };
+      }
+      return {
+        ...head,
+        worst: r.worst ?? null,
+        bestOn: r.bestOn ?? null,
+        figures: pointFigures(r.runs) ?? null,
+        seeds: r.runs.map((run, j) => ({
+          seed: run.seed ?? null,
+          status: statusOf(run.outcome),
+          figure: r.perSeed[j] ?? null,
+          ...(run.outcome.ok
+            ? { figures: sweepFigures(run.outcome.summary), summary: run.outcome.summary }
+            : { error: run.outcome.error }),
+        })),
+      };
+    }),
   };
 }
 

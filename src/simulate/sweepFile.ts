@@ -1,8 +1,9 @@
 // The sweep file of `hlbot simulate --sweep` and the plan made from it. The file names a bot file, a
-// scenario, a period, the figure to rank by and a grid: dotted key paths into the bot configuration
-// (`limits.maxOrderUsd`, or `strategies.<name>.params.band` for the strategy of that name), each with a
-// list of values. It is read with the configuration's own YAML reader (src/engine/config/source.ts) and
-// its problems are reported like the configuration's: file, line, key path, every problem at once.
+// scenario, a period, the seed or seeds (price paths) every point runs on, the figure to rank by and a
+// grid: dotted key paths into the bot configuration (`limits.maxOrderUsd`, or
+// `strategies.<name>.params.band` for the strategy of that name), each with a list of values. It is
+// read with the configuration's own YAML reader (src/engine/config/source.ts) and its problems are
+// reported like the configuration's: file, line, key path, every problem at once.
 // Planning resolves each key against the bot file and its strategy files (a key that is in neither the
 // file nor its schema is an error, so a typo never sweeps nothing), expands the grid into points, and
 // loads every point's configuration through the normal loader and schemas before anything runs.
@@ -20,7 +21,7 @@ import {
 } from "../engine/config/issues.js";
 import { displayPath, type Env, loadConfig, MAX_CONFIG_BYTES } from "../engine/config/loader.js";
 import { botConfigSchema, strategyFileSchema } from "../engine/config/schema.js";
-import { ConfigError } from "../lib/errors.js";
+import { ConfigError, ValidationError, type ValidationIssue } from "../lib/errors.js";
 import {
   formatKeyPath,
   type KeyPath,
@@ -33,6 +34,10 @@ import { RANK_FIGURE_NAMES, type RankFigure, type SweepEdit, sweepEditHook } fro
 
 /** Most points one sweep may have. */
 export const MAX_SWEEP_POINTS = 1_000;
+/** Most seeds (price paths) one sweep may run every point on. */
+export const MAX_SWEEP_SEEDS = 100;
+/** The largest seed (the scenario's seed is a 32-bit unsigned integer). */
+export const MAX_SEED = 2 ** 32 - 1;
 
 export interface SweepFile {
   /** Absolute path. */
@@ -46,7 +51,11 @@ export interface SweepFile {
   /** As written; the command line reads them like --from and --to. */
   from: string | undefined;
   to: string | undefined;
-  seed: number | undefined;
+  /**
+   * The seeds every point runs on, in the file's order: `seed: 42` is [42], `seed: [42, 7, 11]` three
+   * price paths; undefined: the scenario's seed.
+   */
+  seeds: number[] | undefined;
   rank: RankFigure;
   grid: Array<{ key: string; values: unknown[] }>;
   /** The parsed file, for locating a key in messages. */
@@ -59,12 +68,8 @@ const sweepSchema = z.strictObject({
   days: z.number().positive().max(3660).optional(),
   from: z.string().min(1).optional(),
   to: z.string().min(1).optional(),
-  seed: z
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 32 - 1)
-    .optional(),
+  // One seed or a list of them: checked by seedIssues, which names the item of a list that is wrong.
+  seed: z.unknown().optional(),
   rank: z.enum(RANK_FIGURE_NAMES as [RankFigure, ...RankFigure[]]).default("vsBenchmark"),
   grid: z.record(
     z.string().min(1),
@@ -82,6 +87,81 @@ export function sweepIssue(sweep: Pick<SweepFile, "src">, path: KeyPath, message
     keyPath: formatKeyPath(path),
     message,
   };
+}
+
+/** What is wrong with `v` as a seed, or undefined. */
+function seedProblem(v: unknown): string | undefined {
+  if (typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= MAX_SEED) return undefined;
+  const got =
+    v === null || v === undefined
+      ? "nothing"
+      : Array.isArray(v)
+        ? "a list"
+        : typeof v === "object"
+          ? "a mapping"
+          : typeof v === "string"
+            ? `the string ${JSON.stringify(v)}`
+            : String(v);
+  return `expected a whole number from 0 to ${MAX_SEED}, got ${got}`;
+}
+
+/**
+ * The seeds of a sweep file's `seed:` (one seed, or a non-empty list of distinct seeds) or its problems,
+ * each at its own item.
+ */
+function seedIssues(
+  sweep: Pick<SweepFile, "src">,
+  seed: unknown,
+): { seeds: number[] | undefined; issues: ConfigIssue[] } {
+  if (seed === undefined) return { seeds: undefined, issues: [] };
+  if (!Array.isArray(seed)) {
+    const problem = seedProblem(seed);
+    return problem === undefined
+      ? { seeds: [seed as number], issues: [] }
+      : {
+          seeds: undefined,
+          issues: [sweepIssue(sweep, ["seed"], `${problem}; or a list of seeds such as [42, 7, 11]`)],
+        };
+  }
+  const issues: ConfigIssue[] = [];
+  if (seed.length === 0)
+    issues.push(sweepIssue(sweep, ["seed"], "expected at least one seed, e.g. [42, 7, 11]"));
+  if (seed.length > MAX_SWEEP_SEEDS)
+    issues.push(sweepIssue(sweep, ["seed"], `${seed.length} seeds; a sweep has at most ${MAX_SWEEP_SEEDS}`));
+  const seen = new Set<unknown>();
+  for (const [i, v] of seed.entries()) {
+    const problem = seedProblem(v);
+    if (problem !== undefined) issues.push(sweepIssue(sweep, ["seed", i], problem));
+    else if (seen.has(v)) issues.push(sweepIssue(sweep, ["seed", i], `${v} is listed twice`));
+    seen.add(v);
+  }
+  return { seeds: issues.length > 0 ? undefined : (seed as number[]), issues };
+}
+
+/**
+ * The seeds of `--seeds 42,7,11`: whole numbers separated by commas, at least one, each once (a
+ * ValidationError, exit 2, otherwise).
+ */
+export function parseSeeds(text: string, flag = "--seeds"): number[] {
+  const items = text.split(",").map((x) => x.trim());
+  const issues: ValidationIssue[] = [];
+  const seeds: number[] = [];
+  for (const item of items) {
+    const v = /^\d+$/.test(item) ? Number(item) : Number.NaN;
+    if (!(v <= MAX_SEED)) {
+      issues.push({
+        path: flag,
+        message: `expected seeds (whole numbers from 0 to ${MAX_SEED}) separated by commas, e.g. 42,7,11; got ${JSON.stringify(item === "" ? text : item)}`,
+      });
+      break;
+    }
+    if (seeds.includes(v)) issues.push({ path: flag, message: `${v} is listed twice` });
+    seeds.push(v);
+  }
+  if (issues.length === 0 && seeds.length > MAX_SWEEP_SEEDS)
+    issues.push({ path: flag, message: `${seeds.length} seeds; a sweep has at most ${MAX_SWEEP_SEEDS}` });
+  if (issues.length > 0) throw new ValidationError(issues);
+  return seeds;
 }
 
 /** Reads and checks a sweep file (ConfigError, exit 2, naming the file, line and key). */
@@ -117,7 +197,7 @@ export async function readSweepFile(path: string): Promise<SweepFile> {
     throw new ConfigIssuesError(issuesFromZod(src, parsed.error.issues, sweepSchema, data));
   const s = parsed.data;
   const sweep = { src };
-  const issues: ConfigIssue[] = [];
+  const { seeds, issues } = seedIssues(sweep, s.seed);
   if (s.days !== undefined && s.to !== undefined)
     issues.push(sweepIssue(sweep, ["to"], "give either to: or days:, not both"));
   const grid = Object.entries(s.grid).map(([key, values]) => ({ key, values }));
@@ -160,7 +240,7 @@ export async function readSweepFile(path: string): Promise<SweepFile> {
     days: s.days,
     from: s.from,
     to: s.to,
-    seed: s.seed,
+    seeds,
     rank: s.rank,
     grid,
     src,

@@ -1,7 +1,7 @@
-// A worker thread of `hlbot simulate --sweep` (started by sweep.ts from the built dist/): takes one point
-// at a time as plain data, runs it with runSweepPoint (the code path of a plain `hlbot simulate`) and
-// answers with the plain JSON outcome. An exception that escapes ends the thread; the sweep then fails
-// that point only.
+// A worker thread of `hlbot simulate --sweep` (started by sweep.ts from the built dist/): takes one run
+// (a point on one seed) at a time as plain data, runs it with runSweepPoint (the code path of a plain
+// `hlbot simulate`) and answers with the plain JSON outcome. An exception that escapes ends the thread;
+// the sweep then fails that run only.
 import { parentPort } from "node:worker_threads";
 import { runSweepPoint, type SweepPointJob } from "./sweepPoint.js";
 

@@ -1,13 +1,15 @@
 // `hlbot simulate --sweep` as a real process on the built CLI, where the points run on worker threads:
 // the workers give exactly the summaries of the same points run one by one in one thread, and point 1
 // (the demo's own values) exactly the summary of a plain `hlbot simulate`; the table, JSON and report;
-// flags override the sweep file; every problem stops it before a run (exit 2); Ctrl-C terminates the
-// workers and prints what finished (exit 130).
+// flags override the sweep file; with --seeds every point runs once per seed, each run the summary of a
+// plain `hlbot simulate --seed S`, ranked by the mean; every problem stops it before a run (exit 2);
+// Ctrl-C terminates the workers and prints what finished (exit 130).
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Decimal } from "../../src/lib/decimal.js";
 import { BIN, ensureBuilt, REPO_ROOT } from "../helpers/dist.js";
 
 const temp = mkdtempSync(join(tmpdir(), "hlbot-cli-sweep-"));
@@ -125,6 +127,71 @@ describe("hlbot simulate --sweep", () => {
     );
   }, 120_000);
 
+  it("--seeds runs every point once per seed, each a plain run on that seed, ranked by the mean", () => {
+    const two = sweepFile("two.yaml", "days: 2\ngrid:\n  strategies.hype-dca.params.amountUsd: [300, 200]\n");
+    const report = join(temp, "seeds.html");
+    const r = hlbot(["--sweep", two, "--seeds", "42,7", "--jobs", "2", "--json", "--report", report]);
+    expect(r.code, r.stderr).toBe(0);
+    // 2 points × 2 seeds: 4 runs, each one line naming its seed, then the total.
+    const lines = r.stderr.trimEnd().split("\n");
+    expect(lines).toHaveLength(5);
+    for (const line of lines.slice(0, 4))
+      expect(line).toMatch(
+        /^hlbot simulate --sweep: \d\/4 point \d \(amountUsd=\d+\) seed (42|7): vs hold [+-][\d,]+\.\d\d USDC \(\d+\.\d\d s\)$/,
+      );
+    expect(lines[4]).toMatch(
+      /^hlbot simulate --sweep: 4 of 4 run\(s\) in \d+\.\d\d s on 2 worker threads; report/,
+    );
+    const json = JSON.parse(r.stdout) as {
+      sweep: { seeds: number[]; points: number; runs: number; rank: { of: string } };
+      runs: Array<{
+        rank: number;
+        point: number;
+        figure: string;
+        worst: string;
+        bestOn: number;
+        seeds: Array<{ seed: number; status: string; figure: string; summary: Record<string, unknown> }>;
+      }>;
+    };
+    expect(json.sweep).toMatchObject({
+      seeds: [42, 7],
+      points: 2,
+      runs: 4,
+      rank: { of: "mean over the seeds" },
+    });
+    expect(json.runs.map((p) => p.rank)).toEqual([1, 2]);
+    for (const p of json.runs) {
+      expect(p.seeds.map((x) => [x.seed, x.status])).toEqual([
+        [42, "ok"],
+        [7, "ok"],
+      ]);
+      const [a, b] = p.seeds.map((x) => new Decimal(x.figure));
+      expect(p.figure).toBe(a!.plus(b!).div(2).toFixed());
+      expect(p.worst).toBe(Decimal.min(a!, b!).toFixed());
+    }
+    expect(new Decimal(json.runs[0]!.figure).gte(json.runs[1]!.figure)).toBe(true);
+    expect(json.runs.reduce((n, p) => n + p.bestOn, 0)).toBe(2);
+    // Point 1 (the demo's own values) on seed 7 is `hlbot simulate --seed 7`.
+    const plain = hlbot(["--days", "2", "--seed", "7", "--json"]);
+    expect(plain.code).toBe(0);
+    const { configFile: _, ...plainSummary } = JSON.parse(plain.stdout);
+    expect(json.runs.find((p) => p.point === 1)!.seeds[1]!.summary).toEqual(plainSummary);
+
+    const html = readFileSync(report, "utf8");
+    expect(html).toContain(
+      '<th class="num">mean vs hold</th><th class="num">worst vs hold</th><th class="num">best on</th>',
+    );
+    expect(html).toContain("on seed 42, the first of the 2 seeds");
+
+    // One seed given as --seeds is the sweep of --seed: the table of today, without the new columns.
+    const one = hlbot(["--sweep", two, "--seeds", "7", "--jobs", "1"]);
+    const seed = hlbot(["--sweep", two, "--seed", "7", "--jobs", "1"]);
+    expect([one.code, seed.code]).toEqual([0, 0]);
+    expect(one.stdout).toBe(seed.stdout);
+    expect(one.stdout).toContain("(seed 7)");
+    expect(one.stdout).not.toMatch(/mean|worst|best on/);
+  }, 180_000);
+
   it("says what plain simulate says of the candles: their gaps and the part of the run held flat", () => {
     // A trial's sweep over a file with gaps and shorter than the run said nothing of either.
     const t0 = Date.UTC(2025, 0, 1);
@@ -204,8 +271,24 @@ describe("hlbot simulate --sweep", () => {
     r = hlbot(["--sweep", GRID, "--prices", join(temp, "absent.csv")]);
     expect([r.code, r.stdout]).toEqual([2, ""]);
     expect(r.stderr).toMatch(/^hlbot: .*absent\.csv: cannot read the candle file: ENOENT[^\n]*\n$/);
+    const badSeed = sweepFile("seed.yaml", 'days: 1\nseed: [42, "x"]\ngrid:\n  limits.maxOrderUsd: [100]\n');
+    r = hlbot(["--sweep", badSeed]);
+    expect([r.code, r.stdout]).toEqual([2, ""]);
+    expect(r.stderr).toBe(
+      `hlbot: ${badSeed}:2: seed[1]: expected a whole number from 0 to 4294967295, got the string "x"\n`,
+    );
     for (const [args, message] of [
       [["--jobs", "2"], "hlbot: --jobs: only with --sweep\n"],
+      [["--seeds", "1,2"], "hlbot: --seeds: only with --sweep\n"],
+      [
+        ["--sweep", GRID, "--seeds", "42,x"],
+        'hlbot: --seeds: expected seeds (whole numbers from 0 to 4294967295) separated by commas, e.g. 42,7,11; got "x"\n',
+      ],
+      [["--sweep", GRID, "--seeds", "42,7,42"], "hlbot: --seeds: 42 is listed twice\n"],
+      [
+        ["--sweep", GRID, "--seed", "1", "--seeds", "2,3"],
+        "hlbot: --seeds: give either --seed (one) or --seeds (several), not both\n",
+      ],
       [["--sweep", GRID, "--jobs", "0"], 'hlbot: --jobs: expected a whole number >= 1, got "0"\n'],
       [["--sweep", GRID, "--fork"], "hlbot: --fork: a sweep runs a scenario: give --sweep or --fork\n"],
       [["--sweep", join(temp, "absent.yaml")], `hlbot: ${join(temp, "absent.yaml")}: sweep file not found\n`],

@@ -1,8 +1,10 @@
 // Parameter sweeps in-process (`hlbot simulate --sweep` with one job): a point's summary is exactly the
 // summary of a plain simulation of a bot file holding its values; the same sweep twice gives the same
 // table; the sweep file and its grid are checked strictly, with the file, line and key, before any run;
-// runs are ranked by the chosen figure (ties in grid order, failed runs last with their error); and a
-// worker that crashes fails its point only. The worker threads themselves run from dist/: see
+// runs are ranked by the chosen figure (ties in grid order, failed runs last with their error); over
+// several seeds each point runs once per seed, exactly as a plain run on that seed, and is ranked by
+// the mean (with its worst seed and the seeds it was best on); and a worker that crashes fails its run
+// only. The worker threads themselves run from dist/: see
 // test/cli/simulate-sweep.test.ts.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +12,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/engine/config/loader.js";
+import { Decimal } from "../../src/lib/decimal.js";
 import { ConfigError } from "../../src/lib/errors.js";
 import { runSimulation } from "../../src/simulate/runner.js";
 import { buildSummary, type SimulationSummary } from "../../src/simulate/summary.js";
@@ -50,8 +53,12 @@ async function configError(fn: () => Promise<unknown>): Promise<string> {
   return (err as Error).message;
 }
 
-async function plainRun(configFile: string): Promise<SimulationSummary> {
-  const result = await runSimulation({ config: await loadConfig(configFile, {}), days: DAYS });
+async function plainRun(configFile: string, seed?: number): Promise<SimulationSummary> {
+  const result = await runSimulation({
+    config: await loadConfig(configFile, {}),
+    days: DAYS,
+    ...(seed === undefined ? {} : { seed }),
+  });
   return buildSummary(result.record);
 }
 
@@ -145,6 +152,100 @@ describe("a sweep run in-process", () => {
   });
 });
 
+describe("a sweep over several seeds", () => {
+  // 2 points × 2 seeds: point 1 is the demo bot as shipped (amountUsd 300), point 2 buys 200 at a time.
+  const SEEDS = [42, 7];
+  let sweep: SweepPlan;
+  let result: SweepResult;
+  const done: Array<[number, number | undefined, number, number]> = [];
+  let edited: string;
+  beforeAll(async () => {
+    sweep = await plan(
+      "seeds.yaml",
+      `config: ${DEMO}\ndays: ${DAYS}\nseed: [${SEEDS.join(", ")}]\ngrid:\n  strategies.hype-dca.params.amountUsd: [300, 200]\n`,
+    );
+    expect(sweep.sweep.seeds).toEqual(SEEDS);
+    result = await runSweep(sweep, {
+      jobs: 1,
+      shared: { env: {}, days: DAYS },
+      seeds: sweep.sweep.seeds,
+      onRunDone: (run, n, total) => done.push([run.point.index, run.seed, n, total]),
+    });
+    edited = join(temp, "edited-dca");
+    cpSync(join(REPO_ROOT, "config"), edited, { recursive: true });
+    const file = join(edited, "demo-strategies", "hype-dca.yaml");
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain("amountUsd: 300");
+    writeFileSync(file, text.replace("amountUsd: 300", "amountUsd: 200"));
+  }, 60_000);
+
+  it("runs each point once per seed: 2 points × 2 seeds are 4 runs, each counted", () => {
+    expect(result.runs.map((r) => [r.point.index, r.seed])).toEqual([
+      [1, 42],
+      [1, 7],
+      [2, 42],
+      [2, 7],
+    ]);
+    expect(result.runs.every((r) => r.outcome.ok)).toBe(true);
+    expect(done).toEqual([
+      [1, 42, 1, 4],
+      [1, 7, 2, 4],
+      [2, 42, 3, 4],
+      [2, 7, 4, 4],
+    ]);
+  });
+
+  it("gives each run exactly the summary of a plain run of that point's bot file on that seed", async () => {
+    const files = [DEMO, join(edited, "demo.yaml")];
+    for (const r of result.runs) {
+      if (!r.outcome.ok) throw new Error("a run failed");
+      const plain = await plainRun(files[r.point.index - 1]!, r.seed);
+      expect(r.outcome.summary).toEqual(plain);
+      expect(plain.seed).toBe(r.seed);
+      expect(sweepFigures(r.outcome.summary).vsBenchmark).toBe(plain.benchmark.botMinusBenchmark);
+    }
+    // The seeds are different price paths: the same point does differently on them.
+    const [a, b] = result.runs.map((r) =>
+      r.outcome.ok ? r.outcome.summary.benchmark.botMinusBenchmark : "",
+    );
+    expect(a).not.toBe(b);
+  }, 60_000);
+
+  it("ranks the points by the mean over the seeds, with the worst seed and the seeds each was best on", () => {
+    const figure = (point: number, seed: number) => {
+      const run = result.runs.find((r) => r.point.index === point && r.seed === seed)!;
+      if (!run.outcome.ok) throw new Error("a run failed");
+      return new Decimal(run.outcome.summary.benchmark.botMinusBenchmark);
+    };
+    const ranked = rankRuns(result.runs, "vsBenchmark");
+    expect(ranked).toHaveLength(2);
+    const means = [1, 2].map((p) => figure(p, 42).plus(figure(p, 7)).div(2));
+    const order = means[0]!.gte(means[1]!) ? [1, 2] : [2, 1];
+    expect(ranked.map((r) => r.point.index)).toEqual(order);
+    for (const r of ranked) {
+      const p = r.point.index;
+      expect(r.runs.map((x) => x.seed)).toEqual(SEEDS);
+      expect(r.figure).toBe(means[p - 1]!.toFixed());
+      expect(r.worst).toBe(Decimal.min(figure(p, 42), figure(p, 7)).toFixed());
+      const other = 3 - p;
+      const bestOn = SEEDS.filter((s) => figure(p, s).gte(figure(other, s))).length;
+      expect(r.bestOn).toBe(bestOn);
+    }
+    const text = formatSweep(result);
+    expect(text).toMatch(
+      /^Sweep of 4 run\(s\), 2 point\(s\) × 2 seeds \(amountUsd: 2\) of .*seeds\.yaml on the demo scenario \(seeds 42, 7\): /,
+    );
+    expect(text).toContain("Ranked by the mean vs hold over the 2 seeds");
+    expect(text).toMatch(
+      /\n +# +point +amountUsd +mean vs hold +worst vs hold +best on +end value +costs bps +slippage bps +rewards +traded +TWAPs\n/,
+    );
+    const best = ranked[0]!;
+    expect(text).toContain(
+      `\nBest: point ${best.point.index} (amountUsd=${best.point.values[0]}): mean vs hold ${new Decimal(best.figure!).gte(0) ? "+" : ""}${new Decimal(best.figure!).toFixed(2)} USDC over 2 seeds (worst `,
+    );
+  });
+});
+
 describe("the sweep file and its grid", () => {
   it("names the file, line and key of a typo, with a guess", async () => {
     const message = await configError(() =>
@@ -213,6 +314,35 @@ describe("the sweep file and its grid", () => {
     expect(second).toContain("bad2.yaml:5: grid.limits.maxDailyNotionalUsd[1]: 1 is listed twice");
     const missing = await configError(() => readSweepFile(join(temp, "nothing.yaml")));
     expect(missing).toMatch(/nothing\.yaml: sweep file not found/);
+  });
+
+  it("checks seed: one seed or a non-empty list of distinct whole numbers, at the item's line", async () => {
+    const read = (name: string, seed: string) =>
+      readSweepFile(sweepFile(name, `days: 1\nseed: ${seed}\ngrid:\n  limits.maxOrderUsd: [1000]\n`));
+    expect((await read("one.yaml", "11")).seeds).toEqual([11]);
+    expect((await read("list.yaml", "[42, 7, 11]")).seeds).toEqual([42, 7, 11]);
+    expect(
+      (await readSweepFile(sweepFile("none.yaml", "grid:\n  limits.maxOrderUsd: [1000]\n"))).seeds,
+    ).toBeUndefined();
+    expect(await configError(() => read("empty.yaml", "[]"))).toContain(
+      "empty.yaml:2: seed: expected at least one seed, e.g. [42, 7, 11]",
+    );
+    expect(await configError(() => read("text.yaml", '[1, "x"]'))).toContain(
+      'text.yaml:2: seed[1]: expected a whole number from 0 to 4294967295, got the string "x"',
+    );
+    const twice = await configError(() =>
+      readSweepFile(
+        sweepFile(
+          "twice.yaml",
+          "seed:\n  - 42\n  - 7\n  - 42\n  - -1\ngrid:\n  limits.maxOrderUsd: [1000]\n",
+        ),
+      ),
+    );
+    expect(twice).toContain("twice.yaml:4: seed[2]: 42 is listed twice");
+    expect(twice).toContain("twice.yaml:5: seed[3]: expected a whole number from 0 to 4294967295, got -1");
+    expect(await configError(() => read("half.yaml", "1.5"))).toContain(
+      "half.yaml:2: seed: expected a whole number from 0 to 4294967295, got 1.5; or a list of seeds such as [42, 7, 11]",
+    );
   });
 
   it("refuses two keys on the same value and a strategy's name", async () => {
@@ -392,6 +522,96 @@ describe("ranking", () => {
     expect(rankRuns(runs, "vsBenchmark").map((r) => r.rank ?? null)).toEqual([1, 2, null]);
   });
 
+  it("over several seeds ranks by the mean, not by one seed or the worst; a failure on any seed unranks", () => {
+    // Point 3 is best on seed 1 and point 2 on seed 2; by the mean point 2 is first, then 1, then 3.
+    const on = (index: number, figures: string[]): SweepRun[] =>
+      figures.map((vs, j) => ({ point: point(index), seed: [42, 7][j], outcome: ok(vs) }));
+    const runs: SweepRun[] = [
+      ...on(1, ["10", "-8"]),
+      ...on(2, ["3", "2"]),
+      ...on(3, ["12", "-20"]),
+      { point: point(4), seed: 42, outcome: ok("50") },
+      { point: point(4), seed: 7, outcome: { ok: false, error: "boom", wallMs: 1 } },
+    ];
+    const ranked = rankRuns(runs, "vsBenchmark");
+    expect(
+      ranked.map((r) => [r.point.index, r.rank ?? null, r.figure ?? null, r.worst ?? null, r.bestOn ?? null]),
+    ).toEqual([
+      [2, 1, "2.5", "2", 1],
+      [1, 2, "1", "-8", 0],
+      [3, 3, "-4", "-20", 1],
+      [4, null, null, null, null],
+    ]);
+    expect(ranked[3]!.status).toBe("failed");
+    // Lower is better: the worst seed is the highest.
+    const costs = rankRuns(
+      [
+        { point: point(1), seed: 42, outcome: ok("0", { traded: "1000", fees: "1", impact: "0.5" }) },
+        { point: point(1), seed: 7, outcome: ok("0", { traded: "1000", fees: "2", impact: "0.5" }) },
+      ],
+      "costs",
+    );
+    expect(costs.map((r) => [r.figure, r.worst, r.bestOn])).toEqual([["20", "25", 2]]);
+
+    const text = formatSweep({
+      plan: planOf(
+        runs.filter((r) => r.seed === 42),
+        "vsBenchmark",
+      ),
+      runs,
+      jobs: 1,
+      wallMs: 1,
+      interrupted: false,
+    });
+    expect(text).toContain(
+      "Sweep of 8 run(s), 4 point(s) × 2 seeds (maxOrderUsd: 4) of s.yaml on the demo scenario (seeds 42, 7)",
+    );
+    expect(text).toContain(
+      "\n  #  point  maxOrderUsd  mean vs hold  worst vs hold  best on  end value  costs bps  slippage bps  rewards    traded  TWAPs\n",
+    );
+    expect(text).toContain(
+      "\n  1      2            2         +2.50          +2.00      1/2     100.00      15.00          2.00     0.00  1,000.00      0\n",
+    );
+    expect(text).toMatch(/\n {2}- +4 +4 +failed\n/);
+    expect(text).toContain("\n  point 4 failed on seed 7: boom\n");
+    expect(text).toContain(
+      "\nBest: point 2 (maxOrderUsd=2): mean vs hold +2.50 USDC over 2 seeds (worst +2.00 USDC; the best point on 1 of 2 seeds)\n",
+    );
+    expect(text).toContain("1 run(s) failed");
+  });
+
+  it("over several seeds leaves a point that traded nothing on a seed unranked by a cost per amount traded", () => {
+    const none = { traded: "0", fees: "0", impact: "0" };
+    const runs: SweepRun[] = [
+      { point: point(1), seed: 42, outcome: ok("1", { traded: "1000", fees: "0.1", impact: "0" }) },
+      { point: point(1), seed: 7, outcome: ok("0", none) },
+      { point: point(2), seed: 42, outcome: ok("1", { traded: "2000", fees: "3", impact: "1" }) },
+      { point: point(2), seed: 7, outcome: ok("1", { traded: "2000", fees: "1", impact: "1" }) },
+    ];
+    // Point 1 is far cheaper where it traded, but its mean would be over seed 42 alone.
+    expect(rankRuns(runs, "costs").map((r) => [r.point.index, r.rank ?? null, r.figure ?? null])).toEqual([
+      [2, 1, "15"],
+      [1, null, null],
+    ]);
+    const text = formatSweep({
+      plan: planOf(
+        runs.filter((r) => r.seed === 42),
+        "costs",
+      ),
+      runs,
+      jobs: 1,
+      wallMs: 1,
+      interrupted: false,
+    });
+    expect(text).toContain("): point 1 (seed 7)\n");
+    expect(text).toContain("not ranked (traded nothing on the seed(s) named");
+    // By a figure in the valuation coin it is ranked: every run has one.
+    expect(rankRuns(runs, "vsBenchmark").map((r) => [r.point.index, r.figure])).toEqual([
+      [2, "1"],
+      [1, "0.5"],
+    ]);
+  });
+
   it("keeps samples on whole hours for the report's chart", () => {
     const h = 3_600_000;
     const at = (t: number, value: number) => ({ t, value, assets: {}, stake: {}, prices: {} });
@@ -430,7 +650,7 @@ parentPort.on("message", ({ id, job }) => {
       jobs: 2,
       shared: { env: {}, days: 1 },
       workerUrl: pathToFileURL(worker),
-      onPointDone: (run) => done.push(run.point.index),
+      onRunDone: (run) => done.push(run.point.index),
     });
     expect(done.sort()).toEqual([1, 2, 3, 4, 5]);
     expect(result.runs[1]!.outcome).toMatchObject({

@@ -41,6 +41,7 @@ export interface SimulateOptions {
   from?: string;
   to?: string;
   seed?: string;
+  seeds?: string;
   report?: string;
   json?: boolean;
   http?: boolean;
@@ -159,7 +160,11 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--to <iso>", "end (instead of --days)")
     .option(
       "--seed <n>",
-      "seed of prices, randomised TWAPs, faults and the demo key (default: the scenario's)",
+      "seed of prices, randomised TWAPs, faults and the demo key (default: the scenario's); with --sweep: every point runs on this one seed",
+    )
+    .option(
+      "--seeds <list>",
+      "with --sweep: run every point once per seed, e.g. 42,7,11 (several price paths), and rank the points by the mean over the seeds",
     )
     .option("--report <file.html>", "also write a self-contained HTML report with charts")
     .option("--json", "print the summary as JSON")
@@ -186,11 +191,12 @@ export function register(program: Command, ctx: CliContext): void {
         'account labelled "demo" (without one: 10,000 USDC and 100 HYPE). The same scenario, seed and period\n' +
         "always give the same summary.\n\nExamples:\n  hlbot simulate\n  hlbot simulate --days 30 --report demo.html\n" +
         "  hlbot simulate --config config/default.yaml --from 2025-01-01 --to 2025-01-08 --json\n" +
-        "  hlbot simulate --sweep sweep.yaml --days 30 --report sweep.html",
+        "  hlbot simulate --sweep sweep.yaml --days 30 --report sweep.html\n" +
+        "  hlbot simulate --sweep sweep.yaml --seeds 42,7,11",
     )
     .action(async (opts: SimulateOptions) => {
       const period = readSimulateOptions(opts);
-      if (opts.sweep !== undefined || opts.jobs !== undefined) {
+      if (opts.sweep !== undefined || opts.jobs !== undefined || opts.seeds !== undefined) {
         const { runSweepCommand } = await import("../sweep.js");
         return runSweepCommand(opts, period, ctx);
       }
