@@ -513,6 +513,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       if (samples[samples.length - 1]?.t !== last.at) samples.push(toSample(last));
       o.onProgress?.({ doneMs: end - from, totalMs: to - from, cycles: cycles.length });
 
+      const books = sim.pairBooks();
       const endPrices: Record<string, Decimal> = { ...last.prices };
       // How each lost answer was settled: later cycles reconcile it against the venue before acting.
       const rows = new Map(
@@ -555,9 +556,10 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
               : { notEarning: "inactive" as const }),
         })),
         pairs: Object.fromEntries(
-          sim
-            .pairs()
-            .map((p) => [p.name, { base: p.base, quote: p.quote, ...(p.book ? { book: p.book } : {}) }]),
+          sim.pairs().map((p) => {
+            const book = books.get(p.name);
+            return [p.name, { base: p.base, quote: p.quote, ...(book ? { book } : {}) }];
+          }),
         ),
         cycles,
         missed,

@@ -172,18 +172,8 @@ export class Simulator {
     return this.core.markets.tokens.map((t) => ({ name: t.name, index: t.index }));
   }
 
-  /**
-   * Spot pairs by venue name ("@107", or "PURR/USDC" for the canonical ones): tokens, index, mid now,
-   * and the book model its TWAP slices fill against (undefined: at the mid, no cost).
-   */
-  pairs(): {
-    name: string;
-    index: number;
-    base: string;
-    quote: string;
-    mid: Decimal;
-    book: (BookModel & { class: string }) | undefined;
-  }[] {
+  /** Spot pairs by venue name ("@107", or "PURR/USDC" for the canonical ones): tokens, index, mid now. */
+  pairs(): { name: string; index: number; base: string; quote: string; mid: Decimal }[] {
     const markets = this.core.markets;
     return markets.pairs.map((p) => ({
       name: p.name,
@@ -191,8 +181,15 @@ export class Simulator {
       base: p.base.name,
       quote: p.quote.name,
       mid: markets.mid(p),
-      book: p.config.book ? { class: p.config.book.class, ...bookModel(p.config.book) } : undefined,
     }));
+  }
+
+  /** The book model each pair's TWAP slices fill against, by venue name (none: at the mid, no cost). */
+  pairBooks(): Map<string, BookModel & { class: string }> {
+    const out = new Map<string, BookModel & { class: string }>();
+    for (const p of this.core.markets.pairs)
+      if (p.config.book) out.set(p.name, { class: p.config.book.class, ...bookModel(p.config.book) });
+    return out;
   }
 
   balances(address: string): BalanceView[] {
