@@ -28,7 +28,10 @@ export function capitalView(snapshot: Snapshot, capital: Capital | undefined): S
       ...b,
       total,
       available,
-      hold: total.minus(available),
+      // What running orders hold, within the capped total (total − available alone would also count a
+      // floor that floorView took out of available as "on hold": "200 on hold, 200 kept by the floor"
+      // of a spot balance of 200 with no order running).
+      hold: Decimal.min(b.hold, Decimal.max(total.minus(available), 0)),
       // The capital caps what is above the account's floor, not the floor itself: with a 40,000 USDC floor
       // and 5,000 of capital, a rebalancer holds 5,000 (it counted max(5,000 − 40,000, 0) = 0 and sold).
       ...(b.aboveFloor === undefined ? {} : { aboveFloor: Decimal.min(b.aboveFloor, amount) }),

@@ -397,8 +397,15 @@ function shrinkTwap(
     base: intent.label.split("/")[0] ?? intent.coin,
   });
   if (!fit.ok) return `reduced to ${fmt(capUsd, 2)} USD by ${by}, it is too small: ${fit.reason}`;
+  // Valued above the mid (price sanity's highest recent price, after a fall): both values, or "≈6000
+  // USD" reads as the order's size when 150 HYPE at 19 is 2,850.
+  const decided = intent.decisionMidPx;
+  const atMid =
+    decided !== undefined && !decided.eq(intent.midPx)
+      ? ` valued at ${fmt(intent.midPx)}; ≈${fmt(size.times(decided).times(usdPx.div(intent.midPx)), 2)} USD at the mid ${fmt(decided)}`
+      : "";
   const change =
-    `reduced from ${fmt(intent.size)} to ${fmt(size)} (≈${fmt(notionalUsd, 2)} USD) by ${by}` +
+    `reduced from ${fmt(intent.size)} to ${fmt(size)} (≈${fmt(notionalUsd, 2)} USD${atMid}) by ${by}` +
     (fit.minutes !== intent.minutes ? `, over ${fit.minutes} min` : "");
   return { ...intent, size, notionalUsd, minutes: fit.minutes, reason: `${intent.reason}; ${change}` };
 }

@@ -64,11 +64,21 @@ export function scheduleWarnings(expression: string): string[] {
     if (field === undefined) return;
     for (const part of word.split(",")) {
       const step = /\/(\d+)$/.exec(part);
-      if (step && Number(step[1]) >= field.size)
+      const n = Number(step?.[1]);
+      if (step && n >= field.size)
         out.push(
           `${field.name} "${part}": a step of ${step[1]} is not shorter than the ${field.size} values of the field, so it matches only its first value ` +
             `(not "every ${step[1]}"). Cron cannot count steps across hours or days.`,
         );
+      // A step that does not divide a clock field restarts at 0 each hour (minute) or day (hour):
+      // "*/45" runs at :00 and :45, 45 then 15 minutes apart.
+      else if (step && part.startsWith("*/") && field.size % n !== 0 && i < fields.indexOf(FIELDS[3]!)) {
+        const last = Math.floor((field.size - 1) / n) * n;
+        out.push(
+          `${field.name} "${part}": ${field.size} is not a multiple of ${n}, so the steps restart at 0: it runs at ${field.name}s 0 to ${last} ` +
+            `every ${n}, then ${field.size - last} after ${last} (not evenly every ${n}).`,
+        );
+      }
     }
   });
   const [dom, , dow] = words.slice(-3);

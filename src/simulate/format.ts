@@ -327,7 +327,8 @@ function benchmark(s: SimulationSummary): string[] {
     ...(Number(b.unequalWithdrawals) === 0
       ? []
       : [
-          `  left out of it: ${signed(b.unequalWithdrawals)}, the move since of what a withdrawal paid the bot and buy and hold differently (${unequalPaid(p.flows, b.flows)})`,
+          `  left out of it: ${signed(b.unequalWithdrawals)}, the move since of what a withdrawal paid the bot and buy and hold differently (${unequalPaid(p.flows, b.flows)}); ` +
+            `the changes above hold it, so they differ by ${signed((Number(b.botMinusBenchmark) + Number(b.unequalWithdrawals)).toFixed(2))}`,
         ]),
   ];
 }

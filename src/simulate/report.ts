@@ -609,14 +609,17 @@ export function renderSweepReport(result: SweepResult): string {
     }
     const f = pointFigures(r.runs)!;
     const without = r.runs.filter((_, j) => r.perSeed[j] === null).map((run) => run.seed);
+    // A mean over seeds to 2 decimals, as the console shows it (one run's figures are rounded already).
+    const shown = (v: string | null | undefined) =>
+      v === null || v === undefined ? "-" : many ? new Decimal(v).toDecimalPlaces(2).toFixed() : v;
     return [
       r.rank === undefined ? "-" : `${r.rank}${r.tied ? "=" : ""}`,
       r.point.index,
       ...values,
-      f[by] ?? "-",
-      ...(many ? [r.worst ?? "-", r.bestOn === undefined ? "-" : `${r.bestOn}/${seeds.length}`] : []),
-      ...cols.slice(1).map((c) => f[c] ?? "-"),
-      f.traded,
+      shown(f[by]),
+      ...(many ? [shown(r.worst), r.bestOn === undefined ? "-" : `${r.bestOn}/${seeds.length}`] : []),
+      ...cols.slice(1).map((c) => shown(f[c])),
+      shown(f.traded),
       many ? twapsText(f.twaps) : f.twaps,
       r.rank === undefined
         ? `ok, not ranked: ${many ? `traded nothing on seed(s) ${without.join(", ")}` : unrankedText(by)}`

@@ -126,7 +126,7 @@ export const RANK_FIGURES = {
     label: "vs hold",
     better: "higher",
     unit: "coin",
-    help: "end value minus buy and hold's, the starting holdings untouched at the same prices",
+    help: "the bot's change minus buy and hold's (the starting holdings untouched at the same prices), each without its deposits and withdrawals: the summary's bot − buy and hold",
     of: (s) => s.benchmark.botMinusBenchmark,
   },
   endValue: {

@@ -164,6 +164,13 @@ describe("hlbot config validate", () => {
     expect(every90.stderr).toMatch(
       /^warning: strategy tight: schedule "\*\/90 \* \* \* \*": minute "\*\/90": a step of 90 is not shorter than the 60 values/m,
     );
+    // The strategy file checked on its own warns the same (it said only "ok").
+    write("0.002", "*/90 * * * *");
+    const alone = hlbot(["config", "validate", strategy], { HLBOT_PRIVATE_KEY: "set" });
+    expect(alone.code).toBe(0);
+    expect(alone.stdout).toMatch(/^ok .*tight\.yaml: strategy tight /m);
+    expect(alone.stderr).toMatch(/^warning: strategy tight: schedule "\*\/90 \* \* \* \*": minute/m);
+    expect(alone.stderr).toMatch(/^warning: strategy tight: twap\.maxDeviation 0\.002 /m);
   });
 
   it("warns (exit 0) of a DCA amount below the venue's smallest TWAP: every run would be skipped", () => {

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { allocate, buyCost, DEFAULT_TWAP_BUY_RESERVE } from "../../src/engine/allocate.js";
-import { capitalView } from "../../src/engine/capital.js";
+import { capitalView, floorView } from "../../src/engine/capital.js";
 import { loadConfig } from "../../src/engine/config/loader.js";
 import { strategyFileSchema } from "../../src/engine/config/schema.js";
 import { runCycle } from "../../src/engine/cycle.js";
@@ -53,6 +53,21 @@ describe("capitalView (pure)", () => {
     // The real balances other strategies see are unchanged.
     expect(snapshot.balances.get("USDC")?.available.toFixed()).toBe("24900");
     expect(snapshot.balances.get("USDC")?.total.toFixed()).toBe("25000");
+  });
+
+  it("does not count a floor as held by orders", () => {
+    // 200 HYPE on spot, all of it the account's floor, nothing running: nothing is on hold.
+    const floored = floorView(
+      buildSnapshot({ balances: { HYPE: 200 } }),
+      new Map([["HYPE", parseDecimal("200")]]),
+    );
+    const view = capitalView(floored, cap({ HYPE: "1000" }));
+    const hype = view.balances.get("HYPE");
+    expect([hype?.total.toFixed(), hype?.available.toFixed(), hype?.hold.toFixed()]).toEqual([
+      "200",
+      "0",
+      "0",
+    ]);
   });
 
   it("never shows more than the account has", () => {

@@ -476,7 +476,8 @@ describe("an intent the client refuses before signing", () => {
       // The key must be an API wallet of the account: any other key is refused before the first cycle.
       beforeOpen: (sim, address) => {
         sim.fund(account, "HYPE", "1000");
-        sim.fund(account, "USDC", "5000");
+        // The rebalancer buys HYPE (a HYPE sale in the same cycle would hold the deposit back).
+        sim.fund(account, "USDC", "100000");
         sim.core.accounts.addAgent({
           address,
           master: account,
@@ -489,8 +490,7 @@ describe("an intent the client refuses before signing", () => {
         {
           name: "staking",
           kind: "validator-staking",
-          // Keeps 500 HYPE on spot, so the deposit and the rebalancer's sell both fit the 1000 HYPE
-          // (the allocator would otherwise defer the sell: the balance went to the deposit).
+          // Keeps 500 HYPE on spot: the deposit is of the other 500.
           params: { validators: 2, stakeIdleSpot: { enabled: true, keepSpot: 500 } },
         },
         REBALANCE,

@@ -77,6 +77,16 @@ describe("risk limits", () => {
     ]);
   });
 
+  it("a TWAP valued above its mid (after a fall) says both values when reduced", () => {
+    // Price sanity values it at the highest recent price, 40, where the mid is 19: "≈6000 USD" alone
+    // read as the order's size, when 150 HYPE at 19 is 2,850.
+    const fallen = twap("759.37", "40", { side: "buy", decisionMidPx: dec("19") });
+    const r = applyLimits([fallen], { ...limits, maxOrderUsd: dec("6000") }, noUsage, off);
+    expect((r.allowed[0] as TwapOrderIntent).reason).toBe(
+      "HYPE over target; reduced from 759.37 to 150 (≈6000 USD valued at 40; ≈2850 USD at the mid 19) by maxOrderUsd 6000",
+    );
+  });
+
   it("reduces a TWAP above maxOrderUsd to the limit, re-truncated, with the reason appended", () => {
     const r = applyLimits([twap("437.5", "40")], limits, noUsage, off);
     const t = r.allowed[0] as TwapOrderIntent;

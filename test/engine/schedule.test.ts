@@ -131,6 +131,15 @@ describe("schedules that run otherwise than they read (config validate warns)", 
     expect(scheduleWarnings("0 */25 * * *")[0]).toMatch(/^hour "\*\/25"/);
     expect(scheduleWarnings("5,*/60 * * * *")[0]).toMatch(/^minute "\*\/60"/);
     expect(scheduleWarnings("*/30 */6 * * *")).toEqual([]);
+    // A step that does not divide the field restarts each hour: "*/45" is :00 and :45.
+    expect(scheduleWarnings("*/45 * * * *")).toEqual([
+      'minute "*/45": 60 is not a multiple of 45, so the steps restart at 0: it runs at minutes 0 to 45 every 45, then 15 after 45 (not evenly every 45).',
+    ]);
+    const s45 = new CronSchedule("*/45 * * * *");
+    expect(s45.next(T0)! - T0).toBe(45 * 60_000);
+    expect(s45.next(T0 + 45 * 60_000)! - T0).toBe(60 * 60_000);
+    expect(scheduleWarnings("0 */5 * * *")[0]).toMatch(/^hour "\*\/5": 24 is not a multiple of 5/);
+    expect(scheduleWarnings("0 0 */2 * *")).toEqual([]);
     expect(scheduleWarnings("*/70 * * * * *")[0]).toMatch(/^second "\*\/70"/);
   });
 

@@ -41,6 +41,9 @@ export function register(program: Command, ctx: CliContext): void {
           if (target.kind === "strategy") {
             const s = await loadStrategyFile(target.path, ctx.env);
             ctx.stdout(`ok ${displayPath(s.file)}: strategy ${describeStrategy(s)}\n`);
+            // On its own: the venue's default rules, and no limits to hold its amounts against.
+            const { strategyWarnings } = await import("../../engine/config/warnings.js");
+            for (const w of strategyWarnings(s)) ctx.stderr(`warning: ${w}\n`);
             continue;
           }
           const c = await loadConfig(target.path, ctx.env);

@@ -6,6 +6,7 @@ import { Decimal } from "../../lib/decimal.js";
 import { DEFAULT_TWAP_BUY_RESERVE } from "../allocate.js";
 import { DEFAULT_USER_SIGNED_GRACE_MS } from "../reconcile.js";
 import { scheduleWarnings } from "../schedule.js";
+import { DEFAULT_VENUE_RULES, type VenueRules } from "../snapshot.js";
 import { strategyConflicts } from "../strategies/shared.js";
 import { isPlaceholderAddress } from "./fields.js";
 import type { LoadedConfig } from "./loader.js";
@@ -44,58 +45,72 @@ export function configWarnings(c: LoadedConfig): string[] {
         `(venue.twapMinOrderValue ${minOrder.toFixed()}): every TWAP will be blocked. Raise maxOrderUsd to at least ${minOrder.toFixed()}.`,
     );
   }
-  for (const s of c.strategies) {
-    const { amountUsd, budgetUsd } =
-      s.kind === "twap-accumulate" ? (s.params as { amountUsd?: unknown; budgetUsd?: unknown }) : {};
-    // Orders are whole lots, rounded down: an amount at the minimum lands just under it. A lot is worth
-    // well under 1% of 100 USD on the venue's pairs; 2% leaves room for that.
-    const enough = minOrder.times(ROUNDING_ROOM).toDecimalPlaces(0, Decimal.ROUND_UP);
-    if (s.enabled && amountUsd instanceof Decimal && amountUsd.lt(enough))
+  for (const s of c.strategies) out.push(...strategyWarnings(s, c.venue.rules, c.limits));
+  out.push(...strategyConflicts(c.strategies));
+  return out;
+}
+
+/**
+ * What in one strategy works against the user: amounts the venue refuses or the limits cut, schedules
+ * that run otherwise than they read, guards that cancel most TWAPs, placeholders. Without `limits` (a
+ * strategy file checked on its own) the warnings about them are left out. Disabled strategies: none.
+ */
+export function strategyWarnings(
+  s: LoadedConfig["strategies"][number],
+  rules: VenueRules = DEFAULT_VENUE_RULES,
+  limits?: Pick<LoadedConfig["limits"], "maxOrderUsd" | "maxDailyNotionalUsd">,
+): string[] {
+  const out: string[] = [];
+  const minOrder = rules.twapMinOrderValue;
+  const { amountUsd, budgetUsd } =
+    s.kind === "twap-accumulate" ? (s.params as { amountUsd?: unknown; budgetUsd?: unknown }) : {};
+  // Orders are whole lots, rounded down: an amount at the minimum lands just under it. A lot is worth
+  // well under 1% of 100 USD on the venue's pairs; 2% leaves room for that.
+  const enough = minOrder.times(ROUNDING_ROOM).toDecimalPlaces(0, Decimal.ROUND_UP);
+  if (s.enabled && amountUsd instanceof Decimal && amountUsd.lt(enough))
+    out.push(
+      `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is ${amountUsd.lt(minOrder) ? "below" : "at"} the smallest TWAP the venue accepts ` +
+        `(venue.twapMinOrderValue ${minOrder.toFixed()})${amountUsd.lt(minOrder) ? ": every run will be skipped" : ", and orders are rounded down to whole lots: a run is skipped whenever that takes it below (at most prices)"}. ` +
+        `Raise amountUsd to at least ${enough.toFixed()}.`,
+    );
+  // A DCA amount above a limit is cut (or blocked) on every run: it never buys what it says.
+  if (s.enabled && amountUsd instanceof Decimal && limits !== undefined) {
+    const { maxOrderUsd, maxDailyNotionalUsd } = limits;
+    if (amountUsd.gt(maxOrderUsd))
       out.push(
-        `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is ${amountUsd.lt(minOrder) ? "below" : "at"} the smallest TWAP the venue accepts ` +
-          `(venue.twapMinOrderValue ${minOrder.toFixed()})${amountUsd.lt(minOrder) ? ": every run will be skipped" : ", and orders are rounded down to whole lots: a run is skipped whenever that takes it below (at most prices)"}. ` +
-          `Raise amountUsd to at least ${enough.toFixed()}.`,
+        `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is above limits.maxOrderUsd ${maxOrderUsd.toFixed()}: every run is reduced to ${maxOrderUsd.toFixed()} USD ` +
+          `(blocked when that is below the venue minimum). Lower amountUsd or raise maxOrderUsd to at least ${amountUsd.toFixed()}.`,
       );
-    // A DCA amount above a limit is cut (or blocked) on every run: it never buys what it says.
-    if (s.enabled && amountUsd instanceof Decimal) {
-      const { maxOrderUsd, maxDailyNotionalUsd } = c.limits;
-      if (amountUsd.gt(maxOrderUsd))
-        out.push(
-          `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is above limits.maxOrderUsd ${maxOrderUsd.toFixed()}: every run is reduced to ${maxOrderUsd.toFixed()} USD ` +
-            `(blocked when that is below the venue minimum). Lower amountUsd or raise maxOrderUsd to at least ${amountUsd.toFixed()}.`,
-        );
-      if (amountUsd.gt(maxDailyNotionalUsd))
-        out.push(
-          `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is above limits.maxDailyNotionalUsd ${maxDailyNotionalUsd.toFixed()}: every run is reduced to what is left of the day's ` +
-            `${maxDailyNotionalUsd.toFixed()} USD, or blocked when that is below the venue minimum. Lower amountUsd or raise maxDailyNotionalUsd to at least ${amountUsd.toFixed()}.`,
-        );
-    }
-    const reserve = c.venue.rules.twapBuyReserve ?? DEFAULT_TWAP_BUY_RESERVE;
-    const smallestBudget = enough.times(reserve.plus(1)).toDecimalPlaces(0, Decimal.ROUND_UP);
-    if (s.enabled && budgetUsd instanceof Decimal && budgetUsd.lt(smallestBudget))
+    if (amountUsd.gt(maxDailyNotionalUsd))
       out.push(
-        `strategy ${s.name}: budgetUsd ${budgetUsd.toFixed()} is too small for one TWAP: a run is sized ${reserve.times(100).toFixed()}% under ` +
-          `the budget left (venue.twapBuyReserve) and must reach the venue minimum (${minOrder.toFixed()}) in whole lots. ` +
-          `Raise budgetUsd to at least ${smallestBudget.toFixed()}.`,
-      );
-    if (s.enabled && typeof s.schedule === "string")
-      for (const w of scheduleWarnings(s.schedule))
-        out.push(`strategy ${s.name}: schedule "${s.schedule}": ${w}`);
-    const maxDeviation = (s.params as { twap?: { maxDeviation?: unknown } }).twap?.maxDeviation;
-    if (s.enabled && maxDeviation instanceof Decimal && maxDeviation.lt(TIGHT_DEVIATION))
-      out.push(
-        `strategy ${s.name}: twap.maxDeviation ${maxDeviation.toFixed()} (${maxDeviation.times(100).toFixed()}%) is tighter than ordinary moves ` +
-          `of the mid over a TWAP's minutes: most TWAPs will be cancelled after a few slices, each paying fees on what filled ` +
-          `and counting against the limits until then. Use ${TIGHT_DEVIATION.toFixed()} or more, or leave it out.`,
-      );
-    const counterparty =
-      s.kind === "link-staking" ? (s.params as { counterparty?: unknown }).counterparty : undefined;
-    if (s.enabled && typeof counterparty === "string" && isPlaceholderAddress(counterparty))
-      out.push(
-        `strategy ${s.name}: counterparty ${counterparty} is a placeholder, not an account (is STAKING_ACCOUNT set in this environment?): ` +
-          "the strategy sends nothing until it names the real account; a staking link is permanent.",
+        `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is above limits.maxDailyNotionalUsd ${maxDailyNotionalUsd.toFixed()}: every run is reduced to what is left of the day's ` +
+          `${maxDailyNotionalUsd.toFixed()} USD, or blocked when that is below the venue minimum. Lower amountUsd or raise maxDailyNotionalUsd to at least ${amountUsd.toFixed()}.`,
       );
   }
-  out.push(...strategyConflicts(c.strategies));
+  const reserve = rules.twapBuyReserve ?? DEFAULT_TWAP_BUY_RESERVE;
+  const smallestBudget = enough.times(reserve.plus(1)).toDecimalPlaces(0, Decimal.ROUND_UP);
+  if (s.enabled && budgetUsd instanceof Decimal && budgetUsd.lt(smallestBudget))
+    out.push(
+      `strategy ${s.name}: budgetUsd ${budgetUsd.toFixed()} is too small for one TWAP: a run is sized ${reserve.times(100).toFixed()}% under ` +
+        `the budget left (venue.twapBuyReserve) and must reach the venue minimum (${minOrder.toFixed()}) in whole lots. ` +
+        `Raise budgetUsd to at least ${smallestBudget.toFixed()}.`,
+    );
+  if (s.enabled && typeof s.schedule === "string")
+    for (const w of scheduleWarnings(s.schedule))
+      out.push(`strategy ${s.name}: schedule "${s.schedule}": ${w}`);
+  const maxDeviation = (s.params as { twap?: { maxDeviation?: unknown } }).twap?.maxDeviation;
+  if (s.enabled && maxDeviation instanceof Decimal && maxDeviation.lt(TIGHT_DEVIATION))
+    out.push(
+      `strategy ${s.name}: twap.maxDeviation ${maxDeviation.toFixed()} (${maxDeviation.times(100).toFixed()}%) is tighter than ordinary moves ` +
+        `of the mid over a TWAP's minutes: most TWAPs will be cancelled after a few slices, each paying fees on what filled ` +
+        `and counting against the limits until then. Use ${TIGHT_DEVIATION.toFixed()} or more, or leave it out.`,
+    );
+  const counterparty =
+    s.kind === "link-staking" ? (s.params as { counterparty?: unknown }).counterparty : undefined;
+  if (s.enabled && typeof counterparty === "string" && isPlaceholderAddress(counterparty))
+    out.push(
+      `strategy ${s.name}: counterparty ${counterparty} is a placeholder, not an account (is STAKING_ACCOUNT set in this environment?): ` +
+        "the strategy sends nothing until it names the real account; a staking link is permanent.",
+    );
   return out;
 }

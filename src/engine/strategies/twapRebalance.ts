@@ -37,12 +37,12 @@ export const twapRebalanceParams = z
           sellFloor: positiveDecimal()
             .optional()
             .describe(
-              "Never sell the token below this mid (in the quote token); a running sale is cancelled when the mid falls below it",
+              "No sale is decided while the mid (in the quote token) is below this; a running sale is cancelled at the watch's next check (every minute) after the mid falls below it, so a slice may fill in between",
             ),
           buyCeiling: positiveDecimal()
             .optional()
             .describe(
-              "Never buy the token above this mid (in the quote token); a running buy is cancelled when the mid rises above it",
+              "No buy is decided while the mid (in the quote token) is above this; a running buy is cancelled at the watch's next check (every minute) after the mid rises above it, so a slice may fill in between",
             ),
         }),
       )
@@ -166,27 +166,24 @@ export const twapRebalance = defineStrategy({
 
     const holdings: Holding[] = [];
     const floors: string[] = [];
+    // What the account keeps (limits.keepOnSpot) is not trading money: the weights are of what is above
+    // the floors, as every strategy sees only that. Counted in, a 40,000 USDC reserve made a 20% PURR
+    // target 20% of everything, and a larger target could never be reached (each cycle wanting to buy
+    // with money the floor keeps). While a target is below its floor, though, counting it as none made
+    // the rebalancer sell the others to refill the floor, cycle after cycle (their proceeds stayed under
+    // it), and holding instead froze it through a rally after a withdrawal: then the weights are of the
+    // whole holdings, floors included, and the floors are still never sold or spent (`available`).
+    const under = Object.keys(params.targets).flatMap((token) => {
+      const b = snapshot.balances.get(token);
+      return b?.floorShortfall?.gt(0)
+        ? [`${token} is ${fmt(b.floorShortfall)} below its floor of ${fmt(b.floor ?? ZERO)}`]
+        : [];
+    });
     for (const [token, target] of Object.entries(params.targets)) {
       const balance = snapshot.balances.get(token);
-      // What the account keeps (limits.keepOnSpot) is not trading money: the weights are of what is
-      // above the floors, as every strategy sees only that. Counted in, a 40,000 USDC reserve made a
-      // 20% PURR target 20% of everything, and a larger target could never be reached (each cycle
-      // wanting to buy with money the floor keeps).
       const floor = balance?.floor;
       if (floor?.gt(0)) floors.push(`${token} ${fmt(floor)}`);
-      // A token below its floor has nothing to trade, and counted as none it would make the rebalancer
-      // sell the others to refill the floor, cycle after cycle (their proceeds stay under it): hold.
-      if (balance?.floorShortfall?.gt(0))
-        return [
-          skip(
-            name,
-            `${token} is ${fmt(balance.floorShortfall)} below its limits.keepOnSpot floor of ${fmt(floor ?? ZERO)} ` +
-              `(${fmt(balance.total)} held): the weights are of what is above the floors, so nothing is rebalanced ` +
-              "until it is above it again (a floor is kept, not filled by trading)",
-            "twapOrder",
-          ),
-        ];
-      const total = balance?.aboveFloor ?? balance?.total ?? ZERO;
+      const total = (under.length === 0 ? balance?.aboveFloor : undefined) ?? balance?.total ?? ZERO;
       const available = balance?.available ?? ZERO;
       const hold = balance?.hold ?? ZERO;
       if (token === quote) {
@@ -253,7 +250,12 @@ export const twapRebalance = defineStrategy({
         return b.excess.abs().cmp(a.excess.abs()) || (a.h.token < b.h.token ? -1 : 1);
       });
 
-    const aboveFloors = floors.length > 0 ? ` above limits.keepOnSpot (${floors.join(", ")})` : "";
+    const aboveFloors =
+      floors.length === 0
+        ? ""
+        : under.length === 0
+          ? ` above limits.keepOnSpot (${floors.join(", ")})`
+          : ` with the limits.keepOnSpot floors included (${under.join(", ")})`;
     const quoteHolding = holdings.find((h) => h.token === quote);
     let quoteAvailable = quoteHolding?.available ?? ZERO;
     const decisions: Decision[] = [];

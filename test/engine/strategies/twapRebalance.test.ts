@@ -319,14 +319,19 @@ describe("twap-rebalance with limits.keepOnSpot (strategies see only what is abo
     expect(twaps(met).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "500"]]);
   });
 
-  it("holds while a target is below its floor: a floor is kept, not filled by selling the others", () => {
-    // 30,000 USDC under a 40,000 floor: counted as none, it made the rebalancer sell half the HYPE, then
-    // half the rest, cycle after cycle (the proceeds stayed under the floor).
-    const ds = floored({ balances: { HYPE: 500, USDC: 30_000 }, hypeMid: 40 }, { USDC: 40_000 });
-    expect(twaps(ds)).toEqual([]);
-    expect(skips(ds).map((d) => d.reason)).toEqual([
-      "USDC is 10000 below its limits.keepOnSpot floor of 40000 (30000 held): the weights are of what is above the floors, so nothing is rebalanced until it is above it again (a floor is kept, not filled by trading)",
-    ]);
+  it("while a target is below its floor, weighs the whole holdings: no refill spiral, no freeze", () => {
+    // 30,000 USDC under a 40,000 floor and 500 HYPE at 40. Counting USDC as none made the rebalancer sell
+    // half the HYPE, then half the rest, cycle after cycle (the proceeds stayed under the floor); with
+    // the floors included HYPE is 40%, a buy, and no USDC is above its floor to buy with.
+    const under = floored({ balances: { HYPE: 500, USDC: 30_000 }, hypeMid: 40 }, { USDC: 40_000 });
+    expect(twaps(under)).toEqual([]);
+    expect(skips(under)[0]?.reason).toMatch(
+      /^HYPE is 40% of 50000 USDC with the limits\.keepOnSpot floors included \(USDC is 10000 below its floor of 40000\) .*: no USDC available to buy with above limits\.keepOnSpot 40000 USDC$/,
+    );
+    // A withdrawal took USDC under its floor and HYPE rallied (holding still froze the rebalancer): the
+    // sale that brings HYPE back to its weight goes out, and its proceeds refill the floor.
+    const rally = floored({ balances: { HYPE: 1000, USDC: 18_500 }, hypeMid: 40 }, { USDC: 20_000 });
+    expect(twaps(rally).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "268.75"]]);
   });
 
   it("with a strategy's capital, weighs the capital's share of what is above the floor", () => {
