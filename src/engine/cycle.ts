@@ -149,8 +149,12 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       ...(deps.venueNow ? { venueNow: deps.venueNow } : {}),
       signal: reads,
     });
+    // Settled either way: info. Still unknown (its strategy waits, up to the nonce window): a warning.
     for (const r of reconciled)
-      log.info({ submission: r.submissionId, verdict: r.verdict }, `reconcile ${r.actionType}: ${r.detail}`);
+      log[r.verdict === "landed" || r.verdict === "absent" ? "info" : "warn"](
+        { submission: r.submissionId, verdict: r.verdict },
+        `reconcile ${r.actionType}: ${r.detail}`,
+      );
 
     // Checked before the reads: when engaged with cancelRunning, the running TWAPs are read to be cancelled.
     const killSwitch: KillSwitchState =
@@ -396,7 +400,10 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       const entry = report.decisions[report.decisions.length - 1];
       if (entry) entry.action = action;
       deps.metrics?.submissions.inc({ action: intent.kind, outcome: action.outcome });
-      log.info(
+      // A lost answer (money may have moved unconfirmed) and a refusal are warnings: an operator
+      // reading warn and above at 3 am must see them (an unknown outcome was logged at info).
+      const level = action.outcome === "unknown" || action.outcome === "rejected" ? "warn" : "info";
+      log[level](
         { strategy: intent.strategy, action: intent.kind, outcome: action.outcome, detail: action.detail },
         `${intent.kind} ${action.outcome}: ${intent.reason}`,
       );

@@ -723,7 +723,9 @@ export class Daemon {
         this.metrics?.lastSuccess.set({ strategy: name }, this.runtime.clock() / 1000);
       }
       logDecisions(decisionLog, report);
-      log.info(
+      // A cycle that ran but whose submission was refused or lost is said at warn with it.
+      const troubled = report.actions.some((a) => a.outcome === "unknown" || a.outcome === "rejected");
+      log[troubled ? "warn" : "info"](
         {
           ms: Date.now() - startedAt,
           outcomes: outcomeCounts(report),
@@ -768,14 +770,16 @@ export class Daemon {
 
   /** A run that failed before its cycle began (the venue did not answer): still one journal row. */
   private journalUnstartedCycle(cycleId: string, strategies: string[], err: unknown): void {
-    this.runtime.journal.startCycle({
-      id: cycleId,
-      trigger: "run",
-      mode: this.runtime.exchange?.mode ?? "unsigned",
-      account: this.runtime.account,
-      strategies,
-    });
-    this.runtime.journal.finishCycle(cycleId, "failed", describeError(err));
+    this.runtime.journal.recordUnstartedCycle(
+      {
+        id: cycleId,
+        trigger: "run",
+        mode: this.runtime.exchange?.mode ?? "unsigned",
+        account: this.runtime.account,
+        strategies,
+      },
+      describeError(err),
+    );
   }
 }
 

@@ -332,6 +332,28 @@ export class Journal {
     ).run(c.id, c.trigger, c.mode, c.account, JSON.stringify(c.strategies), this.clock());
   }
 
+  /**
+   * A run that failed before its cycle began (the venue did not answer the first reads): still one
+   * cycle row, failed, so `hlbot history` shows the gap and what caused it.
+   */
+  recordUnstartedCycle(
+    c: { id: string; trigger: string; mode: string; account: string; strategies: string[] },
+    error: string,
+  ): void {
+    this.startCycle(c);
+    this.finishCycle(c.id, "failed", error);
+  }
+
+  /** How many of the latest cycles of `trigger` failed in a row (0 when the latest did not). */
+  failedInARow(trigger: string, limit = 1_000): number {
+    const rows = this.sql(
+      "SELECT status FROM cycles WHERE trigger = ? ORDER BY started_at DESC, rowid DESC LIMIT ?",
+    ).all(trigger, limit) as Array<{ status: string }>;
+    let n = 0;
+    while (n < rows.length && rows[n]!.status === "failed") n++;
+    return n;
+  }
+
   recordSnapshot(cycleId: string, summary: unknown): void {
     this.sql("UPDATE cycles SET snapshot = ? WHERE id = ?").run(text(summary), cycleId);
   }

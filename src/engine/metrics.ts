@@ -61,7 +61,8 @@ export function venueObservers(metrics: BotMetrics): {
 } {
   return {
     onResponse(event) {
-      metrics.venueLatency.observe({ endpoint: event.endpoint }, event.ms / 1000);
+      if (event.answerOnly !== true)
+        metrics.venueLatency.observe({ endpoint: event.endpoint }, event.ms / 1000);
       const error = event.error as (ResponseEvent["error"] & { kind?: string }) | undefined;
       if (error && error.kind !== "aborted")
         metrics.venueErrors.inc({ endpoint: event.endpoint, code: error.code });

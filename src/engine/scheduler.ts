@@ -220,7 +220,8 @@ export class Scheduler {
           strategy: name,
           count: v.missed,
           latest: v.latestMissed,
-          whileDeferred: e.deferrals > 0,
+          // Deferred, and not failing since: a slot lost to failed runs (an outage) is warned of.
+          whileDeferred: e.deferrals > 0 && e.failures === 0,
         });
       // Settled once reported, also before a due slot (it stays due: it is later), so a slot missed while
       // a due one is retried is not reported again by each plan or each `once`.

@@ -192,6 +192,49 @@ describe("notifications from hlbot run", () => {
     expect(events("/hook-once").map((e) => e.type)).toEqual(["submission.accepted"]);
   }, 60_000);
 
+  it("hlbot once (cron) journals a pass the venue did not answer, tells the first failed pass, then the recovery", async () => {
+    const bot = botFile("once-down", { minIntervalMs: 0, webhook: { url: `${receiver.url}/hook-down` } });
+    const { readFileSync } = await import("node:fs");
+    const up = readFileSync(bot.config, "utf8");
+    // The venue down: nothing listens on port 1 (one attempt per read, so each pass fails fast).
+    writeFileSync(
+      bot.config,
+      `${up.replace(sim!.url, "http://127.0.0.1:1")}venue: { readAttempts: 1, timeoutMs: 2000 }\n`,
+    );
+    const once = async () => {
+      const proc = spawn(process.execPath, [BIN, "once", "--config", bot.config], { env: bot.env });
+      let err = "";
+      proc.stderr.on("data", (d: Buffer) => {
+        err += d;
+      });
+      const code = await new Promise<number | null>((resolve) => proc.on("close", resolve));
+      return { code, err };
+    };
+    expect((await once()).code).toBe(1);
+    expect((await once()).code).toBe(1);
+    // Each pass is a failed cycle in the journal (history shows the outage); the first is told.
+    const db = await openStateDb({ dir: bot.state });
+    try {
+      const journal = new Journal(db);
+      const cycles = journal.recentCycles(10);
+      expect(cycles.map((c) => [c.trigger, c.status])).toEqual([
+        ["once", "failed"],
+        ["once", "failed"],
+      ]);
+      expect(cycles[0]?.error).toMatch(/^the pass could not start: .*127\.0\.0\.1:1/);
+      expect(journal.failedInARow("once")).toBe(2);
+    } finally {
+      db.close();
+    }
+    expect(events("/hook-down").map((e) => [e.type, e.data.failures])).toEqual([["cycle.failed", 1]]);
+    // The venue back: the pass that works says so.
+    writeFileSync(bot.config, up);
+    const back = await once();
+    expect(back.code, back.err).toBe(0);
+    expect(events("/hook-down").map((e) => e.type)).toEqual(["cycle.failed", "cycle.recovered"]);
+    expect(events("/hook-down")[1]?.title).toMatch(/after 2 failed$/);
+  }, 60_000);
+
   it("hlbot notify test says what each channel answered and exits 1 when one failed", async () => {
     const bot = botFile("test", {
       webhook: { url: `${receiver.url}/hook-test` },

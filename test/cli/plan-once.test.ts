@@ -214,6 +214,10 @@ describe("plan --json and once through the CLI", () => {
     const first = await run(["once", "--config", config], env);
     expect(first.code, first.stderr).toBe(0);
     expect(first.stdout).toMatch(/twapOrder \(allowed; sent, accepted\)/);
+    // What was sent, without its signature (a cron log holding a live order's signed body).
+    expect(first.stdout).toMatch(/"nonce":\d+/);
+    expect(first.stdout).toContain('"signature":"(not shown: the journal keeps the signed body)"');
+    expect(first.stdout).not.toMatch(/"r":"0x/);
     await sleep(2_100);
     const second = await run(["once", "--config", config], env);
     expect(second.code, second.stderr).toBe(0);
@@ -342,6 +346,9 @@ describe("plan --json and once through the CLI", () => {
       const blocked = summary.summary.ran.flatMap((r) => r.blocked);
       expect(blocked.length).toBeGreaterThan(0);
       expect(blocked).toEqual([{ strategy: "purr-dca", reason: expect.stringMatching(/kill switch is on/) }]);
+      // history says the cycle's decision was blocked ("ok 1 decisions, 0 sent" read as a quiet cycle).
+      const history = await run(["history", "--config", config], env);
+      expect(history.stdout).toMatch(/once\/live {2}ok {2}1 decisions \(1 blocked\), 0 sent/);
     } finally {
       expect((await run(["resume", "--config", config], env)).code).toBe(0);
     }

@@ -102,6 +102,11 @@ describe("daemon notices", () => {
     expect(summary.data.rewardsHype).toBe("0");
     expect(Object.keys(summary.data.fees as object)).toEqual(["USDC"]);
     expect(summary.text).toMatch(/^value: \d+\.\d\d USD\nstaking rewards: 0 HYPE\ntrading fees: \d/);
+
+    // The stop notice names the mode the daemon ran in (it was empty).
+    notices.stop(0);
+    got = await received(10);
+    expect(got.at(-1)?.data).toEqual({ mode: "live", exitCode: 0 });
     notifier.close();
   }, 60_000);
 });

@@ -324,6 +324,17 @@ describe("deferred slots stay due (CONTRACTS #1)", () => {
       scheduler.settle(again[0]!, report);
       const next = scheduler.plan(t0 + HOUR + MINUTE);
       expect(next.missed).toEqual([{ strategy: "a", count: 1, latest: t0, whileDeferred: true }]);
+      // Deferred, then its retries failed (an outage) until the next slot: a slot lost to failures, not
+      // "superseded while deferred" (it was said at info with the deferral's words).
+      const [deferredAgain] = scheduler
+        .plan(t0 + HOUR + MINUTE)
+        .groups.filter((g) => g.strategies.some((x) => x.name === "a"));
+      scheduler.settle(deferredAgain!, { ...report, startedAt: t0 + HOUR } as CycleReport);
+      scheduler.failed(deferredAgain!, t0 + HOUR + 2 * MINUTE);
+      const afterOutage = scheduler.plan(t0 + 2 * HOUR + MINUTE);
+      expect(afterOutage.missed).toEqual([
+        { strategy: "a", count: 1, latest: t0 + HOUR, whileDeferred: false },
+      ]);
     } finally {
       db.close();
       rmSync(dir, { recursive: true, force: true });

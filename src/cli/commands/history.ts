@@ -82,9 +82,12 @@ export function register(program: Command, ctx: CliContext): void {
             const planned = own.filter((d) => d.guard === "allowed" || d.guard === "reduced").length;
             outcome = `${planned} planned, none sent`;
           }
+          // A cycle that ran but whose decisions the limits or the kill switch stopped says so: "ok,
+          // 0 sent" read as a quiet cycle.
+          const blocked = own.filter((d) => d.guard === "blocked").length;
           ctx.stdout(
             `  ${new Date(c.startedAt).toISOString()}  ${c.id}  ${c.trigger}/${c.mode}  ${c.status}` +
-              `  ${own.length} decisions, ${outcome}${c.error ? `  error: ${c.error}` : ""}\n`,
+              `  ${own.length} decisions${blocked > 0 ? ` (${blocked} blocked)` : ""}, ${outcome}${c.error ? `  error: ${c.error}` : ""}\n`,
           );
         }
         ctx.stdout("Decisions by strategy:\n");

@@ -82,6 +82,9 @@ export function register(program: Command, ctx: CliContext): void {
               floorTokens: config.limits.keepOnSpot?.keys(),
             });
           } catch (err) {
+            // Under cron nothing else remembers the outage: a failed cycle row (history shows the gap)
+            // and, with notify configured, cycle.failed at the first failed pass and every tenth.
+            await recordUnstartedPass(ctx, config, runtime, logger, err);
             // --json promises a summary line even when nothing could run (the venue unreachable).
             if (opts.json) {
               const { describeError } = await import("../../lib/errors.js");
@@ -109,18 +112,47 @@ export function register(program: Command, ctx: CliContext): void {
           const out: string[] = [];
           let bad = 0;
 
+          // Passes that failed before this one (their cycle rows): a pass that works tells the recovery.
+          const failedBefore = runtime.journal.failedInARow("once");
           const pass = await oncePass(deps, strategies, {
             ...(config.schedule ? { catchUpMs: config.schedule.catchUpMs } : {}),
             readSignal: stopping.signal,
           });
           const { plan, runs } = pass;
+          // The venue answers again but nothing was due: one ok row ends the journal's run of failed
+          // passes (a pass that ran a cycle journals it anyway), so the recovery is told once.
+          if (failedBefore > 0 && runs.length === 0) {
+            const { newCycleId } = await import("../../engine/journal.js");
+            const id = newCycleId(now);
+            runtime.journal.startCycle({
+              id,
+              trigger: "once",
+              mode: runtime.exchange?.mode ?? "unsigned",
+              account: runtime.account,
+              strategies: [],
+            });
+            runtime.journal.finishCycle(id, "ok");
+          }
           const killSwitch = killSwitchNotice(config.limits.killSwitchFile);
-          await notifyOnce(ctx, config, runtime, logger, pass);
+          await notifyOnce(ctx, config, runtime, logger, pass, failedBefore);
           // A dry run prints unsigned requests, never a live order (#17.6; `plan --sign` prints signed ones).
           if (!live) {
             const { unsignReportActions } = await import("../unsigned.js");
             for (const rep of [pass.watch.report, ...runs.map((r) => r.report)])
               if (rep) unsignReportActions(rep.actions, config.network);
+          } else {
+            // Live: what was sent, without its signature. A cron log is often shipped elsewhere, and a
+            // signed body whose outcome is unknown is a live order anyone holding it could send (the
+            // journal keeps the signed body).
+            for (const rep of [pass.watch.report, ...runs.map((r) => r.report)])
+              if (rep)
+                for (const a of rep.actions) {
+                  const request = a.request as Record<string, unknown> | undefined;
+                  if (request && typeof request === "object" && "signature" in request) {
+                    const { signature: _signature, ...rest } = request;
+                    a.request = { ...rest, signature: "(not shown: the journal keeps the signed body)" };
+                  }
+                }
           }
           const w = pass.watch;
           const watch = {
@@ -232,10 +264,13 @@ async function notifyOnce(
   runtime: import("../../engine/runtime.js").Runtime,
   logger: import("pino").Logger,
   pass: Awaited<ReturnType<typeof import("../../engine/scheduler.js").oncePass>>,
+  failedBefore: number,
 ): Promise<void> {
   if (!config.notify) return;
   const { createNotifier } = await import("../../engine/notify/notifier.js");
-  const { submissionEvents, cycleFailedEvent } = await import("../../engine/notify/events.js");
+  const { submissionEvents, cycleFailedEvent, cycleRecoveredEvent } = await import(
+    "../../engine/notify/events.js"
+  );
   const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
   if (!notifier) return;
   const at = { account: runtime.account, network: config.network, now: runtime.clock() };
@@ -251,6 +286,63 @@ async function notifyOnce(
           1,
         ),
       );
+  if (failedBefore > 0 && pass.runs.every((r) => r.error === undefined))
+    notifier.notify(
+      cycleRecoveredEvent(
+        at,
+        config.strategies.filter((s) => s.enabled).map((s) => s.name),
+        failedBefore,
+      ),
+    );
   await notifier.flush(3_000);
   notifier.close();
+}
+
+/** Passes in a row that could not start, after which cycle.failed is told again (the first is told). */
+const RETELL_EVERY = 10;
+
+/**
+ * A pass that could not start (the venue did not answer its first reads): one failed cycle row, so
+ * `hlbot history` shows it, and with notify configured cycle.failed at the first such pass in a row and
+ * every RETELL_EVERY-th (cron may call every minute). Its own failure to write or tell is logged, never
+ * hides the pass's error.
+ */
+async function recordUnstartedPass(
+  ctx: CliContext,
+  config: import("../../engine/config/loader.js").LoadedConfig,
+  runtime: import("../../engine/runtime.js").Runtime,
+  logger: import("pino").Logger,
+  err: unknown,
+): Promise<void> {
+  const { describeError } = await import("../../lib/errors.js");
+  const { newCycleId } = await import("../../engine/journal.js");
+  const { scheduledStrategies } = await import("../../engine/daemon.js");
+  const error = `the pass could not start: ${describeError(err)}`;
+  const strategies = scheduledStrategies(config.strategies).map((s) => s.name);
+  const now = runtime.clock();
+  try {
+    runtime.journal.recordUnstartedCycle(
+      {
+        id: newCycleId(now),
+        trigger: "once",
+        mode: runtime.exchange?.mode ?? "unsigned",
+        account: runtime.account,
+        strategies,
+      },
+      error,
+    );
+    const inARow = runtime.journal.failedInARow("once");
+    if (!config.notify || (inARow !== 1 && inARow % RETELL_EVERY !== 0)) return;
+    const { createNotifier } = await import("../../engine/notify/notifier.js");
+    const { cycleFailedEvent } = await import("../../engine/notify/events.js");
+    const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
+    if (!notifier) return;
+    notifier.notify(
+      cycleFailedEvent({ account: runtime.account, network: config.network, now }, strategies, error, inARow),
+    );
+    await notifier.flush(3_000);
+    notifier.close();
+  } catch (e) {
+    logger.warn({ err: describeError(e) }, "could not journal or tell the failed pass");
+  }
 }

@@ -39,6 +39,8 @@ export interface DaemonNoticesOptions {
 export class DaemonNotices {
   private twaps = new Set<number>();
   private killSwitch: boolean | undefined;
+  /** The mode the daemon started in (live, dry-run), for its stop notice. */
+  private mode = "";
   private lastSnapshot: Snapshot | undefined;
   private lastStaking: Snapshot["staking"] | undefined;
   private lastSummaryValue: Decimal | undefined;
@@ -56,12 +58,13 @@ export class DaemonNotices {
   }
 
   start(mode: string, strategies: readonly string[]): void {
+    this.mode = mode;
     this.o.notifier.notify(daemonEvent(this.ctx(), "start", { mode, strategies }));
     this.checkKillSwitch();
   }
 
   stop(exitCode: number): void {
-    this.o.notifier.notify(daemonEvent(this.ctx(), "stop", { mode: "", exitCode }));
+    this.o.notifier.notify(daemonEvent(this.ctx(), "stop", { mode: this.mode, exitCode }));
   }
 
   /** After a cycle that ran: its submissions, TWAPs gone since the last one, the kill switch, a recovery. */

@@ -374,6 +374,8 @@ async function sendInSlot<D>(
   // True once any attempt may have been processed by the venue: from then on only `ok` is conclusive.
   let ambiguous = false;
   let last: Extract<Step<D>, { next: "retry" }> | undefined;
+  /** The first attempt that may have been processed: what made the outcome unknown. */
+  let madeAmbiguous: Extract<Step<D>, { next: "retry" }> | undefined;
   const firstSendAt = ctx.clock();
 
   const unknown = (probablyLanded: boolean, cause: unknown, reason: string): UnknownOutcome => ({
@@ -464,13 +466,25 @@ async function sendInSlot<D>(
         // Aborted mid-flight: the body may or may not have left.
         return unknown(false, step.cause, step.reason);
       case "retry":
+        if (step.mayHaveLanded && madeAmbiguous === undefined) madeAmbiguous = step;
         ambiguous ||= step.mayHaveLanded;
         last = step;
         break;
     }
   }
   if (last === undefined) throw new InternalError("send loop ended without an attempt");
-  if (ambiguous) return unknown(false, last.cause, last.reason);
+  // Named by the attempt that made it unknown: "connect ECONNREFUSED" of a later resend reads as
+  // "never sent" when the first copy's connection was reset after it left (and it landed).
+  if (ambiguous) {
+    const first = madeAmbiguous ?? last;
+    return unknown(
+      false,
+      first.cause,
+      first === last || first.reason === last.reason
+        ? last.reason
+        : `${first.reason} (resending the same request then: ${last.reason})`,
+    );
+  }
   // Nothing was processed: every attempt was rate limited or could not connect.
   const code: RejectionCode = last.cause instanceof RateLimitError ? "rate-limited" : "unreachable";
   return { status: "rejected", code, reason: last.reason, request, attempts };

@@ -75,7 +75,15 @@ export async function runInfoQuery<M extends InfoMethodSpec>(
 ): Promise<InfoResult<M>> {
   const request = builtRequest(spec, params);
   const attempts = Math.min(GARBLED_READ_ATTEMPTS, Math.max(1, transport.retryPolicy.attempts));
-  return withRetry(() => readOnce(transport, spec, request, signal, onUnknown), {
+  const once = async () => {
+    try {
+      return await readOnce(transport, spec, request, signal, onUnknown);
+    } catch (err) {
+      if (err instanceof BadResponseError) transport.noteBadAnswer(spec.endpoint, err);
+      throw err;
+    }
+  };
+  return withRetry(once, {
     attempts,
     retryable: (err) => err instanceof BadResponseError && !(err instanceof VenueAnswerError),
     delayMs: (attempt) =>

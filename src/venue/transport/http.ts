@@ -56,6 +56,11 @@ export interface ResponseEvent {
   status?: number;
   /** The typed failure (non-2xx status, timeout, reset, abort), when the request failed. */
   error?: HlbotError;
+  /**
+   * Set when the exchange itself was reported already and this tells what its answer turned out to be
+   * (a 2xx body that is not JSON or not the documented shape): no latency to observe.
+   */
+  answerOnly?: boolean;
 }
 
 /**
@@ -267,6 +272,15 @@ export class HttpTransport {
       });
       throw err;
     }
+  }
+
+  /**
+   * A 2xx answer its caller could not use (not JSON, not the documented shape: BadResponseError), told
+   * to the observers so the venue-errors metric counts it (only transport failures were counted, and an
+   * answer of garbage at status 200 left the alert on venue errors silent).
+   */
+  noteBadAnswer(endpoint: ResponseEvent["endpoint"], error: HlbotError): void {
+    this.report({ endpoint, ms: 0, status: 200, error, answerOnly: true });
   }
 
   private report(event: ResponseEvent): void {

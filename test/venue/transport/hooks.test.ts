@@ -2,7 +2,9 @@
 // and that a throwing observer changes nothing.
 import sinon from "sinon";
 import { afterEach, describe, expect, it } from "vitest";
+import { BotMetrics, venueObservers } from "../../../src/engine/metrics.js";
 import { ServerError } from "../../../src/lib/errors.js";
+import { InfoClient } from "../../../src/venue/info/client.js";
 import { resolveEndpoints } from "../../../src/venue/networks.js";
 import { WeightBudget } from "../../../src/venue/transport/budget.js";
 import { HttpTransport, type ResponseEvent } from "../../../src/venue/transport/http.js";
@@ -40,6 +42,40 @@ describe("HttpTransport onResponse", () => {
     ]);
     expect(events[0]?.error).toBeInstanceOf(ServerError);
     for (const e of events) expect(e.ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it("reports a 200 answer that is not JSON or not the documented shape, feeding the venue-errors metric", async () => {
+    // Garbage at status 200 (a proxy's error page) was not counted: the alert on venue errors stayed silent.
+    server = await startHttpServer([
+      { status: 200, text: "<html>bad gateway</html>" },
+      { status: 200, text: "<html>bad gateway</html>" },
+      { json: { not: "mids" } },
+      { json: { not: "mids" } },
+    ]);
+    const events: ResponseEvent[] = [];
+    transport = new HttpTransport({
+      endpoints: resolveEndpoints("testnet", server.url),
+      budget: null,
+      retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
+      onResponse: (e) => events.push(e),
+    });
+    const info = new InfoClient(transport);
+    await expect(info.allMids()).rejects.toMatchObject({ code: "BAD_RESPONSE" });
+    await expect(info.allMids()).rejects.toMatchObject({ code: "BAD_RESPONSE" });
+    const bad = events.filter((e) => e.answerOnly);
+    expect(bad.map((e) => [e.endpoint, e.status, e.error?.code])).toEqual([
+      ["info", 200, "BAD_RESPONSE"],
+      ["info", 200, "BAD_RESPONSE"],
+      ["info", 200, "BAD_RESPONSE"],
+      ["info", 200, "BAD_RESPONSE"],
+    ]);
+    const metrics = new BotMetrics();
+    const observe = venueObservers(metrics).onResponse;
+    for (const e of events) observe(e);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('hlbot_venue_errors_total{endpoint="info",code="BAD_RESPONSE"} 4');
+    // Four exchanges, each observed once for its latency (the verdicts on their answers add none).
+    expect(text).toMatch(/hlbot_venue_request_duration_seconds_count\{endpoint="info"\} 4\n/);
   });
 
   it("reports a connection failure without a status, and an observer that throws changes nothing", async () => {
