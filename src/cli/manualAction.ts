@@ -25,7 +25,7 @@ import { loadSigner } from "../venue/signing/signer.js";
 import type { CliContext } from "./context.js";
 import type { ManualCommonOptions } from "./manualOptions.js";
 import { readNetworkOptions, readSignerOptions } from "./options.js";
-import { SIGNED_OUTPUT_WARNING, unsignedView } from "./unsigned.js";
+import { SIGNED_OUTPUT_WARNING, unsignedView, withoutSignature } from "./unsigned.js";
 
 export interface PrepareContext {
   network: NetworkName;
@@ -197,7 +197,8 @@ function report(
       Object.assign(summary, { probablyLanded: outcome.probablyLanded, reason: outcome.reason });
     summary.response = response ?? null;
     summary.attempts = outcome.attempts.length;
-    summary.request = request.body;
+    // Sent: without its signature (the journal keeps the signed body).
+    summary.request = withoutSignature(request.body as unknown as Record<string, unknown>);
     ctx.stdout(`${stringifyJson(summary)}\n`);
   } else if (response !== undefined) {
     ctx.stdout(`${stringifyJson(response)}\n`);

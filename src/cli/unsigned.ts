@@ -43,6 +43,26 @@ export function unsignedView(body: Record<string, unknown>, network: NetworkName
   };
 }
 
+/** What replaces a sent request's signature in printed output. */
+export const SIGNATURE_NOT_SHOWN = "(not shown: the journal keeps the signed body)";
+
+/**
+ * A sent request as printed: its action, nonce and the rest, without the signature. A log is often
+ * shipped elsewhere, and a signed body whose outcome is unknown is a live order anyone holding it could
+ * send (the journal keeps the signed body).
+ */
+export function withoutSignature(request: Record<string, unknown>): Record<string, unknown> {
+  if (!("signature" in request)) return request;
+  const { signature: _signature, ...rest } = request;
+  return { ...rest, signature: SIGNATURE_NOT_SHOWN };
+}
+
+/** withoutSignature on each action of a live cycle report, in place, before it is printed. */
+export function unsignSentActions(actions: ReadonlyArray<{ request: Record<string, unknown> }>): void {
+  for (const action of actions)
+    (action as { request: Record<string, unknown> }).request = withoutSignature(action.request);
+}
+
 /**
  * Replaces the signed bodies of a cycle report's dry-run actions (and the bare ones of unsigned plans)
  * by their unsigned views, in place, before the report is printed.

@@ -134,15 +134,6 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
     if (left !== undefined && c !== undefined) left.set(token, c.minus(amount));
   };
 
-  // HYPE another strategy sells in this cycle is not deposited into staking beside it: staked, it takes
-  // the unstaking queue (7 days on mainnet) to come back, and the seller finds nothing for its next
-  // sale (a trial: a rebalancer's sale and a 900-HYPE deposit at the same minute left 300 on spot, and
-  // the rebalancer stayed overweight for days). The staking strategy's own rule covers sells already
-  // running; a deposit deferred here is retried once this one runs.
-  const hypeSales = netted.filter(
-    (i): i is TwapOrderIntent =>
-      i.kind === "twapOrder" && i.side === "sell" && baseOf(i, snapshot) === "HYPE",
-  );
   const out: Intent[] = [];
   const stopped = new Set<string>();
   for (const intent of netted) {
@@ -187,20 +178,6 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
       continue;
     }
     if (intent.kind === "cDeposit") {
-      const sales = hypeSales.filter((t) => t.strategy !== intent.strategy);
-      if (sales.length > 0) {
-        skipped.push({
-          kind: "skip",
-          strategy: intent.strategy,
-          considered: "cDeposit",
-          reason:
-            `${intent.reason}; not sent: ${sales.map((t) => `${t.strategy} sells ${fmt(t.size)} HYPE`).join(" and ")} in this cycle ` +
-            "(staked HYPE takes the unstaking queue to come back for its next sale): the deposit waits for the next run",
-          defer: true,
-        });
-        stopped.add(intent.strategy);
-        continue;
-      }
       const result = fitDeposit(
         intent,
         free,

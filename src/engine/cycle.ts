@@ -4,6 +4,7 @@
 // Sends are sequential; after any action of a strategy is not accepted, the rest of that strategy's
 // actions in this cycle are skipped (a delegation must not go out when the deposit funding it failed).
 import type { Logger } from "pino";
+import type { Decimal } from "../lib/decimal.js";
 import { ConfigError, describeError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
 import type { ExchangeClient } from "../venue/exchange/client.js";
@@ -55,6 +56,11 @@ export interface CycleDeps {
   userSignedGraceMs?: number;
   /** The venue's time (VenueClock.now), for judging expiry by the venue's clock rather than ours. */
   venueNow?: () => number | undefined;
+  /**
+   * Every enabled strategy of the account (not only this cycle's): a staking deposit keeps on spot what
+   * a rebalancer of the account would sell now (plannedHypeSales).
+   */
+  peers?: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">>;
   /**
    * Test hook for the crash tests, never set in production: wait this long between journaling a
    * submission as pending and sending it, to widen that window. openRuntime sets it only when
@@ -120,6 +126,33 @@ export interface CycleOptions {
   killSwitchActive?: boolean;
   /** While the kill switch is engaged, cancel the account's running TWAPs (default: limits.killSwitchCancelRunning). */
   cancelRunning?: boolean;
+}
+
+/**
+ * What each rebalancer of the account would sell of HYPE now: its decision on this snapshot (pure, so
+ * asking costs nothing and sends nothing), whether or not its slot is due. A staking strategy keeps that
+ * on spot: a trial's 2,800-HYPE deposit at 00:15 left the rebalancer, blocked until 05:00, 1,000 HYPE to
+ * sell, and HYPE 5 points over target for days. A rebalancer that fails to decide is left out.
+ */
+function plannedHypeSales(
+  peers: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">>,
+  snapshot: Snapshot,
+  now: number,
+): Array<{ strategy: string; size: Decimal }> {
+  const out: Array<{ strategy: string; size: Decimal }> = [];
+  for (const peer of peers) {
+    if (peer.kind !== "twap-rebalance") continue;
+    let decisions: Decision[];
+    try {
+      decisions = runStrategy(peer, capitalView(snapshot, peer.capital), now, {});
+    } catch {
+      continue;
+    }
+    for (const d of decisions)
+      if (d.kind === "twapOrder" && d.side === "sell" && d.label.split("/")[0] === "HYPE")
+        out.push({ strategy: peer.name, size: d.size });
+  }
+  return out;
 }
 
 /** Runs one cycle. Journals everything; a failure is journaled and rethrown with nothing further sent. */
@@ -251,7 +284,11 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     const skips: Skip[] = [];
     const intents: Intent[] = [];
     // Strategies see only what is above the account's floors (the allocator keeps them too).
-    const floored = floorView(snapshot, deps.limits.keepOnSpot);
+    let floored = floorView(snapshot, deps.limits.keepOnSpot);
+    if (o.strategies.some((s) => s.kind === "validator-staking")) {
+      const planned = plannedHypeSales(deps.peers ?? o.strategies, floored, startedAt);
+      if (planned.length > 0) floored = { ...floored, plannedHypeSales: planned };
+    }
     for (const strategy of o.strategies) {
       if (blocked.has(strategy.name)) {
         skips.push({

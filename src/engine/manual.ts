@@ -68,7 +68,7 @@ export class ManualVenue {
   connection(): HttpTransport {
     this.transport ??= createTransport(this.settings, {
       onResponse: (event) => {
-        if (event.status !== undefined) this.clock.sample(event.ms);
+        if (event.status !== undefined && event.answerOnly !== true) this.clock.sample(event.ms);
       },
     });
     return this.transport;

@@ -114,7 +114,8 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       budget: o.budget,
       onBudgetWait: observers?.onWait,
       onResponse: (event) => {
-        if (event.status !== undefined) venueClock.sample(event.ms); // an answer arrived, with its Date
+        // An answer arrived, with its Date (not a verdict on an answer already sampled).
+        if (event.status !== undefined && event.answerOnly !== true) venueClock.sample(event.ms);
         observers?.onResponse(event);
       },
     },
@@ -246,6 +247,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
         clock,
         userSignedGraceMs: config.venue.userSignedGraceMs,
         venueNow: () => venueClock.now(),
+        peers: config.strategies.filter((s) => s.enabled),
         ...(pauseBeforeSendMs ? { pauseBeforeSendMs } : {}),
         ...(unsignedRequest ? { unsigned: unsignedRequest } : {}),
         logger: o.logger,

@@ -293,6 +293,8 @@ export class Scheduler {
       if (allDeferred) {
         // Tried again after a back-off like a failure's, never later than the next slot.
         if (e) {
+          // The cycle ran (it is not failing); a later failure counts from here.
+          e.failures = 0;
           e.deferrals++;
           e.retryAt = Math.min(
             now + retryDelayMs(e.deferrals, this.retryBaseMs, this.retryMaxMs),

@@ -218,6 +218,12 @@ export interface Snapshot {
    * not refused, from the journal), so that what the bot did is not taken for what the user did.
    */
   ownStakingMoves?: readonly OwnStakingMove[];
+  /**
+   * HYPE a rebalancer of the account would sell now (its decision on this snapshot, whether or not it
+   * is due in this cycle): a staking deposit keeps it on spot (staked, it takes the unstaking queue to
+   * come back, and the rebalancer finds nothing to sell). Set for cycles with a staking strategy.
+   */
+  plannedHypeSales?: ReadonlyArray<{ strategy: string; size: Decimal }>;
   /** limits.validatorAllowlist (lower-case), so strategies choose only what the limits allow. */
   validatorAllowlist?: readonly string[];
 }

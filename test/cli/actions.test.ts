@@ -577,7 +577,10 @@ describe("--live", () => {
     });
     const sent = server.requests.filter((r) => r.path === "/exchange");
     expect(sent).toHaveLength(1);
-    expect(out.request).toEqual(sent[0]!.json);
+    // What was sent, without its signature: printed output travels, and a signed body is a live order.
+    const { signature, ...rest } = sent[0]!.json as Record<string, unknown>;
+    expect(signature).toBeDefined();
+    expect(out.request).toEqual({ ...rest, signature: "(not shown: the journal keeps the signed body)" });
     expect(run.stderr).toBe("");
   });
 

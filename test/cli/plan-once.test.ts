@@ -378,6 +378,28 @@ describe("plan --json and once through the CLI", () => {
     const { summary } = JSON.parse(lines[0]!) as { summary: Record<string, unknown> };
     expect(summary).toMatchObject({ account: address, mode: "live", ran: [], failed: 1 });
     expect(String(summary.error)).toMatch(/127\.0\.0\.1:1|ECONNREFUSED|connect/i);
+
+    // An API wallet acting for another account asks the venue its role before the journal opens: the
+    // pass is still a failed cycle in the journal, and --json still ends with its summary line.
+    const agent = join(dir, "unreachable-agent.yaml");
+    const other = "0x1111111111111111111111111111111111111111";
+    writeFileSync(
+      agent,
+      readFileSync(file, "utf8").replace("./state-unreachable", "./state-unreachable-agent") +
+        `account: "${other}"\n`,
+    );
+    const viaAgent = await run(["once", "--config", agent, "--json"], env);
+    expect(viaAgent.code, viaAgent.stderr).toBe(1);
+    const line = JSON.parse(viaAgent.stdout.trim().split("\n").at(-1)!) as {
+      summary: Record<string, unknown>;
+    };
+    expect(line.summary).toMatchObject({ account: other, ran: [], failed: 1 });
+    const history = await run(["history", "--config", agent, "--json"], env);
+    const cycles = (
+      JSON.parse(history.stdout) as { cycles: Array<{ trigger: string; status: string; error: string }> }
+    ).cycles;
+    expect(cycles.map((c) => [c.trigger, c.status])).toEqual([["once", "failed"]]);
+    expect(cycles[0]?.error).toMatch(/^the pass could not start: userRole: /);
   }, 60_000);
 
   it("once stopped by Ctrl-C lets the request in flight finish and sends nothing new (exit 130)", async () => {

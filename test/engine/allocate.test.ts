@@ -173,32 +173,6 @@ describe("allocate (pure)", () => {
   });
 });
 
-describe("a staking deposit beside a HYPE sale of the same cycle", () => {
-  it("waits (deferred) though the balance covers both: staked, the HYPE could not come back for the next sale", () => {
-    const snapshot = buildSnapshot({ balances: { USDC: 1000, HYPE: 1400 } });
-    const deposit: Intent = {
-      kind: "cDeposit",
-      strategy: "stake",
-      reason: "stake idle HYPE",
-      amount: d(900),
-    };
-    const out = allocate([twap("rebalance", "sell", "200"), deposit], snapshot, {
-      strategies: [{ name: "rebalance" }, { name: "stake" }],
-      keepOnSpot: new Map([["HYPE", d(200)]]),
-    });
-    expect(out.intents.map((i) => i.kind)).toEqual(["twapOrder"]);
-    expect(out.skipped.map((s) => [s.considered, s.defer])).toEqual([["cDeposit", true]]);
-    expect(out.skipped[0]?.reason).toBe(
-      "stake idle HYPE; not sent: rebalance sells 200 HYPE in this cycle (staked HYPE takes the unstaking queue to come back for its next sale): the deposit waits for the next run",
-    );
-    // A buy of HYPE, or a sale of another token, does not hold it back.
-    const buy = allocate([twap("rebalance", "buy", "2"), deposit], snapshot, {
-      strategies: [{ name: "rebalance" }, { name: "stake" }],
-    });
-    expect(buy.intents.map((i) => i.kind)).toEqual(["twapOrder", "cDeposit"]);
-  });
-});
-
 let bot: TestBot | undefined;
 afterEach(async () => {
   await bot?.close();

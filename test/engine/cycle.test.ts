@@ -202,6 +202,36 @@ describe("engine cycle against the simulator", () => {
     expect(decision?.decision.reason).not.toMatch(/reduced/);
   });
 
+  it("a staking deposit keeps on spot what a rebalancer of the account would sell now, due or not", async () => {
+    const staking = {
+      name: "staking",
+      kind: "validator-staking",
+      params: { validators: 2, maxCommission: 0.05, stakeIdleSpot: { enabled: true, keepSpot: 100 } },
+    };
+    const rebalance = { ...REBALANCE, params: { ...REBALANCE.params, countStaked: true } };
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [staking, rebalance],
+      fund: { HYPE: "2000", USDC: "20000" },
+      limits: { maxStakeMovePerDay: 100_000 },
+    });
+    bot.sim.setPrice("@107", "40");
+    // HYPE 80,000 against 20,000 USDC at 50/50: the rebalancer would sell 750 HYPE. Its slot is later
+    // (only staking runs): staked, that HYPE could not be sold when it runs (a trial's 2,800-HYPE deposit
+    // left the rebalancer 5 points over target for days).
+    const only = bot.runtime.strategies().filter((s) => s.name === "staking");
+    const report = await runCycle(bot.runtime.cycleDeps(await bot.runtime.facts()), {
+      trigger: "once",
+      strategies: only,
+    });
+    const deposit = report.decisions.find((d) => d.decision.kind === "cDeposit")?.decision;
+    expect(deposit?.kind === "cDeposit" ? deposit.amount.toFixed() : undefined).toBe("1150");
+    expect(deposit?.reason).toMatch(
+      /750 idle spot HYPE stays on spot while HYPE is being sold \(rebalance would sell 750 HYPE now\)/,
+    );
+    expect(bot.sim.balance(bot.address, "HYPE").total.toFixed()).toBe("850");
+  });
+
   it("a new journal says once that the venue shows activity it does not have (budgets start from zero)", async () => {
     bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
     bot.sim.setPrice("@107", "40");

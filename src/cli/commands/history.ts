@@ -85,6 +85,13 @@ export function register(program: Command, ctx: CliContext): void {
           // A cycle that ran but whose decisions the limits or the kill switch stopped says so: "ok,
           // 0 sent" read as a quiet cycle.
           const blocked = own.filter((d) => d.guard === "blocked").length;
+          // The row a `once` pass writes when the venue answers again and nothing was due.
+          if (c.status === "ok" && c.strategies === "[]" && own.length === 0) {
+            ctx.stdout(
+              `  ${new Date(c.startedAt).toISOString()}  ${c.id}  ${c.trigger}/${c.mode}  ok  the venue answered again; nothing was due\n`,
+            );
+            continue;
+          }
           ctx.stdout(
             `  ${new Date(c.startedAt).toISOString()}  ${c.id}  ${c.trigger}/${c.mode}  ${c.status}` +
               `  ${own.length} decisions${blocked > 0 ? ` (${blocked} blocked)` : ""}, ${outcome}${c.error ? `  error: ${c.error}` : ""}\n`,

@@ -57,13 +57,41 @@ export function register(program: Command, ctx: CliContext): void {
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
       try {
-        const instance = await openInstance({
-          config,
-          env: ctx.env,
-          mode: live ? "live" : "dry-run",
-          logger,
-          command: `hlbot once --config ${config.file}`,
-        });
+        let instance: Awaited<ReturnType<typeof openInstance>>;
+        try {
+          instance = await openInstance({
+            config,
+            env: ctx.env,
+            mode: live ? "live" : "dry-run",
+            logger,
+            command: `hlbot once --config ${config.file}`,
+          });
+        } catch (err) {
+          // The venue can fail before the journal opens (an API wallet's role is asked first): the pass is
+          // still a failed cycle row and, with notify, told as below; the --json summary line too.
+          const { VenueError, describeError } = await import("../../lib/errors.js");
+          if (!(err instanceof VenueError)) throw err;
+          await recordUnopenedPass(ctx, config, logger, err, live);
+          if (opts.json)
+            ctx.stdout(
+              `${stringifyJson({
+                summary: {
+                  at: iso(Date.now()),
+                  account: config.account ?? null,
+                  mode: live ? "live" : "dry-run",
+                  ran: [],
+                  notDue: [],
+                  leftOut: [],
+                  missed: [],
+                  watch: { checked: 0, cancelled: 0 },
+                  killSwitch: killSwitchNotice(config.limits.killSwitchFile) ?? null,
+                  error: describeError(err),
+                  failed: 1,
+                },
+              })}\n`,
+            );
+          throw err;
+        }
         const { runtime } = instance;
         // The one --json summary line, of a pass or of one that could not start (same fields).
         const summaryLine = (at: number, rest: Record<string, unknown>) =>
@@ -84,7 +112,12 @@ export function register(program: Command, ctx: CliContext): void {
           } catch (err) {
             // Under cron nothing else remembers the outage: a failed cycle row (history shows the gap)
             // and, with notify configured, cycle.failed at the first failed pass and every tenth.
-            await recordUnstartedPass(ctx, config, runtime, logger, err);
+            await recordUnstartedPass(ctx, config, logger, err, {
+              journal: runtime.journal,
+              account: runtime.account,
+              mode: runtime.exchange?.mode ?? "unsigned",
+              now: runtime.clock(),
+            });
             // --json promises a summary line even when nothing could run (the venue unreachable).
             if (opts.json) {
               const { describeError } = await import("../../lib/errors.js");
@@ -121,7 +154,7 @@ export function register(program: Command, ctx: CliContext): void {
           const { plan, runs } = pass;
           // The venue answers again but nothing was due: one ok row ends the journal's run of failed
           // passes (a pass that ran a cycle journals it anyway), so the recovery is told once.
-          if (failedBefore > 0 && runs.length === 0) {
+          if (failedBefore > 0 && runs.length === 0 && pass.watch.error === undefined) {
             const { newCycleId } = await import("../../engine/journal.js");
             const id = newCycleId(now);
             runtime.journal.startCycle({
@@ -141,18 +174,10 @@ export function register(program: Command, ctx: CliContext): void {
             for (const rep of [pass.watch.report, ...runs.map((r) => r.report)])
               if (rep) unsignReportActions(rep.actions, config.network);
           } else {
-            // Live: what was sent, without its signature. A cron log is often shipped elsewhere, and a
-            // signed body whose outcome is unknown is a live order anyone holding it could send (the
-            // journal keeps the signed body).
+            // Live: what was sent, without its signature (cron logs travel; the journal keeps it).
+            const { unsignSentActions } = await import("../unsigned.js");
             for (const rep of [pass.watch.report, ...runs.map((r) => r.report)])
-              if (rep)
-                for (const a of rep.actions) {
-                  const request = a.request as Record<string, unknown> | undefined;
-                  if (request && typeof request === "object" && "signature" in request) {
-                    const { signature: _signature, ...rest } = request;
-                    a.request = { ...rest, signature: "(not shown: the journal keeps the signed body)" };
-                  }
-                }
+              if (rep) unsignSentActions(rep.actions);
           }
           const w = pass.watch;
           const watch = {
@@ -276,17 +301,24 @@ async function notifyOnce(
   const at = { account: runtime.account, network: config.network, now: runtime.clock() };
   for (const report of [pass.watch.report, ...pass.runs.map((r) => r.report)])
     if (report) for (const e of submissionEvents(at, report)) notifier.notify(e);
-  for (const r of pass.runs)
-    if (r.error !== undefined)
-      notifier.notify(
-        cycleFailedEvent(
-          at,
-          r.group.strategies.map((s) => s.name),
-          r.error,
-          1,
-        ),
-      );
-  if (failedBefore > 0 && pass.runs.every((r) => r.error === undefined))
+  // Failed cycles of this pass: told at the first failed pass in a row and every RETELL_EVERY-th, as
+  // passes that could not start are (cron may call every minute through an outage).
+  const failing = pass.runs.filter((r) => r.error !== undefined);
+  if (failing.length > 0) {
+    const inARow = runtime.journal.failedInARow("once");
+    if (inARow <= failing.length || inARow % RETELL_EVERY === 0)
+      for (const r of failing)
+        notifier.notify(
+          cycleFailedEvent(
+            at,
+            r.group.strategies.map((s) => s.name),
+            r.error!,
+            Math.max(1, inARow),
+          ),
+        );
+  }
+  // Recovered: this pass started and nothing in it failed (its watch included).
+  if (failedBefore > 0 && failing.length === 0 && pass.watch.error === undefined)
     notifier.notify(
       cycleRecoveredEvent(
         at,
@@ -310,39 +342,78 @@ const RETELL_EVERY = 10;
 async function recordUnstartedPass(
   ctx: CliContext,
   config: import("../../engine/config/loader.js").LoadedConfig,
-  runtime: import("../../engine/runtime.js").Runtime,
   logger: import("pino").Logger,
   err: unknown,
+  at: { journal: import("../../engine/journal.js").Journal; account: string; mode: string; now: number },
 ): Promise<void> {
   const { describeError } = await import("../../lib/errors.js");
   const { newCycleId } = await import("../../engine/journal.js");
   const { scheduledStrategies } = await import("../../engine/daemon.js");
   const error = `the pass could not start: ${describeError(err)}`;
   const strategies = scheduledStrategies(config.strategies).map((s) => s.name);
-  const now = runtime.clock();
   try {
-    runtime.journal.recordUnstartedCycle(
-      {
-        id: newCycleId(now),
-        trigger: "once",
-        mode: runtime.exchange?.mode ?? "unsigned",
-        account: runtime.account,
-        strategies,
-      },
+    at.journal.recordUnstartedCycle(
+      { id: newCycleId(at.now), trigger: "once", mode: at.mode, account: at.account, strategies },
       error,
     );
-    const inARow = runtime.journal.failedInARow("once");
+    const inARow = at.journal.failedInARow("once");
     if (!config.notify || (inARow !== 1 && inARow % RETELL_EVERY !== 0)) return;
     const { createNotifier } = await import("../../engine/notify/notifier.js");
     const { cycleFailedEvent } = await import("../../engine/notify/events.js");
-    const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
+    const notifier = createNotifier(config.notify, ctx.env, logger, at.journal);
     if (!notifier) return;
     notifier.notify(
-      cycleFailedEvent({ account: runtime.account, network: config.network, now }, strategies, error, inARow),
+      cycleFailedEvent(
+        { account: at.account, network: config.network, now: at.now },
+        strategies,
+        error,
+        inARow,
+      ),
     );
     await notifier.flush(3_000);
     notifier.close();
   } catch (e) {
     logger.warn({ err: describeError(e) }, "could not journal or tell the failed pass");
+  }
+}
+
+/**
+ * A pass whose instance could not open for a venue error (no runtime, no journal yet): the same row
+ * and notice, written under the state folder's lock when no other hlbot holds it (one that does will
+ * journal its own passes).
+ */
+async function recordUnopenedPass(
+  ctx: CliContext,
+  config: import("../../engine/config/loader.js").LoadedConfig,
+  logger: import("pino").Logger,
+  err: unknown,
+  live: boolean,
+): Promise<void> {
+  const { acquireInstanceLock } = await import("../../engine/lock.js");
+  const { openStateDb } = await import("../../lib/stateDb.js");
+  const { Journal } = await import("../../engine/journal.js");
+  let lock: ReturnType<typeof acquireInstanceLock>;
+  try {
+    lock = acquireInstanceLock(config.state, `hlbot once --config ${config.file}`);
+  } catch {
+    return;
+  }
+  try {
+    const db = await openStateDb({ dir: config.state });
+    try {
+      await recordUnstartedPass(ctx, config, logger, err, {
+        journal: new Journal(db),
+        account: config.account ?? "(unknown: the venue did not answer)",
+        mode: live ? "live" : "dry-run",
+        now: Date.now(),
+      });
+    } finally {
+      db.close();
+    }
+  } catch (e) {
+    const { describeError } = await import("../../lib/errors.js");
+    logger.warn({ err: describeError(e) }, "could not journal the failed pass");
+  } finally {
+    lock.release();
   }
 }

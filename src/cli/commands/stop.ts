@@ -64,7 +64,9 @@ export function register(program: Command, ctx: CliContext): void {
             killSwitchActive: true,
             cancelRunning: true,
           });
-          if (!live) (await import("../unsigned.js")).unsignReportActions(report.actions, config.network);
+          const unsigned = await import("../unsigned.js");
+          if (!live) unsigned.unsignReportActions(report.actions, config.network);
+          else unsigned.unsignSentActions(report.actions);
           const header = `stop for ${runtime.account} on ${config.network} (${live ? "live" : "dry run"}, cycle ${report.cycleId})`;
           ctx.stdout(
             report.decisions.length === 0

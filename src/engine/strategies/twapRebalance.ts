@@ -5,7 +5,7 @@ import * as z from "zod";
 import { Decimal, shownRatio, truncateDecimals, ZERO } from "../../lib/decimal.js";
 import { decimal, fraction, positiveDecimal } from "../config/fields.js";
 import type { Decision, TwapOrderIntent } from "../intents.js";
-import { pairFor, pairLabel, pairText, type SpotPair } from "../snapshot.js";
+import { pairFor, pairLabel, pairText, type Snapshot, type SpotPair } from "../snapshot.js";
 import { usdPerUnit } from "../usd.js";
 import { fitTwapDuration, floorText, fmt, ONE, pct, runningTwapOn, skip, twapSchema } from "./common.js";
 import { defineStrategy } from "./types.js";
@@ -149,7 +149,59 @@ interface Holding {
   hold: Decimal;
   /** The account's floor of the token (limits.keepOnSpot), out of `available`. */
   floor?: Decimal | undefined;
+  /** The spot balance (the floor is kept of it: what a reason says is kept). */
+  spot: Decimal;
   value: Decimal;
+}
+
+/**
+ * The target tokens valued in the quote: what is above each token's floor (`whole` false; capped by a
+ * strategy's capital), or the whole holdings, floors included (`whole` true). Staked HYPE counts with
+ * countStaked. A skip when the tokens cannot be valued.
+ */
+function valueHoldings(
+  snapshot: Snapshot,
+  params: TwapRebalanceParams,
+  name: string,
+  whole: boolean,
+): { holdings: Holding[]; portfolio: Decimal } | { skip: Decision } {
+  const quote = params.quote;
+  const holdings: Holding[] = [];
+  for (const [token, target] of Object.entries(params.targets)) {
+    const balance = snapshot.balances.get(token);
+    const total = (whole ? undefined : balance?.aboveFloor) ?? balance?.total ?? ZERO;
+    const base = {
+      token,
+      target,
+      available: balance?.available ?? ZERO,
+      hold: balance?.hold ?? ZERO,
+      floor: balance?.floor,
+      spot: balance?.total ?? ZERO,
+    };
+    if (token === quote) {
+      holdings.push({ ...base, staked: ZERO, pair: undefined, mid: ONE, total, value: total });
+      continue;
+    }
+    if (!snapshot.tokens.has(token)) return { skip: skip(name, `token ${token} is not listed on the venue`) };
+    const pair = pairFor(snapshot, token, quote);
+    if (pair === undefined) return { skip: skip(name, `no spot pair trades ${token} against ${quote}`) };
+    // Without a price the weights are unknown, and acting on the other tokens could overshoot.
+    if (pair.mid === undefined || !pair.mid.gt(0)) {
+      return {
+        skip: skip(name, `no mid price for ${token}/${quote} (${pair.name}): cannot value the portfolio`),
+      };
+    }
+    // Staked HYPE is HYPE: selling spot HYPE that staking put aside would be a fight, not a rebalance.
+    const staked =
+      params.countStaked === true && token === STAKED_TOKEN
+        ? snapshot.staking.delegated
+            .plus(snapshot.staking.undelegated)
+            .plus(snapshot.staking.totalPendingWithdrawal)
+        : ZERO;
+    const counted = total.plus(staked);
+    holdings.push({ ...base, staked, pair, mid: pair.mid, total: counted, value: counted.times(pair.mid) });
+  }
+  return { holdings, portfolio: holdings.reduce((a, h) => a.plus(h.value), ZERO) };
 }
 
 export const twapRebalance = defineStrategy({
@@ -164,80 +216,35 @@ export const twapRebalance = defineStrategy({
     const quote = params.quote;
     if (!snapshot.tokens.has(quote)) return [skip(name, `quote token ${quote} is not listed on the venue`)];
 
-    const holdings: Holding[] = [];
-    const floors: string[] = [];
     // What the account keeps (limits.keepOnSpot) is not trading money: the weights are of what is above
     // the floors, as every strategy sees only that. Counted in, a 40,000 USDC reserve made a 20% PURR
     // target 20% of everything, and a larger target could never be reached (each cycle wanting to buy
-    // with money the floor keeps). While a target is below its floor, though, counting it as none made
-    // the rebalancer sell the others to refill the floor, cycle after cycle (their proceeds stayed under
-    // it), and holding instead froze it through a rally after a withdrawal: then the weights are of the
-    // whole holdings, floors included, and the floors are still never sold or spent (`available`).
-    const under = Object.keys(params.targets).flatMap((token) => {
+    // with money the floor keeps). While a target is below its floor, above-floor weights alone would
+    // sell the others to refill that floor, cycle after cycle (their proceeds stay under it), and whole
+    // holdings alone switch basis back once it is met and undo the trade (a 10-HYPE shortfall made a
+    // round trip of 36,000 USD): then a correction is made only when both agree on it, at the smaller
+    // of the two, and held otherwise. The floors are never sold or spent either way (`available`).
+    const floors: string[] = [];
+    const under: string[] = [];
+    for (const token of Object.keys(params.targets)) {
       const b = snapshot.balances.get(token);
-      return b?.floorShortfall?.gt(0)
-        ? [`${token} is ${fmt(b.floorShortfall)} below its floor of ${fmt(b.floor ?? ZERO)}`]
-        : [];
-    });
-    for (const [token, target] of Object.entries(params.targets)) {
-      const balance = snapshot.balances.get(token);
-      const floor = balance?.floor;
-      if (floor?.gt(0)) floors.push(`${token} ${fmt(floor)}`);
-      const total = (under.length === 0 ? balance?.aboveFloor : undefined) ?? balance?.total ?? ZERO;
-      const available = balance?.available ?? ZERO;
-      const hold = balance?.hold ?? ZERO;
-      if (token === quote) {
-        holdings.push({
-          token,
-          target,
-          staked: ZERO,
-          pair: undefined,
-          mid: ONE,
-          total,
-          available,
-          hold,
-          floor: balance?.floor,
-          value: total,
-        });
-        continue;
-      }
-      if (!snapshot.tokens.has(token)) return [skip(name, `token ${token} is not listed on the venue`)];
-      const pair = pairFor(snapshot, token, quote);
-      if (pair === undefined) return [skip(name, `no spot pair trades ${token} against ${quote}`)];
-      // Without a price the weights are unknown, and acting on the other tokens could overshoot.
-      if (pair.mid === undefined || !pair.mid.gt(0)) {
-        return [skip(name, `no mid price for ${token}/${quote} (${pair.name}): cannot value the portfolio`)];
-      }
-      // Staked HYPE is HYPE: selling spot HYPE that staking put aside would be a fight, not a rebalance.
-      const staked =
-        params.countStaked === true && token === STAKED_TOKEN
-          ? snapshot.staking.delegated
-              .plus(snapshot.staking.undelegated)
-              .plus(snapshot.staking.totalPendingWithdrawal)
-          : ZERO;
-      const counted = total.plus(staked);
-      holdings.push({
-        token,
-        target,
-        staked,
-        pair,
-        mid: pair.mid,
-        total: counted,
-        available,
-        hold,
-        floor: balance?.floor,
-        value: counted.times(pair.mid),
-      });
+      if (b?.floor?.gt(0)) floors.push(`${token} ${fmt(b.floor)}`);
+      if (b?.floorShortfall?.gt(0))
+        under.push(`${token} is ${fmt(b.floorShortfall)} below its floor of ${fmt(b.floor ?? ZERO)}`);
     }
-
+    const above = valueHoldings(snapshot, params, name, false);
+    if ("skip" in above) return [above.skip];
+    const whole = under.length > 0 ? valueHoldings(snapshot, params, name, true) : undefined;
+    if (whole !== undefined && "skip" in whole) return [whole.skip];
+    const { holdings, portfolio } = above;
     const quoteUsd = usdPerUnit(snapshot, quote);
     if (quoteUsd === undefined) {
       return [
         skip(name, `cannot value ${quote} in USD (no ${quote}/USDC mid): minOrderUsd and limits are in USD`),
       ];
     }
-    const portfolio = holdings.reduce((a, h) => a.plus(h.value), ZERO);
-    if (!portfolio.gt(0)) return [skip(name, `nothing to rebalance: the target tokens are worth 0 ${quote}`)];
+    if (!portfolio.gt(0) && whole === undefined)
+      return [skip(name, `nothing to rebalance: the target tokens are worth 0 ${quote}`)];
 
     // Sells first (they do not draw on the quote balance), then buys, largest correction first, so a
     // short quote balance goes to the biggest shortfall.
@@ -250,26 +257,53 @@ export const twapRebalance = defineStrategy({
         return b.excess.abs().cmp(a.excess.abs()) || (a.h.token < b.h.token ? -1 : 1);
       });
 
-    const aboveFloors =
-      floors.length === 0
-        ? ""
-        : under.length === 0
-          ? ` above limits.keepOnSpot (${floors.join(", ")})`
-          : ` with the limits.keepOnSpot floors included (${under.join(", ")})`;
+    const aboveFloors = floors.length === 0 ? "" : ` above limits.keepOnSpot (${floors.join(", ")})`;
+    const describe = (h: Holding, of: Decimal, basis: string) =>
+      `${h.token} is ${pct(shownRatio(h.value, of))} of ${fmt(of, 2)} ${quote}${basis} ` +
+      `(${fmt(h.total)}${h.staked.gt(0) ? ` incl. ${fmt(h.staked)} staked` : ""} at mid ${fmt(h.mid)}), ` +
+      `target ${pct(h.target)} ± ${pct(params.band)}`;
     const quoteHolding = holdings.find((h) => h.token === quote);
     let quoteAvailable = quoteHolding?.available ?? ZERO;
     const decisions: Decision[] = [];
 
-    for (const { h, excess } of ordered) {
+    for (const next of ordered) {
+      let { h, excess } = next;
       const pair = h.pair!;
-      // Shown only: the band is checked on the excess itself, exactly (|weight − target| ≤ band is
-      // |excess| ≤ band × portfolio).
-      const weight = shownRatio(h.value, portfolio);
-      const where =
-        `${h.token} is ${pct(weight)} of ${fmt(portfolio, 2)} ${quote}${aboveFloors} ` +
-        `(${fmt(h.total)}${h.staked.gt(0) ? ` incl. ${fmt(h.staked)} staked` : ""} at mid ${fmt(h.mid)}), ` +
-        `target ${pct(h.target)} ± ${pct(params.band)}`;
-      if (excess.abs().lte(params.band.times(portfolio))) {
+      // The band is checked on the excess itself, exactly (|weight − target| ≤ band is |excess| ≤ band ×
+      // portfolio); the weight is shown only.
+      const inBand = (x: Decimal, of: Decimal) => x.abs().lte(params.band.times(of));
+      let where = describe(h, portfolio, aboveFloors);
+      if (whole !== undefined) {
+        const w = whole.holdings.find((x) => x.token === h.token)!;
+        const wExcess = w.value.minus(w.target.times(whole.portfolio));
+        const wWhere = describe(
+          w,
+          whole.portfolio,
+          ` with the limits.keepOnSpot floors included (${under.join(", ")})`,
+        );
+        const agree =
+          !inBand(excess, portfolio) && !inBand(wExcess, whole.portfolio) && excess.gt(0) === wExcess.gt(0);
+        if (!agree) {
+          const verdict = (x: Decimal, of: Decimal) =>
+            inBand(x, of) ? "within band" : x.gt(0) ? "a sale" : "a buy";
+          decisions.push(
+            skip(
+              name,
+              `${wWhere}: ${verdict(wExcess, whole.portfolio)}; above the floors ${pct(shownRatio(h.value, portfolio))}: ` +
+                `${verdict(excess, portfolio)}. While a target is below its floor, a correction is made only when both agree`,
+              "twapOrder",
+            ),
+          );
+          continue;
+        }
+        // Both agree: the smaller correction (it neither refills a floor by trading nor is undone once
+        // the floor is met).
+        if (wExcess.abs().lt(excess.abs())) {
+          h = w;
+          excess = wExcess;
+          where = wWhere;
+        }
+      } else if (inBand(excess, portfolio)) {
         decisions.push(skip(name, `${where}: within band`, "twapOrder"));
         continue;
       }
@@ -297,7 +331,7 @@ export const twapRebalance = defineStrategy({
         const elsewhere = [
           h.staked.gt(0) ? `${fmt(h.staked)} staked` : "",
           h.hold.gt(0) ? `${fmt(h.hold)} on hold` : "",
-          h.floor?.gt(0) ? `${fmt(h.floor)} kept by limits.keepOnSpot` : "",
+          h.floor?.gt(0) ? `${fmt(Decimal.min(h.floor, h.spot))} kept by limits.keepOnSpot` : "",
         ].filter(Boolean);
         decisions.push(
           skip(
@@ -311,7 +345,7 @@ export const twapRebalance = defineStrategy({
       if (side === "sell" && size.gt(h.available)) {
         size = h.available;
         notes.push(
-          `limited to the available ${fmt(h.available)} ${h.token} (${fmt(h.hold)} on hold${h.floor ? `, ${fmt(h.floor)} kept by limits.keepOnSpot` : ""})`,
+          `limited to the available ${fmt(h.available)} ${h.token} (${fmt(h.hold)} on hold${h.floor ? `, ${fmt(Decimal.min(h.floor, h.spot))} kept by limits.keepOnSpot` : ""})`,
         );
       }
       if (side === "buy" && !quoteAvailable.gt(0)) {

@@ -552,16 +552,22 @@ export const validatorStaking = defineStrategy({
           t.minutes > 0 &&
           (snapshot.pairs.get(t.coin)?.base.name ?? t.coin) === STAKING_TOKEN,
       );
+      // And what a rebalancer of the account would sell now (not placed yet: its slot is later, or it
+      // waits behind a limit), in full: staked, it could not be sold when its TWAP goes out.
+      const planned = snapshot.plannedHypeSales ?? [];
       const forSales = trunc(
-        sells.reduce((a, t) => a.plus(t.size.times(UNSTAKING_QUEUE_MINUTES).div(t.minutes)), ZERO),
+        sells
+          .reduce((a, t) => a.plus(t.size.times(UNSTAKING_QUEUE_MINUTES).div(t.minutes)), ZERO)
+          .plus(planned.reduce((a, p) => a.plus(p.size), ZERO)),
       );
       if (forSales.gt(0) && extra.gt(0)) {
-        const ids = sells
-          .map(
+        const ids = [
+          ...sells.map(
             (t) =>
               `${t.twapId === undefined ? "a TWAP" : `#${t.twapId}`}: ${fmt(t.size)} HYPE over ${t.minutes} min`,
-          )
-          .join(", ");
+          ),
+          ...planned.map((p) => `${p.strategy} would sell ${fmt(p.size)} HYPE now`),
+        ].join(", ");
         const held = Decimal.min(extra, forSales);
         extra = trunc(extra.minus(held));
         movedLater = false;

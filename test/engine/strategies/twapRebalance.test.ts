@@ -319,19 +319,39 @@ describe("twap-rebalance with limits.keepOnSpot (strategies see only what is abo
     expect(twaps(met).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "500"]]);
   });
 
-  it("while a target is below its floor, weighs the whole holdings: no refill spiral, no freeze", () => {
-    // 30,000 USDC under a 40,000 floor and 500 HYPE at 40. Counting USDC as none made the rebalancer sell
-    // half the HYPE, then half the rest, cycle after cycle (the proceeds stayed under the floor); with
-    // the floors included HYPE is 40%, a buy, and no USDC is above its floor to buy with.
+  it("while a target is below its floor, corrects only what both bases agree on, at the smaller", () => {
+    // 30,000 USDC under a 40,000 floor and 500 HYPE at 40. Above the floors (USDC counted as none) it
+    // would sell HYPE to refill the floor, cycle after cycle; with the floors included HYPE is 40%, a buy:
+    // they disagree, nothing is traded.
     const under = floored({ balances: { HYPE: 500, USDC: 30_000 }, hypeMid: 40 }, { USDC: 40_000 });
     expect(twaps(under)).toEqual([]);
     expect(skips(under)[0]?.reason).toMatch(
-      /^HYPE is 40% of 50000 USDC with the limits\.keepOnSpot floors included \(USDC is 10000 below its floor of 40000\) .*: no USDC available to buy with above limits\.keepOnSpot 40000 USDC$/,
+      /^HYPE is 40% of 50000 USDC with the limits\.keepOnSpot floors included \(USDC is 10000 below its floor of 40000\) .*: a buy; above the floors 100%: a sale\. While a target is below its floor, a correction is made only when both agree$/,
     );
-    // A withdrawal took USDC under its floor and HYPE rallied (holding still froze the rebalancer): the
-    // sale that brings HYPE back to its weight goes out, and its proceeds refill the floor.
+    // A withdrawal took USDC under its floor and HYPE rallied (holding outright froze the rebalancer):
+    // both sell; the smaller sale goes out, and its proceeds refill the floor.
     const rally = floored({ balances: { HYPE: 1000, USDC: 18_500 }, hypeMid: 40 }, { USDC: 20_000 });
     expect(twaps(rally).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "268.75"]]);
+  });
+
+  it("a small shortfall on one floor makes no round trip (whole holdings alone bought, then sold back)", () => {
+    // 10 HYPE under its 100 floor, 1000 staked, 80,000 USDC over a 40,000 floor: above the floors in
+    // band, with them a buy of 455 HYPE that the next cycle (floor met) sold back.
+    const staked = {
+      balances: { HYPE: 90, USDC: 80_000 },
+      hypeMid: 40,
+      delegations: [{ validator: "0x0000000000000000000000000000000000000001", amount: 1000 }],
+    };
+    const p = { countStaked: true };
+    expect(twaps(floored(staked, { USDC: 40_000, HYPE: 100 }, p))).toEqual([]);
+    // 1 USDC under a 1,000 floor, 750 HYPE at 40 over a 500 floor: both sell, the smaller (125, above the
+    // floors); the next cycle, the floor met, is in band (it bought 124.98 back).
+    const spec = { balances: { HYPE: 750, USDC: 999 }, hypeMid: 40 };
+    const first = floored(spec, { USDC: 1_000, HYPE: 500 });
+    expect(twaps(first).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "125"]]);
+    const after = floored({ balances: { HYPE: 625, USDC: 5_999 }, hypeMid: 40 }, { USDC: 1_000, HYPE: 500 });
+    expect(twaps(after)).toEqual([]);
+    expect(skips(after)[0]?.reason).toMatch(/: within band$/);
   });
 
   it("with a strategy's capital, weighs the capital's share of what is above the floor", () => {
