@@ -29,7 +29,14 @@ import type { BotMetrics } from "./metrics.js";
 import { checkPriceSanity, DEFAULT_PRICE_SANITY, type PairMemory } from "./priceSanity.js";
 import { type AccountFacts, readSnapshot, summarizeSnapshot } from "./readSnapshot.js";
 import { type ReconcileResult, reconcile } from "./reconcile.js";
-import { applyLimits, endedTwapFills, mergeUsage, type RiskLimits, venueUsage } from "./risk.js";
+import {
+  applyLimits,
+  endedTwapFills,
+  LIMIT_WINDOW_MS,
+  mergeUsage,
+  type RiskLimits,
+  venueUsage,
+} from "./risk.js";
 import type { Snapshot, VenueRules } from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
 import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
@@ -345,8 +352,8 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       });
     // The journal's usage, or the venue's where it shows more (another instance, a lost state folder).
     const usage = mergeUsage(
-      deps.journal.usage(deps.account, startedAt - DAY_MS, endedTwapFills(snapshot)),
-      venueUsage(snapshot, startedAt + localToVenue - DAY_MS),
+      deps.journal.usage(deps.account, startedAt - LIMIT_WINDOW_MS, endedTwapFills(snapshot)),
+      venueUsage(snapshot, startedAt + localToVenue - LIMIT_WINDOW_MS),
     );
     // Prices and metadata cross-checked once, right before the limits that are valued with them.
     let memories: Map<string, PairMemory> | undefined;

@@ -41,7 +41,7 @@ import type { Intent } from "./intents.js";
 import { type Guard, Journal, MANUAL_STRATEGY, newCycleId } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
 import { reconcile } from "./reconcile.js";
-import { applyLimits } from "./risk.js";
+import { applyLimits, LIMIT_WINDOW_MS } from "./risk.js";
 import { lostStateMessage } from "./runtime.js";
 import { type TransportFlags, transportSettings } from "./transport.js";
 
@@ -320,7 +320,7 @@ function manualRefusal(
     return `an earlier manual submission (${ids}) has no known outcome yet and cannot be settled against the venue now; see \`hlbot history\` and try again later`;
   }
   if (!o.config) return undefined;
-  const usage = o.journal?.usage(o.account, o.now - 24 * 60 * 60_000) ?? {
+  const usage = o.journal?.usage(o.account, o.now - LIMIT_WINDOW_MS) ?? {
     notionalUsd: ZERO,
     stakeMoved: ZERO,
   };

@@ -76,6 +76,14 @@ export function venueUsage(snapshot: Snapshot, sinceVenueMs: number): RiskUsage 
 }
 
 /**
+ * The rolling window of the daily limits: a day, less five minutes. A daily schedule's run of the day
+ * before starts at the same slot and submits seconds after it, so a full day counted it against today's
+ * run: a trial's daily DCA and daily staking were blocked every other day (the limit worked as one per
+ * 30 h or 48 h). At most five minutes' submissions beyond a day can therefore count twice less.
+ */
+export const LIMIT_WINDOW_MS = 24 * 3_600_000 - 5 * 60_000;
+
+/**
  * What each TWAP the venue shows as ended within the limits' window executed, in USD, by twapId: the
  * journal counts such a submission at that instead of its full notional (a TWAP cancelled after two
  * slices traded two slices' worth; counting all of it, a trial's 53 cancelled TWAPs used up a day's

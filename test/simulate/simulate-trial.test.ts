@@ -318,3 +318,28 @@ describe("a TWAP the limits reduced and the watch cancelled", () => {
     expect(renderReport({ summary: s, record: r.record })).toContain("rose above the buy ceiling limitPx 27");
   }, 60_000);
 });
+
+describe("a daily schedule under a daily limit", () => {
+  it("acts every day: yesterday's run of the same slot is outside the limits' window", async () => {
+    // A trial's daily 250-USD DCA under maxDailyNotionalUsd 300 bought every other day: the run of the
+    // day before, at the same slot, still counted against the "rolling 24 h".
+    const botDir = mkdtempSync(join(tmpdir(), "hlbot-daily-"));
+    writeFileSync(
+      join(botDir, "dca.yaml"),
+      'name: dca\nkind: twap-accumulate\nschedule: "30 8 * * *"\nparams:\n  coin: HYPE\n  side: buy\n  amountUsd: 250\n  twap: {minutes: 60, randomize: false}\n',
+    );
+    writeFileSync(
+      join(botDir, "bot.yaml"),
+      "network: testnet\nmode: dry-run\nstrategies: [./dca.yaml]\nstate: ./state\nlimits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 300, maxStakeMovePerDay: 100 }\nlog: { level: warn }\n",
+    );
+    const own = await loadConfig(join(botDir, "bot.yaml"), {});
+    const r = await runSimulation({ config: own, scenarioFile: DEMO_SCENARIO_PATH, days: 4 });
+    const s = buildSummary(r.record);
+    expect(s.twaps.map((t) => t.placedAt.slice(0, 16))).toEqual([
+      "2025-01-01T08:30",
+      "2025-01-02T08:30",
+      "2025-01-03T08:30",
+      "2025-01-04T08:30",
+    ]);
+  }, 60_000);
+});

@@ -106,10 +106,10 @@ export const limitsSchema = z
   .strictObject({
     maxOrderUsd: positiveDecimal().describe("Largest TWAP notional in USD; a larger one is reduced to it"),
     maxDailyNotionalUsd: positiveDecimal().describe(
-      "Largest TWAP notional submitted over a rolling 24 h; a TWAP beyond what is left is reduced to it (blocked when that is below the venue minimum)",
+      "Largest TWAP notional submitted over a rolling 24 h (less 5 minutes: a daily slot's run of the day before is outside it); a TWAP beyond what is left is reduced to it (blocked when that is below the venue minimum)",
     ),
     maxStakeMovePerDay: hypeAmount({ gt: 0 }).describe(
-      "Largest HYPE amount delegated, undelegated or withdrawn over a rolling 24 h (a move between validators counts twice: 1,000 HYPE moved uses 2,000); a larger move is reduced to what is left",
+      "Largest HYPE amount delegated, undelegated or withdrawn over a rolling 24 h less 5 minutes (a move between validators counts twice: 1,000 HYPE moved uses 2,000); a larger move is reduced to what is left",
     ),
     validatorAllowlist: z
       .array(address())
