@@ -17,7 +17,9 @@ wallet:
 strategies: ./strategies
 # The journal, nonces and lock of this bot. Back the whole folder up; never share it between two bots.
 state: ./state
-# Conservative limits for a first run (USD); raise them when the plans look right.
+# Conservative limits for a first run (USD); raise them when the plans look right. \`hlbot simulate\`
+# runs on the demo account (about 70,000 USD): these limits reduce or block many of its orders there,
+# as they would on a real account of that size (the summary says which and why).
 limits:
   maxOrderUsd: 500
   maxDailyNotionalUsd: 2000
@@ -72,7 +74,7 @@ export function register(program: Command, ctx: CliContext): void {
         `hlbot: wrote ${files.size} files in ${dir}: hlbot.yaml, strategies/ (${files.size - 3}), schema/\n` +
           "Next:\n" +
           `  ${cd}hlbot config validate            # check the bot file and its strategies\n` +
-          `  ${cd}hlbot simulate --config hlbot.yaml --days 30   # the strategies on the embedded venue\n` +
+          `  ${cd}hlbot simulate --config hlbot.yaml --days 30   # the strategies on the embedded venue's demo account (~70,000 USD: these limits cut its orders)\n` +
           `  ${cd}HLBOT_ACCOUNT=0xYourAccount hlbot plan --unsigned   # what they would do now (add --base-url URL of \`hlbot venue\` to try it locally)\n`,
       );
     });
