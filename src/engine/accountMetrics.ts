@@ -7,14 +7,14 @@ import { collectDefaultMetrics, Gauge } from "prom-client";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError } from "../lib/errors.js";
 import type { InfoClient } from "../venue/info/client.js";
-import type { Journal } from "./journal.js";
+import type { Journal, TwapFill } from "./journal.js";
 import type { BotMetrics } from "./metrics.js";
+import { endedTwapFills, LIMIT_WINDOW_MS } from "./risk.js";
 import { pairFor, type RunningTwap, type Snapshot } from "./snapshot.js";
 import { STAKED_TOKEN, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
 import { usdPerUnit } from "./usd.js";
 import { portfolioValueUsd } from "./valuation.js";
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 const ONE = new Decimal(1);
 
 interface AccountGauges {
@@ -85,7 +85,7 @@ function gaugesOf(metrics: BotMetrics): AccountGauges {
     }),
     notional: new Gauge({
       name: "hlbot_daily_notional_usd",
-      help: "TWAP notional in the last 24 h (kind=used) and limits.maxDailyNotionalUsd (kind=limit)",
+      help: "TWAP notional in the limits' rolling day (24 h less 5 min; kind=used) and limits.maxDailyNotionalUsd (kind=limit)",
       labelNames: ["kind"] as const,
       registers,
     }),
@@ -212,7 +212,7 @@ export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetrics
     if (s.twaps.length === 0) g.twapProgress.reset();
   }
 
-  recordJournal(metrics, o);
+  recordJournal(metrics, { ...o, fills: endedTwapFills(s) });
   g.killSwitch.set(o.killSwitchEngaged ? 1 : 0);
 
   for (const strategy of o.strategies) recordWeights(g, s, strategy);
@@ -225,11 +225,15 @@ export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetrics
  */
 export function recordJournal(
   metrics: BotMetrics | undefined,
-  o: Pick<AccountMetricsInput, "journal" | "account" | "now" | "maxDailyNotionalUsd">,
+  o: Pick<AccountMetricsInput, "journal" | "account" | "now" | "maxDailyNotionalUsd"> & {
+    /** TWAPs the venue shows as ended, counted at what they executed (as the limits count them). */
+    fills?: ReadonlyMap<number, TwapFill>;
+  },
 ): void {
   if (!metrics) return;
   const g = gaugesOf(metrics);
-  const used = o.journal.usage(o.account, o.now - DAY_MS).notionalUsd;
+  // The limits' own window and count, so the gauge says what the limit sees.
+  const used = o.journal.usage(o.account, o.now - LIMIT_WINDOW_MS, o.fills).notionalUsd;
   g.notional.set({ kind: "used" }, used.toNumber());
   g.notional.set({ kind: "limit" }, o.maxDailyNotionalUsd.toNumber());
   const open = { pending: 0, unknown: 0 };

@@ -56,7 +56,7 @@ export function floorView(snapshot: Snapshot, floors: ReadonlyMap<string, Decima
       ...b,
       available: Decimal.max(b.available.minus(floor), 0),
       floor,
-      aboveFloor: Decimal.max(b.total.minus(floor), 0),
+      aboveFloor: b.total.minus(floor),
       floorShortfall: Decimal.max(floor.minus(b.total), 0),
     });
   }

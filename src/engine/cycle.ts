@@ -460,6 +460,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         account: deps.account,
         now: deps.clock(),
         maxDailyNotionalUsd: deps.limits.maxDailyNotionalUsd,
+        fills: endedTwapFills(snapshot),
       });
     if (notSent > 0) {
       report.cutShort = { notSent, strategies: cutShort };

@@ -689,6 +689,9 @@ export class Daemon {
       this.contacted = true;
       const deps = {
         ...this.runtime.cycleDeps(facts),
+        // The strategies as of the last reload (SIGHUP), not as the runtime opened: a rebalancer
+        // disabled since must not hold a staking deposit back, one added must.
+        peers: this.strategies(),
         logger: this.logger,
         ...(this.metrics ? { metrics: this.metrics } : {}),
       };

@@ -294,7 +294,11 @@ export class Journal {
     applyMigrations(db, JOURNAL_MIGRATIONS);
     this.runInTransaction = db.transaction((fn: () => unknown) => fn());
     const rows = db
-      .prepare("SELECT (SELECT COUNT(*) FROM cycles) + (SELECT COUNT(*) FROM submissions) AS n")
+      // A cycle that failed before it read anything (no snapshot: a pass the venue did not answer) says
+      // nothing of the account: such rows leave the journal "empty" for this notice.
+      .prepare(
+        "SELECT (SELECT COUNT(*) FROM cycles WHERE snapshot IS NOT NULL) + (SELECT COUNT(*) FROM submissions) AS n",
+      )
       .get() as { n: number };
     this.freshNotice = rows.n === 0;
   }
@@ -344,13 +348,21 @@ export class Journal {
     this.finishCycle(c.id, "failed", error);
   }
 
-  /** How many of the latest cycles of `trigger` failed in a row (0 when the latest did not). */
-  failedInARow(trigger: string, limit = 1_000): number {
+  /**
+   * How many of the latest cycles of `trigger` failed in a row (0 when the latest did not); with
+   * `strategy`, of the cycles that ran it (a pass runs several cycles: another strategy's working one
+   * says nothing of this one's failures).
+   */
+  failedInARow(trigger: string, strategy?: string, limit = 1_000): number {
     const rows = this.sql(
-      "SELECT status FROM cycles WHERE trigger = ? ORDER BY started_at DESC, rowid DESC LIMIT ?",
-    ).all(trigger, limit) as Array<{ status: string }>;
+      "SELECT status, strategies FROM cycles WHERE trigger = ? ORDER BY started_at DESC, rowid DESC LIMIT ?",
+    ).all(trigger, limit) as Array<{ status: string; strategies: string }>;
     let n = 0;
-    while (n < rows.length && rows[n]!.status === "failed") n++;
+    for (const row of rows) {
+      if (strategy !== undefined && !(JSON.parse(row.strategies) as string[]).includes(strategy)) continue;
+      if (row.status !== "failed") break;
+      n++;
+    }
     return n;
   }
 

@@ -44,8 +44,8 @@ export interface SpotBalance {
   /** The account's floor for this token (`limits.keepOnSpot`), already out of `available` (floorView). */
   floor?: Decimal;
   /**
-   * With a floor: what is held above it, max(total − floor, 0) (floorView), capped by a strategy's
-   * capital (capitalView): the holding a strategy may trade, hold included. Without: total.
+   * With a floor: what is held above it, total − floor, negative while below it (floorView), capped by
+   * a strategy's capital (capitalView): the holding a strategy weighs, hold included. Without: total.
    */
   aboveFloor?: Decimal;
   /** With a floor: how far the total is below it, max(floor − total, 0). */

@@ -619,9 +619,14 @@ describe("--live", () => {
     expect(stderr).toMatch(/reconciles it/);
     const history = await hlbot(["history", "--config", bot, "--json"]);
     const { submissions } = parseJson(history.stdout) as {
-      submissions: Array<{ actionType: string; status: string }>;
+      submissions: Array<{ actionType: string; status: string; request: string }>;
     };
     expect(submissions).toMatchObject([{ actionType: "cDeposit", status: "pending" }]);
+    // The pending request is shown without its signature: it could still be sent by anyone holding it.
+    const shown = parseJson(submissions[0]!.request) as Record<string, unknown>;
+    expect(shown.signature).toBe("(not shown: the journal keeps the signed body)");
+    expect(shown.action).toMatchObject({ type: "cDeposit" });
+    expect(history.stdout).not.toMatch(/"r\\?":\\?"0x/);
   });
 
   it("exits 1 when the venue rejects the action", async () => {

@@ -227,7 +227,7 @@ describe("engine cycle against the simulator", () => {
     const deposit = report.decisions.find((d) => d.decision.kind === "cDeposit")?.decision;
     expect(deposit?.kind === "cDeposit" ? deposit.amount.toFixed() : undefined).toBe("1150");
     expect(deposit?.reason).toMatch(
-      /750 idle spot HYPE stays on spot while HYPE is being sold \(rebalance would sell 750 HYPE now\)/,
+      /750 idle spot HYPE stays on spot for the sale rebalance would make now \(750 HYPE\): staked, it could not be sold when that sale goes out/,
     );
     expect(bot.sim.balance(bot.address, "HYPE").total.toFixed()).toBe("850");
   });

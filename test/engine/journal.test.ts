@@ -111,6 +111,31 @@ describe("journal", () => {
     expect(all.get("T3/USDC")?.mid).toBe("2.5");
   });
 
+  it("counts failed cycles in a row by trigger, and by the strategies they ran", () => {
+    let t = 0;
+    const row = (trigger: string, strategies: string[], status: "ok" | "failed") => {
+      const id = `c${++t}`;
+      db.prepare(
+        "INSERT INTO cycles (id, trigger, mode, account, strategies, started_at, status) VALUES (?, ?, 'live', ?, ?, ?, ?)",
+      ).run(id, trigger, ACCOUNT, JSON.stringify(strategies), now - 100 + t, status);
+    };
+    row("once", ["a", "b"], "ok");
+    row("once", ["a"], "failed");
+    row("once", ["b"], "ok"); // b works while a keeps failing: a's failures still count
+    row("watch", ["a"], "ok"); // another trigger
+    row("once", ["a"], "failed");
+    expect(journal.failedInARow("once", "a")).toBe(2);
+    expect(journal.failedInARow("once", "b")).toBe(0);
+    expect(journal.failedInARow("once")).toBe(1);
+    expect(journal.failedInARow("run")).toBe(0);
+    // A failed pass that could not start names every strategy; an ok one after it ends the run.
+    journal.recordUnstartedCycle(
+      { id: "c99", trigger: "once", mode: "live", account: ACCOUNT, strategies: ["a", "b"] },
+      "venue down",
+    );
+    expect([journal.failedInARow("once", "a"), journal.failedInARow("once", "b")]).toEqual([3, 1]);
+  });
+
   it("reads the slot state of several strategies at once, registering the ones it has not seen", () => {
     journal.slotState(ACCOUNT, "a", now - 5_000);
     journal.settleSlot(ACCOUNT, "a", now - 1_000, "acted");

@@ -62,7 +62,21 @@ export function register(program: Command, ctx: CliContext): void {
         if (opts.json) {
           // A cycle's strategies are kept as JSON text in the journal: shown as the list they are.
           const shown = cycles.map((c) => ({ ...c, strategies: JSON.parse(c.strategies) as string[] }));
-          ctx.stdout(`${stringifyJson({ cycles: shown, decisions, submissions })}\n`);
+          // Each request as sent, without its signature: a pending or unknown one is a live order, and
+          // this output is what operators paste into tickets (the journal keeps the signed body).
+          const { withoutSignature } = await import("../unsigned.js");
+          const { parseJson } = await import("../../lib/json.js");
+          const sent = submissions.map((x) => {
+            try {
+              const request = parseJson(x.request);
+              return request !== null && typeof request === "object"
+                ? { ...x, request: stringifyJson(withoutSignature(request as Record<string, unknown>)) }
+                : x;
+            } catch {
+              return { ...x, request: "(not shown: not JSON)" };
+            }
+          });
+          ctx.stdout(`${stringifyJson({ cycles: shown, decisions, submissions: sent })}\n`);
           return;
         }
         ctx.stdout(`Recent cycles (${config.state}):\n`);
@@ -86,7 +100,7 @@ export function register(program: Command, ctx: CliContext): void {
           // 0 sent" read as a quiet cycle.
           const blocked = own.filter((d) => d.guard === "blocked").length;
           // The row a `once` pass writes when the venue answers again and nothing was due.
-          if (c.status === "ok" && c.strategies === "[]" && own.length === 0) {
+          if (c.trigger === "once" && c.status === "ok" && own.length === 0) {
             ctx.stdout(
               `  ${new Date(c.startedAt).toISOString()}  ${c.id}  ${c.trigger}/${c.mode}  ok  the venue answered again; nothing was due\n`,
             );

@@ -145,16 +145,19 @@ export function register(program: Command, ctx: CliContext): void {
           const out: string[] = [];
           let bad = 0;
 
-          // Passes that failed before this one (their cycle rows): a pass that works tells the recovery.
-          const failedBefore = runtime.journal.failedInARow("once");
+          // Per strategy, its cycles that failed in a row before this pass: one that works tells the recovery.
+          const failedBefore = new Map(
+            strategies.map((s) => [s.name, runtime.journal.failedInARow("once", s.name)] as const),
+          );
+          const anyFailedBefore = [...failedBefore.values()].some((n) => n > 0);
           const pass = await oncePass(deps, strategies, {
             ...(config.schedule ? { catchUpMs: config.schedule.catchUpMs } : {}),
             readSignal: stopping.signal,
           });
           const { plan, runs } = pass;
-          // The venue answers again but nothing was due: one ok row ends the journal's run of failed
-          // passes (a pass that ran a cycle journals it anyway), so the recovery is told once.
-          if (failedBefore > 0 && runs.length === 0 && pass.watch.error === undefined) {
+          // The venue answers again but nothing was due: one ok row of every strategy ends the journal's
+          // run of failed passes (a pass that ran a cycle journals it anyway), so the recovery is told once.
+          if (anyFailedBefore && runs.length === 0 && pass.watch.error === undefined) {
             const { newCycleId } = await import("../../engine/journal.js");
             const id = newCycleId(now);
             runtime.journal.startCycle({
@@ -162,7 +165,7 @@ export function register(program: Command, ctx: CliContext): void {
               trigger: "once",
               mode: runtime.exchange?.mode ?? "unsigned",
               account: runtime.account,
-              strategies: [],
+              strategies: strategies.map((s) => s.name),
             });
             runtime.journal.finishCycle(id, "ok");
           }
@@ -289,7 +292,7 @@ async function notifyOnce(
   runtime: import("../../engine/runtime.js").Runtime,
   logger: import("pino").Logger,
   pass: Awaited<ReturnType<typeof import("../../engine/scheduler.js").oncePass>>,
-  failedBefore: number,
+  failedBefore: ReadonlyMap<string, number>,
 ): Promise<void> {
   if (!config.notify) return;
   const { createNotifier } = await import("../../engine/notify/notifier.js");
@@ -303,31 +306,49 @@ async function notifyOnce(
     if (report) for (const e of submissionEvents(at, report)) notifier.notify(e);
   // Failed cycles of this pass: told at the first failed pass in a row and every RETELL_EVERY-th, as
   // passes that could not start are (cron may call every minute through an outage).
+  // Counted per strategy (its cycles failed in a row), as a pass runs several cycles.
   const failing = pass.runs.filter((r) => r.error !== undefined);
-  if (failing.length > 0) {
-    const inARow = runtime.journal.failedInARow("once");
-    if (inARow <= failing.length || inARow % RETELL_EVERY === 0)
-      for (const r of failing)
-        notifier.notify(
-          cycleFailedEvent(
-            at,
-            r.group.strategies.map((s) => s.name),
-            r.error!,
-            Math.max(1, inARow),
-          ),
-        );
+  for (const r of failing) {
+    const names = r.group.strategies.map((s) => s.name);
+    const inARow = Math.max(1, ...names.map((n) => runtime.journal.failedInARow("once", n)));
+    if (inARow === 1 || inARow % RETELL_EVERY === 0)
+      notifier.notify(cycleFailedEvent(at, names, r.error!, inARow));
   }
-  // Recovered: this pass started and nothing in it failed (its watch included).
-  if (failedBefore > 0 && failing.length === 0 && pass.watch.error === undefined)
-    notifier.notify(
-      cycleRecoveredEvent(
-        at,
-        config.strategies.filter((s) => s.enabled).map((s) => s.name),
-        failedBefore,
-      ),
-    );
+  // Recovered: the strategies that had failed and whose cycle (or the pass, nothing being due) worked,
+  // the watch included.
+  if (pass.watch.error === undefined) {
+    const failedNames = new Set(failing.flatMap((r) => r.group.strategies.map((s) => s.name)));
+    const recovered = [...failedBefore].filter(([name, n]) => n > 0 && !failedNames.has(name));
+    const ran = new Set(pass.runs.flatMap((r) => r.group.strategies.map((s) => s.name)));
+    const told = pass.runs.length === 0 ? recovered : recovered.filter(([name]) => ran.has(name));
+    if (told.length > 0)
+      notifier.notify(
+        cycleRecoveredEvent(
+          at,
+          told.map(([name]) => name),
+          Math.max(...told.map(([, n]) => n)),
+        ),
+      );
+  }
   await notifier.flush(3_000);
   notifier.close();
+}
+
+/** The address of the key in the environment (privateKeyEnv), when one is set and readable; never the key. */
+async function keyAddress(
+  config: import("../../engine/config/loader.js").LoadedConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<string | undefined> {
+  const name =
+    config.wallet.keystore === undefined ? (config.wallet.privateKeyEnv ?? "HLBOT_PRIVATE_KEY") : undefined;
+  const key = name === undefined ? undefined : env[name];
+  if (!key) return undefined;
+  try {
+    const { computeAddress } = await import("ethers");
+    return computeAddress(key.startsWith("0x") ? key : `0x${key}`).toLowerCase();
+  } catch {
+    return undefined;
+  }
 }
 
 /** Passes in a row that could not start, after which cycle.failed is told again (the first is told). */
@@ -356,7 +377,7 @@ async function recordUnstartedPass(
       { id: newCycleId(at.now), trigger: "once", mode: at.mode, account: at.account, strategies },
       error,
     );
-    const inARow = at.journal.failedInARow("once");
+    const inARow = Math.max(1, ...strategies.map((s) => at.journal.failedInARow("once", s)));
     if (!config.notify || (inARow !== 1 && inARow % RETELL_EVERY !== 0)) return;
     const { createNotifier } = await import("../../engine/notify/notifier.js");
     const { cycleFailedEvent } = await import("../../engine/notify/events.js");
@@ -401,9 +422,13 @@ async function recordUnopenedPass(
   try {
     const db = await openStateDb({ dir: config.state });
     try {
+      // A folder first used on another network is not this bot's: its journal is left alone.
+      const { claimStateNetwork } = await import("../../lib/stateDb.js");
+      if (claimStateNetwork(db, config.network) !== undefined) return;
       await recordUnstartedPass(ctx, config, logger, err, {
         journal: new Journal(db),
-        account: config.account ?? "(unknown: the venue did not answer)",
+        account:
+          config.account ?? (await keyAddress(config, ctx.env)) ?? "(unknown: the venue did not answer)",
         mode: live ? "live" : "dry-run",
         now: Date.now(),
       });

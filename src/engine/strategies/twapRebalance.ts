@@ -155,21 +155,20 @@ interface Holding {
 }
 
 /**
- * The target tokens valued in the quote: what is above each token's floor (`whole` false; capped by a
- * strategy's capital), or the whole holdings, floors included (`whole` true). Staked HYPE counts with
- * countStaked. A skip when the tokens cannot be valued.
+ * The target tokens valued in the quote: what is above each token's floor (negative while below it;
+ * capped by a strategy's capital), staked HYPE counted with countStaked. A skip when the tokens cannot
+ * be valued.
  */
 function valueHoldings(
   snapshot: Snapshot,
   params: TwapRebalanceParams,
   name: string,
-  whole: boolean,
 ): { holdings: Holding[]; portfolio: Decimal } | { skip: Decision } {
   const quote = params.quote;
   const holdings: Holding[] = [];
   for (const [token, target] of Object.entries(params.targets)) {
     const balance = snapshot.balances.get(token);
-    const total = (whole ? undefined : balance?.aboveFloor) ?? balance?.total ?? ZERO;
+    const total = balance?.aboveFloor ?? balance?.total ?? ZERO;
     const base = {
       token,
       target,
@@ -219,32 +218,37 @@ export const twapRebalance = defineStrategy({
     // What the account keeps (limits.keepOnSpot) is not trading money: the weights are of what is above
     // the floors, as every strategy sees only that. Counted in, a 40,000 USDC reserve made a 20% PURR
     // target 20% of everything, and a larger target could never be reached (each cycle wanting to buy
-    // with money the floor keeps). While a target is below its floor, above-floor weights alone would
-    // sell the others to refill that floor, cycle after cycle (their proceeds stay under it), and whole
-    // holdings alone switch basis back once it is met and undo the trade (a 10-HYPE shortfall made a
-    // round trip of 36,000 USD): then a correction is made only when both agree on it, at the smaller
-    // of the two, and held otherwise. The floors are never sold or spent either way (`available`).
+    // with money the floor keeps). A token below its floor counts what it lacks (negative): the weights
+    // stay continuous across the floor, so the trading money refills it once and stays balanced. (Counted
+    // as none, it was refilled cycle after cycle by selling the others, their proceeds staying under it;
+    // switching to whole holdings made a 10-HYPE shortfall a 36,000-USD round trip; holding until both
+    // agreed froze every token for 1 HYPE under a floor.) The floors are never sold or spent (`available`).
     const floors: string[] = [];
     const under: string[] = [];
     for (const token of Object.keys(params.targets)) {
       const b = snapshot.balances.get(token);
       if (b?.floor?.gt(0)) floors.push(`${token} ${fmt(b.floor)}`);
       if (b?.floorShortfall?.gt(0))
-        under.push(`${token} is ${fmt(b.floorShortfall)} below its floor of ${fmt(b.floor ?? ZERO)}`);
+        under.push(`${token} ${fmt(b.floorShortfall)} below its floor, counted as owed`);
     }
-    const above = valueHoldings(snapshot, params, name, false);
-    if ("skip" in above) return [above.skip];
-    const whole = under.length > 0 ? valueHoldings(snapshot, params, name, true) : undefined;
-    if (whole !== undefined && "skip" in whole) return [whole.skip];
-    const { holdings, portfolio } = above;
+    const valued = valueHoldings(snapshot, params, name);
+    if ("skip" in valued) return [valued.skip];
+    const { holdings, portfolio } = valued;
     const quoteUsd = usdPerUnit(snapshot, quote);
     if (quoteUsd === undefined) {
       return [
         skip(name, `cannot value ${quote} in USD (no ${quote}/USDC mid): minOrderUsd and limits are in USD`),
       ];
     }
-    if (!portfolio.gt(0) && whole === undefined)
-      return [skip(name, `nothing to rebalance: the target tokens are worth 0 ${quote}`)];
+    if (!portfolio.gt(0))
+      return [
+        skip(
+          name,
+          floors.length > 0
+            ? `nothing to rebalance: the target tokens above limits.keepOnSpot (${floors.join(", ")}) are worth ${fmt(portfolio, 2)} ${quote}${under.length ? ` (${under.join("; ")})` : ""}`
+            : `nothing to rebalance: the target tokens are worth 0 ${quote}`,
+        ),
+      ];
 
     // Sells first (they do not draw on the quote balance), then buys, largest correction first, so a
     // short quote balance goes to the biggest shortfall.
@@ -257,7 +261,10 @@ export const twapRebalance = defineStrategy({
         return b.excess.abs().cmp(a.excess.abs()) || (a.h.token < b.h.token ? -1 : 1);
       });
 
-    const aboveFloors = floors.length === 0 ? "" : ` above limits.keepOnSpot (${floors.join(", ")})`;
+    const aboveFloors =
+      floors.length === 0
+        ? ""
+        : ` above limits.keepOnSpot (${floors.join(", ")}${under.length ? `; ${under.join("; ")}` : ""})`;
     const describe = (h: Holding, of: Decimal, basis: string) =>
       `${h.token} is ${pct(shownRatio(h.value, of))} of ${fmt(of, 2)} ${quote}${basis} ` +
       `(${fmt(h.total)}${h.staked.gt(0) ? ` incl. ${fmt(h.staked)} staked` : ""} at mid ${fmt(h.mid)}), ` +
@@ -266,44 +273,12 @@ export const twapRebalance = defineStrategy({
     let quoteAvailable = quoteHolding?.available ?? ZERO;
     const decisions: Decision[] = [];
 
-    for (const next of ordered) {
-      let { h, excess } = next;
+    for (const { h, excess } of ordered) {
       const pair = h.pair!;
       // The band is checked on the excess itself, exactly (|weight − target| ≤ band is |excess| ≤ band ×
       // portfolio); the weight is shown only.
-      const inBand = (x: Decimal, of: Decimal) => x.abs().lte(params.band.times(of));
-      let where = describe(h, portfolio, aboveFloors);
-      if (whole !== undefined) {
-        const w = whole.holdings.find((x) => x.token === h.token)!;
-        const wExcess = w.value.minus(w.target.times(whole.portfolio));
-        const wWhere = describe(
-          w,
-          whole.portfolio,
-          ` with the limits.keepOnSpot floors included (${under.join(", ")})`,
-        );
-        const agree =
-          !inBand(excess, portfolio) && !inBand(wExcess, whole.portfolio) && excess.gt(0) === wExcess.gt(0);
-        if (!agree) {
-          const verdict = (x: Decimal, of: Decimal) =>
-            inBand(x, of) ? "within band" : x.gt(0) ? "a sale" : "a buy";
-          decisions.push(
-            skip(
-              name,
-              `${wWhere}: ${verdict(wExcess, whole.portfolio)}; above the floors ${pct(shownRatio(h.value, portfolio))}: ` +
-                `${verdict(excess, portfolio)}. While a target is below its floor, a correction is made only when both agree`,
-              "twapOrder",
-            ),
-          );
-          continue;
-        }
-        // Both agree: the smaller correction (it neither refills a floor by trading nor is undone once
-        // the floor is met).
-        if (wExcess.abs().lt(excess.abs())) {
-          h = w;
-          excess = wExcess;
-          where = wWhere;
-        }
-      } else if (inBand(excess, portfolio)) {
+      const where = describe(h, portfolio, aboveFloors);
+      if (excess.abs().lte(params.band.times(portfolio))) {
         decisions.push(skip(name, `${where}: within band`, "twapOrder"));
         continue;
       }

@@ -561,20 +561,32 @@ export const validatorStaking = defineStrategy({
           .plus(planned.reduce((a, p) => a.plus(p.size), ZERO)),
       );
       if (forSales.gt(0) && extra.gt(0)) {
-        const ids = [
-          ...sells.map(
+        const running = sells
+          .map(
             (t) =>
               `${t.twapId === undefined ? "a TWAP" : `#${t.twapId}`}: ${fmt(t.size)} HYPE over ${t.minutes} min`,
-          ),
-          ...planned.map((p) => `${p.strategy} would sell ${fmt(p.size)} HYPE now`),
-        ].join(", ");
+          )
+          .join(", ");
         const held = Decimal.min(extra, forSales);
         extra = trunc(extra.minus(held));
         movedLater = false;
         // The sales' pace, not their size: a rebalancer's sale is followed by the next one, and staked
         // HYPE would take the queue to come back for it. (A trial read "would sell 33600 HYPE" about a
-        // 200-HYPE sale as a wrong figure: the words now say what is held and why.)
-        const why = `${fmt(held)} idle spot HYPE stays on spot while HYPE is being sold (${ids}): at that pace the sales could use it before staked HYPE came back through the unstaking queue (7 days on mainnet)`;
+        // 200-HYPE sale as a wrong figure: the words now say what is held and why.) A planned sale (not
+        // placed yet) is held in full.
+        const reasons = [
+          ...(sells.length > 0
+            ? [
+                `while HYPE is being sold (${running}): at that pace the sales could use it before staked HYPE came back through the unstaking queue (7 days on mainnet)`,
+              ]
+            : []),
+          ...(planned.length > 0
+            ? [
+                `for the sale ${planned.map((p) => `${p.strategy} would make now (${fmt(p.size)} HYPE)`).join(" and ")}: staked, it could not be sold when that sale goes out`,
+              ]
+            : []),
+        ];
+        const why = `${fmt(held)} idle spot HYPE stays on spot ${reasons.join("; and ")}`;
         if (extra.gt(0)) capNote += `; ${why}`;
         else decisions.push(skip(name, why, "cDeposit"));
       }

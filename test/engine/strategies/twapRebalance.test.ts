@@ -319,39 +319,67 @@ describe("twap-rebalance with limits.keepOnSpot (strategies see only what is abo
     expect(twaps(met).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "500"]]);
   });
 
-  it("while a target is below its floor, corrects only what both bases agree on, at the smaller", () => {
-    // 30,000 USDC under a 40,000 floor and 500 HYPE at 40. Above the floors (USDC counted as none) it
-    // would sell HYPE to refill the floor, cycle after cycle; with the floors included HYPE is 40%, a buy:
-    // they disagree, nothing is traded.
+  it("a target below its floor counts what it lacks: refilled once by the others, then in balance", () => {
+    // 30,000 USDC under a 40,000 floor and 500 HYPE at 40: the trading money is 20,000 of HYPE less the
+    // 10,000 USDC the floor lacks. Counted as none, USDC was refilled cycle after cycle by selling half the
+    // HYPE each time; here one sale of 375 HYPE, and the next cycle is in band.
     const under = floored({ balances: { HYPE: 500, USDC: 30_000 }, hypeMid: 40 }, { USDC: 40_000 });
-    expect(twaps(under)).toEqual([]);
-    expect(skips(under)[0]?.reason).toMatch(
-      /^HYPE is 40% of 50000 USDC with the limits\.keepOnSpot floors included \(USDC is 10000 below its floor of 40000\) .*: a buy; above the floors 100%: a sale\. While a target is below its floor, a correction is made only when both agree$/,
+    expect(twaps(under).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "375"]]);
+    expect(twaps(under)[0]?.reason).toMatch(
+      /^HYPE is 200% of 10000 USDC above limits\.keepOnSpot \(USDC 40000; USDC 10000 below its floor, counted as owed\) /,
     );
-    // A withdrawal took USDC under its floor and HYPE rallied (holding outright froze the rebalancer):
-    // both sell; the smaller sale goes out, and its proceeds refill the floor.
+    const after = floored({ balances: { HYPE: 125, USDC: 45_000 }, hypeMid: 40 }, { USDC: 40_000 });
+    expect(twaps(after)).toEqual([]);
+    expect(skips(after)[0]?.reason).toMatch(/: within band$/);
+    // A withdrawal took USDC under its floor and HYPE rallied: the sale goes out (holding froze it).
     const rally = floored({ balances: { HYPE: 1000, USDC: 18_500 }, hypeMid: 40 }, { USDC: 20_000 });
-    expect(twaps(rally).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "268.75"]]);
+    expect(twaps(rally).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "518.75"]]);
+    // Nothing above the floors at all: said, not a weight of NaN%.
+    const none = floored({ balances: { HYPE: 90, USDC: 0 }, hypeMid: 40 }, { HYPE: 100 });
+    expect(skips(none)[0]?.reason).toMatch(
+      /^nothing to rebalance: the target tokens above limits\.keepOnSpot \(HYPE 100\) are worth -400 USDC/,
+    );
   });
 
-  it("a small shortfall on one floor makes no round trip (whole holdings alone bought, then sold back)", () => {
-    // 10 HYPE under its 100 floor, 1000 staked, 80,000 USDC over a 40,000 floor: above the floors in
-    // band, with them a buy of 455 HYPE that the next cycle (floor met) sold back.
+  it("a shortfall on one floor neither freezes the others nor makes a round trip", () => {
+    // 10 HYPE under its 100 floor, 1000 staked, 80,000 USDC over a 40,000 floor: 990 HYPE (39,600)
+    // against 40,000 USDC, in band (whole holdings made it a 455-HYPE buy, sold back the next cycle).
     const staked = {
       balances: { HYPE: 90, USDC: 80_000 },
       hypeMid: 40,
       delegations: [{ validator: "0x0000000000000000000000000000000000000001", amount: 1000 }],
     };
-    const p = { countStaked: true };
-    expect(twaps(floored(staked, { USDC: 40_000, HYPE: 100 }, p))).toEqual([]);
-    // 1 USDC under a 1,000 floor, 750 HYPE at 40 over a 500 floor: both sell, the smaller (125, above the
-    // floors); the next cycle, the floor met, is in band (it bought 124.98 back).
-    const spec = { balances: { HYPE: 750, USDC: 999 }, hypeMid: 40 };
-    const first = floored(spec, { USDC: 1_000, HYPE: 500 });
-    expect(twaps(first).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "125"]]);
-    const after = floored({ balances: { HYPE: 625, USDC: 5_999 }, hypeMid: 40 }, { USDC: 1_000, HYPE: 500 });
+    expect(twaps(floored(staked, { USDC: 40_000, HYPE: 100 }, { countStaked: true }))).toEqual([]);
+    // 1 USDC under a 1,000 floor, 750 HYPE at 40 over a 500 floor: one sale; the next cycle is in band.
+    const first = floored({ balances: { HYPE: 750, USDC: 999 }, hypeMid: 40 }, { USDC: 1_000, HYPE: 500 });
+    expect(twaps(first).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "125.01"]]);
+    const after = floored(
+      { balances: { HYPE: 624.99, USDC: 5_999.4 }, hypeMid: 40 },
+      { USDC: 1_000, HYPE: 500 },
+    );
     expect(twaps(after)).toEqual([]);
-    expect(skips(after)[0]?.reason).toMatch(/: within band$/);
+    // 1 HYPE under a 10,000 floor does not freeze PURR 8 points over its target (it froze every token).
+    const three = twapRebalanceParams.parse({ ...base, targets: { HYPE: 0.5, USDC: 0.25, PURR: 0.25 } });
+    const view = floorView(
+      buildSnapshot({
+        tokens: [
+          { name: "USDC", index: 0, szDecimals: 8 },
+          { name: "HYPE", index: 150, szDecimals: 2 },
+          { name: "PURR", index: 1, szDecimals: 0 },
+        ],
+        pairs: [
+          { base: "HYPE", index: 107, mid: 40 },
+          { base: "PURR", index: 0, canonical: true, mid: 1 },
+        ],
+        balances: { HYPE: 9_999, USDC: 200_000, PURR: 100_000 },
+      }),
+      new Map([["HYPE", parse("10000")]]),
+    );
+    const ds = twapRebalance.decide(view, three, T0, {}, "rebalance");
+    expect(twaps(ds).map((t) => [t.label, t.side])).toEqual([
+      ["PURR/USDC", "sell"],
+      ["HYPE/USDC", "buy"],
+    ]);
   });
 
   it("with a strategy's capital, weighs the capital's share of what is above the floor", () => {
