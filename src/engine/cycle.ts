@@ -292,7 +292,14 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     const intents: Intent[] = [];
     // Strategies see only what is above the account's floors (the allocator keeps them too).
     let floored = floorView(snapshot, deps.limits.keepOnSpot);
-    if (o.strategies.some((s) => s.kind === "validator-staking")) {
+    // Only a staking strategy that deposits spot HYPE needs it (stakeIdleSpot).
+    if (
+      o.strategies.some(
+        (s) =>
+          s.kind === "validator-staking" &&
+          (s.params as { stakeIdleSpot?: { enabled?: boolean } }).stakeIdleSpot?.enabled === true,
+      )
+    ) {
       const planned = plannedHypeSales(deps.peers ?? o.strategies, floored, startedAt);
       if (planned.length > 0) floored = { ...floored, plannedHypeSales: planned };
     }

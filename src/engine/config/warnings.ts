@@ -105,6 +105,17 @@ export function strategyWarnings(
         `of the mid over a TWAP's minutes: most TWAPs will be cancelled after a few slices, each paying fees on what filled ` +
         `and counting against the limits until then. Use ${TIGHT_DEVIATION.toFixed()} or more, or leave it out.`,
     );
+  if (
+    s.enabled &&
+    s.kind === "twap-rebalance" &&
+    (s.params as { refillFloors?: unknown }).refillFloors === true &&
+    s.capital !== undefined &&
+    s.capital.size > 0
+  )
+    out.push(
+      `strategy ${s.name}: refillFloors with capital: each rebalancer counts the account's whole floor deficit, not its share, ` +
+        "so two of them refill a floor twice (and trade it back). Set refillFloors on one rebalancer only, or leave capital out of it.",
+    );
   const counterparty =
     s.kind === "link-staking" ? (s.params as { counterparty?: unknown }).counterparty : undefined;
   if (s.enabled && typeof counterparty === "string" && isPlaceholderAddress(counterparty))

@@ -50,6 +50,12 @@ export const twapRebalanceParams = z
       .describe(
         "Absolute price limits per target token, e.g. {PURR: {sellFloor: 0.15, buyCeiling: 0.4}}: a correction on the wrong side of one waits (the weight stays off target), checked at decision and every minute while its TWAP runs",
       ),
+    refillFloors: z
+      .boolean()
+      .optional()
+      .describe(
+        "While a target token is below its limits.keepOnSpot floor: false (default) holds with the reason; true counts what the floor lacks against the other tokens and refills it first (a deficit close to their value sells nearly all of them; one larger is not refilled; a target-0 token with a floor is bought up to it; with capital, each rebalancer counts the account's whole deficit: set it on one)",
+      ),
     countStaked: z
       .boolean()
       .optional()
@@ -218,19 +224,33 @@ export const twapRebalance = defineStrategy({
     // What the account keeps (limits.keepOnSpot) is not trading money: the weights are of what is above
     // the floors, as every strategy sees only that. Counted in, a 40,000 USDC reserve made a 20% PURR
     // target 20% of everything, and a larger target could never be reached (each cycle wanting to buy
-    // with money the floor keeps). A token below its floor counts what it lacks (negative): the weights
-    // stay continuous across the floor, so the trading money refills it once and stays balanced. (Counted
-    // as none, it was refilled cycle after cycle by selling the others, their proceeds staying under it;
-    // switching to whole holdings made a 10-HYPE shortfall a 36,000-USD round trip; holding until both
-    // agreed froze every token for 1 HYPE under a floor.) The floors are never sold or spent (`available`).
+    // with money the floor keeps). A floor is a guard, not an order: while a target is below its floor
+    // the rebalancer holds and says how to go on, unless `refillFloors` lets it count what the floor
+    // lacks (negative, continuous across the floor) and refill it from the other tokens. Every other
+    // reading failed a trial or a review: counted as none, the floor was refilled cycle after cycle by
+    // selling the others; whole holdings made a 10-HYPE shortfall a 36,000-USD round trip; a deficit
+    // refilled by default sold 99.9% of a position for a 10,010-USDC floor, and charged every
+    // rebalancer with capital the whole deficit. The floors are never sold or spent (`available`).
     const floors: string[] = [];
     const under: string[] = [];
     for (const token of Object.keys(params.targets)) {
       const b = snapshot.balances.get(token);
       if (b?.floor?.gt(0)) floors.push(`${token} ${fmt(b.floor)}`);
       if (b?.floorShortfall?.gt(0))
-        under.push(`${token} ${fmt(b.floorShortfall)} below its floor, counted as owed`);
+        under.push(
+          `${token} ${fmt(b.floorShortfall)} below its floor of ${fmt(b.floor ?? ZERO)} (${fmt(b.total)} held)`,
+        );
     }
+    if (under.length > 0 && params.refillFloors !== true)
+      return [
+        skip(
+          name,
+          `${under.join("; ")}: nothing is rebalanced while a target is below its limits.keepOnSpot floor ` +
+            "(a floor is kept, not refilled by selling the other tokens). Top it up or lower the floor, or set " +
+            "refillFloors: true to refill it from the other tokens first",
+          "twapOrder",
+        ),
+      ];
     const valued = valueHoldings(snapshot, params, name);
     if ("skip" in valued) return [valued.skip];
     const { holdings, portfolio } = valued;
@@ -245,7 +265,7 @@ export const twapRebalance = defineStrategy({
         skip(
           name,
           floors.length > 0
-            ? `nothing to rebalance: the target tokens above limits.keepOnSpot (${floors.join(", ")}) are worth ${fmt(portfolio, 2)} ${quote}${under.length ? ` (${under.join("; ")})` : ""}`
+            ? `nothing to rebalance: the target tokens above limits.keepOnSpot (${floors.join(", ")}) are worth ${fmt(portfolio, 2)} ${quote}${under.length ? ` (${under.join("; ")}: more than the other tokens could refill)` : ""}`
             : `nothing to rebalance: the target tokens are worth 0 ${quote}`,
         ),
       ];
@@ -264,7 +284,7 @@ export const twapRebalance = defineStrategy({
     const aboveFloors =
       floors.length === 0
         ? ""
-        : ` above limits.keepOnSpot (${floors.join(", ")}${under.length ? `; ${under.join("; ")}` : ""})`;
+        : ` above limits.keepOnSpot (${floors.join(", ")}${under.length ? `; refilling ${under.join("; ")}` : ""})`;
     const describe = (h: Holding, of: Decimal, basis: string) =>
       `${h.token} is ${pct(shownRatio(h.value, of))} of ${fmt(of, 2)} ${quote}${basis} ` +
       `(${fmt(h.total)}${h.staked.gt(0) ? ` incl. ${fmt(h.staked)} staked` : ""} at mid ${fmt(h.mid)}), ` +

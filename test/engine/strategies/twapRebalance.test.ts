@@ -319,46 +319,15 @@ describe("twap-rebalance with limits.keepOnSpot (strategies see only what is abo
     expect(twaps(met).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "500"]]);
   });
 
-  it("a target below its floor counts what it lacks: refilled once by the others, then in balance", () => {
-    // 30,000 USDC under a 40,000 floor and 500 HYPE at 40: the trading money is 20,000 of HYPE less the
-    // 10,000 USDC the floor lacks. Counted as none, USDC was refilled cycle after cycle by selling half the
-    // HYPE each time; here one sale of 375 HYPE, and the next cycle is in band.
-    const under = floored({ balances: { HYPE: 500, USDC: 30_000 }, hypeMid: 40 }, { USDC: 40_000 });
-    expect(twaps(under).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "375"]]);
-    expect(twaps(under)[0]?.reason).toMatch(
-      /^HYPE is 200% of 10000 USDC above limits\.keepOnSpot \(USDC 40000; USDC 10000 below its floor, counted as owed\) /,
-    );
-    const after = floored({ balances: { HYPE: 125, USDC: 45_000 }, hypeMid: 40 }, { USDC: 40_000 });
-    expect(twaps(after)).toEqual([]);
-    expect(skips(after)[0]?.reason).toMatch(/: within band$/);
-    // A withdrawal took USDC under its floor and HYPE rallied: the sale goes out (holding froze it).
-    const rally = floored({ balances: { HYPE: 1000, USDC: 18_500 }, hypeMid: 40 }, { USDC: 20_000 });
-    expect(twaps(rally).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "518.75"]]);
-    // Nothing above the floors at all: said, not a weight of NaN%.
-    const none = floored({ balances: { HYPE: 90, USDC: 0 }, hypeMid: 40 }, { HYPE: 100 });
-    expect(skips(none)[0]?.reason).toMatch(
-      /^nothing to rebalance: the target tokens above limits\.keepOnSpot \(HYPE 100\) are worth -400 USDC/,
-    );
-  });
-
-  it("a shortfall on one floor neither freezes the others nor makes a round trip", () => {
-    // 10 HYPE under its 100 floor, 1000 staked, 80,000 USDC over a 40,000 floor: 990 HYPE (39,600)
-    // against 40,000 USDC, in band (whole holdings made it a 455-HYPE buy, sold back the next cycle).
-    const staked = {
-      balances: { HYPE: 90, USDC: 80_000 },
-      hypeMid: 40,
-      delegations: [{ validator: "0x0000000000000000000000000000000000000001", amount: 1000 }],
-    };
-    expect(twaps(floored(staked, { USDC: 40_000, HYPE: 100 }, { countStaked: true }))).toEqual([]);
-    // 1 USDC under a 1,000 floor, 750 HYPE at 40 over a 500 floor: one sale; the next cycle is in band.
-    const first = floored({ balances: { HYPE: 750, USDC: 999 }, hypeMid: 40 }, { USDC: 1_000, HYPE: 500 });
-    expect(twaps(first).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "125.01"]]);
-    const after = floored(
-      { balances: { HYPE: 624.99, USDC: 5_999.4 }, hypeMid: 40 },
-      { USDC: 1_000, HYPE: 500 },
-    );
-    expect(twaps(after)).toEqual([]);
-    // 1 HYPE under a 10,000 floor does not freeze PURR 8 points over its target (it froze every token).
+  it("holds while a target is below its floor, saying how to go on (a floor is a guard, not an order)", () => {
+    // 30,000 USDC under a 40,000 floor and 500 HYPE at 40: no sale refills the floor by default (a deficit
+    // refilled by default sold 99.9% of a position for a 10,010-USDC floor, a 0.25% move from holding).
+    const ds = floored({ balances: { HYPE: 500, USDC: 30_000 }, hypeMid: 40 }, { USDC: 40_000 });
+    expect(twaps(ds)).toEqual([]);
+    expect(skips(ds).map((d) => d.reason)).toEqual([
+      "USDC 10000 below its floor of 40000 (30000 held): nothing is rebalanced while a target is below its limits.keepOnSpot floor (a floor is kept, not refilled by selling the other tokens). Top it up or lower the floor, or set refillFloors: true to refill it from the other tokens first",
+    ]);
+    // 1 HYPE under a 10,000 floor holds the other tokens too: said in the same words.
     const three = twapRebalanceParams.parse({ ...base, targets: { HYPE: 0.5, USDC: 0.25, PURR: 0.25 } });
     const view = floorView(
       buildSnapshot({
@@ -369,17 +338,59 @@ describe("twap-rebalance with limits.keepOnSpot (strategies see only what is abo
         ],
         pairs: [
           { base: "HYPE", index: 107, mid: 40 },
-          { base: "PURR", index: 0, canonical: true, mid: 1 },
+          { base: "PURR", index: 0, canonical: true, mid: 2 },
         ],
         balances: { HYPE: 9_999, USDC: 200_000, PURR: 100_000 },
       }),
       new Map([["HYPE", parse("10000")]]),
     );
-    const ds = twapRebalance.decide(view, three, T0, {}, "rebalance");
-    expect(twaps(ds).map((t) => [t.label, t.side])).toEqual([
+    const held = twapRebalance.decide(view, three, T0, {}, "rebalance");
+    expect(twaps(held)).toEqual([]);
+    expect(skips(held)[0]?.reason).toMatch(
+      /^HYPE 1 below its floor of 10000 \(9999 held\): nothing is rebalanced/,
+    );
+    // With refillFloors the weights count what the floor lacks (continuous across it): PURR is sold and
+    // HYPE bought back to its floor and weight.
+    const refill = twapRebalanceParams.parse({
+      ...base,
+      targets: { HYPE: 0.5, USDC: 0.25, PURR: 0.25 },
+      refillFloors: true,
+    });
+    expect(
+      twaps(twapRebalance.decide(view, refill, T0, {}, "rebalance")).map((t) => [t.label, t.side]),
+    ).toEqual([
       ["PURR/USDC", "sell"],
       ["HYPE/USDC", "buy"],
     ]);
+  });
+
+  it("with refillFloors, a floor is refilled once from the others, then in balance", () => {
+    const refill = { refillFloors: true };
+    // The trading money is 20,000 of HYPE less the 10,000 USDC the floor lacks: one sale of 375 HYPE
+    // (counted as none, USDC was refilled cycle after cycle by selling half the HYPE each time).
+    const under = floored({ balances: { HYPE: 500, USDC: 30_000 }, hypeMid: 40 }, { USDC: 40_000 }, refill);
+    expect(twaps(under).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "375"]]);
+    expect(twaps(under)[0]?.reason).toMatch(
+      /^HYPE is 200% of 10000 USDC above limits\.keepOnSpot \(USDC 40000; refilling USDC 10000 below its floor of 40000 \(30000 held\)\) /,
+    );
+    const after = floored({ balances: { HYPE: 125, USDC: 45_000 }, hypeMid: 40 }, { USDC: 40_000 }, refill);
+    expect(twaps(after)).toEqual([]);
+    expect(skips(after)[0]?.reason).toMatch(/: within band$/);
+    // A withdrawal took USDC under its floor and HYPE rallied: the sale goes out.
+    const rally = floored({ balances: { HYPE: 1000, USDC: 18_500 }, hypeMid: 40 }, { USDC: 20_000 }, refill);
+    expect(twaps(rally).map((t) => [t.side, t.size.toFixed()])).toEqual([["sell", "518.75"]]);
+    // A deficit larger than the other tokens is not refilled: said, not a weight of NaN%.
+    const none = floored({ balances: { HYPE: 90, USDC: 0 }, hypeMid: 40 }, { HYPE: 100 }, refill);
+    expect(skips(none)[0]?.reason).toMatch(
+      /^nothing to rebalance: the target tokens above limits\.keepOnSpot \(HYPE 100\) are worth -400 USDC \(.*more than the other tokens could refill\)$/,
+    );
+    // 10 HYPE under its 100 floor, 1000 staked, 80,000 USDC over a 40,000 floor: in band, no round trip.
+    const staked = {
+      balances: { HYPE: 90, USDC: 80_000 },
+      hypeMid: 40,
+      delegations: [{ validator: "0x0000000000000000000000000000000000000001", amount: 1000 }],
+    };
+    expect(twaps(floored(staked, { USDC: 40_000, HYPE: 100 }, { countStaked: true, ...refill }))).toEqual([]);
   });
 
   it("with a strategy's capital, weighs the capital's share of what is above the floor", () => {
