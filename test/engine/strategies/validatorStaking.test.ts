@@ -141,6 +141,10 @@ describe("validator-staking", () => {
     };
     const decisions = run({ validators, undelegated: 10 }, params);
     expect(moves(decisions)).toEqual([["delegate", addr(5), "10"]]);
+    // The better-paying ones a rule leaves out are named with the rule (the best two; not the inactive).
+    expect(decisions[0]?.reason).toMatch(
+      /left out though paying more: [^;]*has day uptime 50%, below 90%, [^;]*charges 20% commission, above maxCommission 10%\)/,
+    );
     const allowOnly = run({ validators, undelegated: 10 }, { ...params, allow: [addr(6)] });
     expect(moves(allowOnly)).toEqual([["delegate", addr(6), "10"]]);
     expect(allowOnly.every((d) => !/note: allow names/.test(d.reason))).toBe(true);
