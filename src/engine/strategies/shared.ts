@@ -46,8 +46,8 @@ export function strategyConflicts(
         if (held.includes(base)) {
           warnings.push(
             `${other.name} ${other.params.side === "buy" ? "buys" : "sells"} ${text}, which ${r.name} holds at ` +
-              `${r.params.targets[base]} of its portfolio: ${r.name} will trade each of ${other.name}'s runs back ` +
-              `(fees, no progress). Let only one of them trade ${base}.`,
+              `${r.params.targets[base]} of its portfolio: once ${other.name}'s runs take ${base} out of ${r.name}'s band, ` +
+              `${r.name} trades them back (fees both ways, no progress). Let only one of them trade ${base}.`,
           );
         }
       } else if (other.kind === "twap-rebalance") {

@@ -65,7 +65,7 @@ describe("strategies that will fight", () => {
     const w = strategyConflicts(c.strategies);
     expect(w).toHaveLength(5);
     expect(w[0]).toMatch(
-      /dca-buy buys HYPE, which hype-5050 holds at 0.5 .* trade each of dca-buy's runs back/,
+      /dca-buy buys HYPE, which hype-5050 holds at 0.5 .* once dca-buy's runs take HYPE out of hype-5050's band, hype-5050 trades them back/,
     );
     expect(w[1]).toMatch(/dca-sell sells HYPE/);
     expect(w[2]).toMatch(/staking moves spot HYPE above 10 into staking.*Set countStaked: true in hype-5050/);
