@@ -54,6 +54,12 @@ describe("hlbot init", () => {
     const init = await cli(["init"], dir);
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toMatch(/Next:\n {2}hlbot config validate/);
+    // Into another folder: one `cd`, then commands that paste one after another (a `cd` on each line
+    // failed from the second on).
+    const other = await cli(["init", "sub"], dir);
+    expect(other.code, other.stderr).toBe(0);
+    expect(other.stdout).toMatch(/Next:\n {2}cd sub\n {2}hlbot config validate .*\n {2}hlbot simulate /);
+    expect(other.stdout.match(/cd /g)).toHaveLength(1);
     const bot = readFileSync(join(dir, "hlbot.yaml"), "utf8");
     expect(bot.split("\n")[0]).toBe("# yaml-language-server: $schema=./schema/config.json");
     expect(bot).toMatch(/^network: testnet$/m);

@@ -69,13 +69,14 @@ export function register(program: Command, ctx: CliContext): void {
         writeFileSync(file, text, { flag: "wx" });
       }
       const shown = relative(process.cwd(), dir) || ".";
-      const cd = shown === "." ? "" : `cd ${shown} && `;
+      // One `cd`, then the commands (a `cd` on each line failed from the second line on when pasted).
       ctx.stdout(
         `hlbot: wrote ${files.size} files in ${dir}: hlbot.yaml, strategies/ (${files.size - 3}), schema/\n` +
           "Next:\n" +
-          `  ${cd}hlbot config validate            # check the bot file and its strategies\n` +
-          `  ${cd}hlbot simulate --config hlbot.yaml --days 30   # the strategies on the embedded venue's demo account (~70,000 USD: these limits cut its orders)\n` +
-          `  ${cd}HLBOT_ACCOUNT=0xYourAccount hlbot plan --unsigned   # what they would do now (add --base-url URL of \`hlbot venue\` to try it locally)\n`,
+          (shown === "." ? "" : `  cd ${shown}\n`) +
+          "  hlbot config validate            # check the bot file and its strategies\n" +
+          "  hlbot simulate --config hlbot.yaml --days 30   # the strategies on the embedded venue's demo account (~70,000 USD: these limits cut its orders)\n" +
+          "  HLBOT_ACCOUNT=0xYourAccount hlbot plan --unsigned   # what they would do now (add --base-url URL of `hlbot venue` to try it locally)\n",
       );
     });
 }

@@ -54,7 +54,7 @@ export const twapRebalanceParams = z
       .boolean()
       .optional()
       .describe(
-        "While a target token is below its limits.keepOnSpot floor: false (default) holds with the reason; true counts what the floor lacks against the other tokens and refills it first (a deficit close to their value sells nearly all of them; one larger is not refilled; a target-0 token with a floor is bought up to it; with capital, each rebalancer counts the account's whole deficit: set it on one)",
+        "While a target token is below its limits.keepOnSpot floor: false (default) holds with the reason; true counts what the floor lacks against the other tokens, so a deficit that takes a weight out of its band is refilled from them first (one within the band is not; a deficit close to their value sells nearly all of them; one larger is not refilled; a target-0 token below its floor is bought up to it once out of band; with capital, each rebalancer counts the account's whole deficit: set it on one)",
       ),
     countStaked: z
       .boolean()
@@ -287,7 +287,9 @@ export const twapRebalance = defineStrategy({
         skip(
           name,
           floors.length > 0
-            ? `nothing to rebalance: the target tokens above limits.keepOnSpot (${floors.join(", ")}) are worth ${fmt(portfolio, 2)} ${quote}${under.length ? ` (${under.join("; ")}: more than the other tokens could refill)` : ""}`
+            ? under.length
+              ? `nothing to rebalance: ${under.join("; ")}: more than the other tokens above limits.keepOnSpot (${floors.join(", ")}) could refill (net ${fmt(portfolio, 2)} ${quote}). Top it up or lower the floor`
+              : `nothing to rebalance: the target tokens above limits.keepOnSpot (${floors.join(", ")}) are worth ${fmt(portfolio, 2)} ${quote}`
             : `nothing to rebalance: the target tokens are worth 0 ${quote}`,
         ),
       ];

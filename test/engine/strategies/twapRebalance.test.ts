@@ -382,7 +382,7 @@ describe("twap-rebalance with limits.keepOnSpot (strategies see only what is abo
     // A deficit larger than the other tokens is not refilled: said, not a weight of NaN%.
     const none = floored({ balances: { HYPE: 90, USDC: 0 }, hypeMid: 40 }, { HYPE: 100 }, refill);
     expect(skips(none)[0]?.reason).toMatch(
-      /^nothing to rebalance: the target tokens above limits\.keepOnSpot \(HYPE 100\) are worth -400 USDC \(.*more than the other tokens could refill\)$/,
+      /^nothing to rebalance: HYPE 10 below its floor of 100 \(90 held\): more than the other tokens above limits\.keepOnSpot \(HYPE 100\) could refill \(net -400 USDC\)\. Top it up or lower the floor$/,
     );
     // 10 HYPE under its 100 floor, 1000 staked, 80,000 USDC over a 40,000 floor: in band, no round trip.
     const staked = {
