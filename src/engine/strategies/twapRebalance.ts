@@ -89,6 +89,13 @@ export const twapRebalanceParams = z
             .filter((t) => t !== p.quote)
             .join(", ")}): a price limit applies to a token traded against ${p.quote}`,
         });
+      // An entry with neither limit limits nothing: a slip (a misplaced key) said, not passed over.
+      if (limits.sellFloor === undefined && limits.buyCeiling === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["priceLimits", token],
+          message: `${token} has neither sellFloor nor buyCeiling: it limits nothing (write one, or leave ${token} out)`,
+        });
       if (
         limits.sellFloor instanceof Decimal &&
         limits.buyCeiling instanceof Decimal &&

@@ -460,5 +460,9 @@ describe("twap-rebalance priceLimits (a sale's floor, a buy's ceiling)", () => {
       priceLimits: { HYPE: { sellFloor: 40, buyCeiling: 30 } },
     });
     expect(crossed.error?.issues[0]?.message).toMatch(/buyCeiling 30 is below sellFloor 40/);
+    const empty = twapRebalanceParams.safeParse({ ...base, priceLimits: { HYPE: {} } });
+    expect(empty.error?.issues[0]?.message).toMatch(
+      /HYPE has neither sellFloor nor buyCeiling: it limits nothing/,
+    );
   });
 });
