@@ -357,9 +357,11 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       deps.journal.batch(() => {
         for (const skip of skips) record(deps, report, cycleId, skip, "skipped");
       });
-    // The journal's usage, or the venue's where it shows more (another instance, a lost state folder).
+    // The journal's usage, or the venue's where it shows more (another instance, a lost state folder);
+    // a TWAP the venue shows as ended counts at what it executed (the gauge below counts the same).
+    const ended = endedTwapFills(snapshot);
     const usage = mergeUsage(
-      deps.journal.usage(deps.account, startedAt - LIMIT_WINDOW_MS, endedTwapFills(snapshot)),
+      deps.journal.usage(deps.account, startedAt - LIMIT_WINDOW_MS, ended),
       venueUsage(snapshot, startedAt + localToVenue - LIMIT_WINDOW_MS),
     );
     // Prices and metadata cross-checked once, right before the limits that are valued with them.
@@ -467,7 +469,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         account: deps.account,
         now: deps.clock(),
         maxDailyNotionalUsd: deps.limits.maxDailyNotionalUsd,
-        fills: endedTwapFills(snapshot),
+        fills: ended,
       });
     if (notSent > 0) {
       report.cutShort = { notSent, strategies: cutShort };

@@ -3,7 +3,7 @@
 // working channels get the start, the accepted TWAP and the stop; the dead one costs the cycles
 // nothing; every attempt is in the journal. `hlbot notify test` reports each channel's answer.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Wallet } from "ethers";
@@ -37,6 +37,17 @@ afterAll(async () => {
   await sim?.stop();
   rmSync(work, { recursive: true, force: true });
 });
+
+/** One `hlbot once` of a bot file (as cron runs it): its exit code and stderr. */
+async function runOnce(bot: { config: string; env: Record<string, string> }) {
+  const proc = spawn(process.execPath, [BIN, "once", "--config", bot.config], { env: bot.env });
+  let err = "";
+  proc.stderr.on("data", (d: Buffer) => {
+    err += d;
+  });
+  const code = await new Promise<number | null>((resolve) => proc.on("close", resolve));
+  return { code, err };
+}
 
 function botFile(
   name: string,
@@ -175,15 +186,7 @@ describe("notifications from hlbot run", () => {
     );
     sim!.fund(bot.address, "HYPE", "1000");
     sim!.fund(bot.address, "USDC", "5000");
-    const once = async () => {
-      const proc = spawn(process.execPath, [BIN, "once", "--config", bot.config], { env: bot.env });
-      let err = "";
-      proc.stderr.on("data", (d: Buffer) => {
-        err += d;
-      });
-      const code = await new Promise<number | null>((resolve) => proc.on("close", resolve));
-      return { code, err };
-    };
+    const once = () => runOnce(bot);
     // The first call only sees the strategy (its slots start then); the next slot is at most 2 s away.
     expect((await once()).code).toBe(0);
     await new Promise((r) => setTimeout(r, 2100));
@@ -194,22 +197,13 @@ describe("notifications from hlbot run", () => {
 
   it("hlbot once (cron) journals a pass the venue did not answer, tells the first failed pass, then the recovery", async () => {
     const bot = botFile("once-down", { minIntervalMs: 0, webhook: { url: `${receiver.url}/hook-down` } });
-    const { readFileSync } = await import("node:fs");
     const up = readFileSync(bot.config, "utf8");
     // The venue down: nothing listens on port 1 (one attempt per read, so each pass fails fast).
     writeFileSync(
       bot.config,
       `${up.replace(sim!.url, "http://127.0.0.1:1")}venue: { readAttempts: 1, timeoutMs: 2000 }\n`,
     );
-    const once = async () => {
-      const proc = spawn(process.execPath, [BIN, "once", "--config", bot.config], { env: bot.env });
-      let err = "";
-      proc.stderr.on("data", (d: Buffer) => {
-        err += d;
-      });
-      const code = await new Promise<number | null>((resolve) => proc.on("close", resolve));
-      return { code, err };
-    };
+    const once = () => runOnce(bot);
     expect((await once()).code).toBe(1);
     expect((await once()).code).toBe(1);
     // Each pass is a failed cycle in the journal (history shows the outage); the first is told.

@@ -57,6 +57,22 @@ export function register(program: Command, ctx: CliContext): void {
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
       try {
+        const { describeError } = await import("../../lib/errors.js");
+        // The one --json summary line, of a pass or of one that could not start (same fields).
+        const summaryLine = (at: number, account: string | null, rest: Record<string, unknown>) =>
+          `${stringifyJson({ summary: { at: iso(at), account, mode: live ? "live" : "dry-run", ...rest } })}\n`;
+        // --json promises a summary line even when nothing could run (the venue unreachable).
+        const unstartedLine = (at: number, account: string | null, err: unknown) =>
+          summaryLine(at, account, {
+            ran: [],
+            notDue: [],
+            leftOut: [],
+            missed: [],
+            watch: { checked: 0, cancelled: 0 },
+            killSwitch: killSwitchNotice(config.limits.killSwitchFile) ?? null,
+            error: describeError(err),
+            failed: 1,
+          });
         let instance: Awaited<ReturnType<typeof openInstance>>;
         try {
           instance = await openInstance({
@@ -69,33 +85,13 @@ export function register(program: Command, ctx: CliContext): void {
         } catch (err) {
           // The venue can fail before the journal opens (an API wallet's role is asked first): the pass is
           // still a failed cycle row and, with notify, told as below; the --json summary line too.
-          const { VenueError, describeError } = await import("../../lib/errors.js");
+          const { VenueError } = await import("../../lib/errors.js");
           if (!(err instanceof VenueError)) throw err;
           await recordUnopenedPass(ctx, config, logger, err, live);
-          if (opts.json)
-            ctx.stdout(
-              `${stringifyJson({
-                summary: {
-                  at: iso(Date.now()),
-                  account: config.account ?? null,
-                  mode: live ? "live" : "dry-run",
-                  ran: [],
-                  notDue: [],
-                  leftOut: [],
-                  missed: [],
-                  watch: { checked: 0, cancelled: 0 },
-                  killSwitch: killSwitchNotice(config.limits.killSwitchFile) ?? null,
-                  error: describeError(err),
-                  failed: 1,
-                },
-              })}\n`,
-            );
+          if (opts.json) ctx.stdout(unstartedLine(Date.now(), config.account ?? null, err));
           throw err;
         }
         const { runtime } = instance;
-        // The one --json summary line, of a pass or of one that could not start (same fields).
-        const summaryLine = (at: number, rest: Record<string, unknown>) =>
-          `${stringifyJson({ summary: { at: iso(at), account: runtime.account, mode: live ? "live" : "dry-run", ...rest } })}\n`;
         try {
           // A strategy naming a market the venue does not list is left out (its errors are printed and
           // the exit is 2); the others run, and the TWAP watch and kill-switch cancels with them.
@@ -118,22 +114,7 @@ export function register(program: Command, ctx: CliContext): void {
               mode: runtime.exchange?.mode ?? "unsigned",
               now: runtime.clock(),
             });
-            // --json promises a summary line even when nothing could run (the venue unreachable).
-            if (opts.json) {
-              const { describeError } = await import("../../lib/errors.js");
-              ctx.stdout(
-                summaryLine(runtime.clock(), {
-                  ran: [],
-                  notDue: [],
-                  leftOut: [],
-                  missed: [],
-                  watch: { checked: 0, cancelled: 0 },
-                  killSwitch: killSwitchNotice(config.limits.killSwitchFile) ?? null,
-                  error: describeError(err),
-                  failed: 1,
-                }),
-              );
-            }
+            if (opts.json) ctx.stdout(unstartedLine(runtime.clock(), runtime.account, err));
             throw err;
           }
           const strategies = scheduledStrategies(config.strategies).filter(
@@ -218,7 +199,7 @@ export function register(program: Command, ctx: CliContext): void {
           }
           if (opts.json) {
             out.push(
-              summaryLine(now, {
+              summaryLine(now, runtime.account, {
                 ran: runs.map((r) => ({
                   slot: iso(r.group.slot),
                   strategies: r.group.strategies.map((s) => s.name),
@@ -334,18 +315,20 @@ async function notifyOnce(
   notifier.close();
 }
 
-/** The address of the key in the environment (privateKeyEnv), when one is set and readable; never the key. */
+/**
+ * The address of the bot file's key, read as every command reads it (loadSigner: the environment, a
+ * key file), when that is cheap and works; a keystore (a password to ask for) is not opened for it.
+ */
 async function keyAddress(
   config: import("../../engine/config/loader.js").LoadedConfig,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<string | undefined> {
-  const name =
-    config.wallet.keystore === undefined ? (config.wallet.privateKeyEnv ?? "HLBOT_PRIVATE_KEY") : undefined;
-  const key = name === undefined ? undefined : env[name];
-  if (!key) return undefined;
+  if (config.wallet.keystore !== undefined) return undefined;
   try {
-    const { computeAddress } = await import("ethers");
-    return computeAddress(key.startsWith("0x") ? key : `0x${key}`).toLowerCase();
+    const { loadSigner } = await import("../../venue/signing/signer.js");
+    return (
+      await loadSigner(config.wallet, env as NodeJS.ProcessEnv, { warn: () => undefined })
+    ).address.toLowerCase();
   } catch {
     return undefined;
   }

@@ -182,57 +182,42 @@ function valueHoldings(
   for (const [token, target] of Object.entries(params.targets)) {
     const balance = snapshot.balances.get(token);
     const total = balance?.aboveFloor ?? balance?.total ?? ZERO;
-    const available = balance?.available ?? ZERO;
-    const hold = balance?.hold ?? ZERO;
-    const floor = balance?.floor;
-    const spot = balance?.total ?? ZERO;
+    let pair: SpotPair | undefined;
+    let mid = ONE;
+    let staked = ZERO;
+    if (token !== quote) {
+      if (!snapshot.tokens.has(token))
+        return { skip: skip(name, `token ${token} is not listed on the venue`) };
+      pair = pairFor(snapshot, token, quote);
+      if (pair === undefined) return { skip: skip(name, `no spot pair trades ${token} against ${quote}`) };
+      // Without a price the weights are unknown, and acting on the other tokens could overshoot.
+      if (pair.mid === undefined || !pair.mid.gt(0)) {
+        return {
+          skip: skip(name, `no mid price for ${token}/${quote} (${pair.name}): cannot value the portfolio`),
+        };
+      }
+      mid = pair.mid;
+      // Staked HYPE is HYPE: selling spot HYPE that staking put aside would be a fight, not a rebalance.
+      if (params.countStaked === true && token === STAKED_TOKEN)
+        staked = snapshot.staking.delegated
+          .plus(snapshot.staking.undelegated)
+          .plus(snapshot.staking.totalPendingWithdrawal);
+    }
+    const counted = total.plus(staked);
     // Fields written out, not spread from a shared object: this runs for every rebalancer each cycle
     // (and for the staking strategy's question); built by spreads, decide took twice as long in a year's profile.
-    if (token === quote) {
-      holdings.push({
-        token,
-        target,
-        available,
-        hold,
-        floor,
-        spot,
-        staked: ZERO,
-        pair: undefined,
-        mid: ONE,
-        total,
-        value: total,
-      });
-      continue;
-    }
-    if (!snapshot.tokens.has(token)) return { skip: skip(name, `token ${token} is not listed on the venue`) };
-    const pair = pairFor(snapshot, token, quote);
-    if (pair === undefined) return { skip: skip(name, `no spot pair trades ${token} against ${quote}`) };
-    // Without a price the weights are unknown, and acting on the other tokens could overshoot.
-    if (pair.mid === undefined || !pair.mid.gt(0)) {
-      return {
-        skip: skip(name, `no mid price for ${token}/${quote} (${pair.name}): cannot value the portfolio`),
-      };
-    }
-    // Staked HYPE is HYPE: selling spot HYPE that staking put aside would be a fight, not a rebalance.
-    const staked =
-      params.countStaked === true && token === STAKED_TOKEN
-        ? snapshot.staking.delegated
-            .plus(snapshot.staking.undelegated)
-            .plus(snapshot.staking.totalPendingWithdrawal)
-        : ZERO;
-    const counted = total.plus(staked);
     holdings.push({
       token,
       target,
-      available,
-      hold,
-      floor,
-      spot,
+      available: balance?.available ?? ZERO,
+      hold: balance?.hold ?? ZERO,
+      floor: balance?.floor,
+      spot: balance?.total ?? ZERO,
       staked,
       pair,
-      mid: pair.mid,
+      mid,
       total: counted,
-      value: counted.times(pair.mid),
+      value: token === quote ? counted : counted.times(mid),
     });
   }
   return { holdings, portfolio: holdings.reduce((a, h) => a.plus(h.value), ZERO) };
