@@ -18,23 +18,59 @@ interface FillDeps {
   info: InfoClient;
   account: string;
   logger: Logger;
+  journal: Journal;
+}
+
+/** What a cycle knows of its budgeted strategies' TWAPs from the venue's history. */
+export interface BudgetFacts {
+  /** Per twapId: whether it ended and what it executed (USD). */
+  fills: Map<number, TwapFill>;
+  /**
+   * Per budgeted strategy: the venue's TWAPs on its pair and side from before this journal began that the
+   * journal does not have. Its budget would count from zero without them: it holds until a rebuild.
+   */
+  unjournaled: Map<string, UnjournaledTwaps>;
+}
+
+export interface UnjournaledTwaps {
+  count: number;
+  /** What they executed, in USD (undefined when the quote has no USD price now). */
+  executedUsd: Decimal | undefined;
+  /** The earliest one's start (venue time, unix ms). */
+  first: number;
+}
+
+interface BudgetedStrategy {
+  name: string;
+  coin: string;
+  quote: string;
+  side: "buy" | "sell";
+}
+
+function budgetedStrategies(strategies: ReadonlyArray<{ name: string; kind: string; params: unknown }>) {
+  const out: BudgetedStrategy[] = [];
+  for (const s of strategies) {
+    if (s.kind !== "twap-accumulate") continue;
+    const p = s.params as { budgetUsd?: unknown; coin: string; quote: string; side: "buy" | "sell" };
+    if (p.budgetUsd !== undefined) out.push({ name: s.name, coin: p.coin, quote: p.quote, side: p.side });
+  }
+  return out;
 }
 
 /**
  * The venue's view of the account's TWAPs (twapHistory: status and executed notional per twapId), read
  * only when a strategy of this cycle has a budget. Unreadable: undefined, and budgets count every
- * submission in full (fail closed), as before.
+ * submission in full (fail closed), as before; the check for TWAPs of an earlier journal waits for a
+ * cycle that reads it.
  */
 export async function twapFillsForBudgets(
   deps: FillDeps,
-  strategies: ReadonlyArray<{ kind: string; params: unknown }>,
+  strategies: ReadonlyArray<{ name: string; kind: string; params: unknown }>,
   snapshot: Snapshot,
   signal: AbortSignal | undefined,
-): Promise<Map<number, TwapFill> | undefined> {
-  const budgeted = strategies.some(
-    (s) => s.kind === "twap-accumulate" && (s.params as { budgetUsd?: unknown }).budgetUsd !== undefined,
-  );
-  if (!budgeted) return undefined;
+): Promise<BudgetFacts | undefined> {
+  const budgeted = budgetedStrategies(strategies);
+  if (budgeted.length === 0) return undefined;
   let history: TwapHistory;
   try {
     history = await deps.info.twapHistory({ user: deps.account }, signal);
@@ -56,7 +92,51 @@ export async function twapFillsForBudgets(
         quoteUsd === undefined ? undefined : quoteUsd.eq(1) ? t.executedNtl : t.executedNtl.times(quoteUsd),
     });
   }
-  return fills;
+  return { fills, unjournaled: earlierJournalsTwaps(deps, budgeted, snapshot, history) };
+}
+
+/**
+ * A new state folder (the old one lost, a second machine, a container without its volume) starts its
+ * journal empty: a budget over a strategy's lifetime would count from zero and be spent again. The
+ * venue's TWAPs on a budgeted strategy's pair and side from before this journal began, and not imported
+ * by `hlbot journal rebuild`, are that risk (a manual TWAP there too: the venue does not say who placed
+ * it, so the rebuild counts it against the budget, conservative).
+ */
+function earlierJournalsTwaps(
+  deps: FillDeps,
+  budgeted: readonly BudgetedStrategy[],
+  snapshot: Snapshot,
+  history: TwapHistory,
+): Map<string, UnjournaledTwaps> {
+  const out = new Map<string, UnjournaledTwaps>();
+  const began = deps.journal.began();
+  if (began === undefined) return out;
+  for (const entry of latestTwapEntries(history)) {
+    if (entry.state.timestamp >= began) continue;
+    const pair = snapshot.pairs.get(entry.state.coin);
+    if (pair === undefined) continue;
+    const side = entry.state.side === "B" ? "buy" : "sell";
+    const owners = budgeted.filter(
+      (b) => b.side === side && b.coin === pair.base.name && b.quote === pair.quote.name,
+    );
+    if (owners.length === 0 || deps.journal.hasVenueTwap(deps.account, entry)) continue;
+    const quoteUsd = usdPerUnit(snapshot, pair.quote.name);
+    const executed = quoteUsd?.times(entry.state.executedNtl);
+    for (const b of owners) {
+      const seen = out.get(b.name);
+      out.set(b.name, {
+        count: (seen?.count ?? 0) + 1,
+        executedUsd:
+          seen === undefined
+            ? executed
+            : seen.executedUsd === undefined || executed === undefined
+              ? undefined
+              : seen.executedUsd.plus(executed),
+        first: Math.min(seen?.first ?? entry.state.timestamp, entry.state.timestamp),
+      });
+    }
+  }
+  return out;
 }
 
 type TwapHistory = Awaited<ReturnType<InfoClient["twapHistory"]>>;

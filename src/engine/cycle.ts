@@ -12,7 +12,7 @@ import type { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
 import { metricsNeedStaking, recordAccount, recordJournal, recordTwapProgress } from "./accountMetrics.js";
 import { allocate } from "./allocate.js";
-import { lastEndedTwap, lastRefusedTwaps, twapFillsForBudgets } from "./budget.js";
+import { lastEndedTwap, lastRefusedTwaps, twapFillsForBudgets, type UnjournaledTwaps } from "./budget.js";
 import { capitalView, floorView } from "./capital.js";
 import { executeIntent } from "./executor.js";
 import type { Decision, Intent, Skip } from "./intents.js";
@@ -287,7 +287,8 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     // Strategies with a submission reconciliation left unresolved must not act again yet. Reconciliation
     // judged every unresolved row of the account, and nothing of this cycle has been sent since.
     const blocked = new Set(reconciled.filter((r) => r.verdict === "unresolved").map((r) => r.strategy));
-    const fills = await twapFillsForBudgets(deps, o.strategies, snapshot, reads);
+    const budgets = await twapFillsForBudgets(deps, o.strategies, snapshot, reads);
+    const fills = budgets?.fills;
     const skips: Skip[] = [];
     const intents: Intent[] = [];
     // Strategies see only what is above the account's floors (the allocator keeps them too).
@@ -310,6 +311,16 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
           strategy: strategy.name,
           reason:
             "waiting: an earlier submission of this strategy is not reconciled yet (see `hlbot history`)",
+          defer: true,
+        });
+        continue;
+      }
+      const earlier = budgets?.unjournaled.get(strategy.name);
+      if (earlier !== undefined) {
+        skips.push({
+          kind: "skip",
+          strategy: strategy.name,
+          reason: unjournaledReason(earlier),
           defer: true,
         });
         continue;
@@ -513,6 +524,17 @@ function record(
   });
 }
 
+/** Why a budgeted strategy holds in a new journal that lacks the venue's earlier TWAPs on its market. */
+function unjournaledReason(t: UnjournaledTwaps): string {
+  const executed = t.executedUsd === undefined ? "" : `, ${t.executedUsd.toFixed(2)} USD executed`;
+  return (
+    `holding: the venue shows ${t.count} TWAP(s) on this strategy's pair and side from before this state folder's journal began ` +
+    `(the first on ${new Date(t.first).toISOString().slice(0, 10)}${executed}) that the journal does not have, so its budget ` +
+    "would count from zero and could be spent again. `hlbot journal rebuild` counts them against the budget " +
+    "(if they were not this strategy's, raise budgetUsd by what they executed)"
+  );
+}
+
 /** A signal aborted when any of the given ones is (undefined when none is given). */
 function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | undefined {
   const present = signals.filter((s): s is AbortSignal => s !== undefined);
@@ -522,8 +544,8 @@ function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | un
 
 /**
  * A new state folder for an account the venue shows activity of (another instance, a lost folder): the
- * daily limits count the venue's last 24 h, but budgets (budgetUsd, over a strategy's lifetime) start
- * again from zero here. Said at the journal's first cycle; `venueNow` is the venue's time.
+ * daily limits count the venue's last 24 h, and a budgeted strategy holds while earlier TWAPs on its
+ * market are missing (budget.ts). Said at the journal's first cycle; `venueNow` is the venue's time.
  */
 function noticeUnjournaledActivity(deps: CycleDeps, log: Logger, snapshot: Snapshot, venueNow: number): void {
   const recentMoves = (snapshot.stakingHistory ?? []).filter(
@@ -534,6 +556,6 @@ function noticeUnjournaledActivity(deps: CycleDeps, log: Logger, snapshot: Snaps
   log.warn(
     { recentTwaps, recentStakingMoves: recentMoves },
     `this state folder's journal was empty, but the venue shows ${recentTwaps} TWAP(s) of ${deps.account} in the last 24 h and ${recentMoves} staking move(s) in the last 7 days: ` +
-      "if an earlier state folder of this account was lost or another instance runs with its own, the strategies' budgets start from zero here (the daily limits count the venue's history). `hlbot journal rebuild` imports what the venue shows",
+      "if an earlier state folder of this account was lost or another instance runs with its own, this journal does not have it (the daily limits count the venue's history; a strategy with budgetUsd holds while the venue shows TWAPs on its pair and side from before this journal). `hlbot journal rebuild` imports what the venue shows",
   );
 }

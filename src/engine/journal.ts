@@ -8,6 +8,7 @@ import { parseJson } from "../lib/json.js";
 import { redact } from "../lib/secrets.js";
 import { applyMigrations, type Migration, openStateDb, recordSubmissionMark } from "../lib/stateDb.js";
 import { HYPE_WEI_DECIMALS } from "../venue/constants.js";
+import { twapRecordKey } from "./intentKinds.js";
 import type { NotificationAttempt } from "./notify/notifier.js";
 import type { PairMemory } from "./priceSanity.js";
 import type { OwnStakingMove } from "./snapshot.js";
@@ -286,6 +287,7 @@ export class Journal {
    * off: a file write and rename per submission guard nothing there.
    */
   markSubmissions = true;
+  private beganAt: number | undefined;
 
   constructor(
     private readonly db: Database,
@@ -780,6 +782,32 @@ export class Journal {
   /** Forgets every pair (after the user accepted the venue's metadata anew: `hlbot journal rebuild`). */
   forgetPairs(): number {
     return this.sql("DELETE FROM pair_memory").run().changes;
+  }
+
+  /**
+   * When this journal began: its first cycle that read the account (unix ms, local clock), or undefined
+   * before any. What the venue shows from before then was another journal's (a lost or other state folder).
+   */
+  began(): number | undefined {
+    if (this.beganAt === undefined) {
+      const row = this.sql(
+        "SELECT MIN(started_at) AS t FROM cycles WHERE snapshot IS NOT NULL AND trigger != 'rebuild'",
+      ).get() as { t: number | null };
+      if (row.t !== null) this.beganAt = row.t;
+    }
+    return this.beganAt;
+  }
+
+  /** Whether the journal has this venue TWAP: placed by a submission of its own, or imported by a rebuild. */
+  hasVenueTwap(
+    account: string,
+    entry: { twapId?: number | undefined; state: { timestamp: number; coin: string } },
+  ): boolean {
+    return (
+      this.sql(
+        "SELECT 1 FROM submissions WHERE account = ? AND (reason = ? OR (twap_id IS NOT NULL AND twap_id = ?))",
+      ).get(account, `${REBUILT_PREFIX}${twapRecordKey(entry)}`, entry.twapId ?? null) !== undefined
+    );
   }
 
   /** A strategy's TWAP submissions whose effect counts (pending, accepted, unknown, landed), oldest first. */

@@ -247,7 +247,7 @@ describe("engine cycle against the simulator", () => {
       /^this state folder's journal was empty, but the venue shows 1 TWAP/.test(l.msg);
     expect(lines.filter(notice)).toHaveLength(1);
     expect(lines.find(notice)?.msg).toMatch(
-      /budgets start from zero here .* `hlbot journal rebuild` imports/,
+      /this journal does not have it .*budgetUsd holds .* `hlbot journal rebuild` imports/,
     );
     // Said once: the next cycle sees this journal's own TWAP, and nothing is said.
     bot.sim.advance(60_000);

@@ -87,6 +87,55 @@ describe("a lost journal (issue #17, Money 4)", () => {
     expect(placed()).toHaveLength(2);
   });
 
+  it("a whole new state folder (the old one lost with its marker, a container without its volume) holds a budgeted DCA until `journal rebuild`", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "1000" } });
+    const placed = () => bot!.sim.ledger({ kind: "twapPlaced", user: bot!.address });
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(10 * 60_000);
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(10 * 60_000);
+    expect(placed()).toHaveLength(2);
+
+    // Nothing of the old folder is left: to hlbot this is a first start, not a lost journal.
+    rmSync(join(bot.dir, "state"), { recursive: true, force: true });
+    await bot.reopen("live");
+    const held = await cycle(bot);
+    expect(held.actions).toHaveLength(0);
+    expect(held.decisions[0]?.decision.reason).toMatch(
+      /^holding: the venue shows 2 TWAP\(s\) on this strategy's pair and side from before this state folder's journal began \(the first on \d{4}-\d\d-\d\d, 29\d\.\d\d USD executed\) .*`hlbot journal rebuild` counts them against the budget/,
+    );
+    // Still held at the next pass: the journal's own cycles do not make the venue's TWAPs its own.
+    bot.sim.advance(10 * 60_000);
+    expect((await cycle(bot)).actions).toHaveLength(0);
+    expect(placed()).toHaveLength(2);
+
+    const rebuilt = await cli(bot, ["journal", "rebuild"]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    await bot.reopen("live");
+    const after = await cycle(bot);
+    expect(after.actions).toHaveLength(0);
+    expect(after.decisions[0]?.decision.reason).toMatch(
+      /USDC is less than one lot|budget used up \(.* of 300 USD/,
+    );
+    expect(placed()).toHaveLength(2);
+  });
+
+  it("a new state folder does not hold a budgeted DCA for the venue's TWAPs on another market or side", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "1000", HYPE: "100" } });
+    bot.sim.setPrice("@107", "40");
+    // A HYPE sell before the journal began: not this buy DCA's budget.
+    const twap = { asset: 10107, isBuy: false, size: "10", szDecimals: 2, minutes: 30, randomize: false };
+    expect((await bot.runtime.exchange!.twapOrder(twap)).status).toBe("accepted");
+    bot.sim.advance(31 * 60_000);
+    rmSync(join(bot.dir, "state"), { recursive: true, force: true });
+    await bot.reopen("live");
+    const first = await cycle(bot);
+    expect(
+      first.actions.map((a) => a.outcome),
+      first.decisions[0]?.decision.reason,
+    ).toEqual(["accepted"]);
+  });
+
   it("refuses after the journal lost its latest writes (its write-ahead log deleted), until `journal rebuild`", async () => {
     bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "1000" } });
     const db = join(bot.dir, "state", "hlbot.db");
