@@ -458,6 +458,17 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         notSentSkip("an earlier action of this strategy in this cycle was not accepted", false);
         continue;
       }
+      // An `hlbot stop` while this cycle read the account or sent its earlier actions: read again before
+      // each send (one lstat), as the switch promises that nothing new is submitted once it is engaged.
+      // Deferred, so a slot resumed within schedule.catchUp still acts. Cancels go through.
+      if (intent.kind !== "twapCancel" && stoppedSince(deps, o, killSwitch)) {
+        log.warn(
+          { strategy: intent.strategy, action: intent.kind },
+          "kill switch engaged during the cycle: not sent",
+        );
+        notSentSkip("the kill switch was engaged during this cycle", true);
+        continue;
+      }
       const decisionId = record(deps, report, cycleId, intent, guard);
       const action = await executeIntent(deps, { cycleId, decisionId }, intent, guard, o.signal);
       report.actions.push(action);
@@ -522,6 +533,17 @@ function record(
     // Decisions hold Decimals (written as strings) and may hold bigints (written as exact digits).
     intent: stringifyJson(decision),
   });
+}
+
+/**
+ * Whether the kill switch was engaged after the cycle read it: live sends only (a dry run or an unsigned
+ * plan sends nothing), and only from the switch file (a caller that decides the switch itself, as the
+ * simulation does, passes killSwitchActive).
+ */
+function stoppedSince(deps: CycleDeps, o: CycleOptions, read: KillSwitchState): boolean {
+  if (read.engaged || o.killSwitchActive !== undefined || deps.exchange?.mode !== "live") return false;
+  const file = deps.limits.killSwitchFile;
+  return file !== undefined && killSwitchState(file).engaged;
 }
 
 /** Why a budgeted strategy holds in a new journal that lacks the venue's earlier TWAPs on its market. */

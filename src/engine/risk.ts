@@ -23,7 +23,7 @@ export interface RiskLimits {
   maxStakeMovePerDay: Decimal;
   /** When set, delegations (not undelegations) to any other validator are blocked. Lower-case addresses. */
   validatorAllowlist?: readonly string[] | undefined;
-  /** While this file exists nothing is submitted (the executor checks it; shown in reasons). */
+  /** While this file exists nothing new is submitted (read at the start of a cycle and again before each live send; shown in reasons). */
   killSwitchFile?: string | undefined;
   /** While the kill switch is engaged, each cycle cancels the account's running TWAPs. */
   killSwitchCancelRunning?: boolean | undefined;

@@ -16,12 +16,16 @@ import {
 import { killSwitchActive } from "../../src/engine/runtime.js";
 import { ConfigError } from "../../src/lib/errors.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+import { type RewritingProxy, startRewritingProxy } from "../helpers/rewritingProxy.js";
 
 const dirs: string[] = [];
 let bot: TestBot | undefined;
+let proxy: RewritingProxy | undefined;
 afterEach(async () => {
   await bot?.close();
+  await proxy?.close();
   bot = undefined;
+  proxy = undefined;
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -164,6 +168,35 @@ describe("a cycle with the kill switch engaged", () => {
     bot.sim.advance(60_000);
     const third = await runCycle(deps(), { trigger: "once", strategies: bot.runtime.strategies() });
     expect(third.actions).toHaveLength(0);
+  });
+
+  it("engaged while the cycle reads the account, it stops the sends that follow (read again before each)", async () => {
+    proxy = await startRewritingProxy();
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [REBALANCE],
+      fund: { HYPE: "1000", USDC: "5000" },
+      configExtra: { baseUrl: proxy.url },
+    });
+    proxy.target = bot.sim.url;
+    bot.sim.setPrice("@107", "40");
+    const file = bot.runtime.config.limits.killSwitchFile;
+    // `hlbot stop` while this cycle reads the balances: a review's case (the order went out).
+    proxy.rewriteInfo("spotClearinghouseState", (answer) => {
+      engageKillSwitch(file, "emergency", Date.now());
+      return answer;
+    });
+    const deps = () => bot!.runtime.cycleDeps({ multiSig: null });
+    const report = await runCycle(deps(), { trigger: "once", strategies: bot.runtime.strategies() });
+    expect(report.actions).toHaveLength(0);
+    expect(bot.sim.ledger({ kind: "twapPlaced", user: bot.address })).toHaveLength(0);
+    const skipped = report.decisions.find((d) => d.decision.kind === "skip");
+    expect(skipped?.decision.reason).toMatch(/; not sent: the kill switch was engaged during this cycle/);
+    // Deferred: resumed, the slot's order goes out.
+    proxy.clear();
+    releaseKillSwitch(file);
+    const resumed = await runCycle(deps(), { trigger: "once", strategies: bot.runtime.strategies() });
+    expect(resumed.actions.map((a) => [a.action, a.outcome])).toEqual([["twapOrder", "accepted"]]);
   });
 
   it("without it, the running TWAP is left alone (the switch only blocks new submissions)", async () => {
