@@ -9,7 +9,11 @@
 //      capital, whatever is left in the account;
 //   5. no intent takes a token's spot balance below the account's floor (`limits.keepOnSpot`);
 //   6. an order the same as the one the venue last refused (same pair and side, value within 1%) is not
-//      sent again: it is re-sized from fresh balances (a different order) or backed off with the reason.
+//      sent again: it is re-sized from fresh balances (a different order) or backed off with the reason;
+//   7. at most one new TWAP per pair per cycle (the account runs one TWAP per pair: a second strategy's
+//      order on it waits for a later cycle, sized then with the first one's effect), and none on a pair,
+//      nor any staking move, while an earlier submission there is unresolved, whichever strategy sent it
+//      (a strategy renamed or replaced in the configuration is not a stranger to its lost order).
 // An intent that no longer fits is shrunk (with the reason) or skipped; a skip caused by another
 // strategy's claim is deferred (`defer: true`): the strategy's slot stays due. Pure: no I/O, no clock.
 import { Decimal, truncateDecimals, ZERO } from "../lib/decimal.js";
@@ -66,7 +70,17 @@ export interface AllocateOptions {
   lastRefused?: ReadonlyMap<string, RefusedOrder>;
   /** Per token, the spot balance no intent may take the account below (`limits.keepOnSpot`). */
   keepOnSpot?: ReadonlyMap<string, Decimal> | undefined;
+  /** What unresolved submissions touch: per asset id, and staking, the strategy that sent one. */
+  unresolved?: UnresolvedTouches | undefined;
 }
+
+export interface UnresolvedTouches {
+  assets: ReadonlyMap<number, string>;
+  staking: string | undefined;
+}
+
+/** The intents that move HYPE between spot, staking and validators. */
+const STAKING_KINDS: ReadonlySet<Intent["kind"]> = new Set(["cDeposit", "cWithdraw", "tokenDelegate"]);
 
 export interface Allocation {
   /** Intents that fit, in the order they are to be sent (allocation order). */
@@ -136,6 +150,8 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
 
   const out: Intent[] = [];
   const stopped = new Set<string>();
+  /** The TWAP this cycle sends on each pair. */
+  const sentOn = new Map<number, TwapOrderIntent>();
   for (const intent of netted) {
     if (stopped.has(intent.strategy)) {
       skipped.push({
@@ -145,6 +161,19 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
         reason: `${intent.reason}; not sent: an earlier action of this strategy did not fit the balance left to it`,
         defer: true,
       });
+      continue;
+    }
+    const waiting = waitingFor(intent, o.unresolved, sentOn);
+    if (waiting !== undefined) {
+      skipped.push({
+        kind: "skip",
+        strategy: intent.strategy,
+        considered: intent.kind,
+        reason: `${intent.reason}; not sent: ${waiting}`,
+        defer: true,
+      });
+      // A deposit's delegations wait with it.
+      if (intent.kind === "cDeposit") stopped.add(intent.strategy);
       continue;
     }
     if (intent.kind === "twapOrder") {
@@ -169,6 +198,7 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
       }
       if (t !== intent) changed.add(t);
       out.push(t);
+      sentOn.set(t.assetId, t);
       const [token, amount] =
         t.side === "buy"
           ? [quoteOf(t, snapshot), buyCost(t.size, t.midPx, reserve, fee)]
@@ -197,6 +227,26 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
     out.push(intent);
   }
   return { intents: out, skipped, changed: out.filter((i) => changed.has(i)) };
+}
+
+/** Why an intent waits for another order (unresolved, or this cycle's TWAP on its pair), if it does. */
+function waitingFor(
+  intent: Intent,
+  unresolved: UnresolvedTouches | undefined,
+  sentOn: ReadonlyMap<number, TwapOrderIntent>,
+): string | undefined {
+  if (intent.kind === "twapOrder") {
+    const earlier = unresolved?.assets.get(intent.assetId);
+    if (earlier !== undefined)
+      return `an earlier TWAP order on ${intent.label} (${earlier}'s) is not reconciled yet: it may still land`;
+    const first = sentOn.get(intent.assetId);
+    if (first !== undefined)
+      return `${first.strategy}'s ${first.side} TWAP on ${intent.label} goes out in this cycle (one TWAP per pair at a time)`;
+    return undefined;
+  }
+  if (STAKING_KINDS.has(intent.kind) && unresolved?.staking !== undefined)
+    return `an earlier staking action (${unresolved.staking}'s) is not reconciled yet: it may still land`;
+  return undefined;
 }
 
 /** Quote the venue holds for buying `size` at `mid`: size × mid × (1 + reserve + fee). */

@@ -11,7 +11,7 @@ import type { ExchangeClient } from "../venue/exchange/client.js";
 import type { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
 import { metricsNeedStaking, recordAccount, recordJournal, recordTwapProgress } from "./accountMetrics.js";
-import { allocate } from "./allocate.js";
+import { allocate, type UnresolvedTouches } from "./allocate.js";
 import { lastEndedTwap, lastRefusedTwaps, twapFillsForBudgets, type UnjournaledTwaps } from "./budget.js";
 import { capitalView, floorView } from "./capital.js";
 import { executeIntent } from "./executor.js";
@@ -359,6 +359,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       buyReserve: deps.rules.twapBuyReserve,
       keepOnSpot: deps.limits.keepOnSpot,
       lastRefused: lastRefusedTwaps(deps.journal, intents),
+      unresolved: unresolvedTouches(reconciled),
     });
     skips.push(...allocation.skipped);
 
@@ -533,6 +534,23 @@ function record(
     // Decisions hold Decimals (written as strings) and may hold bigints (written as exact digits).
     intent: stringifyJson(decision),
   });
+}
+
+/**
+ * What the unresolved submissions touch, whoever sent them: their pairs and staking. Their own strategy
+ * waits by name; another strategy (the same one renamed in the configuration, or a new one on the pair)
+ * must not send what may double it when the lost one lands.
+ */
+function unresolvedTouches(reconciled: readonly ReconcileResult[]): UnresolvedTouches | undefined {
+  const assets = new Map<number, string>();
+  let staking: string | undefined;
+  for (const r of reconciled) {
+    if (r.verdict !== "unresolved") continue;
+    if (r.actionType === "twapOrder" && r.asset !== null) assets.set(r.asset, r.strategy);
+    else if (r.actionType === "cDeposit" || r.actionType === "cWithdraw" || r.actionType === "tokenDelegate")
+      staking ??= r.strategy;
+  }
+  return assets.size === 0 && staking === undefined ? undefined : { assets, staking };
 }
 
 /**

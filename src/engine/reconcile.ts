@@ -48,6 +48,8 @@ export interface ReconcileResult {
   submissionId: number;
   strategy: string;
   actionType: string;
+  /** The order's asset id (TWAP actions), so what it touches waits too, whoever decides next. */
+  asset: number | null;
   verdict: "landed" | "absent" | "unresolved";
   detail: string;
 }
@@ -134,6 +136,7 @@ export async function reconcile(
         submissionId: row.id,
         strategy: row.strategy,
         actionType: row.actionType,
+        asset: row.asset,
         verdict: "landed",
         detail: found.detail,
       };
@@ -148,6 +151,7 @@ export async function reconcile(
         submissionId: row.id,
         strategy: row.strategy,
         actionType: row.actionType,
+        asset: row.asset,
         verdict: "absent",
         detail,
       };
@@ -156,6 +160,7 @@ export async function reconcile(
         submissionId: row.id,
         strategy: row.strategy,
         actionType: row.actionType,
+        asset: row.asset,
         verdict: "unresolved",
         detail: `not on the venue yet and could still land until ${new Date(deadline(row, o)).toISOString()} (venue time); its strategy waits and the limits count it as spent`,
       };

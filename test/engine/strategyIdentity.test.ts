@@ -1,0 +1,112 @@
+// What a strategy did stays bound to what it touched, not only to its name: a review renamed a
+// strategy (file edited, daemon reloaded) while its order's answer was lost, and the renamed strategy
+// placed the same sale again; two strategies buying one pair in one slot both went out side by side.
+import { afterEach, describe, expect, it } from "vitest";
+import { runCycle } from "../../src/engine/cycle.js";
+import type { Strategy } from "../../src/engine/strategies/registry.js";
+import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+import { type ProxiedRequest, type RewritingProxy, startRewritingProxy } from "../helpers/rewritingProxy.js";
+
+let bot: TestBot | undefined;
+let proxy: RewritingProxy | undefined;
+afterEach(async () => {
+  await bot?.close();
+  await proxy?.close();
+  bot = undefined;
+  proxy = undefined;
+});
+
+const actionType = (r: ProxiedRequest) => (r.json as { action?: { type?: string } }).action?.type;
+const renamed = (b: TestBot, name: string): Strategy[] =>
+  b.runtime.strategies().map((s) => ({ ...s, name }) as Strategy);
+
+async function cycle(b: TestBot, strategies = b.runtime.strategies()) {
+  return runCycle(b.runtime.cycleDeps(await b.runtime.facts()), { trigger: "once", strategies });
+}
+
+const dca = (name: string, amountUsd = 400) => ({
+  name,
+  kind: "twap-accumulate",
+  params: { coin: "HYPE", side: "buy", amountUsd, twap: { minutes: 30, randomize: false } },
+});
+
+describe("an unresolved order holds what it touches, whoever decides next", () => {
+  it("a rebalancer renamed while its TWAP's answer was lost does not sell again; the held copy lands once", async () => {
+    proxy = await startRewritingProxy();
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [REBALANCE],
+      fund: { HYPE: "1000", USDC: "5000" },
+      configExtra: { baseUrl: proxy.url },
+    });
+    proxy.target = bot.sim.url;
+    bot.sim.setPrice("@107", "40");
+    proxy.holdExchange((r) => actionType(r) === "twapOrder");
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["unknown"]);
+    proxy.clear();
+
+    const second = await cycle(bot, renamed(bot, "rebalance-hype"));
+    expect(second.reconciled.map((r) => [r.strategy, r.verdict])).toEqual([["rebalance", "unresolved"]]);
+    expect(second.actions).toHaveLength(0);
+    const waiting = second.decisions.find((d) => d.decision.strategy === "rebalance-hype");
+    expect(waiting?.decision.reason).toMatch(
+      /; not sent: an earlier TWAP order on HYPE\/USDC \(rebalance's\) is not reconciled yet: it may still land$/,
+    );
+    expect((await proxy.held[0]!.release()).status).toBe(200);
+    expect(bot.sim.ledger({ kind: "twapPlaced", user: bot.address })).toHaveLength(1);
+    // Landed and found: the renamed strategy sees the running TWAP and sends nothing beside it.
+    const third = await cycle(bot, renamed(bot, "rebalance-hype"));
+    expect(third.reconciled.map((r) => r.verdict)).toEqual(["landed"]);
+    expect(third.actions).toHaveLength(0);
+    expect(bot.sim.ledger({ kind: "twapPlaced", user: bot.address })).toHaveLength(1);
+  });
+
+  it("a staking move waits while another strategy's staking action is unresolved", async () => {
+    proxy = await startRewritingProxy();
+    const staking = (name: string) => ({
+      name,
+      kind: "validator-staking",
+      params: { validators: 2, maxCommission: 0.05, stakeIdleSpot: { enabled: true, keepSpot: 100 } },
+    });
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [staking("staking")],
+      fund: { HYPE: "2000", USDC: "1000" },
+      limits: { maxStakeMovePerDay: 100_000 },
+      configExtra: { baseUrl: proxy.url },
+    });
+    proxy.target = bot.sim.url;
+    proxy.holdExchange((r) => actionType(r) === "cDeposit");
+    expect((await cycle(bot)).actions.map((a) => [a.action, a.outcome])).toEqual([["cDeposit", "unknown"]]);
+    proxy.clear();
+    const second = await cycle(bot, renamed(bot, "staking-v2"));
+    expect(second.actions).toHaveLength(0);
+    expect(second.decisions.map((d) => d.decision.reason).join("\n")).toMatch(
+      /not sent: an earlier staking action \(staking's\) is not reconciled yet/,
+    );
+    expect((await proxy.held[0]!.release()).status).toBe(200);
+    expect(bot.sim.ledger({ kind: "cDeposit", user: bot.address })).toHaveLength(1);
+  });
+});
+
+describe("one new TWAP per pair per cycle", () => {
+  it("two DCAs buying one pair in one slot: the first goes out, the second waits (deferred) with the reason", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [dca("dca-a"), dca("dca-b")],
+      fund: { USDC: "5000" },
+    });
+    bot.sim.setPrice("@107", "40");
+    const report = await cycle(bot);
+    expect(report.actions.map((a) => [a.strategy, a.action, a.outcome])).toEqual([
+      ["dca-a", "twapOrder", "accepted"],
+    ]);
+    const second = report.decisions.find((d) => d.decision.strategy === "dca-b")?.decision;
+    expect(second?.kind).toBe("skip");
+    expect(second?.reason).toMatch(
+      /not sent: dca-a's buy TWAP on HYPE\/USDC goes out in this cycle \(one TWAP per pair at a time\)$/,
+    );
+    expect(second?.kind === "skip" && second.defer).toBe(true);
+    expect(bot.sim.twaps(bot.address).filter((t) => t.status === "activated")).toHaveLength(1);
+  });
+});
