@@ -15,7 +15,8 @@ import { allocate, type UnresolvedTouches } from "./allocate.js";
 import { lastEndedTwap, lastRefusedTwaps, twapFillsForBudgets, type UnjournaledTwaps } from "./budget.js";
 import { capitalView, floorView } from "./capital.js";
 import { executeIntent } from "./executor.js";
-import type { Decision, Intent, Skip } from "./intents.js";
+import { guardOf } from "./guards.js";
+import type { Decision, Intent, Skip, TwapOrderIntent } from "./intents.js";
 import { isIntent } from "./intents.js";
 import type { Guard, Journal } from "./journal.js";
 import { newCycleId } from "./journal.js";
@@ -351,7 +352,10 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         });
         continue;
       }
-      for (const d of decisions) (isIntent(d) ? intents : skips).push(d as never);
+      for (const d of decisions) {
+        if (!isIntent(d)) skips.push(d);
+        else intents.push(d.kind === "twapOrder" ? withGuard(d, strategy) : d);
+      }
     }
     // One allocator per account: the strategies' intents are fitted to the balances together.
     const allocation = allocate(intents, snapshot, {
@@ -534,6 +538,12 @@ function record(
     // Decisions hold Decimals (written as strings) and may hold bigints (written as exact digits).
     intent: stringifyJson(decision),
   });
+}
+
+/** A TWAP with the watch's guard its strategy puts on it now, journaled with the decision (guards.ts). */
+function withGuard(intent: TwapOrderIntent, strategy: Pick<Strategy, "kind" | "params">): TwapOrderIntent {
+  const guard = guardOf(strategy, intent.side, intent.label.split("/")[0] ?? "");
+  return guard === undefined ? intent : { ...intent, guard };
 }
 
 /**

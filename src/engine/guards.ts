@@ -4,7 +4,9 @@
 // or a `twap.maxDeviation` (from the mid at
 // decision time, against the order's side) is checked at each watch: the daemon every minute, simulate
 // every virtual minute, `once` at each call. Which running TWAP belongs to which strategy comes from the
-// journal only (accepted twapOrder submissions with a venue twapId), never from guessing on the pair.
+// journal only (accepted twapOrder submissions with a venue twapId), never from guessing on the pair;
+// its guard is journaled with its decision, so a strategy renamed or removed since still guards it
+// (and a limit tightened in the file since applies too).
 // When a limit is crossed, a `twapCancel` goes out through the normal cycle and executor (trigger
 // "watch", journaled under the strategy's name with the reason). Nothing is read from the venue while no
 // guarded TWAP runs; otherwise one allMids read, and a full cycle only when a limit is crossed.
@@ -13,7 +15,7 @@ import { Decimal } from "../lib/decimal.js";
 import { describeError } from "../lib/errors.js";
 import type { CycleDeps, CycleReport } from "./cycle.js";
 import { runCycle } from "./cycle.js";
-import type { Decision, TwapCancelIntent } from "./intents.js";
+import type { Decision, TwapCancelIntent, TwapGuard } from "./intents.js";
 import type { Journal } from "./journal.js";
 import type { Snapshot } from "./snapshot.js";
 import { fmt } from "./strategies/common.js";
@@ -30,11 +32,11 @@ export interface WatchTarget {
   /** Venue pair name ("@107"), the key of allMids. */
   coin: string;
   side: "buy" | "sell";
-  /** Buy ceiling / sell floor. */
-  limitPx: Decimal | undefined;
-  /** Where limitPx comes from, for the reason (default "limitPx"). */
-  limitName?: string;
-  maxDeviation: Decimal | undefined;
+  /**
+   * The guards it is held to: the one journaled with its decision, and its strategy's current one when
+   * that differs (a limit tightened since applies too). A renamed or removed strategy keeps the first.
+   */
+  guards: readonly TwapGuard[];
   /** Mid at decision time. */
   decisionMid: Decimal | undefined;
 }
@@ -45,7 +47,59 @@ interface GuardParams {
   twap?: { maxDeviation?: unknown };
 }
 
-/** The running TWAPs of configured strategies that carry a guard (from the journal, no network). */
+/**
+ * The guard a strategy's configuration puts on its TWAP of `side` on the pair of `token` (the base):
+ * limitPx of twap-accumulate on the side it trades; a rebalancer's priceLimits for the token on the
+ * TWAP's side; twap.maxDeviation of either. Undefined when none applies.
+ */
+export function guardOf(
+  def: Pick<Strategy, "kind" | "params">,
+  side: "buy" | "sell",
+  token: string,
+): TwapGuard | undefined {
+  const params = def.params as GuardParams;
+  const rebalancer = def.kind === "twap-rebalance";
+  const limitPx =
+    def.kind === "twap-accumulate" && params.side === side
+      ? decimalOf(params.limitPx)
+      : rebalancer
+        ? rebalanceLimitPx(def.params as TwapRebalanceParams, token, side)
+        : undefined;
+  const maxDeviation = decimalOf(params.twap?.maxDeviation);
+  if (limitPx === undefined && maxDeviation === undefined) return undefined;
+  return {
+    ...(limitPx === undefined ? {} : { limitPx }),
+    ...(rebalancer && limitPx !== undefined
+      ? { limitName: `priceLimits.${token}.${side === "sell" ? "sellFloor" : "buyCeiling"}` }
+      : {}),
+    ...(maxDeviation === undefined ? {} : { maxDeviation }),
+  };
+}
+
+/** A guard read back from a journaled intent (decimals as strings), or undefined. */
+function journaledGuard(value: unknown): TwapGuard | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const g = value as { limitPx?: unknown; limitName?: unknown; maxDeviation?: unknown };
+  const limitPx = decimalOf(g.limitPx);
+  const maxDeviation = decimalOf(g.maxDeviation);
+  if (limitPx === undefined && maxDeviation === undefined) return undefined;
+  return {
+    ...(limitPx === undefined ? {} : { limitPx }),
+    ...(typeof g.limitName === "string" ? { limitName: g.limitName } : {}),
+    ...(maxDeviation === undefined ? {} : { maxDeviation }),
+  };
+}
+
+function sameGuard(a: TwapGuard, b: TwapGuard): boolean {
+  const eq = (x: Decimal | undefined, y: Decimal | undefined) =>
+    x === undefined ? y === undefined : y !== undefined && x.eq(y);
+  return eq(a.limitPx, b.limitPx) && eq(a.maxDeviation, b.maxDeviation) && a.limitName === b.limitName;
+}
+
+/**
+ * The account's running TWAPs that carry a guard (from the journal, no network): the guard journaled
+ * with the decision (whatever became of its strategy since) and the strategy's current one.
+ */
 export function watchTargets(
   journal: Journal,
   account: string,
@@ -55,8 +109,7 @@ export function watchTargets(
   const byName = new Map(strategies.map((s) => [s.name, s]));
   const out: WatchTarget[] = [];
   for (const row of journal.runningTwaps(account, now)) {
-    const def = byName.get(row.strategy);
-    if (!def || row.intent === null) continue;
+    if (row.intent === null) continue;
     let intent: {
       side?: unknown;
       coin?: unknown;
@@ -64,6 +117,7 @@ export function watchTargets(
       midPx?: unknown;
       decisionMidPx?: unknown;
       label?: unknown;
+      guard?: unknown;
     };
     try {
       intent = JSON.parse(row.intent) as typeof intent;
@@ -73,19 +127,15 @@ export function watchTargets(
     const side = intent.side === "buy" || intent.side === "sell" ? intent.side : undefined;
     const assetId = typeof intent.assetId === "number" ? intent.assetId : row.asset;
     if (side === undefined || typeof intent.coin !== "string" || assetId === null) continue;
-    const params = def.params as GuardParams;
-    // limitPx applies to the side the strategy trades (twap-accumulate's `side`); a rebalancer's
-    // priceLimits to the token the TWAP trades (its pair's base), on the TWAP's side.
     const token = typeof intent.label === "string" ? (intent.label.split("/")[0] ?? "") : "";
-    const rebalancer = def.kind === "twap-rebalance";
-    const limitPx =
-      def.kind === "twap-accumulate" && params.side === side
-        ? decimalOf(params.limitPx)
-        : rebalancer
-          ? rebalanceLimitPx(def.params as TwapRebalanceParams, token, side)
-          : undefined;
-    const maxDeviation = decimalOf(params.twap?.maxDeviation);
-    if (limitPx === undefined && maxDeviation === undefined) continue;
+    const guards: TwapGuard[] = [];
+    const journaled = journaledGuard(intent.guard);
+    if (journaled !== undefined) guards.push(journaled);
+    const def = byName.get(row.strategy);
+    const current = def === undefined ? undefined : guardOf(def, side, token);
+    if (current !== undefined && (journaled === undefined || !sameGuard(current, journaled)))
+      guards.push(current);
+    if (guards.length === 0) continue;
     if (journal.twapCancelled(account, row.twapId)) continue;
     out.push({
       strategy: row.strategy,
@@ -93,11 +143,7 @@ export function watchTargets(
       assetId,
       coin: intent.coin,
       side,
-      limitPx,
-      ...(rebalancer
-        ? { limitName: `priceLimits.${token}.${side === "sell" ? "sellFloor" : "buyCeiling"}` }
-        : {}),
-      maxDeviation,
+      guards,
       // The mid the strategy decided at (price sanity may have raised midPx, for limits only).
       decisionMid: decimalOf(intent.decisionMidPx ?? intent.midPx),
     });
@@ -105,23 +151,31 @@ export function watchTargets(
   return out;
 }
 
-/** Why the mid crosses a target's guard, or undefined while it holds. */
+/** Why the mid crosses one of a target's guards, or undefined while they hold. */
 export function crossed(t: WatchTarget, mid: Decimal): string | undefined {
-  if (t.limitPx !== undefined) {
-    const name = t.limitName ?? "limitPx";
-    if (t.side === "sell" && mid.lt(t.limitPx))
-      return `mid ${fmt(mid)} fell below the sell floor ${name} ${fmt(t.limitPx)}`;
-    if (t.side === "buy" && mid.gt(t.limitPx))
-      return `mid ${fmt(mid)} rose above the buy ceiling ${name} ${fmt(t.limitPx)}`;
+  for (const g of t.guards) {
+    const why = crossedGuard(t, g, mid);
+    if (why !== undefined) return why;
+  }
+  return undefined;
+}
+
+function crossedGuard(t: WatchTarget, g: TwapGuard, mid: Decimal): string | undefined {
+  if (g.limitPx !== undefined) {
+    const name = g.limitName ?? "limitPx";
+    if (t.side === "sell" && mid.lt(g.limitPx))
+      return `mid ${fmt(mid)} fell below the sell floor ${name} ${fmt(g.limitPx)}`;
+    if (t.side === "buy" && mid.gt(g.limitPx))
+      return `mid ${fmt(mid)} rose above the buy ceiling ${name} ${fmt(g.limitPx)}`;
   }
   const base = t.decisionMid;
-  if (t.maxDeviation !== undefined && base?.gt(0)) {
+  if (g.maxDeviation !== undefined && base?.gt(0)) {
     const move = mid.minus(base).div(base);
     const against = t.side === "sell" ? move.neg() : move;
-    if (against.gt(t.maxDeviation))
+    if (against.gt(g.maxDeviation))
       return (
         `mid ${fmt(mid)} moved ${fmt(against.times(100), 2)}% against the ${t.side} from ${fmt(base)} ` +
-        `at decision time (maxDeviation ${fmt(t.maxDeviation.times(100), 2)}%)`
+        `at decision time (maxDeviation ${fmt(g.maxDeviation.times(100), 2)}%)`
       );
   }
   return undefined;
@@ -157,9 +211,9 @@ export async function watchRunningTwaps(
   const run: Strategy[] = [];
   const decide = new Map<string, (snapshot: Snapshot) => Decision[]>();
   for (const [name, list] of byStrategy) {
-    const def = strategies.find((s) => s.name === name);
-    if (!def) continue;
-    run.push(def);
+    // A strategy renamed or removed since its TWAP was sent: the cancel is journaled under the name
+    // that sent it, by a stand-in that only cancels (its decisions come from `decide`).
+    run.push(strategies.find((s) => s.name === name) ?? removedStrategy(name));
     decide.set(name, (snapshot) => cancels(name, list, snapshot));
   }
   const log = o.logger ?? deps.logger;
@@ -176,6 +230,18 @@ export async function watchRunningTwaps(
     log.error({ err: describeError(err) }, `TWAP watch: the cancel cycle failed: ${describeError(err)}`);
     throw err;
   }
+}
+
+/** The cancel cycle's stand-in for a strategy no longer configured (it never decides by itself). */
+function removedStrategy(name: string): Strategy {
+  return {
+    name,
+    kind: "twap-accumulate",
+    params: {} as Strategy["params"],
+    schedule: "* * * * *",
+    enabled: true,
+    file: "(no longer configured)",
+  } as Strategy;
 }
 
 /** The cancels a strategy's crossed TWAPs call for, re-checked on the cycle's own snapshot. */

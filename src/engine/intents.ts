@@ -38,6 +38,19 @@ export interface TwapOrderIntent extends Base {
    * otherwise). Absent: risk limits accept only a stablecoin quote and block the rest (fail closed).
    */
   quoteUsd?: Decimal;
+  /**
+   * The watch's guard of this TWAP as its strategy was configured when it decided (set by the cycle,
+   * journaled with the decision): it keeps guarding the TWAP when the strategy is renamed or removed.
+   */
+  guard?: TwapGuard;
+}
+
+/** A running TWAP's price guard: a buy ceiling or sell floor, and the largest move against its side. */
+export interface TwapGuard {
+  limitPx?: Decimal | undefined;
+  /** Where limitPx comes from, for the reason (default "limitPx"). */
+  limitName?: string | undefined;
+  maxDeviation?: Decimal | undefined;
 }
 
 export interface TwapCancelIntent extends Base {

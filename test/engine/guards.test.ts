@@ -11,30 +11,39 @@ const base: WatchTarget = {
   assetId: 10107,
   coin: "@107",
   side: "sell",
-  limitPx: undefined,
-  maxDeviation: undefined,
+  guards: [],
   decisionMid: d("25"),
 };
 
 describe("crossed", () => {
   it("a sell floor is crossed below it, a buy ceiling above it", () => {
-    const sell = { ...base, limitPx: d("22") };
+    const sell = { ...base, guards: [{ limitPx: d("22") }] };
     expect(crossed(sell, d("22"))).toBeUndefined();
     expect(crossed(sell, d("21.99"))).toMatch(/below the sell floor limitPx 22/);
-    const buy = { ...base, side: "buy" as const, limitPx: d("30") };
+    const buy = { ...base, side: "buy" as const, guards: [{ limitPx: d("30") }] };
     expect(crossed(buy, d("30"))).toBeUndefined();
     expect(crossed(buy, d("30.5"))).toMatch(/above the buy ceiling limitPx 30/);
     expect(crossed(buy, d("10"))).toBeUndefined(); // a falling price is good for a buy
   });
 
   it("maxDeviation counts only moves against the order", () => {
-    const sell = { ...base, maxDeviation: d("0.05") };
+    const sell = { ...base, guards: [{ maxDeviation: d("0.05") }] };
     expect(crossed(sell, d("23.75"))).toBeUndefined(); // exactly 5% down
     expect(crossed(sell, d("23.7"))).toMatch(/moved 5\.2% against the sell from 25/);
     expect(crossed(sell, d("40"))).toBeUndefined();
-    const buy = { ...base, side: "buy" as const, maxDeviation: d("0.05") };
+    const buy = { ...base, side: "buy" as const, guards: [{ maxDeviation: d("0.05") }] };
     expect(crossed(buy, d("26.3"))).toMatch(/moved 5\.2% against the buy/);
     expect(crossed(buy, d("20"))).toBeUndefined();
+  });
+
+  it("several guards (the journaled one and a tighter current one): the first crossed names itself", () => {
+    const sell = {
+      ...base,
+      guards: [{ limitPx: d("20") }, { limitPx: d("22"), limitName: "priceLimits.HYPE.sellFloor" }],
+    };
+    expect(crossed(sell, d("21"))).toMatch(/below the sell floor priceLimits\.HYPE\.sellFloor 22/);
+    expect(crossed(sell, d("19"))).toMatch(/below the sell floor limitPx 20/);
+    expect(crossed(sell, d("23"))).toBeUndefined();
   });
 
   it("no limit, no crossing", () => {

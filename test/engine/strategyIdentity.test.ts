@@ -3,7 +3,9 @@
 // placed the same sale again; two strategies buying one pair in one slot both went out side by side.
 import { afterEach, describe, expect, it } from "vitest";
 import { runCycle } from "../../src/engine/cycle.js";
+import { watchRunningTwaps } from "../../src/engine/guards.js";
 import type { Strategy } from "../../src/engine/strategies/registry.js";
+import { parseDecimal } from "../../src/lib/decimal.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 import { type ProxiedRequest, type RewritingProxy, startRewritingProxy } from "../helpers/rewritingProxy.js";
 
@@ -108,5 +110,54 @@ describe("one new TWAP per pair per cycle", () => {
     );
     expect(second?.kind === "skip" && second.defer).toBe(true);
     expect(bot.sim.twaps(bot.address).filter((t) => t.status === "activated")).toHaveLength(1);
+  });
+});
+
+describe("a running TWAP keeps the guard it was sent with", () => {
+  const guarded = {
+    name: "dca",
+    kind: "twap-accumulate",
+    params: {
+      coin: "HYPE",
+      side: "buy",
+      amountUsd: 800,
+      limitPx: 41,
+      twap: { minutes: 60, randomize: false },
+    },
+  };
+
+  it.each([
+    ["renamed", (b: TestBot) => renamed(b, "dca-hype")],
+    ["removed", () => [] as Strategy[]],
+  ])(
+    "its strategy %s, the watch still cancels it above its buy ceiling (journaled under the name that sent it)",
+    async (_, now) => {
+      bot = await startTestBot({ mode: "live", strategies: [guarded], fund: { USDC: "5000" } });
+      bot.sim.setPrice("@107", "40");
+      expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+      bot.sim.advance(60_000);
+      bot.sim.setPrice("@107", "45");
+      const deps = bot.runtime.cycleDeps(await bot.runtime.facts());
+      const watch = await watchRunningTwaps(deps, now(bot));
+      expect(watch.checked).toBe(1);
+      expect(watch.report?.actions.map((a) => [a.strategy, a.action, a.outcome])).toEqual([
+        ["dca", "twapCancel", "accepted"],
+      ]);
+      expect(watch.report?.actions[0]?.reason).toMatch(/mid 45 rose above the buy ceiling limitPx 41/);
+    },
+  );
+
+  it("a limit tightened in the file since applies too", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [guarded], fund: { USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(60_000);
+    bot.sim.setPrice("@107", "40.5");
+    const tightened = bot.runtime
+      .strategies()
+      .map((s) => ({ ...s, params: { ...s.params, limitPx: parseDecimal("40.2") } }) as Strategy);
+    const deps = bot.runtime.cycleDeps(await bot.runtime.facts());
+    const watch = await watchRunningTwaps(deps, tightened);
+    expect(watch.report?.actions[0]?.reason).toMatch(/mid 40\.5 rose above the buy ceiling limitPx 40\.2/);
   });
 });
