@@ -2,14 +2,14 @@
 // count fills, not submissions) and which of their orders the venue refused (the allocator never
 // resends an identical refused order).
 import type { Logger } from "pino";
-import { Decimal } from "../lib/decimal.js";
+import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError } from "../lib/errors.js";
 import type { InfoClient } from "../venue/info/client.js";
 import { latestTwapEntries, twapHasEnded } from "../venue/info/methods/index.js";
 import { perAnswer } from "../venue/info/query.js";
 import type { RefusedOrder } from "./allocate.js";
 import type { Intent } from "./intents.js";
-import type { Journal, TwapFill } from "./journal.js";
+import { countedUsd, type Journal, type TwapFill } from "./journal.js";
 import type { Snapshot } from "./snapshot.js";
 import type { StrategyMemory } from "./strategies/types.js";
 import { usdPerUnit } from "./usd.js";
@@ -159,6 +159,57 @@ const endedAndFilled = perAnswer((history: TwapHistory) =>
         ],
   ),
 );
+
+/**
+ * A budgeted strategy's spend: its own TWAPs, and those on its pair and side of strategies no longer
+ * configured. The journal knows a strategy by its name, so a DCA renamed in its file (or replaced by a
+ * new one on the same market) would otherwise start its lifetime budget again (a review's case: a
+ * used-up 400-USD budget bought again under the new name). Counting them fails closed; the reason names
+ * them, so a genuinely new strategy's owner can raise its budget.
+ */
+export function budgetMemory(
+  deps: { journal: Journal; account: string },
+  strategy: { name: string; kind: string; params: unknown },
+  configured: readonly string[],
+  snapshot: Snapshot,
+  fills: ReadonlyMap<number, TwapFill> | undefined,
+): Pick<StrategyMemory, "spentUsd" | "inheritedUsd"> {
+  const own = deps.journal.spentUsd(strategy.name, fills);
+  const [b] = budgetedStrategies([strategy]);
+  if (b === undefined) return { spentUsd: own };
+  const pair = [...snapshot.pairs.values()].find((p) => p.base.name === b.coin && p.quote.name === b.quote);
+  if (pair === undefined) return { spentUsd: own };
+  let usd = ZERO;
+  const from = new Set<string>();
+  for (const r of deps.journal.twapSubmissionsOutside(deps.account, configured)) {
+    const order = orderOf(r.request, snapshot);
+    if (order?.assetId !== pair.assetId || order.side !== b.side) continue;
+    usd = usd.plus(countedUsd(r, fills));
+    from.add(r.strategy);
+  }
+  if (from.size === 0) return { spentUsd: own };
+  return { spentUsd: own.plus(usd), inheritedUsd: { from: [...from], usd } };
+}
+
+/** The pair and side of a journaled TWAP: a signed request's action, or a rebuilt row's venue record. */
+function orderOf(request: string, snapshot: Snapshot): { assetId: number; side: "buy" | "sell" } | undefined {
+  try {
+    const body = JSON.parse(request) as {
+      action?: { twap?: { a?: unknown; b?: unknown } };
+      state?: { coin?: unknown; side?: unknown };
+    };
+    const twap = body.action?.twap;
+    if (typeof twap?.a === "number" && typeof twap.b === "boolean")
+      return { assetId: twap.a, side: twap.b ? "buy" : "sell" };
+    const state = body.state;
+    const pair = typeof state?.coin === "string" ? snapshot.pairs.get(state.coin) : undefined;
+    if (pair !== undefined && (state?.side === "B" || state?.side === "A"))
+      return { assetId: pair.assetId, side: state.side === "B" ? "buy" : "sell" };
+  } catch {
+    // An unreadable row says nothing of its market.
+  }
+  return undefined;
+}
 
 /** The strategy's latest ended TWAP, for its reasons ("filled nothing"). */
 export function lastEndedTwap(

@@ -12,7 +12,13 @@ import type { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
 import { metricsNeedStaking, recordAccount, recordJournal, recordTwapProgress } from "./accountMetrics.js";
 import { allocate, type UnresolvedTouches } from "./allocate.js";
-import { lastEndedTwap, lastRefusedTwaps, twapFillsForBudgets, type UnjournaledTwaps } from "./budget.js";
+import {
+  budgetMemory,
+  lastEndedTwap,
+  lastRefusedTwaps,
+  twapFillsForBudgets,
+  type UnjournaledTwaps,
+} from "./budget.js";
 import { capitalView, floorView } from "./capital.js";
 import { executeIntent } from "./executor.js";
 import { guardOf } from "./guards.js";
@@ -305,6 +311,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       const planned = plannedHypeSales(deps.peers ?? o.strategies, floored, startedAt);
       if (planned.length > 0) floored = { ...floored, plannedHypeSales: planned };
     }
+    const configuredNames = [...new Set([...(deps.peers ?? []), ...o.strategies].map((s) => s.name))];
     for (const strategy of o.strategies) {
       if (blocked.has(strategy.name)) {
         skips.push({
@@ -338,7 +345,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
               startedAt,
               remembers(strategy.kind)
                 ? {
-                    spentUsd: deps.journal.spentUsd(strategy.name, fills),
+                    ...budgetMemory(deps, strategy, configuredNames, snapshot, fills),
                     ...lastEndedTwap(deps.journal, strategy.name, fills),
                   }
                 : {},

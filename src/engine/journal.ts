@@ -9,6 +9,7 @@ import { redact } from "../lib/secrets.js";
 import { applyMigrations, type Migration, openStateDb, recordSubmissionMark } from "../lib/stateDb.js";
 import { HYPE_WEI_DECIMALS } from "../venue/constants.js";
 import { twapRecordKey } from "./intentKinds.js";
+import { KILL_SWITCH_STRATEGY } from "./killSwitch.js";
 import type { NotificationAttempt } from "./notify/notifier.js";
 import type { PairMemory } from "./priceSanity.js";
 import type { OwnStakingMove } from "./snapshot.js";
@@ -228,6 +229,8 @@ const SUBMISSION_COLUMNS = `id, cycle_id AS cycleId, strategy, account, signer, 
 
 /** Name under which manual actions are journaled (their decisions, submissions and usage). */
 export const MANUAL_STRATEGY = "manual";
+/** Name of `hlbot journal rebuild`'s rows no configured strategy owned (the venue does not say who). */
+export const VENUE_HISTORY_STRATEGY = "(venue history)";
 
 /** A journaled decision with its cycle's time and trigger (`recentDecisions`). */
 export interface DecisionRow {
@@ -270,6 +273,19 @@ function pairUpsert(rows: number): string {
  */
 export function rebuiltRecordKey(row: Pick<SubmissionRow, "reason">): string | undefined {
   return row.reason?.startsWith(REBUILT_PREFIX) ? row.reason.slice(REBUILT_PREFIX.length) : undefined;
+}
+
+/**
+ * What one counted TWAP submission spent of a budget: an ended TWAP what it filled (the venue's executed
+ * notional), any other its full notional (fail closed).
+ */
+export function countedUsd(
+  r: { twapId: number | null; notionalUsd: string | null },
+  fills: ReadonlyMap<number, TwapFill> | undefined,
+): Decimal {
+  const fill = r.twapId === null ? undefined : fills?.get(r.twapId);
+  if (fill?.ended && fill.executedUsd !== undefined) return fill.executedUsd;
+  return r.notionalUsd ? new Decimal(r.notionalUsd) : ZERO;
 }
 
 export class Journal {
@@ -567,11 +583,7 @@ export class Journal {
    */
   spentUsd(strategy: string, fills?: ReadonlyMap<number, TwapFill>): Decimal {
     let total = ZERO;
-    for (const r of this.twapSubmissions(strategy)) {
-      const fill = r.twapId === null ? undefined : fills?.get(r.twapId);
-      if (fill?.ended && fill.executedUsd !== undefined) total = total.plus(fill.executedUsd);
-      else if (r.notionalUsd) total = total.plus(new Decimal(r.notionalUsd));
-    }
+    for (const r of this.twapSubmissions(strategy)) total = total.plus(countedUsd(r, fills));
     return total;
   }
 
@@ -808,6 +820,27 @@ export class Journal {
         "SELECT 1 FROM submissions WHERE account = ? AND (reason = ? OR (twap_id IS NOT NULL AND twap_id = ?))",
       ).get(account, `${REBUILT_PREFIX}${twapRecordKey(entry)}`, entry.twapId ?? null) !== undefined
     );
+  }
+
+  /**
+   * The account's counted TWAP submissions of strategies other than `names` (and other than manual
+   * actions, the kill switch and unowned rebuilt rows): those of strategies no longer configured.
+   */
+  twapSubmissionsOutside(
+    account: string,
+    names: readonly string[],
+  ): Array<{ strategy: string; request: string; twapId: number | null; notionalUsd: string | null }> {
+    const excluded = [...names, MANUAL_STRATEGY, VENUE_HISTORY_STRATEGY, KILL_SWITCH_STRATEGY];
+    return this.sql(
+      `SELECT strategy, request, twap_id AS twapId, notional_usd AS notionalUsd FROM submissions
+         WHERE account = ? AND action_type = 'twapOrder' AND status IN (${COUNTED.map(() => "?").join(", ")})
+           AND strategy NOT IN (${excluded.map(() => "?").join(", ")}) ORDER BY id`,
+    ).all(account, ...COUNTED, ...excluded) as Array<{
+      strategy: string;
+      request: string;
+      twapId: number | null;
+      notionalUsd: string | null;
+    }>;
   }
 
   /** A strategy's TWAP submissions whose effect counts (pending, accepted, unknown, landed), oldest first. */

@@ -1,7 +1,10 @@
 // What a strategy did stays bound to what it touched, not only to its name: a review renamed a
 // strategy (file edited, daemon reloaded) while its order's answer was lost, and the renamed strategy
 // placed the same sale again; two strategies buying one pair in one slot both went out side by side.
+
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
 import { runCycle } from "../../src/engine/cycle.js";
 import { watchRunningTwaps } from "../../src/engine/guards.js";
 import type { Strategy } from "../../src/engine/strategies/registry.js";
@@ -22,8 +25,10 @@ const actionType = (r: ProxiedRequest) => (r.json as { action?: { type?: string 
 const renamed = (b: TestBot, name: string): Strategy[] =>
   b.runtime.strategies().map((s) => ({ ...s, name }) as Strategy);
 
-async function cycle(b: TestBot, strategies = b.runtime.strategies()) {
-  return runCycle(b.runtime.cycleDeps(await b.runtime.facts()), { trigger: "once", strategies });
+/** One cycle of `strategies`; the configuration holds `peers` (a rename renames both). */
+async function cycle(b: TestBot, strategies = b.runtime.strategies(), peers?: Strategy[]) {
+  const deps = b.runtime.cycleDeps(await b.runtime.facts());
+  return runCycle(peers ? { ...deps, peers } : deps, { trigger: "once", strategies });
 }
 
 const dca = (name: string, amountUsd = 400) => ({
@@ -159,5 +164,65 @@ describe("a running TWAP keeps the guard it was sent with", () => {
     const deps = bot.runtime.cycleDeps(await bot.runtime.facts());
     const watch = await watchRunningTwaps(deps, tightened);
     expect(watch.report?.actions[0]?.reason).toMatch(/mid 40\.5 rose above the buy ceiling limitPx 40\.2/);
+  });
+});
+
+describe("a budget follows its strategy's market, not only its name", () => {
+  const budgeted = {
+    name: "dca",
+    kind: "twap-accumulate",
+    params: {
+      coin: "HYPE",
+      side: "buy",
+      amountUsd: 400,
+      budgetUsd: 400,
+      twap: { minutes: 5, randomize: false },
+    },
+  };
+
+  it("a DCA renamed in its file does not spend its used-up budget again; the reason names what it counted", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [budgeted], fund: { USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(10 * 60_000);
+    expect((await cycle(bot)).decisions[0]?.decision.reason).toMatch(
+      /^budget used up \(3\d\d\.\d\d of 400 USD;/,
+    );
+    const renamedRun = await cycle(bot, renamed(bot, "dca-hype"), renamed(bot, "dca-hype"));
+    expect(renamedRun.actions).toHaveLength(0);
+    expect(renamedRun.decisions[0]?.decision.reason).toMatch(
+      /^budget used up \(3\d\d\.\d\d of 400 USD, 3\d\d\.\d\d of it by dca \(no longer configured\) on this pair and side: a strategy renamed in its file keeps its budget; if this one is new, raise budgetUsd by that/,
+    );
+    expect(bot.sim.ledger({ kind: "twapPlaced", user: bot.address })).toHaveLength(1);
+  });
+
+  it("TWAPs of a strategy no longer configured on the other side of the pair are not counted", async () => {
+    const seller = {
+      ...budgeted,
+      name: "seller",
+      params: { ...budgeted.params, side: "sell", budgetUsd: 5000 },
+    };
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [budgeted, seller],
+      fund: { USDC: "5000", HYPE: "100" },
+    });
+    bot.sim.setPrice("@107", "40");
+    // A sell of HYPE by a strategy named "old-seller", not in the file now.
+    const sold = await cycle(
+      bot,
+      bot.runtime
+        .strategies()
+        .filter((s) => s.name === "seller")
+        .map((s) => ({ ...s, name: "old-seller" }) as Strategy),
+    );
+    expect(sold.actions.map((a) => [a.strategy, a.outcome])).toEqual([["old-seller", "accepted"]]);
+    bot.sim.advance(10 * 60_000);
+    const run = await cycle(
+      bot,
+      bot.runtime.strategies().filter((s) => s.name === "dca"),
+    );
+    expect(run.actions.map((a) => [a.strategy, a.outcome])).toEqual([["dca", "accepted"]]);
+    expect(run.actions[0]?.reason).not.toMatch(/no longer configured/);
   });
 });

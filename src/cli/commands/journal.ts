@@ -8,8 +8,6 @@
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 
-const VENUE_HISTORY = "(venue history)";
-
 export function register(program: Command, ctx: CliContext): void {
   const journal = program
     .command("journal")
@@ -26,7 +24,7 @@ export function register(program: Command, ctx: CliContext): void {
       await withRuntime(ctx, { ...opts, repairingState: true }, async (runtime, config) => {
         const { Decimal } = await import("../../lib/decimal.js");
         const { confirmStateIdentity } = await import("../../lib/stateDb.js");
-        const { newCycleId } = await import("../../engine/journal.js");
+        const { newCycleId, VENUE_HISTORY_STRATEGY: VENUE_HISTORY } = await import("../../engine/journal.js");
         const { historyRecordKey, twapRecordKey } = await import("../../engine/intentKinds.js");
         const user = runtime.account;
         const [twaps, history, mids, meta] = await Promise.all([

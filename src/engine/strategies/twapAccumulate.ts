@@ -104,7 +104,14 @@ export const twapAccumulate = defineStrategy({
           skip(name, `the amount already spent is unknown, so the budget cannot be checked`, considered),
         ];
       }
-      const used = `${fmt(memory.spentUsd, 2)} of ${fmt(params.budgetUsd)} USD`;
+      const inherited = memory.inheritedUsd;
+      const used =
+        `${fmt(memory.spentUsd, 2)} of ${fmt(params.budgetUsd)} USD` +
+        (inherited === undefined
+          ? ""
+          : `, ${fmt(inherited.usd, 2)} of it by ${inherited.from.join(", ")} (no longer configured) on this pair and side: ` +
+            "a strategy renamed in its file keeps its budget; if this one is new, raise budgetUsd by that");
+      if (inherited !== undefined) notes.push(`budget: ${used}`);
       const left = params.budgetUsd.minus(memory.spentUsd);
       if (!left.gt(0)) return [skip(name, `budget used up (${used})`, considered)];
       // The budget counts what fills, and fills pay the spread and move with the price over the TWAP:

@@ -15,6 +15,11 @@ export interface StrategyMemory {
    * `undefined` means unknown: budgeted strategies then do nothing.
    */
   spentUsd?: Decimal;
+  /**
+   * Of spentUsd, what TWAPs on this strategy's pair and side by strategies no longer configured spent
+   * (a strategy renamed in its file keeps its budget; budget.ts).
+   */
+  inheritedUsd?: { from: readonly string[]; usd: Decimal };
   /** The strategy's latest ended TWAP, when the venue's history has it (for reasons a person reads). */
   lastEndedTwap?: { twapId: number; submittedUsd: Decimal; executedUsd: Decimal };
 }
