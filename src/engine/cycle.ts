@@ -44,9 +44,10 @@ import {
   type RiskLimits,
   venueUsage,
 } from "./risk.js";
-import type { Snapshot, VenueRules } from "./snapshot.js";
+import type { PlannedSale, Snapshot, VenueRules } from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
 import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
+import type { TwapRebalanceParams } from "./strategies/twapRebalance.js";
 import { PAIRED_WITHIN_MS } from "./strategies/validatorStaking.js";
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -152,19 +153,39 @@ function plannedHypeSales(
   peers: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">>,
   snapshot: Snapshot,
   now: number,
-): Array<{ strategy: string; size: Decimal }> {
-  const out: Array<{ strategy: string; size: Decimal }> = [];
+): PlannedSale[] {
+  const out: PlannedSale[] = [];
   for (const peer of peers) {
     if (peer.kind !== "twap-rebalance") continue;
+    // Asked without its HYPE sell floor: a sale the floor holds now goes out once the price is back, and
+    // staked HYPE could not (a trader's floor at 18 with HYPE at 17.9 let 5,762 HYPE be staked; back at
+    // 24, the rebalancer stayed 20 points over target with nothing on spot to sell).
+    const params = peer.params as TwapRebalanceParams;
+    const floor = params.priceLimits?.HYPE?.sellFloor;
+    const asked =
+      floor === undefined
+        ? peer
+        : {
+            ...peer,
+            params: {
+              ...params,
+              priceLimits: {
+                ...params.priceLimits,
+                HYPE: { ...params.priceLimits?.HYPE, sellFloor: undefined },
+              },
+            },
+          };
     let decisions: Decision[];
     try {
-      decisions = runStrategy(peer, capitalView(snapshot, peer.capital), now, {});
+      decisions = runStrategy(asked, capitalView(snapshot, peer.capital), now, {});
     } catch {
       continue;
     }
     for (const d of decisions)
-      if (d.kind === "twapOrder" && d.side === "sell" && d.label.split("/")[0] === "HYPE")
-        out.push({ strategy: peer.name, size: d.size });
+      if (d.kind === "twapOrder" && d.side === "sell" && d.label.split("/")[0] === "HYPE") {
+        const held = floor !== undefined && d.midPx.lt(floor);
+        out.push({ strategy: peer.name, size: d.size, ...(held ? { heldBy: "sell floor" } : {}) });
+      }
   }
   return out;
 }

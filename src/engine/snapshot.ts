@@ -223,7 +223,7 @@ export interface Snapshot {
    * is due in this cycle): a staking deposit keeps it on spot (staked, it takes the unstaking queue to
    * come back, and the rebalancer finds nothing to sell). Set for cycles with a staking strategy.
    */
-  plannedHypeSales?: ReadonlyArray<{ strategy: string; size: Decimal }>;
+  plannedHypeSales?: ReadonlyArray<PlannedSale>;
   /** limits.validatorAllowlist (lower-case), so strategies choose only what the limits allow. */
   validatorAllowlist?: readonly string[];
 }
@@ -250,6 +250,14 @@ export type PricedPair = Pick<SpotPair, "index" | "mid"> & {
 /** Pairs by name: a snapshot, or any other view of the venue's pairs and mids. */
 export interface PriceSource<P extends PricedPair = PricedPair> {
   pairs: ReadonlyMap<string, P>;
+}
+
+/** HYPE a rebalancer of the account would sell (cycle.ts, plannedHypeSales). */
+export interface PlannedSale {
+  strategy: string;
+  size: Decimal;
+  /** Set when its price limit holds the sale now ("sell floor"): it goes out once the price is back. */
+  heldBy?: string;
 }
 
 /** A pair by its tokens, BASE/QUOTE ("HYPE/USDC" for "@107"): how people and the journal name it. */

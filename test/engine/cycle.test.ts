@@ -232,6 +232,37 @@ describe("engine cycle against the simulator", () => {
     expect(bot.sim.balance(bot.address, "HYPE").total.toFixed()).toBe("850");
   });
 
+  it("a sale its sell floor holds keeps its HYPE on spot too: staked, it could not be sold once the price is back", async () => {
+    const staking = {
+      name: "staking",
+      kind: "validator-staking",
+      params: { validators: 2, maxCommission: 0.05, stakeIdleSpot: { enabled: true, keepSpot: 100 } },
+    };
+    const rebalance = {
+      ...REBALANCE,
+      params: { ...REBALANCE.params, countStaked: true, priceLimits: { HYPE: { sellFloor: 45 } } },
+    };
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [staking, rebalance],
+      fund: { HYPE: "2000", USDC: "20000" },
+      limits: { maxStakeMovePerDay: 100_000 },
+    });
+    // Below the floor of 45: the rebalancer holds its 750-HYPE sale (a trader's floor at 18 with HYPE at
+    // 17.9 let 5,762 HYPE be staked, and the rebalancer stayed 20 points over target once it recovered).
+    bot.sim.setPrice("@107", "40");
+    const only = bot.runtime.strategies().filter((s) => s.name === "staking");
+    const report = await runCycle(bot.runtime.cycleDeps(await bot.runtime.facts()), {
+      trigger: "once",
+      strategies: only,
+    });
+    const deposit = report.decisions.find((d) => d.decision.kind === "cDeposit")?.decision;
+    expect(deposit?.kind === "cDeposit" ? deposit.amount.toFixed() : undefined).toBe("1150");
+    expect(deposit?.reason).toMatch(
+      /750 idle spot HYPE stays on spot for the sale rebalance would make \(750 HYPE, held now by its sell floor\)/,
+    );
+  });
+
   it("a new journal says once that the venue shows activity it does not have (budgets start from zero)", async () => {
     bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
     bot.sim.setPrice("@107", "40");
