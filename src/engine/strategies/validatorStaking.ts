@@ -95,7 +95,7 @@ export const validatorStakingParams = z
     maxShare: decimal({ gt: 0, max: 1 })
       .optional()
       .describe(
-        "Most of this account's stake on one validator (0.5 = 50%); more validators are used if needed",
+        "Most of this account's stake on one validator (0.5 = 50%); more validators are used if needed, and when too few are eligible each takes an even share",
       ),
     rebalanceThreshold: fraction()
       .prefault(0.1)
@@ -487,8 +487,10 @@ export const validatorStaking = defineStrategy({
         if (chosen.length >= need) break;
         if (!chosen.includes(c)) chosen.push(c);
       }
-      if (chosen.length < need)
-        notes.push(`only ${chosen.length} eligible validators for maxShare ${pct(params.maxShare)}`);
+      if (chosen.length < need && chosen.length > 0)
+        notes.push(
+          `only ${chosen.length} eligible validators for maxShare ${pct(params.maxShare)}: the stake goes to them as evenly as they allow (up to ${pct(ONE.div(chosen.length))} each)`,
+        );
     }
     if (chosen.length < N) notes.push(`only ${chosen.length} of ${N} wanted validators are eligible`);
     // A validator paying more than the chosen that a rule leaves out, said with the rule (a staker read
@@ -652,7 +654,13 @@ export const validatorStaking = defineStrategy({
       return noted([...decisions, skip(name, "no HYPE staked or available to stake", "tokenDelegate")]);
 
     // Targets, truncated to wei so they never add up to more than the stake.
-    const cap = params.maxShare === undefined ? undefined : total.times(params.maxShare);
+    // Too few eligible validators to hold the stake under maxShare: each takes an even share instead.
+    // Stake left on a jailed validator, or idle in staking, earns nothing; a larger share on an active
+    // validator earns (a trader's jailed stake stayed 80 days, and half a deposit sat undelegated).
+    const cap =
+      params.maxShare === undefined
+        ? undefined
+        : Decimal.max(total.times(params.maxShare), chosen.length > 0 ? total.div(chosen.length) : ZERO);
     const weights = new Map<string, Decimal>();
     const byScore = params.allocation === "score" && chosen.some((c) => c.score.gt(0));
     if (params.allocation === "score" && !byScore) notes.push("all scores are 0: split equally");

@@ -382,6 +382,27 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
     ]);
   });
 
+  it("maxShare yields when too few validators are eligible: jailed stake still leaves, idle stake is all delegated", () => {
+    // A trader's case: maxShare 0.5, one validator jailed and the other rule-excluded left one eligible;
+    // the jailed stake stayed for 80 days and half of a deposit sat undelegated, earning nothing.
+    const validators: ValidatorSpec[] = [
+      { address: A, name: "alpha", apr: "0.03", stake: 2_000_000 },
+      { address: J, name: "jailbird", apr: "0.05", stake: 9_000_000, isJailed: true },
+    ];
+    const decisions = run(
+      { validators, undelegated: 1000, delegations: [{ validator: J, amount: 2000 }] },
+      { maxShare: 0.5 },
+    );
+    expect(moves(decisions)).toEqual([
+      ["delegate", A, "1000"],
+      ["undelegate", J, "2000"],
+      ["delegate", A, "2000"],
+    ]);
+    expect(decisions[0]?.reason).toMatch(
+      /only 1 eligible validators for maxShare 50%: the stake goes to them as evenly as they allow \(up to 100% each\)/,
+    );
+  });
+
   it("4. chooses only among validators the risk limits allow, and all stake goes there", () => {
     const decisions = run(
       {
