@@ -26,6 +26,7 @@ export function register(program: Command, ctx: CliContext): void {
         const { confirmStateIdentity } = await import("../../lib/stateDb.js");
         const { newCycleId, VENUE_HISTORY_STRATEGY: VENUE_HISTORY } = await import("../../engine/journal.js");
         const { historyRecordKey, twapRecordKey } = await import("../../engine/intentKinds.js");
+        const { latestTwapEntries } = await import("../../venue/info/methods/index.js");
         const user = runtime.account;
         const [twaps, history, mids, meta] = await Promise.all([
           runtime.info.twapHistory({ user }),
@@ -64,13 +65,8 @@ export function register(program: Command, ctx: CliContext): void {
         };
 
         let twapRows = 0;
-        const latest = new Map<string, (typeof twaps)[number]>();
-        for (const entry of twaps) {
+        for (const entry of latestTwapEntries(twaps)) {
           const key = twapRecordKey(entry);
-          const seen = latest.get(key);
-          if (seen === undefined || entry.timeMs >= seen.timeMs) latest.set(key, entry);
-        }
-        for (const [key, entry] of latest) {
           const st = entry.state;
           const size = new Decimal(st.sz);
           const executedSz = new Decimal(st.executedSz);

@@ -7,6 +7,7 @@ import {
   INFO_TYPES,
   infoParameters,
   isOutcomeCoin,
+  latestTwapEntries,
 } from "../../../src/venue/info/methods/index.js";
 import { type Endpoints, resolveEndpoints } from "../../../src/venue/networks.js";
 import { WeightBudget } from "../../../src/venue/transport/budget.js";
@@ -496,6 +497,18 @@ describe("twapHistory", () => {
     expect(result.map((e) => e.state.trigger)).toEqual([null, { px: "190.0", above: true }, undefined]);
     expect(result.map((e) => e.state.stopPx)).toEqual([null, "150.0", undefined]);
     expect(result.map((e) => e.twapId)).toEqual([12345, 12345, undefined]);
+  });
+
+  it("the latest record of a TWAP cancelled in the second it started is the ended one, in either order", async () => {
+    const started = { ...fx.twapEntry(), status: { status: "activated" } };
+    const ended = { ...fx.twapEntry(), status: { status: "terminated" } };
+    for (const order of [
+      [ended, started],
+      [started, ended],
+    ]) {
+      const { result } = await ask(order, (c) => c.twapHistory({ user: fx.USER }));
+      expect(latestTwapEntries(result).map((e) => e.status.status)).toEqual(["terminated"]);
+    }
   });
 
   it("charges +1 weight per 20 entries returned", async () => {

@@ -116,10 +116,20 @@ export const latestTwapEntries = perAnswer((history: TwapHistoryResponse): reado
     const key =
       entry.twapId === undefined ? `t${entry.state.timestamp}:${entry.state.coin}` : `id${entry.twapId}`;
     const seen = latest.get(key);
-    if (seen === undefined || entry.timeMs >= seen.timeMs) latest.set(key, entry);
+    if (seen === undefined || supersedes(entry, seen)) latest.set(key, entry);
   }
   return [...latest.values()];
 });
+
+/**
+ * Whether `entry` is a later record of its TWAP than `seen`. Times are whole seconds, so a TWAP cancelled
+ * in the second it started has two records of one time: the ended one is the later (an ended TWAP does
+ * not run again), whatever order the venue lists them in.
+ */
+function supersedes(entry: TwapHistoryEntry, seen: TwapHistoryEntry): boolean {
+  if (entry.timeMs !== seen.timeMs) return entry.timeMs > seen.timeMs;
+  return twapHasEnded(entry) || !twapHasEnded(seen);
+}
 
 export const twapHistoryWeight = infoRequestWeight("twapHistory");
 
