@@ -3,14 +3,17 @@
 // same exchange client settings (expiresAfter, TWAP maximum) and durable nonce store, checked against
 // the venue's clock, so a manual command and the daemon sharing a state folder never collide; the kill
 // switch; the risk limits of the bot config (without one no amount limits apply and the kill switch
-// checked is <state>/STOP); the journal (a cycle with trigger "manual", a decision whose reason is the
-// command as typed, the submission written before it is sent, by the executor); and the same
-// at-most-once reconciliation: an earlier manual submission with no known outcome is reconciled
-// against the venue first, and nothing new is sent while it cannot be settled.
+// checked is <state>/STOP; a live action's daily limits count, as a cycle's do, the larger of the
+// journal's usage and the venue's 24-h history, and it is refused while that history cannot be read);
+// the journal (a cycle with trigger "manual", a decision whose reason is the command as typed, the
+// submission written before it is sent, by the executor); and the same at-most-once reconciliation:
+// an earlier manual submission with no known outcome is reconciled against the venue first, and
+// nothing new is sent while it cannot be settled.
 //
 // A manual action is the user's exact words: one beyond a limit is refused, never resized, and there is
 // no override flag (raising the limit in the bot file is the explicit, reviewable way). A dry run
-// journals nothing and creates no state; a live action refuses, as the bot does, a state folder whose
+// journals nothing, creates no state and counts the journal's usage alone (it reads no venue history
+// for the limits); a live action refuses, as the bot does, a state folder whose
 // journal was lost while a bot config's daily limits apply.
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -38,11 +41,21 @@ import type { HttpTransport } from "../venue/transport/http.js";
 import type { LoadedConfig } from "./config/loader.js";
 import { executeIntent } from "./executor.js";
 import type { Intent } from "./intents.js";
-import { type Guard, Journal, MANUAL_STRATEGY, newCycleId } from "./journal.js";
+import { type Guard, Journal, MANUAL_STRATEGY, newCycleId, type TwapFill } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
+import { readSnapshot } from "./readSnapshot.js";
 import { reconcile } from "./reconcile.js";
-import { applyLimits, LIMIT_WINDOW_MS } from "./risk.js";
+import {
+  applyLimits,
+  endedTwapFills,
+  LIMIT_WINDOW_MS,
+  mergeUsage,
+  type RiskUsage,
+  usageOf,
+  venueUsage,
+} from "./risk.js";
 import { lostStateMessage } from "./runtime.js";
+import type { SnapshotPart } from "./snapshot.js";
 import { type TransportFlags, transportSettings } from "./transport.js";
 
 export { MANUAL_STRATEGY };
@@ -224,7 +237,7 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
     }
 
     const killSwitchFile = config?.limits.killSwitchFile ?? join(stateDir, "STOP");
-    const refusal = manualRefusal(intent, {
+    const refusal = await manualRefusal(intent, {
       config,
       killSwitchFile,
       // The state folder is hlbot's own: while it does not exist, nothing can be at a switch inside it.
@@ -232,6 +245,10 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
       journal: stored,
       account,
       now: now(),
+      // Live, the daily limits count what the venue shows too, as a cycle does.
+      ...(live && config
+        ? { venueDay: (part: SnapshotPart) => venueDayUsage(i.venue, config, account, part, now) }
+        : {}),
     });
     if (config === undefined)
       i.note(
@@ -297,8 +314,47 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
   }
 }
 
+/** What the venue shows of the last 24 h, for the daily limits (see venueDayUsage). */
+interface VenueDay {
+  usage: RiskUsage;
+  /** What each TWAP the venue shows as ended executed: the journal counts it at that. */
+  ended: Map<number, TwapFill>;
+}
+
+/**
+ * The venue's history of the last 24 h as a cycle reads it (the snapshot's `part`: twapHistory for
+ * "twaps", delegatorHistory for "stakingHistory") and counts it (venueUsage, endedTwapFills), so what
+ * another instance of the account (its own state folder) or a hand did is counted against a manual
+ * action too. Throws when the venue cannot be read.
+ */
+async function venueDayUsage(
+  venue: ManualVenue,
+  config: LoadedConfig,
+  account: string,
+  part: SnapshotPart,
+  now: () => number,
+): Promise<VenueDay> {
+  const at = now();
+  const snapshot = await readSnapshot(venue.info(), {
+    account,
+    network: venue.network,
+    rules: config.venue.rules,
+    parts: new Set([part]),
+    // Only the history is used here: no strategy decides on this snapshot.
+    facts: { multiSig: null },
+    now: at,
+  });
+  // The history is dated by the venue's clock: the window starts on it.
+  const venueNow = venue.clock.now();
+  const localToVenue = venueNow === undefined ? 0 : venueNow - now();
+  return {
+    usage: venueUsage(snapshot, at + localToVenue - LIMIT_WINDOW_MS),
+    ended: endedTwapFills(snapshot),
+  };
+}
+
 /** Why the engine refuses this manual action, or undefined when it may go. */
-function manualRefusal(
+async function manualRefusal(
   intent: Intent,
   o: {
     config: LoadedConfig | undefined;
@@ -307,8 +363,10 @@ function manualRefusal(
     journal: Journal | undefined;
     account: string;
     now: number;
+    /** Reads the venue's 24-h usage from the snapshot's `part`; absent: the journal's usage alone. */
+    venueDay?: (part: SnapshotPart) => Promise<VenueDay>;
   },
-): string | undefined {
+): Promise<string | undefined> {
   // Cancelling a running TWAP only reduces exposure: it stays possible while the switch is engaged.
   if (intent.kind !== "twapCancel" && o.checkKillSwitch) {
     const ks = killSwitchState(o.killSwitchFile);
@@ -320,10 +378,32 @@ function manualRefusal(
     return `an earlier manual submission (${ids}) has no known outcome yet and cannot be settled against the venue now; see \`hlbot history\` and try again later`;
   }
   if (!o.config) return undefined;
-  const usage = o.journal?.usage(o.account, o.now - LIMIT_WINDOW_MS) ?? {
+  // The rule of a cycle: the larger of the journal's usage and the venue's, for the limit that governs
+  // this action (what the venue shows cannot be counted: refused, failing closed).
+  const counts = usageOf(intent);
+  const part: SnapshotPart | undefined =
+    counts.notionalUsd !== undefined
+      ? "twaps"
+      : counts.stakeMove !== undefined
+        ? "stakingHistory"
+        : undefined;
+  let venue: VenueDay | undefined;
+  if (part !== undefined && o.venueDay !== undefined) {
+    try {
+      venue = await o.venueDay(part);
+    } catch (err) {
+      const [limit, history] =
+        part === "twaps"
+          ? ["maxDailyNotionalUsd", "twapHistory"]
+          : ["maxStakeMovePerDay", "delegatorHistory"];
+      return `the venue's history of the last 24 h for ${limit} (${history}) cannot be read: ${describeError(err)}; without it the limit cannot count what another instance or a hand did (failing closed); try again later`;
+    }
+  }
+  const journaled = o.journal?.usage(o.account, o.now - LIMIT_WINDOW_MS, venue?.ended) ?? {
     notionalUsd: ZERO,
     stakeMoved: ZERO,
   };
+  const usage = venue === undefined ? journaled : mergeUsage(journaled, venue.usage);
   const limited = applyLimits([intent], o.config.limits, usage, {
     killSwitchActive: false,
     rules: o.config.venue.rules,
@@ -335,8 +415,19 @@ function manualRefusal(
   // The same for a stake move that maxStakeMovePerDay would reduce to what is left of the day.
   const reduced = limited.reduced[0];
   if (reduced) {
-    if (intent.kind === "twapOrder")
-      return `above maxOrderUsd ${o.config.limits.maxOrderUsd.toFixed()} USD (≈${intent.notionalUsd.toFixed(2)} USD); a manual order is never resized: give a smaller --size`;
+    if (intent.kind === "twapOrder") {
+      const { maxOrderUsd, maxDailyNotionalUsd } = o.config.limits;
+      if (intent.notionalUsd.gt(maxOrderUsd))
+        return `above maxOrderUsd ${maxOrderUsd.toFixed()} USD (≈${intent.notionalUsd.toFixed(2)} USD); a manual order is never resized: give a smaller --size`;
+      // Within maxOrderUsd: reduced to what is left of the day's maxDailyNotionalUsd.
+      const used = usage.notionalUsd ?? ZERO;
+      const left = Decimal.max(maxDailyNotionalUsd.minus(used), ZERO);
+      return (
+        `above maxDailyNotionalUsd ${maxDailyNotionalUsd.toFixed()} USD for the last 24 h ` +
+        `(${used.toFixed(2)} USD used, ${left.toFixed(2)} USD left today); this order is ≈${intent.notionalUsd.toFixed(2)} USD; ` +
+        "a manual order is never resized: give a smaller --size"
+      );
+    }
     // The strategy's wording ("reduced from … the rest moves later") is not what happens to a manual
     // action: say what the limit leaves.
     const left = (reduced as { amount?: Decimal }).amount;
