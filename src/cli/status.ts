@@ -14,7 +14,11 @@ import { describeError, VenueError } from "../lib/errors.js";
 import { netAprText, oneLine } from "../lib/text.js";
 import { UNSTAKING_QUEUE_MS } from "../venue/constants.js";
 import type { InfoClient } from "../venue/info/client.js";
-import { twapMayBeRunning } from "../venue/info/methods/index.js";
+import {
+  twapMayBeRunning,
+  type ValidatorSummary,
+  validatorPeriodStats,
+} from "../venue/info/methods/index.js";
 import type { NetworkName } from "../venue/networks.js";
 
 export interface AccountStatus {
@@ -357,11 +361,9 @@ export async function collectStatus(
 }
 
 /** The delegator's APR of a validator: predictedApr (week) × (1 − commission). */
-function netAprOf(
-  v: { commission: string; stats: ReadonlyArray<readonly [string, { predictedApr: string }]> } | undefined,
-) {
-  const week = v?.stats.find(([period]) => period === "week")?.[1];
-  if (!v || !week) return null;
+function netAprOf(v: Pick<ValidatorSummary, "commission" | "stats"> | undefined) {
+  if (!v) return null;
+  const week = validatorPeriodStats(v.stats, "week");
   return new Decimal(week.predictedApr).times(new Decimal(1).minus(v.commission)).toFixed();
 }
 

@@ -16,7 +16,9 @@ import {
   type TwapHistoryResponse,
   twapHasEnded,
   twapMayBeRunning,
+  VALIDATOR_STATS_PERIODS,
   type StakingLink as VenueStakingLink,
+  validatorPeriodStats,
 } from "../venue/info/methods/index.js";
 import { perAnswer } from "../venue/info/query.js";
 import type { NetworkName } from "../venue/networks.js";
@@ -120,15 +122,19 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
   }));
 
   const validatorList: ValidatorInfo[] = (validators ?? []).map((v) => {
+    // The periods hlbot reads, by name (the venue may list them in any order, and others beside them).
     const stats = Object.fromEntries(
-      v.stats.map(([period, st]) => [
-        period,
-        {
-          uptimeFraction: new Decimal(st.uptimeFraction),
-          predictedApr: new Decimal(st.predictedApr),
-          nSamples: st.nSamples,
-        },
-      ]),
+      VALIDATOR_STATS_PERIODS.map((period) => {
+        const st = validatorPeriodStats(v.stats, period);
+        return [
+          period,
+          {
+            uptimeFraction: new Decimal(st.uptimeFraction),
+            predictedApr: new Decimal(st.predictedApr),
+            nSamples: st.nSamples,
+          },
+        ];
+      }),
     ) as ValidatorInfo["stats"];
     return {
       address: v.validator.toLowerCase(),

@@ -15,6 +15,7 @@
 
 import type { ScenarioInput } from "../simulator/scenario.js";
 import type { InfoClient } from "../venue/info/client.js";
+import { VALIDATOR_STATS_PERIODS, validatorPeriodStats } from "../venue/info/methods/index.js";
 
 /** HYPE is 8 decimals in the venue's stake figures (validatorSummaries.stake is HYPE × 1e8). */
 const STAKE_UNIT = 100_000_000n;
@@ -140,7 +141,6 @@ export async function forkAccount(
     })),
     prices: Object.fromEntries(pairs.map((p) => [p.name, { start: mids[p.name]!, volatility: 0 }])),
     validators: validators.map((v) => {
-      const period = (i: number) => v.stats[i]![1];
       return {
         address: v.validator,
         signer: v.signer,
@@ -152,15 +152,15 @@ export async function forkAccount(
         unjailableAfter: v.unjailableAfter,
         isActive: v.isActive,
         nRecentBlocks: v.nRecentBlocks,
+        // By name: the venue may list the periods in any order, and others beside them.
         stats: Object.fromEntries(
-          (["day", "week", "month"] as const).map((name, i) => [
-            name,
-            {
-              uptimeFraction: period(i).uptimeFraction,
-              predictedApr: period(i).predictedApr,
-              nSamples: period(i).nSamples,
-            },
-          ]),
+          VALIDATOR_STATS_PERIODS.map((name) => {
+            const st = validatorPeriodStats(v.stats, name);
+            return [
+              name,
+              { uptimeFraction: st.uptimeFraction, predictedApr: st.predictedApr, nSamples: st.nSamples },
+            ];
+          }),
         ),
       };
     }),

@@ -287,17 +287,14 @@ describe("validatorSummaries", () => {
     expect(stringifyJson(result)).toContain('"stake":123456789012345678901,');
   });
 
-  it("requires exactly three stats tuples in the order day, week, month", async () => {
+  it("requires the stats of day, week and month, in any order, beside any other period (validatorStats.test.ts)", async () => {
     const two = { ...fx.validatorSummary(), stats: fx.validatorSummary().stats.slice(0, 2) };
     expect(paths(await askError([two], (c) => c.validatorSummaries()))).toEqual(["0.stats"]);
     const four = { ...fx.validatorSummary(), stats: [...fx.validatorSummary().stats, ["year", {}]] };
-    expect(paths(await askError([four], (c) => c.validatorSummaries()))).toEqual(["0.stats"]);
+    expect((await ask([four], (c) => c.validatorSummaries())).result[0]!.stats).toHaveLength(4);
     const swapped = fx.validatorSummary();
     swapped.stats = [swapped.stats[1], swapped.stats[0], swapped.stats[2]];
-    expect(paths(await askError([swapped], (c) => c.validatorSummaries()))).toEqual([
-      "0.stats.0.0",
-      "0.stats.1.0",
-    ]);
+    expect((await ask([swapped], (c) => c.validatorSummaries())).result[0]!.stats[0]![0]).toBe("week");
   });
 
   it("names the path of a wrongly typed stat and a fractional stake", async () => {
@@ -609,7 +606,7 @@ describe("response validation", () => {
     };
     const { result } = await ask([summary], (c) => c.validatorSummaries());
     expect(result[0]).toMatchObject({ newTopLevel: { nested: [1, 2] } });
-    expect(result[0]!.stats[0][1]).toMatchObject({ extra: "x" });
+    expect(result[0]!.stats[0]![1]).toMatchObject({ extra: "x" });
     const fees = {
       ...fx.userFees(),
       brandNew: true,
