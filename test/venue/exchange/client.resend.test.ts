@@ -2,7 +2,7 @@
 // bounded number of times, never after expiresAfter; a "duplicate nonce" answer to a resend means an
 // earlier copy landed. Every test runs against a real HTTP server on 127.0.0.1.
 import { afterEach, describe, expect, it } from "vitest";
-import { NetworkError, RateLimitError, ServerError } from "../../../src/lib/errors.js";
+import { NetworkError, ServerError } from "../../../src/lib/errors.js";
 import { ExchangeClient, type ExchangeOutcome } from "../../../src/venue/exchange/client.js";
 import { resolveEndpoints } from "../../../src/venue/networks.js";
 import { MemoryNonceSource, SignerQueue } from "../../../src/venue/nonces.js";
