@@ -4,7 +4,6 @@
 // Sends are sequential; after any action of a strategy is not accepted, the rest of that strategy's
 // actions in this cycle are skipped (a delegation must not go out when the deposit funding it failed).
 import type { Logger } from "pino";
-import type { Decimal } from "../lib/decimal.js";
 import { ConfigError, describeError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
 import type { ExchangeClient } from "../venue/exchange/client.js";

@@ -2,9 +2,7 @@
 // strategy (file edited, daemon reloaded) while its order's answer was lost, and the renamed strategy
 // placed the same sale again; two strategies buying one pair in one slot both went out side by side.
 
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/main.js";
 import { runCycle } from "../../src/engine/cycle.js";
 import { watchRunningTwaps } from "../../src/engine/guards.js";
 import type { Strategy } from "../../src/engine/strategies/registry.js";
