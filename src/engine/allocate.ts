@@ -10,10 +10,11 @@
 //   5. no intent takes a token's spot balance below the account's floor (`limits.keepOnSpot`);
 //   6. an order the same as the one the venue last refused (same pair and side, value within 1%) is not
 //      sent again: it is re-sized from fresh balances (a different order) or backed off with the reason;
-//   7. at most one new TWAP per pair per cycle (the account runs one TWAP per pair: a second strategy's
-//      order on it waits for a later cycle, sized then with the first one's effect), and none on a pair,
-//      nor any staking move, while an earlier submission there is unresolved, whichever strategy sent it
-//      (a strategy renamed or replaced in the configuration is not a stranger to its lost order).
+//   7. no TWAP on a pair, nor any staking move, while an earlier submission there is unresolved,
+//      whichever strategy sent it (a strategy renamed or replaced in the configuration is not a stranger
+//      to its lost order). Same-side TWAPs of different strategies on one pair in one cycle both go out
+//      (holding the second back for "one TWAP per pair" starved it: a review's second hourly DCA with
+//      40-minute TWAPs never bought once; each strategy still waits for a TWAP already running there).
 // An intent that no longer fits is shrunk (with the reason) or skipped; a skip caused by another
 // strategy's claim is deferred (`defer: true`): the strategy's slot stays due. Pure: no I/O, no clock.
 import { Decimal, truncateDecimals, ZERO } from "../lib/decimal.js";
@@ -150,8 +151,6 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
 
   const out: Intent[] = [];
   const stopped = new Set<string>();
-  /** The TWAP this cycle sends on each pair. */
-  const sentOn = new Map<number, TwapOrderIntent>();
   for (const intent of netted) {
     if (stopped.has(intent.strategy)) {
       skipped.push({
@@ -163,7 +162,7 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
       });
       continue;
     }
-    const waiting = waitingFor(intent, o.unresolved, sentOn);
+    const waiting = waitingFor(intent, o.unresolved);
     if (waiting !== undefined) {
       skipped.push({
         kind: "skip",
@@ -198,7 +197,6 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
       }
       if (t !== intent) changed.add(t);
       out.push(t);
-      sentOn.set(t.assetId, t);
       const [token, amount] =
         t.side === "buy"
           ? [quoteOf(t, snapshot), buyCost(t.size, t.midPx, reserve, fee)]
@@ -229,20 +227,13 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
   return { intents: out, skipped, changed: out.filter((i) => changed.has(i)) };
 }
 
-/** Why an intent waits for another order (unresolved, or this cycle's TWAP on its pair), if it does. */
-function waitingFor(
-  intent: Intent,
-  unresolved: UnresolvedTouches | undefined,
-  sentOn: ReadonlyMap<number, TwapOrderIntent>,
-): string | undefined {
+/** Why an intent waits for an unresolved submission of any strategy, if it does. */
+function waitingFor(intent: Intent, unresolved: UnresolvedTouches | undefined): string | undefined {
   if (intent.kind === "twapOrder") {
     const earlier = unresolved?.assets.get(intent.assetId);
-    if (earlier !== undefined)
-      return `an earlier TWAP order on ${intent.label} (${earlier}'s) is not reconciled yet: it may still land`;
-    const first = sentOn.get(intent.assetId);
-    if (first !== undefined)
-      return `${first.strategy}'s ${first.side} TWAP on ${intent.label} goes out in this cycle (one TWAP per pair at a time)`;
-    return undefined;
+    return earlier === undefined
+      ? undefined
+      : `an earlier TWAP order on ${intent.label} (${earlier}'s) is not reconciled yet: it may still land`;
   }
   if (STAKING_KINDS.has(intent.kind) && unresolved?.staking !== undefined)
     return `an earlier staking action (${unresolved.staking}'s) is not reconciled yet: it may still land`;

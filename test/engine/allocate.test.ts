@@ -41,11 +41,6 @@ function twap(strategy: string, side: "buy" | "sell", size: string, mid = "40"):
   };
 }
 
-/** The same order on PURR/USDC: strategies sharing a balance on different pairs (one TWAP per pair). */
-function onPurr(t: TwapOrderIntent): TwapOrderIntent {
-  return { ...t, coin: "PURR/USDC", label: "PURR/USDC", assetId: 10000 };
-}
-
 describe("allocate (pure)", () => {
   const snapshot = buildSnapshot({ balances: { USDC: 1000, HYPE: 100 } });
 
@@ -94,7 +89,7 @@ describe("allocate (pure)", () => {
   });
 
   it("reserves balances in the listed order; the strategy crowded out is deferred with the reason", () => {
-    const out = allocate([twap("a", "buy", "20"), onPurr(twap("b", "buy", "20"))], snapshot, {
+    const out = allocate([twap("a", "buy", "20"), twap("b", "buy", "20")], snapshot, {
       strategies: [{ name: "a" }, { name: "b" }],
     });
     expect(out.intents.map((i) => [i.strategy, (i as TwapOrderIntent).size.toFixed()])).toEqual([
@@ -102,7 +97,7 @@ describe("allocate (pure)", () => {
       ["b", "4.25"],
     ]);
     // Too little left for even the shortest TWAP: deferred, not dropped.
-    const tight = allocate([twap("a", "buy", "23"), onPurr(twap("b", "buy", "20"))], snapshot, {
+    const tight = allocate([twap("a", "buy", "23"), twap("b", "buy", "20")], snapshot, {
       strategies: [{ name: "a" }, { name: "b" }],
     });
     expect(tight.intents.map((i) => i.strategy)).toEqual(["a"]);

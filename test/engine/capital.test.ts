@@ -38,11 +38,6 @@ function buy(strategy: string, size: string, mid = "40"): TwapOrderIntent {
   };
 }
 
-/** The same order on PURR/USDC: strategies sharing a balance on different pairs (one TWAP per pair). */
-function onPurr(t: TwapOrderIntent): TwapOrderIntent {
-  return { ...t, coin: "PURR/USDC", label: "PURR/USDC", assetId: 10000 };
-}
-
 describe("capitalView (pure)", () => {
   const snapshot = buildSnapshot({ balances: { USDC: { total: 25000, hold: 100 }, HYPE: 50 } });
 
@@ -98,7 +93,7 @@ describe("allocate with capital (pure)", () => {
 
   it("two strategies with disjoint capital both act; without capital the first crowds the second out", () => {
     const snapshot = buildSnapshot({ balances: { USDC: 700 } });
-    const intents = [buy("a", "20"), onPurr(buy("b", "5"))];
+    const intents = [buy("a", "20"), buy("b", "5")];
     const without = allocate(intents, snapshot, { strategies: [{ name: "a" }, { name: "b" }] });
     expect(without.intents.map((i) => i.strategy)).toEqual(["a"]);
     const withCapital = allocate(intents, snapshot, {
@@ -116,7 +111,7 @@ describe("allocate with capital (pure)", () => {
 
   it("a strategy short of its own capital is not deferred (another strategy did not take its room)", () => {
     const snapshot = buildSnapshot({ balances: { USDC: 700 } });
-    const out = allocate([buy("a", "5"), onPurr(buy("b", "20"))], snapshot, {
+    const out = allocate([buy("a", "5"), buy("b", "20")], snapshot, {
       strategies: [{ name: "a" }, { name: "b", capital: cap({ USDC: "1" }) }],
     });
     expect(out.skipped).toHaveLength(1);
@@ -217,18 +212,12 @@ describe("capital against the simulator", () => {
   });
 
   it("two DCAs with disjoint capital both buy in the same cycle; a strategy without capital still sees it all", async () => {
-    // On three pairs: the account runs one TWAP per pair, so DCAs on one pair take turns.
     bot = await startTestBot({
       mode: "live",
       strategies: [
         { name: "a", kind: "twap-accumulate", capital: { USDC: 300 }, params: DCA_PARAMS() },
-        {
-          name: "b",
-          kind: "twap-accumulate",
-          capital: { USDC: 300 },
-          params: { ...DCA_PARAMS(), coin: "PURR" },
-        },
-        { name: "c", kind: "twap-accumulate", params: { ...DCA_PARAMS(), coin: "UBTC" } },
+        { name: "b", kind: "twap-accumulate", capital: { USDC: 300 }, params: DCA_PARAMS() },
+        { name: "c", kind: "twap-accumulate", params: DCA_PARAMS() },
       ],
       fund: { USDC: "900" },
     });

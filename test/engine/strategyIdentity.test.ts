@@ -1,6 +1,6 @@
 // What a strategy did stays bound to what it touched, not only to its name: a review renamed a
 // strategy (file edited, daemon reloaded) while its order's answer was lost, and the renamed strategy
-// placed the same sale again; two strategies buying one pair in one slot both went out side by side.
+// placed the same sale again, let its running TWAP's price guard lapse, and spent its budget again.
 
 import { afterEach, describe, expect, it } from "vitest";
 import { runCycle } from "../../src/engine/cycle.js";
@@ -28,12 +28,6 @@ async function cycle(b: TestBot, strategies = b.runtime.strategies(), peers?: St
   const deps = b.runtime.cycleDeps(await b.runtime.facts());
   return runCycle(peers ? { ...deps, peers } : deps, { trigger: "once", strategies });
 }
-
-const dca = (name: string, amountUsd = 400) => ({
-  name,
-  kind: "twap-accumulate",
-  params: { coin: "HYPE", side: "buy", amountUsd, twap: { minutes: 30, randomize: false } },
-});
 
 describe("an unresolved order holds what it touches, whoever decides next", () => {
   it("a rebalancer renamed while its TWAP's answer was lost does not sell again; the held copy lands once", async () => {
@@ -91,28 +85,6 @@ describe("an unresolved order holds what it touches, whoever decides next", () =
     );
     expect((await proxy.held[0]!.release()).status).toBe(200);
     expect(bot.sim.ledger({ kind: "cDeposit", user: bot.address })).toHaveLength(1);
-  });
-});
-
-describe("one new TWAP per pair per cycle", () => {
-  it("two DCAs buying one pair in one slot: the first goes out, the second waits (deferred) with the reason", async () => {
-    bot = await startTestBot({
-      mode: "live",
-      strategies: [dca("dca-a"), dca("dca-b")],
-      fund: { USDC: "5000" },
-    });
-    bot.sim.setPrice("@107", "40");
-    const report = await cycle(bot);
-    expect(report.actions.map((a) => [a.strategy, a.action, a.outcome])).toEqual([
-      ["dca-a", "twapOrder", "accepted"],
-    ]);
-    const second = report.decisions.find((d) => d.decision.strategy === "dca-b")?.decision;
-    expect(second?.kind).toBe("skip");
-    expect(second?.reason).toMatch(
-      /not sent: dca-a's buy TWAP on HYPE\/USDC goes out in this cycle \(one TWAP per pair at a time\)$/,
-    );
-    expect(second?.kind === "skip" && second.defer).toBe(true);
-    expect(bot.sim.twaps(bot.address).filter((t) => t.status === "activated")).toHaveLength(1);
   });
 });
 
