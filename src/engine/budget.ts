@@ -109,7 +109,7 @@ function earlierJournalsTwaps(
   history: TwapHistory,
 ): Map<string, UnjournaledTwaps> {
   const out = new Map<string, UnjournaledTwaps>();
-  const began = deps.journal.began();
+  const began = deps.journal.began(deps.account);
   if (began === undefined) return out;
   for (const entry of latestTwapEntries(history)) {
     if (entry.state.timestamp >= began) continue;
@@ -161,11 +161,15 @@ const endedAndFilled = perAnswer((history: TwapHistory) =>
 );
 
 /**
- * A budgeted strategy's spend: its own TWAPs, and those on its pair and side of strategies no longer
- * configured. The journal knows a strategy by its name, so a DCA renamed in its file (or replaced by a
- * new one on the same market) would otherwise start its lifetime budget again (a review's case: a
- * used-up 400-USD budget bought again under the new name). Counting them fails closed; the reason names
- * them, so a genuinely new strategy's owner can raise its budget.
+ * A budgeted strategy's spend: its own TWAPs, those on its pair and side that a budgeted strategy no
+ * longer in the configuration decided, and those `hlbot journal rebuild` imported there. The journal
+ * knows a strategy by its name, so a DCA renamed in its file (or replaced by a new one on the same
+ * market) would otherwise start its lifetime budget again (a review's case: a used-up 400-USD budget
+ * bought again under the new name); and a rebuild gives each venue TWAP to one strategy, so another
+ * budgeted one on the market would start from nothing (the venue does not say who placed it). Counting
+ * them fails closed; the reason names them, so the owner of a genuinely new strategy can raise its
+ * budget. `configured`: every strategy of the configuration, disabled ones included (a paused DCA's
+ * spend is its own, not another's).
  */
 export function budgetMemory(
   deps: { journal: Journal; account: string },
@@ -181,11 +185,11 @@ export function budgetMemory(
   if (pair === undefined) return { spentUsd: own };
   let usd = ZERO;
   const from = new Set<string>();
-  for (const r of deps.journal.twapSubmissionsOutside(deps.account, configured)) {
+  for (const r of deps.journal.budgetRowsBeside(deps.account, strategy.name, configured)) {
     const order = orderOf(r.request, snapshot);
     if (order?.assetId !== pair.assetId || order.side !== b.side) continue;
     usd = usd.plus(countedUsd(r, fills));
-    from.add(r.strategy);
+    from.add(r.rebuilt ? "TWAPs `hlbot journal rebuild` imported" : `${r.strategy} (no longer configured)`);
   }
   if (from.size === 0) return { spentUsd: own };
   return { spentUsd: own.plus(usd), inheritedUsd: { from: [...from], usd } };

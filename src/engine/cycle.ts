@@ -75,6 +75,8 @@ export interface CycleDeps {
    * a rebalancer of the account would sell now (plannedHypeSales).
    */
   peers?: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">>;
+  /** Every strategy name of the configuration, disabled ones included (budget.ts budgetMemory). */
+  configured?: readonly string[];
   /**
    * Test hook for the crash tests, never set in production: wait this long between journaling a
    * submission as pending and sending it, to widen that window. openRuntime sets it only when
@@ -331,7 +333,12 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       const planned = plannedHypeSales(deps.peers ?? o.strategies, floored, startedAt);
       if (planned.length > 0) floored = { ...floored, plannedHypeSales: planned };
     }
-    const configuredNames = [...new Set([...(deps.peers ?? []), ...o.strategies].map((s) => s.name))];
+    const configuredNames = [
+      ...new Set([
+        ...(deps.configured ?? []),
+        ...[...(deps.peers ?? []), ...o.strategies].map((s) => s.name),
+      ]),
+    ];
     for (const strategy of o.strategies) {
       if (blocked.has(strategy.name)) {
         skips.push({
@@ -381,7 +388,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       }
       for (const d of decisions) {
         if (!isIntent(d)) skips.push(d);
-        else intents.push(d.kind === "twapOrder" ? withGuard(d, strategy) : d);
+        else intents.push(d.kind === "twapOrder" ? stamped(d, strategy) : d);
       }
     }
     // One allocator per account: the strategies' intents are fitted to the balances together.
@@ -567,10 +574,22 @@ function record(
   });
 }
 
-/** A TWAP with the watch's guard its strategy puts on it now, journaled with the decision (guards.ts). */
-function withGuard(intent: TwapOrderIntent, strategy: Pick<Strategy, "kind" | "params">): TwapOrderIntent {
+/**
+ * A TWAP with what is journaled with its decision about the strategy that decided it: the watch's guard
+ * its strategy puts on it now (guards.ts), and whether a lifetime budget counts it (budget.ts).
+ */
+function stamped(intent: TwapOrderIntent, strategy: Pick<Strategy, "kind" | "params">): TwapOrderIntent {
   const guard = guardOf(strategy, intent.side, intent.label.split("/")[0] ?? "");
-  return guard === undefined ? intent : { ...intent, guard };
+  const budgeted =
+    strategy.kind === "twap-accumulate" &&
+    (strategy.params as { budgetUsd?: unknown }).budgetUsd !== undefined;
+  return guard === undefined && !budgeted
+    ? intent
+    : {
+        ...intent,
+        ...(guard === undefined ? {} : { guard }),
+        ...(budgeted ? { budgeted: true as const } : {}),
+      };
 }
 
 /**

@@ -42,6 +42,7 @@ export interface WatchTarget {
 }
 
 interface GuardParams {
+  coin?: unknown;
   side?: unknown;
   limitPx?: unknown;
   twap?: { maxDeviation?: unknown };
@@ -59,6 +60,13 @@ export function guardOf(
 ): TwapGuard | undefined {
   const params = def.params as GuardParams;
   const rebalancer = def.kind === "twap-rebalance";
+  // Only a strategy that trades the TWAP's token guards it: a name reused for a DCA on another pair must
+  // not put that pair's ceiling on this TWAP (a review's PURR limitPx 0.2 cancelled a HYPE buy at 40).
+  const trades =
+    def.kind === "twap-accumulate"
+      ? params.coin === token
+      : rebalancer && Object.hasOwn((def.params as TwapRebalanceParams).targets, token);
+  if (!trades) return undefined;
   const limitPx =
     def.kind === "twap-accumulate" && params.side === side
       ? decimalOf(params.limitPx)

@@ -43,6 +43,11 @@ export interface TwapOrderIntent extends Base {
    * journaled with the decision): it keeps guarding the TWAP when the strategy is renamed or removed.
    */
   guard?: TwapGuard;
+  /**
+   * Set (by the cycle) when a strategy with a lifetime budget decided it: a budget may count it after
+   * that strategy left the configuration (renamed; budget.ts).
+   */
+  budgeted?: true;
 }
 
 /** A running TWAP's price guard: a buy ceiling or sell floor, and the largest move against its side. */

@@ -303,7 +303,7 @@ export class Journal {
    * off: a file write and rename per submission guard nothing there.
    */
   markSubmissions = true;
-  private beganAt: number | undefined;
+  private readonly beganAt = new Map<string, number>();
 
   constructor(
     private readonly db: Database,
@@ -797,17 +797,21 @@ export class Journal {
   }
 
   /**
-   * When this journal began: its first cycle that read the account (unix ms, local clock), or undefined
-   * before any. What the venue shows from before then was another journal's (a lost or other state folder).
+   * When this journal began for `account`: its first cycle that read the account (unix ms, local
+   * clock), or undefined before any. What the venue shows from before then was another journal's (a lost or other state folder).
    */
-  began(): number | undefined {
-    if (this.beganAt === undefined) {
+  began(account: string): number | undefined {
+    let at = this.beganAt.get(account);
+    if (at === undefined) {
       const row = this.sql(
-        "SELECT MIN(started_at) AS t FROM cycles WHERE snapshot IS NOT NULL AND trigger != 'rebuild'",
-      ).get() as { t: number | null };
-      if (row.t !== null) this.beganAt = row.t;
+        "SELECT MIN(started_at) AS t FROM cycles WHERE account = ? AND snapshot IS NOT NULL AND trigger != 'rebuild'",
+      ).get(account) as { t: number | null };
+      if (row.t !== null) {
+        at = row.t;
+        this.beganAt.set(account, at);
+      }
     }
-    return this.beganAt;
+    return at;
   }
 
   /** Whether the journal has this venue TWAP: placed by a submission of its own, or imported by a rebuild. */
@@ -823,23 +827,39 @@ export class Journal {
   }
 
   /**
-   * The account's counted TWAP submissions of strategies other than `names` (and other than manual
-   * actions, the kill switch and unowned rebuilt rows): those of strategies no longer configured.
+   * TWAPs a budget of `strategy` may have to count besides its own (budget.ts budgetMemory): the counted
+   * TWAP submissions of the account that a budgeted strategy no longer in the configuration (`names`:
+   * every configured strategy, disabled ones included) decided, and every row `hlbot journal rebuild`
+   * imported from the venue, whoever it was given to. `rebuilt` says which a row is.
    */
-  twapSubmissionsOutside(
+  budgetRowsBeside(
     account: string,
+    strategy: string,
     names: readonly string[],
-  ): Array<{ strategy: string; request: string; twapId: number | null; notionalUsd: string | null }> {
-    const excluded = [...names, MANUAL_STRATEGY, VENUE_HISTORY_STRATEGY, KILL_SWITCH_STRATEGY];
+  ): Array<{
+    strategy: string;
+    request: string;
+    twapId: number | null;
+    notionalUsd: string | null;
+    rebuilt: number;
+  }> {
+    const configured = [...names, MANUAL_STRATEGY, VENUE_HISTORY_STRATEGY, KILL_SWITCH_STRATEGY];
     return this.sql(
-      `SELECT strategy, request, twap_id AS twapId, notional_usd AS notionalUsd FROM submissions
-         WHERE account = ? AND action_type = 'twapOrder' AND status IN (${COUNTED.map(() => "?").join(", ")})
-           AND strategy NOT IN (${excluded.map(() => "?").join(", ")}) ORDER BY id`,
-    ).all(account, ...COUNTED, ...excluded) as Array<{
+      `SELECT s.strategy, s.request, s.twap_id AS twapId, s.notional_usd AS notionalUsd,
+              (s.reason LIKE '${REBUILT_PREFIX}%') AS rebuilt
+         FROM submissions s LEFT JOIN decisions d ON d.id = s.decision_id
+         WHERE s.account = ? AND s.action_type = 'twapOrder' AND s.status IN (${COUNTED.map(() => "?").join(", ")})
+           AND s.strategy != ?
+           AND (s.reason LIKE '${REBUILT_PREFIX}%'
+             OR (s.strategy NOT IN (${configured.map(() => "?").join(", ")})
+               AND json_extract(d.intent, '$.budgeted') = 1))
+         ORDER BY s.id`,
+    ).all(account, ...COUNTED, strategy, ...configured) as Array<{
       strategy: string;
       request: string;
       twapId: number | null;
       notionalUsd: string | null;
+      rebuilt: number;
     }>;
   }
 

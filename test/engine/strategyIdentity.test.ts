@@ -26,7 +26,10 @@ const renamed = (b: TestBot, name: string): Strategy[] =>
 /** One cycle of `strategies`; the configuration holds `peers` (a rename renames both). */
 async function cycle(b: TestBot, strategies = b.runtime.strategies(), peers?: Strategy[]) {
   const deps = b.runtime.cycleDeps(await b.runtime.facts());
-  return runCycle(peers ? { ...deps, peers } : deps, { trigger: "once", strategies });
+  return runCycle(peers ? { ...deps, peers, configured: peers.map((s) => s.name) } : deps, {
+    trigger: "once",
+    strategies,
+  });
 }
 
 describe("an unresolved order holds what it touches, whoever decides next", () => {
@@ -122,6 +125,23 @@ describe("a running TWAP keeps the guard it was sent with", () => {
     },
   );
 
+  it("a name reused for a DCA on another pair does not put that pair's limit on the running TWAP", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [guarded], fund: { USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(60_000);
+    // The HYPE DCA is now "dca-hype"; "dca" is a new PURR DCA with a ceiling of 0.2 (a review's case:
+    // the HYPE buy at 40 was cancelled for "rising above" 0.2).
+    const [old] = bot.runtime.strategies();
+    const now = [
+      { ...old!, name: "dca-hype" },
+      { ...old!, name: "dca", params: { ...old!.params, coin: "PURR", limitPx: parseDecimal("0.2") } },
+    ] as Strategy[];
+    const watch = await watchRunningTwaps(bot.runtime.cycleDeps(await bot.runtime.facts()), now);
+    expect(watch.checked).toBe(1); // its own ceiling of 41, journaled
+    expect(watch.report).toBeUndefined();
+  });
+
   it("a limit tightened in the file since applies too", async () => {
     bot = await startTestBot({ mode: "live", strategies: [guarded], fund: { USDC: "5000" } });
     bot.sim.setPrice("@107", "40");
@@ -161,9 +181,67 @@ describe("a budget follows its strategy's market, not only its name", () => {
     const renamedRun = await cycle(bot, renamed(bot, "dca-hype"), renamed(bot, "dca-hype"));
     expect(renamedRun.actions).toHaveLength(0);
     expect(renamedRun.decisions[0]?.decision.reason).toMatch(
-      /^budget used up \(3\d\d\.\d\d of 400 USD, 3\d\d\.\d\d of it by dca \(no longer configured\) on this pair and side: a strategy renamed in its file keeps its budget; if this one is new, raise budgetUsd by that/,
+      /^budget used up \(3\d\d\.\d\d of 400 USD, 3\d\d\.\d\d of it by dca \(no longer configured\) on this pair and side: counted as this strategy's \(a strategy renamed in its file keeps its budget\); if they were not its, raise budgetUsd by that/,
     );
     expect(bot.sim.ledger({ kind: "twapPlaced", user: bot.address })).toHaveLength(1);
+  });
+
+  it.each([
+    ["a rebalancer disabled in its file", "disabled"],
+    ["a rebalancer renamed in its file (no budget of its own)", "renamed"],
+  ])("%s: its HYPE buys do not use up a DCA's budget", async (_, how) => {
+    const dca = { ...budgeted, params: { ...budgeted.params, amountUsd: 200, budgetUsd: 1000 } };
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [dca, { ...REBALANCE, enabled: how !== "disabled" }],
+      fund: { USDC: "10000" },
+    });
+    bot.sim.setPrice("@107", "40");
+    const rebalancer = bot.runtime.config.strategies.filter((s) => s.name === "rebalance");
+    const rebalanced = await cycle(bot, rebalancer);
+    expect(rebalanced.actions.map((a) => [a.strategy, a.outcome])).toEqual([["rebalance", "accepted"]]);
+    bot.sim.advance(61 * 60_000);
+    const peers =
+      how === "renamed" ? rebalancer.map((s) => ({ ...s, name: "rebalance-v2" }) as Strategy) : undefined;
+    const run = await cycle(
+      bot,
+      bot.runtime.strategies().filter((s) => s.name === "dca"),
+      peers && [...bot.runtime.strategies().filter((s) => s.name === "dca"), ...peers],
+    );
+    expect(
+      run.actions.map((a) => [a.strategy, a.outcome]),
+      run.decisions[0]?.decision.reason,
+    ).toEqual([["dca", "accepted"]]);
+  });
+
+  it("a second DCA on the pair and side, disabled in its file, keeps its spend to itself", async () => {
+    const main = {
+      ...budgeted,
+      name: "dca-main",
+      params: { ...budgeted.params, amountUsd: 200, budgetUsd: 1000 },
+    };
+    const paused = {
+      ...budgeted,
+      name: "dca-paused",
+      enabled: false,
+      params: { ...budgeted.params, amountUsd: 1200, budgetUsd: 5000 },
+    };
+    bot = await startTestBot({ mode: "live", strategies: [main, paused], fund: { USDC: "10000" } });
+    bot.sim.setPrice("@107", "40");
+    const first = await cycle(
+      bot,
+      bot.runtime.config.strategies.filter((s) => s.name === "dca-paused"),
+    );
+    expect(first.actions.map((a) => [a.strategy, a.outcome])).toEqual([["dca-paused", "accepted"]]);
+    bot.sim.advance(10 * 60_000);
+    const run = await cycle(
+      bot,
+      bot.runtime.strategies().filter((s) => s.name === "dca-main"),
+    );
+    expect(
+      run.actions.map((a) => [a.strategy, a.outcome]),
+      run.decisions[0]?.decision.reason,
+    ).toEqual([["dca-main", "accepted"]]);
   });
 
   it("TWAPs of a strategy no longer configured on the other side of the pair are not counted", async () => {

@@ -1,17 +1,23 @@
 // Issue #17, Money 4: a lost journal must not reset the limits. Before the fix, deleting hlbot.db
 // made the next start a fresh one: a 300-USD budget was spent again. Now a state folder whose journal
 // is not its own refuses to act live until `hlbot journal rebuild` has put the venue's history back.
-import { copyFileSync, rmSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Wallet } from "ethers";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
+import { loadConfig } from "../../src/engine/config/loader.js";
 import { runCycle } from "../../src/engine/cycle.js";
+import { openRuntime, type Runtime } from "../../src/engine/runtime.js";
 import { ConfigError } from "../../src/lib/errors.js";
+import { silentLogger } from "../../src/lib/log.js";
 import { NonceStore } from "../../src/venue/nonces.js";
 import { startTestBot, type TestBot } from "../helpers/bot.js";
 
 let bot: TestBot | undefined;
+const opened: Runtime[] = [];
 afterEach(async () => {
+  for (const r of opened.splice(0)) await r.close();
   await bot?.close();
   bot = undefined;
 });
@@ -120,6 +126,72 @@ describe("a lost journal (issue #17, Money 4)", () => {
     expect(placed()).toHaveLength(2);
   });
 
+  it("after the rebuild a held DCA counts the rebuilt TWAPs, though a DCA without a budget on its market is listed first", async () => {
+    const weekly = { ...DCA, name: "weekly", params: { ...DCA.params, budgetUsd: undefined } };
+    bot = await startTestBot({ mode: "live", strategies: [weekly, DCA], fund: { USDC: "2000" } });
+    const dcaOnly = () => bot!.runtime.strategies().filter((s) => s.name === "dca");
+    const run = async () =>
+      runCycle(bot!.runtime.cycleDeps(await bot!.runtime.facts()), {
+        trigger: "once",
+        strategies: dcaOnly(),
+      });
+    const placed = () => bot!.sim.ledger({ kind: "twapPlaced", user: bot!.address });
+    expect((await run()).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(10 * 60_000);
+    expect((await run()).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(10 * 60_000);
+    rmSync(join(bot.dir, "state"), { recursive: true, force: true });
+    await bot.reopen("live");
+    expect((await run()).decisions[0]?.decision.reason).toMatch(/^holding: the venue shows 2 TWAP/);
+    const rebuilt = await cli(bot, ["journal", "rebuild"]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    await bot.reopen("live");
+    const after = await run();
+    expect(after.actions).toHaveLength(0);
+    expect(after.decisions[0]?.decision.reason).toMatch(/budget used up/);
+    expect(placed()).toHaveLength(2);
+  });
+
+  it("a state folder first used for another account holds this account's DCA for its TWAPs from elsewhere", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "1000" } });
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(10 * 60_000);
+    // Account B spends its DCA's budget from a state folder of its own (another machine).
+    const b = Wallet.createRandom();
+    const account = b.address.toLowerCase();
+    bot.sim.fund(account, "USDC", "1000");
+    writeFileSync(
+      join(bot.dir, "bot-b.yaml"),
+      readFileSync(join(bot.dir, "bot.yaml"), "utf8").replace("state: ./state", "state: ./state-b"),
+    );
+    const open = async (file: string) => {
+      const env = { TEST_BOT_KEY: b.privateKey };
+      const runtime = await openRuntime({
+        config: await loadConfig(join(bot!.dir, file), env),
+        env,
+        mode: "live",
+        logger: silentLogger(),
+        clock: () => bot!.sim.now(),
+        budget: null,
+      });
+      opened.push(runtime);
+      return runtime;
+    };
+    const runOn = async (r: Runtime) =>
+      runCycle(r.cycleDeps(await r.facts()), { trigger: "once", strategies: r.strategies() });
+    const elsewhere = await open("bot-b.yaml");
+    expect((await runOn(elsewhere)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(10 * 60_000);
+    expect((await runOn(elsewhere)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(10 * 60_000);
+    // The first folder now acts for B: its journal began for A, never for B.
+    const here = await open("bot.yaml");
+    const first = await runOn(here);
+    expect(first.actions).toHaveLength(0);
+    expect(first.decisions[0]?.decision.reason).toMatch(/^holding: the venue shows 2 TWAP/);
+    expect(bot.sim.ledger({ kind: "twapPlaced", user: account })).toHaveLength(2);
+  });
+
   it("a new state folder does not hold a budgeted DCA for the venue's TWAPs on another market or side", async () => {
     bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "1000", HYPE: "100" } });
     bot.sim.setPrice("@107", "40");
@@ -188,17 +260,32 @@ describe("hlbot journal reset-nonces", () => {
 });
 
 describe("journal rebuild with two DCAs on one pair and side", () => {
-  it("says whose budget the venue's TWAPs were counted against, and who starts from nothing", async () => {
+  it("says that every budget there counts the venue's TWAPs, and each does", async () => {
     bot = await startTestBot({
       mode: "live",
       strategies: [DCA, { ...DCA, name: "dca-2" }],
       fund: { USDC: "1000" },
     });
-    expect((await cycle(bot)).actions.map((a) => a.outcome)).toContain("accepted");
+    expect((await cycle(bot)).actions.map((a) => [a.strategy, a.outcome])).toEqual([
+      ["dca", "accepted"],
+      ["dca-2", "accepted"],
+    ]);
+    bot.sim.advance(10 * 60_000);
+    // The state folder is lost; the rebuild imports both TWAPs and gives both to dca.
+    rmSync(join(bot.dir, "state"), { recursive: true, force: true });
     const rebuilt = await cli(bot, ["journal", "rebuild"]);
     expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stdout).toMatch(/2 TWAP\(s\) and 0 staking move\(s\) added/);
     expect(rebuilt.stderr).toMatch(
-      /warning: dca, dca-2 all buy HYPE\/USDC: the venue does not say which strategy placed a TWAP, so every HYPE\/USDC buy TWAP was counted against dca's budget; dca-2 starts from what this journal had \(nothing\)/,
+      /warning: dca, dca-2 all buy HYPE\/USDC with a budget: the venue does not say which strategy placed a TWAP, so every HYPE\/USDC buy TWAP it shows counts against each of their budgets/,
+    );
+    await bot.reopen("live");
+    const after = await cycle(bot);
+    // Each counts both (≈295 of 300 USD): neither buys again.
+    expect(after.actions).toHaveLength(0);
+    const reason = after.decisions.find((d) => d.decision.strategy === "dca-2")?.decision.reason;
+    expect(reason).toMatch(
+      /^budget used up \(29\d\.\d\d of 300 USD, 29\d\.\d\d of it by TWAPs `hlbot journal rebuild` imported on this pair and side/,
     );
   });
 });

@@ -44,24 +44,25 @@ export function register(program: Command, ctx: CliContext): void {
         });
 
         // Budgets belong to twap-accumulate strategies: a venue TWAP on a strategy's pair and side is
-        // counted against that strategy's budget (conservative: a manual TWAP there counts too).
+        // given to the first with a budget there (else the first without one), and every budget on that
+        // pair and side counts it (budget.ts budgetMemory; conservative: a manual TWAP there counts too).
         const tokenName = new Map(meta.tokens.map((t) => [t.index, t.name]));
         const pairLabel = new Map(
           meta.universe.map((p) => [p.name, `${tokenName.get(p.tokens[0])}/${tokenName.get(p.tokens[1])}`]),
         );
-        // When several DCAs trade one pair and side, the venue does not say whose TWAP it was: all are
-        // counted against the first (its budget is the conservative one to fill), and the user is told.
         const shared = new Map<string, string[]>();
         const owner = (coin: string, side: "buy" | "sell"): string => {
-          const matches: string[] = [];
+          const matches: Array<{ name: string; budgeted: boolean }> = [];
           for (const s of config.strategies) {
             if (s.kind !== "twap-accumulate") continue;
-            const p = s.params as { coin: string; quote: string; side: string };
+            const p = s.params as { coin: string; quote: string; side: string; budgetUsd?: unknown };
             if (p.side !== side) continue;
-            if (p.coin === coin || pairLabel.get(coin) === `${p.coin}/${p.quote}`) matches.push(s.name);
+            if (p.coin === coin || pairLabel.get(coin) === `${p.coin}/${p.quote}`)
+              matches.push({ name: s.name, budgeted: p.budgetUsd !== undefined });
           }
-          if (matches.length > 1) shared.set(`${side} ${pairLabel.get(coin) ?? coin}`, matches);
-          return matches[0] ?? VENUE_HISTORY;
+          const budgeted = matches.filter((m) => m.budgeted).map((m) => m.name);
+          if (budgeted.length > 1) shared.set(`${side} ${pairLabel.get(coin) ?? coin}`, budgeted);
+          return budgeted[0] ?? matches[0]?.name ?? VENUE_HISTORY;
         };
 
         let twapRows = 0;
@@ -129,9 +130,9 @@ export function register(program: Command, ctx: CliContext): void {
         );
         for (const [market, names] of shared)
           ctx.stderr(
-            `hlbot: warning: ${names.join(", ")} all ${market}: the venue does not say which strategy placed a TWAP, ` +
-              `so every ${market.replace(/^(\w+) (.*)$/, "$2 $1")} TWAP was counted against ${names[0]}'s budget; ` +
-              `${names.slice(1).join(", ")} start${names.length > 2 ? "" : "s"} from what this journal had (nothing).\n`,
+            `hlbot: warning: ${names.join(", ")} all ${market} with a budget: the venue does not say which strategy placed a TWAP, ` +
+              `so every ${market.replace(/^(\w+) (.*)$/, "$2 $1")} TWAP it shows counts against each of their budgets ` +
+              "(raise a budgetUsd by what was not its strategy's).\n",
           );
       });
     });

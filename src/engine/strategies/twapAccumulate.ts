@@ -109,8 +109,8 @@ export const twapAccumulate = defineStrategy({
         `${fmt(memory.spentUsd, 2)} of ${fmt(params.budgetUsd)} USD` +
         (inherited === undefined
           ? ""
-          : `, ${fmt(inherited.usd, 2)} of it by ${inherited.from.join(", ")} (no longer configured) on this pair and side: ` +
-            "a strategy renamed in its file keeps its budget; if this one is new, raise budgetUsd by that");
+          : `, ${fmt(inherited.usd, 2)} of it by ${inherited.from.join(" and ")} on this pair and side: ` +
+            "counted as this strategy's (a strategy renamed in its file keeps its budget); if they were not its, raise budgetUsd by that");
       if (inherited !== undefined) notes.push(`budget: ${used}`);
       const left = params.budgetUsd.minus(memory.spentUsd);
       if (!left.gt(0)) return [skip(name, `budget used up (${used})`, considered)];

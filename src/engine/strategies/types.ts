@@ -16,8 +16,8 @@ export interface StrategyMemory {
    */
   spentUsd?: Decimal;
   /**
-   * Of spentUsd, what TWAPs on this strategy's pair and side by strategies no longer configured spent
-   * (a strategy renamed in its file keeps its budget; budget.ts).
+   * Of spentUsd, what TWAPs on this strategy's pair and side spent that are not its own by name: of
+   * budgeted strategies no longer configured, and imported by `hlbot journal rebuild` (budget.ts).
    */
   inheritedUsd?: { from: readonly string[]; usd: Decimal };
   /** The strategy's latest ended TWAP, when the venue's history has it (for reasons a person reads). */
