@@ -9,7 +9,14 @@ import { latestTwapEntries, twapHasEnded } from "../venue/info/methods/index.js"
 import { perAnswer } from "../venue/info/query.js";
 import type { RefusedOrder } from "./allocate.js";
 import type { Intent } from "./intents.js";
-import { countedUsd, type Journal, type TwapFill } from "./journal.js";
+import {
+  countedUsd,
+  type Journal,
+  MANUAL_STRATEGY,
+  type TwapFill,
+  VENUE_HISTORY_STRATEGY,
+} from "./journal.js";
+import { KILL_SWITCH_STRATEGY } from "./killSwitch.js";
 import type { Snapshot } from "./snapshot.js";
 import type { StrategyMemory } from "./strategies/types.js";
 import { usdPerUnit } from "./usd.js";
@@ -161,58 +168,73 @@ const endedAndFilled = perAnswer((history: TwapHistory) =>
 );
 
 /**
- * A budgeted strategy's spend: its own TWAPs, those on its pair and side that a budgeted strategy no
- * longer in the configuration decided, and those `hlbot journal rebuild` imported there. The journal
- * knows a strategy by its name, so a DCA renamed in its file (or replaced by a new one on the same
- * market) would otherwise start its lifetime budget again (a review's case: a used-up 400-USD budget
- * bought again under the new name); and a rebuild gives each venue TWAP to one strategy, so another
- * budgeted one on the market would start from nothing (the venue does not say who placed it). Counting
- * them fails closed; the reason names them, so the owner of a genuinely new strategy can raise its
- * budget. `configured`: every strategy of the configuration, disabled ones included (a paused DCA's
- * spend is its own, not another's).
+ * A budgeted strategy's spend on its market (its pair and side): its own TWAPs there; those there a
+ * strategy with a budget decided whose name no configured strategy trading that market has now (the
+ * same DCA renamed in its file, or its old name reused on another market); and those `hlbot journal
+ * rebuild` imported there. The journal knows a strategy by its name, so a renamed DCA would otherwise
+ * start its lifetime budget again (reviews: a used-up 400-USD budget bought again under the new name,
+ * also after a SIGHUP reload and with the old name reused on PURR); and a rebuild gives each venue TWAP
+ * to one strategy, so another budgeted one on the market would start from nothing (the venue does not
+ * say who placed it). A TWAP whose decision has no stamp (a journal from before it) counts as a
+ * budget's: fail closed. The reason names what was counted, so the owner of a genuinely new strategy
+ * can raise its budget. `configured`: the configuration's strategies by name, disabled ones included
+ * (a paused DCA's spend is its own).
  */
 export function budgetMemory(
   deps: { journal: Journal; account: string },
   strategy: { name: string; kind: string; params: unknown },
-  configured: readonly string[],
+  configured: ReadonlyMap<string, { kind: string; params: unknown }>,
   snapshot: Snapshot,
   fills: ReadonlyMap<number, TwapFill> | undefined,
 ): Pick<StrategyMemory, "spentUsd" | "inheritedUsd"> {
-  const own = deps.journal.spentUsd(strategy.name, fills);
   const [b] = budgetedStrategies([strategy]);
-  if (b === undefined) return { spentUsd: own };
+  if (b === undefined) return { spentUsd: deps.journal.spentUsd(strategy.name, fills) };
   const pair = [...snapshot.pairs.values()].find((p) => p.base.name === b.coin && p.quote.name === b.quote);
-  if (pair === undefined) return { spentUsd: own };
+  // A pair the venue no longer lists: its own rows by name, as before (nothing else can be placed).
+  if (pair === undefined) return { spentUsd: deps.journal.spentUsd(strategy.name, fills) };
+  let own = ZERO;
   let usd = ZERO;
   const from = new Set<string>();
-  for (const r of deps.journal.budgetRowsBeside(deps.account, strategy.name, configured)) {
-    const order = orderOf(r.request, snapshot);
-    if (order?.assetId !== pair.assetId || order.side !== b.side) continue;
+  const market = { assetId: pair.assetId, coin: pair.name, side: b.side };
+  for (const r of deps.journal.twapsOnMarket(deps.account, market)) {
+    if (r.strategy === strategy.name && !r.rebuilt) {
+      own = own.plus(countedUsd(r, fills));
+      continue;
+    }
+    if (r.rebuilt) {
+      if (r.strategy === strategy.name) own = own.plus(countedUsd(r, fills));
+      else {
+        usd = usd.plus(countedUsd(r, fills));
+        from.add("TWAPs `hlbot journal rebuild` imported");
+      }
+      continue;
+    }
+    if (r.budgeted === 0 || RESERVED.has(r.strategy)) continue;
+    const now = configured.get(r.strategy);
+    if (now !== undefined && tradesMarket(now, b)) continue;
     usd = usd.plus(countedUsd(r, fills));
-    from.add(r.rebuilt ? "TWAPs `hlbot journal rebuild` imported" : `${r.strategy} (no longer configured)`);
+    from.add(
+      `${r.strategy} (${now === undefined ? "no longer configured" : "its name now trades elsewhere"})`,
+    );
   }
   if (from.size === 0) return { spentUsd: own };
   return { spentUsd: own.plus(usd), inheritedUsd: { from: [...from], usd } };
 }
 
-/** The pair and side of a journaled TWAP: a signed request's action, or a rebuilt row's venue record. */
-function orderOf(request: string, snapshot: Snapshot): { assetId: number; side: "buy" | "sell" } | undefined {
-  try {
-    const body = JSON.parse(request) as {
-      action?: { twap?: { a?: unknown; b?: unknown } };
-      state?: { coin?: unknown; side?: unknown };
-    };
-    const twap = body.action?.twap;
-    if (typeof twap?.a === "number" && typeof twap.b === "boolean")
-      return { assetId: twap.a, side: twap.b ? "buy" : "sell" };
-    const state = body.state;
-    const pair = typeof state?.coin === "string" ? snapshot.pairs.get(state.coin) : undefined;
-    if (pair !== undefined && (state?.side === "B" || state?.side === "A"))
-      return { assetId: pair.assetId, side: state.side === "B" ? "buy" : "sell" };
-  } catch {
-    // An unreadable row says nothing of its market.
+/** Names under which the journal keeps what no strategy decided: manual actions and the kill switch. */
+const RESERVED = new Set([MANUAL_STRATEGY, VENUE_HISTORY_STRATEGY, KILL_SWITCH_STRATEGY]);
+
+/** Whether a configured strategy trades this market now (its TWAPs there are its own). */
+function tradesMarket(s: { kind: string; params: unknown }, m: BudgetedStrategy): boolean {
+  if (s.kind === "twap-accumulate") {
+    const p = s.params as { coin?: unknown; quote?: unknown; side?: unknown };
+    return p.coin === m.coin && p.quote === m.quote && p.side === m.side;
   }
-  return undefined;
+  if (s.kind === "twap-rebalance") {
+    const p = s.params as { targets?: Record<string, unknown>; quote?: unknown };
+    return p.quote === m.quote && p.targets !== undefined && Object.hasOwn(p.targets, m.coin);
+  }
+  return false;
 }
 
 /** The strategy's latest ended TWAP, for its reasons ("filled nothing"). */

@@ -75,8 +75,8 @@ export interface CycleDeps {
    * a rebalancer of the account would sell now (plannedHypeSales).
    */
   peers?: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">>;
-  /** Every strategy name of the configuration, disabled ones included (budget.ts budgetMemory). */
-  configured?: readonly string[];
+  /** Every strategy of the configuration, disabled ones included (budget.ts budgetMemory). */
+  configured?: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params">>;
   /**
    * Test hook for the crash tests, never set in production: wait this long between journaling a
    * submission as pending and sending it, to widen that window. openRuntime sets it only when
@@ -333,12 +333,11 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       const planned = plannedHypeSales(deps.peers ?? o.strategies, floored, startedAt);
       if (planned.length > 0) floored = { ...floored, plannedHypeSales: planned };
     }
-    const configuredNames = [
-      ...new Set([
-        ...(deps.configured ?? []),
-        ...[...(deps.peers ?? []), ...o.strategies].map((s) => s.name),
-      ]),
-    ];
+    // The configuration's strategies by name: this cycle's and the peers as they are now, over the
+    // configuration as loaded.
+    const configured = new Map(
+      [...(deps.configured ?? []), ...(deps.peers ?? []), ...o.strategies].map((s) => [s.name, s]),
+    );
     for (const strategy of o.strategies) {
       if (blocked.has(strategy.name)) {
         skips.push({
@@ -372,7 +371,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
               startedAt,
               remembers(strategy.kind)
                 ? {
-                    ...budgetMemory(deps, strategy, configuredNames, snapshot, fills),
+                    ...budgetMemory(deps, strategy, configured, snapshot, fills),
                     ...lastEndedTwap(deps.journal, strategy.name, fills),
                   }
                 : {},
@@ -583,13 +582,7 @@ function stamped(intent: TwapOrderIntent, strategy: Pick<Strategy, "kind" | "par
   const budgeted =
     strategy.kind === "twap-accumulate" &&
     (strategy.params as { budgetUsd?: unknown }).budgetUsd !== undefined;
-  return guard === undefined && !budgeted
-    ? intent
-    : {
-        ...intent,
-        ...(guard === undefined ? {} : { guard }),
-        ...(budgeted ? { budgeted: true as const } : {}),
-      };
+  return { ...intent, ...(guard === undefined ? {} : { guard }), budgeted };
 }
 
 /**

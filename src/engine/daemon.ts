@@ -122,7 +122,8 @@ export function scheduledStrategies(loaded: readonly Strategy[]): Strategy[] {
 
 /**
  * Reads and validates the configured strategy files again (the folder's current *.yaml files, or the
- * configured list), for SIGHUP. Throws a ConfigError naming file:line for anything wrong.
+ * configured list), for SIGHUP, disabled ones included. Throws a ConfigError naming file:line for
+ * anything wrong.
  */
 export async function loadStrategySet(
   config: Pick<LoadedConfig, "strategySource" | "file" | "schedule">,
@@ -145,10 +146,10 @@ export async function loadStrategySet(
   }
   // The same defaults as at start-up (a rebalancer's countStaked depends on the other strategies): a
   // reload without them changed the rebalancer's view of staked HYPE.
-  return scheduledStrategies(
-    resolveSharedDefaults(
-      await loadStrategyFiles(files, env, { allowSeconds: config.schedule?.allowSeconds === true }),
-    ),
+  // Disabled ones too: the daemon schedules the enabled ones and keeps the whole set as the
+  // configuration (a paused DCA's past spend stays its own; budget.ts).
+  return resolveSharedDefaults(
+    await loadStrategyFiles(files, env, { allowSeconds: config.schedule?.allowSeconds === true }),
   );
 }
 
@@ -222,6 +223,8 @@ export class Daemon {
   // nothing has been sent while a cycle still reads, so there is nothing to wait for.
   private readonly reads = new AbortController();
   private readonly entries = new Map<string, Entry>();
+  /** The whole strategy set of the last reload (disabled ones too); before any, the runtime's. */
+  private configured: readonly Strategy[] | undefined;
   private readonly queue: Work[] = [];
   private current: { work: Work; promise: Promise<void> } | undefined;
   private state: State = "new";
@@ -371,9 +374,11 @@ export class Daemon {
    * rescheduled with a fresh back-off; removed ones stop (a run in flight finishes). Throws (and
    * changes nothing) if the set is invalid.
    */
-  reload(next: readonly Strategy[]): void {
-    checkStrategies(next);
+  reload(loaded: readonly Strategy[]): void {
+    checkStrategies(loaded);
     if (this.state === "stopping" || this.state === "stopped") return;
+    this.configured = loaded;
+    const next = scheduledStrategies(loaded);
     const added: string[] = [];
     const changed: string[] = [];
     const removed: string[] = [];
@@ -692,6 +697,8 @@ export class Daemon {
         // The strategies as of the last reload (SIGHUP), not as the runtime opened: a rebalancer
         // disabled since must not hold a staking deposit back, one added must.
         peers: this.strategies(),
+        // Every strategy of the files as last reloaded, disabled ones included (budget.ts).
+        ...(this.configured ? { configured: this.configured } : {}),
         logger: this.logger,
         ...(this.metrics ? { metrics: this.metrics } : {}),
       };

@@ -44,10 +44,10 @@ export interface TwapOrderIntent extends Base {
    */
   guard?: TwapGuard;
   /**
-   * Set (by the cycle) when a strategy with a lifetime budget decided it: a budget may count it after
-   * that strategy left the configuration (renamed; budget.ts).
+   * Whether a strategy with a lifetime budget decided it (set by the cycle, journaled): a budget may
+   * count it after that strategy left the configuration (renamed; budget.ts). Absent in older journals.
    */
-  budgeted?: true;
+  budgeted?: boolean;
 }
 
 /** A running TWAP's price guard: a buy ceiling or sell floor, and the largest move against its side. */

@@ -9,7 +9,6 @@ import { redact } from "../lib/secrets.js";
 import { applyMigrations, type Migration, openStateDb, recordSubmissionMark } from "../lib/stateDb.js";
 import { HYPE_WEI_DECIMALS } from "../venue/constants.js";
 import { twapRecordKey } from "./intentKinds.js";
-import { KILL_SWITCH_STRATEGY } from "./killSwitch.js";
 import type { NotificationAttempt } from "./notify/notifier.js";
 import type { PairMemory } from "./priceSanity.js";
 import type { OwnStakingMove } from "./snapshot.js";
@@ -827,39 +826,44 @@ export class Journal {
   }
 
   /**
-   * TWAPs a budget of `strategy` may have to count besides its own (budget.ts budgetMemory): the counted
-   * TWAP submissions of the account that a budgeted strategy no longer in the configuration (`names`:
-   * every configured strategy, disabled ones included) decided, and every row `hlbot journal rebuild`
-   * imported from the venue, whoever it was given to. `rebuilt` says which a row is.
+   * The account's counted TWAP submissions on one market (a pair and side), whoever sent them: a
+   * budget's candidates (budget.ts budgetMemory). A bot row is found by its asset id and its action's
+   * side, a row `hlbot journal rebuild` imported by its venue record's coin and side. `budgeted`: the
+   * decision's stamp (1: a strategy with a lifetime budget decided it, 0: one without, null: no stamp,
+   * a journal written before the stamp existed, or no decision).
    */
-  budgetRowsBeside(
+  twapsOnMarket(
     account: string,
-    strategy: string,
-    names: readonly string[],
+    market: { assetId: number; coin: string; side: "buy" | "sell" },
   ): Array<{
     strategy: string;
-    request: string;
     twapId: number | null;
     notionalUsd: string | null;
     rebuilt: number;
+    budgeted: number | null;
   }> {
-    const configured = [...names, MANUAL_STRATEGY, VENUE_HISTORY_STRATEGY, KILL_SWITCH_STRATEGY];
     return this.sql(
-      `SELECT s.strategy, s.request, s.twap_id AS twapId, s.notional_usd AS notionalUsd,
-              (s.reason LIKE '${REBUILT_PREFIX}%') AS rebuilt
+      `SELECT s.strategy, s.twap_id AS twapId, s.notional_usd AS notionalUsd,
+              (s.reason LIKE '${REBUILT_PREFIX}%') AS rebuilt, json_extract(d.intent, '$.budgeted') AS budgeted
          FROM submissions s LEFT JOIN decisions d ON d.id = s.decision_id
          WHERE s.account = ? AND s.action_type = 'twapOrder' AND s.status IN (${COUNTED.map(() => "?").join(", ")})
-           AND s.strategy != ?
-           AND (s.reason LIKE '${REBUILT_PREFIX}%'
-             OR (s.strategy NOT IN (${configured.map(() => "?").join(", ")})
-               AND json_extract(d.intent, '$.budgeted') = 1))
+           AND ((s.asset = ? AND json_extract(s.request, '$.action.twap.b') = ?)
+             OR (s.reason LIKE '${REBUILT_PREFIX}%' AND json_extract(s.request, '$.state.coin') = ?
+               AND json_extract(s.request, '$.state.side') = ?))
          ORDER BY s.id`,
-    ).all(account, ...COUNTED, strategy, ...configured) as Array<{
+    ).all(
+      account,
+      ...COUNTED,
+      market.assetId,
+      market.side === "buy" ? 1 : 0,
+      market.coin,
+      market.side === "buy" ? "B" : "A",
+    ) as Array<{
       strategy: string;
-      request: string;
       twapId: number | null;
       notionalUsd: string | null;
       rebuilt: number;
+      budgeted: number | null;
     }>;
   }
 

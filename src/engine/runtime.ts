@@ -248,7 +248,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
         userSignedGraceMs: config.venue.userSignedGraceMs,
         venueNow: () => venueClock.now(),
         peers: config.strategies.filter((s) => s.enabled),
-        configured: config.strategies.map((s) => s.name),
+        configured: config.strategies,
         ...(pauseBeforeSendMs ? { pauseBeforeSendMs } : {}),
         ...(unsignedRequest ? { unsigned: unsignedRequest } : {}),
         logger: o.logger,

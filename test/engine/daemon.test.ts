@@ -436,6 +436,36 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     expect(reloaded).toMatchObject({ added: [], changed: [], removed: [] });
   });
 
+  it("a budgeted DCA renamed by a reload keeps its used-up budget", async () => {
+    const dca = {
+      name: "dca",
+      kind: "twap-accumulate",
+      schedule: "* * * * *",
+      params: {
+        coin: "HYPE",
+        side: "buy",
+        amountUsd: 400,
+        budgetUsd: 400,
+        twap: { minutes: 5, randomize: false },
+      },
+    };
+    bot = await startTestBot({ mode: "live", strategies: [dca], fund: { USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    START = bot.sim.now();
+    fakeTime(bot);
+    const { daemon: d } = newDaemon(bot);
+    d.start();
+    await step(d, MINUTE, 10);
+    expect(twapsPlaced(bot)).toHaveLength(1); // the budget used up by one TWAP
+    // The file now names it dca-hype (a review's case: it bought its budget again after SIGHUP).
+    writeFileSync(join(bot.dir, "strategy-0.yaml"), stringify({ ...dca, name: "dca-hype" }));
+    const reload = () => d.reloadFrom(() => loadStrategySet(bot!.runtime.config, { TEST_BOT_KEY: bot!.key }));
+    expect(await reload()).toBe(true);
+    await step(d, MINUTE, 10);
+    expect(twapsPlaced(bot)).toHaveLength(1);
+    expect(d.strategies().map((s) => s.name)).toEqual(["dca-hype"]);
+  });
+
   it("reloads strategy files: a broken file is reported with file:line and the old set kept; a good set replaces it", async () => {
     bot = await startTestBot({
       strategies: [{ ...REBALANCE, schedule: "*/2 * * * *" }],

@@ -26,7 +26,7 @@ const renamed = (b: TestBot, name: string): Strategy[] =>
 /** One cycle of `strategies`; the configuration holds `peers` (a rename renames both). */
 async function cycle(b: TestBot, strategies = b.runtime.strategies(), peers?: Strategy[]) {
   const deps = b.runtime.cycleDeps(await b.runtime.facts());
-  return runCycle(peers ? { ...deps, peers, configured: peers.map((s) => s.name) } : deps, {
+  return runCycle(peers ? { ...deps, peers, configured: peers } : deps, {
     trigger: "once",
     strategies,
   });
@@ -242,6 +242,45 @@ describe("a budget follows its strategy's market, not only its name", () => {
       run.actions.map((a) => [a.strategy, a.outcome]),
       run.decisions[0]?.decision.reason,
     ).toEqual([["dca-main", "accepted"]]);
+  });
+
+  it("renamed while its old name is reused for a DCA on another pair: the renamed one keeps its spend, the new one starts clean", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [budgeted], fund: { USDC: "5000", PURR: "0" } });
+    bot.sim.setPrice("@107", "40");
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(10 * 60_000);
+    const [old] = bot.runtime.strategies();
+    const hype = { ...old!, name: "dca-hype" } as Strategy;
+    const purr = {
+      ...old!,
+      name: "dca",
+      params: {
+        ...old!.params,
+        coin: "PURR",
+        amountUsd: parseDecimal("150"),
+        budgetUsd: parseDecimal("1000"),
+      },
+    } as Strategy;
+    const run = await cycle(bot, [hype, purr], [hype, purr]);
+    expect(run.actions.map((a) => [a.strategy, a.outcome])).toEqual([["dca", "accepted"]]);
+    const held = run.decisions.find((d) => d.decision.strategy === "dca-hype")?.decision.reason;
+    expect(held).toMatch(
+      /^budget used up \(3\d\d\.\d\d of 400 USD, 3\d\d\.\d\d of it by dca \(its name now trades elsewhere\)/,
+    );
+    const purrRun = run.actions.find((a) => a.strategy === "dca");
+    expect(purrRun?.reason).not.toMatch(/budget/);
+  });
+
+  it("a journal from before the budget stamp: a renamed DCA still counts its TWAPs (fail closed)", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [budgeted], fund: { USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    // What an older version wrote: the intent without the stamp.
+    bot.runtime.db.prepare("UPDATE decisions SET intent = json_remove(intent, '$.budgeted')").run();
+    bot.sim.advance(10 * 60_000);
+    const run = await cycle(bot, renamed(bot, "dca-hype"), renamed(bot, "dca-hype"));
+    expect(run.actions).toHaveLength(0);
+    expect(run.decisions[0]?.decision.reason).toMatch(/of it by dca \(no longer configured\)/);
   });
 
   it("TWAPs of a strategy no longer configured on the other side of the pair are not counted", async () => {

@@ -247,12 +247,12 @@ async function runDaemon(
               logger.warn(`the bot file no longer loads (${describeError(err)}): a restart would fail`),
           );
           const set = await loadStrategySet(config, ctx.env);
-          await checkStrategyMarkets(runtime.info, set, { warn: (m) => logger.warn(m) }).catch(
-            (err: unknown) => {
-              if (!(err instanceof VenueError)) throw err;
-              logger.warn(`the reloaded strategies' markets were not checked (${describeError(err)})`);
-            },
-          );
+          await checkStrategyMarkets(runtime.info, scheduledStrategies(set), {
+            warn: (m) => logger.warn(m),
+          }).catch((err: unknown) => {
+            if (!(err instanceof VenueError)) throw err;
+            logger.warn(`the reloaded strategies' markets were not checked (${describeError(err)})`);
+          });
           return set;
         });
       },

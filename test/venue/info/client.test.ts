@@ -506,6 +506,15 @@ describe("twapHistory", () => {
       const { result } = await ask(order, (c) => c.twapHistory({ user: fx.USER }));
       expect(latestTwapEntries(result).map((e) => e.status.status)).toEqual(["terminated"]);
     }
+    // Triggered in the second it was placed: running, not waiting, in either order.
+    const waiting = { ...fx.twapEntry(), status: { status: "waitingForTrigger" } };
+    for (const order of [
+      [started, waiting],
+      [waiting, started],
+    ]) {
+      const { result } = await ask(order, (c) => c.twapHistory({ user: fx.USER }));
+      expect(latestTwapEntries(result).map((e) => e.status.status)).toEqual(["activated"]);
+    }
   });
 
   it("charges +1 weight per 20 entries returned", async () => {

@@ -122,13 +122,19 @@ export const latestTwapEntries = perAnswer((history: TwapHistoryResponse): reado
 });
 
 /**
- * Whether `entry` is a later record of its TWAP than `seen`. Times are whole seconds, so a TWAP cancelled
- * in the second it started has two records of one time: the ended one is the later (an ended TWAP does
- * not run again), whatever order the venue lists them in.
+ * Whether `entry` is a later record of its TWAP than `seen`. Times are whole seconds, so two records of
+ * one TWAP can share one (cancelled, or triggered, in the second it started): of those the later in its
+ * life is the later (waiting for its trigger, then running or a status hlbot does not know, then
+ * ended), whatever order the venue lists them in; within one stage, the one listed last.
  */
 function supersedes(entry: TwapHistoryEntry, seen: TwapHistoryEntry): boolean {
   if (entry.timeMs !== seen.timeMs) return entry.timeMs > seen.timeMs;
-  return twapHasEnded(entry) || !twapHasEnded(seen);
+  return lifeStage(entry) >= lifeStage(seen);
+}
+
+function lifeStage(entry: TwapHistoryEntry): number {
+  if (twapHasEnded(entry)) return 2;
+  return entry.status.status === "waitingForTrigger" ? 0 : 1;
 }
 
 export const twapHistoryWeight = infoRequestWeight("twapHistory");
