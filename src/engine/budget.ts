@@ -10,6 +10,7 @@ import { perAnswer } from "../venue/info/query.js";
 import type { RefusedOrder } from "./allocate.js";
 import type { Intent } from "./intents.js";
 import {
+  type BudgetCandidate,
   countedUsd,
   type Journal,
   MANUAL_STRATEGY,
@@ -168,57 +169,91 @@ const endedAndFilled = perAnswer((history: TwapHistory) =>
 );
 
 /**
- * A budgeted strategy's spend on its market (its pair and side): its own TWAPs there; those there a
- * strategy with a budget decided whose name no configured strategy trading that market has now (the
- * same DCA renamed in its file, or its old name reused on another market); and those `hlbot journal
- * rebuild` imported there. The journal knows a strategy by its name, so a renamed DCA would otherwise
- * start its lifetime budget again (reviews: a used-up 400-USD budget bought again under the new name,
- * also after a SIGHUP reload and with the old name reused on PURR); and a rebuild gives each venue TWAP
- * to one strategy, so another budgeted one on the market would start from nothing (the venue does not
- * say who placed it). A TWAP whose decision has no stamp (a journal from before it) counts as a
- * budget's: fail closed. The reason names what was counted, so the owner of a genuinely new strategy
- * can raise its budget. `configured`: the configuration's strategies by name, disabled ones included
- * (a paused DCA's spend is its own).
+ * A budgeted strategy's spend. The journal knows a strategy by its name, so a DCA renamed in its file
+ * would otherwise start its lifetime budget again (reviews: a used-up 400-USD budget bought again under
+ * the new name, after a SIGHUP reload too, and with the old name reused elsewhere); and a rebuild gives
+ * each venue TWAP to one strategy, so another budgeted one on the market would start from nothing (the
+ * venue does not say who placed it). It counts, on its market (its pair and side):
+ * - its own TWAPs, and those on any other market too (its quote or side changed in the file), unless
+ *   another budgeted DCA of the configuration trades that market (its old name reused: that one counts
+ *   them);
+ * - those `hlbot journal rebuild` imported there;
+ * - those a strategy with a budget decided there under a name whose strategy now is not a budgeted DCA
+ *   of this market (renamed, removed, or its name reused), and unstamped ones (a journal from before
+ *   the stamp) whose name's strategy does not trade this market now: fail closed.
+ * The reason names what was counted beside its own, so the owner of a strategy that is not one of them
+ * renamed can raise its budget. `configured`: the configuration's strategies by name, disabled ones
+ * included (a paused DCA's spend is its own).
  */
 export function budgetMemory(
   deps: { journal: Journal; account: string },
   strategy: { name: string; kind: string; params: unknown },
-  configured: ReadonlyMap<string, { kind: string; params: unknown }>,
+  configured: ReadonlyMap<string, { name: string; kind: string; params: unknown }>,
   snapshot: Snapshot,
   fills: ReadonlyMap<number, TwapFill> | undefined,
 ): Pick<StrategyMemory, "spentUsd" | "inheritedUsd"> {
   const [b] = budgetedStrategies([strategy]);
   if (b === undefined) return { spentUsd: deps.journal.spentUsd(strategy.name, fills) };
-  const pair = [...snapshot.pairs.values()].find((p) => p.base.name === b.coin && p.quote.name === b.quote);
+  const marketOf = (s: BudgetedStrategy) => {
+    const pair = [...snapshot.pairs.values()].find((p) => p.base.name === s.coin && p.quote.name === s.quote);
+    return pair === undefined ? undefined : { assetId: pair.assetId, coin: pair.name, side: s.side };
+  };
+  const mine = marketOf(b);
   // A pair the venue no longer lists: its own rows by name, as before (nothing else can be placed).
-  if (pair === undefined) return { spentUsd: deps.journal.spentUsd(strategy.name, fills) };
+  if (mine === undefined) return { spentUsd: deps.journal.spentUsd(strategy.name, fills) };
+  const key = (assetId: number, side: "buy" | "sell") => `${assetId}:${side}`;
+  /** The markets of the configuration's other budgeted DCAs, with their names. */
+  const otherBudgets = new Map<string, Set<string>>();
+  for (const s of budgetedStrategies([...configured.values()])) {
+    if (s.name === b.name) continue;
+    const m = marketOf(s);
+    if (m === undefined) continue;
+    const k = key(m.assetId, m.side);
+    otherBudgets.set(k, (otherBudgets.get(k) ?? new Set()).add(s.name));
+  }
+  const here = key(mine.assetId, mine.side);
   let own = ZERO;
   let usd = ZERO;
   const from = new Set<string>();
-  const market = { assetId: pair.assetId, coin: pair.name, side: b.side };
-  for (const r of deps.journal.twapsOnMarket(deps.account, market)) {
-    if (r.strategy === strategy.name && !r.rebuilt) {
-      own = own.plus(countedUsd(r, fills));
+  for (const r of deps.journal.budgetCandidates(deps.account, strategy.name, mine)) {
+    const where = rowMarket(r, snapshot);
+    const at = where === undefined ? undefined : key(where.assetId, where.side);
+    if (r.strategy === strategy.name) {
+      if (at === here || at === undefined || !otherBudgets.has(at)) own = own.plus(countedUsd(r, fills));
       continue;
     }
+    if (at !== here) continue;
     if (r.rebuilt) {
-      if (r.strategy === strategy.name) own = own.plus(countedUsd(r, fills));
-      else {
-        usd = usd.plus(countedUsd(r, fills));
-        from.add("TWAPs `hlbot journal rebuild` imported");
-      }
+      usd = usd.plus(countedUsd(r, fills));
+      from.add("TWAPs `hlbot journal rebuild` imported");
       continue;
     }
     if (r.budgeted === 0 || RESERVED.has(r.strategy)) continue;
-    const now = configured.get(r.strategy);
-    if (now !== undefined && tradesMarket(now, b)) continue;
+    const holder = configured.get(r.strategy);
+    // Stamped: its own only for a budgeted DCA of this market; unstamped: for whatever trades it now.
+    if (
+      holder !== undefined &&
+      (r.budgeted === 1 ? otherBudgets.get(here)?.has(holder.name) === true : tradesMarket(holder, b))
+    )
+      continue;
     usd = usd.plus(countedUsd(r, fills));
     from.add(
-      `${r.strategy} (${now === undefined ? "no longer configured" : "its name now trades elsewhere"})`,
+      `${r.strategy} (${holder === undefined ? "no longer configured" : "now another strategy's name"})`,
     );
   }
   if (from.size === 0) return { spentUsd: own };
   return { spentUsd: own.plus(usd), inheritedUsd: { from: [...from], usd } };
+}
+
+/** A journaled TWAP's market: a bot row's asset and side, a rebuilt row's venue coin and side. */
+function rowMarket(
+  r: BudgetCandidate,
+  snapshot: Snapshot,
+): { assetId: number; side: "buy" | "sell" } | undefined {
+  if (r.asset !== null && r.isBuy !== null) return { assetId: r.asset, side: r.isBuy ? "buy" : "sell" };
+  const pair = r.recordCoin === null ? undefined : snapshot.pairs.get(r.recordCoin);
+  if (pair === undefined || (r.recordSide !== "B" && r.recordSide !== "A")) return undefined;
+  return { assetId: pair.assetId, side: r.recordSide === "B" ? "buy" : "sell" };
 }
 
 /** Names under which the journal keeps what no strategy decided: manual actions and the kill switch. */

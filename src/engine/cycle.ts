@@ -578,7 +578,7 @@ function record(
  * its strategy puts on it now (guards.ts), and whether a lifetime budget counts it (budget.ts).
  */
 function stamped(intent: TwapOrderIntent, strategy: Pick<Strategy, "kind" | "params">): TwapOrderIntent {
-  const guard = guardOf(strategy, intent.side, intent.label.split("/")[0] ?? "");
+  const guard = guardOf(strategy, intent.side, intent.label);
   const budgeted =
     strategy.kind === "twap-accumulate" &&
     (strategy.params as { budgetUsd?: unknown }).budgetUsd !== undefined;

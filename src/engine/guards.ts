@@ -43,30 +43,35 @@ export interface WatchTarget {
 
 interface GuardParams {
   coin?: unknown;
+  quote?: unknown;
   side?: unknown;
   limitPx?: unknown;
   twap?: { maxDeviation?: unknown };
 }
 
 /**
- * The guard a strategy's configuration puts on its TWAP of `side` on the pair of `token` (the base):
- * limitPx of twap-accumulate on the side it trades; a rebalancer's priceLimits for the token on the
+ * The guard a strategy's configuration puts on its TWAP of `side` on the pair `label` ("HYPE/USDC"):
+ * limitPx of twap-accumulate on the side it trades; a rebalancer's priceLimits for the base on the
  * TWAP's side; twap.maxDeviation of either. Undefined when none applies.
  */
 export function guardOf(
   def: Pick<Strategy, "kind" | "params">,
   side: "buy" | "sell",
-  token: string,
+  label: string,
 ): TwapGuard | undefined {
   const params = def.params as GuardParams;
   const rebalancer = def.kind === "twap-rebalance";
-  // Only a strategy that trades the TWAP's token guards it: a name reused for a DCA on another pair must
-  // not put that pair's ceiling on this TWAP (a review's PURR limitPx 0.2 cancelled a HYPE buy at 40).
+  // Only a strategy that trades the TWAP's pair guards it: a name reused for a DCA on another pair, or a
+  // DCA moved to another quote, must not put that pair's limit on this TWAP (reviews: a PURR limitPx of
+  // 0.2 cancelled a HYPE buy at 40; a ceiling in HYPE cancelled a UBTC/USDC buy).
+  const [base = "", quote] = label.split("/");
   const trades =
-    def.kind === "twap-accumulate"
-      ? params.coin === token
-      : rebalancer && Object.hasOwn((def.params as TwapRebalanceParams).targets, token);
+    params.quote === quote &&
+    (def.kind === "twap-accumulate"
+      ? params.coin === base
+      : rebalancer && Object.hasOwn((def.params as TwapRebalanceParams).targets, base));
   if (!trades) return undefined;
+  const token = base;
   const limitPx =
     def.kind === "twap-accumulate" && params.side === side
       ? decimalOf(params.limitPx)
@@ -135,12 +140,12 @@ export function watchTargets(
     const side = intent.side === "buy" || intent.side === "sell" ? intent.side : undefined;
     const assetId = typeof intent.assetId === "number" ? intent.assetId : row.asset;
     if (side === undefined || typeof intent.coin !== "string" || assetId === null) continue;
-    const token = typeof intent.label === "string" ? (intent.label.split("/")[0] ?? "") : "";
     const guards: TwapGuard[] = [];
     const journaled = journaledGuard(intent.guard);
     if (journaled !== undefined) guards.push(journaled);
     const def = byName.get(row.strategy);
-    const current = def === undefined ? undefined : guardOf(def, side, token);
+    const current =
+      def === undefined || typeof intent.label !== "string" ? undefined : guardOf(def, side, intent.label);
     if (current !== undefined && (journaled === undefined || !sameGuard(current, journaled)))
       guards.push(current);
     if (guards.length === 0) continue;

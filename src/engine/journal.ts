@@ -287,6 +287,19 @@ export function countedUsd(
   return r.notionalUsd ? new Decimal(r.notionalUsd) : ZERO;
 }
 
+/** A TWAP submission a budget may count (Journal.budgetCandidates). */
+export interface BudgetCandidate {
+  strategy: string;
+  twapId: number | null;
+  notionalUsd: string | null;
+  rebuilt: number;
+  budgeted: number | null;
+  asset: number | null;
+  isBuy: number | null;
+  recordCoin: string | null;
+  recordSide: string | null;
+}
+
 export class Journal {
   // Statements are compiled once: preparing costs more than running most of them, and a cycle of a large
   // account writes dozens of rows. Keyed by SQL text, which comes only from the fixed set in this file.
@@ -826,45 +839,39 @@ export class Journal {
   }
 
   /**
-   * The account's counted TWAP submissions on one market (a pair and side), whoever sent them: a
-   * budget's candidates (budget.ts budgetMemory). A bot row is found by its asset id and its action's
-   * side, a row `hlbot journal rebuild` imported by its venue record's coin and side. `budgeted`: the
-   * decision's stamp (1: a strategy with a lifetime budget decided it, 0: one without, null: no stamp,
-   * a journal written before the stamp existed, or no decision).
+   * A budget's candidates (budget.ts budgetMemory): the account's counted TWAP submissions of `strategy`
+   * on any market, and those of anyone on `market` (a pair and side). Each row's market: a bot row's
+   * asset id and its action's side (`isBuy` 1/0), a row `hlbot journal rebuild` imported its venue
+   * record's coin and side ("B"/"A"). `budgeted`: the decision's stamp (1: a strategy with a lifetime
+   * budget decided it, 0: one without, null: no stamp, a journal written before the stamp, or no
+   * decision).
    */
-  twapsOnMarket(
+  budgetCandidates(
     account: string,
+    strategy: string,
     market: { assetId: number; coin: string; side: "buy" | "sell" },
-  ): Array<{
-    strategy: string;
-    twapId: number | null;
-    notionalUsd: string | null;
-    rebuilt: number;
-    budgeted: number | null;
-  }> {
+  ): BudgetCandidate[] {
     return this.sql(
       `SELECT s.strategy, s.twap_id AS twapId, s.notional_usd AS notionalUsd,
-              (s.reason LIKE '${REBUILT_PREFIX}%') AS rebuilt, json_extract(d.intent, '$.budgeted') AS budgeted
+              (s.reason LIKE '${REBUILT_PREFIX}%') AS rebuilt, json_extract(d.intent, '$.budgeted') AS budgeted,
+              s.asset, json_extract(s.request, '$.action.twap.b') AS isBuy,
+              json_extract(s.request, '$.state.coin') AS recordCoin, json_extract(s.request, '$.state.side') AS recordSide
          FROM submissions s LEFT JOIN decisions d ON d.id = s.decision_id
          WHERE s.account = ? AND s.action_type = 'twapOrder' AND s.status IN (${COUNTED.map(() => "?").join(", ")})
-           AND ((s.asset = ? AND json_extract(s.request, '$.action.twap.b') = ?)
+           AND (s.strategy = ?
+             OR (s.asset = ? AND json_extract(s.request, '$.action.twap.b') = ?)
              OR (s.reason LIKE '${REBUILT_PREFIX}%' AND json_extract(s.request, '$.state.coin') = ?
                AND json_extract(s.request, '$.state.side') = ?))
          ORDER BY s.id`,
     ).all(
       account,
       ...COUNTED,
+      strategy,
       market.assetId,
       market.side === "buy" ? 1 : 0,
       market.coin,
       market.side === "buy" ? "B" : "A",
-    ) as Array<{
-      strategy: string;
-      twapId: number | null;
-      notionalUsd: string | null;
-      rebuilt: number;
-      budgeted: number | null;
-    }>;
+    ) as BudgetCandidate[];
   }
 
   /** A strategy's TWAP submissions whose effect counts (pending, accepted, unknown, landed), oldest first. */

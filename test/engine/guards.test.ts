@@ -1,7 +1,8 @@
 // The guard rule of the TWAP watch (pure): which mids cross a running TWAP's price limit or its maximum
 // deviation from the mid at decision time, against the order's side only.
 import { describe, expect, it } from "vitest";
-import { crossed, type WatchTarget } from "../../src/engine/guards.js";
+import { crossed, guardOf, type WatchTarget } from "../../src/engine/guards.js";
+import type { Strategy } from "../../src/engine/strategies/registry.js";
 import { Decimal } from "../../src/lib/decimal.js";
 
 const d = (x: string) => new Decimal(x);
@@ -48,5 +49,25 @@ describe("crossed", () => {
 
   it("no limit, no crossing", () => {
     expect(crossed(base, d("1"))).toBeUndefined();
+  });
+});
+
+describe("guardOf", () => {
+  const dca = (params: Record<string, unknown>) =>
+    ({
+      kind: "twap-accumulate",
+      params: { coin: "UBTC", quote: "USDC", side: "buy", ...params },
+    }) as unknown as Strategy;
+
+  it("guards only a TWAP on the pair the strategy trades: its coin and its quote", () => {
+    expect(guardOf(dca({ limitPx: d("100000") }), "buy", "UBTC/USDC")?.limitPx?.toFixed()).toBe("100000");
+    // The file moved to the HYPE quote (a ceiling in HYPE): the running UBTC/USDC buy is not its.
+    expect(guardOf(dca({ quote: "HYPE", limitPx: d("4000") }), "buy", "UBTC/USDC")).toBeUndefined();
+    expect(guardOf(dca({ coin: "PURR", limitPx: d("0.2") }), "buy", "UBTC/USDC")).toBeUndefined();
+    // limitPx holds on the side it trades; maxDeviation on either.
+    expect(guardOf(dca({ limitPx: d("100000") }), "sell", "UBTC/USDC")).toBeUndefined();
+    expect(
+      guardOf(dca({ twap: { maxDeviation: d("0.05") } }), "sell", "UBTC/USDC")?.maxDeviation?.toFixed(),
+    ).toBe("0.05");
   });
 });

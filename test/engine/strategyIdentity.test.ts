@@ -181,7 +181,7 @@ describe("a budget follows its strategy's market, not only its name", () => {
     const renamedRun = await cycle(bot, renamed(bot, "dca-hype"), renamed(bot, "dca-hype"));
     expect(renamedRun.actions).toHaveLength(0);
     expect(renamedRun.decisions[0]?.decision.reason).toMatch(
-      /^budget used up \(3\d\d\.\d\d of 400 USD, 3\d\d\.\d\d of it by dca \(no longer configured\) on this pair and side: counted as this strategy's \(a strategy renamed in its file keeps its budget\); if they were not its, raise budgetUsd by that/,
+      /^budget used up \(3\d\d\.\d\d of 400 USD, 3\d\d\.\d\d of it by dca \(no longer configured\) on this pair and side: counted as this strategy's in case it is one of them renamed \(the journal knows strategies by name\); if it is not, raise budgetUsd by that/,
     );
     expect(bot.sim.ledger({ kind: "twapPlaced", user: bot.address })).toHaveLength(1);
   });
@@ -265,7 +265,7 @@ describe("a budget follows its strategy's market, not only its name", () => {
     expect(run.actions.map((a) => [a.strategy, a.outcome])).toEqual([["dca", "accepted"]]);
     const held = run.decisions.find((d) => d.decision.strategy === "dca-hype")?.decision.reason;
     expect(held).toMatch(
-      /^budget used up \(3\d\d\.\d\d of 400 USD, 3\d\d\.\d\d of it by dca \(its name now trades elsewhere\)/,
+      /^budget used up \(3\d\d\.\d\d of 400 USD, 3\d\d\.\d\d of it by dca \(now another strategy's name\)/,
     );
     const purrRun = run.actions.find((a) => a.strategy === "dca");
     expect(purrRun?.reason).not.toMatch(/budget/);
@@ -311,5 +311,53 @@ describe("a budget follows its strategy's market, not only its name", () => {
     );
     expect(run.actions.map((a) => [a.strategy, a.outcome])).toEqual([["dca", "accepted"]]);
     expect(run.actions[0]?.reason).not.toMatch(/no longer configured/);
+  });
+});
+
+describe("a budget follows its strategy through edits of its file", () => {
+  const dca = {
+    name: "dca",
+    kind: "twap-accumulate",
+    params: {
+      coin: "HYPE",
+      side: "buy",
+      amountUsd: 400,
+      budgetUsd: 400,
+      twap: { minutes: 5, randomize: false },
+    },
+  };
+  const edited = (b: TestBot, params: Record<string, unknown>) =>
+    b.runtime.strategies().map((s) => ({ ...s, params: { ...s.params, ...params } }) as Strategy);
+
+  it("switched from buy to sell, or moved to another pair, it does not start its budget again", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [dca], fund: { USDC: "5000", HYPE: "100" } });
+    bot.sim.setPrice("@107", "40");
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(10 * 60_000);
+    for (const params of [{ side: "sell" }, { coin: "PURR" }]) {
+      const now = edited(bot, params);
+      const run = await cycle(bot, now, now);
+      expect(run.actions, run.decisions[0]?.decision.reason).toHaveLength(0);
+      expect(run.decisions[0]?.decision.reason).toMatch(/^budget used up \(3\d\d\.\d\d of 400 USD/);
+    }
+  });
+
+  it.each([
+    ["a rebalancer renamed into the DCA's old name", "rebalancer"],
+    ["a DCA without a budget on the same pair given the old name", "unbudgeted"],
+  ])("%s: the renamed budgeted DCA still counts its spend", async (_, who) => {
+    bot = await startTestBot({ mode: "live", strategies: [dca, REBALANCE], fund: { USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    const [mine] = bot.runtime.strategies().filter((s) => s.name === "dca");
+    expect((await cycle(bot, [mine!])).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(10 * 60_000);
+    const renamedDca = { ...mine!, name: "dca-hype" } as Strategy;
+    const other =
+      who === "rebalancer"
+        ? ({ ...bot.runtime.strategies().find((s) => s.name === "rebalance")!, name: "dca" } as Strategy)
+        : ({ ...mine!, params: { ...mine!.params, budgetUsd: undefined } } as Strategy);
+    const run = await cycle(bot, [renamedDca], [renamedDca, other]);
+    expect(run.actions, run.decisions[0]?.decision.reason).toHaveLength(0);
+    expect(run.decisions[0]?.decision.reason).toMatch(/of it by dca \(now another strategy's name\)/);
   });
 });

@@ -110,7 +110,7 @@ export const twapAccumulate = defineStrategy({
         (inherited === undefined
           ? ""
           : `, ${fmt(inherited.usd, 2)} of it by ${inherited.from.join(" and ")} on this pair and side: ` +
-            "counted as this strategy's (a strategy renamed in its file keeps its budget); if they were not its, raise budgetUsd by that");
+            "counted as this strategy's in case it is one of them renamed (the journal knows strategies by name); if it is not, raise budgetUsd by that");
       if (inherited !== undefined) notes.push(`budget: ${used}`);
       const left = params.budgetUsd.minus(memory.spentUsd);
       if (!left.gt(0)) return [skip(name, `budget used up (${used})`, considered)];
