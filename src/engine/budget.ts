@@ -170,18 +170,20 @@ const endedAndFilled = perAnswer((history: TwapHistory) =>
 
 /**
  * A budgeted strategy's spend. The journal knows a strategy by its name, so a DCA renamed in its file
- * would otherwise start its lifetime budget again (reviews: a used-up 400-USD budget bought again under
- * the new name, after a SIGHUP reload too, and with the old name reused elsewhere); and a rebuild gives
- * each venue TWAP to one strategy, so another budgeted one on the market would start from nothing (the
- * venue does not say who placed it). It counts, on its market (its pair and side):
- * - its own TWAPs, and those on any other market too (its quote or side changed in the file), unless
- *   another budgeted DCA of the configuration trades that market (its old name reused: that one counts
- *   them);
- * - those `hlbot journal rebuild` imported there;
- * - those a strategy with a budget decided there under a name whose strategy now is not a budgeted DCA
- *   of this market (renamed, removed, or its name reused), and unstamped ones (a journal from before
- *   the stamp) whose name's strategy does not trade this market now: fail closed.
- * The reason names what was counted beside its own, so the owner of a strategy that is not one of them
+ * would otherwise start its lifetime budget again (five reviews: a used-up 400-USD budget bought again
+ * under the new name, after a SIGHUP reload, with the old name reused elsewhere, after a switch of side
+ * or pair); and a rebuild gives each venue TWAP to one strategy, so another budgeted one on the market
+ * would start from nothing (the venue does not say who placed it). It counts:
+ * - the TWAPs of its name, on any market (its file may have changed its side or pair), except those on a
+ *   market where another budgeted DCA now trades that may be this name's strategy renamed (it had no
+ *   TWAP of its own before them);
+ * - on its market (its pair and side), the TWAPs a strategy with a budget decided (or unmarked: from
+ *   before the mark, and not configured at the upgrade; Journal.stampLegacyBudgets) under another name,
+ *   unless that name is a budgeted DCA of this market now (which counts them), when this strategy may
+ *   be that one renamed (it had no TWAP of its own before them);
+ * - on its market, the TWAPs `hlbot journal rebuild` gave a budgeted DCA of this market, or a strategy
+ *   no longer configured (fail closed); not those it gave no budget.
+ * The reason names what it counted beside its own, so the owner of a strategy that is none of them
  * renamed can raise its budget. `configured`: the configuration's strategies by name, disabled ones
  * included (a paused DCA's spend is its own).
  */
@@ -212,6 +214,13 @@ export function budgetMemory(
     otherBudgets.set(k, (otherBudgets.get(k) ?? new Set()).add(s.name));
   }
   const here = key(mine.assetId, mine.side);
+  const firstOwn = new Map<string, number | undefined>();
+  /** Whether `s` may be a strategy that decided submission `id` under another name, renamed: it had no TWAP of its own before it. */
+  const mayBeRenamed = (s: string, id: number) => {
+    if (!firstOwn.has(s)) firstOwn.set(s, deps.journal.firstTwapId(deps.account, s));
+    const first = firstOwn.get(s);
+    return first === undefined || first > id;
+  };
   let own = ZERO;
   let usd = ZERO;
   const from = new Set<string>();
@@ -219,23 +228,30 @@ export function budgetMemory(
     const where = rowMarket(r, snapshot);
     const at = where === undefined ? undefined : key(where.assetId, where.side);
     if (r.strategy === strategy.name) {
-      if (at === here || at === undefined || !otherBudgets.has(at)) own = own.plus(countedUsd(r, fills));
+      // On another market: another budgeted DCA there that may be this name's strategy renamed counts it.
+      const successor =
+        at !== here &&
+        at !== undefined &&
+        [...(otherBudgets.get(at) ?? [])].some((s) => mayBeRenamed(s, r.id));
+      if (!successor) own = own.plus(countedUsd(r, fills));
       continue;
     }
-    if (at !== here) continue;
-    if (r.rebuilt) {
-      usd = usd.plus(countedUsd(r, fills));
-      from.add("TWAPs `hlbot journal rebuild` imported");
-      continue;
-    }
-    if (r.budgeted === 0 || RESERVED.has(r.strategy)) continue;
+    if (at !== here || RESERVED.has(r.strategy) || r.budgeted === 0) continue;
     const holder = configured.get(r.strategy);
-    // Stamped: its own only for a budgeted DCA of this market; unstamped: for whatever trades it now.
-    if (
-      holder !== undefined &&
-      (r.budgeted === 1 ? otherBudgets.get(here)?.has(holder.name) === true : tradesMarket(holder, b))
-    )
+    const holderCounts = holder !== undefined && otherBudgets.get(here)?.has(holder.name) === true;
+    if (r.rebuilt) {
+      // Given to a budgeted DCA of this market: it counts against every budget here (the venue does not
+      // say whose it was); given to one no longer configured: fail closed. Rows no budget was given at
+      // the rebuild ("(venue history)", a DCA without a budget) are no budget's.
+      if (holderCounts || holder === undefined) {
+        usd = usd.plus(countedUsd(r, fills));
+        from.add("TWAPs `hlbot journal rebuild` imported");
+      }
       continue;
+    }
+    // Its name is a budgeted DCA of this market now: that one counts it. Otherwise this strategy counts
+    // it if it may be that strategy renamed (it had no TWAP of its own before).
+    if (holderCounts || !mayBeRenamed(strategy.name, r.id)) continue;
     usd = usd.plus(countedUsd(r, fills));
     from.add(
       `${r.strategy} (${holder === undefined ? "no longer configured" : "now another strategy's name"})`,
@@ -258,19 +274,6 @@ function rowMarket(
 
 /** Names under which the journal keeps what no strategy decided: manual actions and the kill switch. */
 const RESERVED = new Set([MANUAL_STRATEGY, VENUE_HISTORY_STRATEGY, KILL_SWITCH_STRATEGY]);
-
-/** Whether a configured strategy trades this market now (its TWAPs there are its own). */
-function tradesMarket(s: { kind: string; params: unknown }, m: BudgetedStrategy): boolean {
-  if (s.kind === "twap-accumulate") {
-    const p = s.params as { coin?: unknown; quote?: unknown; side?: unknown };
-    return p.coin === m.coin && p.quote === m.quote && p.side === m.side;
-  }
-  if (s.kind === "twap-rebalance") {
-    const p = s.params as { targets?: Record<string, unknown>; quote?: unknown };
-    return p.quote === m.quote && p.targets !== undefined && Object.hasOwn(p.targets, m.coin);
-  }
-  return false;
-}
 
 /** The strategy's latest ended TWAP, for its reasons ("filled nothing"). */
 export function lastEndedTwap(

@@ -619,8 +619,8 @@ function unjournaledReason(t: UnjournaledTwaps): string {
   return (
     `holding: the venue shows ${t.count} TWAP(s) on this strategy's pair and side from before this state folder's journal began ` +
     `(the first on ${new Date(t.first).toISOString().slice(0, 10)}${executed}) that the journal does not have, so its budget ` +
-    "would count from zero and could be spent again. `hlbot journal rebuild` counts them against the budget " +
-    "(if they were not this strategy's, raise budgetUsd by what they executed)"
+    "would count from zero and could be spent again. `hlbot journal rebuild` imports them and counts them against the budget " +
+    "(then, if they were not this strategy's, raise budgetUsd by what they executed)"
   );
 }
 

@@ -289,6 +289,7 @@ export function countedUsd(
 
 /** A TWAP submission a budget may count (Journal.budgetCandidates). */
 export interface BudgetCandidate {
+  id: number;
   strategy: string;
   twapId: number | null;
   notionalUsd: string | null;
@@ -852,7 +853,7 @@ export class Journal {
     market: { assetId: number; coin: string; side: "buy" | "sell" },
   ): BudgetCandidate[] {
     return this.sql(
-      `SELECT s.strategy, s.twap_id AS twapId, s.notional_usd AS notionalUsd,
+      `SELECT s.id, s.strategy, s.twap_id AS twapId, s.notional_usd AS notionalUsd,
               (s.reason LIKE '${REBUILT_PREFIX}%') AS rebuilt, json_extract(d.intent, '$.budgeted') AS budgeted,
               s.asset, json_extract(s.request, '$.action.twap.b') AS isBuy,
               json_extract(s.request, '$.state.coin') AS recordCoin, json_extract(s.request, '$.state.side') AS recordSide
@@ -872,6 +873,37 @@ export class Journal {
       market.coin,
       market.side === "buy" ? "B" : "A",
     ) as BudgetCandidate[];
+  }
+
+  /** The id of a strategy's first counted TWAP submission of the account (undefined: none). */
+  firstTwapId(account: string, strategy: string): number | undefined {
+    const row = this.sql(
+      `SELECT MIN(id) AS id FROM submissions WHERE account = ? AND strategy = ? AND action_type = 'twapOrder'
+         AND status IN (${COUNTED.map(() => "?").join(", ")})`,
+    ).get(account, strategy, ...COUNTED) as { id: number | null };
+    return row.id ?? undefined;
+  }
+
+  /**
+   * Marks the TWAP decisions of a journal written before the `budgeted` stamp with it, from the
+   * configuration as it is now: a name's strategy decided them (the best knowledge there is, once, at
+   * the first start after the upgrade). Decisions of names not configured stay unmarked (budget.ts
+   * counts them fail closed). Returns how many were marked.
+   */
+  stampLegacyBudgets(strategies: ReadonlyArray<{ name: string; budgeted: boolean }>): number {
+    this.db.exec("CREATE TABLE IF NOT EXISTS journal_flags (name TEXT PRIMARY KEY) STRICT");
+    const done = this.sql("SELECT 1 FROM journal_flags WHERE name = 'budgets-marked'").get();
+    if (done !== undefined) return 0;
+    let changed = 0;
+    this.batch(() => {
+      for (const s of strategies)
+        changed += this.sql(
+          `UPDATE decisions SET intent = json_set(intent, '$.budgeted', json(?))
+             WHERE strategy = ? AND kind = 'twapOrder' AND json_extract(intent, '$.budgeted') IS NULL`,
+        ).run(s.budgeted ? "true" : "false", s.name).changes;
+      this.sql("INSERT INTO journal_flags (name) VALUES ('budgets-marked')").run();
+    });
+    return changed;
   }
 
   /** A strategy's TWAP submissions whose effect counts (pending, accepted, unknown, landed), oldest first. */

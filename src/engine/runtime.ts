@@ -178,6 +178,13 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     });
   }
   const nonces = new NonceStore(db, { clock, venueNow: () => venueClock.now() });
+  // A journal from before budgets' marks: its TWAP decisions are marked from the configuration now.
+  journal.stampLegacyBudgets(
+    config.strategies.map((s) => ({
+      name: s.name,
+      budgeted: s.kind === "twap-accumulate" && s.params.budgetUsd !== undefined,
+    })),
+  );
 
   let exchange: ExchangeClient | undefined;
   if (signer && o.mode !== "unsigned") {

@@ -361,3 +361,57 @@ describe("a budget follows its strategy through edits of its file", () => {
     expect(run.decisions[0]?.decision.reason).toMatch(/of it by dca \(now another strategy's name\)/);
   });
 });
+
+describe("a budget does not take what cannot have been its own", () => {
+  const dca = {
+    name: "dca",
+    kind: "twap-accumulate",
+    params: {
+      coin: "HYPE",
+      side: "buy",
+      amountUsd: 400,
+      budgetUsd: 400,
+      twap: { minutes: 5, randomize: false },
+    },
+  };
+
+  it("moved to another pair beside a budgeted DCA with its own history there: it keeps its spend", async () => {
+    const big = { ...dca, name: "dca-big", params: { ...dca.params, amountUsd: 200, budgetUsd: 5000 } };
+    bot = await startTestBot({ mode: "live", strategies: [big, dca], fund: { USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    expect((await cycle(bot)).actions.map((a) => [a.strategy, a.outcome])).toEqual([
+      ["dca-big", "accepted"],
+      ["dca", "accepted"],
+    ]);
+    bot.sim.advance(10 * 60_000);
+    // Only dca's file changes: HYPE -> PURR. dca-big traded before it, so it is not dca renamed.
+    const now = bot.runtime
+      .strategies()
+      .map((s) => (s.name === "dca" ? ({ ...s, params: { ...s.params, coin: "PURR" } } as Strategy) : s));
+    const run = await cycle(bot, now, now);
+    const moved = run.decisions.find((d) => d.decision.strategy === "dca")?.decision.reason;
+    expect(moved).toMatch(/^budget used up \(3\d\d\.\d\d of 400 USD/);
+    const stays = run.decisions.find((d) => d.decision.strategy === "dca-big")?.decision.reason;
+    expect(stays).not.toMatch(/of it by/);
+  });
+
+  it("a journal from before the mark is marked from the configuration at the first start: a rename then keeps the spend", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [dca, REBALANCE], fund: { USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    const [mine] = bot.runtime.strategies().filter((s) => s.name === "dca");
+    expect((await cycle(bot, [mine!])).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    // What an older version left: no marks, no flag.
+    bot.runtime.db.prepare("UPDATE decisions SET intent = json_remove(intent, '$.budgeted')").run();
+    bot.runtime.db.prepare("DELETE FROM journal_flags").run();
+    await bot.reopen("live");
+    bot.sim.advance(10 * 60_000);
+    // Then the DCA is renamed and its old name goes to the rebalancer (a review's case).
+    const renamedDca = { ...mine!, name: "dca-hype" } as Strategy;
+    const rebalancer = {
+      ...bot.runtime.strategies().find((s) => s.name === "rebalance")!,
+      name: "dca",
+    } as Strategy;
+    const run = await cycle(bot, [renamedDca], [renamedDca, rebalancer]);
+    expect(run.actions, run.decisions[0]?.decision.reason).toHaveLength(0);
+  });
+});

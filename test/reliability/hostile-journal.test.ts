@@ -9,10 +9,12 @@ import { main } from "../../src/cli/main.js";
 import { loadConfig } from "../../src/engine/config/loader.js";
 import { runCycle } from "../../src/engine/cycle.js";
 import { openRuntime, type Runtime } from "../../src/engine/runtime.js";
+import type { Strategy } from "../../src/engine/strategies/registry.js";
+import { parseDecimal } from "../../src/lib/decimal.js";
 import { ConfigError } from "../../src/lib/errors.js";
 import { silentLogger } from "../../src/lib/log.js";
 import { NonceStore } from "../../src/venue/nonces.js";
-import { startTestBot, type TestBot } from "../helpers/bot.js";
+import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 
 let bot: TestBot | undefined;
 const opened: Runtime[] = [];
@@ -34,6 +36,16 @@ const DCA = {
     twap: { minutes: 5, randomize: false },
   },
 };
+
+/** DCA's parameters as the loader makes them (decimals), for a strategy made in a test. */
+function DCA_PARAMSED() {
+  return {
+    ...DCA.params,
+    quote: "USDC",
+    amountUsd: parseDecimal(DCA.params.amountUsd),
+    budgetUsd: parseDecimal(DCA.params.budgetUsd),
+  };
+}
 
 async function cycle(b: TestBot) {
   const facts = await b.runtime.facts();
@@ -256,6 +268,41 @@ describe("hlbot journal reset-nonces", () => {
     expect(Math.abs(last - bot.sim.now())).toBeLessThan(5_000);
     const again = await cli(bot, ["journal", "reset-nonces"]);
     expect(again.stdout).toBe("no stored nonce is beyond the venue's window\n");
+  });
+});
+
+describe("journal rebuild of a rebalancer's history", () => {
+  it("gives its TWAPs to no budget: a DCA added later starts from nothing", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { USDC: "10000" } });
+    bot.sim.setPrice("@107", "40");
+    expect((await cycle(bot)).actions.map((a) => [a.strategy, a.outcome])).toEqual([
+      ["rebalance", "accepted"],
+    ]);
+    bot.sim.advance(61 * 60_000);
+    rmSync(join(bot.dir, "state"), { recursive: true, force: true });
+    const rebuilt = await cli(bot, ["journal", "rebuild"]);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    await bot.reopen("live");
+    const [template] = bot.runtime.strategies();
+    const added = {
+      ...template!,
+      name: "dca-new",
+      kind: "twap-accumulate",
+      params: DCA_PARAMSED(),
+    } as Strategy;
+    const deps = bot.runtime.cycleDeps(await bot.runtime.facts());
+    const run = await runCycle(
+      {
+        ...deps,
+        peers: [added, ...bot.runtime.strategies()],
+        configured: [added, ...bot.runtime.strategies()],
+      },
+      { trigger: "once", strategies: [added] },
+    );
+    expect(
+      run.actions.map((a) => [a.strategy, a.outcome]),
+      run.decisions[0]?.decision.reason,
+    ).toEqual([["dca-new", "accepted"]]);
   });
 });
 

@@ -5,6 +5,8 @@
 import * as z from "zod";
 import { ValidationError } from "../../lib/errors.js";
 import { TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../../venue/constants.js";
+import { MANUAL_STRATEGY } from "../journal.js";
+import { KILL_SWITCH_STRATEGY } from "../killSwitch.js";
 import { NOTIFY_EVENTS, type NotifyEventType } from "../notify/types.js";
 import { validateSchedule } from "../schedule.js";
 import { STRATEGIES, type StrategyKind } from "../strategies/registry.js";
@@ -322,6 +324,8 @@ export const botConfigSchema = z
 export type BotConfigData = z.output<typeof botConfigSchema>;
 
 export const STRATEGY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+/** Names the journal gives what no strategy decided: manual actions and the kill switch's cancels. */
+const RESERVED_STRATEGY_NAMES: ReadonlySet<string> = new Set([MANUAL_STRATEGY, KILL_SWITCH_STRATEGY]);
 
 const cron = () =>
   z
@@ -348,6 +352,12 @@ function strategyFileOf<K extends StrategyKind>(kind: K) {
       name: z
         .string()
         .regex(STRATEGY_NAME, { error: "expected 1-64 letters, digits, '.', '_' or '-' (a unique name)" })
+        // The journal's own names for manual actions and the kill switch (a strategy named so lost its
+        // budget's history when renamed: its TWAPs read as a person's).
+        .refine((name) => !RESERVED_STRATEGY_NAMES.has(name), {
+          error: (issue) =>
+            `"${String(issue.input)}" is the journal's name for hlbot's own actions: choose another`,
+        })
         .describe("Unique name; the journal keys budgets and submissions by it"),
       kind: z.literal(kind).describe(STRATEGIES[kind].description),
       description: z.string().optional(),
