@@ -170,22 +170,20 @@ const endedAndFilled = perAnswer((history: TwapHistory) =>
 
 /**
  * A budgeted strategy's spend. The journal knows a strategy by its name, so a DCA renamed in its file
- * would otherwise start its lifetime budget again (five reviews: a used-up 400-USD budget bought again
- * under the new name, after a SIGHUP reload, with the old name reused elsewhere, after a switch of side
- * or pair); and a rebuild gives each venue TWAP to one strategy, so another budgeted one on the market
- * would start from nothing (the venue does not say who placed it). It counts:
- * - the TWAPs of its name, on any market (its file may have changed its side or pair), except those on a
- *   market where another budgeted DCA now trades that may be this name's strategy renamed (it had no
- *   TWAP of its own before them);
- * - on its market (its pair and side), the TWAPs a strategy with a budget decided (or unmarked: from
- *   before the mark, and not configured at the upgrade; Journal.stampLegacyBudgets) under another name,
- *   unless that name is a budgeted DCA of this market now (which counts them), when this strategy may
- *   be that one renamed (it had no TWAP of its own before them);
- * - on its market, the TWAPs `hlbot journal rebuild` gave a budgeted DCA of this market, or a strategy
- *   no longer configured (fail closed); not those it gave no budget.
- * The reason names what it counted beside its own, so the owner of a strategy that is none of them
- * renamed can raise its budget. `configured`: the configuration's strategies by name, disabled ones
- * included (a paused DCA's spend is its own).
+ * would otherwise start its lifetime budget again (six reviews found ways: a rename, by SIGHUP too, a
+ * rename back, an old name reused, a switch of side or pair, names swapped), and a rebuild gives each
+ * venue TWAP to one strategy, so another budgeted one on the market would start from nothing (the venue
+ * does not say who placed it). Guessing who was renamed into whom failed every time, so it counts,
+ * failing closed:
+ * - the TWAPs of its name, on any market (its file may have changed its side or pair);
+ * - on its market (its pair and side), the TWAPs a DCA decided (or unmarked: a journal from before the
+ *   mark, for a name not configured at the first live start after it) under a name that is no DCA of
+ *   this market now (such a DCA counts its own);
+ * - on its market, the TWAPs `hlbot journal rebuild` imported, unless it gave them to a DCA without a
+ *   budget of this market or to no strategy.
+ * So it may count TWAPs that were not its own (a DCA removed, or moved to another market, beside it):
+ * the reason names them, and raising budgetUsd by that amount is the way on. `configured`: the
+ * configuration's strategies by name, disabled ones included.
  */
 export function budgetMemory(
   deps: { journal: Journal; account: string },
@@ -196,69 +194,50 @@ export function budgetMemory(
 ): Pick<StrategyMemory, "spentUsd" | "inheritedUsd"> {
   const [b] = budgetedStrategies([strategy]);
   if (b === undefined) return { spentUsd: deps.journal.spentUsd(strategy.name, fills) };
-  const marketOf = (s: BudgetedStrategy) => {
-    const pair = [...snapshot.pairs.values()].find((p) => p.base.name === s.coin && p.quote.name === s.quote);
-    return pair === undefined ? undefined : { assetId: pair.assetId, coin: pair.name, side: s.side };
+  const pair = [...snapshot.pairs.values()].find((p) => p.base.name === b.coin && p.quote.name === b.quote);
+  // A pair the venue no longer lists: its own rows by name (nothing else can be placed there).
+  if (pair === undefined) return { spentUsd: deps.journal.spentUsd(strategy.name, fills) };
+  const mine = { assetId: pair.assetId, coin: pair.name, side: b.side };
+  /** Whether a configured strategy is a DCA of this market (its TWAPs here are its own); its budget. */
+  const dcaHere = (name: string) => {
+    const s = configured.get(name);
+    if (s?.kind !== "twap-accumulate") return undefined;
+    const p = s.params as { coin?: unknown; quote?: unknown; side?: unknown; budgetUsd?: unknown };
+    if (p.coin !== b.coin || p.quote !== b.quote || p.side !== b.side) return undefined;
+    return { budgeted: p.budgetUsd !== undefined };
   };
-  const mine = marketOf(b);
-  // A pair the venue no longer lists: its own rows by name, as before (nothing else can be placed).
-  if (mine === undefined) return { spentUsd: deps.journal.spentUsd(strategy.name, fills) };
-  const key = (assetId: number, side: "buy" | "sell") => `${assetId}:${side}`;
-  /** The markets of the configuration's other budgeted DCAs, with their names. */
-  const otherBudgets = new Map<string, Set<string>>();
-  for (const s of budgetedStrategies([...configured.values()])) {
-    if (s.name === b.name) continue;
-    const m = marketOf(s);
-    if (m === undefined) continue;
-    const k = key(m.assetId, m.side);
-    otherBudgets.set(k, (otherBudgets.get(k) ?? new Set()).add(s.name));
-  }
-  const here = key(mine.assetId, mine.side);
-  const firstOwn = new Map<string, number | undefined>();
-  /** Whether `s` may be a strategy that decided submission `id` under another name, renamed: it had no TWAP of its own before it. */
-  const mayBeRenamed = (s: string, id: number) => {
-    if (!firstOwn.has(s)) firstOwn.set(s, deps.journal.firstTwapId(deps.account, s));
-    const first = firstOwn.get(s);
-    return first === undefined || first > id;
-  };
-  let own = ZERO;
-  let usd = ZERO;
+  let total = ZERO;
+  /** Of total, what is not its own name's on its market: named in the reason. */
+  let beside = ZERO;
   const from = new Set<string>();
+  const count = (r: BudgetCandidate, why?: string) => {
+    const c = countedUsd(r, fills);
+    total = total.plus(c);
+    if (why === undefined) return;
+    beside = beside.plus(c);
+    from.add(why);
+  };
   for (const r of deps.journal.budgetCandidates(deps.account, strategy.name, mine)) {
     const where = rowMarket(r, snapshot);
-    const at = where === undefined ? undefined : key(where.assetId, where.side);
+    const here = where !== undefined && where.assetId === mine.assetId && where.side === mine.side;
     if (r.strategy === strategy.name) {
-      // On another market: another budgeted DCA there that may be this name's strategy renamed counts it.
-      const successor =
-        at !== here &&
-        at !== undefined &&
-        [...(otherBudgets.get(at) ?? [])].some((s) => mayBeRenamed(s, r.id));
-      if (!successor) own = own.plus(countedUsd(r, fills));
+      count(r, here || where === undefined ? undefined : "its own name's TWAPs on another pair or side");
       continue;
     }
-    if (at !== here || RESERVED.has(r.strategy) || r.budgeted === 0) continue;
-    const holder = configured.get(r.strategy);
-    const holderCounts = holder !== undefined && otherBudgets.get(here)?.has(holder.name) === true;
+    if (!here || RESERVED.has(r.strategy)) continue;
+    const holder = dcaHere(r.strategy);
     if (r.rebuilt) {
-      // Given to a budgeted DCA of this market: it counts against every budget here (the venue does not
-      // say whose it was); given to one no longer configured: fail closed. Rows no budget was given at
-      // the rebuild ("(venue history)", a DCA without a budget) are no budget's.
-      if (holderCounts || holder === undefined) {
-        usd = usd.plus(countedUsd(r, fills));
-        from.add("TWAPs `hlbot journal rebuild` imported");
-      }
+      if (holder === undefined || holder.budgeted) count(r, "TWAPs `hlbot journal rebuild` imported");
       continue;
     }
-    // Its name is a budgeted DCA of this market now: that one counts it. Otherwise this strategy counts
-    // it if it may be that strategy renamed (it had no TWAP of its own before).
-    if (holderCounts || !mayBeRenamed(strategy.name, r.id)) continue;
-    usd = usd.plus(countedUsd(r, fills));
-    from.add(
-      `${r.strategy} (${holder === undefined ? "no longer configured" : "now another strategy's name"})`,
+    if (r.byDca === 0 || holder !== undefined) continue;
+    count(
+      r,
+      `${r.strategy} (${configured.has(r.strategy) ? "now another strategy's name" : "no longer configured"})`,
     );
   }
-  if (from.size === 0) return { spentUsd: own };
-  return { spentUsd: own.plus(usd), inheritedUsd: { from: [...from], usd } };
+  if (from.size === 0) return { spentUsd: total };
+  return { spentUsd: total, inheritedUsd: { from: [...from], usd: beside } };
 }
 
 /** A journaled TWAP's market: a bot row's asset and side, a rebuilt row's venue coin and side. */

@@ -575,14 +575,11 @@ function record(
 
 /**
  * A TWAP with what is journaled with its decision about the strategy that decided it: the watch's guard
- * its strategy puts on it now (guards.ts), and whether a lifetime budget counts it (budget.ts).
+ * its strategy puts on it now (guards.ts), and whether a DCA decided it (budget.ts).
  */
 function stamped(intent: TwapOrderIntent, strategy: Pick<Strategy, "kind" | "params">): TwapOrderIntent {
   const guard = guardOf(strategy, intent.side, intent.label);
-  const budgeted =
-    strategy.kind === "twap-accumulate" &&
-    (strategy.params as { budgetUsd?: unknown }).budgetUsd !== undefined;
-  return { ...intent, ...(guard === undefined ? {} : { guard }), budgeted };
+  return { ...intent, ...(guard === undefined ? {} : { guard }), byDca: strategy.kind === "twap-accumulate" };
 }
 
 /**

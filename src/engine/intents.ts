@@ -44,10 +44,10 @@ export interface TwapOrderIntent extends Base {
    */
   guard?: TwapGuard;
   /**
-   * Whether a strategy with a lifetime budget decided it (set by the cycle, journaled): a budget may
-   * count it after that strategy left the configuration (renamed; budget.ts). Absent in older journals.
+   * Whether a twap-accumulate decided it (set by the cycle, journaled): a DCA's budget may count it after
+   * that strategy's name changed (budget.ts). Absent in journals from before it (Journal.markLegacyDcas).
    */
-  budgeted?: boolean;
+  byDca?: boolean;
 }
 
 /** A running TWAP's price guard: a buy ceiling or sell floor, and the largest move against its side. */

@@ -294,7 +294,7 @@ export interface BudgetCandidate {
   twapId: number | null;
   notionalUsd: string | null;
   rebuilt: number;
-  budgeted: number | null;
+  byDca: number | null;
   asset: number | null;
   isBuy: number | null;
   recordCoin: string | null;
@@ -843,9 +843,8 @@ export class Journal {
    * A budget's candidates (budget.ts budgetMemory): the account's counted TWAP submissions of `strategy`
    * on any market, and those of anyone on `market` (a pair and side). Each row's market: a bot row's
    * asset id and its action's side (`isBuy` 1/0), a row `hlbot journal rebuild` imported its venue
-   * record's coin and side ("B"/"A"). `budgeted`: the decision's stamp (1: a strategy with a lifetime
-   * budget decided it, 0: one without, null: no stamp, a journal written before the stamp, or no
-   * decision).
+   * record's coin and side ("B"/"A"). `byDca`: the decision's mark (1: a twap-accumulate decided it,
+   * 0: another kind, null: no mark, a journal from before the mark, or no decision).
    */
   budgetCandidates(
     account: string,
@@ -854,7 +853,7 @@ export class Journal {
   ): BudgetCandidate[] {
     return this.sql(
       `SELECT s.id, s.strategy, s.twap_id AS twapId, s.notional_usd AS notionalUsd,
-              (s.reason LIKE '${REBUILT_PREFIX}%') AS rebuilt, json_extract(d.intent, '$.budgeted') AS budgeted,
+              (s.reason LIKE '${REBUILT_PREFIX}%') AS rebuilt, json_extract(d.intent, '$.byDca') AS byDca,
               s.asset, json_extract(s.request, '$.action.twap.b') AS isBuy,
               json_extract(s.request, '$.state.coin') AS recordCoin, json_extract(s.request, '$.state.side') AS recordSide
          FROM submissions s LEFT JOIN decisions d ON d.id = s.decision_id
@@ -875,33 +874,23 @@ export class Journal {
     ) as BudgetCandidate[];
   }
 
-  /** The id of a strategy's first counted TWAP submission of the account (undefined: none). */
-  firstTwapId(account: string, strategy: string): number | undefined {
-    const row = this.sql(
-      `SELECT MIN(id) AS id FROM submissions WHERE account = ? AND strategy = ? AND action_type = 'twapOrder'
-         AND status IN (${COUNTED.map(() => "?").join(", ")})`,
-    ).get(account, strategy, ...COUNTED) as { id: number | null };
-    return row.id ?? undefined;
-  }
-
   /**
-   * Marks the TWAP decisions of a journal written before the `budgeted` stamp with it, from the
-   * configuration as it is now: a name's strategy decided them (the best knowledge there is, once, at
-   * the first start after the upgrade). Decisions of names not configured stay unmarked (budget.ts
-   * counts them fail closed). Returns how many were marked.
+   * Marks the TWAP decisions of a journal written before the `byDca` mark with it, once per journal,
+   * from the configuration a live runtime opens with (the best knowledge there is: the kind of each
+   * name's strategy at the first live start after the upgrade). Decisions of names not configured stay
+   * unmarked (budget.ts counts them fail closed). Returns how many were marked.
    */
-  stampLegacyBudgets(strategies: ReadonlyArray<{ name: string; budgeted: boolean }>): number {
+  markLegacyDcas(strategies: ReadonlyArray<{ name: string; kind: string }>): number {
     this.db.exec("CREATE TABLE IF NOT EXISTS journal_flags (name TEXT PRIMARY KEY) STRICT");
-    const done = this.sql("SELECT 1 FROM journal_flags WHERE name = 'budgets-marked'").get();
-    if (done !== undefined) return 0;
+    if (this.sql("SELECT 1 FROM journal_flags WHERE name = 'dcas-marked'").get() !== undefined) return 0;
     let changed = 0;
     this.batch(() => {
       for (const s of strategies)
         changed += this.sql(
-          `UPDATE decisions SET intent = json_set(intent, '$.budgeted', json(?))
-             WHERE strategy = ? AND kind = 'twapOrder' AND json_extract(intent, '$.budgeted') IS NULL`,
-        ).run(s.budgeted ? "true" : "false", s.name).changes;
-      this.sql("INSERT INTO journal_flags (name) VALUES ('budgets-marked')").run();
+          `UPDATE decisions SET intent = json_set(intent, '$.byDca', json(?))
+             WHERE strategy = ? AND kind = 'twapOrder' AND json_extract(intent, '$.byDca') IS NULL`,
+        ).run(s.kind === "twap-accumulate" ? "true" : "false", s.name).changes;
+      this.sql("INSERT INTO journal_flags (name) VALUES ('dcas-marked')").run();
     });
     return changed;
   }

@@ -178,13 +178,9 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     });
   }
   const nonces = new NonceStore(db, { clock, venueNow: () => venueClock.now() });
-  // A journal from before budgets' marks: its TWAP decisions are marked from the configuration now.
-  journal.stampLegacyBudgets(
-    config.strategies.map((s) => ({
-      name: s.name,
-      budgeted: s.kind === "twap-accumulate" && s.params.budgetUsd !== undefined,
-    })),
-  );
+  // A journal from before the DCA marks: marked from the configuration a live bot starts with (not a
+  // preview's `plan -c other.yaml` sharing the folder).
+  if (o.mode === "live") journal.markLegacyDcas(config.strategies);
 
   let exchange: ExchangeClient | undefined;
   if (signer && o.mode !== "unsigned") {
