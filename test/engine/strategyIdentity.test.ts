@@ -32,6 +32,19 @@ async function cycle(b: TestBot, strategies = b.runtime.strategies(), peers?: St
   });
 }
 
+/** A HYPE DCA whose 400-USD budget one run uses up (387.73 USD filled). */
+const DCA_400 = {
+  name: "dca",
+  kind: "twap-accumulate",
+  params: {
+    coin: "HYPE",
+    side: "buy",
+    amountUsd: 400,
+    budgetUsd: 400,
+    twap: { minutes: 5, randomize: false },
+  },
+};
+
 describe("an unresolved order holds what it touches, whoever decides next", () => {
   it("a rebalancer renamed while its TWAP's answer was lost does not sell again; the held copy lands once", async () => {
     proxy = await startRewritingProxy();
@@ -158,17 +171,7 @@ describe("a running TWAP keeps the guard it was sent with", () => {
 });
 
 describe("a budget follows its strategy's market, not only its name", () => {
-  const budgeted = {
-    name: "dca",
-    kind: "twap-accumulate",
-    params: {
-      coin: "HYPE",
-      side: "buy",
-      amountUsd: 400,
-      budgetUsd: 400,
-      twap: { minutes: 5, randomize: false },
-    },
-  };
+  const budgeted = DCA_400;
 
   it("a DCA renamed in its file does not spend its used-up budget again; the reason names what it counted", async () => {
     bot = await startTestBot({ mode: "live", strategies: [budgeted], fund: { USDC: "5000" } });
@@ -316,17 +319,7 @@ describe("a budget follows its strategy's market, not only its name", () => {
 });
 
 describe("a budget follows its strategy through edits of its file", () => {
-  const dca = {
-    name: "dca",
-    kind: "twap-accumulate",
-    params: {
-      coin: "HYPE",
-      side: "buy",
-      amountUsd: 400,
-      budgetUsd: 400,
-      twap: { minutes: 5, randomize: false },
-    },
-  };
+  const dca = DCA_400;
   const edited = (b: TestBot, params: Record<string, unknown>) =>
     b.runtime.strategies().map((s) => ({ ...s, params: { ...s.params, ...params } }) as Strategy);
 
@@ -364,17 +357,7 @@ describe("a budget follows its strategy through edits of its file", () => {
 });
 
 describe("a budget counts, failing closed, what may have been its own", () => {
-  const dca = {
-    name: "dca",
-    kind: "twap-accumulate",
-    params: {
-      coin: "HYPE",
-      side: "buy",
-      amountUsd: 400,
-      budgetUsd: 400,
-      twap: { minutes: 5, randomize: false },
-    },
-  };
+  const dca = DCA_400;
 
   it("moved to another pair beside a budgeted DCA there: it keeps its spend, and that one counts it too (fail closed, named)", async () => {
     const big = { ...dca, name: "dca-big", params: { ...dca.params, amountUsd: 200, budgetUsd: 5000 } };
