@@ -175,7 +175,7 @@ const endedAndFilled = perAnswer((history: TwapHistory) =>
  * venue TWAP to one strategy, so another budgeted one on the market would start from nothing (the venue
  * does not say who placed it). Guessing who was renamed into whom failed every time, so it counts,
  * failing closed:
- * - the TWAPs of its name, on any market (its file may have changed its side or pair);
+ * - the TWAPs a DCA of its name decided, on any market (its file may have changed its side or pair);
  * - on its market (its pair and side), the TWAPs a DCA decided (or unmarked: a journal from before the
  *   mark, for a name not configured at the first live start after it) under a name that is no DCA of
  *   this market now (such a DCA counts its own);
@@ -221,6 +221,9 @@ export function budgetMemory(
     const where = rowMarket(r, snapshot);
     const here = where !== undefined && where.assetId === mine.assetId && where.side === mine.side;
     if (r.strategy === strategy.name) {
+      // Not a DCA's decision: another kind of strategy had this name before (a removed rebalancer's
+      // buys and sells were counted as a new DCA's spend).
+      if (r.byDca === 0) continue;
       count(r, here || where === undefined ? undefined : "its own name's TWAPs on another pair or side");
       continue;
     }

@@ -467,3 +467,34 @@ describe("renames a review found the budget forgot", () => {
     expect(run.actions, run.decisions.map((d) => d.decision.reason).join("\n")).toHaveLength(0);
   });
 });
+
+describe("a name another kind of strategy had before", () => {
+  it("a new DCA named as a removed rebalancer does not count the rebalancer's TWAPs", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { USDC: "10000" } });
+    bot.sim.setPrice("@107", "40");
+    expect((await cycle(bot)).actions.map((a) => [a.strategy, a.outcome])).toEqual([
+      ["rebalance", "accepted"],
+    ]);
+    bot.sim.advance(61 * 60_000);
+    const [template] = bot.runtime.strategies();
+    const dca = {
+      ...template!,
+      name: "rebalance",
+      kind: "twap-accumulate",
+      params: {
+        coin: "HYPE",
+        quote: "USDC",
+        side: "buy",
+        amountUsd: parseDecimal("200"),
+        budgetUsd: parseDecimal("1000"),
+        twap: { minutes: 5, randomize: false },
+      },
+    } as unknown as Strategy;
+    const run = await cycle(bot, [dca], [dca]);
+    expect(
+      run.actions.map((a) => [a.strategy, a.outcome]),
+      run.decisions[0]?.decision.reason,
+    ).toEqual([["rebalance", "accepted"]]);
+    expect(run.actions[0]?.reason).not.toMatch(/budget/);
+  });
+});
