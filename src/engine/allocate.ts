@@ -81,7 +81,7 @@ export interface UnresolvedTouches {
 }
 
 /** The intents that move HYPE between spot, staking and validators. */
-const STAKING_KINDS: ReadonlySet<Intent["kind"]> = new Set(["cDeposit", "cWithdraw", "tokenDelegate"]);
+export const STAKING_KINDS: ReadonlySet<string> = new Set(["cDeposit", "cWithdraw", "tokenDelegate"]);
 
 export interface Allocation {
   /** Intents that fit, in the order they are to be sent (allocation order). */

@@ -18,7 +18,7 @@ import {
   VENUE_HISTORY_STRATEGY,
 } from "./journal.js";
 import { KILL_SWITCH_STRATEGY } from "./killSwitch.js";
-import type { Snapshot } from "./snapshot.js";
+import { pairFor, type Snapshot } from "./snapshot.js";
 import type { StrategyMemory } from "./strategies/types.js";
 import { usdPerUnit } from "./usd.js";
 
@@ -128,19 +128,14 @@ function earlierJournalsTwaps(
       (b) => b.side === side && b.coin === pair.base.name && b.quote === pair.quote.name,
     );
     if (owners.length === 0 || deps.journal.hasVenueTwap(deps.account, entry)) continue;
-    const quoteUsd = usdPerUnit(snapshot, pair.quote.name);
-    const executed = quoteUsd?.times(entry.state.executedNtl);
+    const executed = usdPerUnit(snapshot, pair.quote.name)?.times(entry.state.executedNtl);
     for (const b of owners) {
-      const seen = out.get(b.name);
+      const seen = out.get(b.name) ?? { count: 0, executedUsd: ZERO, first: entry.state.timestamp };
       out.set(b.name, {
-        count: (seen?.count ?? 0) + 1,
-        executedUsd:
-          seen === undefined
-            ? executed
-            : seen.executedUsd === undefined || executed === undefined
-              ? undefined
-              : seen.executedUsd.plus(executed),
-        first: Math.min(seen?.first ?? entry.state.timestamp, entry.state.timestamp),
+        count: seen.count + 1,
+        // Unknown once one of them cannot be valued.
+        executedUsd: executed === undefined ? undefined : seen.executedUsd?.plus(executed),
+        first: Math.min(seen.first, entry.state.timestamp),
       });
     }
   }
@@ -194,7 +189,8 @@ export function budgetMemory(
 ): Pick<StrategyMemory, "spentUsd" | "inheritedUsd"> {
   const [b] = budgetedStrategies([strategy]);
   if (b === undefined) return { spentUsd: deps.journal.spentUsd(strategy.name, fills) };
-  const pair = [...snapshot.pairs.values()].find((p) => p.base.name === b.coin && p.quote.name === b.quote);
+  // The pair the strategy trades (pairFor: the canonical one where several match, as the strategy picks).
+  const pair = pairFor(snapshot, b.coin, b.quote);
   // A pair the venue no longer lists: its own rows by name (nothing else can be placed there).
   if (pair === undefined) return { spentUsd: deps.journal.spentUsd(strategy.name, fills) };
   const mine = { assetId: pair.assetId, coin: pair.name, side: b.side };

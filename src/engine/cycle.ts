@@ -10,7 +10,7 @@ import type { ExchangeClient } from "../venue/exchange/client.js";
 import type { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
 import { metricsNeedStaking, recordAccount, recordJournal, recordTwapProgress } from "./accountMetrics.js";
-import { allocate, type UnresolvedTouches } from "./allocate.js";
+import { allocate, STAKING_KINDS, type UnresolvedTouches } from "./allocate.js";
 import {
   budgetMemory,
   lastEndedTwap,
@@ -35,14 +35,7 @@ import type { BotMetrics } from "./metrics.js";
 import { checkPriceSanity, DEFAULT_PRICE_SANITY, type PairMemory } from "./priceSanity.js";
 import { type AccountFacts, readSnapshot, summarizeSnapshot } from "./readSnapshot.js";
 import { type ReconcileResult, reconcile } from "./reconcile.js";
-import {
-  applyLimits,
-  endedTwapFills,
-  LIMIT_WINDOW_MS,
-  mergeUsage,
-  type RiskLimits,
-  venueUsage,
-} from "./risk.js";
+import { applyLimits, dayUsage, endedTwapFills, type RiskLimits } from "./risk.js";
 import type { PlannedSale, Snapshot, VenueRules } from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
 import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
@@ -409,9 +402,12 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     // The journal's usage, or the venue's where it shows more (another instance, a lost state folder);
     // a TWAP the venue shows as ended counts at what it executed (the gauge below counts the same).
     const ended = endedTwapFills(snapshot);
-    const usage = mergeUsage(
-      deps.journal.usage(deps.account, startedAt - LIMIT_WINDOW_MS, ended),
-      venueUsage(snapshot, startedAt + localToVenue - LIMIT_WINDOW_MS),
+    const usage = dayUsage(
+      (since, fills) => deps.journal.usage(deps.account, since, fills),
+      snapshot,
+      ended,
+      startedAt,
+      localToVenue,
     );
     // Prices and metadata cross-checked once, right before the limits that are valued with them.
     let memories: Map<string, PairMemory> | undefined;
@@ -593,8 +589,7 @@ function unresolvedTouches(reconciled: readonly ReconcileResult[]): UnresolvedTo
   for (const r of reconciled) {
     if (r.verdict !== "unresolved") continue;
     if (r.actionType === "twapOrder" && r.asset !== null) assets.set(r.asset, r.strategy);
-    else if (r.actionType === "cDeposit" || r.actionType === "cWithdraw" || r.actionType === "tokenDelegate")
-      staking ??= r.strategy;
+    else if (STAKING_KINDS.has(r.actionType)) staking ??= r.strategy;
   }
   return assets.size === 0 && staking === undefined ? undefined : { assets, staking };
 }

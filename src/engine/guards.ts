@@ -71,34 +71,35 @@ export function guardOf(
       ? params.coin === base
       : rebalancer && Object.hasOwn((def.params as TwapRebalanceParams).targets, base));
   if (!trades) return undefined;
-  const token = base;
   const limitPx =
     def.kind === "twap-accumulate" && params.side === side
       ? decimalOf(params.limitPx)
       : rebalancer
-        ? rebalanceLimitPx(def.params as TwapRebalanceParams, token, side)
+        ? rebalanceLimitPx(def.params as TwapRebalanceParams, base, side)
         : undefined;
-  const maxDeviation = decimalOf(params.twap?.maxDeviation);
-  if (limitPx === undefined && maxDeviation === undefined) return undefined;
-  return {
-    ...(limitPx === undefined ? {} : { limitPx }),
-    ...(rebalancer && limitPx !== undefined
-      ? { limitName: `priceLimits.${token}.${side === "sell" ? "sellFloor" : "buyCeiling"}` }
-      : {}),
-    ...(maxDeviation === undefined ? {} : { maxDeviation }),
-  };
+  const limitName = rebalancer
+    ? `priceLimits.${base}.${side === "sell" ? "sellFloor" : "buyCeiling"}`
+    : undefined;
+  return guardWith(limitPx, limitName, decimalOf(params.twap?.maxDeviation));
 }
 
 /** A guard read back from a journaled intent (decimals as strings), or undefined. */
 function journaledGuard(value: unknown): TwapGuard | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const g = value as { limitPx?: unknown; limitName?: unknown; maxDeviation?: unknown };
-  const limitPx = decimalOf(g.limitPx);
-  const maxDeviation = decimalOf(g.maxDeviation);
+  const limitName = typeof g.limitName === "string" ? g.limitName : undefined;
+  return guardWith(decimalOf(g.limitPx), limitName, decimalOf(g.maxDeviation));
+}
+
+/** A guard of what is set (its limit's name only with a limit), or undefined when nothing is. */
+function guardWith(
+  limitPx: Decimal | undefined,
+  limitName: string | undefined,
+  maxDeviation: Decimal | undefined,
+): TwapGuard | undefined {
   if (limitPx === undefined && maxDeviation === undefined) return undefined;
   return {
-    ...(limitPx === undefined ? {} : { limitPx }),
-    ...(typeof g.limitName === "string" ? { limitName: g.limitName } : {}),
+    ...(limitPx === undefined ? {} : { limitPx, ...(limitName === undefined ? {} : { limitName }) }),
     ...(maxDeviation === undefined ? {} : { maxDeviation }),
   };
 }

@@ -142,6 +142,11 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
     id: "journal-006-venue-time",
     sql: "ALTER TABLE submissions ADD COLUMN venue_at INTEGER;",
   },
+  {
+    // One-time work done on a journal, by name (markLegacyDcas).
+    id: "journal-007-flags",
+    sql: "CREATE TABLE IF NOT EXISTS journal_flags (name TEXT PRIMARY KEY) STRICT;",
+  },
 ];
 
 /**
@@ -618,10 +623,7 @@ export class Journal {
     twapId?: number;
   }): boolean {
     // Already imported, or (a TWAP) already journaled by the submission that placed it.
-    const known = this.sql(
-      "SELECT 1 FROM submissions WHERE account = ? AND (reason = ? OR (twap_id IS NOT NULL AND twap_id = ?))",
-    ).get(r.account, `${REBUILT_PREFIX}${r.key}`, r.twapId ?? null);
-    if (known !== undefined) return false;
+    if (this.hasVenueRecord(r.account, r.key, r.twapId)) return false;
     this.sql(
       `INSERT INTO submissions (cycle_id, decision_id, strategy, account, signer, action_type, nonce, expires_after,
            vault, request, status, reason, notional_usd, stake_move, twap_id, created_at, updated_at)
@@ -832,10 +834,15 @@ export class Journal {
     account: string,
     entry: { twapId?: number | undefined; state: { timestamp: number; coin: string } },
   ): boolean {
+    return this.hasVenueRecord(account, twapRecordKey(entry), entry.twapId);
+  }
+
+  /** A venue record imported under `key`, or (a TWAP) the submission that placed TWAP `twapId`. */
+  private hasVenueRecord(account: string, key: string, twapId: number | undefined): boolean {
     return (
       this.sql(
         "SELECT 1 FROM submissions WHERE account = ? AND (reason = ? OR (twap_id IS NOT NULL AND twap_id = ?))",
-      ).get(account, `${REBUILT_PREFIX}${twapRecordKey(entry)}`, entry.twapId ?? null) !== undefined
+      ).get(account, `${REBUILT_PREFIX}${key}`, twapId ?? null) !== undefined
     );
   }
 
@@ -881,7 +888,6 @@ export class Journal {
    * unmarked (budget.ts counts them fail closed). Returns how many were marked.
    */
   markLegacyDcas(strategies: ReadonlyArray<{ name: string; kind: string }>): number {
-    this.db.exec("CREATE TABLE IF NOT EXISTS journal_flags (name TEXT PRIMARY KEY) STRICT");
     if (this.sql("SELECT 1 FROM journal_flags WHERE name = 'dcas-marked'").get() !== undefined) return 0;
     let changed = 0;
     this.batch(() => {

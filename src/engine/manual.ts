@@ -45,17 +45,9 @@ import { type Guard, Journal, MANUAL_STRATEGY, newCycleId, type TwapFill } from 
 import { killSwitchState } from "./killSwitch.js";
 import { readSnapshot } from "./readSnapshot.js";
 import { reconcile } from "./reconcile.js";
-import {
-  applyLimits,
-  endedTwapFills,
-  LIMIT_WINDOW_MS,
-  mergeUsage,
-  type RiskUsage,
-  usageOf,
-  venueUsage,
-} from "./risk.js";
+import { applyLimits, dayUsage, endedTwapFills, LIMIT_WINDOW_MS, usageOf } from "./risk.js";
 import { lostStateMessage } from "./runtime.js";
-import type { SnapshotPart } from "./snapshot.js";
+import type { Snapshot, SnapshotPart } from "./snapshot.js";
 import { type TransportFlags, transportSettings } from "./transport.js";
 
 export { MANUAL_STRATEGY };
@@ -247,7 +239,7 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
       now: now(),
       // Live, the daily limits count what the venue shows too, as a cycle does.
       ...(live && config
-        ? { venueDay: (part: SnapshotPart) => venueDayUsage(i.venue, config, account, part, now) }
+        ? { venueDay: (part: SnapshotPart) => venueDay(i.venue, config, account, part, now) }
         : {}),
     });
     if (config === undefined)
@@ -314,27 +306,26 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
   }
 }
 
-/** What the venue shows of the last 24 h, for the daily limits (see venueDayUsage). */
+/** What the venue shows of the account's last 24 h, for the daily limits (see venueDay). */
 interface VenueDay {
-  usage: RiskUsage;
-  /** What each TWAP the venue shows as ended executed: the journal counts it at that. */
-  ended: Map<number, TwapFill>;
+  snapshot: Snapshot;
+  /** The venue's clock less ours. */
+  localToVenue: number;
 }
 
 /**
  * The venue's history of the last 24 h as a cycle reads it (the snapshot's `part`: twapHistory for
- * "twaps", delegatorHistory for "stakingHistory") and counts it (venueUsage, endedTwapFills), so what
- * another instance of the account (its own state folder) or a hand did is counted against a manual
- * action too. Throws when the venue cannot be read.
+ * "twaps", delegatorHistory for "stakingHistory"), so what another instance of the account (its own
+ * state folder) or a hand did is counted against a manual action too (risk.ts dayUsage). Throws when
+ * the venue cannot be read.
  */
-async function venueDayUsage(
+async function venueDay(
   venue: ManualVenue,
   config: LoadedConfig,
   account: string,
   part: SnapshotPart,
   now: () => number,
 ): Promise<VenueDay> {
-  const at = now();
   const snapshot = await readSnapshot(venue.info(), {
     account,
     network: venue.network,
@@ -342,15 +333,11 @@ async function venueDayUsage(
     parts: new Set([part]),
     // Only the history is used here: no strategy decides on this snapshot.
     facts: { multiSig: null },
-    now: at,
+    now: now(),
   });
   // The history is dated by the venue's clock: the window starts on it.
   const venueNow = venue.clock.now();
-  const localToVenue = venueNow === undefined ? 0 : venueNow - now();
-  return {
-    usage: venueUsage(snapshot, at + localToVenue - LIMIT_WINDOW_MS),
-    ended: endedTwapFills(snapshot),
-  };
+  return { snapshot, localToVenue: venueNow === undefined ? 0 : venueNow - now() };
 }
 
 /** Why the engine refuses this manual action, or undefined when it may go. */
@@ -399,11 +386,12 @@ async function manualRefusal(
       return `the venue's history of the last 24 h for ${limit} (${history}) cannot be read: ${describeError(err)}; without it the limit cannot count what another instance or a hand did (failing closed); try again later`;
     }
   }
-  const journaled = o.journal?.usage(o.account, o.now - LIMIT_WINDOW_MS, venue?.ended) ?? {
-    notionalUsd: ZERO,
-    stakeMoved: ZERO,
-  };
-  const usage = venue === undefined ? journaled : mergeUsage(journaled, venue.usage);
+  const journaled = (since: number, fills?: ReadonlyMap<number, TwapFill>) =>
+    o.journal?.usage(o.account, since, fills) ?? { notionalUsd: ZERO, stakeMoved: ZERO };
+  const usage =
+    venue === undefined
+      ? journaled(o.now - LIMIT_WINDOW_MS)
+      : dayUsage(journaled, venue.snapshot, endedTwapFills(venue.snapshot), o.now, venue.localToVenue);
   const limited = applyLimits([intent], o.config.limits, usage, {
     killSwitchActive: false,
     rules: o.config.venue.rules,

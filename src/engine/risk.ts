@@ -113,6 +113,25 @@ export function mergeUsage(journal: RiskUsage, venue: RiskUsage): RiskUsage {
   };
 }
 
+/**
+ * The daily limits' usage over LIMIT_WINDOW_MS to `now` (local clock): the journal's (what is pending or
+ * unknown counts) or the venue's history in `snapshot` where it shows more (another instance, a lost
+ * state folder); a TWAP the venue shows as ended counts at what it executed (`ended`, endedTwapFills).
+ * `localToVenue`: the venue's clock less ours. The rule of a cycle and of a manual action alike.
+ */
+export function dayUsage(
+  journaled: (sinceMs: number, fills: ReadonlyMap<number, TwapFill>) => RiskUsage,
+  snapshot: Snapshot,
+  ended: ReadonlyMap<number, TwapFill>,
+  now: number,
+  localToVenue: number,
+): RiskUsage {
+  return mergeUsage(
+    journaled(now - LIMIT_WINDOW_MS, ended),
+    venueUsage(snapshot, now + localToVenue - LIMIT_WINDOW_MS),
+  );
+}
+
 export interface RiskOptions {
   killSwitchActive: boolean;
   /** For re-fitting a reduced TWAP to the venue's minimum slice value (default: DEFAULT_VENUE_RULES). */
