@@ -50,10 +50,36 @@ export interface RefusedOrder {
   notionalUsd?: Decimal | undefined;
   reason: string;
   at: number;
+  /** The spot balances (token → total) of the cycle that sent it; undefined: not recorded. */
+  balances?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Within this share of the refused order's value, a new order is the same order again. */
 const SAME_ORDER_TOLERANCE = new Decimal("0.01");
+
+/**
+ * How long an identical order is held back after a refusal while the pair's balances stand. Not for
+ * ever: the cause may be the venue's (a pair halted, a hold it released), and a DCA's order is the
+ * same order at every slot, so a single refusal once stopped one for good. One retry per this long
+ * costs a refused request, nothing more.
+ */
+export const REFUSED_ORDER_HOLD_MS = 6 * 60 * 60 * 1000;
+
+/**
+ * Whether an order the venue refused still stands in the way of `t`: the same order, sent from the
+ * same balances of its pair's tokens (a deposit, a fill or a sale since may be what it lacked), within
+ * REFUSED_ORDER_HOLD_MS of the refusal.
+ */
+function refusalStands(t: TwapOrderIntent, r: RefusedOrder, snapshot: Snapshot): boolean {
+  if (!sameOrder(t, r)) return false;
+  if (snapshot.takenAt - r.at >= REFUSED_ORDER_HOLD_MS) return false;
+  if (r.balances === undefined) return true;
+  for (const token of [baseOf(t, snapshot), quoteOf(t, snapshot)]) {
+    const now = [...snapshot.balances.values()].find((b) => b.coin === token)?.total ?? ZERO;
+    if (!now.eq(r.balances[token] ?? "0")) return false;
+  }
+  return true;
+}
 
 function sameOrder(t: TwapOrderIntent, r: RefusedOrder): boolean {
   if (r.assetId !== t.assetId || r.side !== t.side) return false;
@@ -183,14 +209,16 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
         continue;
       }
       const t = fitted.intent;
-      if (refused !== undefined && sameOrder(t, refused)) {
+      if (refused !== undefined && refusalStands(t, refused, snapshot)) {
         skipped.push({
           kind: "skip",
           strategy: t.strategy,
           considered: "twapOrder",
           reason:
             `${t.reason}; not sent: the venue refused this identical order at ${isoTime(refused.at)} ` +
-            `("${refused.reason}"); backing off until the balances or the decision change ` +
+            `("${refused.reason}") and ${baseOf(t, snapshot)} and ${quoteOf(t, snapshot)} balances have ` +
+            `not changed since; backing off until they or the decision change, or until ` +
+            `${isoTime(refused.at + REFUSED_ORDER_HOLD_MS)} ` +
             `(if this repeats with unchanged balances, the venue holds more than venue.twapBuyReserve)`,
         });
         continue;

@@ -279,8 +279,15 @@ export function lastEndedTwap(
 }
 
 /**
- * Per strategy with a TWAP intent now: its latest TWAP submission, when the venue refused it. The
- * allocator does not send an identical order again (re-sized from fresh balances it differs).
+ * Refusals of the request rather than of the order: an expired action (a clock off), a nonce, a key
+ * the venue does not know. The same order signed again may pass, so none holds it back.
+ */
+const REQUEST_REFUSAL = /expired|nonce|does not exist|signature/i;
+
+/**
+ * Per strategy with a TWAP intent now: its latest TWAP submission, when the venue refused the order,
+ * with the balances of the cycle that sent it. The allocator holds an identical order back while
+ * those balances stand, for a while (allocate.ts).
  */
 export function lastRefusedTwaps(journal: Journal, intents: readonly Intent[]): Map<string, RefusedOrder> {
   const out = new Map<string, RefusedOrder>();
@@ -288,6 +295,7 @@ export function lastRefusedTwaps(journal: Journal, intents: readonly Intent[]): 
   for (const strategy of strategies) {
     const row = journal.lastTwapSubmission(strategy);
     if (row === undefined || row.status !== "rejected") continue;
+    if (REQUEST_REFUSAL.test(row.reason ?? "")) continue;
     try {
       const body = JSON.parse(row.request) as {
         action?: { twap?: { a?: unknown; b?: unknown; s?: unknown; m?: unknown } };
@@ -302,6 +310,7 @@ export function lastRefusedTwaps(journal: Journal, intents: readonly Intent[]): 
         notionalUsd: row.notionalUsd ? new Decimal(row.notionalUsd) : undefined,
         reason: row.reason ?? "refused",
         at: row.updatedAt,
+        balances: journal.cycleBalances(row.cycleId),
       });
     } catch {
       // An unreadable body cannot be compared: nothing to back off from.

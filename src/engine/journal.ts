@@ -917,6 +917,21 @@ export class Journal {
   }
 
   /** A strategy's latest TWAP submission whatever its status (the allocator's refused-order check). */
+  /** The spot balances (token → total) the cycle's snapshot summary recorded, if it has one. */
+  cycleBalances(cycleId: string): Record<string, string> | undefined {
+    const row = this.sql("SELECT snapshot FROM cycles WHERE id = ?").get(cycleId) as
+      | { snapshot: string | null }
+      | undefined;
+    if (!row?.snapshot) return undefined;
+    try {
+      const balances = (JSON.parse(row.snapshot) as { balances?: unknown }).balances;
+      if (typeof balances !== "object" || balances === null) return undefined;
+      return Object.fromEntries(Object.entries(balances).filter(([, v]) => typeof v === "string"));
+    } catch {
+      return undefined;
+    }
+  }
+
   lastTwapSubmission(strategy: string): SubmissionRow | undefined {
     return this.sql(
       `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE strategy = ? AND action_type = 'twapOrder'

@@ -157,6 +157,7 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
       account,
       nonces,
       clock: now,
+      venueNow: () => i.venue.clock.now(),
       twapMaxMinutes: config?.venue.rules.twapMaxMinutes ?? TWAP_MAX_MINUTES,
       ...(config ? { expiresAfterMs: config.venue.expiresAfterMs } : {}),
       warn: i.warn,

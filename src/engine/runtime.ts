@@ -191,6 +191,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       ...(authority && "vaultAddress" in authority ? { vaultAddress: authority.vaultAddress } : {}),
       nonces,
       clock,
+      venueNow: () => venueClock.now(),
       expiresAfterMs: config.venue.expiresAfterMs,
       twapMaxMinutes: config.venue.rules.twapMaxMinutes,
       warn: (message: string) => o.logger.warn(message),

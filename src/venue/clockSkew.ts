@@ -93,8 +93,8 @@ export class ClockSkewMonitor {
     if (excessive) {
       this.warn(
         `the local clock is ${skewText(skewMs)} the venue's (Date header); ` +
-          "nonces and expiresAfter are local times, so the venue may refuse or expire actions early. " +
-          "Synchronise the clock (NTP).",
+          "nonces are local times, and the venue refuses those far from its own (a day ahead, two behind; " +
+          "expiresAfter is counted on the venue's clock). Synchronise the clock (NTP).",
       );
     }
     return this.reading;

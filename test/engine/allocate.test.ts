@@ -5,7 +5,12 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { allocate, buyCost, DEFAULT_TWAP_BUY_RESERVE } from "../../src/engine/allocate.js";
+import {
+  allocate,
+  buyCost,
+  DEFAULT_TWAP_BUY_RESERVE,
+  REFUSED_ORDER_HOLD_MS,
+} from "../../src/engine/allocate.js";
 import { runCycle } from "../../src/engine/cycle.js";
 import type { Intent, TwapOrderIntent } from "../../src/engine/intents.js";
 import { parseDecimal } from "../../src/lib/decimal.js";
@@ -17,7 +22,7 @@ import {
   startTestBot,
   type TestBot,
 } from "../helpers/bot.js";
-import { buildSnapshot } from "../helpers/snapshots.js";
+import { buildSnapshot, T0 } from "../helpers/snapshots.js";
 
 const d = (v: string | number) => parseDecimal(v);
 
@@ -130,7 +135,7 @@ describe("allocate (pure)", () => {
       size: d("10"),
       notionalUsd: d("400"),
       reason: "Order has insufficient spot balance to trade",
-      at: 0,
+      at: T0 - 60_000,
     };
     const lastRefused = new Map([["dca", refused]]);
     const same = allocate([twap("dca", "buy", "10")], snapshot, {
@@ -150,6 +155,33 @@ describe("allocate (pure)", () => {
       lastRefused,
     });
     expect(other.intents).toHaveLength(1);
+  });
+
+  it("holds a refused order back only while its pair's balances stand, and not for ever", () => {
+    const base = {
+      assetId: 10107,
+      side: "buy" as const,
+      size: d("10"),
+      notionalUsd: d("400"),
+      reason: "Order has insufficient spot balance to trade",
+      at: T0 - 60_000,
+      balances: { USDC: "1000", HYPE: "100", PURR: "7" },
+    };
+    const run = (refused: typeof base) =>
+      allocate([twap("dca", "buy", "10")], snapshot, {
+        strategies: [{ name: "dca" }],
+        lastRefused: new Map([["dca", refused]]),
+      });
+    // The same balances of HYPE and USDC (another token's do not matter): held, saying until when.
+    const held = run({ ...base, balances: { ...base.balances, PURR: "9" } });
+    expect(held.intents).toEqual([]);
+    expect(held.skipped[0]?.reason).toMatch(/HYPE and USDC balances have not changed since/);
+    expect(held.skipped[0]?.reason).toContain(new Date(base.at + REFUSED_ORDER_HOLD_MS).toISOString());
+    // USDC arrived since (or a fill, or a sale): what the order lacked may be there now.
+    expect(run({ ...base, balances: { ...base.balances, USDC: "900" } }).intents).toHaveLength(1);
+    // Nothing changed, but the refusal is REFUSED_ORDER_HOLD_MS old: tried again (a halted pair resumes).
+    expect(run({ ...base, at: T0 - REFUSED_ORDER_HOLD_MS }).intents).toHaveLength(1);
+    expect(run({ ...base, at: T0 - REFUSED_ORDER_HOLD_MS + 60_000 }).intents).toEqual([]);
   });
 
   it("a staking deposit crowded out by a sell defers the staking strategy's whole run", () => {

@@ -108,6 +108,8 @@ interface CommonClientOptions {
   /** Per-attempt timeout (default: the transport's). */
   timeoutMs?: number;
   clock?: Clock;
+  /** The venue's time (VenueClock.now): expiresAfter is counted on it when known (SubmitContext). */
+  venueNow?: () => number | undefined;
   /** Per-signer queue (default: the one shared by every client of this process). */
   queue?: SignerQueue;
   /** Clock-skew check on the first response (default on, 5 s, warning through `warn`). `false` disables. */
@@ -165,6 +167,7 @@ export class ExchangeClient {
       // Only a live client holds a transport; in dry-run there is nothing to send with.
       transport: options.mode === "live" ? options.transport : undefined,
       expiresAfterMs,
+      ...(options.venueNow ? { venueNow: options.venueNow } : {}),
       resend: { ...DEFAULT_RESEND_POLICY, ...options.resend },
       timeoutMs: options.timeoutMs,
       skew: this.clockSkew,

@@ -201,6 +201,13 @@ export interface SubmitContext {
   transport: ExchangeTransport | undefined;
   /** Time to live of L1 actions: expiresAfter = now + this. `null` sends L1 actions without expiry. */
   expiresAfterMs: number | null;
+  /**
+   * The venue's time as its answers' Date headers tell (VenueClock.now), undefined before any answer.
+   * The venue judges expiresAfter by its own clock, so a TTL counted from a local clock minutes slow
+   * is already past when it arrives ("Action already expired"): every order and every guard's cancel
+   * refused. expiresAfter, and whether a send may still start, are counted on this clock when known.
+   */
+  venueNow?: () => number | undefined;
   resend: ResendPolicy;
   /** Per-attempt timeout passed to the transport (default: the transport's own). */
   timeoutMs?: number;
@@ -314,7 +321,7 @@ async function signInSlot<D>(
   // The TTL starts when the nonce is taken, inside the slot: time spent queued does not eat into it.
   const expiresAfter =
     plan.kind === "l1" && ctx.expiresAfterMs !== null
-      ? Math.trunc(ctx.clock()) + ctx.expiresAfterMs
+      ? Math.trunc(expiryNow(ctx)) + ctx.expiresAfterMs
       : undefined;
   // signAction picks the recipe from the action's type and refuses vault/expiry on user-signed ones
   // and an inner nonce that differs from the request's.
@@ -401,7 +408,7 @@ async function sendInSlot<D>(
       // The server's Retry-After when it gave one; after a bare 429 at least rateLimitDelayMs.
       const wait = last?.waitMs ?? (last?.rateLimited ? policy.rateLimitDelayMs : 0);
       const delay = Math.max(backoff, wait);
-      if (!mayStartSend(request, policy, ctx.clock() + delay, firstSendAt)) break;
+      if (!mayStartSend(request, policy, ctx, delay, firstSendAt)) break;
       try {
         await sleep(delay, signal);
       } catch (err) {
@@ -409,7 +416,7 @@ async function sendInSlot<D>(
       }
     } else {
       if (signal?.aborted) return notSent("aborted by the caller before the first send");
-      if (!mayStartSend(request, policy, ctx.clock(), firstSendAt)) {
+      if (!mayStartSend(request, policy, ctx, 0, firstSendAt)) {
         return notSent("the request expired before it could be sent");
       }
     }
@@ -490,14 +497,23 @@ async function sendInSlot<D>(
   return { status: "rejected", code, reason: last.reason, request, attempts };
 }
 
+/** Now on the clock expiresAfter is counted on: the venue's when known, else ours. */
+function expiryNow(ctx: Pick<SubmitContext, "clock" | "venueNow">): number {
+  return ctx.venueNow?.() ?? ctx.clock();
+}
+
+/** Whether a send starting `delayMs` from now may still arrive in time (firstSendAt: local clock). */
 function mayStartSend(
   request: SignedRequest,
   policy: ResendPolicy,
-  at: number,
+  ctx: Pick<SubmitContext, "clock" | "venueNow">,
+  delayMs: number,
   firstSendAt: number,
 ): boolean {
-  if (request.expiresAfter !== undefined) return at < request.expiresAfter - policy.expiryMarginMs;
-  return at <= firstSendAt + policy.windowMs;
+  if (request.expiresAfter !== undefined) {
+    return expiryNow(ctx) + delayMs < request.expiresAfter - policy.expiryMarginMs;
+  }
+  return ctx.clock() + delayMs <= firstSendAt + policy.windowMs;
 }
 
 function interpret<D>(answer: Answer<D>, body: unknown): Step<D> {

@@ -1,0 +1,140 @@
+// A cron user's trial (`hlbot once` every 15 minutes), against the embedded simulator over HTTP on
+// 127.0.0.1 in virtual time, real SQLite state in a temp folder: what a trader expects after one refused
+// order and with a machine clock minutes slow. Each failed on the code before its fix.
+import { afterEach, describe, expect, it } from "vitest";
+import { scheduledStrategies } from "../../src/engine/daemon.js";
+import { CronSchedule } from "../../src/engine/schedule.js";
+import { oncePass } from "../../src/engine/scheduler.js";
+import { startTestBot, type TestBot } from "../helpers/bot.js";
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+let bot: TestBot | undefined;
+afterEach(async () => {
+  await bot?.close();
+  bot = undefined;
+});
+
+async function once(b: TestBot) {
+  const deps = b.runtime.cycleDeps(await b.runtime.facts());
+  return oncePass(deps, scheduledStrategies(b.runtime.config.strategies), {
+    ...(b.runtime.config.schedule ? { catchUpMs: b.runtime.config.schedule.catchUpMs } : {}),
+  });
+}
+
+function twapsPlaced(b: TestBot) {
+  return b.sim.ledger().filter((e) => e.kind === "twapPlaced" && e.user === b.address);
+}
+
+const HOURLY_DCA = {
+  name: "dca",
+  kind: "twap-accumulate",
+  schedule: "0 * * * *",
+  params: {
+    coin: "HYPE",
+    quote: "USDC",
+    side: "buy",
+    amountUsd: 250,
+    twap: { minutes: 30, randomize: false },
+  },
+};
+
+describe("a DCA after one refused TWAP", () => {
+  function outcomes(pass: Awaited<ReturnType<typeof once>>) {
+    return pass.runs.flatMap((r) => r.report?.actions.map((a) => a.outcome) ?? []);
+  }
+  function reasons(pass: Awaited<ReturnType<typeof once>>) {
+    return pass.runs.flatMap((r) => r.report?.decisions.map((d) => d.decision.reason) ?? []);
+  }
+
+  it("is not held back by a refusal of the request (a nonce off by a slow clock): it buys at the next slot", async () => {
+    // The venue's nonce window is one minute here; the machine's clock is 3 minutes slow for one run.
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [HOURLY_DCA],
+      fund: { USDC: "20000" },
+      sim: { nonceWindowMs: MINUTE },
+    });
+    bot.sim.setPrice("@107", "25");
+    await once(bot); // first sight: registers the strategy
+    const slot = new CronSchedule(HOURLY_DCA.schedule).next(bot.sim.now())!;
+    bot.sim.advanceTo(slot + 5 * MINUTE);
+    bot.clockOffsetMs = -3 * MINUTE;
+    const refused = await once(bot);
+    expect(outcomes(refused)).toEqual(["rejected"]);
+    expect(bot.runtime.journal.lastTwapSubmission("dca")?.reason).toMatch(/nonce/i);
+    bot.clockOffsetMs = 0;
+    bot.sim.advanceTo(slot + HOUR);
+    const next = await once(bot);
+    // Before: "not sent: the venue refused this identical order" at every slot from then on (a DCA's
+    // order is the same at every slot), a DCA stopped for good by one slow run.
+    expect(reasons(next).filter((r) => /refused this identical order/.test(r))).toEqual([]);
+    expect(outcomes(next)).toEqual(["accepted"]);
+    expect(twapsPlaced(bot)).toHaveLength(1);
+  });
+
+  it("refused for its balance: held while the balances stand, sent once USDC arrives, tried again after a while", async () => {
+    // The venue holds 10% beside a buy, the bot plans with 3%: 250 USDC of HYPE from 262 is refused.
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [HOURLY_DCA],
+      fund: { USDC: "262" },
+      sim: { settings: { twapBuyHoldMargin: "0.1" } },
+    });
+    bot.sim.setPrice("@107", "25");
+    await once(bot);
+    const slot = new CronSchedule(HOURLY_DCA.schedule).next(bot.sim.now())!;
+    bot.sim.advanceTo(slot);
+    expect(outcomes(await once(bot))).toEqual(["rejected"]);
+    // An hour on, nothing changed: the same order would be refused again, so it is not sent.
+    bot.sim.advanceTo(slot + HOUR);
+    const held = await once(bot);
+    expect(outcomes(held)).toEqual([]);
+    expect(reasons(held).join("\n")).toMatch(
+      /refused this identical order .*balances have not changed since/,
+    );
+    // Seven hours on, nothing changed still: tried once more (the cause may have been the venue's).
+    bot.sim.advanceTo(slot + 7 * HOUR);
+    expect(outcomes(await once(bot))).toEqual(["rejected"]);
+    // USDC arrives: the next slot buys.
+    bot.sim.fund(bot.address, "USDC", "5000");
+    bot.sim.advanceTo(slot + 8 * HOUR);
+    expect(outcomes(await once(bot))).toEqual(["accepted"]);
+    expect(twapsPlaced(bot)).toHaveLength(1);
+  });
+});
+
+describe("a machine clock a few minutes slow", () => {
+  it("still lets the TWAP watch cancel a guarded TWAP (hlbot knows the venue's clock from its Date header)", async () => {
+    const rebalance = {
+      name: "rebalance",
+      kind: "twap-rebalance",
+      schedule: "0 */4 * * *",
+      params: {
+        targets: { HYPE: 0.5, USDC: 0.5 },
+        quote: "USDC",
+        band: 0.05,
+        twap: { minutes: 120, randomize: false, maxDeviation: 0.05 },
+        minOrderUsd: 10,
+      },
+    };
+    bot = await startTestBot({ mode: "live", strategies: [rebalance], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    await once(bot);
+    const slot = new CronSchedule(rebalance.schedule).next(bot.sim.now())!;
+    bot.sim.advanceTo(slot);
+    const placed = await once(bot);
+    expect(placed.runs.flatMap((r) => r.report?.actions.map((a) => a.outcome) ?? [])).toEqual(["accepted"]);
+    // The laptop's clock drifts 3 minutes slow (no NTP on a sleeping laptop); the price crashes.
+    bot.clockOffsetMs = -3 * MINUTE;
+    bot.sim.advanceTo(slot + 20 * MINUTE);
+    bot.sim.setPrice("@107", "34");
+    const pass = await once(bot);
+    const cancels = pass.watch.report?.actions.filter((a) => a.action === "twapCancel") ?? [];
+    // Actual: the cancel is signed with expiresAfter = local time + 60 s, already past on the venue:
+    // "Action already expired", and the sale runs on through the crash.
+    expect(cancels.map((a) => a.outcome)).toEqual(["accepted"]);
+    expect(bot.sim.twaps(bot.address).filter((t) => t.status === "activated")).toHaveLength(0);
+  });
+});
