@@ -17,6 +17,7 @@ import type { CycleDeps, CycleReport } from "./cycle.js";
 import { runCycle } from "./cycle.js";
 import type { Decision, TwapCancelIntent, TwapGuard } from "./intents.js";
 import type { Journal } from "./journal.js";
+import { reconcile } from "./reconcile.js";
 import type { Snapshot } from "./snapshot.js";
 import { fmt } from "./strategies/common.js";
 import type { Strategy } from "./strategies/registry.js";
@@ -212,6 +213,18 @@ export async function watchRunningTwaps(
   o: { signal?: AbortSignal; killSwitchActive?: boolean; logger?: Logger } = {},
 ): Promise<WatchResult> {
   const now = deps.clock();
+  // A TWAP whose answer was lost has no twapId in the journal until it is reconciled, and a guard
+  // needs one: reconciled here, so a sale that landed is guarded from the next watch, not only once a
+  // strategy is next due (hours later under cron, the whole sale through a crash).
+  if (deps.journal.unresolved(deps.account).some((r) => r.actionType === "twapOrder")) {
+    await reconcile(deps.info, deps.journal, {
+      account: deps.account,
+      now,
+      userSignedGraceMs: deps.userSignedGraceMs,
+      ...(deps.venueNow ? { venueNow: deps.venueNow } : {}),
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
+  }
   const targets = watchTargets(deps.journal, deps.account, now, strategies);
   if (targets.length === 0) return { checked: 0, report: undefined };
   const mids = (await deps.info.allMids({}, o.signal)) as Record<string, string>;

@@ -105,6 +105,46 @@ describe("a DCA after one refused TWAP", () => {
   });
 });
 
+describe("the TWAP watch of `once` and a TWAP whose answer was lost", () => {
+  it("cancels a guarded rebalancer TWAP that landed with a lost answer, at the next once, with no strategy due", async () => {
+    const rebalance = {
+      name: "rebalance",
+      kind: "twap-rebalance",
+      schedule: "0 */4 * * *",
+      params: {
+        targets: { HYPE: 0.5, USDC: 0.5 },
+        quote: "USDC",
+        band: 0.05,
+        twap: { minutes: 120, randomize: false, maxDeviation: 0.05 },
+        minOrderUsd: 10,
+      },
+    };
+    bot = await startTestBot({ mode: "live", strategies: [rebalance], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    await once(bot); // registers
+    const slot = new CronSchedule(rebalance.schedule).next(bot.sim.now())!;
+    bot.sim.advanceTo(slot);
+    bot.sim.setFaults({ exchange: { dropRate: 1 } }); // the venue applies the sell, the answer is lost
+    const placed = await once(bot);
+    expect(placed.runs.flatMap((r) => r.report?.actions.map((a) => a.outcome) ?? [])).toEqual(["unknown"]);
+    bot.sim.setFaults({});
+    expect(twapsPlaced(bot)).toHaveLength(1);
+    // The price of the sale crashes 15% (maxDeviation 5%). Cron calls once 15 and 30 minutes later.
+    bot.sim.advanceTo(slot + 5 * MINUTE);
+    bot.sim.setPrice("@107", "34");
+    bot.sim.advanceTo(slot + 15 * MINUTE);
+    const p1 = await once(bot);
+    bot.sim.advanceTo(slot + 30 * MINUTE);
+    const p2 = await once(bot);
+    const cancels = [p1, p2].flatMap(
+      (p) => p.watch.report?.actions.filter((a) => a.action === "twapCancel") ?? [],
+    );
+    // The 15-minute once cancels it. Before: no cancel, nothing reconciled the lost answer until a
+    // strategy was due again (4 h later), so the whole 120-minute sale ran through the crash unguarded.
+    expect(cancels.map((a) => a.outcome)).toEqual(["accepted"]);
+  });
+});
+
 describe("a machine clock a few minutes slow", () => {
   it("still lets the TWAP watch cancel a guarded TWAP (hlbot knows the venue's clock from its Date header)", async () => {
     const rebalance = {
