@@ -172,8 +172,8 @@ describe("a machine clock a few minutes slow", () => {
     bot.sim.setPrice("@107", "34");
     const pass = await once(bot);
     const cancels = pass.watch.report?.actions.filter((a) => a.action === "twapCancel") ?? [];
-    // Actual: the cancel is signed with expiresAfter = local time + 60 s, already past on the venue:
-    // "Action already expired", and the sale runs on through the crash.
+    // Before: the cancel was signed with expiresAfter = local time + 60 s, already past on the venue:
+    // "Action already expired", and the sale ran on through the crash.
     expect(cancels.map((a) => a.outcome)).toEqual(["accepted"]);
     expect(bot.sim.twaps(bot.address).filter((t) => t.status === "activated")).toHaveLength(0);
   });
