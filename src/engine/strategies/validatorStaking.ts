@@ -4,7 +4,8 @@
 // - Ranking: by net APR, predictedApr × (1 − commission) (what the delegator earns), optionally
 //   weighted by uptime and penalised for a recent jailing; or by stake or uptime.
 // - Candidates are only validators the strategy's own rules AND the risk limits (validatorAllowlist)
-//   allow, and not above maxNetworkShare of the network's stake.
+//   allow, and not above maxNetworkShare of the network's stake (others' stake alone for one this
+//   account holds; a delegation stops at the limit, so the bot's own stake never flips a validator).
 // - Idle stake (the undelegated staking balance) is always delegated, to the validators most under
 //   target. Delegated stake moves only when it must (jailed, inactive, excluded by a rule: once its lock
 //   allows) or when it pays: a better validator must earn at least minImprovement more (net) and the gain
@@ -91,7 +92,9 @@ export const validatorStakingParams = z
       .describe("Penalties applied to the net APR before ranking"),
     maxNetworkShare: fraction()
       .optional()
-      .describe("Skip validators holding more than this share of the network's stake (0.2 = 20%)"),
+      .describe(
+        "Skip validators holding more than this share of the network's stake (0.2 = 20%); for one this account holds, others' stake alone counts, and no delegation takes one above it",
+      ),
     maxShare: decimal({ gt: 0, max: 1 })
       .optional()
       .describe(
@@ -234,6 +237,29 @@ export const validatorStaking = defineStrategy({
     const deny = new Set(params.deny);
     const limitAllow = snapshot.validatorAllowlist ? new Set(snapshot.validatorAllowlist) : undefined;
     const networkStake = snapshot.validators.reduce((s, v) => s + v.stake, 0n);
+    /** This account's stake on each validator, in wei (as the venue counts a validator's stake). */
+    const ownWei = new Map<string, bigint>();
+    for (const d of snapshot.delegations) {
+      const a = d.validator.toLowerCase();
+      ownWei.set(a, (ownWei.get(a) ?? 0n) + BigInt(d.amount.times(10 ** STAKE_DECIMALS).toFixed(0)));
+    }
+    /**
+     * A validator's share of the network's stake: others' stake alone for one this account holds (its
+     * own stake does not push it out, or delegating to a validator just under maxNetworkShare took it
+     * over, the next run moved the stake back, and so on: a trial's 20,000 HYPE moved every day).
+     */
+    const networkShare = (v: ValidatorInfo): Decimal => {
+      const others = v.stake - (ownWei.get(v.address.toLowerCase()) ?? 0n);
+      return new Decimal((others > 0n ? others : 0n).toString()).div(networkStake.toString());
+    };
+    /** HYPE this account may add to `v` before it holds more than maxNetworkShare (undefined: no limit). */
+    const networkRoom = (v: ValidatorInfo): Decimal | undefined => {
+      if (params.maxNetworkShare === undefined || networkStake <= 0n) return undefined;
+      const wei = new Decimal(networkStake.toString())
+        .times(params.maxNetworkShare)
+        .minus(v.stake.toString());
+      return trunc(Decimal.max(ZERO, wei.div(10 ** STAKE_DECIMALS)));
+    };
     const minMove = params.minMove;
     const netText = (v: ValidatorInfo) =>
       `net APR ${aprPct(netApr(v, params.statsPeriod))} (${aprPct(v.stats[params.statsPeriod].predictedApr)} less ${pct(v.commission)} commission)`;
@@ -264,9 +290,11 @@ export const validatorStaking = defineStrategy({
         return "was jailed recently (unjailableAfter is set)";
       }
       if (params.maxNetworkShare !== undefined && networkStake > 0n) {
-        const share = new Decimal(v.stake.toString()).div(networkStake.toString());
+        const share = networkShare(v);
         if (share.gt(params.maxNetworkShare)) {
-          return `holds ${pct(share)} of the network's stake, above maxNetworkShare ${pct(params.maxNetworkShare)}`;
+          const shown = `${share.times(100).toDecimalPlaces(3, Decimal.ROUND_DOWN).toFixed()}%`;
+          const own = ownWei.has(v.address.toLowerCase()) ? " without this account's stake" : "";
+          return `holds ${shown} of the network's stake${own}, above maxNetworkShare ${pct(params.maxNetworkShare)}`;
         }
       }
       return undefined;
@@ -447,7 +475,12 @@ export const validatorStaking = defineStrategy({
       params.rankBy === "predictedApr"
         ? `${label(ch.address, ch.v)} earns ${points(ch.net.minus(inc.net))} points more net APR (minImprovement ${fmt(params.minImprovement.times(100), 3)}), which pays for the move within ${fmt(params.horizonDays)} days`
         : `${label(ch.address, ch.v)} ranks more than ${pct(params.rebalanceThreshold)} higher by ${params.rankBy}`;
-    for (const inc of ranked.slice(N)) {
+    // A validator that gives its place up holding stake contends again in turn (its stake would move:
+    // that move must pay too, against the weakest chosen holding less; a trial's 12,158 HYPE moved to a
+    // validator of exactly the same net APR).
+    const contenders = ranked.slice(N);
+    for (let k = 0; k < contenders.length; k++) {
+      const inc = contenders[k]!;
       const incHeld = heldAmount(inc.address);
       if (incHeld.lt(minMove)) continue;
       // A validator kept earlier is challengeable too: a larger incumbent later in the ranking may keep
@@ -468,8 +501,10 @@ export const validatorStaking = defineStrategy({
       }
       kept.set(inc.address, why);
       kept.delete(weakest.address);
+      displaced.delete(inc.address);
       const weakHeld = heldAmount(weakest.address);
       if (weakHeld.gte(minMove)) {
+        contenders.push(weakest);
         displaced.set(
           weakest.address,
           `${label(weakest.address, weakest.v)} (${netText(weakest.v)}) holds ${fmt(weakHeld)} HYPE and gives its place among the ${N} to ${label(inc.address, inc.v)}, which holds ${fmt(incHeld)} and keeps it (${why})`,
@@ -666,28 +701,46 @@ export const validatorStaking = defineStrategy({
     if (params.allocation === "score" && !byScore) notes.push("all scores are 0: split equally");
     for (const c of chosen) weights.set(c.address, byScore ? Decimal.max(c.score, ZERO) : ONE);
     const targets = new Map<string, Decimal>();
+    // What each chosen validator may hold: maxShare, and what keeps it within maxNetworkShare (what it
+    // holds now, and the room left under the limit: a delegation never takes it over).
+    const capFor = (c: Candidate): Decimal | undefined => {
+      const room = networkRoom(c.v);
+      const byNetwork = room === undefined ? undefined : heldAmount(c.address).plus(room);
+      if (cap === undefined) return byNetwork;
+      return byNetwork === undefined ? cap : Decimal.min(cap, byNetwork);
+    };
     let rest = total;
     let open = [...chosen];
     for (;;) {
       const wsum = open.reduce((s, c) => s.plus(weights.get(c.address) ?? ZERO), ZERO);
       if (!wsum.gt(0)) break;
-      const over = open.filter(
-        (c) =>
-          cap &&
-          rest
-            .times(weights.get(c.address) ?? ZERO)
-            .div(wsum)
-            .gt(cap),
-      );
-      if (over.length === 0 || !cap) {
-        for (const c of open)
-          targets.set(c.address, trunc(rest.times(weights.get(c.address) ?? ZERO).div(wsum)));
+      const shareOf = (c: Candidate) => rest.times(weights.get(c.address) ?? ZERO).div(wsum);
+      const over = open.filter((c) => {
+        const k = capFor(c);
+        return k !== undefined && shareOf(c).gt(k);
+      });
+      if (over.length === 0) {
+        for (const c of open) targets.set(c.address, trunc(shareOf(c)));
         break;
       }
-      for (const c of over) targets.set(c.address, trunc(cap));
-      rest = rest.minus(cap.times(over.length));
+      for (const c of over) {
+        const k = trunc(capFor(c)!);
+        targets.set(c.address, k);
+        rest = rest.minus(k);
+      }
       open = open.filter((c) => !over.includes(c));
-      if (open.length === 0) break;
+      if (open.length === 0) {
+        // No room left under maxNetworkShare for all of it: the rest is spread over the chosen anyway
+        // (idle, it would earn nothing), and said.
+        if (rest.gte(minMove)) {
+          notes.push(
+            `maxNetworkShare ${pct(params.maxNetworkShare ?? ZERO)} leaves no room on the chosen validators for ${fmt(trunc(rest))} HYPE: spread over them anyway`,
+          );
+          const each = rest.div(chosen.length);
+          for (const c of chosen) targets.set(c.address, trunc((targets.get(c.address) ?? ZERO).plus(each)));
+        }
+        break;
+      }
     }
     for (const c of chosen) if (!targets.has(c.address)) targets.set(c.address, ZERO);
 
@@ -701,9 +754,17 @@ export const validatorStaking = defineStrategy({
     // Sources of delegated stake to move, in order: must leave, lost its place, above target.
     const sources: Array<{ address: string; amount: Decimal; why: string; forced: boolean }> = [];
     const chosenSet = new Set(chosen.map((c) => c.address));
+    // Worst paid first (jailed, inactive or no longer listed: nothing), then the larger stake: a per-run
+    // or daily cap is spent on stake earning nothing before stake that still earns (a trial's jailed
+    // 10,000 HYPE waited 14 days behind a slightly larger stake on a 15%-commission validator).
     const leaving = [...current.entries()]
       .filter(([a, c]) => !chosenSet.has(a) && c.amount.gt(0))
-      .sort(([a1, c1], [a2, c2]) => c2.amount.cmp(c1.amount) || (a1 < a2 ? -1 : 1));
+      .sort(
+        ([a1, c1], [a2, c2]) =>
+          paidOn(a1, infos, params).cmp(paidOn(a2, infos, params)) ||
+          c2.amount.cmp(c1.amount) ||
+          (a1 < a2 ? -1 : 1),
+      );
     for (const [a, c] of leaving) {
       const info = infos.get(a);
       const excluded = info === undefined ? "is no longer listed by the venue" : exclusion(info);
@@ -936,6 +997,16 @@ export const validatorStaking = defineStrategy({
   },
 });
 
+/** What stake on validator `a` earns now (0: jailed, inactive, or not listed by the venue). */
+function paidOn(
+  a: string,
+  infos: ReadonlyMap<string, ValidatorInfo>,
+  params: ValidatorStakingParams,
+): Decimal {
+  const v = infos.get(a);
+  return v === undefined ? ZERO : earningApr(v, params.statsPeriod);
+}
+
 /**
  * maxStaked below the stake: withdraw the excess through the 7-day queue (at most
  * maxPendingWithdrawals waiting; Hyperliquid docs, and df-hyperliquid-core's MAX_PENDING_WITHDRAWALS = 5),
@@ -989,7 +1060,9 @@ function unstake(
   };
   const chosenSet = new Set(chosen.map((c) => c.address));
   const free: Array<[string, Decimal]> = [];
-  for (const [a, c] of [...current.entries()].sort(([x], [y]) => rank(y) - rank(x))) {
+  const byWorst = ([x]: [string, Held], [y]: [string, Held]) =>
+    rank(y) - rank(x) || paidOn(x, infos, params).cmp(paidOn(y, infos, params));
+  for (const [a, c] of [...current.entries()].sort(byWorst)) {
     if (!c.amount.gt(0)) continue;
     const lock = lockedUntil(a);
     if (lock === undefined) free.push([a, c.amount]);

@@ -179,17 +179,18 @@ describe("validator-staking", () => {
       },
       { validators: 1, maxCommission: 0.1 },
     );
-    // Stake that must leave goes first (a cap is spent on it before any move for yield).
+    // Stake that must leave goes first (a cap is spent on it before any move for yield), what earns
+    // nothing (a validator no longer listed) before what still earns (a high commission).
     expect(moves(decisions)).toEqual([
-      ["undelegate", A, "10"],
-      ["delegate", B, "10"],
       ["undelegate", addr(7), "10"],
+      ["delegate", B, "10"],
+      ["undelegate", A, "10"],
       ["delegate", B, "10"],
       ["undelegate", C, "10"],
       ["delegate", B, "10"],
     ]);
-    expect(decisions[0]?.reason).toMatch(/charges 20% commission, above maxCommission 10%/);
-    expect(decisions[2]?.reason).toMatch(/no longer listed by the venue/);
+    expect(decisions[0]?.reason).toMatch(/no longer listed by the venue/);
+    expect(decisions[2]?.reason).toMatch(/charges 20% commission, above maxCommission 10%/);
     // What beat it, in numbers (it once said "earns more by at least minImprovement" unchecked).
     expect(decisions[4]?.reason).toMatch(
       /is not among the 1 best: validator-0002 \(0xaaaa…0002\) earns 0\.95 points more net APR \(minImprovement 0\.1\), which pays for the move within 30 days/,
