@@ -34,8 +34,8 @@ export interface BudgetFacts {
   /** Per twapId: whether it ended and what it executed (USD). */
   fills: Map<number, TwapFill>;
   /**
-   * Per budgeted strategy: the venue's TWAPs on its pair and side from before this journal began that the
-   * journal does not have. Its budget would count from zero without them: it holds until a rebuild.
+   * Per budgeted strategy: the venue's TWAPs on its pair and side that the journal does not have. Its
+   * budget would not count them: it holds until a rebuild imports them.
    */
   unjournaled: Map<string, UnjournaledTwaps>;
 }
@@ -100,17 +100,19 @@ export async function twapFillsForBudgets(
         quoteUsd === undefined ? undefined : quoteUsd.eq(1) ? t.executedNtl : t.executedNtl.times(quoteUsd),
     });
   }
-  return { fills, unjournaled: earlierJournalsTwaps(deps, budgeted, snapshot, history) };
+  return { fills, unjournaled: unjournaledTwaps(deps, budgeted, snapshot, history) };
 }
 
 /**
- * A new state folder (the old one lost, a second machine, a container without its volume) starts its
- * journal empty: a budget over a strategy's lifetime would count from zero and be spent again. The
- * venue's TWAPs on a budgeted strategy's pair and side from before this journal began, and not imported
- * by `hlbot journal rebuild`, are that risk (a manual TWAP there too: the venue does not say who placed
- * it, so the rebuild counts it against the budget, conservative).
+ * A journal that lacks some of the account's TWAPs would let a budget be spent again: a new state folder
+ * (the old one lost, a second machine, a container without its volume) starts empty, and an older copy
+ * restored whole (its identity marks with it, so nothing else notices) lacks what was bought since it
+ * was taken (a trial's DCA bought 16% over its budget after a restore). The venue's TWAPs on a budgeted
+ * strategy's pair and side that the journal neither placed nor imported with `hlbot journal rebuild`,
+ * whenever they started, are that risk (a TWAP placed by hand in the venue's UI too: the venue does not
+ * say who placed it, so the rebuild counts it against the budget, conservative).
  */
-function earlierJournalsTwaps(
+function unjournaledTwaps(
   deps: FillDeps,
   budgeted: readonly BudgetedStrategy[],
   snapshot: Snapshot,
@@ -120,7 +122,6 @@ function earlierJournalsTwaps(
   const began = deps.journal.began(deps.account);
   if (began === undefined) return out;
   for (const entry of latestTwapEntries(history)) {
-    if (entry.state.timestamp >= began) continue;
     const pair = snapshot.pairs.get(entry.state.coin);
     if (pair === undefined) continue;
     const side = entry.state.side === "B" ? "buy" : "sell";

@@ -605,13 +605,14 @@ function stoppedSince(deps: CycleDeps, o: CycleOptions, read: KillSwitchState): 
   return file !== undefined && killSwitchState(file).engaged;
 }
 
-/** Why a budgeted strategy holds in a new journal that lacks the venue's earlier TWAPs on its market. */
+/** Why a budgeted strategy holds while the journal lacks TWAPs the venue shows on its market. */
 function unjournaledReason(t: UnjournaledTwaps): string {
   const executed = t.executedUsd === undefined ? "" : `, ${t.executedUsd.toFixed(2)} USD executed`;
   return (
-    `holding: the venue shows ${t.count} TWAP(s) on this strategy's pair and side from before this state folder's journal began ` +
-    `(the first on ${new Date(t.first).toISOString().slice(0, 10)}${executed}) that the journal does not have, so its budget ` +
-    "would count from zero and could be spent again. `hlbot journal rebuild` imports them and counts them against the budget " +
+    `holding: the venue shows ${t.count} TWAP(s) on this strategy's pair and side ` +
+    `(the first on ${new Date(t.first).toISOString().slice(0, 10)}${executed}) that this state folder's journal does not have ` +
+    "(a new or restored state folder, another instance of this account, or a TWAP placed by hand), so its budget " +
+    "would not count them and could be spent again. `hlbot journal rebuild` imports them and counts them against the budget " +
     "(then, if they were not this strategy's, raise budgetUsd by what they executed)"
   );
 }
@@ -637,6 +638,6 @@ function noticeUnjournaledActivity(deps: CycleDeps, log: Logger, snapshot: Snaps
   log.warn(
     { recentTwaps, recentStakingMoves: recentMoves },
     `this state folder's journal was empty, but the venue shows ${recentTwaps} TWAP(s) of ${deps.account} in the last 24 h and ${recentMoves} staking move(s) in the last 7 days: ` +
-      "if an earlier state folder of this account was lost or another instance runs with its own, this journal does not have it (the daily limits count the venue's history; a strategy with budgetUsd holds while the venue shows TWAPs on its pair and side from before this journal). `hlbot journal rebuild` imports what the venue shows",
+      "if an earlier state folder of this account was lost or another instance runs with its own, this journal does not have it (the daily limits count the venue's history; a strategy with budgetUsd holds while the venue shows TWAPs on its pair and side this journal does not have). `hlbot journal rebuild` imports what the venue shows",
   );
 }

@@ -1,6 +1,8 @@
 // A cron user's trial (`hlbot once` every 15 minutes), against the embedded simulator over HTTP on
 // 127.0.0.1 in virtual time, real SQLite state in a temp folder: what a trader expects after one refused
 // order and with a machine clock minutes slow. Each failed on the code before its fix.
+import { cpSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { scheduledStrategies } from "../../src/engine/daemon.js";
 import { CronSchedule } from "../../src/engine/schedule.js";
@@ -142,6 +144,50 @@ describe("the TWAP watch of `once` and a TWAP whose answer was lost", () => {
     // The 15-minute once cancels it. Before: no cancel, nothing reconciled the lost answer until a
     // strategy was due again (4 h later), so the whole 120-minute sale ran through the crash unguarded.
     expect(cancels.map((a) => a.outcome)).toEqual(["accepted"]);
+  });
+});
+
+describe("a state folder restored from an older backup (the whole folder, as the README says to back up)", () => {
+  it("does not let a DCA spend its budget again", async () => {
+    const dca = { ...HOURLY_DCA, params: { ...HOURLY_DCA.params, budgetUsd: 1000 } };
+    bot = await startTestBot({ mode: "live", strategies: [dca], fund: { USDC: "20000" } });
+    bot.sim.setPrice("@107", "25");
+    await once(bot);
+    const slot = new CronSchedule(dca.schedule).next(bot.sim.now())!;
+    const state = join(bot.dir, "state");
+    const backup = join(bot.dir, "state-backup");
+    for (let h = 0; h < 2; h++) {
+      bot.sim.advanceTo(slot + h * HOUR);
+      await once(bot);
+    }
+    // Nightly backup of the whole state folder, taken with the bot stopped.
+    await bot.runtime.close();
+    cpSync(state, backup, { recursive: true });
+    await bot.reopen();
+    for (let h = 2; h < 6; h++) {
+      bot.sim.advanceTo(slot + h * HOUR);
+      await once(bot);
+    }
+    const before = twapsPlaced(bot).length; // 4 x ~250 = the 1000-USD budget, then "budget used up"
+    expect(before).toBeGreaterThanOrEqual(3);
+    // The disk dies; the user restores last night's backup of the state folder.
+    await bot.runtime.close();
+    rmSync(state, { recursive: true, force: true });
+    cpSync(backup, state, { recursive: true });
+    await bot.reopen();
+    for (let h = 6; h < 9; h++) {
+      bot.sim.advanceTo(slot + h * HOUR);
+      await once(bot);
+    }
+    // Nothing more is bought: the venue shows TWAPs the restored journal lacks, so the DCA holds until
+    // `journal rebuild`. Before: it bought ~500 USD more, silently, 50% over budget.
+    expect(twapsPlaced(bot)).toHaveLength(before);
+    const last = await once(bot);
+    expect(last.runs.flatMap((r) => r.report?.decisions.map((d) => d.decision.reason) ?? [])).toEqual([
+      expect.stringMatching(
+        /^holding: the venue shows \d TWAP\(s\) .*does not have \(a new or restored state folder/,
+      ),
+    ]);
   });
 });
 

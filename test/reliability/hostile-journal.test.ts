@@ -120,7 +120,7 @@ describe("a lost journal (issue #17, Money 4)", () => {
     const held = await cycle(bot);
     expect(held.actions).toHaveLength(0);
     expect(held.decisions[0]?.decision.reason).toMatch(
-      /^holding: the venue shows 2 TWAP\(s\) on this strategy's pair and side from before this state folder's journal began \(the first on \d{4}-\d\d-\d\d, 29\d\.\d\d USD executed\) .*`hlbot journal rebuild` imports them and counts them against the budget/,
+      /^holding: the venue shows 2 TWAP\(s\) on this strategy's pair and side \(the first on \d{4}-\d\d-\d\d, 29\d\.\d\d USD executed\) that this state folder's journal does not have .*`hlbot journal rebuild` imports them and counts them against the budget/,
     );
     // Still held at the next pass: the journal's own cycles do not make the venue's TWAPs its own.
     bot.sim.advance(10 * 60_000);
