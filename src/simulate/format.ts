@@ -323,7 +323,7 @@ function benchmark(s: SimulationSummary): string[] {
       "lrrr",
     ),
     `  staking rewards: bot ${short(b.rewards.bot.amount, 6)} HYPE (≈ ${groupDigits(b.rewards.bot.value)} ${s.valuationCoin}), buy and hold ${short(b.rewards.benchmark.amount, 6)} HYPE (≈ ${groupDigits(b.rewards.benchmark.value)} ${s.valuationCoin}), on its starting delegations left alone`,
-    `  bot − buy and hold: ${signed(b.botMinusBenchmark)} = staking rewards beyond buy and hold's ${signed(k.stakingRewards)}, fees ${signed(k.fees)}, spread and impact ${signed(k.spreadAndImpact)}, timing of trades and other ${signed(k.timingAndOther)}`,
+    `  bot − buy and hold: ${signed(b.botMinusBenchmark)} = staking rewards beyond buy and hold's ${signed(k.stakingRewards)}, fees ${signed(k.fees)}, spread and impact ${signed(k.spreadAndImpact)}, price moves on what it traded (what it held when, not only when it traded) and other ${signed(k.timingAndOther)}`,
     ...(Number(b.unequalWithdrawals) === 0
       ? []
       : [

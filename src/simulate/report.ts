@@ -390,7 +390,7 @@ ${tableHtml(
       ["staking rewards beyond buy and hold's", s.benchmark.breakdown.stakingRewards],
       ["fees", s.benchmark.breakdown.fees],
       ["spread and impact", s.benchmark.breakdown.spreadAndImpact],
-      ["timing of trades and other", s.benchmark.breakdown.timingAndOther],
+      ["price moves on what it traded, and other", s.benchmark.breakdown.timingAndOther],
     ],
     [false, true],
   )}${

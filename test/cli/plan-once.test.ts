@@ -373,6 +373,7 @@ describe("plan --json and once through the CLI", () => {
     );
     const { code, stdout, stderr } = await run(["once", "--config", file, "--json"], env);
     expect(code, stderr).toBe(1);
+    expect(stderr).toMatch(/the venue could not be read, so no strategy ran and nothing was sent/);
     const lines = stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     const { summary } = JSON.parse(lines[0]!) as { summary: Record<string, unknown> };
@@ -390,6 +391,8 @@ describe("plan --json and once through the CLI", () => {
     );
     const viaAgent = await run(["once", "--config", agent, "--json"], env);
     expect(viaAgent.code, viaAgent.stderr).toBe(1);
+    // Said in words too, not only the failed query's name.
+    expect(viaAgent.stderr).toMatch(/no strategy ran and nothing was sent; the strategies due now stay due/);
     const line = JSON.parse(viaAgent.stdout.trim().split("\n").at(-1)!) as {
       summary: Record<string, unknown>;
     };

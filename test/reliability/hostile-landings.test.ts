@@ -94,7 +94,9 @@ describe("late landings (issue #17, Money 3)", () => {
     expect(first.actions.map((a) => a.outcome)).toEqual(["unknown"]);
     proxy.clear();
 
-    bot.sim.advance(2 * MINUTE); // our clock: 2 min past expiresAfter; the venue's: 9 min before it
+    // expiresAfter is counted on the venue's clock (T + 60 s): 30 s on, the venue's clock is before it,
+    // ours (10 minutes ahead) long past it.
+    bot.sim.advance(30_000);
     const waiting = await cycle(bot);
     expect(waiting.reconciled.map((r) => r.verdict)).toEqual(["unresolved"]);
     expect(waiting.actions).toHaveLength(0);

@@ -89,6 +89,7 @@ export function register(program: Command, ctx: CliContext): void {
           if (!(err instanceof VenueError)) throw err;
           await recordUnopenedPass(ctx, config, logger, err, live);
           if (opts.json) ctx.stdout(unstartedLine(Date.now(), config.account ?? null, err));
+          ctx.stderr(`${UNSTARTED_NOTE}\n`);
           throw err;
         }
         const { runtime } = instance;
@@ -115,6 +116,7 @@ export function register(program: Command, ctx: CliContext): void {
               now: runtime.clock(),
             });
             if (opts.json) ctx.stdout(unstartedLine(runtime.clock(), runtime.account, err));
+            ctx.stderr(`${UNSTARTED_NOTE}\n`);
             throw err;
           }
           const strategies = scheduledStrategies(config.strategies).filter(
@@ -343,6 +345,11 @@ const RETELL_EVERY = 10;
  * every RETELL_EVERY-th (cron may call every minute). Its own failure to write or tell is logged, never
  * hides the pass's error.
  */
+/** Said on stderr when a pass could not read the venue (a cron user saw only the failed query's name). */
+const UNSTARTED_NOTE =
+  "hlbot once: the venue could not be read, so no strategy ran and nothing was sent; the strategies due now " +
+  "stay due and run at the next `hlbot once` while their slot is within schedule.catchUp (`hlbot history` shows the failed pass)";
+
 async function recordUnstartedPass(
   ctx: CliContext,
   config: import("../../engine/config/loader.js").LoadedConfig,

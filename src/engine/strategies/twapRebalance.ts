@@ -340,7 +340,11 @@ export const twapRebalance = defineStrategy({
       // Nothing (or less than a lot) on spot to sell: say where the rest is, not "below one lot".
       if (side === "sell" && truncateDecimals(h.available, pair.base.szDecimals).lte(0)) {
         const elsewhere = [
-          h.staked.gt(0) ? `${fmt(h.staked)} staked` : "",
+          // Staked HYPE comes back to spot only through the unstaking queue: say how (a staker's
+          // rebalancer sat 9.5 points over target for a month, the message naming no way on).
+          h.staked.gt(0)
+            ? `${fmt(h.staked)} staked: \`hlbot undelegate\` and \`hlbot unstake\`, or a staking strategy's maxStaked, bring it back to spot through the unstaking queue (7 days on mainnet)`
+            : "",
           h.hold.gt(0) ? `${fmt(h.hold)} on hold` : "",
           h.floor?.gt(0) ? `${fmt(Decimal.min(h.floor, h.spot))} kept by limits.keepOnSpot` : "",
         ].filter(Boolean);
