@@ -449,9 +449,11 @@ export class Journal {
       cycleId,
       d.strategy,
       d.kind,
-      d.reason,
+      // A manual decision's reason is the command as typed: a key pasted into an argument that was
+      // not refused (read from a file after the arguments were checked) must not be kept.
+      redact(d.reason),
       d.guard,
-      d.guardReason ?? null,
+      d.guardReason === undefined ? null : redact(d.guardReason),
       text(d.intent),
       this.clock(),
     );

@@ -52,7 +52,7 @@ let served = 0;
 
 function run(
   argv: string[],
-  env: Record<string, string> = {},
+  env: Record<string, string | undefined> = {},
   opts: { untilMs?: number; fetchServed?: boolean } = {},
 ): Promise<Run> {
   return new Promise((resolve) => {
@@ -288,6 +288,33 @@ describe("no leaked secrets", () => {
     await run(["info", "txDetails", "--hash", key, "--base-url", sim.url]);
     await run(["stake", "--amount", "1", "--network", "mainnet", ...live]);
     await run(["stake", "--amount", "1", "--live", "--base-url", "http://127.0.0.1:1", "--state", state]);
+    // The key read from a file (after the arguments were checked) and pasted into an argument no check
+    // refuses: the command as typed is journaled, and `history` prints it (it once kept the key whole).
+    const keyFile = join(dir, "key.hex");
+    writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+    const fromFile = { HLBOT_PRIVATE_KEY: undefined, HLBOT_PRIVATE_KEY_FILE: keyFile };
+    await run(
+      ["stake", "--amount", "1", "--live", "--base-url", `http://127.0.0.1:1/${bare}`, "--state", state],
+      fromFile,
+    );
+    await run(
+      [
+        "twap",
+        "buy",
+        "--coin",
+        "HYPE",
+        "--size",
+        "1",
+        "--minutes",
+        "5",
+        "--base-url",
+        `${sim.url}/?${bare}`,
+        "--state",
+        state,
+      ],
+      fromFile,
+    );
+    await run(["history", ...cfg]);
     await run(["--verbose", "once", ...cfg], { HLBOT_PRIVATE_KEY: "" });
     const inline = join(dir, "inline.yaml");
     writeFileSync(
@@ -312,7 +339,7 @@ describe("no leaked secrets", () => {
     const fileHits: string[] = [];
     let bytesScanned = 0;
     for (const file of filesUnder(dir)) {
-      if (file === keystore || file === passwordFile || file === inline) continue; // hold it by design
+      if ([keystore, passwordFile, inline, keyFile].includes(file)) continue; // hold it by design
       const data = readFileSync(file);
       bytesScanned += data.length;
       if (hits(data.toString("latin1"), secrets).length > 0 || data.includes(keyBytes)) fileHits.push(file);
