@@ -24,7 +24,12 @@ export function formatCycle(report: CycleReport, header: string): string {
       lines.push(`  ${decision.strategy}: ${guard === "blocked" ? "BLOCKED" : "skip"}: ${decision.reason}`);
       continue;
     }
-    const outcome = action ? OUTCOME_MARK[action.outcome] : "not executed";
+    // plan never sends: a refusal before anything left the process says so, not "sent".
+    const outcome = action
+      ? action.notSent
+        ? "not sent, REFUSED"
+        : OUTCOME_MARK[action.outcome]
+      : "not executed";
     lines.push(`  ${decision.strategy}: ${decision.kind} (${guard}; ${outcome}): ${decision.reason}`);
     if (action?.detail) lines.push(`      venue: ${action.detail}`);
     if (action?.twapId !== undefined) lines.push(`      twapId ${action.twapId}`);
@@ -44,6 +49,7 @@ export function actionLines(report: CycleReport): string {
         reason: a.reason,
         guard: a.guard,
         outcome: a.outcome,
+        ...(a.notSent ? { sent: false } : {}),
         request: a.request,
       }),
     )

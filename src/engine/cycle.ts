@@ -93,6 +93,8 @@ export interface CycleAction {
   detail?: string;
   /** For accepted TWAPs. */
   twapId?: number;
+  /** A rejection before anything left the process (refused by the client, expired unsent). */
+  notSent?: true;
 }
 
 export interface CycleReport {

@@ -151,7 +151,13 @@ export async function executeIntent(
       err instanceof HlbotError &&
       (err.family === "input" || err.family === "config")
     ) {
-      return { ...base, request: {}, outcome: "rejected", detail: `not sent: ${describeError(err)}` };
+      return {
+        ...base,
+        request: {},
+        outcome: "rejected",
+        detail: `not sent: ${describeError(err)}`,
+        notSent: true,
+      };
     }
     throw err;
   }
@@ -180,7 +186,13 @@ export async function executeIntent(
           result: outcome.response ?? null,
         });
       }
-      return { ...base, request, outcome: "rejected", detail: outcome.reason };
+      return {
+        ...base,
+        request,
+        outcome: "rejected",
+        detail: outcome.reason,
+        ...(outcome.code === "not-sent" ? { notSent: true as const } : {}),
+      };
     case "unknown":
       if (submissionId !== undefined) {
         deps.journal.resolve(submissionId, {

@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { actionLines, formatCycle } from "../../src/cli/report.js";
 import { runCycle } from "../../src/engine/cycle.js";
 import { watchRunningTwaps } from "../../src/engine/guards.js";
 import { ConfigError } from "../../src/lib/errors.js";
@@ -563,6 +564,13 @@ describe("an intent the client refuses before signing", () => {
     expect(byStrategy.staking?.action).toBe("cDeposit");
     expect(byStrategy.staking?.outcome).toBe("rejected");
     expect(byStrategy.staking?.detail).toMatch(/^not sent: /);
+    // Shown as refused before sending, not "sent, REJECTED" (plan and once print it; plan never sends).
+    expect(byStrategy.staking?.notSent).toBe(true);
+    expect(byStrategy.rebalance?.notSent).toBeUndefined();
+    const shown = formatCycle(report, "plan");
+    expect(shown).toMatch(/staking: cDeposit \(allowed; not sent, REFUSED\)/);
+    expect(shown).not.toMatch(/sent, REJECTED/);
+    expect(actionLines(report)).toMatch(/"action":"cDeposit".*"outcome":"rejected","sent":false/);
     // The TWAP strategy still ran, and its L1 action, which an API wallet may sign, was accepted.
     expect(byStrategy.rebalance?.action).toBe("twapOrder");
     expect(byStrategy.rebalance?.outcome).toBe("accepted");
