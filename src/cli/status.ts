@@ -52,8 +52,8 @@ export interface AccountStatus {
      * shorter than nPendingWithdrawals when the history no longer reaches back to them.
      */
     pendingWithdrawals: Array<{ amount: string; startedAt: number; backOnSpotAbout: number | null }> | null;
-    /** Delegated HYPE still within its lock (sum of the locked delegations). */
-    locked: string;
+    /** Delegated HYPE still within its lock (sum of the locked delegations); null when the delegations could not be read. */
+    locked: string | null;
     /** Delegated, idle and pending-withdrawal HYPE in USD; null when HYPE's USD price is not known. */
     usd: string | null;
   } | null;
@@ -284,10 +284,13 @@ export async function collectStatus(
           pendingWithdrawal: summaryV.totalPendingWithdrawal,
           nPendingWithdrawals: summaryV.nPendingWithdrawals,
           pendingWithdrawals,
-          locked: (delegationsV ?? [])
-            .filter((d) => d.lockedUntilTimestamp > now)
-            .reduce((t, d) => t.plus(new Decimal(d.amount)), ZERO)
-            .toFixed(),
+          // Unknown without the delegations (a failed read is not "0 locked").
+          locked: delegationsV
+            ? delegationsV
+                .filter((d) => d.lockedUntilTimestamp > now)
+                .reduce((t, d) => t.plus(new Decimal(d.amount)), ZERO)
+                .toFixed()
+            : null,
           usd: value?.staked?.usd?.toFixed(2) ?? null,
         }
       : null,
@@ -393,7 +396,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
   out.push(
     s.staking === null
       ? `Staking: ${missing("staking")}`
-      : `Staking: delegated ${s.staking.delegated} HYPE (${s.staking.locked} locked), ` +
+      : `Staking: delegated ${s.staking.delegated} HYPE (${s.staking.locked === null ? "locked: unknown, the delegations could not be read" : `${s.staking.locked} locked`}), ` +
           `idle (undelegated, earning nothing) ${s.staking.undelegated} HYPE, ` +
           `pending withdrawal ${s.staking.pendingWithdrawal} HYPE (${s.staking.nPendingWithdrawals} pending)`,
   );

@@ -194,9 +194,12 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
       if (live) {
         const other = claimStateNetwork(db, network);
         if (other !== undefined)
-          throw new ConfigError(otherNetworkMessage(stateDir, other, network), {
-            ...(config ? { file: config.file } : {}),
-          });
+          throw new ConfigError(
+            otherNetworkMessage(stateDir, other, network, config ? "bot file" : "command"),
+            {
+              ...(config ? { file: config.file } : {}),
+            },
+          );
       }
       store = new NonceStore(db, { clock: now, venueNow: () => i.venue.clock.now() });
     } else {

@@ -310,11 +310,21 @@ export function claimStateNetwork(db: StateDatabase, network: string): string | 
 }
 
 /** Why a state folder of another network is refused, and what to do. */
-export function otherNetworkMessage(dir: string, recorded: string, network: string): string {
+export function otherNetworkMessage(
+  dir: string,
+  recorded: string,
+  network: string,
+  from: "bot file" | "command" = "bot file",
+): string {
+  const asked =
+    from === "bot file" ? `this bot file says network: ${network}` : `this command acts on ${network}`;
+  const remedy =
+    from === "bot file"
+      ? "give this bot its own folder with `state:` in its bot file"
+      : `give it a ${network} state folder with --state (or the bot file of a ${network} bot with --config)`;
   return (
-    `the state folder ${dir} belongs to a ${recorded} bot (its journal was first used on ${recorded}), and this bot file ` +
-    `says network: ${network}. Slots, budgets, daily limits and TWAP ids are per network: give this bot its own ` +
-    "folder with `state:` in its bot file"
+    `the state folder ${dir} belongs to a ${recorded} bot (its journal was first used on ${recorded}), and ${asked}. ` +
+    `Slots, budgets, daily limits and TWAP ids are per network: ${remedy}`
   );
 }
 

@@ -245,6 +245,18 @@ describe("status and tx", () => {
     ]);
   });
 
+  it("does not show '0 locked' when the delegations could not be read", async () => {
+    proxy.setRewrites({ delegations: () => "yes" });
+    const human = io();
+    expect(await main(["status", "--config", proxied], human.io)).toBe(0);
+    expect(human.stdout()).toMatch(
+      /Staking: delegated \S+ HYPE \(locked: unknown, the delegations could not be read\)/,
+    );
+    const json = io();
+    expect(await main(["status", "--config", proxied, "--json"], json.io)).toBe(0);
+    expect((parseJson(json.stdout()) as { staking: { locked: unknown } }).staking.locked).toBeNull();
+  });
+
   it("exits 1 when the balances cannot be read, still showing the other sections", async () => {
     proxy.setRewrites({
       spotClearinghouseState: (a) => ({

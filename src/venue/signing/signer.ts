@@ -122,6 +122,15 @@ async function loadKeystoreSigner(
   warn: (message: string) => void,
 ): Promise<Signer> {
   const file = source.keystore!;
+  // The file first: a keystore that is not there is said as such, not as a missing password.
+  let json: string;
+  try {
+    json = await readFile(file, "utf8");
+  } catch (err) {
+    throw new ConfigError(`cannot read keystore file: ${(err as NodeJS.ErrnoException).code ?? "error"}`, {
+      file,
+    });
+  }
   const password = await readPassword(source, env, file);
   registerSecret(password);
   // Read anyway (the owner asked for it), but say so: anyone who can read both files holds the key.
@@ -131,14 +140,6 @@ async function loadKeystoreSigner(
   ] as const) {
     const warning = path === undefined ? undefined : exposedSecretFileWarning(path, what);
     if (warning) warn(warning);
-  }
-  let json: string;
-  try {
-    json = await readFile(file, "utf8");
-  } catch (err) {
-    throw new ConfigError(`cannot read keystore file: ${(err as NodeJS.ErrnoException).code ?? "error"}`, {
-      file,
-    });
   }
   const { decryptKeystoreJson, isKeystoreJson } = await import("ethers");
   if (!isKeystoreJson(json)) {

@@ -199,7 +199,7 @@ export function assertSignerIsAccount(signerAddress: string, account: string, ac
   if (signerAddress.toLowerCase() !== account.toLowerCase()) {
     throw new ConfigError(
       `${actionType} must be signed by the account's own key, but the signer ${signerAddress.toLowerCase()} is not the account ${account.toLowerCase()} ` +
-        "(an API wallet can only sign L1 actions such as twapOrder and twapCancel)",
+        "(an API wallet, or a master's key acting for a sub-account or vault, signs only L1 actions such as twapOrder and twapCancel)",
     );
   }
 }
