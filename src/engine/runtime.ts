@@ -234,7 +234,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       // A TWAP minimum the venue stated when it refused one (journaled with its text) tightens the rules.
       const learnt = rulesWithVenueMinimum(
         config.venue.rules,
-        journal.recentSubmissions(LEARN_WINDOW),
+        journal.recentRefusedTwaps(LEARN_WINDOW),
         account,
       );
       if (learnt.note !== undefined && learnt.note !== learntNote) o.logger.warn(learnt.note);

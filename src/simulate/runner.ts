@@ -406,7 +406,10 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       const start = valuate(sim, account);
       samples.push(toSample(start));
       const facts = await runtime.facts();
-      const deps = runtime.cycleDeps(facts);
+      // Per cycle, as the daemon does: the deps carry what the journal taught (a TWAP minimum the venue
+      // stated when it refused one). Built once, a simulation never learnt it and sent the refused
+      // order at every slot where a live bot re-sizes it.
+      const depsNow = () => runtime.cycleDeps(facts);
       const strategies = scheduledStrategies(config.strategies);
       await checkStrategyMarkets(runtime.info, strategies, {
         warn: (m) => logger.warn(m),
@@ -460,7 +463,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         ) {
           const names = strategies.map((s) => s.name);
           try {
-            const w = await watchRunningTwaps(deps, strategies, { killSwitchActive: false });
+            const w = await watchRunningTwaps(depsNow(), strategies, { killSwitchActive: false });
             if (w.report) {
               cycles.push(
                 recordOf(w.report, t, [...new Set(w.report.decisions.map((d) => d.decision.strategy))]),
@@ -483,7 +486,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
           let record: CycleRecord;
           try {
             // The kill switch guards real submissions; a simulation never sends anything real.
-            const r = await runSlotGroup(scheduler, deps, group, {
+            const r = await runSlotGroup(scheduler, depsNow(), group, {
               trigger: "simulate",
               killSwitchActive: false,
             });

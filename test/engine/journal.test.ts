@@ -42,6 +42,43 @@ describe("journal", () => {
     });
   }
 
+  it("recentRefusedTwaps: sees a refusal written here or by another process sharing the folder", () => {
+    expect(journal.recentRefusedTwaps(500)).toEqual([]);
+    journal.startCycle({ id: "c1", trigger: "once", mode: "live", account: ACCOUNT, strategies: ["dca"] });
+    const id = pending("dca");
+    journal.resolve(id, { status: "rejected", reason: "TWAP order value too small. Min is $1200" });
+    expect(journal.recentRefusedTwaps(500).map((r) => r.reason)).toEqual([
+      "TWAP order value too small. Min is $1200",
+    ]);
+    // A manual command in another process, on the same file: its own connection.
+    const other = new Database(join(dir, "state.db"));
+    try {
+      const elsewhere = new Journal(other, () => now);
+      elsewhere.startCycle({ id: "c2", trigger: "manual", mode: "live", account: ACCOUNT, strategies: [] });
+      const id2 = elsewhere.recordPending({
+        cycleId: "c2",
+        decisionId: null,
+        strategy: "manual",
+        account: ACCOUNT,
+        signer: ACCOUNT,
+        actionType: "twapOrder",
+        nonce: now + 1,
+        expiresAfter: now + 60_000,
+        vault: null,
+        request: '{"action":{}}',
+      });
+      elsewhere.resolve(id2, { status: "rejected", reason: "Min is $1200, which is $10 per minute" });
+    } finally {
+      other.close();
+    }
+    expect(journal.recentRefusedTwaps(500).map((r) => r.reason)).toEqual([
+      "Min is $1200, which is $10 per minute",
+      "TWAP order value too small. Min is $1200",
+    ]);
+    // Beyond the window: only the latest submission counts.
+    expect(journal.recentRefusedTwaps(1)).toHaveLength(1);
+  });
+
   it("ownStakingMoves: the strategies' delegations not refused, never a manual command's (the user's own)", () => {
     journal.startCycle({
       id: "c1",
