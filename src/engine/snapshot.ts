@@ -158,7 +158,10 @@ export interface VenueRules {
   twapSliceSeconds: number;
   /**
    * Minimum value of a whole TWAP in quote units (100). The venue's order-types page, as cited by
-   * independent integrations (e.g. the docs.rs crate df-hyperliquid-core, `MINIMUM_TWAP_VALUE`).
+   * independent integrations (e.g. the docs.rs crate df-hyperliquid-core, `MINIMUM_TWAP_VALUE`; the
+   * OneKey wallet, which replaced its per-slice estimate with this total check, "support upgraded
+   * Hyperliquid TWAP orders", OneKeyHQ/app-monorepo#12849, 2026-08). Not confirmed against the venue
+   * itself: a refusal stating another minimum is learnt from (twapMinimum.ts), and config can set it.
    */
   twapMinOrderValue: Decimal;
   /**
