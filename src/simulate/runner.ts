@@ -149,6 +149,8 @@ export interface CycleDecisionRecord {
 export interface CycleRecord {
   at: number;
   strategies: string[];
+  /** A TWAP watch's cycle (cancels of guarded TWAPs), not a scheduled run of its strategies. */
+  watch?: true;
   /** Set when the cycle failed as a whole (nothing further was sent in it). */
   error: string | undefined;
   decisions: CycleDecisionRecord[];
@@ -465,15 +467,17 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
           try {
             const w = await watchRunningTwaps(depsNow(), strategies, { killSwitchActive: false });
             if (w.report) {
-              cycles.push(
-                recordOf(w.report, t, [...new Set(w.report.decisions.map((d) => d.decision.strategy))]),
-              );
+              cycles.push({
+                ...recordOf(w.report, t, [...new Set(w.report.decisions.map((d) => d.decision.strategy))]),
+                watch: true,
+              });
               noteUnknowns(w.report, t);
             }
           } catch (err) {
             cycles.push({
               at: t,
               strategies: names,
+              watch: true,
               error: `TWAP watch: ${describeError(err)}`,
               decisions: [],
             });

@@ -247,7 +247,13 @@ export interface SimulationSummary {
     missedSlots: number;
     lastMissed: string | null;
   }>;
-  cycles: { total: number; failed: number; failures: Array<{ reason: string; count: number }> };
+  /** `watch`: of the total, the TWAP watch's cycles (guard cancels), which are no strategy's run. */
+  cycles: {
+    total: number;
+    watch: number;
+    failed: number;
+    failures: Array<{ reason: string; count: number }>;
+  };
   actions: Array<{ strategy: string; action: string; outcome: string; count: number }>;
   rejections: Array<{ strategy: string; action: string; reason: string; count: number }>;
   /**
@@ -794,11 +800,17 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       name: s.name,
       kind: s.kind,
       schedule: s.schedule,
-      runs: r.cycles.filter((c) => c.strategies.includes(s.name) && c.error === undefined).length,
-      failedRuns: r.cycles.filter((c) => c.strategies.includes(s.name) && c.error !== undefined).length,
+      runs: r.cycles.filter((c) => !c.watch && c.strategies.includes(s.name) && c.error === undefined).length,
+      failedRuns: r.cycles.filter((c) => !c.watch && c.strategies.includes(s.name) && c.error !== undefined)
+        .length,
       ...missedOf(r.missed, s.name),
     })),
-    cycles: { total: r.cycles.length, failed: failures.reduce((a, f) => a + f.count, 0), failures },
+    cycles: {
+      total: r.cycles.length,
+      watch: r.cycles.filter((c) => c.watch).length,
+      failed: failures.reduce((a, f) => a + f.count, 0),
+      failures,
+    },
     actions,
     rejections,
     unknowns: unknownSummary(r),
