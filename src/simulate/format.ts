@@ -374,7 +374,7 @@ export function formatSummary(s: SimulationSummary): string {
     ...s.replayed.map((r) => `  ${replayedLine(r, s.period.days)}`),
     `Account ${s.account}: a demo key derived from the seed, with ${holdings}`,
     `Strategies${s.configFile === undefined ? "" : ` of ${s.configFile}`}: ${s.strategies.map((x) => `${x.name} (${x.kind}, "${x.schedule}", ${runsText(x)})`).join("; ") || "none enabled"}`,
-    `Cycles: ${s.cycles.total}${s.cycles.watch > 0 ? ` (${s.cycles.watch} of them the TWAP watch's cancels)` : ""}, ${s.cycles.failed} failed. Actions: ${acted}.`,
+    `Cycles: ${s.cycles.total}, ${s.cycles.failed} failed${s.cycles.watch > 0 ? `, ${s.cycles.watch} of them the TWAP watch's cancels` : ""}. Actions: ${acted}.`,
   ];
   for (const f of s.cycles.failures) lines.push(`  failed ${f.count}×: ${f.reason}`);
   for (const x of s.strategies)

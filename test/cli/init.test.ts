@@ -4,7 +4,16 @@
 // default); a bot file without `state:` keeps its state where every command finds it; `hlbot venue
 // --host` listens where it is told.
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -93,6 +102,19 @@ describe("hlbot init", () => {
     expect(again.stderr).toMatch(/not overwriting what is there: hlbot\.yaml/);
     expect(statSync(join(dir, "hlbot.yaml")).mtimeMs).toBe(before);
   }, 90_000);
+
+  it("does not put the examples beside strategies of your own (they would run with them)", async () => {
+    const dir = join(work, "own-strategies");
+    mkdirSync(join(dir, "strategies"), { recursive: true });
+    writeFileSync(join(dir, "strategies", "mine.yaml"), "name: mine\n");
+    const r = await cli(["init"], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /not overwriting what is there: .*strategies \(it holds strategies: the examples would run beside them\)/,
+    );
+    expect(readdirSync(join(dir, "strategies"))).toEqual(["mine.yaml"]);
+    expect(existsSync(join(dir, "hlbot.yaml"))).toBe(false);
+  });
 });
 
 describe("finding the bot file and the state", () => {

@@ -60,6 +60,15 @@ export function register(program: Command, ctx: CliContext): void {
         );
       }
       const taken = [...files.keys()].filter((f) => existsSync(f));
+      // A strategies/ folder with strategies of its own: the examples beside them would run with them
+      // (a bot file points at the whole folder; three of the examples are enabled).
+      const own = join(dir, "strategies");
+      if (
+        existsSync(own) &&
+        !taken.some((f) => f.startsWith(own)) &&
+        readdirSync(own).some((f) => /\.ya?ml$/i.test(f))
+      )
+        taken.push(`${own} (it holds strategies: the examples would run beside them)`);
       if (taken.length > 0)
         throw new ConfigError(
           `not overwriting what is there: ${taken.map((f) => relative(process.cwd(), f) || f).join(", ")} (choose an empty folder: hlbot init DIR)`,
