@@ -133,3 +133,32 @@ describe("trial: withdrawing above maxStaked", () => {
     expect(out[0]).toEqual(["undelegate", Jl, "3000"]);
   });
 });
+
+describe("trial: minUptime and a validator holding the stake", () => {
+  const [Flap, Other] = [addr(1), addr(2)];
+  const at = (uptime: string, held: boolean) =>
+    run(
+      [
+        { address: Flap, name: "flap", apr: "0.026", commission: "0.01", uptime },
+        { address: Other, name: "other", apr: "0.024", commission: "0.01" },
+      ],
+      held
+        ? { delegations: [{ validator: Flap, amount: 20000, lockedUntil: T0 - 2 * 86_400_000 }] }
+        : { delegations: [{ validator: Other, amount: 20000, lockedUntil: T0 - 2 * 86_400_000 }] },
+      { validators: 1, minUptime: { period: "week", fraction: 0.99 } },
+    );
+  it("keeps stake on a validator that dips just under minUptime (a trial's 20,000 HYPE moved 9 times in 20 days)", () => {
+    expect(moves(at("0.986", true))).toEqual([]);
+  });
+  it("still leaves one well under it, saying the lower bar", () => {
+    const ds = at("0.984", true);
+    expect(moves(ds)).toEqual([
+      ["undelegate", Flap, "20000"],
+      ["delegate", Other, "20000"],
+    ]);
+    expect(ds[0]?.reason).toMatch(/below 98\.5% \(minUptime 99% less half its allowed downtime/);
+  });
+  it("and does not move stake to one under minUptime", () => {
+    expect(moves(at("0.986", false))).toEqual([]);
+  });
+});
