@@ -296,7 +296,10 @@ export function lastRefusedTwaps(journal: Journal, intents: readonly Intent[]): 
   for (const strategy of strategies) {
     const row = journal.lastTwapSubmission(strategy);
     if (row === undefined || row.status !== "rejected") continue;
-    if (REQUEST_REFUSAL.test(row.reason ?? "")) continue;
+    // Only the venue's own answer refusing the order (journaled as its result): a request it never
+    // judged (every attempt rate limited, no connection, a stop before the send) holds nothing back.
+    // (Journaled as SQL NULL or, by older versions, as the JSON text "null".)
+    if (row.result === null || row.result === "null" || REQUEST_REFUSAL.test(row.reason ?? "")) continue;
     try {
       const body = JSON.parse(row.request) as {
         action?: { twap?: { a?: unknown; b?: unknown; s?: unknown; m?: unknown } };

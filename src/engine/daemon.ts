@@ -19,7 +19,7 @@ import { ClockWatch, type ClockWatchOptions, type SchedulerHealth } from "./cloc
 import { formatIssue, issuesOf } from "./config/issues.js";
 import { displayPath, type LoadedConfig, loadStrategyFiles, strategyFilesIn } from "./config/loader.js";
 import { type CycleReport, runCycle } from "./cycle.js";
-import { WATCH_INTERVAL_MS, watchRunningTwaps, watchTargets } from "./guards.js";
+import { WATCH_INTERVAL_MS, watchNeeded, watchRunningTwaps } from "./guards.js";
 import { newCycleId } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
@@ -636,11 +636,8 @@ export class Daemon {
   /** One watch of running TWAPs' guards. Never rejects. */
   private async runWatch(): Promise<void> {
     try {
-      // Nothing to read while no guarded TWAP of ours runs (the journal says so).
-      if (
-        watchTargets(this.runtime.journal, this.runtime.account, this.runtime.clock(), this.strategies())
-          .length === 0
-      )
+      // Nothing to read while no guarded TWAP of ours runs and none has a lost answer (the journal says so).
+      if (!watchNeeded(this.runtime.journal, this.runtime.account, this.runtime.clock(), this.strategies()))
         return;
       const facts = await this.runtime.facts(this.reads.signal);
       const deps = {

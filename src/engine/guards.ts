@@ -207,6 +207,24 @@ export interface WatchResult {
  * One watch: checks the guarded running TWAPs against the current mids and cancels those crossed, in
  * one cycle (trigger "watch"). Reads nothing when no guarded TWAP runs.
  */
+/** Whether a TWAP order of `account` has no known outcome yet (the watch reconciles it first). */
+function hasUnresolvedTwap(journal: Journal, account: string): boolean {
+  return journal.unresolved(account).some((r) => r.actionType === "twapOrder");
+}
+
+/**
+ * Whether the watch has anything to do: a guarded TWAP of ours runs, or one whose answer was lost may
+ * (reconciled by the watch, then guarded). Callers skip the venue reads otherwise.
+ */
+export function watchNeeded(
+  journal: Journal,
+  account: string,
+  now: number,
+  strategies: readonly Strategy[],
+): boolean {
+  return hasUnresolvedTwap(journal, account) || watchTargets(journal, account, now, strategies).length > 0;
+}
+
 export async function watchRunningTwaps(
   deps: CycleDeps,
   strategies: readonly Strategy[],
@@ -216,7 +234,7 @@ export async function watchRunningTwaps(
   // A TWAP whose answer was lost has no twapId in the journal until it is reconciled, and a guard
   // needs one: reconciled here, so a sale that landed is guarded from the next watch, not only once a
   // strategy is next due (hours later under cron, the whole sale through a crash).
-  if (deps.journal.unresolved(deps.account).some((r) => r.actionType === "twapOrder")) {
+  if (hasUnresolvedTwap(deps.journal, deps.account)) {
     await reconcile(deps.info, deps.journal, {
       account: deps.account,
       now,

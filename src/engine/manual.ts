@@ -232,6 +232,11 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
         );
     }
 
+    // expiresAfter is counted on the venue's clock, known from the Date of an answer: a command that
+    // read nothing yet (a cancel with nothing to reconcile) reads the mids once, or a machine clock
+    // minutes slow has its emergency cancel refused as already expired.
+    if (live && i.venue.clock.now() === undefined) await i.venue.info().allMids({});
+
     const killSwitchFile = config?.limits.killSwitchFile ?? join(stateDir, "STOP");
     const refusal = await manualRefusal(intent, {
       config,

@@ -14,7 +14,7 @@ import type { Logger } from "pino";
 import type { LoadedConfig } from "../engine/config/loader.js";
 import type { CycleReport } from "../engine/cycle.js";
 import { scheduledStrategies } from "../engine/daemon.js";
-import { WATCH_INTERVAL_MS, watchRunningTwaps, watchTargets } from "../engine/guards.js";
+import { WATCH_INTERVAL_MS, watchNeeded, watchRunningTwaps } from "../engine/guards.js";
 import { openRuntime } from "../engine/runtime.js";
 import { runSlotGroup, Scheduler } from "../engine/scheduler.js";
 import { checkStrategyMarkets } from "../engine/strategies/markets.js";
@@ -458,11 +458,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         if (t >= to) break;
         // The watch first (as `once` does): a cancel must not wait behind new orders.
         // Only the cycles of the last step can have started a guarded TWAP since `watching` was measured.
-        if (
-          watching &&
-          t % WATCH_INTERVAL_MS === 0 &&
-          watchTargets(runtime.journal, account, t, strategies).length > 0
-        ) {
+        if (watching && t % WATCH_INTERVAL_MS === 0 && watchNeeded(runtime.journal, account, t, strategies)) {
           const names = strategies.map((s) => s.name);
           try {
             const w = await watchRunningTwaps(depsNow(), strategies, { killSwitchActive: false });
@@ -505,7 +501,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         }
         o.onProgress?.({ doneMs: t - from, totalMs: to - from, cycles: cycles.length });
         // Next: a slot, a retry, the next watch minute while a guarded TWAP runs, a sample, the end.
-        watching = watchTargets(runtime.journal, account, t, strategies).length > 0;
+        watching = watchNeeded(runtime.journal, account, t, strategies);
         const candidates = [
           scheduler.nextSlot(t),
           scheduler.nextRetry(t),

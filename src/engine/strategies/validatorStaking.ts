@@ -740,8 +740,23 @@ export const validatorStaking = defineStrategy({
         rest = rest.minus(k);
       }
       open = open.filter((c) => !over.includes(c));
+      if (open.length === 0 && rest.gte(minMove)) {
+        // The chosen cannot hold the rest under maxNetworkShare: the next eligible validators with room
+        // take it, as maxShare adds validators (a review's two validators at 19.99% took 50,000 HYPE
+        // over the limit while one at 10% stood by).
+        const next = ranked.find((c) => !chosen.includes(c) && (networkRoom(c.v) ?? ZERO).gte(minMove));
+        if (next !== undefined) {
+          chosen.push(next);
+          weights.set(next.address, byScore ? Decimal.max(next.score, ZERO) : ONE);
+          open = [next];
+          notes.push(
+            `${label(next.address, next.v)} added: the validators chosen have no room for more under maxNetworkShare ${pct(params.maxNetworkShare ?? ZERO)}`,
+          );
+          continue;
+        }
+      }
       if (open.length === 0) {
-        // No room left under maxNetworkShare for all of it: the rest is spread over the chosen anyway
+        // No room left under maxNetworkShare anywhere: the rest is spread over the chosen anyway
         // (idle, it would earn nothing), and said.
         if (rest.gte(minMove)) {
           notes.push(
@@ -881,7 +896,9 @@ export const validatorStaking = defineStrategy({
       // validator's whole stake for a day, so fewer is better; the overshoot stays within the threshold.
       const small = isSmall(pool0);
       const first = deficits[0];
-      const pieces = small && first ? [{ to: first.c.address, amount: pool0 }] : allocate(pool0);
+      // In one piece only where it fits under maxNetworkShare (the overshoot of its target would not).
+      const fits = first !== undefined && pool0.lte(networkRoom(first.c.v) ?? pool0);
+      const pieces = small && first && fits ? [{ to: first.c.address, amount: pool0 }] : allocate(pool0);
       if (pieces.length === 0 && deficits.length === 0) {
         // Every chosen validator is at its target (rounding): the idle stake goes to the best one.
         pieces.push({ to: chosen[0]!.address, amount: pool0 });

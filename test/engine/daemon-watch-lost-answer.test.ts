@@ -1,0 +1,80 @@
+// The daemon's TWAP watch returns before watchRunningTwaps when watchTargets (twapId required) is empty,
+// so the reconcile-before-watch added in guards.ts never runs under `hlbot run`: a sell whose answer was
+// lost runs unguarded through a crash until the strategy is next due (here 4 h).
+import sinon from "sinon";
+import { afterEach, expect, it } from "vitest";
+import { Daemon, scheduledStrategies } from "../../src/engine/daemon.js";
+import { startTestBot, type TestBot } from "../helpers/bot.js";
+import { captureLogger } from "../helpers/logs.js";
+
+const MINUTE = 60_000;
+let bot: TestBot | undefined;
+let clock: sinon.SinonFakeTimers | undefined;
+let daemon: Daemon | undefined;
+afterEach(async () => {
+  if (daemon) {
+    const stopping = daemon.stop(0);
+    await clock?.tickAsync(10_000);
+    await stopping;
+  }
+  clock?.restore();
+  await bot?.close();
+  bot = undefined;
+  clock = undefined;
+  daemon = undefined;
+});
+async function step(d: Daemon, ms: number, times = 1) {
+  for (let i = 0; i < times; i++) {
+    bot!.sim.advance(ms);
+    await clock!.tickAsync(ms);
+    await d.idle();
+  }
+}
+
+it("daemon: a guarded sell TWAP that landed with a lost answer is cancelled by the watch after a crash", async () => {
+  bot = await startTestBot({
+    mode: "live",
+    strategies: [
+      {
+        name: "sell-dca",
+        kind: "twap-accumulate",
+        schedule: "0 */4 * * *",
+        params: {
+          coin: "HYPE",
+          quote: "USDC",
+          side: "sell",
+          amountUsd: 5000,
+          limitPx: 22,
+          twap: { minutes: 240, randomize: false },
+        },
+      },
+    ],
+    fund: { HYPE: "1000" },
+  });
+  bot.sim.setPrice("@107", "25");
+  const START = bot.sim.now();
+  bot.runtime.journal.slotState(bot.address, "sell-dca", START - 1);
+  clock = sinon.useFakeTimers({
+    now: bot.sim.now(),
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+  });
+  const { logger } = captureLogger();
+  daemon = new Daemon({
+    runtime: bot.runtime,
+    strategies: scheduledStrategies(bot.runtime.config.strategies),
+    logger,
+  });
+  bot.sim.setFaults({ exchange: { dropRate: 1 } }); // applied, answer lost
+  daemon.start();
+  const idle = daemon.idle();
+  for (let i = 0; i < 30; i++) await clock.tickAsync(1000);
+  await idle;
+  bot.sim.setFaults({});
+  expect(bot.sim.ledger().filter((e) => e.kind === "twapPlaced")).toHaveLength(1);
+  expect(bot.runtime.journal.lastTwapSubmission("sell-dca")?.status).toBe("unknown");
+  await step(daemon, MINUTE, 5);
+  bot.sim.setPrice("@107", "20"); // below limitPx 22
+  await step(daemon, MINUTE, 15);
+  // The guard should have cancelled it within minutes (the `once` path does).
+  expect(bot.sim.twaps(bot.address).map((t) => t.status)).toEqual(["terminated"]);
+});
