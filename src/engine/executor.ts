@@ -95,7 +95,8 @@ export async function executeIntent(
         action: buildCall(call, deps.network, nonce),
         nonce,
         ...(l1 && vaultAddress !== undefined ? { vaultAddress } : {}),
-        ...(l1 && ttl != null ? { expiresAfter: Math.trunc(deps.clock()) + ttl } : {}),
+        // On the venue's clock when known, as a signed request's (submit.ts).
+        ...(l1 && ttl != null ? { expiresAfter: Math.trunc(deps.venueNow?.() ?? deps.clock()) + ttl } : {}),
       },
       outcome: "unsigned",
     };

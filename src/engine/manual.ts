@@ -31,6 +31,7 @@ import {
 } from "../lib/stateDb.js";
 import { VenueClock } from "../venue/clockSkew.js";
 import { SPOT_ASSET_OFFSET, TWAP_MAX_MINUTES_DEFAULT } from "../venue/constants.js";
+import { actionDef } from "../venue/exchange/actions/index.js";
 import { type ExchangeCall, ExchangeClient, type ExchangeOutcome } from "../venue/exchange/client.js";
 import { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
@@ -234,8 +235,15 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
 
     // expiresAfter is counted on the venue's clock, known from the Date of an answer: a command that
     // read nothing yet (a cancel with nothing to reconcile) reads the mids once, or a machine clock
-    // minutes slow has its emergency cancel refused as already expired.
-    if (live && i.venue.clock.now() === undefined) await i.venue.info().allMids({});
+    // minutes slow has its emergency cancel refused as already expired. Best effort: unread, the
+    // local clock stands in, and the send says what the venue thinks. (Staking actions have no expiry.)
+    if (live && actionDef(i.call.type).signing === "l1" && i.venue.clock.now() === undefined) {
+      try {
+        await i.venue.info().allMids({});
+      } catch {
+        // The send below meets the same venue and reports it.
+      }
+    }
 
     const killSwitchFile = config?.limits.killSwitchFile ?? join(stateDir, "STOP");
     const refusal = await manualRefusal(intent, {
@@ -288,7 +296,15 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
     let action: Awaited<ReturnType<typeof executeIntent>>;
     try {
       action = await executeIntent(
-        { exchange: client, journal, network, clock: now, logger: silentLogger() },
+        {
+          exchange: client,
+          journal,
+          network,
+          clock: now,
+          // Journaled with the submission: its staking move is then on the venue's clock, as a cycle's.
+          venueNow: () => i.venue.clock.now(),
+          logger: silentLogger(),
+        },
         {
           cycleId,
           decisionId,
