@@ -209,7 +209,7 @@ export interface WatchResult {
  */
 /** Whether a TWAP order of `account` has no known outcome yet (the watch reconciles it first). */
 function hasUnresolvedTwap(journal: Journal, account: string): boolean {
-  return journal.unresolved(account).some((r) => r.actionType === "twapOrder");
+  return journal.hasUnresolved(account, "twapOrder");
 }
 
 /**

@@ -527,6 +527,15 @@ export class Journal {
   }
 
   /** Submissions whose effect on the venue is not known yet (pending or unknown), oldest first. */
+  /** Whether `account` has a submission of `actionType` whose outcome is not known yet (cheaper than unresolved()). */
+  hasUnresolved(account: string, actionType: string): boolean {
+    return (
+      this.sql(
+        "SELECT 1 FROM submissions WHERE status IN ('pending', 'unknown') AND account = ? AND action_type = ? LIMIT 1",
+      ).get(account, actionType) !== undefined
+    );
+  }
+
   unresolved(account?: string): SubmissionRow[] {
     return (
       account ? this.sql(UNRESOLVED_OF_ACCOUNT).all(account) : this.sql(UNRESOLVED).all()
@@ -1008,7 +1017,8 @@ export class Journal {
     // Unchanged until a submission is written, by this connection (its counter) or another process
     // sharing the folder (SQLite's data_version): read again only then (a year's simulation spent a
     // tenth of its time reading the same 500 rows at every cycle).
-    const key = `${this.submissionWrites}:${this.db.pragma("data_version", { simple: true })}:${window}`;
+    const version = this.sql("PRAGMA data_version").pluck().get() as number;
+    const key = `${this.submissionWrites}:${version}:${window}`;
     if (this.refusedTwaps?.key === key) return this.refusedTwaps.rows;
     const rows = this.sql(
       `SELECT account, action_type AS actionType, status, reason FROM
