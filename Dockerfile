@@ -51,4 +51,6 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
 ENTRYPOINT ["node", "/app/bin/hlbot.js"]
 STOPSIGNAL SIGTERM
 # Docker sends SIGKILL 10 s after SIGTERM unless told otherwise (docker run --stop-timeout): finish sooner.
+# A send still in flight after 8 s (venue.timeoutMs is 10 s) ends unknown and is reconciled at the next
+# start; to let it finish, raise both: docker run --stop-timeout 40 … run --grace-ms 30000.
 CMD ["run", "--metrics-port", "9464", "--metrics-host", "0.0.0.0", "--grace-ms", "8000"]

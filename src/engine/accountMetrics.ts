@@ -7,6 +7,7 @@ import { collectDefaultMetrics, Gauge } from "prom-client";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError } from "../lib/errors.js";
 import type { InfoClient } from "../venue/info/client.js";
+import { STAKING_KINDS } from "./allocate.js";
 import type { Journal, TwapFill } from "./journal.js";
 import type { BotMetrics } from "./metrics.js";
 import { endedTwapFills, LIMIT_WINDOW_MS } from "./risk.js";
@@ -46,6 +47,8 @@ function unsetUntilRead(g: Gauge): Gauge {
 }
 /** The staking balances last read, per metrics registry: cycles that do not read them value with these. */
 const lastStaking = new WeakMap<BotMetrics, Snapshot["staking"]>();
+/** Registries whose running-TWAP gauge was set from a read (then a sent TWAP can be added to it). */
+const twapsRead = new WeakSet<BotMetrics>();
 
 function gaugesOf(metrics: BotMetrics): AccountGauges {
   let g = gauges.get(metrics);
@@ -172,6 +175,30 @@ export function metricsNeedStaking(metrics: BotMetrics | undefined): boolean {
   return metrics !== undefined && !lastStaking.has(metrics);
 }
 
+/**
+ * What a cycle's send changed, on the gauges its snapshot (read before the send) set: an accepted TWAP
+ * runs (a daily DCA's TWAP never showed, the next read being a day away), a cancelled one does not; a
+ * staking action moved HYPE, so the staking balances are read again at the next cycle (valued with
+ * the read from before a deposit, the account lost the deposit from its value, a 15% false drop on a
+ * trial's dashboard for up to six hours).
+ */
+export function recordSent(
+  metrics: BotMetrics | undefined,
+  intent: { kind: string; coin?: string; side?: string },
+  action: { outcome: string; twapId?: number | undefined },
+): void {
+  if (!metrics) return;
+  if (STAKING_KINDS.has(intent.kind) && (action.outcome === "accepted" || action.outcome === "unknown"))
+    lastStaking.delete(metrics);
+  if (!twapsRead.has(metrics) || action.outcome !== "accepted") return;
+  const g = gaugesOf(metrics);
+  if (intent.kind === "twapOrder") {
+    g.twaps.inc();
+    if (action.twapId !== undefined && intent.coin !== undefined && intent.side !== undefined)
+      g.twapProgress.set({ twap_id: String(action.twapId), coin: intent.coin, side: intent.side }, 0);
+  }
+}
+
 /** The kill switch as the daemon finds it every minute (a cycle may be a day away). */
 export function recordKillSwitch(metrics: BotMetrics | undefined, engaged: boolean): void {
   if (metrics) gaugesOf(metrics).killSwitch.set(engaged ? 1 : 0);
@@ -208,6 +235,7 @@ export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetrics
 
   // Running TWAPs only from a cycle that read them (a staking-only cycle reads none).
   if (o.twaps !== false) {
+    twapsRead.add(metrics);
     g.twaps.set(s.twaps.length);
     if (s.twaps.length === 0) g.twapProgress.reset();
   }

@@ -9,7 +9,13 @@ import { stringifyJson } from "../lib/json.js";
 import type { ExchangeClient } from "../venue/exchange/client.js";
 import type { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
-import { metricsNeedStaking, recordAccount, recordJournal, recordTwapProgress } from "./accountMetrics.js";
+import {
+  metricsNeedStaking,
+  recordAccount,
+  recordJournal,
+  recordSent,
+  recordTwapProgress,
+} from "./accountMetrics.js";
 import { allocate, STAKING_KINDS, type UnresolvedTouches } from "./allocate.js";
 import {
   budgetMemory,
@@ -511,6 +517,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       const entry = report.decisions[report.decisions.length - 1];
       if (entry) entry.action = action;
       deps.metrics?.submissions.inc({ action: intent.kind, outcome: action.outcome });
+      recordSent(deps.metrics, intent, action);
       // A lost answer (money may have moved unconfirmed) and a refusal are warnings: an operator
       // reading warn and above at 3 am must see them (an unknown outcome was logged at info).
       const level = action.outcome === "unknown" || action.outcome === "rejected" ? "warn" : "info";
