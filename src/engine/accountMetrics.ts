@@ -47,8 +47,28 @@ function unsetUntilRead(g: Gauge): Gauge {
 }
 /** The staking balances last read, per metrics registry: cycles that do not read them value with these. */
 const lastStaking = new WeakMap<BotMetrics, Snapshot["staking"]>();
-/** Registries whose running-TWAP gauge was set from a read (then a sent TWAP can be added to it). */
-const twapsRead = new WeakSet<BotMetrics>();
+/**
+ * The account's running TWAPs as last read, plus those the bot placed since, minus those it cancelled,
+ * each with its scheduled end, per registry: the running-TWAP gauge counts those not ended at scrape
+ * time (from a snapshot alone, a daily DCA's TWAP never showed, and one placed showed for a day after
+ * its end). Absent until a cycle read them. Keyed by TWAP id (or coin and start without one).
+ */
+const runningTwaps = new WeakMap<BotMetrics, Map<string, { coin: string; side: string; endsAt: number }>>();
+/** The cycle's clock per registry (the gauge is computed when scraped). */
+const clocks = new WeakMap<BotMetrics, () => number>();
+
+/** Drops the ended TWAPs (and their progress series) and sets the gauge to what runs now. */
+function countRunning(metrics: BotMetrics, g: AccountGauges): void {
+  const running = runningTwaps.get(metrics);
+  if (running === undefined) return;
+  const now = (clocks.get(metrics) ?? Date.now)();
+  for (const [id, t] of running) {
+    if (t.endsAt > now) continue;
+    running.delete(id);
+    g.twapProgress.remove({ twap_id: id, coin: t.coin, side: t.side });
+  }
+  g.twaps.set(running.size);
+}
 
 function gaugesOf(metrics: BotMetrics): AccountGauges {
   let g = gauges.get(metrics);
@@ -120,8 +140,12 @@ function gaugesOf(metrics: BotMetrics): AccountGauges {
     twaps: unsetUntilRead(
       new Gauge({
         name: "hlbot_running_twaps",
-        help: "TWAPs of the account running at the last cycle",
+        help: "TWAPs of the account running: as the last cycle read them, with those the bot placed or cancelled since, until their scheduled end",
         registers,
+        collect() {
+          const own = gauges.get(metrics);
+          if (own) countRunning(metrics, own);
+        },
       }),
     ),
     twapProgress: new Gauge({
@@ -164,6 +188,8 @@ export interface AccountMetricsInput {
   /** The strategies of this cycle, for the rebalancers' weights. */
   strategies: readonly { name: string; kind: string; params: unknown }[];
   now: number;
+  /** The cycle's clock: the running-TWAP gauge is counted with it when scraped. */
+  clock?: () => number;
 }
 
 /**
@@ -184,19 +210,28 @@ export function metricsNeedStaking(metrics: BotMetrics | undefined): boolean {
  */
 export function recordSent(
   metrics: BotMetrics | undefined,
-  intent: { kind: string; coin?: string; side?: string },
+  intent: { kind: string; coin?: string; side?: string; minutes?: number; twapId?: number },
   action: { outcome: string; twapId?: number | undefined },
 ): void {
   if (!metrics) return;
   if (STAKING_KINDS.has(intent.kind) && (action.outcome === "accepted" || action.outcome === "unknown"))
     lastStaking.delete(metrics);
-  if (!twapsRead.has(metrics) || action.outcome !== "accepted") return;
+  const running = runningTwaps.get(metrics);
+  const twapId = intent.kind === "twapCancel" ? intent.twapId : action.twapId;
+  if (running === undefined || action.outcome !== "accepted" || twapId === undefined) return;
   const g = gaugesOf(metrics);
-  if (intent.kind === "twapOrder") {
-    g.twaps.inc();
-    if (action.twapId !== undefined && intent.coin !== undefined && intent.side !== undefined)
-      g.twapProgress.set({ twap_id: String(action.twapId), coin: intent.coin, side: intent.side }, 0);
+  const id = String(twapId);
+  if (intent.kind === "twapOrder" && intent.coin !== undefined && intent.side !== undefined) {
+    const now = (clocks.get(metrics) ?? Date.now)();
+    running.set(id, { coin: intent.coin, side: intent.side, endsAt: now + (intent.minutes ?? 0) * 60_000 });
+    g.twapProgress.set({ twap_id: id, coin: intent.coin, side: intent.side }, 0);
   }
+  if (intent.kind === "twapCancel") {
+    const t = running.get(id);
+    running.delete(id);
+    if (t) g.twapProgress.remove({ twap_id: id, coin: t.coin, side: t.side });
+  }
+  countRunning(metrics, g);
 }
 
 /** The kill switch as the daemon finds it every minute (a cycle may be a day away). */
@@ -234,8 +269,22 @@ export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetrics
   if (value !== undefined) g.value.set(value.toNumber());
 
   // Running TWAPs only from a cycle that read them (a staking-only cycle reads none).
+  if (o.clock) clocks.set(metrics, o.clock);
+  else {
+    // Without the cycle's clock: its time, carried forward by the wall clock.
+    const at = Date.now();
+    clocks.set(metrics, () => o.now + (Date.now() - at));
+  }
   if (o.twaps !== false) {
-    twapsRead.add(metrics);
+    runningTwaps.set(
+      metrics,
+      new Map(
+        s.twaps.map((t) => [
+          t.twapId === undefined ? `${t.coin}:${t.startedAt}` : String(t.twapId),
+          { coin: t.coin, side: t.side, endsAt: t.startedAt + t.minutes * 60_000 },
+        ]),
+      ),
+    );
     g.twaps.set(s.twaps.length);
     if (s.twaps.length === 0) g.twapProgress.reset();
   }

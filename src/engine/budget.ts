@@ -279,6 +279,20 @@ export function lastEndedTwap(
   return {};
 }
 
+/** Rejections the venue never judged (executor.ts journals the code when it gave no answer). */
+const NOT_JUDGED = new Set(["rate-limited", "unreachable", "not-sent"]);
+
+/** Whether a rejected submission's journaled result is a refusal the venue made. */
+function judgedByVenue(result: string | null): boolean {
+  if (result === null || result === "null") return false;
+  try {
+    const rejection = (JSON.parse(result) as { rejection?: unknown } | null)?.rejection;
+    return typeof rejection !== "string" || !NOT_JUDGED.has(rejection);
+  } catch {
+    return true;
+  }
+}
+
 /**
  * Refusals of the request rather than of the order: an expired action (a clock off), a nonce, a key
  * the venue does not know. The same order signed again may pass, so none holds it back.
@@ -296,10 +310,10 @@ export function lastRefusedTwaps(journal: Journal, intents: readonly Intent[]): 
   for (const strategy of strategies) {
     const row = journal.lastTwapSubmission(strategy);
     if (row === undefined || row.status !== "rejected") continue;
-    // Only the venue's own answer refusing the order (journaled as its result): a request it never
-    // judged (every attempt rate limited, no connection, a stop before the send) holds nothing back.
-    // (Journaled as SQL NULL or, by older versions, as the JSON text "null".)
-    if (row.result === null || row.result === "null" || REQUEST_REFUSAL.test(row.reason ?? "")) continue;
+    // Only the venue's refusal of the order (its answer, or a 422/4xx for the same bytes): a request it
+    // never judged (every attempt rate limited, no connection, a stop before the send) holds nothing
+    // back. Older rows journaled none of this ("null"): nothing held.
+    if (!judgedByVenue(row.result) || REQUEST_REFUSAL.test(row.reason ?? "")) continue;
     try {
       const body = JSON.parse(row.request) as {
         action?: { twap?: { a?: unknown; b?: unknown; s?: unknown; m?: unknown } };

@@ -295,6 +295,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       killSwitchEngaged: killSwitch.engaged,
       strategies: o.strategies,
       now: startedAt,
+      clock: deps.clock,
     });
     await recordTwapProgress(deps.metrics, {
       info: deps.info,

@@ -184,7 +184,9 @@ export async function executeIntent(
         deps.journal.resolve(submissionId, {
           status: "rejected",
           reason: outcome.reason,
-          result: outcome.response ?? null,
+          // Without the venue's body, how it was refused (budget.ts tells a refusal of the order from
+          // a request the venue never judged by it).
+          result: outcome.response ?? { rejection: outcome.code },
         });
       }
       return {

@@ -266,6 +266,8 @@ export const validatorStaking = defineStrategy({
     const netText = (v: ValidatorInfo) =>
       `net APR ${aprPct(netApr(v, params.statsPeriod))} (${aprPct(v.stats[params.statsPeriod].predictedApr)} less ${pct(v.commission)} commission)`;
 
+    /** Validators holding the account's stake under minUptime but above its lower bar: no new stake. */
+    const keepOnly = new Set<string>();
     /** Why a validator may not hold this account's stake at all (it is left once its lock allows). */
     const exclusion = (v: ValidatorInfo): string | undefined => {
       const a = v.address.toLowerCase();
@@ -287,10 +289,12 @@ export const validatorStaking = defineStrategy({
         // A validator holding this account's stake is left only below a lower bar: half its allowed
         // downtime more (99% → 98.5%). Uptime is a noisy statistic and a move costs a day of rewards;
         // a trial's validator swinging between 98.5% and 99.5% had 20,000 HYPE moved 9 times in 20 days.
+        // It keeps what it holds but takes no more (keepOnly): new stake needs minUptime.
         const held = ownWei.has(a);
         const bar = held
           ? params.minUptime.fraction.minus(ONE.minus(params.minUptime.fraction).div(2))
           : params.minUptime.fraction;
+        if (held && up.lt(params.minUptime.fraction)) keepOnly.add(a);
         if (up.lt(bar)) {
           return held
             ? `has ${params.minUptime.period} uptime ${pct(up)}, below ${pct(bar)} (minUptime ${pct(params.minUptime.fraction)} less half its allowed downtime, for a validator already holding this account's stake)`
@@ -715,6 +719,8 @@ export const validatorStaking = defineStrategy({
     // What each chosen validator may hold: maxShare, and what keeps it within maxNetworkShare (what it
     // holds now, and the room left under the limit: a delegation never takes it over).
     const capFor = (c: Candidate): Decimal | undefined => {
+      // Under minUptime, kept only for what it holds (a review: 1 HYPE on one drew a 10,000 pool).
+      if (keepOnly.has(c.address)) return heldAmount(c.address);
       const room = networkRoom(c.v);
       const byNetwork = room === undefined ? undefined : heldAmount(c.address).plus(room);
       if (cap === undefined) return byNetwork;
@@ -741,16 +747,25 @@ export const validatorStaking = defineStrategy({
       }
       open = open.filter((c) => !over.includes(c));
       if (open.length === 0 && rest.gte(minMove)) {
-        // The chosen cannot hold the rest under maxNetworkShare: the next eligible validators with room
-        // take it, as maxShare adds validators (a review's two validators at 19.99% took 50,000 HYPE
-        // over the limit while one at 10% stood by).
-        const next = ranked.find((c) => !chosen.includes(c) && (networkRoom(c.v) ?? ZERO).gte(minMove));
+        // The chosen cannot hold the rest (maxNetworkShare, or kept under minUptime for what they
+        // hold): the next eligible validators with room take it, as maxShare adds validators (a
+        // review's two validators at 19.99% took 50,000 HYPE over the limit while one at 10% stood by).
+        const next = ranked.find(
+          (c) => !chosen.includes(c) && !keepOnly.has(c.address) && (networkRoom(c.v) ?? rest).gte(minMove),
+        );
         if (next !== undefined) {
           chosen.push(next);
-          weights.set(next.address, byScore ? Decimal.max(next.score, ZERO) : ONE);
+          // Alone in the open set: its weight's size does not matter, only that it is not 0 (a score of
+          // 0 left most of the stake without a target, idle, a review found).
+          weights.set(next.address, ONE);
           open = [next];
           notes.push(
-            `${label(next.address, next.v)} added: the validators chosen have no room for more under maxNetworkShare ${pct(params.maxNetworkShare ?? ZERO)}`,
+            `${label(next.address, next.v)} added: the validators chosen take no more (${[
+              ...(params.maxNetworkShare === undefined
+                ? []
+                : [`maxNetworkShare ${pct(params.maxNetworkShare)}`]),
+              ...(keepOnly.size > 0 ? ["minUptime for new stake"] : []),
+            ].join(", ")})`,
           );
           continue;
         }
@@ -759,11 +774,13 @@ export const validatorStaking = defineStrategy({
         // No room left under maxNetworkShare anywhere: the rest is spread over the chosen anyway
         // (idle, it would earn nothing), and said.
         if (rest.gte(minMove)) {
+          const takers = chosen.filter((c) => !keepOnly.has(c.address));
+          const over = takers.length > 0 ? takers : chosen;
           notes.push(
-            `maxNetworkShare ${pct(params.maxNetworkShare ?? ZERO)} leaves no room on the chosen validators for ${fmt(trunc(rest))} HYPE: spread over them anyway`,
+            `no eligible validator has room for ${fmt(trunc(rest))} HYPE under the rules (maxNetworkShare, minUptime): spread over ${over.length === chosen.length ? "the chosen" : "those meeting minUptime"} anyway`,
           );
-          const each = rest.div(chosen.length);
-          for (const c of chosen) targets.set(c.address, trunc((targets.get(c.address) ?? ZERO).plus(each)));
+          const each = rest.div(over.length);
+          for (const c of over) targets.set(c.address, trunc((targets.get(c.address) ?? ZERO).plus(each)));
         }
         break;
       }
@@ -881,6 +898,13 @@ export const validatorStaking = defineStrategy({
       for (const d of deficits) if (d.c.address === to) d.left = Decimal.max(ZERO, d.left.minus(amount));
     };
 
+    /**
+     * Whether `amount` more on `c` keeps it within maxNetworkShare and takes none to one kept only for
+     * what it holds (a small amount goes in one piece, past its target: a review's 100 HYPE moved off a
+     * jailed validator took one 40 HYPE over the limit).
+     */
+    const fitsUnderNetworkShare = (c: Candidate, amount: Decimal): boolean =>
+      !keepOnly.has(c.address) && amount.lte(networkRoom(c.v) ?? amount);
     /** Within rebalanceThreshold of an average target: one validator can take it without leaving its band. */
     const isSmall = (amount: Decimal) =>
       amount.lte(total.div(chosen.length).times(params.rebalanceThreshold));
@@ -896,8 +920,8 @@ export const validatorStaking = defineStrategy({
       // validator's whole stake for a day, so fewer is better; the overshoot stays within the threshold.
       const small = isSmall(pool0);
       const first = deficits[0];
-      // In one piece only where it fits under maxNetworkShare (the overshoot of its target would not).
-      const fits = first !== undefined && pool0.lte(networkRoom(first.c.v) ?? pool0);
+      // In one piece only where it fits (the overshoot of its target may not).
+      const fits = first !== undefined && fitsUnderNetworkShare(first.c, pool0);
       const pieces = small && first && fits ? [{ to: first.c.address, amount: pool0 }] : allocate(pool0);
       if (pieces.length === 0 && deficits.length === 0) {
         // Every chosen validator is at its target (rounding): the idle stake goes to the best one.
@@ -944,6 +968,7 @@ export const validatorStaking = defineStrategy({
       const single =
         first !== undefined &&
         amount.gt(0) &&
+        fitsUnderNetworkShare(first.c, amount) &&
         ((isSmall(amount) && amount.gte(minMove)) || (whole && amount.lt(minMove)));
       const pieces = single ? [{ to: first.c.address, amount }] : allocate(amount, whole);
       if (pieces.length === 0 && whole && amount.lt(minMove)) {

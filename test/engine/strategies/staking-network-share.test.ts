@@ -43,6 +43,6 @@ it("idle stake does not take a chosen validator over maxNetworkShare while anoth
   expect(total).toBe(100_000);
   expect(delegations(ds).some((d) => d.validator === C)).toBe(true);
   expect(ds.map((d) => d.reason).join("\n")).toMatch(
-    /added: the validators chosen have no room for more under maxNetworkShare 20%/,
+    /added: the validators chosen take no more \(maxNetworkShare 20%\)/,
   );
 });

@@ -1,0 +1,50 @@
+// A refused TWAP holds the identical order back only when the venue judged it. HTTP 422 (the same bytes
+// refused every time) and other 4xx come back without the venue's body; journaled as no result, they
+// were taken for requests the venue never judged, and the identical order was resent at every retry
+// (a review). executor.ts journals the rejection's code when there is no body.
+import Database from "better-sqlite3";
+import { expect, it } from "vitest";
+import { lastRefusedTwaps } from "../../src/engine/budget.js";
+import type { Intent } from "../../src/engine/intents.js";
+import { Journal } from "../../src/engine/journal.js";
+import { Decimal } from "../../src/lib/decimal.js";
+
+const ACCOUNT = "0x1111111111111111111111111111111111111111";
+
+it("an order the venue refused with HTTP 422 holds the identical order back", () => {
+  const now = Date.UTC(2026, 0, 15);
+  const journal = new Journal(new Database(":memory:"), () => now);
+  journal.startCycle({ id: "c1", trigger: "run", mode: "live", account: ACCOUNT, strategies: ["dca"] });
+  const id = journal.recordPending({
+    cycleId: "c1",
+    decisionId: null,
+    strategy: "dca",
+    account: ACCOUNT,
+    signer: ACCOUNT,
+    actionType: "twapOrder",
+    nonce: now,
+    expiresAfter: now + 60_000,
+    vault: null,
+    request: JSON.stringify({
+      action: { type: "twapOrder", twap: { a: 10107, b: true, s: "12.5", r: false, m: 30, t: false } },
+    }),
+    notionalUsd: new Decimal(300),
+    asset: 10107,
+  });
+  // What executor.ts writes for submit.ts's { status: "rejected", code: "unprocessable" } (no response).
+  journal.resolve(id, {
+    status: "rejected",
+    reason:
+      "venue rejected the request body (HTTP 422): Failed to deserialize the JSON body into the target type",
+    result: { rejection: "unprocessable" },
+  });
+  const intent = { kind: "twapOrder", strategy: "dca" } as Intent;
+  expect([...lastRefusedTwaps(journal, [intent]).keys()]).toEqual(["dca"]);
+  // Every attempt rate limited: the venue judged nothing, nothing is held.
+  journal.resolve(id, {
+    status: "rejected",
+    reason: "rate limited by the venue (HTTP 429)",
+    result: { rejection: "rate-limited" },
+  });
+  expect([...lastRefusedTwaps(journal, [intent]).keys()]).toEqual([]);
+});
