@@ -279,8 +279,13 @@ export function lastEndedTwap(
   return {};
 }
 
-/** Rejections the venue never judged (executor.ts journals the code when it gave no answer). */
-const NOT_JUDGED = new Set(["rate-limited", "unreachable", "not-sent"]);
+/**
+ * Rejections the venue never judged (executor.ts journals the code when it gave no answer): every
+ * attempt rate limited, no connection, never sent, and another non-2xx status that means the request was
+ * not processed (a 408, a proxy's 403 or 404: a review found one holding a DCA 6 hours). A 422 (the
+ * venue could not read these very bytes) holds.
+ */
+const NOT_JUDGED = new Set(["rate-limited", "unreachable", "not-sent", "http"]);
 
 /** Whether a rejected submission's journaled result is a refusal the venue made. */
 function judgedByVenue(result: string | null): boolean {

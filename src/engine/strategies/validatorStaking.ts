@@ -294,7 +294,7 @@ export const validatorStaking = defineStrategy({
         const bar = held
           ? params.minUptime.fraction.minus(ONE.minus(params.minUptime.fraction).div(2))
           : params.minUptime.fraction;
-        if (held && up.lt(params.minUptime.fraction)) keepOnly.add(a);
+        if (held && up.lt(params.minUptime.fraction) && !up.lt(bar)) keepOnly.add(a);
         if (up.lt(bar)) {
           return held
             ? `has ${params.minUptime.period} uptime ${pct(up)}, below ${pct(bar)} (minUptime ${pct(params.minUptime.fraction)} less half its allowed downtime, for a validator already holding this account's stake)`
@@ -326,8 +326,11 @@ export const validatorStaking = defineStrategy({
             ...d,
             reason: `${d.reason} (note: allow names ${unlisted.join(", ")}, which the venue does not list as a validator: a typo?)`,
           }));
+    // A validator kept under minUptime (keepOnly) is no candidate: it competes for no place and takes
+    // no stake; what it holds stays (a review: one holding 1 HYPE took one of the N places, and one
+    // made the weakest chosen let another's stake move for nothing).
     const ranked: Candidate[] = snapshot.validators
-      .filter((v) => exclusion(v) === undefined)
+      .filter((v) => exclusion(v) === undefined && !keepOnly.has(v.address.toLowerCase()))
       .map((v) => ({
         v,
         address: v.address.toLowerCase(),
@@ -699,7 +702,19 @@ export const validatorStaking = defineStrategy({
     const pool0 = trunc(
       Decimal.max(ZERO, undelegated.minus(Decimal.max(reserved, forWithdrawal))).plus(deposit),
     );
-    const total = delegated.plus(pool0);
+    // What validators kept under minUptime hold stays there, outside the split.
+    let keptAside = ZERO;
+    for (const a of keepOnly) {
+      const held = heldAmount(a);
+      if (!held.gt(0)) continue;
+      keptAside = keptAside.plus(held);
+      const v = infos.get(a);
+      const per = params.minUptime?.period ?? "week";
+      notes.push(
+        `${label(a, v)} keeps its ${fmt(held)} HYPE but takes no more: ${per} uptime ${v ? pct(v.stats[per].uptimeFraction) : "?"}, under minUptime ${pct(params.minUptime?.fraction ?? ONE)} (left below half its allowed downtime more)`,
+      );
+    }
+    const total = delegated.minus(keptAside).plus(pool0);
     if (!total.gt(0))
       return noted([...decisions, skip(name, "no HYPE staked or available to stake", "tokenDelegate")]);
 
@@ -719,8 +734,6 @@ export const validatorStaking = defineStrategy({
     // What each chosen validator may hold: maxShare, and what keeps it within maxNetworkShare (what it
     // holds now, and the room left under the limit: a delegation never takes it over).
     const capFor = (c: Candidate): Decimal | undefined => {
-      // Under minUptime, kept only for what it holds (a review: 1 HYPE on one drew a 10,000 pool).
-      if (keepOnly.has(c.address)) return heldAmount(c.address);
       const room = networkRoom(c.v);
       const byNetwork = room === undefined ? undefined : heldAmount(c.address).plus(room);
       if (cap === undefined) return byNetwork;
@@ -750,9 +763,7 @@ export const validatorStaking = defineStrategy({
         // The chosen cannot hold the rest (maxNetworkShare, or kept under minUptime for what they
         // hold): the next eligible validators with room take it, as maxShare adds validators (a
         // review's two validators at 19.99% took 50,000 HYPE over the limit while one at 10% stood by).
-        const next = ranked.find(
-          (c) => !chosen.includes(c) && !keepOnly.has(c.address) && (networkRoom(c.v) ?? rest).gte(minMove),
-        );
+        const next = ranked.find((c) => !chosen.includes(c) && (networkRoom(c.v) ?? rest).gte(minMove));
         if (next !== undefined) {
           chosen.push(next);
           // Alone in the open set: its weight's size does not matter, only that it is not 0 (a score of
@@ -760,12 +771,7 @@ export const validatorStaking = defineStrategy({
           weights.set(next.address, ONE);
           open = [next];
           notes.push(
-            `${label(next.address, next.v)} added: the validators chosen take no more (${[
-              ...(params.maxNetworkShare === undefined
-                ? []
-                : [`maxNetworkShare ${pct(params.maxNetworkShare)}`]),
-              ...(keepOnly.size > 0 ? ["minUptime for new stake"] : []),
-            ].join(", ")})`,
+            `${label(next.address, next.v)} added: the validators chosen take no more (maxNetworkShare ${pct(params.maxNetworkShare ?? ZERO)})`,
           );
           continue;
         }
@@ -774,13 +780,11 @@ export const validatorStaking = defineStrategy({
         // No room left under maxNetworkShare anywhere: the rest is spread over the chosen anyway
         // (idle, it would earn nothing), and said.
         if (rest.gte(minMove)) {
-          const takers = chosen.filter((c) => !keepOnly.has(c.address));
-          const over = takers.length > 0 ? takers : chosen;
           notes.push(
-            `no eligible validator has room for ${fmt(trunc(rest))} HYPE under the rules (maxNetworkShare, minUptime): spread over ${over.length === chosen.length ? "the chosen" : "those meeting minUptime"} anyway`,
+            `maxNetworkShare ${pct(params.maxNetworkShare ?? ZERO)} leaves no room on any eligible validator for ${fmt(trunc(rest))} HYPE: spread over the chosen anyway`,
           );
-          const each = rest.div(over.length);
-          for (const c of over) targets.set(c.address, trunc((targets.get(c.address) ?? ZERO).plus(each)));
+          const each = rest.div(chosen.length);
+          for (const c of chosen) targets.set(c.address, trunc((targets.get(c.address) ?? ZERO).plus(each)));
         }
         break;
       }
@@ -809,6 +813,7 @@ export const validatorStaking = defineStrategy({
           (a1 < a2 ? -1 : 1),
       );
     for (const [a, c] of leaving) {
+      if (keepOnly.has(a)) continue; // stays, said in the split
       const info = infos.get(a);
       const excluded = info === undefined ? "is no longer listed by the venue" : exclusion(info);
       const lock = lockedUntil(a);
@@ -904,7 +909,7 @@ export const validatorStaking = defineStrategy({
      * jailed validator took one 40 HYPE over the limit).
      */
     const fitsUnderNetworkShare = (c: Candidate, amount: Decimal): boolean =>
-      !keepOnly.has(c.address) && amount.lte(networkRoom(c.v) ?? amount);
+      amount.lte(networkRoom(c.v) ?? amount);
     /** Within rebalanceThreshold of an average target: one validator can take it without leaving its band. */
     const isSmall = (amount: Decimal) =>
       amount.lte(total.div(chosen.length).times(params.rebalanceThreshold));
