@@ -326,11 +326,26 @@ export const validatorStaking = defineStrategy({
             ...d,
             reason: `${d.reason} (note: allow names ${unlisted.join(", ")}, which the venue does not list as a validator: a typo?)`,
           }));
-    // A validator kept under minUptime (keepOnly) is no candidate: it competes for no place and takes
-    // no stake; what it holds stays (a review: one holding 1 HYPE took one of the N places, and one
-    // made the weakest chosen let another's stake move for nothing).
+    // A validator kept under minUptime (keepOnly) takes no new stake. Holding about an even share
+    // (within rebalanceThreshold of total / validators) it keeps its place among the N, so nothing
+    // else moves while its uptime hovers under minUptime (without its place, a trial's 10,000 HYPE
+    // moved between two others at every swing); holding less (a review: 1 HYPE took one of the N places,
+    // the whole pool going to one validator), it is no candidate and what it holds stays aside.
+    const heldNow = (a: string) =>
+      snapshot.delegations
+        .filter((d) => d.validator.toLowerCase() === a)
+        .reduce((t, d) => t.plus(d.amount), ZERO);
+    const stakeNow = snapshot.delegations
+      .reduce((t, d) => t.plus(d.amount), ZERO)
+      .plus(snapshot.staking.undelegated);
+    const evenShare = stakeNow.div(params.validators);
+    const keepsPlace = (a: string) => heldNow(a).gte(evenShare.times(ONE.minus(params.rebalanceThreshold)));
     const ranked: Candidate[] = snapshot.validators
-      .filter((v) => exclusion(v) === undefined && !keepOnly.has(v.address.toLowerCase()))
+      .filter((v) => {
+        if (exclusion(v) !== undefined) return false;
+        const a = v.address.toLowerCase();
+        return !keepOnly.has(a) || keepsPlace(a);
+      })
       .map((v) => ({
         v,
         address: v.address.toLowerCase(),
@@ -504,7 +519,10 @@ export const validatorStaking = defineStrategy({
       // A validator kept earlier is challengeable too: a larger incumbent later in the ranking may keep
       // the place instead (a trial's 3,000 HYPE moved for 0.07 points because the 1,500 it competed with
       // had been kept against an empty validator first).
-      const weakest = chosen.filter((c) => heldAmount(c.address).lt(incHeld)).at(-1);
+      // One kept under minUptime takes no stake: the incumbent's could not move to it.
+      const weakest = chosen
+        .filter((c) => heldAmount(c.address).lt(incHeld) && !keepOnly.has(c.address))
+        .at(-1);
       if (weakest === undefined) {
         leaves.set(
           inc.address,
@@ -702,12 +720,19 @@ export const validatorStaking = defineStrategy({
     const pool0 = trunc(
       Decimal.max(ZERO, undelegated.minus(Decimal.max(reserved, forWithdrawal))).plus(deposit),
     );
-    // What validators kept under minUptime hold stays there, outside the split.
+    // What validators kept under minUptime hold stays there; outside the split when they hold too
+    // little to keep a place among the N.
     let keptAside = ZERO;
+    const asideOf = new Set<string>();
     for (const a of keepOnly) {
       const held = heldAmount(a);
       if (!held.gt(0)) continue;
-      keptAside = keptAside.plus(held);
+      const inSplit = chosen.some((c) => c.address === a);
+      if (!inSplit && ranked.some((c) => c.address === a)) continue; // lost its place: it moves
+      if (!inSplit) {
+        keptAside = keptAside.plus(held);
+        asideOf.add(a);
+      }
       const v = infos.get(a);
       const per = params.minUptime?.period ?? "week";
       notes.push(
@@ -734,6 +759,7 @@ export const validatorStaking = defineStrategy({
     // What each chosen validator may hold: maxShare, and what keeps it within maxNetworkShare (what it
     // holds now, and the room left under the limit: a delegation never takes it over).
     const capFor = (c: Candidate): Decimal | undefined => {
+      if (keepOnly.has(c.address)) return heldAmount(c.address);
       const room = networkRoom(c.v);
       const byNetwork = room === undefined ? undefined : heldAmount(c.address).plus(room);
       if (cap === undefined) return byNetwork;
@@ -763,7 +789,9 @@ export const validatorStaking = defineStrategy({
         // The chosen cannot hold the rest (maxNetworkShare, or kept under minUptime for what they
         // hold): the next eligible validators with room take it, as maxShare adds validators (a
         // review's two validators at 19.99% took 50,000 HYPE over the limit while one at 10% stood by).
-        const next = ranked.find((c) => !chosen.includes(c) && (networkRoom(c.v) ?? rest).gte(minMove));
+        const next = ranked.find(
+          (c) => !chosen.includes(c) && !keepOnly.has(c.address) && (networkRoom(c.v) ?? rest).gte(minMove),
+        );
         if (next !== undefined) {
           chosen.push(next);
           // Alone in the open set: its weight's size does not matter, only that it is not 0 (a score of
@@ -813,7 +841,7 @@ export const validatorStaking = defineStrategy({
           (a1 < a2 ? -1 : 1),
       );
     for (const [a, c] of leaving) {
-      if (keepOnly.has(a)) continue; // stays, said in the split
+      if (asideOf.has(a)) continue; // stays, said in the split
       const info = infos.get(a);
       const excluded = info === undefined ? "is no longer listed by the venue" : exclusion(info);
       const lock = lockedUntil(a);
@@ -909,7 +937,7 @@ export const validatorStaking = defineStrategy({
      * jailed validator took one 40 HYPE over the limit).
      */
     const fitsUnderNetworkShare = (c: Candidate, amount: Decimal): boolean =>
-      amount.lte(networkRoom(c.v) ?? amount);
+      !keepOnly.has(c.address) && amount.lte(networkRoom(c.v) ?? amount);
     /** Within rebalanceThreshold of an average target: one validator can take it without leaving its band. */
     const isSmall = (amount: Decimal) =>
       amount.lte(total.div(chosen.length).times(params.rebalanceThreshold));

@@ -162,3 +162,25 @@ describe("trial: minUptime and a validator holding the stake", () => {
     expect(moves(at("0.986", false))).toEqual([]);
   });
 });
+
+describe("trial: a validator holding an even share dips under minUptime", () => {
+  it("keeps its place: nothing moves between the others (a trial moved 10,000 HYPE at every swing)", () => {
+    const [Flappy, Steady, Third] = [addr(1), addr(2), addr(3)];
+    const unlocked = T0 - 2 * 86_400_000;
+    const ds = run(
+      [
+        { address: Flappy, name: "flappy", apr: "0.0263", commission: "0.01", uptime: "0.986" },
+        { address: Steady, name: "steady", apr: "0.024", commission: "0.03" },
+        { address: Third, name: "third", apr: "0.0238", commission: "0.03" },
+      ],
+      {
+        delegations: [
+          { validator: Flappy, amount: 20000, lockedUntil: unlocked },
+          { validator: Steady, amount: 20000, lockedUntil: unlocked },
+        ],
+      },
+      { validators: 2, minUptime: { period: "week", fraction: 0.99 } },
+    );
+    expect(moves(ds)).toEqual([]);
+  });
+});
