@@ -56,12 +56,13 @@ const lastStaking = new WeakMap<BotMetrics, Snapshot["staking"]>();
 const runningTwaps = new WeakMap<BotMetrics, Map<string, { coin: string; side: string; endsAt: number }>>();
 /** The cycle's clock per registry (the gauge is computed when scraped). */
 const clocks = new WeakMap<BotMetrics, () => number>();
+const nowOf = (metrics: BotMetrics): number => (clocks.get(metrics) ?? Date.now)();
 
 /** Drops the ended TWAPs (and their progress series) and sets the gauge to what runs now. */
 function countRunning(metrics: BotMetrics, g: AccountGauges): void {
   const running = runningTwaps.get(metrics);
   if (running === undefined) return;
-  const now = (clocks.get(metrics) ?? Date.now)();
+  const now = nowOf(metrics);
   for (const [id, t] of running) {
     if (t.endsAt > now) continue;
     running.delete(id);
@@ -222,8 +223,11 @@ export function recordSent(
   const g = gaugesOf(metrics);
   const id = String(twapId);
   if (intent.kind === "twapOrder" && intent.coin !== undefined && intent.side !== undefined) {
-    const now = (clocks.get(metrics) ?? Date.now)();
-    running.set(id, { coin: intent.coin, side: intent.side, endsAt: now + (intent.minutes ?? 0) * 60_000 });
+    running.set(id, {
+      coin: intent.coin,
+      side: intent.side,
+      endsAt: nowOf(metrics) + (intent.minutes ?? 0) * 60_000,
+    });
     g.twapProgress.set({ twap_id: id, coin: intent.coin, side: intent.side }, 0);
   }
   if (intent.kind === "twapCancel") {

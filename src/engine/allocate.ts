@@ -75,7 +75,7 @@ function refusalStands(t: TwapOrderIntent, r: RefusedOrder, snapshot: Snapshot):
   if (snapshot.takenAt - r.at >= REFUSED_ORDER_HOLD_MS) return false;
   if (r.balances === undefined) return true;
   for (const token of [baseOf(t, snapshot), quoteOf(t, snapshot)]) {
-    const now = [...snapshot.balances.values()].find((b) => b.coin === token)?.total ?? ZERO;
+    const now = snapshot.balances.get(token)?.total ?? ZERO;
     if (!now.eq(r.balances[token] ?? "0")) return false;
   }
   return true;

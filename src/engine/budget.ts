@@ -4,6 +4,7 @@
 import type { Logger } from "pino";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError } from "../lib/errors.js";
+import type { RejectionCode } from "../venue/exchange/submit.js";
 import type { InfoClient } from "../venue/info/client.js";
 import { latestTwapEntries, twapHasEnded } from "../venue/info/methods/index.js";
 import { perAnswer } from "../venue/info/query.js";
@@ -285,7 +286,12 @@ export function lastEndedTwap(
  * not processed (a 408, a proxy's 403 or 404: a review found one holding a DCA 6 hours). A 422 (the
  * venue could not read these very bytes) holds.
  */
-const NOT_JUDGED = new Set(["rate-limited", "unreachable", "not-sent", "http"]);
+const NOT_JUDGED: ReadonlySet<string> = new Set<RejectionCode>([
+  "rate-limited",
+  "unreachable",
+  "not-sent",
+  "http",
+]);
 
 /** Whether a rejected submission's journaled result is a refusal the venue made. */
 function judgedByVenue(result: string | null): boolean {
@@ -315,9 +321,9 @@ export function lastRefusedTwaps(journal: Journal, intents: readonly Intent[]): 
   for (const strategy of strategies) {
     const row = journal.lastTwapSubmission(strategy);
     if (row === undefined || row.status !== "rejected") continue;
-    // Only the venue's refusal of the order (its answer, or a 422/4xx for the same bytes): a request it
-    // never judged (every attempt rate limited, no connection, a stop before the send) holds nothing
-    // back. Older rows journaled none of this ("null"): nothing held.
+    // Only the venue's refusal of the order (its answer, or a 422 for the same bytes): a request it
+    // never judged (NOT_JUDGED) holds nothing back. Older rows journaled none of this ("null"):
+    // nothing held.
     if (!judgedByVenue(row.result) || REQUEST_REFUSAL.test(row.reason ?? "")) continue;
     try {
       const body = JSON.parse(row.request) as {

@@ -1,12 +1,17 @@
 // A cron user's trial (`hlbot once` every 15 minutes), against the embedded simulator over HTTP on
 // 127.0.0.1 in virtual time, real SQLite state in a temp folder: what a trader expects after one refused
-// order and with a machine clock minutes slow. Each failed on the code before its fix.
-import { cpSync, rmSync } from "node:fs";
+// order, a lost answer, a restored state folder and a machine clock minutes slow (each failed on the
+// code before its fix), and the cases that held (kept as guards): 3 days off, a removed strategy.
+import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
+import { loadConfig } from "../../src/engine/config/loader.js";
 import { scheduledStrategies } from "../../src/engine/daemon.js";
+import { openRuntime } from "../../src/engine/runtime.js";
 import { CronSchedule } from "../../src/engine/schedule.js";
 import { oncePass } from "../../src/engine/scheduler.js";
+import { silentLogger } from "../../src/lib/log.js";
 import { startTestBot, type TestBot } from "../helpers/bot.js";
 
 const MINUTE = 60_000;
@@ -39,6 +44,20 @@ const HOURLY_DCA = {
     side: "buy",
     amountUsd: 250,
     twap: { minutes: 30, randomize: false },
+  },
+};
+
+/** A 4-hourly 50/50 rebalancer whose 2-hour TWAPs are guarded by maxDeviation 5%. */
+const GUARDED_REBALANCE = {
+  name: "rebalance",
+  kind: "twap-rebalance",
+  schedule: "0 */4 * * *",
+  params: {
+    targets: { HYPE: 0.5, USDC: 0.5 },
+    quote: "USDC",
+    band: 0.05,
+    twap: { minutes: 120, randomize: false, maxDeviation: 0.05 },
+    minOrderUsd: 10,
   },
 };
 
@@ -109,18 +128,7 @@ describe("a DCA after one refused TWAP", () => {
 
 describe("the TWAP watch of `once` and a TWAP whose answer was lost", () => {
   it("cancels a guarded rebalancer TWAP that landed with a lost answer, at the next once, with no strategy due", async () => {
-    const rebalance = {
-      name: "rebalance",
-      kind: "twap-rebalance",
-      schedule: "0 */4 * * *",
-      params: {
-        targets: { HYPE: 0.5, USDC: 0.5 },
-        quote: "USDC",
-        band: 0.05,
-        twap: { minutes: 120, randomize: false, maxDeviation: 0.05 },
-        minOrderUsd: 10,
-      },
-    };
+    const rebalance = GUARDED_REBALANCE;
     bot = await startTestBot({ mode: "live", strategies: [rebalance], fund: { HYPE: "1000", USDC: "5000" } });
     bot.sim.setPrice("@107", "40");
     await once(bot); // registers
@@ -193,18 +201,7 @@ describe("a state folder restored from an older backup (the whole folder, as the
 
 describe("a machine clock a few minutes slow", () => {
   it("still lets the TWAP watch cancel a guarded TWAP (hlbot knows the venue's clock from its Date header)", async () => {
-    const rebalance = {
-      name: "rebalance",
-      kind: "twap-rebalance",
-      schedule: "0 */4 * * *",
-      params: {
-        targets: { HYPE: 0.5, USDC: 0.5 },
-        quote: "USDC",
-        band: 0.05,
-        twap: { minutes: 120, randomize: false, maxDeviation: 0.05 },
-        minOrderUsd: 10,
-      },
-    };
+    const rebalance = GUARDED_REBALANCE;
     bot = await startTestBot({ mode: "live", strategies: [rebalance], fund: { HYPE: "1000", USDC: "5000" } });
     bot.sim.setPrice("@107", "40");
     await once(bot);
@@ -222,5 +219,75 @@ describe("a machine clock a few minutes slow", () => {
     // "Action already expired", and the sale ran on through the crash.
     expect(cancels.map((a) => a.outcome)).toEqual(["accepted"]);
     expect(bot.sim.twaps(bot.address).filter((t) => t.status === "activated")).toHaveLength(0);
+  });
+});
+
+describe("cron user, cases that held", () => {
+  it("after 3 days off, an hourly DCA buys once, not 72 times", async () => {
+    const dca = HOURLY_DCA;
+    bot = await startTestBot({ mode: "live", strategies: [dca], fund: { USDC: "50000" } });
+    bot.sim.setPrice("@107", "25");
+    await once(bot);
+    const slot = new CronSchedule(dca.schedule).next(bot.sim.now())!;
+    bot.sim.advanceTo(slot);
+    await once(bot);
+    bot.sim.advanceTo(slot + 72 * HOUR + 20 * MINUTE);
+    const back = await once(bot);
+    expect(twapsPlaced(bot)).toHaveLength(2);
+    expect(back.plan.missed.find((m) => m.strategy === "dca")?.count ?? 0).toBeGreaterThan(60);
+  });
+
+  it("a rebalancer removed from the config while its TWAP runs keeps its maxDeviation guard under once", async () => {
+    const rebalance = GUARDED_REBALANCE;
+    const other = {
+      name: "dca",
+      kind: "twap-accumulate",
+      schedule: "30 8 * * *",
+      params: {
+        coin: "PURR",
+        quote: "USDC",
+        side: "buy",
+        amountUsd: 150,
+        twap: { minutes: 30, randomize: false },
+      },
+    };
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [rebalance, other],
+      fund: { HYPE: "1000", USDC: "5000" },
+    });
+    bot.sim.setPrice("@107", "40");
+    await once(bot);
+    const slot = new CronSchedule(rebalance.schedule).next(bot.sim.now())!;
+    bot.sim.advanceTo(slot);
+    await once(bot);
+    expect(twapsPlaced(bot)).toHaveLength(1);
+    // The user removes the rebalancer from the bot file (only the DCA is left) between two cron runs.
+    const cfgFile = join(bot.dir, "bot.yaml");
+    const cfg = parse(readFileSync(cfgFile, "utf8"));
+    cfg.strategies = [join(bot.dir, "strategy-1.yaml")];
+    writeFileSync(cfgFile, stringify(cfg));
+    const env = { TEST_BOT_KEY: bot.key };
+    const config = await loadConfig(cfgFile, env);
+    expect(config.strategies.map((s) => s.name)).toEqual(["dca"]);
+    const sim = bot.sim;
+    const rt = await openRuntime({
+      config,
+      env,
+      mode: "live",
+      logger: silentLogger(),
+      clock: () => sim.now(),
+      budget: null,
+    });
+    bot.sim.advanceTo(slot + 5 * MINUTE);
+    bot.sim.setPrice("@107", "34");
+    bot.sim.advanceTo(slot + 15 * MINUTE);
+    let p: Awaited<ReturnType<typeof oncePass>>;
+    try {
+      p = await oncePass(rt.cycleDeps(await rt.facts()), scheduledStrategies(rt.config.strategies), {});
+    } finally {
+      await rt.close();
+    }
+    expect(p.watch.report?.actions.map((a) => [a.action, a.outcome])).toEqual([["twapCancel", "accepted"]]);
   });
 });

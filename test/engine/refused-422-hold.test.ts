@@ -1,7 +1,8 @@
 // A refused TWAP holds the identical order back only when the venue judged it. HTTP 422 (the same bytes
 // refused every time) and other 4xx come back without the venue's body; journaled as no result, they
 // were taken for requests the venue never judged, and the identical order was resent at every retry
-// (a review). executor.ts journals the rejection's code when there is no body.
+// (a review). executor.ts journals the rejection's code when there is no body. Another 4xx (a 408, a
+// proxy's 403 or 404: submit.ts's "http", not processed) held a DCA 6 hours (a later review).
 import Database from "better-sqlite3";
 import { expect, it } from "vitest";
 import { lastRefusedTwaps } from "../../src/engine/budget.js";
@@ -10,8 +11,10 @@ import { Journal } from "../../src/engine/journal.js";
 import { Decimal } from "../../src/lib/decimal.js";
 
 const ACCOUNT = "0x1111111111111111111111111111111111111111";
+const INTENT = { kind: "twapOrder", strategy: "dca" } as Intent;
 
-it("an order the venue refused with HTTP 422 holds the identical order back", () => {
+/** A journal whose one TWAP submission of "dca" is pending (resolve it as each case needs). */
+function journalWithPendingTwap(): { journal: Journal; id: number } {
   const now = Date.UTC(2026, 0, 15);
   const journal = new Journal(new Database(":memory:"), () => now);
   journal.startCycle({ id: "c1", trigger: "run", mode: "live", account: ACCOUNT, strategies: ["dca"] });
@@ -31,6 +34,11 @@ it("an order the venue refused with HTTP 422 holds the identical order back", ()
     notionalUsd: new Decimal(300),
     asset: 10107,
   });
+  return { journal, id };
+}
+
+it("an order the venue refused with HTTP 422 holds the identical order back", () => {
+  const { journal, id } = journalWithPendingTwap();
   // What executor.ts writes for submit.ts's { status: "rejected", code: "unprocessable" } (no response).
   journal.resolve(id, {
     status: "rejected",
@@ -38,13 +46,23 @@ it("an order the venue refused with HTTP 422 holds the identical order back", ()
       "venue rejected the request body (HTTP 422): Failed to deserialize the JSON body into the target type",
     result: { rejection: "unprocessable" },
   });
-  const intent = { kind: "twapOrder", strategy: "dca" } as Intent;
-  expect([...lastRefusedTwaps(journal, [intent]).keys()]).toEqual(["dca"]);
+  expect([...lastRefusedTwaps(journal, [INTENT]).keys()]).toEqual(["dca"]);
   // Every attempt rate limited: the venue judged nothing, nothing is held.
   journal.resolve(id, {
     status: "rejected",
     reason: "rate limited by the venue (HTTP 429)",
     result: { rejection: "rate-limited" },
   });
-  expect([...lastRefusedTwaps(journal, [intent]).keys()]).toEqual([]);
+  expect([...lastRefusedTwaps(journal, [INTENT]).keys()]).toEqual([]);
+});
+
+it("an HTTP 408 (request not processed) does not hold the identical order back", () => {
+  const { journal, id } = journalWithPendingTwap();
+  // What executor.ts writes for submit.ts's { status: "rejected", code: "http" } (no response body).
+  journal.resolve(id, {
+    status: "rejected",
+    reason: "HTTP 408 from https://api.hyperliquid.xyz/exchange: Request Timeout",
+    result: { rejection: "http" },
+  });
+  expect([...lastRefusedTwaps(journal, [INTENT]).keys()]).toEqual([]);
 });

@@ -239,12 +239,19 @@ export const validatorStaking = defineStrategy({
     const deny = new Set(params.deny);
     const limitAllow = snapshot.validatorAllowlist ? new Set(snapshot.validatorAllowlist) : undefined;
     const networkStake = snapshot.validators.reduce((s, v) => s + v.stake, 0n);
-    /** This account's stake on each validator, in wei (as the venue counts a validator's stake). */
-    const ownWei = new Map<string, bigint>();
+    const current = new Map<string, Held>();
     for (const d of snapshot.delegations) {
       const a = d.validator.toLowerCase();
-      ownWei.set(a, (ownWei.get(a) ?? 0n) + BigInt(d.amount.times(10 ** STAKE_DECIMALS).toFixed(0)));
+      const prev = current.get(a);
+      current.set(a, {
+        amount: (prev?.amount ?? ZERO).plus(d.amount),
+        lockedUntil: Math.max(prev?.lockedUntil ?? 0, d.lockedUntil),
+      });
     }
+    const heldAmount = (a: string) => current.get(a)?.amount ?? ZERO;
+    /** This account's stake on each validator, in wei (as the venue counts a validator's stake). */
+    const ownWei = new Map<string, bigint>();
+    for (const [a, c] of current) ownWei.set(a, BigInt(c.amount.times(10 ** STAKE_DECIMALS).toFixed(0)));
     /**
      * A validator's share of the network's stake: others' stake alone for one this account holds (its
      * own stake does not push it out, or delegating to a validator just under maxNetworkShare took it
@@ -331,15 +338,12 @@ export const validatorStaking = defineStrategy({
     // else moves while its uptime hovers under minUptime (without its place, a trial's 10,000 HYPE
     // moved between two others at every swing); holding less (a review: 1 HYPE took one of the N places,
     // the whole pool going to one validator), it is no candidate and what it holds stays aside.
-    const heldNow = (a: string) =>
-      snapshot.delegations
-        .filter((d) => d.validator.toLowerCase() === a)
-        .reduce((t, d) => t.plus(d.amount), ZERO);
-    const stakeNow = snapshot.delegations
-      .reduce((t, d) => t.plus(d.amount), ZERO)
-      .plus(snapshot.staking.undelegated);
-    const evenShare = stakeNow.div(params.validators);
-    const keepsPlace = (a: string) => heldNow(a).gte(evenShare.times(ONE.minus(params.rebalanceThreshold)));
+    let delegated = ZERO;
+    for (const c of current.values()) delegated = delegated.plus(c.amount);
+    const undelegated = snapshot.staking.undelegated;
+    const evenShare = delegated.plus(undelegated).div(params.validators);
+    const keepsPlace = (a: string) =>
+      heldAmount(a).gte(evenShare.times(ONE.minus(params.rebalanceThreshold)));
     const ranked: Candidate[] = snapshot.validators
       .filter((v) => {
         if (exclusion(v) !== undefined) return false;
@@ -377,16 +381,6 @@ export const validatorStaking = defineStrategy({
       ]);
     }
 
-    const current = new Map<string, Held>();
-    for (const d of snapshot.delegations) {
-      const a = d.validator.toLowerCase();
-      const prev = current.get(a);
-      current.set(a, {
-        amount: (prev?.amount ?? ZERO).plus(d.amount),
-        lockedUntil: Math.max(prev?.lockedUntil ?? 0, d.lockedUntil),
-      });
-    }
-    const heldAmount = (a: string) => current.get(a)?.amount ?? ZERO;
     const lockedUntil = (a: string) => {
       const until = current.get(a)?.lockedUntil ?? 0;
       return until > now ? until : undefined;
@@ -399,9 +393,6 @@ export const validatorStaking = defineStrategy({
       return end > now ? Math.round(end) : undefined;
     };
 
-    let delegated = ZERO;
-    for (const c of current.values()) delegated = delegated.plus(c.amount);
-    const undelegated = snapshot.staking.undelegated;
     const decisions: Decision[] = [];
 
     // What the user did by hand in the last respectManualDays (delegatorHistory).
