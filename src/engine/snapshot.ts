@@ -232,16 +232,16 @@ export interface Snapshot {
 }
 
 /**
- * Whether a twapHistory `coin` names this spot pair. The venue reports a spot TWAP's coin by pair
- * name ("@107", "PURR/USDC") or by the base token's name ("HYPE"); both count, so a running TWAP is
- * never missed (and placed again) for the way it is named. With several pairs on one base token, a
- * token name matches each of them: the cautious reading for "is a TWAP running here?".
+ * Whether a twapHistory `coin` names this spot pair: its pair name ("@107", "PURR/USDC"), nothing else.
+ * twapHistory lists the account's perp and spot TWAPs together, and a perp TWAP's coin is the perp's
+ * name ("HYPE", "xyz:NVDA"): a base token's name is a perp, not this pair (Allium's Hyperliquid TWAP
+ * table: "For perpetuals the token symbol (e.g. HYPE). For spot, an ID representing a pair (e.g. @4)";
+ * QuickNode's TWAP dataset: "HYPE" for a perp TWAP, "@107" for spot; nktkas/hyperliquid's tests read
+ * perp SOL TWAPs back as "SOL"). Read as spot, a perp HYPE TWAP placed by hand held a spot DCA back,
+ * kept idle HYPE from staking, and could be taken for a lost spot order (review of 2026-11-27).
  */
-export function twapCoinIsPair(
-  coin: string,
-  pair: { name: string; base: { name: string } | undefined },
-): boolean {
-  return coin === pair.name || (pair.base !== undefined && coin === pair.base.name);
+export function twapCoinIsPair(coin: string, pair: { name: string }): boolean {
+  return coin === pair.name;
 }
 
 /** What a price lookup needs of a pair (a snapshot's SpotPair has it; so can a simulator's view). */

@@ -100,7 +100,7 @@ export function fitTwapDuration(
   return { ok: true, minutes, note: notes.length ? notes.join("; ") : undefined };
 }
 
-/** The running TWAP of the account on this pair, if any (by asset id, pair name or base token name). */
+/** The running TWAP of the account on this pair, if any (by asset id or pair name; a perp's never). */
 export function runningTwapOn(snapshot: Snapshot, pair: SpotPair) {
   return snapshot.twaps.find((t) => t.assetId === pair.assetId || twapCoinIsPair(t.coin, pair));
 }

@@ -635,7 +635,8 @@ export const validatorStaking = defineStrategy({
         (t) =>
           t.side === "sell" &&
           t.minutes > 0 &&
-          (snapshot.pairs.get(t.coin)?.base.name ?? t.coin) === STAKING_TOKEN,
+          // Spot sells only: a TWAP whose coin names no spot pair is a perp's (twapCoinIsPair).
+          snapshot.pairs.get(t.coin)?.base.name === STAKING_TOKEN,
       );
       // And what a rebalancer of the account would sell now (not placed yet: its slot is later, or it
       // waits behind a limit), in full: staked, it could not be sold when its TWAP goes out.

@@ -259,13 +259,17 @@ export async function submitPlan<D>(
     }
     const request = await signInSlot(ctx, plan, true);
     await options.beforeSend?.(request);
-    return sendInSlot(ctx, transport, request, plan.parse, options);
+    return sendInSlot(ctx, transport, request, plan.parse, options, false);
   });
 }
 
 /**
  * Sends an already signed request (for example one journaled as pending by a process that then died)
  * with the same resend rules, in the signer's queue. The body is sent byte for byte as signed.
+ * An earlier copy may have been sent and landed, so this send's first answer is read as a resend's: a
+ * refusal ("duplicate nonce": the earlier copy landed; any other: nothing certain about it) or a send
+ * that expired before it left is `unknown`, never `rejected` (a caller trusting `rejected` would place
+ * the order again).
  */
 export async function sendSignedRequest<D>(
   ctx: SubmitContext,
@@ -276,7 +280,7 @@ export async function sendSignedRequest<D>(
   const transport = ctx.transport;
   return ctx.queue.run(request.signer, () => {
     if (transport === undefined) return { status: "dry-run", request } as const;
-    return sendInSlot(ctx, transport, request, parse, options);
+    return sendInSlot(ctx, transport, request, parse, options, true);
   });
 }
 
@@ -373,13 +377,15 @@ async function sendInSlot<D>(
   request: SignedRequest,
   parse: (body: unknown) => Answer<D>,
   options: Omit<SubmitOptions, "beforeSend">,
+  /** An earlier copy of these bytes may have been sent (sendSignedRequest). */
+  sentBefore: boolean,
 ): Promise<ExchangeOutcome<D>> {
   const policy = ctx.resend;
   const sleep = ctx.sleep ?? abortableSleep;
   const attempts: SendAttempt[] = [];
   const { signal } = options;
   // True once any attempt may have been processed by the venue: from then on only `ok` is conclusive.
-  let ambiguous = false;
+  let ambiguous = sentBefore;
   let last: Extract<Step<D>, { next: "retry" }> | undefined;
   /** The first attempt that may have been processed: what made the outcome unknown. */
   let madeAmbiguous: Extract<Step<D>, { next: "retry" }> | undefined;
@@ -393,13 +399,10 @@ async function sendInSlot<D>(
     request,
     attempts,
   });
-  const notSent = (reason: string): RejectedOutcome => ({
-    status: "rejected",
-    code: "not-sent",
-    reason,
-    request,
-    attempts,
-  });
+  const notSent = (reason: string): RejectedOutcome | UnknownOutcome =>
+    sentBefore
+      ? unknown(false, reason, `${reason}; an earlier copy may have landed`)
+      : { status: "rejected", code: "not-sent", reason, request, attempts };
 
   for (let attempt = 1; attempt <= Math.max(1, policy.maxAttempts); attempt++) {
     if (attempt > 1) {

@@ -265,8 +265,10 @@ describe("validator-staking", () => {
     expect(slow.find((d) => d.kind === "cDeposit")?.reason).toMatch(
       /; 10 idle spot HYPE stays on spot while HYPE is being sold \(#7: 10 HYPE over 10080 min\)/,
     );
-    // A HYPE buy holds nothing back.
+    // A HYPE buy holds nothing back; nor does a perp HYPE TWAP (twapHistory names it "HYPE", not a pair).
     expect(deposit(run({ balances: { HYPE: 1000 }, twaps: [sell(200, 60, "buy")] }, params))).toBe("900");
+    const perp = { ...sell(200, 60), coin: "HYPE", assetId: undefined };
+    expect(deposit(run({ balances: { HYPE: 1000 }, twaps: [perp] }, params))).toBe("900");
   });
 
   it("moves no more spot HYPE into staking than the run delegates (maxMovePerRun): the rest waits on spot", () => {

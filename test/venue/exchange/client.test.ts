@@ -14,6 +14,7 @@ import {
   agentSigner,
   type Cleanup,
   liveSetup,
+  nonceTrackingVenue,
   OK_DEFAULT,
   tempNonceStore,
   twapRunning,
@@ -274,6 +275,32 @@ describe("hooks, sign-only and dry-run", () => {
     const outcome = await client.send(request);
     expect(outcome).toMatchObject({ status: "accepted", data: { twapId: 9 } });
     expect(server.requests[0]!.body).toBe(request.bodyText);
+  });
+
+  it("send() of bytes an earlier copy of which may have landed never reports them refused", async () => {
+    // The venue answers an earlier copy's nonce with "duplicate nonce" (the copy landed): a caller
+    // trusting `rejected` would place the order again. Review of 2026-11-27.
+    const { client, server } = await liveSetup(
+      cleanups,
+      nonceTrackingVenue(() => ({ json: twapRunning(42) })),
+    );
+    const request = await client.sign({ type: "twapOrder", params: TWAP });
+    expect((await client.send(request)).status).toBe("accepted");
+    const again = await client.send(request);
+    expect(server.requests).toHaveLength(2);
+    expect(again).toMatchObject({ status: "unknown", probablyLanded: true });
+
+    // Any other refusal says nothing certain about the earlier copy; nor does a connection refused.
+    const other = await liveSetup(cleanups, [{ json: { status: "err", response: "Insufficient balance" } }]);
+    const signed = await other.client.sign({ type: "twapOrder", params: TWAP });
+    expect(await other.client.send(signed)).toMatchObject({ status: "unknown", probablyLanded: false });
+    const gone = await liveSetup(cleanups, [{ json: twapRunning(1) }]);
+    const third = await gone.client.sign({ type: "twapOrder", params: TWAP });
+    await gone.server.close();
+    expect((await gone.client.send(third)).status).toBe("unknown");
+    // A first send (not a resend) refused by the venue stays a refusal.
+    const fresh = await liveSetup(cleanups, [{ json: { status: "err", response: "Insufficient balance" } }]);
+    expect((await fresh.client.twapOrder(TWAP)).status).toBe("rejected");
   });
 
   it("dry-run signs exactly what live would send, never connects, and does not move the nonce counter", async () => {
