@@ -15,8 +15,9 @@
 import { Decimal } from "../lib/decimal.js";
 import { SPOT_ASSET_OFFSET } from "../venue/constants.js";
 import { blockedBy, type Intent, type Skip, type TwapOrderIntent } from "./intents.js";
-import { pairLabel, type Snapshot, type SpotPair } from "./snapshot.js";
+import { pairFor, pairLabel, type Snapshot, type SpotPair } from "./snapshot.js";
 import { fmt, pct } from "./strategies/common.js";
+import { isUsdStablecoin } from "./usd.js";
 
 /** Bounds, as fractions (0.1 = 10 %): a price further than this from another one blocks. */
 export interface PriceSanityLimits {
@@ -290,6 +291,8 @@ export function checkPriceSanity(input: PriceSanityInput): PriceSanityResult {
     else allowed.push(result);
     const pair = snapshot.pairs.get(intent.coin);
     if (pair) observe(pair);
+    const quotePair = pair && quoteUsdPair(pair, snapshot);
+    if (quotePair) observe(quotePair);
   }
   // Pairs of the account's balances are remembered too, so the first order on them has a reference.
   const held = [...snapshot.balances.keys()];
@@ -326,14 +329,45 @@ function checkTwap(
   }
   const verdict = priceVerdict(pair, snapshot, memory, input.limits, input.now);
   if (!verdict.ok || verdict.conservative === undefined) return verdict.why ?? "price sanity failed";
+  // A pair quoted in a token that is not a USD stablecoin (UBTC/HYPE) is sized and limited through the
+  // quote's USD price, the mid of its pair against USDC: that price passes the same checks, and the
+  // highest of its agreeing prices values the order (one glitching HYPE/USDC mid of 0.25 for 25 sized a
+  // 500-USD DCA at 50,000 USD that the limits valued at 500: review of 2026-11-27).
+  let quoteUsd = intent.quoteUsd;
+  let quoteNote = "";
+  const quotePair = quoteUsdPair(pair, snapshot);
+  if (quotePair !== undefined) {
+    const quoteLabel = pairLabel(quotePair);
+    const quoteMeta = metadataProblem(quotePair, snapshot, input.memory(quoteLabel));
+    if (quoteMeta) return `${quoteMeta.why} (the USD price of ${pair.quote.name} values this order)`;
+    const q = priceVerdict(quotePair, snapshot, input.memory(quoteLabel), input.limits, input.now);
+    if (!q.ok || q.conservative === undefined) {
+      return `${q.why ?? "price sanity failed"} (the USD price of ${pair.quote.name} values this order)`;
+    }
+    if (quoteUsd === undefined || q.conservative.gt(quoteUsd)) {
+      quoteUsd = q.conservative;
+      if (q.sources !== "mid")
+        quoteNote = ` × ${fmt(quoteUsd)} USD per ${pair.quote.name} (the ${q.sources} of ${quoteLabel})`;
+    }
+  }
   const px = Decimal.max(verdict.conservative, intent.midPx);
-  if (px.lte(intent.midPx)) return intent;
-  const notionalUsd = intent.size.times(px);
+  if (px.lte(intent.midPx) && quoteUsd === intent.quoteUsd) return intent;
+  const notionalUsd = intent.size.times(px).times(quoteUsd ?? 1);
+  const priceNote = px.gt(intent.midPx)
+    ? `${fmt(px)} (the ${verdict.sources}, the highest price seen)`
+    : fmt(px);
   return {
     ...intent,
     decisionMidPx: intent.decisionMidPx ?? intent.midPx,
     midPx: px,
     notionalUsd,
-    reason: `${intent.reason}; valued at ${fmt(px)} (the ${verdict.sources}, the highest price seen) ≈ ${fmt(notionalUsd, 2)} USD for limits`,
+    ...(quoteUsd === undefined ? {} : { quoteUsd }),
+    reason: `${intent.reason}; valued at ${priceNote}${quoteNote} ≈ ${fmt(notionalUsd, 2)} USD for limits`,
   };
+}
+
+/** The pair that prices a TWAP's quote token in USD (its pair against USDC), when the quote is not a USD stablecoin. */
+function quoteUsdPair(pair: SpotPair, snapshot: Snapshot): SpotPair | undefined {
+  if (isUsdStablecoin(pair.quote.name)) return undefined;
+  return pairFor(snapshot, pair.quote.name, "USDC");
 }
