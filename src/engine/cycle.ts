@@ -341,30 +341,23 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       [...(deps.configured ?? []), ...(deps.peers ?? []), ...o.strategies].map((s) => [s.name, s]),
     );
     for (const strategy of o.strategies) {
-      if (blocked.has(strategy.name)) {
-        skips.push({
-          kind: "skip",
-          strategy: strategy.name,
-          reason:
-            "waiting: an earlier submission of this strategy is not reconciled yet (see `hlbot history`)",
-          defer: true,
-        });
-        continue;
-      }
       const earlier = budgets?.unjournaled.get(strategy.name);
-      if (earlier !== undefined) {
-        skips.push({
-          kind: "skip",
-          strategy: strategy.name,
-          reason: unjournaledReason(earlier),
-          defer: true,
-        });
+      const hold = blocked.has(strategy.name)
+        ? "waiting: an earlier submission of this strategy is not reconciled yet (see `hlbot history`)"
+        : earlier !== undefined
+          ? unjournaledReason(earlier)
+          : undefined;
+      // A hold keeps new orders back; a watch's cancel of a TWAP already running (its price guard) only
+      // takes exposure off and goes through it (a TWAP placed by hand on the DCA's pair held its guard,
+      // and its TWAP bought on above its ceiling: review of 2026-11-27).
+      const override = o.decide?.get(strategy.name);
+      if (hold !== undefined && override === undefined) {
+        skips.push({ kind: "skip", strategy: strategy.name, reason: hold, defer: true });
         continue;
       }
       let decisions: Decision[];
       try {
         const view = capitalView(floored, strategy.capital);
-        const override = o.decide?.get(strategy.name);
         decisions = override
           ? override(view, startedAt)
           : runStrategy(
@@ -389,7 +382,9 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       }
       for (const d of decisions) {
         if (!isIntent(d)) skips.push(d);
-        else intents.push(d.kind === "twapOrder" ? stamped(d, strategy) : d);
+        else if (hold !== undefined && d.kind !== "twapCancel") {
+          skips.push({ kind: "skip", strategy: strategy.name, reason: hold, defer: true });
+        } else intents.push(d.kind === "twapOrder" ? stamped(d, strategy) : d);
       }
     }
     // One allocator per account: the strategies' intents are fitted to the balances together.

@@ -182,8 +182,14 @@ export function applyLimits(
   const rules = options.rules ?? DEFAULT_VENUE_RULES;
 
   if (options.killSwitchActive) {
+    // Nothing new goes out; a cancel of a running TWAP (a watch's price guard) only takes exposure off
+    // and is the one action the switch lets through (a stop without --cancel-twaps blocked the guard, and
+    // a sale went on below its floor: review of 2026-11-27).
     const file = limits.killSwitchFile ? ` (${limits.killSwitchFile} exists)` : "";
-    for (const intent of intents) blocked.push(blockedBy(intent, `kill switch is on${file}`));
+    for (const intent of intents) {
+      if (intent.kind === "twapCancel") allowed.push(intent);
+      else blocked.push(blockedBy(intent, `kill switch is on${file}`));
+    }
     return { allowed, blocked, reduced };
   }
 
