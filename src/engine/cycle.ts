@@ -4,7 +4,7 @@
 // Sends are sequential; after any action of a strategy is not accepted, the rest of that strategy's
 // actions in this cycle are skipped (a delegation must not go out when the deposit funding it failed).
 import type { Logger } from "pino";
-import { ConfigError, describeError } from "../lib/errors.js";
+import { ConfigError, describeError, isFatalError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
 import type { ExchangeClient } from "../venue/exchange/client.js";
 import type { InfoClient } from "../venue/info/client.js";
@@ -372,11 +372,18 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
                 : {},
             );
       } catch (err) {
+        // A state database that can no longer be read fails the cycle (the daemon stops, as for every
+        // other read of it); anything else fails this strategy's run: said, counted as a failure by
+        // `once`, and its slot stays due (retried within schedule.catchUp), as a failed cycle's does.
+        // Settled as acted, a daily DCA lost that day's buy to one error (review of 2026-11-27).
+        if (isFatalError(err)) throw err;
         log.error({ strategy: strategy.name, err: describeError(err) }, "strategy failed");
         skips.push({
           kind: "skip",
           strategy: strategy.name,
           reason: `strategy failed: ${describeError(err)}`,
+          defer: true,
+          failed: true,
         });
         continue;
       }

@@ -12,7 +12,7 @@
 // it with fake timers.
 import cron from "node-cron";
 import type { Logger } from "pino";
-import { ConfigError, describeError, HlbotError, walk } from "../lib/errors.js";
+import { ConfigError, describeError, HlbotError, isFatalError } from "../lib/errors.js";
 import type { SkewBounds } from "../venue/clockSkew.js";
 import { recordKillSwitch, recordNextRuns } from "./accountMetrics.js";
 import { ClockWatch, type ClockWatchOptions, type SchedulerHealth } from "./clockWatch.js";
@@ -93,26 +93,6 @@ export const DEFAULT_FACTS_REFRESH_MS = 60 * 60_000;
 const ABORT_SETTLE_MS = 5_000;
 /** node-cron drops a tick whose timer fired later than this (a blocked event loop); be generous. */
 const MISSED_TICK_TOLERANCE_MS = 60_000;
-
-/**
- * Whether an error means the daemon must stop rather than retry: a configuration error (for example
- * a multi-sig account), or a state database that can no longer be written (read-only, corrupt, full,
- * gone). A busy database (another hlbot command writing) is transient.
- */
-export function isFatalError(err: unknown): boolean {
-  return (
-    walk(err, (e) => (e instanceof HlbotError && e.family === "config") || isBrokenDatabase(e)) !== undefined
-  );
-}
-
-function isBrokenDatabase(e: unknown): boolean {
-  if (!(e instanceof Error)) return false;
-  const code = (e as { code?: unknown }).code;
-  if (e.name === "SqliteError" && typeof code === "string")
-    return !code.startsWith("SQLITE_BUSY") && !code.startsWith("SQLITE_LOCKED");
-  // better-sqlite3 reports a closed connection as a TypeError.
-  return e instanceof TypeError && e.message === "The database connection is not open";
-}
 
 /** The enabled strategies of loaded strategy files, with their schedules. */
 export function scheduledStrategies(loaded: readonly Strategy[]): Strategy[] {

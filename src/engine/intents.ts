@@ -109,6 +109,8 @@ export interface Skip extends Base {
   considered?: Intent["kind"];
   /** Not acted on for a temporary reason: the slot stays due. */
   defer?: true;
+  /** The strategy threw while deciding (a bug, a read that failed): a failure of its run, not a choice. */
+  failed?: true;
 }
 
 export type Decision = Intent | Skip;

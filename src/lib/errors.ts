@@ -282,3 +282,23 @@ function truncate(text: string, max: number): string {
   const oneLine = text.replace(/\s+/g, " ").trim();
   return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
 }
+
+/**
+ * Whether an error means the daemon must stop rather than retry (and a cycle fail as a whole): a configuration error (for example
+ * a multi-sig account), or a state database that can no longer be written (read-only, corrupt, full,
+ * gone). A busy database (another hlbot command writing) is transient.
+ */
+export function isFatalError(err: unknown): boolean {
+  return (
+    walk(err, (e) => (e instanceof HlbotError && e.family === "config") || isBrokenDatabase(e)) !== undefined
+  );
+}
+
+function isBrokenDatabase(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: unknown }).code;
+  if (e.name === "SqliteError" && typeof code === "string")
+    return !code.startsWith("SQLITE_BUSY") && !code.startsWith("SQLITE_LOCKED");
+  // better-sqlite3 reports a closed connection as a TypeError.
+  return e instanceof TypeError && e.message === "The database connection is not open";
+}

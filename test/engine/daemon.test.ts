@@ -5,16 +5,10 @@ import { join } from "node:path";
 import sinon from "sinon";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import {
-  Daemon,
-  type DaemonRuntime,
-  isFatalError,
-  loadStrategySet,
-  scheduledStrategies,
-} from "../../src/engine/daemon.js";
+import { Daemon, type DaemonRuntime, loadStrategySet, scheduledStrategies } from "../../src/engine/daemon.js";
 import { BotMetrics } from "../../src/engine/metrics.js";
 import { retryDelayMs, slotAccount } from "../../src/engine/scheduler.js";
-import { ConfigError, ServerError } from "../../src/lib/errors.js";
+import { ConfigError, isFatalError, ServerError } from "../../src/lib/errors.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 import { captureLogger } from "../helpers/logs.js";
 

@@ -3,7 +3,7 @@
 // cron slot is due (src/engine/scheduler.ts: the latest slot since the one each last acted in, within
 // the catch-up window), and says which it skipped as not due and which slots were missed. Submits when
 // the configuration says `mode: live` (and --dry-run is not given). Exit 0 when every intent was
-// accepted or skipped with a reason, 1 when any was rejected or left unknown (or a cycle failed), 2 for
+// accepted or skipped with a reason, 1 when any was rejected or left unknown (or a cycle or a strategy failed), 2 for
 // configuration errors.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
@@ -189,6 +189,8 @@ export function register(program: Command, ctx: CliContext): void {
               bad += r.report.actions.filter(
                 (a) => a.outcome === "rejected" || a.outcome === "unknown",
               ).length;
+              // A strategy that threw while deciding failed its run (its slot stays due).
+              bad += r.report.decisions.filter((d) => d.decision.kind === "skip" && d.decision.failed).length;
               if (opts.json) out.push(actionLines(r.report));
               else out.push(formatCycle(r.report, header));
               if (!opts.json && r.deferred.length > 0)
