@@ -11,6 +11,7 @@ import { HYPE_WEI_DECIMALS } from "../venue/constants.js";
 import { twapRecordKey } from "./intentKinds.js";
 import type { NotificationAttempt } from "./notify/notifier.js";
 import type { PairMemory } from "./priceSanity.js";
+import type { SlotState } from "./schedule.js";
 import type { OwnStakingMove } from "./snapshot.js";
 
 export const JOURNAL_MIGRATIONS: readonly Migration[] = [
@@ -709,15 +710,11 @@ export class Journal {
    * The scheduler's state of a strategy; the first call for a strategy registers it as first seen at
    * `now` (its slots count from then on).
    */
-  slotState(
-    account: string,
-    strategy: string,
-    now: number,
-  ): { lastSlot: number | undefined; firstSeen: number } {
+  slotState(account: string, strategy: string, now: number): SlotState {
     const select = this.sql(
-      "SELECT first_seen AS firstSeen, last_slot AS lastSlot FROM schedule_slots WHERE account = ? AND strategy = ?",
+      "SELECT first_seen AS firstSeen, last_slot AS lastSlot, last_outcome AS lastOutcome FROM schedule_slots WHERE account = ? AND strategy = ?",
     );
-    type Row = { firstSeen: number; lastSlot: number | null };
+    type Row = { firstSeen: number; lastSlot: number | null; lastOutcome: string | null };
     // Read first: the row exists on every call but the first, and a read takes no write transaction.
     let row = select.get(account, strategy) as Row | undefined;
     if (row === undefined) {
@@ -727,32 +724,23 @@ export class Journal {
       ).run(account, strategy, now, this.clock());
       row = select.get(account, strategy) as Row;
     }
-    return { firstSeen: row.firstSeen, lastSlot: row.lastSlot ?? undefined };
+    return slotStateOf(row);
   }
 
   /**
    * slotState of several strategies of one account, read in one statement (the scheduler asks for all of
    * them at every step); a strategy without a row is registered as first seen at `now`, as slotState does.
    */
-  slotStates(
-    account: string,
-    strategies: readonly string[],
-    now: number,
-  ): Map<string, { lastSlot: number | undefined; firstSeen: number }> {
-    type Row = { strategy: string; firstSeen: number; lastSlot: number | null };
+  slotStates(account: string, strategies: readonly string[], now: number): Map<string, SlotState> {
+    type Row = { strategy: string; firstSeen: number; lastSlot: number | null; lastOutcome: string | null };
     const rows = this.sql(
-      "SELECT strategy, first_seen AS firstSeen, last_slot AS lastSlot FROM schedule_slots WHERE account = ?",
+      "SELECT strategy, first_seen AS firstSeen, last_slot AS lastSlot, last_outcome AS lastOutcome FROM schedule_slots WHERE account = ?",
     ).all(account) as Row[];
     const known = new Map(rows.map((r) => [r.strategy, r]));
-    const out = new Map<string, { lastSlot: number | undefined; firstSeen: number }>();
+    const out = new Map<string, SlotState>();
     for (const name of strategies) {
       const row = known.get(name);
-      out.set(
-        name,
-        row === undefined
-          ? this.slotState(account, name, now)
-          : { firstSeen: row.firstSeen, lastSlot: row.lastSlot ?? undefined },
-      );
+      out.set(name, row === undefined ? this.slotState(account, name, now) : slotStateOf(row));
     }
     return out;
   }
@@ -1079,4 +1067,17 @@ export function newCycleId(now: number): string {
 export async function openJournal(dir: string): Promise<{ journal: Journal; close(): void }> {
   const db = await openStateDb({ dir });
   return { journal: new Journal(db), close: () => db.close() };
+}
+
+/** A schedule_slots row as the scheduler reads it. */
+function slotStateOf(row: {
+  firstSeen: number;
+  lastSlot: number | null;
+  lastOutcome: string | null;
+}): SlotState {
+  return {
+    firstSeen: row.firstSeen,
+    lastSlot: row.lastSlot ?? undefined,
+    ...(row.lastSlot !== null && row.lastOutcome === "acted" ? { lastActed: true } : {}),
+  };
 }

@@ -213,6 +213,8 @@ export interface SlotState {
   lastSlot: number | undefined;
   /** When hlbot first saw the strategy: its slots count from then on. */
   firstSeen: number;
+  /** Whether `lastSlot` was acted in (not reported missed). */
+  lastActed?: boolean;
 }
 
 export type SlotVerdict =
@@ -248,8 +250,18 @@ export function slotVerdict(
   now: number,
   catchUpMs: number,
 ): SlotVerdict {
-  const after = state.lastSlot ?? state.firstSeen;
-  const next = cron.next(now);
+  let after = state.lastSlot ?? state.firstSeen;
+  // The schedule changed since the strategy last acted (that slot is not one of this expression's): a
+  // slot of the new schedule nearer to that run than half the new period counts as the one it ran in.
+  // Moved from 08:00 to 08:30 after buying at 08:00, a daily DCA bought again at 08:30 (review of
+  // 2026-11-27); moved from 08:00 to 06:30 the next morning, it still buys that day at 06:30.
+  const last = state.lastSlot;
+  if (last !== undefined && state.lastActed === true && cron.next(last - 1) !== last) {
+    const first = cron.next(last);
+    const second = first === undefined ? undefined : cron.next(first);
+    if (first !== undefined && second !== undefined && first - last < (second - first) / 2) after = first;
+  }
+  const next = cron.next(Math.max(now, after));
   let latest: number | undefined;
   let count = 0;
   // Counting from `after` could walk years of per-second slots: start close to `now` when far behind.

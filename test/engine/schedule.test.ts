@@ -113,6 +113,38 @@ describe("slot verdicts (pure)", () => {
     });
   });
 
+  it("a schedule changed after the strategy acted: the period holding that run is acted in (review of 2026-11-27)", () => {
+    // Bought at 08:00 under "0 8 * * *"; at 08:45 the owner moves it to 08:30.
+    const acted = { lastSlot: at("2026-01-02T08:00:00Z"), firstSeen: T0, lastActed: true };
+    expect(slotVerdict(daily, acted, at("2026-01-02T08:45:00Z"), 2 * H)).toMatchObject({
+      due: false,
+      missed: 0,
+      next: at("2026-01-03T08:30:00Z"),
+    });
+    expect(slotVerdict(daily, acted, at("2026-01-03T08:31:00Z"), 2 * H)).toMatchObject({
+      due: true,
+      slot: at("2026-01-03T08:30:00Z"),
+      missed: 0,
+    });
+    // Moved before the day's slot (at 07:00 to 06:30): today's 06:30 is a new period, acted in once.
+    const yesterday = { lastSlot: at("2026-01-01T08:00:00Z"), firstSeen: T0, lastActed: true };
+    const early = new CronSchedule("30 6 * * *");
+    expect(slotVerdict(early, yesterday, at("2026-01-02T07:00:00Z"), 2 * H)).toMatchObject({
+      due: true,
+      slot: at("2026-01-02T06:30:00Z"),
+      missed: 0,
+    });
+    // A slot reported missed was not acted in: it covers nothing.
+    const missed = { lastSlot: at("2026-01-02T08:00:00Z"), firstSeen: T0 };
+    expect(slotVerdict(daily, missed, at("2026-01-02T08:45:00Z"), 2 * H)).toMatchObject({
+      due: true,
+      slot: at("2026-01-02T08:30:00Z"),
+    });
+    // An unchanged schedule: its last slot is one of its own, nothing is skipped.
+    const same = { lastSlot: at("2026-01-02T08:30:00Z"), firstSeen: T0, lastActed: true };
+    expect(slotVerdict(daily, same, at("2026-01-03T08:30:00Z"), 2 * H)).toMatchObject({ due: true });
+  });
+
   it("parses durations", () => {
     expect(parseDuration("2h")).toBe(2 * H);
     expect(parseDuration("90s")).toBe(90_000);
