@@ -273,6 +273,14 @@ describe("hlbot config validate", () => {
       bot,
       `network: testnet\nstrategies: ${REPO_ROOT}/strategies/twap-rebalance.yaml\nlimits:\n  maxOrderUsd: 100\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\n`,
     );
+    // At the minimum: an order the limit reduces, rounded down to whole lots, lands under it.
+    expect(hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" }).stderr).toMatch(
+      /limits\.maxOrderUsd 100 is at .*rounded down to whole lots.*Raise maxOrderUsd to at least 102\./,
+    );
+    writeFileSync(
+      bot,
+      `network: testnet\nstrategies: ${REPO_ROOT}/strategies/twap-rebalance.yaml\nlimits:\n  maxOrderUsd: 102\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\n`,
+    );
     expect(hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" }).stderr).toBe("");
   });
 

@@ -39,10 +39,17 @@ export function configWarnings(c: LoadedConfig): string[] {
     );
   }
   const minOrder = c.venue.rules.twapMinOrderValue;
-  if (c.limits.maxOrderUsd.lt(minOrder)) {
+  // An order the limit reduces is rounded down to whole lots: a limit at the minimum lands just under it
+  // (a small account that followed "at least 100" had its 150-USD DCA blocked on 30 days of 30).
+  const enough = minOrder.times(ROUNDING_ROOM).toDecimalPlaces(0, Decimal.ROUND_UP);
+  if (c.limits.maxOrderUsd.lt(enough)) {
     out.push(
-      `limits.maxOrderUsd ${c.limits.maxOrderUsd.toFixed()} is below the smallest TWAP the venue accepts ` +
-        `(venue.twapMinOrderValue ${minOrder.toFixed()}): every TWAP will be blocked. Raise maxOrderUsd to at least ${minOrder.toFixed()}.`,
+      `limits.maxOrderUsd ${c.limits.maxOrderUsd.toFixed()} is ${c.limits.maxOrderUsd.lt(minOrder) ? "below" : "at"} the smallest TWAP the venue accepts ` +
+        `(venue.twapMinOrderValue ${minOrder.toFixed()}): ${
+          c.limits.maxOrderUsd.lt(minOrder)
+            ? "every TWAP will be blocked"
+            : "an order it reduces is rounded down to whole lots and lands under the minimum, blocked"
+        }. Raise maxOrderUsd to at least ${enough.toFixed()}.`,
     );
   }
   for (const s of c.strategies) out.push(...strategyWarnings(s, c.venue.rules, c.limits));
@@ -72,6 +79,15 @@ export function strategyWarnings(
       `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is ${amountUsd.lt(minOrder) ? "below" : "at"} the smallest TWAP the venue accepts ` +
         `(venue.twapMinOrderValue ${minOrder.toFixed()})${amountUsd.lt(minOrder) ? ": every run will be skipped" : ", and orders are rounded down to whole lots: a run is skipped whenever that takes it below (at most prices)"}. ` +
         `Raise amountUsd to at least ${enough.toFixed()}.`,
+    );
+  // A rebalancer's minOrderUsd under the venue minimum: corrections between the two are skipped anyway.
+  const { minOrderUsd } =
+    s.kind === "twap-rebalance" ? (s.params as { minOrderUsd?: unknown }) : { minOrderUsd: undefined };
+  if (s.enabled && minOrderUsd instanceof Decimal && minOrderUsd.lt(minOrder))
+    out.push(
+      `strategy ${s.name}: minOrderUsd ${minOrderUsd.toFixed()} is below the smallest TWAP the venue accepts ` +
+        `(venue.twapMinOrderValue ${minOrder.toFixed()}): a correction under ${minOrder.toFixed()} USD is skipped all the same, ` +
+        `so a portfolio whose band is worth less than that stays out of band. Raise minOrderUsd to at least ${enough.toFixed()}, or widen band.`,
     );
   // A DCA amount above a limit is cut (or blocked) on every run: it never buys what it says.
   if (s.enabled && amountUsd instanceof Decimal && limits !== undefined) {

@@ -396,7 +396,7 @@ export const twapRebalance = defineStrategy({
         decisions.push(
           skip(
             name,
-            `${where}: ${fmt(notionalUsd, 2)} USD is below minOrderUsd ${fmt(params.minOrderUsd)}`,
+            `${where}: ${fmt(notionalUsd, 2)} USD${notes.length > 0 ? ` (${notes.join("; ")})` : ""} is below minOrderUsd ${fmt(params.minOrderUsd)}`,
             "twapOrder",
           ),
         );

@@ -1,6 +1,8 @@
 // Warnings about one strategy (config validate, and every command that loads the file).
 import { describe, expect, it } from "vitest";
-import { strategyWarnings } from "../../../src/engine/config/warnings.js";
+import { configWarnings, strategyWarnings } from "../../../src/engine/config/warnings.js";
+import { DEFAULT_USER_SIGNED_GRACE_MS } from "../../../src/engine/reconcile.js";
+import { DEFAULT_VENUE_RULES } from "../../../src/engine/snapshot.js";
 import { parseDecimal } from "../../../src/lib/decimal.js";
 
 const rebalancer = (params: Record<string, unknown>, capital?: Record<string, string>) =>
@@ -22,5 +24,33 @@ describe("strategyWarnings", () => {
     ]);
     expect(strategyWarnings(rebalancer({ refillFloors: true }))).toEqual([]);
     expect(strategyWarnings(rebalancer({}, { USDC: "5000" }))).toEqual([]);
+  });
+
+  it("warns of a rebalancer's minOrderUsd under the venue minimum: corrections under it are skipped anyway", () => {
+    expect(strategyWarnings(rebalancer({ minOrderUsd: parseDecimal("10") }))).toEqual([
+      "strategy rebal: minOrderUsd 10 is below the smallest TWAP the venue accepts (venue.twapMinOrderValue 100): a correction under 100 USD is skipped all the same, so a portfolio whose band is worth less than that stays out of band. Raise minOrderUsd to at least 102, or widen band.",
+    ]);
+    expect(strategyWarnings(rebalancer({ minOrderUsd: parseDecimal("100") }))).toEqual([]);
+  });
+});
+
+describe("configWarnings", () => {
+  const config = (maxOrderUsd: string) =>
+    ({
+      venue: { userSignedGraceMs: DEFAULT_USER_SIGNED_GRACE_MS, rules: DEFAULT_VENUE_RULES },
+      strategies: [rebalancer({ targets: { HYPE: 0.5, USDC: 0.5 }, quote: "USDC" })],
+      strategySource: { files: [] },
+      limits: { maxOrderUsd: parseDecimal(maxOrderUsd), maxDailyNotionalUsd: parseDecimal("10000") },
+    }) as never;
+
+  it("warns of a maxOrderUsd at the venue minimum: a reduced order rounded down to whole lots lands under it", () => {
+    // A small account that followed "at least 100" had its 150-USD DCA reduced to 99.9x and blocked daily.
+    expect(configWarnings(config("100"))).toEqual([
+      "limits.maxOrderUsd 100 is at the smallest TWAP the venue accepts (venue.twapMinOrderValue 100): an order it reduces is rounded down to whole lots and lands under the minimum, blocked. Raise maxOrderUsd to at least 102.",
+    ]);
+    expect(configWarnings(config("50"))).toEqual([
+      "limits.maxOrderUsd 50 is below the smallest TWAP the venue accepts (venue.twapMinOrderValue 100): every TWAP will be blocked. Raise maxOrderUsd to at least 102.",
+    ]);
+    expect(configWarnings(config("102"))).toEqual([]);
   });
 });
