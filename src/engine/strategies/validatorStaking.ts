@@ -261,10 +261,17 @@ export const validatorStaking = defineStrategy({
       const others = v.stake - (ownWei.get(v.address.toLowerCase()) ?? 0n);
       return new Decimal((others > 0n ? others : 0n).toString()).div(networkStake.toString());
     };
+    /**
+     * The network's stake once this run's delegations are made: what the account delegates from idle
+     * stake or a deposit adds to it (set once that pool is known). Counted without it, a whale's first
+     * run gave a validator only the room it had before the account's own 150,000 HYPE, and the next run,
+     * finding the network larger, moved 30,000 HYPE onto it (a trial's case).
+     */
+    let networkAfter = networkStake;
     /** HYPE this account may add to `v` before it holds more than maxNetworkShare (undefined: no limit). */
     const networkRoom = (v: ValidatorInfo): Decimal | undefined => {
       if (params.maxNetworkShare === undefined || networkStake <= 0n) return undefined;
-      const wei = new Decimal(networkStake.toString())
+      const wei = new Decimal(networkAfter.toString())
         .times(params.maxNetworkShare)
         .minus(v.stake.toString());
       return trunc(Decimal.max(ZERO, wei.div(10 ** STAKE_DECIMALS)));
@@ -712,6 +719,7 @@ export const validatorStaking = defineStrategy({
     const pool0 = trunc(
       Decimal.max(ZERO, undelegated.minus(Decimal.max(reserved, forWithdrawal))).plus(deposit),
     );
+    networkAfter = networkStake + BigInt(pool0.times(10 ** STAKE_DECIMALS).toFixed(0));
     // What validators kept under minUptime hold stays there; outside the split when they hold too
     // little to keep a place among the N.
     let keptAside = ZERO;

@@ -46,3 +46,56 @@ it("idle stake does not take a chosen validator over maxNetworkShare while anoth
     /added: the validators chosen take no more \(maxNetworkShare 20%\)/,
   );
 });
+
+it("a delegation of new stake counts itself in the network's stake: the next run moves nothing (a trial's whale)", () => {
+  const [A, B] = [addr(1), addr(2)];
+  // Network 2,000,000 HYPE; A pays best at 19.5%; the account delegates 100,000 new HYPE over 2.
+  const fillers = (extra = 0): ValidatorSpec[] =>
+    [10, 11, 12, 13].map((n) => ({
+      address: addr(n),
+      apr: "0.020",
+      commission: "0.10",
+      stake: 377_500 + (n === 10 ? extra : 0),
+    }));
+  const params = validatorStakingParams.parse({ validators: 2, maxNetworkShare: 0.2 });
+  const first = validatorStaking.decide(
+    buildSnapshot({
+      validators: [
+        { address: A, name: "A", apr: "0.030", commission: "0.01", stake: 390_000 },
+        { address: B, name: "B", apr: "0.029", commission: "0.01", stake: 100_000 },
+        ...fillers(),
+      ],
+      undelegated: 100_000,
+    }),
+    params,
+    T0,
+    {},
+    "stake",
+  );
+  const to = (v: string) =>
+    delegations(first)
+      .filter((d) => d.validator === v)
+      .reduce((s, d) => s + d.amount.toNumber(), 0);
+  // After the run the network holds 2,100,000: A may reach 420,000 (before: 10,000 of room on 2,000,000).
+  expect(to(A)).toBe(30_000);
+  expect(to(B)).toBe(70_000);
+  // The next run, on the stake as the venue then shows it, leaves it where it is.
+  const second = validatorStaking.decide(
+    buildSnapshot({
+      validators: [
+        { address: A, name: "A", apr: "0.030", commission: "0.01", stake: 390_000 + to(A) },
+        { address: B, name: "B", apr: "0.029", commission: "0.01", stake: 100_000 + to(B) },
+        ...fillers(),
+      ],
+      delegations: [
+        { validator: A, amount: to(A), lockedUntil: T0 - 2 * 86_400_000 },
+        { validator: B, amount: to(B), lockedUntil: T0 - 2 * 86_400_000 },
+      ],
+    }),
+    params,
+    T0 + 86_400_000,
+    {},
+    "stake",
+  );
+  expect(second.filter((d) => d.kind === "tokenDelegate")).toEqual([]);
+});
