@@ -265,7 +265,9 @@ export const validatorStaking = defineStrategy({
      * The network's stake once this run's delegations are made: what the account delegates from idle
      * stake or a deposit adds to it (set once that pool is known). Counted without it, a whale's first
      * run gave a validator only the room it had before the account's own 150,000 HYPE, and the next run,
-     * finding the network larger, moved 30,000 HYPE onto it (a trial's case).
+     * finding the network larger, moved 30,000 HYPE onto it (a trial's case). The targets are the end
+     * state: while maxMovePerRun or the daily limit spread the pool over several runs, a validator
+     * filled first may stand above the share by the part of the pool not delegated yet.
      */
     let networkAfter = networkStake;
     /** HYPE this account may add to `v` before it holds more than maxNetworkShare (undefined: no limit). */
