@@ -191,6 +191,7 @@ function pairMarks(ctxs: SpotMetaAndAssetCtxsResponse[1]): Map<string, PairMarks
       markPx: new Decimal(c.markPx),
       midPx: c.midPx === null ? undefined : new Decimal(c.midPx),
       prevDayPx: new Decimal(c.prevDayPx),
+      dayNtlVlm: new Decimal(c.dayNtlVlm),
     });
   }
   return marks;

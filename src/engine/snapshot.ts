@@ -31,6 +31,8 @@ export interface PairMarks {
   /** null when the book is empty. */
   midPx: Decimal | undefined;
   prevDayPx: Decimal;
+  /** Quote traded on the pair in the last 24 hours (the venue's dayNtlVlm; the account's fills included). */
+  dayNtlVlm?: Decimal;
 }
 
 export interface SpotBalance {

@@ -162,7 +162,8 @@ export function booksText(s: SimulationSummary): string {
     const quote = pair.split("/")[1] ?? "";
     return (
       `${pair} ${book.class}: spread ${book.spreadBps} bps, ${groupDigits(String(book.depth))} ${quote} within ` +
-      `${+(book.depthRange * 100).toFixed(4)}% a side, recovering with a ${duration(book.recoveryMs)} half-life`
+      `${+(book.depthRange * 100).toFixed(4)}% a side, recovering with a ${duration(book.recoveryMs)} half-life, ` +
+      `${groupDigits(String(book.dayVolume))} ${quote} traded a day by others`
     );
   });
   return `fills against assumed books (the scenario's book:, simulator defaults by class): ${parts.join("; ")}`;

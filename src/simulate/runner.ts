@@ -221,7 +221,15 @@ export interface SimulationRecord {
     {
       base: string;
       quote: string;
-      book?: { class: string; spreadBps: number; depth: number; depthRange: number; recovery: number };
+      book?: {
+        class: string;
+        spreadBps: number;
+        depth: number;
+        depthRange: number;
+        recovery: number;
+        /** Quote traded a day besides the account's own fills (the pair's dayNtlVlm baseline). */
+        dayVolume: number;
+      };
     }
   >;
   cycles: CycleRecord[];

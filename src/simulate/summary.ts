@@ -329,7 +329,14 @@ export interface SimulationSummary {
    */
   books: Array<{
     pair: string;
-    book: { class: string; spreadBps: number; depth: number; depthRange: number; recoveryMs: number } | null;
+    book: {
+      class: string;
+      spreadBps: number;
+      depth: number;
+      depthRange: number;
+      recoveryMs: number;
+      dayVolume: number;
+    } | null;
   }>;
   /** Per-TWAP execution figures summed over every TWAP. */
   execution: ExecutionTotal;
@@ -862,6 +869,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
                 depth: b.depth,
                 depthRange: b.depthRange,
                 recoveryMs: b.recovery,
+                dayVolume: b.dayVolume,
               },
       };
     }),

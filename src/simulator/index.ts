@@ -22,7 +22,7 @@ import type { Endpoint } from "./faults.js";
 import { processRequest, type RawResponse, serveVenue, type VenueHttpServer } from "./http.js";
 import type { LedgerEntry, LedgerKind } from "./ledger.js";
 import type { RateLimitConfig } from "./ratelimit.js";
-import type { FaultsInput } from "./scenario.js";
+import { type FaultsInput, LIQUIDITY_CLASSES } from "./scenario.js";
 import type { StakingAccount, Validator, ValidatorPatch } from "./staking.js";
 import { type BookModel, bookModel, type Twap } from "./twap.js";
 
@@ -185,10 +185,15 @@ export class Simulator {
   }
 
   /** The book model each pair's TWAP slices fill against, by venue name (none: at the mid, no cost). */
-  pairBooks(): Map<string, BookModel & { class: string }> {
-    const out = new Map<string, BookModel & { class: string }>();
-    for (const p of this.core.markets.pairs)
-      if (p.config.book) out.set(p.name, { class: p.config.book.class, ...bookModel(p.config.book) });
+  pairBooks(): Map<string, BookModel & { class: string; dayVolume: number }> {
+    const out = new Map<string, BookModel & { class: string; dayVolume: number }>();
+    for (const p of this.core.markets.pairs) {
+      const book = p.config.book;
+      if (!book) continue;
+      // The baseline of the pair's dayNtlVlm: the scenario's, else its class's (markets.ts).
+      const dayVolume = p.config.dayNtlVlm?.toNumber() ?? LIQUIDITY_CLASSES[book.class].dayVolume;
+      out.set(p.name, { class: book.class, ...bookModel(book), dayVolume });
+    }
     return out;
   }
 

@@ -119,8 +119,20 @@ const tokenSchema = z.strictObject({
 });
 
 /**
+ * Defaults of the liquidity classes (assumptions, not measured venue figures): spread, quote depth within
+ * depthRange of the mid, recovery half-life, and the quote traded a day the venue reports as the pair's
+ * dayNtlVlm when the scenario gives none (about 25 times the depth: a book is turned over many times a
+ * day; under the 24-hour volumes `simulate --fork` classes pairs by, 10,000,000 and 250,000).
+ */
+export const LIQUIDITY_CLASSES = {
+  deep: { spreadBps: 2, depth: 2_000_000, depthRange: 0.02, recovery: 60_000, dayVolume: 50_000_000 },
+  medium: { spreadBps: 10, depth: 200_000, depthRange: 0.02, recovery: 120_000, dayVolume: 5_000_000 },
+  thin: { spreadBps: 30, depth: 20_000, depthRange: 0.02, recovery: 300_000, dayVolume: 200_000 },
+} as const;
+
+/**
  * The order book a pair's TWAP slices fill against (see twap.ts). `class` picks defaults (assumptions,
- * see LIQUIDITY_CLASSES in twap.ts); the other keys override them. Without a book a pair fills at the
+ * see LIQUIDITY_CLASSES); the other keys override them. Without a book a pair fills at the
  * mid (an ideal, cost-free market: kept for fixtures that assert exact prices).
  */
 const bookSchema = z.strictObject({

@@ -26,15 +26,11 @@ import type { Ledger } from "./ledger.js";
 import { type Markets, type Pair, SPOT_ASSET_OFFSET } from "./markets.js";
 import { roundSpotPrice } from "./prices.js";
 import { Prng } from "./prng.js";
-import type { BookConfig, ScenarioSettings } from "./scenario.js";
+import { type BookConfig, LIQUIDITY_CLASSES, type ScenarioSettings } from "./scenario.js";
 import type { SpotBalances } from "./spot.js";
 
 /** Defaults per liquidity class (assumptions; override per pair in the scenario's `book`). */
-export const LIQUIDITY_CLASSES = {
-  deep: { spreadBps: 2, depth: 2_000_000, depthRange: 0.02, recovery: 60_000 },
-  medium: { spreadBps: 10, depth: 200_000, depthRange: 0.02, recovery: 120_000 },
-  thin: { spreadBps: 30, depth: 20_000, depthRange: 0.02, recovery: 300_000 },
-} as const;
+export { LIQUIDITY_CLASSES };
 
 export interface BookModel {
   spreadBps: number;

@@ -4,22 +4,66 @@ import * as z from "zod";
 import { Decimal, truncateDecimals } from "../../lib/decimal.js";
 import { decimal, integer } from "../config/fields.js";
 import type { Intent, Skip } from "../intents.js";
-import { type Snapshot, type SpotPair, twapCoinIsPair, type VenueRules } from "../snapshot.js";
+import { pairLabel, type Snapshot, type SpotPair, twapCoinIsPair, type VenueRules } from "../snapshot.js";
 
 /** The `twap:` block of TWAP strategies. Bounds are the venue's; the configured rules may narrow them. */
-export const twapSchema = z.strictObject({
-  minutes: integer({ min: 5, max: 10_080 }).describe(
-    "Duration of each TWAP in minutes (the venue allows 5 to 10,080); shortened when slices would be too small",
-  ),
-  randomize: z.boolean().default(true).describe("Let the venue randomize slice timing and size"),
-  // Above 0: at 0 any tick against the order cancels it, and a trial's rebalancer placed 53 TWAPs in
-  // three days, each cancelled after a slice or two (fees paid, little traded).
-  maxDeviation: decimal({ gt: 0, max: 1 })
-    .optional()
-    .describe(
-      "While the TWAP runs, cancel it when the mid moves more than this fraction against it from the mid at decision time (0.05 = 5%: above for buys, below for sells); checked every minute. Above 0; under 0.5% ordinary moves cancel most TWAPs (config validate warns)",
+export const twapSchema = z
+  .strictObject({
+    minutes: integer({ min: 5, max: 10_080 }).describe(
+      "Duration of each TWAP in minutes (the venue allows 5 to 10,080); shortened when slices would be too small",
     ),
-});
+    randomize: z.boolean().default(true).describe("Let the venue randomize slice timing and size"),
+    // Above 0: at 0 any tick against the order cancels it, and a trial's rebalancer placed 53 TWAPs in
+    // three days, each cancelled after a slice or two (fees paid, little traded).
+    maxDeviation: decimal({ gt: 0, max: 1 })
+      .optional()
+      .describe(
+        "While the TWAP runs, cancel it when the mid moves more than this fraction against it from the mid at decision time (0.05 = 5%: above for buys, below for sells); checked every minute. Above 0; under 0.5% ordinary moves cancel most TWAPs (config validate warns)",
+      ),
+    maxParticipation: decimal({ gt: 0, max: 1 })
+      .optional()
+      .describe(
+        "Stretch a TWAP so it trades at most this fraction of its pair's volume over its run (0.1 = 10%), at the pace of the last 24 hours (the venue's dayNtlVlm), up to maxMinutes; without it a TWAP larger than the whole volume over its run is only said in its reason",
+      ),
+    maxMinutes: integer({ min: 5, max: 10_080 })
+      .optional()
+      .describe(
+        "Longest a TWAP is stretched to by maxParticipation (default 1440: a day; at least minutes). A TWAP still running holds its strategy's next order on that pair",
+      ),
+  })
+  .refine((t) => t.maxMinutes === undefined || t.maxMinutes >= t.minutes, {
+    message: "maxMinutes is the longest a TWAP is stretched to: at least minutes",
+    path: ["maxMinutes"],
+  });
+
+/** What a TWAP's duration is fitted to besides the venue's rules: its pair's traded volume. */
+export interface TwapLiquidity {
+  /** The pair, in words ("HYPE/USDC"). */
+  pair: string;
+  /** Quote traded on it in the last 24 hours (dayNtlVlm); undefined or 0: not known, nothing is fitted. */
+  dayVolume: Decimal | undefined;
+  maxParticipation?: Decimal;
+  maxMinutes?: number;
+}
+
+/** A TWAP above this share of its pair's volume over its run is said to be large against the market. */
+const LARGE_PARTICIPATION = new Decimal(1);
+/** Default of twap.maxMinutes: the longest maxParticipation stretches a TWAP to. */
+export const DEFAULT_STRETCH_MINUTES = 1440;
+
+/** The liquidity fit of a TWAP strategy's order on `pair` (its twap block and the pair's 24-hour volume). */
+export function twapLiquidity(
+  snapshot: Snapshot,
+  pair: SpotPair,
+  twap: { maxParticipation?: Decimal | undefined; maxMinutes?: number | undefined },
+): TwapLiquidity {
+  return {
+    pair: pairLabel(pair),
+    dayVolume: snapshot.marks?.get(pair.name)?.dayNtlVlm,
+    ...(twap.maxParticipation === undefined ? {} : { maxParticipation: twap.maxParticipation }),
+    ...(twap.maxMinutes === undefined ? {} : { maxMinutes: twap.maxMinutes }),
+  };
+}
 
 export type FitResult =
   | { ok: true; minutes: number; note: string | undefined }
@@ -43,6 +87,7 @@ export function fitTwapDuration(
   rules: VenueRules,
   quote: string,
   lots?: { size: Decimal; szDecimals: number; base: string },
+  liquidity?: TwapLiquidity,
 ): FitResult {
   let minutes = Math.min(Math.max(wanted, rules.twapMinMinutes), rules.twapMaxMinutes);
   const notes: string[] = [];
@@ -53,6 +98,38 @@ export function fitTwapDuration(
       ok: false,
       reason: `${fmt(notional)} ${quote} is below the venue minimum for a TWAP: at least ${fmt(minOrder)} ${quote} in all`,
     };
+  }
+  // Against the pair's traded volume (a whale's 250,000-USDC DCA over 120 min on a thin pair paid 155
+  // bps of spread and impact where 1,380 min cost 28: a trial's case). The volume is the venue's
+  // dayNtlVlm, the last 24 hours' pace; the bot reads no book.
+  const dayVolume = liquidity?.dayVolume;
+  if (liquidity !== undefined && dayVolume?.gt(0)) {
+    const perMinute = dayVolume.div(24 * 60);
+    const share = (m: number) => notional.div(perMinute.times(m));
+    const volumeText = `${fmt(dayVolume, 0)} ${quote} traded in the last 24 h`;
+    const cap = liquidity.maxParticipation;
+    if (cap !== undefined && share(minutes).gt(cap)) {
+      const longest = Math.max(
+        minutes,
+        Math.min(liquidity.maxMinutes ?? DEFAULT_STRETCH_MINUTES, rules.twapMaxMinutes),
+      );
+      const needed = notional.div(perMinute.times(cap)).ceil().toNumber();
+      const stretched = Math.min(needed, longest);
+      if (stretched > minutes) {
+        notes.push(
+          `stretched from ${minutes} to ${stretched} min to trade at most ${pct(cap)} of ${liquidity.pair}'s volume over its run (twap.maxParticipation; ${volumeText})`,
+        );
+        minutes = stretched;
+      }
+      if (share(minutes).gt(cap))
+        notes.push(
+          `still ${pct(share(minutes))} of that volume at ${minutes} min (twap.maxMinutes ${longest})`,
+        );
+    } else if (cap === undefined && share(minutes).gt(LARGE_PARTICIPATION)) {
+      notes.push(
+        `large against the market: ${pct(share(minutes))} of ${liquidity.pair}'s volume over its ${minutes} min at the last 24 h's pace (${volumeText}); expect a costly fill (twap.maxParticipation stretches such a TWAP)`,
+      );
+    }
   }
   const minSlice = rules.twapMinSliceValue;
   if (minSlice.gt(0)) {

@@ -12,7 +12,16 @@ import { positiveDecimal } from "../config/fields.js";
 import type { TwapOrderIntent } from "../intents.js";
 import { pairFor, pairText } from "../snapshot.js";
 import { isUsdStablecoin, usdPerUnit } from "../usd.js";
-import { fitTwapDuration, floorText, fmt, pct, runningTwapOn, skip, twapSchema } from "./common.js";
+import {
+  fitTwapDuration,
+  floorText,
+  fmt,
+  pct,
+  runningTwapOn,
+  skip,
+  twapLiquidity,
+  twapSchema,
+} from "./common.js";
 import { defineStrategy } from "./types.js";
 
 export const twapAccumulateParams = z.strictObject({
@@ -189,11 +198,14 @@ export const twapAccumulate = defineStrategy({
       ];
     }
     const notional = size.times(mid);
-    const fit = fitTwapDuration(notional, params.twap.minutes, snapshot.rules, quote, {
-      size,
-      szDecimals: pair.base.szDecimals,
-      base,
-    });
+    const fit = fitTwapDuration(
+      notional,
+      params.twap.minutes,
+      snapshot.rules,
+      quote,
+      { size, szDecimals: pair.base.szDecimals, base },
+      twapLiquidity(snapshot, pair, params.twap),
+    );
     if (!fit.ok) {
       // Rounding down to whole lots took the order below the minimum: say what amount would do.
       const minOrder = snapshot.rules.twapMinOrderValue;

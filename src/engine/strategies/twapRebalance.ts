@@ -7,7 +7,17 @@ import { decimal, fraction, positiveDecimal } from "../config/fields.js";
 import type { Decision, TwapOrderIntent } from "../intents.js";
 import { pairFor, pairLabel, pairText, type Snapshot, type SpotPair } from "../snapshot.js";
 import { usdPerUnit } from "../usd.js";
-import { fitTwapDuration, floorText, fmt, ONE, pct, runningTwapOn, skip, twapSchema } from "./common.js";
+import {
+  fitTwapDuration,
+  floorText,
+  fmt,
+  ONE,
+  pct,
+  runningTwapOn,
+  skip,
+  twapLiquidity,
+  twapSchema,
+} from "./common.js";
 import { defineStrategy } from "./types.js";
 
 /** Target weights must add up to one within this tolerance (they are written by hand in YAML). */
@@ -402,11 +412,14 @@ export const twapRebalance = defineStrategy({
         );
         continue;
       }
-      const fit = fitTwapDuration(notional, params.twap.minutes, snapshot.rules, quote, {
-        size,
-        szDecimals: pair.base.szDecimals,
-        base: h.token,
-      });
+      const fit = fitTwapDuration(
+        notional,
+        params.twap.minutes,
+        snapshot.rules,
+        quote,
+        { size, szDecimals: pair.base.szDecimals, base: h.token },
+        twapLiquidity(snapshot, pair, params.twap),
+      );
       if (!fit.ok) {
         decisions.push(skip(name, `${where}: ${fit.reason}`, "twapOrder"));
         continue;
