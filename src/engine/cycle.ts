@@ -4,6 +4,7 @@
 // Sends are sequential; after any action of a strategy is not accepted, the rest of that strategy's
 // actions in this cycle are skipped (a delegation must not go out when the deposit funding it failed).
 import type { Logger } from "pino";
+import { Decimal, ZERO } from "../lib/decimal.js";
 import { ConfigError, describeError, isFatalError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
 import type { ExchangeClient } from "../venue/exchange/client.js";
@@ -45,7 +46,7 @@ import { applyLimits, dayUsage, endedTwapFills, type RiskLimits } from "./risk.j
 import type { PlannedSale, Snapshot, VenueRules } from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
 import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
-import type { TwapRebalanceParams } from "./strategies/twapRebalance.js";
+import { excessOverTarget, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
 import { PAIRED_WITHIN_MS } from "./strategies/validatorStaking.js";
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -183,11 +184,36 @@ function plannedHypeSales(
     } catch {
       continue;
     }
+    let sells = false;
     for (const d of decisions)
       if (d.kind === "twapOrder" && d.side === "sell" && d.label.split("/")[0] === "HYPE") {
         const held = floor !== undefined && d.midPx.lt(floor);
-        out.push({ strategy: peer.name, size: d.size, ...(held ? { heldBy: "sell floor" } : {}) });
+        out.push({ strategy: peer.name, size: d.size, ...(held ? { heldBy: "its sell floor" } : {}) });
+        sells = true;
       }
+    if (sells) continue;
+    // Over target but not selling now (a DCA's TWAP running on the pair, a floor of the account under
+    // its keepOnSpot, its minimum order): what it is over target by goes out once that passes, and
+    // staked it could not (a trader's rebalancer waiting behind a 200-USD DCA TWAP found all 1,523 spot
+    // HYPE staked at :15, and ended at 75.9% HYPE against a 40% target).
+    // Less what HYPE sales already running will sell (the staking strategy keeps their part at their pace).
+    const selling = snapshot.twaps
+      .filter((t) => t.side === "sell" && snapshot.pairs.get(t.coin)?.base.name === "HYPE")
+      .reduce((a, t) => a.plus(Decimal.max(ZERO, t.size.minus(t.executedSize))), ZERO);
+    const over = excessOverTarget(capitalView(snapshot, peer.capital), params, "HYPE");
+    const excess = over?.minus(selling);
+    if (excess?.gt(0)) {
+      const reasons = decisions.filter((d) => d.kind === "skip").map((d) => d.reason);
+      const said = (text: string) => reasons.some((r) => r.includes(text));
+      const heldBy = said("is already running on")
+        ? "a TWAP running on its pair"
+        : said("limits.keepOnSpot floor")
+          ? "a token under its limits.keepOnSpot floor"
+          : said("minOrderUsd")
+            ? "its minOrderUsd"
+            : "its decision now";
+      out.push({ strategy: peer.name, size: excess, heldBy });
+    }
   }
   return out;
 }

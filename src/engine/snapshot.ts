@@ -261,7 +261,10 @@ export interface PriceSource<P extends PricedPair = PricedPair> {
 export interface PlannedSale {
   strategy: string;
   size: Decimal;
-  /** Set when its price limit holds the sale now ("sell floor"): it goes out once the price is back. */
+  /**
+   * Set when something holds the sale now ("its sell floor", "a TWAP running on its pair"): it goes out
+   * once that passes (the size is then what the rebalancer is over target by).
+   */
   heldBy?: string;
 }
 

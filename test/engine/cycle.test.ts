@@ -264,6 +264,44 @@ describe("engine cycle against the simulator", () => {
     );
   });
 
+  it("what a waiting rebalancer is over target by stays on spot: a TWAP running on its pair holds its sale, not the HYPE", async () => {
+    // A trader's case: a 200-USD DCA TWAP on HYPE/USDC held the rebalancer; staking deposited all 1,523
+    // spot HYPE at :15, and the rebalancer ended at 75.9% HYPE against a 40% target.
+    const staking = {
+      name: "staking",
+      kind: "validator-staking",
+      params: { validators: 2, maxCommission: 0.05, stakeIdleSpot: { enabled: true, keepSpot: 100 } },
+    };
+    const rebalance = { ...REBALANCE, params: { ...REBALANCE.params, countStaked: true } };
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [staking, rebalance],
+      fund: { HYPE: "2000", USDC: "20000" },
+      limits: { maxStakeMovePerDay: 100_000 },
+    });
+    bot.sim.setPrice("@107", "40");
+    // A TWAP of the account buys on HYPE/USDC (a DCA's), so the rebalancer's sale waits behind it.
+    const dca = await bot.runtime.exchange!.twapOrder({
+      asset: 10107,
+      isBuy: true,
+      size: "5",
+      szDecimals: 2,
+      minutes: 60,
+    });
+    expect(dca.status).toBe("accepted");
+    const only = bot.runtime.strategies().filter((s) => s.name === "staking");
+    const report = await runCycle(bot.runtime.cycleDeps(await bot.runtime.facts()), {
+      trigger: "once",
+      strategies: only,
+    });
+    const deposit = report.decisions.find((d) => d.decision.kind === "cDeposit")?.decision;
+    // 2,000 HYPE (80,000) against 20,000 USDC at 50/50: 750 over target, kept; 1,150 above keepSpot staked.
+    expect(deposit?.kind === "cDeposit" ? deposit.amount.toFixed() : undefined).toBe("1150");
+    expect(deposit?.reason).toMatch(
+      /750 idle spot HYPE stays on spot for the sale rebalance would make \(750 HYPE, held now by a TWAP running on its pair\)/,
+    );
+  });
+
   it("a new journal says once that the venue shows activity it does not have (budgets start from zero)", async () => {
     bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
     bot.sim.setPrice("@107", "40");

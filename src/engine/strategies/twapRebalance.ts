@@ -233,6 +233,26 @@ function valueHoldings(
   return { holdings, portfolio: holdings.reduce((a, h) => a.plus(h.value), ZERO) };
 }
 
+/**
+ * How much of `token` this rebalancer holds above its target weight beyond its band, in the token's
+ * units: what it sells once nothing holds it back (a TWAP running on the pair, a floor of the account,
+ * a limit, its minimum order); undefined when nothing, or when the holdings cannot be valued. Pure.
+ */
+export function excessOverTarget(
+  snapshot: Snapshot,
+  params: TwapRebalanceParams,
+  token: string,
+): Decimal | undefined {
+  if (params.targets[token] === undefined || token === params.quote) return undefined;
+  const valued = valueHoldings(snapshot, params, "");
+  if ("skip" in valued || !valued.portfolio.gt(0)) return undefined;
+  const h = valued.holdings.find((x) => x.token === token);
+  if (h === undefined) return undefined;
+  const excess = h.value.minus(h.target.times(valued.portfolio));
+  if (!excess.gt(params.band.times(valued.portfolio))) return undefined;
+  return excess.div(h.mid);
+}
+
 export const twapRebalance = defineStrategy({
   description: "Keep spot tokens at target weights with one TWAP per token that leaves its band",
   paramsSchema: twapRebalanceParams,

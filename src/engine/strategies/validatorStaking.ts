@@ -677,7 +677,7 @@ export const validatorStaking = defineStrategy({
             : []),
           ...(planned.length > 0
             ? [
-                `for the sale ${planned.map((p) => (p.heldBy === undefined ? `${p.strategy} would make now (${fmt(p.size)} HYPE)` : `${p.strategy} would make (${fmt(p.size)} HYPE, held now by its ${p.heldBy})`)).join(" and ")}: staked, it could not be sold when that sale goes out`,
+                `for the sale ${planned.map((p) => (p.heldBy === undefined ? `${p.strategy} would make now (${fmt(p.size)} HYPE)` : `${p.strategy} would make (${fmt(p.size)} HYPE, held now by ${p.heldBy})`)).join(" and ")}: staked, it could not be sold when that sale goes out`,
               ]
             : []),
         ];
