@@ -417,14 +417,17 @@ function netOpposingTwaps(
     const [winners, losers, offset] = bought.gte(sold) ? [buys, sells, sold] : [sells, buys, bought];
     const describe = (ts: TwapOrderIntent[]) =>
       ts.map((t) => `${t.strategy}'s ${t.side} of ${fmt(t.size)}`).join(" and ");
+    const lost: Skip[] = [];
     for (const l of losers) {
       replaced.set(l, undefined);
-      skipped.push({
+      const s: Skip = {
         kind: "skip",
         strategy: l.strategy,
         considered: "twapOrder",
         reason: `${l.reason}; netted: ${describe(winners)} ${l.label} in the same cycle covers it (no opposing TWAPs on one pair)`,
-      });
+      };
+      lost.push(s);
+      skipped.push(s);
     }
     // The last-allocated winners give way first.
     let remaining = offset;
@@ -456,6 +459,10 @@ function netOpposingTwaps(
       changed.add(shrunk);
       replaced.set(w, shrunk);
     }
+    // A trade is left to cover the dropped side: that side is covered only if it goes out (the cycle
+    // defers it otherwise). Netted to nothing, both sides are done.
+    if (winners.some((w) => replaced.get(w) !== undefined || !replaced.has(w)))
+      for (const s of lost) s.coveredOn = winners[0]!.assetId;
   }
   const out: Intent[] = [];
   for (const i of intents) {

@@ -428,7 +428,11 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       lastRefused: lastRefusedTwaps(deps.journal, intents),
       unresolved: unresolvedTouches(reconciled),
     });
-    skips.push(...allocation.skipped);
+    // A side netted away is covered by the opposing TWAP only if that one goes out: journaled after the
+    // sends (a DCA's buy netted against a rebalancer's sale that the daily limit then blocked lost the
+    // DCA's day: a trader's trial).
+    const covered = allocation.skipped.filter((s) => s.coveredOn !== undefined);
+    skips.push(...allocation.skipped.filter((s) => s.coveredOn === undefined));
 
     // Decisions nothing is done about are written in one commit each batch (a large account has
     // dozens; a commit per row costs an fsync each).
@@ -557,6 +561,33 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       if (action.outcome === "rejected" || action.outcome === "unknown")
         failedStrategies.add(intent.strategy);
     }
+    if (covered.length > 0)
+      deps.journal.batch(() => {
+        for (const s of covered) {
+          const { coveredOn, ...skip } = s;
+          const wentOut = report.decisions.some(
+            (d) =>
+              d.decision.kind === "twapOrder" &&
+              d.decision.assetId === coveredOn &&
+              d.action !== undefined &&
+              d.action.outcome !== "rejected" &&
+              d.action.outcome !== "skipped",
+          );
+          record(
+            deps,
+            report,
+            cycleId,
+            wentOut
+              ? skip
+              : {
+                  ...skip,
+                  reason: `${skip.reason}; that TWAP did not go out (blocked or refused): not traded, the slot stays due`,
+                  defer: true,
+                },
+            "skipped",
+          );
+        }
+      });
     if (report.actions.length > 0)
       recordJournal(deps.metrics, {
         journal: deps.journal,

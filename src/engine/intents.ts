@@ -111,6 +111,11 @@ export interface Skip extends Base {
   defer?: true;
   /** The strategy threw while deciding (a bug, a read that failed): a failure of its run, not a choice. */
   failed?: true;
+  /**
+   * Netted against an opposing TWAP on this asset that is still to be sent: covered only if that one
+   * goes out (the cycle defers this decision otherwise). Not journaled.
+   */
+  coveredOn?: number;
 }
 
 export type Decision = Intent | Skip;

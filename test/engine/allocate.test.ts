@@ -342,6 +342,27 @@ describe("allocation against the simulator", () => {
     expect(report.actions.map((a) => [a.strategy, a.outcome])).toEqual([["rebalance", "accepted"]]);
     const dca = report.decisions.find((x) => x.decision.strategy === "dca");
     expect(dca?.decision.reason).toMatch(/netted/);
+    expect(dca?.decision).not.toHaveProperty("defer");
+    expect(dca?.decision).not.toHaveProperty("coveredOn");
+  });
+
+  it("a DCA buy netted against a sale the limits then block is deferred, not lost (a trader's trial)", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [REBALANCE, DCA],
+      fund: { HYPE: "1000", USDC: "30000" },
+      // Less than the rebalancer's sale (about 5,000 USD) and nothing smaller fits the TWAP minimum
+      // after it: the daily limit blocks the sale that covered the DCA's buy.
+      limits: { maxDailyNotionalUsd: 50 },
+    });
+    bot.sim.setPrice("@107", "40");
+    const report = await cycle(bot);
+    expect(placed(bot)).toHaveLength(0);
+    const dca = report.decisions.find((x) => x.decision.strategy === "dca");
+    expect(dca?.decision).toMatchObject({ kind: "skip", defer: true });
+    expect(dca?.decision.reason).toMatch(
+      /netted: .*; that TWAP did not go out \(blocked or refused\): not traded, the slot stays due$/,
+    );
   });
 
   it("a DCA run blocked by another strategy's running TWAP is deferred, not dropped", async () => {

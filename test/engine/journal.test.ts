@@ -178,8 +178,14 @@ describe("journal", () => {
     journal.settleSlot(ACCOUNT, "a", now - 1_000, "acted");
     const states = journal.slotStates(ACCOUNT, ["a", "b"], now);
     expect(Object.fromEntries(states)).toEqual({
-      a: { firstSeen: now - 5_000, lastSlot: now - 1_000 },
+      a: { firstSeen: now - 5_000, lastSlot: now - 1_000, lastActed: true },
       b: { firstSeen: now, lastSlot: undefined },
+    });
+    // A slot reported missed was not acted in.
+    journal.settleSlot(ACCOUNT, "a", now - 500, "missed");
+    expect(journal.slotStates(ACCOUNT, ["a"], now).get("a")).toEqual({
+      firstSeen: now - 5_000,
+      lastSlot: now - 500,
     });
     // Registered: the same answer one by one, and later sightings keep the first one.
     expect(journal.slotState(ACCOUNT, "b", now + 60_000)).toEqual({ firstSeen: now, lastSlot: undefined });

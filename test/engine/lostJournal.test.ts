@@ -16,7 +16,9 @@ afterEach(async () => {
 
 describe("a lost journal", () => {
   it("is warned of by a dry run, not by the repair itself", async () => {
-    bot = await startTestBot({ strategies: [REBALANCE], fund: { USDC: "100" } });
+    // minOrderUsd at the venue minimum: a configuration that warns of nothing else.
+    const rebalance = { ...REBALANCE, params: { ...REBALANCE.params, minOrderUsd: 100 } };
+    bot = await startTestBot({ strategies: [rebalance], fund: { USDC: "100" } });
     await bot.runtime.close();
     const db = join(bot.dir, "state", "hlbot.db");
     for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });

@@ -53,6 +53,8 @@ describe("did you mean", () => {
       "minutes",
       "randomize",
       "maxDeviation",
+      "maxParticipation",
+      "maxMinutes",
     ]);
     expect(knownKeysAt(strategyFileSchema, ["params"], { kind: "nope" })).toEqual([]);
   });
