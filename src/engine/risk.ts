@@ -170,6 +170,15 @@ function positive(value: unknown): value is Decimal {
   return value instanceof Decimal && value.isFinite() && value.gt(0);
 }
 
+/**
+ * A block by a daily limit (or its unknown usage): the day's room comes back as the 24-h window moves
+ * on, so the slot stays due and is retried within schedule.catchUp, as after a kill-switch block (a
+ * weekly sale blocked by what another strategy used of the day lost its week: a trader's trial).
+ */
+function dailyBlock(intent: Intent, why: string): Skip {
+  return { ...blockedBy(intent, `${why}; the slot stays due`), defer: true };
+}
+
 export function applyLimits(
   intents: readonly Intent[],
   limits: RiskLimits,
@@ -226,7 +235,7 @@ export function applyLimits(
           break;
         }
         if (notional === undefined) {
-          blocked.push(blockedBy(intent, "24-h notional usage is unknown (failing closed)"));
+          blocked.push(dailyBlock(intent, "24-h notional usage is unknown (failing closed)"));
           break;
         }
         let sent = result;
@@ -244,7 +253,7 @@ export function applyLimits(
                 ? ""
                 : `; the order was first reduced to ${fmt(result.notionalUsd, 2)} USD by maxOrderUsd ${fmt(limits.maxOrderUsd)}`;
             blocked.push(
-              blockedBy(
+              dailyBlock(
                 intent,
                 `24-h notional would reach ${fmt(after, 2)} USD, above maxDailyNotionalUsd ${fmt(limits.maxDailyNotionalUsd)} ` +
                   `(${fmt(notional, 2)} used${cut}); what is left of it is too small: ${shrunk}`,
@@ -267,7 +276,9 @@ export function applyLimits(
         // An unpaired delegation is funded from idle stake (a deposit of its strategy included).
         const fromIdle = group.length === 1 && facts.move === "delegate";
         if (typeof verdict === "string") {
-          for (const g of group) blocked.push(blockedBy(g.intent, verdict));
+          const daily = verdict.startsWith("24-h stake move");
+          for (const g of group)
+            blocked.push(daily ? dailyBlock(g.intent, verdict) : blockedBy(g.intent, verdict));
           if (fromIdle && positive(facts.intent.amount)) cut(intent.strategy, facts.intent.amount);
           break;
         }
