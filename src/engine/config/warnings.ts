@@ -52,6 +52,12 @@ export function configWarnings(c: LoadedConfig): string[] {
         }. Raise maxOrderUsd to at least ${enough.toFixed()}.`,
     );
   }
+  if (c.limits.maxDailyNotionalUsd.lt(enough)) {
+    out.push(
+      `limits.maxDailyNotionalUsd ${c.limits.maxDailyNotionalUsd.toFixed()} is ${c.limits.maxDailyNotionalUsd.lt(minOrder) ? "below" : "at"} the smallest TWAP the venue accepts ` +
+        `(venue.twapMinOrderValue ${minOrder.toFixed()}): no TWAP fits a day. Raise maxDailyNotionalUsd to at least ${enough.toFixed()}.`,
+    );
+  }
   for (const s of c.strategies) out.push(...strategyWarnings(s, c.venue.rules, c.limits));
   out.push(...strategyConflicts(c.strategies));
   return out;
@@ -80,6 +86,26 @@ export function strategyWarnings(
         `(venue.twapMinOrderValue ${minOrder.toFixed()})${amountUsd.lt(minOrder) ? ": every run will be skipped" : ", and orders are rounded down to whole lots: a run is skipped whenever that takes it below (at most prices)"}. ` +
         `Raise amountUsd to at least ${enough.toFixed()}.`,
     );
+  // A band as wide as a target: the token can go to nothing and stay "within band" (a trader's PURR at
+  // 1.7% against 5% ± 10% was never bought).
+  if (s.enabled && s.kind === "twap-rebalance") {
+    const { targets, band, quote } = s.params as {
+      targets?: Record<string, unknown>;
+      band?: unknown;
+      quote?: string;
+    };
+    for (const [token, target] of Object.entries(targets ?? {}))
+      if (
+        token !== quote &&
+        target instanceof Decimal &&
+        band instanceof Decimal &&
+        target.gt(0) &&
+        band.gte(target)
+      )
+        out.push(
+          `strategy ${s.name}: band ${band.toFixed()} is at least ${token}'s target ${target.toFixed()}: ${token} can fall to nothing and stay within band, so it is never bought back. Narrow band below ${target.toFixed()} (e.g. ${target.div(4).toDecimalPlaces(4, Decimal.ROUND_DOWN).toFixed()}).`,
+        );
+  }
   // A rebalancer's minOrderUsd under the venue minimum: corrections between the two are skipped anyway.
   const { minOrderUsd } =
     s.kind === "twap-rebalance" ? (s.params as { minOrderUsd?: unknown }) : { minOrderUsd: undefined };

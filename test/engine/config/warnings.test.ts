@@ -34,6 +34,16 @@ describe("strategyWarnings", () => {
   });
 });
 
+describe("band against targets", () => {
+  it("warns of a band as wide as a target: the token can fall to nothing within band (a trader's trial)", () => {
+    const targets = { HYPE: parseDecimal("0.45"), PURR: parseDecimal("0.05"), USDC: parseDecimal("0.5") };
+    expect(strategyWarnings(rebalancer({ targets, quote: "USDC", band: parseDecimal("0.1") }))).toEqual([
+      "strategy rebal: band 0.1 is at least PURR's target 0.05: PURR can fall to nothing and stay within band, so it is never bought back. Narrow band below 0.05 (e.g. 0.0125).",
+    ]);
+    expect(strategyWarnings(rebalancer({ targets, quote: "USDC", band: parseDecimal("0.03") }))).toEqual([]);
+  });
+});
+
 describe("configWarnings", () => {
   const config = (maxOrderUsd: string) =>
     ({
@@ -52,5 +62,15 @@ describe("configWarnings", () => {
       "limits.maxOrderUsd 50 is below the smallest TWAP the venue accepts (venue.twapMinOrderValue 100): every TWAP will be blocked. Raise maxOrderUsd to at least 102.",
     ]);
     expect(configWarnings(config("102"))).toEqual([]);
+  });
+
+  it("warns of a maxDailyNotionalUsd under the venue minimum: no TWAP fits a day", () => {
+    const daily = {
+      ...(config("500") as object),
+      limits: { maxOrderUsd: parseDecimal("500"), maxDailyNotionalUsd: parseDecimal("90") },
+    } as never;
+    expect(configWarnings(daily)).toEqual([
+      "limits.maxDailyNotionalUsd 90 is below the smallest TWAP the venue accepts (venue.twapMinOrderValue 100): no TWAP fits a day. Raise maxDailyNotionalUsd to at least 102.",
+    ]);
   });
 });
