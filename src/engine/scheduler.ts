@@ -267,8 +267,9 @@ export class Scheduler {
   }
 
   /**
-   * Records the outcome of a group's cycle: each strategy whose decisions were not all deferred has
-   * acted in the slot; deferred ones keep it due.
+   * Records the outcome of a group's cycle: a strategy that sent something, or decided without anything
+   * waiting, has acted in the slot; one that sent nothing while something of it waits (a deferred skip)
+   * or failed keeps it due.
    */
   settle(
     group: SlotGroup,
@@ -285,11 +286,26 @@ export class Scheduler {
       const stoppedUnsent = report.cutShort?.strategies.has(s.name) === true && !sent;
       // Blocked by the kill switch, it stays due too: resumed within the catch-up window, it acts.
       const pausedUnsent = report.killSwitchEngaged === true && !sent;
-      const allDeferred =
-        stoppedUnsent ||
-        pausedUnsent ||
-        (own.length > 0 && own.every((d) => d.decision.kind === "skip" && d.decision.defer === true));
+      // Nothing of it sent, and something waits for a temporary reason (a daily limit, a TWAP running on
+      // its pair): the slot stays due, whatever its other decisions ("within band" of a second token
+      // settled a three-token rebalancer's blocked sale: a review).
+      const onlySkips = !sent && own.length > 0 && own.every((d) => d.decision.kind === "skip");
+      const waits = onlySkips && own.some((d) => d.decision.kind === "skip" && d.decision.defer === true);
+      // It threw while deciding: a failure (back-off, health), its slot due like a failed cycle's.
+      const failed = onlySkips && own.some((d) => d.decision.kind === "skip" && d.decision.failed === true);
+      const allDeferred = stoppedUnsent || pausedUnsent || waits;
       const e = this.entries.get(s.name);
+      if (failed) {
+        if (e) {
+          e.failures++;
+          e.retryAt = Math.min(
+            now + retryDelayMs(e.failures, this.retryBaseMs, this.retryMaxMs),
+            e.cron.next(now) ?? Number.POSITIVE_INFINITY,
+          );
+        }
+        deferred.push(s.name);
+        continue;
+      }
       if (allDeferred) {
         // Tried again after a back-off like a failure's, never later than the next slot.
         if (e) {
