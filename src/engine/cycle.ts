@@ -503,7 +503,25 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     const failedStrategies = new Set<string>();
     const cutShort = new Set<string>();
     let notSent = 0;
+    // A TWAP the kill switch cancels in this cycle is not cancelled again by its guard (the second was
+    // refused, and its strategy counted as failed: a review).
+    const cancelled = new Set(cancels.flatMap((c) => (c.kind === "twapCancel" ? [c.twapId] : [])));
     for (const intent of [...cancels, ...limited.allowed]) {
+      if (intent.kind === "twapCancel" && cancelled.has(intent.twapId) && !cancels.includes(intent)) {
+        record(
+          deps,
+          report,
+          cycleId,
+          {
+            kind: "skip",
+            strategy: intent.strategy,
+            considered: intent.kind,
+            reason: `${intent.reason}; not sent: the kill switch cancels TWAP #${intent.twapId} in this cycle`,
+          },
+          "skipped",
+        );
+        continue;
+      }
       const guard: Guard =
         limited.reduced.includes(intent) || allocation.changed.includes(intent) ? "reduced" : "allowed";
       // A stop (SIGINT, SIGTERM) lets the request in flight finish and sends nothing new but cancels

@@ -92,4 +92,37 @@ describe("a running TWAP's guard", () => {
     const cancels = bot.sim.ledger({ kind: "twapTerminated", user: bot.address });
     expect(cancels).toHaveLength(1);
   });
+
+  it("is sent once when the kill switch cancels running TWAPs itself (killSwitchCancelRunning)", async () => {
+    const dca = {
+      name: "dca-sell",
+      kind: "twap-accumulate",
+      params: {
+        coin: "HYPE",
+        side: "sell",
+        amountUsd: 800,
+        limitPx: 35,
+        twap: { minutes: 60, randomize: false },
+      },
+    };
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [dca],
+      fund: { HYPE: "1000" },
+      limits: { killSwitchCancelRunning: true },
+    });
+    bot.sim.setPrice("@107", "40");
+    await firstCycle(bot);
+    bot.sim.advance(2 * 60_000);
+    writeFileSync(bot.runtime.config.limits.killSwitchFile!, "stopped by hand");
+    bot.sim.setPrice("@107", "30");
+    const w = await watch(bot);
+    // One cancel (the kill switch's), accepted; the guard's is not sent again, said.
+    expect(w.report?.actions.map((a) => [a.strategy, a.action, a.outcome])).toEqual([
+      ["kill-switch", "twapCancel", "accepted"],
+    ]);
+    expect(w.report?.decisions.map((d) => d.decision.reason).join("\n")).toMatch(
+      /not sent: the kill switch cancels TWAP #\d+ in this cycle/,
+    );
+  });
 });
