@@ -21,7 +21,7 @@ describe("fitting a TWAP to its pair's volume", () => {
     expect(fitTwapDuration(d("250000"), 120, rules, "USDC", undefined, thin)).toEqual({
       ok: true,
       minutes: 120,
-      note: "large against the market: 1500% of HYPE/USDC's volume over its 120 min at the last 24 h's pace (200000 USDC traded in the last 24 h); expect a costly fill (twap.maxParticipation stretches such a TWAP)",
+      note: "large against the market: 1500% of HYPE/USDC's volume over its 120 min at the last 24 h's pace (200000 USDC traded by others in the last 24 h); expect a costly fill (twap.maxParticipation stretches such a TWAP)",
     });
     // Under the whole volume: nothing said.
     expect(fitTwapDuration(d("10000"), 120, rules, "USDC", undefined, thin).ok && true).toBe(true);
@@ -45,7 +45,7 @@ describe("fitting a TWAP to its pair's volume", () => {
     expect(fitTwapDuration(d("200000"), 120, rules, "USDC", undefined, medium)).toEqual({
       ok: true,
       minutes: 576,
-      note: "stretched from 120 to 576 min to trade at most 10% of HYPE/USDC's volume over its run (twap.maxParticipation; 5000000 USDC traded in the last 24 h)",
+      note: "stretched from 120 to 576 min to trade at most 10% of HYPE/USDC's volume over its run (twap.maxParticipation; 5000000 USDC traded by others in the last 24 h)",
     });
     // Already within it: unchanged.
     expect(fitTwapDuration(d("20000"), 120, rules, "USDC", undefined, medium)).toMatchObject({
@@ -99,6 +99,59 @@ describe("fitting a TWAP to its pair's volume", () => {
     expect(order!.reason).toMatch(
       /stretched from 120 to 576 min to trade at most 10% of HYPE\/USDC's volume/,
     );
+  });
+});
+
+describe("the account's own volume", () => {
+  it("is no liquidity for its next order: taken off the pair's dayNtlVlm (a review)", () => {
+    const base = buildSnapshot({ balances: { USDC: 3_000_000 }, hypeMid: 25 });
+    const marks = new Map([
+      [
+        "@107",
+        {
+          markPx: new Decimal(25),
+          midPx: new Decimal(25),
+          prevDayPx: new Decimal(25),
+          dayNtlVlm: d("5000000"),
+        },
+      ],
+    ]);
+    // Yesterday's TWAP of the account filled 1,000,000 of the 5,000,000: others traded 4,000,000.
+    const own = {
+      ...base.twaps[0],
+      twapId: 1,
+      coin: "@107",
+      assetId: 10107,
+      side: "buy" as const,
+      size: d("40000"),
+      executedSize: d("40000"),
+      executedNotional: d("1000000"),
+      minutes: 720,
+      startedAt: T0 - 20 * 3_600_000,
+      ended: true,
+    };
+    const snapshot = { ...base, marks, recentTwaps: [own] };
+    const params = twapAccumulateParams.parse({
+      coin: "HYPE",
+      side: "buy",
+      amountUsd: 200000,
+      twap: { minutes: 120, randomize: false, maxParticipation: 0.1 },
+    });
+    const [order] = twapAccumulate.decide(snapshot as never, params, T0, {}, "dca") as TwapOrderIntent[];
+    // 200,000 at 10% of 4,000,000 a day (277.7 a minute): 720 min.
+    expect(order!.minutes).toBe(720);
+    expect(order!.reason).toMatch(/4000000 USDC traded by others in the last 24 h/);
+    // All of it the account's own: said, and stretched as far as maxMinutes allows.
+    const mine = { ...own, executedNotional: d("5000000") };
+    const [alone] = twapAccumulate.decide(
+      { ...snapshot, recentTwaps: [mine] } as never,
+      params,
+      T0,
+      {},
+      "dca",
+    ) as TwapOrderIntent[];
+    expect(alone!.minutes).toBe(1440);
+    expect(alone!.reason).toMatch(/all of HYPE\/USDC's volume in the last 24 h was this account's own/);
   });
 });
 

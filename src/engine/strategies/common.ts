@@ -40,8 +40,13 @@ export const twapSchema = z
 export interface TwapLiquidity {
   /** The pair, in words ("HYPE/USDC"). */
   pair: string;
-  /** Quote traded on it in the last 24 hours (dayNtlVlm); undefined or 0: not known, nothing is fitted. */
+  /**
+   * Quote traded on it by others in the last 24 hours: the venue's dayNtlVlm less the account's own
+   * TWAPs' fills there (a bot's own volume is no liquidity for its next order). Undefined: not known,
+   * nothing is fitted; 0 with `allOwn`: all of it was the account's.
+   */
   dayVolume: Decimal | undefined;
+  allOwn?: boolean;
   maxParticipation?: Decimal;
   maxMinutes?: number;
 }
@@ -57,9 +62,16 @@ export function twapLiquidity(
   pair: SpotPair,
   twap: { maxParticipation?: Decimal | undefined; maxMinutes?: number | undefined },
 ): TwapLiquidity {
+  const total = snapshot.marks?.get(pair.name)?.dayNtlVlm;
+  const own = (snapshot.recentTwaps ?? snapshot.twaps)
+    .filter((t) => t.coin === pair.name)
+    .reduce((a, t) => a.plus(t.executedNotional), new Decimal(0));
+  const others = total?.minus(own);
+  const allOwn = total?.gt(0) === true && others !== undefined && !others.gt(0);
   return {
     pair: pairLabel(pair),
-    dayVolume: snapshot.marks?.get(pair.name)?.dayNtlVlm,
+    dayVolume: others === undefined ? undefined : Decimal.max(others, 0),
+    ...(allOwn ? { allOwn } : {}),
     ...(twap.maxParticipation === undefined ? {} : { maxParticipation: twap.maxParticipation }),
     ...(twap.maxMinutes === undefined ? {} : { maxMinutes: twap.maxMinutes }),
   };
@@ -103,17 +115,29 @@ export function fitTwapDuration(
   // bps of spread and impact where 1,380 min cost 28: a trial's case). The volume is the venue's
   // dayNtlVlm, the last 24 hours' pace; the bot reads no book.
   const dayVolume = liquidity?.dayVolume;
-  if (liquidity !== undefined && dayVolume?.gt(0)) {
+  if (liquidity?.allOwn === true) {
+    const longest = Math.max(
+      minutes,
+      Math.min(liquidity.maxMinutes ?? DEFAULT_STRETCH_MINUTES, rules.twapMaxMinutes),
+    );
+    const stretch = liquidity.maxParticipation !== undefined && longest > minutes;
+    notes.push(
+      `large against the market: all of ${liquidity.pair}'s volume in the last 24 h was this account's own; expect a costly fill` +
+        (stretch ? ` (stretched from ${minutes} to ${longest} min, twap.maxMinutes)` : ""),
+    );
+    if (stretch) minutes = longest;
+  } else if (liquidity !== undefined && dayVolume?.gt(0)) {
     const perMinute = dayVolume.div(24 * 60);
     const share = (m: number) => notional.div(perMinute.times(m));
-    const volumeText = `${fmt(dayVolume, 0)} ${quote} traded in the last 24 h`;
+    const volumeText = `${fmt(dayVolume, 0)} ${quote} traded by others in the last 24 h`;
     const cap = liquidity.maxParticipation;
     if (cap !== undefined && share(minutes).gt(cap)) {
       const longest = Math.max(
         minutes,
         Math.min(liquidity.maxMinutes ?? DEFAULT_STRETCH_MINUTES, rules.twapMaxMinutes),
       );
-      const needed = notional.div(perMinute.times(cap)).ceil().toNumber();
+      // notional × 1440 / (cap × dayVolume): one division, so an exact 720 stays 720.
+      const needed = notional.times(24 * 60).div(cap.times(dayVolume)).ceil().toNumber();
       const stretched = Math.min(needed, longest);
       if (stretched > minutes) {
         notes.push(
