@@ -148,6 +148,12 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
     id: "journal-007-flags",
     sql: "CREATE TABLE IF NOT EXISTS journal_flags (name TEXT PRIMARY KEY) STRICT;",
   },
+  {
+    // The cron expression a slot was settled under: an edited schedule measures the run it already made
+    // against both periods (slotVerdict).
+    id: "journal-008-slot-schedule",
+    sql: "ALTER TABLE schedule_slots ADD COLUMN schedule TEXT;",
+  },
 ];
 
 /**
@@ -712,9 +718,14 @@ export class Journal {
    */
   slotState(account: string, strategy: string, now: number): SlotState {
     const select = this.sql(
-      "SELECT first_seen AS firstSeen, last_slot AS lastSlot, last_outcome AS lastOutcome FROM schedule_slots WHERE account = ? AND strategy = ?",
+      "SELECT first_seen AS firstSeen, last_slot AS lastSlot, last_outcome AS lastOutcome, schedule FROM schedule_slots WHERE account = ? AND strategy = ?",
     );
-    type Row = { firstSeen: number; lastSlot: number | null; lastOutcome: string | null };
+    type Row = {
+      firstSeen: number;
+      lastSlot: number | null;
+      lastOutcome: string | null;
+      schedule: string | null;
+    };
     // Read first: the row exists on every call but the first, and a read takes no write transaction.
     let row = select.get(account, strategy) as Row | undefined;
     if (row === undefined) {
@@ -732,9 +743,15 @@ export class Journal {
    * them at every step); a strategy without a row is registered as first seen at `now`, as slotState does.
    */
   slotStates(account: string, strategies: readonly string[], now: number): Map<string, SlotState> {
-    type Row = { strategy: string; firstSeen: number; lastSlot: number | null; lastOutcome: string | null };
+    type Row = {
+      strategy: string;
+      firstSeen: number;
+      lastSlot: number | null;
+      lastOutcome: string | null;
+      schedule: string | null;
+    };
     const rows = this.sql(
-      "SELECT strategy, first_seen AS firstSeen, last_slot AS lastSlot, last_outcome AS lastOutcome FROM schedule_slots WHERE account = ?",
+      "SELECT strategy, first_seen AS firstSeen, last_slot AS lastSlot, last_outcome AS lastOutcome, schedule FROM schedule_slots WHERE account = ?",
     ).all(account) as Row[];
     const known = new Map(rows.map((r) => [r.strategy, r]));
     const out = new Map<string, SlotState>();
@@ -760,12 +777,21 @@ export class Journal {
     );
   }
 
-  /** Settles a strategy's slot (acted in, or missed); a slot never moves backwards. */
-  settleSlot(account: string, strategy: string, slot: number, outcome: "acted" | "missed"): void {
+  /**
+   * Settles a strategy's slot (acted in, or missed) under its cron expression `schedule`; a slot never
+   * moves backwards.
+   */
+  settleSlot(
+    account: string,
+    strategy: string,
+    slot: number,
+    outcome: "acted" | "missed",
+    schedule: string | null = null,
+  ): void {
     this.sql(
-      `UPDATE schedule_slots SET last_slot = ?, last_outcome = ?, updated_at = ?
+      `UPDATE schedule_slots SET last_slot = ?, last_outcome = ?, schedule = ?, updated_at = ?
          WHERE account = ? AND strategy = ? AND (last_slot IS NULL OR last_slot < ?)`,
-    ).run(slot, outcome, this.clock(), account, strategy, slot);
+    ).run(slot, outcome, schedule, this.clock(), account, strategy, slot);
   }
 
   /**
@@ -1074,10 +1100,12 @@ function slotStateOf(row: {
   firstSeen: number;
   lastSlot: number | null;
   lastOutcome: string | null;
+  schedule: string | null;
 }): SlotState {
   return {
     firstSeen: row.firstSeen,
     lastSlot: row.lastSlot ?? undefined,
     ...(row.lastSlot !== null && row.lastOutcome === "acted" ? { lastActed: true } : {}),
+    ...(row.lastSlot !== null && row.schedule !== null ? { lastSchedule: row.schedule } : {}),
   };
 }

@@ -215,6 +215,8 @@ export interface SlotState {
   firstSeen: number;
   /** Whether `lastSlot` was acted in (not reported missed). */
   lastActed?: boolean;
+  /** The cron expression `lastSlot` was settled under (journals from before it was kept: none). */
+  lastSchedule?: string;
 }
 
 export type SlotVerdict =
@@ -251,15 +253,26 @@ export function slotVerdict(
   catchUpMs: number,
 ): SlotVerdict {
   let after = state.lastSlot ?? state.firstSeen;
-  // The schedule changed since the strategy last acted (that slot is not one of this expression's): a
-  // slot of the new schedule nearer to that run than half the new period counts as the one it ran in.
-  // Moved from 08:00 to 08:30 after buying at 08:00, a daily DCA bought again at 08:30 (review of
-  // 2026-11-27); moved from 08:00 to 06:30 the next morning, it still buys that day at 06:30.
+  // The schedule changed since the strategy last acted: a slot of the new schedule nearer to that run
+  // than half a period (the shorter of the old and the new) counts as the one it ran in. Moved from
+  // 08:00 to 08:30 after buying at 08:00, a daily DCA bought again at 08:30 (review of 2026-11-27);
+  // moved to 06:30 the next morning it still buys that day, and a daily DCA made weekly after Friday's
+  // buy still makes Monday's (the old period, a day, bounds it). Journals from before the expression
+  // was kept: a last slot not on this schedule means it changed, measured against the new period.
   const last = state.lastSlot;
-  if (last !== undefined && state.lastActed === true && cron.next(last - 1) !== last) {
-    const first = cron.next(last);
+  if (last !== undefined && state.lastActed === true) {
+    const changed =
+      state.lastSchedule !== undefined
+        ? state.lastSchedule !== cron.expression
+        : cron.next(last - 1) !== last;
+    const first = changed ? cron.next(last) : undefined;
     const second = first === undefined ? undefined : cron.next(first);
-    if (first !== undefined && second !== undefined && first - last < (second - first) / 2) after = first;
+    if (first !== undefined && second !== undefined) {
+      let period = second - first;
+      const before = state.lastSchedule === undefined ? undefined : periodAfter(state.lastSchedule, last);
+      if (before !== undefined) period = Math.min(period, before);
+      if (first - last < period / 2) after = first;
+    }
   }
   const next = cron.next(Math.max(now, after));
   let latest: number | undefined;
@@ -282,6 +295,16 @@ export function slotVerdict(
     before ?? (count > 0 ? lastSlotAtOrBefore(cron, after, now - catchUpMs - 1) : undefined);
   if (latest === undefined) return { due: false, missed: count, latestMissed, next };
   return { due: true, slot: latest, missed: count, latestMissed, next };
+}
+
+/** Time from `slot` to the next slot of `expression` (undefined when it is not a valid expression or never comes). */
+function periodAfter(expression: string, slot: number): number | undefined {
+  try {
+    const next = new CronSchedule(expression).next(slot);
+    return next === undefined ? undefined : next - slot;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Slots in (after, until], counted up to MAX_COUNTED_SLOTS. */

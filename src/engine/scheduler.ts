@@ -225,7 +225,8 @@ export class Scheduler {
         });
       // Settled once reported, also before a due slot (it stays due: it is later), so a slot missed while
       // a due one is retried is not reported again by each plan or each `once`.
-      if (v.latestMissed !== undefined) this.journal.settleSlot(this.account, name, v.latestMissed, "missed");
+      if (v.latestMissed !== undefined)
+        this.journal.settleSlot(this.account, name, v.latestMissed, "missed", e.cron.expression);
       if (!v.due) {
         e.failures = 0;
         e.deferrals = 0;
@@ -235,7 +236,7 @@ export class Scheduler {
       // Sent something in this slot already, but the process died before the slot was settled (a crash
       // between the send and the journal's slot row): the slot is acted in, not acted in again.
       if (this.live && this.journal.sentSince(this.sendAccount, name, v.slot)) {
-        this.journal.settleSlot(this.account, name, v.slot, "acted");
+        this.journal.settleSlot(this.account, name, v.slot, "acted", e.cron.expression);
         e.failures = 0;
         e.deferrals = 0;
         notDue.push({
@@ -320,7 +321,7 @@ export class Scheduler {
         deferred.push(s.name);
         continue;
       }
-      this.journal.settleSlot(this.account, s.name, group.slot, "acted");
+      this.journal.settleSlot(this.account, s.name, group.slot, "acted", e?.cron.expression ?? null);
       if (e) {
         e.failures = 0;
         e.deferrals = 0;

@@ -145,6 +145,35 @@ describe("slot verdicts (pure)", () => {
     expect(slotVerdict(daily, same, at("2026-01-03T08:30:00Z"), 2 * H)).toMatchObject({ due: true });
   });
 
+  it("with the old schedule known, the shorter of the two periods bounds it (a review)", () => {
+    // A daily DCA bought Friday 08:00, then made weekly on Monday 08:00: Monday's buy is due (3 days
+    // is more than half a day, the old period), not taken for Friday's.
+    const friday8 = at("2026-01-02T08:00:00Z");
+    const weekly = new CronSchedule("0 8 * * 1");
+    const daily8 = { lastSlot: friday8, firstSeen: T0, lastActed: true, lastSchedule: "0 8 * * *" };
+    expect(slotVerdict(weekly, daily8, at("2026-01-05T08:01:00Z"), 2 * H)).toMatchObject({
+      due: true,
+      slot: at("2026-01-05T08:00:00Z"),
+    });
+    // A weekly buy on Monday moved to Tuesday after Monday's: that week is bought.
+    const monday8 = at("2026-01-05T08:00:00Z");
+    const tuesday = new CronSchedule("0 8 * * 2");
+    const weekly8 = { lastSlot: monday8, firstSeen: T0, lastActed: true, lastSchedule: "0 8 * * 1" };
+    expect(slotVerdict(tuesday, weekly8, at("2026-01-06T08:01:00Z"), 2 * H)).toMatchObject({ due: false });
+    expect(slotVerdict(tuesday, weekly8, at("2026-01-13T08:01:00Z"), 2 * H)).toMatchObject({
+      due: true,
+      slot: at("2026-01-13T08:00:00Z"),
+    });
+    // Unchanged (the same expression): nothing is skipped.
+    const same = {
+      lastSlot: at("2026-01-02T08:30:00Z"),
+      firstSeen: T0,
+      lastActed: true,
+      lastSchedule: "30 8 * * *",
+    };
+    expect(slotVerdict(daily, same, at("2026-01-03T08:30:00Z"), 2 * H)).toMatchObject({ due: true });
+  });
+
   it("parses durations", () => {
     expect(parseDuration("2h")).toBe(2 * H);
     expect(parseDuration("90s")).toBe(90_000);

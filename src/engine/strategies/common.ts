@@ -137,7 +137,11 @@ export function fitTwapDuration(
         Math.min(liquidity.maxMinutes ?? DEFAULT_STRETCH_MINUTES, rules.twapMaxMinutes),
       );
       // notional × 1440 / (cap × dayVolume): one division, so an exact 720 stays 720.
-      const needed = notional.times(24 * 60).div(cap.times(dayVolume)).ceil().toNumber();
+      const needed = notional
+        .times(24 * 60)
+        .div(cap.times(dayVolume))
+        .ceil()
+        .toNumber();
       const stretched = Math.min(needed, longest);
       if (stretched > minutes) {
         notes.push(
