@@ -203,7 +203,10 @@ function plannedHypeSales(
     const over = excessOverTarget(capitalView(snapshot, peer.capital), params, "HYPE");
     const excess = over?.minus(selling);
     if (excess?.gt(0)) {
-      const reasons = decisions.filter((d) => d.kind === "skip").map((d) => d.reason);
+      // Its HYPE decision's words ("HYPE is 72% of …: a TWAP … is already running"), or its whole run's.
+      const skips = decisions.filter((d) => d.kind === "skip").map((d) => d.reason);
+      const hype = skips.filter((r) => r.startsWith("HYPE is "));
+      const reasons = hype.length > 0 ? hype : skips;
       const said = (text: string) => reasons.some((r) => r.includes(text));
       const heldBy = said("is already running on")
         ? "a TWAP running on its pair"
