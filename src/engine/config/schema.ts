@@ -108,7 +108,7 @@ export const limitsSchema = z
   .strictObject({
     maxOrderUsd: positiveDecimal().describe("Largest TWAP notional in USD; a larger one is reduced to it"),
     maxDailyNotionalUsd: positiveDecimal().describe(
-      "Largest TWAP notional submitted over a rolling 24 h (less 5 minutes: a daily slot's run of the day before is outside it); a TWAP beyond what is left is reduced to it (blocked when that is below the venue minimum)",
+      "Largest TWAP notional in USD over a rolling 24 h (less 5 minutes: a daily slot's run of the day before is outside it): a TWAP counts its full value from when it is sent, and what it filled once the venue shows it ended (a TWAP that filled nothing, on a halted pair, counts 0; fills above the mid can take the figure slightly over); a TWAP beyond what is left is reduced to it (blocked when that is below the venue minimum; its slot stays due)",
     ),
     maxStakeMovePerDay: hypeAmount({ gt: 0 }).describe(
       "Largest HYPE amount delegated, undelegated or withdrawn over a rolling 24 h less 5 minutes (a move between validators counts twice: 1,000 HYPE moved uses 2,000); a larger move is reduced to what is left",
