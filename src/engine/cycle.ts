@@ -566,7 +566,20 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         continue;
       }
       const decisionId = record(deps, report, cycleId, intent, guard);
-      const action = await executeIntent(deps, { cycleId, decisionId }, intent, guard, o.signal);
+      const action = await executeIntent(
+        {
+          ...deps,
+          dayLimits: {
+            maxNotionalUsd: deps.limits.maxDailyNotionalUsd,
+            maxStakeMove: deps.limits.maxStakeMovePerDay,
+            fills: ended,
+          },
+        },
+        { cycleId, decisionId },
+        intent,
+        guard,
+        o.signal,
+      );
       report.actions.push(action);
       const entry = report.decisions[report.decisions.length - 1];
       if (entry) entry.action = action;

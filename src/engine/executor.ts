@@ -5,6 +5,7 @@
 // left `unknown` in the journal, and reconciliation settles it before that strategy may act again.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "pino";
+import type { Decimal } from "../lib/decimal.js";
 import { describeError, HlbotError } from "../lib/errors.js";
 import { actionDef } from "../venue/exchange/actions/index.js";
 import {
@@ -19,8 +20,8 @@ import type { ActionOutcome, CycleAction } from "./cycle.js";
 import { callFor, specOf } from "./intentKinds.js";
 import type { Intent } from "./intents.js";
 import { never } from "./intents.js";
-import type { Guard, Journal } from "./journal.js";
-import { usageOf } from "./risk.js";
+import type { Guard, Journal, TwapFill } from "./journal.js";
+import { LIMIT_WINDOW_MS, usageOf } from "./risk.js";
 
 export type { ActionOutcome, CycleAction };
 
@@ -36,6 +37,11 @@ export interface ExecutorDeps {
   venueNow?: () => number | undefined;
   /** Test hook of the crash tests (see CycleDeps.pauseBeforeSendMs). */
   pauseBeforeSendMs?: number;
+  /**
+   * The daily limits, checked again against the journal as the submission is written (Journal
+   * recordPending): another process's rows written since this intent was checked count.
+   */
+  dayLimits?: { maxNotionalUsd: Decimal; maxStakeMove: Decimal; fills?: ReadonlyMap<number, TwapFill> };
   /**
    * Unsigned plans only: what a key would add to an L1 action's request, so the digest shown is the one
    * it would sign: the sub-account or vault acted for, and the time to live (venue.expiresAfterMs).
@@ -117,6 +123,9 @@ export async function executeIntent(
       request: request.bodyText,
       ...usageOf(intent),
       venueAt: deps.venueNow?.(),
+      ...(deps.dayLimits === undefined
+        ? {}
+        : { dayCap: { sinceMs: deps.clock() - LIMIT_WINDOW_MS, ...deps.dayLimits } }),
     });
     if (deps.pauseBeforeSendMs) {
       deps.logger.warn(

@@ -4,6 +4,7 @@
 // `unknown` is reconciled against the venue before its strategy may act again. Never holds a key.
 import type { Database, Statement } from "better-sqlite3";
 import { Decimal, fromWei, ZERO } from "../lib/decimal.js";
+import { ValidationError } from "../lib/errors.js";
 import { parseJson } from "../lib/json.js";
 import { redact } from "../lib/secrets.js";
 import { applyMigrations, type Migration, openStateDb, recordSubmissionMark } from "../lib/stateDb.js";
@@ -227,7 +228,24 @@ export type PendingSubmission = Pick<
   asset?: number;
   /** The venue's time now (its clock from the Date headers), when known. */
   venueAt?: number | undefined;
+  /**
+   * The daily limits, checked again against the journal in the transaction that writes the row, so
+   * another process's order written since this one was checked (a manual `twap` typed during a daemon's
+   * cycle) cannot take the day past them together: refused with DayLimitRaceError, nothing written.
+   */
+  dayCap?: DayCap;
 };
+
+/** Daily limits as the executor re-checks them when it writes a submission (PendingSubmission.dayCap). */
+export interface DayCap {
+  sinceMs: number;
+  maxNotionalUsd: Decimal;
+  maxStakeMove: Decimal;
+  fills?: ReadonlyMap<number, TwapFill>;
+}
+
+/** A submission the journal refused to write: with rows written since it was checked, a day's limit would be passed. */
+export class DayLimitRaceError extends ValidationError {}
 
 function text(value: unknown): string {
   return redact(typeof value === "string" ? value : JSON.stringify(value));
@@ -475,6 +493,27 @@ export class Journal {
 
   /** Writes the submission as `pending`. Must be called, and must succeed, before the body is sent. */
   recordPending(s: PendingSubmission): number {
+    const cap = s.dayCap;
+    if (cap === undefined || (s.notionalUsd === undefined && s.stakeMove === undefined))
+      return this.insertPending(s);
+    // IMMEDIATE: the write lock is taken before the read, so no other process writes in between.
+    return this.db
+      .transaction(() => {
+        const used = this.usage(s.account, cap.sinceMs, cap.fills);
+        if (s.notionalUsd !== undefined && used.notionalUsd.plus(s.notionalUsd).gt(cap.maxNotionalUsd))
+          throw new DayLimitRaceError(
+            `not written: ${used.notionalUsd.toFixed(2)} USD of TWAPs journaled in the last 24 h (orders written since this one was checked, e.g. a manual order or another instance) and its ${s.notionalUsd.toFixed(2)} would pass maxDailyNotionalUsd ${cap.maxNotionalUsd.toFixed()}`,
+          );
+        if (s.stakeMove !== undefined && used.stakeMoved.plus(s.stakeMove).gt(cap.maxStakeMove))
+          throw new DayLimitRaceError(
+            `not written: ${used.stakeMoved.toFixed()} HYPE of stake moves journaled in the last 24 h (written since this one was checked) and its ${s.stakeMove.toFixed()} would pass maxStakeMovePerDay ${cap.maxStakeMove.toFixed()}`,
+          );
+        return this.insertPending(s);
+      })
+      .immediate();
+  }
+
+  private insertPending(s: PendingSubmission): number {
     const now = this.clock();
     const info = this.sql(
       `INSERT INTO submissions (cycle_id, decision_id, strategy, account, signer, action_type, nonce, expires_after,

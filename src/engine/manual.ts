@@ -246,7 +246,11 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
     }
 
     const killSwitchFile = config?.limits.killSwitchFile ?? join(stateDir, "STOP");
+    let fills: ReadonlyMap<number, TwapFill> | undefined;
     const refusal = await manualRefusal(intent, {
+      onFills: (f) => {
+        fills = f;
+      },
       config,
       killSwitchFile,
       // The state folder is hlbot's own: while it does not exist, nothing can be at a switch inside it.
@@ -304,6 +308,16 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
           // Journaled with the submission: its staking move is then on the venue's clock, as a cycle's.
           venueNow: () => i.venue.clock.now(),
           logger: silentLogger(),
+          // Checked again when the row is written: a daemon's cycle may have sent since (its rows count).
+          ...(config === undefined
+            ? {}
+            : {
+                dayLimits: {
+                  maxNotionalUsd: config.limits.maxDailyNotionalUsd,
+                  maxStakeMove: config.limits.maxStakeMovePerDay,
+                  ...(fills === undefined ? {} : { fills }),
+                },
+              }),
         },
         {
           cycleId,
@@ -377,6 +391,8 @@ async function manualRefusal(
     now: number;
     /** Reads the venue's 24-h usage from the snapshot's `part`; absent: the journal's usage alone. */
     venueDay?: (part: SnapshotPart) => Promise<VenueDay>;
+    /** Receives what the venue shows the ended TWAPs filled, as the limits counted them. */
+    onFills?: (fills: ReadonlyMap<number, TwapFill>) => void;
   },
 ): Promise<string | undefined> {
   // Cancelling a running TWAP only reduces exposure: it stays possible while the switch is engaged.
@@ -413,10 +429,12 @@ async function manualRefusal(
   }
   const journaled = (since: number, fills?: ReadonlyMap<number, TwapFill>) =>
     o.journal?.usage(o.account, since, fills) ?? { notionalUsd: ZERO, stakeMoved: ZERO };
+  const fills = venue === undefined ? undefined : endedTwapFills(venue.snapshot);
+  if (fills !== undefined) o.onFills?.(fills);
   const usage =
-    venue === undefined
+    venue === undefined || fills === undefined
       ? journaled(o.now - LIMIT_WINDOW_MS)
-      : dayUsage(journaled, venue.snapshot, endedTwapFills(venue.snapshot), o.now, venue.localToVenue);
+      : dayUsage(journaled, venue.snapshot, fills, o.now, venue.localToVenue);
   const limited = applyLimits([intent], o.config.limits, usage, {
     killSwitchActive: false,
     rules: o.config.venue.rules,
