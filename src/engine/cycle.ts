@@ -43,7 +43,7 @@ import { checkPriceSanity, DEFAULT_PRICE_SANITY, type PairMemory } from "./price
 import { type AccountFacts, readSnapshot, summarizeSnapshot } from "./readSnapshot.js";
 import { type ReconcileResult, reconcile } from "./reconcile.js";
 import { applyLimits, dayUsage, endedTwapFills, type RiskLimits } from "./risk.js";
-import type { PlannedSale, Snapshot, VenueRules } from "./snapshot.js";
+import { type PlannedSale, type Snapshot, spotSellsOf, type VenueRules } from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
 import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
 import { excessOverTarget, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
@@ -158,6 +158,11 @@ function plannedHypeSales(
   now: number,
 ): PlannedSale[] {
   const out: PlannedSale[] = [];
+  // What the HYPE sales already running will still sell.
+  const selling = spotSellsOf(snapshot, "HYPE").reduce(
+    (a, t) => a.plus(Decimal.max(ZERO, t.size.minus(t.executedSize))),
+    ZERO,
+  );
   for (const peer of peers) {
     if (peer.kind !== "twap-rebalance") continue;
     // Asked without its HYPE sell floor: a sale the floor holds now goes out once the price is back, and
@@ -197,9 +202,6 @@ function plannedHypeSales(
     // staked it could not (a trader's rebalancer waiting behind a 200-USD DCA TWAP found all 1,523 spot
     // HYPE staked at :15, and ended at 75.9% HYPE against a 40% target).
     // Less what HYPE sales already running will sell (the staking strategy keeps their part at their pace).
-    const selling = snapshot.twaps
-      .filter((t) => t.side === "sell" && snapshot.pairs.get(t.coin)?.base.name === "HYPE")
-      .reduce((a, t) => a.plus(Decimal.max(ZERO, t.size.minus(t.executedSize))), ZERO);
     const over = excessOverTarget(capitalView(snapshot, peer.capital), params, "HYPE");
     const excess = over?.minus(selling);
     if (excess?.gt(0)) {
@@ -509,6 +511,15 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     // A TWAP the kill switch cancels in this cycle is not cancelled again by its guard (the second was
     // refused, and its strategy counted as failed: a review).
     const cancelled = new Set(cancels.flatMap((c) => (c.kind === "twapCancel" ? [c.twapId] : [])));
+    // The daily limits are checked again as each submission is written (another process may have sent).
+    const execDeps = {
+      ...deps,
+      dayLimits: {
+        maxNotionalUsd: deps.limits.maxDailyNotionalUsd,
+        maxStakeMove: deps.limits.maxStakeMovePerDay,
+        fills: ended,
+      },
+    };
     for (const intent of [...cancels, ...limited.allowed]) {
       if (intent.kind === "twapCancel" && cancelled.has(intent.twapId) && !cancels.includes(intent)) {
         record(
@@ -566,20 +577,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         continue;
       }
       const decisionId = record(deps, report, cycleId, intent, guard);
-      const action = await executeIntent(
-        {
-          ...deps,
-          dayLimits: {
-            maxNotionalUsd: deps.limits.maxDailyNotionalUsd,
-            maxStakeMove: deps.limits.maxStakeMovePerDay,
-            fills: ended,
-          },
-        },
-        { cycleId, decisionId },
-        intent,
-        guard,
-        o.signal,
-      );
+      const action = await executeIntent(execDeps, { cycleId, decisionId }, intent, guard, o.signal);
       report.actions.push(action);
       const entry = report.decisions[report.decisions.length - 1];
       if (entry) entry.action = action;

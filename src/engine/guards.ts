@@ -203,10 +203,6 @@ export interface WatchResult {
   report: CycleReport | undefined;
 }
 
-/**
- * One watch: checks the guarded running TWAPs against the current mids and cancels those crossed, in
- * one cycle (trigger "watch"). Reads nothing when no guarded TWAP runs.
- */
 /** Whether a TWAP order of `account` has no known outcome yet (the watch reconciles it first). */
 function hasUnresolvedTwap(journal: Journal, account: string): boolean {
   return journal.hasUnresolved(account, "twapOrder");
@@ -225,6 +221,10 @@ export function watchNeeded(
   return hasUnresolvedTwap(journal, account) || watchTargets(journal, account, now, strategies).length > 0;
 }
 
+/**
+ * One watch: checks the guarded running TWAPs against the current mids and cancels those crossed, in
+ * one cycle (trigger "watch"). Reads nothing when no guarded TWAP runs.
+ */
 export async function watchRunningTwaps(
   deps: CycleDeps,
   strategies: readonly Strategy[],

@@ -572,7 +572,6 @@ export class Journal {
     this.submissionWrites++;
   }
 
-  /** Submissions whose effect on the venue is not known yet (pending or unknown), oldest first. */
   /** Whether `account` has a submission of `actionType` whose outcome is not known yet (cheaper than unresolved()). */
   hasUnresolved(account: string, actionType: string): boolean {
     return (
@@ -582,6 +581,7 @@ export class Journal {
     );
   }
 
+  /** Submissions whose effect on the venue is not known yet (pending or unknown), oldest first. */
   unresolved(account?: string): SubmissionRow[] {
     return (
       account ? this.sql(UNRESOLVED_OF_ACCOUNT).all(account) : this.sql(UNRESOLVED).all()
@@ -756,15 +756,8 @@ export class Journal {
    * `now` (its slots count from then on).
    */
   slotState(account: string, strategy: string, now: number): SlotState {
-    const select = this.sql(
-      "SELECT first_seen AS firstSeen, last_slot AS lastSlot, last_outcome AS lastOutcome, schedule FROM schedule_slots WHERE account = ? AND strategy = ?",
-    );
-    type Row = {
-      firstSeen: number;
-      lastSlot: number | null;
-      lastOutcome: string | null;
-      schedule: string | null;
-    };
+    const select = this.sql(`SELECT ${SLOT_COLUMNS} FROM schedule_slots WHERE account = ? AND strategy = ?`);
+    type Row = SlotRow;
     // Read first: the row exists on every call but the first, and a read takes no write transaction.
     let row = select.get(account, strategy) as Row | undefined;
     if (row === undefined) {
@@ -782,16 +775,9 @@ export class Journal {
    * them at every step); a strategy without a row is registered as first seen at `now`, as slotState does.
    */
   slotStates(account: string, strategies: readonly string[], now: number): Map<string, SlotState> {
-    type Row = {
-      strategy: string;
-      firstSeen: number;
-      lastSlot: number | null;
-      lastOutcome: string | null;
-      schedule: string | null;
-    };
-    const rows = this.sql(
-      "SELECT strategy, first_seen AS firstSeen, last_slot AS lastSlot, last_outcome AS lastOutcome, schedule FROM schedule_slots WHERE account = ?",
-    ).all(account) as Row[];
+    const rows = this.sql(`SELECT strategy, ${SLOT_COLUMNS} FROM schedule_slots WHERE account = ?`).all(
+      account,
+    ) as Array<SlotRow & { strategy: string }>;
     const known = new Map(rows.map((r) => [r.strategy, r]));
     const out = new Map<string, SlotState>();
     for (const name of strategies) {
@@ -1134,13 +1120,17 @@ export async function openJournal(dir: string): Promise<{ journal: Journal; clos
   return { journal: new Journal(db), close: () => db.close() };
 }
 
-/** A schedule_slots row as the scheduler reads it. */
-function slotStateOf(row: {
+/** A schedule_slots row's columns as the scheduler reads them (SlotRow). */
+const SLOT_COLUMNS = "first_seen AS firstSeen, last_slot AS lastSlot, last_outcome AS lastOutcome, schedule";
+interface SlotRow {
   firstSeen: number;
   lastSlot: number | null;
   lastOutcome: string | null;
   schedule: string | null;
-}): SlotState {
+}
+
+/** A schedule_slots row as the scheduler reads it. */
+function slotStateOf(row: SlotRow): SlotState {
   return {
     firstSeen: row.firstSeen,
     lastSlot: row.lastSlot ?? undefined,

@@ -275,10 +275,9 @@ export function applyLimits(
         const verdict = limitStakeMove(group, limits, allowlist, moved);
         // An unpaired delegation is funded from idle stake (a deposit of its strategy included).
         const fromIdle = group.length === 1 && facts.move === "delegate";
-        if (typeof verdict === "string") {
-          const daily = verdict.startsWith("24-h stake move");
-          for (const g of group)
-            blocked.push(daily ? dailyBlock(g.intent, verdict) : blockedBy(g.intent, verdict));
+        if ("blocked" in verdict) {
+          const { blocked: why, daily } = verdict;
+          for (const g of group) blocked.push(daily ? dailyBlock(g.intent, why) : blockedBy(g.intent, why));
           if (fromIdle && positive(facts.intent.amount)) cut(intent.strategy, facts.intent.amount);
           break;
         }
@@ -362,14 +361,15 @@ function limitStakeMove(
   limits: RiskLimits,
   allowlist: ReadonlySet<string> | undefined,
   moved: Decimal | undefined,
-): { intents: StakeMove["intent"][]; moved: Decimal } | string {
+): { intents: StakeMove["intent"][]; moved: Decimal } | { blocked: string; daily?: true } {
   const paired = group.length > 1 ? " (with the undelegation that funds it)" : "";
   for (const g of group) {
-    if (!positive(g.intent.amount)) return "amount must be positive";
+    if (!positive(g.intent.amount)) return { blocked: "amount must be positive" };
     if (g.move === "delegate" && allowlist && !allowlist.has(String(g.validator).toLowerCase()))
-      return `validator ${g.validator} is not in limits.validatorAllowlist${paired}`;
+      return { blocked: `validator ${g.validator} is not in limits.validatorAllowlist${paired}` };
   }
-  if (moved === undefined) return "24-h stake movement is unknown (failing closed)";
+  // The daily limit's blocks are `daily`: its room comes back as the window moves on (dailyBlock).
+  if (moved === undefined) return { blocked: "24-h stake movement is unknown (failing closed)", daily: true };
   const want = group.reduce((sum, g) => sum.plus(g.intent.amount), new Decimal(0));
   const max = limits.maxStakeMovePerDay;
   if (moved.plus(want).lte(max)) return { intents: group.map((g) => g.intent), moved: moved.plus(want) };
@@ -377,10 +377,12 @@ function limitStakeMove(
   const smallest = Decimal.min(...group.map((g) => g.intent.amount));
   const each = truncateDecimals(Decimal.min(left.div(group.length), smallest), 8);
   if (each.lt(MIN_REDUCED_STAKE_MOVE)) {
-    return (
-      `24-h stake moved would reach ${fmt(moved.plus(want))} HYPE, above maxStakeMovePerDay ${fmt(max)} ` +
-      `(${fmt(moved)} used; less than ${fmt(MIN_REDUCED_STAKE_MOVE)} HYPE left${paired})`
-    );
+    return {
+      blocked:
+        `24-h stake moved would reach ${fmt(moved.plus(want))} HYPE, above maxStakeMovePerDay ${fmt(max)} ` +
+        `(${fmt(moved)} used; less than ${fmt(MIN_REDUCED_STAKE_MOVE)} HYPE left${paired})`,
+      daily: true,
+    };
   }
   const intents = group.map(({ intent: g }) => ({
     ...g,

@@ -297,13 +297,7 @@ export class Scheduler {
       const allDeferred = stoppedUnsent || pausedUnsent || waits;
       const e = this.entries.get(s.name);
       if (failed) {
-        if (e) {
-          e.failures++;
-          e.retryAt = Math.min(
-            now + retryDelayMs(e.failures, this.retryBaseMs, this.retryMaxMs),
-            e.cron.next(now) ?? Number.POSITIVE_INFINITY,
-          );
-        }
+        if (e) this.backOff(e, ++e.failures, now);
         deferred.push(s.name);
         continue;
       }
@@ -312,11 +306,7 @@ export class Scheduler {
         if (e) {
           // The cycle ran (it is not failing); a later failure counts from here.
           e.failures = 0;
-          e.deferrals++;
-          e.retryAt = Math.min(
-            now + retryDelayMs(e.deferrals, this.retryBaseMs, this.retryMaxMs),
-            e.cron.next(now) ?? Number.POSITIVE_INFINITY,
-          );
+          this.backOff(e, ++e.deferrals, now);
         }
         deferred.push(s.name);
         continue;
@@ -341,12 +331,18 @@ export class Scheduler {
     for (const s of group.strategies) {
       const e = this.entries.get(s.name);
       if (!e) continue;
-      e.failures++;
-      const next = e.cron.next(now) ?? Number.POSITIVE_INFINITY;
-      e.retryAt = Math.min(now + retryDelayMs(e.failures, this.retryBaseMs, this.retryMaxMs), next);
+      this.backOff(e, ++e.failures, now);
       out.push({ strategy: s.name, failures: e.failures, retryAt: e.retryAt });
     }
     return out;
+  }
+
+  /** The next attempt after `attempts` in a row (failures or deferrals): the back-off, never past the next slot. */
+  private backOff(e: Entry, attempts: number, now: number): void {
+    e.retryAt = Math.min(
+      now + retryDelayMs(attempts, this.retryBaseMs, this.retryMaxMs),
+      e.cron.next(now) ?? Number.POSITIVE_INFINITY,
+    );
   }
 
   /** Failures in a row and the next attempt of one strategy. */

@@ -246,6 +246,13 @@ export function twapCoinIsPair(coin: string, pair: { name: string }): boolean {
   return coin === pair.name;
 }
 
+/** The account's running spot TWAPs selling `token` (a perp's TWAP names no spot pair: twapCoinIsPair). */
+export function spotSellsOf(snapshot: Pick<Snapshot, "twaps" | "pairs">, token: string): RunningTwap[] {
+  return snapshot.twaps.filter(
+    (t) => t.side === "sell" && t.minutes > 0 && snapshot.pairs.get(t.coin)?.base.name === token,
+  );
+}
+
 /** What a price lookup needs of a pair (a snapshot's SpotPair has it; so can a simulator's view). */
 export type PricedPair = Pick<SpotPair, "index" | "mid"> & {
   base: { name: string };

@@ -22,7 +22,7 @@ import type { Endpoint } from "./faults.js";
 import { processRequest, type RawResponse, serveVenue, type VenueHttpServer } from "./http.js";
 import type { LedgerEntry, LedgerKind } from "./ledger.js";
 import type { RateLimitConfig } from "./ratelimit.js";
-import { type FaultsInput, LIQUIDITY_CLASSES } from "./scenario.js";
+import { baselineDayVolume, type FaultsInput } from "./scenario.js";
 import type { StakingAccount, Validator, ValidatorPatch } from "./staking.js";
 import { type BookModel, bookModel, type Twap } from "./twap.js";
 
@@ -190,8 +190,7 @@ export class Simulator {
     for (const p of this.core.markets.pairs) {
       const book = p.config.book;
       if (!book) continue;
-      // The baseline of the pair's dayNtlVlm: the scenario's, else its class's (markets.ts).
-      const dayVolume = p.config.dayNtlVlm?.toNumber() ?? LIQUIDITY_CLASSES[book.class].dayVolume;
+      const dayVolume = baselineDayVolume(p.config).toNumber();
       out.set(p.name, { class: book.class, ...bookModel(book), dayVolume });
     }
     return out;

@@ -8,7 +8,7 @@ import { SPOT_ASSET_OFFSET } from "../venue/constants.js";
 import { HOUR } from "./clock.js";
 import { createPricePath, type PricePath, roundSpotPrice } from "./prices.js";
 import {
-  LIQUIDITY_CLASSES,
+  baselineDayVolume,
   pairName,
   type Scenario,
   type ScenarioPair,
@@ -194,10 +194,7 @@ export class Markets {
   /** Volume of the last 24 hours (scenario baseline + simulated fills). */
   dayVolume(pair: Pair, t = this.now()): { ntl: Decimal; base: Decimal } {
     const hour = Math.floor(t / HOUR);
-    // The scenario's figure, else its book class's (a pair with a book trades: a volume of 0 would read
-    // as a market nobody trades), else none.
-    const book = pair.config.book;
-    let ntl = pair.config.dayNtlVlm ?? new Decimal(book ? LIQUIDITY_CLASSES[book.class].dayVolume : 0);
+    let ntl = baselineDayVolume(pair.config);
     let base = pair.config.dayBaseVlm ?? new Decimal(0);
     for (let h = hour - 23; h <= hour; h++) {
       const v = pair.volume.get(h);

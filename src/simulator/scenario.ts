@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { type Decimal, isDecimalString, parseDecimal } from "../lib/decimal.js";
+import { Decimal, isDecimalString, parseDecimal } from "../lib/decimal.js";
 import { ConfigError, type ValidationError } from "../lib/errors.js";
 import { formatKeyPath, keepExactNumbers, lineOf, parseYamlSource } from "../lib/yamlSource.js";
 import { ADDRESS_PATTERN, TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../venue/constants.js";
@@ -129,6 +129,18 @@ export const LIQUIDITY_CLASSES = {
   medium: { spreadBps: 10, depth: 200_000, depthRange: 0.02, recovery: 120_000, dayVolume: 5_000_000 },
   thin: { spreadBps: 30, depth: 20_000, depthRange: 0.02, recovery: 300_000, dayVolume: 200_000 },
 } as const;
+
+/**
+ * The quote a pair trades a day besides the account's own fills (its dayNtlVlm's baseline): the
+ * scenario's dayNtlVlm, else its book class's (a pair with a book trades: 0 would read as a market
+ * nobody trades), else none.
+ */
+export function baselineDayVolume(pair: {
+  dayNtlVlm?: Decimal | undefined;
+  book?: { class: keyof typeof LIQUIDITY_CLASSES } | undefined;
+}): Decimal {
+  return pair.dayNtlVlm ?? new Decimal(pair.book ? LIQUIDITY_CLASSES[pair.book.class].dayVolume : 0);
+}
 
 /**
  * The order book a pair's TWAP slices fill against (see twap.ts). `class` picks defaults (assumptions,

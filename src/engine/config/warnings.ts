@@ -14,6 +14,13 @@ import type { LoadedConfig } from "./loader.js";
 const HOUR_MS = 3_600_000;
 /** Room above the venue's TWAP minimum for rounding an order down to whole lots. */
 const ROUNDING_ROOM = new Decimal("1.02");
+/**
+ * The smallest amount that stays at the venue's TWAP minimum once rounded down to whole lots: a lot is
+ * worth well under 1% of 100 USD on the venue's pairs; 2% leaves room for that (whole USD, up).
+ */
+function withRoundingRoom(minOrder: Decimal): Decimal {
+  return minOrder.times(ROUNDING_ROOM).toDecimalPlaces(0, Decimal.ROUND_UP);
+}
 /** A twap.maxDeviation below this (0.5%) is cancelled by ordinary moves of the mid over a TWAP's minutes. */
 const TIGHT_DEVIATION = new Decimal("0.005");
 
@@ -39,25 +46,28 @@ export function configWarnings(c: LoadedConfig): string[] {
     );
   }
   const minOrder = c.venue.rules.twapMinOrderValue;
-  // An order the limit reduces is rounded down to whole lots: a limit at the minimum lands just under it
+  // An order a limit reduces is rounded down to whole lots: a limit at the minimum lands just under it
   // (a small account that followed "at least 100" had its 150-USD DCA blocked on 30 days of 30).
-  const enough = minOrder.times(ROUNDING_ROOM).toDecimalPlaces(0, Decimal.ROUND_UP);
-  if (c.limits.maxOrderUsd.lt(enough)) {
+  const enough = withRoundingRoom(minOrder);
+  const underMinimum = (key: string, value: Decimal, below: string, at: string) => {
+    if (value.gte(enough)) return;
     out.push(
-      `limits.maxOrderUsd ${c.limits.maxOrderUsd.toFixed()} is ${c.limits.maxOrderUsd.lt(minOrder) ? "below" : "at"} the smallest TWAP the venue accepts ` +
-        `(venue.twapMinOrderValue ${minOrder.toFixed()}): ${
-          c.limits.maxOrderUsd.lt(minOrder)
-            ? "every TWAP will be blocked"
-            : "an order it reduces is rounded down to whole lots and lands under the minimum, blocked"
-        }. Raise maxOrderUsd to at least ${enough.toFixed()}.`,
+      `limits.${key} ${value.toFixed()} is ${value.lt(minOrder) ? "below" : "at"} the smallest TWAP the venue accepts ` +
+        `(venue.twapMinOrderValue ${minOrder.toFixed()}): ${value.lt(minOrder) ? below : at}. Raise ${key} to at least ${enough.toFixed()}.`,
     );
-  }
-  if (c.limits.maxDailyNotionalUsd.lt(enough)) {
-    out.push(
-      `limits.maxDailyNotionalUsd ${c.limits.maxDailyNotionalUsd.toFixed()} is ${c.limits.maxDailyNotionalUsd.lt(minOrder) ? "below" : "at"} the smallest TWAP the venue accepts ` +
-        `(venue.twapMinOrderValue ${minOrder.toFixed()}): no TWAP fits a day. Raise maxDailyNotionalUsd to at least ${enough.toFixed()}.`,
-    );
-  }
+  };
+  underMinimum(
+    "maxOrderUsd",
+    c.limits.maxOrderUsd,
+    "every TWAP will be blocked",
+    "an order it reduces is rounded down to whole lots and lands under the minimum, blocked",
+  );
+  underMinimum(
+    "maxDailyNotionalUsd",
+    c.limits.maxDailyNotionalUsd,
+    "no TWAP fits a day",
+    "no TWAP fits a day",
+  );
   for (const s of c.strategies) out.push(...strategyWarnings(s, c.venue.rules, c.limits));
   out.push(...strategyConflicts(c.strategies));
   return out;
@@ -77,9 +87,7 @@ export function strategyWarnings(
   const minOrder = rules.twapMinOrderValue;
   const { amountUsd, budgetUsd } =
     s.kind === "twap-accumulate" ? (s.params as { amountUsd?: unknown; budgetUsd?: unknown }) : {};
-  // Orders are whole lots, rounded down: an amount at the minimum lands just under it. A lot is worth
-  // well under 1% of 100 USD on the venue's pairs; 2% leaves room for that.
-  const enough = minOrder.times(ROUNDING_ROOM).toDecimalPlaces(0, Decimal.ROUND_UP);
+  const enough = withRoundingRoom(minOrder);
   if (s.enabled && amountUsd instanceof Decimal && amountUsd.lt(enough))
     out.push(
       `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is ${amountUsd.lt(minOrder) ? "below" : "at"} the smallest TWAP the venue accepts ` +

@@ -115,11 +115,12 @@ export function fitTwapDuration(
   // bps of spread and impact where 1,380 min cost 28: a trial's case). The volume is the venue's
   // dayNtlVlm, the last 24 hours' pace; the bot reads no book.
   const dayVolume = liquidity?.dayVolume;
+  // The longest a TWAP is stretched to: twap.maxMinutes (default a day), within the venue's range.
+  const longest = Math.max(
+    minutes,
+    Math.min(liquidity?.maxMinutes ?? DEFAULT_STRETCH_MINUTES, rules.twapMaxMinutes),
+  );
   if (liquidity?.allOwn === true) {
-    const longest = Math.max(
-      minutes,
-      Math.min(liquidity.maxMinutes ?? DEFAULT_STRETCH_MINUTES, rules.twapMaxMinutes),
-    );
     const stretch = liquidity.maxParticipation !== undefined && longest > minutes;
     notes.push(
       `large against the market: all of ${liquidity.pair}'s volume in the last 24 h was this account's own; expect a costly fill` +
@@ -132,10 +133,6 @@ export function fitTwapDuration(
     const volumeText = `${fmt(dayVolume, 0)} ${quote} traded by others in the last 24 h`;
     const cap = liquidity.maxParticipation;
     if (cap !== undefined && share(minutes).gt(cap)) {
-      const longest = Math.max(
-        minutes,
-        Math.min(liquidity.maxMinutes ?? DEFAULT_STRETCH_MINUTES, rules.twapMaxMinutes),
-      );
       // notional × 1440 / (cap × dayVolume): one division, so an exact 720 stays 720.
       const needed = notional
         .times(24 * 60)

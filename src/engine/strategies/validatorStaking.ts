@@ -23,7 +23,7 @@ import { shortAddress } from "../../lib/text.js";
 import { HYPE_WEI_DECIMALS, UNSTAKING_QUEUE_MS } from "../../venue/constants.js";
 import { address, decimal, fraction, hypeAmount, integer } from "../config/fields.js";
 import type { CDepositIntent, CWithdrawIntent, Decision, TokenDelegateIntent } from "../intents.js";
-import type { Snapshot, ValidatorInfo, ValidatorPeriod } from "../snapshot.js";
+import { type Snapshot, spotSellsOf, type ValidatorInfo, type ValidatorPeriod } from "../snapshot.js";
 import { floorText, fmt, isoTime, ONE, pct, skip } from "./common.js";
 import { defineStrategy } from "./types.js";
 
@@ -640,13 +640,7 @@ export const validatorStaking = defineStrategy({
       // seller finds nothing to sell at its next run (a trial's rebalancer stayed 15 points overweight
       // for a month). Kept on spot: what the running sells would sell over that queue at their pace
       // (size / duration), so a long, small sell does not hold back everything.
-      const sells = snapshot.twaps.filter(
-        (t) =>
-          t.side === "sell" &&
-          t.minutes > 0 &&
-          // Spot sells only: a TWAP whose coin names no spot pair is a perp's (twapCoinIsPair).
-          snapshot.pairs.get(t.coin)?.base.name === STAKING_TOKEN,
-      );
+      const sells = spotSellsOf(snapshot, STAKING_TOKEN);
       // And what a rebalancer of the account would sell now (not placed yet: its slot is later, or it
       // waits behind a limit), in full: staked, it could not be sold when its TWAP goes out.
       const planned = snapshot.plannedHypeSales ?? [];
