@@ -9,9 +9,23 @@ export interface BotOptions {
   config?: string;
 }
 
-export async function loadBotConfig(ctx: CliContext, opts: BotOptions): Promise<LoadedConfig> {
+export async function loadBotConfig(
+  ctx: CliContext,
+  opts: BotOptions,
+  /** Leave strategy files that do not load out (LoadedConfig.leftOut) instead of failing. */
+  load: { leaveOutBroken?: boolean } = {},
+): Promise<LoadedConfig> {
   const { loadConfig, resolveConfigPath } = await import("../engine/config/loader.js");
-  return loadConfig(resolveConfigPath(opts.config, ctx.env), ctx.env);
+  return loadConfig(resolveConfigPath(opts.config, ctx.env), ctx.env, load);
+}
+
+/** Strategy files left out by a command that needs only the bot file (leaveOutBroken), said on stderr. */
+export async function warnLeftOut(ctx: CliContext, config: LoadedConfig): Promise<void> {
+  const { formatIssue } = await import("../engine/config/issues.js");
+  for (const issue of config.leftOut ?? [])
+    ctx.stderr(
+      `hlbot: warning: ${formatIssue(issue)} (this strategy file does not load and was left out; \`hlbot config validate\` says why)\n`,
+    );
 }
 
 /** A logger writing to stderr (stdout carries command results), at the configured level or debug with --verbose. */

@@ -62,7 +62,14 @@ export async function runManualAction(
   // command finds it (--config, $HLBOT_CONFIG, ./hlbot.yaml, $XDG_CONFIG_HOME/hlbot/config.yaml), never
   // a shipped example, whose limits are not the user's.
   const configPath = discoverConfigPath(raw.config, ctx.env);
-  const config = configPath === undefined ? undefined : await loadConfig(configPath, ctx.env);
+  // Limits, kill switch and state come from the bot file: a strategy file that does not load is left
+  // out with a warning (a cancel in an emergency must not wait for a typo elsewhere to be fixed).
+  const config =
+    configPath === undefined ? undefined : await loadConfig(configPath, ctx.env, { leaveOutBroken: true });
+  if (config) {
+    const { warnLeftOut } = await import("./bot.js");
+    await warnLeftOut(ctx, config);
+  }
   const net = readNetworkOptions(raw, config?.network);
   if (config && config.network !== net.network) {
     throw new ValidationError([

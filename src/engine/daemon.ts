@@ -26,7 +26,7 @@ import type { BotMetrics } from "./metrics.js";
 import type { DaemonNotices } from "./notify/daemonNotices.js";
 import type { Runtime } from "./runtime.js";
 import { validateSchedule } from "./schedule.js";
-import { iso, Scheduler, type SlotGroup } from "./scheduler.js";
+import { iso, lostSlots, Scheduler, type SlotGroup } from "./scheduler.js";
 import type { Strategy } from "./strategies/registry.js";
 import { resolveSharedDefaults } from "./strategies/shared.js";
 
@@ -531,6 +531,7 @@ export class Daemon {
       return;
     }
     recordNextRuns(this.metrics, this.scheduler.nextSlots(now));
+    this.notices?.missedSlots(lostSlots(plan), this.scheduler.catchUpMs);
     for (const m of plan.missed) {
       const fields = {
         strategy: m.strategy,

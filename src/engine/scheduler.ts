@@ -69,6 +69,17 @@ export interface SchedulePlan {
   missed: Missed[];
 }
 
+/**
+ * Missed slots after which the strategy did not run at all in this plan: no later slot of it was due
+ * either (a daily DCA whose `once` comes 15 hours after its slot, a daemon down past the catch-up
+ * window). Slots superseded by a later slot that runs, or while deferred, are not lost: its decision
+ * was made at the later one.
+ */
+export function lostSlots(plan: SchedulePlan): Missed[] {
+  const running = new Set(plan.groups.flatMap((g) => g.strategies.map((s) => s.name)));
+  return plan.missed.filter((m) => !m.whileDeferred && !running.has(m.strategy));
+}
+
 export const MINUTE_MS = 60_000;
 /** First retry after a failed cycle; doubles with each failure in a row. */
 export const DEFAULT_RETRY_BASE_MS = MINUTE_MS;

@@ -51,3 +51,14 @@ export function netAprText(netApr: string | null, notEarning?: string | null): s
     ? "?"
     : `${new Decimal(netApr).times(100).toDecimalPlaces(3, Decimal.ROUND_HALF_UP).toFixed()}%`;
 }
+
+/** A span for a person: "45 min", "5 h", "3 d 4 h". */
+export function duration(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 60) return ms % 60_000 === 0 ? `${minutes} min` : `${ms / 1000} s`;
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  if (hours < 24) return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`;
+}

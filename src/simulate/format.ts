@@ -2,11 +2,11 @@
 // object (so `--json` holds the same figures); skipped decisions are grouped by their reason's template
 // (summary.ts reasonTemplate: numbers aside) with the latest wording, because an hourly strategy says "within band" with
 // new numbers every hour. `--json` lists every distinct reason with its exact count.
-import { netAprText, shortAddress } from "../lib/text.js";
+import { duration, netAprText, shortAddress } from "../lib/text.js";
 
 export { netAprText };
 
-import { candleGapWarning, duration } from "../simulator/candles.js";
+import { candleGapWarning } from "../simulator/candles.js";
 import { isoMinute, type ReplayedPrices } from "./runner.js";
 import {
   type FlowSummary,

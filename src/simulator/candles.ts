@@ -18,6 +18,7 @@
 import { readFileSync } from "node:fs";
 import { Decimal } from "../lib/decimal.js";
 import { ConfigError } from "../lib/errors.js";
+import { duration } from "../lib/text.js";
 import {
   CANDLE_INTERVAL_MS,
   CANDLE_INTERVALS,
@@ -327,17 +328,6 @@ export function candleGapWarning(file: {
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
-}
-
-/** A span for a person: "45 min", "5 h", "3 d 4 h". */
-export function duration(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  if (minutes < 60) return ms % 60_000 === 0 ? `${minutes} min` : `${ms / 1000} s`;
-  const hours = Math.floor(minutes / 60);
-  const rest = minutes % 60;
-  if (hours < 24) return rest === 0 ? `${hours} h` : `${hours} h ${rest} min`;
-  const days = Math.floor(hours / 24);
-  return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`;
 }
 
 /** Most path samples per candle (a long candle is sampled more coarsely than every priceStep). */

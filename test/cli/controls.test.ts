@@ -420,6 +420,67 @@ describe("the kill switch", () => {
     expect(ledger("cDeposit")).toHaveLength(1);
   });
 
+  it("a strategy file that does not load does not stop the brakes: stop, status, twap-cancel and stop --cancel-twaps act, with a warning naming it", async () => {
+    const config = writeConfig();
+    const twap = async () => {
+      const placed = await cli(
+        ["twap", "buy", "--coin", "HYPE", "--size", "10", "--minutes", "5"].concat([
+          "--live",
+          "--config",
+          config,
+          "--json",
+        ]),
+      );
+      expect(placed.code, placed.stderr).toBe(0);
+      return (JSON.parse(placed.stdout) as { data: { twapId: number } }).data.twapId;
+    };
+    const first = await twap();
+    // Half-edited: a typo saved while a TWAP runs (the likely moment for an emergency).
+    writeFileSync(
+      join(dir, "noop.yaml"),
+      stringify({
+        name: "noop",
+        kind: "validator-staking",
+        schedule: "0 */6 * * *",
+        params: { validators: "three" },
+      }),
+    );
+    const warning =
+      /hlbot: warning: \S*noop\.yaml:\d+: params\.validators: .*\(this strategy file does not load and was left out/;
+    const stop = await cli(["stop", "--config", config, "--reason", "emergency"]);
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(stop.stderr).toMatch(warning);
+    expect(JSON.parse(readFileSync(join(dir, "state", "STOP"), "utf8"))).toMatchObject({
+      reason: "emergency",
+    });
+    const shown = await cli(["status", "--config", config]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stderr).toMatch(warning);
+    expect(shown.stdout).toMatch(/^Kill switch: engaged since/);
+    const cancel = await cli([
+      "twap-cancel",
+      "--coin",
+      "HYPE",
+      "--twap-id",
+      String(first),
+      "--live",
+      "--config",
+      config,
+    ]);
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(cancel.stderr).toMatch(warning);
+    expect(ledger("twapTerminated")).toHaveLength(1);
+    // Placed by hand while the switch is off, then cancelled with the switch.
+    expect((await cli(["resume", "--config", config])).code).toBe(0);
+    await twap();
+    const all = await cli(["stop", "--config", config, "--cancel-twaps"]);
+    expect(all.code, all.stderr).toBe(0);
+    expect(ledger("twapTerminated")).toHaveLength(2);
+    // The bot file itself must still load.
+    writeFileSync(config, "network: testnet\nmode: live\nstrategies: 7\n");
+    expect((await cli(["stop", "--config", config])).code).toBe(2);
+  });
+
   it("stop --cancel-twaps cancels the account's running TWAPs through the executor, journaled", async () => {
     const config = writeConfig();
     expect(

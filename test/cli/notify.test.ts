@@ -195,6 +195,40 @@ describe("notifications from hlbot run", () => {
     expect(events("/hook-once").map((e) => e.type)).toEqual(["submission.accepted"]);
   }, 60_000);
 
+  it("hlbot once (cron) tells schedule.missed when a strategy's slot went by with nothing run for it, once per slot", async () => {
+    const bot = botFile("once-missed", { minIntervalMs: 0, webhook: { url: `${receiver.url}/hook-missed` } });
+    writeFileSync(
+      join(bot.config, "..", "strategies", "rebalance.yaml"),
+      stringify({ ...REBALANCE, schedule: "*/2 * * * * *" }),
+    );
+    // A one-second window: a call 1.1 to 1.9 s after an even second finds its slot too old to run.
+    writeFileSync(
+      bot.config,
+      readFileSync(bot.config, "utf8").replace("allowSeconds: true", "allowSeconds: true\n  catchUp: 1s"),
+    );
+    const once = () => runOnce(bot);
+    expect((await once()).code).toBe(0); // first sight: the slots start now
+    const oddSecond = async () => {
+      await new Promise((r) => setTimeout(r, 2_000));
+      const ms = Date.now() % 2_000;
+      await new Promise((r) => setTimeout(r, (1_400 - ms + 2_000) % 2_000));
+    };
+    await oddSecond();
+    const late = await once();
+    expect(late.code, late.err).toBe(0);
+    await until("the schedule.missed event", () => events("/hook-missed").length > 0);
+    const [missed] = events("/hook-missed");
+    expect(missed).toMatchObject({
+      type: "schedule.missed",
+      title: "rebalance missed a slot: nothing ran for them",
+      data: { strategies: ["rebalance"], catchUpMs: 1000 },
+    });
+    expect(missed?.text).toMatch(/more than schedule\.catchUp \(1 s\) old when hlbot looked/);
+    // Told once: the next call does not tell that slot again.
+    expect((await once()).code).toBe(0);
+    expect(events("/hook-missed")).toHaveLength(1);
+  }, 60_000);
+
   it("hlbot once (cron) journals a pass the venue did not answer, tells the first failed pass, then the recovery", async () => {
     const bot = botFile("once-down", { minIntervalMs: 0, webhook: { url: `${receiver.url}/hook-down` } });
     const up = readFileSync(bot.config, "utf8");

@@ -409,6 +409,37 @@ describe("hlbot run: strategies naming a market the venue does not list", () => 
   }, 60_000);
 });
 
+describe("hlbot run: a strategy file that does not load", () => {
+  it("is left out at start with an error naming file:line; the others run; with nothing left the start fails (exit 2)", async () => {
+    const bot = makeBot(sim!.url, { mode: "dry-run", schedule: "0 0 1 1 *" });
+    writeFileSync(
+      join(bot.strategies, "staking.yaml"),
+      stringify({
+        name: "staking",
+        kind: "validator-staking",
+        schedule: "0 */6 * * *",
+        params: { validators: "three" },
+      }),
+    );
+    const run = cli(["run", "--config", bot.config], bot.env);
+    const left = await run.waitFor("the left-out file", (l) => typeof l.problem === "string");
+    expect(left.level).toBe("error");
+    expect(left.msg).toMatch(
+      /^strategy left out: .*staking\.yaml:\d+: params\.validators: expected a whole number/,
+    );
+    const scheduled = await run.waitFor("the schedule", (l) => /^scheduling/.test(l.msg));
+    expect(scheduled.msg).toMatch(/^scheduling 1 strategy/);
+    await run.waitFor("readiness", isReady);
+    run.proc.kill("SIGTERM");
+    expect((await run.exited).code).toBe(0);
+
+    rmSync(join(bot.strategies, "rebalance.yaml"));
+    const none = cli(["run", "--config", bot.config], bot.env);
+    expect((await none.exited).code).toBe(2);
+    expect(none.stderr()).toMatch(/staking\.yaml:\d+: params\.validators: expected a whole number/);
+  }, 60_000);
+});
+
 describe("hlbot run against hlbot venue (end to end)", () => {
   it("acts on schedule, answers /health and /metrics, and exits 0 on SIGTERM", async () => {
     const wallet = Wallet.createRandom();

@@ -192,7 +192,8 @@ describe("cron example", () => {
     const root = join(tmp, "cron");
     for (const d of ["etc", "state", "log", "strategies"]) mkdirSync(join(root, d), { recursive: true });
     writeFileSync(join(root, "etc", "secret.env"), `HLBOT_PRIVATE_KEY=${KEY}\n`, { mode: 0o640 });
-    // Live with no enabled strategy: `once` refuses (exit 2) after reading the config, before any request.
+    // Live with no enabled strategy: `once` says so and exits 2 (its check of running TWAPs finds no venue
+    // at port 9: the configuration problem is the code).
     writeFileSync(
       join(root, "etc", "bot.yaml"),
       [

@@ -2,11 +2,15 @@
 // which strategies run when, no self-overlap, back-off and recovery, fatal errors, reload, graceful stop.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import pino from "pino";
 import sinon from "sinon";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { Daemon, type DaemonRuntime, loadStrategySet, scheduledStrategies } from "../../src/engine/daemon.js";
 import { BotMetrics } from "../../src/engine/metrics.js";
+import { DaemonNotices } from "../../src/engine/notify/daemonNotices.js";
+import { Notifier } from "../../src/engine/notify/notifier.js";
+import type { NotifyEvent } from "../../src/engine/notify/types.js";
 import { retryDelayMs, slotAccount } from "../../src/engine/scheduler.js";
 import { ConfigError, isFatalError, ServerError } from "../../src/lib/errors.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
@@ -308,6 +312,51 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     await d.idle();
     await step(d, MINUTE, 3);
     expect(runCycles(bot).map((c) => [c.minute, c.status])).toEqual([[40, "ok"]]);
+  });
+
+  it("tells schedule.missed for a slot missed past the catch-up window with nothing run for it, once", async () => {
+    bot = await startTestBot({
+      strategies: [{ ...REBALANCE, schedule: "5 0 * * *" }],
+      fund: { HYPE: "1000", USDC: "5000" },
+    });
+    START = bot.sim.now();
+    // Seen before (a run last night), then down over today's 00:05 slot until 03:00: past the 2 h window.
+    bot.runtime.journal.slotState(slotAccount(bot.address, "dry-run"), "rebalance", START - 60 * MINUTE);
+    bot.sim.advance(3 * 60 * MINUTE);
+    fakeTime(bot);
+    const told: NotifyEvent[] = [];
+    const notifier = new Notifier({
+      channels: [
+        {
+          name: "record",
+          events: new Set(["schedule.missed"]),
+          send: async (e) => {
+            told.push(e);
+            return 200;
+          },
+        },
+      ],
+      logger: pino({ level: "silent" }),
+      minIntervalMs: 0,
+    });
+    const notices = new DaemonNotices({
+      notifier,
+      info: bot.runtime.info,
+      account: bot.address,
+      network: "testnet",
+      clock: () => bot!.sim.now(),
+      logger: pino({ level: "silent" }),
+    });
+    const { daemon: d } = newDaemon(bot, { notices });
+    d.start();
+    await d.idle();
+    await step(d, MINUTE, 3);
+    await notifier.flush(1_000);
+    expect(runCycles(bot)).toEqual([]);
+    expect(told.map((e) => [e.type, e.data.strategies, e.data.catchUpMs])).toEqual([
+      ["schedule.missed", ["rebalance"], 2 * 60 * MINUTE],
+    ]);
+    expect(told[0]?.text).toMatch(/^rebalance: 1 slot \(latest \S+T00:05:00\.000Z\)\n/);
   });
 
   it("cancels a 4-hourly sell DCA's TWAP within two minutes of the mid crossing its floor (issue #12 case 6)", async () => {

@@ -11,7 +11,7 @@ import { type CycleReport, runCycle } from "../../src/engine/cycle.js";
 import { scheduledStrategies } from "../../src/engine/daemon.js";
 import { Journal } from "../../src/engine/journal.js";
 import { CronSchedule } from "../../src/engine/schedule.js";
-import { oncePass, Scheduler } from "../../src/engine/scheduler.js";
+import { lostSlots, oncePass, Scheduler } from "../../src/engine/scheduler.js";
 import { openStateDb } from "../../src/lib/stateDb.js";
 import { runSimulation } from "../../src/simulate/runner.js";
 import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
@@ -176,6 +176,8 @@ describe("once follows the strategies' cron schedules (virtual time)", () => {
     expect(back.plan.missed).toEqual([
       { strategy: "dca", count: 1, latest: start + DAY + 8.5 * HOUR, whileDeferred: false },
     ]);
+    // Superseded by a slot that ran: not lost (the decision was made at the later slot).
+    expect(lostSlots(back.plan)).toEqual([]);
     bot.sim.advance(15 * MINUTE);
     expect((await once(bot)).runs).toEqual([]); // never twice
     // Down past the window: reported as missed, not run.
@@ -185,6 +187,8 @@ describe("once follows the strategies' cron schedules (virtual time)", () => {
     expect(late.plan.missed).toEqual([
       { strategy: "dca", count: 1, latest: start + 3 * DAY + 8.5 * HOUR, whileDeferred: false },
     ]);
+    // Nothing ran for it at all: lost (told as schedule.missed).
+    expect(lostSlots(late.plan)).toEqual(late.plan.missed);
     expect((await once(bot)).plan.missed).toEqual([]); // reported once
     expect(twapsPlaced(bot)).toHaveLength(2);
   }, 60_000);

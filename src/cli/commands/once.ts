@@ -3,8 +3,9 @@
 // cron slot is due (src/engine/scheduler.ts: the latest slot since the one each last acted in, within
 // the catch-up window), and says which it skipped as not due and which slots were missed. Submits when
 // the configuration says `mode: live` (and --dry-run is not given). Exit 0 when every intent was
-// accepted or skipped with a reason, 1 when any was rejected or left unknown (or a cycle or a strategy failed), 2 for
-// configuration errors.
+// accepted or skipped with a reason, 1 when any was rejected or left unknown (or a cycle or a strategy
+// failed), 2 for configuration errors: a bot file that does not load stops everything; a strategy file
+// that does not load (or names a market the venue does not list) is left out and the rest still runs.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { CONFIG_OPTION_HELP } from "../options.js";
@@ -22,22 +23,41 @@ export function register(program: Command, ctx: CliContext): void {
       "after",
       "\nA strategy acts only in a cron slot that is due: the latest slot since it last acted, at most\n" +
         "`schedule.catchUp` old (default 2h). A new strategy's slots count from the first time hlbot sees it.\n" +
-        "Run it from cron at least as often as your most frequent schedule, e.g. every 15 minutes.",
+        "Call it often enough that a call falls within the catch-up window after every slot, e.g. every 15\n" +
+        "minutes: a daily call at 00:00 never runs a daily 08:30 slot (it is 15.5 h old by then).\n" +
+        "A strategy file that does not load is left out (exit 2): the others and the guards of running TWAPs\n" +
+        "still run. Exit 0: done; 1: something failed, refused or unknown; 2: a configuration error, or the\n" +
+        "state folder is in use by another hlbot (an overlapping call); 130: stopped by a signal.",
     )
     .action(async (opts: { config?: string; dryRun?: boolean; json?: boolean }) => {
       const { loadBotConfig, botLogger } = await import("../bot.js");
-      const config = await loadBotConfig(ctx, opts);
-      if (!config.strategies.some((s) => s.enabled)) {
-        const { ConfigError } = await import("../../lib/errors.js");
-        const { displayPath } = await import("../../engine/config/loader.js");
-        throw new ConfigError(
-          "no enabled strategy to run (no strategy file found, or none with `enabled: true`); nothing was done",
-          { file: displayPath(config.file), keyPath: "strategies" },
+      // A strategy file that does not load (half-edited, a typo) is left out, not the whole pass: the
+      // guards of running TWAPs, the kill switch's cancels and the other strategies still run, and the
+      // exit is 2. The bot file itself must load.
+      const config = await loadBotConfig(ctx, opts, { leaveOutBroken: true });
+      const { formatIssue } = await import("../../engine/config/issues.js");
+      const { displayPath } = await import("../../engine/config/loader.js");
+      const configIssues = [...(config.leftOut ?? [])];
+      for (const issue of configIssues)
+        ctx.stderr(
+          `hlbot: error: ${formatIssue(issue)} (this strategy file was left out; the guards of running TWAPs and the other strategies still run)\n`,
         );
+      if (!config.strategies.some((s) => s.enabled)) {
+        const issue = {
+          file: displayPath(config.file),
+          line: undefined,
+          keyPath: "strategies",
+          message:
+            "no enabled strategy to run (no strategy file found or loaded, or none with `enabled: true`): only the guards of running TWAPs are checked",
+        };
+        configIssues.push(issue);
+        ctx.stderr(`hlbot: error: ${formatIssue(issue)}\n`);
       }
       const logger = await botLogger(ctx, config);
       const { openInstance } = await import("../../engine/instance.js");
-      const { oncePass, iso } = await import("../../engine/scheduler.js");
+      const { oncePass, iso, lostSlots } = await import("../../engine/scheduler.js");
+      const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
+      const { duration } = await import("../../lib/text.js");
       const { scheduledStrategies } = await import("../../engine/daemon.js");
       const { stringifyJson } = await import("../../lib/json.js");
       const { formatCycle, actionLines } = await import("../report.js");
@@ -66,13 +86,20 @@ export function register(program: Command, ctx: CliContext): void {
           summaryLine(at, account, {
             ran: [],
             notDue: [],
-            leftOut: [],
+            leftOut: configIssues.map((i) => formatIssue(i)),
             missed: [],
             watch: { checked: 0, cancelled: 0 },
             killSwitch: killSwitchNotice(config.limits.killSwitchFile) ?? null,
             error: describeError(err),
             failed: 1,
           });
+        // A pass that could not start: the venue's error, but exit 2 when a configuration problem was
+        // said above (the thing to fix first; cron monitoring tells the two apart by the code).
+        const failWith = (err: unknown): void => {
+          if (configIssues.length === 0 || stopping.signal.aborted) throw err;
+          ctx.stderr(`hlbot: ${describeError(err)}\n`);
+          ctx.exitCode = 2;
+        };
         let instance: Awaited<ReturnType<typeof openInstance>>;
         try {
           instance = await openInstance({
@@ -90,14 +117,13 @@ export function register(program: Command, ctx: CliContext): void {
           await recordUnopenedPass(ctx, config, logger, err, live);
           if (opts.json) ctx.stdout(unstartedLine(Date.now(), config.account ?? null, err));
           ctx.stderr(`${UNSTARTED_NOTE}\n`);
-          throw err;
+          return failWith(err);
         }
         const { runtime } = instance;
         try {
           // A strategy naming a market the venue does not list is left out (its errors are printed and
           // the exit is 2); the others run, and the TWAP watch and kill-switch cancels with them.
           const { unknownMarkets } = await import("../../engine/strategies/markets.js");
-          const { formatIssue } = await import("../../engine/config/issues.js");
           let facts: Awaited<ReturnType<typeof runtime.facts>>;
           let unknown: Awaited<ReturnType<typeof unknownMarkets>>;
           try {
@@ -117,7 +143,7 @@ export function register(program: Command, ctx: CliContext): void {
             });
             if (opts.json) ctx.stdout(unstartedLine(runtime.clock(), runtime.account, err));
             ctx.stderr(`${UNSTARTED_NOTE}\n`);
-            throw err;
+            return failWith(err);
           }
           const strategies = scheduledStrategies(config.strategies).filter(
             (s) => !unknown.strategies.has(s.name),
@@ -225,12 +251,14 @@ export function register(program: Command, ctx: CliContext): void {
                   reason: n.reason,
                   next: n.next === undefined ? undefined : iso(n.next),
                 })),
-                // Strategies left out because a market they name is not listed (see stderr).
-                leftOut: unknown.issues.map((i) => formatIssue(i)),
+                // Strategies left out: a file that does not load, a market the venue does not list (see stderr).
+                leftOut: [...configIssues, ...unknown.issues].map((i) => formatIssue(i)),
                 missed: plan.missed.map((m) => ({
                   strategy: m.strategy,
                   count: m.count,
                   latest: m.latest === undefined ? undefined : iso(m.latest),
+                  // No later slot of it ran either: nothing was done for it (schedule.missed).
+                  nothingRan: lostSlots(plan).some((l) => l.strategy === m.strategy),
                 })),
                 watch,
                 killSwitch: killSwitch ?? null,
@@ -242,10 +270,16 @@ export function register(program: Command, ctx: CliContext): void {
               out.push(`once for ${runtime.account} on ${config.network} (${mode}): no strategy is due\n`);
             if (killSwitch !== undefined) out.push(`  kill switch ${killSwitch}\n`);
             for (const n of plan.notDue) out.push(`  ${n.strategy}: skipped, ${n.reason}\n`);
+            const lost = new Set(lostSlots(plan).map((m) => m.strategy));
             for (const m of plan.missed)
               out.push(
                 `  ${m.strategy}: missed ${m.count} slot${m.count === 1 ? "" : "s"}` +
-                  `${m.latest === undefined ? "" : ` (latest ${iso(m.latest)})`}, older than the catch-up window or superseded\n`,
+                  `${m.latest === undefined ? "" : ` (latest ${iso(m.latest)})`}, older than the catch-up window or superseded` +
+                  // Nothing ran for it: say how to stop missing them (a daily call hours after a daily slot).
+                  (lost.has(m.strategy)
+                    ? `: nothing ran for it; call \`hlbot once\` within schedule.catchUp (${duration(config.schedule?.catchUpMs ?? DEFAULT_CATCH_UP_MS)}) after each slot, or raise it`
+                    : "") +
+                  "\n",
               );
             if (watch.checked > 0)
               out.push(
@@ -255,7 +289,13 @@ export function register(program: Command, ctx: CliContext): void {
           ctx.stdout(out.join(""));
           for (const issue of unknown.issues)
             ctx.stderr(`hlbot: error: ${formatIssue(issue)} (this strategy was left out)\n`);
-          ctx.exitCode = stopping.signal.aborted ? 130 : unknown.issues.length > 0 ? 2 : bad > 0 ? 1 : 0;
+          ctx.exitCode = stopping.signal.aborted
+            ? 130
+            : unknown.issues.length + configIssues.length > 0
+              ? 2
+              : bad > 0
+                ? 1
+                : 0;
         } finally {
           await instance.close();
         }
@@ -281,14 +321,20 @@ async function notifyOnce(
 ): Promise<void> {
   if (!config.notify) return;
   const { createNotifier } = await import("../../engine/notify/notifier.js");
-  const { submissionEvents, cycleFailedEvent, cycleRecoveredEvent } = await import(
+  const { submissionEvents, cycleFailedEvent, cycleRecoveredEvent, scheduleMissedEvent } = await import(
     "../../engine/notify/events.js"
   );
+  const { lostSlots } = await import("../../engine/scheduler.js");
+  const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
   const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
   if (!notifier) return;
   const at = { account: runtime.account, network: config.network, now: runtime.clock() };
   for (const report of [pass.watch.report, ...pass.runs.map((r) => r.report)])
     if (report) for (const e of submissionEvents(at, report)) notifier.notify(e);
+  // Slots that went by with no run at all (a daily call hours after a daily slot): each told once.
+  const lost = lostSlots(pass.plan);
+  if (lost.length > 0)
+    notifier.notify(scheduleMissedEvent(at, lost, config.schedule?.catchUpMs ?? DEFAULT_CATCH_UP_MS));
   // Failed cycles of this pass: told at the first failed pass in a row and every RETELL_EVERY-th, as
   // passes that could not start are (cron may call every minute through an outage).
   // Counted per strategy (its cycles failed in a row), as a pass runs several cycles.

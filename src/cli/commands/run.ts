@@ -89,7 +89,10 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (opts: RunOptions) => {
       const flags = parseFlags(opts);
       const { loadBotConfig, botLogger } = await import("../bot.js");
-      const config = await loadBotConfig(ctx, opts);
+      // A strategy file that does not load is left out (logged as an error below), as one naming a market
+      // the venue does not list: the others and the TWAP guards run (a restart by systemd after a typo
+      // saved in one file must not stop the guards of the rest). The bot file itself must load.
+      const config = await loadBotConfig(ctx, opts, { leaveOutBroken: true });
       const logger = await botLogger(ctx, config);
       try {
         await runDaemon(ctx, config, logger, flags, config.mode === "live" && !opts.dryRun);
@@ -118,6 +121,11 @@ async function runDaemon(
   const graceMs = flags.graceMs ?? DEFAULT_GRACE_MS;
 
   const strategies = scheduledStrategies(config.strategies);
+  const { ConfigIssuesError, formatIssue } = await import("../../engine/config/issues.js");
+  const leftOut = config.leftOut ?? [];
+  for (const issue of leftOut)
+    logger.error({ problem: formatIssue(issue) }, `strategy left out: ${formatIssue(issue)}`);
+  if (strategies.length === 0 && leftOut.length > 0) throw new ConfigIssuesError(leftOut);
   if (strategies.length === 0) {
     const where = "folder" in config.strategySource ? ` in ${config.strategySource.folder}` : "";
     throw new ConfigError(
@@ -146,7 +154,6 @@ async function runDaemon(
     // the others run (and their TWAP guards with them). Nothing left to run stops the start (exit 2); a
     // venue not reachable yet does not (the daemon waits for it).
     const { checkStrategyMarkets, unknownMarkets } = await import("../../engine/strategies/markets.js");
-    const { ConfigIssuesError, formatIssue } = await import("../../engine/config/issues.js");
     let acting = strategies;
     try {
       const unknown = await unknownMarkets(runtime.info, strategies, {

@@ -22,9 +22,12 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--base-url <url>", "send reads to this base URL instead of the configured one")
     .option("--json", "print the collected data as JSON on stdout")
     .action(async (opts: { config?: string; user?: string; baseUrl?: string; json?: boolean }) => {
-      const { loadBotConfig } = await import("../bot.js");
+      const { loadBotConfig, warnLeftOut } = await import("../bot.js");
       const { parseAddress } = await import("../options.js");
-      const config = await loadBotConfig(ctx, opts);
+      // Reads only the bot file's network, URLs and account: a strategy file that does not load is
+      // said (stderr), not a reason to hide the account and its running TWAPs.
+      const config = await loadBotConfig(ctx, opts, { leaveOutBroken: true });
+      await warnLeftOut(ctx, config);
       let account = opts.user === undefined ? config.account : parseAddress(opts.user, "--user");
       if (account === undefined) {
         const { loadSigner } = await import("../../venue/signing/signer.js");

@@ -112,7 +112,11 @@ async function switchConfig(ctx: CliContext, opts: { config?: string }): Promise
   );
   const found = discoverConfigPath(opts.config, ctx.env);
   const file = found ?? resolveConfigPath(opts.config, ctx.env);
-  const config = await loadConfig(file, ctx.env);
+  // The brake needs the bot file only: a strategy file half-edited (the likely moment for an emergency)
+  // is left out with a warning instead of refusing to stop.
+  const config = await loadConfig(file, ctx.env, { leaveOutBroken: true });
+  const { warnLeftOut } = await import("../bot.js");
+  await warnLeftOut(ctx, config);
   if (found === undefined)
     ctx.stderr(
       `hlbot: WARNING: no bot file named or found (--config, $HLBOT_CONFIG, ./hlbot.yaml, ~/.config/hlbot/config.yaml): ` +

@@ -71,6 +71,12 @@ export interface LoadedConfig {
   /** The configured folder (every *.yaml/*.yml in it) or list of strategy files, absolute. */
   strategySource: { folder: string } | { files: string[] };
   strategies: Strategy[];
+  /**
+   * With `leaveOutBroken`: why strategy files were left out (a file that does not validate, a name used
+   * twice, a missing file or folder); empty when every strategy loaded. Without it such a file fails
+   * the whole load.
+   */
+  leftOut?: readonly ConfigIssue[];
   /** Folder of the SQLite state and the lock (absolute; not created by the loader). */
   state: string;
   limits: RiskLimits & { killSwitchFile: string; killSwitchCancelRunning: boolean };
@@ -94,6 +100,12 @@ export interface LoadOptions {
   edit?: (src: YamlSource, role: "bot" | "strategy") => void;
   /** The bot file's `schedule.allowSeconds`: 6-field (seconds) schedules are an error without it. */
   allowSeconds?: boolean;
+  /**
+   * Leave strategy files that do not load out (see LoadedConfig.leftOut) instead of failing: for the
+   * commands that must still act on the rest when one file is half-edited (once's TWAP guards, stop,
+   * status, manual commands). The bot file itself must still be valid.
+   */
+  leaveOutBroken?: boolean;
 }
 
 export const DEFAULT_CONFIG_PATH = "config/default.yaml";
@@ -279,14 +291,31 @@ export async function loadStrategyFiles(
   env: Env,
   options: LoadOptions = {},
 ): Promise<Strategy[]> {
+  const { loaded, issues } = await readStrategyFiles(paths, env, options);
+  if (issues.length) throw new ConfigIssuesError(issues);
+  return loaded;
+}
+
+/**
+ * Each strategy file that loads, and the problems of the others. A name used twice leaves out every
+ * file of that name (which one is meant cannot be told, and the journal keys budgets and submissions
+ * by name).
+ */
+async function readStrategyFiles(
+  paths: readonly string[],
+  env: Env,
+  options: LoadOptions,
+): Promise<{ loaded: Strategy[]; issues: ConfigIssue[] }> {
   const loaded: Strategy[] = [];
   const issues: ConfigIssue[] = [];
   const seen = new Map<string, string>();
+  const twice = new Set<string>();
   for (const p of paths) {
     try {
       const s = await loadStrategyFile(p, env, options);
       const first = seen.get(s.name);
       if (first !== undefined) {
+        twice.add(s.name);
         issues.push({
           file: displayPath(s.file),
           line: await nameLine(s.file),
@@ -313,8 +342,7 @@ export async function loadStrategyFiles(
       issues.push(...issuesOf(err));
     }
   }
-  if (issues.length) throw new ConfigIssuesError(issues);
-  return loaded;
+  return { loaded: loaded.filter((s) => !twice.has(s.name)), issues };
 }
 
 /** The line of `keyPath` in the YAML file at `abs` (undefined when it cannot be read or found). */
@@ -385,31 +413,41 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
     keyPath: formatKeyPath(keyPath),
   });
 
+  // Strategy files that cannot be found or read: the load fails, or with leaveOutBroken they are left out.
+  const leftOut: ConfigIssue[] = [];
+  const missing = (err: ConfigError) => {
+    if (options.leaveOutBroken !== true) throw err;
+    leftOut.push(...issuesOf(err));
+  };
   let strategySource: LoadedConfig["strategySource"];
-  let files: string[];
+  let files: string[] = [];
   if (typeof c.strategies === "string") {
     const target = resolvePath(dir, c.strategies);
     const info = await stat(target).catch(() => undefined);
+    strategySource = info?.isDirectory() ? { folder: target } : { files: [target] };
     if (info === undefined)
-      throw new ConfigError(`strategy folder or file not found: ${target}`, at(["strategies"]));
-    if (info.isDirectory()) {
-      strategySource = { folder: target };
-      files = await strategyFilesIn(target);
-    } else {
-      strategySource = { files: [target] };
-      files = [target];
-    }
+      missing(new ConfigError(`strategy folder or file not found: ${target}`, at(["strategies"])));
+    else if (info.isDirectory())
+      try {
+        files = await strategyFilesIn(target);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        missing(err);
+      }
+    else files = [target];
   } else {
-    files = c.strategies.map((p) => resolvePath(dir, p));
-    for (const [i, f] of files.entries()) {
+    const listed = c.strategies.map((p) => resolvePath(dir, p));
+    for (const [i, f] of listed.entries()) {
       const info = await stat(f).catch(() => undefined);
-      if (!info?.isFile()) throw new ConfigError(`strategy file not found: ${f}`, at(["strategies", i]));
+      if (info?.isFile()) files.push(f);
+      else missing(new ConfigError(`strategy file not found: ${f}`, at(["strategies", i])));
     }
-    strategySource = { files };
+    strategySource = { files: listed };
   }
-  const strategies = resolveSharedDefaults(
-    await loadStrategyFiles(files, env, { ...options, allowSeconds: c.schedule.allowSeconds }),
-  );
+  const read = await readStrategyFiles(files, env, { ...options, allowSeconds: c.schedule.allowSeconds });
+  if (read.issues.length > 0 && options.leaveOutBroken !== true) throw new ConfigIssuesError(read.issues);
+  leftOut.push(...read.issues);
+  const strategies = resolveSharedDefaults(read.loaded);
 
   // No `state:` in the file: the same folder from any directory (see defaultStateDir).
   const state = c.state === undefined ? defaultStateDir(env) : resolvePath(dir, c.state);
@@ -443,6 +481,7 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
     mode: c.mode,
     strategySource,
     strategies,
+    leftOut,
     state,
     limits: {
       maxOrderUsd: c.limits.maxOrderUsd,

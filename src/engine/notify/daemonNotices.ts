@@ -9,6 +9,7 @@ import { describeError } from "../../lib/errors.js";
 import type { InfoClient } from "../../venue/info/client.js";
 import type { CycleReport } from "../cycle.js";
 import { killSwitchState } from "../killSwitch.js";
+import type { Missed } from "../scheduler.js";
 import type { Snapshot } from "../snapshot.js";
 import { portfolioValueUsd } from "../valuation.js";
 import {
@@ -18,6 +19,7 @@ import {
   dailySummaryEvent,
   type EventContext,
   killSwitchEvent,
+  scheduleMissedEvent,
   submissionEvents,
   twapEndedEvent,
 } from "./events.js";
@@ -83,6 +85,11 @@ export class DaemonNotices {
   cycleFailed(strategies: readonly string[], error: string, inARow: number, every: number): void {
     if (inARow === 1 || (every > 1 && inARow % every === 0))
       this.o.notifier.notify(cycleFailedEvent(this.ctx(), strategies, error, inARow));
+  }
+
+  /** Strategies whose slots went by with no run at all (lostSlots), once per slot. */
+  missedSlots(missed: readonly Missed[], catchUpMs: number): void {
+    if (missed.length > 0) this.o.notifier.notify(scheduleMissedEvent(this.ctx(), missed, catchUpMs));
   }
 
   /** The kill switch file appeared or went away since the last look. */

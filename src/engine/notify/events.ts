@@ -3,7 +3,7 @@
 // is a webhook's JSON body and the text of a chat message. Never holds a key: the journal and the
 // redactor see every field.
 import { type Decimal, fromWei } from "../../lib/decimal.js";
-import { shortAddress } from "../../lib/text.js";
+import { duration, shortAddress } from "../../lib/text.js";
 import { HYPE_WEI_DECIMALS } from "../../venue/constants.js";
 import type { CycleReport } from "../cycle.js";
 import type { NotifyEvent, NotifyEventType } from "./types.js";
@@ -177,6 +177,39 @@ export function cycleRecoveredEvent(
     {
       strategies,
       failures,
+    },
+  );
+}
+
+/**
+ * Strategies whose slots went by with no run at all (lostSlots): nothing was bought, sold or staked for
+ * them. Under cron it is told at every pass that finds one (each slot is reported once).
+ */
+export function scheduleMissedEvent(
+  c: EventContext,
+  missed: ReadonlyArray<{ strategy: string; count: number; latest: number | undefined }>,
+  catchUpMs: number,
+): NotifyEvent {
+  const names = missed.map((m) => m.strategy);
+  const lines = missed.map(
+    (m) =>
+      `${m.strategy}: ${m.count} slot${m.count === 1 ? "" : "s"}${m.latest === undefined ? "" : ` (latest ${new Date(m.latest).toISOString()})`}`,
+  );
+  return event(
+    c,
+    "schedule.missed",
+    `${names.join(", ")} missed ${missed.length === 1 && missed[0]?.count === 1 ? "a slot" : "slots"}: nothing ran for them`,
+    `${lines.join("\n")}\nThese slots were more than schedule.catchUp (${duration(catchUpMs)}) old when hlbot looked ` +
+      "(the daemon was down, or `hlbot once` was not called within that window after the slot), so they were not run. " +
+      "Call `hlbot once` more often, or raise schedule.catchUp.",
+    {
+      strategies: names,
+      missed: missed.map((m) => ({
+        strategy: m.strategy,
+        count: m.count,
+        ...(m.latest === undefined ? {} : { latest: new Date(m.latest).toISOString() }),
+      })),
+      catchUpMs,
     },
   );
 }

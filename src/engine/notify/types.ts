@@ -10,6 +10,7 @@ export const NOTIFY_EVENTS = [
   "twap.cancelled",
   "cycle.failed",
   "cycle.recovered",
+  "schedule.missed",
   "killswitch.engaged",
   "killswitch.released",
   "daemon.start",

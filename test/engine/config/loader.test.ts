@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -275,6 +275,41 @@ describe("configuration errors name the file, the line, the key path and what wa
         "test/fixtures/config/bad-strategy/accumulate.yaml",
       ]),
     );
+  });
+
+  it("leaveOutBroken: a strategy file that does not load, a name used twice and a missing file are left out with their issues; the rest load", async () => {
+    const good = readFileSync(fixture("good/rebalance.yaml"), "utf8");
+    const dir = tempFiles({
+      "bot.yaml": `network: testnet\nstrategies: [ok.yaml, typo.yaml, a.yaml, b.yaml, gone.yaml]\n${LIMITS}`,
+      "ok.yaml": good.replace(/^name: .*$/m, "name: ok"),
+      "typo.yaml": good
+        .replace(/^name: .*$/m, "name: typo")
+        .replace("kind: twap-rebalance", "kind: twap-rebalanse"),
+      "a.yaml": good.replace(/^name: .*$/m, "name: twin"),
+      "b.yaml": good.replace(/^name: .*$/m, "name: twin"),
+    });
+    const strict = await failure(loadConfig(join(dir, "bot.yaml"), {}));
+    expect(strict.map((i) => i.message)).toEqual([
+      expect.stringMatching(/^strategy file not found: .*gone\.yaml$/),
+    ]);
+    const c = await loadConfig(join(dir, "bot.yaml"), {}, { leaveOutBroken: true });
+    // Which of two files of one name is meant cannot be told: neither acts.
+    expect(c.strategies.map((s) => s.name)).toEqual(["ok"]);
+    expect(c.leftOut?.map((i) => [i.file.replace(/.*\//, ""), i.keyPath])).toEqual([
+      ["bot.yaml", "strategies[4]"],
+      ["typo.yaml", "kind"],
+      ["b.yaml", "name"],
+    ]);
+    // A folder that is not there: nothing loads, said once.
+    const none = tempFiles({ "bot.yaml": `network: testnet\nstrategies: ./nowhere\n${LIMITS}` });
+    const empty = await loadConfig(join(none, "bot.yaml"), {}, { leaveOutBroken: true });
+    expect(empty.strategies).toEqual([]);
+    expect(empty.leftOut?.map((i) => i.message)).toEqual([
+      expect.stringMatching(/^strategy folder or file not found/),
+    ]);
+    // The bot file itself is never left out.
+    const bad = tempFiles({ "bot.yaml": `network: testnet\nstrategies: [ok.yaml]\nlimits: 3\n` });
+    await failure(loadConfig(join(bad, "bot.yaml"), {}, { leaveOutBroken: true }));
   });
 
   it("tells strategy files from bot files", async () => {

@@ -1,0 +1,142 @@
+// `hlbot once` with a strategy file that does not load (a cron user's trial): the file is left out, not
+// the pass. A typo saved in the staking file while a DCA's TWAP ran made every call exit 2 before the
+// TWAP watch, so the DCA kept buying at three times its limitPx until the file was fixed; disabling the
+// only strategy to stop it did the same.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Wallet } from "ethers";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { runCli } from "../helpers/cli.js";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let sim: Simulator & { url: string };
+let dir: string;
+let wallet: ReturnType<typeof Wallet.createRandom>;
+let address: string;
+
+beforeEach(async () => {
+  sim = await startSimulator({ clock: "real", rateLimit: false });
+  wallet = Wallet.createRandom();
+  address = wallet.address.toLowerCase();
+  sim.fund(address, "USDC", "5000");
+  sim.fund(address, "HYPE", "100");
+  sim.setPrice("PURR/USDC", "0.2");
+  dir = mkdtempSync(join(tmpdir(), "hlbot-left-out-"));
+});
+afterEach(async () => {
+  await sim.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function writeBot(strategies: string[]): string[] {
+  writeFileSync(
+    join(dir, "bot.yaml"),
+    stringify({
+      network: "testnet",
+      baseUrl: sim.url,
+      mode: "live",
+      strategies,
+      state: "./state",
+      schedule: { allowSeconds: true },
+      limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
+      log: { level: "warn", format: "json" },
+    }),
+  );
+  return ["--config", join(dir, "bot.yaml")];
+}
+
+function writeDca(name: string, o: { enabled?: boolean } = {}): void {
+  writeFileSync(
+    join(dir, `${name}.yaml`),
+    stringify({
+      name,
+      kind: "twap-accumulate",
+      // Every 2 seconds: `once` acts only in a due slot.
+      schedule: "*/2 * * * * *",
+      ...(o.enabled === undefined ? {} : { enabled: o.enabled }),
+      params: { coin: "PURR", side: "buy", amountUsd: 500, twap: { minutes: 120 }, limitPx: "0.5" },
+    }),
+  );
+}
+
+const env = () => ({ HLBOT_PRIVATE_KEY: wallet.privateKey });
+const running = () => sim.twaps(address).filter((t) => t.status === "activated");
+
+/** Registers the strategies, then runs them in their next slot: the DCA's TWAP is running. */
+async function placeDca(cfg: string[]): Promise<void> {
+  expect((await runCli(["once", ...cfg], { env: env() })).code).toBe(0);
+  await sleep(2_100);
+  const placed = await runCli(["once", ...cfg], { env: env() });
+  expect(placed.code, placed.stderr).toBe(0);
+  expect(running()).toHaveLength(1);
+}
+
+it("a strategy file that does not load is left out (exit 2, file:line said); the TWAP watch and the other strategies still run", async () => {
+  writeDca("dca");
+  writeFileSync(
+    join(dir, "staking.yaml"),
+    stringify({
+      name: "staking",
+      kind: "validator-staking",
+      schedule: "0 */6 * * *",
+      params: { validators: 3 },
+    }),
+  );
+  writeDca("dca2");
+  const cfg = writeBot(["dca.yaml", "staking.yaml"]);
+  await placeDca(cfg);
+
+  // The price jumps above the DCA's ceiling just as a typo is saved in the staking file, and a second
+  // DCA (on another pair's budget: a fresh strategy) is added.
+  sim.setPrice("PURR/USDC", "0.6");
+  writeFileSync(
+    join(dir, "staking.yaml"),
+    stringify({
+      name: "staking",
+      kind: "validator-staking",
+      schedule: "0 */6 * * *",
+      params: { validators: "three" },
+    }),
+  );
+  writeBot(["dca.yaml", "staking.yaml", "dca2.yaml"]);
+  const r = await runCli(["once", ...cfg, "--json"], { env: env() });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(
+    /hlbot: error: \S*staking\.yaml:\d+: params\.validators: expected a whole number.*\(this strategy file was left out; the guards of running TWAPs and the other strategies still run\)/,
+  );
+  // The guard held: the TWAP buying above its limitPx was cancelled.
+  expect(running()).toHaveLength(0);
+  const summary = (
+    JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "") as {
+      summary: {
+        leftOut: string[];
+        notDue: Array<{ strategy: string }>;
+        watch: { checked: number; cancelled: number };
+      };
+    }
+  ).summary;
+  expect(summary.watch).toMatchObject({ checked: 1, cancelled: 1 });
+  expect(summary.leftOut).toEqual([expect.stringMatching(/staking\.yaml:\d+: params\.validators/)]);
+  // The valid strategies were planned (dca2 registered: first sight), the broken one was not.
+  expect(summary.notDue.map((n) => n.strategy)).toContain("dca2");
+  expect(summary.notDue.map((n) => n.strategy)).not.toContain("staking");
+}, 60_000);
+
+it("with no enabled strategy left, once still checks the guards of running TWAPs, and exits 2 saying so", async () => {
+  writeDca("dca");
+  const cfg = writeBot(["dca.yaml"]);
+  await placeDca(cfg);
+  // Disabled to stop it; the price then crosses its ceiling.
+  writeDca("dca", { enabled: false });
+  sim.setPrice("PURR/USDC", "0.6");
+  const r = await runCli(["once", ...cfg], { env: env() });
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(
+    /strategies: no enabled strategy to run .*only the guards of running TWAPs are checked/,
+  );
+  expect(r.stdout).toMatch(/TWAP watch: 1 guarded TWAP\(s\) checked, 1 cancelled/);
+  expect(running()).toHaveLength(0);
+}, 60_000);
