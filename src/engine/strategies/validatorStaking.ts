@@ -747,10 +747,8 @@ export const validatorStaking = defineStrategy({
       params.maxShare === undefined
         ? undefined
         : Decimal.max(total.times(params.maxShare), chosen.length > 0 ? total.div(chosen.length) : ZERO);
-    const weights = new Map<string, Decimal>();
-    const byScore = params.allocation === "score" && chosen.some((c) => c.score.gt(0));
+    const { weights, byScore } = allocationWeights(chosen, params);
     if (params.allocation === "score" && !byScore) notes.push("all scores are 0: split equally");
-    for (const c of chosen) weights.set(c.address, byScore ? Decimal.max(c.score, ZERO) : ONE);
     const targets = new Map<string, Decimal>();
     // What each chosen validator may hold: maxShare, and what keeps it within maxNetworkShare (what it
     // holds now, and the room left under the limit: a delegation never takes it over).
@@ -1089,6 +1087,17 @@ function paidOn(
   return v === undefined ? ZERO : earningApr(v, params.statsPeriod);
 }
 
+/** The chosen validators' weights in the split: equal, or by score (equal when every score is 0). */
+function allocationWeights(
+  chosen: readonly Candidate[],
+  params: ValidatorStakingParams,
+): { weights: Map<string, Decimal>; byScore: boolean } {
+  const byScore = params.allocation === "score" && chosen.some((c) => c.score.gt(0));
+  const weights = new Map<string, Decimal>();
+  for (const c of chosen) weights.set(c.address, byScore ? Decimal.max(c.score, ZERO) : ONE);
+  return { weights, byScore };
+}
+
 /**
  * maxStaked below the stake: withdraw the excess through the 7-day queue (at most
  * maxPendingWithdrawals waiting; Hyperliquid docs, and df-hyperliquid-core's MAX_PENDING_WITHDRAWALS = 5),
@@ -1132,10 +1141,13 @@ function unstake(
     slots -= 1;
   }
   // Stake that leaves anyway first (not among the chosen validators: excluded or outside the N), worst
-  // first; then the chosen validators in proportion to what each holds, so their split stays as it was
-  // (a trial's 2,000 HYPE taken from one of two equal validators was followed by a 1,000-HYPE move to
-  // even them out: a day of rewards lost and a validator locked again). A small excess, within
-  // rebalanceThreshold of the smallest of them, comes from the lowest ranked alone (one queue place).
+  // first; then the chosen validators by what each holds above its share of the stake that stays (its
+  // target after the withdrawal: the split's weights), so no move follows to even them out (a trial's
+  // 2,000 HYPE taken from one of two equal validators was followed by a 1,000-HYPE move; a staker's
+  // 300,000/100,000/100,000 cut in proportion to holdings kept 3:1:1, and the daily limit, letting the
+  // largest pair through first, drained one, each followed by a move). Largest first: a limit that cuts
+  // the list leaves the split nearer its target. A small excess, within rebalanceThreshold of the
+  // smallest of them, comes from the lowest ranked alone (one queue place).
   const rank = (a: string) => {
     const i = ranked.findIndex((c) => c.address === a);
     return i < 0 ? Number.MAX_SAFE_INTEGER : i;
@@ -1168,10 +1180,29 @@ function unstake(
   const held = stay.reduce((sum, [, amount]) => sum.plus(amount), ZERO);
   const smallest = Decimal.min(...stay.map(([, amount]) => amount), held);
   if (excess.gte(params.minMove) && held.gt(0)) {
+    // Above its target after the withdrawal, per validator (weights as the split's).
+    const { weights } = allocationWeights(
+      chosen.filter((c) => stay.some(([a]) => a === c.address)),
+      params,
+    );
+    const wsum = [...weights.values()].reduce((sum, w) => sum.plus(w), ZERO);
+    const after = held.minus(excess);
+    const above = stay
+      .map(([a, amount]): [string, Decimal] => [
+        a,
+        wsum.gt(0) ? Decimal.max(ZERO, amount.minus(after.times(weights.get(a) ?? ZERO).div(wsum))) : amount,
+      ])
+      // A validator a hair above its share (rewards since) gives nothing: a share under minMove would
+      // send the whole excess down the one-validator path below.
+      .filter(([, x]) => x.gte(params.minMove));
+    const aboveSum = above.reduce((sum, [, x]) => sum.plus(x), ZERO);
     const shares =
-      excess.lte(smallest.times(params.rebalanceThreshold)) || stay.length === 1
+      excess.lte(smallest.times(params.rebalanceThreshold)) || stay.length === 1 || !aboveSum.gt(0)
         ? []
-        : stay.map(([a, amount]): [string, Decimal] => [a, trunc(excess.times(amount).div(held))]);
+        : above
+            .map(([a, x]): [string, Decimal] => [a, trunc(excess.times(x).div(aboveSum))])
+            .filter(([, x]) => x.gt(0))
+            .sort(([, x], [, y]) => y.cmp(x));
     if (
       shares.length > 0 &&
       shares.every(([, x]) => x.gte(params.minMove)) &&
@@ -1184,7 +1215,9 @@ function unstake(
       takes.push(...shares);
       excess = ZERO;
     } else {
-      for (const [a, amount] of stay) {
+      // Too few queue places (or shares under minMove): whole holdings, the most above its share first.
+      const aboveOf = (a: string) => above.find(([x]) => x === a)?.[1] ?? ZERO;
+      for (const [a, amount] of [...stay].sort(([x], [y]) => aboveOf(y).cmp(aboveOf(x)))) {
         const take = trunc(Decimal.min(excess, amount));
         if (take.lt(params.minMove)) continue;
         takes.push([a, take]);

@@ -1152,6 +1152,40 @@ describe("validator-staking: a staker's trial (churn, what moves first, withdraw
     expect(moves.filter((m) => m.kind === "withdrawalInitiated").map((m) => m.amount)).toEqual([1000, 1000]);
   }, 60_000);
 
+  it("maxStaked on an uneven split takes from what each holds above its share, largest first: no move follows, under a daily limit too", async () => {
+    // A staker's 300,000/100,000/100,000 cut to 100,000 with maxStakeMovePerDay 150,000: taken in
+    // proportion to holdings (3:1:1), the limit let the largest pair through each day, drained one
+    // validator, and each drain was followed by a move from the better validator to even them out.
+    const { moves, result } = await trial({
+      validators: [
+        { n: 1, name: "Alpha", apr: "0.0240" },
+        { n: 2, name: "Bravo", apr: "0.0239" },
+        { n: 3, name: "Charlie", apr: "0.0238" },
+      ],
+      delegations: { 1: "1000", 2: "1000", 3: "3000" },
+      params: "  validators: 3\n  maxStaked: 1000\n  maxMovePerRun: 100000\n",
+      limits: "3000",
+      days: 5,
+    });
+    expect(moves.filter((m) => m.kind === "delegate")).toEqual([]);
+    // Charlie's 2,666.66 above its share goes first, then the others' 666.66 each (1,500 a day under
+    // the limit: three days).
+    const out = (name: string) =>
+      moves
+        .filter((m) => m.kind === "undelegate" && m.validator === name)
+        .reduce((sum, m) => sum + m.amount, 0);
+    expect(out("Charlie")).toBeCloseTo(2666.67, -1);
+    expect(out("Alpha")).toBeCloseTo(666.67, -1);
+    expect(out("Bravo")).toBeCloseTo(666.67, -1);
+    expect(moves.find((m) => m.kind === "undelegate")).toMatchObject({
+      day: 0,
+      validator: "Charlie",
+      amount: 1500,
+    });
+    expect(Math.max(...moves.map((m) => m.day))).toBe(2);
+    void result;
+  }, 60_000);
+
   it("a validator kept against an empty one can still give its place to a larger incumbent", () => {
     // 2 wanted. Xray holds 1500, Empty nothing, Small 1500, Big 3000. Small was kept against Empty, and
     // was then never compared with Big: Big's 3000 moved, half of it to Small for 0.07 points.
