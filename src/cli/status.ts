@@ -12,7 +12,7 @@ import { type AccountValue, valueAccount } from "../engine/valuation.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError, VenueError } from "../lib/errors.js";
 import { netAprText, oneLine } from "../lib/text.js";
-import { UNSTAKING_QUEUE_MS } from "../venue/constants.js";
+import { delegatorApr, PREDICTED_APR_NET_DEFAULT, UNSTAKING_QUEUE_MS } from "../venue/constants.js";
 import type { InfoClient } from "../venue/info/client.js";
 import {
   twapMayBeRunning,
@@ -136,6 +136,8 @@ export async function collectStatus(
   account: string,
   now: number,
   network: NetworkName,
+  /** How predictedApr reads (venue.predictedAprNet; src/venue/constants.ts). */
+  predictedAprNet = PREDICTED_APR_NET_DEFAULT,
 ): Promise<AccountStatus> {
   const user = account;
   const [
@@ -307,7 +309,7 @@ export async function collectStatus(
             jailed: known ? (v?.isJailed ?? false) : null,
             active: known ? (v?.isActive ?? false) : null,
             commission: v?.commission ?? null,
-            netApr: netAprOf(v),
+            netApr: netAprOf(v, predictedAprNet),
           };
         })
       : null,
@@ -363,11 +365,11 @@ export async function collectStatus(
   };
 }
 
-/** The delegator's APR of a validator: predictedApr (week) × (1 − commission). */
-function netAprOf(v: Pick<ValidatorSummary, "commission" | "stats"> | undefined) {
+/** The delegator's APR of a validator: the week's predictedApr, read by delegatorApr. */
+function netAprOf(v: Pick<ValidatorSummary, "commission" | "stats"> | undefined, net: boolean) {
   if (!v) return null;
   const week = validatorPeriodStats(v.stats, "week");
-  return new Decimal(week.predictedApr).times(new Decimal(1).minus(v.commission)).toFixed();
+  return delegatorApr(new Decimal(week.predictedApr), new Decimal(v.commission), net).toFixed();
 }
 
 export function formatStatus(s: AccountStatus, network: string): string {

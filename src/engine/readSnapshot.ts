@@ -4,7 +4,7 @@
 // nothing is ever decided on partial data.
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { InternalError } from "../lib/errors.js";
-import { SPOT_ASSET_OFFSET } from "../venue/constants.js";
+import { delegatorApr, PREDICTED_APR_NET_DEFAULT, SPOT_ASSET_OFFSET } from "../venue/constants.js";
 import type { InfoClient } from "../venue/info/client.js";
 import {
   type DelegatorHistoryResponse,
@@ -131,6 +131,11 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
           {
             uptimeFraction: new Decimal(st.uptimeFraction),
             predictedApr: new Decimal(st.predictedApr),
+            delegatorApr: delegatorApr(
+              new Decimal(st.predictedApr),
+              new Decimal(v.commission),
+              o.rules.predictedAprNet ?? PREDICTED_APR_NET_DEFAULT,
+            ),
             nSamples: st.nSamples,
           },
         ];

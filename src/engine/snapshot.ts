@@ -58,7 +58,10 @@ export type ValidatorPeriod = "day" | "week" | "month";
 
 export interface ValidatorStats {
   uptimeFraction: Decimal;
+  /** As the venue states it (see delegatorApr). */
   predictedApr: Decimal;
+  /** What a delegator earns: predictedApr read through delegatorApr (src/venue/constants.ts). */
+  delegatorApr: Decimal;
   nSamples: number;
 }
 
@@ -173,6 +176,8 @@ export interface VenueRules {
   twapMinSliceValue: Decimal;
   /** Share of a spot TWAP buy's notional the venue holds beyond it (slippage; default 0.03). */
   twapBuyReserve?: Decimal;
+  /** validatorSummaries' predictedApr is after commission (default; src/venue/constants.ts). */
+  predictedAprNet?: boolean;
 }
 
 export const DEFAULT_VENUE_RULES: Readonly<VenueRules> = Object.freeze({

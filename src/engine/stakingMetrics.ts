@@ -34,7 +34,7 @@ function gaugesOf(metrics: BotMetrics): StakingGauges {
       }),
       netApr: new Gauge({
         name: "hlbot_delegation_net_apr",
-        help: "Net APR of each delegation: the validator's weekly predictedApr × (1 − commission)",
+        help: "Net APR of each delegation: the delegators' weekly rate (predictedApr, after commission; venue.predictedAprNet)",
         labelNames: ["validator", "name"] as const,
         registers,
       }),

@@ -13,6 +13,7 @@
 // - fees: the account's own rates (userFees, its discounts applied) are charged throughout, so staking
 //   during the run does not change them.
 
+import { Decimal } from "../lib/decimal.js";
 import type { ScenarioInput } from "../simulator/scenario.js";
 import type { InfoClient } from "../venue/info/client.js";
 import { VALIDATOR_STATS_PERIODS, validatorPeriodStats } from "../venue/info/methods/index.js";
@@ -156,9 +157,16 @@ export async function forkAccount(
         stats: Object.fromEntries(
           VALIDATOR_STATS_PERIODS.map((name) => {
             const st = validatorPeriodStats(v.stats, name);
+            // The simulator's rate is before commission; the venue's, after it (src/venue/constants.ts).
+            const keep = new Decimal(1).minus(v.commission);
+            const before = keep.gt(0) ? new Decimal(st.predictedApr).div(keep) : new Decimal(0);
             return [
               name,
-              { uptimeFraction: st.uptimeFraction, predictedApr: st.predictedApr, nSamples: st.nSamples },
+              {
+                uptimeFraction: st.uptimeFraction,
+                predictedApr: before.toSignificantDigits(12).toFixed(),
+                nSamples: st.nSamples,
+              },
             ];
           }),
         ),

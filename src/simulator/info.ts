@@ -180,7 +180,9 @@ function validatorSummariesText(core: VenueCore, validators: readonly Validator[
           p,
           {
             uptimeFraction: fmt(uptimeAt(v, p, now)),
-            predictedApr: fmt(v.stats[p].predictedApr),
+            // The venue states the delegators' rate, after commission (src/venue/constants.ts); the
+            // scenario's (and the simulator's) rate is before it.
+            predictedApr: fmt(v.stats[p].predictedApr.times(new Decimal(1).minus(v.commission))),
             nSamples: v.stats[p].nSamples,
           },
         ]),

@@ -12,6 +12,7 @@
 //   starts). Testnet's queue is shorter (a public SDK reads 5 minutes from testnet histories;
 //   unconfirmed), so hlbot shows no date there.
 
+import { Decimal } from "../lib/decimal.js";
 import type { NetworkName } from "./networks.js";
 
 /** Spot asset id = SPOT_ASSET_OFFSET + the pair's index. */
@@ -28,6 +29,22 @@ export const TWAP_MAX_MINUTES_DEFAULT = 10_080;
 
 /** An address as the venue writes it: 0x and 40 hex digits (any case). */
 export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * Whether validatorSummaries' `predictedApr` is already the rate a delegator earns (after the
+ * validator's commission, and its uptime), as opposed to the rate before commission. Evidence: in a
+ * mainnet answer quoted in public API docs, ValiDAO (commission 0.04, day predictedApr 0.021572699,
+ * uptime 1.0) and B-Harvest (0.05, 0.0213479834, 1.0) give the same rate before commission, 0.0224715615,
+ * to nine digits, the venue paying every validator's stake one base rate; and no SDK or dashboard found
+ * (nktkas/hyperliquid, wallets) multiplies it by (1 − commission). Not stated by the venue's own docs:
+ * `venue.predictedAprNet: false` reads it as the rate before commission.
+ */
+export const PREDICTED_APR_NET_DEFAULT = true;
+
+/** The APR a delegator earns from a validator's `predictedApr` and `commission` (see above). */
+export function delegatorApr(predictedApr: Decimal, commission: Decimal, net: boolean): Decimal {
+  return net ? predictedApr : predictedApr.times(new Decimal(1).minus(commission));
+}
 
 /** The unstaking queue by network, in ms; undefined where it is not known. Only shown, never acted on. */
 export const UNSTAKING_QUEUE_MS: Readonly<Record<NetworkName, number | undefined>> = {

@@ -18,6 +18,7 @@ import {
   type VenueRules,
 } from "../../src/engine/snapshot.js";
 import { Decimal, parseDecimal, ZERO } from "../../src/lib/decimal.js";
+import { delegatorApr } from "../../src/venue/constants.js";
 
 type Num = number | string;
 
@@ -97,12 +98,20 @@ const DEFAULT_TOKENS: TokenSpec[] = [
 
 const d = (v: Num) => parseDecimal(v);
 
+/**
+ * A validator as the snapshot holds it. `apr` (and `stats.*.predictedApr`) is the validator's rate
+ * before commission, as scenarios write it; the venue states predictedApr after commission
+ * (src/venue/constants.ts), so that is what the snapshot gets, read as the delegator's rate.
+ */
 export function validator(spec: ValidatorSpec): ValidatorInfo {
   const stats = {} as Record<ValidatorPeriod, ValidatorInfo["stats"][ValidatorPeriod]>;
+  const commission = d(spec.commission ?? "0.05");
   for (const p of ["day", "week", "month"] as const) {
+    const stated = d(spec.stats?.[p]?.predictedApr ?? spec.apr ?? "0.02").times(d(1).minus(commission));
     stats[p] = {
       uptimeFraction: d(spec.stats?.[p]?.uptimeFraction ?? spec.uptime ?? "1"),
-      predictedApr: d(spec.stats?.[p]?.predictedApr ?? spec.apr ?? "0.02"),
+      predictedApr: stated,
+      delegatorApr: delegatorApr(stated, commission, true),
       nSamples: p === "day" ? 1440 : p === "week" ? 10080 : 43200,
     };
   }
@@ -116,7 +125,7 @@ export function validator(spec: ValidatorSpec): ValidatorInfo {
     ),
     isJailed: spec.isJailed ?? false,
     isActive: spec.isActive ?? true,
-    commission: d(spec.commission ?? "0.05"),
+    commission,
     unjailableAfter: spec.unjailableAfter ?? null,
     stats,
   };

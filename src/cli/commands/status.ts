@@ -52,7 +52,13 @@ export function register(program: Command, ctx: CliContext): void {
       try {
         const warn = (message: string) => ctx.stderr(`hlbot: warning: ${message}\n`);
         const info = new InfoClient(transport, { onUnknown: warn });
-        const status = await collectStatus(info, account.toLowerCase(), Date.now(), config.network);
+        const status = await collectStatus(
+          info,
+          account.toLowerCase(),
+          Date.now(),
+          config.network,
+          config.venue.rules.predictedAprNet,
+        );
         // The bot's own state beside the account's: is it stopped?
         const { killSwitchNotice } = await import("../../engine/killSwitch.js");
         // Only for the bot file's own account: its `account:`, or the key's when --user is not given

@@ -516,6 +516,7 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
         twapMinOrderValue: c.venue.twapMinOrderValue,
         twapMinSliceValue: c.venue.twapMinSliceValue,
         twapBuyReserve: c.venue.twapBuyReserve,
+        predictedAprNet: c.venue.predictedAprNet,
       },
     },
     schedule: {

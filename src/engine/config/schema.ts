@@ -4,7 +4,11 @@
 // `hlbot config schema` turns these same schemas into JSON Schema for editors.
 import * as z from "zod";
 import { ValidationError } from "../../lib/errors.js";
-import { TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../../venue/constants.js";
+import {
+  PREDICTED_APR_NET_DEFAULT,
+  TWAP_MAX_MINUTES_DEFAULT,
+  TWAP_MIN_MINUTES,
+} from "../../venue/constants.js";
 import { MANUAL_STRATEGY } from "../journal.js";
 import { KILL_SWITCH_STRATEGY } from "../killSwitch.js";
 import { NOTIFY_EVENTS, type NotifyEventType } from "../notify/types.js";
@@ -193,6 +197,12 @@ export const venueSchema = z
       .prefault(0)
       .describe(
         "Minimum value of one 30-s TWAP slice in quote units; 0 turns this older per-slice rule off (it was $10 per minute, i.e. 5)",
+      ),
+    predictedAprNet: z
+      .boolean()
+      .default(PREDICTED_APR_NET_DEFAULT)
+      .describe(
+        "Read validatorSummaries' predictedApr as the delegators' rate after commission (true, as mainnet's figures show) or before it (false: a delegator earns predictedApr × (1 − commission))",
       ),
     twapBuyReserve: decimal({ min: 0, max: 1 })
       .prefault(0.03)

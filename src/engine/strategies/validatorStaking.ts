@@ -58,7 +58,7 @@ export const validatorStakingParams = z
       .enum(["predictedApr", "stake", "uptime"])
       .default("predictedApr")
       .describe(
-        "Ranking of eligible validators (best first); predictedApr ranks by net APR, predictedApr × (1 − commission)",
+        "Ranking of eligible validators (best first); predictedApr ranks by net APR, the delegators' rate (the venue's predictedApr is after commission; see venue.predictedAprNet)",
       ),
     statsPeriod: period.default("week").describe("Period of the stats used by rankBy (predictedApr, uptime)"),
     maxCommission: fraction().optional().describe("Exclude validators charging more (0.05 = 5%)"),
@@ -162,9 +162,21 @@ function label(address: string, info: ValidatorInfo | undefined): string {
   return info ? `${info.name} (${shortAddress(address)})` : shortAddress(address);
 }
 
-/** The delegator's APR: predictedApr × (1 − commission), the rate the venue pays after commission. */
+/** The delegator's APR, after commission (read from predictedApr once, by delegatorApr in the snapshot). */
 export function netApr(v: ValidatorInfo, p: ValidatorPeriod): Decimal {
-  return v.stats[p].predictedApr.times(ONE.minus(v.commission));
+  return v.stats[p].delegatorApr;
+}
+
+/**
+ * How the net APR was read: the venue's predictedApr is after commission (by default), or before it
+ * (venue.predictedAprNet: false), said either way with the commission.
+ */
+function netAprBasis(v: ValidatorInfo, p: ValidatorPeriod): string {
+  const st = v.stats[p];
+  if (v.commission.isZero()) return "no commission";
+  return st.delegatorApr.eq(st.predictedApr)
+    ? `after its ${pct(v.commission)} commission`
+    : `${aprPct(st.predictedApr)} less ${pct(v.commission)} commission`;
 }
 
 /**
@@ -280,7 +292,7 @@ export const validatorStaking = defineStrategy({
     };
     const minMove = params.minMove;
     const netText = (v: ValidatorInfo) =>
-      `net APR ${aprPct(netApr(v, params.statsPeriod))} (${aprPct(v.stats[params.statsPeriod].predictedApr)} less ${pct(v.commission)} commission)`;
+      `net APR ${aprPct(netApr(v, params.statsPeriod))} (${netAprBasis(v, params.statsPeriod)})`;
 
     /** Validators holding the account's stake under minUptime but above its lower bar: no new stake. */
     const keepOnly = new Set<string>();
@@ -299,7 +311,7 @@ export const validatorStaking = defineStrategy({
       // APR) is left like a jailed one (a trial's stake sat on a 100%-commission validator for two days
       // behind a yield move, as no maxCommission was set).
       if (!netApr(v, params.statsPeriod).gt(0))
-        return `pays its delegators nothing (net APR 0%: ${aprPct(v.stats[params.statsPeriod].predictedApr)} less ${pct(v.commission)} commission)`;
+        return `pays its delegators nothing (net APR 0%: ${netAprBasis(v, params.statsPeriod)})`;
       if (params.minUptime !== undefined) {
         const up = v.stats[params.minUptime.period].uptimeFraction;
         // A validator holding this account's stake is left only below a lower bar: half its allowed

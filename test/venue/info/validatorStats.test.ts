@@ -5,8 +5,10 @@
 // proxy in front of the embedded simulator).
 import { afterEach, describe, expect, it } from "vitest";
 import { readSnapshot } from "../../../src/engine/readSnapshot.js";
+import { Decimal } from "../../../src/lib/decimal.js";
 import { BadResponseError } from "../../../src/lib/errors.js";
 import { startSimulator } from "../../../src/simulator/index.js";
+import { delegatorApr } from "../../../src/venue/constants.js";
 import { InfoClient } from "../../../src/venue/info/client.js";
 import { validatorPeriodStats } from "../../../src/venue/info/methods/index.js";
 import { resetUnknownReports, type UnknownValue } from "../../../src/venue/info/tolerant.js";
@@ -138,5 +140,51 @@ describe("a cycle's snapshot of validators", () => {
         ["0.93", "0.03", 3],
       ]);
     }
+  });
+});
+
+describe("what a delegator earns: predictedApr after commission (src/venue/constants.ts)", () => {
+  it("mainnet's figures fit one rate before commission; the snapshot reads predictedApr as the delegators' rate unless venue.predictedAprNet is false", async () => {
+    // The public mainnet sample the default rests on: ValiDAO 4%, B-Harvest 5%, both at uptime 1.0.
+    const rateBefore = (apr: string, commission: string) =>
+      new Decimal(apr).div(new Decimal(1).minus(commission));
+    expect(rateBefore("0.021572699", "0.04").toSignificantDigits(9).toFixed()).toBe(
+      rateBefore("0.0213479834", "0.05").toSignificantDigits(9).toFixed(),
+    );
+    const sim = await startSimulator({ clock: "real", rateLimit: false });
+    const transport = new HttpTransport({ endpoints: resolveEndpoints("testnet", sim.url) });
+    cleanups.push(async () => {
+      await transport.close();
+      await sim.stop();
+    });
+    const info = new InfoClient(transport, { onUnknown: () => {} });
+    const read = (predictedAprNet: boolean | undefined) =>
+      readSnapshot(info, {
+        account: fx.USER,
+        network: "testnet",
+        rules: (predictedAprNet === undefined ? {} : { predictedAprNet }) as never,
+        parts: new Set(["validators"]),
+        facts: { multiSig: null },
+        now: Date.now(),
+      });
+    const [byDefault, before_] = [await read(undefined), await read(false)];
+    const served = await info.validatorSummaries({});
+    for (const v of byDefault.validators) {
+      const week = v.stats.week;
+      // The simulator states its rate after commission, as the venue does.
+      const answer = served.find((x) => x.validator.toLowerCase() === v.address)!;
+      expect(week.predictedApr.eq(validatorPeriodStats(answer.stats, "week").predictedApr)).toBe(true);
+      expect(week.delegatorApr.toFixed()).toBe(week.predictedApr.toFixed());
+      const other = before_.validators.find((x) => x.address === v.address)!;
+      expect(other.stats.week.delegatorApr.toFixed()).toBe(
+        delegatorApr(week.predictedApr, v.commission, false).toFixed(),
+      );
+    }
+    // The default scenario's ValiDAO: 2.41% before its 2% commission.
+    const validao = byDefault.validators.find((v) => v.name === "ValiDAO")!;
+    expect([validao.commission.toFixed(), validao.stats.week.delegatorApr.toFixed()]).toEqual([
+      "0.02",
+      "0.023618",
+    ]);
   });
 });
