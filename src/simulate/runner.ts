@@ -424,6 +424,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       await checkStrategyMarkets(runtime.info, strategies, {
         warn: (m) => logger.warn(m),
         floorTokens: config.limits.keepOnSpot?.keys(),
+        botFile: config.file,
       });
       const scheduler = new Scheduler({
         journal: runtime.journal,

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigIssuesError } from "../../src/engine/config/issues.js";
 import { loadConfig } from "../../src/engine/config/loader.js";
-import { checkStrategyMarkets } from "../../src/engine/strategies/markets.js";
+import { checkStrategyMarkets, unknownMarkets } from "../../src/engine/strategies/markets.js";
 import { runSimulation } from "../../src/simulate/runner.js";
 import { createSimulator } from "../../src/simulator/index.js";
 import { InfoClient } from "../../src/venue/info/client.js";
@@ -100,15 +100,68 @@ describe("the markets strategies name", () => {
     ]);
   });
 
-  it("warns of a limits.keepOnSpot token the venue does not list (a case slip protects nothing)", async () => {
+  it("fails closed on a limits.keepOnSpot token the venue does not list: every strategy is left out (a case slip protects nothing)", async () => {
     const config = await demoBot("floor-typo", {});
-    const warned: string[] = [];
-    await checkStrategyMarkets(venueInfo(), config.strategies, {
-      warn: (m) => warned.push(m),
+    const err = await checkStrategyMarkets(venueInfo(), config.strategies, {
       floorTokens: ["usdc", "HYPE"],
-    });
-    expect(warned).toEqual([
-      'limits.keepOnSpot names "usdc", which is not a spot token on the venue (did you mean "USDC"?): no floor applies to it',
+      botFile: config.file,
+    }).then(
+      () => undefined,
+      (e: unknown) => e as ConfigIssuesError,
+    );
+    expect(err?.issues.map((i) => [i.file.split("/").pop(), i.keyPath, i.message])).toEqual([
+      [
+        "demo.yaml",
+        "limits.keepOnSpot.usdc",
+        '"usdc" is not a spot token on the venue (did you mean "USDC"?): no floor would apply to it, so no strategy acts until it is fixed',
+      ],
     ]);
+    const left = await unknownMarkets(venueInfo(), config.strategies, { floorTokens: ["usdc"] });
+    expect([...left.strategies].sort()).toEqual(
+      config.strategies
+        .filter((s) => s.enabled)
+        .map((s) => s.name)
+        .sort(),
+    );
+  });
+
+  it("name a capital token the venue does not list (a case slip would cap nothing), with its line", async () => {
+    const config = await demoBot("capital-typo", {
+      "hype-dca.yaml": [["kind: twap-accumulate", "kind: twap-accumulate\ncapital: {usdc: 120}"]],
+    });
+    expect(await problems(config)).toEqual([
+      expect.stringMatching(
+        /^hype-dca\.yaml:\d+: capital\.usdc: "usdc" is not a spot token on the venue \(did you mean "USDC"\?\): this capital would cap nothing/,
+      ),
+    ]);
+    const ok = await demoBot("capital-ok", {
+      "hype-dca.yaml": [["kind: twap-accumulate", "kind: twap-accumulate\ncapital: {USDC: 120}"]],
+    });
+    expect(await problems(ok)).toEqual([]);
+  });
+
+  it("refuse a pair's venue name with another quote written beside it (it would trade the pair's own quote)", async () => {
+    const mismatch = await demoBot("pair-quote", {
+      "hype-dca.yaml": [
+        ["coin: HYPE", 'coin: "@107"'],
+        ["quote: USDC", "quote: PURR"],
+      ],
+    });
+    expect(await problems(mismatch)).toEqual([
+      expect.stringMatching(
+        /^hype-dca\.yaml:\d+: params\.quote: @107 is the pair HYPE\/USDC, which trades against USDC, not PURR: write quote: USDC/,
+      ),
+    ]);
+    // The pair's own quote written (the demo file's), or none: fine.
+    const same = await demoBot("pair-quote-same", { "hype-dca.yaml": [["coin: HYPE", 'coin: "@107"']] });
+    expect(await problems(same)).toEqual([]);
+    const none = await demoBot("pair-quote-none", {
+      "hype-dca.yaml": [
+        ["coin: HYPE", 'coin: "@107"'],
+        ["  quote: USDC\n", ""],
+      ],
+    });
+    expect(none.strategies.find((s) => s.name === "hype-dca")?.params).toMatchObject({ coin: "@107" });
+    expect(await problems(none)).toEqual([]);
   });
 });

@@ -131,6 +131,7 @@ export function register(program: Command, ctx: CliContext): void {
             unknown = await unknownMarkets(runtime.info, config.strategies, {
               warn: (m) => logger.warn(m),
               floorTokens: config.limits.keepOnSpot?.keys(),
+              botFile: config.file,
             });
           } catch (err) {
             // Under cron nothing else remembers the outage: a failed cycle row (history shows the gap)

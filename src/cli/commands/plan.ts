@@ -51,6 +51,7 @@ export function register(program: Command, ctx: CliContext): void {
         await checkStrategyMarkets(runtime.info, runtime.strategies(), {
           warn: (m) => logger.warn(m),
           floorTokens: config.limits.keepOnSpot?.keys(),
+          botFile: config.file,
         });
         const report = await runCycle(runtime.cycleDeps(facts), {
           trigger: "plan",

@@ -159,6 +159,7 @@ async function runDaemon(
       const unknown = await unknownMarkets(runtime.info, strategies, {
         warn: (m) => logger.warn(m),
         floorTokens: config.limits.keepOnSpot?.keys(),
+        botFile: config.file,
       });
       for (const issue of unknown.issues)
         logger.error({ problem: formatIssue(issue) }, `strategy left out: ${formatIssue(issue)}`);

@@ -15,8 +15,13 @@ export interface MarketCheckOptions {
   signal?: AbortSignal;
   /** Told of strategies that fight over a market named by its venue name (see strategyConflicts). */
   warn?: (message: string) => void;
-  /** The tokens of `limits.keepOnSpot`: one the venue does not list is warned about. */
+  /**
+   * The tokens of `limits.keepOnSpot`: one the venue does not list ("usdc") protects nothing, so every
+   * strategy is left out (fail closed) with an issue naming the bot file.
+   */
   floorTokens?: Iterable<string>;
+  /** The bot file, for a floor's issue (keepOnSpot is one of its limits). */
+  botFile?: string;
 }
 
 /** Throws ConfigIssuesError naming every enabled strategy's market the venue does not list. */
@@ -50,17 +55,42 @@ export async function unknownMarkets(
       return (markets?.(s.params) ?? []).map((m) => ({ strategy: s, ...m }));
     });
   const floors = [...(o.floorTokens ?? [])];
-  if (wanted.length === 0 && floors.length === 0) return { issues, strategies: names };
+  const capitals = strategies.filter((s) => s.enabled && s.capital !== undefined && s.capital.size > 0);
+  if (wanted.length === 0 && floors.length === 0 && capitals.length === 0)
+    return { issues, strategies: names };
   // The metadata as the cycles read it (with the asset contexts): the same query, not one more kind.
   const [meta] = await info.spotMetaAndAssetCtxs({}, signal);
   const universe = spotUniverse(meta, {});
-  // A floor on a token the venue does not list (a case slip: "usdc") protects nothing.
+  const notToken = (token: string) => {
+    const guess = didYouMean(token, universe.tokens.keys());
+    return `${JSON.stringify(token)} is not a spot token on the venue${guess ? ` (did you mean "${guess}"?)` : ""}`;
+  };
+  // A floor on a token the venue does not list (a case slip: "usdc") protects nothing: no strategy acts
+  // (a new user's floor of 950 USDC written `usdc` was a warning, and the DCA spent through it).
   for (const token of floors) {
     if (universe.tokens.has(token)) continue;
-    const guess = didYouMean(token, universe.tokens.keys());
-    o.warn?.(
-      `limits.keepOnSpot names ${JSON.stringify(token)}, which is not a spot token on the venue${guess ? ` (did you mean "${guess}"?)` : ""}: no floor applies to it`,
-    );
+    const bot = o.botFile ?? "the bot file";
+    issues.push({
+      file: displayPath(bot),
+      line:
+        o.botFile === undefined ? undefined : await lineInFile(o.botFile, ["limits", "keepOnSpot", token]),
+      keyPath: formatKeyPath(["limits", "keepOnSpot", token]),
+      message: `${notToken(token)}: no floor would apply to it, so no strategy acts until it is fixed`,
+    });
+    for (const s of strategies) if (s.enabled) names.add(s.name);
+  }
+  // Capital on a token the venue does not list caps nothing: the strategy would spend the account's.
+  for (const s of capitals) {
+    for (const token of s.capital!.keys()) {
+      if (universe.tokens.has(token)) continue;
+      names.add(s.name);
+      issues.push({
+        file: displayPath(s.file),
+        line: await lineInFile(s.file, ["capital", token]),
+        keyPath: formatKeyPath(["capital", token]),
+        message: `${notToken(token)}: this capital would cap nothing (the strategy would see and spend all of the account's)`,
+      });
+    }
   }
   // Strategies that fight over a token named by its pair's venue name ("@107"): only the metadata
   // says which token that is, so `config validate` could not warn of them.
@@ -71,7 +101,23 @@ export async function unknownMarkets(
   };
   for (const w of strategyConflicts(strategies, tokensOf)) if (!offline.has(w)) o.warn?.(w);
   for (const w of wanted) {
-    if (universe.pairs.has(w.coin) || pairFor(universe, w.coin, w.quote) !== undefined) continue;
+    const named = universe.pairs.get(w.coin);
+    if (named !== undefined) {
+      // A pair named by its venue name trades its own quote: another quote written beside it would be
+      // silently ignored (a new user's `coin: "@107", quote: PURR` paid in USDC).
+      const line = w.quoteKeyPath && (await lineInFile(w.strategy.file, w.quoteKeyPath));
+      if (named.quote.name !== w.quote && line !== undefined && line !== null) {
+        names.add(w.strategy.name);
+        issues.push({
+          file: displayPath(w.strategy.file),
+          line,
+          keyPath: formatKeyPath([...(w.quoteKeyPath ?? [])]),
+          message: `${w.coin} is the pair ${named.base.name}/${named.quote.name}, which trades against ${named.quote.name}, not ${w.quote}: write quote: ${named.quote.name}, or name the coin (${named.base.name}) with the quote you mean`,
+        });
+      }
+      continue;
+    }
+    if (pairFor(universe, w.coin, w.quote) !== undefined) continue;
     names.add(w.strategy.name);
     const missing = [w.coin, w.quote].find((t) => !universe.tokens.has(t));
     const guess = missing === undefined ? undefined : didYouMean(missing, universe.tokens.keys());

@@ -52,7 +52,14 @@ export const twapAccumulate = defineStrategy({
   paramsSchema: twapAccumulateParams,
   reads: ["twaps", "fees"],
   remembers: true,
-  markets: (params) => [{ coin: params.coin, quote: params.quote, keyPath: ["params", "coin"] }],
+  markets: (params) => [
+    {
+      coin: params.coin,
+      quote: params.quote,
+      keyPath: ["params", "coin"],
+      quoteKeyPath: ["params", "quote"],
+    },
+  ],
   decide(snapshot, params, _now, memory, name) {
     const considered = "twapOrder" as const;
     const pair = snapshot.pairs.get(params.coin) ?? pairFor(snapshot, params.coin, params.quote);

@@ -58,6 +58,11 @@ export interface StrategyMarket {
   coin: string;
   quote: string;
   keyPath: ReadonlyArray<string | number>;
+  /**
+   * Where the quote is written, when the strategy may name a pair by its venue name in `coin`: a quote
+   * written there that is not the pair's own is an error (the pair's quote would be spent instead).
+   */
+  quoteKeyPath?: ReadonlyArray<string | number>;
 }
 
 /** Type helper so each strategy module checks its `decide` against its own schema. */

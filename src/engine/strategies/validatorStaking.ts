@@ -346,13 +346,17 @@ export const validatorStaking = defineStrategy({
     const infos = new Map(snapshot.validators.map((v) => [v.address.toLowerCase(), v]));
     // An allow entry the venue does not list (a typo, a retired validator) narrows the choice silently.
     // Said with every decision (a decision of its own would settle a slot the others defer).
-    const unlisted = params.allow.filter((a) => !infos.has(a));
+    // An address the venue does not list, in allow or deny: a typo? (a mistyped deny entry denies
+    // nothing: a new user's denied validator took the stake without a word).
+    const unlisted = (["allow", "deny"] as const)
+      .map((key) => [key, params[key].filter((a) => !infos.has(a))] as const)
+      .filter(([, list]) => list.length > 0);
     const noted = (ds: Decision[]): Decision[] =>
       unlisted.length === 0
         ? ds
         : ds.map((d) => ({
             ...d,
-            reason: `${d.reason} (note: allow names ${unlisted.join(", ")}, which the venue does not list as a validator: a typo?)`,
+            reason: `${d.reason} (note: ${unlisted.map(([key, list]) => `${key} names ${list.join(", ")}`).join("; ")}, which the venue does not list as a validator: a typo?${unlisted.some(([key]) => key === "deny") ? " A deny entry that names no validator keeps none out" : ""})`,
           }));
     // A validator kept under minUptime (keepOnly) takes no new stake. Holding about an even share
     // (within rebalanceThreshold of total / validators) it keeps its place among the N, so nothing

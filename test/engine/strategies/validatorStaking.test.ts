@@ -160,6 +160,16 @@ describe("validator-staking", () => {
         /^no eligible validator among 6 listed \(note: allow names 0x[0-9a-f]{40}, which/,
       ),
     ]);
+    // A deny entry mistyped (a new user's last hex digit changed) keeps nothing out: said with each
+    // decision, as for allow.
+    const denyTypo = run({ validators, undelegated: 10 }, { ...params, deny: [addr(44)] });
+    expect(
+      denyTypo.every((d) =>
+        d.reason.includes(
+          `(note: deny names ${addr(44)}, which the venue does not list as a validator: a typo? A deny entry that names no validator keeps none out)`,
+        ),
+      ),
+    ).toBe(true);
   });
 
   it("explains why a validator lost its stake", () => {
