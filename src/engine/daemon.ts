@@ -93,6 +93,8 @@ export const DEFAULT_FACTS_REFRESH_MS = 60 * 60_000;
 const ABORT_SETTLE_MS = 5_000;
 /** node-cron drops a tick whose timer fired later than this (a blocked event loop); be generous. */
 const MISSED_TICK_TOLERANCE_MS = 60_000;
+/** The failure counter of ticks whose scheduling (the journal's slot reads) failed: not a strategy. */
+const SCHEDULING = "(scheduling)";
 
 /** The enabled strategies of loaded strategy files, with their schedules. */
 export function scheduledStrategies(loaded: readonly Strategy[]): Strategy[] {
@@ -188,8 +190,24 @@ export class Daemon {
   private readonly notices: DaemonNotices | undefined;
   private summaryJob: ScheduledJob | undefined;
   /** Cycles that failed in a row (any strategy group), and the last one's error. */
-  private failedInARow = 0;
+  /**
+   * Per strategy, its runs that failed in a row (a cycle that failed, or it threw while deciding); and
+   * SCHEDULING, the ticks in a row whose scheduling failed.
+   */
+  private readonly failing = new Map<string, number>();
   private lastFailure = "";
+
+  /** The most runs in a row any strategy failed (health, notices). */
+  private get failedInARow(): number {
+    return Math.max(0, ...this.failing.values());
+  }
+
+  /** Counts a failed run of `names`; returns the most failures in a row among them. */
+  private countFailure(names: readonly string[], error: string): number {
+    for (const n of names) this.failing.set(n, (this.failing.get(n) ?? 0) + 1);
+    this.lastFailure = error;
+    return Math.max(...names.map((n) => this.failing.get(n) ?? 0));
+  }
   private readonly scheduleFn: ScheduleFn;
   private readonly scheduler: Scheduler;
   private readonly factsRefreshMs: number;
@@ -263,6 +281,7 @@ export class Daemon {
     // (request() at the end of start).
     this.scheduler.register(this.runtime.clock());
     for (const entry of this.entries.values()) this.scheduleEntry(entry);
+    this.seedLastSuccess();
     this.clockWatch.start();
     this.recordKillSwitch();
     if (this.notices?.notifier.wants("daily.summary"))
@@ -295,6 +314,30 @@ export class Daemon {
         ),
     );
     this.request();
+  }
+
+  /**
+   * hlbot_last_success_timestamp_seconds from the journal at start: a restart during an outage (a
+   * liveness probe restarting the pod every few minutes) no longer wipes it, so an alert on its age
+   * still fires (an operator's trial found the metric absent until the first success after each start).
+   */
+  private seedLastSuccess(): void {
+    if (!this.metrics) return;
+    const wanted = new Set(this.entries.keys());
+    let rows: ReturnType<DaemonRuntime["journal"]["recentCycles"]>;
+    try {
+      rows = this.runtime.journal.recentCycles(2_000);
+    } catch {
+      return;
+    }
+    for (const c of rows) {
+      if (wanted.size === 0) break;
+      if (c.status !== "ok" || c.trigger !== "run") continue;
+      for (const name of JSON.parse(c.strategies) as string[]) {
+        if (!wanted.delete(name)) continue;
+        this.metrics.lastSuccess.set({ strategy: name }, (c.finishedAt ?? c.startedAt) / 1000);
+      }
+    }
   }
 
   /** Ready: scheduling, and the venue has answered at least once. False while shutting down. */
@@ -363,6 +406,9 @@ export class Daemon {
     const changed: string[] = [];
     const removed: string[] = [];
     const nextNames = new Set(next.map((s) => s.name));
+    // A removed strategy's failures no longer say anything about the bot's health.
+    for (const name of this.failing.keys())
+      if (name !== SCHEDULING && !nextNames.has(name)) this.failing.delete(name);
     for (const [name, entry] of this.entries) {
       if (nextNames.has(name)) continue;
       entry.job?.stop();
@@ -526,10 +572,17 @@ export class Daemon {
         this.logger.fatal({ err: describeError(err) }, `cannot go on: ${describeError(err)}`);
         void this.halt(DEFAULT_GRACE_MS, { error: err });
       } else {
-        this.logger.error({ err: describeError(err) }, `scheduling failed: ${describeError(err)}`);
+        // Nothing can run while it fails (a journal another process keeps locked): counted for /health
+        // and told as a failed cycle, as a cycle's failure is (an operator's trial held the database
+        // 150 s with /health 200).
+        const error = `scheduling failed: ${describeError(err)}`;
+        this.logger.error({ err: describeError(err) }, error);
+        const inARow = this.countFailure([SCHEDULING], error);
+        this.notices?.cycleFailed([SCHEDULING], error, inARow, this.unhealthyAfterFailures);
       }
       return;
     }
+    this.failing.delete(SCHEDULING);
     recordNextRuns(this.metrics, this.scheduler.nextSlots(now));
     this.notices?.missedSlots(lostSlots(plan), this.scheduler.catchUpMs);
     for (const m of plan.missed) {
@@ -687,7 +740,7 @@ export class Daemon {
         signal: this.signal,
         readSignal: this.reads.signal,
       });
-      const { deferred } = this.scheduler.settle(group, report, this.runtime.clock());
+      const { deferred, failed } = this.scheduler.settle(group, report, this.runtime.clock());
       // Each decision line names its own strategy (the group's child logger names them all).
       const decisionLog = this.logger.child({ strategies: names, cycle: cycleId, slot: iso(group.slot) });
       if (report.cutShort) {
@@ -701,14 +754,29 @@ export class Daemon {
         return;
       }
       if (deferred.length > 0) this.armRetry(this.runtime.clock());
-      const recoveredAfter = this.failedInARow;
+      // A strategy that threw while deciding failed its run though the cycle ran: counted as a failure
+      // (metrics, health, cycle.failed), not a success (an operator's trial: a DCA failing every run
+      // showed /health ok, its cycles ok and a fresh last success).
+      const ok = names.filter((n) => !failed.includes(n));
+      const recoveredAfter = Math.max(0, ...ok.map((n) => this.failing.get(n) ?? 0));
       if (recoveredAfter > 0)
         log.info({ failedInARow: recoveredAfter }, `cycle ok again after ${recoveredAfter} failed`);
-      this.failedInARow = 0;
-      this.notices?.afterCycle(report, names, recoveredAfter);
-      for (const name of names) {
+      for (const n of ok) this.failing.delete(n);
+      this.notices?.afterCycle(report, ok, recoveredAfter);
+      for (const name of ok) {
         this.metrics?.cycles.inc({ strategy: name, outcome: "ok" });
         this.metrics?.lastSuccess.set({ strategy: name }, this.runtime.clock() / 1000);
+      }
+      if (failed.length > 0) {
+        const why = report.decisions
+          .filter(
+            (d) => failed.includes(d.decision.strategy) && d.decision.kind === "skip" && d.decision.failed,
+          )
+          .map((d) => `${d.decision.strategy}: ${d.decision.reason}`)
+          .join("; ");
+        const inARow = this.countFailure(failed, why);
+        for (const name of failed) this.metrics?.cycles.inc({ strategy: name, outcome: "failed" });
+        this.notices?.cycleFailed(failed, why, inARow, this.unhealthyAfterFailures);
       }
       logDecisions(decisionLog, report);
       // A cycle that ran but whose submission was refused or lost is said at warn with it.
@@ -733,9 +801,8 @@ export class Daemon {
         void this.halt(DEFAULT_GRACE_MS, { error: err });
         return;
       }
-      this.failedInARow += 1;
-      this.lastFailure = describeError(err);
-      this.notices?.cycleFailed(names, this.lastFailure, this.failedInARow, this.unhealthyAfterFailures);
+      const inARow = this.countFailure(names, describeError(err));
+      this.notices?.cycleFailed(names, this.lastFailure, inARow, this.unhealthyAfterFailures);
       const now = this.runtime.clock();
       const retries = this.scheduler.failed(group, now);
       const failures = Math.max(...retries.map((r) => r.failures));

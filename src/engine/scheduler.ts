@@ -287,9 +287,11 @@ export class Scheduler {
     group: SlotGroup,
     report: CycleReport,
     now = report.startedAt,
-  ): { acted: string[]; deferred: string[] } {
+  ): { acted: string[]; deferred: string[]; failed: string[] } {
     const acted: string[] = [];
     const deferred: string[] = [];
+    /** Threw while deciding (also in `deferred`: its slot stays due). */
+    const failed: string[] = [];
     for (const s of group.strategies) {
       const own = report.decisions.filter((d) => d.decision.strategy === s.name);
       // Cut short by a stop before it sent anything: it stays due, for the next start to decide again.
@@ -304,12 +306,13 @@ export class Scheduler {
       const onlySkips = !sent && own.length > 0 && own.every((d) => d.decision.kind === "skip");
       const waits = onlySkips && own.some((d) => d.decision.kind === "skip" && d.decision.defer === true);
       // It threw while deciding: a failure (back-off, health), its slot due like a failed cycle's.
-      const failed = onlySkips && own.some((d) => d.decision.kind === "skip" && d.decision.failed === true);
+      const threw = onlySkips && own.some((d) => d.decision.kind === "skip" && d.decision.failed === true);
       const allDeferred = stoppedUnsent || pausedUnsent || waits;
       const e = this.entries.get(s.name);
-      if (failed) {
+      if (threw) {
         if (e) this.backOff(e, ++e.failures, now);
         deferred.push(s.name);
+        failed.push(s.name);
         continue;
       }
       if (allDeferred) {
@@ -330,7 +333,7 @@ export class Scheduler {
       }
       acted.push(s.name);
     }
-    return { acted, deferred };
+    return { acted, deferred, failed };
   }
 
   /**
