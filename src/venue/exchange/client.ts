@@ -168,14 +168,7 @@ export class ExchangeClient {
       transport: options.mode === "live" ? options.transport : undefined,
       expiresAfterMs,
       ...(options.venueNow ? { venueNow: options.venueNow } : {}),
-      // A caller setting maxAttempts alone means it for unknown outcomes too.
-      resend: {
-        ...DEFAULT_RESEND_POLICY,
-        ...(options.resend?.maxAttempts !== undefined
-          ? { unknownMaxAttempts: options.resend.maxAttempts }
-          : {}),
-        ...options.resend,
-      },
+      resend: { ...DEFAULT_RESEND_POLICY, ...options.resend },
       timeoutMs: options.timeoutMs,
       skew: this.clockSkew,
       sleep: options.sleep,

@@ -166,11 +166,6 @@ export interface ActionPlan<D> {
 export interface ResendPolicy {
   /** Sends in total, the first included (default 4). */
   maxAttempts: number;
-  /**
-   * Sends in total once an attempt may have been processed (the outcome unknown: a timeout, a 5xx, a
-   * connection cut after sending); default 7. Never fewer than maxAttempts.
-   */
-  unknownMaxAttempts?: number;
   /** Pause before the first resend, doubled each time (default 500 ms). */
   baseDelayMs: number;
   maxDelayMs: number;
@@ -184,11 +179,6 @@ export interface ResendPolicy {
 
 export const DEFAULT_RESEND_POLICY: Readonly<ResendPolicy> = Object.freeze({
   maxAttempts: 4,
-  // Once an attempt may have been processed: 7 sends, pauses of 0.5, 1, 2, 4, 8 and 8 s (about 24 s),
-  // within the 60-s window and a TWAP order's expiresAfter. With 4 (3.5 s) an operator's few-second
-  // network blip left a staking action unknown, and its strategy then waits out the venue's 2-day
-  // nonce window. A request that never left (could not connect) still gives up after maxAttempts.
-  unknownMaxAttempts: 7,
   baseDelayMs: 500,
   maxDelayMs: 8_000,
   rateLimitDelayMs: 2_000,
@@ -414,10 +404,7 @@ async function sendInSlot<D>(
       ? unknown(false, reason, `${reason}; an earlier copy may have landed`)
       : { status: "rejected", code: "not-sent", reason, request, attempts };
 
-  // The limit grows once the outcome is unknown (see unknownMaxAttempts).
-  const limit = () =>
-    Math.max(1, policy.maxAttempts, ambiguous ? (policy.unknownMaxAttempts ?? policy.maxAttempts) : 0);
-  for (let attempt = 1; attempt <= limit(); attempt++) {
+  for (let attempt = 1; attempt <= Math.max(1, policy.maxAttempts); attempt++) {
     if (attempt > 1) {
       // The reads' backoff formula, without jitter: resends are few and their timing is tested.
       const backoff = backoffDelayMs({ ...policy, jitter: 0 }, attempt - 1);

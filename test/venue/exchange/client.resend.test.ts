@@ -72,38 +72,6 @@ describe("resending the identical body", () => {
     expectIdenticalCopies(server, 2, outcome);
   });
 
-  it("once the outcome is unknown it resends longer (7 sends by default); a request that never left gives up after 4", async () => {
-    // An operator's few-second blip cutting exchange connections after they were sent: with 4 sends in
-    // 3.5 s a staking action was left unknown, and its strategy waits the 2-day nonce window.
-    const cut = Array.from({ length: 5 }, () => ({ fault: "reset" as const }));
-    const { client, server } = await liveSetup(cleanups, [...cut, { json: OK_DEFAULT }]);
-    const outcome = await client.cDeposit({ amount: "1" });
-    expect(outcome.status).toBe("accepted");
-    expectIdenticalCopies(server, 6, outcome);
-    // Never left (the port refuses connections): not sent, after the 4 sends of maxAttempts.
-    const closed = await startHttpServer([{ json: OK_DEFAULT }]);
-    const url = closed.url;
-    await closed.close();
-    const transport = new HttpTransport({
-      endpoints: resolveEndpoints("testnet", url),
-      budget: null,
-      timeoutMs: 2_000,
-    });
-    cleanups.push(() => transport.close());
-    const refused = await new ExchangeClient({
-      network: "testnet",
-      signer: accountSigner(),
-      queue: new SignerQueue(),
-      clockSkew: false,
-      resend: { baseDelayMs: 5, maxDelayMs: 20, rateLimitDelayMs: 5 },
-      nonces: new MemoryNonceSource(),
-      mode: "live",
-      transport,
-    }).cDeposit({ amount: "1" });
-    expect(refused).toMatchObject({ status: "rejected" });
-    expect(refused.status === "rejected" && refused.attempts.map((a) => a.attempt)).toEqual([1, 2, 3, 4]);
-  });
-
   it("on 5xx: resends, and an ok answer to the resend is accepted", async () => {
     const { client, server } = await liveSetup(cleanups, [
       { status: 502, text: "bad gateway" },
