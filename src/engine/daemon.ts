@@ -584,7 +584,9 @@ export class Daemon {
     }
     this.failing.delete(SCHEDULING);
     recordNextRuns(this.metrics, this.scheduler.nextSlots(now));
-    this.notices?.missedSlots(lostSlots(plan), this.scheduler.catchUpMs);
+    // Live only: a dry run keeps its own slot memory (its misses are not the bot's).
+    if (this.runtime.exchange?.mode === "live")
+      this.notices?.missedSlots(lostSlots(plan), this.scheduler.catchUpMs);
     for (const m of plan.missed) {
       const fields = {
         strategy: m.strategy,

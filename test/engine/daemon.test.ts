@@ -314,14 +314,15 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     expect(runCycles(bot).map((c) => [c.minute, c.status])).toEqual([[40, "ok"]]);
   });
 
-  it("tells schedule.missed for a slot missed past the catch-up window with nothing run for it, once", async () => {
+  it("tells schedule.missed (live only) for a slot missed past the catch-up window with nothing run for it, once", async () => {
     bot = await startTestBot({
+      mode: "live",
       strategies: [{ ...REBALANCE, schedule: "5 0 * * *" }],
       fund: { HYPE: "1000", USDC: "5000" },
     });
     START = bot.sim.now();
     // Seen before (a run last night), then down over today's 00:05 slot until 03:00: past the 2 h window.
-    bot.runtime.journal.slotState(slotAccount(bot.address, "dry-run"), "rebalance", START - 60 * MINUTE);
+    bot.runtime.journal.slotState(bot.address, "rebalance", START - 60 * MINUTE);
     bot.sim.advance(3 * 60 * MINUTE);
     fakeTime(bot);
     const told: NotifyEvent[] = [];

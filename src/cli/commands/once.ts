@@ -5,7 +5,8 @@
 // the configuration says `mode: live` (and --dry-run is not given). Exit 0 when every intent was
 // accepted or skipped with a reason, 1 when any was rejected or left unknown (or a cycle or a strategy
 // failed), 2 for configuration errors: a bot file that does not load stops everything; a strategy file
-// that does not load (or names a market the venue does not list) is left out and the rest still runs.
+// that does not load stops the strategies but not the TWAP guards; one naming a market the venue does
+// not list is left out and the rest still runs.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { CONFIG_OPTION_HELP } from "../options.js";
@@ -25,24 +26,25 @@ export function register(program: Command, ctx: CliContext): void {
         "`schedule.catchUp` old (default 2h). A new strategy's slots count from the first time hlbot sees it.\n" +
         "Call it often enough that a call falls within the catch-up window after every slot, e.g. every 15\n" +
         "minutes: a daily call at 00:00 never runs a daily 08:30 slot (it is 15.5 h old by then).\n" +
-        "A strategy file that does not load is left out (exit 2): the others and the guards of running TWAPs\n" +
-        "still run. Exit 0: done; 1: something failed, refused or unknown; 2: a configuration error, or the\n" +
+        "A strategy file that does not load stops the strategies (exit 2); the guards of running TWAPs still\n" +
+        "run. Exit 0: done; 1: something failed, refused or unknown; 2: a configuration error, or the\n" +
         "state folder is in use by another hlbot (an overlapping call); 130: stopped by a signal.",
     )
     .action(async (opts: { config?: string; dryRun?: boolean; json?: boolean }) => {
       const { loadBotConfig, botLogger } = await import("../bot.js");
-      // A strategy file that does not load (half-edited, a typo) is left out, not the whole pass: the
-      // guards of running TWAPs, the kill switch's cancels and the other strategies still run, and the
-      // exit is 2. The bot file itself must load.
+      // A strategy file that does not load (half-edited, a typo) stops the strategies, not the pass: the
+      // guards of running TWAPs and the kill switch's cancels still run, and the exit is 2. No strategy
+      // runs, as they share the account (a review: without the staking file, a rebalancer no longer
+      // counted staked HYPE and bought it all back). The bot file itself must load.
       const config = await loadBotConfig(ctx, opts, { leaveOutBroken: true });
       const { formatIssue } = await import("../../engine/config/issues.js");
       const { displayPath } = await import("../../engine/config/loader.js");
       const configIssues = [...(config.leftOut ?? [])];
       for (const issue of configIssues)
         ctx.stderr(
-          `hlbot: error: ${formatIssue(issue)} (this strategy file was left out; the guards of running TWAPs and the other strategies still run)\n`,
+          `hlbot: error: ${formatIssue(issue)} (this strategy file does not load: no strategy runs until it does; the guards of running TWAPs still run)\n`,
         );
-      if (!config.strategies.some((s) => s.enabled)) {
+      if (configIssues.length === 0 && !config.strategies.some((s) => s.enabled)) {
         const issue = {
           file: displayPath(config.file),
           line: undefined,
@@ -146,9 +148,10 @@ export function register(program: Command, ctx: CliContext): void {
             ctx.stderr(`${UNSTARTED_NOTE}\n`);
             return failWith(err);
           }
-          const strategies = scheduledStrategies(config.strategies).filter(
-            (s) => !unknown.strategies.has(s.name),
-          );
+          const strategies =
+            configIssues.length > 0
+              ? []
+              : scheduledStrategies(config.strategies).filter((s) => !unknown.strategies.has(s.name));
           const deps = runtime.cycleDeps(facts);
           const now = runtime.clock();
           const mode = live ? "live" : "dry run";
@@ -333,7 +336,8 @@ async function notifyOnce(
   for (const report of [pass.watch.report, ...pass.runs.map((r) => r.report)])
     if (report) for (const e of submissionEvents(at, report)) notifier.notify(e);
   // Slots that went by with no run at all (a daily call hours after a daily slot): each told once.
-  const lost = lostSlots(pass.plan);
+  // A dry run keeps its own slot memory: its misses are not the bot's (a preview told a false alarm).
+  const lost = runtime.exchange?.mode === "live" ? lostSlots(pass.plan) : [];
   if (lost.length > 0)
     notifier.notify(scheduleMissedEvent(at, lost, config.schedule?.catchUpMs ?? DEFAULT_CATCH_UP_MS));
   // Failed cycles of this pass: told at the first failed pass in a row and every RETELL_EVERY-th, as

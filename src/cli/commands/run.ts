@@ -89,10 +89,9 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (opts: RunOptions) => {
       const flags = parseFlags(opts);
       const { loadBotConfig, botLogger } = await import("../bot.js");
-      // A strategy file that does not load is left out (logged as an error below), as one naming a market
-      // the venue does not list: the others and the TWAP guards run (a restart by systemd after a typo
-      // saved in one file must not stop the guards of the rest). The bot file itself must load.
-      const config = await loadBotConfig(ctx, opts, { leaveOutBroken: true });
+      // Every strategy file must load (the strategies share the account: one missing changes what the
+      // others do); a SIGHUP reload with a broken file keeps the running set.
+      const config = await loadBotConfig(ctx, opts);
       const logger = await botLogger(ctx, config);
       try {
         await runDaemon(ctx, config, logger, flags, config.mode === "live" && !opts.dryRun);
@@ -122,10 +121,6 @@ async function runDaemon(
 
   const strategies = scheduledStrategies(config.strategies);
   const { ConfigIssuesError, formatIssue } = await import("../../engine/config/issues.js");
-  const leftOut = config.leftOut ?? [];
-  for (const issue of leftOut)
-    logger.error({ problem: formatIssue(issue) }, `strategy left out: ${formatIssue(issue)}`);
-  if (strategies.length === 0 && leftOut.length > 0) throw new ConfigIssuesError(leftOut);
   if (strategies.length === 0) {
     const where = "folder" in config.strategySource ? ` in ${config.strategySource.folder}` : "";
     throw new ConfigError(
