@@ -1196,11 +1196,17 @@ function unstake(
   const held = stay.reduce((sum, [, amount]) => sum.plus(amount), ZERO);
   const smallest = Decimal.min(...stay.map(([, amount]) => amount), held);
   if (excess.gte(params.minMove) && held.gt(0)) {
-    // Above its target after the withdrawal, per validator (weights as the split's).
-    const { weights } = allocationWeights(
-      chosen.filter((c) => stay.some(([a]) => a === c.address)),
-      params,
-    );
+    // Above its target after the withdrawal, per validator (weights as the split's). Under a cap
+    // (maxShare, maxNetworkShare) the split is not its weights': there, in proportion to what each holds,
+    // which keeps the split as it is (a review: score weights 3:1 capped to 50/50 by maxShare aimed the
+    // withdrawal at 3:1, and a move followed).
+    const capped = params.maxShare !== undefined || params.maxNetworkShare !== undefined;
+    const weights = capped
+      ? new Map(stay.map(([a, amount]) => [a, amount] as const))
+      : allocationWeights(
+          chosen.filter((c) => stay.some(([a]) => a === c.address)),
+          params,
+        ).weights;
     const wsum = [...weights.values()].reduce((sum, w) => sum.plus(w), ZERO);
     const after = held.minus(excess);
     const above = stay

@@ -1196,6 +1196,25 @@ describe("validator-staking: a staker's trial (churn, what moves first, withdraw
     void result;
   }, 60_000);
 
+  it("maxStaked under a maxShare cap keeps the capped split (score weights 3:1 capped to 50/50): no move follows", async () => {
+    const { moves } = await trial({
+      validators: [
+        { n: 1, name: "Alpha", apr: "0.0300" },
+        { n: 2, name: "Bravo", apr: "0.0100" },
+      ],
+      delegations: { 1: "2000", 2: "2000" },
+      params: "  validators: 2\n  allocation: score\n  maxShare: 0.5\n  maxStaked: 2000\n",
+      days: 4,
+    });
+    expect(moves.filter((m) => m.kind === "delegate")).toEqual([]);
+    const out = (name: string) =>
+      moves
+        .filter((m) => m.kind === "undelegate" && m.validator === name)
+        .reduce((sum, m) => sum + m.amount, 0);
+    expect(out("Alpha")).toBeCloseTo(1000, 0);
+    expect(out("Bravo")).toBeCloseTo(1000, 0);
+  }, 60_000);
+
   it("a validator kept against an empty one can still give its place to a larger incumbent", () => {
     // 2 wanted. Xray holds 1500, Empty nothing, Small 1500, Big 3000. Small was kept against Empty, and
     // was then never compared with Big: Big's 3000 moved, half of it to Small for 0.07 points.
