@@ -95,6 +95,8 @@ const ABORT_SETTLE_MS = 5_000;
 const MISSED_TICK_TOLERANCE_MS = 60_000;
 /** The failure counter of ticks whose scheduling (the journal's slot reads) failed: not a strategy. */
 const SCHEDULING = "(scheduling)";
+/** Wait before scheduling again after it failed. */
+const SCHEDULING_RETRY_MS = 60_000;
 
 /** The enabled strategies of loaded strategy files, with their schedules. */
 export function scheduledStrategies(loaded: readonly Strategy[]): Strategy[] {
@@ -191,22 +193,30 @@ export class Daemon {
   private summaryJob: ScheduledJob | undefined;
   /** Cycles that failed in a row (any strategy group), and the last one's error. */
   /**
-   * Per strategy, its runs that failed in a row (a cycle that failed, or it threw while deciding); and
-   * SCHEDULING, the ticks in a row whose scheduling failed.
+   * Per strategy, its runs that failed in a row (a cycle that failed, or it threw while deciding), and
+   * until when that says anything: the failed slot's catch-up window (a daily strategy whose slot has
+   * gone by is retried no more, so it no longer holds /health at 503 all day: a review); and SCHEDULING,
+   * the ticks in a row whose scheduling failed (for a few minutes after the last).
    */
-  private readonly failing = new Map<string, number>();
+  private readonly failing = new Map<string, { count: number; until: number }>();
   private lastFailure = "";
 
-  /** The most runs in a row any strategy failed (health, notices). */
+  /** The most runs in a row any strategy failed, among failures that still count (health, notices). */
   private get failedInARow(): number {
-    return Math.max(0, ...this.failing.values());
+    const now = this.runtime.clock();
+    let most = 0;
+    for (const f of this.failing.values()) if (f.until > now) most = Math.max(most, f.count);
+    return most;
   }
 
-  /** Counts a failed run of `names`; returns the most failures in a row among them. */
-  private countFailure(names: readonly string[], error: string): number {
-    for (const n of names) this.failing.set(n, (this.failing.get(n) ?? 0) + 1);
+  /** Counts a failed run of `names` (counting until `until`); returns the most failures in a row among them. */
+  private countFailure(names: readonly string[], error: string, until: number): number {
+    for (const n of names) {
+      const before = this.failing.get(n);
+      this.failing.set(n, { count: (before?.count ?? 0) + 1, until: Math.max(until, before?.until ?? 0) });
+    }
     this.lastFailure = error;
-    return Math.max(...names.map((n) => this.failing.get(n) ?? 0));
+    return Math.max(...names.map((n) => this.failing.get(n)?.count ?? 0));
   }
   private readonly scheduleFn: ScheduleFn;
   private readonly scheduler: Scheduler;
@@ -215,6 +225,7 @@ export class Daemon {
   private readonly clockWatch: ClockWatch;
   private watchTimer: ReturnType<typeof setInterval> | undefined;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private schedulingRetry: ReturnType<typeof setTimeout> | undefined;
   // One controller for all work in flight: aborted only when the grace period is over.
   private readonly controller = new AbortController();
   // Reads of the running cycle (facts, reconciliation, snapshot) are aborted at once on shutdown:
@@ -495,6 +506,7 @@ export class Daemon {
       if (this.watchTimer !== undefined) clearInterval(this.watchTimer);
       this.clockWatch.stop();
       if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
+      if (this.schedulingRetry !== undefined) clearTimeout(this.schedulingRetry);
       const dropped = this.queue
         .splice(0)
         .flatMap((w) => (w.kind === "slots" ? w.group.strategies.map((s) => s.name) : []));
@@ -577,8 +589,16 @@ export class Daemon {
         // 150 s with /health 200).
         const error = `scheduling failed: ${describeError(err)}`;
         this.logger.error({ err: describeError(err) }, error);
-        const inARow = this.countFailure([SCHEDULING], error);
+        const inARow = this.countFailure([SCHEDULING], error, now + SCHEDULING_RETRY_MS * 5);
         this.notices?.cycleFailed([SCHEDULING], error, inARow, this.unhealthyAfterFailures);
+        // Tried again in a minute, not only at the next tick (a daily slot would wait a day).
+        if (this.schedulingRetry === undefined && this.state === "running") {
+          this.schedulingRetry = setTimeout(() => {
+            this.schedulingRetry = undefined;
+            this.request();
+          }, SCHEDULING_RETRY_MS);
+          this.schedulingRetry.unref?.();
+        }
       }
       return;
     }
@@ -760,7 +780,7 @@ export class Daemon {
       // (metrics, health, cycle.failed), not a success (an operator's trial: a DCA failing every run
       // showed /health ok, its cycles ok and a fresh last success).
       const ok = names.filter((n) => !failed.includes(n));
-      const recoveredAfter = Math.max(0, ...ok.map((n) => this.failing.get(n) ?? 0));
+      const recoveredAfter = Math.max(0, ...ok.map((n) => this.failing.get(n)?.count ?? 0));
       if (recoveredAfter > 0)
         log.info({ failedInARow: recoveredAfter }, `cycle ok again after ${recoveredAfter} failed`);
       for (const n of ok) this.failing.delete(n);
@@ -776,7 +796,7 @@ export class Daemon {
           )
           .map((d) => `${d.decision.strategy}: ${d.decision.reason}`)
           .join("; ");
-        const inARow = this.countFailure(failed, why);
+        const inARow = this.countFailure(failed, why, group.slot + this.scheduler.catchUpMs);
         for (const name of failed) this.metrics?.cycles.inc({ strategy: name, outcome: "failed" });
         this.notices?.cycleFailed(failed, why, inARow, this.unhealthyAfterFailures);
       }
@@ -803,7 +823,7 @@ export class Daemon {
         void this.halt(DEFAULT_GRACE_MS, { error: err });
         return;
       }
-      const inARow = this.countFailure(names, describeError(err));
+      const inARow = this.countFailure(names, describeError(err), group.slot + this.scheduler.catchUpMs);
       this.notices?.cycleFailed(names, this.lastFailure, inARow, this.unhealthyAfterFailures);
       const now = this.runtime.clock();
       const retries = this.scheduler.failed(group, now);
