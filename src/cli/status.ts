@@ -67,7 +67,7 @@ export interface AccountStatus {
     jailed: boolean | null;
     active: boolean | null;
     commission: string | null;
-    /** What the delegator earns: the week's predictedApr × (1 − commission); null when unknown. */
+    /** What the delegator earns: the week's predictedApr read by delegatorApr; null when unknown. */
     netApr: string | null;
   }> | null;
   rewards: { total: string; last: { time: number; amount: string } | null } | null;

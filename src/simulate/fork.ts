@@ -51,7 +51,7 @@ export interface ForkResult {
 export async function forkAccount(
   info: InfoClient,
   account: string,
-  opts: { network: string; now: () => number; signal?: AbortSignal },
+  opts: { network: string; now: () => number; signal?: AbortSignal; predictedAprNet?: boolean },
 ): Promise<ForkResult> {
   const user = account.toLowerCase() as `0x${string}`;
   const { signal } = opts;
@@ -157,9 +157,16 @@ export async function forkAccount(
         stats: Object.fromEntries(
           VALIDATOR_STATS_PERIODS.map((name) => {
             const st = validatorPeriodStats(v.stats, name);
-            // The simulator's rate is before commission; the venue's, after it (src/venue/constants.ts).
+            // The simulator's rate is before commission; the venue's, after it (src/venue/constants.ts;
+            // read as before commission when the bot file says venue.predictedAprNet: false).
             const keep = new Decimal(1).minus(v.commission);
-            const before = keep.gt(0) ? new Decimal(st.predictedApr).div(keep) : new Decimal(0);
+            const stated = new Decimal(st.predictedApr);
+            const before =
+              (opts.predictedAprNet ?? true) === false
+                ? stated
+                : keep.gt(0)
+                  ? stated.div(keep)
+                  : new Decimal(0);
             return [
               name,
               {

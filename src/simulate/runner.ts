@@ -210,7 +210,7 @@ export interface SimulationRecord {
   replayed: ReplayedPrices[];
   strategies: Array<Pick<Strategy, "name" | "kind" | "schedule">>;
   /**
-   * netApr: the delegator's APR at the end, predictedApr (week) × (1 − commission); `notEarning` when
+   * netApr: the delegator's APR at the end, the simulator's week rate (before commission) × (1 − commission); `notEarning` when
    * the validator was jailed or inactive at the end (its delegators earned nothing then).
    */
   validators: Array<{ address: string; name: string; netApr?: string; notEarning?: "jailed" | "inactive" }>;
@@ -362,7 +362,14 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
   const logger = o.logger ?? silentLogger();
   try {
     // The account acted for is the demo account, whatever the configuration says; state is throw-away.
-    const config: LoadedConfig = { ...o.config, account: undefined, state: stateDir };
+    // The simulator states predictedApr after commission, as the venue does: read it so whatever the
+    // bot file says for the real venue (venue.predictedAprNet).
+    const config: LoadedConfig = {
+      ...o.config,
+      account: undefined,
+      state: stateDir,
+      venue: { ...o.config.venue, rules: { ...o.config.venue.rules, predictedAprNet: true } },
+    };
     const runtime = await openRuntime({
       config,
       env: {},

@@ -182,7 +182,7 @@ export interface ValidatorStakeSummary {
   /** Compounded rewards: end − start − delegated + undelegated. */
   rewards: string;
   end: string;
-  /** The delegator's APR at the end: predictedApr (week) × (1 − commission); null when unknown. */
+  /** The delegator's APR at the end: the week's rate after commission; null when unknown. */
   netApr: string | null;
   /** Set when the validator was jailed or inactive at the end: its delegators earned nothing then. */
   notEarning: "jailed" | "inactive" | null;

@@ -10,9 +10,13 @@
 // - Delegating to a jailed validator is refused; undelegating from it is allowed.
 // - Rewards are paid at 00:00 UTC every day and compounded onto the same delegation. The base of a
 //   delegation is the minimum it held since the previous payout (stake delegated mid-day starts earning
-//   from the next full day, like the venue's minimum-stake-per-epoch rule). Rate: the validator's
-//   day `predictedApr`/365, of which the delegator gets (1 − commission) and the validator's own account
-//   the commission (source "commission"). Jailed or inactive validators pay nothing.
+//   from the next full day). The venue takes the minimum per staking epoch (100,000 rounds, about 90
+//   minutes: Hyperliquid docs, "Staking"), so here a move costs up to a day of rewards on what moved
+//   where the venue's costs an epoch or two: pessimistic, not flattering. Rate: the validator's day
+//   `predictedApr`/365 as the scenario gives it (before commission), of which the delegator gets
+//   (1 − commission) and the validator's own account the commission (source "commission");
+//   validatorSummaries states it after commission, as the venue does. Jailed or inactive validators pay
+//   nothing.
 import { keccak_256 } from "@noble/hashes/sha3";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
 import { Decimal, fromWei, parseDecimal, toWei, toWireDecimal, truncateDecimals } from "../lib/decimal.js";

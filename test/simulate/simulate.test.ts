@@ -2,6 +2,8 @@
 // scenario: the same seed gives the identical summary; the summary's trades, fees, deposits,
 // delegations and rewards are the simulator's ledger and agree with its final state; the HTML report
 // is self-contained; the demo key is derived from the seed and never shows up in any output.
+
+import { join } from "node:path";
 import { keccak_256 } from "@noble/hashes/sha3";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
 import { computeAddress } from "ethers";
@@ -322,5 +324,26 @@ describe("a run that ends while a TWAP runs", () => {
       .split("\n")
       .find((l) => l.startsWith(`  #${running[0]!.twapId} `) && l.includes("bps"));
     expect(row).toMatch(/ PURR \(still running\)$/);
+  }, 60_000);
+});
+
+describe("the simulator states predictedApr after commission, as the venue does", () => {
+  it("a bot file's venue.predictedAprNet (for the real venue) does not change a simulation", async () => {
+    const config = await loadConfig(join(REPO_ROOT, "config/demo.yaml"), {});
+    const before = {
+      ...config,
+      venue: { ...config.venue, rules: { ...config.venue.rules, predictedAprNet: false } },
+    };
+    const [a, b] = [
+      await runSimulation({ config, days: 1 }),
+      await runSimulation({ config: before, days: 1 }),
+    ];
+    const reasons = (r: Awaited<ReturnType<typeof runSimulation>>) =>
+      r.record.cycles.flatMap((c) =>
+        c.decisions.filter((d) => d.strategy === "hype-staking").map((d) => d.reason),
+      );
+    expect(reasons(a).length).toBeGreaterThan(0);
+    expect(reasons(b)).toEqual(reasons(a));
+    expect(reasons(a).join(" ")).toMatch(/net APR 2\.362% \(after its 2% commission\)/);
   }, 60_000);
 });

@@ -326,7 +326,11 @@ async function readFork(opts: SimulateOptions, config: LoadedConfig, ctx: CliCon
   });
   try {
     const info = new InfoClient(transport, { onUnknown: (m) => ctx.stderr(`hlbot: warning: ${m}\n`) });
-    const fork = await forkAccount(info, account, { network, now: Date.now });
+    const fork = await forkAccount(info, account, {
+      network,
+      now: Date.now,
+      predictedAprNet: config.venue.rules.predictedAprNet ?? true,
+    });
     const h = fork.holdings;
     const spot = Object.entries(h.spot)
       .map(([coin, amount]) => `${amount} ${coin}`)

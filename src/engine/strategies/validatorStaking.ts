@@ -1,7 +1,7 @@
 // validator-staking: keep the account's stake delegated to the N best validators by net yield, without
 // churn, without stranding stake, and without undoing what the user did by hand.
 //
-// - Ranking: by net APR, predictedApr × (1 − commission) (what the delegator earns), optionally
+// - Ranking: by net APR, what the delegator earns (the venue's predictedApr, after commission), optionally
 //   weighted by uptime and penalised for a recent jailing; or by stake or uptime.
 // - Candidates are only validators the strategy's own rules AND the risk limits (validatorAllowlist)
 //   allow, and not above maxNetworkShare of the network's stake (others' stake alone for one this
