@@ -199,34 +199,33 @@ describe("notifications from hlbot run", () => {
     const bot = botFile("once-missed", { minIntervalMs: 0, webhook: { url: `${receiver.url}/hook-missed` } });
     writeFileSync(
       join(bot.config, "..", "strategies", "rebalance.yaml"),
-      stringify({ ...REBALANCE, schedule: "*/2 * * * * *" }),
+      stringify({ ...REBALANCE, schedule: "*/6 * * * * *" }),
     );
-    // A one-second window: a call 1.1 to 1.9 s after an even second finds its slot too old to run.
+    // A one-second window: a call 1 to 6 s after a slot (every 6 s) finds it too old to run, and no later
+    // one due yet.
     writeFileSync(
       bot.config,
       readFileSync(bot.config, "utf8").replace("allowSeconds: true", "allowSeconds: true\n  catchUp: 1s"),
     );
     const once = () => runOnce(bot);
     expect((await once()).code).toBe(0); // first sight: the slots start now
-    const oddSecond = async () => {
-      await new Promise((r) => setTimeout(r, 2_000));
-      const ms = Date.now() % 2_000;
-      await new Promise((r) => setTimeout(r, (1_400 - ms + 2_000) % 2_000));
-    };
-    await oddSecond();
+    // 2.5 s after the next slot: room for a slow process start on a loaded machine.
+    await new Promise((r) => setTimeout(r, 6_000 - (Date.now() % 6_000) + 2_500));
     const late = await once();
     expect(late.code, late.err).toBe(0);
     await until("the schedule.missed event", () => events("/hook-missed").length > 0);
     const [missed] = events("/hook-missed");
     expect(missed).toMatchObject({
       type: "schedule.missed",
-      title: "rebalance missed a slot: nothing ran for them",
+      title: expect.stringMatching(/^rebalance missed (a slot|slots): nothing ran for them$/),
       data: { strategies: ["rebalance"], catchUpMs: 1000 },
     });
     expect(missed?.text).toMatch(/more than schedule\.catchUp \(1 s\) old when hlbot looked/);
-    // Told once: the next call does not tell that slot again.
+    // Told once: the next call does not tell that slot again (on a loaded machine it may find a later
+    // slot lost too: never the same one twice).
     expect((await once()).code).toBe(0);
-    expect(events("/hook-missed")).toHaveLength(1);
+    const latest = events("/hook-missed").map((e) => (e.data.missed as Array<{ latest: string }>)[0]?.latest);
+    expect(new Set(latest).size).toBe(latest.length);
   }, 60_000);
 
   it("hlbot once (cron) journals a pass the venue did not answer, tells the first failed pass, then the recovery", async () => {

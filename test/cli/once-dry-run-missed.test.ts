@@ -28,10 +28,10 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Sleeps until `at` ms past an even second. */
-async function evenPlus(at: number): Promise<void> {
-  const ms = Date.now() % 2_000;
-  await sleep((at - ms + 4_000) % 2_000);
+/** Sleeps until `at` ms past the next 6-second slot (room for a loaded machine). */
+async function slotPlus(at: number): Promise<void> {
+  const ms = Date.now() % 6_000;
+  await sleep((at - ms + 12_000) % 6_000);
 }
 
 it("a dry-run preview of once does not tell schedule.missed for slots the live cron ran", async () => {
@@ -43,7 +43,7 @@ it("a dry-run preview of once does not tell schedule.missed for slots the live c
   mkdirSync(join(dir, "strategies"));
   writeFileSync(
     join(dir, "strategies", "rebalance.yaml"),
-    stringify({ ...REBALANCE, schedule: "*/2 * * * * *" }),
+    stringify({ ...REBALANCE, schedule: "*/6 * * * * *" }),
   );
   const config = join(dir, "bot.yaml");
   writeFileSync(
@@ -54,7 +54,7 @@ it("a dry-run preview of once does not tell schedule.missed for slots the live c
       mode: "live",
       strategies: "./strategies",
       state: "./state",
-      schedule: { allowSeconds: true, catchUp: "1s" },
+      schedule: { allowSeconds: true, catchUp: "3s" },
       limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
       log: { level: "warn", format: "json" },
       notify: { minIntervalMs: 0, webhook: { url: `${receiver.url}/hook` } },
@@ -66,15 +66,15 @@ it("a dry-run preview of once does not tell schedule.missed for slots the live c
   expect((await runCli(["once", ...cfg], { env })).code).toBe(0);
   expect((await runCli(["once", "--dry-run", ...cfg], { env })).code).toBe(0);
   // The live cron runs the next slot in time.
-  await sleep(2_000);
-  await evenPlus(150);
+  await sleep(1_000);
+  await slotPlus(200);
   const live = await runCli(["once", ...cfg, "--json"], { env });
   expect(live.code, live.stderr).toBe(0);
   const ran = (JSON.parse(live.stdout.trim().split("\n").at(-1)!) as { summary: { ran: unknown[] } }).summary
     .ran;
   expect(ran.length).toBe(1);
-  // A preview a moment later (past the 1-s window of that slot).
-  await evenPlus(1_400);
+  // A preview a moment later (past the 3-s window of that slot, before the next).
+  await slotPlus(4_500);
   const dry = await runCli(["once", "--dry-run", ...cfg], { env });
   expect(dry.code, dry.stderr).toBe(0);
   await sleep(500);

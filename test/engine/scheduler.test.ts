@@ -318,7 +318,7 @@ describe("deferred slots stay due (CONTRACTS #1)", () => {
         ],
         actions: [],
       } as unknown as CycleReport;
-      expect(scheduler.settle(group!, report)).toEqual({ acted: ["b"], deferred: ["a"] });
+      expect(scheduler.settle(group!, report)).toEqual({ acted: ["b"], deferred: ["a"], failed: [] });
       // "a" is tried again after a minute (still the same slot); "b" is done with it.
       expect(scheduler.plan(t0 + 30_000).groups).toEqual([]);
       const again = scheduler.plan(t0 + MINUTE).groups;
