@@ -55,3 +55,22 @@ export async function botLogger(
     colorize: ctx.colorStderr ?? false,
   });
 }
+
+/**
+ * The address of the bot file's key, read as every command reads it (loadSigner: the environment, a
+ * key file), when that is cheap and works; a keystore (a password to ask for) is not opened for it.
+ */
+export async function keyAddress(
+  config: LoadedConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<string | undefined> {
+  if (config.wallet.keystore !== undefined) return undefined;
+  try {
+    const { loadSigner } = await import("../venue/signing/signer.js");
+    return (
+      await loadSigner(config.wallet, env as NodeJS.ProcessEnv, { warn: () => undefined })
+    ).address.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}

@@ -379,6 +379,26 @@ describe("the kill switch", () => {
       ).stdout,
     ) as { killSwitch: string | null };
     expect(elsewhere.killSwitch).toBeNull();
+    // The bot's own address given with --user (an operator reading without the key): its switch shows;
+    // without the key nor `account:`, whose it is cannot be told, so it shows saying so.
+    const mine = JSON.parse(
+      (await cli(["status", "--config", config, "--json", "--user", address])).stdout,
+    ) as {
+      killSwitch: string | null;
+    };
+    expect(mine.killSwitch).toMatch(
+      /^engaged since .*\(maintenance\): nothing is submitted until `hlbot resume`$/,
+    );
+    const out: string[] = [];
+    await main(["status", "--config", config, "--json", "--user", address], {
+      stdout: (t) => void out.push(t),
+      stderr: () => undefined,
+      env: {},
+      isTTY: false,
+    });
+    expect((JSON.parse(out.join("")) as { killSwitch: string | null }).killSwitch).toMatch(
+      /^engaged since .*\(maintenance\).* \(the switch of .*bot\.yaml, whose account is not known here\)$/,
+    );
     // A key the command line cannot know (one read from a key file or keystore) pasted into the reason
     // is written masked.
     const other = Wallet.createRandom().privateKey;

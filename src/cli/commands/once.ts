@@ -370,25 +370,6 @@ async function notifyOnce(
   notifier.close();
 }
 
-/**
- * The address of the bot file's key, read as every command reads it (loadSigner: the environment, a
- * key file), when that is cheap and works; a keystore (a password to ask for) is not opened for it.
- */
-async function keyAddress(
-  config: import("../../engine/config/loader.js").LoadedConfig,
-  env: Readonly<Record<string, string | undefined>>,
-): Promise<string | undefined> {
-  if (config.wallet.keystore !== undefined) return undefined;
-  try {
-    const { loadSigner } = await import("../../venue/signing/signer.js");
-    return (
-      await loadSigner(config.wallet, env as NodeJS.ProcessEnv, { warn: () => undefined })
-    ).address.toLowerCase();
-  } catch {
-    return undefined;
-  }
-}
-
 /** Passes in a row that could not start, after which cycle.failed is told again (the first is told). */
 const RETELL_EVERY = 10;
 
@@ -471,7 +452,9 @@ async function recordUnopenedPass(
       await recordUnstartedPass(ctx, config, logger, err, {
         journal: new Journal(db),
         account:
-          config.account ?? (await keyAddress(config, ctx.env)) ?? "(unknown: the venue did not answer)",
+          config.account ??
+          (await (await import("../bot.js")).keyAddress(config, ctx.env)) ??
+          "(unknown: the venue did not answer)",
         mode: live ? "live" : "dry-run",
         now: Date.now(),
       });

@@ -61,12 +61,20 @@ export function register(program: Command, ctx: CliContext): void {
         );
         // The bot's own state beside the account's: is it stopped?
         const { killSwitchNotice } = await import("../../engine/killSwitch.js");
-        // Only for the bot file's own account: its `account:`, or the key's when --user is not given
-        // (another account shown with --user is not the bot's to stop).
-        const own =
-          opts.user === undefined ||
-          (config.account !== undefined && config.account.toLowerCase() === account.toLowerCase());
-        const killSwitch = (own ? killSwitchNotice(config.limits.killSwitchFile) : undefined) ?? null;
+        // Only for the bot file's own account: its `account:`, or its key's (read when cheap). When whose
+        // it is cannot be told (no `account:`, the key not readable: an operator without the key gives
+        // --user with the bot's address), it is shown, saying whose switch it is.
+        const { keyAddress } = await import("../bot.js");
+        const botAccount =
+          config.account ?? (opts.user === undefined ? account : await keyAddress(config, ctx.env));
+        const own = botAccount === undefined || botAccount.toLowerCase() === account.toLowerCase();
+        const notice = own ? killSwitchNotice(config.limits.killSwitchFile) : undefined;
+        const killSwitch =
+          notice === undefined
+            ? null
+            : botAccount === undefined
+              ? `${notice} (the switch of ${config.file}, whose account is not known here)`
+              : notice;
         ctx.stdout(
           opts.json
             ? `${stringifyJson({ ...status, killSwitch }, 2)}\n`
