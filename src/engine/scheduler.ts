@@ -447,12 +447,18 @@ export async function oncePass(
     killSwitchActive?: boolean;
     /** Aborted by a stop (SIGINT): reads end, nothing new is sent but cancels, later slots stay due. */
     readSignal?: AbortSignal;
+    /**
+     * The strategies whose guards the watch reads from their files (default: `strategies`): all that
+     * loaded, also when none may run (a strategy file that does not load), so a limit added since the
+     * TWAP was sent still applies.
+     */
+    watchStrategies?: readonly Strategy[];
   } = {},
 ): Promise<OncePass> {
   const { watchRunningTwaps } = await import("./guards.js");
   let watch: OncePass["watch"];
   try {
-    const w = await watchRunningTwaps(deps, strategies, {
+    const w = await watchRunningTwaps(deps, o.watchStrategies ?? strategies, {
       ...(o.killSwitchActive === undefined ? {} : { killSwitchActive: o.killSwitchActive }),
     });
     watch = { checked: w.checked, report: w.report, error: undefined };

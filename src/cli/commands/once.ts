@@ -33,7 +33,7 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (opts: { config?: string; dryRun?: boolean; json?: boolean }) => {
       const { loadBotConfig, botLogger } = await import("../bot.js");
       // A strategy file that does not load (half-edited, a typo) stops the strategies, not the pass: the
-      // guards of running TWAPs and the kill switch's cancels still run, and the exit is 2. No strategy
+      // guards of running TWAPs still run (with the limits of the files that loaded), exit 2. No strategy
       // runs, as they share the account (a review: without the staking file, a rebalancer no longer
       // counted staked HYPE and bought it all back). The bot file itself must load.
       const config = await loadBotConfig(ctx, opts, { leaveOutBroken: true });
@@ -166,8 +166,33 @@ export function register(program: Command, ctx: CliContext): void {
           const pass = await oncePass(deps, strategies, {
             ...(config.schedule ? { catchUpMs: config.schedule.catchUpMs } : {}),
             readSignal: stopping.signal,
+            // The guards as the files that loaded state them, whether or not strategies run.
+            watchStrategies: scheduledStrategies(config.strategies),
           });
           const { plan, runs } = pass;
+          // The kill switch's cancels (limits.killSwitchCancelRunning) run inside a cycle: when no strategy
+          // ran in this pass (none due, or a strategy file that does not load) they run in one of their
+          // own, as `hlbot stop --cancel-twaps` does (a review: with a broken file nothing cancelled).
+          let stopReport: Awaited<ReturnType<typeof import("../../engine/cycle.js").runCycle>> | undefined;
+          let stopError: string | undefined;
+          if (
+            runs.length === 0 &&
+            config.limits.killSwitchCancelRunning &&
+            killSwitchNotice(config.limits.killSwitchFile) !== undefined &&
+            !stopping.signal.aborted
+          ) {
+            const { runCycle } = await import("../../engine/cycle.js");
+            try {
+              stopReport = await runCycle(deps, {
+                trigger: "once",
+                strategies: [],
+                killSwitchActive: true,
+                cancelRunning: true,
+              });
+            } catch (err) {
+              stopError = describeError(err);
+            }
+          }
           // The venue answers again but nothing was due: one ok row of every strategy ends the journal's
           // run of failed passes (a pass that ran a cycle journals it anyway), so the recovery is told once.
           if (anyFailedBefore && runs.length === 0 && pass.watch.error === undefined) {
@@ -183,16 +208,16 @@ export function register(program: Command, ctx: CliContext): void {
             runtime.journal.finishCycle(id, "ok");
           }
           const killSwitch = killSwitchNotice(config.limits.killSwitchFile);
-          await notifyOnce(ctx, config, runtime, logger, pass, failedBefore);
+          await notifyOnce(ctx, config, runtime, logger, pass, failedBefore, stopReport);
           // A dry run prints unsigned requests, never a live order (#17.6; `plan --sign` prints signed ones).
           if (!live) {
             const { unsignReportActions } = await import("../unsigned.js");
-            for (const rep of [pass.watch.report, ...runs.map((r) => r.report)])
+            for (const rep of [pass.watch.report, stopReport, ...runs.map((r) => r.report)])
               if (rep) unsignReportActions(rep.actions, config.network);
           } else {
             // Live: what was sent, without its signature (cron logs travel; the journal keeps it).
             const { unsignSentActions } = await import("../unsigned.js");
-            for (const rep of [pass.watch.report, ...runs.map((r) => r.report)])
+            for (const rep of [pass.watch.report, stopReport, ...runs.map((r) => r.report)])
               if (rep) unsignSentActions(rep.actions);
           }
           const w = pass.watch;
@@ -212,6 +237,17 @@ export function register(program: Command, ctx: CliContext): void {
             bad += w.report.actions.filter((a) => a.outcome === "rejected" || a.outcome === "unknown").length;
             if (opts.json) out.push(actionLines(w.report));
             else out.push(formatCycle(w.report, `TWAP watch (${mode}, cycle ${w.report.cycleId})`));
+          }
+          if (stopError !== undefined) {
+            bad++;
+            if (!opts.json) out.push(`kill switch cancels failed: ${stopError}\n`);
+          }
+          if (stopReport && stopReport.decisions.length > 0) {
+            bad += stopReport.actions.filter(
+              (a) => a.outcome === "rejected" || a.outcome === "unknown",
+            ).length;
+            if (opts.json) out.push(actionLines(stopReport));
+            else out.push(formatCycle(stopReport, `kill switch (${mode}, cycle ${stopReport.cycleId})`));
           }
           for (const r of runs) {
             const header = `once for ${runtime.account} on ${config.network} (${mode}, slot ${iso(r.group.slot)}${r.report ? `, cycle ${r.report.cycleId}` : ""})`;
@@ -322,6 +358,8 @@ async function notifyOnce(
   logger: import("pino").Logger,
   pass: Awaited<ReturnType<typeof import("../../engine/scheduler.js").oncePass>>,
   failedBefore: ReadonlyMap<string, number>,
+  /** The kill switch's own cancel cycle, when one ran. */
+  stopReport?: import("../../engine/cycle.js").CycleReport,
 ): Promise<void> {
   if (!config.notify) return;
   const { createNotifier } = await import("../../engine/notify/notifier.js");
@@ -333,7 +371,7 @@ async function notifyOnce(
   const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
   if (!notifier) return;
   const at = { account: runtime.account, network: config.network, now: runtime.clock() };
-  for (const report of [pass.watch.report, ...pass.runs.map((r) => r.report)])
+  for (const report of [pass.watch.report, stopReport, ...pass.runs.map((r) => r.report)])
     if (report) for (const e of submissionEvents(at, report)) notifier.notify(e);
   // Slots that went by with no run at all (a daily call hours after a daily slot): each told once.
   // A dry run keeps its own slot memory: its misses are not the bot's (a preview told a false alarm).
