@@ -211,9 +211,16 @@ export class Daemon {
 
   /** Counts a failed run of `names` (counting until `until`); returns the most failures in a row among them. */
   private countFailure(names: readonly string[], error: string, until: number): number {
+    const now = this.runtime.clock();
     for (const n of names) {
+      // Failures whose slot could no longer be retried are over: a new one starts a new run of them (a
+      // review: the next day's first failure read "5 in a row" and skipped its cycle.failed).
       const before = this.failing.get(n);
-      this.failing.set(n, { count: (before?.count ?? 0) + 1, until: Math.max(until, before?.until ?? 0) });
+      const still = before !== undefined && before.until > now;
+      this.failing.set(n, {
+        count: (still ? before.count : 0) + 1,
+        until: Math.max(until, still ? before.until : 0),
+      });
     }
     this.lastFailure = error;
     return Math.max(...names.map((n) => this.failing.get(n)?.count ?? 0));

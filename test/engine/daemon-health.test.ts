@@ -152,7 +152,7 @@ describe("a locked journal", () => {
 });
 
 describe("a failing strategy whose slot is gone", () => {
-  it("after a failing strategy's slot is gone, the other strategies' good cycles make /health 200 again", async () => {
+  it("after a failing strategy's slot is gone, the other strategies' good cycles make /health 200 again; its next failure starts a new count", async () => {
     bot = await startTestBot({
       mode: "live",
       strategies: [
@@ -201,5 +201,15 @@ describe("a failing strategy whose slot is gone", () => {
     }
     const h = await get(server.port, "/health");
     expect(h.status, h.body).toBe(200);
+    // The next day: the DCA's 00:00 slot fails ONCE (below --unhealthy-after 3).
+    runtime.journal.budgetCandidates = () => {
+      throw new Error("read failed again");
+    };
+    bot.sim.advance(DAY - (bot.sim.now() % DAY) + 1_000);
+    clock.setSystemTime(bot.sim.now());
+    ticks.get("dca")!(new Date(bot.sim.now()));
+    await settle(daemon, clock);
+    const next = await get(server.port, "/health");
+    expect(next.status, next.body).toBe(200);
   });
 });
