@@ -1103,6 +1103,37 @@ function paidOn(
   return v === undefined ? ZERO : earningApr(v, params.statsPeriod);
 }
 
+/**
+ * Whether maxShare or maxNetworkShare would cap the split of `after` HYPE by `weights` (the withdrawal's
+ * targets then are not the weights': a review found a cap merely set, not binding, sending the
+ * withdrawal back to holdings and moves after it).
+ */
+function capBinds(
+  weights: ReadonlyMap<string, Decimal>,
+  after: Decimal,
+  excess: Decimal,
+  params: ValidatorStakingParams,
+  infos: ReadonlyMap<string, ValidatorInfo>,
+  current: ReadonlyMap<string, Held>,
+): boolean {
+  const wsum = [...weights.values()].reduce((sum, w) => sum.plus(w), ZERO);
+  if (!wsum.gt(0)) return false;
+  const share = (w: Decimal) => w.div(wsum);
+  if (params.maxShare !== undefined && [...weights.values()].some((w) => share(w).gt(params.maxShare!)))
+    return true;
+  if (params.maxNetworkShare === undefined) return false;
+  const unit = new Decimal(10).pow(STAKE_DECIMALS);
+  let network = ZERO;
+  for (const v of infos.values()) network = network.plus(new Decimal(v.stake.toString()).div(unit));
+  const limit = network.minus(excess).times(params.maxNetworkShare);
+  return [...weights].some(([a, w]) => {
+    const v = infos.get(a);
+    if (v === undefined) return false;
+    const others = new Decimal(v.stake.toString()).div(unit).minus(current.get(a)?.amount ?? ZERO);
+    return others.plus(after.times(share(w))).gt(limit);
+  });
+}
+
 /** The chosen validators' weights in the split: equal, or by score (equal when every score is 0). */
 function allocationWeights(
   chosen: readonly Candidate[],
@@ -1200,13 +1231,12 @@ function unstake(
     // (maxShare, maxNetworkShare) the split is not its weights': there, in proportion to what each holds,
     // which keeps the split as it is (a review: score weights 3:1 capped to 50/50 by maxShare aimed the
     // withdrawal at 3:1, and a move followed).
-    const capped = params.maxShare !== undefined || params.maxNetworkShare !== undefined;
-    const weights = capped
-      ? new Map(stay.map(([a, amount]) => [a, amount] as const))
-      : allocationWeights(
-          chosen.filter((c) => stay.some(([a]) => a === c.address)),
-          params,
-        ).weights;
+    const split = allocationWeights(
+      chosen.filter((c) => stay.some(([a]) => a === c.address)),
+      params,
+    ).weights;
+    const capped = capBinds(split, held.minus(excess), excess, params, infos, current);
+    const weights = capped ? new Map(stay.map(([a, amount]) => [a, amount] as const)) : split;
     const wsum = [...weights.values()].reduce((sum, w) => sum.plus(w), ZERO);
     const after = held.minus(excess);
     const above = stay

@@ -1215,6 +1215,35 @@ describe("validator-staking: a staker's trial (churn, what moves first, withdraw
     expect(out("Bravo")).toBeCloseTo(1000, 0);
   }, 60_000);
 
+  it("maxStaked with a cap that is set but does not bind keeps the above-its-share rule: no move follows", async () => {
+    // A review: maxNetworkShare 0.5 (each validator holds a third of the network) sent the withdrawal
+    // back to holdings and moves followed; maxShare 0.5 on 3000/1000 cut to 2000 took 1500/500 and moved
+    // 500 back, where 2000 from the larger alone needed none.
+    const uneven = await trial({
+      validators: [
+        { n: 1, name: "Alpha", apr: "0.0240" },
+        { n: 2, name: "Bravo", apr: "0.0239" },
+        { n: 3, name: "Charlie", apr: "0.0238" },
+      ],
+      delegations: { 1: "1000", 2: "1000", 3: "3000" },
+      params: "  validators: 3\n  maxStaked: 1000\n  maxMovePerRun: 100000\n  maxNetworkShare: 0.5\n",
+      limits: "3000",
+      days: 5,
+    });
+    expect(uneven.moves.filter((m) => m.kind === "delegate")).toEqual([]);
+    const capped = await trial({
+      validators: [
+        { n: 1, name: "Alpha", apr: "0.0240" },
+        { n: 2, name: "Bravo", apr: "0.0239" },
+      ],
+      delegations: { 1: "3000", 2: "1000" },
+      params: "  validators: 2\n  maxShare: 0.5\n  maxStaked: 2000\n",
+      days: 4,
+    });
+    expect(capped.moves.filter((m) => m.kind === "delegate")).toEqual([]);
+    expect(capped.moves.filter((m) => m.kind === "undelegate").map((m) => m.validator)).toEqual(["Alpha"]);
+  }, 60_000);
+
   it("a validator kept against an empty one can still give its place to a larger incumbent", () => {
     // 2 wanted. Xray holds 1500, Empty nothing, Small 1500, Big 3000. Small was kept against Empty, and
     // was then never compared with Big: Big's 3000 moved, half of it to Small for 0.07 points.
