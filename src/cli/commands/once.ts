@@ -317,7 +317,7 @@ export function register(program: Command, ctx: CliContext): void {
                   `${m.latest === undefined ? "" : ` (latest ${iso(m.latest)})`}, older than the catch-up window or superseded` +
                   // Nothing ran for it: say how to stop missing them (a daily call hours after a daily slot).
                   (lost.has(m.strategy)
-                    ? `: nothing ran for it; call \`hlbot once\` within schedule.catchUp (${duration(config.schedule?.catchUpMs ?? DEFAULT_CATCH_UP_MS)}) after each slot, or raise it`
+                    ? `: nothing ran for it; call \`hlbot once\` within schedule.catchUp (${duration(config.schedule?.catchUpMs ?? DEFAULT_CATCH_UP_MS)}) after each slot, or raise it (called in time, the slot waited until too old: \`hlbot history\` says why)`
                     : "") +
                   "\n",
               );

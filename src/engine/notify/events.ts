@@ -201,7 +201,7 @@ export function scheduleMissedEvent(
     `${names.join(", ")} missed ${missed.length === 1 && missed[0]?.count === 1 ? "a slot" : "slots"}: nothing ran for them`,
     `${lines.join("\n")}\nThese slots were more than schedule.catchUp (${duration(catchUpMs)}) old when hlbot looked ` +
       "(the daemon was down, or `hlbot once` was not called within that window after the slot), so they were not run. " +
-      "Call `hlbot once` more often, or raise schedule.catchUp.",
+      "Call `hlbot once` more often, or raise schedule.catchUp; if it was called in time, the slot waited (the kill switch, a daily limit, a TWAP running on its pair) until it was too old: `hlbot history` shows why.",
     {
       strategies: names,
       missed: missed.map((m) => ({
