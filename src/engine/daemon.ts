@@ -77,6 +77,11 @@ export interface DaemonOptions {
   unhealthyAfterFailures?: number;
   /** What to tell the owner (notify: in the bot file); nothing without. */
   notices?: DaemonNotices;
+  /**
+   * Why no strategy runs though the daemon does (a strategy file that does not load): the TWAP watch
+   * still runs, /health says this (503) until a reload applies a set.
+   */
+  held?: string;
 }
 
 export type DaemonStop =
@@ -199,6 +204,8 @@ export class Daemon {
    * the ticks in a row whose scheduling failed (for a few minutes after the last).
    */
   private readonly failing = new Map<string, { count: number; until: number }>();
+  /** DaemonOptions.held, cleared by a reload that applies. */
+  private held: string | undefined;
   private lastFailure = "";
 
   /** The most runs in a row any strategy failed, among failures that still count (health, notices). */
@@ -273,6 +280,7 @@ export class Daemon {
       this.resolveDone = resolve;
     });
     checkStrategies(o.strategies);
+    this.held = o.held;
     for (const def of o.strategies) this.entries.set(def.name, { def, job: undefined });
     const catchUpMs = o.catchUpMs ?? o.runtime.config?.schedule?.catchUpMs;
     this.scheduler = new Scheduler({
@@ -368,6 +376,7 @@ export class Daemon {
     if (this.state !== "running") return { ok: true };
     const clock = this.clockWatch.health();
     if (!clock.ok) return clock;
+    if (this.held !== undefined) return { ok: false, reason: this.held };
     const n = this.unhealthyAfterFailures;
     if (n > 0 && this.failedInARow >= n)
       return {
@@ -447,6 +456,10 @@ export class Daemon {
     }
     this.scheduler.setStrategies([...this.entries.values()].map((e) => e.def));
     if (this.state === "running") this.scheduler.register(this.runtime.clock());
+    if (this.held !== undefined) {
+      this.logger.info(`the strategy files load again: strategies run (was: ${this.held})`);
+      this.held = undefined;
+    }
     // A queued run of a removed strategy does not start.
     const kept: Work[] = [];
     for (const w of this.queue) {

@@ -410,20 +410,37 @@ describe("hlbot run: strategies naming a market the venue does not list", () => 
 });
 
 describe("hlbot run: a strategy file that does not load", () => {
-  it("stops the start (exit 2) naming file:line: the strategies share the account, so none runs without it", async () => {
+  it("holds every strategy but not the daemon: the guards run, /health says why (503), a SIGHUP after the fix starts the strategies", async () => {
     const bot = makeBot(sim!.url, { mode: "dry-run", schedule: "0 0 1 1 *" });
-    writeFileSync(
-      join(bot.strategies, "staking.yaml"),
-      stringify({
-        name: "staking",
-        kind: "validator-staking",
-        schedule: "0 */6 * * *",
-        params: { validators: "three" },
-      }),
+    const broken = (validators: unknown) =>
+      writeFileSync(
+        join(bot.strategies, "staking.yaml"),
+        stringify({
+          name: "staking",
+          kind: "validator-staking",
+          schedule: "0 */6 * * *",
+          params: { validators },
+        }),
+      );
+    broken("three");
+    const run = cli(["run", "--config", bot.config, "--metrics-port", "0"], bot.env);
+    const left = await run.waitFor("the file's error", (l) => typeof l.problem === "string");
+    expect(left.level).toBe("error");
+    expect(left.msg).toMatch(
+      /^strategy file does not load: .*staking\.yaml:\d+: params\.validators: expected a whole number.*; no strategy runs until it does/,
     );
-    const run = cli(["run", "--config", bot.config], bot.env);
-    expect((await run.exited).code).toBe(2);
-    expect(run.stderr()).toMatch(/staking\.yaml:\d+: params\.validators: expected a whole number/);
+    const scheduled = await run.waitFor("the schedule", (l) => /^scheduling/.test(l.msg));
+    expect(scheduled.msg).toMatch(/^scheduling 0 strategies/);
+    const served = await run.waitFor("the metrics URL", (l) => typeof l.metrics === "string");
+    const health = await get(`${served.metrics as string}/health`);
+    expect(health.status).toBe(503);
+    expect(health.body).toMatch(/strategy file problem\(s\), no strategy runs: .*staking\.yaml/);
+    broken(3);
+    run.proc.kill("SIGHUP");
+    await run.waitFor("the reload", (l) => /^strategies reloaded: 2 scheduled/.test(l.msg));
+    expect((await get(`${served.metrics as string}/health`)).status).toBe(200);
+    run.proc.kill("SIGTERM");
+    expect((await run.exited).code).toBe(0);
   }, 60_000);
 });
 

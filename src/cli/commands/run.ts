@@ -89,9 +89,11 @@ export function register(program: Command, ctx: CliContext): void {
     .action(async (opts: RunOptions) => {
       const flags = parseFlags(opts);
       const { loadBotConfig, botLogger } = await import("../bot.js");
-      // Every strategy file must load (the strategies share the account: one missing changes what the
-      // others do); a SIGHUP reload with a broken file keeps the running set.
-      const config = await loadBotConfig(ctx, opts);
+      // A strategy file that does not load (a typo saved before a restart) holds every strategy (they
+      // share the account: one missing changes what the others do) but not the daemon: the TWAP watch
+      // runs, /health says why (503), and a SIGHUP after the fix starts the strategies. The bot file
+      // must load.
+      const config = await loadBotConfig(ctx, opts, { leaveOutBroken: true });
       const logger = await botLogger(ctx, config);
       try {
         await runDaemon(ctx, config, logger, flags, config.mode === "live" && !opts.dryRun);
@@ -119,9 +121,19 @@ async function runDaemon(
   const { botFileChanges, displayPath, loadConfig } = await import("../../engine/config/loader.js");
   const graceMs = flags.graceMs ?? DEFAULT_GRACE_MS;
 
-  const strategies = scheduledStrategies(config.strategies);
   const { ConfigIssuesError, formatIssue } = await import("../../engine/config/issues.js");
-  if (strategies.length === 0) {
+  const leftOut = config.leftOut ?? [];
+  for (const issue of leftOut)
+    logger.error(
+      { problem: formatIssue(issue) },
+      `strategy file does not load: ${formatIssue(issue)}; no strategy runs until it does (fix it, then SIGHUP); the TWAP guards still run`,
+    );
+  const held =
+    leftOut.length > 0
+      ? `${leftOut.length} strategy file problem(s), no strategy runs: ${formatIssue(leftOut[0]!)}`
+      : undefined;
+  const strategies = held === undefined ? scheduledStrategies(config.strategies) : [];
+  if (strategies.length === 0 && held === undefined) {
     const where = "folder" in config.strategySource ? ` in ${config.strategySource.folder}` : "";
     throw new ConfigError(
       `no enabled strategy to schedule${where} (add a strategy file with \`enabled: true\`; in the Docker image, mount your strategies folder at /etc/hlbot/strategies)`,
@@ -159,7 +171,7 @@ async function runDaemon(
       for (const issue of unknown.issues)
         logger.error({ problem: formatIssue(issue) }, `strategy left out: ${formatIssue(issue)}`);
       acting = strategies.filter((s) => !unknown.strategies.has(s.name));
-      if (acting.length === 0) throw new ConfigIssuesError(unknown.issues);
+      if (acting.length === 0 && unknown.issues.length > 0) throw new ConfigIssuesError(unknown.issues);
     } catch (err) {
       if (!(err instanceof VenueError)) throw err;
       logger.warn(
@@ -203,6 +215,7 @@ async function runDaemon(
       metrics,
       ...(flags.unhealthyAfter !== undefined ? { unhealthyAfterFailures: flags.unhealthyAfter } : {}),
       ...(notices ? { notices } : {}),
+      ...(held === undefined ? {} : { held }),
     });
 
     if (flags.metricsPort !== undefined) {
