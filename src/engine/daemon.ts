@@ -196,7 +196,6 @@ export class Daemon {
   private readonly unhealthyAfterFailures: number;
   private readonly notices: DaemonNotices | undefined;
   private summaryJob: ScheduledJob | undefined;
-  /** Cycles that failed in a row (any strategy group), and the last one's error. */
   /**
    * Per strategy, its runs that failed in a row (a cycle that failed, or it threw while deciding), and
    * until when that says anything: the failed slot's catch-up window (a daily strategy whose slot has

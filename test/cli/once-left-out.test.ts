@@ -1,8 +1,8 @@
 // `hlbot once` with a strategy file that does not load (a cron user's trial): no strategy runs, but the
-// TWAP guards do. A typo saved in the staking file while a DCA's TWAP ran made every call exit 2 before the
+// TWAP guards and the kill switch's cancels do. A typo saved in the staking file while a DCA's TWAP ran made every call exit 2 before the
 // TWAP watch, so the DCA kept buying at three times its limitPx until the file was fixed; disabling the
 // only strategy to stop it did the same.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Wallet } from "ethers";
@@ -31,7 +31,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function writeBot(strategies: string[]): string[] {
+function writeBot(strategies: string[], limits: Record<string, unknown> = {}): string[] {
   writeFileSync(
     join(dir, "bot.yaml"),
     stringify({
@@ -41,23 +41,42 @@ function writeBot(strategies: string[]): string[] {
       strategies,
       state: "./state",
       schedule: { allowSeconds: true },
-      limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
+      limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000, ...limits },
       log: { level: "warn", format: "json" },
     }),
   );
   return ["--config", join(dir, "bot.yaml")];
 }
 
-function writeDca(name: string, o: { enabled?: boolean } = {}): void {
+/** A PURR DCA every 2 seconds (`once` acts only in a due slot), with a buy ceiling when given one. */
+function writeDca(name: string, o: { enabled?: boolean; limitPx?: string } = {}): void {
   writeFileSync(
     join(dir, `${name}.yaml`),
     stringify({
       name,
       kind: "twap-accumulate",
-      // Every 2 seconds: `once` acts only in a due slot.
       schedule: "*/2 * * * * *",
       ...(o.enabled === undefined ? {} : { enabled: o.enabled }),
-      params: { coin: "PURR", side: "buy", amountUsd: 500, twap: { minutes: 120 }, limitPx: "0.5" },
+      params: {
+        coin: "PURR",
+        side: "buy",
+        amountUsd: 500,
+        twap: { minutes: 120 },
+        ...(o.limitPx === undefined ? {} : { limitPx: o.limitPx }),
+      },
+    }),
+  );
+}
+
+/** The staking file, saved whole or with a typo (`validators: "three"`). */
+function writeStaking(broken: boolean): void {
+  writeFileSync(
+    join(dir, "staking.yaml"),
+    stringify({
+      name: "staking",
+      kind: "validator-staking",
+      schedule: "0 */6 * * *",
+      params: { validators: broken ? "three" : 3 },
     }),
   );
 }
@@ -75,32 +94,16 @@ async function placeDca(cfg: string[]): Promise<void> {
 }
 
 it("a strategy file that does not load stops the strategies (exit 2, file:line said), not the TWAP watch", async () => {
-  writeDca("dca");
-  writeFileSync(
-    join(dir, "staking.yaml"),
-    stringify({
-      name: "staking",
-      kind: "validator-staking",
-      schedule: "0 */6 * * *",
-      params: { validators: 3 },
-    }),
-  );
-  writeDca("dca2");
+  writeDca("dca", { limitPx: "0.5" });
+  writeStaking(false);
+  writeDca("dca2", { limitPx: "0.5" });
   const cfg = writeBot(["dca.yaml", "staking.yaml"]);
   await placeDca(cfg);
 
   // The price jumps above the DCA's ceiling just as a typo is saved in the staking file, and a second
   // DCA (on another pair's budget: a fresh strategy) is added.
   sim.setPrice("PURR/USDC", "0.6");
-  writeFileSync(
-    join(dir, "staking.yaml"),
-    stringify({
-      name: "staking",
-      kind: "validator-staking",
-      schedule: "0 */6 * * *",
-      params: { validators: "three" },
-    }),
-  );
+  writeStaking(true);
   writeBot(["dca.yaml", "staking.yaml", "dca2.yaml"]);
   const r = await runCli(["once", ...cfg, "--json"], { env: env() });
   expect(r.code).toBe(2);
@@ -126,11 +129,11 @@ it("a strategy file that does not load stops the strategies (exit 2, file:line s
 }, 60_000);
 
 it("with no enabled strategy left, once still checks the guards of running TWAPs, and exits 2 saying so", async () => {
-  writeDca("dca");
+  writeDca("dca", { limitPx: "0.5" });
   const cfg = writeBot(["dca.yaml"]);
   await placeDca(cfg);
   // Disabled to stop it; the price then crosses its ceiling.
-  writeDca("dca", { enabled: false });
+  writeDca("dca", { enabled: false, limitPx: "0.5" });
   sim.setPrice("PURR/USDC", "0.6");
   const r = await runCli(["once", ...cfg], { env: env() });
   expect(r.code).toBe(2);
@@ -140,3 +143,36 @@ it("with no enabled strategy left, once still checks the guards of running TWAPs
   expect(r.stdout).toMatch(/TWAP watch: 1 guarded TWAP\(s\) checked, 1 cancelled/);
   expect(running()).toHaveLength(0);
 }, 60_000);
+
+// With the file that does not load, the watch still reads the limits of the files that loaded (a limitPx
+// added since the TWAP was sent applies), and the kill switch's cancels (killSwitchCancelRunning) run
+// in a cycle of their own when no strategy ran (a review of the first version).
+for (const broken of [false, true])
+  it(`a limitPx added to the DCA file after its TWAP started applies (staking file broken: ${broken})`, async () => {
+    writeDca("dca"); // no guard when the TWAP was sent
+    writeStaking(false);
+    const cfg = writeBot(["dca.yaml", "staking.yaml"]);
+    await placeDca(cfg);
+    // The operator sees the price run and adds a ceiling to stop the TWAP; the staking file is half-edited.
+    sim.setPrice("PURR/USDC", "0.6");
+    writeDca("dca", { limitPx: "0.3" });
+    writeStaking(broken);
+    const r = await runCli(["once", ...cfg, "--json"], { env: env() });
+    const summary = JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "").summary;
+    expect(summary.watch).toMatchObject({ checked: 1, cancelled: 1 });
+    expect(running()).toHaveLength(0);
+  }, 60_000);
+
+for (const broken of [false, true])
+  it(`touch state/STOP with killSwitchCancelRunning cancels the running TWAP at the next once (staking file broken: ${broken})`, async () => {
+    writeDca("dca");
+    writeStaking(false);
+    const cfg = writeBot(["dca.yaml", "staking.yaml"], { killSwitchCancelRunning: true });
+    await placeDca(cfg);
+    mkdirSync(join(dir, "state"), { recursive: true });
+    writeFileSync(join(dir, "state", "STOP"), "operator: stop\n");
+    writeStaking(broken);
+    await sleep(2_100);
+    const _r = await runCli(["once", ...cfg], { env: env() });
+    expect(running()).toHaveLength(0);
+  }, 60_000);

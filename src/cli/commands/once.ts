@@ -220,6 +220,11 @@ export function register(program: Command, ctx: CliContext): void {
             for (const rep of [pass.watch.report, stopReport, ...runs.map((r) => r.report)])
               if (rep) unsignSentActions(rep.actions);
           }
+          /** Submissions of a report refused or left unknown (the exit code's 1). */
+          const troubled = (report: { actions: ReadonlyArray<{ outcome: string }> }) =>
+            report.actions.filter((a) => a.outcome === "rejected" || a.outcome === "unknown").length;
+          // Strategies whose slots went by with nothing run for them (said with the fix below).
+          const lost = new Set(lostSlots(plan).map((m) => m.strategy));
           const w = pass.watch;
           const watch = {
             checked: w.checked,
@@ -234,7 +239,7 @@ export function register(program: Command, ctx: CliContext): void {
             if (!opts.json) out.push(`TWAP watch failed: ${w.error}\n`);
           }
           if (w.report) {
-            bad += w.report.actions.filter((a) => a.outcome === "rejected" || a.outcome === "unknown").length;
+            bad += troubled(w.report);
             if (opts.json) out.push(actionLines(w.report));
             else out.push(formatCycle(w.report, `TWAP watch (${mode}, cycle ${w.report.cycleId})`));
           }
@@ -243,18 +248,14 @@ export function register(program: Command, ctx: CliContext): void {
             if (!opts.json) out.push(`kill switch cancels failed: ${stopError}\n`);
           }
           if (stopReport && stopReport.decisions.length > 0) {
-            bad += stopReport.actions.filter(
-              (a) => a.outcome === "rejected" || a.outcome === "unknown",
-            ).length;
+            bad += troubled(stopReport);
             if (opts.json) out.push(actionLines(stopReport));
             else out.push(formatCycle(stopReport, `kill switch (${mode}, cycle ${stopReport.cycleId})`));
           }
           for (const r of runs) {
             const header = `once for ${runtime.account} on ${config.network} (${mode}, slot ${iso(r.group.slot)}${r.report ? `, cycle ${r.report.cycleId}` : ""})`;
             if (r.report) {
-              bad += r.report.actions.filter(
-                (a) => a.outcome === "rejected" || a.outcome === "unknown",
-              ).length;
+              bad += troubled(r.report);
               // A strategy that threw while deciding failed its run (its slot stays due).
               bad += r.report.decisions.filter((d) => d.decision.kind === "skip" && d.decision.failed).length;
               if (opts.json) out.push(actionLines(r.report));
@@ -298,7 +299,7 @@ export function register(program: Command, ctx: CliContext): void {
                   count: m.count,
                   latest: m.latest === undefined ? undefined : iso(m.latest),
                   // No later slot of it ran either: nothing was done for it (schedule.missed).
-                  nothingRan: lostSlots(plan).some((l) => l.strategy === m.strategy),
+                  nothingRan: lost.has(m.strategy),
                 })),
                 watch,
                 killSwitch: killSwitch ?? null,
@@ -310,7 +311,6 @@ export function register(program: Command, ctx: CliContext): void {
               out.push(`once for ${runtime.account} on ${config.network} (${mode}): no strategy is due\n`);
             if (killSwitch !== undefined) out.push(`  kill switch ${killSwitch}\n`);
             for (const n of plan.notDue) out.push(`  ${n.strategy}: skipped, ${n.reason}\n`);
-            const lost = new Set(lostSlots(plan).map((m) => m.strategy));
             for (const m of plan.missed)
               out.push(
                 `  ${m.strategy}: missed ${m.count} slot${m.count === 1 ? "" : "s"}` +

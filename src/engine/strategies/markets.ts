@@ -105,8 +105,11 @@ export async function unknownMarkets(
     if (named !== undefined) {
       // A pair named by its venue name trades its own quote: another quote written beside it would be
       // silently ignored (a new user's `coin: "@107", quote: PURR` paid in USDC).
-      const line = w.quoteKeyPath && (await lineInFile(w.strategy.file, w.quoteKeyPath));
-      if (named.quote.name !== w.quote && line !== undefined && line !== null) {
+      const line =
+        w.quoteKeyPath === undefined || named.quote.name === w.quote
+          ? undefined
+          : await lineInFile(w.strategy.file, w.quoteKeyPath);
+      if (line !== undefined) {
         names.add(w.strategy.name);
         issues.push({
           file: displayPath(w.strategy.file),

@@ -18,7 +18,7 @@
 // - No dust: nothing below minMove is deposited, delegated, undelegated or withdrawn.
 // Amounts are truncated to whole wei.
 import * as z from "zod";
-import { Decimal, truncateDecimals, ZERO } from "../../lib/decimal.js";
+import { Decimal, fromWei, truncateDecimals, ZERO } from "../../lib/decimal.js";
 import { shortAddress } from "../../lib/text.js";
 import { HYPE_WEI_DECIMALS, UNSTAKING_QUEUE_MS } from "../../venue/constants.js";
 import { address, decimal, fraction, hypeAmount, integer } from "../config/fields.js";
@@ -1109,27 +1109,23 @@ function paidOn(
  * withdrawal back to holdings and moves after it).
  */
 function capBinds(
-  weights: ReadonlyMap<string, Decimal>,
-  after: Decimal,
-  excess: Decimal,
+  split: { weights: ReadonlyMap<string, Decimal>; wsum: Decimal; after: Decimal; excess: Decimal },
   params: ValidatorStakingParams,
   infos: ReadonlyMap<string, ValidatorInfo>,
   current: ReadonlyMap<string, Held>,
 ): boolean {
-  const wsum = [...weights.values()].reduce((sum, w) => sum.plus(w), ZERO);
-  if (!wsum.gt(0)) return false;
+  const { weights, wsum, after, excess } = split;
   const share = (w: Decimal) => w.div(wsum);
   if (params.maxShare !== undefined && [...weights.values()].some((w) => share(w).gt(params.maxShare!)))
     return true;
   if (params.maxNetworkShare === undefined) return false;
-  const unit = new Decimal(10).pow(STAKE_DECIMALS);
-  let network = ZERO;
-  for (const v of infos.values()) network = network.plus(new Decimal(v.stake.toString()).div(unit));
+  const hype = (wei: bigint) => fromWei(wei, STAKE_DECIMALS);
+  const network = hype([...infos.values()].reduce((sum, v) => sum + v.stake, 0n));
   const limit = network.minus(excess).times(params.maxNetworkShare);
   return [...weights].some(([a, w]) => {
     const v = infos.get(a);
     if (v === undefined) return false;
-    const others = new Decimal(v.stake.toString()).div(unit).minus(current.get(a)?.amount ?? ZERO);
+    const others = hype(v.stake).minus(current.get(a)?.amount ?? ZERO);
     return others.plus(after.times(share(w))).gt(limit);
   });
 }
@@ -1227,18 +1223,21 @@ function unstake(
   const held = stay.reduce((sum, [, amount]) => sum.plus(amount), ZERO);
   const smallest = Decimal.min(...stay.map(([, amount]) => amount), held);
   if (excess.gte(params.minMove) && held.gt(0)) {
-    // Above its target after the withdrawal, per validator (weights as the split's). Under a cap
-    // (maxShare, maxNetworkShare) the split is not its weights': there, in proportion to what each holds,
-    // which keeps the split as it is (a review: score weights 3:1 capped to 50/50 by maxShare aimed the
-    // withdrawal at 3:1, and a move followed).
+    // Above its target after the withdrawal, per validator (weights as the split's). Where maxShare or
+    // maxNetworkShare would cap that split, its weights are not the targets: there, in proportion to
+    // what each holds, which keeps the split as it is (a review: score weights 3:1 capped to 50/50 by
+    // maxShare aimed the withdrawal at 3:1, and a move followed).
+    const after = held.minus(excess);
     const split = allocationWeights(
       chosen.filter((c) => stay.some(([a]) => a === c.address)),
       params,
     ).weights;
-    const capped = capBinds(split, held.minus(excess), excess, params, infos, current);
+    const total = (m: ReadonlyMap<string, Decimal>) => [...m.values()].reduce((sum, w) => sum.plus(w), ZERO);
+    const splitSum = total(split);
+    const capped =
+      splitSum.gt(0) && capBinds({ weights: split, wsum: splitSum, after, excess }, params, infos, current);
     const weights = capped ? new Map(stay.map(([a, amount]) => [a, amount] as const)) : split;
-    const wsum = [...weights.values()].reduce((sum, w) => sum.plus(w), ZERO);
-    const after = held.minus(excess);
+    const wsum = capped ? held : splitSum;
     const above = stay
       .map(([a, amount]): [string, Decimal] => [
         a,
