@@ -3,8 +3,7 @@
 // first run after the lock ends (not before: the venue refuses to undelegate locked stake, and not much
 // later); a deposit during the run shows as money in, not as performance, and the buy-and-hold
 // benchmark receives it too.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type LoadedConfig, loadConfig } from "../../src/engine/config/loader.js";
@@ -14,6 +13,7 @@ import { runSimulation, type SimulationResult } from "../../src/simulate/runner.
 import { buildSummary } from "../../src/simulate/summary.js";
 import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
 import { REPO_ROOT } from "../helpers/build.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 const VALIDAO = "0xb8f45222a3246a2b0104696a1df26842007c5bc5";
 const DEMO = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
@@ -24,7 +24,7 @@ const DEPOSIT_AT = START + 30 * HOUR;
 
 /** The demo scenario with `events` (each a YAML flow mapping) added, written to a temporary file. */
 function demoWithEvents(events: string[]): string {
-  const file = join(mkdtempSync(join(tmpdir(), "hlbot-events-")), "scenario.yaml");
+  const file = join(scratchDir("hlbot-events-"), "scenario.yaml");
   writeFileSync(
     file,
     `${readFileSync(DEMO_SCENARIO_PATH, "utf8")}\nevents:\n${events.map((e) => `  - ${e}\n`).join("")}`,

@@ -3,8 +3,7 @@
 // its starting delegations earn (a venue run without the bot), rewards side by side; events outside
 // the run are refused (before it) or listed (after it); TWAPs that filled nothing are counted apart and
 // unfilled sizes carry their unit; the net APR is rounded, not cut; a fork names the forked account.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type LoadedConfig, loadConfig } from "../../src/engine/config/loader.js";
@@ -15,6 +14,7 @@ import { runSimulation, type SimulationResult } from "../../src/simulate/runner.
 import { buildSummary, type SimulationSummary } from "../../src/simulate/summary.js";
 import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
 import { REPO_ROOT } from "../helpers/build.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -22,7 +22,7 @@ const START = Date.parse("2025-01-01T00:00:00Z");
 const DEMO = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 
 let config: LoadedConfig;
-const dir = mkdtempSync(join(tmpdir(), "hlbot-trial-"));
+const dir = scratchDir("hlbot-trial-");
 
 /** The demo scenario with `events` appended (YAML lines), written to a file; returns its path. */
 function scenarioWith(name: string, events: string[]): string {
@@ -294,7 +294,7 @@ describe("a fork's summary", () => {
 
 describe("a TWAP the limits reduced and the watch cancelled", () => {
   it("says so in its row: what reduced it, and what cancelled it (JSON, console, HTML)", async () => {
-    const botDir = mkdtempSync(join(tmpdir(), "hlbot-notes-"));
+    const botDir = scratchDir("hlbot-notes-");
     writeFileSync(
       join(botDir, "dca.yaml"),
       'name: dca\nkind: twap-accumulate\nschedule: "0 0 * * *"\nparams:\n  coin: HYPE\n  side: buy\n  amountUsd: 3000\n  limitPx: 27\n  twap: {minutes: 60, randomize: false}\n',
@@ -327,7 +327,7 @@ describe("a daily schedule under a daily limit", () => {
   it("acts every day: yesterday's run of the same slot is outside the limits' window", async () => {
     // A trial's daily 250-USD DCA under maxDailyNotionalUsd 300 bought every other day: the run of the
     // day before, at the same slot, still counted against the "rolling 24 h".
-    const botDir = mkdtempSync(join(tmpdir(), "hlbot-daily-"));
+    const botDir = scratchDir("hlbot-daily-");
     writeFileSync(
       join(botDir, "dca.yaml"),
       'name: dca\nkind: twap-accumulate\nschedule: "30 8 * * *"\nparams:\n  coin: HYPE\n  side: buy\n  amountUsd: 250\n  twap: {minutes: 60, randomize: false}\n',

@@ -6,8 +6,7 @@
 // And the simulated venue's candleSnapshot: candles built from the pair's own path agree with the mids
 // it answered (random walk with a price set by hand, and the fixture replayed), only the latest 5000
 // are kept, and a malformed request or an unknown coin gets the venue's answer.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/engine/config/loader.js";
@@ -21,6 +20,7 @@ import { CandlePath } from "../../src/simulator/prices.js";
 import { InfoClient } from "../../src/venue/info/client.js";
 import { REPO_ROOT } from "../helpers/build.js";
 import { runCli } from "../helpers/cli.js";
+import { scratchDir } from "../helpers/scratch.js";
 import { START, testScenario } from "./fixtures.js";
 import { type HttpSim, post, startTestSim, transportFor } from "./helpers.js";
 
@@ -86,7 +86,7 @@ describe("the candle fixture replayed", () => {
   });
 
   it("is named in a scenario relative to the scenario file", () => {
-    const dir = mkdtempSync(join(tmpdir(), "hlbot-candles-"));
+    const dir = scratchDir("hlbot-candles-");
     writeFileSync(
       join(dir, "h.csv"),
       `${CANDLE_CSV_HEADER}\n@107,1h,0,x,25,26,24,25.5,1,1\n@107,1h,3600000,x,25.5,27,25,26,1,1\n`,
@@ -101,7 +101,7 @@ describe("the candle fixture replayed", () => {
   });
 
   it("refuses malformed files with the line", () => {
-    const dir = mkdtempSync(join(tmpdir(), "hlbot-candles-"));
+    const dir = scratchDir("hlbot-candles-");
     const bad = (name: string, body: string) => {
       writeFileSync(join(dir, name), body);
       return () => readCandleFile(join(dir, name));
@@ -121,7 +121,7 @@ describe("the candle fixture replayed", () => {
 });
 
 describe("candle files with gaps or mixed intervals (#15)", () => {
-  const dir = mkdtempSync(join(tmpdir(), "hlbot-candle-gaps-"));
+  const dir = scratchDir("hlbot-candle-gaps-");
   const row = (t: number, interval = "1h", o = 25, c = 25.5) =>
     `@107,${interval},${t},x,${o},${Math.max(o, c) + 1},${Math.min(o, c) - 1},${c},1,1`;
   const write = (name: string, rows: string[]) => {
@@ -305,7 +305,7 @@ describe("simulate --prices", () => {
     expect(html).toContain(`<p class="replayed">${line.trim().replace("run's", "run&#39;s")}.</p>`);
 
     // Gaps inside the run, and time before the first candle (a scenario's file starts where the run says).
-    const dir = mkdtempSync(join(tmpdir(), "hlbot-candle-cover-"));
+    const dir = scratchDir("hlbot-candle-cover-");
     const file = join(dir, "gaps.csv");
     const T = Date.UTC(2025, 0, 1);
     const hours = [
