@@ -4,6 +4,7 @@
 import type { Logger } from "pino";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError } from "../lib/errors.js";
+import { refusesRequestNotOrder } from "../venue/exchange/refusals.js";
 import type { RejectionCode } from "../venue/exchange/submit.js";
 import type { InfoClient } from "../venue/info/client.js";
 import { latestTwapEntries, twapHasEnded } from "../venue/info/methods/index.js";
@@ -305,12 +306,6 @@ function judgedByVenue(result: string | null): boolean {
 }
 
 /**
- * Refusals of the request rather than of the order: an expired action (a clock off), a nonce, a key
- * the venue does not know. The same order signed again may pass, so none holds it back.
- */
-const REQUEST_REFUSAL = /expired|nonce|does not exist|signature/i;
-
-/**
  * Per strategy with a TWAP intent now: its latest TWAP submission, when the venue refused the order,
  * with the balances of the cycle that sent it. The allocator holds an identical order back while
  * those balances stand, for a while (allocate.ts).
@@ -324,7 +319,7 @@ export function lastRefusedTwaps(journal: Journal, intents: readonly Intent[]): 
     // Only the venue's refusal of the order (its answer, or a 422 for the same bytes): a request it
     // never judged (NOT_JUDGED) holds nothing back. Older rows journaled none of this ("null"):
     // nothing held.
-    if (!judgedByVenue(row.result) || REQUEST_REFUSAL.test(row.reason ?? "")) continue;
+    if (!judgedByVenue(row.result) || refusesRequestNotOrder(row.reason ?? "")) continue;
     try {
       const body = JSON.parse(row.request) as {
         action?: { twap?: { a?: unknown; b?: unknown; s?: unknown; m?: unknown } };

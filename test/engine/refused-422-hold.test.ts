@@ -66,3 +66,15 @@ it("an HTTP 408 (request not processed) does not hold the identical order back",
   });
   expect([...lastRefusedTwaps(journal, [INTENT]).keys()]).toEqual([]);
 });
+
+it("the venue's per-address request limit (a refusal of the request) does not hold the identical order back", () => {
+  // Out of its request budget, an address is answered HTTP 200 {"status":"err"} with this text (as quoted
+  // by ccxt's error map and by user reports, e.g. freqtrade#10960); the order itself was never judged, and
+  // the venue lets one request per 10 s through. It held an hourly DCA 6 hours (a review).
+  const { journal, id } = journalWithPendingTwap();
+  const text =
+    "Too many cumulative requests sent (10001 > 10000) for cumulative volume traded $0.00. Place taker orders to free up 1 request per USDC traded.";
+  // What executor.ts writes for submit.ts's { status: "rejected", code: "venue", response }.
+  journal.resolve(id, { status: "rejected", reason: text, result: { status: "err", response: text } });
+  expect([...lastRefusedTwaps(journal, [INTENT]).keys()]).toEqual([]);
+});
