@@ -15,6 +15,7 @@ import { netAprText, oneLine } from "../lib/text.js";
 import { delegatorApr, PREDICTED_APR_NET_DEFAULT, UNSTAKING_QUEUE_MS } from "../venue/constants.js";
 import type { InfoClient } from "../venue/info/client.js";
 import {
+  filledByTwap,
   twapMayBeRunning,
   type ValidatorSummary,
   validatorPeriodStats,
@@ -261,11 +262,7 @@ export async function collectStatus(
     if (!seen || t.timeMs >= seen.timeMs) latest.set(key, t);
   }
   // twapHistory reports a TWAP's state at its status changes only; progress comes from its slice fills.
-  const filled = new Map<number, Decimal>();
-  for (const f of fillsV ?? []) {
-    if (f.twapId === null || f.twapId === undefined) continue;
-    filled.set(f.twapId, (filled.get(f.twapId) ?? ZERO).plus(new Decimal(f.fill.sz)));
-  }
+  const filled = filledByTwap(fillsV ?? []);
 
   const feesV = got("fees and staking link", fees);
   const isVipV = got("vip", isVip);

@@ -3,8 +3,9 @@
 //   1. opposing TWAPs on one pair in one cycle are netted (one TWAP for the difference, or none);
 //   2. balances are reserved strategy by strategy, in the configured order (`priority`, then the order
 //      strategies are listed in), so no two intents spend the same balance;
-//   3. a buy reserves what the venue holds for it, not just size × mid: the slippage reserve
-//      (`venue.twapBuyReserve`) and the taker fee on top, so no buy is sized to be refused;
+//   3. a buy reserves what it may take, not just size × mid: the slippage reserve
+//      (`venue.twapBuyReserve`) and the taker fee on top, so no buy is sized to be refused; what
+//      running TWAPs may still take is held already (readSnapshot), whether or not the venue holds it;
 //   4. a strategy with `capital` (src/engine/capital.ts) is never given more of a listed token than its
 //      capital, whatever is left in the account;
 //   5. no intent takes a token's spot balance below the account's floor (`limits.keepOnSpot`);
@@ -24,9 +25,9 @@ import type { Snapshot } from "./snapshot.js";
 import { fitTwapDuration, fmt, isoTime, pct } from "./strategies/common.js";
 
 /**
- * Share of a spot TWAP buy's remaining notional the venue holds beyond size × mid. Each suborder may
- * fill up to 3% from the mid (Hyperliquid docs, Trading › Order types › TWAP: "each suborder has a
- * maximum slippage of 3%"); how much quote the venue holds for that is not documented, so the value is
+ * Share of a spot TWAP buy's remaining notional kept beyond size × mid. Each suborder may fill up to 3%
+ * from the mid (Hyperliquid docs, Trading › Order types › TWAP: "each suborder has a maximum slippage of
+ * 3%"); whether and how much quote the venue holds for that is not documented, so the value is
  * configurable (`venue.twapBuyReserve`) and defaults to that 3% (the simulator's rule).
  */
 export const DEFAULT_TWAP_BUY_RESERVE = new Decimal("0.03");
@@ -219,7 +220,7 @@ export function allocate(intents: readonly Intent[], snapshot: Snapshot, o: Allo
             `("${refused.reason}") and ${baseOf(t, snapshot)} and ${quoteOf(t, snapshot)} balances have ` +
             `not changed since; backing off until they or the decision change, or until ` +
             `${isoTime(refused.at + REFUSED_ORDER_HOLD_MS)} ` +
-            `(if this repeats with unchanged balances, the venue holds more than venue.twapBuyReserve)`,
+            `(if this repeats with unchanged balances, the venue may want more than venue.twapBuyReserve)`,
         });
         continue;
       }
@@ -268,7 +269,7 @@ function waitingFor(intent: Intent, unresolved: UnresolvedTouches | undefined): 
   return undefined;
 }
 
-/** Quote the venue holds for buying `size` at `mid`: size × mid × (1 + reserve + fee). */
+/** Quote a buy of `size` at `mid` may take: size × mid × (1 + reserve + fee). */
 export function buyCost(size: Decimal, mid: Decimal, reserve: Decimal, fee: Decimal): Decimal {
   return size.times(mid).times(reserve.plus(fee).plus(1));
 }
@@ -320,7 +321,7 @@ function fitTwap(
     : "";
   const holdRule =
     t.side === "buy"
-      ? ` (the venue holds size × mid × (1 + ${pct(reserve)} slippage reserve + ${pct(fee)} fee) for a buy)`
+      ? ` (a buy keeps size × mid × (1 + ${pct(reserve)} slippage reserve + ${pct(fee)} fee))`
       : "";
   const size = truncateDecimals(left.div(perUnit), t.szDecimals);
   const ofCapital = capped && capital ? ` (of its capital of ${fmt(capital, 2)} ${token})` : "";

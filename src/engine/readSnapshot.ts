@@ -8,6 +8,7 @@ import { delegatorApr, PREDICTED_APR_NET_DEFAULT, SPOT_ASSET_OFFSET } from "../v
 import type { InfoClient } from "../venue/info/client.js";
 import {
   type DelegatorHistoryResponse,
+  filledByTwap,
   latestTwapEntries,
   type SpotMetaAndAssetCtxsResponse,
   type SpotMetaResponse,
@@ -22,6 +23,7 @@ import {
 } from "../venue/info/methods/index.js";
 import { perAnswer } from "../venue/info/query.js";
 import type { NetworkName } from "../venue/networks.js";
+import { DEFAULT_TWAP_BUY_RESERVE } from "./allocate.js";
 import type {
   Delegation,
   MultiSigInfo,
@@ -105,6 +107,12 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
   const { tokens, pairs } = spotUniverse(meta, mids);
   const balances = new Map<string, SpotBalance>();
   for (const b of spotBalances(spot.balances)) balances.set(b.coin, b);
+  const twaps = twapHistory ? runningTwaps(twapHistory, pairs, o.now) : [];
+  if (twaps.length > 0) {
+    // What they filled so far (twapHistory says 0 while they run): read only while one runs.
+    const filled = filledByTwap(await info.userTwapSliceFills({ user }, s));
+    holdTwapCommitments(balances, twaps, filled, pairs, o.rules.twapBuyReserve ?? DEFAULT_TWAP_BUY_RESERVE);
+  }
 
   const staking: StakingSummary = summary
     ? {
@@ -164,7 +172,7 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     delegations: delegationList,
     validators: validatorList,
     parts: o.parts,
-    twaps: twapHistory ? runningTwaps(twapHistory, pairs, o.now) : [],
+    twaps,
     ...(twapHistory ? { recentTwaps: recentTwaps(twapHistory, pairs, o.now - DAY_MS) } : {}),
     stakingLink: snapshotLink(fees?.stakingLink ?? null),
     spotTakerFee: fees ? new Decimal(fees.userSpotCrossRate) : ZERO,
@@ -299,6 +307,51 @@ const spotBalances = perAnswer((list: VenueBalances): readonly SpotBalance[] =>
     return [Object.freeze({ coin: b.coin, token: b.token, total, hold, available })];
   }),
 );
+
+/**
+ * Counts what the account's running TWAPs may still take as held, where the venue's own hold is less:
+ * a sell its remaining size of the base, a buy its remaining size × mid × (1 + reserve) of the quote
+ * (each slice may fill up to 3% from the mid; `venue.twapBuyReserve`). The venue's docs do not say that a
+ * spot TWAP puts anything on hold (the simulator can be run either way: its `twapHolds` setting); where
+ * the venue does hold, its hold already covers this and nothing changes. Without it, a second strategy
+ * was sized from quote the first one's TWAP still needed, both ended partly unfilled, and two TWAPs
+ * together could spend through a keepOnSpot floor. A buy whose pair has no mid holds its whole quote
+ * balance (it cannot be valued: fail closed).
+ */
+function holdTwapCommitments(
+  balances: Map<string, SpotBalance>,
+  twaps: readonly RunningTwap[],
+  filled: ReadonlyMap<number, Decimal>,
+  pairs: ReadonlyMap<string, SpotPair>,
+  reserve: Decimal,
+): void {
+  const committed = new Map<string, Decimal>();
+  const add = (coin: string, amount: Decimal) =>
+    committed.set(coin, (committed.get(coin) ?? ZERO).plus(amount));
+  for (const t of twaps) {
+    const pair = pairs.get(t.coin);
+    if (pair === undefined) continue;
+    const executed = Decimal.max(
+      t.executedSize,
+      (t.twapId === undefined ? undefined : filled.get(t.twapId)) ?? ZERO,
+    );
+    const remaining = Decimal.max(ZERO, t.size.minus(executed));
+    if (t.side === "sell") add(pair.base.name, remaining);
+    else
+      add(
+        pair.quote.name,
+        pair.mid === undefined
+          ? (balances.get(pair.quote.name)?.total ?? ZERO)
+          : remaining.times(pair.mid).times(reserve.plus(1)),
+      );
+  }
+  for (const [coin, amount] of committed) {
+    const b = balances.get(coin);
+    if (b === undefined || !amount.gt(b.hold)) continue;
+    const hold = Decimal.min(amount, Decimal.max(ZERO, b.total));
+    balances.set(coin, Object.freeze({ ...b, hold, available: Decimal.max(ZERO, b.total.minus(hold)) }));
+  }
+}
 
 /**
  * The latest record of each TWAP that may be running at some time, kept per answer object: ended and

@@ -39,7 +39,10 @@ export interface SpotBalance {
   coin: string;
   token: number;
   total: Decimal;
-  /** Reserved by open orders and running TWAPs. */
+  /**
+   * Reserved by open orders and running TWAPs: the venue's hold, or what the running TWAPs may still take
+   * where that is more (readSnapshot: the venue's docs do not say a TWAP holds anything).
+   */
   hold: Decimal;
   /** total − hold (− floor), never below zero. */
   available: Decimal;
@@ -174,7 +177,7 @@ export interface VenueRules {
    * rule read "Min is $1200, which is $10 per minute", i.e. 5 per 30-s slice.
    */
   twapMinSliceValue: Decimal;
-  /** Share of a spot TWAP buy's notional the venue holds beyond it (slippage; default 0.03). */
+  /** Share of a spot TWAP buy's notional kept beyond size × mid (slippage; default 0.03). */
   twapBuyReserve?: Decimal;
   /** validatorSummaries' predictedApr is after commission (default; src/venue/constants.ts). */
   predictedAprNet?: boolean;

@@ -181,6 +181,7 @@ export class TwapEngine {
   /** Reserved spot balance of `user` in token `tokenIndex` from running TWAPs. */
   hold(user: string, tokenIndex: number): Decimal {
     let hold = ZERO;
+    if (!this.d.settings().twapHolds) return hold;
     for (const t of this.running(user)) {
       const remaining = t.size.minus(t.executedSz);
       if (!t.isBuy && t.pair.base.index === tokenIndex) hold = hold.plus(remaining);

@@ -207,7 +207,7 @@ export const venueSchema = z
     twapBuyReserve: decimal({ min: 0, max: 1 })
       .prefault(0.03)
       .describe(
-        "Share of a spot TWAP buy's notional the venue holds beyond size × mid (slippage; unconfirmed: the 3% suborder slippage limit). Buys are sized so it fits",
+        "Share of a spot TWAP buy's notional kept beyond size × mid (slippage; unconfirmed: the 3% suborder slippage limit). Buys are sized so it fits",
       ),
   })
   .superRefine((v, ctx) => {

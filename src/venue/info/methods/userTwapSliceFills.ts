@@ -2,6 +2,7 @@
 // `sz` per `twapId` for a TWAP's progress), so `side` accepts a value other than "B" / "A" (kept,
 // reported once); the numbers stay checked.
 import { z } from "zod";
+import { Decimal, ZERO } from "../../../lib/decimal.js";
 import type { HttpTransport } from "../../transport/http.js";
 import { DEFAULT_PER_ITEM_WEIGHT, infoRequestWeight } from "../../transport/weights.js";
 import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
@@ -56,4 +57,20 @@ export function userTwapSliceFills(
   signal?: AbortSignal,
 ): Promise<UserTwapSliceFillsResponse> {
   return runInfoQuery(transport, userTwapSliceFillsMethod, params, signal);
+}
+
+/**
+ * Base size each TWAP has filled, by twapId, from a userTwapSliceFills answer (each fill counted once, by
+ * `tid`). twapHistory states a TWAP's executed size only at its status changes (0 while it runs), so
+ * this is its progress; the answer holds the latest 2000 fills, so a long TWAP's may be short of it.
+ */
+export function filledByTwap(answer: UserTwapSliceFillsResponse): Map<number, Decimal> {
+  const seen = new Set<number>();
+  const filled = new Map<number, Decimal>();
+  for (const f of answer) {
+    if (seen.has(f.fill.tid)) continue;
+    seen.add(f.fill.tid);
+    filled.set(f.twapId, (filled.get(f.twapId) ?? ZERO).plus(new Decimal(f.fill.sz)));
+  }
+  return filled;
 }
