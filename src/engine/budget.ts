@@ -14,6 +14,7 @@ import type { Intent } from "./intents.js";
 import {
   type BudgetCandidate,
   countedUsd,
+  filledUsd,
   type Journal,
   MANUAL_STRATEGY,
   type TwapFill,
@@ -33,7 +34,7 @@ interface FillDeps {
 
 /** What a cycle knows of its budgeted strategies' TWAPs from the venue's history. */
 export interface BudgetFacts {
-  /** Per twapId: whether it ended and what it executed (USD). */
+  /** Per twapId: whether it ended and what it executed. */
   fills: Map<number, TwapFill>;
   /**
    * Per budgeted strategy: the venue's TWAPs on its pair and side that the journal does not have. Its
@@ -96,11 +97,7 @@ export async function twapFillsForBudgets(
   for (const t of endedAndFilled(history)) {
     const pair = snapshot.pairs.get(t.coin);
     const quoteUsd = pair ? usdPerUnit(snapshot, pair.quote.name) : undefined;
-    fills.set(t.twapId, {
-      ended: t.ended,
-      executedUsd:
-        quoteUsd === undefined ? undefined : quoteUsd.eq(1) ? t.executedNtl : t.executedNtl.times(quoteUsd),
-    });
+    fills.set(t.twapId, { ended: t.ended, executedNtl: t.executedNtl, quoteUsdNow: quoteUsd });
   }
   return { fills, unjournaled: unjournaledTwaps(deps, budgeted, snapshot, history) };
 }
@@ -269,14 +266,9 @@ export function lastEndedTwap(
     if (r.twapId === null) continue;
     const fill = fills.get(r.twapId);
     if (fill === undefined) continue;
-    if (!fill.ended || fill.executedUsd === undefined || !r.notionalUsd) return {};
-    return {
-      lastEndedTwap: {
-        twapId: r.twapId,
-        submittedUsd: new Decimal(r.notionalUsd),
-        executedUsd: fill.executedUsd,
-      },
-    };
+    const executedUsd = fill.ended ? filledUsd(fill, r.quoteUsd) : undefined;
+    if (executedUsd === undefined || !r.notionalUsd) return {};
+    return { lastEndedTwap: { twapId: r.twapId, submittedUsd: new Decimal(r.notionalUsd), executedUsd } };
   }
   return {};
 }

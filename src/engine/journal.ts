@@ -167,11 +167,25 @@ const COUNTED: readonly SubmissionStatus[] = ["pending", "accepted", "unknown", 
 
 export type Guard = "allowed" | "reduced" | "blocked" | "skipped";
 
-/** What the venue reports about one TWAP, for budgets: whether it ended and what it filled in USD. */
+/** What the venue reports about one TWAP, for budgets: whether it ended and what it filled. */
 export interface TwapFill {
   ended: boolean;
-  /** Executed notional in USD; undefined when the quote has no USD price (the full amount counts). */
-  executedUsd: Decimal | undefined;
+  /** Executed notional, in the pair's quote. */
+  executedNtl: Decimal;
+  /** USD per quote unit now (undefined: no USD price), for rows that journaled none of their own. */
+  quoteUsdNow: Decimal | undefined;
+}
+
+/**
+ * What a TWAP filled, in USD: its executed notional at the quote's USD price when it was decided (the
+ * decision's `quoteUsd`), so a budget paid in HYPE does not shrink as HYPE falls and buy again (a trial's
+ * DCA spent 12,600 USD of a 9,000 budget); at today's price for a row with none (imported by `journal
+ * rebuild`, or a decision without it). Undefined when neither is known.
+ */
+export function filledUsd(fill: TwapFill, quoteUsdThen: string | null | undefined): Decimal | undefined {
+  const rate = quoteUsdThen ? new Decimal(quoteUsdThen) : fill.quoteUsdNow;
+  if (rate === undefined) return undefined;
+  return rate.eq(1) ? fill.executedNtl : fill.executedNtl.times(rate);
 }
 
 export interface SubmissionRow {
@@ -312,11 +326,12 @@ export function rebuiltRecordKey(row: Pick<SubmissionRow, "reason">): string | u
  * notional), any other its full notional (fail closed).
  */
 export function countedUsd(
-  r: { twapId: number | null; notionalUsd: string | null },
+  r: { twapId: number | null; notionalUsd: string | null; quoteUsd: string | null },
   fills: ReadonlyMap<number, TwapFill> | undefined,
 ): Decimal {
   const fill = r.twapId === null ? undefined : fills?.get(r.twapId);
-  if (fill?.ended && fill.executedUsd !== undefined) return fill.executedUsd;
+  const filled = fill?.ended ? filledUsd(fill, r.quoteUsd) : undefined;
+  if (filled !== undefined) return filled;
   return r.notionalUsd ? new Decimal(r.notionalUsd) : ZERO;
 }
 
@@ -326,6 +341,8 @@ export interface BudgetCandidate {
   strategy: string;
   twapId: number | null;
   notionalUsd: string | null;
+  /** USD per quote unit when it was decided (its decision's), null without one. */
+  quoteUsd: string | null;
   rebuilt: number;
   byDca: number | null;
   asset: number | null;
@@ -641,19 +658,20 @@ export class Journal {
   ): { notionalUsd: Decimal; stakeMoved: Decimal } {
     const placeholders = COUNTED.map(() => "?").join(", ");
     const rows = this.sql(
-      `SELECT notional_usd AS notionalUsd, stake_move AS stakeMove, twap_id AS twapId FROM submissions
-         WHERE account = ? AND created_at >= ? AND status IN (${placeholders})`,
+      `SELECT s.notional_usd AS notionalUsd, s.stake_move AS stakeMove, s.twap_id AS twapId,
+              json_extract(d.intent, '$.quoteUsd') AS quoteUsd
+         FROM submissions s LEFT JOIN decisions d ON d.id = s.decision_id
+         WHERE s.account = ? AND s.created_at >= ? AND s.status IN (${placeholders})`,
     ).all(account, sinceMs, ...COUNTED) as Array<{
       notionalUsd: string | null;
       stakeMove: string | null;
       twapId: number | null;
+      quoteUsd: string | null;
     }>;
     let notionalUsd = ZERO;
     let stakeMoved = ZERO;
     for (const r of rows) {
-      const fill = r.twapId === null ? undefined : fills?.get(r.twapId);
-      if (fill?.ended && fill.executedUsd !== undefined) notionalUsd = notionalUsd.plus(fill.executedUsd);
-      else if (r.notionalUsd) notionalUsd = notionalUsd.plus(new Decimal(r.notionalUsd));
+      if (r.notionalUsd) notionalUsd = notionalUsd.plus(countedUsd(r, fills));
       if (r.stakeMove) stakeMoved = stakeMoved.plus(new Decimal(r.stakeMove));
     }
     return { notionalUsd, stakeMoved };
@@ -919,7 +937,7 @@ export class Journal {
   ): BudgetCandidate[] {
     return this.sql(
       `SELECT s.id, s.strategy, s.twap_id AS twapId, s.notional_usd AS notionalUsd,
-              (s.reason LIKE '${REBUILT_PREFIX}%') AS rebuilt, json_extract(d.intent, '$.byDca') AS byDca,
+              json_extract(d.intent, '$.quoteUsd') AS quoteUsd, (s.reason LIKE '${REBUILT_PREFIX}%') AS rebuilt, json_extract(d.intent, '$.byDca') AS byDca,
               s.asset, json_extract(s.request, '$.action.twap.b') AS isBuy,
               json_extract(s.request, '$.state.coin') AS recordCoin, json_extract(s.request, '$.state.side') AS recordSide
          FROM submissions s LEFT JOIN decisions d ON d.id = s.decision_id
@@ -961,16 +979,22 @@ export class Journal {
   }
 
   /** A strategy's TWAP submissions whose effect counts (pending, accepted, unknown, landed), oldest first. */
-  twapSubmissions(
-    strategy: string,
-  ): Array<{ twapId: number | null; notionalUsd: string | null; createdAt: number }> {
+  twapSubmissions(strategy: string): Array<{
+    twapId: number | null;
+    notionalUsd: string | null;
+    quoteUsd: string | null;
+    createdAt: number;
+  }> {
     const placeholders = COUNTED.map(() => "?").join(", ");
     return this.sql(
-      `SELECT twap_id AS twapId, notional_usd AS notionalUsd, created_at AS createdAt FROM submissions
-         WHERE strategy = ? AND action_type = 'twapOrder' AND status IN (${placeholders}) ORDER BY id`,
+      `SELECT s.twap_id AS twapId, s.notional_usd AS notionalUsd, s.created_at AS createdAt,
+              json_extract(d.intent, '$.quoteUsd') AS quoteUsd
+         FROM submissions s LEFT JOIN decisions d ON d.id = s.decision_id
+         WHERE s.strategy = ? AND s.action_type = 'twapOrder' AND s.status IN (${placeholders}) ORDER BY s.id`,
     ).all(strategy, ...COUNTED) as Array<{
       twapId: number | null;
       notionalUsd: string | null;
+      quoteUsd: string | null;
       createdAt: number;
     }>;
   }

@@ -87,7 +87,8 @@ export const LIMIT_WINDOW_MS = 24 * 3_600_000 - 5 * 60_000;
  * What each TWAP the venue shows as ended within the limits' window executed, in USD, by twapId: the
  * journal counts such a submission at that instead of its full notional (a TWAP cancelled after two
  * slices traded two slices' worth; counting all of it, a trial's 53 cancelled TWAPs used up a day's
- * 50,000 USD with 3,976 traded). A TWAP whose quote cannot be valued is left out (counted in full).
+ * 50,000 USD with 3,976 traded). Valued at its decision's quote price (filledUsd), else today's; one
+ * valued by neither counts in full.
  */
 export function endedTwapFills(snapshot: Snapshot): Map<number, TwapFill> {
   const out = new Map<number, TwapFill>();
@@ -95,7 +96,7 @@ export function endedTwapFills(snapshot: Snapshot): Map<number, TwapFill> {
     if (t.ended !== true || t.twapId === undefined) continue;
     const pair = snapshot.pairs.get(t.coin);
     const usd = pair === undefined ? undefined : usdPerUnit(snapshot, pair.quote.name);
-    if (usd !== undefined) out.set(t.twapId, { ended: true, executedUsd: t.executedNotional.times(usd) });
+    out.set(t.twapId, { ended: true, executedNtl: t.executedNotional, quoteUsdNow: usd });
   }
   return out;
 }

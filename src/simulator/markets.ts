@@ -52,7 +52,7 @@ export class Markets {
 
   constructor(
     scenario: Scenario,
-    start: number,
+    private readonly start: number,
     seed: number,
     private readonly now: () => number,
   ) {
@@ -170,10 +170,14 @@ export class Markets {
     return sum;
   }
 
-  /** Mid price 24 h ago (for prevDayPx), or the scenario's value. */
+  /**
+   * Mid price 24 h ago (for prevDayPx), or the scenario's value. In the first day, the price at the start:
+   * the venue always has a day-old price, and taking the current one instead let a first-day crash or pump
+   * pass the bot's previous-day price check in simulations only (a trader's trial).
+   */
   prevDayPx(pair: Pair, t = this.now()): Decimal {
     if (pair.config.prevDayPx) return pair.config.prevDayPx;
-    const px = pair.path.before(t - 24 * HOUR) ?? pair.path.at(t);
+    const px = pair.path.before(Math.max(t - 24 * HOUR, this.start)) ?? pair.path.at(t);
     return this.onGrid(pair, px);
   }
 

@@ -258,6 +258,7 @@ describe("mids and previous-day prices on the grid", () => {
       scenario: testScenario({ prices: { "@107": { start: "25", volatility: 0.9 } } }),
     });
     const pair = core.markets.pair("@107")!;
+    const start = core.now();
     const seen = new Set<string>();
     // 400 hours: more distinct prices than the 256 roundings kept per pair, each asked for twice.
     for (let h = 0; h < 400; h++) {
@@ -265,11 +266,38 @@ describe("mids and previous-day prices on the grid", () => {
       const t = core.now();
       for (let again = 0; again < 2; again++) {
         expect(core.markets.mid(pair).eq(roundSpotPrice(pair.path.at(t), 2))).toBe(true);
-        const dayAgo = pair.path.before(t - 86_400_000) ?? pair.path.at(t);
+        const dayAgo = pair.path.before(Math.max(t - 86_400_000, start))!;
         expect(core.markets.prevDayPx(pair).eq(roundSpotPrice(dayAgo, 2))).toBe(true);
       }
       seen.add(core.markets.mid(pair).toFixed());
     }
     expect(seen.size).toBeGreaterThan(256);
+  });
+
+  it("are the start's price in the first day, never the current one (a first-day pump is a move)", async () => {
+    // prevDayPx in the first day was the mid itself, so a 25 → 45 pump within hours passed the bot's
+    // previous-day check in simulations only (a trader's trial): the venue always has a day-old price.
+    const { VenueCore } = await import("../../src/simulator/core.js");
+    const { testScenario } = await import("./fixtures.js");
+    const core = new VenueCore({
+      scenario: testScenario({
+        prices: {
+          "@107": {
+            interpolate: "linear",
+            points: [
+              { at: 0, px: "25" },
+              { at: 20 * 3_600_000, px: "45" },
+            ],
+          },
+        },
+      }),
+    });
+    const pair = core.markets.pair("@107")!;
+    core.advance(20 * 3_600_000);
+    expect(core.markets.mid(pair).toFixed()).toBe("45");
+    expect(core.markets.prevDayPx(pair).toFixed()).toBe("25");
+    core.advance(10 * 3_600_000);
+    // A day on, the price a day ago: 25 + 20 × 6/20.
+    expect(core.markets.prevDayPx(pair).toFixed()).toBe("31");
   });
 });
