@@ -231,6 +231,8 @@ export interface SimulationSummary {
   holdingsFrom: string | null;
   /** The real account a `--fork` run copied (its holdings are the ones simulated), else null. */
   forkedFrom: string | null;
+  /** The bot file's `account:`, not simulated (the demo holdings were), unless forked from it. */
+  configAccount: string | null;
   valuationCoin: string;
   period: { from: string; to: string; days: number; interrupted: boolean };
   /**
@@ -796,6 +798,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     account: r.account,
     holdingsFrom: r.holdings.from ?? null,
     forkedFrom: r.forkOf ?? null,
+    configAccount: r.configAccount ?? null,
     valuationCoin: r.valuationCoin,
     period: {
       from: iso(r.from),

@@ -193,7 +193,7 @@ const candleSource = z.string().transform((path, ctx): CandleFile => {
 const pricePathSchema = z.union([
   z.strictObject({
     start: decimal.refine((d) => d.gt(0), "must be > 0"),
-    /** Annualised drift of the log price (0.1 = +10 %/year expected). */
+    /** Annualised expected return (0.1 = +10 %/year expected; the log price drifts by drift − volatility²/2). */
     drift: z.number().default(0),
     /** Annualised volatility of the log price (0.8 = 80 %/year). */
     volatility: z.number().min(0).default(0),

@@ -13,6 +13,7 @@ import { parseJson } from "../../src/lib/json.js";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
 import { startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
 import { independentL1Signer, independentUserSigner, type WireBody } from "../helpers/independentSigning.js";
+import { demoWithHypeAt } from "../helpers/scenario.js";
 
 async function cli(args: string[], env: Record<string, string>) {
   const out: string[] = [];
@@ -144,11 +145,10 @@ describe("dry-run output is not a live order", () => {
   });
 
   it("once --dry-run prints unsigned requests too", async () => {
-    sim = await startSimulator({ clock: "real", rateLimit: false });
+    sim = await startSimulator({ clock: "real", rateLimit: false, scenario: demoWithHypeAt("40") });
     const wallet = Wallet.createRandom();
     sim.fund(wallet.address.toLowerCase(), "HYPE", "1000");
     sim.fund(wallet.address.toLowerCase(), "USDC", "5000");
-    sim.setPrice("@107", "40");
     const dir = mkdtempSync(join(tmpdir(), "hlbot-dry-once-"));
     try {
       writeFileSync(

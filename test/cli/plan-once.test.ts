@@ -10,6 +10,7 @@ import { stringify } from "yaml";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
 import { buildOnce, REPO_ROOT } from "../helpers/build.js";
 import { independentL1Signer, type WireBody } from "../helpers/independentSigning.js";
+import { demoWithHypeAt } from "../helpers/scenario.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -57,10 +58,9 @@ describe("plan --json and once through the CLI", () => {
 
   beforeAll(async () => {
     buildOnce();
-    sim = await startSimulator({ clock: "real", rateLimit: false });
+    sim = await startSimulator({ clock: "real", rateLimit: false, scenario: demoWithHypeAt("40") });
     sim.fund(address, "HYPE", "1000");
     sim.fund(address, "USDC", "5000");
-    sim.setPrice("@107", "40");
     dir = mkdtempSync(join(tmpdir(), "hlbot-plan-"));
     writeFileSync(
       join(dir, "rebalance.yaml"),

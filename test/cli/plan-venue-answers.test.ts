@@ -10,6 +10,7 @@ import { stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
 import { resetUnknownReports } from "../../src/venue/info/tolerant.js";
+import { demoWithHypeAt } from "../helpers/scenario.js";
 import { startVenueProxy, type VenueProxy } from "../helpers/venueProxy.js";
 import { subAccount } from "../venue/info/fixtures.js";
 
@@ -39,10 +40,9 @@ describe("plan with answers the simulator does not model", () => {
   let config: string;
 
   beforeAll(async () => {
-    sim = await startSimulator({ clock: "real", rateLimit: false });
+    sim = await startSimulator({ clock: "real", rateLimit: false, scenario: demoWithHypeAt("40") });
     sim.fund(address, "HYPE", "1000");
     sim.fund(address, "USDC", "5000");
-    sim.setPrice("@107", "40");
     proxy = await startVenueProxy(sim.url);
     dir = mkdtempSync(join(tmpdir(), "hlbot-plan-answers-"));
     writeFileSync(

@@ -25,6 +25,7 @@ import { startSimulator } from "../../src/simulator/index.js";
 import { resolveEndpoints } from "../../src/venue/networks.js";
 import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport } from "../../src/venue/transport/http.js";
 import { ensureBuilt, REPO_ROOT } from "../helpers/dist.js";
+import { demoWithHypeAt } from "../helpers/scenario.js";
 
 /** A public test key (never funded). */
 const KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
@@ -419,14 +420,13 @@ describe("13. an accepted answer with a hostile extra field", () => {
   it("is an unknown outcome, reconciled as landed by the next run, never a crash inviting a retry", {
     timeout: 60_000,
   }, async () => {
-    const sim = await startSimulator({ clock: "real", rateLimit: false });
+    const sim = await startSimulator({ clock: "real", rateLimit: false, scenario: demoWithHypeAt("40") });
     const proxy = await rewritingProxy(sim.url);
     try {
       const wallet = Wallet.createRandom();
       const address = wallet.address.toLowerCase();
       sim.fund(address, "HYPE", "1000");
       sim.fund(address, "USDC", "5000");
-      sim.setPrice("@107", "40");
       const deep = `${"[".repeat(100_000)}${"]".repeat(100_000)}`;
       proxy.rewrite = (path, text) =>
         path === "/exchange" ? text.replace(/\}\s*$/, `,"extra":${deep}}`) : undefined;
@@ -701,14 +701,13 @@ describe("16. configuration files that are not files, or bombs", () => {
 
 describe("16. a damaged journal row", () => {
   it("is named (table, row, action) instead of a bare JSON error", { timeout: 60_000 }, async () => {
-    const sim = await startSimulator({ clock: "real", rateLimit: false });
+    const sim = await startSimulator({ clock: "real", rateLimit: false, scenario: demoWithHypeAt("40") });
     const proxy = await rewritingProxy(sim.url);
     try {
       const wallet = Wallet.createRandom();
       const address = wallet.address.toLowerCase();
       sim.fund(address, "HYPE", "1000");
       sim.fund(address, "USDC", "5000");
-      sim.setPrice("@107", "40");
       // The answer is lost (a 502): the submission stays unknown and is reconciled by the next run.
       proxy.rewrite = (path) => (path === "/exchange" ? "<html>bad gateway</html>" : undefined);
       const { file, dir } = liveBot(proxy.url);

@@ -34,6 +34,36 @@ describe("strategyWarnings", () => {
   });
 });
 
+describe("costs a trader would not see in the file", () => {
+  it("warns of a band so narrow that noise triggers a round trip's cost (a trader's trial: 52 TWAPs in 2 days)", () => {
+    const targets = { PURR: parseDecimal("0.5"), USDC: parseDecimal("0.5") };
+    expect(strategyWarnings(rebalancer({ targets, quote: "USDC", band: parseDecimal("0.0005") }))).toEqual([
+      expect.stringMatching(
+        /^strategy rebal: band 0\.0005 \(0\.05 percentage points\) is narrower than .* Use 0\.01 or more\.$/,
+      ),
+    ]);
+    expect(strategyWarnings(rebalancer({ targets, quote: "USDC", band: parseDecimal("0.0025") }))).toEqual(
+      [],
+    );
+  });
+
+  it("says a DCA paid in HYPE must reach the venue minimum in HYPE, not USD", () => {
+    const dca = (quote: string) =>
+      ({
+        name: "dca",
+        kind: "twap-accumulate",
+        enabled: true,
+        schedule: "0 * * * *",
+        params: { coin: "FOO", quote, side: "buy", amountUsd: parseDecimal("500") },
+      }) as never;
+    expect(strategyWarnings(dca("HYPE"))).toEqual([
+      "strategy dca: it pays in HYPE: the venue's smallest TWAP (venue.twapMinOrderValue 100) is 100 HYPE, not USD, so amountUsd must be worth at least that much HYPE at its USD price (a run worth less is skipped).",
+    ]);
+    expect(strategyWarnings(dca("USDC"))).toEqual([]);
+    expect(strategyWarnings(dca("usdt0"))).toEqual([]);
+  });
+});
+
 describe("band against targets", () => {
   it("warns of a band as wide as a target: the token can fall to nothing within band (a trader's trial)", () => {
     const targets = { HYPE: parseDecimal("0.45"), PURR: parseDecimal("0.05"), USDC: parseDecimal("0.5") };
