@@ -821,6 +821,26 @@ export class Journal {
   }
 
   /**
+   * Brings back a slot state written while the clock ran ahead (schedule.ts rewoundSlotState): the only
+   * way a settled slot moves backwards. Only a row still ahead of `now` is changed.
+   */
+  rewindSlot(account: string, strategy: string, state: SlotState, now: number): void {
+    this.sql(
+      `UPDATE schedule_slots SET first_seen = ?, last_slot = ?, last_outcome = ?, updated_at = ?
+         WHERE account = ? AND strategy = ? AND (first_seen > ? OR last_slot > ?)`,
+    ).run(
+      state.firstSeen,
+      state.lastSlot ?? null,
+      state.lastSlot === undefined ? null : "missed",
+      this.clock(),
+      account,
+      strategy,
+      now,
+      now,
+    );
+  }
+
+  /**
    * Settles a strategy's slot (acted in, or missed) under its cron expression `schedule`; a slot never
    * moves backwards.
    */

@@ -208,7 +208,14 @@ function priceVerdict(
     check("context mid", ctx.midPx, limits.maxMarkDeviation),
     check("previous-day price", ctx.prevDayPx.gt(0) ? ctx.prevDayPx : undefined, limits.maxDayMove),
   ];
-  if (memory?.mid != null && memory.midAt != null && now - memory.midAt <= PRICE_MEMORY_MAX_AGE_MS) {
+  // A mid remembered at a time still to come was seen while the clock ran ahead: no reference (held as
+  // the last mid, it measured a day of real moves against one cycle's bound until the clock caught up).
+  if (
+    memory?.mid != null &&
+    memory.midAt != null &&
+    memory.midAt <= now &&
+    now - memory.midAt <= PRICE_MEMORY_MAX_AGE_MS
+  ) {
     const hours = Math.max(0, now - memory.midAt) / 3_600_000;
     const bound = Decimal.max(limits.maxMovePerCycle, limits.maxMovePerHour.times(hours));
     const ago = Math.round((now - memory.midAt) / 60_000);
@@ -244,6 +251,8 @@ function worthWriting(memory: PairMemory | undefined, next: PairMemory): boolean
     memory.quoteTokenId !== next.quoteTokenId
   )
     return true;
+  // A memory from a time still to come (the clock ran ahead) is replaced at once.
+  if (memory.midAt !== null && next.midAt !== null && memory.midAt > next.midAt) return true;
   if (memory.mid === next.mid) return false;
   return next.midAt === null || memory.midAt === null || next.midAt - memory.midAt >= MEMORY_REFRESH_MS;
 }

@@ -248,10 +248,11 @@ export type SlotVerdict =
  */
 export function slotVerdict(
   cron: CronSchedule,
-  state: SlotState,
+  given: SlotState,
   now: number,
   catchUpMs: number,
 ): SlotVerdict {
+  const state = rewoundSlotState(cron, given, now) ?? given;
   let after = state.lastSlot ?? state.firstSeen;
   // The schedule changed since the strategy last acted: a slot of the new schedule nearer to that run
   // than half a period (the shorter of the old and the new) counts as the one it ran in. Moved from
@@ -295,6 +296,24 @@ export function slotVerdict(
     before ?? (count > 0 ? lastSlotAtOrBefore(cron, after, now - catchUpMs - 1) : undefined);
   if (latest === undefined) return { due: false, missed: count, latestMissed, next };
   return { due: true, slot: latest, missed: count, latestMissed, next };
+}
+
+/**
+ * A slot state written while the clock ran ahead (a settled slot, or the first sighting, still to come),
+ * brought back to `now`; undefined when it is not ahead. Counted from a future slot, nothing was due until
+ * the clock reached it again: a clock a day ahead for a minute, then corrected, stopped every strategy for
+ * that day (a year ahead, for a year) while /health said "ok" (an operator's trial). Settled up to the
+ * slot before the latest one that has come, so that one is due again within the catch-up window: a live
+ * scheduler does not run it twice (anything sent since it began counts as acting in it, and what was sent
+ * while the clock ran ahead carries times still to come). The scheduler writes the result back
+ * (Journal.rewindSlot), so later verdicts count from it.
+ */
+export function rewoundSlotState(cron: CronSchedule, state: SlotState, now: number): SlotState | undefined {
+  if (state.firstSeen <= now && (state.lastSlot === undefined || state.lastSlot <= now)) return undefined;
+  const firstSeen = Math.min(state.firstSeen, now);
+  const latest = lastSlotAtOrBefore(cron, firstSeen, now);
+  const lastSlot = latest === undefined ? undefined : lastSlotAtOrBefore(cron, firstSeen, latest - 1);
+  return { firstSeen, lastSlot, ...(lastSlot === undefined ? {} : { lastActed: false }) };
 }
 
 /** Time from `slot` to the next slot of `expression` (undefined when it is not a valid expression or never comes). */

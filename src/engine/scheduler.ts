@@ -17,7 +17,7 @@
 import { describeError } from "../lib/errors.js";
 import { type CycleDeps, type CycleOptions, type CycleReport, runCycle } from "./cycle.js";
 import type { Journal } from "./journal.js";
-import { CronSchedule, DEFAULT_CATCH_UP_MS, slotVerdict } from "./schedule.js";
+import { CronSchedule, DEFAULT_CATCH_UP_MS, rewoundSlotState, slotVerdict } from "./schedule.js";
 import type { Strategy } from "./strategies/registry.js";
 
 export interface SlotGroup {
@@ -224,7 +224,13 @@ export class Scheduler {
         continue;
       }
       // slotStates answers for every name it is given (registering the new ones).
-      const state = states.get(name)!;
+      let state = states.get(name)!;
+      // Written while the clock ran ahead: brought back to now, and kept so (schedule.ts).
+      const rewound = rewoundSlotState(e.cron, state, now);
+      if (rewound !== undefined) {
+        this.journal.rewindSlot(this.account, name, rewound, now);
+        state = rewound;
+      }
       const v = slotVerdict(e.cron, state, now, this.catchUpMs);
       if (v.missed > 0)
         missed.push({

@@ -121,6 +121,15 @@ describe("price sanity", () => {
     ).toHaveLength(1);
   });
 
+  it("takes no reference from a mid remembered at a time still to come (the clock ran ahead), and replaces it", () => {
+    // Remembered while the clock read a day ahead: held as the last mid, a day of real moves was measured
+    // against one cycle's bound until the clock caught up ("the last mid seen -1427 min ago", an operator's trial).
+    const ahead = memory("40", T0 + 24 * HOUR);
+    const r = run(snapshot(50, { prevDayPx: 45 }), buy(50), ahead);
+    expect(r.blocked).toEqual([]);
+    expect(r.observed.map((o) => [o.mid, o.midAt])).toEqual([["50", T0]]);
+  });
+
   it("remembers the mid only when it passed, and passes intents other than TWAPs unchanged", () => {
     const passed = run(snapshot(41), buy(41));
     expect(passed.observed.map((o) => [o.label, o.mid, o.midAt])).toEqual([["HYPE/USDC", "41", T0]]);

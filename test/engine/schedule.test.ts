@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   CronSchedule,
   parseDuration,
+  rewoundSlotState,
   scheduleWarnings,
   slotVerdict,
   validateCron,
@@ -95,6 +96,53 @@ describe("slot verdicts (pure)", () => {
     const state = { lastSlot: at("2026-01-02T08:30:00Z"), firstSeen: T0 };
     expect(slotVerdict(daily, state, at("2026-01-02T11:27:00Z"), 2 * H).due).toBe(false);
     expect(slotVerdict(daily, state, at("2026-01-03T08:30:00Z"), 2 * H)).toMatchObject({ due: true });
+  });
+
+  it("a slot settled while the clock ran ahead does not hold the strategy until then (an operator's trial)", () => {
+    // The clock read a day (or a year) ahead for a minute: the slots settled then lay in the future, and
+    // after the clock was corrected nothing was due until it reached them again, /health still "ok".
+    const halfHourly = new CronSchedule("*/30 * * * *");
+    const now = at("2026-11-27T14:31:05Z");
+    const dayAhead = {
+      lastSlot: at("2026-11-28T14:00:00Z"),
+      firstSeen: at("2026-11-20T00:00:00Z"),
+      lastActed: true,
+    };
+    // Settled up to the slot before the latest one: that one (14:30) is due again; the scheduler does not
+    // run it twice if anything was sent since it began (scheduler.test.ts).
+    expect(rewoundSlotState(halfHourly, dayAhead, now)).toEqual({
+      firstSeen: dayAhead.firstSeen,
+      lastSlot: at("2026-11-27T14:00:00Z"),
+      lastActed: false,
+    });
+    expect(slotVerdict(halfHourly, dayAhead, now, 2 * H)).toMatchObject({
+      due: true,
+      slot: at("2026-11-27T14:30:00Z"),
+    });
+    const yearAhead = {
+      lastSlot: at("2027-11-27T08:30:00Z"),
+      firstSeen: at("2026-10-01T00:00:00Z"),
+      lastActed: true,
+    };
+    expect(slotVerdict(daily, yearAhead, at("2026-11-28T08:31:00Z"), 2 * H)).toMatchObject({
+      due: true,
+      slot: at("2026-11-28T08:30:00Z"),
+      missed: 0,
+    });
+    // First seen while the clock ran ahead: its slots count from now.
+    const seenAhead = { lastSlot: undefined, firstSeen: at("2027-01-01T00:00:00Z") };
+    expect(slotVerdict(daily, seenAhead, at("2026-11-28T08:31:00Z"), 2 * H)).toMatchObject({
+      due: false,
+      next: at("2026-11-29T08:30:00Z"),
+    });
+    // Not ahead: nothing to bring back.
+    expect(
+      rewoundSlotState(
+        daily,
+        { lastSlot: at("2026-11-28T08:30:00Z"), firstSeen: T0 },
+        at("2026-11-28T08:31:00Z"),
+      ),
+    ).toBeUndefined();
   });
 
   it("catches up only the latest slot within the window; older ones are missed", () => {

@@ -80,6 +80,38 @@ describe("a slot is acted in at most once, also across a crash", () => {
   });
 });
 
+describe("a clock that ran ahead and was corrected", () => {
+  it("does not hold a daily DCA until the clock reaches the slots it settled then (an operator's trial)", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
+    bot.sim.setPrice("@107", "25");
+    await once(bot); // first sight: registers the strategy
+    const slot = new CronSchedule(DCA.schedule).next(bot.sim.now())!;
+    // A minute into today's slot the machine's clock jumps a day ahead: tomorrow's slot is settled then.
+    bot.sim.advanceTo(slot + MINUTE);
+    bot.clockOffsetMs = DAY;
+    const ahead = await once(bot);
+    expect(ahead.plan.groups.flatMap((g) => g.strategies.map((x) => x.name))).toEqual(["dca"]);
+    expect(bot.runtime.journal.slotState(bot.address, "dca", bot.sim.now() + DAY).lastSlot).toBe(slot + DAY);
+    const placedAhead = twapsPlaced(bot).length;
+    // Corrected: today's slot comes and is acted in, unless what ran ahead sent something.
+    bot.clockOffsetMs = 0;
+    bot.sim.advanceTo(slot + 2 * MINUTE);
+    const back = await once(bot);
+    if (placedAhead === 0) {
+      expect(back.plan.groups.flatMap((g) => g.strategies.map((x) => x.name))).toEqual(["dca"]);
+      expect(twapsPlaced(bot)).toHaveLength(1);
+    } else {
+      expect(back.plan.notDue.find((n) => n.strategy === "dca")?.reason).toMatch(/already/);
+      expect(twapsPlaced(bot)).toHaveLength(placedAhead);
+    }
+    const before = twapsPlaced(bot).length;
+    // And the next day's slot buys as usual (before the fix: the slot memory said tomorrow, nothing ran).
+    bot.sim.advanceTo(slot + DAY + MINUTE);
+    await once(bot);
+    expect(twapsPlaced(bot)).toHaveLength(before + 1);
+  });
+});
+
 describe("a watch cancel is not the strategy acting", () => {
   it("a maxDeviation cancel made by once just after a slot began leaves the slot to run in that once", async () => {
     // Every 10 minutes a 30-minute TWAP guarded at 1%: the price jumps, and the once at :10 cancels the
