@@ -94,25 +94,8 @@ export async function reconcile(
   }
 
   // Records already explained by submissions that took effect are not evidence for anything else.
-  const claimed = new Set<string>();
   const since = Math.min(...rows.map((r) => r.row.nonce)) - SETTLED_LOOKBACK_MS;
-  for (const settled of journal.settledSince(o.account, since)) {
-    // A row rebuilt from the venue's history is that record (its request is not a request body).
-    const rebuilt = rebuiltRecordKey(settled);
-    if (rebuilt !== undefined) {
-      claimed.add(rebuilt);
-      continue;
-    }
-    // A TWAP known by its id is explained by that id.
-    if (settled.twapId !== null) {
-      claimed.add(`twap:${settled.twapId}`);
-      continue;
-    }
-    // A settled submission of another action explains nothing the reconciler looks for.
-    if (!intentKindSpec(settled.actionType)?.reconcile.claims) continue;
-    const found = findEvidence(readSubmission(settled), evidence, claimed, o);
-    if (found) claimed.add(found.key);
-  }
+  const claimed = explainedRecords(journal, since, evidence, o);
   // Read after this cycle's reconciliation reads, so the venue's Date is fresh.
   const venueNow = o.venueNow?.();
   const judgeAt = venueNow ?? o.now;
@@ -169,6 +152,40 @@ export async function reconcile(
     results.push(result);
   }
   return results;
+}
+
+/**
+ * The keys of the venue records (twapRecordKey, historyRecordKey) that the account's submissions signed
+ * since `sinceNonce` and known to have taken effect explain: each such submission claims the matching
+ * record closest to when it was signed. `hlbot journal rebuild` skips these (it counted a journal's own
+ * staking moves a second time, a trial's 85 HYPE of moves as 145) and the reconciler credits them to
+ * nothing else.
+ */
+export function explainedRecords(
+  journal: Journal,
+  sinceNonce: number,
+  evidence: Evidence,
+  o: ReconcileOptions,
+): Set<string> {
+  const claimed = new Set<string>();
+  for (const settled of journal.settledSince(o.account, sinceNonce)) {
+    // A row rebuilt from the venue's history is that record (its request is not a request body).
+    const rebuilt = rebuiltRecordKey(settled);
+    if (rebuilt !== undefined) {
+      claimed.add(rebuilt);
+      continue;
+    }
+    // A TWAP known by its id is explained by that id.
+    if (settled.twapId !== null) {
+      claimed.add(`twap:${settled.twapId}`);
+      continue;
+    }
+    // A settled submission of another action explains nothing the reconciler looks for.
+    if (!intentKindSpec(settled.actionType)?.reconcile.claims) continue;
+    const found = findEvidence(readSubmission(settled), evidence, claimed, o);
+    if (found) claimed.add(found.key);
+  }
+  return claimed;
 }
 
 function deadline(row: SubmissionRow, o: ReconcileOptions): number {

@@ -4,8 +4,10 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCycle } from "../../src/engine/cycle.js";
 import { openRuntime } from "../../src/engine/runtime.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+import { runCli } from "../helpers/cli.js";
 import { captureLogger } from "../helpers/logs.js";
 
 let bot: TestBot | undefined;
@@ -58,5 +60,49 @@ describe("a state folder of another network", () => {
       );
     // Its own network opens it as before.
     await (await open("testnet", "dry-run")).close();
+  });
+});
+
+describe("journal rebuild on a journal that still has its staking moves", () => {
+  it("adds only the moves its own submissions do not explain (a trial's 85 HYPE of moves counted as 145)", async () => {
+    // The documented repair after a lost write-ahead log keeps every older row; run on such a journal (or
+    // an intact one), every journaled staking move was imported again and counted twice by the 24-h
+    // stake-move limit, holding the staking strategy for up to a day.
+    const staking = {
+      name: "staking",
+      kind: "validator-staking",
+      params: { validators: 2, stakeIdleSpot: { enabled: true, keepSpot: 0 } },
+    };
+    bot = await startTestBot({ mode: "live", strategies: [staking], fund: { HYPE: "100" } });
+    const run = await runCycle(bot.runtime.cycleDeps(await bot.runtime.facts()), {
+      trigger: "once",
+      strategies: bot.runtime.strategies(),
+    });
+    expect(run.actions.filter((a) => a.outcome === "accepted").length).toBeGreaterThanOrEqual(2);
+    const moved = () =>
+      bot!.runtime.db
+        .prepare(
+          "SELECT COALESCE(SUM(CAST(stake_move AS REAL)), 0) AS s, COUNT(*) AS n FROM submissions WHERE status NOT IN ('rejected', 'absent') AND action_type IN ('cDeposit', 'tokenDelegate', 'cWithdraw')",
+        )
+        .get() as { s: number; n: number };
+    const before = moved();
+    // The latest move lost with the log: the rebuild adds that one, and only that one.
+    const last = bot.runtime.db
+      .prepare("SELECT MAX(id) AS id FROM submissions WHERE action_type IN ('cDeposit', 'tokenDelegate')")
+      .get() as { id: number };
+    bot.runtime.db.prepare("DELETE FROM attempts WHERE submission_id = ?").run(last.id);
+    bot.runtime.db.prepare("DELETE FROM submissions WHERE id = ?").run(last.id);
+    await bot.runtime.close();
+    const {
+      code,
+      stdout: out,
+      stderr: err,
+    } = await runCli(["journal", "rebuild", "--config", join(bot.dir, "bot.yaml")], {
+      env: { TEST_BOT_KEY: bot.key },
+    });
+    expect(code, err).toBe(0);
+    expect(out).toMatch(/0 TWAP\(s\) and 1 staking move\(s\) added/);
+    await bot.reopen("live");
+    expect(moved()).toEqual(before);
   });
 });

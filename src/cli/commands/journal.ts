@@ -90,10 +90,19 @@ export function register(program: Command, ctx: CliContext): void {
           if (added) twapRows++;
         }
 
+        // Staking moves the journal's own submissions explain are there already (not counted twice).
+        const { explainedRecords } = await import("../../engine/reconcile.js");
+        const explained = explainedRecords(
+          runtime.journal,
+          0,
+          { history },
+          { account: user, now: runtime.clock() },
+        );
         let stakingRows = 0;
         for (const entry of history) {
           const delta = entry.delta;
           const key = historyRecordKey(entry);
+          if (explained.has(key)) continue;
           const common = {
             cycleId,
             strategy: VENUE_HISTORY,
