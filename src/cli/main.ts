@@ -3,7 +3,7 @@
 // and prints one-line reasons (stack traces only with --verbose).
 import { Command, CommanderError } from "commander";
 import { colorWanted, paint } from "../lib/color.js";
-import { describeError, exitCodeOf } from "../lib/errors.js";
+import { damagedDatabaseAdvice, describeError, exitCodeOf } from "../lib/errors.js";
 import { argumentHoldsSecret, maskKeyShaped, redact, registerSecretVariables } from "../lib/secrets.js";
 import { escapeControls } from "../lib/text.js";
 import { packageVersion } from "../lib/version.js";
@@ -150,6 +150,12 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     }
     ctx.stderr(`hlbot: ${describeError(err)}\n`);
     if (ctx.verbose && err instanceof Error && err.stack) ctx.stderr(`${redact(err.stack)}\n`);
+    // A damaged state database met after it opened (pages overwritten): a state problem, with its way out.
+    const damaged = exitCodeOf(err) === 2 ? undefined : damagedDatabaseAdvice(err);
+    if (damaged !== undefined) {
+      ctx.stderr(`hlbot: ${damaged}\n`);
+      return 2;
+    }
     return exitCodeOf(err);
   }
 }

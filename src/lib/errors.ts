@@ -294,6 +294,23 @@ export function isFatalError(err: unknown): boolean {
   );
 }
 
+/**
+ * What to do about a state database SQLite finds damaged ("database disk image is malformed", "file is not
+ * a database"), or undefined when `err` is not that: `hlbot journal rebuild` cannot open it either, so it
+ * is moved aside first (a recovery trial found no path from the bare SQLite message).
+ */
+export function damagedDatabaseAdvice(err: unknown, file = "state/hlbot.db"): string | undefined {
+  const damaged = walk(err, (e) => {
+    const code = (e as { code?: unknown } | undefined)?.code;
+    return typeof code === "string" && (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB");
+  });
+  if (damaged === undefined) return undefined;
+  return (
+    `the state database ${file} is damaged: stop every hlbot of this state folder, move it aside with its -wal and -shm files ` +
+    `(e.g. \`mv ${file} ${file}.broken\`), then run \`hlbot journal rebuild\`, which rebuilds it from the venue (keep the broken copy)`
+  );
+}
+
 function isBrokenDatabase(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
   const code = (e as { code?: unknown }).code;

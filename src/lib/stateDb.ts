@@ -23,7 +23,7 @@ import {
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { Database as Db } from "better-sqlite3";
-import { ConfigError, InternalError } from "./errors.js";
+import { ConfigError, damagedDatabaseAdvice, InternalError } from "./errors.js";
 
 export type StateDatabase = Db;
 
@@ -162,8 +162,9 @@ export async function openStateDb(options: OpenStateDbOptions): Promise<StateDat
         await new Promise((r) => setTimeout(r, Math.min(200, 20 * attempt)));
         continue;
       }
+      const damaged = damagedDatabaseAdvice(err, path);
       throw new ConfigError(
-        `cannot prepare the state database: ${(err as Error).message}`,
+        `cannot prepare the state database: ${(err as Error).message}${damaged === undefined ? "" : `; ${damaged}`}`,
         { file: path },
         {
           cause: err,

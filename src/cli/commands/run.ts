@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import type { LoadedConfig } from "../../engine/config/loader.js";
 import {
   ConfigError,
+  damagedDatabaseAdvice,
   describeError,
   HlbotError,
   ValidationError,
@@ -311,8 +312,9 @@ async function runDaemon(
         ctx.stderr(`hlbot: stopped: ${describeError(configProblem)}\n`);
         ctx.exitCode = 2;
       } else {
+        const damaged = damagedDatabaseAdvice(result.error, `${config.state}/hlbot.db`);
         ctx.stderr(
-          `hlbot: stopped: the state database in ${config.state} failed: ${describeError(result.error)}\n`,
+          `hlbot: stopped: the state database in ${config.state} failed: ${describeError(result.error)}${damaged === undefined ? "" : `; ${damaged}`}\n`,
         );
         ctx.exitCode = 1;
       }

@@ -1,0 +1,51 @@
+// A state database SQLite finds damaged (a truncated write-ahead log, pages overwritten, a file that is not
+// a database) is a state problem with a way out: exit 2 and what to do (move it aside, `hlbot journal
+// rebuild`), where a recovery trial met the bare "database disk image is malformed" (exit 1 from `once`)
+// and `journal rebuild` refusing the same file with no advice.
+import { closeSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+import { runCli } from "../helpers/cli.js";
+
+let bot: TestBot | undefined;
+afterEach(async () => {
+  await bot?.close();
+  bot = undefined;
+});
+
+async function stoppedBot(): Promise<{ bot: TestBot; db: string; config: string }> {
+  bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { USDC: "1000" } });
+  // Some rows, then closed: the journal as a stopped bot leaves it.
+  bot.runtime.journal.slotState(bot.address, "rebalance", Date.now());
+  await bot.runtime.close();
+  return { bot, db: join(bot.dir, "state", "hlbot.db"), config: join(bot.dir, "bot.yaml") };
+}
+
+describe("a damaged state database", () => {
+  it("that is not a database at all: every command exits 2 saying to move it aside and rebuild", async () => {
+    const { bot: b, db, config } = await stoppedBot();
+    writeFileSync(db, Buffer.alloc(8192, 0x5a));
+    for (const args of [["once"], ["journal", "rebuild"]]) {
+      const r = await runCli([...args, "--config", config], { env: { TEST_BOT_KEY: b.key } });
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stderr).toContain(`the state database ${db} is damaged`);
+      expect(r.stderr).toContain(`mv ${db} ${db}.broken`);
+      expect(r.stderr).toContain("hlbot journal rebuild");
+    }
+  });
+
+  it("whose pages were overwritten: once exits 2 with the way out, not 1 as for a venue failure", async () => {
+    const { bot: b, db, config } = await stoppedBot();
+    const size = statSync(db).size;
+    expect(readFileSync(db).subarray(0, 15).toString()).toBe("SQLite format 3");
+    // Every page after the first overwritten (the header stays: the file opens, its tables do not read).
+    const fd = openSync(db, "r+");
+    writeSync(fd, Buffer.alloc(size - 4096, 0xa5), 0, size - 4096, 4096);
+    closeSync(fd);
+    const r = await runCli(["once", "--config", config], { env: { TEST_BOT_KEY: b.key } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/malformed|not a database/);
+    expect(r.stderr).toContain("is damaged: stop every hlbot of this state folder");
+  });
+});
