@@ -1,17 +1,10 @@
-// Gauges that answer "is my money OK" on /metrics: what the account holds (in units and USD), how far
-// each rebalancer is from its target, how much of the daily limit is used, what is pending or unknown,
-// whether the kill switch is engaged, when each strategy runs next, and how the running TWAPs progress.
-// Refreshed from each cycle's snapshot and the journal; registered lazily on the daemon's one registry.
-import type { Logger } from "pino";
 import { collectDefaultMetrics, Gauge } from "prom-client";
 import { Decimal, ZERO } from "../lib/decimal.js";
-import { describeError } from "../lib/errors.js";
-import type { InfoClient } from "../venue/info/client.js";
 import { STAKING_KINDS } from "./allocate.js";
 import type { Journal, TwapFill } from "./journal.js";
 import type { BotMetrics } from "./metrics.js";
 import { endedTwapFills, LIMIT_WINDOW_MS } from "./risk.js";
-import { pairFor, type RunningTwap, type Snapshot } from "./snapshot.js";
+import { pairFor, type Snapshot } from "./snapshot.js";
 import { STAKED_TOKEN, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
 import { usdPerUnit } from "./usd.js";
 import { portfolioValueUsd } from "./valuation.js";
@@ -376,33 +369,16 @@ export function recordNextRuns(
  * its status changes, so its executed size stays 0 while it runs). One read, only while a TWAP runs;
  * a failed read leaves the gauge as it was and never fails the cycle.
  */
-export async function recordTwapProgress(
+export function recordTwapProgress(
   metrics: BotMetrics | undefined,
-  o: {
-    info: InfoClient;
-    account: string;
-    twaps: readonly RunningTwap[];
-    logger: Logger;
-    signal?: AbortSignal | undefined;
-  },
-): Promise<void> {
-  if (!metrics || o.twaps.length === 0) return;
-  let fills: Awaited<ReturnType<InfoClient["userTwapSliceFills"]>>;
-  try {
-    fills = await o.info.userTwapSliceFills({ user: o.account }, o.signal);
-  } catch (err) {
-    if (o.signal?.aborted) throw err;
-    o.logger.debug({ err: describeError(err) }, "TWAP progress not updated: slice fills unreadable");
-    return;
-  }
-  const filled = new Map<number, Decimal>();
-  for (const f of fills) {
-    if (f.twapId === null || f.twapId === undefined) continue;
-    filled.set(f.twapId, (filled.get(f.twapId) ?? ZERO).plus(new Decimal(f.fill.sz)));
-  }
+  snapshot: Pick<Snapshot, "twaps" | "twapFilled">,
+): void {
+  // The snapshot's slice fills (read while a TWAP runs); unread: the gauge keeps its last values.
+  const filled = snapshot.twapFilled;
+  if (!metrics || snapshot.twaps.length === 0 || filled === undefined) return;
   const g = gaugesOf(metrics);
   g.twapProgress.reset();
-  for (const t of o.twaps) {
+  for (const t of snapshot.twaps) {
     if (t.twapId === undefined || !t.size.gt(0)) continue;
     const share = (filled.get(t.twapId) ?? ZERO).div(t.size);
     g.twapProgress.set(

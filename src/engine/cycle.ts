@@ -286,6 +286,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       now: startedAt,
       signal: reads,
       validatorAllowlist: deps.limits.validatorAllowlist,
+      logger: log,
     });
     // Beside the venue's staking history, the journal's own moves over the same period (the oldest
     // event's time): what the bot did is not what the user did by hand. The history is dated by the
@@ -328,13 +329,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       now: startedAt,
       clock: deps.clock,
     });
-    await recordTwapProgress(deps.metrics, {
-      info: deps.info,
-      account: deps.account,
-      twaps: snapshot.twaps,
-      logger: log,
-      signal: reads,
-    });
+    recordTwapProgress(deps.metrics, snapshot);
 
     const report: CycleReport = {
       cycleId,

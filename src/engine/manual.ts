@@ -44,12 +44,13 @@ import { executeIntent } from "./executor.js";
 import type { Intent } from "./intents.js";
 import { type Guard, Journal, MANUAL_STRATEGY, newCycleId, type TwapFill } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
-import { readSnapshot } from "./readSnapshot.js";
+import { readSnapshot, spotUniverse } from "./readSnapshot.js";
 import { reconcile } from "./reconcile.js";
 import { applyLimits, dayUsage, endedTwapFills, LIMIT_WINDOW_MS, usageOf } from "./risk.js";
 import { lostStateMessage } from "./runtime.js";
 import type { Snapshot, SnapshotPart } from "./snapshot.js";
 import { type TransportFlags, transportSettings } from "./transport.js";
+import { usdPerUnit } from "./usd.js";
 
 export { MANUAL_STRATEGY };
 
@@ -484,6 +485,7 @@ async function manualIntent(
       let coin = `@${p.asset - SPOT_ASSET_OFFSET}`;
       let label = coin;
       let midPx = ZERO;
+      let quoteUsd: Decimal | undefined;
       if (o.valued) {
         // Valued at the venue's mid for the limits and the daily usage; no price, no order (fail closed).
         const [meta, mids] = await Promise.all([o.info().spotMeta(), o.info().allMids()]);
@@ -513,6 +515,9 @@ async function manualIntent(
           ]);
         }
         midPx = new Decimal(mid);
+        // In USD as a strategy's order is (limits are in USD): a pair quoted in HYPE at HYPE's USDC mid.
+        const quote = pair === undefined ? undefined : names.get(pair.tokens[1]);
+        quoteUsd = quote === undefined ? undefined : usdPerUnit(spotUniverse(meta, mids), quote);
       }
       return {
         ...base,
@@ -527,7 +532,8 @@ async function manualIntent(
         randomize: p.randomize === true,
         reduceOnly: p.reduceOnly === true,
         midPx,
-        notionalUsd: size.times(midPx),
+        notionalUsd: quoteUsd === undefined ? size.times(midPx) : size.times(midPx).times(quoteUsd),
+        ...(quoteUsd === undefined ? {} : { quoteUsd }),
       };
     }
     case "twapCancel":

@@ -2,8 +2,9 @@
 // costs request weight against the venue's per-minute budget), in parallel, and every answer has been
 // validated by its schema before it gets here. Any failed or invalid read fails the whole snapshot:
 // nothing is ever decided on partial data.
+import type { Logger } from "pino";
 import { Decimal, ZERO } from "../lib/decimal.js";
-import { InternalError } from "../lib/errors.js";
+import { describeError, InternalError } from "../lib/errors.js";
 import { delegatorApr, PREDICTED_APR_NET_DEFAULT, SPOT_ASSET_OFFSET } from "../venue/constants.js";
 import type { InfoClient } from "../venue/info/client.js";
 import {
@@ -64,6 +65,8 @@ export interface ReadSnapshotOptions {
   signal?: AbortSignal;
   /** Copied into the snapshot (limits.validatorAllowlist). */
   validatorAllowlist?: readonly string[] | undefined;
+  /** Told of a read that failed without failing the snapshot (the running TWAPs' slice fills). */
+  logger?: Logger | undefined;
 }
 
 export async function readAccountFacts(
@@ -108,10 +111,27 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
   const balances = new Map<string, SpotBalance>();
   for (const b of spotBalances(spot.balances)) balances.set(b.coin, b);
   const twaps = twapHistory ? runningTwaps(twapHistory, pairs, o.now) : [];
+  // What running TWAPs filled so far (twapHistory says 0 while they run): read only while one runs. An
+  // answer that cannot be read fails nothing (the kill switch's cancels need this snapshot): every running
+  // TWAP then keeps its whole size out of new orders (fail closed).
+  let twapFilled: Map<number, Decimal> | undefined;
   if (twaps.length > 0) {
-    // What they filled so far (twapHistory says 0 while they run): read only while one runs.
-    const filled = filledByTwap(await info.userTwapSliceFills({ user }, s));
-    holdTwapCommitments(balances, twaps, filled, pairs, o.rules.twapBuyReserve ?? DEFAULT_TWAP_BUY_RESERVE);
+    try {
+      twapFilled = filledByTwap(await info.userTwapSliceFills({ user }, s));
+    } catch (err) {
+      if (s?.aborted) throw err;
+      o.logger?.warn(
+        { err: describeError(err) },
+        "running TWAPs' slice fills unreadable: each keeps its whole size out of new orders this cycle",
+      );
+    }
+    holdTwapCommitments(
+      balances,
+      twaps,
+      twapFilled ?? new Map(),
+      pairs,
+      o.rules.twapBuyReserve ?? DEFAULT_TWAP_BUY_RESERVE,
+    );
   }
 
   const staking: StakingSummary = summary
@@ -173,6 +193,7 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     validators: validatorList,
     parts: o.parts,
     twaps,
+    ...(twapFilled === undefined ? {} : { twapFilled }),
     ...(twapHistory ? { recentTwaps: recentTwaps(twapHistory, pairs, o.now - DAY_MS) } : {}),
     stakingLink: snapshotLink(fees?.stakingLink ?? null),
     spotTakerFee: fees ? new Decimal(fees.userSpotCrossRate) : ZERO,

@@ -209,6 +209,11 @@ export interface Snapshot {
   validators: readonly ValidatorInfo[];
   /** TWAPs of this account currently running (status activated). */
   twaps: readonly RunningTwap[];
+  /**
+   * Base size each running TWAP filled so far, by twapId, from its slice fills (twapHistory says 0 while
+   * a TWAP runs); absent when no TWAP runs or the fills could not be read (then no progress is assumed).
+   */
+  twapFilled?: ReadonlyMap<number, Decimal>;
   stakingLink: StakingLink;
   /** The account's spot taker fee rate (e.g. 0.0007). */
   spotTakerFee: Decimal;

@@ -325,7 +325,7 @@ function benchmark(s: SimulationSummary): string[] {
     ),
     `  staking rewards: bot ${short(b.rewards.bot.amount, 6)} HYPE (≈ ${groupDigits(b.rewards.bot.value)} ${s.valuationCoin}), buy and hold ${short(b.rewards.benchmark.amount, 6)} HYPE (≈ ${groupDigits(b.rewards.benchmark.value)} ${s.valuationCoin}), on its starting delegations left alone`,
     `  bot − buy and hold: ${signed(b.botMinusBenchmark)} = staking rewards beyond buy and hold's ${signed(k.stakingRewards)}, fees ${signed(k.fees)}, spread and impact ${signed(k.spreadAndImpact)}, price moves on what it traded (what it held when, not only when it traded) and other ${signed(k.timingAndOther)}`,
-    `  one price path (seed ${s.seed}): the part from price moves can change sign on another (--seed N runs another; a sweep with --seeds, several)`,
+    ...(onePricePath(s) ? [`  ${onePathText(s.seed)}`] : []),
     ...(Number(b.unequalWithdrawals) === 0
       ? []
       : [
@@ -362,6 +362,24 @@ function skipped(s: SimulationSummary): string[] {
   return out;
 }
 
+/** What a run of a bot file naming its account does not show about that account (console and HTML). */
+export function accountCaveat(configAccount: string, forkedFrom: string | null): string {
+  const signing =
+    "what it may sign is not checked (on the venue, staking needs the account's own key: a sub-account, a vault or an API wallet cannot stake)";
+  return forkedFrom === configAccount
+    ? `the bot file's account ${shortAddress(configAccount)}, forked, but signed for by a demo key: ${signing}`
+    : `not the bot file's account ${shortAddress(configAccount)}: its holdings are not read (--fork starts from them), and ${signing}`;
+}
+
+/** Whether the result rests on one of many possible price paths: not a fork held at its mids (flat). */
+export function onePricePath(s: Pick<SimulationSummary, "forkedFrom" | "replayed">): boolean {
+  return s.forkedFrom === null || s.replayed.length > 0;
+}
+
+export function onePathText(seed: number): string {
+  return `one price path (seed ${seed}): the part from price moves can change sign on another (--seed N runs another; a sweep with --seeds, several)`;
+}
+
 export function formatSummary(s: SimulationSummary): string {
   const holdings = s.forkedFrom
     ? `the holdings of the forked account ${shortAddress(s.forkedFrom)}`
@@ -375,11 +393,7 @@ export function formatSummary(s: SimulationSummary): string {
     `Simulated ${s.period.days} day(s) of the ${s.scenario} scenario${replayedText(s)} (seed ${s.seed}, ${s.network} signatures): ${when(s.period.from)} → ${when(s.period.to)} UTC${s.period.interrupted ? " (interrupted)" : ""}`,
     ...s.replayed.map((r) => `  ${replayedLine(r, s.period.days)}`),
     `Account ${s.account}: a demo key derived from the seed, with ${holdings}`,
-    ...(s.configAccount === null
-      ? []
-      : [
-          `  not the bot file's account ${shortAddress(s.configAccount)}: its holdings are not read (--fork starts from them), and what it may sign is not checked (on the venue, staking needs the account's own key: a sub-account, a vault or an API wallet cannot stake)`,
-        ]),
+    ...(s.configAccount === null ? [] : [`  ${accountCaveat(s.configAccount, s.forkedFrom)}`]),
     `Strategies${s.configFile === undefined ? "" : ` of ${s.configFile}`}: ${s.strategies.map((x) => `${x.name} (${x.kind}, "${x.schedule}", ${runsText(x)})`).join("; ") || "none enabled"}`,
     `Cycles: ${s.cycles.total}, ${s.cycles.failed} failed${s.cycles.watch > 0 ? `, ${s.cycles.watch} of them the TWAP watch's cancels` : ""}. Actions: ${acted}.`,
   ];

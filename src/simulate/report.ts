@@ -7,9 +7,12 @@
 import { Decimal } from "../lib/decimal.js";
 import { shortAddress } from "../lib/text.js";
 import {
+  accountCaveat,
   booksText,
   eventsNotAppliedText,
   netAprText,
+  onePathText,
+  onePricePath,
   replayedLine,
   runsText,
   signedPct,
@@ -223,6 +226,11 @@ export function thinSamples(samples: Sample[], max = MAX_REPORT_SAMPLES): Sample
 }
 
 /** Renders the self-contained HTML report. */
+/** The text with its first letter in upper case (a sentence of the console's, in the report). */
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export function renderReport({ summary: s, record }: ReportData): string {
   const samples: Sample[] = thinSamples(record.samples);
   const distinct = [...s.skipped].sort((a, b) => b.count - a.count).slice(0, MAX_REPORT_REASONS);
@@ -353,7 +361,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
 <header>
   <h1>hlbot simulation: ${escapeHtml(s.scenario)} scenario</h1>
   <p>${escapeHtml(when(s.period.from))} → ${escapeHtml(when(s.period.to))} UTC (${s.period.days} days${s.period.interrupted ? ", interrupted" : ""}),
-  seed ${s.seed}, ${escapeHtml(s.network)} signatures, account <code>${escapeHtml(s.account)}</code> (demo key derived from the seed)${s.forkedFrom ? `, holding what the forked account <code>${escapeHtml(s.forkedFrom)}</code> held` : s.holdingsFrom ? `, holding what the scenario's demo account <code>${escapeHtml(s.holdingsFrom)}</code> holds` : ", with the default demo holdings"}.${s.configAccount === null ? "" : ` Not the bot file's account <code>${escapeHtml(s.configAccount)}</code>: its holdings are not read (--fork starts from them), and what it may sign is not checked (on the venue, staking needs the account's own key: a sub-account, a vault or an API wallet cannot stake).`}
+  seed ${s.seed}, ${escapeHtml(s.network)} signatures, account <code>${escapeHtml(s.account)}</code> (demo key derived from the seed)${s.forkedFrom ? `, holding what the forked account <code>${escapeHtml(s.forkedFrom)}</code> held` : s.holdingsFrom ? `, holding what the scenario's demo account <code>${escapeHtml(s.holdingsFrom)}</code> holds` : ", with the default demo holdings"}.${s.configAccount === null ? "" : ` ${escapeHtml(capitalized(accountCaveat(s.configAccount, s.forkedFrom)))}.`}
   Strategies: ${s.strategies.map((x) => `<b>${escapeHtml(x.name)}</b> (${escapeHtml(x.kind)}, <code>${escapeHtml(x.schedule)}</code>, ${runsText(x)})`).join(", ") || "none"}.</p>
   ${s.replayed.map((r) => `<p class="replayed">${escapeHtml(replayedLine(r, s.period.days))}.</p>`).join("")}
   ${s.eventsApplied.length ? `<p>Scenario events: ${s.eventsApplied.map((e) => `${escapeHtml(when(e.at))} ${escapeHtml(e.what)}`).join("; ")}.</p>` : ""}
@@ -393,7 +401,7 @@ ${tableHtml(
       ["price moves on what it traded, and other", s.benchmark.breakdown.timingAndOther],
     ],
     [false, true],
-  )}<p>One price path (seed ${s.seed}): the part from price moves can change sign on another (--seed N runs another; a sweep with --seeds, several).</p>${
+  )}${onePricePath(s) ? `<p>${escapeHtml(capitalized(onePathText(s.seed)))}.</p>` : ""}${
     Number(s.benchmark.unequalWithdrawals) === 0
       ? ""
       : `<p>Left out of it: ${escapeHtml(s.benchmark.unequalWithdrawals)} ${escapeHtml(s.valuationCoin)}, the move since of what a withdrawal paid the bot and buy and hold differently (the rest was staked or on hold).</p>`

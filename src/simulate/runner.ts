@@ -195,7 +195,7 @@ export interface SimulationRecord {
   scenario: { name: string; file: string };
   /** The real account the scenario was forked from (`--fork`), if it was. */
   forkOf?: string;
-  /** The bot file's `account:` when it names one and the run is not a fork of it: not what was simulated. */
+  /** The bot file's `account:` when it names one: not what signed here (a demo key did), nor, unless forked, what was held. */
   configAccount?: string;
   seed: number;
   network: LoadedConfig["network"];
@@ -593,9 +593,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         benchmark: runBenchmark(bench, account, samples, end),
         ...scenarioEvents(scenario, from, end),
         ...(o.forkOf === undefined ? {} : { forkOf: o.forkOf.toLowerCase() }),
-        ...(o.config.account === undefined || o.forkOf !== undefined
-          ? {}
-          : { configAccount: o.config.account.toLowerCase() }),
+        ...(o.config.account === undefined ? {} : { configAccount: o.config.account.toLowerCase() }),
       };
       await o.onFinished?.(sim, account);
       return { record, wallMs: performance.now() - wallStart };

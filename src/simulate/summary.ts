@@ -231,7 +231,7 @@ export interface SimulationSummary {
   holdingsFrom: string | null;
   /** The real account a `--fork` run copied (its holdings are the ones simulated), else null. */
   forkedFrom: string | null;
-  /** The bot file's `account:`, not simulated (the demo holdings were), unless forked from it. */
+  /** The bot file's `account:`: a demo key signed for it; its holdings were simulated only when forked from it. */
   configAccount: string | null;
   valuationCoin: string;
   period: { from: string; to: string; days: number; interrupted: boolean };

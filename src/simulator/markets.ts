@@ -171,13 +171,14 @@ export class Markets {
   }
 
   /**
-   * Mid price 24 h ago (for prevDayPx), or the scenario's value. In the first day, the price at the start:
-   * the venue always has a day-old price, and taking the current one instead let a first-day crash or pump
-   * pass the bot's previous-day price check in simulations only (a trader's trial).
+   * Mid price 24 h ago (for prevDayPx), or the scenario's value. A path with no price then (a walk or a
+   * script before the start) gives its start's: the venue always has a day-old price, and taking the
+   * current one instead let a first-day crash or pump pass the bot's previous-day price check in
+   * simulations only (a trader's trial). Replayed candles have their own history before the start.
    */
   prevDayPx(pair: Pair, t = this.now()): Decimal {
     if (pair.config.prevDayPx) return pair.config.prevDayPx;
-    const px = pair.path.before(Math.max(t - 24 * HOUR, this.start)) ?? pair.path.at(t);
+    const px = pair.path.before(t - 24 * HOUR) ?? pair.path.before(this.start) ?? pair.path.at(t);
     return this.onGrid(pair, px);
   }
 

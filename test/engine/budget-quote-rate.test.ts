@@ -2,12 +2,12 @@
 // TWAPs re-valued at each cycle's HYPE price: as HYPE fell from 25 to 15, what it had spent "shrank" in USD
 // and the DCA bought again, about 12,600 USD against a 9,000 budget, its reason still saying "budget used
 // up (7683.26 of 9000 USD)" (a trader's trial). maxDailyNotionalUsd counted the same way.
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/engine/config/loader.js";
 import { runSimulation } from "../../src/simulate/runner.js";
-import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
+import { demoWithFooHype } from "../helpers/scenario.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 const START = Date.parse("2025-01-01T00:00:00Z");
@@ -30,28 +30,10 @@ function hypeUsdAt(t: number): number {
   return HYPE[HYPE.length - 1]![1];
 }
 
-/** The demo scenario with a FOO token, a flat FOO/HYPE pair, and HYPE falling from 25 to 15 over 4 days. */
+/** The demo scenario with FOO/HYPE flat at 2 and HYPE falling from 25 to 15 over 4 days, in `dir`. */
 function scenario(dir: string): string {
-  let text = readFileSync(DEMO_SCENARIO_PATH, "utf8");
-  const edit = (from: string, to: string) => {
-    if (!text.includes(from)) throw new Error(`demo scenario changed: ${from}`);
-    text = text.replace(from, to);
-  };
-  edit(
-    "    fullName: Unit Bitcoin\n",
-    "    fullName: Unit Bitcoin\n  - { name: FOO, index: 300, szDecimals: 1, weiDecimals: 8 }\n",
-  );
-  edit(
-    "  - { index: 142, base: UBTC, quote: USDC, book: { class: medium } }\n",
-    "  - { index: 142, base: UBTC, quote: USDC, book: { class: medium } }\n  - { index: 200, base: FOO, quote: HYPE, book: { class: deep } }\n",
-  );
-  const points = HYPE.map(([d, px]) => `      - { at: ${d}d, px: "${px}" }`).join("\n");
-  edit(
-    '  "@107": { start: "25.0", drift: 0.0, volatility: 0.8 }\n',
-    `  "@107":\n    interpolate: linear\n    points:\n${points}\n  "@200": { start: "2.0", drift: 0.0, volatility: 0.01 }\n`,
-  );
   const file = join(dir, "scenario.yaml");
-  writeFileSync(file, text);
+  writeFileSync(file, demoWithFooHype({ hype: HYPE }));
   return file;
 }
 

@@ -18,3 +18,32 @@ export function demoWithHypeAt(px: string): Scenario {
     DEMO_SCENARIO_PATH,
   );
 }
+
+/**
+ * The bundled demo scenario with a FOO token and a FOO/HYPE pair (index 200, asset 10200) at `fooInHype`,
+ * and HYPE/USDC on `hype` (day, price) points, linear (default: the demo's random path): a pair quoted in
+ * a token that is not a dollar.
+ */
+export function demoWithFooHype(o: { fooInHype?: string; hype?: Array<[number, number]> } = {}): string {
+  let text = readFileSync(DEMO_SCENARIO_PATH, "utf8");
+  const edit = (from: string, to: string) => {
+    if (!text.includes(from))
+      throw new Error(`the demo scenario changed: update test/helpers/scenario.ts (${from.trim()})`);
+    text = text.replace(from, to);
+  };
+  edit(
+    "    fullName: Unit Bitcoin\n",
+    "    fullName: Unit Bitcoin\n  - { name: FOO, index: 300, szDecimals: 1, weiDecimals: 8 }\n",
+  );
+  edit(
+    "  - { index: 142, base: UBTC, quote: USDC, book: { class: medium } }\n",
+    "  - { index: 142, base: UBTC, quote: USDC, book: { class: medium } }\n  - { index: 200, base: FOO, quote: HYPE, book: { class: deep } }\n",
+  );
+  const foo = `  "@200": { start: "${o.fooInHype ?? "2.0"}", drift: 0.0, volatility: 0.01 }\n`;
+  if (o.hype === undefined) edit(HYPE_PATH, HYPE_PATH + foo);
+  else {
+    const points = o.hype.map(([d, px]) => `      - { at: ${d}d, px: "${px}" }`).join("\n");
+    edit(HYPE_PATH, `  "@107":\n    interpolate: linear\n    points:\n${points}\n${foo}`);
+  }
+  return text;
+}

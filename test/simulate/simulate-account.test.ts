@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/engine/config/loader.js";
-import { formatSummary } from "../../src/simulate/format.js";
+import { accountCaveat, formatSummary, onePricePath } from "../../src/simulate/format.js";
 import { renderReport } from "../../src/simulate/report.js";
 import { runSimulation } from "../../src/simulate/runner.js";
 import { buildSummary } from "../../src/simulate/summary.js";
@@ -32,8 +32,14 @@ describe("a bot file naming its account, simulated", () => {
     expect(text).toContain("a sub-account, a vault or an API wallet cannot stake");
     expect(text).toContain("one price path (seed 42)");
     const html = renderReport({ summary, record });
-    expect(html).toContain(`Not the bot file's account <code>${SUB}</code>`);
+    expect(html).toContain("Not the bot file&#39;s account 0x1111…1111: its holdings are not read");
     expect(html).toContain("One price path (seed 42)");
+
+    // Forked from it: its holdings ran, its signing did not (the line a review missed under --fork).
+    expect(accountCaveat(SUB, SUB)).toMatch(
+      /^the bot file's account 0x1111…1111, forked, but signed for by a demo key: .*cannot stake\)$/,
+    );
+    expect(onePricePath({ forkedFrom: SUB, replayed: [] })).toBe(false);
 
     const demo = buildSummary(
       (await runSimulation({ config: await loadConfig(`${REPO_ROOT}/config/demo.yaml`, {}), days: 0.25 }))

@@ -198,7 +198,7 @@ describe("info queries", () => {
     const fills = await client.userTwapSliceFills({ user: ADDR.trader });
     expect(fills.length).toBeGreaterThan(5);
     expect(new Set(fills.map((f) => f.fill.tid)).size).toBe(fills.length);
-    expect(fills.every((f) => /^0x0{64}$/.test(f.fill.hash) && f.fill.twapId === f.twapId)).toBe(true);
+    expect(fills.every((f) => /^0x0{64}$/.test(f.fill.hash ?? "") && f.fill.twapId === f.twapId)).toBe(true);
     expect(fills[0]!.fill.time).toBeGreaterThan(fills[fills.length - 1]!.fill.time);
   });
 

@@ -65,6 +65,9 @@ export function register(program: Command, ctx: CliContext): void {
           return budgeted[0] ?? matches[0]?.name ?? VENUE_HISTORY;
         };
 
+        const { spotUniverse } = await import("../../engine/readSnapshot.js");
+        const { usdPerUnit } = await import("../../engine/usd.js");
+        const universe = spotUniverse(meta, mids);
         let twapRows = 0;
         for (const entry of latestTwapEntries(twaps)) {
           const key = twapRecordKey(entry);
@@ -73,8 +76,11 @@ export function register(program: Command, ctx: CliContext): void {
           const executedSz = new Decimal(st.executedSz);
           const average = executedSz.gt(0) ? new Decimal(st.executedNtl).div(executedSz) : new Decimal(0);
           const mid = mids[st.coin] === undefined ? new Decimal(0) : new Decimal(mids[st.coin] as string);
-          // The value it may reach: its full size at the higher of its average fill and today's mid.
+          // The value it may reach: its full size at the higher of its average fill and today's mid, in USD
+          // at the quote's mid (a pair quoted in HYPE counted in HYPE was 25 times too little).
           const px = Decimal.max(average, mid);
+          const quote = universe.pairs.get(st.coin)?.quote.name;
+          const quoteUsd = (quote === undefined ? undefined : usdPerUnit(universe, quote)) ?? new Decimal(1);
           const side = st.side === "B" ? "buy" : "sell";
           const added = runtime.journal.importVenueRecord({
             cycleId,
@@ -84,7 +90,7 @@ export function register(program: Command, ctx: CliContext): void {
             at: st.timestamp,
             key,
             record: entry,
-            notionalUsd: size.times(px),
+            notionalUsd: size.times(px).times(quoteUsd),
             ...(entry.twapId === undefined ? {} : { twapId: entry.twapId }),
           });
           if (added) twapRows++;

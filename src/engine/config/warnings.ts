@@ -91,7 +91,11 @@ export function strategyWarnings(
   const { amountUsd, budgetUsd } =
     s.kind === "twap-accumulate" ? (s.params as { amountUsd?: unknown; budgetUsd?: unknown }) : {};
   const enough = withRoundingRoom(minOrder);
-  if (s.enabled && amountUsd instanceof Decimal && amountUsd.lt(enough))
+  // The venue's minimum is in the pair's quote: compared with USD amounts only where the quote is a dollar
+  // (a DCA paid in HYPE is told so below, not "raise amountUsd to 102").
+  const quoteParam = s.kind === "twap-accumulate" ? (s.params as { quote?: unknown }).quote : undefined;
+  const inDollars = typeof quoteParam !== "string" || isUsdStablecoin(quoteParam);
+  if (s.enabled && inDollars && amountUsd instanceof Decimal && amountUsd.lt(enough))
     out.push(
       `strategy ${s.name}: amountUsd ${amountUsd.toFixed()} is ${amountUsd.lt(minOrder) ? "below" : "at"} the smallest TWAP the venue accepts ` +
         `(venue.twapMinOrderValue ${minOrder.toFixed()})${amountUsd.lt(minOrder) ? ": every run will be skipped" : ", and orders are rounded down to whole lots: a run is skipped whenever that takes it below (at most prices)"}. ` +
@@ -128,11 +132,10 @@ export function strategyWarnings(
         `and the impact): the rebalancer trades price noise back and forth and loses that cost each time. Use ${NARROW_BAND.times(4).toFixed()} or more.`,
     );
   // A DCA paid in a token that is not a dollar: the venue's minimum is in that token, not in USD.
-  const quote = s.kind === "twap-accumulate" ? (s.params as { quote?: unknown }).quote : undefined;
-  if (s.enabled && typeof quote === "string" && !isUsdStablecoin(quote))
+  if (s.enabled && !inDollars)
     out.push(
-      `strategy ${s.name}: it pays in ${quote}: the venue's smallest TWAP (venue.twapMinOrderValue ${minOrder.toFixed()}) is ` +
-        `${minOrder.toFixed()} ${quote}, not USD, so amountUsd${budgetUsd === undefined ? "" : " and budgetUsd"} must be worth at least that much ${quote} ` +
+      `strategy ${s.name}: it pays in ${quoteParam}: the venue's smallest TWAP (venue.twapMinOrderValue ${minOrder.toFixed()}) is ` +
+        `${minOrder.toFixed()} ${quoteParam}, not USD, so amountUsd${budgetUsd === undefined ? "" : " and budgetUsd"} must be worth at least that much ${quoteParam} ` +
         `at its USD price (a run worth less is skipped).`,
     );
   // A rebalancer's minOrderUsd under the venue minimum: corrections between the two are skipped anyway.
@@ -160,7 +163,7 @@ export function strategyWarnings(
   }
   const reserve = rules.twapBuyReserve ?? DEFAULT_TWAP_BUY_RESERVE;
   const smallestBudget = enough.times(reserve.plus(1)).toDecimalPlaces(0, Decimal.ROUND_UP);
-  if (s.enabled && budgetUsd instanceof Decimal && budgetUsd.lt(smallestBudget))
+  if (s.enabled && inDollars && budgetUsd instanceof Decimal && budgetUsd.lt(smallestBudget))
     out.push(
       `strategy ${s.name}: budgetUsd ${budgetUsd.toFixed()} is too small for one TWAP: a run is sized ${reserve.times(100).toFixed()}% under ` +
         `the budget left (venue.twapBuyReserve) and must reach the venue minimum (${minOrder.toFixed()}) in whole lots. ` +

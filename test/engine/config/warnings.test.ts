@@ -48,18 +48,23 @@ describe("costs a trader would not see in the file", () => {
   });
 
   it("says a DCA paid in HYPE must reach the venue minimum in HYPE, not USD", () => {
-    const dca = (quote: string) =>
+    const dca = (quote: string, amount = "500") =>
       ({
         name: "dca",
         kind: "twap-accumulate",
         enabled: true,
         schedule: "0 * * * *",
-        params: { coin: "FOO", quote, side: "buy", amountUsd: parseDecimal("500") },
+        params: { coin: "FOO", quote, side: "buy", amountUsd: parseDecimal(amount) },
       }) as never;
     expect(strategyWarnings(dca("HYPE"))).toEqual([
       "strategy dca: it pays in HYPE: the venue's smallest TWAP (venue.twapMinOrderValue 100) is 100 HYPE, not USD, so amountUsd must be worth at least that much HYPE at its USD price (a run worth less is skipped).",
     ]);
     expect(strategyWarnings(dca("USDC"))).toEqual([]);
+    // Not also "raise amountUsd to at least 102" (USD against a minimum in HYPE): the one warning says it.
+    expect(strategyWarnings(dca("HYPE", "50"))).toHaveLength(1);
+    expect(strategyWarnings(dca("USDC", "50"))).toEqual([
+      expect.stringMatching(/Raise amountUsd to at least 102/),
+    ]);
     expect(strategyWarnings(dca("usdt0"))).toEqual([]);
   });
 });

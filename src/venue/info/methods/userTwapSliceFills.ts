@@ -1,6 +1,7 @@
-// userTwapSliceFills: fills of a user's TWAP suborders, most recent first, at most 2000. Slice fills carry an all-zero hash: deduplicate by `tid`. Only shown (`hlbot status` adds
-// `sz` per `twapId` for a TWAP's progress), so `side` accepts a value other than "B" / "A" (kept,
-// reported once); the numbers stay checked.
+// userTwapSliceFills: fills of a user's TWAP suborders, most recent first, at most 2000. Slice fills carry
+// an all-zero hash: deduplicate by `tid`. hlbot acts on a running TWAP's progress from it (readSnapshot:
+// what it may still take is kept out of new orders), so `sz`, `tid` and the wrapper's `twapId` are
+// checked; fields only shown are optional (`side` accepts a value other than "B" / "A", kept, reported once).
 import { z } from "zod";
 import { Decimal, ZERO } from "../../../lib/decimal.js";
 import type { HttpTransport } from "../../transport/http.js";
@@ -16,20 +17,22 @@ export const UserTwapSliceFillsRequest = z.strictObject({
 export type UserTwapSliceFillsRequest = z.output<typeof UserTwapSliceFillsRequest>;
 
 export const TwapSliceFill = z.looseObject({
-  coin: z.string(),
-  px: DecimalString,
+  // Acted on: a running TWAP's progress (sz per twapId, each fill once by tid) and shown: fees since a
+  // time. The rest is only ever displayed (`hlbot info`): optional, so a change in it stops nothing.
   sz: DecimalString,
-  side: openEnum("[].fill.side", ["B", "A"]),
-  time: TimestampMs,
-  startPosition: DecimalString,
-  dir: z.string(),
-  closedPnl: DecimalString,
-  hash: HashOut,
-  oid: UInt,
-  crossed: z.boolean(),
-  fee: DecimalString,
   tid: UInt,
+  time: TimestampMs,
+  fee: DecimalString,
   feeToken: z.string(),
+  coin: z.string().optional(),
+  px: DecimalString.optional(),
+  side: openEnum("[].fill.side", ["B", "A"]).optional(),
+  startPosition: DecimalString.optional(),
+  dir: z.string().optional(),
+  closedPnl: DecimalString.optional(),
+  hash: HashOut.optional(),
+  oid: UInt.optional(),
+  crossed: z.boolean().optional(),
   twapId: UInt.nullable().optional(),
   builderFee: DecimalString.optional(),
   feeTrialEscrow: DecimalString.optional(),
