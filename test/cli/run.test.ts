@@ -444,6 +444,31 @@ describe("hlbot run: a strategy file that does not load", () => {
   }, 60_000);
 });
 
+describe("a journal removed under the running daemon", () => {
+  it("stops it (exit 1) saying so, rather than trading on into a deleted file", async () => {
+    // A recovery trial: `rm state/hlbot.db*` while run traded; it went on 48 s (deposits, delegations,
+    // notifications) into the unlinked file with /health "ok", and lost all of it.
+    const wallet = Wallet.createRandom();
+    work = mkdtempSync(join(tmpdir(), "hlbot-run-journal-"));
+    const venue = cli(["venue", "--fund", `${wallet.address}:HYPE=1000,USDC=5000`], {});
+    await until("the venue URL", () => venue.stdout().includes("\n"));
+    const bot = makeBot(venue.stdout().trim(), { mode: "dry-run" });
+    const run = cli(["run", "--config", bot.config], { HLBOT_TEST_KEY: wallet.privateKey });
+    await run.waitFor("a cycle", (l) => /^cycle ok/.test(l.msg));
+    const db = join(bot.state, "hlbot.db");
+    for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+    const { code } = await run.exited;
+    expect(code).toBe(1);
+    expect(
+      run.lines.some((l) =>
+        l.msg.startsWith(`the journal ${db} was removed or replaced under the running bot`),
+      ),
+    ).toBe(true);
+    venue.proc.kill("SIGTERM");
+    expect((await venue.exited).code).toBe(0);
+  }, 30_000);
+});
+
 describe("hlbot run against hlbot venue (end to end)", () => {
   it("acts on schedule, answers /health and /metrics, and exits 0 on SIGTERM", async () => {
     const wallet = Wallet.createRandom();

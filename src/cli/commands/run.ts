@@ -3,6 +3,7 @@
 // /metrics. SIGINT/SIGTERM stop it gracefully (exit 0; 1 if the grace period ran out and work in
 // flight was aborted); a second signal exits at once (128 + signal number). SIGHUP reloads the
 // strategy files. Only a broken configuration (exit 2) or state database (exit 1) stops it otherwise.
+import { statSync } from "node:fs";
 import type { Command } from "commander";
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../../engine/config/loader.js";
@@ -288,10 +289,23 @@ async function runDaemon(
       },
       `hlbot run: ${live ? "LIVE" : "dry run"} for ${runtime.account} on ${config.network}, state ${config.state}`,
     );
-    // `rm state/lock.db` would let a second instance lock a new file: stop rather than run beside it.
+    // `rm state/lock.db` would let a second instance lock a new file: stop rather than run beside it. A
+    // journal removed or replaced under the running bot: what it writes now is lost with the unlinked file
+    // (a recovery trial traded 48 s into a deleted journal, /health "ok"): stop, and the next start asks
+    // for `hlbot journal rebuild`.
+    const journalFile = runtime.db.name;
+    const journalId = fileIdentity(journalFile);
     const lockWatch = setInterval(() => {
-      if (lock.stillHeld()) return;
+      const journalGone = journalId !== undefined && fileIdentity(journalFile) !== journalId;
+      if (lock.stillHeld() && !journalGone) return;
       clearInterval(lockWatch);
+      if (journalGone) {
+        logger.error(
+          `the journal ${journalFile} was removed or replaced under the running bot; what it records now would be lost: stopping (run \`hlbot journal rebuild\` before starting again)`,
+        );
+        shutdown.stop({ kind: "request", reason: "journal lost" }, { failed: true });
+        return;
+      }
       logger.error(
         `the instance lock ${config.state}/lock.db was removed or replaced; another hlbot could take this state folder: stopping`,
       );
@@ -330,5 +344,15 @@ async function runDaemon(
     notices?.stop(ctx.exitCode ?? 0);
   } finally {
     await shutdown.close();
+  }
+}
+
+/** A file's device and inode ("dev:ino"), undefined when it does not exist: another file at the path differs. */
+function fileIdentity(file: string): string | undefined {
+  try {
+    const st = statSync(file);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return undefined;
   }
 }
