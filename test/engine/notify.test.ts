@@ -9,7 +9,7 @@ import pino from "pino";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { CycleReport } from "../../src/engine/cycle.js";
 import { Journal } from "../../src/engine/journal.js";
-import { submissionEvents, testEvent } from "../../src/engine/notify/events.js";
+import { daemonEvent, submissionEvents, testEvent } from "../../src/engine/notify/events.js";
 import { channelsFromConfig, type NotificationAttempt, Notifier } from "../../src/engine/notify/notifier.js";
 import type { NotifyEvent } from "../../src/engine/notify/types.js";
 import { ConfigError } from "../../src/lib/errors.js";
@@ -276,6 +276,41 @@ describe("submission notices say what was sent", () => {
     expect(events[0]?.data).toMatchObject({ sent: "300 HYPE to 0xb8f4…5bc5" });
   });
 
+  it("a refusal by hlbot itself (nothing sent) is not told as the venue's (a recovery trial: a clock a day ahead)", () => {
+    const report = {
+      cycleId: "c3",
+      reconciled: [],
+      actions: [
+        {
+          strategy: "staking",
+          action: "cDeposit",
+          reason: "move 5 idle spot HYPE into staking",
+          guard: "allowed",
+          outcome: "rejected",
+          request: {},
+          detail: "not sent: the local clock is 24.0 h ahead of the venue's (Date header)",
+          notSent: true,
+        },
+        {
+          strategy: "dca",
+          action: "twapOrder",
+          reason: "buy",
+          guard: "allowed",
+          outcome: "rejected",
+          request: {
+            action: { type: "twapOrder", twap: { a: 10107, b: true, s: "1", r: false, m: 30, t: false } },
+          },
+          detail: "Insufficient spot balance",
+        },
+      ],
+    } as unknown as CycleReport;
+    const events = submissionEvents({ account: "0xabc", network: "testnet", now: 0 }, report);
+    expect(events[0]?.title).toBe("staking: cDeposit REJECTED by hlbot, not sent");
+    expect(events[0]?.text).toContain("hlbot: not sent: the local clock is 24.0 h ahead");
+    expect(events[1]?.title).toMatch(/REJECTED by the venue$/);
+    expect(events[1]?.text).toContain("venue: Insufficient spot balance");
+  });
+
   it("a submission left unknown and reconciled later is followed up: landed or not", () => {
     const report = {
       cycleId: "c2",
@@ -309,5 +344,23 @@ describe("submission notices say what was sent", () => {
       ["submission.reconciled", "dca: twapOrder #9 did not land: nothing happened"],
       ["submission.reconciled", "dca: twapOrder #21 LANDED: it took effect"],
     ]);
+  });
+});
+
+describe("daemon.stop", () => {
+  it("says why the daemon stopped, not only its exit code (a recovery trial got 'daemon stopped (exit 1)' after a full disk)", () => {
+    const c = {
+      account: "0x1111111111111111111111111111111111111111",
+      network: "testnet",
+      now: Date.UTC(2026, 10, 27),
+    };
+    const e = daemonEvent(c, "stop", {
+      mode: "live",
+      exitCode: 1,
+      why: "the state database in ./state failed: database or disk is full",
+    });
+    expect(e.title).toBe("daemon stopped (exit 1)");
+    expect(e.text).toBe("the state database in ./state failed: database or disk is full");
+    expect(daemonEvent(c, "stop", { mode: "live", exitCode: 0 }).text).toBe("");
   });
 });

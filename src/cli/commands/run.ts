@@ -7,6 +7,7 @@ import { statSync } from "node:fs";
 import type { Command } from "commander";
 import type { Logger } from "pino";
 import type { LoadedConfig } from "../../engine/config/loader.js";
+import type { StopCause } from "../../engine/shutdown.js";
 import {
   ConfigError,
   damagedDatabaseAdvice,
@@ -320,28 +321,29 @@ async function runDaemon(
     );
     const result = await daemon.done;
 
+    // Why it stopped, in words: on stderr, and in the daemon.stop notification (which said only the exit code).
+    let why: string;
     if (result.reason === "fatal") {
       const configProblem = walk(result.error, (e) => e instanceof HlbotError && e.family === "config");
       if (configProblem !== undefined) {
-        ctx.stderr(`hlbot: stopped: ${describeError(configProblem)}\n`);
+        why = describeError(configProblem);
         ctx.exitCode = 2;
       } else {
         const damaged = damagedDatabaseAdvice(result.error, `${config.state}/hlbot.db`);
-        ctx.stderr(
-          `hlbot: stopped: the state database in ${config.state} failed: ${describeError(result.error)}${damaged === undefined ? "" : `; ${damaged}`}\n`,
-        );
+        why = `the state database in ${config.state} failed: ${describeError(result.error)}${damaged === undefined ? "" : `; ${damaged}`}`;
         ctx.exitCode = 1;
       }
+      ctx.stderr(`hlbot: stopped: ${why}\n`);
     } else if (!result.clean) {
-      ctx.stderr(
-        `hlbot: stopped after the ${graceMs} ms grace period; the cycle in flight was aborted (see \`hlbot history\`)\n`,
-      );
+      why = `stopped after the ${graceMs} ms grace period; the cycle in flight was aborted (see \`hlbot history\`)`;
+      ctx.stderr(`hlbot: ${why}\n`);
       ctx.exitCode = 1;
     } else {
       ctx.exitCode = shutdown.crashed ? 1 : 0;
+      why = stopCauseText(shutdown.signal.reason as StopCause | undefined);
     }
     logger.info({ exitCode: ctx.exitCode }, "hlbot run: stopped");
-    notices?.stop(ctx.exitCode ?? 0);
+    notices?.stop(ctx.exitCode ?? 0, why);
   } finally {
     await shutdown.close();
   }
@@ -355,4 +357,12 @@ function fileIdentity(file: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A stop's cause in words, for the daemon.stop notification. */
+function stopCauseText(cause: StopCause | undefined): string {
+  if (cause === undefined) return "";
+  if (cause.kind === "signal") return `${cause.signal} received`;
+  if (cause.kind === "request") return cause.reason;
+  return `an unexpected error: ${describeError(cause.error)}`;
 }

@@ -65,8 +65,8 @@ export class DaemonNotices {
     this.checkKillSwitch();
   }
 
-  stop(exitCode: number): void {
-    this.o.notifier.notify(daemonEvent(this.ctx(), "stop", { mode: this.mode, exitCode }));
+  stop(exitCode: number, why = ""): void {
+    this.o.notifier.notify(daemonEvent(this.ctx(), "stop", { mode: this.mode, exitCode, why }));
   }
 
   /** After a cycle that ran: its submissions, TWAPs gone since the last one, the kill switch, a recovery. */

@@ -65,9 +65,12 @@ export function submissionEvents(c: EventContext, report: CycleReport): NotifyEv
       a.outcome === "accepted"
         ? `${what} accepted`
         : a.outcome === "rejected"
-          ? `${what} REJECTED by the venue`
+          ? // Refused by hlbot itself before anything was sent (a clock far ahead, a key that cannot sign it).
+            `${what} REJECTED ${a.notSent ? "by hlbot, not sent" : "by the venue"}`
           : `${what}: outcome UNKNOWN (being reconciled; not resent blindly)`;
-    const text = [a.reason, a.detail ? `venue: ${a.detail}` : ""].filter(Boolean).join("\n");
+    const text = [a.reason, a.detail ? `${a.notSent ? "hlbot" : "venue"}: ${a.detail}` : ""]
+      .filter(Boolean)
+      .join("\n");
     out.push(
       event(c, `submission.${a.outcome}`, title, text, {
         cycleId: report.cycleId,
@@ -199,9 +202,10 @@ export function scheduleMissedEvent(
     c,
     "schedule.missed",
     `${names.join(", ")} missed ${missed.length === 1 && missed[0]?.count === 1 ? "a slot" : "slots"}: nothing ran for them`,
-    `${lines.join("\n")}\nThese slots were more than schedule.catchUp (${duration(catchUpMs)}) old when hlbot looked ` +
-      "(the daemon was down, or `hlbot once` was not called within that window after the slot), so they were not run. " +
-      "Call `hlbot once` more often, or raise schedule.catchUp; if it was called in time, the slot waited (the kill switch, a daily limit, a TWAP running on its pair) until it was too old: `hlbot history` shows why.",
+    `${lines.join("\n")}\nThese slots went by without a run. Either hlbot did not look within schedule.catchUp ` +
+      `(${duration(catchUpMs)}) after them (the daemon was down, or \`hlbot once\` was not called in that window: call it ` +
+      "more often, or raise schedule.catchUp), or their runs failed (the venue unreachable) or waited (the kill switch, " +
+      "a daily limit, a TWAP running on its pair) until they were too old or a later slot replaced them: `hlbot history` shows which.",
     {
       strategies: names,
       missed: missed.map((m) => ({
@@ -225,7 +229,7 @@ export function killSwitchEvent(c: EventContext, engaged: boolean, file: string)
 export function daemonEvent(
   c: EventContext,
   kind: "start" | "stop",
-  detail: { mode: string; strategies?: readonly string[]; exitCode?: number },
+  detail: { mode: string; strategies?: readonly string[]; exitCode?: number; why?: string },
 ): NotifyEvent {
   return kind === "start"
     ? event(
@@ -235,7 +239,9 @@ export function daemonEvent(
         detail.strategies ? `strategies: ${detail.strategies.join(", ")}` : "",
         { ...detail },
       )
-    : event(c, "daemon.stop", `daemon stopped (exit ${detail.exitCode ?? 0})`, "", { ...detail });
+    : event(c, "daemon.stop", `daemon stopped (exit ${detail.exitCode ?? 0})`, detail.why ?? "", {
+        ...detail,
+      });
 }
 
 export interface DailySummary {
