@@ -43,9 +43,15 @@ describe("a damaged state database", () => {
     const fd = openSync(db, "r+");
     writeSync(fd, Buffer.alloc(size - 4096, 0xa5), 0, size - 4096, 4096);
     closeSync(fd);
-    const r = await runCli(["once", "--config", config], { env: { TEST_BOT_KEY: b.key } });
+    const r = await runCli(["once", "--json", "--config", config], { env: { TEST_BOT_KEY: b.key } });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/malformed|not a database/);
     expect(r.stderr).toContain("is damaged: stop every hlbot of this state folder");
+    // --json promises its summary line when the pass cannot start (a recovery trial got none).
+    const summary = JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "null") as {
+      summary?: { error?: string; failed?: number };
+    };
+    expect(summary.summary?.failed).toBe(1);
+    expect(summary.summary?.error).toMatch(/malformed|not a database/);
   });
 });

@@ -115,7 +115,11 @@ export function register(program: Command, ctx: CliContext): void {
           // The venue can fail before the journal opens (an API wallet's role is asked first): the pass is
           // still a failed cycle row and, with notify, told as below; the --json summary line too.
           const { VenueError } = await import("../../lib/errors.js");
-          if (!(err instanceof VenueError)) throw err;
+          if (!(err instanceof VenueError)) {
+            // The key, the keystore or the state folder unusable: the --json summary line says so too.
+            if (opts.json) ctx.stdout(unstartedLine(Date.now(), config.account ?? null, err));
+            throw err;
+          }
           await recordUnopenedPass(ctx, config, logger, err, live);
           if (opts.json) ctx.stdout(unstartedLine(Date.now(), config.account ?? null, err));
           ctx.stderr(`${UNSTARTED_NOTE}\n`);
