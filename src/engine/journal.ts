@@ -209,6 +209,8 @@ export interface SubmissionRow {
   expectedEnd: number | null;
   createdAt: number;
   updatedAt: number;
+  /** The venue's time when it was written (its clock from the Date headers), when known. */
+  venueAt?: number | null;
 }
 
 export interface CycleRow {
@@ -271,7 +273,7 @@ export type RefusedTwapRow = Pick<SubmissionRow, "account" | "actionType" | "sta
 const SUBMISSION_COLUMNS = `id, cycle_id AS cycleId, strategy, account, signer, action_type AS actionType, nonce,
   expires_after AS expiresAfter, vault, request, status, reason, result, notional_usd AS notionalUsd,
   stake_move AS stakeMove, asset, twap_id AS twapId, expected_end AS expectedEnd, created_at AS createdAt,
-  updated_at AS updatedAt`;
+  updated_at AS updatedAt, venue_at AS venueAt`;
 
 /** Name under which manual actions are journaled (their decisions, submissions and usage). */
 export const MANUAL_STRATEGY = "manual";
@@ -821,17 +823,36 @@ export class Journal {
   }
 
   /**
+   * Dates back what was written while the clock ran ahead (submissions and cycles with times after `now`):
+   * to the venue's time it was written at, where the row has it, else `now`. Otherwise a send from then
+   * counts as made in every slot until the clock reaches it (an hourly DCA held 12 hours, a review) and
+   * the daily limits' window holds it longer than a day. Returns how many rows changed.
+   */
+  redateFuture(now: number): number {
+    let changed = 0;
+    this.batch(() => {
+      changed += this.sql(
+        "UPDATE submissions SET created_at = MIN(COALESCE(venue_at, ?), ?) WHERE created_at > ?",
+      ).run(now, now, now).changes;
+      changed += this.sql("UPDATE cycles SET started_at = ? WHERE started_at > ?").run(now, now).changes;
+      changed += this.sql("UPDATE cycles SET finished_at = ? WHERE finished_at > ?").run(now, now).changes;
+    });
+    return changed;
+  }
+
+  /**
    * Brings back a slot state written while the clock ran ahead (schedule.ts rewoundSlotState): the only
    * way a settled slot moves backwards. Only a row still ahead of `now` is changed.
    */
   rewindSlot(account: string, strategy: string, state: SlotState, now: number): void {
     this.sql(
-      `UPDATE schedule_slots SET first_seen = ?, last_slot = ?, last_outcome = ?, updated_at = ?
+      `UPDATE schedule_slots SET first_seen = ?, last_slot = ?, last_outcome = ?, schedule = ?, updated_at = ?
          WHERE account = ? AND strategy = ? AND (first_seen > ? OR last_slot > ?)`,
     ).run(
       state.firstSeen,
       state.lastSlot ?? null,
-      state.lastSlot === undefined ? null : "missed",
+      state.lastSlot === undefined ? null : state.lastActed ? "acted" : "missed",
+      state.lastSchedule ?? null,
       this.clock(),
       account,
       strategy,

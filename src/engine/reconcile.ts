@@ -247,12 +247,16 @@ function findEvidence(
   o: ReconcileOptions,
 ): Found | undefined {
   const slack = o.clockSlackMs ?? 10_000;
-  // The nonce is our clock's; when it runs ahead of the venue's, venue records carry earlier times.
+  // The nonce is our clock's; when it runs ahead of the venue's, venue records carry earlier times. So
+  // does a nonce the store handed out ahead of the clock (max(now, last + 1) after a clock that ran hours
+  // ahead was corrected): the venue's time when the row was written bounds it too (a review found such a
+  // landed TWAP judged absent, and its budget no longer counting it).
   const venueNow = o.venueNow?.();
   const ahead = venueNow === undefined ? 0 : Math.max(0, o.now - venueNow);
+  const signed = Math.min(row.nonce, row.venueAt ?? row.nonce);
   return specOf(kind).reconcile.match(action, {
-    nonce: row.nonce,
-    from: row.nonce - slack - ahead,
+    nonce: signed,
+    from: signed - slack - ahead,
     until: deadline(row, o) + slack,
     claimed,
     evidence,

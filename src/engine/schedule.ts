@@ -302,18 +302,36 @@ export function slotVerdict(
  * A slot state written while the clock ran ahead (a settled slot, or the first sighting, still to come),
  * brought back to `now`; undefined when it is not ahead. Counted from a future slot, nothing was due until
  * the clock reached it again: a clock a day ahead for a minute, then corrected, stopped every strategy for
- * that day (a year ahead, for a year) while /health said "ok" (an operator's trial). Settled up to the
- * slot before the latest one that has come, so that one is due again within the catch-up window: a live
- * scheduler does not run it twice (anything sent since it began counts as acting in it, and what was sent
- * while the clock ran ahead carries times still to come). The scheduler writes the result back
- * (Journal.rewindSlot), so later verdicts count from it.
+ * that day (a year ahead, for a year) while /health said "ok" (an operator's trial). The latest slot
+ * that has come, under the expression the state was settled under (a schedule edited since is measured
+ * against it, as after any run: moved from 08:30 to 09:00 after buying, a DCA does not buy again), is
+ * settled as acted when `sent(slot)` says something was sent since it began, else the slot before it, so
+ * it is due again. Without `sent` (a pure verdict) it counts as acted: never run twice. The scheduler
+ * passes the journal's answer, with the rows written while ahead dated back first (Journal.redateFuture),
+ * and writes the result back (Journal.rewindSlot), so later verdicts count from it.
  */
-export function rewoundSlotState(cron: CronSchedule, state: SlotState, now: number): SlotState | undefined {
+export function rewoundSlotState(
+  cron: CronSchedule,
+  state: SlotState,
+  now: number,
+  sent?: (slot: number) => boolean,
+): SlotState | undefined {
   if (state.firstSeen <= now && (state.lastSlot === undefined || state.lastSlot <= now)) return undefined;
   const firstSeen = Math.min(state.firstSeen, now);
-  const latest = lastSlotAtOrBefore(cron, firstSeen, now);
-  const lastSlot = latest === undefined ? undefined : lastSlotAtOrBefore(cron, firstSeen, latest - 1);
-  return { firstSeen, lastSlot, ...(lastSlot === undefined ? {} : { lastActed: false }) };
+  let settledUnder = cron;
+  if (state.lastSchedule !== undefined && state.lastSchedule !== cron.expression) {
+    try {
+      settledUnder = new CronSchedule(state.lastSchedule);
+    } catch {
+      // An expression no longer valid: the current one.
+    }
+  }
+  const latest = lastSlotAtOrBefore(settledUnder, firstSeen, now);
+  if (latest === undefined) return { firstSeen, lastSlot: undefined };
+  const acted = sent?.(latest) ?? true;
+  const lastSlot = acted ? latest : lastSlotAtOrBefore(settledUnder, firstSeen, latest - 1);
+  if (lastSlot === undefined) return { firstSeen, lastSlot: undefined };
+  return { firstSeen, lastSlot, lastActed: acted, lastSchedule: settledUnder.expression };
 }
 
 /** Time from `slot` to the next slot of `expression` (undefined when it is not a valid expression or never comes). */

@@ -218,6 +218,7 @@ export class Scheduler {
     const missed: Missed[] = [];
     const names = [...this.entries.keys()].filter((name) => !busy.has(name));
     const states = this.journal.slotStates(this.account, names, now);
+    let redated = false;
     for (const [name, e] of this.entries) {
       if (busy.has(name)) {
         notDue.push({ strategy: name, reason: "its previous run is still going", next: undefined });
@@ -225,8 +226,15 @@ export class Scheduler {
       }
       // slotStates answers for every name it is given (registering the new ones).
       let state = states.get(name)!;
-      // Written while the clock ran ahead: brought back to now, and kept so (schedule.ts).
-      const rewound = rewoundSlotState(e.cron, state, now);
+      // Written while the clock ran ahead: brought back to now, and kept so (schedule.ts). The journal's
+      // rows from then are dated back first, so what was sent then counts in the slot it was sent in.
+      if (rewoundSlotState(e.cron, state, now) !== undefined && !redated) {
+        this.journal.redateFuture(now);
+        redated = true;
+      }
+      const rewound = rewoundSlotState(e.cron, state, now, (slot) =>
+        this.journal.sentSince(this.sendAccount, name, slot),
+      );
       if (rewound !== undefined) {
         this.journal.rewindSlot(this.account, name, rewound, now);
         state = rewound;

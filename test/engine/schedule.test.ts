@@ -108,33 +108,46 @@ describe("slot verdicts (pure)", () => {
       firstSeen: at("2026-11-20T00:00:00Z"),
       lastActed: true,
     };
-    // Settled up to the slot before the latest one: that one (14:30) is due again; the scheduler does not
-    // run it twice if anything was sent since it began (scheduler.test.ts).
-    expect(rewoundSlotState(halfHourly, dayAhead, now)).toEqual({
+    // Nothing sent since the latest slot (14:30) began: settled up to the one before, so 14:30 is due.
+    expect(rewoundSlotState(halfHourly, dayAhead, now, () => false)).toEqual({
       firstSeen: dayAhead.firstSeen,
       lastSlot: at("2026-11-27T14:00:00Z"),
       lastActed: false,
+      lastSchedule: "*/30 * * * *",
+    });
+    // Something sent in it: 14:30 is acted in; the next one comes. Not known (a pure verdict): the same.
+    expect(rewoundSlotState(halfHourly, dayAhead, now, () => true)).toMatchObject({
+      lastSlot: at("2026-11-27T14:30:00Z"),
+      lastActed: true,
     });
     expect(slotVerdict(halfHourly, dayAhead, now, 2 * H)).toMatchObject({
-      due: true,
-      slot: at("2026-11-27T14:30:00Z"),
+      due: false,
+      next: at("2026-11-27T15:00:00Z"),
     });
     const yearAhead = {
       lastSlot: at("2027-11-27T08:30:00Z"),
       firstSeen: at("2026-10-01T00:00:00Z"),
       lastActed: true,
     };
-    expect(slotVerdict(daily, yearAhead, at("2026-11-28T08:31:00Z"), 2 * H)).toMatchObject({
+    const rewound = rewoundSlotState(daily, yearAhead, at("2026-11-28T08:31:00Z"), () => false)!;
+    expect(slotVerdict(daily, rewound, at("2026-11-28T08:31:00Z"), 2 * H)).toMatchObject({
       due: true,
       slot: at("2026-11-28T08:30:00Z"),
       missed: 0,
     });
+    // Settled under another expression than today's (edited since): measured under the one it was settled
+    // under, as the change rule wants.
+    const edited = { ...yearAhead, lastSchedule: "30 8 * * *" };
+    expect(
+      rewoundSlotState(new CronSchedule("0 9 * * *"), edited, at("2026-11-28T09:05:00Z"), () => true),
+    ).toMatchObject({
+      lastSlot: at("2026-11-28T08:30:00Z"),
+      lastActed: true,
+      lastSchedule: "30 8 * * *",
+    });
     // First seen while the clock ran ahead: its slots count from now.
     const seenAhead = { lastSlot: undefined, firstSeen: at("2027-01-01T00:00:00Z") };
-    expect(slotVerdict(daily, seenAhead, at("2026-11-28T08:31:00Z"), 2 * H)).toMatchObject({
-      due: false,
-      next: at("2026-11-29T08:30:00Z"),
-    });
+    expect(slotVerdict(daily, seenAhead, at("2026-11-28T08:31:00Z"), 2 * H)).toMatchObject({ due: false });
     // Not ahead: nothing to bring back.
     expect(
       rewoundSlotState(

@@ -112,6 +112,59 @@ describe("a clock that ran ahead and was corrected", () => {
   });
 });
 
+describe("a clock that ran ahead, then a schedule edit or a frequent schedule (a review)", () => {
+  async function onceWith(b: TestBot, schedule?: string) {
+    const deps = b.runtime.cycleDeps(await b.runtime.facts());
+    const list = scheduledStrategies(b.runtime.config.strategies).map((s) =>
+      schedule === undefined ? s : ({ ...s, schedule } as typeof s),
+    );
+    return oncePass(deps, list, {});
+  }
+
+  it("a daily DCA that bought, then the clock two days ahead, corrected, and moved 08:30 → 09:00: no second buy", async () => {
+    bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
+    bot.sim.setPrice("@107", "25");
+    await onceWith(bot);
+    const slot = new CronSchedule(DCA.schedule).next(bot.sim.now())!;
+    bot.sim.advanceTo(slot + MINUTE);
+    await onceWith(bot);
+    expect(twapsPlaced(bot)).toHaveLength(1);
+    bot.sim.advanceTo(slot + 2 * MINUTE);
+    bot.clockOffsetMs = 2 * DAY; // nothing can be sent (a nonce 2 days ahead): tomorrow's slot is settled missed
+    await onceWith(bot);
+    expect(twapsPlaced(bot)).toHaveLength(1);
+    bot.clockOffsetMs = 0;
+    bot.sim.advanceTo(slot + 35 * MINUTE);
+    await onceWith(bot, "0 9 * * *");
+    expect(twapsPlaced(bot)).toHaveLength(1);
+  });
+
+  it("an hourly DCA that sent while 12 hours ahead buys in each real hour after the correction", async () => {
+    const hourly = {
+      ...DCA,
+      schedule: "0 * * * *",
+      params: { ...DCA.params, twap: { minutes: 5, randomize: false } },
+    };
+    bot = await startTestBot({ mode: "live", strategies: [hourly], fund: { USDC: "50000" } });
+    bot.sim.setPrice("@107", "25");
+    await onceWith(bot);
+    const slot = new CronSchedule(hourly.schedule).next(bot.sim.now())!;
+    bot.sim.advanceTo(slot + MINUTE);
+    await onceWith(bot);
+    expect(twapsPlaced(bot)).toHaveLength(1);
+    bot.sim.advanceTo(slot + 30 * MINUTE);
+    bot.clockOffsetMs = 12 * HOUR; // the slot 12 h on is due, and its TWAP accepted (under a day ahead)
+    await onceWith(bot);
+    const afterAhead = twapsPlaced(bot).length;
+    bot.clockOffsetMs = 0;
+    for (let h = 1; h <= 3; h++) {
+      bot.sim.advanceTo(slot + h * HOUR + MINUTE);
+      await onceWith(bot);
+    }
+    expect(twapsPlaced(bot)).toHaveLength(afterAhead + 3);
+  });
+});
+
 describe("a watch cancel is not the strategy acting", () => {
   it("a maxDeviation cancel made by once just after a slot began leaves the slot to run in that once", async () => {
     // Every 10 minutes a 30-minute TWAP guarded at 1%: the price jumps, and the once at :10 cancels the
