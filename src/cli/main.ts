@@ -151,7 +151,11 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     ctx.stderr(`hlbot: ${describeError(err)}\n`);
     if (ctx.verbose && err instanceof Error && err.stack) ctx.stderr(`${redact(err.stack)}\n`);
     // A damaged state database met after it opened (pages overwritten): a state problem, with its way out.
-    const damaged = exitCodeOf(err) === 2 ? undefined : damagedDatabaseAdvice(err);
+    const { lastOpenedStateDb } = await import("../lib/stateDb.js");
+    const damaged =
+      exitCodeOf(err) === 2
+        ? undefined
+        : damagedDatabaseAdvice(err, lastOpenedStateDb() ?? "hlbot.db (in the bot file's state folder)");
     if (damaged !== undefined) {
       ctx.stderr(`hlbot: ${damaged}\n`);
       return 2;

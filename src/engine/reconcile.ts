@@ -166,9 +166,14 @@ export function explainedRecords(
   sinceNonce: number,
   evidence: Evidence,
   o: ReconcileOptions,
+  withUnresolved = false,
 ): Set<string> {
   const claimed = new Set<string>();
-  for (const settled of journal.settledSince(o.account, sinceNonce)) {
+  // With `withUnresolved` (journal rebuild), also what a submission still pending or unknown would be
+  // found as: imported beside it, the record was the rebuilt row's, the submission could never be found
+  // and held its strategy for the 2-day window (a review); it is reconciled as landed instead.
+  const unresolved = withUnresolved ? journal.unresolved(o.account) : [];
+  for (const settled of [...journal.settledSince(o.account, sinceNonce), ...unresolved]) {
     // A row rebuilt from the venue's history is that record (its request is not a request body).
     const rebuilt = rebuiltRecordKey(settled);
     if (rebuilt !== undefined) {

@@ -299,7 +299,7 @@ export function isFatalError(err: unknown): boolean {
  * a database"), or undefined when `err` is not that: `hlbot journal rebuild` cannot open it either, so it
  * is moved aside first (a recovery trial found no path from the bare SQLite message).
  */
-export function damagedDatabaseAdvice(err: unknown, file = "state/hlbot.db"): string | undefined {
+export function damagedDatabaseAdvice(err: unknown, file: string): string | undefined {
   const damaged = walk(err, (e) => {
     const code = (e as { code?: unknown } | undefined)?.code;
     return typeof code === "string" && (code.startsWith("SQLITE_CORRUPT") || code === "SQLITE_NOTADB");

@@ -96,6 +96,13 @@ export function stateDbPath(dir: string, file = STATE_DB_FILE): string {
 }
 
 /** Opens (creating when needed) the state database, in WAL mode, with every registered migration applied. */
+/** The state database this process opened last: what a damage met later is in (cli/main.ts names it). */
+let lastOpened: string | undefined;
+
+export function lastOpenedStateDb(): string | undefined {
+  return lastOpened;
+}
+
 export async function openStateDb(options: OpenStateDbOptions): Promise<StateDatabase> {
   // Imported lazily: the native addon is not needed by commands that never touch the state.
   const { default: Database } = await import("better-sqlite3");
@@ -120,6 +127,7 @@ export async function openStateDb(options: OpenStateDbOptions): Promise<StateDat
   };
   const dir = resolve(options.dir);
   const path = stateDbPath(dir, options.file);
+  lastOpened = path;
   prepareFolder(dir);
   // Create the file ourselves so it is born 0600; SQLite gives its -wal and -shm files the same mode.
   if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));

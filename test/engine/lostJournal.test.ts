@@ -106,3 +106,34 @@ describe("journal rebuild on a journal that still has its staking moves", () => 
     expect(moved()).toEqual(before);
   });
 });
+
+describe("journal rebuild beside a staking move whose answer was lost", () => {
+  it("leaves its record to it: the move is reconciled as landed, not held 2 days and counted twice", async () => {
+    const staking = {
+      name: "staking",
+      kind: "validator-staking",
+      params: { validators: 2, stakeIdleSpot: { enabled: true, keepSpot: 0 } },
+    };
+    bot = await startTestBot({ mode: "live", strategies: [staking], fund: { HYPE: "100" } });
+    bot.sim.setFaults({ exchange: { dropRate: 1 } }); // applied, answer lost
+    const first = await runCycle(bot.runtime.cycleDeps(await bot.runtime.facts()), {
+      trigger: "once",
+      strategies: bot.runtime.strategies(),
+    });
+    bot.sim.setFaults({});
+    expect(first.actions.map((a) => a.outcome)).toContain("unknown");
+    await bot.runtime.close();
+    const r = await runCli(["journal", "rebuild", "--config", join(bot.dir, "bot.yaml")], {
+      env: { TEST_BOT_KEY: bot.key },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/0 TWAP\(s\) and 0 staking move\(s\) added/);
+    await bot.reopen("live");
+    bot.sim.advance(10 * 60_000);
+    const second = await runCycle(bot.runtime.cycleDeps(await bot.runtime.facts()), {
+      trigger: "once",
+      strategies: bot.runtime.strategies(),
+    });
+    expect(second.reconciled.map((x) => x.verdict)).toEqual(["landed"]);
+  });
+});

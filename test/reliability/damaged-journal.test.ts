@@ -4,6 +4,7 @@
 // and `journal rebuild` refusing the same file with no advice.
 import { closeSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 import { runCli } from "../helpers/cli.js";
@@ -53,5 +54,31 @@ describe("a damaged state database", () => {
     };
     expect(summary.summary?.failed).toBe(1);
     expect(summary.summary?.error).toMatch(/malformed|not a database/);
+  });
+
+  it("whose table page was overwritten (it opens, a read fails): names the real file, and a rebuild into it confirms nothing", async () => {
+    const { bot: b, db, config } = await stoppedBot();
+    const raw = new Database(db);
+    raw.pragma("wal_checkpoint(TRUNCATE)");
+    const { rootpage } = raw
+      .prepare("SELECT rootpage FROM sqlite_master WHERE name = 'schedule_slots'")
+      .get() as {
+      rootpage: number;
+    };
+    const pageSize = raw.pragma("page_size", { simple: true }) as number;
+    raw.close();
+    const fd = openSync(db, "r+");
+    writeSync(fd, Buffer.alloc(pageSize, 0xff), 0, pageSize, (rootpage - 1) * pageSize);
+    closeSync(fd);
+    const env = { env: { TEST_BOT_KEY: b.key } };
+    // Run from another folder than the bot file's: the advice names the file itself (a review: it said
+    // `mv state/hlbot.db`, relative to wherever the user stood).
+    const once = await runCli(["once", "--config", config], env);
+    expect(once.code).toBe(2);
+    expect(once.stderr).toContain(`mv ${db} ${db}.broken`);
+    const rebuild = await runCli(["journal", "rebuild", "--config", config], env);
+    expect(rebuild.code).toBe(2);
+    expect(rebuild.stdout).not.toContain("live commands act again");
+    expect(rebuild.stderr).toContain(`mv ${db} ${db}.broken`);
   });
 });

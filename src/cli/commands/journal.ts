@@ -103,6 +103,7 @@ export function register(program: Command, ctx: CliContext): void {
           0,
           { history },
           { account: user, now: runtime.clock() },
+          true,
         );
         let stakingRows = 0;
         for (const entry of history) {
@@ -136,6 +137,17 @@ export function register(program: Command, ctx: CliContext): void {
           if (added) stakingRows++;
         }
         const pairs = runtime.journal.forgetPairs();
+        // Confirmed only whole: a damaged file rebuilt into stays damaged (a review: "live commands act
+        // again", and the next once failed on the same damage).
+        const check = runtime.db.pragma("quick_check", { simple: true });
+        if (check !== "ok") {
+          const { ConfigError } = await import("../../lib/errors.js");
+          const file = runtime.db.name;
+          throw new ConfigError(
+            `the state database ${file} is damaged (quick_check: ${String(check)}): nothing confirmed; move it aside with its -wal and -shm files (e.g. \`mv ${file} ${file}.broken\`) and run \`hlbot journal rebuild\` again`,
+            { file },
+          );
+        }
         confirmStateIdentity(runtime.db, config.state);
         runtime.journal.finishCycle(cycleId, "ok");
         ctx.stdout(
