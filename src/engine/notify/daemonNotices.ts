@@ -66,7 +66,9 @@ export class DaemonNotices {
   }
 
   stop(exitCode: number, why = ""): void {
-    this.o.notifier.notify(daemonEvent(this.ctx(), "stop", { mode: this.mode, exitCode, why }));
+    this.o.notifier.notify(
+      daemonEvent(this.ctx(), "stop", { mode: this.mode, exitCode, ...(why === "" ? {} : { why }) }),
+    );
   }
 
   /** After a cycle that ran: its submissions, TWAPs gone since the last one, the kill switch, a recovery. */
