@@ -32,7 +32,11 @@ describe("hlbot config validate", () => {
     }
     // The key variable is only mentioned, never needed, to validate.
     expect(r.stderr).toMatch(/HLBOT_PRIVATE_KEY is not set/);
-    expect(hlbot(["config", "validate"], { HLBOT_PRIVATE_KEY: "set" }).stderr).toBe("");
+    // With it set, the one warning of the shipped set is all stderr says (staking never withdraws stake
+    // for the rebalancer's sales).
+    expect(hlbot(["config", "validate"], { HLBOT_PRIVATE_KEY: "set" }).stderr).toMatch(
+      /^warning: hype-staking stakes spot HYPE above keepSpot 500 and never withdraws stake for hype-usdc-5050's sales[^\n]*\n$/,
+    );
   });
 
   it("exits 0 for valid strategy files given directly, and with --config or $HLBOT_CONFIG", () => {

@@ -72,6 +72,17 @@ export const twapAccumulate = defineStrategy({
     if (mid === undefined || !mid.gt(0))
       return [skip(name, `no mid price for ${base}/${quote} (${pair.name})`, considered)];
 
+    // A budget used up is said before a price limit: a finished DCA is not waiting for a dip (a year-long
+    // trial read 329 runs of "above the buy ceiling" after its budget was gone).
+    if (
+      params.budgetUsd !== undefined &&
+      memory.spentUsd !== undefined &&
+      memory.inheritedUsd === undefined &&
+      !params.budgetUsd.gt(memory.spentUsd)
+    )
+      return [
+        skip(name, `budget used up (${fmt(memory.spentUsd, 2)} of ${fmt(params.budgetUsd)} USD)`, considered),
+      ];
     if (params.limitPx !== undefined) {
       if (params.side === "buy" && mid.gt(params.limitPx)) {
         return [

@@ -373,7 +373,7 @@ export const twapRebalance = defineStrategy({
           // Staked HYPE comes back to spot only through the unstaking queue: say how (a staker's
           // rebalancer sat 9.5 points over target for a month, the message naming no way on).
           h.staked.gt(0)
-            ? `${fmt(h.staked)} staked: \`hlbot undelegate\` and \`hlbot unstake\`, or a staking strategy's maxStaked, bring it back to spot through the unstaking queue (7 days on mainnet)`
+            ? `${fmt(h.staked)} staked: \`hlbot undelegate\` and \`hlbot unstake\`, or a staking strategy's maxStaked set below what is staked, bring it back to spot through the unstaking queue (7 days on mainnet); staking strategies never withdraw for a rebalancer's sales`
             : "",
           h.hold.gt(0) ? `${fmt(h.hold)} on hold` : "",
           h.floor?.gt(0) ? `${fmt(Decimal.min(h.floor, h.spot))} kept by limits.keepOnSpot` : "",

@@ -96,6 +96,10 @@ describe("twap-accumulate", () => {
     expect(skipped(run(budget, funded, { spentUsd: parseDecimal("2500") }))).toMatch(
       /budget used up \(2500 of 2500 USD\)/,
     );
+    // Said before a price limit: a finished DCA is not waiting for a dip (a year-long trial).
+    expect(skipped(run({ ...budget, limitPx: 30 }, funded, { spentUsd: parseDecimal("2500") }))).toBe(
+      "budget used up (2500 of 2500 USD)",
+    );
     // 50 left is below the venue minimum for the shortest TWAP (100): skipped, not overspent.
     expect(skipped(run(budget, funded, { spentUsd: parseDecimal("2450") }))).toMatch(
       /budget used up \(2450 of 2500 USD; of the 50 USD left, a run is sized 3% under it .*: 48\.54\d* USDC is below the venue minimum for a TWAP/,

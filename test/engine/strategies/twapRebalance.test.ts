@@ -276,7 +276,7 @@ describe("twap-rebalance countStaked (issue #12: staked HYPE is HYPE)", () => {
     const ds = run({ ...spec, balances: { USDC: 40_000 }, hypeMid: 80 }, { countStaked: true });
     expect(twaps(ds)).toEqual([]);
     expect(skips(ds)[0]?.reason).toMatch(
-      /: no HYPE available on spot to sell \(900 staked: `hlbot undelegate` and `hlbot unstake`, or a staking strategy's maxStaked, bring it back to spot through the unstaking queue \(7 days on mainnet\)\)$/,
+      /: no HYPE available on spot to sell \(900 staked: `hlbot undelegate` and `hlbot unstake`, or a staking strategy's maxStaked set below what is staked, bring it back to spot through the unstaking queue \(7 days on mainnet\); staking strategies never withdraw for a rebalancer's sales\)$/,
     );
   });
 });
