@@ -128,7 +128,9 @@ describe("strategies that will fight", () => {
     // Some kept: the rebalancer can sell those, and then no more (stake is never withdrawn for it).
     const kept = await loadConfig(writeBot("some-kept", [REBALANCE, STAKING]), {});
     expect(strategyConflicts(kept.strategies)).toEqual([
-      expect.stringMatching(/^staking stakes spot HYPE above keepSpot \d+ and never withdraws stake for hype-5050's sales/),
+      expect.stringMatching(
+        /^staking stakes spot HYPE above keepSpot \d+ and never withdraws stake for hype-5050's sales/,
+      ),
     ]);
   });
 
@@ -140,7 +142,9 @@ describe("strategies that will fight", () => {
     expect(countStaked(shared).countStaked).toBe(true);
     expect(countStaked(alone).countStaked).toBe(false);
     // Only the one thing staking beside a rebalancer always says (it never withdraws for its sales).
-    expect(strategyConflicts(shared.strategies)).toEqual([expect.stringMatching(/never withdraws stake for/)]);
+    expect(strategyConflicts(shared.strategies)).toEqual([
+      expect.stringMatching(/never withdraws stake for/),
+    ]);
   });
 
   it("`hlbot config validate` prints the warnings and still exits 0", () => {
