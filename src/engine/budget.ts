@@ -84,7 +84,8 @@ export async function twapFillsForBudgets(
   if (budgeted.length === 0) return undefined;
   let history: TwapHistory;
   try {
-    history = await deps.info.twapHistory({ user: deps.account }, signal);
+    // The cycle's snapshot read it already when it read running TWAPs (every DCA does): not read twice.
+    history = snapshot.twapHistory ?? (await deps.info.twapHistory({ user: deps.account }, signal));
   } catch (err) {
     if (signal?.aborted) throw err;
     deps.logger.warn(

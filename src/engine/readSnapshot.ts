@@ -194,7 +194,7 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     parts: o.parts,
     twaps,
     ...(twapFilled === undefined ? {} : { twapFilled }),
-    ...(twapHistory ? { recentTwaps: recentTwaps(twapHistory, pairs, o.now - DAY_MS) } : {}),
+    ...(twapHistory ? { recentTwaps: recentTwaps(twapHistory, pairs, o.now - DAY_MS), twapHistory } : {}),
     stakingLink: snapshotLink(fees?.stakingLink ?? null),
     spotTakerFee: fees ? new Decimal(fees.userSpotCrossRate) : ZERO,
     multiSig: o.facts.multiSig,

@@ -3,6 +3,7 @@
 // this; they never touch the network. The builder that fills it from the info client lives beside it.
 import { Decimal } from "../lib/decimal.js";
 import { TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../venue/constants.js";
+import type { TwapHistoryResponse } from "../venue/info/methods/index.js";
 import type { NetworkName } from "../venue/networks.js";
 
 export interface SpotToken {
@@ -231,6 +232,11 @@ export interface Snapshot {
    * `twaps`): limits count them besides the journal's (another instance, a lost state folder).
    */
   recentTwaps?: readonly RunningTwap[];
+  /**
+   * The twapHistory answer `twaps` was read from: a budget counts its TWAPs' fills from it rather than
+   * from a second read in the same cycle (the heaviest read of an account with a long TWAP history).
+   */
+  twapHistory?: TwapHistoryResponse;
   /**
    * With the staking history: hlbot's own delegations and undelegations over the same period (sent and
    * not refused, from the journal), so that what the bot did is not taken for what the user did.

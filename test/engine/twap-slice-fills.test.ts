@@ -101,3 +101,39 @@ it("one cycle reads userTwapSliceFills once", async () => {
     .filter((r) => (r.json as { type?: string } | undefined)?.type === "userTwapSliceFills");
   expect(reads).toHaveLength(1);
 });
+
+it("one cycle of a budgeted DCA reads twapHistory once: its budget counts from the snapshot's answer", async () => {
+  // twapHistory holds two records for every TWAP the account ever placed: a year of hourly TWAPs weighs
+  // about 900 of the IP's 1,200 a minute per read, and a budgeted DCA's cycle read it twice (a long-run trial).
+  proxy = await startRewritingProxy();
+  const dca = {
+    name: "dca",
+    kind: "twap-accumulate",
+    params: {
+      coin: "HYPE",
+      quote: "USDC",
+      side: "buy",
+      amountUsd: 150,
+      budgetUsd: 1000,
+      twap: { minutes: 5, randomize: false },
+    },
+  };
+  bot = await startTestBot({
+    mode: "live",
+    strategies: [dca],
+    fund: { USDC: "5000" },
+    configExtra: { baseUrl: proxy.url },
+  });
+  proxy.target = bot.sim.url;
+  bot.sim.setPrice("@107", "25");
+  const deps = async () => bot!.runtime.cycleDeps(await bot!.runtime.facts());
+  await runCycle(await deps(), { trigger: "once", strategies: bot.runtime.strategies() });
+  bot.sim.advance(10 * 60_000); // the TWAP ended: the budget counts what it filled
+  const before = proxy.requests.length;
+  const second = await runCycle(await deps(), { trigger: "once", strategies: bot.runtime.strategies() });
+  expect(second.actions.map((a) => a.outcome)).toEqual(["accepted"]);
+  const reads = proxy.requests
+    .slice(before)
+    .filter((r) => (r.json as { type?: string } | undefined)?.type === "twapHistory");
+  expect(reads).toHaveLength(1);
+});
