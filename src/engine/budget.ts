@@ -189,7 +189,9 @@ export function budgetMemory(
   fills: ReadonlyMap<number, TwapFill> | undefined,
 ): Pick<StrategyMemory, "spentUsd" | "inheritedUsd"> {
   const [b] = budgetedStrategies([strategy]);
-  if (b === undefined) return { spentUsd: deps.journal.spentUsd(strategy.name, fills) };
+  // No budget, nothing to count (a DCA reads spentUsd only against its budgetUsd): summing every TWAP it
+  // ever placed at each cycle made a long run's cycles grow with its history.
+  if (b === undefined) return {};
   // The pair the strategy trades (pairFor: the canonical one where several match, as the strategy picks).
   const pair = pairFor(snapshot, b.coin, b.quote);
   // A pair the venue no longer lists: its own rows by name (nothing else can be placed there).
@@ -261,9 +263,7 @@ export function lastEndedTwap(
   fills: ReadonlyMap<number, TwapFill> | undefined,
 ): Pick<StrategyMemory, "lastEndedTwap"> {
   if (fills === undefined) return {};
-  const rows = journal.twapSubmissions(strategy);
-  for (let i = rows.length - 1; i >= 0; i--) {
-    const r = rows[i]!;
+  for (const r of journal.twapSubmissionsNewestFirst(strategy)) {
     if (r.twapId === null) continue;
     const fill = fills.get(r.twapId);
     if (fill === undefined) continue;

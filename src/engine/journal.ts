@@ -155,6 +155,18 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
     id: "journal-008-slot-schedule",
     sql: "ALTER TABLE schedule_slots ADD COLUMN schedule TEXT;",
   },
+  {
+    // Lookups every cycle makes that grow with the account's history: whether a venue TWAP is the
+    // journal's (each TWAP on a budgeted market, each cycle), a strategy's TWAP submissions (budgets) and
+    // its latest one (refused orders). Without them a year of hourly TWAPs made each cycle scan the
+    // submissions once per TWAP in the venue's history (a long-run trial).
+    id: "journal-009-history-lookups",
+    sql: `
+      CREATE INDEX IF NOT EXISTS submissions_twap_id ON submissions(account, twap_id) WHERE twap_id IS NOT NULL;
+      CREATE INDEX IF NOT EXISTS submissions_reason ON submissions(account, reason);
+      CREATE INDEX IF NOT EXISTS submissions_strategy_action ON submissions(strategy, action_type, id);
+    `,
+  },
 ];
 
 /**
@@ -164,6 +176,20 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
 export type SubmissionStatus = "pending" | "accepted" | "rejected" | "unknown" | "landed" | "absent";
 /** Statuses whose effect must be counted against limits (fail closed: unknown counts as spent). */
 const COUNTED: readonly SubmissionStatus[] = ["pending", "accepted", "unknown", "landed"];
+
+/** A strategy's counted TWAP submission, with its decision's USD price of the quote. */
+export interface CountedTwapRow {
+  twapId: number | null;
+  notionalUsd: string | null;
+  quoteUsd: string | null;
+  createdAt: number;
+}
+
+/** A strategy's counted TWAP submissions (parameters: the strategy, then COUNTED), to be ordered. */
+const COUNTED_TWAPS = `SELECT s.twap_id AS twapId, s.notional_usd AS notionalUsd, s.created_at AS createdAt,
+       json_extract(d.intent, '$.quoteUsd') AS quoteUsd
+  FROM submissions s LEFT JOIN decisions d ON d.id = s.decision_id
+  WHERE s.strategy = ? AND s.action_type = 'twapOrder' AND s.status IN (${COUNTED.map(() => "?").join(", ")})`;
 
 export type Guard = "allowed" | "reduced" | "blocked" | "skipped";
 
@@ -957,10 +983,18 @@ export class Journal {
 
   /** A venue record imported under `key`, or (a TWAP) the submission that placed TWAP `twapId`. */
   private hasVenueRecord(account: string, key: string, twapId: number | undefined): boolean {
+    // Two indexed lookups (one query with OR scanned the account's submissions).
+    if (
+      twapId !== undefined &&
+      this.sql("SELECT 1 FROM submissions WHERE account = ? AND twap_id = ?").get(account, twapId) !==
+        undefined
+    )
+      return true;
     return (
-      this.sql(
-        "SELECT 1 FROM submissions WHERE account = ? AND (reason = ? OR (twap_id IS NOT NULL AND twap_id = ?))",
-      ).get(account, `${REBUILT_PREFIX}${key}`, twapId ?? null) !== undefined
+      this.sql("SELECT 1 FROM submissions WHERE account = ? AND reason = ?").get(
+        account,
+        `${REBUILT_PREFIX}${key}`,
+      ) !== undefined
     );
   }
 
@@ -1020,24 +1054,19 @@ export class Journal {
   }
 
   /** A strategy's TWAP submissions whose effect counts (pending, accepted, unknown, landed), oldest first. */
-  twapSubmissions(strategy: string): Array<{
-    twapId: number | null;
-    notionalUsd: string | null;
-    quoteUsd: string | null;
-    createdAt: number;
-  }> {
-    const placeholders = COUNTED.map(() => "?").join(", ");
-    return this.sql(
-      `SELECT s.twap_id AS twapId, s.notional_usd AS notionalUsd, s.created_at AS createdAt,
-              json_extract(d.intent, '$.quoteUsd') AS quoteUsd
-         FROM submissions s LEFT JOIN decisions d ON d.id = s.decision_id
-         WHERE s.strategy = ? AND s.action_type = 'twapOrder' AND s.status IN (${placeholders}) ORDER BY s.id`,
-    ).all(strategy, ...COUNTED) as Array<{
-      twapId: number | null;
-      notionalUsd: string | null;
-      quoteUsd: string | null;
-      createdAt: number;
-    }>;
+  twapSubmissions(strategy: string): CountedTwapRow[] {
+    return this.sql(`${COUNTED_TWAPS} ORDER BY s.id`).all(strategy, ...COUNTED) as CountedTwapRow[];
+  }
+
+  /**
+   * The same rows newest first, read as they are taken: a caller that wants the latest few stops early
+   * instead of loading the strategy's whole history (lastEndedTwap, at every cycle).
+   */
+  *twapSubmissionsNewestFirst(strategy: string): Generator<CountedTwapRow> {
+    yield* this.sql(`${COUNTED_TWAPS} ORDER BY s.id DESC`).iterate(
+      strategy,
+      ...COUNTED,
+    ) as IterableIterator<CountedTwapRow>;
   }
 
   /** A strategy's latest TWAP submission whatever its status (the allocator's refused-order check). */
