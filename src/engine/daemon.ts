@@ -102,6 +102,18 @@ const MISSED_TICK_TOLERANCE_MS = 60_000;
 const SCHEDULING = "(scheduling)";
 /** Wait before scheduling again after it failed. */
 const SCHEDULING_RETRY_MS = 60_000;
+/** How early a timer may fire against the clock it was set for (Node's timers and the wall clock drift). */
+const TIMER_EARLY_MS = 1_000;
+
+/**
+ * The time a timer's plan is made at: the time the timer was set for (`at`) when it fired a little early,
+ * so what it was set for is due; the clock's time otherwise. A time far ahead of the clock was set while
+ * the clock ran ahead and has been corrected since: planned there, tomorrow's slot was due and a daily
+ * DCA bought twice in one real day (a review).
+ */
+export function timerPlanTime(clock: number, at: number): number {
+  return at - clock <= TIMER_EARLY_MS ? Math.max(clock, at) : clock;
+}
 
 /** The enabled strategies of loaded strategy files, with their schedules. */
 export function scheduledStrategies(loaded: readonly Strategy[]): Strategy[] {
@@ -588,7 +600,7 @@ export class Daemon {
       );
       return;
     }
-    this.request(Math.max(this.runtime.clock(), at.getTime()));
+    this.request(timerPlanTime(this.runtime.clock(), at.getTime()));
   }
 
   /** Queues the slot groups due now (a tick, a retry, the start). */
@@ -665,7 +677,7 @@ export class Daemon {
     if (at === undefined) return;
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
-      this.request(Math.max(this.runtime.clock(), at));
+      this.request(timerPlanTime(this.runtime.clock(), at));
     }, at - now);
     this.retryTimer.unref?.();
   }

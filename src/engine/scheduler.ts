@@ -271,6 +271,10 @@ export class Scheduler {
         });
         continue;
       }
+      // A back-off is never longer than retryMaxMs: one ending later than that from now was set while the
+      // clock ran ahead (corrected since), and would hold the strategy until the clock got there (a
+      // review: a deferral's retry a day ahead). It is over.
+      if (waiting(e) && e.retryAt > now + this.retryMaxMs) e.retryAt = now;
       if (waiting(e) && e.retryAt > now) {
         notDue.push({
           strategy: name,
