@@ -27,6 +27,17 @@ const NARROW_BAND = new Decimal("0.0025");
 /** A twap.maxDeviation below this (0.5%) is cancelled by ordinary moves of the mid over a TWAP's minutes. */
 const TIGHT_DEVIATION = new Decimal("0.005");
 
+/**
+ * What a DCA's budget has left after its full runs: a run is full while what is left is at least
+ * `amount` × (1 + `reserve`) (twapAccumulate sizes the last one under what is left by the reserve).
+ */
+function budgetTail(budget: Decimal, amount: Decimal, reserve: Decimal): Decimal {
+  const full = amount.times(reserve.plus(1));
+  if (budget.lt(full)) return budget;
+  const runs = budget.minus(full).div(amount).floor().plus(1);
+  return budget.minus(runs.times(amount));
+}
+
 function span(ms: number): string {
   return ms >= HOUR_MS ? `${+(ms / HOUR_MS).toFixed(2)} h` : `${+(ms / 60_000).toFixed(2)} min`;
 }
@@ -169,6 +180,49 @@ export function strategyWarnings(
         `the budget left (venue.twapBuyReserve) and must reach the venue minimum (${minOrder.toFixed()}) in whole lots. ` +
         `Raise budgetUsd to at least ${smallestBudget.toFixed()}.`,
     );
+  // A budget whose last part is too small for a TWAP: that part is never spent (a small account's 300 USD
+  // in runs of 102 bought 202 and then skipped 28 runs as "budget used up").
+  if (
+    s.enabled &&
+    inDollars &&
+    budgetUsd instanceof Decimal &&
+    amountUsd instanceof Decimal &&
+    amountUsd.gte(minOrder) &&
+    !budgetUsd.lt(smallestBudget)
+  ) {
+    const tailOf = (budget: Decimal) => budgetTail(budget, amountUsd, reserve);
+    const tail = tailOf(budgetUsd);
+    // Said when it is worth saying: 5% of the budget or more (what is lost is always under about
+    // amountUsd × 1.03, so a large budget loses a small share of it).
+    if (tail.gt(0) && tail.div(reserve.plus(1)).lt(minOrder) && !tail.lt(budgetUsd.div(20))) {
+      const runs = budgetUsd.minus(tail).div(amountUsd).toDecimalPlaces(0, Decimal.ROUND_DOWN);
+      // A budget whose last run reaches the minimum with room for whole lots, nearest below and above.
+      const spent = (budget: Decimal) => {
+        const t = tailOf(budget);
+        return t.isZero() || !t.div(reserve.plus(1)).lt(enough);
+      };
+      const reach = amountUsd.times(reserve.plus(1)).ceil().plus(2).toNumber();
+      let below: Decimal | undefined;
+      let above: Decimal | undefined;
+      for (let step = 1; step <= reach; step++) {
+        const down = budgetUsd.floor().minus(step);
+        const up = budgetUsd.ceil().plus(step);
+        if (below === undefined && !down.lt(smallestBudget) && spent(down)) below = down;
+        if (above === undefined && spent(up)) above = up;
+      }
+      const near = [below, above].filter((b) => b !== undefined).map((b) => b.toFixed());
+      out.push(
+        `strategy ${s.name}: budgetUsd ${budgetUsd.toFixed()} buys ${runs.toFixed()} run${runs.eq(1) ? "" : "s"} of amountUsd ${amountUsd.toFixed()} ` +
+          `and leaves about ${tail.toFixed(2)} USD: one more TWAP, sized ${reserve.times(100).toFixed()}% under it (venue.twapBuyReserve), ` +
+          `would be under the venue minimum ${minOrder.toFixed()}, so that part of the budget is never spent. ` +
+          (near.length > 0
+            ? `Set budgetUsd to ${near.join(" or ")}.`
+            : // The last run is what is left under amountUsd × (1 + reserve), sized under it by the reserve:
+              // with amountUsd at the minimum no budget's last part reaches it.
+              `With amountUsd this close to the minimum no budget is spent to the end: raise amountUsd to at least ${enough.plus(2).toFixed()}.`),
+      );
+    }
+  }
   if (s.enabled && typeof s.schedule === "string")
     for (const w of scheduleWarnings(s.schedule))
       out.push(`strategy ${s.name}: schedule "${s.schedule}": ${w}`);

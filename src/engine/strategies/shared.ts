@@ -4,6 +4,8 @@
 // twap-rebalance `countStaked`: unset, it is true when the rebalancer targets HYPE and an enabled
 // validator-staking strategy shares the account (staking moves spot HYPE into staking; a rebalancer
 // counting spot HYPE only would buy it back again and again), false otherwise. Set it to decide.
+import { Decimal } from "../../lib/decimal.js";
+import { pct } from "./common.js";
 import type { Strategy } from "./registry.js";
 import { STAKED_TOKEN } from "./twapRebalance.js";
 
@@ -42,7 +44,29 @@ export function strategyConflicts(
     for (const other of enabled) {
       if (other === r) continue;
       if (other.kind === "twap-accumulate") {
-        const { base, text } = market(other);
+        const { base, quote, text } = market(other);
+        // The token the DCA pays with (or is paid in) is one the rebalancer holds at a weight: what the
+        // DCA spends takes that weight out of band, and the rebalancer sells its other tokens to bring it
+        // back, so part of each buy is paid with them at a second fee and spread (a small account's PURR
+        // DCA paid in USDC had a HYPE/USDC 50/50 rebalancer sell HYPE after each buy, HYPE flat).
+        const weight = r.params.targets[quote];
+        // A venue name ("@107") not resolved offline may be a token the rebalancer holds: that is the
+        // other warning's, once the metadata names it.
+        if (
+          quote !== base &&
+          !base.startsWith("@") &&
+          weight?.gt(0) &&
+          !held.includes(base) &&
+          !r.capital?.has(quote)
+        )
+          warnings.push(
+            `${other.name} ${other.params.side === "buy" ? "pays for its buys in" : "is paid in"} ${quote}, which ${r.name} holds at ` +
+              `${weight} of its portfolio: as ${other.name}'s runs ${other.params.side === "buy" ? "spend" : "add"} ${quote}, ${r.name} ` +
+              `${other.params.side === "buy" ? "sells" : "buys"} its other tokens to bring ${quote} back to its weight, so about ` +
+              `${pct(new Decimal(1).minus(weight))} of each run is ${other.params.side === "buy" ? "paid with them" : "put into them"}, at a second fee and spread. If that is not meant, give ${r.name} ` +
+              `a capital of ${quote} (capital: {${quote}: amount}): it then sees at most that much ${quote}, and what ${other.name} ` +
+              `${other.params.side === "buy" ? "spends" : "adds"} beyond it does not move its weights.`,
+          );
         if (held.includes(base)) {
           warnings.push(
             `${other.name} ${other.params.side === "buy" ? "buys" : "sells"} ${text}, which ${r.name} holds at ` +

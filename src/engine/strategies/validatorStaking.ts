@@ -630,6 +630,8 @@ export const validatorStaking = defineStrategy({
 
     // Idle spot HYPE first: the delegations below may use it in the same run.
     let deposit = ZERO;
+    /** Spot HYPE there is, all of it kept on spot: said when nothing is staked either. */
+    let spotKept: string | undefined;
     if (params.stakeIdleSpot?.enabled) {
       const spot = snapshot.balances.get(STAKING_TOKEN)?.available ?? ZERO;
       const keep = params.stakeIdleSpot.keepSpot.plus(finalised);
@@ -725,6 +727,10 @@ export const validatorStaking = defineStrategy({
             "cDeposit",
           ),
         );
+      } else if (spot.gt(0) && !spot.gt(keep)) {
+        // The floors add up (keepSpot is kept above limits.keepOnSpot): a small account read "no HYPE
+        // available to stake" with 12 HYPE on spot.
+        spotKept = `the ${fmt(spot)} HYPE on spot is all kept there (${kept})`;
       }
     }
 
@@ -753,7 +759,14 @@ export const validatorStaking = defineStrategy({
     }
     const total = delegated.minus(keptAside).plus(pool0);
     if (!total.gt(0))
-      return noted([...decisions, skip(name, "no HYPE staked or available to stake", "tokenDelegate")]);
+      return noted([
+        ...decisions,
+        skip(
+          name,
+          `no HYPE staked or available to stake${spotKept === undefined ? "" : `: ${spotKept}`}`,
+          "tokenDelegate",
+        ),
+      ]);
 
     // Targets, truncated to wei so they never add up to more than the stake.
     // Too few eligible validators to hold the stake under maxShare: each takes an even share instead.

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { configWarnings, strategyWarnings } from "../../../src/engine/config/warnings.js";
 import { DEFAULT_USER_SIGNED_GRACE_MS } from "../../../src/engine/reconcile.js";
 import { DEFAULT_VENUE_RULES } from "../../../src/engine/snapshot.js";
+import { strategyConflicts } from "../../../src/engine/strategies/shared.js";
 import { parseDecimal } from "../../../src/lib/decimal.js";
 
 const rebalancer = (params: Record<string, unknown>, capital?: Record<string, string>) =>
@@ -107,5 +108,73 @@ describe("configWarnings", () => {
     expect(configWarnings(daily)).toEqual([
       "limits.maxDailyNotionalUsd 90 is below the smallest TWAP the venue accepts (venue.twapMinOrderValue 100): no TWAP fits a day. Raise maxDailyNotionalUsd to at least 102.",
     ]);
+  });
+});
+
+describe("a small account's surprises (a trial with 300 to 3,000 USDC)", () => {
+  const dca = (amountUsd: string, budgetUsd: string) =>
+    ({
+      name: "purr-dca",
+      kind: "twap-accumulate",
+      enabled: true,
+      schedule: "30 8 * * *",
+      params: {
+        coin: "PURR",
+        quote: "USDC",
+        side: "buy",
+        amountUsd: parseDecimal(amountUsd),
+        budgetUsd: parseDecimal(budgetUsd),
+      },
+    }) as never;
+
+  it("warns of a budget whose last part is too small for a TWAP, with budgets that are spent to the end", () => {
+    // 500 in runs of 150: three runs, then 50 left (48.54 once sized 3% under it), under the minimum.
+    expect(strategyWarnings(dca("150", "500"))).toEqual([
+      "strategy purr-dca: budgetUsd 500 buys 3 runs of amountUsd 150 and leaves about 50.00 USD: one more TWAP, sized 3% under it (venue.twapBuyReserve), would be under the venue minimum 100, so that part of the budget is never spent. Set budgetUsd to 454 or 556.",
+    ]);
+    // The suggestions: 454 = 2 runs and a last one of 154 / 1.03 = 149.5; 556 = 3 runs and 106 / 1.03 = 102.9.
+    expect(strategyWarnings(dca("150", "454"))).toEqual([]);
+    expect(strategyWarnings(dca("150", "556"))).toEqual([]);
+    expect(strategyWarnings(dca("150", "600"))).toEqual([]);
+    // 300 in runs of 102 (the trial: 202 bought, then 28 runs "budget used up"): no budget's last part
+    // reaches the minimum at that amount.
+    expect(strategyWarnings(dca("102", "300"))).toEqual([
+      expect.stringMatching(
+        /leaves about 96\.00 USD.*no budget is spent to the end: raise amountUsd to at least 104\.$/,
+      ),
+    ]);
+    // Under 5% of the budget: not worth a warning (4 USD of 106, 100 of a million).
+    expect(strategyWarnings(dca("102", "106"))).toEqual([]);
+    expect(strategyWarnings(dca("150", "1000000"))).toEqual([]);
+  });
+
+  it("warns of a DCA paying in a token a rebalancer holds at a weight: the rebalancer sells its other tokens to refill it", () => {
+    const purrDca = {
+      ...(dca("150", "600") as object),
+      params: { coin: "PURR", quote: "USDC", side: "buy" },
+    };
+    const fifty = {
+      name: "hype-usdc-5050",
+      kind: "twap-rebalance",
+      enabled: true,
+      schedule: "0 * * * *",
+      params: { targets: { HYPE: parseDecimal("0.5"), USDC: parseDecimal("0.5") }, quote: "USDC" },
+    };
+    const conflicts = (...s: unknown[]) => strategyConflicts(s as never);
+    expect(conflicts(purrDca, fifty)).toEqual([
+      expect.stringMatching(
+        /^purr-dca pays for its buys in USDC, which hype-usdc-5050 holds at 0\.5 of its portfolio: .* sells its other tokens .* about 50% of each run is paid with them/,
+      ),
+    ]);
+    // A sale is paid in USDC: the rebalancer buys its other tokens with about half of it.
+    expect(conflicts({ ...purrDca, params: { ...purrDca.params, side: "sell" } }, fifty)).toEqual([
+      expect.stringMatching(/^purr-dca is paid in USDC, .* buys its other tokens .* put into them/),
+    ]);
+    // With a capital of USDC the rebalancer does not see what the DCA spends beyond it.
+    expect(conflicts(purrDca, { ...fifty, capital: new Map([["USDC", parseDecimal("5000")]]) })).toEqual([]);
+    // Paid in a token the rebalancer does not hold.
+    expect(conflicts({ ...purrDca, params: { coin: "PURR", quote: "USDH", side: "buy" } }, fifty)).toEqual(
+      [],
+    );
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { collectStatus, formatStatus } from "../../../src/cli/status.js";
+import { floorView } from "../../../src/engine/capital.js";
 import { loadConfig } from "../../../src/engine/config/loader.js";
 import { runCycle } from "../../../src/engine/cycle.js";
 import type { Decision, TokenDelegateIntent } from "../../../src/engine/intents.js";
@@ -249,6 +250,21 @@ describe("validator-staking", () => {
     ]);
     const disabled = run({ balances: { HYPE: 350 } }, { stakeIdleSpot: { enabled: false, keepSpot: 100 } });
     expect(disabled.some((d) => d.kind === "cDeposit")).toBe(false);
+  });
+
+  it("with nothing staked and every spot HYPE kept, says so rather than 'no HYPE available' (a small account)", () => {
+    // 12 HYPE on spot, limits.keepOnSpot HYPE 8 (the floor view leaves 4 available), keepSpot 5: the
+    // floors add up, and the reason said only "no HYPE staked or available to stake".
+    const floored = floorView(
+      buildSnapshot({ validators: VALIDATORS, balances: { HYPE: 12 } }),
+      new Map([["HYPE", new Decimal(8)]]),
+    );
+    const p = validatorStakingParams.parse({ validators: 2, stakeIdleSpot: { enabled: true, keepSpot: 5 } });
+    const decisions = validatorStaking.decide(floored, p, T0, {}, "stake");
+    expect(decisions.some((d) => d.kind === "cDeposit")).toBe(false);
+    expect(skips(decisions)).toEqual([
+      "no HYPE staked or available to stake: the 4 HYPE on spot is all kept there (keeping 5 on spot above limits.keepOnSpot 8 HYPE)",
+    ]);
   });
 
   it("keeps on spot what the running HYPE sells would sell over the unstaking queue at their pace", () => {
