@@ -726,14 +726,20 @@ function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | un
  * market are missing (budget.ts). Said at the journal's first cycle; `venueNow` is the venue's time.
  */
 function noticeUnjournaledActivity(deps: CycleDeps, log: Logger, snapshot: Snapshot, venueNow: number): void {
-  const recentMoves = (snapshot.stakingHistory ?? []).filter(
+  // Only what this cycle read is counted and said (a bot without staking strategies reads no staking
+  // history: "0 staking moves" was said beside 13 on the venue).
+  const recentMoves = snapshot.stakingHistory?.filter(
     (e) => e.time >= venueNow - 7 * DAY_MS && e.kind !== "withdrawalFinalized",
   ).length;
-  const recentTwaps = snapshot.recentTwaps?.length ?? 0;
-  if (recentMoves === 0 && recentTwaps === 0) return;
+  const recentTwaps = snapshot.recentTwaps?.length;
+  if (!recentMoves && !recentTwaps) return;
+  const seen = [
+    ...(recentTwaps === undefined ? [] : [`${recentTwaps} TWAP(s) of ${deps.account} in the last 24 h`]),
+    ...(recentMoves === undefined ? [] : [`${recentMoves} staking move(s) in the last 7 days`]),
+  ].join(" and ");
   log.warn(
     { recentTwaps, recentStakingMoves: recentMoves },
-    `this state folder's journal was empty, but the venue shows ${recentTwaps} TWAP(s) of ${deps.account} in the last 24 h and ${recentMoves} staking move(s) in the last 7 days: ` +
+    `this state folder's journal was empty, but the venue shows ${seen}: ` +
       "if an earlier state folder of this account was lost or another instance runs with its own, this journal does not have it (the daily limits count the venue's history; a strategy with budgetUsd holds while the venue shows TWAPs on its pair and side this journal does not have). `hlbot journal rebuild` imports what the venue shows",
   );
 }

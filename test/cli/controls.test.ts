@@ -534,6 +534,38 @@ describe("the kill switch", () => {
     expect(existsSync(join(dir, "state", "STOP"))).toBe(true);
   });
 
+  it("stop --cancel-twaps under a dry-run config says the TWAPs keep filling; with --live it cancels them", async () => {
+    // A TWAP placed by hand with --live runs whatever the bot file's mode (a newcomer's emergency stop
+    // showed the cancel as "dry run, not sent", exit 0, and the TWAP kept filling).
+    const config = writeConfig({}, "dry-run");
+    const placed = await cli([
+      "twap",
+      "sell",
+      "--coin",
+      "HYPE",
+      "--size",
+      "5",
+      "--minutes",
+      "30",
+      "--live",
+      "--config",
+      config,
+    ]);
+    expect(placed.code, placed.stderr).toBe(0);
+    const shown = await cli(["stop", "--config", config, "--cancel-twaps"]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/kill-switch: twapCancel \(allowed; dry run, not sent\)/);
+    expect(shown.stderr).toMatch(
+      /the running TWAPs above are NOT cancelled and keep filling \(.* says mode: dry-run\): cancel them with `hlbot stop --cancel-twaps --live`/,
+    );
+    expect(ledger("twapTerminated")).toHaveLength(0);
+    const sent = await cli(["stop", "--config", config, "--cancel-twaps", "--live"]);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toMatch(/kill-switch: twapCancel \(allowed; sent, accepted\)/);
+    expect(ledger("twapTerminated")).toHaveLength(1);
+    expect((await cli(["stop", "--config", config, "--live", "--dry-run"])).code).toBe(2);
+  });
+
   it("manual actions with no bot config: journaled in the state folder, <state>/STOP still refuses them", async () => {
     const state = join(dir, "bare");
     const args = ["stake", "--amount", "1", "--live", "--base-url", sim.url, "--state", state];

@@ -319,6 +319,9 @@ describe("engine cycle against the simulator", () => {
     expect(lines.find(notice)?.msg).toMatch(
       /this journal does not have it .*budgetUsd holds .* `hlbot journal rebuild` imports/,
     );
+    // A rebalancer alone reads no staking history: it says nothing of staking moves it did not look at
+    // (it said "and 0 staking move(s)" beside 13 on the venue).
+    expect(lines.find(notice)?.msg).toMatch(/shows 1 TWAP\(s\) of 0x[0-9a-f]+ in the last 24 h: /);
     // Said once: the next cycle sees this journal's own TWAP, and nothing is said.
     bot.sim.advance(60_000);
     await runCycle(deps, { trigger: "once", strategies: bot.runtime.strategies() });

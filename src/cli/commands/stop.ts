@@ -3,7 +3,7 @@
 // TWAPs. `stop --cancel-twaps` (or `limits.killSwitchCancelRunning: true`) also cancels the account's
 // running TWAPs now, through the engine's executor (journaled, strategy "kill-switch"). Neither needs
 // the daemon to be stopped: the switch is a file the daemon checks before every cycle.
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import type { LoadedConfig } from "../../engine/config/loader.js";
 import type { CliContext } from "../context.js";
 import { CONFIG_OPTION_HELP } from "../options.js";
@@ -13,6 +13,7 @@ interface StopOptions {
   reason?: string;
   cancelTwaps?: boolean;
   dryRun?: boolean;
+  live?: boolean;
 }
 
 export function register(program: Command, ctx: CliContext): void {
@@ -25,7 +26,13 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--reason <text>", "why, written into the kill-switch file", "stopped with hlbot stop")
     .option(
       "--cancel-twaps",
-      "also cancel the account's running TWAPs now (always done when limits.killSwitchCancelRunning is true); sent only when the config says mode: live",
+      "also cancel the account's running TWAPs now (always done when limits.killSwitchCancelRunning is true); sent when the config says mode: live, or with --live",
+    )
+    .addOption(
+      new Option(
+        "--live",
+        "send the cancellations even when the config says mode: dry-run (a TWAP placed by hand with --live runs whatever the mode)",
+      ).conflicts("dryRun"),
     )
     .option("--dry-run", "engage the switch but only show the cancellations, whatever the config says")
     .action(async (opts: StopOptions) => {
@@ -54,7 +61,8 @@ export function register(program: Command, ctx: CliContext): void {
       const { openRuntime } = await import("../../engine/runtime.js");
       const { runCycle } = await import("../../engine/cycle.js");
       const { formatCycle } = await import("../report.js");
-      const live = config.mode === "live" && opts.dryRun !== true;
+      const { displayPath } = await import("../../engine/config/loader.js");
+      const live = (config.mode === "live" || opts.live === true) && opts.dryRun !== true;
       try {
         const runtime = await openRuntime({ config, env: ctx.env, mode: live ? "live" : "dry-run", logger });
         try {
@@ -73,6 +81,13 @@ export function register(program: Command, ctx: CliContext): void {
               ? `${header}\n  no running TWAP to cancel\n`
               : formatCycle(report, header),
           );
+          // Shown, not sent: said in words, with the way to send them (an emergency stop under a dry-run
+          // config left a TWAP placed by hand with --live filling, exit 0, a newcomer's trial).
+          if (!live && report.decisions.length > 0)
+            ctx.stderr(
+              `hlbot: the running TWAPs above are NOT cancelled and keep filling (${opts.dryRun === true ? "--dry-run" : `${displayPath(config.file)} says mode: ${config.mode}`}): ` +
+                "cancel them with `hlbot stop --cancel-twaps --live`\n",
+            );
           const bad = report.actions.filter((a) => a.outcome === "rejected" || a.outcome === "unknown");
           ctx.exitCode = bad.length > 0 ? 1 : 0;
         } finally {

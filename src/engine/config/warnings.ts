@@ -140,7 +140,7 @@ export function strategyWarnings(
     out.push(
       `strategy ${s.name}: band ${band.toFixed()} (${band.times(100).toFixed()} percentage points) is narrower than the moves ` +
         `a round trip's fees and spread cost (the venue's taker fee is 0.07% each way at its base tier, plus half the spread ` +
-        `and the impact): the rebalancer trades price noise back and forth and loses that cost each time. Use ${NARROW_BAND.times(4).toFixed()} or more.`,
+        `and the impact): the rebalancer trades price noise back and forth and loses that cost each time. Use ${NARROW_BAND.toFixed()} or more (${NARROW_BAND.times(4).toFixed()} or more on a thin book, whose spread is wider).`,
     );
   // A DCA paid in a token that is not a dollar: the venue's minimum is in that token, not in USD.
   if (s.enabled && !inDollars)
@@ -243,6 +243,15 @@ export function strategyWarnings(
     out.push(
       `strategy ${s.name}: refillFloors with capital: each rebalancer counts the account's whole floor deficit, not its share, ` +
         "so two of them refill a floor twice (and trade it back). Set refillFloors on one rebalancer only, or leave capital out of it.",
+    );
+  // maxStaked 0 is a cap of nothing: all stake is undelegated and withdrawn (the 7-day queue), which a
+  // newcomer writing 0 for "no cap" did not mean (a trial's 10 days withdrew all 600 HYPE).
+  const maxStaked =
+    s.kind === "validator-staking" ? (s.params as { maxStaked?: unknown }).maxStaked : undefined;
+  if (s.enabled && maxStaked instanceof Decimal && maxStaked.isZero())
+    out.push(
+      `strategy ${s.name}: maxStaked 0 caps the stake at nothing: every delegation is undelegated and all stake withdrawn to spot ` +
+        "(7 days in the unstaking queue, no rewards meanwhile). For no cap, leave maxStaked out.",
     );
   const counterparty =
     s.kind === "link-staking" ? (s.params as { counterparty?: unknown }).counterparty : undefined;

@@ -1,16 +1,18 @@
 // Defaults that depend on the other strategies sharing the account, resolved once when the
 // configuration is loaded (so every run mode, and every cycle of the daemon, sees the same value).
 //
-// twap-rebalance `countStaked`: unset, it is true when the rebalancer targets HYPE and an enabled
-// validator-staking strategy shares the account (staking moves spot HYPE into staking; a rebalancer
-// counting spot HYPE only would buy it back again and again), false otherwise. Set it to decide.
+// twap-rebalance `countStaked`: unset, it is true when the rebalancer targets HYPE and a
+// validator-staking strategy shares the account, enabled or not (staking moves spot HYPE into staking;
+// a rebalancer counting spot HYPE only would buy it back again and again; and pausing staking leaves
+// the stake where it is: a newcomer's `enabled: false` had the rebalancer buy 13,660 USDC of HYPE in 3
+// hours), false otherwise. Set it to decide.
 import { Decimal } from "../../lib/decimal.js";
 import { pct } from "./common.js";
 import type { Strategy } from "./registry.js";
 import { STAKED_TOKEN } from "./twapRebalance.js";
 
 export function resolveSharedDefaults(strategies: Strategy[]): Strategy[] {
-  const staking = strategies.some((s) => s.enabled && s.kind === "validator-staking");
+  const staking = strategies.some((s) => s.kind === "validator-staking");
   return strategies.map((s) => {
     if (s.kind !== "twap-rebalance" || s.params.countStaked !== undefined) return s;
     const countStaked = staking && Object.hasOwn(s.params.targets, STAKED_TOKEN);

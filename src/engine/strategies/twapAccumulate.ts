@@ -10,7 +10,7 @@ import { Decimal, truncateDecimals } from "../../lib/decimal.js";
 import { DEFAULT_TWAP_BUY_RESERVE } from "../allocate.js";
 import { positiveDecimal } from "../config/fields.js";
 import type { TwapOrderIntent } from "../intents.js";
-import { pairFor, pairText } from "../snapshot.js";
+import { pairFor, pairText, type VenueRules } from "../snapshot.js";
 import { isUsdStablecoin, usdPerUnit } from "../usd.js";
 import {
   fitTwapDuration,
@@ -73,16 +73,26 @@ export const twapAccumulate = defineStrategy({
       return [skip(name, `no mid price for ${base}/${quote} (${pair.name})`, considered)];
 
     // A budget used up is said before a price limit: a finished DCA is not waiting for a dip (a year-long
-    // trial read 329 runs of "above the buy ceiling" after its budget was gone).
+    // trial read 329 runs of "above the buy ceiling" after its budget was gone), nor is one whose rest is
+    // too small for any TWAP (a newcomer's 97 USD left read "above the buy ceiling").
     if (
       params.budgetUsd !== undefined &&
       memory.spentUsd !== undefined &&
-      memory.inheritedUsd === undefined &&
-      !params.budgetUsd.gt(memory.spentUsd)
-    )
-      return [
-        skip(name, `budget used up (${fmt(memory.spentUsd, 2)} of ${fmt(params.budgetUsd)} USD)`, considered),
-      ];
+      memory.inheritedUsd === undefined
+    ) {
+      const used = `${fmt(memory.spentUsd, 2)} of ${fmt(params.budgetUsd)} USD`;
+      const left = params.budgetUsd.minus(memory.spentUsd);
+      if (!left.gt(0)) return [skip(name, `budget used up (${used})`, considered)];
+      const quoteUsdNow = usdPerUnit(snapshot, quote);
+      const unspendable =
+        quoteUsdNow === undefined
+          ? undefined
+          : budgetTailUnspendable(left, params, quoteUsdNow, snapshot, quote);
+      if (unspendable !== undefined && memory.spentUsd.gt(0))
+        return [
+          skip(name, `budget used up (${used}; of the ${fmt(left, 2)} USD left, ${unspendable})`, considered),
+        ];
+    }
     if (params.limitPx !== undefined) {
       if (params.side === "buy" && mid.gt(params.limitPx)) {
         return [
@@ -148,11 +158,9 @@ export const twapAccumulate = defineStrategy({
       const lastRun = left.div(reserve.plus(1));
       if (lastRun.lt(amountUsd)) {
         // What is left may be too small for any TWAP: then the budget is as good as used up.
-        const leftQuote = lastRun.div(quoteUsd);
-        const fit = fitTwapDuration(leftQuote, params.twap.minutes, snapshot.rules, quote);
-        if (!fit.ok) {
+        const why = budgetTailUnspendable(left, params, quoteUsd, snapshot, quote);
+        if (why !== undefined) {
           // Say which: nothing spent means the budget itself is too small for one TWAP.
-          const why = `a run is sized ${pct(reserve)} under it for the fills' spread (venue.twapBuyReserve): ${fit.reason}`;
           return [
             skip(
               name,
@@ -270,3 +278,23 @@ export const twapAccumulate = defineStrategy({
     return [intent];
   },
 });
+
+/**
+ * Why what is left of a budget buys nothing more (undefined: it can): once it is under a full run, the
+ * last run is sized under it by the buy reserve and must still reach the venue's minimum for a TWAP.
+ */
+function budgetTailUnspendable(
+  left: Decimal,
+  params: TwapAccumulateParams,
+  quoteUsd: Decimal,
+  snapshot: { rules: VenueRules },
+  quote: string,
+): string | undefined {
+  const reserve = snapshot.rules.twapBuyReserve ?? DEFAULT_TWAP_BUY_RESERVE;
+  const lastRun = left.div(reserve.plus(1));
+  if (!lastRun.lt(params.amountUsd)) return undefined;
+  const fit = fitTwapDuration(lastRun.div(quoteUsd), params.twap.minutes, snapshot.rules, quote);
+  return fit.ok
+    ? undefined
+    : `a run is sized ${pct(reserve)} under it for the fills' spread (venue.twapBuyReserve): ${fit.reason}`;
+}

@@ -70,7 +70,7 @@ export const twapRebalanceParams = z
       .boolean()
       .optional()
       .describe(
-        "Count HYPE staked with validators, undelegated in staking and pending withdrawal in HYPE's weight (only spot HYPE can be sold). Default: true when an enabled validator-staking strategy shares the account, false otherwise",
+        "Count HYPE staked with validators, undelegated in staking and pending withdrawal in HYPE's weight (only spot HYPE can be sold). Default: true when a validator-staking strategy shares the account, enabled or not (pausing staking leaves the stake), false otherwise",
       ),
   })
   .superRefine((p, ctx) => {

@@ -141,6 +141,10 @@ describe("strategies that will fight", () => {
       c.strategies.find((s) => s.kind === "twap-rebalance")?.params as { countStaked?: boolean };
     expect(countStaked(shared).countStaked).toBe(true);
     expect(countStaked(alone).countStaked).toBe(false);
+    // Staking paused (enabled: false) leaves the stake where it is: still counted (a newcomer's pause had
+    // the rebalancer buy 13,660 USDC of HYPE in 3 hours, the stake no longer in HYPE's weight).
+    const paused = await loadConfig(writeBot("paused", [REBALANCE, { ...STAKING, enabled: false }]), {});
+    expect(countStaked(paused).countStaked).toBe(true);
     // Only the one thing staking beside a rebalancer always says (it never withdraws for its sales).
     expect(strategyConflicts(shared.strategies)).toEqual([
       expect.stringMatching(/never withdraws stake for/),

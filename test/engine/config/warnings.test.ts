@@ -40,7 +40,7 @@ describe("costs a trader would not see in the file", () => {
     const targets = { PURR: parseDecimal("0.5"), USDC: parseDecimal("0.5") };
     expect(strategyWarnings(rebalancer({ targets, quote: "USDC", band: parseDecimal("0.0005") }))).toEqual([
       expect.stringMatching(
-        /^strategy rebal: band 0\.0005 \(0\.05 percentage points\) is narrower than .* Use 0\.01 or more\.$/,
+        /^strategy rebal: band 0\.0005 \(0\.05 percentage points\) is narrower than .* Use 0\.0025 or more \(0\.01 or more on a thin book, whose spread is wider\)\.$/,
       ),
     ]);
     expect(strategyWarnings(rebalancer({ targets, quote: "USDC", band: parseDecimal("0.0025") }))).toEqual(
@@ -176,5 +176,25 @@ describe("a small account's surprises (a trial with 300 to 3,000 USDC)", () => {
     expect(conflicts({ ...purrDca, params: { coin: "PURR", quote: "USDH", side: "buy" } }, fifty)).toEqual(
       [],
     );
+  });
+});
+
+describe("a newcomer's zero", () => {
+  it("warns of maxStaked 0: it withdraws all stake, where leaving it out means no cap", () => {
+    const staking = (maxStaked?: string) =>
+      ({
+        name: "stake",
+        kind: "validator-staking",
+        enabled: true,
+        schedule: "15 */6 * * *",
+        params: maxStaked === undefined ? {} : { maxStaked: parseDecimal(maxStaked) },
+      }) as never;
+    expect(strategyWarnings(staking("0"))).toEqual([
+      expect.stringMatching(
+        /^strategy stake: maxStaked 0 caps the stake at nothing: .* leave maxStaked out\.$/,
+      ),
+    ]);
+    expect(strategyWarnings(staking("100"))).toEqual([]);
+    expect(strategyWarnings(staking())).toEqual([]);
   });
 });

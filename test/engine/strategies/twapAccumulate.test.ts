@@ -104,6 +104,15 @@ describe("twap-accumulate", () => {
     expect(skipped(run(budget, funded, { spentUsd: parseDecimal("2450") }))).toMatch(
       /budget used up \(2450 of 2500 USD; of the 50 USD left, a run is sized 3% under it .*: 48\.54\d* USDC is below the venue minimum for a TWAP/,
     );
+    // And so, before a price limit: a rest too small for any TWAP is not waiting for a dip either (a
+    // newcomer read "above the buy ceiling" with 97 USD left that no TWAP could spend).
+    expect(skipped(run({ ...budget, limitPx: 30 }, funded, { spentUsd: parseDecimal("2450") }))).toMatch(
+      /^budget used up \(2450 of 2500 USD; of the 50 USD left, a run is sized 3% under it/,
+    );
+    // A rest that can still buy waits for the price as before.
+    expect(skipped(run({ ...budget, limitPx: 30 }, funded, { spentUsd: parseDecimal("2000") }))).toBe(
+      "mid 40 is above the buy ceiling limitPx 30",
+    );
     // Nothing spent: the budget itself is too small for one TWAP (100 / 1.03 = 97.09 is below 100).
     expect(skipped(run({ budgetUsd: 100, amountUsd: 100 }, funded, { spentUsd: parseDecimal("0") }))).toMatch(
       /^budgetUsd 100 is too small for one TWAP: a run is sized 3% under it .*: 97\.087\d* USDC is below the venue minimum for a TWAP/,
