@@ -32,19 +32,25 @@ afterEach(async () => {
 
 const placed = (b: TestBot) => b.sim.ledger().filter((e) => e.kind === "twapPlaced" && e.user === b.address);
 
+/** A live bot with 20,000 USDC at HYPE 25 and one scheduler for the whole test, as `run` keeps one. */
+async function started(strategy: typeof DCA) {
+  const b = await startTestBot({ mode: "live", strategies: [strategy], fund: { USDC: "20000" } });
+  bot = b;
+  b.sim.setPrice("@107", "25");
+  const d = b.runtime.cycleDeps(await b.runtime.facts());
+  const scheduler = new Scheduler({
+    journal: d.journal,
+    account: d.account,
+    mode: "live",
+    strategies: scheduledStrategies(b.runtime.config.strategies),
+  });
+  scheduler.register(d.clock());
+  return { b, d, scheduler };
+}
+
 describe("run: a deferral's retry set while the clock ran a day ahead", () => {
   it("a daily DCA buys once per real day, and is not held until the clock reaches the retry", async () => {
-    bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
-    bot.sim.setPrice("@107", "25");
-    const d = bot.runtime.cycleDeps(await bot.runtime.facts());
-    // One scheduler for the whole test, as `run` keeps one.
-    const scheduler = new Scheduler({
-      journal: d.journal,
-      account: d.account,
-      mode: "live",
-      strategies: scheduledStrategies(bot.runtime.config.strategies),
-    });
-    scheduler.register(d.clock());
+    const { b: bot, d, scheduler } = await started(DCA);
     const slot = new CronSchedule(DCA.schedule).next(bot.sim.now())!;
     bot.sim.advanceTo(slot + MINUTE);
     await runDueSlots(scheduler, d, { trigger: "run" });
@@ -82,16 +88,7 @@ describe("run: a deferral's retry set while the clock ran a day ahead", () => {
       schedule: "0 * * * *",
       params: { ...DCA.params, twap: { minutes: 90, randomize: false } },
     };
-    bot = await startTestBot({ mode: "live", strategies: [hourly], fund: { USDC: "20000" } });
-    bot.sim.setPrice("@107", "25");
-    const d = bot.runtime.cycleDeps(await bot.runtime.facts());
-    const scheduler = new Scheduler({
-      journal: d.journal,
-      account: d.account,
-      mode: "live",
-      strategies: scheduledStrategies(bot.runtime.config.strategies),
-    });
-    scheduler.register(d.clock());
+    const { b: bot, d, scheduler } = await started(hourly);
     const hour = new CronSchedule(hourly.schedule).next(bot.sim.now())!;
     bot.sim.advanceTo(hour + MINUTE);
     await runDueSlots(scheduler, d, { trigger: "run" });
