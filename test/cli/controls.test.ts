@@ -553,7 +553,8 @@ describe("the kill switch", () => {
     ]);
     expect(placed.code, placed.stderr).toBe(0);
     const shown = await cli(["stop", "--config", config, "--cancel-twaps"]);
-    expect(shown.code, shown.stderr).toBe(0);
+    // Asked for and not sent: exit 1, so `hlbot stop --cancel-twaps && …` does not read it as done.
+    expect(shown.code, shown.stderr).toBe(1);
     expect(shown.stdout).toMatch(/kill-switch: twapCancel \(allowed; dry run, not sent\)/);
     expect(shown.stderr).toMatch(
       /the running TWAPs above are NOT cancelled and keep filling \(.* says mode: dry-run\): cancel them with `hlbot stop --cancel-twaps --live`/,

@@ -52,8 +52,10 @@ export function register(program: Command, ctx: CliContext): void {
       ctx.stderr(`hlbot: ${await holderText(config.state)}\n`);
       const cancel = opts.cancelTwaps === true || config.limits.killSwitchCancelRunning;
       if (!cancel) {
+        // Under a dry-run config only --live sends the cancels (a review: the advice alone sent none).
+        const sends = (config.mode === "live" || opts.live === true) && opts.dryRun !== true;
         ctx.stderr(
-          "hlbot: running TWAPs are NOT cancelled and keep filling; use `hlbot stop --cancel-twaps` to cancel them\n",
+          `hlbot: running TWAPs are NOT cancelled and keep filling; use \`hlbot stop --cancel-twaps${sends ? "" : " --live"}\` to cancel them\n`,
         );
         return;
       }
@@ -89,7 +91,9 @@ export function register(program: Command, ctx: CliContext): void {
                 "cancel them with `hlbot stop --cancel-twaps --live`\n",
             );
           const bad = report.actions.filter((a) => a.outcome === "rejected" || a.outcome === "unknown");
-          ctx.exitCode = bad.length > 0 ? 1 : 0;
+          // Cancels asked for and not sent (not --dry-run): not a success for a script's `stop && …`.
+          const unsent = !live && opts.dryRun !== true && report.decisions.length > 0;
+          ctx.exitCode = bad.length > 0 || unsent ? 1 : 0;
         } finally {
           await runtime.close();
         }

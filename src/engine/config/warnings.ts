@@ -22,6 +22,8 @@ const ROUNDING_ROOM = new Decimal("1.02");
 function withRoundingRoom(minOrder: Decimal): Decimal {
   return minOrder.times(ROUNDING_ROOM).toDecimalPlaces(0, Decimal.ROUND_UP);
 }
+/** Room for fills a little off a run's amount (the budget counts what fills): 2%. */
+const FILL_ROOM = new Decimal("1.02");
 /** A rebalancer's band below this (0.25 percentage points) trades price noise at a round trip's cost. */
 const NARROW_BAND = new Decimal("0.0025");
 /** A twap.maxDeviation below this (0.5%) is cancelled by ordinary moves of the mid over a TWAP's minutes. */
@@ -196,30 +198,19 @@ export function strategyWarnings(
     // amountUsd × 1.03, so a large budget loses a small share of it).
     if (tail.gt(0) && tail.div(reserve.plus(1)).lt(minOrder) && !tail.lt(budgetUsd.div(20))) {
       const runs = budgetUsd.minus(tail).div(amountUsd).toDecimalPlaces(0, Decimal.ROUND_DOWN);
-      // A budget whose last run reaches the minimum with room for whole lots, nearest below and above.
-      const spent = (budget: Decimal) => {
-        const t = tailOf(budget);
-        return t.isZero() || !t.div(reserve.plus(1)).lt(enough);
-      };
-      const reach = amountUsd.times(reserve.plus(1)).ceil().plus(2).toNumber();
-      let below: Decimal | undefined;
-      let above: Decimal | undefined;
-      for (let step = 1; step <= reach; step++) {
-        const down = budgetUsd.floor().minus(step);
-        const up = budgetUsd.ceil().plus(step);
-        if (below === undefined && !down.lt(smallestBudget) && spent(down)) below = down;
-        if (above === undefined && spent(up)) above = up;
-      }
-      const near = [below, above].filter((b) => b !== undefined).map((b) => b.toFixed());
+      // A budget of whole runs ends with a last run of about amountUsd, sized under it by the reserve:
+      // spent to the end when that reaches the minimum with room for whole lots and for fills a little
+      // off amountUsd (the budget counts what fills). Nearer the minimum no budget is safe (a review:
+      // a suggested rest of 106 USD left 102 after fills and was lost on some price paths).
+      const wholeRunsSafe = !amountUsd.div(reserve.plus(1)).lt(enough.times(FILL_ROOM));
+      const saferAmount = enough.times(reserve.plus(1)).times(FILL_ROOM).ceil();
       out.push(
         `strategy ${s.name}: budgetUsd ${budgetUsd.toFixed()} buys ${runs.toFixed()} run${runs.eq(1) ? "" : "s"} of amountUsd ${amountUsd.toFixed()} ` +
           `and leaves about ${tail.toFixed(2)} USD: one more TWAP, sized ${reserve.times(100).toFixed()}% under it (venue.twapBuyReserve), ` +
-          `would be under the venue minimum ${minOrder.toFixed()}, so that part of the budget is never spent. ` +
-          (near.length > 0
-            ? `Set budgetUsd to ${near.join(" or ")}.`
-            : // The last run is what is left under amountUsd × (1 + reserve), sized under it by the reserve:
-              // with amountUsd at the minimum no budget's last part reaches it.
-              `With amountUsd this close to the minimum no budget is spent to the end: raise amountUsd to at least ${enough.plus(2).toFixed()}.`),
+          `would be under the venue minimum ${minOrder.toFixed()}, so that part of the budget is usually left unspent (the budget counts what fills, a little off amountUsd). ` +
+          (wholeRunsSafe
+            ? `Make it whole runs: budgetUsd ${runs.times(amountUsd).toFixed()} or ${runs.plus(1).times(amountUsd).toFixed()} (the last run is sized under what is left).`
+            : `With amountUsd this close to the minimum the last run of any budget may not reach it: raise amountUsd to at least ${saferAmount.toFixed()} and make budgetUsd whole runs of it.`),
       );
     }
   }

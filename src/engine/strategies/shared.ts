@@ -116,6 +116,18 @@ export function strategyConflicts(
       }
     }
   }
+  // countStaked from a paused staking strategy (its default since staking paused no longer drops the
+  // stake from the weight): said, so a stake meant to stay apart is not sold against (a review: a
+  // rebalancer beside a disabled staking file sold 400 HYPE where it sold 109 before).
+  const paused = strategies.filter((s) => !s.enabled && s.kind === "validator-staking");
+  if (paused.length > 0 && !enabled.some((s) => s.kind === "validator-staking"))
+    for (const r of rebalancers)
+      if (Object.hasOwn(r.params.targets, STAKED_TOKEN) && r.params.countStaked === true)
+        warnings.push(
+          `${r.name} counts staked ${STAKED_TOKEN} in its weight (countStaked, true by default while ${paused.map((s) => s.name).join(", ")} ` +
+            `is configured, even disabled: pausing staking leaves the stake where it is), and sells only spot ${STAKED_TOKEN}. ` +
+            `If that stake is meant to stay apart from ${r.name}'s portfolio, set countStaked: false in ${r.name}.`,
+        );
   const accumulators = enabled.filter((s) => s.kind === "twap-accumulate");
   // A DCA selling HYPE beside staking that sweeps spot HYPE: once staked, HYPE takes the unstaking queue
   // to come back, and the sales find only what staking keeps on spot (a trial's sell DCA sold 100 HYPE

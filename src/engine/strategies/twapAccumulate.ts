@@ -83,9 +83,11 @@ export const twapAccumulate = defineStrategy({
       const used = `${fmt(memory.spentUsd, 2)} of ${fmt(params.budgetUsd)} USD`;
       const left = params.budgetUsd.minus(memory.spentUsd);
       if (!left.gt(0)) return [skip(name, `budget used up (${used})`, considered)];
+      // Not while a TWAP runs on the pair: the budget counts a running TWAP in full, so its rest is not
+      // known yet (it is deferred below, and judged once that TWAP has ended: a review).
       const quoteUsdNow = usdPerUnit(snapshot, quote);
       const unspendable =
-        quoteUsdNow === undefined
+        quoteUsdNow === undefined || runningTwapOn(snapshot, pair) !== undefined
           ? undefined
           : budgetTailUnspendable(left, params, quoteUsdNow, snapshot, quote);
       if (unspendable !== undefined && memory.spentUsd.gt(0))

@@ -145,6 +145,13 @@ describe("strategies that will fight", () => {
     // the rebalancer buy 13,660 USDC of HYPE in 3 hours, the stake no longer in HYPE's weight).
     const paused = await loadConfig(writeBot("paused", [REBALANCE, { ...STAKING, enabled: false }]), {});
     expect(countStaked(paused).countStaked).toBe(true);
+    // And says so: a stake meant to stay apart would be sold against (a review).
+    expect(strategyConflicts(paused.strategies)).toEqual([
+      expect.stringMatching(
+        /^hype-5050 counts staked HYPE in its weight \(countStaked, true by default while staking is configured, even disabled/,
+      ),
+    ]);
+    expect(strategyConflicts(shared.strategies).some((w) => /even disabled/.test(w))).toBe(false);
     // Only the one thing staking beside a rebalancer always says (it never withdraws for its sales).
     expect(strategyConflicts(shared.strategies)).toEqual([
       expect.stringMatching(/never withdraws stake for/),

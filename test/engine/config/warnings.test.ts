@@ -127,22 +127,23 @@ describe("a small account's surprises (a trial with 300 to 3,000 USDC)", () => {
       },
     }) as never;
 
-  it("warns of a budget whose last part is too small for a TWAP, with budgets that are spent to the end", () => {
+  it("warns of a budget whose last part is too small for a TWAP, and says how to spend it to the end", () => {
     // 500 in runs of 150: three runs, then 50 left (48.54 once sized 3% under it), under the minimum.
     expect(strategyWarnings(dca("150", "500"))).toEqual([
-      "strategy purr-dca: budgetUsd 500 buys 3 runs of amountUsd 150 and leaves about 50.00 USD: one more TWAP, sized 3% under it (venue.twapBuyReserve), would be under the venue minimum 100, so that part of the budget is never spent. Set budgetUsd to 454 or 556.",
+      "strategy purr-dca: budgetUsd 500 buys 3 runs of amountUsd 150 and leaves about 50.00 USD: one more TWAP, sized 3% under it (venue.twapBuyReserve), would be under the venue minimum 100, so that part of the budget is usually left unspent (the budget counts what fills, a little off amountUsd). Make it whole runs: budgetUsd 450 or 600 (the last run is sized under what is left).",
     ]);
-    // The suggestions: 454 = 2 runs and a last one of 154 / 1.03 = 149.5; 556 = 3 runs and 106 / 1.03 = 102.9.
-    expect(strategyWarnings(dca("150", "454"))).toEqual([]);
-    expect(strategyWarnings(dca("150", "556"))).toEqual([]);
-    expect(strategyWarnings(dca("150", "600"))).toEqual([]);
-    // 300 in runs of 102 (the trial: 202 bought, then 28 runs "budget used up"): no budget's last part
-    // reaches the minimum at that amount.
+    // Whole runs end with a last run of about 150 / 1.03 = 145.6: far enough above the minimum that fills
+    // a little off 150 do not take it under (a review: a rest of 106 suggested before left 102 on some
+    // price paths, lost).
+    for (const whole of ["450", "600", "900"]) expect(strategyWarnings(dca("150", whole))).toEqual([]);
+    // 300 in runs of 102 (the trial: 202 bought, then 28 runs "budget used up"): at 102 the last run of
+    // any budget is close to the minimum.
     expect(strategyWarnings(dca("102", "300"))).toEqual([
       expect.stringMatching(
-        /leaves about 96\.00 USD.*no budget is spent to the end: raise amountUsd to at least 104\.$/,
+        /leaves about 96\.00 USD.*raise amountUsd to at least 108 and make budgetUsd whole runs of it\.$/,
       ),
     ]);
+    expect(strategyWarnings(dca("108", "324"))).toEqual([]);
     // Under 5% of the budget: not worth a warning (4 USD of 106, 100 of a million).
     expect(strategyWarnings(dca("102", "106"))).toEqual([]);
     expect(strategyWarnings(dca("150", "1000000"))).toEqual([]);

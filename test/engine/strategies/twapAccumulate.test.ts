@@ -109,6 +109,12 @@ describe("twap-accumulate", () => {
     expect(skipped(run({ ...budget, limitPx: 30 }, funded, { spentUsd: parseDecimal("2450") }))).toMatch(
       /^budget used up \(2450 of 2500 USD; of the 50 USD left, a run is sized 3% under it/,
     );
+    // Not while its own TWAP runs: the budget counts it in full until it ends (it may fill less), so the
+    // run is deferred behind it, not settled as used up (a review).
+    const running = { ...funded, twaps: [{ coin: "@107", twapId: 9 }] };
+    const behind = run({ ...budget, limitPx: 50 }, running, { spentUsd: parseDecimal("2450") });
+    expect(behind).toEqual([expect.objectContaining({ kind: "skip", defer: true })]);
+    expect(skipped(behind)).toMatch(/a TWAP #9 is already running/);
     // A rest that can still buy waits for the price as before.
     expect(skipped(run({ ...budget, limitPx: 30 }, funded, { spentUsd: parseDecimal("2000") }))).toBe(
       "mid 40 is above the buy ceiling limitPx 30",
