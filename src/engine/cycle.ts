@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { ConfigError, describeError, isFatalError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
+import { skewText } from "../venue/clockSkew.js";
 import type { ExchangeClient } from "../venue/exchange/client.js";
 import type { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
@@ -43,6 +44,7 @@ import { checkPriceSanity, DEFAULT_PRICE_SANITY, type PairMemory } from "./price
 import { type AccountFacts, readSnapshot, summarizeSnapshot } from "./readSnapshot.js";
 import { type ReconcileResult, reconcile } from "./reconcile.js";
 import { applyLimits, dayUsage, endedTwapFills, type RiskLimits } from "./risk.js";
+import { DEFAULT_MAX_CLOCK_SKEW_MS } from "./schedule.js";
 import { type PlannedSale, type Snapshot, spotSellsOf, type VenueRules } from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
 import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
@@ -68,6 +70,8 @@ export interface CycleDeps {
   logger: Logger;
   metrics?: BotMetrics;
   userSignedGraceMs?: number;
+  /** How far the local clock may be from the venue's for strategies to decide (schedule.maxClockSkew). */
+  maxClockSkewMs?: number;
   /** The venue's time (VenueClock.now), for judging expiry by the venue's clock rather than ours. */
   venueNow?: () => number | undefined;
   /**
@@ -366,7 +370,21 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     const configured = new Map(
       [...(deps.configured ?? []), ...(deps.peers ?? []), ...o.strategies].map((s) => [s.name, s]),
     );
+    // Schedules follow the local clock: one far from the venue's runs strategies in slots that are not
+    // due (13 h ahead, a daily DCA bought the next day's run in the evening, and again the next morning
+    // once the clock was corrected: a review). Nothing is decided until it is corrected, as a failure
+    // (the slot stays due, retried; the daemon's health says so); cancels of running TWAPs still go.
+    const maxSkew = deps.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS;
+    const skewMs = venueNow === undefined ? 0 : -localToVenue;
+    const clockHold =
+      Math.abs(skewMs) > maxSkew
+        ? `holding: the local clock is ${skewText(skewMs)} the venue's (its answers' Date headers), more than schedule.maxClockSkew (${maxSkew / 60_000} min): schedules follow the local clock, so strategies act again once it is corrected. Synchronise it (NTP)`
+        : undefined;
     for (const strategy of o.strategies) {
+      if (clockHold !== undefined && o.decide?.get(strategy.name) === undefined) {
+        skips.push({ kind: "skip", strategy: strategy.name, reason: clockHold, defer: true, failed: true });
+        continue;
+      }
       const earlier = budgets?.unjournaled.get(strategy.name);
       const hold = blocked.has(strategy.name)
         ? "waiting: an earlier submission of this strategy is not reconciled yet (see `hlbot history`)"

@@ -250,6 +250,9 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
         facts: f,
         clock,
         userSignedGraceMs: config.venue.userSignedGraceMs,
+        ...(config.schedule?.maxClockSkewMs === undefined
+          ? {}
+          : { maxClockSkewMs: config.schedule.maxClockSkewMs }),
         venueNow: () => venueClock.now(),
         peers: config.strategies.filter((s) => s.enabled),
         configured: config.strategies,

@@ -101,6 +101,12 @@ export function hasSecondsField(expression: string): boolean {
 const MINUTE = 60_000;
 /** Default catch-up window of a cron slot (bot config `schedule.catchUp`). */
 export const DEFAULT_CATCH_UP_MS = 2 * 60 * MINUTE;
+/**
+ * How far the local clock may be from the venue's for strategies to decide (schedule.maxClockSkew):
+ * minutes, not the seconds a clock warning is given at (a clock seconds off runs a slot seconds early
+ * or late, nothing worse).
+ */
+export const DEFAULT_MAX_CLOCK_SKEW_MS = 5 * MINUTE;
 /** Searching further than this for the next match means the expression is effectively never due. */
 const HORIZON_MS = 366 * 24 * 60 * MINUTE * 5;
 /** Answers a CronSchedule remembers (see `recent`). */

@@ -34,7 +34,13 @@ const placed = (b: TestBot) => b.sim.ledger().filter((e) => e.kind === "twapPlac
 
 /** A live bot with 20,000 USDC at HYPE 25 and one scheduler for the whole test, as `run` keeps one. */
 async function started(strategy: typeof DCA) {
-  const b = await startTestBot({ mode: "live", strategies: [strategy], fund: { USDC: "20000" } });
+  // Past the hold on a far clock (schedule.maxClockSkew, raised): the retry a deferral set while ahead.
+  const b = await startTestBot({
+    mode: "live",
+    strategies: [strategy],
+    fund: { USDC: "20000" },
+    configExtra: { schedule: { maxClockSkew: "3d" } },
+  });
   bot = b;
   b.sim.setPrice("@107", "25");
   const d = b.runtime.cycleDeps(await b.runtime.facts());

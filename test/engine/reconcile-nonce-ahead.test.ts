@@ -34,6 +34,8 @@ it("an unknown TWAP that landed after the clock was corrected is found, not judg
   // "later" runs once, two hours after the hourly DCA's first slot (set below once the start is known).
   bot = await startTestBot({
     mode: "live",
+    // Sent while ahead, past the hold on a far clock (schedule.maxClockSkew, raised for it).
+    configExtra: { schedule: { maxClockSkew: "2d" } },
     strategies: [
       hourly,
       {

@@ -82,7 +82,13 @@ describe("a slot is acted in at most once, also across a crash", () => {
 
 describe("a clock that ran ahead and was corrected", () => {
   it("does not hold a daily DCA until the clock reaches the slots it settled then (an operator's trial)", async () => {
-    bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
+    // Past the hold on a far clock (schedule.maxClockSkew, raised here): what a clock ahead leaves behind.
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [DCA],
+      fund: { USDC: "20000" },
+      configExtra: { schedule: { maxClockSkew: "3d" } },
+    });
     bot.sim.setPrice("@107", "25");
     await once(bot); // first sight: registers the strategy
     const slot = new CronSchedule(DCA.schedule).next(bot.sim.now())!;

@@ -29,7 +29,13 @@ const STAKE_IDLE = {
 
 async function hostileBot(o: { strategies: Array<Record<string, unknown>>; fund: Record<string, string> }) {
   proxy = await startRewritingProxy();
-  bot = await startTestBot({ mode: "live", ...o, configExtra: { baseUrl: proxy.url } });
+  // The clocks tested here are far off: the strategies' hold on a far clock (schedule.maxClockSkew) is
+  // raised, so what the executor and reconciler do with such a clock is what is tested.
+  bot = await startTestBot({
+    mode: "live",
+    ...o,
+    configExtra: { baseUrl: proxy.url, schedule: { maxClockSkew: "400d" } },
+  });
   proxy.target = bot.sim.url;
   return { bot, proxy };
 }

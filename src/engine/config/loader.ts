@@ -23,7 +23,12 @@ import {
 } from "../../lib/yamlSource.js";
 import type { NetworkName } from "../../venue/networks.js";
 import type { RiskLimits } from "../risk.js";
-import { DEFAULT_CATCH_UP_MS, hasSecondsField, parseDuration } from "../schedule.js";
+import {
+  DEFAULT_CATCH_UP_MS,
+  DEFAULT_MAX_CLOCK_SKEW_MS,
+  hasSecondsField,
+  parseDuration,
+} from "../schedule.js";
 import type { VenueRules } from "../snapshot.js";
 import type { Strategy } from "../strategies/registry.js";
 import { resolveSharedDefaults } from "../strategies/shared.js";
@@ -83,7 +88,7 @@ export interface LoadedConfig {
   log: { level: LogLevel; format: LogFormat; file: string | undefined };
   venue: VenueConfig;
   /** Scheduling of cron slots (default: a 2-hour catch-up window). */
-  schedule?: { catchUpMs: number; allowSeconds?: boolean };
+  schedule?: { catchUpMs: number; allowSeconds?: boolean; maxClockSkewMs?: number };
   /** Notification channels (secrets are named by their variables, read when the notifier is built). */
   notify?: NotifyConfig | undefined;
 }
@@ -522,6 +527,7 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
     schedule: {
       catchUpMs: parseDuration(c.schedule.catchUp) ?? DEFAULT_CATCH_UP_MS,
       allowSeconds: c.schedule.allowSeconds,
+      maxClockSkewMs: parseDuration(c.schedule.maxClockSkew) ?? DEFAULT_MAX_CLOCK_SKEW_MS,
     },
     notify: c.notify,
   };

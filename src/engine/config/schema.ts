@@ -226,6 +226,13 @@ export const scheduleSchema = z
       .describe(
         "How late a strategy's cron slot may still be acted in (downtime, a failed run, `once` called between slots); older slots are reported as missed, not acted in",
       ),
+    maxClockSkew: z
+      .string()
+      .regex(/^\s*\d+(\.\d+)?\s*(s|m|h|d)\s*$/, { error: 'expected a duration such as "5m", "1h" or "1d"' })
+      .default("5m")
+      .describe(
+        "How far the local clock may be from the venue's (its answers' Date headers), either way, for strategies to decide: schedules follow the local clock, so beyond it a strategy would act in a slot that is not due (hours ahead: the next day's run, and again once corrected). Beyond it every strategy holds, as a failed run, until the clock is corrected; cancels still go",
+      ),
     allowSeconds: z
       .boolean()
       .default(false)

@@ -70,7 +70,12 @@ describe("an empty 200 body to an exchange action", () => {
         });
         const text = await upstream.text();
         const blank = req.url === "/exchange" && blanked++ === 0;
-        res.writeHead(upstream.status, { "content-type": "application/json" });
+        // The venue's own Date header: it is the venue's clock the bot compares its own with (the
+        // proxy's would be this machine's, a year from the simulator's, and hold every strategy).
+        res.writeHead(upstream.status, {
+          "content-type": "application/json",
+          ...(upstream.headers.get("date") ? { date: upstream.headers.get("date")! } : {}),
+        });
         res.end(blank ? "" : text);
       });
     });

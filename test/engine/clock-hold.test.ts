@@ -1,0 +1,95 @@
+// A local clock far from the venue's: strategies hold (schedule.maxClockSkew) instead of acting in slots
+// that are not due. A review: 13 h ahead at 20:00, a daily 08:30 DCA bought the next day's run that
+// evening, and again the next morning once the clock was corrected.
+import { afterEach, describe, expect, it } from "vitest";
+import { runCycle } from "../../src/engine/cycle.js";
+import { scheduledStrategies } from "../../src/engine/daemon.js";
+import { CronSchedule } from "../../src/engine/schedule.js";
+import { runDueSlots, Scheduler } from "../../src/engine/scheduler.js";
+import { startTestBot, type TestBot } from "../helpers/bot.js";
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const DCA = {
+  name: "dca",
+  kind: "twap-accumulate",
+  schedule: "30 8 * * *",
+  params: {
+    coin: "HYPE",
+    quote: "USDC",
+    side: "buy",
+    amountUsd: 250,
+    twap: { minutes: 30, randomize: false },
+  },
+};
+
+let bot: TestBot | undefined;
+afterEach(async () => {
+  await bot?.close();
+  bot = undefined;
+});
+
+const placed = (b: TestBot) => b.sim.ledger().filter((e) => e.kind === "twapPlaced" && e.user === b.address);
+
+describe("a local clock far from the venue's", () => {
+  it("holds every strategy as a failed run until corrected: a daily DCA buys once per real day", async () => {
+    const b = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
+    bot = b;
+    b.sim.setPrice("@107", "25");
+    const d = b.runtime.cycleDeps(await b.runtime.facts());
+    const scheduler = new Scheduler({
+      journal: d.journal,
+      account: d.account,
+      mode: "live",
+      strategies: scheduledStrategies(b.runtime.config.strategies),
+    });
+    scheduler.register(d.clock());
+    const slot = new CronSchedule(DCA.schedule).next(b.sim.now())!;
+    b.sim.advanceTo(slot + MINUTE);
+    await runDueSlots(scheduler, d, { trigger: "run" });
+    expect(placed(b)).toHaveLength(1);
+
+    // 20:00 real, the clock 13 h ahead: the next day's 08:30 slot looks due. It holds, as a failure.
+    b.sim.advanceTo(slot + 11.5 * HOUR);
+    b.clockOffsetMs = 13 * HOUR;
+    const ahead = await runDueSlots(scheduler, d, { trigger: "run" });
+    expect(ahead.runs).toHaveLength(1);
+    const skip = ahead.runs[0]!.report?.decisions.find((x) => x.decision.strategy === "dca")?.decision;
+    expect(skip?.reason).toMatch(
+      /^holding: the local clock is 46800\.\d s ahead of the venue's .* more than schedule\.maxClockSkew \(5 min\)/,
+    );
+    expect(skip?.kind === "skip" && skip.failed).toBe(true);
+    expect(placed(b)).toHaveLength(1);
+
+    // Corrected: the daemon plans again (any tick); the next real morning buys once.
+    b.clockOffsetMs = 0;
+    b.sim.advance(HOUR);
+    expect((await runDueSlots(scheduler, d, { trigger: "run" })).runs).toEqual([]);
+    b.sim.advanceTo(slot + DAY + MINUTE);
+    await runDueSlots(scheduler, d, { trigger: "run" });
+    expect(placed(b)).toHaveLength(2);
+    b.sim.advance(2 * HOUR);
+    await runDueSlots(scheduler, d, { trigger: "run" });
+    expect(placed(b)).toHaveLength(2);
+  });
+
+  it("within schedule.maxClockSkew nothing holds; the kill switch's cancels go whatever the clock", async () => {
+    const b = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
+    bot = b;
+    b.sim.setPrice("@107", "25");
+    b.clockOffsetMs = 4 * MINUTE;
+    const d = b.runtime.cycleDeps(await b.runtime.facts());
+    const within = await runCycle(d, { trigger: "once", strategies: b.runtime.strategies() });
+    expect(within.decisions.filter((x) => /holding: the local clock/.test(x.decision.reason))).toEqual([]);
+    expect(placed(b)).toHaveLength(1);
+    b.clockOffsetMs = 2 * HOUR;
+    const cancel = await runCycle(d, {
+      trigger: "stop",
+      strategies: [],
+      killSwitchActive: true,
+      cancelRunning: true,
+    });
+    expect(cancel.actions.map((a) => [a.action, a.outcome])).toEqual([["twapCancel", "accepted"]]);
+  });
+});
