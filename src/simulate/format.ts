@@ -424,9 +424,15 @@ export function formatSummary(s: SimulationSummary): string {
   ].join("\n")}\n`;
 }
 
-/** "12 runs, 2 failed, 1 missed": how a strategy's slots went. */
+/**
+ * "12 runs, 2 failed, 1 missed": how a strategy's slots went; "16 runs in 2 slots" when runs were
+ * retries of a slot (deferred behind a TWAP, or a strategy's failure): a newcomer read 16 runs of a
+ * daily DCA in a day and a half as 16 buys' chances.
+ */
 export function runsText(x: SimulationSummary["strategies"][number]): string {
-  return `${x.runs} runs${x.failedRuns > 0 ? `, ${x.failedRuns} failed` : ""}${x.missedSlots > 0 ? `, ${x.missedSlots} missed` : ""}`;
+  const inSlots =
+    x.slots !== undefined && x.slots < x.runs ? ` in ${x.slots} slot${x.slots === 1 ? "" : "s"}` : "";
+  return `${x.runs} runs${inSlots}${x.failedRuns > 0 ? `, ${x.failedRuns} failed` : ""}${x.missedSlots > 0 ? `, ${x.missedSlots} missed` : ""}`;
 }
 
 /** ", @107 replayed from candles/HYPE.csv": the pairs whose prices were real history, for headers. */

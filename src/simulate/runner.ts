@@ -149,6 +149,8 @@ export interface CycleDecisionRecord {
 export interface CycleRecord {
   at: number;
   strategies: string[];
+  /** The cron slot a scheduled run was for (a retry's is its slot's); none for a TWAP watch's cycle. */
+  slot?: number;
   /** A TWAP watch's cycle (cancels of guarded TWAPs), not a scheduled run of its strategies. */
   watch?: true;
   /** Set when the cycle failed as a whole (nothing further was sent in it). */
@@ -508,10 +510,10 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
               trigger: "simulate",
               killSwitchActive: false,
             });
-            record = recordOf(r.report, t, names);
+            record = { ...recordOf(r.report, t, names), slot: group.slot };
             noteUnknowns(r.report, t);
           } catch (err) {
-            record = { at: t, strategies: names, error: describeError(err), decisions: [] };
+            record = { at: t, strategies: names, slot: group.slot, error: describeError(err), decisions: [] };
           }
           cycles.push(record);
           if (record.decisions.some((d) => d.outcome === "accepted"))

@@ -236,7 +236,8 @@ export interface SimulationSummary {
   valuationCoin: string;
   period: { from: string; to: string; days: number; interrupted: boolean };
   /**
-   * `runs`: cycles it took part in that completed; `failedRuns`: those that failed (each retried later);
+   * `runs`: cycles it took part in that completed, `slots`: the cron slots they were for (a slot's run
+   * retried while deferred or failing is several runs); `failedRuns`: those that failed (each retried later);
    * `missedSlots`: slots never run (too old to catch up, or superseded by a later one), the latest at
    * `lastMissed` (ISO; null when none or not known).
    */
@@ -245,6 +246,7 @@ export interface SimulationSummary {
     kind: string;
     schedule: string;
     runs: number;
+    slots: number;
     failedRuns: number;
     missedSlots: number;
     lastMissed: string | null;
@@ -811,6 +813,11 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       kind: s.kind,
       schedule: s.schedule,
       runs: r.cycles.filter((c) => !c.watch && c.strategies.includes(s.name) && c.error === undefined).length,
+      slots: new Set(
+        r.cycles
+          .filter((c) => !c.watch && c.strategies.includes(s.name) && c.error === undefined)
+          .map((c) => c.slot ?? c.at),
+      ).size,
       failedRuns: r.cycles.filter((c) => !c.watch && c.strategies.includes(s.name) && c.error !== undefined)
         .length,
       ...missedOf(r.missed, s.name),
