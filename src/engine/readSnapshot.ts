@@ -11,6 +11,7 @@ import {
   type DelegatorHistoryResponse,
   filledByTwap,
   latestTwapEntries,
+  type OpenOrdersResponse,
   type SpotMetaAndAssetCtxsResponse,
   type SpotMetaResponse,
   stakingLinkPeer,
@@ -125,13 +126,31 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
         "running TWAPs' slice fills unreadable: each keeps its whole size out of new orders this cycle",
       );
     }
-    holdTwapCommitments(
+    const committed = twapCommitments(
       balances,
       twaps,
       twapFilled ?? new Map(),
       pairs,
       o.rules.twapBuyReserve ?? DEFAULT_TWAP_BUY_RESERVE,
     );
+    // A token the venue holds some of and a running TWAP needs: what of the hold is a resting order's
+    // (an order placed by hand) is read, so the TWAP's commitment is held beside it, not hidden in it (a
+    // review: a 3,000-USDC resting buy hid 3,000 of a TWAP's 5,150 on a venue that holds nothing for
+    // TWAPs). Unreadable: the whole hold is taken as orders', the commitment on top (fail closed).
+    let resting: Map<string, Decimal> | undefined = new Map();
+    if ([...committed].some(([coin]) => balances.get(coin)?.hold.gt(0))) {
+      try {
+        resting = restingOrderHolds(await info.openOrders({ user }, s), pairs);
+      } catch (err) {
+        if (s?.aborted) throw err;
+        resting = undefined;
+        o.logger?.warn(
+          { err: describeError(err) },
+          "open orders unreadable: running TWAPs' commitments are held on top of the venue's whole hold this cycle",
+        );
+      }
+    }
+    holdTwapCommitments(balances, committed, resting);
   }
 
   const staking: StakingSummary = summary
@@ -330,22 +349,22 @@ const spotBalances = perAnswer((list: VenueBalances): readonly SpotBalance[] =>
 );
 
 /**
- * Counts what the account's running TWAPs may still take as held, where the venue's own hold is less:
- * a sell its remaining size of the base, a buy its remaining size × mid × (1 + reserve) of the quote
- * (each slice may fill up to 3% from the mid; `venue.twapBuyReserve`). The venue's docs do not say that a
- * spot TWAP puts anything on hold (the simulator can be run either way: its `twapHolds` setting); where
- * the venue does hold, its hold already covers this and nothing changes. Without it, a second strategy
- * was sized from quote the first one's TWAP still needed, both ended partly unfilled, and two TWAPs
- * together could spend through a keepOnSpot floor. A buy whose pair has no mid holds its whole quote
- * balance (it cannot be valued: fail closed).
+ * What the account's running TWAPs may still take, per token: a sell its remaining size of the base, a
+ * buy its remaining size × mid × (1 + reserve) of the quote (each slice may fill up to 3% from the mid;
+ * `venue.twapBuyReserve`). Progress is the larger of twapHistory's executed size and the slice fills'
+ * (`filled`). The venue's docs do not say that a spot TWAP puts anything on hold (the simulator can be
+ * run either way: its `twapHolds` setting); without this, a second strategy was sized from quote the
+ * first one's TWAP still needed, both ended partly unfilled, and two TWAPs together could spend through
+ * a keepOnSpot floor. A buy whose pair has no mid commits its whole quote balance (it cannot be valued:
+ * fail closed).
  */
-function holdTwapCommitments(
-  balances: Map<string, SpotBalance>,
+function twapCommitments(
+  balances: ReadonlyMap<string, SpotBalance>,
   twaps: readonly RunningTwap[],
   filled: ReadonlyMap<number, Decimal>,
   pairs: ReadonlyMap<string, SpotPair>,
   reserve: Decimal,
-): void {
+): Map<string, Decimal> {
   const committed = new Map<string, Decimal>();
   const add = (coin: string, amount: Decimal) =>
     committed.set(coin, (committed.get(coin) ?? ZERO).plus(amount));
@@ -366,10 +385,49 @@ function holdTwapCommitments(
           : remaining.times(pair.mid).times(reserve.plus(1)),
       );
   }
+  return committed;
+}
+
+/**
+ * What the account's resting spot orders hold, per token: a buy its quote (size × limit price), a sell
+ * its base. A side hlbot does not know is counted on both (the hold it explains is then the larger).
+ */
+function restingOrderHolds(
+  orders: OpenOrdersResponse,
+  pairs: ReadonlyMap<string, SpotPair>,
+): Map<string, Decimal> {
+  const out = new Map<string, Decimal>();
+  const add = (coin: string, amount: Decimal) => out.set(coin, (out.get(coin) ?? ZERO).plus(amount));
+  for (const o of orders) {
+    const pair = pairs.get(o.coin);
+    if (pair === undefined) continue;
+    const size = new Decimal(o.sz);
+    if (o.side !== "A") add(pair.quote.name, size.times(o.limitPx));
+    if (o.side !== "B") add(pair.base.name, size);
+  }
+  return out;
+}
+
+/**
+ * Holds what running TWAPs may still take (`committed`) beside what resting orders hold: the venue's
+ * hold less the resting orders' part is what it holds for TWAPs (nothing, on a venue that holds nothing
+ * for them), and the larger of that and the commitment is held. `resting` undefined (unreadable): the
+ * whole hold is taken as orders' (fail closed). Balances are replaced, never changed in place.
+ */
+function holdTwapCommitments(
+  balances: Map<string, SpotBalance>,
+  committed: ReadonlyMap<string, Decimal>,
+  resting: ReadonlyMap<string, Decimal> | undefined,
+): void {
   for (const [coin, amount] of committed) {
     const b = balances.get(coin);
-    if (b === undefined || !amount.gt(b.hold)) continue;
-    const hold = Decimal.min(amount, Decimal.max(ZERO, b.total));
+    if (b === undefined || !amount.gt(0)) continue;
+    const orders = resting === undefined ? b.hold : Decimal.min(b.hold, resting.get(coin) ?? ZERO);
+    const hold = Decimal.min(
+      orders.plus(Decimal.max(b.hold.minus(orders), amount)),
+      Decimal.max(ZERO, b.total),
+    );
+    if (!hold.gt(b.hold)) continue;
     balances.set(coin, Object.freeze({ ...b, hold, available: Decimal.max(ZERO, b.total.minus(hold)) }));
   }
 }

@@ -476,6 +476,11 @@ const HANDLERS: Record<string, Handler> = {
     return twapHistoryText(core.twaps.historyOf(String(req.user)));
   },
 
+  // The simulated venue has TWAPs only: no order rests on its books.
+  openOrders() {
+    return [];
+  },
+
   userTwapSliceFills(core, req) {
     const fills = core.twaps.fillsOf(String(req.user));
     const out: unknown[] = [];

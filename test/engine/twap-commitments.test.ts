@@ -8,9 +8,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { loadConfig } from "../../src/engine/config/loader.js";
+import { readSnapshot } from "../../src/engine/readSnapshot.js";
+import { DEFAULT_VENUE_RULES } from "../../src/engine/snapshot.js";
 import { runSimulation } from "../../src/simulate/runner.js";
-import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
+import { createSimulator, DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
+import { InfoClient } from "../../src/venue/info/client.js";
+import { HttpTransport } from "../../src/venue/transport/http.js";
 import { scratchDir } from "../helpers/scratch.js";
+import { ADDR, HYPE_ASSET, START, testScenario } from "../simulator/fixtures.js";
 
 /** Two 240-minute DCAs buying 20,000 USD each, an hour apart, from the demo account's 25,000 USDC. */
 async function twoDcas(o: { holds: boolean; keepUsdc?: number }) {
@@ -75,4 +80,96 @@ describe("running TWAPs' commitments", () => {
     expect(paid).toBeGreaterThan(15_000);
     expect(paid).toBeLessThanOrEqual(20_000);
   }, 120_000);
+});
+
+describe("running TWAPs' commitments beside resting orders (a review)", () => {
+  // A 200-HYPE buy TWAP at 25 may still take 200 × 25 × 1.03 = 5,150 USDC; a resting limit buy placed by
+  // hand holds 3,000 USDC (120 HYPE at 25). Of 10,000 USDC, 1,850 is free, whether or not the venue holds
+  // anything for the TWAP.
+  async function snapshotWith(o: { holds: boolean; orders: "listed" | "unreadable" }) {
+    const base = testScenario({ balances: { [ADDR.trader]: { USDC: "10000", HYPE: "0" } } });
+    const sim = createSimulator({
+      scenario: { ...base, settings: { ...base.settings, startTime: START, twapHolds: o.holds } } as never,
+      rateLimit: false,
+    });
+    const transport = new HttpTransport({
+      endpoints: {
+        info: "http://v.invalid/info",
+        exchange: "http://v.invalid/exchange",
+        explorer: "http://v.invalid/explorer",
+      },
+      wire: sim.wire,
+      budget: null,
+    });
+    const real = new InfoClient(transport);
+    let openOrderReads = 0;
+    // The venue's answers as they are with the resting order (the simulator rests no orders).
+    const info = new Proxy(real, {
+      get(target, prop, recv) {
+        if (prop === "spotClearinghouseState")
+          return async (...args: Parameters<InfoClient["spotClearinghouseState"]>) => {
+            const a = await target.spotClearinghouseState(...args);
+            const usdc = (b: { coin: string; hold: string }) =>
+              b.coin === "USDC" ? { ...b, hold: (Number(b.hold) + 3000).toFixed(8) } : b;
+            return { ...a, balances: a.balances.map(usdc) };
+          };
+        if (prop === "openOrders")
+          return async () => {
+            openOrderReads++;
+            if (o.orders === "unreadable") throw new Error("socket hang up");
+            return [
+              { coin: "@107", side: "B", limitPx: "25", sz: "120", oid: 7, timestamp: START },
+              // A perp order holds margin, not spot tokens.
+              { coin: "BTC", side: "B", limitPx: "90000", sz: "1", oid: 8, timestamp: START },
+            ];
+          };
+        return Reflect.get(target, prop, recv);
+      },
+    }) as InfoClient;
+    const placed = sim.core.twaps.place(
+      ADDR.trader,
+      {
+        asset: HYPE_ASSET,
+        isBuy: true,
+        size: "200",
+        reduceOnly: false,
+        minutes: 600,
+        randomize: false,
+        hasDetails: false,
+      },
+      "0x01",
+    );
+    if (!placed.ok) throw new Error(placed.error);
+    const warnings: string[] = [];
+    const snapshot = await readSnapshot(info, {
+      account: ADDR.trader,
+      network: "testnet",
+      rules: DEFAULT_VENUE_RULES,
+      parts: new Set(["twaps"]),
+      facts: { multiSig: null },
+      now: sim.now(),
+      logger: { warn: (_o: unknown, m: string) => void warnings.push(m) } as never,
+    });
+    await sim.stop();
+    return { usdc: snapshot.balances.get("USDC")!, openOrderReads, warnings };
+  }
+
+  it("on a venue that holds nothing for TWAPs, the commitment is held beside the order's hold", async () => {
+    const { usdc, openOrderReads } = await snapshotWith({ holds: false, orders: "listed" });
+    expect(usdc.available.toFixed()).toBe("1850");
+    expect(openOrderReads).toBe(1);
+  });
+
+  it("on a venue that holds for TWAPs, nothing is counted twice", async () => {
+    const { usdc } = await snapshotWith({ holds: true, orders: "listed" });
+    // The venue's own hold (its TWAP part and the order's) already covers both.
+    expect(usdc.available.toNumber()).toBeGreaterThanOrEqual(1800);
+    expect(usdc.available.toNumber()).toBeLessThanOrEqual(1850);
+  });
+
+  it("open orders unreadable: the whole hold is taken as orders', the commitment on top (fail closed)", async () => {
+    const { usdc, warnings } = await snapshotWith({ holds: false, orders: "unreadable" });
+    expect(usdc.available.toFixed()).toBe("1850");
+    expect(warnings).toEqual([expect.stringMatching(/^open orders unreadable/)]);
+  });
 });

@@ -42,6 +42,10 @@ export const INFO_HELP: Readonly<Record<string, TypeHelp>> = {
   delegatorRewards: { args: user, summary: "staking rewards" },
   twapHistory: { args: user, summary: "TWAP orders with state and status (timeMs in ms)" },
   userTwapSliceFills: { args: user, summary: "fills of TWAP suborders" },
+  openOrders: {
+    args: [...user, { flag: "--dex", required: false }],
+    summary: "resting orders (perp and spot)",
+  },
   userFees: { args: user, summary: "fee rates, schedule, volume and staking link" },
   userRole: { args: user, summary: "account kind: missing, user, vault, agent, subAccount" },
   candleSnapshot: {

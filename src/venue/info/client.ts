@@ -114,6 +114,10 @@ export class InfoClient {
     return runInfoQuery(this.transport, m.twapHistoryMethod, params, signal, this.onUnknown);
   }
 
+  openOrders(params: m.OpenOrdersParameters, signal?: AbortSignal): Promise<m.OpenOrdersResponse> {
+    return runInfoQuery(this.transport, m.openOrdersMethod, params, signal, this.onUnknown);
+  }
+
   userTwapSliceFills(
     params: m.UserTwapSliceFillsParameters,
     signal?: AbortSignal,

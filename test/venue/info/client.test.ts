@@ -68,7 +68,7 @@ function paths(err: BadResponseError | ValidationError): string[] {
 }
 
 describe("registry", () => {
-  it("lists the nine seed queries and the eleven extras, each under its own wire type", () => {
+  it("lists the nine seed queries and the twelve extras, each under its own wire type", () => {
     expect(INFO_TYPES.sort()).toEqual(
       [
         "tokenDetails",
@@ -88,6 +88,7 @@ describe("registry", () => {
         "delegatorRewards",
         "twapHistory",
         "userTwapSliceFills",
+        "openOrders",
         "userFees",
         "userRole",
         "candleSnapshot",

@@ -60,9 +60,9 @@ function withExtraFields(value: unknown, isRecord = false): unknown {
 afterEach(() => resetUnknownReports());
 
 describe("venue answer corpus", () => {
-  it("has answers for all 20 info queries", () => {
+  it("has answers for all 21 info queries", () => {
     expect(new Set(answers.map((a) => a.query))).toEqual(new Set(INFO_TYPES));
-    expect(INFO_TYPES).toHaveLength(20);
+    expect(INFO_TYPES).toHaveLength(21);
   });
 
   it.each(answers.map((a) => [`${a.query}/${a.file}`, a] as const))("accepts %s", (_name, a) => {

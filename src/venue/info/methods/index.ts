@@ -8,6 +8,7 @@ import { delegatorHistoryMethod } from "./delegatorHistory.js";
 import { delegatorRewardsMethod } from "./delegatorRewards.js";
 import { delegatorSummaryMethod } from "./delegatorSummary.js";
 import { isVipMethod } from "./isVip.js";
+import { openOrdersMethod } from "./openOrders.js";
 import { referralMethod } from "./referral.js";
 import { spotClearinghouseStateMethod } from "./spotClearinghouseState.js";
 import { spotMetaMethod } from "./spotMeta.js";
@@ -40,6 +41,7 @@ export const INFO_METHODS = {
   delegatorRewards: delegatorRewardsMethod,
   twapHistory: twapHistoryMethod,
   userTwapSliceFills: userTwapSliceFillsMethod,
+  openOrders: openOrdersMethod,
   userFees: userFeesMethod,
   userRole: userRoleMethod,
   candleSnapshot: candleSnapshotMethod,
@@ -70,6 +72,7 @@ export * from "./delegatorHistory.js";
 export * from "./delegatorRewards.js";
 export * from "./delegatorSummary.js";
 export * from "./isVip.js";
+export * from "./openOrders.js";
 export * from "./referral.js";
 export * from "./spotClearinghouseState.js";
 export * from "./spotMeta.js";
