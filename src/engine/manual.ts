@@ -69,7 +69,7 @@ export class ManualVenue {
 
   constructor(private readonly settings: TransportSettings) {
     this.network = settings.network;
-    this.clock = new VenueClock(() => this.transport?.lastServerDate());
+    this.clock = new VenueClock(() => this.transport?.latestAnswerDate());
   }
 
   connection(): HttpTransport {

@@ -104,7 +104,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   // Loaded only when the caller collects metrics (the daemon): prom-client is not needed otherwise.
   const observers = o.metrics ? (await import("./metrics.js")).venueObservers(o.metrics) : undefined;
   // Expiry and the nonce window are the venue's, judged by its clock (the Date of each answer).
-  const venueClock = new VenueClock(() => transport.lastServerDate(), clock);
+  const venueClock = new VenueClock(() => transport.latestAnswerDate(), clock);
   const transport = configTransport(
     config,
     { baseUrl: o.baseUrl },

@@ -74,6 +74,25 @@ describe("a local clock far from the venue's", () => {
     expect(placed(b)).toHaveLength(2);
   });
 
+  it("a clock in sync is never held, also at the smallest maxClockSkew; a sub-minute one reads in seconds", async () => {
+    const b = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
+    bot = b;
+    b.sim.setPrice("@107", "25");
+    // Mid-second: the Date header (whole seconds) reads 0.7 s behind a clock in perfect sync (a review:
+    // "0.7 s ahead" held it).
+    b.sim.advance(700);
+    const d = { ...b.runtime.cycleDeps(await b.runtime.facts()), maxClockSkewMs: 10_000 };
+    const synced = await runCycle(d, { trigger: "once", strategies: b.runtime.strategies() });
+    expect(synced.decisions.filter((x) => /holding: the local clock/.test(x.decision.reason))).toEqual([]);
+    b.clockOffsetMs = MINUTE;
+    const off = await runCycle(d, { trigger: "once", strategies: b.runtime.strategies() });
+    expect(off.decisions.map((x) => x.decision.reason)).toEqual([
+      expect.stringMatching(
+        /^holding: the local clock is 6\d\.\d s ahead of the venue's .* more than schedule\.maxClockSkew \(10 s\)/,
+      ),
+    ]);
+  });
+
   it("within schedule.maxClockSkew nothing holds; the kill switch's cancels go whatever the clock", async () => {
     const b = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
     bot = b;

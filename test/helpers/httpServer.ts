@@ -37,6 +37,8 @@ export interface Reply {
   status?: number;
   /** Extra headers. `content-type` defaults to application/json for `json`, text/plain for `text`. */
   headers?: Record<string, string>;
+  /** Send no Date header (Node's server adds one by default). */
+  noDate?: boolean;
   /** Serialized with stringifyJson (so `null` sends the literal null, bigint exact digits). */
   json?: unknown;
   /** Raw body, sent as is. Ignored when `json` is set. */
@@ -192,6 +194,7 @@ function respond(res: ServerResponse, reply: Reply): void {
   }
   const headers: Record<string, string> = { "content-type": contentType, ...reply.headers };
   const bytes = Buffer.from(body, "utf8");
+  if (reply.noDate === true) res.sendDate = false;
   res.writeHead(reply.status ?? 200, { ...headers, "content-length": String(bytes.length) });
   if (reply.fault === "truncate") {
     res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.socket?.destroy());

@@ -12,7 +12,7 @@ import {
 import { MANUAL_STRATEGY } from "../journal.js";
 import { KILL_SWITCH_STRATEGY } from "../killSwitch.js";
 import { NOTIFY_EVENTS, type NotifyEventType } from "../notify/types.js";
-import { validateSchedule } from "../schedule.js";
+import { parseDuration, validateSchedule } from "../schedule.js";
 import { STRATEGIES, type StrategyKind } from "../strategies/registry.js";
 import { address, decimal, hypeAmount, integer, positiveDecimal } from "./fields.js";
 
@@ -229,6 +229,10 @@ export const scheduleSchema = z
     maxClockSkew: z
       .string()
       .regex(/^\s*\d+(\.\d+)?\s*(s|m|h|d)\s*$/, { error: 'expected a duration such as "5m", "1h" or "1d"' })
+      // The venue's clock is read to its Date header's second: a bound tighter than that holds a clock in sync.
+      .refine((v) => (parseDuration(v) ?? 0) >= 10_000, {
+        error: 'must be at least "10s": the venue\'s time is known to about a second',
+      })
       .default("5m")
       .describe(
         "How far the local clock may be from the venue's (its answers' Date headers), either way, for strategies to decide: schedules follow the local clock, so beyond it a strategy would act in a slot that is not due (hours ahead: the next day's run, and again once corrected). Beyond it every strategy holds, as a failed run, until the clock is corrected; cancels still go",

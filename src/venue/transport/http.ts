@@ -163,6 +163,8 @@ export class HttpTransport {
   private readonly agent: Agent;
   private serverDate: Date | undefined;
   private serverDateText: string | undefined;
+  /** Whether the latest answer carried a Date header hlbot could read. */
+  private latestDated = false;
   private closed = false;
   private readonly wire: Wire | undefined;
 
@@ -236,9 +238,18 @@ export class HttpTransport {
     return { status: raw.status, body: parseSuccess(raw) };
   }
 
-  /** The Date header of the most recent response (for the clock-skew check at start-up). */
+  /** The Date header of the most recent response that carried one (for the clock-skew check at start-up). */
   lastServerDate(): Date | undefined {
     return this.serverDate;
+  }
+
+  /**
+   * The latest answer's Date, or undefined when it carried none: an earlier answer's date, read against
+   * a later local time, would age into a false skew (a review: answers without the header made a correct
+   * clock look minutes ahead, and every strategy held).
+   */
+  latestAnswerDate(): Date | undefined {
+    return this.latestDated ? this.serverDate : undefined;
   }
 
   async close(): Promise<void> {
@@ -359,11 +370,20 @@ export class HttpTransport {
 
   private noteDate(header: string | string[] | undefined): void {
     const value = Array.isArray(header) ? header[0] : header;
-    // The header changes once a second: the same text as last time is the same date.
-    if (!value || value === this.serverDateText) return;
-    this.serverDateText = value;
+    if (!value) {
+      this.latestDated = false;
+      return;
+    }
+    // The header changes once a second: the same text as the last readable one is the same date.
+    if (value === this.serverDateText) {
+      this.latestDated = true;
+      return;
+    }
     const parsed = new Date(value);
-    if (!Number.isNaN(parsed.getTime())) this.serverDate = parsed;
+    this.latestDated = !Number.isNaN(parsed.getTime());
+    if (!this.latestDated) return;
+    this.serverDateText = value;
+    this.serverDate = parsed;
   }
 }
 

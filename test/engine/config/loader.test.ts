@@ -193,6 +193,22 @@ describe("configuration errors name the file, the line, the key path and what wa
     expect((err as Error).message.split("\n")).toHaveLength(5);
   });
 
+  it("schedule.maxClockSkew under 10 s: the venue's time is known to about a second, so it would hold a clock in sync", async () => {
+    const dir = tempFiles({
+      "bot.yaml": `network: testnet\nstrategies: [s.yaml]\n${LIMITS}schedule:\n  maxClockSkew: "0s"\n`,
+      "s.yaml":
+        'name: dca\nkind: twap-accumulate\nschedule: "0 * * * *"\nparams: {coin: HYPE, side: buy, amountUsd: 200, twap: {minutes: 30}}\n',
+    });
+    const issues = await failure(loadConfig(join(dir, "bot.yaml"), {}));
+    expect(issues).toEqual([
+      expect.objectContaining({
+        line: 8,
+        keyPath: "schedule.maxClockSkew",
+        message: expect.stringMatching(/must be at least "10s"/),
+      }),
+    ]);
+  });
+
   it("missing limits", async () => {
     const issues = await failure(loadConfig(fixture("bad-bot/no-limits.yaml"), {}));
     expect(issues).toEqual([

@@ -224,6 +224,26 @@ describe("HttpTransport reads", () => {
     await transport.read({ type: "x" }, { weight: 1 }).catch(() => undefined);
     expect(transport.lastServerDate()?.toISOString()).toBe("2025-01-02T00:00:00.000Z");
   });
+
+  it("says the latest answer carried no Date rather than passing on an older one (it would age into a skew)", async () => {
+    const { transport } = await setup([
+      { json: {}, headers: { date: "Wed, 01 Jan 2025 00:00:00 GMT" } },
+      { json: {}, noDate: true },
+      { json: {}, headers: { date: "not a date" } },
+      { json: {}, headers: { date: "Wed, 01 Jan 2025 00:00:00 GMT" } },
+    ]);
+    await transport.read({ type: "x" }, { weight: 1 });
+    expect(transport.latestAnswerDate()?.toISOString()).toBe("2025-01-01T00:00:00.000Z");
+    await transport.read({ type: "x" }, { weight: 1 });
+    expect(transport.latestAnswerDate()).toBeUndefined();
+    // The last date seen stays known for what only wants one (the start-up check, `data fetch`).
+    expect(transport.lastServerDate()?.toISOString()).toBe("2025-01-01T00:00:00.000Z");
+    await transport.read({ type: "x" }, { weight: 1 });
+    expect(transport.latestAnswerDate()).toBeUndefined();
+    // The same text as the last readable one: that date again.
+    await transport.read({ type: "x" }, { weight: 1 });
+    expect(transport.latestAnswerDate()?.toISOString()).toBe("2025-01-01T00:00:00.000Z");
+  });
 });
 
 describe("HttpTransport retries (fake timers)", () => {
