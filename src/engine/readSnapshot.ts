@@ -133,12 +133,16 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
       pairs,
       o.rules.twapBuyReserve ?? DEFAULT_TWAP_BUY_RESERVE,
     );
-    // A token the venue holds some of and a running TWAP needs: what of the hold is a resting order's
-    // (an order placed by hand) is read, so the TWAP's commitment is held beside it, not hidden in it (a
-    // review: a 3,000-USDC resting buy hid 3,000 of a TWAP's 5,150 on a venue that holds nothing for
-    // TWAPs). Unreadable: the whole hold is taken as orders', the commitment on top (fail closed).
-    let resting: Map<string, Decimal> | undefined = new Map();
-    if ([...committed].some(([coin]) => balances.get(coin)?.hold.gt(0))) {
+    // The venue's hold is not the TWAPs' unless the venue is known to hold for them (venue.twapHolds):
+    // it holds resting orders and, on unified and portfolio-margin accounts, perp margin too, so by
+    // default the commitment goes on top of all of it (reviews: a 3,000-USDC resting buy, then perp
+    // margin, hid 3,000 of a TWAP's 5,150). When the venue does hold for TWAPs, what of its hold is
+    // resting orders' is read (openOrders) and the commitment held beside it; unreadable, the whole hold
+    // is taken as orders' (fail closed). Nothing is read by default: an emergency stop's cancels do not
+    // wait for it.
+    let resting: Map<string, Decimal> | undefined;
+    if (o.rules.twapHolds === true && [...committed].some(([coin]) => balances.get(coin)?.hold.gt(0))) {
+      resting = new Map();
       try {
         resting = restingOrderHolds(await info.openOrders({ user }, s), pairs);
       } catch (err) {
@@ -150,7 +154,7 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
         );
       }
     }
-    holdTwapCommitments(balances, committed, resting);
+    holdTwapCommitments(balances, committed, o.rules.twapHolds === true ? resting : undefined);
   }
 
   const staking: StakingSummary = summary
@@ -409,10 +413,11 @@ function restingOrderHolds(
 }
 
 /**
- * Holds what running TWAPs may still take (`committed`) beside what resting orders hold: the venue's
- * hold less the resting orders' part is what it holds for TWAPs (nothing, on a venue that holds nothing
- * for them), and the larger of that and the commitment is held. `resting` undefined (unreadable): the
- * whole hold is taken as orders' (fail closed). Balances are replaced, never changed in place.
+ * Holds what running TWAPs may still take (`committed`) beside what else the venue holds. With `resting`
+ * (the venue known to hold for TWAPs, venue.twapHolds): the venue's hold less the resting orders' part is
+ * what it holds for TWAPs, and the larger of that and the commitment is held. Without it (the default,
+ * or openOrders unreadable): the whole hold is taken as others' (orders, perp margin) and the commitment
+ * goes on top (fail closed). Balances are replaced, never changed in place.
  */
 function holdTwapCommitments(
   balances: Map<string, SpotBalance>,

@@ -180,6 +180,11 @@ export interface VenueRules {
   twapMinSliceValue: Decimal;
   /** Share of a spot TWAP buy's notional kept beyond size × mid (slippage; default 0.03). */
   twapBuyReserve?: Decimal;
+  /**
+   * Whether the venue holds what a running spot TWAP may still take (venue.twapHolds; unconfirmed, default
+   * false: readSnapshot holds it on top of the venue's hold).
+   */
+  twapHolds?: boolean;
   /** validatorSummaries' predictedApr is after commission (default; src/venue/constants.ts). */
   predictedAprNet?: boolean;
 }

@@ -382,10 +382,11 @@ export const settingsSchema = z.strictObject({
   twapCatchUpFactor: z.number().min(1).default(3),
   /**
    * Whether running TWAPs put their remaining size on hold in spotClearinghouseState (a sell its base, a
-   * buy its quote): the venue's docs do not say it does (unconfirmed), so both can be simulated; hlbot keeps
-   * what its running TWAPs may still take out of its own sizing either way (readSnapshot).
+   * buy its quote): the venue's docs do not say it does (unconfirmed), so both can be simulated. Default
+   * false, as the bot's own default belief (venue.twapHolds); hlbot keeps what its running TWAPs may still
+   * take out of its own sizing either way (readSnapshot).
    */
-  twapHolds: z.boolean().default(true),
+  twapHolds: z.boolean().default(false),
   /** Quote reserved for running buy TWAPs: remaining size × mid × (1 + margin). Default: the slippage. */
   twapBuyHoldMargin: fraction.optional(),
   twapIdStart: z.number().int().nonnegative().default(1_000),

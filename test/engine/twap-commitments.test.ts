@@ -33,6 +33,8 @@ async function twoDcas(o: { holds: boolean; keepUsdc?: number }) {
       network: "testnet",
       strategies: [strategy("a-hype", "HYPE", "0 0 * * *"), strategy("b-ubtc", "UBTC", "0 1 * * *")],
       state: "./state",
+      // What the bot believes of the venue is what the simulated venue does.
+      venue: { twapHolds: o.holds },
       limits: {
         maxOrderUsd: 50_000,
         maxDailyNotionalUsd: 100_000,
@@ -82,14 +84,23 @@ describe("running TWAPs' commitments", () => {
   }, 120_000);
 });
 
-describe("running TWAPs' commitments beside resting orders (a review)", () => {
-  // A 200-HYPE buy TWAP at 25 may still take 200 × 25 × 1.03 = 5,150 USDC; a resting limit buy placed by
-  // hand holds 3,000 USDC (120 HYPE at 25). Of 10,000 USDC, 1,850 is free, whether or not the venue holds
-  // anything for the TWAP.
-  async function snapshotWith(o: { holds: boolean; orders: "listed" | "unreadable" }) {
+describe("running TWAPs' commitments beside what else the venue holds (reviews)", () => {
+  // A 200-HYPE buy TWAP at 25 may still take 200 × 25 × 1.03 = 5,150 USDC; 3,000 USDC of the hold is
+  // someone else's: a resting limit buy placed by hand (120 HYPE at 25), or perp margin on a unified
+  // account (the venue reports it in the spot USDC hold). Of 10,000 USDC, 1,850 is free.
+  async function snapshotWith(o: {
+    /** Whether the simulated venue holds for TWAPs. */
+    venueHolds: boolean;
+    /** What the bot believes (venue.twapHolds). */
+    believes: boolean;
+    orders: "listed" | "none" | "unreadable";
+  }) {
     const base = testScenario({ balances: { [ADDR.trader]: { USDC: "10000", HYPE: "0" } } });
     const sim = createSimulator({
-      scenario: { ...base, settings: { ...base.settings, startTime: START, twapHolds: o.holds } } as never,
+      scenario: {
+        ...base,
+        settings: { ...base.settings, startTime: START, twapHolds: o.venueHolds },
+      } as never,
       rateLimit: false,
     });
     const transport = new HttpTransport({
@@ -103,7 +114,7 @@ describe("running TWAPs' commitments beside resting orders (a review)", () => {
     });
     const real = new InfoClient(transport);
     let openOrderReads = 0;
-    // The venue's answers as they are with the resting order (the simulator rests no orders).
+    // The venue's answers as they are with 3,000 USDC held for something else (the simulator rests no orders).
     const info = new Proxy(real, {
       get(target, prop, recv) {
         if (prop === "spotClearinghouseState")
@@ -117,6 +128,7 @@ describe("running TWAPs' commitments beside resting orders (a review)", () => {
           return async () => {
             openOrderReads++;
             if (o.orders === "unreadable") throw new Error("socket hang up");
+            if (o.orders === "none") return [];
             return [
               { coin: "@107", side: "B", limitPx: "25", sz: "120", oid: 7, timestamp: START },
               // A perp order holds margin, not spot tokens.
@@ -144,7 +156,7 @@ describe("running TWAPs' commitments beside resting orders (a review)", () => {
     const snapshot = await readSnapshot(info, {
       account: ADDR.trader,
       network: "testnet",
-      rules: DEFAULT_VENUE_RULES,
+      rules: { ...DEFAULT_VENUE_RULES, twapHolds: o.believes },
       parts: new Set(["twaps"]),
       facts: { multiSig: null },
       now: sim.now(),
@@ -154,21 +166,38 @@ describe("running TWAPs' commitments beside resting orders (a review)", () => {
     return { usdc: snapshot.balances.get("USDC")!, openOrderReads, warnings };
   }
 
-  it("on a venue that holds nothing for TWAPs, the commitment is held beside the order's hold", async () => {
-    const { usdc, openOrderReads } = await snapshotWith({ holds: false, orders: "listed" });
-    expect(usdc.available.toFixed()).toBe("1850");
-    expect(openOrderReads).toBe(1);
+  it("by default the commitment goes on top of the venue's whole hold, and nothing more is read", async () => {
+    // A resting order's hold, or perp margin (a unified account, no order listed): the same 1,850 free.
+    for (const orders of ["listed", "none"] as const) {
+      const { usdc, openOrderReads } = await snapshotWith({ venueHolds: false, believes: false, orders });
+      expect(usdc.available.toFixed()).toBe("1850");
+      // An emergency stop's cancels do not wait for a read they do not need (a review).
+      expect(openOrderReads).toBe(0);
+    }
   });
 
-  it("on a venue that holds for TWAPs, nothing is counted twice", async () => {
-    const { usdc } = await snapshotWith({ holds: true, orders: "listed" });
-    // The venue's own hold (its TWAP part and the order's) already covers both.
+  it("venue.twapHolds true: the venue's hold covers the TWAP beside the resting order, nothing counted twice", async () => {
+    const { usdc, openOrderReads } = await snapshotWith({
+      venueHolds: true,
+      believes: true,
+      orders: "listed",
+    });
+    expect(openOrderReads).toBe(1);
     expect(usdc.available.toNumber()).toBeGreaterThanOrEqual(1800);
     expect(usdc.available.toNumber()).toBeLessThanOrEqual(1850);
   });
 
-  it("open orders unreadable: the whole hold is taken as orders', the commitment on top (fail closed)", async () => {
-    const { usdc, warnings } = await snapshotWith({ holds: false, orders: "unreadable" });
+  it("venue.twapHolds true but the venue holds nothing: a resting order's hold does not hide the commitment", async () => {
+    const { usdc } = await snapshotWith({ venueHolds: false, believes: true, orders: "listed" });
+    expect(usdc.available.toFixed()).toBe("1850");
+  });
+
+  it("venue.twapHolds true, open orders unreadable: the whole hold is taken as others', the commitment on top", async () => {
+    const { usdc, warnings } = await snapshotWith({
+      venueHolds: false,
+      believes: true,
+      orders: "unreadable",
+    });
     expect(usdc.available.toFixed()).toBe("1850");
     expect(warnings).toEqual([expect.stringMatching(/^open orders unreadable/)]);
   });

@@ -35,6 +35,8 @@ export function testScenario(overrides: Partial<ScenarioInput> = {}): ScenarioIn
     settings: {
       startTime: START,
       fees: { spotCross: "0.001", stakingDiscount: false, referralDiscount: "0" },
+      // The simulator's TWAP holds are what these tests check (the simulator's default is not to hold).
+      twapHolds: true,
     },
     tokens: [
       { name: "USDC", index: 0, szDecimals: 8, weiDecimals: 8 },

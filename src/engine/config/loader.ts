@@ -521,6 +521,7 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
         twapMinOrderValue: c.venue.twapMinOrderValue,
         twapMinSliceValue: c.venue.twapMinSliceValue,
         twapBuyReserve: c.venue.twapBuyReserve,
+        twapHolds: c.venue.twapHolds,
         predictedAprNet: c.venue.predictedAprNet,
       },
     },

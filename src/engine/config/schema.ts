@@ -204,6 +204,12 @@ export const venueSchema = z
       .describe(
         "Read validatorSummaries' predictedApr as the delegators' rate after commission (true, as mainnet's figures show) or before it (false: a delegator earns predictedApr × (1 − commission))",
       ),
+    twapHolds: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Whether the venue puts what a running spot TWAP may still take on hold in the spot balances (unconfirmed: its docs do not say so). false (default): that amount is held on top of the venue's whole hold, which holds resting orders and, on unified and portfolio-margin accounts, perp margin too; true: the venue's hold is taken to cover it, beside what resting orders hold (read from openOrders)",
+      ),
     twapBuyReserve: decimal({ min: 0, max: 1 })
       .prefault(0.03)
       .describe(
