@@ -47,6 +47,8 @@ export interface ExchangeTransport {
   ): Promise<{ status: number; body: unknown }>;
   /** The `Date` header of the latest response, for the clock-skew check. */
   lastServerDate?(): Date | undefined;
+  /** The latest answer's `Date` header, undefined when it carried none (HttpTransport.latestAnswerDate). */
+  latestAnswerDate?(): Date | undefined;
 }
 
 /** The JSON body POSTed to /exchange. Unset optional keys are omitted, not null. */
@@ -435,7 +437,11 @@ async function sendInSlot<D>(
       httpStatus = err instanceof HlbotError ? (err as { status?: number }).status : undefined;
       step = classifyError(err);
     }
-    ctx.skew?.observe(transport.lastServerDate?.(), startedAt);
+    // This answer's own Date: an earlier answer's, read now, would look like a skew (a review).
+    ctx.skew?.observe(
+      transport.latestAnswerDate ? transport.latestAnswerDate() : transport.lastServerDate?.(),
+      startedAt,
+    );
     const record: SendAttempt = {
       attempt,
       startedAt,
