@@ -44,6 +44,8 @@ describe("status and tx", () => {
         },
       ],
       fund: { HYPE: "1000", USDC: "5000" },
+      // A venue that holds what a running TWAP may still take: status shows the venue's hold.
+      sim: { settings: { twapHolds: true } },
     });
     bot.sim.setPrice("@107", "40");
     const ex = bot.runtime.exchange!;
