@@ -51,7 +51,7 @@ export type DaemonRuntime = Pick<
     limits?: Pick<Runtime["config"]["limits"], "killSwitchFile">;
   };
   /** The venue's clock (VenueClock), compared with ours every minute. */
-  venueClock?: { readonly skew: SkewBounds | undefined };
+  venueClock?: { readonly skew: SkewBounds | undefined; now?(): number | undefined };
 };
 
 export interface DaemonOptions {
@@ -302,6 +302,10 @@ export class Daemon {
       ...(catchUpMs === undefined ? {} : { catchUpMs }),
       ...(o.retryBaseMs === undefined ? {} : { retryBaseMs: o.retryBaseMs }),
       ...(o.retryMaxMs === undefined ? {} : { retryMaxMs: o.retryMaxMs }),
+      ...(o.runtime.config?.schedule?.maxClockSkewMs === undefined
+        ? {}
+        : { maxClockSkewMs: o.runtime.config.schedule.maxClockSkewMs }),
+      venueNow: () => o.runtime.venueClock?.now?.(),
     });
   }
 

@@ -321,8 +321,11 @@ export function rewoundSlotState(
   state: SlotState,
   now: number,
   sent?: (slot: number) => boolean,
+  /** How far ahead a state may be and still stand (schedule.maxClockSkew): acted in a little early. */
+  toleranceMs = 0,
 ): SlotState | undefined {
-  if (state.firstSeen <= now && (state.lastSlot === undefined || state.lastSlot <= now)) return undefined;
+  const until = now + toleranceMs;
+  if (state.firstSeen <= until && (state.lastSlot === undefined || state.lastSlot <= until)) return undefined;
   const firstSeen = Math.min(state.firstSeen, now);
   let settledUnder = cron;
   if (state.lastSchedule !== undefined && state.lastSchedule !== cron.expression) {

@@ -17,7 +17,13 @@
 import { describeError } from "../lib/errors.js";
 import { type CycleDeps, type CycleOptions, type CycleReport, runCycle } from "./cycle.js";
 import type { Journal } from "./journal.js";
-import { CronSchedule, DEFAULT_CATCH_UP_MS, rewoundSlotState, slotVerdict } from "./schedule.js";
+import {
+  CronSchedule,
+  DEFAULT_CATCH_UP_MS,
+  DEFAULT_MAX_CLOCK_SKEW_MS,
+  rewoundSlotState,
+  slotVerdict,
+} from "./schedule.js";
 import type { Strategy } from "./strategies/registry.js";
 
 export interface SlotGroup {
@@ -118,6 +124,14 @@ export interface SchedulerOptions {
   catchUpMs?: number;
   retryBaseMs?: number;
   retryMaxMs?: number;
+  /**
+   * How far the local clock may be from the venue's (schedule.maxClockSkew): a slot acted in up to this
+   * early is kept as acted once the clock is corrected, and while the clock is further off than this no
+   * slot is settled as missed (the cycles hold).
+   */
+  maxClockSkewMs?: number;
+  /** The venue's time as its answers tell (VenueClock.now), undefined before any did. */
+  venueNow?: () => number | undefined;
 }
 
 /**
@@ -139,6 +153,8 @@ export class Scheduler {
   readonly catchUpMs: number;
   private readonly retryBaseMs: number;
   private readonly retryMaxMs: number;
+  private readonly maxClockSkewMs: number;
+  private readonly venueNow: (() => number | undefined) | undefined;
   private entries = new Map<string, Entry>();
 
   constructor(o: SchedulerOptions) {
@@ -149,6 +165,8 @@ export class Scheduler {
     this.catchUpMs = o.catchUpMs ?? DEFAULT_CATCH_UP_MS;
     this.retryBaseMs = o.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
     this.retryMaxMs = o.retryMaxMs ?? DEFAULT_RETRY_MAX_MS;
+    this.maxClockSkewMs = o.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS;
+    this.venueNow = o.venueNow;
     this.setStrategies(o.strategies);
   }
 
@@ -219,6 +237,11 @@ export class Scheduler {
     const names = [...this.entries.keys()].filter((name) => !busy.has(name));
     const states = this.journal.slotStates(this.account, names, now);
     let redated = false;
+    // A clock further from the venue's than maxClockSkew: the cycles hold every strategy until it is
+    // corrected, so no slot is settled as missed meanwhile (a cron user's trial: 3 hours ahead, the day's
+    // slot was settled missed before it came, and that day's buy was lost once the clock was corrected).
+    const venue = this.venueNow?.();
+    const skewed = venue !== undefined && Math.abs(now - venue) > this.maxClockSkewMs;
     for (const [name, e] of this.entries) {
       if (busy.has(name)) {
         notDue.push({ strategy: name, reason: "its previous run is still going", next: undefined });
@@ -228,19 +251,28 @@ export class Scheduler {
       let state = states.get(name)!;
       // Written while the clock ran ahead: brought back to now, and kept so (schedule.ts). The journal's
       // rows from then are dated back first, so what was sent then counts in the slot it was sent in.
-      if (rewoundSlotState(e.cron, state, now) !== undefined && !redated) {
+      // A slot acted in up to maxClockSkew early (the clock a little ahead, corrected since) stays acted:
+      // brought back, it let the slot run again when it came (a daily DCA bought twice: a cron user's
+      // trial). At most the default's minutes: a tolerance raised to hours would otherwise hold a strategy
+      // for those hours after the clock is corrected, what bringing a state back is for.
+      const early = Math.min(this.maxClockSkewMs, DEFAULT_MAX_CLOCK_SKEW_MS);
+      if (rewoundSlotState(e.cron, state, now, undefined, early) !== undefined && !redated) {
         this.journal.redateFuture(now);
         redated = true;
       }
-      const rewound = rewoundSlotState(e.cron, state, now, (slot) =>
-        this.journal.sentSince(this.sendAccount, name, slot),
+      const rewound = rewoundSlotState(
+        e.cron,
+        state,
+        now,
+        (slot) => this.journal.sentSince(this.sendAccount, name, slot),
+        early,
       );
       if (rewound !== undefined) {
         this.journal.rewindSlot(this.account, name, rewound, now);
         state = rewound;
       }
       const v = slotVerdict(e.cron, state, now, this.catchUpMs);
-      if (v.missed > 0)
+      if (v.missed > 0 && !skewed)
         missed.push({
           strategy: name,
           count: v.missed,
@@ -250,7 +282,7 @@ export class Scheduler {
         });
       // Settled once reported, also before a due slot (it stays due: it is later), so a slot missed while
       // a due one is retried is not reported again by each plan or each `once`.
-      if (v.latestMissed !== undefined)
+      if (v.latestMissed !== undefined && !skewed)
         this.journal.settleSlot(this.account, name, v.latestMissed, "missed", e.cron.expression);
       if (!v.due) {
         e.failures = 0;
@@ -489,6 +521,8 @@ export async function oncePass(
     mode: deps.exchange?.mode ?? "unsigned",
     strategies,
     ...(o.catchUpMs === undefined ? {} : { catchUpMs: o.catchUpMs }),
+    ...(deps.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: deps.maxClockSkewMs }),
+    ...(deps.venueNow ? { venueNow: deps.venueNow } : {}),
   });
   const { plan, runs } = await runDueSlots(scheduler, deps, {
     trigger: o.trigger ?? "once",

@@ -111,4 +111,65 @@ describe("a local clock far from the venue's", () => {
     });
     expect(cancel.actions.map((a) => [a.action, a.outcome])).toEqual([["twapCancel", "accepted"]]);
   });
+
+  /** A Scheduler as each `once` makes one, with the venue's clock as the cycle reads it. */
+  const onceScheduler = (b: TestBot, d: Awaited<ReturnType<TestBot["runtime"]["cycleDeps"]>>) =>
+    new Scheduler({
+      journal: d.journal,
+      account: d.account,
+      mode: "live",
+      strategies: scheduledStrategies(b.runtime.config.strategies),
+      ...(d.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: d.maxClockSkewMs }),
+      ...(d.venueNow ? { venueNow: d.venueNow } : {}),
+    });
+
+  it.each([4 * MINUTE, 90_000])(
+    "a clock %d ms ahead (within maxClockSkew), corrected before the slot: the day's DCA buys once (a cron user's trial)",
+    async (ahead) => {
+      const b = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
+      bot = b;
+      b.sim.setPrice("@107", "25");
+      const d = b.runtime.cycleDeps(await b.runtime.facts());
+      onceScheduler(b, d).register(d.clock());
+      const slot = new CronSchedule(DCA.schedule).next(b.sim.now() + HOUR)!;
+      // Real 08:26, local 08:30: within the tolerance, the slot is acted in a little early.
+      b.sim.advanceTo(slot - ahead);
+      b.clockOffsetMs = ahead;
+      await runDueSlots(onceScheduler(b, d), d, { trigger: "once" });
+      expect(placed(b)).toHaveLength(1);
+      // Corrected; cron's `once` every few minutes from 08:29 to 10:00, past the end of the early TWAP
+      // (30 minutes) and within catch-up: the slot it acted in stays acted.
+      b.clockOffsetMs = 0;
+      for (let m = -1; m <= 90; m += 3) {
+        b.sim.advanceTo(slot + m * MINUTE + 10_000);
+        await runDueSlots(onceScheduler(b, d), d, { trigger: "once" });
+      }
+      expect(placed(b)).toHaveLength(1);
+    },
+  );
+
+  it("3 hours ahead across the slot: nothing is settled missed while held, and the day's buy comes once corrected", async () => {
+    const b = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
+    bot = b;
+    b.sim.setPrice("@107", "25");
+    const d = b.runtime.cycleDeps(await b.runtime.facts());
+    onceScheduler(b, d).register(d.clock());
+    const slot = new CronSchedule(DCA.schedule).next(b.sim.now() + 4 * HOUR)!;
+    b.clockOffsetMs = 3 * HOUR;
+    // `once` every 15 minutes from real 05:00 to 08:45, the clock 3 hours ahead: every run holds, and the
+    // day's slot (08:30, older than catch-up on the ahead clock by 07:30 real) is not settled as missed.
+    for (let t = slot - 3.5 * HOUR; t <= slot + 15 * MINUTE; t += 15 * MINUTE) {
+      b.sim.advanceTo(t + MINUTE);
+      const r = await runDueSlots(onceScheduler(b, d), d, { trigger: "once" });
+      expect(r.plan.missed).toEqual([]);
+    }
+    expect(placed(b)).toHaveLength(0);
+    // Corrected at 09:00 real, within schedule.catchUp of the slot: it buys, once.
+    b.clockOffsetMs = 0;
+    for (let t = slot + 30 * MINUTE; t <= slot + 90 * MINUTE; t += 15 * MINUTE) {
+      b.sim.advanceTo(t + MINUTE);
+      await runDueSlots(onceScheduler(b, d), d, { trigger: "once" });
+    }
+    expect(placed(b)).toHaveLength(1);
+  });
 });

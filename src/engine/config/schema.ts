@@ -241,7 +241,7 @@ export const scheduleSchema = z
       })
       .default("5m")
       .describe(
-        "How far the local clock may be from the venue's (its answers' Date headers), either way, for strategies to decide: schedules follow the local clock, so beyond it a strategy would act in a slot that is not due (hours ahead: the next day's run, and again once corrected). Beyond it every strategy holds, as a failed run, until the clock is corrected; cancels still go",
+        "How far the local clock may be from the venue's (its answers' Date headers), either way, for strategies to decide: schedules follow the local clock, so beyond it a strategy would act in a slot that is not due (hours ahead: the next day's run, and again once corrected). Beyond it every strategy holds, as a failed run, and no slot is settled as missed, until the clock is corrected; cancels still go. Within it (at most 5 min), a slot acted in early stays acted once the clock is corrected",
       ),
     allowSeconds: z
       .boolean()
