@@ -4,6 +4,8 @@
 // long. The venue's `Date` response header (1 s resolution) is the only clock it shows us, so the first
 // response of a session is compared with the local clock and a warning is given past a threshold.
 
+import { duration } from "../lib/text.js";
+
 export const DEFAULT_CLOCK_SKEW_THRESHOLD_MS = 5_000;
 
 export interface ClockSkewOptions {
@@ -56,9 +58,12 @@ export function measureClockSkew(serverDate: Date, localNow: number): number {
   return skewEstimate(skewBounds(serverDate.getTime(), localNow));
 }
 
-/** The warning's words for an estimated skew (local − venue, ms). */
+/** The warning's words for an estimated skew (local − venue, ms): seconds under a minute, else "3 h 5 min". */
 export function skewText(skewMs: number): string {
-  return `${(Math.abs(skewMs) / 1000).toFixed(1)} s ${skewMs > 0 ? "ahead of" : "behind"}`;
+  const abs = Math.abs(skewMs);
+  const size =
+    abs < 60_000 ? `${(abs / 1000).toFixed(1)} s` : `about ${duration(Math.round(abs / 60_000) * 60_000)}`;
+  return `${size} ${skewMs > 0 ? "ahead of" : "behind"}`;
 }
 
 /** Compares the clocks once, on the first response that carries a Date header, and warns if they differ. */
