@@ -617,7 +617,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       deps.journal.batch(() => {
         for (const s of covered) {
           const { coveredOn, ...skip } = s;
-          const wentOut = report.decisions.some(
+          const cover = report.decisions.find(
             (d) =>
               d.decision.kind === "twapOrder" &&
               d.decision.assetId === coveredOn &&
@@ -625,17 +625,35 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
               d.action.outcome !== "rejected" &&
               d.action.outcome !== "skipped",
           );
+          // Cut by a limit after the netting (smaller than the allocator netted it to), the covering TWAP
+          // may have gone out as large as without it: what it covered did not trade (a cron user's trial:
+          // a sale of 493 HYPE cut to 200 by maxOrderUsd "covered" a DCA's 6, and the DCA's day was
+          // lost). Its slot stays due too.
+          const netted = allocation.intents.find(
+            (i) =>
+              i.kind === "twapOrder" && i.assetId === coveredOn && i.strategy === cover?.decision.strategy,
+          );
+          const cut =
+            cover?.decision.kind === "twapOrder" &&
+            netted?.kind === "twapOrder" &&
+            cover.decision.size.lt(netted.size);
           record(
             deps,
             report,
             cycleId,
-            wentOut
-              ? skip
-              : {
+            cover === undefined
+              ? {
                   ...skip,
                   reason: `${skip.reason}; that TWAP did not go out (blocked or refused): not traded, the slot stays due`,
                   defer: true,
-                },
+                }
+              : cut
+                ? {
+                    ...skip,
+                    reason: `${skip.reason}; that TWAP went out reduced by a limit (${cover.decision.strategy}'s reason says which): what it covered may not have traded, the slot stays due`,
+                    defer: true,
+                  }
+                : skip,
             "skipped",
           );
         }
