@@ -142,19 +142,17 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     // wait for it.
     let resting: Map<string, Decimal> | undefined;
     if (o.rules.twapHolds === true && [...committed].some(([coin]) => balances.get(coin)?.hold.gt(0))) {
-      resting = new Map();
       try {
         resting = restingOrderHolds(await info.openOrders({ user }, s), pairs);
       } catch (err) {
         if (s?.aborted) throw err;
-        resting = undefined;
         o.logger?.warn(
           { err: describeError(err) },
           "open orders unreadable: running TWAPs' commitments are held on top of the venue's whole hold this cycle",
         );
       }
     }
-    holdTwapCommitments(balances, committed, o.rules.twapHolds === true ? resting : undefined);
+    holdTwapCommitments(balances, committed, resting);
   }
 
   const staking: StakingSummary = summary

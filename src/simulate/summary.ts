@@ -808,20 +808,19 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       days: Number(((r.to - r.from) / DAY_MS).toFixed(4)),
       interrupted: r.interrupted,
     },
-    strategies: r.strategies.map((s) => ({
-      name: s.name,
-      kind: s.kind,
-      schedule: s.schedule,
-      runs: r.cycles.filter((c) => !c.watch && c.strategies.includes(s.name) && c.error === undefined).length,
-      slots: new Set(
-        r.cycles
-          .filter((c) => !c.watch && c.strategies.includes(s.name) && c.error === undefined)
-          .map((c) => c.slot ?? c.at),
-      ).size,
-      failedRuns: r.cycles.filter((c) => !c.watch && c.strategies.includes(s.name) && c.error !== undefined)
-        .length,
-      ...missedOf(r.missed, s.name),
-    })),
+    strategies: r.strategies.map((s) => {
+      const own = r.cycles.filter((c) => !c.watch && c.strategies.includes(s.name));
+      const completed = own.filter((c) => c.error === undefined);
+      return {
+        name: s.name,
+        kind: s.kind,
+        schedule: s.schedule,
+        runs: completed.length,
+        slots: new Set(completed.map((c) => c.slot ?? c.at)).size,
+        failedRuns: own.length - completed.length,
+        ...missedOf(r.missed, s.name),
+      };
+    }),
     cycles: {
       total: r.cycles.length,
       watch: r.cycles.filter((c) => c.watch).length,
