@@ -467,15 +467,28 @@ export class Journal {
    */
   failedInARow(trigger: string, strategy?: string, limit = 1_000): number {
     const rows = this.sql(
-      "SELECT status, strategies FROM cycles WHERE trigger = ? ORDER BY started_at DESC, rowid DESC LIMIT ?",
-    ).all(trigger, limit) as Array<{ status: string; strategies: string }>;
+      "SELECT id, status, strategies FROM cycles WHERE trigger = ? ORDER BY started_at DESC, rowid DESC LIMIT ?",
+    ).all(trigger, limit) as Array<{ id: string; status: string; strategies: string }>;
     let n = 0;
     for (const row of rows) {
       if (strategy !== undefined && !(JSON.parse(row.strategies) as string[]).includes(strategy)) continue;
-      if (row.status !== "failed") break;
+      // A strategy that threw while deciding, or was held (the clock), failed its run in a cycle that ran
+      // (a cron user's notify said nothing of a DCA failing every pass).
+      if (row.status !== "failed" && (strategy === undefined || !this.strategyFailedIn(row.id, strategy)))
+        break;
       n++;
     }
     return n;
+  }
+
+  /** Whether `strategy` failed its run in the cycle (a decision kept with `failed`: it threw, or was held). */
+  private strategyFailedIn(cycleId: string, strategy: string): boolean {
+    return (
+      this.sql(
+        `SELECT 1 FROM decisions WHERE cycle_id = ? AND strategy = ? AND kind = 'skip'
+           AND json_extract(intent, '$.failed') = 1 LIMIT 1`,
+      ).get(cycleId, strategy) !== undefined
+    );
   }
 
   recordSnapshot(cycleId: string, summary: unknown): void {
@@ -1181,10 +1194,13 @@ export class Journal {
     reason: string;
     guard: Guard;
     guardReason: string | null;
+    /** The strategy failed its run: it threw while deciding, or was held (a skip kept with `failed`). */
+    failed: boolean;
   }> {
-    return this.sql(
-      `SELECT id, strategy, kind, reason, guard, guard_reason AS guardReason FROM decisions WHERE cycle_id = ?
-         ORDER BY id`,
+    const rows = this.sql(
+      `SELECT id, strategy, kind, reason, guard, guard_reason AS guardReason,
+         (kind = 'skip' AND json_extract(intent, '$.failed') = 1) AS failed
+         FROM decisions WHERE cycle_id = ? ORDER BY id`,
     ).all(cycleId) as Array<{
       id: number;
       strategy: string;
@@ -1192,7 +1208,9 @@ export class Journal {
       reason: string;
       guard: Guard;
       guardReason: string | null;
+      failed: number | null;
     }>;
+    return rows.map((r) => ({ ...r, failed: r.failed === 1 }));
   }
 }
 

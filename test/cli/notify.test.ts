@@ -2,7 +2,7 @@
 // webhook receiver and a Telegram stand-in answering and a Discord stand-in that never answers. The
 // working channels get the start, the accepted TWAP and the stop; the dead one costs the cycles
 // nothing; every attempt is in the journal. `hlbot notify test` reports each channel's answer.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +16,7 @@ import { type Simulator, startSimulator } from "../../src/simulator/index.js";
 import { REBALANCE } from "../helpers/bot.js";
 import { BIN, ensureBuilt } from "../helpers/dist.js";
 import { startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
+import { startRewritingProxy } from "../helpers/rewritingProxy.js";
 
 const TOKEN = "777:telegram-secret";
 let sim: (Simulator & { url: string }) | undefined;
@@ -261,6 +262,50 @@ describe("notifications from hlbot run", () => {
     expect(back.code, back.err).toBe(0);
     expect(events("/hook-down").map((e) => e.type)).toEqual(["cycle.failed", "cycle.recovered"]);
     expect(events("/hook-down")[1]?.title).toMatch(/after 2 failed$/);
+  }, 60_000);
+
+  it("hlbot once (cron) tells cycle.failed when its strategy is held (a clock 3 h ahead), then the recovery; history says FAILED", async () => {
+    const bot = botFile("once-held", { minIntervalMs: 0, webhook: { url: `${receiver.url}/hook-held` } });
+    const proxy = await startRewritingProxy(sim!.url);
+    try {
+      writeFileSync(
+        join(bot.config, "..", "strategies", "rebalance.yaml"),
+        stringify({ ...REBALANCE, schedule: "*/2 * * * * *" }),
+      );
+      writeFileSync(bot.config, readFileSync(bot.config, "utf8").replace(sim!.url, proxy.url));
+      sim!.fund(bot.address, "HYPE", "1000");
+      sim!.fund(bot.address, "USDC", "5000");
+      // The venue's Date 3 hours behind: the local clock reads as 3 h ahead of it.
+      proxy.rewriteDate(() => new Date(Date.now() - 3 * 3_600_000).toUTCString());
+      const once = () => runOnce(bot);
+      expect((await once()).code).toBe(0); // first sight: the slots start now
+      await new Promise((r) => setTimeout(r, 2100));
+      const held = await once();
+      expect(held.code, held.err).toBe(1);
+      expect(events("/hook-held").map((e) => [e.type, e.data.failures])).toEqual([["cycle.failed", 1]]);
+      expect(events("/hook-held")[0]?.text).toMatch(/rebalance: holding: the local clock is about 3 h ahead/);
+      await new Promise((r) => setTimeout(r, 2100));
+      expect((await once()).code).toBe(1);
+      // Told at the first failure in a row (and every tenth), not at each pass.
+      expect(events("/hook-held").map((e) => [e.type, e.data.failures])).toEqual([["cycle.failed", 1]]);
+      const history = spawnSync(process.execPath, [BIN, "history", "--config", bot.config], {
+        env: bot.env,
+        encoding: "utf8",
+      });
+      expect(history.stdout).toMatch(/once\/live {2}ok {2}1 decisions \(1 failed\), 0 sent/);
+      expect(history.stdout).toMatch(/once {2}FAILED: holding: the local clock/);
+      // Corrected: the next pass works and says so.
+      proxy.clear();
+      await new Promise((r) => setTimeout(r, 2100));
+      const back = await once();
+      expect(back.code, back.err).toBe(0);
+      // The rebalancer trades once working (submission.accepted between them).
+      const cycleEvents = events("/hook-held").filter((e) => e.type.startsWith("cycle."));
+      expect(cycleEvents.map((e) => e.type)).toEqual(["cycle.failed", "cycle.recovered"]);
+      expect(cycleEvents[1]?.title).toMatch(/\(rebalance\) after 2 failed$/);
+    } finally {
+      await proxy.close();
+    }
   }, 60_000);
 
   it("hlbot notify test says what each channel answered and exits 1 when one failed", async () => {

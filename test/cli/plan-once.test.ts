@@ -10,6 +10,7 @@ import { stringify } from "yaml";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
 import { buildOnce, REPO_ROOT } from "../helpers/build.js";
 import { independentL1Signer, type WireBody } from "../helpers/independentSigning.js";
+import { startRewritingProxy } from "../helpers/rewritingProxy.js";
 import { demoWithHypeAt } from "../helpers/scenario.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -193,6 +194,22 @@ describe("plan --json and once through the CLI", () => {
       .map((l) => JSON.parse(l) as { action: string; request: Record<string, unknown> });
     expect(line?.action).toBe("twapOrder");
     expect(line?.request).toMatchObject({ vaultAddress: sub, expiresAfter: expect.any(Number) });
+  });
+
+  it("plan exits 1 and names the strategy when it is held: the local clock 3 h ahead of the venue's", async () => {
+    const proxy = await startRewritingProxy(sim.url);
+    try {
+      proxy.rewriteDate(() => new Date(Date.now() - 3 * 3_600_000).toUTCString());
+      const { code, stdout, stderr } = await run(
+        ["plan", "--config", writeConfig("dry-run"), "--base-url", proxy.url],
+        env,
+      );
+      expect(stdout).toMatch(/rebalance.*holding: the local clock is about 3 h ahead of the venue's/);
+      expect(stderr).toContain("hlbot plan: 1 strategy failed its run and planned nothing: rebalance");
+      expect(code).toBe(1);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("once acts only in a due slot: first sight registers, then it submits (exit 0), then finds the TWAP running", async () => {

@@ -173,6 +173,45 @@ describe("journal", () => {
     expect([journal.failedInARow("once", "a"), journal.failedInARow("once", "b")]).toEqual([3, 1]);
   });
 
+  it("counts a strategy that failed its run (threw, or was held) in a cycle that ran as failed; others' runs not", () => {
+    let t = 0;
+    const cycle = (failedSkip: string | undefined) => {
+      const id = `h${++t}`;
+      journal.startCycle({ id, trigger: "once", mode: "live", account: ACCOUNT, strategies: ["a", "b"] });
+      for (const strategy of ["a", "b"]) {
+        const failed = strategy === failedSkip;
+        const decision = {
+          kind: "skip",
+          strategy,
+          reason: failed ? "strategy failed: boom" : "within band",
+          ...(failed ? { failed: true } : {}),
+        };
+        journal.recordDecision(id, {
+          strategy,
+          kind: "skip",
+          reason: decision.reason,
+          guard: "skipped",
+          intent: JSON.stringify(decision),
+        });
+      }
+      journal.finishCycle(id, "ok");
+      return id;
+    };
+    cycle(undefined);
+    cycle("a");
+    const last = cycle("a");
+    expect(journal.failedInARow("once", "a")).toBe(2);
+    expect(journal.failedInARow("once", "b")).toBe(0);
+    // The cycle itself ran: by trigger alone it is not a failed one.
+    expect(journal.failedInARow("once")).toBe(0);
+    expect(journal.decisionsOfCycle(last).map((d) => [d.strategy, d.failed])).toEqual([
+      ["a", true],
+      ["b", false],
+    ]);
+    cycle(undefined);
+    expect(journal.failedInARow("once", "a")).toBe(0);
+  });
+
   it("reads the slot state of several strategies at once, registering the ones it has not seen", () => {
     journal.slotState(ACCOUNT, "a", now - 5_000);
     journal.settleSlot(ACCOUNT, "a", now - 1_000, "acted");

@@ -29,7 +29,15 @@ export function register(program: Command, ctx: CliContext): void {
         // Decisions of the cycles shown, oldest first within each strategy.
         const byStrategy = new Map<
           string,
-          Array<{ at: number; cycle: string; trigger: string; kind: string; guard: string; reason: string }>
+          Array<{
+            at: number;
+            cycle: string;
+            trigger: string;
+            kind: string;
+            guard: string;
+            reason: string;
+            failed: boolean;
+          }>
         >();
         for (const c of [...cycles].reverse()) {
           for (const d of journal.decisionsOfCycle(c.id)) {
@@ -42,6 +50,7 @@ export function register(program: Command, ctx: CliContext): void {
               kind: d.kind,
               guard: d.guard,
               reason: d.guardReason ?? d.reason,
+              failed: d.failed,
             });
             byStrategy.set(d.strategy, list);
           }
@@ -99,6 +108,13 @@ export function register(program: Command, ctx: CliContext): void {
           // A cycle that ran but whose decisions the limits or the kill switch stopped says so: "ok,
           // 0 sent" read as a quiet cycle.
           const blocked = own.filter((d) => d.guard === "blocked").length;
+          // A strategy that threw or was held (the clock) failed its run in a cycle that ran: "ok" alone
+          // read as a quiet cycle (a cron user's trial).
+          const failedRuns = own.filter((d) => d.failed).length;
+          const notes = [
+            ...(blocked > 0 ? [`${blocked} blocked`] : []),
+            ...(failedRuns > 0 ? [`${failedRuns} failed`] : []),
+          ];
           // The row a `once` pass writes when the venue answers again and nothing was due.
           if (c.trigger === "once" && c.status === "ok" && own.length === 0) {
             ctx.stdout(
@@ -108,7 +124,7 @@ export function register(program: Command, ctx: CliContext): void {
           }
           ctx.stdout(
             `  ${new Date(c.startedAt).toISOString()}  ${c.id}  ${c.trigger}/${c.mode}  ${c.status}` +
-              `  ${own.length} decisions${blocked > 0 ? ` (${blocked} blocked)` : ""}, ${outcome}${c.error ? `  error: ${c.error}` : ""}\n`,
+              `  ${own.length} decisions${notes.length > 0 ? ` (${notes.join(", ")})` : ""}, ${outcome}${c.error ? `  error: ${c.error}` : ""}\n`,
           );
         }
         ctx.stdout("Decisions by strategy:\n");
@@ -119,9 +135,11 @@ export function register(program: Command, ctx: CliContext): void {
             const what =
               d.guard === "blocked"
                 ? `BLOCKED ${d.kind}`
-                : d.guard === "skipped"
-                  ? "skip"
-                  : `${d.kind} (${d.guard})`;
+                : d.failed
+                  ? "FAILED"
+                  : d.guard === "skipped"
+                    ? "skip"
+                    : `${d.kind} (${d.guard})`;
             ctx.stdout(`    ${new Date(d.at).toISOString()}  ${d.trigger}  ${what}: ${d.reason}\n`);
           }
         }

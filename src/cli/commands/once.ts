@@ -385,17 +385,28 @@ async function notifyOnce(
   // Failed cycles of this pass: told at the first failed pass in a row and every RETELL_EVERY-th, as
   // passes that could not start are (cron may call every minute through an outage).
   // Counted per strategy (its cycles failed in a row), as a pass runs several cycles.
-  const failing = pass.runs.filter((r) => r.error !== undefined);
-  for (const r of failing) {
-    const names = r.group.strategies.map((s) => s.name);
-    const inARow = Math.max(1, ...names.map((n) => runtime.journal.failedInARow("once", n)));
+  // A strategy that threw while deciding, or was held (the clock), failed its run in a cycle that ran:
+  // told as a failed cycle, as the daemon tells it (a cron user's notify said nothing of it).
+  const failing = pass.runs.flatMap((r) => {
+    if (r.error !== undefined) return [{ names: r.group.strategies.map((s) => s.name), error: r.error }];
+    const threw = (r.report?.decisions ?? []).filter((d) => d.decision.kind === "skip" && d.decision.failed);
+    if (threw.length === 0) return [];
+    return [
+      {
+        names: [...new Set(threw.map((d) => d.decision.strategy))],
+        error: threw.map((d) => `${d.decision.strategy}: ${d.decision.reason}`).join("; "),
+      },
+    ];
+  });
+  for (const f of failing) {
+    const inARow = Math.max(1, ...f.names.map((n) => runtime.journal.failedInARow("once", n)));
     if (inARow === 1 || inARow % RETELL_EVERY === 0)
-      notifier.notify(cycleFailedEvent(at, names, r.error!, inARow));
+      notifier.notify(cycleFailedEvent(at, f.names, f.error, inARow));
   }
   // Recovered: the strategies that had failed and whose cycle (or the pass, nothing being due) worked,
   // the watch included.
   if (pass.watch.error === undefined) {
-    const failedNames = new Set(failing.flatMap((r) => r.group.strategies.map((s) => s.name)));
+    const failedNames = new Set(failing.flatMap((f) => f.names));
     const recovered = [...failedBefore].filter(([name, n]) => n > 0 && !failedNames.has(name));
     const ran = new Set(pass.runs.flatMap((r) => r.group.strategies.map((s) => s.name)));
     const told = pass.runs.length === 0 ? recovered : recovered.filter(([name]) => ran.has(name));

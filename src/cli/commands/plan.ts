@@ -18,7 +18,7 @@ export function register(program: Command, ctx: CliContext): void {
   program
     .command("plan")
     .description(
-      "run one cycle in dry-run: show decisions, guards and the unsigned requests (action, nonce, digest); nothing is sent",
+      "run one cycle in dry-run: show decisions, guards and the unsigned requests (action, nonce, digest); nothing is sent. Exit 1 when a strategy failed its run (it threw, or was held for the clock)",
     )
     .option("-c, --config <file>", CONFIG_OPTION_HELP)
     .option("--json", "one JSON object per planned action per line on stdout; the summary goes to stderr")
@@ -69,6 +69,15 @@ export function register(program: Command, ctx: CliContext): void {
           ctx.stderr(formatCycle(report, header));
         } else {
           ctx.stdout(formatCycle(report, header));
+        }
+        // A strategy that threw while deciding, or was held (the local clock far from the venue's),
+        // planned nothing: exit 1, as `once` does, so a script does not read "nothing to do".
+        const failed = report.decisions.filter((d) => d.decision.kind === "skip" && d.decision.failed);
+        if (failed.length > 0) {
+          ctx.stderr(
+            `hlbot plan: ${failed.length} ${failed.length === 1 ? "strategy" : "strategies"} failed ${failed.length === 1 ? "its run" : "their runs"} and planned nothing: ${failed.map((d) => d.decision.strategy).join(", ")} (reasons above)\n`,
+          );
+          ctx.exitCode = 1;
         }
       } finally {
         await runtime.close();
