@@ -7,6 +7,7 @@ import { InfoClient } from "../../../src/venue/info/client.js";
 import {
   knownUserRole,
   stakingLinkPeer,
+  TWAP_END_MARGIN_MS,
   twapHasEnded,
   twapMayBeRunning,
 } from "../../../src/venue/info/methods/index.js";
@@ -130,9 +131,20 @@ describe("twapMayBeRunning", () => {
       expect(twapMayBeRunning(entry(s), start + 60_000)).toBe(false);
   });
 
-  it("takes an unknown status as running until the TWAP's own end, then not", () => {
-    expect(twapMayBeRunning(entry("paused"), start + 29 * 60_000)).toBe(true);
-    expect(twapMayBeRunning(entry("paused"), start + 30 * 60_000)).toBe(false);
+  it("takes an unknown status as running until the TWAP's own end and the margin, then not", () => {
+    expect(twapMayBeRunning(entry("paused"), start + 30 * 60_000 + TWAP_END_MARGIN_MS - 1)).toBe(true);
+    expect(twapMayBeRunning(entry("paused"), start + 30 * 60_000 + TWAP_END_MARGIN_MS)).toBe(false);
+  });
+
+  it("takes activated as running no longer than its scheduled end and the margin: a lost final record does not block the pair for ever", () => {
+    // A review: an answer without the final record kept a week-old 30-minute TWAP running.
+    expect(twapMayBeRunning(entry("activated"), start + 30 * 60_000 + TWAP_END_MARGIN_MS - 1)).toBe(true);
+    expect(twapMayBeRunning(entry("activated"), start + 30 * 60_000 + TWAP_END_MARGIN_MS)).toBe(false);
+    expect(twapMayBeRunning(entry("activated"), start + 7 * 24 * 3_600_000)).toBe(false);
+    // Activated later than created (a trigger): its run starts at the record's time.
+    const later = { ...entry("activated"), timeMs: start + 60 * 60_000 };
+    expect(twapMayBeRunning(later, start + 80 * 60_000)).toBe(true);
+    expect(twapMayBeRunning(later, start + 90 * 60_000 + TWAP_END_MARGIN_MS)).toBe(false);
   });
 
   it("says a TWAP has ended only for the ended statuses: the rest of any other may still execute", () => {

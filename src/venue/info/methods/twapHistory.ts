@@ -88,22 +88,33 @@ export function twapHasEnded(entry: { status: { status: string } }): boolean {
 }
 
 /**
- * Whether the TWAP whose latest record is `entry` may still be executing at `now` (unix ms).
- * "activated" runs; the ended statuses do not, nor does "waitingForTrigger" (not started yet).
+ * How long after its scheduled end a TWAP whose latest record says it runs is still taken as running:
+ * the venue's final record ("finished") may be written a little after the last slice. Not a venue
+ * figure (none is published): a margin, so a pair is not freed while its TWAP may still execute.
+ */
+export const TWAP_END_MARGIN_MS = 10 * 60_000;
+
+/**
+ * Whether the TWAP whose latest record is `entry` may still be executing at `now` (unix ms). The ended
+ * statuses do not, nor does "waitingForTrigger" (not started yet).
  *
- * A status hlbot does not know is taken neither as running nor as finished blindly: the TWAP counts
- * as running until its own scheduled end (`state.timestamp` + `minutes`), after which it cannot be
- * executing any more. So a strategy never places a second TWAP beside one that may still run, and an
- * old record with a new status word does not block the pair forever.
+ * "activated" runs, but not past its own scheduled end (its start, or the record's time when it was
+ * activated later, + `minutes`) and a margin: an answer that lacks the TWAP's final record (read before
+ * the venue wrote it, or a long history the venue cut) kept a week-old 30-minute TWAP running for ever,
+ * blocking its pair and holding its quote (a review). A status hlbot does not know is taken neither as
+ * running nor as finished blindly: it counts as running until its scheduled end and the margin. So a
+ * strategy never places a second TWAP beside one that may still run, and an old record does not block
+ * the pair forever.
  */
 export function twapMayBeRunning(
-  entry: { status: { status: string }; state: { timestamp: number; minutes: number } },
+  entry: { status: { status: string }; state: { timestamp: number; minutes: number }; timeMs?: number },
   now: number,
 ): boolean {
   const status = entry.status.status;
-  if (status === "activated") return true;
   if (status === "waitingForTrigger" || ENDED_STATUSES.has(status)) return false;
-  return now < entry.state.timestamp + entry.state.minutes * 60_000;
+  const started =
+    status === "activated" ? Math.max(entry.state.timestamp, entry.timeMs ?? 0) : entry.state.timestamp;
+  return now < started + entry.state.minutes * 60_000 + TWAP_END_MARGIN_MS;
 }
 
 /**
