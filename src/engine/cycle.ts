@@ -292,6 +292,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       parts,
       facts: deps.facts,
       now: startedAt,
+      venueNow: deps.venueNow,
       signal: reads,
       validatorAllowlist: deps.limits.validatorAllowlist,
       logger: log,

@@ -63,6 +63,12 @@ export interface ReadSnapshotOptions {
   parts: ReadonlySet<SnapshotPart>;
   facts: AccountFacts;
   now: number;
+  /**
+   * The venue's time (VenueClock.now), when known: a TWAP counts as running until its scheduled end by the
+   * earlier of the two clocks, so a local clock ahead does not end it early (the kill switch would not
+   * cancel it, and a second TWAP would go beside it).
+   */
+  venueNow?: (() => number | undefined) | undefined;
   signal?: AbortSignal;
   /** Copied into the snapshot (limits.validatorAllowlist). */
   validatorAllowlist?: readonly string[] | undefined;
@@ -111,7 +117,7 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
   const { tokens, pairs } = spotUniverse(meta, mids);
   const balances = new Map<string, SpotBalance>();
   for (const b of spotBalances(spot.balances)) balances.set(b.coin, b);
-  const twaps = twapHistory ? runningTwaps(twapHistory, pairs, o.now) : [];
+  const twaps = twapHistory ? runningTwaps(twapHistory, pairs, Math.min(o.now, o.venueNow?.() ?? o.now)) : [];
   // What running TWAPs filled so far (twapHistory says 0 while they run): read only while one runs. An
   // answer that cannot be read fails nothing (the kill switch's cancels need this snapshot): every running
   // TWAP then keeps its whole size out of new orders (fail closed).

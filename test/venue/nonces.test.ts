@@ -4,7 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openStateDb, type StateDatabase } from "../../src/lib/stateDb.js";
-import { MemoryNonceSource, NonceStore, SignerQueue } from "../../src/venue/nonces.js";
+import {
+  MemoryNonceSource,
+  NONCE_BEHIND_VENUE_MAX_MS,
+  NonceStore,
+  SignerQueue,
+} from "../../src/venue/nonces.js";
 import { distUrl, ensureBuilt } from "../helpers/dist.js";
 
 const SIGNER = "0x1719884eB866cb12b2287399B15f7db5e7d775EA";
@@ -40,6 +45,23 @@ describe("NonceStore", () => {
     now += 1000;
     expect(nonces.next(SIGNER)).toBe(now);
     expect(nonces.last(SIGNER)).toBe(now);
+  });
+
+  it("never hands out a nonce more than an hour behind the venue's clock (a local clock days behind)", async () => {
+    const venue = 1_700_000_000_000;
+    let now = venue - 3 * 24 * 3_600_000;
+    let venueNow: number | undefined;
+    const db = await openStateDb({ dir });
+    dbs.push(db);
+    const nonces = new NonceStore(db, { clock: () => now, venueNow: () => venueNow });
+    // The venue's time not known yet: the local clock.
+    expect(nonces.next(SIGNER)).toBe(now);
+    venueNow = venue;
+    expect(nonces.next(SIGNER)).toBe(venue - NONCE_BEHIND_VENUE_MAX_MS);
+    expect(nonces.next(SIGNER)).toBe(venue - NONCE_BEHIND_VENUE_MAX_MS + 1);
+    // The clock corrected: the local clock again, still increasing.
+    now = venue + 5;
+    expect(nonces.next(SIGNER)).toBe(venue + 5);
   });
 
   it("keeps one counter per signer, whatever the address case", async () => {
