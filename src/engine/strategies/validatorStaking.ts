@@ -628,8 +628,21 @@ export const validatorStaking = defineStrategy({
       forWithdrawal = trunc(Decimal.min(undelegated, staked.minus(params.maxStaked)));
     }
 
-    // Idle spot HYPE first: the delegations below may use it in the same run.
+    // Stake that must leave its validator (jailed, inactive, no longer listed, or excluded by a limit) and
+    // can now: a per-run cap is spent on it before idle spot HYPE is deposited (a staker's trial: 600k HYPE
+    // on a jailed validator waited 18 days behind 5,000-HYPE deposits each run). It counts twice: its
+    // undelegation and its delegation.
+    const chosenNow = new Set(chosen.map((c) => c.address));
+    let mustLeave = ZERO;
+    for (const [a, c] of current) {
+      if (chosenNow.has(a) || keepOnly.has(a) || !c.amount.gt(0) || lockedUntil(a) !== undefined) continue;
+      const info = infos.get(a);
+      if (info === undefined || exclusion(info) !== undefined) mustLeave = mustLeave.plus(c.amount);
+    }
+
+    // Idle spot HYPE next: the delegations below may use it in the same run.
     let deposit = ZERO;
+    let depositIntent: CDepositIntent | undefined;
     /** Spot HYPE there is, all of it kept on spot: said when nothing is staked either. */
     let spotKept: string | undefined;
     if (params.stakeIdleSpot?.enabled) {
@@ -646,10 +659,10 @@ export const validatorStaking = defineStrategy({
       let movedLater = false;
       if (params.maxMovePerRun !== undefined) {
         const idle = Decimal.max(ZERO, undelegated.minus(reserved));
-        const room = trunc(Decimal.max(ZERO, params.maxMovePerRun.minus(idle)));
+        const room = trunc(Decimal.max(ZERO, params.maxMovePerRun.minus(idle).minus(mustLeave.times(2))));
         if (extra.gt(room)) {
           movedLater = true;
-          capNote += `, ${fmt(room)} of ${fmt(extra)} now: what this run delegates (maxMovePerRun ${fmt(params.maxMovePerRun)}), the rest at later runs`;
+          capNote += `, ${fmt(room)} of ${fmt(extra)} now: what this run delegates (maxMovePerRun ${fmt(params.maxMovePerRun)}${mustLeave.gt(0) ? `, after the ${fmt(mustLeave)} HYPE that must leave its validator` : ""}), the rest at later runs`;
           extra = room;
         }
       }
@@ -704,18 +717,18 @@ export const validatorStaking = defineStrategy({
           : "");
       if (extra.gte(minMove)) {
         deposit = extra;
-        const intent: CDepositIntent = {
+        // Decided after the moves of stake that must leave (a daily cap, applied in order, is spent on them first).
+        depositIntent = {
           kind: "cDeposit",
           strategy: name,
           amount: extra,
           reason: `move ${fmt(extra)} idle spot HYPE into staking (${kept}${capNote})`,
         };
-        decisions.push(intent);
       } else if (movedLater) {
         decisions.push(
           skip(
             name,
-            `idle spot HYPE stays on spot this run: maxMovePerRun ${fmt(params.maxMovePerRun ?? ZERO)} is used by the stake already undelegated`,
+            `idle spot HYPE stays on spot this run: maxMovePerRun ${fmt(params.maxMovePerRun ?? ZERO)} is used by ${mustLeave.gt(0) ? `the ${fmt(mustLeave)} HYPE that must leave its validator and ` : ""}the stake already undelegated`,
             "cDeposit",
           ),
         );
@@ -970,12 +983,69 @@ export const validatorStaking = defineStrategy({
       (pair ? " (a move between validators counts twice: its undelegation and its delegation)" : "");
     const transfers: Transfer[] = [];
 
-    // 1. The idle pool is always delegated (whatever rebalanceThreshold says), to the validators most under target.
+    // Delegated stake that must or should move, each undelegation paired with the delegation it funds.
+    // Stake that must move (it earns nothing, or breaks a limit) goes first, before the idle pool and the
+    // deposit funding it: a per-run or daily cap is spent on it before anything else (a trial's jailed
+    // stake waited three days behind a yield move of a larger stake; a staker's, 18 days behind deposits).
+    const move = (list: typeof sources) => {
+      for (const s of list) {
+        let amount = s.amount;
+        if (capLeft !== undefined) amount = trunc(Decimal.min(amount, capLeft.div(2)));
+        const whole = s.forced && amount.eq(s.amount);
+        // One delegation for a small amount (each re-locks its validator's whole stake for a day), and for
+        // the remainder below minMove on a validator that must be left (a cap cut the earlier move short):
+        // there it earns nothing, and waiting for it to grow would wait for good.
+        const first = deficits.find((d) => d.left.gt(0));
+        const single =
+          first !== undefined &&
+          amount.gt(0) &&
+          fitsUnderNetworkShare(first.c, amount) &&
+          ((isSmall(amount) && amount.gte(minMove)) || (whole && amount.lt(minMove)));
+        const pieces = single ? [{ to: first.c.address, amount }] : allocate(amount, whole);
+        if (pieces.length === 0 && whole && amount.lt(minMove)) {
+          decisions.push(
+            skip(
+              name,
+              `${s.why}: the ${fmt(amount)} HYPE left on it is below minMove ${fmt(minMove)}; ${split}`,
+              "tokenDelegate",
+            ),
+          );
+          continue;
+        }
+        if (pieces.length === 0) {
+          decisions.push(
+            skip(
+              name,
+              `${s.why}: ${amount.lt(s.amount) && amount.lt(minMove) ? capReason(true) : "no chosen validator is under its target to take it"}; ${split}`,
+              "tokenDelegate",
+            ),
+          );
+          continue;
+        }
+        for (const p of pieces) {
+          use(p.to, p.amount);
+          if (capLeft !== undefined) capLeft = capLeft.minus(p.amount.times(2));
+          transfers.push({
+            from: s.address,
+            to: p.to,
+            amount: p.amount,
+            why: s.why + (amount.lt(s.amount) ? ` (limited: ${capReason(true)})` : ""),
+          });
+        }
+      }
+    };
+
+    // 1. Stake that must move.
+    move(sources.filter((x) => x.forced));
+    const forcedTransfers = transfers.length;
+
+    // 2. The idle pool is always delegated (whatever rebalanceThreshold says), to the validators most under target.
     if (pool0.gte(minMove)) {
       // A small pool goes to the one validator most under target: each delegation re-locks that
       // validator's whole stake for a day, so fewer is better; the overshoot stays within the threshold.
       const small = isSmall(pool0);
-      const first = deficits[0];
+      // The stake that had to move went first and may have filled the most-under-target validator.
+      const first = deficits.find((d) => d.left.gt(0)) ?? deficits[0];
       // In one piece only where it fits (the overshoot of its target may not).
       const fits = first !== undefined && fitsUnderNetworkShare(first.c, pool0);
       const pieces = small && first && fits ? [{ to: first.c.address, amount: pool0 }] : allocate(pool0);
@@ -1008,58 +1078,11 @@ export const validatorStaking = defineStrategy({
       }
     }
 
-    // 2. Delegated stake that must or should move, each undelegation paired with the delegation it funds.
-    // Stake that must move (it earns nothing, or breaks a limit) goes first: a per-run or daily cap is
-    // spent on it before any move for yield or balance (a trial's jailed stake waited three days behind
-    // a yield move of a larger stake).
-    sources.sort((x, y) => Number(y.forced) - Number(x.forced));
-    for (const s of sources) {
-      let amount = s.amount;
-      if (capLeft !== undefined) amount = trunc(Decimal.min(amount, capLeft.div(2)));
-      const whole = s.forced && amount.eq(s.amount);
-      // One delegation for a small amount (each re-locks its validator's whole stake for a day), and for
-      // the remainder below minMove on a validator that must be left (a cap cut the earlier move short):
-      // there it earns nothing, and waiting for it to grow would wait for good.
-      const first = deficits.find((d) => d.left.gt(0));
-      const single =
-        first !== undefined &&
-        amount.gt(0) &&
-        fitsUnderNetworkShare(first.c, amount) &&
-        ((isSmall(amount) && amount.gte(minMove)) || (whole && amount.lt(minMove)));
-      const pieces = single ? [{ to: first.c.address, amount }] : allocate(amount, whole);
-      if (pieces.length === 0 && whole && amount.lt(minMove)) {
-        decisions.push(
-          skip(
-            name,
-            `${s.why}: the ${fmt(amount)} HYPE left on it is below minMove ${fmt(minMove)}; ${split}`,
-            "tokenDelegate",
-          ),
-        );
-        continue;
-      }
-      if (pieces.length === 0) {
-        decisions.push(
-          skip(
-            name,
-            `${s.why}: ${amount.lt(s.amount) && amount.lt(minMove) ? capReason(true) : "no chosen validator is under its target to take it"}; ${split}`,
-            "tokenDelegate",
-          ),
-        );
-        continue;
-      }
-      for (const p of pieces) {
-        use(p.to, p.amount);
-        if (capLeft !== undefined) capLeft = capLeft.minus(p.amount.times(2));
-        transfers.push({
-          from: s.address,
-          to: p.to,
-          amount: p.amount,
-          why: s.why + (amount.lt(s.amount) ? ` (limited: ${capReason(true)})` : ""),
-        });
-      }
-    }
+    // 3. Stake that should move, for yield or balance.
+    move(sources.filter((x) => !x.forced));
 
-    for (const t of transfers) {
+    for (const [i, t] of transfers.entries()) {
+      if (i === forcedTransfers && depositIntent !== undefined) decisions.push(depositIntent);
       const toInfo = infos.get(t.to);
       const toText = `${label(t.to, toInfo)}${toInfo ? ` ${netText(toInfo)}` : ""}`;
       if (t.from !== undefined) {
@@ -1084,6 +1107,8 @@ export const validatorStaking = defineStrategy({
       };
       decisions.push(delegate);
     }
+
+    if (transfers.length <= forcedTransfers && depositIntent !== undefined) decisions.push(depositIntent);
 
     if (!decisions.some((d) => d.kind === "tokenDelegate")) {
       const keptText = [...kept.entries()]

@@ -6,7 +6,7 @@ import { collectStatus, formatStatus } from "../../../src/cli/status.js";
 import { floorView } from "../../../src/engine/capital.js";
 import { loadConfig } from "../../../src/engine/config/loader.js";
 import { runCycle } from "../../../src/engine/cycle.js";
-import type { Decision, TokenDelegateIntent } from "../../../src/engine/intents.js";
+import type { Decision, Intent, TokenDelegateIntent } from "../../../src/engine/intents.js";
 import { BotMetrics } from "../../../src/engine/metrics.js";
 import { applyLimits } from "../../../src/engine/risk.js";
 import type { StakingEvent } from "../../../src/engine/snapshot.js";
@@ -422,10 +422,11 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
       { validators, undelegated: 1000, delegations: [{ validator: J, amount: 2000 }] },
       { maxShare: 0.5 },
     );
+    // Stake that must leave first (a cap is spent on it before the idle stake).
     expect(moves(decisions)).toEqual([
-      ["delegate", A, "1000"],
       ["undelegate", J, "2000"],
       ["delegate", A, "2000"],
+      ["delegate", A, "1000"],
     ]);
     expect(decisions[0]?.reason).toMatch(
       /only 1 eligible validators for maxShare 50%: the stake goes to them as evenly as they allow \(up to 100% each\)/,
@@ -445,11 +446,11 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
       { validators: 3 },
     );
     expect(moves(decisions)).toEqual([
-      ["delegate", C, "10"],
       ["undelegate", A, "300"],
       ["delegate", C, "300"],
+      ["delegate", C, "10"],
     ]);
-    expect(decisions[1]?.reason).toMatch(/is not in limits\.validatorAllowlist/);
+    expect(decisions[0]?.reason).toMatch(/is not in limits\.validatorAllowlist/);
   });
 
   it("4. maxStakeMovePerDay reduces a delegation, and reduces or blocks a funding pair together", () => {
@@ -490,6 +491,54 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
     });
     expect(guarded.allowed).toEqual([]); // the delegation is refused, so its undelegation is too
     expect(guarded.blocked[0]?.reason).toMatch(/not in limits\.validatorAllowlist \(with the undelegation/);
+  });
+
+  it("stake on a jailed validator moves before idle spot HYPE is deposited, under maxMovePerRun and maxStakeMovePerDay (a staker's trial)", () => {
+    // 600k HYPE on a jailed validator and 200k on spot: the per-run cap went to deposits for 18 days while
+    // the jailed stake earned nothing (the README says a cap is spent on such stake first).
+    const spec = { balances: { HYPE: 200_000, USDC: 0 }, delegations: [{ validator: J, amount: 600_000 }] };
+    const capped = run(spec, {
+      validators: 1,
+      maxMovePerRun: 5000,
+      stakeIdleSpot: { enabled: true, keepSpot: 0 },
+    });
+    expect(moves(capped)).toEqual([
+      ["undelegate", J, "2500"],
+      ["delegate", A, "2500"],
+    ]);
+    expect(capped.filter((d) => d.kind === "cDeposit")).toEqual([]);
+    expect(skips(capped).join("\n")).toMatch(
+      /idle spot HYPE stays on spot this run: maxMovePerRun 5000 is used by the 600000 HYPE that must leave its validator/,
+    );
+    // Room left after the jailed stake: the deposit takes it, after the move (a daily cap, applied in
+    // order, is spent on the jailed stake first).
+    const small = { balances: { HYPE: 200_000, USDC: 0 }, delegations: [{ validator: J, amount: 1000 }] };
+    const both = run(small, {
+      validators: 1,
+      maxMovePerRun: 5000,
+      stakeIdleSpot: { enabled: true, keepSpot: 0 },
+    });
+    expect(
+      both.filter((d) => d.kind !== "skip").map((d) => [d.kind, (d as { amount: Decimal }).amount.toFixed()]),
+    ).toEqual([
+      ["tokenDelegate", "1000"],
+      ["tokenDelegate", "1000"],
+      ["cDeposit", "3000"],
+      ["tokenDelegate", "3000"],
+    ]);
+    const limits = { maxOrderUsd: dec(1), maxDailyNotionalUsd: dec(1), maxStakeMovePerDay: dec(10_000) };
+    const daily = applyLimits(
+      run(spec, { validators: 1, stakeIdleSpot: { enabled: true, keepSpot: 0 } }).filter(
+        (d) => d.kind !== "skip",
+      ) as Intent[],
+      limits,
+      { notionalUsd: dec(0), stakeMoved: dec(0) },
+      { killSwitchActive: false },
+    );
+    expect(daily.allowed.map((i) => [i.kind, (i as { amount: Decimal }).amount.toFixed()])).toEqual([
+      ["tokenDelegate", "5000"],
+      ["tokenDelegate", "5000"],
+    ]);
   });
 
   it("5. idle stake is delegated whatever the threshold, to the validator most under target", () => {
