@@ -350,7 +350,11 @@ const spotBalances = perAnswer((list: VenueBalances): readonly SpotBalance[] =>
   list.flatMap((b) => {
     if (b.token === undefined) return [];
     const total = new Decimal(b.total);
-    const hold = new Decimal(b.hold);
+    // Under portfolio margin `hold` is said to be net of what the account could borrow against its
+    // collateral, and `spotHold` the same reserve before that netting (JKorf/HyperLiquid.Net PR #102,
+    // not in the venue's docs): total − hold would then include borrowable funds, and a buy sized from it
+    // would borrow. The larger of the two is held (fail closed); `spotHold` is absent when it is 0.
+    const hold = b.spotHold === undefined ? new Decimal(b.hold) : Decimal.max(b.hold, b.spotHold);
     const available = Decimal.max(ZERO, total.minus(hold));
     return [Object.freeze({ coin: b.coin, token: b.token, total, hold, available })];
   }),

@@ -208,7 +208,7 @@ export const venueSchema = z
       .boolean()
       .default(false)
       .describe(
-        "Whether the venue puts what a running spot TWAP may still take on hold in the spot balances (unconfirmed: its docs do not say so). false (default): that amount is held on top of the venue's whole hold, which holds resting orders and, on unified and portfolio-margin accounts, perp margin too; true: the venue's hold is taken to cover it, beside what resting orders hold (read from openOrders)",
+        "Whether the venue puts what a running spot TWAP may still take on hold in the spot balances (unconfirmed: its docs do not say so). false (default): that amount is held on top of the venue's whole hold, which holds resting orders and, on unified and portfolio-margin accounts, perp margin too; true: the venue's hold is taken to cover it, beside what resting orders hold (read from openOrders); perp margin in that hold (unified and portfolio-margin accounts) is then taken as covering the TWAP too, so keep false on such accounts",
       ),
     twapBuyReserve: decimal({ min: 0, max: 1 })
       .prefault(0.03)
