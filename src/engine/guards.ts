@@ -151,7 +151,7 @@ export function watchTargets(
     if (current !== undefined && (journaled === undefined || !sameGuard(current, journaled)))
       guards.push(current);
     if (guards.length === 0) continue;
-    if (journal.twapCancelled(account, row.twapId)) continue;
+    if (journal.twapCancelled(account, row.twapId, now)) continue;
     out.push({
       strategy: row.strategy,
       twapId: row.twapId,
@@ -203,9 +203,13 @@ export interface WatchResult {
   report: CycleReport | undefined;
 }
 
-/** Whether a TWAP order of `account` has no known outcome yet (the watch reconciles it first). */
+/**
+ * Whether a TWAP order or cancel of `account` has no known outcome yet (the watch reconciles it first). A
+ * cancel without an answer keeps the watch coming: once it no longer counts (journal.twapCancelled), the
+ * TWAP it was for is guarded again and, still running past its limit, cancelled again.
+ */
 function hasUnresolvedTwap(journal: Journal, account: string): boolean {
-  return journal.hasUnresolved(account, "twapOrder");
+  return journal.hasUnresolved(account, "twapOrder") || journal.hasUnresolved(account, "twapCancel");
 }
 
 /**
@@ -233,7 +237,8 @@ export async function watchRunningTwaps(
   const now = deps.clock();
   // A TWAP whose answer was lost has no twapId in the journal until it is reconciled, and a guard
   // needs one: reconciled here, so a sale that landed is guarded from the next watch, not only once a
-  // strategy is next due (hours later under cron, the whole sale through a crash).
+  // strategy is next due (hours later under cron, the whole sale through a crash). A cancel whose answer
+  // was lost is reconciled here too (landed: the TWAP is no longer guarded; absent: it is again).
   if (hasUnresolvedTwap(deps.journal, deps.account)) {
     await reconcile(deps.info, deps.journal, {
       account: deps.account,

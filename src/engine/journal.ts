@@ -320,6 +320,8 @@ export interface DecisionRow {
 }
 
 const REBUILT_PREFIX = "rebuilt from the venue: ";
+/** How long a twapCancel without expiresAfter and without an answer counts as done before the watch may send another. */
+export const UNANSWERED_CANCEL_WAIT_MS = 60_000;
 // Asked every cycle: the texts are made once (a statement is looked up by its text).
 const UNRESOLVED = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE status IN ('pending', 'unknown') ORDER BY id`;
 const UNRESOLVED_OF_ACCOUNT = `SELECT ${SUBMISSION_COLUMNS} FROM submissions WHERE status IN ('pending', 'unknown')
@@ -947,13 +949,29 @@ export class Journal {
     }>;
   }
 
-  /** Whether a twapCancel of this TWAP was accepted (or landed) already. */
-  twapCancelled(account: string, twapId: number): boolean {
+  /**
+   * Whether a twapCancel of this TWAP was accepted (or landed) already, or one without an answer may still
+   * land: one with an expiresAfter until reconcile settles it (the watch reconciles unanswered cancels;
+   * absent once it expired), one without after UNANSWERED_CANCEL_WAIT_MS (`now`, local clock). Counting
+   * an unanswered cancel as done for good left a buy filling 21 minutes above its ceiling after an
+   * HTTP 500, once the venue answered again (a trader's trial). Sending a cancel again is harmless: the
+   * watch sends one only while the venue still lists the TWAP as running, and the venue refuses a cancel
+   * of a TWAP that has ended.
+   */
+  twapCancelled(account: string, twapId: number, now: number): boolean {
     const rows = this.sql(
-      `SELECT request FROM submissions WHERE account = ? AND action_type = 'twapCancel'
-         AND status IN ('accepted', 'landed', 'pending', 'unknown')`,
-    ).all(account) as Array<{ request: string }>;
+      `SELECT request, status, expires_after AS expiresAfter, created_at AS createdAt FROM submissions
+         WHERE account = ? AND action_type = 'twapCancel' AND status IN ('accepted', 'landed', 'pending', 'unknown')`,
+    ).all(account) as Array<{
+      request: string;
+      status: string;
+      expiresAfter: number | null;
+      createdAt: number;
+    }>;
     return rows.some((r) => {
+      const unanswered = r.status === "pending" || r.status === "unknown";
+      if (unanswered && r.expiresAfter === null && now >= r.createdAt + UNANSWERED_CANCEL_WAIT_MS)
+        return false;
       try {
         const body = JSON.parse(r.request) as { action?: { t?: unknown } };
         return Number(body.action?.t) === twapId;
