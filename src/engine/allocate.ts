@@ -20,7 +20,13 @@
 // strategy's claim is deferred (`defer: true`): the strategy's slot stays due. Pure: no I/O, no clock.
 import { Decimal, truncateDecimals, ZERO } from "../lib/decimal.js";
 import type { Capital } from "./capital.js";
-import type { CDepositIntent, Intent, Skip, TwapOrderIntent } from "./intents.js";
+import {
+  type CDepositIntent,
+  type Intent,
+  minimumCheckPx,
+  type Skip,
+  type TwapOrderIntent,
+} from "./intents.js";
 import type { Snapshot } from "./snapshot.js";
 import { fitTwapDuration, fmt, isoTime, pct } from "./strategies/common.js";
 
@@ -343,7 +349,7 @@ function fitTwap(
   });
   if (!size.gt(0)) return skipOf(why);
   const fit = fitTwapDuration(
-    size.times(t.midPx),
+    size.times(minimumCheckPx(t)),
     t.minutes,
     snapshot.rules,
     pairOf(t, snapshot)?.quote.name ?? token,
@@ -440,7 +446,7 @@ function netOpposingTwaps(
       const note = `netted against ${describe(losers)} ${w.label}: ${fmt(take)} fewer`;
       const quote = pairOf(w, snapshot)?.quote.name ?? w.label.split("/")[1] ?? "USDC";
       const fit = size.gt(0)
-        ? fitTwapDuration(size.times(w.midPx), w.minutes, snapshot.rules, quote, {
+        ? fitTwapDuration(size.times(minimumCheckPx(w)), w.minutes, snapshot.rules, quote, {
             size,
             szDecimals: w.szDecimals,
             base: w.label.split("/")[0] ?? w.coin,

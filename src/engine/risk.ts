@@ -4,7 +4,7 @@
 // order given, so usage accumulates across one cycle's intents exactly as they would be sent.
 import { Decimal, truncateDecimals, ZERO } from "../lib/decimal.js";
 import { intentKindSpec, type LimitFacts } from "./intentKinds.js";
-import { blockedBy, type Intent, never, type Skip, type TwapOrderIntent } from "./intents.js";
+import { blockedBy, type Intent, minimumCheckPx, never, type Skip, type TwapOrderIntent } from "./intents.js";
 import type { TwapFill } from "./journal.js";
 import type { PriceSanityLimits } from "./priceSanity.js";
 import { DEFAULT_VENUE_RULES, type Snapshot, type VenueRules } from "./snapshot.js";
@@ -438,7 +438,7 @@ function shrinkTwap(
   const size = truncateDecimals(capUsd.div(usdPx), intent.szDecimals);
   if (!size.gt(0)) return `${fmt(capUsd, 2)} USD (${by}) is less than one lot`;
   const notionalUsd = size.times(usdPx);
-  const fit = fitTwapDuration(size.times(intent.midPx), intent.minutes, rules, quote, {
+  const fit = fitTwapDuration(size.times(minimumCheckPx(intent)), intent.minutes, rules, quote, {
     size,
     szDecimals: intent.szDecimals,
     base: intent.label.split("/")[0] ?? intent.coin,
