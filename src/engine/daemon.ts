@@ -48,7 +48,7 @@ export type DaemonRuntime = Pick<
   "facts" | "refreshFacts" | "cycleDeps" | "clock" | "journal" | "account" | "exchange"
 > & {
   config?: Pick<Runtime["config"], "schedule"> & {
-    limits?: Pick<Runtime["config"]["limits"], "killSwitchFile">;
+    limits?: Pick<Runtime["config"]["limits"], "killSwitchFile" | "keepOnSpot">;
   };
   /** The venue's clock (VenueClock), compared with ours every minute. */
   venueClock?: { readonly skew: SkewBounds | undefined; now?(): number | undefined };
@@ -727,8 +727,17 @@ export class Daemon {
   /** One watch of running TWAPs' guards. Never rejects. */
   private async runWatch(): Promise<void> {
     try {
-      // Nothing to read while no guarded TWAP of ours runs and none has a lost answer (the journal says so).
-      if (!watchNeeded(this.runtime.journal, this.runtime.account, this.runtime.clock(), this.strategies()))
+      // Nothing to read while no guarded TWAP of ours runs, none spends a floored token and none has a
+      // lost answer (the journal says so).
+      if (
+        !watchNeeded(
+          this.runtime.journal,
+          this.runtime.account,
+          this.runtime.clock(),
+          this.strategies(),
+          this.runtime.config?.limits?.keepOnSpot,
+        )
+      )
         return;
       const facts = await this.runtime.facts(this.reads.signal);
       const deps = {

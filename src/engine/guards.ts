@@ -166,6 +166,76 @@ export function watchTargets(
   return out;
 }
 
+/** A TWAP this bot placed that spends a token with a `limits.keepOnSpot` floor. */
+export interface FloorTarget {
+  strategy: string;
+  twapId: number;
+  assetId: number;
+  side: "buy" | "sell";
+  /** The token it spends: the quote of a buy, the base of a sell. */
+  token: string;
+  floor: Decimal;
+  /** Venue pair name ("@107"), the key of allMids. */
+  coin: string;
+  size: Decimal;
+  minutes: number;
+  /** When it ends on schedule (ms): what it may still spend is taken as the part of its time left. */
+  expectedEnd: number;
+}
+
+/**
+ * The account's running TWAPs (this bot's, from the journal, no network) that spend a token with a floor.
+ * A strategy sizes its TWAP above the floor when it decides; a withdrawal or a trade by hand while it runs
+ * can leave the account near the floor, and the TWAP would keep spending through it (a trader's trial: a
+ * DCA bought on after 17,000 of 23,670 USDC were withdrawn and left 32 USDC above nothing, under a floor
+ * of 5,000).
+ */
+export function floorTargets(
+  journal: Journal,
+  account: string,
+  now: number,
+  floors: ReadonlyMap<string, Decimal> | undefined,
+): FloorTarget[] {
+  if (floors === undefined || floors.size === 0) return [];
+  const out: FloorTarget[] = [];
+  for (const row of journal.runningTwaps(account, now)) {
+    if (row.intent === null || row.asset === null) continue;
+    let intent: { side?: unknown; label?: unknown; coin?: unknown; size?: unknown; minutes?: unknown };
+    try {
+      intent = JSON.parse(row.intent) as typeof intent;
+    } catch {
+      continue;
+    }
+    const size = decimalOf(intent.size);
+    if (
+      (intent.side !== "buy" && intent.side !== "sell") ||
+      typeof intent.label !== "string" ||
+      typeof intent.coin !== "string" ||
+      typeof intent.minutes !== "number" ||
+      size === undefined
+    )
+      continue;
+    const [base, quote] = intent.label.split("/");
+    const token = intent.side === "buy" ? quote : base;
+    const floor = token === undefined ? undefined : floors.get(token);
+    if (token === undefined || floor === undefined || !floor.gt(0)) continue;
+    if (journal.twapCancelled(account, row.twapId, now)) continue;
+    out.push({
+      strategy: row.strategy,
+      twapId: row.twapId,
+      assetId: row.asset,
+      side: intent.side,
+      token,
+      floor,
+      coin: intent.coin,
+      size,
+      minutes: intent.minutes,
+      expectedEnd: row.expectedEnd,
+    });
+  }
+  return out;
+}
+
 /** Why the mid crosses one of a target's guards, or undefined while they hold. */
 export function crossed(t: WatchTarget, mid: Decimal): string | undefined {
   for (const g of t.guards) {
@@ -221,8 +291,14 @@ export function watchNeeded(
   account: string,
   now: number,
   strategies: readonly Strategy[],
+  /** limits.keepOnSpot: a running TWAP spending a floored token is watched too. */
+  floors?: ReadonlyMap<string, Decimal>,
 ): boolean {
-  return hasUnresolvedTwap(journal, account) || watchTargets(journal, account, now, strategies).length > 0;
+  return (
+    hasUnresolvedTwap(journal, account) ||
+    watchTargets(journal, account, now, strategies).length > 0 ||
+    floorTargets(journal, account, now, floors).length > 0
+  );
 }
 
 /**
@@ -249,22 +325,43 @@ export async function watchRunningTwaps(
     });
   }
   const targets = watchTargets(deps.journal, deps.account, now, strategies);
-  if (targets.length === 0) return { checked: 0, report: undefined };
-  const mids = (await deps.info.allMids({}, o.signal)) as Record<string, string>;
-  const hit = targets.filter((t) => {
-    const raw = mids[t.coin];
-    return raw !== undefined && crossed(t, new Decimal(raw)) !== undefined;
-  });
-  if (hit.length === 0) return { checked: targets.length, report: undefined };
-  const byStrategy = new Map<string, WatchTarget[]>();
-  for (const t of hit) byStrategy.set(t.strategy, [...(byStrategy.get(t.strategy) ?? []), t]);
+  const floored = floorTargets(deps.journal, deps.account, now, deps.limits.keepOnSpot);
+  const checked = targets.length + floored.length;
+  if (checked === 0) return { checked: 0, report: undefined };
+  let hit: WatchTarget[] = [];
+  if (targets.length > 0) {
+    const mids = (await deps.info.allMids({}, o.signal)) as Record<string, string>;
+    hit = targets.filter((t) => {
+      const raw = mids[t.coin];
+      return raw !== undefined && crossed(t, new Decimal(raw)) !== undefined;
+    });
+  }
+  // A floor: what this bot's TWAPs spending a token may still spend (the part of their time left, buys at
+  // the mid) set against the account's total of it; when the rest would fall under the floor, they are
+  // cancelled (a strategy re-sizes above the floor at its next run).
+  let under: FloorTarget[] = [];
+  if (floored.length > 0) {
+    const [spot, mids] = await Promise.all([
+      deps.info.spotClearinghouseState({ user: deps.account }, o.signal),
+      deps.info.allMids({}, o.signal) as Promise<Record<string, string>>,
+    ]);
+    const midOf = (coin: string) => (mids[coin] === undefined ? undefined : new Decimal(mids[coin]));
+    under = floorBreaches(floored, (token) => totalOf(spot.balances, token), midOf, now);
+  }
+  if (hit.length === 0 && under.length === 0) return { checked, report: undefined };
+  const names = new Set([...hit.map((t) => t.strategy), ...under.map((t) => t.strategy)]);
   const run: Strategy[] = [];
   const decide = new Map<string, (snapshot: Snapshot) => Decision[]>();
-  for (const [name, list] of byStrategy) {
+  for (const name of names) {
     // A strategy renamed or removed since its TWAP was sent: the cancel is journaled under the name
     // that sent it, by a stand-in that only cancels (its decisions come from `decide`).
     run.push(strategies.find((s) => s.name === name) ?? removedStrategy(name));
-    decide.set(name, (snapshot) => cancels(name, list, snapshot));
+    const guarded = hit.filter((t) => t.strategy === name);
+    const floorHit = under.filter((t) => t.strategy === name && !guarded.some((g) => g.twapId === t.twapId));
+    decide.set(name, (snapshot) => [
+      ...cancels(name, guarded, snapshot),
+      ...floorCancels(name, floorHit, floored, snapshot, now),
+    ]);
   }
   const log = o.logger ?? deps.logger;
   try {
@@ -275,7 +372,7 @@ export async function watchRunningTwaps(
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.killSwitchActive === undefined ? {} : { killSwitchActive: o.killSwitchActive }),
     });
-    return { checked: targets.length, report };
+    return { checked, report };
   } catch (err) {
     log.error({ err: describeError(err) }, `TWAP watch: the cancel cycle failed: ${describeError(err)}`);
     throw err;
@@ -328,6 +425,84 @@ function cancels(strategy: string, targets: readonly WatchTarget[], snapshot: Sn
       reason: `cancel TWAP #${t.twapId} (${t.side} ${fmt(running.size)} on ${running.coin}): ${why}`,
     };
     out.push(cancel);
+  }
+  return out;
+}
+
+/** The account's total of `token` in a spotClearinghouseState answer (0 when it holds none). */
+function totalOf(balances: ReadonlyArray<{ coin: string; total: string }>, token: string): Decimal {
+  const b = balances.find((x) => x.coin === token);
+  return b === undefined ? new Decimal(0) : new Decimal(b.total);
+}
+
+/**
+ * The targets whose token the account would hold less than its floor of once they (and the others
+ * spending it) have spent what they may still spend: its part of the TWAP's time left (an even pace), a
+ * buy at the mid (unknown mid: the whole token). Already under the floor counts whatever the pace says.
+ */
+export function floorBreaches(
+  targets: readonly FloorTarget[],
+  totalOf: (token: string) => Decimal,
+  midOf: (coin: string) => Decimal | undefined,
+  now: number,
+): FloorTarget[] {
+  const spend = new Map<string, Decimal>();
+  for (const t of targets) {
+    const left = Math.min(1, Math.max(0, (t.expectedEnd - now) / (t.minutes * 60_000)));
+    const mid = midOf(t.coin);
+    const amount =
+      t.side === "sell"
+        ? t.size.times(left)
+        : mid === undefined
+          ? totalOf(t.token)
+          : t.size.times(left).times(mid);
+    spend.set(t.token, (spend.get(t.token) ?? new Decimal(0)).plus(amount));
+  }
+  return targets.filter((t) => {
+    const total = totalOf(t.token);
+    return total.lt(t.floor) || total.minus(spend.get(t.token) ?? 0).lt(t.floor);
+  });
+}
+
+/**
+ * The cancels of this bot's TWAPs that would spend a token under its floor, re-checked on the cycle's
+ * snapshot (with every floored TWAP of the account: `all`).
+ */
+function floorCancels(
+  strategy: string,
+  targets: readonly FloorTarget[],
+  all: readonly FloorTarget[],
+  snapshot: Snapshot,
+  now: number,
+): Decision[] {
+  const out: Decision[] = [];
+  const totalOf = (token: string) => snapshot.balances.get(token)?.total ?? new Decimal(0);
+  const midOf = (coin: string) => snapshot.pairs.get(coin)?.mid;
+  const still = new Set(floorBreaches(all, totalOf, midOf, now).map((t) => t.twapId));
+  for (const t of targets) {
+    const running = snapshot.twaps.find((r) => r.twapId === t.twapId);
+    const total = totalOf(t.token);
+    if (!running || !still.has(t.twapId)) {
+      out.push({
+        kind: "skip",
+        strategy,
+        considered: "twapCancel",
+        reason: running
+          ? `TWAP #${t.twapId}: what it may still spend leaves ${t.token} above its limits.keepOnSpot floor ${fmt(t.floor)}`
+          : `TWAP #${t.twapId} is no longer running`,
+      });
+      continue;
+    }
+    out.push({
+      kind: "twapCancel",
+      strategy,
+      assetId: t.assetId,
+      twapId: t.twapId,
+      reason:
+        `cancel TWAP #${t.twapId} (${t.side} ${fmt(running.size)} on ${running.coin}): the account holds ${fmt(total)} ${t.token}, ` +
+        `and what this bot's TWAPs may still spend of it would take it under its limits.keepOnSpot floor ${fmt(t.floor)} ` +
+        "(a withdrawal or a trade by hand since it was placed, or the price moved)",
+    } satisfies TwapCancelIntent);
   }
   return out;
 }

@@ -478,7 +478,11 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         if (t >= to) break;
         // The watch first (as `once` does): a cancel must not wait behind new orders.
         // Only the cycles of the last step can have started a guarded TWAP since `watching` was measured.
-        if (watching && t % WATCH_INTERVAL_MS === 0 && watchNeeded(runtime.journal, account, t, strategies)) {
+        if (
+          watching &&
+          t % WATCH_INTERVAL_MS === 0 &&
+          watchNeeded(runtime.journal, account, t, strategies, config.limits.keepOnSpot)
+        ) {
           const names = strategies.map((s) => s.name);
           try {
             const w = await watchRunningTwaps(depsNow(), strategies, { killSwitchActive: false });
@@ -521,7 +525,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         }
         o.onProgress?.({ doneMs: t - from, totalMs: to - from, cycles: cycles.length });
         // Next: a slot, a retry, the next watch minute while a guarded TWAP runs, a sample, the end.
-        watching = watchNeeded(runtime.journal, account, t, strategies);
+        watching = watchNeeded(runtime.journal, account, t, strategies, config.limits.keepOnSpot);
         const candidates = [
           scheduler.nextSlot(t),
           scheduler.nextRetry(t),
