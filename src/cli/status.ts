@@ -139,6 +139,11 @@ export async function collectStatus(
   network: NetworkName,
   /** How predictedApr reads (venue.predictedAprNet; src/venue/constants.ts). */
   predictedAprNet = PREDICTED_APR_NET_DEFAULT,
+  /**
+   * The venue's time (its answers' Date header), when known: a TWAP is shown running until its end by the
+   * earlier of the two clocks, as the engine counts it (readSnapshot).
+   */
+  venueNow?: () => number | undefined,
 ): Promise<AccountStatus> {
   const user = account;
   const [
@@ -318,7 +323,7 @@ export async function collectStatus(
       : null,
     twaps: twapsV
       ? [...latest.values()]
-          .filter((t) => twapMayBeRunning(t, now))
+          .filter((t) => twapMayBeRunning(t, Math.min(now, venueNow?.() ?? now)))
           .map((t) => {
             const executed = Decimal.max(new Decimal(t.state.executedSz), filled.get(t.twapId ?? -1) ?? ZERO);
             const size = new Decimal(t.state.sz);

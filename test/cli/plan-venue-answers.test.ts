@@ -1,6 +1,7 @@
 // `hlbot plan` against answers the real venue sends and the simulator does not model (issue #11): a
 // rewriting proxy on 127.0.0.1 in front of the embedded simulator changes single answers. A value hlbot
 // only shows or ignores never stops a cycle; a strict field with a wrong type still does, naming its path.
+
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { TWAP_END_MARGIN_MS } from "../../src/venue/info/methods/twapHistory.js";
 import { resetUnknownReports } from "../../src/venue/info/tolerant.js";
 import { demoWithHypeAt } from "../helpers/scenario.js";
 import { startVenueProxy, type VenueProxy } from "../helpers/venueProxy.js";
@@ -112,8 +114,8 @@ describe("plan with answers the simulator does not model", () => {
     expect(proxy.seen).not.toContain("spotMeta");
   });
 
-  it("does not place a second TWAP beside one whose status it does not know, until that TWAP's end", async () => {
-    const startedAt = sim.now() - 10 * 60_000;
+  it("does not place a second TWAP beside one whose status it does not know, until that TWAP's end and a margin", async () => {
+    const startedAt = sim.now() - 10 * 60_000 - TWAP_END_MARGIN_MS;
     const entry = (minutes: number) => ({
       time: Math.floor(startedAt / 1000),
       state: {
@@ -137,7 +139,7 @@ describe("plan with answers the simulator does not model", () => {
     expect(running.stdout()).toMatch(/a TWAP #777 is already running on HYPE\/USDC \(@107\)/);
     expect(running.stdout()).not.toMatch(/twapOrder/);
 
-    // The same record for a 5-minute TWAP that began 10 minutes ago cannot be executing any more.
+    // The same record for a 5-minute TWAP that began 10 minutes (and the margin) ago cannot be executing any more.
     proxy.setRewrites({ twapHistory: () => [entry(5)] });
     const ended = io();
     expect(await main(["plan", "--config", config], ended.io)).toBe(0);

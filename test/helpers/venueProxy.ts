@@ -57,9 +57,13 @@ export async function startVenueProxy(
           if (rewrite && upstreamRes.status === 200)
             text = stringifyJson(rewrite(parseJson(text), request!)) ?? "null";
         }
+        // The venue's Date header passed on, as a proxy in front of the venue would (hlbot reads the
+        // venue's clock from it); without one, this server would send its own.
+        const date = upstreamRes.headers.get("date");
         res.writeHead(upstreamRes.status, {
           "content-type": upstreamRes.headers.get("content-type") ?? "application/json",
           "content-length": String(Buffer.byteLength(text)),
+          ...(date === null ? {} : { date }),
         });
         res.end(text);
       })().catch((err: unknown) => {

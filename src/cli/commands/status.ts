@@ -58,6 +58,7 @@ export function register(program: Command, ctx: CliContext): void {
           Date.now(),
           config.network,
           config.venue.rules.predictedAprNet,
+          () => transport.latestAnswerDate()?.getTime(),
         );
         // The bot's own state beside the account's: is it stopped?
         const { killSwitchNotice } = await import("../../engine/killSwitch.js");
