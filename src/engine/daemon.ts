@@ -386,7 +386,12 @@ export class Daemon {
     return this.state === "running" && this.contacted;
   }
 
-  /** Alive (/health): the scheduler runs and its cron ticks come (src/engine/clockWatch.ts). */
+  /** Live (/live): the scheduler's cron ticks come (src/engine/clockWatch.ts); nothing else. */
+  live(): SchedulerHealth {
+    return this.state === "running" ? this.clockWatch.health() : { ok: true };
+  }
+
+  /** Healthy (/health): the scheduler runs, its cron ticks come, and its cycles work. */
   alive(): SchedulerHealth {
     if (this.state !== "running") return { ok: true };
     const clock = this.clockWatch.health();

@@ -76,8 +76,14 @@ export function venueObservers(metrics: BotMetrics): {
 export interface HealthState {
   /** Ready once configuration, state and the first venue contact succeeded, and while not shutting down. */
   ready(): boolean;
-  /** Alive: the scheduler runs and its cron ticks come (src/engine/clockWatch.ts); default always. */
+  /** Healthy (/health): the scheduler runs and its cycles work (src/engine/daemon.ts); default always. */
   alive?(): { ok: true } | { ok: false; reason: string };
+  /**
+   * Live (/live): the process answers and its scheduler's ticks come (src/engine/clockWatch.ts), whatever
+   * the venue or the strategies do; default always. For a liveness probe: a restart mends nothing else,
+   * and a pod restarting in a loop runs neither its strategies nor the TWAP watch's guards.
+   */
+  live?(): { ok: true } | { ok: false; reason: string };
 }
 
 export interface MetricsServer {
@@ -85,7 +91,7 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/** Serves /health (alive), /ready and /metrics on `host:port` (127.0.0.1 unless told otherwise). */
+/** Serves /health, /live, /ready and /metrics on `host:port` (127.0.0.1 unless told otherwise). */
 export async function startMetricsServer(
   metrics: BotMetrics,
   health: HealthState,
@@ -98,8 +104,8 @@ export async function startMetricsServer(
       res.writeHead(405, { allow: "GET" }).end();
       return;
     }
-    if (path === "/health") {
-      const alive = health.alive?.() ?? { ok: true };
+    if (path === "/health" || path === "/live") {
+      const alive = (path === "/live" ? health.live?.() : health.alive?.()) ?? { ok: true };
       if (alive.ok) res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}');
       else
         res

@@ -410,7 +410,7 @@ describe("hlbot run: strategies naming a market the venue does not list", () => 
 });
 
 describe("hlbot run: a strategy file that does not load", () => {
-  it("holds every strategy but not the daemon: the guards run, /health says why (503), a SIGHUP after the fix starts the strategies", async () => {
+  it("holds every strategy but not the daemon: the guards run, /health says why (503) while /live stays 200, a SIGHUP after the fix starts the strategies", async () => {
     const bot = makeBot(sim!.url, { mode: "dry-run", schedule: "0 0 1 1 *" });
     const broken = (validators: unknown) =>
       writeFileSync(
@@ -435,6 +435,8 @@ describe("hlbot run: a strategy file that does not load", () => {
     const health = await get(`${served.metrics as string}/health`);
     expect(health.status).toBe(503);
     expect(health.body).toMatch(/strategy file problem\(s\), no strategy runs: .*staking\.yaml/);
+    // A liveness probe must not restart it: a restart mends no file, and the guards run meanwhile.
+    expect(await get(`${served.metrics as string}/live`)).toEqual({ status: 200, body: '{"status":"ok"}' });
     broken(3);
     run.proc.kill("SIGHUP");
     await run.waitFor("the reload", (l) => /^strategies reloaded: 2 scheduled/.test(l.msg));
