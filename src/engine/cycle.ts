@@ -27,7 +27,7 @@ import {
   twapFillsForBudgets,
   type UnjournaledTwaps,
 } from "./budget.js";
-import { capitalView, floorView } from "./capital.js";
+import { capitalView, floorView, unseenByCapital } from "./capital.js";
 import { executeIntent } from "./executor.js";
 import { guardOf } from "./guards.js";
 import type { Decision, Intent, Skip, TwapOrderIntent } from "./intents.js";
@@ -440,9 +440,17 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         continue;
       }
       for (const d of decisions) {
+        const unseen = d.kind === "twapOrder" ? unseenByCapital(d, floored, strategy.capital) : undefined;
         if (!isIntent(d)) skips.push(d);
         else if (hold !== undefined && d.kind !== "twapCancel") {
           skips.push({ kind: "skip", strategy: strategy.name, reason: hold, defer: true });
+        } else if (unseen !== undefined) {
+          skips.push({
+            kind: "skip",
+            strategy: strategy.name,
+            considered: "twapOrder",
+            reason: `${d.reason}; not sent: ${unseen}`,
+          });
         } else intents.push(d.kind === "twapOrder" ? stamped(d, strategy) : d);
       }
     }
