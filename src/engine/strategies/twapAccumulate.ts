@@ -238,7 +238,9 @@ export const twapAccumulate = defineStrategy({
       // Rounding down to whole lots took the order below the minimum: say what amount would do.
       const minOrder = snapshot.rules.twapMinOrderValue;
       const lot = new Decimal(1).div(new Decimal(10).pow(pair.base.szDecimals));
-      if (budgetLeft !== undefined)
+      // The budget's last run, unless the balance cut it smaller (a trader's trial read "budget used up"
+      // with 15,087 of 40,000 USD left: the account had 87 USDC).
+      if (budgetLeft !== undefined && !limited)
         return [skip(name, `budget used up (${budgetLeft}: ${fit.reason})`, considered)];
       if (!limited && notional.lt(minOrder) && amount.gte(minOrder)) {
         const enough = minOrder.div(mid).div(lot).ceil().times(lot).times(mid).times(quoteUsd);

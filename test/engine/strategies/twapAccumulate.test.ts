@@ -147,6 +147,19 @@ describe("twap-accumulate", () => {
     );
   });
 
+  it("the budget's last run cut below the minimum by the balance says the balance, not 'budget used up' (a trader's trial)", () => {
+    // 15,087 USD of a 40,000 budget left, runs of 20,000: the last run, but the account holds 87.2 USDC.
+    const reason = skipped(
+      run(
+        { amountUsd: 20_000, budgetUsd: 40_000 },
+        { balances: { HYPE: 100, USDC: 87.2 }, hypeMid: 40 },
+        { spentUsd: parseDecimal("24912.7") },
+      ),
+    );
+    expect(reason).not.toMatch(/budget used up/);
+    expect(reason).toMatch(/is below the venue minimum for a TWAP.*limited by the available 87\.2 USDC/);
+  });
+
   it("fails closed when the amount already spent is unknown", () => {
     expect(skipped(run({ budgetUsd: 10_000 }, funded, {}))).toMatch(/already spent is unknown/);
     // Without a budget the journal's count is not needed.
