@@ -9,7 +9,12 @@ import pino from "pino";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { CycleReport } from "../../src/engine/cycle.js";
 import { Journal } from "../../src/engine/journal.js";
-import { daemonEvent, submissionEvents, testEvent } from "../../src/engine/notify/events.js";
+import {
+  cycleFailedEvent,
+  daemonEvent,
+  submissionEvents,
+  testEvent,
+} from "../../src/engine/notify/events.js";
 import { channelsFromConfig, type NotificationAttempt, Notifier } from "../../src/engine/notify/notifier.js";
 import type { NotifyEvent } from "../../src/engine/notify/types.js";
 import { ConfigError } from "../../src/lib/errors.js";
@@ -40,6 +45,7 @@ const ctx = {
 
 function event(title: string, type: NotifyEvent["type"] = "cycle.failed"): NotifyEvent {
   return {
+    id: `id-${title}`,
     type,
     time: new Date(ctx.now).toISOString(),
     account: ctx.account,
@@ -147,9 +153,18 @@ describe("notification channels", () => {
         retryBaseMs: 50,
         minIntervalMs: 0,
       });
-      n.notify(event("cycle failed"));
+      n.notify(cycleFailedEvent(ctx, ["dca"], "cycle failed", 1));
       await n.flush(5000);
       n.close();
+      // The webhook's retry carries the event's id as the first attempt did: a receiver drops repeats
+      // (an operator's trial: a journal locked elsewhere had deliveries that did arrive sent again).
+      const hooks = s.requests.filter((r) => r.path === "/hook").map((r) => (r.json as NotifyEvent).id);
+      expect(hooks).toHaveLength(2);
+      expect(hooks[0]).toMatch(/^[0-9a-f]{20}$/);
+      expect(hooks[1]).toBe(hooks[0]);
+      expect(cycleFailedEvent({ ...ctx, now: ctx.now + 1 }, ["dca"], "cycle failed", 1).id).not.toBe(
+        hooks[0],
+      );
       const tg = s.requests.filter((r) => r.path.startsWith("/bot"));
       expect(tg).toHaveLength(2);
       expect(tg[1]!.receivedAt - tg[0]!.receivedAt).toBeGreaterThanOrEqual(290);

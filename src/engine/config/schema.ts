@@ -286,7 +286,7 @@ export const notifySchema = z
       })
       .optional()
       .describe(
-        "A generic webhook: each event POSTed as JSON {type, time, account, network, title, text, data}",
+        "A generic webhook: each event POSTed as JSON {id, type, time, account, network, title, text, data}; id is the same on a retry",
       ),
     telegram: z
       .strictObject({

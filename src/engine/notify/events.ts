@@ -2,6 +2,7 @@
 // knows (a cycle's report, the daemon's state, the venue's TWAP records). Plain data, so the same event
 // is a webhook's JSON body and the text of a chat message. Never holds a key: the journal and the
 // redactor see every field.
+import { createHash } from "node:crypto";
 import { type Decimal, fromWei } from "../../lib/decimal.js";
 import { duration, shortAddress } from "../../lib/text.js";
 import { HYPE_WEI_DECIMALS } from "../../venue/constants.js";
@@ -23,15 +24,12 @@ function event(
   text: string,
   data: Record<string, unknown>,
 ): NotifyEvent {
-  return {
-    type,
-    time: new Date(c.now).toISOString(),
-    account: c.account,
-    network: c.network,
-    title,
-    text,
-    data,
-  };
+  const time = new Date(c.now).toISOString();
+  const id = createHash("sha256")
+    .update(JSON.stringify([type, time, c.account, c.network, title, text]))
+    .digest("hex")
+    .slice(0, 20);
+  return { id, type, time, account: c.account, network: c.network, title, text, data };
 }
 
 /** One event per submission of the cycle that got an answer (or lost it); dry runs tell nobody. */

@@ -21,6 +21,11 @@ export const NOTIFY_EVENTS = [
 export type NotifyEventType = (typeof NOTIFY_EVENTS)[number];
 
 export interface NotifyEvent {
+  /**
+   * The same for every delivery of this event, a retry included: a receiver can drop repeats (a delivery
+   * whose answer came late, as behind a journal another process kept locked, is sent again).
+   */
+  id: string;
   type: NotifyEventType;
   /** ISO time the event happened. */
   time: string;
