@@ -188,7 +188,7 @@ async function runDaemon(
     const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
     let notices: import("../../engine/notify/daemonNotices.js").DaemonNotices | undefined;
     if (notifier) {
-      const { DaemonNotices } = await import("../../engine/notify/daemonNotices.js");
+      const { DaemonNotices, followTwapsOf } = await import("../../engine/notify/daemonNotices.js");
       notices = new DaemonNotices({
         notifier,
         info: runtime.info,
@@ -197,6 +197,7 @@ async function runDaemon(
         killSwitchFile: config.limits.killSwitchFile,
         clock: runtime.clock,
         logger,
+        placedBefore: followTwapsOf(runtime.journal, runtime.account),
       });
       // Runs before the journal closes (cleanups run last added first): what is queued gets 3 s.
       shutdown.add("notifications", async () => {

@@ -8,6 +8,7 @@ import { Decimal, ZERO } from "../../lib/decimal.js";
 import { describeError } from "../../lib/errors.js";
 import type { InfoClient } from "../../venue/info/client.js";
 import type { CycleReport } from "../cycle.js";
+import type { Journal } from "../journal.js";
 import { killSwitchState } from "../killSwitch.js";
 import type { Missed } from "../scheduler.js";
 import type { Snapshot } from "../snapshot.js";
@@ -36,10 +37,25 @@ export interface DaemonNoticesOptions {
   killSwitchFile?: string | undefined;
   clock: () => number;
   logger: Logger;
+  /**
+   * TWAPs this bot placed before this process started that may have ended since (followTwapsOf): each is
+   * told when it ends as if this process had seen it run (an operator's trial: TWAPs that ended across a
+   * restart, or while the daemon was down, were never told).
+   */
+  placedBefore?: readonly number[];
+}
+
+/**
+ * The TWAPs of `account` this bot placed (the journal) whose scheduled end was after the journal's latest
+ * cycle, before this process ran one: the previous process did not see them end.
+ */
+export function followTwapsOf(journal: Journal, account: string): number[] {
+  const last = journal.recentCycles(1)[0]?.startedAt;
+  return last === undefined ? [] : journal.runningTwaps(account, last).map((r) => r.twapId);
 }
 
 export class DaemonNotices {
-  private twaps = new Set<number>();
+  private twaps: Set<number>;
   private killSwitch: boolean | undefined;
   /** The mode the daemon started in (live, dry-run), for its stop notice. */
   private mode = "";
@@ -49,7 +65,9 @@ export class DaemonNotices {
   /** Background reads still running (tests and shutdown wait for them). */
   private readonly pending = new Set<Promise<void>>();
 
-  constructor(private readonly o: DaemonNoticesOptions) {}
+  constructor(private readonly o: DaemonNoticesOptions) {
+    this.twaps = new Set(o.placedBefore ?? []);
+  }
 
   get notifier(): Notifier {
     return this.o.notifier;

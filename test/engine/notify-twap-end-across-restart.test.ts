@@ -1,0 +1,122 @@
+// The daemon told `twap.finished` / `twap.cancelled` only for TWAPs its own process saw running: a TWAP
+// that ended across a restart (an upgrade, a crash, a liveness kill) or while the daemon was down was
+// never told (a daemon operator's trial). A new process now follows the TWAPs the journal shows placed
+// and not seen ending (followTwapsOf), and tells each once.
+import pino from "pino";
+import { afterEach, expect, it } from "vitest";
+import { runCycle } from "../../src/engine/cycle.js";
+import { DaemonNotices, followTwapsOf } from "../../src/engine/notify/daemonNotices.js";
+import { channelsFromConfig, Notifier } from "../../src/engine/notify/notifier.js";
+import type { NotifyEvent } from "../../src/engine/notify/types.js";
+import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+import { startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
+
+let bot: TestBot | undefined;
+let hook: TestHttpServer | undefined;
+afterEach(async () => {
+  await bot?.close();
+  await hook?.close();
+  bot = hook = undefined;
+});
+
+it("a TWAP placed before a restart and ended after it is told as finished by the new process", async () => {
+  hook = await startHttpServer([{ json: {} }]);
+  bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+  bot.sim.setPrice("@107", "40");
+  const runtime = bot.runtime;
+  const notifier = new Notifier({
+    channels: channelsFromConfig(
+      { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
+      {},
+    ),
+    logger: pino({ level: "silent" }),
+    minIntervalMs: 0,
+  });
+  const process = () =>
+    new DaemonNotices({
+      notifier,
+      info: runtime.info,
+      account: runtime.account,
+      network: "testnet",
+      killSwitchFile: runtime.config.limits.killSwitchFile,
+      clock: () => bot!.sim.now(),
+      logger: pino({ level: "silent" }),
+      placedBefore: followTwapsOf(runtime.journal, runtime.account),
+    });
+  const cycle = async () =>
+    runCycle(runtime.cycleDeps(await runtime.facts()), { trigger: "once", strategies: runtime.strategies() });
+
+  // First process: places the rebalancer's one-hour TWAP, then is restarted.
+  const before = process();
+  before.start("live", ["rebalance"]);
+  const first = await cycle();
+  before.afterCycle(first, ["rebalance"], 0);
+  expect(first.actions.some((a) => a.outcome === "accepted" && a.twapId !== undefined)).toBe(true);
+  await before.settled();
+  before.stop(0);
+
+  // Second process: starts while the TWAP runs; its first cycle sees it running; it ends an hour later.
+  const after = process();
+  after.start("live", ["rebalance"]);
+  after.afterCycle(await cycle(), ["rebalance"], 0);
+  bot.sim.advance(61 * 60_000);
+  const later = await cycle();
+  expect(later.snapshot.twaps).toHaveLength(0);
+  after.afterCycle(later, ["rebalance"], 0);
+  await after.settled();
+  await notifier.flush(5000);
+  await new Promise((r) => setTimeout(r, 300));
+  const types = hook.requests.map((r) => (r.json as NotifyEvent).type);
+  // Told once: the next process does not tell it again.
+  expect(types.filter((t) => t === "twap.finished")).toHaveLength(1);
+}, 60_000);
+
+it("a TWAP that ended while the daemon was down is told at the next start", async () => {
+  hook = await startHttpServer([{ json: {} }]);
+  bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+  bot.sim.setPrice("@107", "40");
+  const runtime = bot.runtime;
+  const notifier = new Notifier({
+    channels: channelsFromConfig(
+      { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
+      {},
+    ),
+    logger: pino({ level: "silent" }),
+    minIntervalMs: 0,
+  });
+  const make = () =>
+    new DaemonNotices({
+      notifier,
+      info: runtime.info,
+      account: runtime.account,
+      network: "testnet",
+      killSwitchFile: runtime.config.limits.killSwitchFile,
+      clock: () => bot!.sim.now(),
+      logger: pino({ level: "silent" }),
+      placedBefore: followTwapsOf(runtime.journal, runtime.account),
+    });
+  const cycle = async () =>
+    runCycle(runtime.cycleDeps(await runtime.facts()), { trigger: "once", strategies: runtime.strategies() });
+  const before = make();
+  before.start("live", ["rebalance"]);
+  before.afterCycle(await cycle(), ["rebalance"], 0);
+  await before.settled();
+  before.stop(0);
+  bot.sim.advance(61 * 60_000); // down for an hour: the TWAP ends meanwhile
+  const after = make();
+  after.start("live", ["rebalance"]);
+  after.afterCycle(await cycle(), ["rebalance"], 0);
+  await after.settled();
+  await notifier.flush(5000);
+  await new Promise((r) => setTimeout(r, 300));
+  // A third process, after a cycle of the second: it does not tell the TWAP again.
+  const third = make();
+  third.start("live", ["rebalance"]);
+  third.afterCycle(await cycle(), ["rebalance"], 0);
+  await third.settled();
+  await notifier.flush(5000);
+  await new Promise((r) => setTimeout(r, 300));
+  const types = hook.requests.map((r) => (r.json as NotifyEvent).type);
+  // Told once: the next process does not tell it again.
+  expect(types.filter((t) => t === "twap.finished")).toHaveLength(1);
+}, 60_000);
