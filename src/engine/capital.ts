@@ -42,7 +42,7 @@ export function capitalView(snapshot: Snapshot, capital: Capital | undefined): S
 }
 
 /**
- * Why a TWAP of a strategy with `capital` would change nothing the strategy sees, or undefined when it
+ * Why a rebalancer's TWAP would change nothing the rebalancer (with `capital`) sees, or undefined when it
  * changes something. The capped view cannot show a trade whose two tokens both stay at or above their
  * capital (what it spends leaves the spent token above its cap, what it gets lands on a token already
  * above its own): the strategy would make it again at every run. A trader's trial: with capital on both

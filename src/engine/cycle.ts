@@ -440,7 +440,12 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         continue;
       }
       for (const d of decisions) {
-        const unseen = d.kind === "twapOrder" ? unseenByCapital(d, floored, strategy.capital) : undefined;
+        // Only a rebalancer decides from what its capital shows (a DCA buys its amount each run, bounded by
+        // its budget: a review's DCA with capital on both tokens never bought).
+        const unseen =
+          d.kind === "twapOrder" && strategy.kind === "twap-rebalance"
+            ? unseenByCapital(d, floored, strategy.capital)
+            : undefined;
         if (!isIntent(d)) skips.push(d);
         else if (hold !== undefined && d.kind !== "twapCancel") {
           skips.push({ kind: "skip", strategy: strategy.name, reason: hold, defer: true });

@@ -353,8 +353,9 @@ const spotBalances = perAnswer((list: VenueBalances): readonly SpotBalance[] =>
     // Under portfolio margin `hold` is said to be net of what the account could borrow against its
     // collateral, and `spotHold` the same reserve before that netting (JKorf/HyperLiquid.Net PR #102,
     // not in the venue's docs): total − hold would then include borrowable funds, and a buy sized from it
-    // would borrow. The larger of the two is held (fail closed); `spotHold` is absent when it is 0.
-    const hold = b.spotHold === undefined ? new Decimal(b.hold) : Decimal.max(b.hold, b.spotHold);
+    // would borrow. The larger of the two is held (fail closed); `spotHold` is absent when it is 0. A
+    // negative hold (the venue's docs allow it) holds nothing, rather than adding to what is available.
+    const hold = Decimal.max(ZERO, b.hold, b.spotHold ?? ZERO);
     const available = Decimal.max(ZERO, total.minus(hold));
     return [Object.freeze({ coin: b.coin, token: b.token, total, hold, available })];
   }),

@@ -83,3 +83,31 @@ describe("a rebalancer with capital on both tokens", () => {
     120_000,
   );
 });
+
+describe("a DCA with capital on both tokens", () => {
+  it("buys its amount each run: only a rebalancer decides from what its capital shows (a review)", async () => {
+    const { config, scenario } = await setup("{ USDC: 3000, HYPE: 500 }", "fall");
+    const dca = join(config.file, "..", "strategies", "reb.yaml");
+    writeFileSync(
+      dca,
+      `name: hype-dca
+kind: twap-accumulate
+schedule: "0 */6 * * *"
+capital: { USDC: 3000, HYPE: 500 }
+params:
+  coin: HYPE
+  side: buy
+  amountUsd: 300
+  budgetUsd: 1500
+  twap: { minutes: 10, randomize: false }
+`,
+    );
+    const result = await runSimulation({
+      config: await loadConfig(config.file, {}),
+      scenarioFile: scenario,
+      days: 1,
+    });
+    const accepted = result.record.cycles.flatMap((c) => c.decisions).filter((d) => d.outcome === "accepted");
+    expect(accepted.length).toBe(4);
+  }, 120_000);
+});

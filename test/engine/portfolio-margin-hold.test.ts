@@ -57,4 +57,15 @@ it("spot balances hold the larger of hold and spotHold: a portfolio-margin accou
     strategies: bot.runtime.strategies(),
   });
   expect(again.snapshot.balances.get("USDC")?.available.toFixed()).toBe("4700");
+  // A negative hold (the venue's docs allow one) makes nothing more available than the total (a review).
+  proxy.clear();
+  proxy.rewriteInfo("spotClearinghouseState", (answer) => {
+    const a = answer as { balances: Array<Record<string, string>> };
+    return { ...a, balances: a.balances.map((b) => (b.coin === "USDC" ? { ...b, hold: "-2000.0" } : b)) };
+  });
+  const negative = await runCycle(bot.runtime.cycleDeps({ multiSig: null }), {
+    trigger: "plan",
+    strategies: bot.runtime.strategies(),
+  });
+  expect(negative.snapshot.balances.get("USDC")?.available.toFixed()).toBe("5000");
 });
