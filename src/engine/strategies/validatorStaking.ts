@@ -728,7 +728,12 @@ export const validatorStaking = defineStrategy({
         decisions.push(
           skip(
             name,
-            `idle spot HYPE stays on spot this run: maxMovePerRun ${fmt(params.maxMovePerRun ?? ZERO)} is used by ${mustLeave.gt(0) ? `the ${fmt(mustLeave)} HYPE that must leave its validator and ` : ""}the stake already undelegated`,
+            `idle spot HYPE stays on spot this run: maxMovePerRun ${fmt(params.maxMovePerRun ?? ZERO)} is used by ${[
+              ...(mustLeave.gt(0) ? [`the ${fmt(mustLeave)} HYPE that must leave its validator`] : []),
+              ...(undelegated.minus(reserved).gt(0) || mustLeave.isZero()
+                ? ["the stake already undelegated"]
+                : []),
+            ].join(" and ")}`,
             "cDeposit",
           ),
         );
@@ -863,7 +868,11 @@ export const validatorStaking = defineStrategy({
       (notes.length ? ` (${notes.join("; ")})` : "");
 
     // Sources of delegated stake to move, in order: must leave, lost its place, above target.
-    const sources: Array<{ address: string; amount: Decimal; why: string; forced: boolean }> = [];
+    // `leaving`: stake on a validator that must be left (jailed, inactive, gone, excluded): moved before
+    // the idle pool, with the cap reserved for it (mustLeave); stake over maxShare is forced too but moves
+    // after the pool (its cap was not reserved: a review's deposit went out with no delegation left for it).
+    const sources: Array<{ address: string; amount: Decimal; why: string; forced: boolean; leaving?: true }> =
+      [];
     const chosenSet = new Set(chosen.map((c) => c.address));
     // Worst paid first (jailed, inactive or no longer listed: nothing), then the larger stake: a per-run
     // or daily cap is spent on stake earning nothing before stake that still earns (a trial's jailed
@@ -889,7 +898,7 @@ export const validatorStaking = defineStrategy({
           );
           continue;
         }
-        sources.push({ address: a, amount: c.amount, why, forced: true });
+        sources.push({ address: a, amount: c.amount, why, forced: true, leaving: true });
         continue;
       }
       const why =
@@ -1035,8 +1044,8 @@ export const validatorStaking = defineStrategy({
       }
     };
 
-    // 1. Stake that must move.
-    move(sources.filter((x) => x.forced));
+    // 1. Stake that must leave its validator.
+    move(sources.filter((x) => x.leaving));
     const forcedTransfers = transfers.length;
 
     // 2. The idle pool is always delegated (whatever rebalanceThreshold says), to the validators most under target.
@@ -1078,7 +1087,8 @@ export const validatorStaking = defineStrategy({
       }
     }
 
-    // 3. Stake that should move, for yield or balance.
+    // 3. Stake above maxShare, then stake that should move for yield or balance.
+    move(sources.filter((x) => !x.leaving && x.forced));
     move(sources.filter((x) => !x.forced));
 
     for (const [i, t] of transfers.entries()) {

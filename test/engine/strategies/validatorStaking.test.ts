@@ -541,6 +541,20 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
     ]);
   });
 
+  it("stake over maxShare still moves after the idle pool: a deposit is never left without its delegation (a review)", () => {
+    const ds = run(
+      { balances: { HYPE: 10_000, USDC: 0 }, delegations: [{ validator: A, amount: 10_000 }] },
+      { maxShare: 0.5, maxMovePerRun: 5000, stakeIdleSpot: { enabled: true, keepSpot: 0 } },
+    );
+    const deposited = ds
+      .filter((d) => d.kind === "cDeposit")
+      .map((d) => (d as { amount: Decimal }).amount.toFixed());
+    expect(deposited).toEqual(["5000"]);
+    // The deposit is delegated in the same run; the move off A (over maxShare) waits for the cap.
+    expect(moves(ds)).toEqual([["delegate", B, "5000"]]);
+    expect(skips(ds).join("\n")).toMatch(/maxMovePerRun 5000 HYPE reached this run/);
+  });
+
   it("5. idle stake is delegated whatever the threshold, to the validator most under target", () => {
     const decisions = run({
       undelegated: 12,
