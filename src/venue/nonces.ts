@@ -30,13 +30,6 @@ export const NONCE_MIGRATIONS: readonly Migration[] = [
  * for a year. We refuse to hand one out, an hour short of the venue's bound.
  */
 export const VENUE_NONCE_AHEAD_MS = 24 * 60 * 60_000;
-/**
- * A nonce is never further behind the venue's clock (when known) than this: the venue refuses one older
- * than T − 2 days (the docs' current wording may say 1 day), so a local clock days behind had every
- * action refused, the kill switch's cancels included (they go while strategies are held for the clock: a
- * wire audit). Raising a nonce is harmless: only its uniqueness and order count.
- */
-export const NONCE_BEHIND_VENUE_MAX_MS = 60 * 60_000;
 export const DEFAULT_MAX_NONCE_AHEAD_MS = VENUE_NONCE_AHEAD_MS - 60 * 60_000;
 
 /** A nonce would be (or is stored) too far ahead of the venue's clock; nothing was signed or sent. */
@@ -149,14 +142,17 @@ export class NonceStore implements NonceSource {
   }
 
   private compute(signer: string): number {
-    const venueNow = this.venueNow?.();
-    const floor = venueNow === undefined ? 0 : Math.trunc(venueNow) - NONCE_BEHIND_VENUE_MAX_MS;
-    const now = Math.max(Math.trunc(this.now()), floor);
+    // The local clock only: the venue's (its answers' Date header) is not a floor, though a clock days
+    // behind has nonces refused below the venue's window (strategies are held for it; see
+    // schedule.maxClockSkew): one Date header from the future would store a nonce the venue refuses for
+    // days, blocking every action until `hlbot journal reset-nonces` (a review).
+    const now = Math.trunc(this.now());
     const last = this.selectLast.get(signer)?.last_nonce;
     const nonce = last === undefined ? now : Math.max(now, last + 1);
     if (!Number.isSafeInteger(nonce) || nonce <= 0) {
       throw new InternalError(`nonce for ${signer} is out of range: ${nonce}`);
     }
+    const venueNow = this.venueNow?.();
     if (venueNow !== undefined && nonce > venueNow + this.maxAheadMs) {
       const ahead = describeAhead(nonce - venueNow);
       const stored = last !== undefined && last + 1 === nonce;

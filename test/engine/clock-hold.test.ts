@@ -112,37 +112,6 @@ describe("a local clock far from the venue's", () => {
     expect(cancel.actions.map((a) => [a.action, a.outcome])).toEqual([["twapCancel", "accepted"]]);
   });
 
-  it("a clock 3 days behind: the kill switch still cancels a TWAP placed by hand (nonces follow the venue's clock)", async () => {
-    // A wire audit: nonces came from the local clock alone, so 3 days behind (beyond the venue's 2-day
-    // window) with no recent action, the emergency stop's cancel was refused.
-    const b = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
-    bot = b;
-    b.sim.setPrice("@107", "25");
-    const manual = b.sim.core.twaps.place(
-      b.address,
-      {
-        asset: 10_107,
-        isBuy: true,
-        size: "40",
-        reduceOnly: false,
-        minutes: 60,
-        randomize: false,
-        hasDetails: false,
-      },
-      "0x01",
-    );
-    expect(manual.ok).toBe(true);
-    b.clockOffsetMs = -3 * DAY;
-    const d = b.runtime.cycleDeps(await b.runtime.facts());
-    const cancel = await runCycle(d, {
-      trigger: "stop",
-      strategies: [],
-      killSwitchActive: true,
-      cancelRunning: true,
-    });
-    expect(cancel.actions.map((a) => [a.action, a.outcome])).toEqual([["twapCancel", "accepted"]]);
-  });
-
   /** A Scheduler as each `once` makes one, with the venue's clock as the cycle reads it. */
   const onceScheduler = (b: TestBot, d: Awaited<ReturnType<TestBot["runtime"]["cycleDeps"]>>) =>
     new Scheduler({
