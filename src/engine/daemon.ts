@@ -753,6 +753,7 @@ export class Daemon {
       const result = await watchRunningTwaps(deps, this.strategies(), { signal: this.signal });
       if (result.report) {
         logDecisions(this.logger.child({ cycle: result.report.cycleId, trigger: "watch" }), result.report);
+        this.notices?.watched(result.report);
       } else if (result.checked > 0) {
         this.logger.debug(
           { checked: result.checked },

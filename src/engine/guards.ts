@@ -478,7 +478,10 @@ function floorCancels(
   const out: Decision[] = [];
   const totalOf = (token: string) => snapshot.balances.get(token)?.total ?? new Decimal(0);
   const midOf = (coin: string) => snapshot.pairs.get(coin)?.mid;
-  const still = new Set(floorBreaches(all, totalOf, midOf, now).map((t) => t.twapId));
+  // Only what the venue still runs spends: a TWAP of ours cancelled by hand, or ended, counts for nothing
+  // (a review: its even-pace rest, from the journal, could have other TWAPs cancelled).
+  const live = all.filter((t) => snapshot.twaps.some((r) => r.twapId === t.twapId));
+  const still = new Set(floorBreaches(live, totalOf, midOf, now).map((t) => t.twapId));
   for (const t of targets) {
     const running = snapshot.twaps.find((r) => r.twapId === t.twapId);
     const total = totalOf(t.token);

@@ -1,9 +1,13 @@
 // The daemon's TWAP watch returns before watchRunningTwaps when watchTargets (twapId required) is empty,
 // so the reconcile-before-watch added in guards.ts never runs under `hlbot run`: a sell whose answer was
 // lost runs unguarded through a crash until the strategy is next due (here 4 h).
+import pino from "pino";
 import sinon from "sinon";
 import { afterEach, expect, it } from "vitest";
 import { Daemon, scheduledStrategies } from "../../src/engine/daemon.js";
+import { DaemonNotices } from "../../src/engine/notify/daemonNotices.js";
+import { Notifier } from "../../src/engine/notify/notifier.js";
+import type { NotifyEvent } from "../../src/engine/notify/types.js";
 import { startTestBot, type TestBot } from "../helpers/bot.js";
 import { captureLogger } from "../helpers/logs.js";
 
@@ -77,4 +81,73 @@ it("daemon: a guarded sell TWAP that landed with a lost answer is cancelled by t
   await step(daemon, MINUTE, 15);
   // The guard should have cancelled it within minutes (the `once` path does).
   expect(bot.sim.twaps(bot.address).map((t) => t.status)).toEqual(["terminated"]);
+});
+
+it("daemon: the watch's cancel is told (a review: under `run` it never was, under `once` it is)", async () => {
+  bot = await startTestBot({
+    mode: "live",
+    strategies: [
+      {
+        name: "sell-dca",
+        kind: "twap-accumulate",
+        schedule: "0 */4 * * *",
+        params: {
+          coin: "HYPE",
+          quote: "USDC",
+          side: "sell",
+          amountUsd: 5000,
+          limitPx: 22,
+          twap: { minutes: 240, randomize: false },
+        },
+      },
+    ],
+    fund: { HYPE: "1000" },
+  });
+  const b = bot;
+  b.sim.setPrice("@107", "25");
+  b.runtime.journal.slotState(b.address, "sell-dca", b.sim.now() - 1);
+  clock = sinon.useFakeTimers({
+    now: b.sim.now(),
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+  });
+  const told: NotifyEvent[] = [];
+  const notifier = new Notifier({
+    channels: [
+      {
+        name: "record",
+        events: new Set(["submission.accepted"]),
+        send: async (e) => {
+          told.push(e);
+          return 200;
+        },
+      },
+    ],
+    logger: pino({ level: "silent" }),
+    minIntervalMs: 0,
+  });
+  const notices = new DaemonNotices({
+    notifier,
+    info: b.runtime.info,
+    account: b.address,
+    network: "testnet",
+    clock: () => b.sim.now(),
+    logger: pino({ level: "silent" }),
+  });
+  const { logger } = captureLogger();
+  daemon = new Daemon({
+    runtime: b.runtime,
+    strategies: scheduledStrategies(b.runtime.config.strategies),
+    logger,
+    notices,
+  });
+  daemon.start();
+  await step(daemon, MINUTE, 2);
+  b.sim.setPrice("@107", "20"); // below limitPx 22
+  await step(daemon, MINUTE, 3);
+  await notifier.flush(1_000);
+  expect(b.sim.twaps(b.address).map((t) => t.status)).toEqual(["terminated"]);
+  expect(told.map((e) => e.title)).toEqual([
+    expect.stringMatching(/twapOrder/),
+    expect.stringMatching(/twapCancel/),
+  ]);
 });

@@ -101,6 +101,11 @@ export class DaemonNotices {
     this.checkKillSwitch();
   }
 
+  /** The TWAP watch's cancels (a price guard, a floor): told as a cycle's submissions are (a review: never told under `run`). */
+  watched(report: CycleReport): void {
+    for (const e of submissionEvents(this.ctx(), report)) this.o.notifier.notify(e);
+  }
+
   /** The first failure in a row is told, then every `every`-th (default: when /health turns unhealthy). */
   cycleFailed(strategies: readonly string[], error: string, inARow: number, every: number): void {
     if (inARow === 1 || (every > 1 && inARow % every === 0))
