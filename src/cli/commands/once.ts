@@ -366,7 +366,7 @@ async function notifyOnce(
   stopReport?: import("../../engine/cycle.js").CycleReport,
 ): Promise<void> {
   if (!config.notify) return;
-  const { createNotifier } = await import("../../engine/notify/notifier.js");
+  const { createNotifier, flushWaitMs } = await import("../../engine/notify/notifier.js");
   const { submissionEvents, cycleFailedEvent, cycleRecoveredEvent, scheduleMissedEvent } = await import(
     "../../engine/notify/events.js"
   );
@@ -419,7 +419,7 @@ async function notifyOnce(
         ),
       );
   }
-  await notifier.flush(3_000);
+  await notifier.flush(flushWaitMs(notifier));
   notifier.close();
 }
 
@@ -456,7 +456,7 @@ async function recordUnstartedPass(
     );
     const inARow = Math.max(1, ...strategies.map((s) => at.journal.failedInARow("once", s)));
     if (!config.notify || (inARow !== 1 && inARow % RETELL_EVERY !== 0)) return;
-    const { createNotifier } = await import("../../engine/notify/notifier.js");
+    const { createNotifier, flushWaitMs } = await import("../../engine/notify/notifier.js");
     const { cycleFailedEvent } = await import("../../engine/notify/events.js");
     const notifier = createNotifier(config.notify, ctx.env, logger, at.journal);
     if (!notifier) return;
@@ -468,7 +468,7 @@ async function recordUnstartedPass(
         inARow,
       ),
     );
-    await notifier.flush(3_000);
+    await notifier.flush(flushWaitMs(notifier));
     notifier.close();
   } catch (e) {
     logger.warn({ err: describeError(e) }, "could not journal or tell the failed pass");

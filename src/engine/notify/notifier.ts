@@ -19,7 +19,7 @@ export interface NotificationAttempt {
   event: NotifyEventType;
   title: string;
   attempt: number;
-  /** sent; failed (will retry); gave-up; dropped (queue full). */
+  /** sent; failed (will retry); gave-up; dropped (queue full, or hlbot stopped first). */
   outcome: "sent" | "failed" | "gave-up" | "dropped";
   status?: number | undefined;
   detail?: string | undefined;
@@ -112,12 +112,32 @@ export class Notifier {
     });
   }
 
-  /** Stops sending: requests in flight are aborted, queued messages dropped. */
+  /**
+   * The most a caller about to exit should wait for the queues to empty: each channel's queue at its
+   * minimum interval, and `perMessageMs` for each message's own answer (`once` waited 3 s whatever was
+   * queued, and a pass's fourth message, a cycle.failed, was lost: a review).
+   */
+  drainEstimateMs(perMessageMs: number): number {
+    return Math.max(
+      0,
+      ...this.lanes.map((l) => (l.queue.length + (l.busy ? 1 : 0)) * (this.o.minIntervalMs + perMessageMs)),
+    );
+  }
+
+  /** Stops sending: requests in flight are aborted, queued messages dropped (journaled and logged). */
   close(): void {
     this.closing.abort();
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
-    for (const lane of this.lanes) lane.queue.length = 0;
+    for (const lane of this.lanes) {
+      for (const dropped of lane.queue.splice(0)) {
+        this.record(lane, dropped, 0, "dropped", undefined, "not sent before hlbot stopped");
+        this.o.logger.warn(
+          { channel: lane.channel.name },
+          `notification not sent before hlbot stopped: dropped "${dropped.title}"`,
+        );
+      }
+    }
     this.wakeIdle();
   }
 
@@ -278,4 +298,12 @@ export function createNotifier(
     retries: config!.retries,
     minIntervalMs: config!.minIntervalMs,
   });
+}
+
+/**
+ * How long a process about to exit waits for its notifications: what is queued at each channel's pace
+ * (about a second per message), at least 3 s, at most 30 s (cron's next call is not held up for long).
+ */
+export function flushWaitMs(notifier: Pick<Notifier, "drainEstimateMs">): number {
+  return Math.min(30_000, Math.max(3_000, notifier.drainEstimateMs(1_000)));
 }
