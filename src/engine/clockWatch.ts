@@ -32,7 +32,16 @@ export interface ClockWatchOptions {
   skewThresholdMs?: number;
   /** The scheduler counts as stalled when it has not run for this long (default 3 × intervalMs). */
   staleAfterMs?: number;
+  /**
+   * When (monoNow) the daemon's current work (a cycle, a watch) began, while one runs: one running longer
+   * than `stuckAfterMs` (default 15 min) makes the scheduler stuck (its reads and sends have timeouts;
+   * without this, the check's own beat kept /live at 200 behind a cycle that never returned: a review).
+   */
+  busySince?: () => number | undefined;
+  stuckAfterMs?: number;
 }
+
+export const DEFAULT_STUCK_AFTER_MS = 15 * 60_000;
 
 export type SchedulerHealth = { ok: true } | { ok: false; reason: string };
 
@@ -47,6 +56,8 @@ export class ClockWatch {
   private readonly stepThresholdMs: number;
   private readonly skewThresholdMs: number;
   private readonly staleAfterMs: number;
+  private readonly busySince: () => number | undefined;
+  private readonly stuckAfterMs: number;
   private lastWall: number;
   private lastMono: number;
   private lastBeat: number;
@@ -64,6 +75,8 @@ export class ClockWatch {
     this.stepThresholdMs = o.stepThresholdMs ?? DEFAULT_STEP_THRESHOLD_MS;
     this.skewThresholdMs = o.skewThresholdMs ?? DEFAULT_CLOCK_SKEW_THRESHOLD_MS;
     this.staleAfterMs = o.staleAfterMs ?? 3 * this.intervalMs;
+    this.busySince = o.busySince ?? (() => undefined);
+    this.stuckAfterMs = o.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS;
     this.lastWall = this.wall();
     this.lastMono = this.mono();
     this.lastBeat = this.lastMono;
@@ -81,6 +94,11 @@ export class ClockWatch {
   stop(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
+  }
+
+  /** The monotonic clock (for `busySince`). */
+  monoNow(): number {
+    return this.mono();
   }
 
   /** The scheduler ran (a cron tick, a watch, a check). */
@@ -140,6 +158,12 @@ export class ClockWatch {
 
   /** Unhealthy when the scheduler has not run for too long, or while a step back stalls cron ticks. */
   health(): SchedulerHealth {
+    const since = this.busySince();
+    if (since !== undefined && this.mono() - since > this.stuckAfterMs)
+      return {
+        ok: false,
+        reason: `scheduler stuck: its current cycle has run for ${seconds(this.mono() - since)} (bound ${seconds(this.stuckAfterMs)})`,
+      };
     const idleMs = this.mono() - this.lastBeat;
     if (idleMs > this.staleAfterMs)
       return {

@@ -260,7 +260,7 @@ export class Daemon {
   /** The whole strategy set of the last reload (disabled ones too); before any, the runtime's. */
   private configured: readonly Strategy[] | undefined;
   private readonly queue: Work[] = [];
-  private current: { work: Work; promise: Promise<void> } | undefined;
+  private current: { work: Work; promise: Promise<void>; startedAt: number } | undefined;
   private state: State = "new";
   private contacted = false;
   private factsTimer: ReturnType<typeof setInterval> | undefined;
@@ -285,6 +285,7 @@ export class Daemon {
       logger: o.logger,
       // node-cron follows Date, so the step check does too (the default).
       venueSkew: () => venueClock?.skew,
+      busySince: () => this.current?.startedAt,
       ...o.clockWatch,
     });
     this.done = new Promise((resolve) => {
@@ -375,7 +376,10 @@ export class Daemon {
       if (wanted.size === 0) break;
       if (c.status !== "ok" || c.trigger !== "run") continue;
       for (const name of JSON.parse(c.strategies) as string[]) {
-        if (!wanted.delete(name)) continue;
+        // A run the strategy failed in a cycle that ran (it threw, or was held for the clock) is no
+        // success: each restart during a hold reset the age the alerts watch (a review).
+        if (!wanted.has(name) || this.runtime.journal.strategyFailedIn(c.id, name)) continue;
+        wanted.delete(name);
         this.metrics.lastSuccess.set({ strategy: name }, (c.finishedAt ?? c.startedAt) / 1000);
       }
     }
@@ -719,7 +723,7 @@ export class Daemon {
       if (this.state === "running") this.pump();
       else this.wakeIdle();
     });
-    this.current = { work, promise };
+    this.current = { work, promise, startedAt: this.clockWatch.monoNow() };
   }
 
   private wakeIdle(): void {

@@ -484,7 +484,7 @@ export class Journal {
   }
 
   /** Whether `strategy` failed its run in the cycle (a decision kept with `failed`: it threw, or was held). */
-  private strategyFailedIn(cycleId: string, strategy: string): boolean {
+  strategyFailedIn(cycleId: string, strategy: string): boolean {
     return (
       this.sql(
         `SELECT 1 FROM decisions WHERE cycle_id = ? AND strategy = ? AND kind = 'skip'

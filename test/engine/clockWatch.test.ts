@@ -171,6 +171,30 @@ describe("clock watch", () => {
     watch.beat();
     expect((await get(server.port, "/health")).status).toBe(200);
   });
+
+  it("answers 503 on /live when the current cycle has run for more than 15 minutes, though the check still beats (a review)", async () => {
+    const c = fakeTime();
+    const { logger } = captureLogger();
+    let busySince: number | undefined;
+    watch = new ClockWatch({ logger, busySince: () => busySince });
+    watch.start(); // its own check beats every minute
+    server = await startMetricsServer(
+      new BotMetrics(),
+      { ready: () => true, live: () => watch!.health() },
+      0,
+    );
+    busySince = watch.monoNow(); // a cycle begins, and never returns
+    await c.tickAsync(15 * MINUTE);
+    expect((await get(server.port, "/live")).status).toBe(200);
+    await c.tickAsync(MINUTE);
+    const live = await get(server.port, "/live");
+    expect(live.status).toBe(503);
+    expect(JSON.parse(live.body).reason).toBe(
+      "scheduler stuck: its current cycle has run for 960.0 s (bound 900.0 s)",
+    );
+    busySince = undefined; // it ended
+    expect((await get(server.port, "/live")).status).toBe(200);
+  });
 });
 
 describe("node-cron after a forward step", () => {

@@ -71,6 +71,25 @@ describe("a strategy failing at every run", () => {
     );
     expect(health.status).toBe(503);
     expect(health.body).toMatch(/cycles in a row failed; the last: dca: .*read failed/);
+    // A restart now does not take those failed runs (cycles that ran) for successes (a review: each
+    // restart during a hold reset the age the alerts watch).
+    const probeMetrics = new BotMetrics();
+    const probe = new Daemon({
+      runtime,
+      strategies: scheduledStrategies(runtime.config.strategies),
+      logger: pino({ level: "silent" }),
+      metrics: probeMetrics,
+      schedule: () => ({ stop: () => undefined }),
+    });
+    probe.start();
+    expect(
+      (await probeMetrics.registry.getMetricsAsJSON()).find(
+        (m) => m.name === "hlbot_last_success_timestamp_seconds",
+      )?.values ?? [],
+    ).toEqual([]);
+    const probeStopped = probe.stop(0);
+    await clock.tickAsync(10_000);
+    await probeStopped;
     // The read works again: the next run buys, and health and the metrics say so.
     delete (runtime.journal as { budgetCandidates?: unknown }).budgetCandidates;
     bot.sim.advance(60_000);

@@ -303,6 +303,28 @@ describe("notification channels", () => {
 });
 
 describe("submission notices say what was sent", () => {
+  it("an unknown cancel says it is sent again, not 'not resent' (a review); a cycle.failed says the slot stays due", () => {
+    const report = {
+      cycleId: "c1",
+      reconciled: [],
+      actions: [
+        {
+          strategy: "dca",
+          action: "twapCancel",
+          reason: "cancel TWAP #7: mid rose above the buy ceiling",
+          guard: "allowed",
+          outcome: "unknown",
+          request: { action: { type: "twapCancel", a: 10107, t: 7 } },
+        },
+      ],
+    } as unknown as CycleReport;
+    const [unknown] = submissionEvents({ account: "0xabc", network: "testnet", now: 0 }, report);
+    expect(unknown?.title).toMatch(/outcome UNKNOWN \(being reconciled; sent again while the TWAP runs/);
+    expect(cycleFailedEvent(ctx, ["dca"], "dca: holding", 1).text).toMatch(
+      /did nothing in this run; their slot stays due and is tried again \(the daemon backs off; under cron, at the next `hlbot once`/,
+    );
+  });
+
   it("a staking move reduced by the limits is named by the amount in its request, not the one its reason leads with", () => {
     const report = {
       cycleId: "c1",

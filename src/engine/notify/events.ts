@@ -65,7 +65,9 @@ export function submissionEvents(c: EventContext, report: CycleReport): NotifyEv
         : a.outcome === "rejected"
           ? // Refused by hlbot itself before anything was sent (a clock far ahead, a key that cannot sign it).
             `${what} REJECTED ${a.notSent ? "by hlbot, not sent" : "by the venue"}`
-          : `${what}: outcome UNKNOWN (being reconciled; not resent blindly)`;
+          : a.action === "twapCancel"
+            ? `${what}: outcome UNKNOWN (being reconciled; sent again while the TWAP runs once this one can no longer land)`
+            : `${what}: outcome UNKNOWN (being reconciled; not resent blindly)`;
     const text = [a.reason, a.detail ? `${a.notSent ? "hlbot" : "venue"}: ${a.detail}` : ""]
       .filter(Boolean)
       .join("\n");
@@ -160,7 +162,7 @@ export function cycleFailedEvent(
     c,
     "cycle.failed",
     `cycle of ${strategies.join(", ")} failed${failures > 1 ? ` (${failures} in a row)` : ""}`,
-    `${error}\nNothing was sent by this cycle; the slot is retried with a back-off.`,
+    `${error}\nThese strategies did nothing in this run; their slot stays due and is tried again (the daemon backs off; under cron, at the next \`hlbot once\` within schedule.catchUp).`,
     { strategies, error, failures },
   );
 }
