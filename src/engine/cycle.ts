@@ -161,8 +161,27 @@ function plannedHypeSales(
   peers: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">>,
   snapshot: Snapshot,
   now: number,
+  /** This cycle's strategies: a DCA among them that sells HYPE sells in this very cycle. */
+  dueNow: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">> = [],
 ): PlannedSale[] {
   const out: PlannedSale[] = [];
+  // A DCA selling HYPE in this cycle (its TWAP not running yet): its run's size stays on spot, or the
+  // deposit decided beside it took the HYPE it sells (a new user's trial: 100 HYPE staked under keepSpot
+  // with the sale beside it; staking allocated first, the sale found nothing to sell). Asked without its
+  // budget (what it spent is not read here): at most one run.
+  for (const peer of dueNow) {
+    if (peer.kind !== "twap-accumulate") continue;
+    let decisions: Decision[];
+    try {
+      const { budgetUsd: _budget, ...params } = peer.params as { budgetUsd?: unknown };
+      decisions = runStrategy({ ...peer, params } as Strategy, capitalView(snapshot, peer.capital), now, {});
+    } catch {
+      continue;
+    }
+    for (const d of decisions)
+      if (d.kind === "twapOrder" && d.side === "sell" && d.label.split("/")[0] === "HYPE")
+        out.push({ strategy: peer.name, size: d.size });
+  }
   // What the HYPE sales already running will still sell.
   const selling = spotSellsOf(snapshot, "HYPE").reduce(
     (a, t) => a.plus(Decimal.max(ZERO, t.size.minus(t.executedSize))),
@@ -367,7 +386,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
           (s.params as { stakeIdleSpot?: { enabled?: boolean } }).stakeIdleSpot?.enabled === true,
       )
     ) {
-      const planned = plannedHypeSales(deps.peers ?? o.strategies, floored, startedAt);
+      const planned = plannedHypeSales(deps.peers ?? o.strategies, floored, startedAt, o.strategies);
       if (planned.length > 0) floored = { ...floored, plannedHypeSales: planned };
     }
     // The configuration's strategies by name: this cycle's and the peers as they are now, over the

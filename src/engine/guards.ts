@@ -16,7 +16,7 @@ import { describeError } from "../lib/errors.js";
 import type { CycleDeps, CycleReport } from "./cycle.js";
 import { runCycle } from "./cycle.js";
 import type { Decision, TwapCancelIntent, TwapGuard } from "./intents.js";
-import type { Journal } from "./journal.js";
+import { type Journal, MANUAL_STRATEGY } from "./journal.js";
 import { reconcile } from "./reconcile.js";
 import type { Snapshot } from "./snapshot.js";
 import { fmt } from "./strategies/common.js";
@@ -200,6 +200,9 @@ export function floorTargets(
   const out: FloorTarget[] = [];
   for (const row of journal.runningTwaps(account, now)) {
     if (row.intent === null || row.asset === null) continue;
+    // A TWAP placed by hand (`hlbot twap`) is the user's own word, not held to the floor (README), and is
+    // never cancelled for it (a review: the watch cancelled it and a DCA spent what it freed).
+    if (row.strategy === MANUAL_STRATEGY) continue;
     let intent: { side?: unknown; label?: unknown; coin?: unknown; size?: unknown; minutes?: unknown };
     try {
       intent = JSON.parse(row.intent) as typeof intent;
@@ -340,13 +343,17 @@ export async function watchRunningTwaps(
   // the mid) set against the account's total of it; when the rest would fall under the floor, they are
   // cancelled (a strategy re-sizes above the floor at its next run).
   let under: FloorTarget[] = [];
+  // The account's totals as read here: the cycle's snapshot below is the strategy's view, capped by its
+  // capital (a review: a cancel said "the account holds 3000 USDC", its capital, where it held 5,330).
+  let spotTotal: (token: string) => Decimal = () => new Decimal(0);
   if (floored.length > 0) {
     const [spot, mids] = await Promise.all([
       deps.info.spotClearinghouseState({ user: deps.account }, o.signal),
       deps.info.allMids({}, o.signal) as Promise<Record<string, string>>,
     ]);
     const midOf = (coin: string) => (mids[coin] === undefined ? undefined : new Decimal(mids[coin]));
-    under = floorBreaches(floored, (token) => totalOf(spot.balances, token), midOf, now);
+    spotTotal = (token) => totalOf(spot.balances, token);
+    under = floorBreaches(floored, spotTotal, midOf, now);
   }
   if (hit.length === 0 && under.length === 0) return { checked, report: undefined };
   const names = new Set([...hit.map((t) => t.strategy), ...under.map((t) => t.strategy)]);
@@ -360,7 +367,7 @@ export async function watchRunningTwaps(
     const floorHit = under.filter((t) => t.strategy === name && !guarded.some((g) => g.twapId === t.twapId));
     decide.set(name, (snapshot) => [
       ...cancels(name, guarded, snapshot),
-      ...floorCancels(name, floorHit, floored, snapshot, now),
+      ...floorCancels(name, floorHit, floored, snapshot, spotTotal, now),
     ]);
   }
   const log = o.logger ?? deps.logger;
@@ -446,22 +453,30 @@ export function floorBreaches(
   midOf: (coin: string) => Decimal | undefined,
   now: number,
 ): FloorTarget[] {
-  const spend = new Map<string, Decimal>();
-  for (const t of targets) {
+  const restOf = (t: FloorTarget) => {
     const left = Math.min(1, Math.max(0, (t.expectedEnd - now) / (t.minutes * 60_000)));
     const mid = midOf(t.coin);
-    const amount =
-      t.side === "sell"
-        ? t.size.times(left)
-        : mid === undefined
-          ? totalOf(t.token)
-          : t.size.times(left).times(mid);
-    spend.set(t.token, (spend.get(t.token) ?? new Decimal(0)).plus(amount));
+    return t.side === "sell"
+      ? t.size.times(left)
+      : mid === undefined
+        ? totalOf(t.token)
+        : t.size.times(left).times(mid);
+  };
+  const out: FloorTarget[] = [];
+  for (const token of new Set(targets.map((t) => t.token))) {
+    // Newest first: cancelled until what the others may still spend leaves the floor (a review: both
+    // TWAPs were cancelled where one was enough).
+    const spending = targets.filter((t) => t.token === token).sort((a, b) => b.twapId - a.twapId);
+    const total = totalOf(token);
+    const floor = spending[0]!.floor;
+    let spend = spending.reduce((a, t) => a.plus(restOf(t)), new Decimal(0));
+    for (const t of spending) {
+      if (!total.lt(floor) && !total.minus(spend).lt(floor)) break;
+      out.push(t);
+      spend = spend.minus(restOf(t));
+    }
   }
-  return targets.filter((t) => {
-    const total = totalOf(t.token);
-    return total.lt(t.floor) || total.minus(spend.get(t.token) ?? 0).lt(t.floor);
-  });
+  return out;
 }
 
 /**
@@ -473,10 +488,10 @@ function floorCancels(
   targets: readonly FloorTarget[],
   all: readonly FloorTarget[],
   snapshot: Snapshot,
+  totalOf: (token: string) => Decimal,
   now: number,
 ): Decision[] {
   const out: Decision[] = [];
-  const totalOf = (token: string) => snapshot.balances.get(token)?.total ?? new Decimal(0);
   const midOf = (coin: string) => snapshot.pairs.get(coin)?.mid;
   // Only what the venue still runs spends: a TWAP of ours cancelled by hand, or ended, counts for nothing
   // (a review: its even-pace rest, from the journal, could have other TWAPs cancelled).

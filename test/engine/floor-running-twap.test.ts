@@ -14,32 +14,38 @@ import { scratchDir } from "../helpers/scratch.js";
 const DEMO = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
 
 describe("a running DCA TWAP after a withdrawal", () => {
-  it("is cancelled before it takes the quote below limits.keepOnSpot", async () => {
-    const dir = scratchDir("hlbot-review-floor-");
-    const scenario = join(dir, "scenario.yaml");
-    writeFileSync(
-      scenario,
-      readFileSync(DEMO_SCENARIO_PATH, "utf8").replace(
-        '"@107": { start: "25.0", drift: 0.0, volatility: 0.8 }',
-        '"@107": { start: "25.0", drift: 0.0, volatility: 0.0 }',
-      ) + `\nevents:\n  - { at: 20m, type: withdrawal, account: "${DEMO}", coin: USDC, amount: "17000" }\n`,
-    );
-    mkdirSync(join(dir, "strategies"));
-    writeFileSync(
-      join(dir, "strategies", "dca.yaml"),
-      `name: hype-dca
+  it.each([
+    ["", "17000", /the account holds 6666\.59\d* USDC/],
+    ["capital: { USDC: 3000 }\n", "18000", /the account holds 65\d\d\.\d+ USDC/],
+  ])(
+    "is cancelled before it takes the quote below limits.keepOnSpot %s",
+    async (capital, withdrawn, held) => {
+      const dir = scratchDir("hlbot-review-floor-");
+      const scenario = join(dir, "scenario.yaml");
+      writeFileSync(
+        scenario,
+        readFileSync(DEMO_SCENARIO_PATH, "utf8").replace(
+          '"@107": { start: "25.0", drift: 0.0, volatility: 0.8 }',
+          '"@107": { start: "25.0", drift: 0.0, volatility: 0.0 }',
+        ) +
+          `\nevents:\n  - { at: 20m, type: withdrawal, account: "${DEMO}", coin: USDC, amount: "${withdrawn}" }\n`,
+      );
+      mkdirSync(join(dir, "strategies"));
+      writeFileSync(
+        join(dir, "strategies", "dca.yaml"),
+        `name: hype-dca
 kind: twap-accumulate
 schedule: "0 */4 * * *"
-params:
+${capital}params:
   coin: HYPE
   side: buy
   amountUsd: 8000
   twap: { minutes: 120, randomize: false }
 `,
-    );
-    writeFileSync(
-      join(dir, "bot.yaml"),
-      `network: testnet
+      );
+      writeFileSync(
+        join(dir, "bot.yaml"),
+        `network: testnet
 mode: dry-run
 strategies: ./strategies
 state: ./state
@@ -50,25 +56,30 @@ limits:
   keepOnSpot: { USDC: 5000 }
 log: { level: silent }
 `,
-    );
-    const config = await loadConfig(join(dir, "bot.yaml"), {});
-    let usdc: string | undefined;
-    let twaps: Array<{ executed: string; status: string }> = [];
-    await runSimulation({
-      config,
-      scenarioFile: scenario,
-      days: 0.25,
-      onFinished: (sim, account) => {
-        usdc = sim.balance(account, "USDC").total.toFixed();
-        twaps = sim
-          .twaps(account)
-          .map((t) => ({ executed: t.executedSz.toFixed(), status: String(t.status) }));
-      },
-    });
-    // After the withdrawal ~6,670 USDC are left, above the 5,000 floor, and the TWAP had 100 of its 120
-    // minutes (about 6,670 USDC) to go: it is cancelled, and the account keeps its floor.
-    expect(Number(usdc)).toBeGreaterThanOrEqual(5000);
-    // The next run (04:00) buys only what is above the floor.
-    expect(twaps.map((t) => t.status)).toEqual(["terminated", "finished"]);
-  }, 120_000);
+      );
+      const config = await loadConfig(join(dir, "bot.yaml"), {});
+      let usdc: string | undefined;
+      let twaps: Array<{ executed: string; status: string }> = [];
+      const result = await runSimulation({
+        config,
+        scenarioFile: scenario,
+        days: 0.25,
+        onFinished: (sim, account) => {
+          usdc = sim.balance(account, "USDC").total.toFixed();
+          twaps = sim
+            .twaps(account)
+            .map((t) => ({ executed: t.executedSz.toFixed(), status: String(t.status) }));
+        },
+      });
+      // After the withdrawal ~6,670 USDC are left, above the 5,000 floor, and the TWAP had 100 of its 120
+      // minutes (about 6,670 USDC) to go: it is cancelled, and the account keeps its floor.
+      expect(Number(usdc)).toBeGreaterThanOrEqual(5000);
+      // The next run (04:00) buys only what is above the floor.
+      expect(twaps.map((t) => t.status)).toEqual(["terminated", "finished"]);
+      // The account's total, not the strategy's capital (a review: "the account holds 3000 USDC").
+      const cancel = result.record.cycles.flatMap((c) => c.decisions).find((d) => d.kind === "twapCancel");
+      expect(cancel?.reason).toMatch(held);
+    },
+    120_000,
+  );
 });
