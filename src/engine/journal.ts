@@ -467,7 +467,13 @@ export class Journal {
    * `strategy`, of the cycles that ran it (a pass runs several cycles: another strategy's working one
    * says nothing of this one's failures).
    */
-  failedInARow(trigger: string, strategy?: string, limit = 1_000): number {
+  failedInARow(
+    trigger: string,
+    strategy?: string,
+    limit = 1_000,
+    /** Count the strategy's failed runs in cycles that ran (it threw, or was held); false: failed cycles only. */
+    runsToo = true,
+  ): number {
     const rows = this.sql(
       "SELECT id, status, strategies FROM cycles WHERE trigger = ? ORDER BY started_at DESC, rowid DESC LIMIT ?",
     ).all(trigger, limit) as Array<{ id: string; status: string; strategies: string }>;
@@ -476,7 +482,10 @@ export class Journal {
       if (strategy !== undefined && !(JSON.parse(row.strategies) as string[]).includes(strategy)) continue;
       // A strategy that threw while deciding, or was held (the clock), failed its run in a cycle that ran
       // (a cron user's notify said nothing of a DCA failing every pass).
-      if (row.status !== "failed" && (strategy === undefined || !this.strategyFailedIn(row.id, strategy)))
+      if (
+        row.status !== "failed" &&
+        (strategy === undefined || !runsToo || !this.strategyFailedIn(row.id, strategy))
+      )
         break;
       n++;
     }

@@ -308,6 +308,44 @@ describe("notifications from hlbot run", () => {
     }
   }, 60_000);
 
+  it("hlbot once (cron) does not tell a held strategy recovered when its slot leaves catchUp with nothing due (a review)", async () => {
+    const bot = botFile("once-held-catchup", {
+      minIntervalMs: 0,
+      webhook: { url: `${receiver.url}/hook-held-cu` },
+    });
+    const proxy = await startRewritingProxy(sim!.url);
+    try {
+      writeFileSync(
+        join(bot.config, "..", "strategies", "rebalance.yaml"),
+        stringify({ ...REBALANCE, schedule: "*/20 * * * * *" }),
+      );
+      writeFileSync(
+        bot.config,
+        readFileSync(bot.config, "utf8")
+          .replace(sim!.url, proxy.url)
+          .replace("allowSeconds: true", "allowSeconds: true\n  catchUp: 6s"),
+      );
+      sim!.fund(bot.address, "HYPE", "1000");
+      sim!.fund(bot.address, "USDC", "5000");
+      proxy.rewriteDate(() => new Date(Date.now() - 3 * 3_600_000).toUTCString());
+      const once = () => runOnce(bot);
+      expect((await once()).code).toBe(0); // first sight
+      // Just after the next slot: held for the clock, a failed run.
+      await new Promise((r) => setTimeout(r, 20_000 - (Date.now() % 20_000) + 300));
+      const held = await once();
+      expect(held.code, held.err).toBe(1);
+      // 8 s after that slot (catchUp 6 s), the next 12 s away: nothing due, the clock still 3 h off.
+      const slot = Math.floor(Date.now() / 20_000) * 20_000;
+      await new Promise((r) => setTimeout(r, Math.max(0, slot + 8_000 - Date.now())));
+      await once();
+      const types = events("/hook-held-cu").map((e) => e.type);
+      expect(types).toContain("cycle.failed");
+      expect(types).not.toContain("cycle.recovered");
+    } finally {
+      await proxy.close();
+    }
+  }, 90_000);
+
   it("hlbot notify test says what each channel answered and exits 1 when one failed", async () => {
     const bot = botFile("test", {
       webhook: { url: `${receiver.url}/hook-test` },

@@ -166,7 +166,15 @@ export function register(program: Command, ctx: CliContext): void {
           const failedBefore = new Map(
             strategies.map((s) => [s.name, runtime.journal.failedInARow("once", s.name)] as const),
           );
-          const anyFailedBefore = [...failedBefore.values()].some((n) => n > 0);
+          // Of those, the runs of whole failed cycles (the venue not answering): a pass with nothing due ends
+          // them; a strategy's own failed runs end only when it runs and works (a review: a held DCA whose
+          // slot left schedule.catchUp was told "recovered", exit 0, and never bought).
+          const cycleFailedBefore = new Map(
+            strategies.map(
+              (s) => [s.name, runtime.journal.failedInARow("once", s.name, 1_000, false)] as const,
+            ),
+          );
+          const anyFailedBefore = [...cycleFailedBefore.values()].some((n) => n > 0);
           const pass = await oncePass(deps, strategies, {
             ...(config.schedule ? { catchUpMs: config.schedule.catchUpMs } : {}),
             readSignal: stopping.signal,
@@ -207,12 +215,14 @@ export function register(program: Command, ctx: CliContext): void {
               trigger: "once",
               mode: runtime.exchange?.mode ?? "unsigned",
               account: runtime.account,
-              strategies: strategies.map((s) => s.name),
+              strategies: strategies
+                .filter((s) => (cycleFailedBefore.get(s.name) ?? 0) > 0)
+                .map((s) => s.name),
             });
             runtime.journal.finishCycle(id, "ok");
           }
           const killSwitch = killSwitchNotice(config.limits.killSwitchFile);
-          await notifyOnce(ctx, config, runtime, logger, pass, failedBefore, stopReport);
+          await notifyOnce(ctx, config, runtime, logger, pass, failedBefore, cycleFailedBefore, stopReport);
           // A dry run prints unsigned requests, never a live order (#17.6; `plan --sign` prints signed ones).
           if (!live) {
             const { unsignReportActions } = await import("../unsigned.js");
@@ -362,6 +372,8 @@ async function notifyOnce(
   logger: import("pino").Logger,
   pass: Awaited<ReturnType<typeof import("../../engine/scheduler.js").oncePass>>,
   failedBefore: ReadonlyMap<string, number>,
+  /** Of `failedBefore`, the runs of whole failed cycles: a pass with nothing due ends only those. */
+  cycleFailedBefore: ReadonlyMap<string, number>,
   /** The kill switch's own cancel cycle, when one ran. */
   stopReport?: import("../../engine/cycle.js").CycleReport,
 ): Promise<void> {
@@ -409,7 +421,10 @@ async function notifyOnce(
     const failedNames = new Set(failing.flatMap((f) => f.names));
     const recovered = [...failedBefore].filter(([name, n]) => n > 0 && !failedNames.has(name));
     const ran = new Set(pass.runs.flatMap((r) => r.group.strategies.map((s) => s.name)));
-    const told = pass.runs.length === 0 ? recovered : recovered.filter(([name]) => ran.has(name));
+    const told =
+      pass.runs.length === 0
+        ? recovered.filter(([name]) => (cycleFailedBefore.get(name) ?? 0) > 0)
+        : recovered.filter(([name]) => ran.has(name));
     if (told.length > 0)
       notifier.notify(
         cycleRecoveredEvent(
