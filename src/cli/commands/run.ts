@@ -1,5 +1,5 @@
 // `hlbot run`: the long-running daemon. Takes the state folder's instance lock, opens the runtime,
-// schedules every enabled strategy (src/engine/daemon.ts) and serves optional /health, /ready and
+// schedules every enabled strategy (src/engine/daemon.ts) and serves optional /health, /live, /ready and
 // /metrics. SIGINT/SIGTERM stop it gracefully (exit 0; 1 if the grace period ran out and work in
 // flight was aborted); a second signal exits at once (128 + signal number). SIGHUP reloads the
 // strategy files. Only a broken configuration (exit 2) or state database (exit 1) stops it otherwise.
@@ -69,7 +69,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--dry-run", "never submit, whatever the config says")
     .option(
       "--metrics-port <n>",
-      "serve /health, /ready and /metrics on this port (default: off; 0: a free port)",
+      "serve /health, /live, /ready and /metrics on this port (default: off; 0: a free port; /live is the one for a liveness probe)",
     )
     .option("--metrics-host <addr>", "address the metrics endpoint listens on", "127.0.0.1")
     .option(

@@ -2,8 +2,10 @@
 // knows (a cycle's report, the daemon's state, the venue's TWAP records). Plain data, so the same event
 // is a webhook's JSON body and the text of a chat message. Never holds a key: the journal and the
 // redactor see every field.
+
 import { createHash } from "node:crypto";
 import { type Decimal, fromWei } from "../../lib/decimal.js";
+import { stringifyJson } from "../../lib/json.js";
 import { duration, shortAddress } from "../../lib/text.js";
 import { HYPE_WEI_DECIMALS } from "../../venue/constants.js";
 import type { CycleReport } from "../cycle.js";
@@ -26,7 +28,7 @@ function event(
 ): NotifyEvent {
   const time = new Date(c.now).toISOString();
   const id = createHash("sha256")
-    .update(JSON.stringify([type, time, c.account, c.network, title, text]))
+    .update(stringifyJson([type, time, c.account, c.network, title, text, data]) ?? "")
     .digest("hex")
     .slice(0, 20);
   return { id, type, time, account: c.account, network: c.network, title, text, data };
