@@ -50,6 +50,7 @@ import { type PlannedSale, type Snapshot, spotSellsOf, type VenueRules } from ".
 import { recordStake } from "./stakingMetrics.js";
 import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
 import { excessOverTarget, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
+import type { StrategyMemory } from "./strategies/types.js";
 import { PAIRED_WITHIN_MS } from "./strategies/validatorStaking.js";
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -163,18 +164,20 @@ function plannedHypeSales(
   now: number,
   /** This cycle's strategies: a DCA among them that sells HYPE sells in this very cycle. */
   dueNow: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">> = [],
+  /** What a strategy remembers (its budget spent, its last TWAP), as it is asked in the cycle. */
+  memoryOf: (s: Pick<Strategy, "name" | "kind" | "params" | "capital">) => StrategyMemory = () => ({}),
 ): PlannedSale[] {
   const out: PlannedSale[] = [];
-  // A DCA selling HYPE in this cycle (its TWAP not running yet): its run's size stays on spot, or the
-  // deposit decided beside it took the HYPE it sells (a new user's trial: 100 HYPE staked under keepSpot
-  // with the sale beside it; staking allocated first, the sale found nothing to sell). Asked without its
-  // budget (what it spent is not read here): at most one run.
+  // A DCA selling HYPE in this cycle (its TWAP not running yet): what it decides to sell stays on spot,
+  // or the deposit decided beside it took the HYPE it sells (a new user's trial: 100 HYPE staked under
+  // keepSpot with the sale beside it; staking allocated first, the sale found nothing to sell). Asked with
+  // its memory, as it decides (a review: asked without its budget, a DCA whose budget was spent held a
+  // whole run of HYPE off staking at every run).
   for (const peer of dueNow) {
     if (peer.kind !== "twap-accumulate") continue;
     let decisions: Decision[];
     try {
-      const { budgetUsd: _budget, ...params } = peer.params as { budgetUsd?: unknown };
-      decisions = runStrategy({ ...peer, params } as Strategy, capitalView(snapshot, peer.capital), now, {});
+      decisions = runStrategy(peer as Strategy, capitalView(snapshot, peer.capital), now, memoryOf(peer));
     } catch {
       continue;
     }
@@ -377,6 +380,23 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     const skips: Skip[] = [];
     const intents: Intent[] = [];
     // Strategies see only what is above the account's floors (the allocator keeps them too).
+    // The configuration's strategies by name: this cycle's and the peers as they are now, over the
+    // configuration as loaded.
+    const configured = new Map(
+      [...(deps.configured ?? []), ...(deps.peers ?? []), ...o.strategies].map((s) => [s.name, s]),
+    );
+    /** What a strategy remembers when it decides: its budget spent, its last ended TWAP. */
+    const memoryFor = (strategy: {
+      name: string;
+      kind: Strategy["kind"];
+      params: unknown;
+    }): StrategyMemory =>
+      remembers(strategy.kind)
+        ? {
+            ...budgetMemory(deps, strategy, configured, snapshot, fills),
+            ...lastEndedTwap(deps.journal, strategy.name, fills),
+          }
+        : {};
     let floored = floorView(snapshot, deps.limits.keepOnSpot);
     // Only a staking strategy that deposits spot HYPE needs it (stakeIdleSpot).
     if (
@@ -386,14 +406,15 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
           (s.params as { stakeIdleSpot?: { enabled?: boolean } }).stakeIdleSpot?.enabled === true,
       )
     ) {
-      const planned = plannedHypeSales(deps.peers ?? o.strategies, floored, startedAt, o.strategies);
+      const planned = plannedHypeSales(
+        deps.peers ?? o.strategies,
+        floored,
+        startedAt,
+        o.strategies,
+        memoryFor,
+      );
       if (planned.length > 0) floored = { ...floored, plannedHypeSales: planned };
     }
-    // The configuration's strategies by name: this cycle's and the peers as they are now, over the
-    // configuration as loaded.
-    const configured = new Map(
-      [...(deps.configured ?? []), ...(deps.peers ?? []), ...o.strategies].map((s) => [s.name, s]),
-    );
     // Schedules follow the local clock: one far from the venue's runs strategies in slots that are not
     // due (13 h ahead, a daily DCA bought the next day's run in the evening, and again the next morning
     // once the clock was corrected: a review). Nothing is decided until it is corrected, as a failure
@@ -431,17 +452,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         const view = capitalView(floored, strategy.capital);
         decisions = override
           ? override(view, startedAt)
-          : runStrategy(
-              strategy,
-              view,
-              startedAt,
-              remembers(strategy.kind)
-                ? {
-                    ...budgetMemory(deps, strategy, configured, snapshot, fills),
-                    ...lastEndedTwap(deps.journal, strategy.name, fills),
-                  }
-                : {},
-            );
+          : runStrategy(strategy, view, startedAt, memoryFor(strategy));
       } catch (err) {
         // A state database that can no longer be read fails the cycle (the daemon stops, as for every
         // other read of it); anything else fails this strategy's run: said, counted as a failure by

@@ -87,3 +87,44 @@ describe("a staking deposit beside a DCA selling HYPE in the same cycle", () => 
     expect(deposited).toBeLessThanOrEqual(1900);
   });
 });
+
+describe("a staking deposit beside a DCA whose budget sells nothing", () => {
+  it.each([["40000"], ["100000"]])(
+    "stakes the HYPE the DCA will not sell: it is asked with its budget (amountUsd %s; a review)",
+    async (amountUsd) => {
+      const staking = {
+        name: "staking",
+        kind: "validator-staking",
+        params: { validators: 2, maxCommission: 0.05, stakeIdleSpot: { enabled: true, keepSpot: 0 } },
+      };
+      const sell = {
+        name: "a-sell",
+        kind: "twap-accumulate",
+        params: {
+          coin: "HYPE",
+          quote: "USDC",
+          side: "sell",
+          amountUsd,
+          budgetUsd: 50, // too small for one TWAP: the DCA never sells
+          twap: { minutes: 120, randomize: false },
+        },
+      };
+      bot = await startTestBot({
+        mode: "live",
+        strategies: [sell, staking],
+        fund: { HYPE: "2000", USDC: "20000" },
+        limits: { maxStakeMovePerDay: 100_000, maxOrderUsd: 100_000, maxDailyNotionalUsd: 100_000 },
+      });
+      bot.sim.setPrice("@107", "40");
+      const report = await runCycle(bot.runtime.cycleDeps(await bot.runtime.facts()), {
+        trigger: "once",
+        strategies: bot.runtime.strategies(),
+      });
+      const twap = report.decisions.find((d) => d.decision.kind === "twapOrder");
+      const deposit = report.decisions.find((d) => d.decision.kind === "cDeposit")?.decision;
+      const deposited = deposit?.kind === "cDeposit" ? Number(deposit.amount.toFixed()) : 0;
+      expect(twap).toBeUndefined(); // the DCA sells nothing
+      expect(deposited).toBe(2000); // so nothing need stay on spot
+    },
+  );
+});

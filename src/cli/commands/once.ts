@@ -174,6 +174,10 @@ export function register(program: Command, ctx: CliContext): void {
               (s) => [s.name, runtime.journal.failedInARow("once", s.name, 1_000, false)] as const,
             ),
           );
+          // Only a streak made of failed cycles alone: one with a failed run of the strategy in it (held for
+          // the clock, then the venue down) is not ended by a pass with nothing due (a review).
+          for (const [name, n] of cycleFailedBefore)
+            if (n !== (failedBefore.get(name) ?? 0)) cycleFailedBefore.set(name, 0);
           const anyFailedBefore = [...cycleFailedBefore.values()].some((n) => n > 0);
           const pass = await oncePass(deps, strategies, {
             ...(config.schedule ? { catchUpMs: config.schedule.catchUpMs } : {}),
