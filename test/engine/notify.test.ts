@@ -284,9 +284,10 @@ describe("notification channels", () => {
     });
     for (const t of ["first", "second", "third", "fourth"]) n.notify(event(t));
     n.close();
-    // "first" is in flight; "second" was dropped for "fourth"; "third" and "fourth", queued, at close.
+    // "second" was dropped for "fourth"; at close, "first" (in flight), "third" and "fourth" (queued).
     expect(log.attempts.filter((a) => a.outcome === "dropped").map((a) => [a.title, a.detail])).toEqual([
       ["second", "queue full"],
+      ["first", "not sent before hlbot stopped"],
       ["third", "not sent before hlbot stopped"],
       ["fourth", "not sent before hlbot stopped"],
     ]);

@@ -48,6 +48,8 @@ interface Lane {
   queue: NotifyEvent[];
   busy: boolean;
   nextAt: number;
+  /** The event being delivered (sending, or waiting out the interval or a retry's back-off). */
+  current?: NotifyEvent | undefined;
 }
 
 export class Notifier {
@@ -118,10 +120,10 @@ export class Notifier {
    * queued, and a pass's fourth message, a cycle.failed, was lost: a review).
    */
   drainEstimateMs(perMessageMs: number): number {
-    return Math.max(
-      0,
-      ...this.lanes.map((l) => (l.queue.length + (l.busy ? 1 : 0)) * (this.o.minIntervalMs + perMessageMs)),
-    );
+    // Each message at the channel's pace, and its answer within the request timeout (a slow endpoint
+    // takes up to it: a review's one message to a hanging endpoint was cut at 3 s of a 5-s timeout).
+    const each = this.o.minIntervalMs + Math.max(perMessageMs, this.o.timeoutMs);
+    return Math.max(0, ...this.lanes.map((l) => (l.queue.length + (l.busy ? 1 : 0)) * each));
   }
 
   /** Stops sending: requests in flight are aborted, queued messages dropped (journaled and logged). */
@@ -130,7 +132,11 @@ export class Notifier {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     for (const lane of this.lanes) {
-      for (const dropped of lane.queue.splice(0)) {
+      // The one being delivered too: in flight (it may have arrived), or waiting out the interval or a
+      // retry's back-off (a review: it vanished without a row).
+      const cut = lane.current === undefined ? [] : [lane.current];
+      lane.current = undefined;
+      for (const dropped of [...cut, ...lane.queue.splice(0)]) {
         this.record(lane, dropped, 0, "dropped", undefined, "not sent before hlbot stopped");
         this.o.logger.warn(
           { channel: lane.channel.name },
@@ -166,7 +172,9 @@ export class Notifier {
     try {
       while (lane.queue.length > 0 && !this.closing.signal.aborted) {
         const event = lane.queue.shift()!;
+        lane.current = event;
         await this.deliver(lane, event);
+        lane.current = undefined;
       }
     } finally {
       lane.busy = false;
