@@ -1,9 +1,12 @@
 // Notifier.close() journals every message it drops: the queued ones, and the one a lane holds (in flight,
 // or waiting out minIntervalMs or a retry's back-off), which was lost with no journal row (a review). A
 // process about to exit waits for a slow endpoint up to the request timeout.
+
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import type { Channel } from "../../src/engine/notify/channels.js";
+import { type Channel, SendError, webhookChannel } from "../../src/engine/notify/channels.js";
 import { flushWaitMs, type NotificationAttempt, Notifier } from "../../src/engine/notify/notifier.js";
 import type { NotifyEvent } from "../../src/engine/notify/types.js";
 
@@ -62,4 +65,82 @@ describe("Notifier.close() and the message a lane holds", () => {
       "message 3:dropped",
     ]);
   });
+});
+
+describe("close() and a message the endpoint may have (a review)", () => {
+  it("a 503 then a slow 200 within timeoutMs: the endpoint has it, the journal says dropped / not sent", async () => {
+    const rows: NotificationAttempt[] = [];
+    const received: string[] = [];
+    let attempt = 0;
+    const channel: Channel = {
+      name: "webhook",
+      events: new Set(["cycle.failed"]),
+      send: (e, signal) => {
+        attempt++;
+        if (attempt === 1)
+          return new Promise((_r, reject) =>
+            setTimeout(() => reject(new SendError("HTTP 503", true, 503)), 500),
+          );
+        received.push(e.title); // the endpoint has the message; its answer comes 4.8 s later (< 5 s timeout)
+        return new Promise((resolve, reject) => {
+          const t = setTimeout(() => resolve(200), 4_800);
+          signal.addEventListener("abort", () => {
+            clearTimeout(t);
+            reject(new Error("aborted"));
+          });
+        });
+      },
+    };
+    const n = new Notifier({
+      channels: [channel],
+      logger: pino({ level: "silent" }),
+      log: { recordNotification: (a) => rows.push(a) },
+      timeoutMs: 5_000,
+      retries: 2,
+      minIntervalMs: 1_000,
+    });
+    n.notify(ev(1));
+    const wait = flushWaitMs(n); // as once.ts does
+    await n.flush(wait);
+    n.close();
+    await new Promise((r) => setTimeout(r, 600));
+    expect(received).toEqual(["message 1"]);
+    // The endpoint has it: the journal says it may have arrived, not "not sent".
+    expect(rows.map((r) => `${r.outcome}:${r.detail ?? ""}`)).toEqual([
+      "failed:HTTP 503",
+      "dropped:cut short when hlbot stopped: it may have arrived",
+    ]);
+  }, 15_000);
+
+  it("a 200 status line with a slow body: journaled dropped, then sent, for one message", async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("o");
+      setTimeout(() => res.end("k"), 2_000);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const rows: NotificationAttempt[] = [];
+      const n = new Notifier({
+        channels: [webhookChannel(`http://127.0.0.1:${port}/hook`, new Set(["cycle.failed"]))],
+        logger: pino({ level: "silent" }),
+        log: { recordNotification: (a) => rows.push(a) },
+        timeoutMs: 5_000,
+        retries: 0,
+        minIntervalMs: 1_000,
+      });
+      n.notify(ev(1));
+      await n.flush(500); // the close lands while the body is read (the same happens at flushWaitMs's cap)
+      n.close();
+      await new Promise((r) => setTimeout(r, 300));
+      const outcomes = rows.map((r) => `${r.title}:${r.outcome}`);
+      // One message, one final outcome.
+      expect(outcomes).toEqual(["message 1:dropped"]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  }, 15_000);
 });

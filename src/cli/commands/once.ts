@@ -367,7 +367,8 @@ export function register(program: Command, ctx: CliContext): void {
 
 /**
  * Under cron there is no daemon to remember anything: `once` tells each answered (or lost) submission
- * and each failed cycle of its pass, then gives the queue up to 3 s before the process exits.
+ * and each failed cycle of its pass, then gives the queue its pace (flushWaitMs: 3 to 30 s) before the
+ * process exits.
  */
 async function notifyOnce(
   ctx: CliContext,

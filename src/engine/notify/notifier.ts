@@ -50,6 +50,8 @@ interface Lane {
   nextAt: number;
   /** The event being delivered (sending, or waiting out the interval or a retry's back-off). */
   current?: NotifyEvent | undefined;
+  /** Whether `current` is in flight now (sent, no answer yet): cut short, it may have arrived. */
+  sending?: boolean;
 }
 
 export class Notifier {
@@ -134,9 +136,24 @@ export class Notifier {
     for (const lane of this.lanes) {
       // The one being delivered too: in flight (it may have arrived), or waiting out the interval or a
       // retry's back-off (a review: it vanished without a row).
-      const cut = lane.current === undefined ? [] : [lane.current];
+      if (lane.current !== undefined && lane.sending) {
+        // A review: one that had arrived was journaled "not sent".
+        this.record(
+          lane,
+          lane.current,
+          0,
+          "dropped",
+          undefined,
+          "cut short when hlbot stopped: it may have arrived",
+        );
+        this.o.logger.warn(
+          { channel: lane.channel.name },
+          `notification cut short when hlbot stopped (it may have arrived): "${lane.current.title}"`,
+        );
+      }
+      const waiting = lane.current !== undefined && !lane.sending ? [lane.current] : [];
       lane.current = undefined;
-      for (const dropped of [...cut, ...lane.queue.splice(0)]) {
+      for (const dropped of [...waiting, ...lane.queue.splice(0)]) {
         this.record(lane, dropped, 0, "dropped", undefined, "not sent before hlbot stopped");
         this.o.logger.warn(
           { channel: lane.channel.name },
@@ -190,8 +207,13 @@ export class Notifier {
       const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.o.timeoutMs)]);
       let wait = 0;
       try {
-        const status = await lane.channel.send(event, signal);
+        lane.sending = true;
+        const status = await lane.channel.send(event, signal).finally(() => {
+          lane.sending = false;
+        });
         lane.nextAt = this.o.clock() + this.o.minIntervalMs;
+        // Closed while it was read: close() journaled it already (a review: "dropped" then "sent").
+        if (this.closing.signal.aborted) return;
         this.record(lane, event, attempt, "sent", status);
         return;
       } catch (err) {
