@@ -352,6 +352,45 @@ describe("notifications from hlbot run", () => {
     }
   }, 90_000);
 
+  it("hlbot once (cron) tells a new outage after a recovery, also when a strategy was not due in between (a cron user's trial)", async () => {
+    const bot = botFile("once-down-again", {
+      minIntervalMs: 0,
+      webhook: { url: `${receiver.url}/hook-again` },
+    });
+    // A second strategy due once a day: not due at the pass that works between the two outages.
+    writeFileSync(
+      join(bot.config, "..", "strategies", "daily.yaml"),
+      stringify({
+        name: "daily",
+        kind: "twap-accumulate",
+        schedule: "0 0 * * *",
+        params: { coin: "PURR", quote: "USDC", side: "buy", amountUsd: 100, twap: { minutes: 30 } },
+      }),
+    );
+    writeFileSync(
+      join(bot.config, "..", "strategies", "rebalance.yaml"),
+      stringify({ ...REBALANCE, schedule: "*/2 * * * * *" }),
+    );
+    const up = readFileSync(bot.config, "utf8");
+    const down = `${up.replace(sim!.url, "http://127.0.0.1:1")}venue: { readAttempts: 1, timeoutMs: 2000 }\n`;
+    const once = () => runOnce(bot);
+    const first = await once();
+    expect(first.code, first.err).toBe(0); // first sight
+    writeFileSync(bot.config, down);
+    expect((await once()).code).toBe(1);
+    expect((await once()).code).toBe(1);
+    writeFileSync(bot.config, up);
+    await new Promise((r) => setTimeout(r, 2100)); // the rebalancer's next slot: it runs, "daily" does not
+    const back = await once();
+    expect(back.code, back.err).toBe(0);
+    writeFileSync(bot.config, down);
+    expect((await once()).code).toBe(1);
+    const types = events("/hook-again")
+      .map((e) => e.type)
+      .filter((t) => t.startsWith("cycle."));
+    expect(types).toEqual(["cycle.failed", "cycle.recovered", "cycle.failed"]);
+  }, 60_000);
+
   it("hlbot notify test says what each channel answered and exits 1 when one failed", async () => {
     const bot = botFile("test", {
       webhook: { url: `${receiver.url}/hook-test` },

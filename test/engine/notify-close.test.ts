@@ -143,4 +143,30 @@ describe("close() and a message the endpoint may have (a review)", () => {
       server.close();
     }
   }, 15_000);
+
+  it("one waiting out a retry after a timed-out attempt may have arrived too (a cron user's trial: it had)", async () => {
+    const rows: NotificationAttempt[] = [];
+    const channel: Channel = {
+      name: "webhook",
+      events: new Set(["cycle.failed"]),
+      send: () =>
+        new Promise((_r, reject) => setTimeout(() => reject(new SendError("timed out", true)), 100)),
+    };
+    const n = new Notifier({
+      channels: [channel],
+      logger: pino({ level: "silent" }),
+      log: { recordNotification: (a) => rows.push(a) },
+      timeoutMs: 5_000,
+      retries: 2,
+      minIntervalMs: 0,
+      retryBaseMs: 5_000,
+    });
+    n.notify(ev(1));
+    await n.flush(400); // the first attempt timed out; the retry waits 5 s
+    n.close();
+    expect(rows.map((r) => `${r.outcome}:${r.detail ?? ""}`)).toEqual([
+      "failed:timed out",
+      "dropped:cut short when hlbot stopped: it may have arrived",
+    ]);
+  });
 });

@@ -474,7 +474,10 @@ async function recordUnstartedPass(
       { id: newCycleId(at.now), trigger: "once", mode: at.mode, account: at.account, strategies },
       error,
     );
-    const inARow = Math.max(1, ...strategies.map((s) => at.journal.failedInARow("once", s)));
+    // Passes that could not start, in a row (whatever strategies their rows name): a strategy not due at
+    // the pass that worked in between kept the earlier outage's count, and a new outage went untold
+    // until its tenth pass (a cron user's trial).
+    const inARow = Math.max(1, at.journal.failedInARow("once"));
     if (!config.notify || (inARow !== 1 && inARow % RETELL_EVERY !== 0)) return;
     const { createNotifier, flushWaitMs } = await import("../../engine/notify/notifier.js");
     const { cycleFailedEvent } = await import("../../engine/notify/events.js");

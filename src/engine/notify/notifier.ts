@@ -52,6 +52,8 @@ interface Lane {
   current?: NotifyEvent | undefined;
   /** Whether `current` is in flight now (sent, no answer yet): cut short, it may have arrived. */
   sending?: boolean;
+  /** Attempts of `current` made so far: one that timed out or failed may have arrived too. */
+  tried?: number;
 }
 
 export class Notifier {
@@ -136,7 +138,7 @@ export class Notifier {
     for (const lane of this.lanes) {
       // The one being delivered too: in flight (it may have arrived), or waiting out the interval or a
       // retry's back-off (a review: it vanished without a row).
-      if (lane.current !== undefined && lane.sending) {
+      if (lane.current !== undefined && (lane.sending || (lane.tried ?? 0) > 0)) {
         // A review: one that had arrived was journaled "not sent".
         this.record(
           lane,
@@ -151,7 +153,9 @@ export class Notifier {
           `notification cut short when hlbot stopped (it may have arrived): "${lane.current.title}"`,
         );
       }
-      const waiting = lane.current !== undefined && !lane.sending ? [lane.current] : [];
+      // Not tried yet (waiting out the interval): not sent.
+      const waiting =
+        lane.current !== undefined && !lane.sending && !((lane.tried ?? 0) > 0) ? [lane.current] : [];
       lane.current = undefined;
       for (const dropped of [...waiting, ...lane.queue.splice(0)]) {
         this.record(lane, dropped, 0, "dropped", undefined, "not sent before hlbot stopped");
@@ -190,6 +194,7 @@ export class Notifier {
       while (lane.queue.length > 0 && !this.closing.signal.aborted) {
         const event = lane.queue.shift()!;
         lane.current = event;
+        lane.tried = 0;
         await this.deliver(lane, event);
         lane.current = undefined;
       }
@@ -208,6 +213,7 @@ export class Notifier {
       let wait = 0;
       try {
         lane.sending = true;
+        lane.tried = attempt;
         const status = await lane.channel.send(event, signal).finally(() => {
           lane.sending = false;
         });
