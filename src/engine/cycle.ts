@@ -253,6 +253,19 @@ function plannedHypeSales(
 /** How far a clock in sync may read ahead of the venue's: its Date header's second and a round trip. */
 const DATE_HEADER_SLACK_MS = 2_000;
 
+/**
+ * The decisions of strategies that failed their run in a cycle that ran (they threw while deciding, or
+ * were held for the clock): their slot stays due, and `once`, `plan` and the daemon count them as failures.
+ */
+export function failedRuns(report: Pick<CycleReport, "decisions">): CycleReport["decisions"] {
+  return report.decisions.filter((d) => d.decision.kind === "skip" && d.decision.failed === true);
+}
+
+/** "strategy: reason" of each failed run, for a notice or a log line. */
+export function failedRunsText(runs: CycleReport["decisions"]): string {
+  return runs.map((d) => `${d.decision.strategy}: ${d.decision.reason}`).join("; ");
+}
+
 /** Runs one cycle. Journals everything; a failure is journaled and rethrown with nothing further sent. */
 export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleReport> {
   const startedAt = deps.clock();

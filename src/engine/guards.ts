@@ -331,30 +331,23 @@ export async function watchRunningTwaps(
   const floored = floorTargets(deps.journal, deps.account, now, deps.limits.keepOnSpot);
   const checked = targets.length + floored.length;
   if (checked === 0) return { checked: 0, report: undefined };
-  let hit: WatchTarget[] = [];
-  if (targets.length > 0) {
-    const mids = (await deps.info.allMids({}, o.signal)) as Record<string, string>;
-    hit = targets.filter((t) => {
-      const raw = mids[t.coin];
-      return raw !== undefined && crossed(t, new Decimal(raw)) !== undefined;
-    });
-  }
+  // One read of the mids serves the price guards and the floors; the balances only for the floors.
+  const [mids, spot] = await Promise.all([
+    deps.info.allMids({}, o.signal) as Promise<Record<string, string>>,
+    floored.length > 0 ? deps.info.spotClearinghouseState({ user: deps.account }, o.signal) : undefined,
+  ]);
+  const midOf = (coin: string) => (mids[coin] === undefined ? undefined : new Decimal(mids[coin]));
+  const hit = targets.filter((t) => {
+    const mid = midOf(t.coin);
+    return mid !== undefined && crossed(t, mid) !== undefined;
+  });
   // A floor: what this bot's TWAPs spending a token may still spend (the part of their time left, buys at
   // the mid) set against the account's total of it; when the rest would fall under the floor, they are
   // cancelled (a strategy re-sizes above the floor at its next run).
-  let under: FloorTarget[] = [];
   // The account's totals as read here: the cycle's snapshot below is the strategy's view, capped by its
   // capital (a review: a cancel said "the account holds 3000 USDC", its capital, where it held 5,330).
-  let spotTotal: (token: string) => Decimal = () => new Decimal(0);
-  if (floored.length > 0) {
-    const [spot, mids] = await Promise.all([
-      deps.info.spotClearinghouseState({ user: deps.account }, o.signal),
-      deps.info.allMids({}, o.signal) as Promise<Record<string, string>>,
-    ]);
-    const midOf = (coin: string) => (mids[coin] === undefined ? undefined : new Decimal(mids[coin]));
-    spotTotal = (token) => totalOf(spot.balances, token);
-    under = floorBreaches(floored, spotTotal, midOf, now);
-  }
+  const spotTotal = (token: string) => (spot === undefined ? new Decimal(0) : totalOf(spot.balances, token));
+  const under = spot === undefined ? [] : floorBreaches(floored, spotTotal, midOf, now);
   if (hit.length === 0 && under.length === 0) return { checked, report: undefined };
   const names = new Set([...hit.map((t) => t.strategy), ...under.map((t) => t.strategy)]);
   const run: Strategy[] = [];

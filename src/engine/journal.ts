@@ -320,6 +320,8 @@ export interface DecisionRow {
 }
 
 const REBUILT_PREFIX = "rebuilt from the venue: ";
+/** A decision row of a strategy that failed its run (a skip kept with `failed`: it threw, or was held). */
+const FAILED_RUN = "kind = 'skip' AND json_extract(intent, '$.failed') = 1";
 /** How long a twapCancel without expiresAfter and without an answer counts as done before the watch may send another. */
 export const UNANSWERED_CANCEL_WAIT_MS = 60_000;
 // Asked every cycle: the texts are made once (a statement is looked up by its text).
@@ -495,10 +497,10 @@ export class Journal {
   /** Whether `strategy` failed its run in the cycle (a decision kept with `failed`: it threw, or was held). */
   strategyFailedIn(cycleId: string, strategy: string): boolean {
     return (
-      this.sql(
-        `SELECT 1 FROM decisions WHERE cycle_id = ? AND strategy = ? AND kind = 'skip'
-           AND json_extract(intent, '$.failed') = 1 LIMIT 1`,
-      ).get(cycleId, strategy) !== undefined
+      this.sql(`SELECT 1 FROM decisions WHERE cycle_id = ? AND strategy = ? AND ${FAILED_RUN} LIMIT 1`).get(
+        cycleId,
+        strategy,
+      ) !== undefined
     );
   }
 
@@ -1226,7 +1228,7 @@ export class Journal {
   }> {
     const rows = this.sql(
       `SELECT id, strategy, kind, reason, guard, guard_reason AS guardReason,
-         (kind = 'skip' AND json_extract(intent, '$.failed') = 1) AS failed
+         (${FAILED_RUN}) AS failed
          FROM decisions WHERE cycle_id = ? ORDER BY id`,
     ).all(cycleId) as Array<{
       id: number;

@@ -58,6 +58,7 @@ export function register(program: Command, ctx: CliContext): void {
       const logger = await botLogger(ctx, config);
       const { openInstance } = await import("../../engine/instance.js");
       const { oncePass, iso, lostSlots } = await import("../../engine/scheduler.js");
+      const { failedRuns } = await import("../../engine/cycle.js");
       const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
       const { duration } = await import("../../lib/text.js");
       const { scheduledStrategies } = await import("../../engine/daemon.js");
@@ -169,15 +170,14 @@ export function register(program: Command, ctx: CliContext): void {
           // Of those, the runs of whole failed cycles (the venue not answering): a pass with nothing due ends
           // them; a strategy's own failed runs end only when it runs and works (a review: a held DCA whose
           // slot left schedule.catchUp was told "recovered", exit 0, and never bought).
-          const cycleFailedBefore = new Map(
-            strategies.map(
-              (s) => [s.name, runtime.journal.failedInARow("once", s.name, 1_000, false)] as const,
-            ),
-          );
           // Only a streak made of failed cycles alone: one with a failed run of the strategy in it (held for
           // the clock, then the venue down) is not ended by a pass with nothing due (a review).
-          for (const [name, n] of cycleFailedBefore)
-            if (n !== (failedBefore.get(name) ?? 0)) cycleFailedBefore.set(name, 0);
+          const cycleFailedBefore = new Map(
+            strategies.map((s) => {
+              const cycles = runtime.journal.failedInARow("once", s.name, 1_000, false);
+              return [s.name, cycles === failedBefore.get(s.name) ? cycles : 0] as const;
+            }),
+          );
           const anyFailedBefore = [...cycleFailedBefore.values()].some((n) => n > 0);
           const pass = await oncePass(deps, strategies, {
             ...(config.schedule ? { catchUpMs: config.schedule.catchUpMs } : {}),
@@ -275,7 +275,7 @@ export function register(program: Command, ctx: CliContext): void {
             if (r.report) {
               bad += troubled(r.report);
               // A strategy that threw while deciding failed its run (its slot stays due).
-              bad += r.report.decisions.filter((d) => d.decision.kind === "skip" && d.decision.failed).length;
+              bad += failedRuns(r.report).length;
               if (opts.json) out.push(actionLines(r.report));
               else out.push(formatCycle(r.report, header));
               if (!opts.json && r.deferred.length > 0)
@@ -388,6 +388,7 @@ async function notifyOnce(
     "../../engine/notify/events.js"
   );
   const { lostSlots } = await import("../../engine/scheduler.js");
+  const { failedRuns, failedRunsText } = await import("../../engine/cycle.js");
   const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
   const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
   if (!notifier) return;
@@ -406,14 +407,9 @@ async function notifyOnce(
   // told as a failed cycle, as the daemon tells it (a cron user's notify said nothing of it).
   const failing = pass.runs.flatMap((r) => {
     if (r.error !== undefined) return [{ names: r.group.strategies.map((s) => s.name), error: r.error }];
-    const threw = (r.report?.decisions ?? []).filter((d) => d.decision.kind === "skip" && d.decision.failed);
+    const threw = r.report ? failedRuns(r.report) : [];
     if (threw.length === 0) return [];
-    return [
-      {
-        names: [...new Set(threw.map((d) => d.decision.strategy))],
-        error: threw.map((d) => `${d.decision.strategy}: ${d.decision.reason}`).join("; "),
-      },
-    ];
+    return [{ names: [...new Set(threw.map((d) => d.decision.strategy))], error: failedRunsText(threw) }];
   });
   for (const f of failing) {
     const inARow = Math.max(1, ...f.names.map((n) => runtime.journal.failedInARow("once", n)));

@@ -35,7 +35,7 @@ export function register(program: Command, ctx: CliContext): void {
       // The report below shows each decision once; the log would repeat them all on the terminal.
       const logger = await botLogger(ctx, config, { reportOnStdout: true });
       const { openRuntime } = await import("../../engine/runtime.js");
-      const { runCycle } = await import("../../engine/cycle.js");
+      const { failedRuns, runCycle } = await import("../../engine/cycle.js");
       const { formatCycle, actionLines } = await import("../report.js");
       const { SIGNED_OUTPUT_WARNING, unsignReportActions } = await import("../unsigned.js");
       const runtime = await openRuntime({
@@ -72,7 +72,7 @@ export function register(program: Command, ctx: CliContext): void {
         }
         // A strategy that threw while deciding, or was held (the local clock far from the venue's),
         // planned nothing: exit 1, as `once` does, so a script does not read "nothing to do".
-        const failed = report.decisions.filter((d) => d.decision.kind === "skip" && d.decision.failed);
+        const failed = failedRuns(report);
         if (failed.length > 0) {
           ctx.stderr(
             `hlbot plan: ${failed.length} ${failed.length === 1 ? "strategy" : "strategies"} failed ${failed.length === 1 ? "its run" : "their runs"} and planned nothing: ${failed.map((d) => d.decision.strategy).join(", ")} (reasons above)\n`,
