@@ -261,6 +261,24 @@ export function failedRuns(report: Pick<CycleReport, "decisions">): CycleReport[
   return report.decisions.filter((d) => d.decision.kind === "skip" && d.decision.failed === true);
 }
 
+/**
+ * The actions of a report the venue refused, or whose outcome is still not known: an answer lost in one
+ * cycle of a pass may be reconciled as landed by a later cycle of the same pass (a cron user's mail
+ * said a guard's cancel had failed when the next cycle had found it done).
+ */
+export function troubledActions(
+  report: Pick<CycleReport, "actions">,
+  journal: Pick<Journal, "submissionStatus">,
+  account: string,
+): CycleAction[] {
+  return report.actions.filter((a) => {
+    if (a.outcome === "rejected") return true;
+    if (a.outcome !== "unknown") return false;
+    const nonce = a.request.nonce;
+    return typeof nonce !== "number" || journal.submissionStatus(account, nonce) !== "landed";
+  });
+}
+
 /** "strategy: reason" of each failed run, for a notice or a log line. */
 export function failedRunsText(runs: CycleReport["decisions"]): string {
   return runs.map((d) => `${d.decision.strategy}: ${d.decision.reason}`).join("; ");

@@ -643,6 +643,17 @@ export class Journal {
     this.submissionWrites++;
   }
 
+  /**
+   * The status now of `account`'s submission sent with `nonce` (pending, accepted, rejected, unknown,
+   * landed, absent), or undefined when none was journaled: reconciliation may have settled it since.
+   */
+  submissionStatus(account: string, nonce: number): string | undefined {
+    const row = this.sql(
+      "SELECT status FROM submissions WHERE account = ? AND nonce = ? ORDER BY id DESC LIMIT 1",
+    ).get(account, nonce) as { status: string } | undefined;
+    return row?.status;
+  }
+
   /** Whether `account` has a submission of `actionType` whose outcome is not known yet (cheaper than unresolved()). */
   hasUnresolved(account: string, actionType: string): boolean {
     return (

@@ -58,7 +58,7 @@ export function register(program: Command, ctx: CliContext): void {
       const logger = await botLogger(ctx, config);
       const { openInstance } = await import("../../engine/instance.js");
       const { oncePass, iso, lostSlots } = await import("../../engine/scheduler.js");
-      const { failedRuns } = await import("../../engine/cycle.js");
+      const { failedRuns, troubledActions } = await import("../../engine/cycle.js");
       const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
       const { duration } = await import("../../lib/text.js");
       const { scheduledStrategies } = await import("../../engine/daemon.js");
@@ -238,9 +238,9 @@ export function register(program: Command, ctx: CliContext): void {
             for (const rep of [pass.watch.report, stopReport, ...runs.map((r) => r.report)])
               if (rep) unsignSentActions(rep.actions);
           }
-          /** Submissions of a report refused or left unknown (the exit code's 1). */
-          const troubled = (report: { actions: ReadonlyArray<{ outcome: string }> }) =>
-            report.actions.filter((a) => a.outcome === "rejected" || a.outcome === "unknown").length;
+          /** Submissions of a report refused, or still unknown after the pass (the exit code's 1). */
+          const troubled = (report: import("../../engine/cycle.js").CycleReport) =>
+            troubledActions(report, runtime.journal, runtime.account).length;
           // Strategies whose slots went by with nothing run for them (said with the fix below).
           const lost = new Set(lostSlots(plan).map((m) => m.strategy));
           const w = pass.watch;
