@@ -5,6 +5,7 @@
 // `read*` function turns commander's raw strings into checked values, throwing ValidationError (exit
 // 2) before anything is signed or sent. Kept free of heavy imports: it is loaded for `--help`.
 import type { Command } from "commander";
+import { checksumProblem } from "../lib/address.js";
 import { ValidationError } from "../lib/errors.js";
 import { ADDRESS_PATTERN } from "../venue/constants.js";
 import { type Endpoints, type NetworkName, parseNetworkName, resolveEndpoints } from "../venue/networks.js";
@@ -136,6 +137,8 @@ export function readSignerOptions(raw: RawCommonOptions): SignerSelection {
       path: "--account",
       message: `expected 0x followed by 40 hex digits, got ${JSON.stringify(raw.account)}`,
     });
+  } else if (raw.account !== undefined && checksumProblem(raw.account) !== undefined) {
+    issues.push({ path: "--account", message: checksumProblem(raw.account)! });
   }
   if (issues.length > 0) throw new ValidationError(issues);
   return {
@@ -175,6 +178,8 @@ export function parseAddress(text: string | undefined, flag: string): string {
       { path: flag, message: `expected 0x followed by 40 hex digits, got ${JSON.stringify(text)}` },
     ]);
   }
+  const problem = checksumProblem(text);
+  if (problem !== undefined) throw new ValidationError([{ path: flag, message: problem }]);
   return text.toLowerCase();
 }
 

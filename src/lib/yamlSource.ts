@@ -14,6 +14,7 @@ import {
   type Node,
   parseDocument,
   Scalar,
+  visit,
 } from "yaml";
 import { Decimal, isDecimalString } from "./decimal.js";
 import { ConfigError } from "./errors.js";
@@ -237,6 +238,19 @@ export function keepExactNumbers(src: YamlSource): void {
       node.value = /^0x/i.test(source) ? source : exactNumber(source, node.value);
     }
   });
+}
+
+/** The line of the first alias `*name` in the file, or undefined. */
+export function aliasLine(src: YamlSource, name: string): number | undefined {
+  let line: number | undefined;
+  visit(src.doc, {
+    Alias(_key, node) {
+      if (node.source !== name) return undefined;
+      line = lineOfNode(src, node);
+      return visit.BREAK;
+    },
+  });
+  return line;
 }
 
 function lineOfNode(src: YamlSource, node: Node | null | undefined): number | undefined {

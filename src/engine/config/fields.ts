@@ -2,6 +2,7 @@
 // decimal strings, addresses, durations in minutes. Kept here so the bot schema and every strategy's
 // params schema speak the same language, and so the generated JSON Schema describes them the same way.
 import * as z from "zod";
+import { checksumProblem } from "../../lib/address.js";
 import { type Decimal, parseDecimal } from "../../lib/decimal.js";
 import { ADDRESS_PATTERN, HYPE_WEI_DECIMALS } from "../../venue/constants.js";
 
@@ -77,6 +78,10 @@ export const address = () =>
   z
     .string()
     .regex(ADDRESS, { error: "expected a 0x-prefixed 40-hex-digit address" })
+    .superRefine((a, ctx) => {
+      const problem = checksumProblem(a);
+      if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+    })
     .transform((a) => a.toLowerCase());
 
 /**

@@ -14,6 +14,7 @@ import type { LogFormat, LogLevel } from "../../lib/log.js";
 import { registerSecretVariables } from "../../lib/secrets.js";
 import { defaultStateDir } from "../../lib/stateDb.js";
 import {
+  aliasLine,
   formatKeyPath,
   interpolateEnv,
   keepExactNumbers,
@@ -223,6 +224,16 @@ async function readSource(
   try {
     data = src.doc.toJS({ maxAliasCount: 1000 }) as unknown;
   } catch (err) {
+    // An alias whose anchor is not set above it (a fat-finger trial's `*amt` was called an alias bomb).
+    const unresolved = err instanceof Error ? /^Unresolved alias.*: (.+)$/.exec(err.message) : null;
+    if (unresolved?.[1] !== undefined) {
+      const name = unresolved[1];
+      throw new ConfigError(
+        `*${name} names no anchor: &${name} must be set above it in this file (anchors do not reach across files)`,
+        { file, line: aliasLine(src, name) ?? 1 },
+        { cause: err },
+      );
+    }
     // The yaml library refuses alias bombs ("billion laughs") with a plain ReferenceError.
     if (!(err instanceof Error) || !/alias/i.test(err.message)) throw err;
     throw new ConfigError(

@@ -5,7 +5,7 @@
 import { Decimal } from "../../lib/decimal.js";
 import { DEFAULT_TWAP_BUY_RESERVE } from "../allocate.js";
 import { DEFAULT_USER_SIGNED_GRACE_MS } from "../reconcile.js";
-import { scheduleWarnings } from "../schedule.js";
+import { CronSchedule, scheduleWarnings } from "../schedule.js";
 import { DEFAULT_VENUE_RULES, type VenueRules } from "../snapshot.js";
 import { strategyConflicts } from "../strategies/shared.js";
 import { isUsdStablecoin } from "../usd.js";
@@ -214,6 +214,10 @@ export function strategyWarnings(
       );
     }
   }
+  if (s.enabled && s.kind === "twap-accumulate" && typeof s.schedule === "string") {
+    const pace = dcaPaceWarning(s.name, s.schedule, s.params as DcaPaceParams);
+    if (pace !== undefined) out.push(pace);
+  }
   if (s.enabled && typeof s.schedule === "string")
     for (const w of scheduleWarnings(s.schedule))
       out.push(`strategy ${s.name}: schedule "${s.schedule}": ${w}`);
@@ -252,4 +256,63 @@ export function strategyWarnings(
         "the strategy sends nothing until it names the real account; a staking link is permanent.",
     );
   return out;
+}
+
+interface DcaPaceParams {
+  amountUsd?: unknown;
+  side?: unknown;
+  twap?: { minutes?: unknown };
+}
+
+/** More DCA runs a day than this (more than hourly) is said with what they spend a day. */
+const DCA_RUNS_A_DAY = 24;
+const DAY_MS = 24 * HOUR_MS;
+/** A week from a Monday, 00:00 UTC: long enough for weekday schedules, the same answer every time. */
+const PACE_FROM = Date.UTC(2025, 0, 6);
+const PACE_SPAN_MS = 7 * DAY_MS;
+
+/**
+ * A DCA whose schedule fires more often than its TWAP lasts, or more than hourly: each run spends
+ * amountUsd, and a run is skipped only while its last TWAP runs, so it trades back to back (a user's
+ * `"* * * * *"` meant for a daily DCA bought 12 × 150 USD in a day with no word said; only the budget
+ * and limits.maxDailyNotionalUsd bound it). Said with the runs and the amount a day.
+ */
+function dcaPaceWarning(name: string, expression: string, p: DcaPaceParams): string | undefined {
+  const minutes = typeof p.twap?.minutes === "number" ? p.twap.minutes : undefined;
+  if (minutes === undefined || !(p.amountUsd instanceof Decimal)) return undefined;
+  let schedule: CronSchedule;
+  try {
+    schedule = new CronSchedule(expression);
+  } catch {
+    return undefined; // the loader says what is wrong with it
+  }
+  const twapMs = minutes * 60_000;
+  // The shortest gap between two slots (the first few hundred are enough to see the pattern).
+  let gap = Number.POSITIVE_INFINITY;
+  let at = schedule.next(PACE_FROM - 1);
+  for (let i = 0; i < 500 && at !== undefined && at < PACE_FROM + PACE_SPAN_MS; i++) {
+    const after = schedule.next(at);
+    if (after === undefined) break;
+    gap = Math.min(gap, after - at);
+    at = after;
+  }
+  // Runs in the week: the next one starts at the first slot once the last TWAP has ended.
+  let runs = 0;
+  for (let t = schedule.next(PACE_FROM - 1); t !== undefined && t < PACE_FROM + PACE_SPAN_MS; ) {
+    runs++;
+    t = schedule.next(t + twapMs - 1);
+  }
+  const perDay = runs / 7;
+  if (!(gap < twapMs) && perDay <= DCA_RUNS_A_DAY) return undefined;
+  const verb = p.side === "sell" ? "sells" : "buys";
+  const daily = p.amountUsd.times(perDay).toDecimalPlaces(0, Decimal.ROUND_HALF_UP);
+  const why =
+    gap < twapMs
+      ? `fires every ${span(gap)}, more often than its ${minutes}-minute TWAP lasts: a new TWAP starts as soon as the last ends`
+      : `runs more than hourly`;
+  return (
+    `strategy ${name}: schedule "${expression}" ${why}, about ${+perDay.toFixed(1)} runs a day of amountUsd ${p.amountUsd.toFixed()}: ` +
+    `it ${verb} about ${daily.toFixed()} USD a day, bounded only by budgetUsd and limits.maxDailyNotionalUsd. ` +
+    `If you meant a daily DCA, write e.g. "0 9 * * *" (every day at 09:00 UTC).`
+  );
 }

@@ -348,8 +348,16 @@ export const validatorStaking = defineStrategy({
     // Said with every decision (a decision of its own would settle a slot the others defer).
     // An address the venue does not list, in allow or deny: a typo? (a mistyped deny entry denies
     // nothing: a new user's denied validator took the stake without a word).
-    const unlisted = (["allow", "deny"] as const)
-      .map((key) => [key, params[key].filter((a) => !infos.has(a))] as const)
+    // limits.validatorAllowlist too: a mistyped entry moves stake off the validator it meant (a
+    // fat-finger trial's one wrong digit undelegated 400 HYPE from Hypurr Labs without a word).
+    const unlisted = (
+      [
+        ["allow", params.allow],
+        ["deny", params.deny],
+        ["limits.validatorAllowlist", snapshot.validatorAllowlist ?? []],
+      ] as const
+    )
+      .map(([key, list]) => [key, list.filter((a) => !infos.has(a))] as const)
       .filter(([, list]) => list.length > 0);
     const noted = (ds: Decision[]): Decision[] =>
       unlisted.length === 0

@@ -233,6 +233,34 @@ describe("configuration errors name the file, the line, the key path and what wa
     expect(dup[0]).toMatchObject({ line: 3, message: "invalid YAML: Map keys must be unique" });
   });
 
+  it("an address in mixed case whose case is not its EIP-55 checksum (one digit mistyped from an explorer) is refused at its line", async () => {
+    const dir = tempFiles({
+      "link.yaml":
+        'name: link\nkind: link-staking\nschedule: "0 12 * * *"\nparams:\n  counterparty: "0x70997970C51812dc3A010C7d01b50e0d17dc79C9"\n',
+      "ok.yaml":
+        'name: link\nkind: link-staking\nschedule: "0 12 * * *"\nparams:\n  counterparty: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"\n',
+    });
+    const issues = await failure(loadStrategyFile(join(dir, "link.yaml"), {}));
+    expect(issues.map((i) => [i.line, i.keyPath])).toEqual([[5, "params.counterparty"]]);
+    expect(issues[0]?.message).toMatch(/is written in mixed case but its case is not its EIP-55 checksum/);
+    // The same address with its checksum, or in one case, loads (lower-cased).
+    const ok = await loadStrategyFile(join(dir, "ok.yaml"), {});
+    expect((ok.params as { counterparty: string }).counterparty).toBe(
+      "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+    );
+  });
+
+  it("an alias whose anchor is not set above it is named at its line (it was called an alias bomb at line 1)", async () => {
+    const dir = tempFiles({
+      "dca.yaml":
+        'name: dca\nkind: twap-accumulate\nschedule: "0 9 * * *"\nparams:\n  coin: PURR\n  quote: USDC\n  side: buy\n  amountUsd: *amt\n',
+    });
+    const issues = await failure(loadStrategyFile(join(dir, "dca.yaml"), {}));
+    expect(issues.map((i) => [i.line, i.message])).toEqual([
+      [8, "*amt names no anchor: &amt must be set above it in this file (anchors do not reach across files)"],
+    ]);
+  });
+
   it("strategy files: kind typo, weights, TWAP block, cron, params", async () => {
     const kind = await failure(loadStrategyFile(fixture("bad-strategy/kind-typo.yaml"), {}));
     expect(kind).toEqual([

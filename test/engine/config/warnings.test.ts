@@ -199,3 +199,37 @@ describe("a newcomer's zero", () => {
     expect(strategyWarnings(staking())).toEqual([]);
   });
 });
+
+describe("a DCA scheduled more often than its TWAP lasts (a fat-finger trial: every minute for daily)", () => {
+  const dca = (schedule: string, minutes: number, side = "buy") =>
+    ({
+      name: "dca",
+      kind: "twap-accumulate",
+      enabled: true,
+      schedule,
+      params: { coin: "PURR", quote: "USDC", side, amountUsd: parseDecimal("150"), twap: { minutes } },
+    }) as never;
+  const pace = (w: string[]) => w.filter((x) => x.includes("runs a day"));
+
+  it("says what it spends a day: every minute with a 120-minute TWAP is 12 runs, 1,800 USD", () => {
+    expect(pace(strategyWarnings(dca("* * * * *", 120)))).toEqual([
+      'strategy dca: schedule "* * * * *" fires every 1 min, more often than its 120-minute TWAP lasts: a new TWAP starts as soon as the last ends, about 12 runs a day of amountUsd 150: it buys about 1800 USD a day, bounded only by budgetUsd and limits.maxDailyNotionalUsd. If you meant a daily DCA, write e.g. "0 9 * * *" (every day at 09:00 UTC).',
+    ]);
+    expect(pace(strategyWarnings(dca("0 * * * *", 120, "sell")))).toEqual([
+      expect.stringMatching(
+        /fires every 1 h, more often than its 120-minute TWAP .* about 12 runs a day .* it sells about 1800 USD a day/,
+      ),
+    ]);
+  });
+
+  it("says more than hourly runs with their daily amount, and stays quiet for hourly and daily DCAs", () => {
+    expect(pace(strategyWarnings(dca("*/10 * * * *", 5)))).toEqual([
+      expect.stringMatching(
+        /"\*\/10 \* \* \* \*" runs more than hourly, about 144 runs a day of amountUsd 150: it buys about 21600 USD a day/,
+      ),
+    ]);
+    expect(pace(strategyWarnings(dca("0 * * * *", 30)))).toEqual([]);
+    expect(pace(strategyWarnings(dca("30 8 * * *", 120)))).toEqual([]);
+    expect(pace(strategyWarnings(dca("0 9 * * 1-5", 600)))).toEqual([]);
+  });
+});

@@ -451,6 +451,28 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
       ["delegate", C, "10"],
     ]);
     expect(decisions[0]?.reason).toMatch(/is not in limits\.validatorAllowlist/);
+    expect(decisions.every((d) => !d.reason.includes("note:"))).toBe(true);
+    // An allowlist entry the venue does not list (one digit of A mistyped: a fat-finger trial's stake
+    // left the validator it meant without a word) is said with each decision.
+    const typo = `${A.slice(0, -1)}${A.endsWith("f") ? "e" : "f"}`;
+    const mistyped = run(
+      {
+        validatorAllowlist: [C, typo],
+        delegations: [
+          { validator: A, amount: 300 },
+          { validator: C, amount: 133 },
+        ],
+      } as SnapshotSpec,
+      { validators: 3 },
+    );
+    expect(moves(mistyped)[0]).toEqual(["undelegate", A, "300"]);
+    expect(
+      mistyped.every((d) =>
+        d.reason.includes(
+          `(note: limits.validatorAllowlist names ${typo}, which the venue does not list as a validator: a typo?)`,
+        ),
+      ),
+    ).toBe(true);
   });
 
   it("4. maxStakeMovePerDay reduces a delegation, and reduces or blocks a funding pair together", () => {
