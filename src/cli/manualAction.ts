@@ -169,11 +169,15 @@ function report(
   opts: { json: boolean; network: NetworkName; note: (m: string) => void; sign: boolean },
 ): void {
   const { request } = outcome;
+  // For a sub-account or vault the key signs with vaultAddress (it may be the master's own key, or an
+  // API wallet of the master); otherwise a key that is not the account's is one of its API wallets.
   const who =
-    request.signer === request.account
+    request.signer === request.account || request.vaultAddress !== undefined
       ? `signed by ${request.signer}`
       : `signed by API wallet ${request.signer} for ${request.account}`;
-  const vault = request.vaultAddress ? ` (vault ${request.vaultAddress})` : "";
+  const vault = request.vaultAddress
+    ? ` for sub-account or vault ${request.vaultAddress} (vaultAddress)`
+    : "";
 
   if (outcome.status === "dry-run") {
     if (opts.sign) {

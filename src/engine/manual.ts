@@ -32,6 +32,7 @@ import {
 import { VenueClock } from "../venue/clockSkew.js";
 import { SPOT_ASSET_OFFSET, TWAP_MAX_MINUTES_DEFAULT } from "../venue/constants.js";
 import { actionDef } from "../venue/exchange/actions/index.js";
+import { resolveAuthority } from "../venue/exchange/authority.js";
 import { type ExchangeCall, ExchangeClient, type ExchangeOutcome } from "../venue/exchange/client.js";
 import { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
@@ -140,8 +141,25 @@ export type ManualResult =
  * client refuses (exit 2), before the state folder is touched.
  */
 export async function executeManualAction(i: ManualActionInput): Promise<ManualResult> {
-  const { config, live, account } = i;
+  const { config, live } = i;
   const now = i.clock ?? Date.now;
+  // Who is acted for, and how. A multi-account trial: a manual TWAP "for" a sub-account named by
+  // `account:` went to the master (no vaultAddress), and a lost answer of a TWAP sent with --vault was
+  // looked for on the master, judged absent, and could be sent again.
+  // - --vault names the sub-account or vault acted for: it is the account (journal, reconciliation,
+  //   limits) and every L1 action carries it, as the user wrote (the venue checks the key may).
+  // - Else an L1 action for an account that is not the key's own asks the venue, as a bot's runtime
+  //   does (../venue/exchange/authority.ts), whether it is a sub-account or vault (then vaultAddress)
+  //   and whether the key may act for it. A user-signed action for another account is refused by the
+  //   client before anything is read (only the account's own key signs those).
+  const l1 = i.call.type === "twapOrder" || i.call.type === "twapCancel";
+  const vaultFlag = l1 ? (i.call as { vaultAddress?: string }).vaultAddress?.toLowerCase() : undefined;
+  const account = vaultFlag ?? i.account.toLowerCase();
+  let defaultVault = vaultFlag;
+  if (vaultFlag === undefined && l1 && account !== i.signer.address.toLowerCase()) {
+    const authority = await resolveAuthority(i.venue.info(), i.signer.address, account);
+    if ("vaultAddress" in authority) defaultVault = authority.vaultAddress;
+  }
   const network = i.venue.network;
   let db: StateDatabase | undefined;
   let scratch: StateDatabase | undefined;
@@ -157,6 +175,7 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
       network,
       signer: i.signer,
       account,
+      ...(defaultVault === undefined ? {} : { vaultAddress: defaultVault }),
       nonces,
       clock: now,
       venueNow: () => i.venue.clock.now(),
@@ -294,10 +313,8 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
     const decisionId = record("allowed");
     let outcome: ExchangeOutcome<unknown> | undefined;
     const call = i.call;
-    const vaultAddress =
-      (call.type === "twapOrder" || call.type === "twapCancel") && call.vaultAddress !== undefined
-        ? call.vaultAddress
-        : undefined;
+    // Every L1 action for a sub-account or vault carries it (whether or not --vault named it).
+    const vaultAddress = call.type === "twapOrder" || call.type === "twapCancel" ? defaultVault : undefined;
     let action: Awaited<ReturnType<typeof executeIntent>>;
     try {
       action = await executeIntent(

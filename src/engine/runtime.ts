@@ -31,6 +31,9 @@ import type { Strategy } from "./strategies/registry.js";
 import { configTransport } from "./transport.js";
 import { LEARN_WINDOW, rulesWithVenueMinimum } from "./twapMinimum.js";
 
+/** Strategy kinds whose actions are user-signed (staking): an API wallet or a sub-account's key cannot send them. */
+const USER_SIGNED_KINDS: ReadonlySet<string> = new Set(["validator-staking", "link-staking"]);
+
 export interface RuntimeOptions {
   config: LoadedConfig;
   env: NodeJS.ProcessEnv;
@@ -132,7 +135,17 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       await transport.close();
       throw err;
     }
-    if (authority.kind !== "own") o.logger.info({ authority: authority.kind }, describeAuthority(authority));
+    if (authority.kind !== "own") {
+      o.logger.info({ authority: authority.kind }, describeAuthority(authority));
+      // Staking actions are user-signed: only the account's own key signs them. Said once at start
+      // (a multi-account trial's API wallet had every staking run refused, exit 1, with no word before).
+      const staking = config.strategies.filter((s) => s.enabled && USER_SIGNED_KINDS.has(s.kind));
+      if (staking.length > 0)
+        o.logger.warn(
+          `${staking.map((s) => s.name).join(", ")}: staking actions (tokenDelegate, cDeposit, cWithdraw, linking) are signed by an account's own key only; ` +
+            `with ${describeAuthority(authority)} each of their runs is refused before signing. Run them from a bot file whose key is ${account}'s own, or disable them here.`,
+        );
+    }
   }
   // Without a key (plan --unsigned), what a key would add to L1 requests: a sub-account or vault is
   // always acted for with vaultAddress (whichever key signs), and the time to live.

@@ -297,7 +297,9 @@ describe("dry run --sign", () => {
     const b = body(run);
     expect(b.vaultAddress).toBe(vault);
     expect(independentL1Signer(b, "testnet")).toBe(AGENT_ADDRESS);
-    expect(run.stderr).toContain(`API wallet ${AGENT_ADDRESS}`);
+    expect(run.stderr).toContain(
+      `signed by ${AGENT_ADDRESS} for sub-account or vault ${vault} (vaultAddress)`,
+    );
   });
 
   it("reads the key from a keystore file with a password file", async () => {

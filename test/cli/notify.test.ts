@@ -146,7 +146,7 @@ describe("notifications from hlbot run", () => {
         sent: expect.stringMatching(/^sell [\d.]+ of asset 10107 over \d+ min$/),
       });
       await until("the same on Telegram", () => texts().some((t) => /twapOrder .* accepted/.test(t)));
-      expect(texts()[0]).toMatch(/^hlbot: daemon started \(live\)/);
+      expect(texts()[0]).toMatch(/^hlbot \(testnet 0x[0-9a-f]{4}…[0-9a-f]{4}\): daemon started \(live\)/);
       // Discord never answers (2-s timeout); the cycles that ran meanwhile took their usual time.
       expect(dead.requests.length).toBeGreaterThan(0);
       const cycles = stderr

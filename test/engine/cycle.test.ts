@@ -14,6 +14,7 @@ import {
   startTestBot,
   type TestBot,
 } from "../helpers/bot.js";
+import { captureLogger } from "../helpers/logs.js";
 
 let bot: TestBot | undefined;
 const STAKING = {
@@ -575,8 +576,10 @@ describe("engine cycle against the simulator", () => {
 describe("an intent the client refuses before signing", () => {
   it("fails only its own strategy (an API-wallet key cannot sign staking actions); the others still run", async () => {
     const account = "0x2222222222222222222222222222222222222222";
+    const { logger, warnings } = captureLogger();
     bot = await startTestBot({
       mode: "live",
+      logger,
       configExtra: { account },
       // The key must be an API wallet of the account: any other key is refused before the first cycle.
       beforeOpen: (sim, address) => {
@@ -601,6 +604,16 @@ describe("an intent the client refuses before signing", () => {
         REBALANCE,
       ],
     });
+    // Said once when the bot opens (a multi-account trial saw only each run refused).
+    expect(
+      warnings()
+        .map((l) => l.msg)
+        .filter((m) => m.includes("own key")),
+    ).toEqual([
+      expect.stringMatching(
+        /^staking: staking actions \(tokenDelegate, cDeposit, cWithdraw, linking\) are signed by an account's own key only; with API wallet 0x[0-9a-f]{40} of 0x2{40} each of their runs is refused before signing/,
+      ),
+    ]);
     bot.sim.setPrice("@107", "40");
     const report = await cycle(bot);
     const byStrategy = Object.fromEntries(report.actions.map((a) => [a.strategy, a]));

@@ -109,11 +109,12 @@ describe("notification channels", () => {
     });
     expect(byPath.get(`/bot${TOKEN}/sendMessage`)!.json).toEqual({
       chat_id: "-1001234",
-      text: "hlbot: test message from `hlbot notify test`\nIf you read this, notifications reach you.",
+      text: "hlbot (testnet 0x0000…00aa): test message from `hlbot notify test`\nIf you read this, notifications reach you.",
       disable_web_page_preview: true,
     });
     expect(byPath.get(DISCORD_PATH)!.json).toEqual({
-      content: "hlbot: test message from `hlbot notify test`\nIf you read this, notifications reach you.",
+      content:
+        "hlbot (testnet 0x0000…00aa): test message from `hlbot notify test`\nIf you read this, notifications reach you.",
       allowed_mentions: { parse: [] },
     });
     expect(log.attempts.map((a) => [a.channel, a.outcome, a.status]).sort()).toEqual([

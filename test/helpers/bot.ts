@@ -35,6 +35,8 @@ export interface TestBotOptions {
   beforeOpen?: (sim: Simulator, address: string) => void;
   /** The bot's clock runs this far ahead of the simulator's (default 0). */
   clockOffsetMs?: number;
+  /** The runtime's logger (default: silent). */
+  logger?: import("pino").Logger;
 }
 
 export async function startTestBot(o: TestBotOptions): Promise<TestBot> {
@@ -74,7 +76,7 @@ export async function startTestBot(o: TestBotOptions): Promise<TestBot> {
       config,
       env,
       mode,
-      logger: silentLogger(),
+      logger: o.logger ?? silentLogger(),
       clock: () => sim.now() + clockOffsetMs,
       budget: null,
       resend: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2, rateLimitDelayMs: 1 },

@@ -33,9 +33,15 @@ export interface Channel {
 const DISCORD_MAX = 2000;
 const TELEGRAM_MAX = 4096;
 
-/** The message as people read it: a title line and the details. */
+/**
+ * The message as people read it: a title line and the details, named by network and account (a
+ * multi-account trial's bots for a master and a sub-account, with the same strategy names, sent
+ * alerts no one could tell apart; only the webhook's JSON named them).
+ */
 export function plainText(event: NotifyEvent, max: number): string {
-  const text = `hlbot: ${event.title}${event.text ? `\n${event.text}` : ""}`;
+  const a = event.account;
+  const who = /^0x[0-9a-f]{40}$/i.test(a) ? `${a.slice(0, 6)}…${a.slice(-4)}` : a;
+  const text = `hlbot (${event.network} ${who}): ${event.title}${event.text ? `\n${event.text}` : ""}`;
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 

@@ -46,9 +46,11 @@ export async function resolveAuthority(
 ): Promise<Authority> {
   const signer = normalizeAddress(signerAddress, "signer");
   const account = normalizeAddress(accountAddress, "account");
-  // A key acting as its own account needs no question (and costs no request weight). Were it an API
-  // wallet, its own address holds nothing, so strategies would find nothing to act on.
-  if (account === signer) return { kind: "own", signer, account };
+  // A key acting as its own account: asked only whether it is an API wallet. Its own address then
+  // holds nothing, and a bot whose `account` was left empty (init's `${HLBOT_ACCOUNT:-}` unset under
+  // cron) skipped every run for "no USDC available" with exit 0 (a multi-account trial).
+  if (account === signer)
+    return decideAuthority(signer, await info.userRole({ user: signer }, signal), account, undefined);
   const [signerRole, accountRole] = await Promise.all([
     info.userRole({ user: signer }, signal),
     info.userRole({ user: account }, signal),

@@ -65,12 +65,16 @@ async function refusal(signer: string, account: string): Promise<string> {
 
 describe("resolveAuthority (userRole of the key and of the account)", () => {
   it("the account's own key, or an API wallet of it, acts without vaultAddress", async () => {
-    // No request when the key is the account; an API wallet's own address would hold nothing. When the
-    // roles are known anyway, an API wallet as its own account is refused with the fix.
+    // An API wallet as its own account (the bot file's `account` left empty) is refused with the fix:
+    // its own address holds nothing, and every run skipped for "no USDC available" with exit 0 (a
+    // multi-account trial). The key's own account is asked for that one role.
     expect(() =>
       decideAuthority(ADDR.agent, { role: "agent", data: { user: ADDR.trader } }, ADDR.agent, undefined),
     ).toThrow(`set \`account: ${ADDR.trader}\``);
+    expect(await refusal(ADDR.agent, ADDR.agent)).toMatch(`the key is an API wallet of ${ADDR.trader}`);
     expect(await resolveAuthority(info, ADDR.trader, ADDR.trader)).toMatchObject({ kind: "own" });
+    // A fresh key the venue does not know yet is its own account.
+    expect(await resolveAuthority(info, ADDR.stranger, ADDR.stranger)).toMatchObject({ kind: "own" });
     const agent = await resolveAuthority(info, ADDR.agent, ADDR.trader);
     expect(agent).toEqual({ kind: "agent", signer: ADDR.agent, account: ADDR.trader });
   });
