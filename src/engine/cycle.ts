@@ -35,7 +35,6 @@ import { isIntent } from "./intents.js";
 import type { Guard, Journal } from "./journal.js";
 import { newCycleId } from "./journal.js";
 import {
-  KILL_SWITCH_STRATEGY,
   type KillSwitchState,
   killSwitchCancels,
   killSwitchState,
@@ -581,21 +580,12 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     const cancels: Intent[] = [];
     if (cancelRunning) {
       const why = `kill switch engaged${killSwitch.detail ? ` (${killSwitch.detail})` : ""}`;
+      // Each running TWAP's cancel is sent, also while an earlier cancel's outcome is unknown: a second
+      // cancel of one TWAP is harmless (the venue refuses whichever comes after it ended), and waiting
+      // for a lost one held every cancel of an urgent stop (a seller's trial: two sales kept selling
+      // while `hlbot stop --cancel-twaps` exited 0).
       for (const d of killSwitchCancels(snapshot.twaps, why)) {
         if (d.kind === "skip") record(deps, report, cycleId, d, "skipped");
-        else if (blocked.has(KILL_SWITCH_STRATEGY))
-          record(
-            deps,
-            report,
-            cycleId,
-            {
-              kind: "skip",
-              strategy: d.strategy,
-              considered: d.kind,
-              reason: `${d.reason}; waiting: an earlier cancellation is not reconciled yet`,
-            },
-            "skipped",
-          );
         else cancels.push(d);
       }
     }
@@ -656,7 +646,9 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         notSentSkip("hlbot is stopping", true);
         continue;
       }
-      if (failedStrategies.has(intent.strategy)) {
+      // Cancels go on: each stops a TWAP of its own, and one cancel lost in an outage held the kill
+      // switch's cancel of every other TWAP (a seller's trial: a PURR sale kept selling).
+      if (failedStrategies.has(intent.strategy) && intent.kind !== "twapCancel") {
         notSentSkip("an earlier action of this strategy in this cycle was not accepted", false);
         continue;
       }

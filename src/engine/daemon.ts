@@ -48,7 +48,7 @@ export type DaemonRuntime = Pick<
   "facts" | "refreshFacts" | "cycleDeps" | "clock" | "journal" | "account" | "exchange"
 > & {
   config?: Pick<Runtime["config"], "schedule"> & {
-    limits?: Pick<Runtime["config"]["limits"], "killSwitchFile" | "keepOnSpot">;
+    limits?: Pick<Runtime["config"]["limits"], "killSwitchFile" | "keepOnSpot" | "killSwitchCancelRunning">;
   };
   /** The venue's clock (VenueClock), compared with ours every minute. */
   venueClock?: { readonly skew: SkewBounds | undefined; now?(): number | undefined };
@@ -733,9 +733,51 @@ export class Daemon {
     for (const wake of waiters) wake();
   }
 
+  /**
+   * Whether the running TWAPs were cancelled since the kill switch was last seen engaged (with
+   * limits.killSwitchCancelRunning): undefined while it is released.
+   */
+  private stopCancelsDone: boolean | undefined;
+
+  /**
+   * With limits.killSwitchCancelRunning, the running TWAPs are cancelled at the first watch after the
+   * switch is engaged (`touch STOP`, `hlbot stop`), then at each watch until every cancel was accepted.
+   * A seller's trial: the daemon cancelled nothing until the strategy's next slot, hours later, while
+   * a sale kept filling (`hlbot once` cancels at once; README says the file is the same as `hlbot stop`).
+   */
+  private async cancelForKillSwitch(): Promise<void> {
+    const limits = this.runtime.config?.limits;
+    if (limits?.killSwitchCancelRunning !== true || limits.killSwitchFile === undefined) return;
+    if (!killSwitchState(limits.killSwitchFile).engaged) {
+      this.stopCancelsDone = undefined;
+      return;
+    }
+    if (this.stopCancelsDone === true) return;
+    const facts = await this.runtime.facts(this.reads.signal);
+    const deps = {
+      ...this.runtime.cycleDeps(facts),
+      logger: this.logger,
+      ...(this.metrics ? { metrics: this.metrics } : {}),
+    };
+    const report = await runCycle(deps, {
+      trigger: "run",
+      strategies: [],
+      killSwitchActive: true,
+      cancelRunning: true,
+      signal: this.signal,
+      readSignal: this.reads.signal,
+    });
+    logDecisions(this.logger.child({ cycle: report.cycleId, trigger: "kill switch" }), report);
+    this.notices?.watched(report);
+    this.stopCancelsDone =
+      report.decisions.every((d) => d.guard !== "skipped") &&
+      report.actions.every((a) => a.outcome === "accepted" || a.outcome === "dry-run");
+  }
+
   /** One watch of running TWAPs' guards. Never rejects. */
   private async runWatch(): Promise<void> {
     try {
+      await this.cancelForKillSwitch();
       // Nothing to read while no guarded TWAP of ours runs, none spends a floored token and none has a
       // lost answer (the journal says so).
       if (

@@ -13,6 +13,7 @@
 import type { Logger } from "pino";
 import { Decimal } from "../lib/decimal.js";
 import { describeError } from "../lib/errors.js";
+import { filledByTwap } from "../venue/info/methods/userTwapSliceFills.js";
 import type { CycleDeps, CycleReport } from "./cycle.js";
 import { runCycle } from "./cycle.js";
 import type { Decision, TwapCancelIntent, TwapGuard } from "./intents.js";
@@ -332,9 +333,16 @@ export async function watchRunningTwaps(
   const checked = targets.length + floored.length;
   if (checked === 0) return { checked: 0, report: undefined };
   // One read of the mids serves the price guards and the floors; the balances only for the floors.
-  const [mids, spot] = await Promise.all([
+  const [mids, spot, sliceFills] = await Promise.all([
     deps.info.allMids({}, o.signal) as Promise<Record<string, string>>,
     floored.length > 0 ? deps.info.spotClearinghouseState({ user: deps.account }, o.signal) : undefined,
+    // What the floored TWAPs filled so far: unreadable, their rest is taken by their time left.
+    floored.length > 0
+      ? deps.info.userTwapSliceFills({ user: deps.account }, o.signal).then(filledByTwap, (err: unknown) => {
+          if (o.signal?.aborted) throw err;
+          return undefined;
+        })
+      : undefined,
   ]);
   const midOf = (coin: string) => (mids[coin] === undefined ? undefined : new Decimal(mids[coin]));
   const hit = targets.filter((t) => {
@@ -347,7 +355,8 @@ export async function watchRunningTwaps(
   // The account's totals as read here: the cycle's snapshot below is the strategy's view, capped by its
   // capital (a review: a cancel said "the account holds 3000 USDC", its capital, where it held 5,330).
   const spotTotal = (token: string) => (spot === undefined ? new Decimal(0) : totalOf(spot.balances, token));
-  const under = spot === undefined ? [] : floorBreaches(floored, spotTotal, midOf, now);
+  const under =
+    spot === undefined ? [] : floorBreaches(floored, spotTotal, midOf, now, (id) => sliceFills?.get(id));
   if (hit.length === 0 && under.length === 0) return { checked, report: undefined };
   const names = new Set([...hit.map((t) => t.strategy), ...under.map((t) => t.strategy)]);
   const run: Strategy[] = [];
@@ -437,23 +446,27 @@ function totalOf(balances: ReadonlyArray<{ coin: string; total: string }>, token
 
 /**
  * The targets whose token the account would hold less than its floor of once they (and the others
- * spending it) have spent what they may still spend: its part of the TWAP's time left (an even pace), a
- * buy at the mid (unknown mid: the whole token). Already under the floor counts whatever the pace says.
+ * spending it) have spent what they may still spend: its size less what its slices filled (`filledOf`;
+ * unknown: its part of the TWAP's time left, an even pace), a buy at the mid (unknown mid: the whole
+ * token). Already under the floor counts whatever the pace says.
+ * By the time left alone, a sale sized down to the floor that ran ahead of an even pace (randomized
+ * slices) looked like it would sell through it: a seller's trial had every daily TWAP cancelled.
  */
 export function floorBreaches(
   targets: readonly FloorTarget[],
   totalOf: (token: string) => Decimal,
   midOf: (coin: string) => Decimal | undefined,
   now: number,
+  filledOf: (twapId: number) => Decimal | undefined = () => undefined,
 ): FloorTarget[] {
   const restOf = (t: FloorTarget) => {
-    const left = Math.min(1, Math.max(0, (t.expectedEnd - now) / (t.minutes * 60_000)));
+    const filled = filledOf(t.twapId);
+    const left =
+      filled === undefined
+        ? t.size.times(Math.min(1, Math.max(0, (t.expectedEnd - now) / (t.minutes * 60_000))))
+        : Decimal.max(0, t.size.minus(filled));
     const mid = midOf(t.coin);
-    return t.side === "sell"
-      ? t.size.times(left)
-      : mid === undefined
-        ? totalOf(t.token)
-        : t.size.times(left).times(mid);
+    return t.side === "sell" ? left : mid === undefined ? totalOf(t.token) : left.times(mid);
   };
   const out: FloorTarget[] = [];
   for (const token of new Set(targets.map((t) => t.token))) {
@@ -489,7 +502,9 @@ function floorCancels(
   // Only what the venue still runs spends: a TWAP of ours cancelled by hand, or ended, counts for nothing
   // (a review: its even-pace rest, from the journal, could have other TWAPs cancelled).
   const live = all.filter((t) => snapshot.twaps.some((r) => r.twapId === t.twapId));
-  const still = new Set(floorBreaches(live, totalOf, midOf, now).map((t) => t.twapId));
+  const still = new Set(
+    floorBreaches(live, totalOf, midOf, now, (id) => snapshot.twapFilled?.get(id)).map((t) => t.twapId),
+  );
   for (const t of targets) {
     const running = snapshot.twaps.find((r) => r.twapId === t.twapId);
     const total = totalOf(t.token);

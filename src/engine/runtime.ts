@@ -12,7 +12,12 @@ import {
   type StateDatabase,
 } from "../lib/stateDb.js";
 import { VenueClock } from "../venue/clockSkew.js";
-import { type Authority, describeAuthority, resolveAuthority } from "../venue/exchange/authority.js";
+import {
+  type Authority,
+  checkOwnKey,
+  describeAuthority,
+  resolveAuthority,
+} from "../venue/exchange/authority.js";
 import { ExchangeClient } from "../venue/exchange/client.js";
 import { InfoClient } from "../venue/info/client.js";
 import { type NonceSource, NonceStore } from "../venue/nonces.js";
@@ -234,10 +239,17 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     venueClock,
     nonces,
     facts(signal) {
-      facts ??= readAccountFacts(info, account, signal).catch((err: unknown) => {
-        facts = undefined;
-        throw err;
-      });
+      // Read with the venue's metadata, once: a key acting as its own account must not be an API wallet
+      // (checkOwnKey). Not at open, so a daemon starts while the venue is down.
+      facts ??= Promise.all([
+        readAccountFacts(info, account, signal),
+        authority?.kind === "own" ? checkOwnKey(info, authority.signer, signal) : undefined,
+      ])
+        .then(([f]) => f)
+        .catch((err: unknown) => {
+          facts = undefined;
+          throw err;
+        });
       return facts;
     },
     refreshFacts() {

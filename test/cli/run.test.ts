@@ -297,6 +297,10 @@ describe("hlbot run (child process)", () => {
     const rows = await submissions(bot.state);
     expect(rows.map((r) => [r.actionType, r.status])).toEqual([["twapOrder", "accepted"]]);
     expect(twapsOf(bot.address)).toBe(1);
+    // The TWAP it leaves running, unwatched, is said (a seller's trial: the service stopped silently).
+    expect(run.stderr()).toMatch(
+      /hlbot: 1 TWAP this bot placed may still be running on the venue: #\d+ \(rebalance, until \d\d:\d\d UTC\)\. They keep filling/,
+    );
     expect(run.stderr().toLowerCase()).not.toContain(bot.key.slice(2).toLowerCase());
   });
 

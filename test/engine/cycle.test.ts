@@ -573,6 +573,28 @@ describe("engine cycle against the simulator", () => {
   });
 });
 
+describe("an API-wallet key with no account named (a multi-account trial: every run skipped, exit 0)", () => {
+  it("is refused with its master named at the first read of the venue, not when the bot opens", async () => {
+    const master = "0x2222222222222222222222222222222222222222";
+    bot = await startTestBot({
+      mode: "live",
+      beforeOpen: (sim, address) => {
+        sim.core.accounts.addAgent({
+          address,
+          master,
+          name: "bot",
+          validUntil: sim.now() + 86_400_000,
+          approvedAt: sim.now(),
+        });
+      },
+      strategies: [REBALANCE],
+    });
+    await expect(bot.runtime.facts()).rejects.toThrow(
+      `the key is an API wallet of ${master}; set \`account: ${master}\``,
+    );
+  });
+});
+
 describe("an intent the client refuses before signing", () => {
   it("fails only its own strategy (an API-wallet key cannot sign staking actions); the others still run", async () => {
     const account = "0x2222222222222222222222222222222222222222";

@@ -343,6 +343,15 @@ async function runDaemon(
       ctx.exitCode = shutdown.crashed ? 1 : 0;
       why = stopCauseText(shutdown.signal.reason as StopCause | undefined);
     }
+    // TWAPs this bot placed that the venue still runs: they keep filling, unwatched until hlbot runs
+    // again (a seller's trial stopped the service as its exit while a guarded sale ran 4 hours on).
+    if (live) {
+      const left = stillRunningText(runtime.journal, runtime.account, runtime.clock());
+      if (left !== undefined) {
+        logger.warn(left);
+        ctx.stderr(`hlbot: ${left}\n`);
+      }
+    }
     logger.info({ exitCode: ctx.exitCode }, "hlbot run: stopped");
     notices?.stop(ctx.exitCode ?? 0, why);
   } finally {
@@ -366,4 +375,32 @@ function stopCauseText(cause: StopCause | undefined): string {
   if (cause.kind === "signal") return `${cause.signal} received`;
   if (cause.kind === "request") return cause.reason;
   return `an unexpected error: ${describeError(cause.error)}`;
+}
+
+/**
+ * Said when the daemon stops: the TWAPs this bot placed that should still be running (journal, no
+ * network) and were not cancelled, with their guards unwatched until hlbot runs again.
+ */
+function stillRunningText(
+  journal: import("../../engine/journal.js").Journal,
+  account: string,
+  now: number,
+): string | undefined {
+  let rows: ReturnType<typeof journal.runningTwaps>;
+  try {
+    rows = journal.runningTwaps(account, now).filter((r) => !journal.twapCancelled(account, r.twapId, now));
+  } catch {
+    return undefined; // a journal that cannot be read here was said above
+  }
+  if (rows.length === 0) return undefined;
+  const list = rows
+    .map(
+      (r) => `#${r.twapId} (${r.strategy}, until ${new Date(r.expectedEnd).toISOString().slice(11, 16)} UTC)`,
+    )
+    .join(", ");
+  return (
+    `${rows.length} TWAP${rows.length === 1 ? "" : "s"} this bot placed may still be running on the venue: ${list}. ` +
+    "They keep filling, and their guards (twap.maxDeviation, limit prices, limits.keepOnSpot) are watched only while hlbot runs; " +
+    "`hlbot stop --cancel-twaps` cancels them, `hlbot status` shows them."
+  );
 }

@@ -46,16 +46,28 @@ export async function resolveAuthority(
 ): Promise<Authority> {
   const signer = normalizeAddress(signerAddress, "signer");
   const account = normalizeAddress(accountAddress, "account");
-  // A key acting as its own account: asked only whether it is an API wallet. Its own address then
-  // holds nothing, and a bot whose `account` was left empty (init's `${HLBOT_ACCOUNT:-}` unset under
-  // cron) skipped every run for "no USDC available" with exit 0 (a multi-account trial).
-  if (account === signer)
-    return decideAuthority(signer, await info.userRole({ user: signer }, signal), account, undefined);
+  // A key acting as its own account needs no question (and costs no request: a daemon opens while the
+  // venue is down). Whether it is an API wallet is asked by checkOwnKey where the venue is read anyway.
+  if (account === signer) return { kind: "own", signer, account };
   const [signerRole, accountRole] = await Promise.all([
     info.userRole({ user: signer }, signal),
     info.userRole({ user: account }, signal),
   ]);
   return decideAuthority(signer, signerRole, account, accountRole);
+}
+
+/**
+ * For a key acting as its own account: refuses an API wallet (ConfigError naming its master). Its own
+ * address holds nothing, and a bot whose `account` was left empty (init's `${HLBOT_ACCOUNT:-}` unset
+ * under cron) skipped every run for "no USDC available" with exit 0 (a multi-account trial).
+ */
+export async function checkOwnKey(
+  info: UserRoleReader,
+  signerAddress: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  const signer = normalizeAddress(signerAddress, "signer");
+  decideAuthority(signer, await info.userRole({ user: signer }, signal), signer, undefined);
 }
 
 /** The decision of resolveAuthority from the two userRole answers (pure, for tests). */

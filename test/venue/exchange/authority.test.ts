@@ -6,7 +6,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/lib/errors.js";
 import { parseJson } from "../../../src/lib/json.js";
 import { type Simulator, startSimulator } from "../../../src/simulator/index.js";
-import { type Authority, decideAuthority, resolveAuthority } from "../../../src/venue/exchange/authority.js";
+import {
+  type Authority,
+  checkOwnKey,
+  decideAuthority,
+  resolveAuthority,
+} from "../../../src/venue/exchange/authority.js";
 import { ExchangeClient } from "../../../src/venue/exchange/client.js";
 import { InfoClient } from "../../../src/venue/info/client.js";
 import { resolveEndpoints } from "../../../src/venue/networks.js";
@@ -71,10 +76,12 @@ describe("resolveAuthority (userRole of the key and of the account)", () => {
     expect(() =>
       decideAuthority(ADDR.agent, { role: "agent", data: { user: ADDR.trader } }, ADDR.agent, undefined),
     ).toThrow(`set \`account: ${ADDR.trader}\``);
-    expect(await refusal(ADDR.agent, ADDR.agent)).toMatch(`the key is an API wallet of ${ADDR.trader}`);
-    expect(await resolveAuthority(info, ADDR.trader, ADDR.trader)).toMatchObject({ kind: "own" });
+    // Asked by checkOwnKey with the first read of the venue (the runtime's facts), not at open.
+    await expect(checkOwnKey(info, ADDR.agent)).rejects.toThrow(`the key is an API wallet of ${ADDR.trader}`);
+    await expect(checkOwnKey(info, ADDR.trader)).resolves.toBeUndefined();
     // A fresh key the venue does not know yet is its own account.
-    expect(await resolveAuthority(info, ADDR.stranger, ADDR.stranger)).toMatchObject({ kind: "own" });
+    await expect(checkOwnKey(info, ADDR.stranger)).resolves.toBeUndefined();
+    expect(await resolveAuthority(info, ADDR.trader, ADDR.trader)).toMatchObject({ kind: "own" });
     const agent = await resolveAuthority(info, ADDR.agent, ADDR.trader);
     expect(agent).toEqual({ kind: "agent", signer: ADDR.agent, account: ADDR.trader });
   });
