@@ -34,11 +34,7 @@ import type { Decision, Intent, Skip, TwapOrderIntent } from "./intents.js";
 import { isIntent } from "./intents.js";
 import type { Guard, Journal } from "./journal.js";
 import { newCycleId } from "./journal.js";
-import {
-  type KillSwitchState,
-  killSwitchCancels,
-  killSwitchState,
-} from "./killSwitch.js";
+import { type KillSwitchState, killSwitchCancels, killSwitchState } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
 import { checkPriceSanity, DEFAULT_PRICE_SANITY, type PairMemory } from "./priceSanity.js";
 import { type AccountFacts, readSnapshot, summarizeSnapshot } from "./readSnapshot.js";

@@ -12,17 +12,19 @@ import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 describe("a sell TWAP sized down to the keepOnSpot floor", () => {
-  it.each([true, false])("runs to its end (randomize: %s)", async (randomize) => {
-    const dir = scratchDir("hlbot-review-seller-floor-");
-    const scenario = join(dir, "scenario.yaml");
-    writeFileSync(
-      scenario,
-      readFileSync(DEMO_SCENARIO_PATH, "utf8").replace('    HYPE: "1200"\n', '    HYPE: "6000"\n'),
-    );
-    mkdirSync(join(dir, "strategies"));
-    writeFileSync(
-      join(dir, "strategies", "sell.yaml"),
-      `name: hype-sell
+  it.each([true, false])(
+    "runs to its end (randomize: %s)",
+    async (randomize) => {
+      const dir = scratchDir("hlbot-review-seller-floor-");
+      const scenario = join(dir, "scenario.yaml");
+      writeFileSync(
+        scenario,
+        readFileSync(DEMO_SCENARIO_PATH, "utf8").replace('    HYPE: "1200"\n', '    HYPE: "6000"\n'),
+      );
+      mkdirSync(join(dir, "strategies"));
+      writeFileSync(
+        join(dir, "strategies", "sell.yaml"),
+        `name: hype-sell
 kind: twap-accumulate
 schedule: "0 0 * * *"
 params:
@@ -31,10 +33,10 @@ params:
   amountUsd: 100000
   twap: { minutes: 120, randomize: ${randomize} }
 `,
-    );
-    writeFileSync(
-      join(dir, "bot.yaml"),
-      `network: testnet
+      );
+      writeFileSync(
+        join(dir, "bot.yaml"),
+        `network: testnet
 mode: dry-run
 strategies: ./strategies
 state: ./state
@@ -45,29 +47,31 @@ limits:
   keepOnSpot: { HYPE: 5000 }
 log: { level: silent }
 `,
-    );
-    const config = await loadConfig(join(dir, "bot.yaml"), {});
-    let twaps: Array<{ size: string; executed: string; status: string }> = [];
-    let hype = "";
-    await runSimulation({
-      config,
-      scenarioFile: scenario,
-      days: 0.2,
-      onFinished: (sim, account) => {
-        hype = sim.balance(account, "HYPE").total.toFixed();
-        twaps = sim.twaps(account).map((t) => ({
-          size: t.size.toFixed(),
-          executed: t.executedSz.toFixed(),
-          status: String(t.status),
-        }));
-      },
-    });
-    // 6,000 HYPE, floor 5,000: one TWAP selling the 1,000 above the floor, which can never take the
-    // account under it. With randomize: true it ended "terminated" after a few dozen HYPE, cancelled
-    // with "what this bot's TWAPs may still spend of it would take it under its limits.keepOnSpot floor".
-    expect(twaps.length).toBe(1);
-    expect(twaps[0]?.size).toBe("1000");
-    expect(twaps[0]?.status).toBe("finished");
-    expect(hype).toBe("5000");
-  }, 120_000);
+      );
+      const config = await loadConfig(join(dir, "bot.yaml"), {});
+      let twaps: Array<{ size: string; executed: string; status: string }> = [];
+      let hype = "";
+      await runSimulation({
+        config,
+        scenarioFile: scenario,
+        days: 0.2,
+        onFinished: (sim, account) => {
+          hype = sim.balance(account, "HYPE").total.toFixed();
+          twaps = sim.twaps(account).map((t) => ({
+            size: t.size.toFixed(),
+            executed: t.executedSz.toFixed(),
+            status: String(t.status),
+          }));
+        },
+      });
+      // 6,000 HYPE, floor 5,000: one TWAP selling the 1,000 above the floor, which can never take the
+      // account under it. With randomize: true it ended "terminated" after a few dozen HYPE, cancelled
+      // with "what this bot's TWAPs may still spend of it would take it under its limits.keepOnSpot floor".
+      expect(twaps.length).toBe(1);
+      expect(twaps[0]?.size).toBe("1000");
+      expect(twaps[0]?.status).toBe("finished");
+      expect(hype).toBe("5000");
+    },
+    120_000,
+  );
 });
