@@ -3,6 +3,7 @@
 // will happen and what to change.
 
 import { Decimal } from "../../lib/decimal.js";
+import { NETWORKS } from "../../venue/networks.js";
 import { DEFAULT_TWAP_BUY_RESERVE } from "../allocate.js";
 import { DEFAULT_USER_SIGNED_GRACE_MS } from "../reconcile.js";
 import { CronSchedule, scheduleWarnings } from "../schedule.js";
@@ -55,6 +56,14 @@ export function configWarnings(c: LoadedConfig): string[] {
         `${span(grace)}, so the action may happen twice. Remove the line (default ${DEFAULT_USER_SIGNED_GRACE_MS}, 2 days).`,
     );
   }
+  // The other network's API as baseUrl: requests signed for one network go to the other's servers, which
+  // refuse them, and `plan` shows the other network's account (a fat-finger trial: no warning).
+  const other = NETWORKS[c.network === "mainnet" ? "testnet" : "mainnet"];
+  if (c.baseUrl !== undefined && sameHost(c.baseUrl, other.apiUrl))
+    out.push(
+      `baseUrl ${c.baseUrl} is ${other.name}'s API, but network is ${c.network}: every action is signed for ${c.network} and refused there, ` +
+        `and the account shown is the one on ${other.name}. Set network: ${other.name}, or remove baseUrl (it defaults to ${c.network}'s API).`,
+    );
   if (!c.strategies.some((s) => s.enabled)) {
     const where = "folder" in c.strategySource ? ` in ${c.strategySource.folder}` : "";
     out.push(
@@ -315,4 +324,13 @@ function dcaPaceWarning(name: string, expression: string, p: DcaPaceParams): str
     `it ${verb} about ${daily.toFixed()} USD a day, bounded only by budgetUsd and limits.maxDailyNotionalUsd. ` +
     `If you meant a daily DCA, write e.g. "0 9 * * *" (every day at 09:00 UTC).`
   );
+}
+
+/** Whether two URLs name the same host (an unparsable one names none). */
+function sameHost(a: string, b: string): boolean {
+  try {
+    return new URL(a).hostname.toLowerCase() === new URL(b).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
 }

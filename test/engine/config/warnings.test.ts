@@ -100,6 +100,22 @@ describe("configWarnings", () => {
     expect(configWarnings(config("102"))).toEqual([]);
   });
 
+  it("warns of the other network's API as baseUrl (a fat-finger trial: mainnet signed, testnet's server)", () => {
+    const at = (network: string, baseUrl?: string) =>
+      configWarnings({ ...(config("500") as object), network, baseUrl } as never);
+    expect(at("mainnet", "https://api.hyperliquid-testnet.xyz")).toEqual([
+      "baseUrl https://api.hyperliquid-testnet.xyz is testnet's API, but network is mainnet: every action is signed for mainnet and refused there, and the account shown is the one on testnet. Set network: testnet, or remove baseUrl (it defaults to mainnet's API).",
+    ]);
+    expect(at("testnet", "https://API.hyperliquid.xyz/")).toEqual([
+      expect.stringMatching(
+        /^baseUrl https:\/\/API\.hyperliquid\.xyz\/ is mainnet's API, but network is testnet/,
+      ),
+    ]);
+    expect(at("testnet", "https://api.hyperliquid-testnet.xyz")).toEqual([]);
+    expect(at("mainnet", "http://127.0.0.1:3001")).toEqual([]);
+    expect(at("mainnet")).toEqual([]);
+  });
+
   it("warns of a maxDailyNotionalUsd under the venue minimum: no TWAP fits a day", () => {
     const daily = {
       ...(config("500") as object),
