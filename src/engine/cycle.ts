@@ -103,6 +103,11 @@ export interface CycleAction {
   twapId?: number;
   /** A rejection before anything left the process (refused by the client, expired unsent). */
   notSent?: true;
+  /**
+   * A rejection the venue never looked at (every attempt rate limited, or it could not be reached):
+   * nothing about the order was judged, so its slot stays due (Scheduler.settle).
+   */
+  unprocessed?: true;
 }
 
 export interface CycleReport {

@@ -769,9 +769,12 @@ export class Daemon {
     });
     logDecisions(this.logger.child({ cycle: report.cycleId, trigger: "kill switch" }), report);
     this.notices?.watched(report);
+    // Done once every cancel it could send was accepted (a TWAP it cannot cancel, say on a perp or
+    // without an id, is skipped for good: a review saw a cancel cycle every minute for its whole life),
+    // and no order's lost answer could still land a TWAP to cancel.
     this.stopCancelsDone =
-      report.decisions.every((d) => d.guard !== "skipped") &&
-      report.actions.every((a) => a.outcome === "accepted" || a.outcome === "dry-run");
+      report.actions.every((a) => a.outcome === "accepted" || a.outcome === "dry-run") &&
+      !this.runtime.journal.hasUnresolved(this.runtime.account, "twapOrder");
   }
 
   /** One watch of running TWAPs' guards. Never rejects. */

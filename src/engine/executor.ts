@@ -204,6 +204,9 @@ export async function executeIntent(
         outcome: "rejected",
         detail: outcome.reason,
         ...(outcome.code === "not-sent" ? { notSent: true as const } : {}),
+        ...(outcome.code === "rate-limited" || outcome.code === "unreachable"
+          ? { unprocessed: true as const }
+          : {}),
       };
     case "unknown":
       if (submissionId !== undefined) {

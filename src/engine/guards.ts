@@ -446,9 +446,9 @@ function totalOf(balances: ReadonlyArray<{ coin: string; total: string }>, token
 
 /**
  * The targets whose token the account would hold less than its floor of once they (and the others
- * spending it) have spent what they may still spend: its size less what its slices filled (`filledOf`;
- * unknown: its part of the TWAP's time left, an even pace), a buy at the mid (unknown mid: the whole
- * token). Already under the floor counts whatever the pace says.
+ * spending it) have spent what they may still spend: the lower of its part of the TWAP's time left (an
+ * even pace) and its size less what its slices filled (`filledOf`, when known), a buy at the mid
+ * (unknown mid: the whole token). Already under the floor counts whatever the pace says.
  * By the time left alone, a sale sized down to the floor that ran ahead of an even pace (randomized
  * slices) looked like it would sell through it: a seller's trial had every daily TWAP cancelled.
  */
@@ -460,11 +460,12 @@ export function floorBreaches(
   filledOf: (twapId: number) => Decimal | undefined = () => undefined,
 ): FloorTarget[] {
   const restOf = (t: FloorTarget) => {
+    // The lower of the two: slice fills counted short (the venue answers an account's latest 2,000
+    // only, so a long TWAP's count stops growing: a review had a 1,440-minute sale sized to the floor
+    // cancelled after 1,000 minutes) leave the even pace to bound it.
+    const byPace = t.size.times(Math.min(1, Math.max(0, (t.expectedEnd - now) / (t.minutes * 60_000))));
     const filled = filledOf(t.twapId);
-    const left =
-      filled === undefined
-        ? t.size.times(Math.min(1, Math.max(0, (t.expectedEnd - now) / (t.minutes * 60_000))))
-        : Decimal.max(0, t.size.minus(filled));
+    const left = filled === undefined ? byPace : Decimal.min(byPace, Decimal.max(0, t.size.minus(filled)));
     const mid = midOf(t.coin);
     return t.side === "sell" ? left : mid === undefined ? totalOf(t.token) : left.times(mid);
   };

@@ -942,6 +942,23 @@ export class Journal {
   }
 
   /**
+   * Makes `strategy`'s last settled slot due again (within schedule.catchUp, as a failed cycle's) when
+   * what it sent in it proved absent: never on the venue, and it can no longer land. Only while that slot
+   * was settled by acting and no later one was (the slot is at or before the submission, `sentAt`, on
+   * the local clock). A chaos trial: a DCA's TWAP lost to an HTTP 500 at its slot was reconciled absent
+   * at the next `once`, and the day's buy was skipped ("not due" until the next day). Returns whether
+   * a slot was reopened.
+   */
+  reopenSlot(account: string, strategy: string, sentAt: number): boolean {
+    return (
+      this.sql(
+        `UPDATE schedule_slots SET last_slot = last_slot - 1, last_outcome = 'reopened', updated_at = ?
+           WHERE account = ? AND strategy = ? AND last_outcome = 'acted' AND last_slot IS NOT NULL AND last_slot <= ?`,
+      ).run(this.clock(), account, strategy, sentAt).changes > 0
+    );
+  }
+
+  /**
    * TWAPs this bot placed that may still run at `now`: accepted (or landed) twapOrder submissions with
    * a venue twapId and an expected end after `now`, with the strategy that placed them and the
    * decision's intent (side, mid at decision time). The watch (src/engine/guards.ts) keys on these.

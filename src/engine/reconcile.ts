@@ -130,6 +130,8 @@ export async function reconcile(
           ? `not on the venue and expired at ${new Date(row.expiresAfter).toISOString()} (${clock}), so it can no longer land`
           : `not on the venue ${Math.round((judgeAt - row.nonce) / 1000)} s after it was signed (${clock}), past the venue's nonce window`;
       journal.resolve(row.id, { status: "absent", reason: `reconciled: ${detail}` });
+      // What its slot was for never happened: the slot is due again (a cancel is the watch's to resend).
+      if (row.actionType !== "twapCancel") journal.reopenSlot(row.account, row.strategy, row.createdAt);
       result = {
         submissionId: row.id,
         strategy: row.strategy,

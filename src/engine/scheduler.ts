@@ -346,7 +346,11 @@ export class Scheduler {
       const own = report.decisions.filter((d) => d.decision.strategy === s.name);
       // Cut short by a stop before it sent anything: it stays due, for the next start to decide again.
       // One that sent something is settled, so a restart does not act in the slot twice.
-      const sent = report.actions.some((a) => a.strategy === s.name);
+      const mine = report.actions.filter((a) => a.strategy === s.name);
+      const sent = mine.length > 0;
+      // Everything it sent was refused before the venue looked at it (rate limited, unreachable): the
+      // slot stays due, tried again after a back-off (a chaos trial: a 429 burst at 08:30 skipped the day).
+      const unprocessed = sent && mine.every((a) => a.outcome === "rejected" && a.unprocessed === true);
       const stoppedUnsent = report.cutShort?.strategies.has(s.name) === true && !sent;
       // Blocked by the kill switch, it stays due too: resumed within the catch-up window, it acts.
       const pausedUnsent = report.killSwitchEngaged === true && !sent;
@@ -357,7 +361,7 @@ export class Scheduler {
       const waits = onlySkips && own.some((d) => d.decision.kind === "skip" && d.decision.defer === true);
       // It threw while deciding: a failure (back-off, health), its slot due like a failed cycle's.
       const threw = onlySkips && own.some((d) => d.decision.kind === "skip" && d.decision.failed === true);
-      const allDeferred = stoppedUnsent || pausedUnsent || waits;
+      const allDeferred = stoppedUnsent || pausedUnsent || waits || unprocessed;
       const e = this.entries.get(s.name);
       if (threw) {
         if (e) this.backOff(e, ++e.failures, now);

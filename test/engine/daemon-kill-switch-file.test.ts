@@ -79,3 +79,84 @@ it("daemon: a kill switch file engaged with killSwitchCancelRunning cancels the 
   await step(daemon, MINUTE, 5);
   expect(bot.runtime.journal.recentCycles(100)).toHaveLength(cycles);
 }, 60_000);
+
+it("daemon: a TWAP the kill switch cannot cancel (a perp TWAP placed by hand) does not cost a cancel cycle every minute", async () => {
+  bot = await startTestBot({
+    mode: "live",
+    strategies: [
+      {
+        name: "sell-dca",
+        kind: "twap-accumulate",
+        schedule: "0 0 * * *",
+        params: {
+          coin: "HYPE",
+          quote: "USDC",
+          side: "sell",
+          amountUsd: 5000,
+          twap: { minutes: 600, randomize: false },
+        },
+      },
+    ],
+    fund: { HYPE: "1000" },
+    limits: { killSwitchCancelRunning: true },
+  });
+  bot.sim.setPrice("@107", "25");
+  bot.runtime.journal.slotState(bot.address, "sell-dca", bot.sim.now() - 1);
+  clock = sinon.useFakeTimers({
+    now: bot.sim.now(),
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+  });
+  // A perp TWAP the owner placed by hand on the same account (twapHistory lists every TWAP of the user).
+  const startedAt = bot.sim.now();
+  const base = bot.runtime;
+  let reads = 0;
+  const runtime = Object.create(base) as typeof base;
+  runtime.cycleDeps = (facts) => {
+    const deps = base.cycleDeps(facts);
+    const info = Object.create(deps.info) as typeof deps.info;
+    info.twapHistory = async (...args: Parameters<typeof deps.info.twapHistory>) => {
+      reads++;
+      const h = await deps.info.twapHistory(...args);
+      return [
+        ...h,
+        {
+          time: Math.floor(startedAt / 1000),
+          state: {
+            coin: "BTC",
+            user: bot!.address,
+            side: "A",
+            sz: "0.5",
+            executedSz: "0.0",
+            executedNtl: "0.0",
+            minutes: 1440,
+            reduceOnly: false,
+            randomize: false,
+            timestamp: startedAt,
+            trigger: null,
+            stopPx: null,
+          },
+          status: { status: "activated" },
+          twapId: 999_999,
+        },
+      ] as typeof h;
+    };
+    return { ...deps, info };
+  };
+  const { logger } = captureLogger();
+  daemon = new Daemon({ runtime, strategies: scheduledStrategies(bot.runtime.config.strategies), logger });
+  daemon.start();
+  await step(daemon, MINUTE, 2);
+  expect(bot.sim.twaps(bot.address).map((t) => String(t.status))).toEqual(["activated"]);
+
+  writeFileSync(bot.runtime.config.limits.killSwitchFile, "urgent exit");
+  await step(daemon, MINUTE, 2);
+  expect(bot.sim.twaps(bot.address).map((t) => String(t.status))).toEqual(["terminated"]);
+  const cycles = bot.runtime.journal.recentCycles(1000).length;
+  const readsBefore = reads;
+  await step(daemon, MINUTE, 10);
+  const extra = bot.runtime.journal.recentCycles(1000).length - cycles;
+  // Nothing it can do changes: no cancel cycle every minute (a review: 10 cycles and 10 twapHistory
+  // reads in 10 minutes, for the whole life of the TWAP it cannot cancel).
+  expect(extra).toBe(0);
+  expect(reads - readsBefore).toBe(0);
+}, 60_000);

@@ -80,7 +80,7 @@ export function register(program: Command, ctx: CliContext): void {
       process.on("SIGINT", onSignal);
       process.on("SIGTERM", onSignal);
       try {
-        const { describeError } = await import("../../lib/errors.js");
+        const { ConfigError, describeError } = await import("../../lib/errors.js");
         // The one --json summary line, of a pass or of one that could not start (same fields).
         const summaryLine = (at: number, account: string | null, rest: Record<string, unknown>) =>
           `${stringifyJson({ summary: { at: iso(at), account, mode: live ? "live" : "dry-run", ...rest } })}\n`;
@@ -141,6 +141,9 @@ export function register(program: Command, ctx: CliContext): void {
               botFile: config.file,
             });
           } catch (err) {
+            // A configuration the venue refutes (a key that is an API wallet acting as its own account):
+            // its own message, exit 2, not "the venue could not be read".
+            if (err instanceof ConfigError) return failWith(err);
             // Under cron nothing else remembers the outage: a failed cycle row (history shows the gap)
             // and, with notify configured, cycle.failed at the first failed pass and every tenth.
             await recordUnstartedPass(ctx, config, logger, err, {

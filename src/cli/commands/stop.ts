@@ -91,13 +91,12 @@ export function register(program: Command, ctx: CliContext): void {
                 "cancel them with `hlbot stop --cancel-twaps --live`\n",
             );
           const bad = report.actions.filter((a) => a.outcome === "rejected" || a.outcome === "unknown");
-          // Running TWAPs whose cancel was not sent (one waiting for an earlier cancel that may still
-          // land, one without an id): they may keep filling, so not a success either (a seller's trial
-          // read exit 0 while two sales ran on).
+          // Running TWAPs whose cancel could not be sent (no id, a pair hlbot does not know): they keep
+          // filling, so not a success either (a seller's trial read exit 0 while two sales ran on).
           const waiting = report.decisions.filter((d) => d.guard === "skipped").length;
           if (live && waiting > 0)
             ctx.stderr(
-              `hlbot: ${waiting} running TWAP${waiting === 1 ? " was" : "s were"} not cancelled by this stop (reasons above): run \`hlbot stop --cancel-twaps\` again in a minute, and check with \`hlbot status\`\n`,
+              `hlbot: ${waiting} running TWAP${waiting === 1 ? " was" : "s were"} not cancelled by this stop (reasons above: one hlbot cannot cancel must be cancelled by hand); check with \`hlbot status\`\n`,
             );
           // Cancels asked for and not sent (not --dry-run): not a success for a script's `stop && …`.
           const unsent = !live && opts.dryRun !== true && report.decisions.length > 0;
