@@ -349,11 +349,19 @@ export class Daemon {
         if (!this.contacted) this.logger.info("venue reachable: ready");
         this.contacted = true;
       },
-      (err: unknown) =>
+      (err: unknown) => {
+        // The venue answered and refutes the configuration (an API-wallet key as its own account): it
+        // stops now, not at the first slot hours later, and is not called unreachable (a review).
+        if (isFatalError(err)) {
+          this.logger.fatal({ err: describeError(err) }, `cannot go on: ${describeError(err)}`);
+          void this.halt(DEFAULT_GRACE_MS, { error: err });
+          return;
+        }
         this.logger.warn(
           { err: describeError(err) },
           `venue not reachable yet (${describeError(err)}); trying again at the next scheduled run`,
-        ),
+        );
+      },
     );
     this.request();
   }

@@ -32,7 +32,7 @@ import {
 import { VenueClock } from "../venue/clockSkew.js";
 import { SPOT_ASSET_OFFSET, TWAP_MAX_MINUTES_DEFAULT } from "../venue/constants.js";
 import { actionDef } from "../venue/exchange/actions/index.js";
-import { resolveAuthority } from "../venue/exchange/authority.js";
+import { checkOwnKey, resolveAuthority } from "../venue/exchange/authority.js";
 import { type ExchangeCall, ExchangeClient, type ExchangeOutcome } from "../venue/exchange/client.js";
 import { InfoClient } from "../venue/info/client.js";
 import type { NetworkName } from "../venue/networks.js";
@@ -152,14 +152,16 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
   //   does (../venue/exchange/authority.ts), whether it is a sub-account or vault (then vaultAddress)
   //   and whether the key may act for it. A user-signed action for another account is refused by the
   //   client before anything is read (only the account's own key signs those).
+  // - A live L1 action by a key acting as its own account asks whether the key is an API wallet (then its
+  //   own address holds nothing: a TWAP landed on the master, was looked for on the API wallet's
+  //   address, judged absent and sent again; a review).
+  // - A lookup the venue does not answer (a network error, not a refusal): a dry run, and a live cancel
+  //   (an emergency must not wait for /info; without vaultAddress at worst the venue refuses it), go on
+  //   without vaultAddress and say so; a live order does not go out.
   const l1 = i.call.type === "twapOrder" || i.call.type === "twapCancel";
   const vaultFlag = l1 ? (i.call as { vaultAddress?: string }).vaultAddress?.toLowerCase() : undefined;
   const account = vaultFlag ?? i.account.toLowerCase();
-  let defaultVault = vaultFlag;
-  if (vaultFlag === undefined && l1 && account !== i.signer.address.toLowerCase()) {
-    const authority = await resolveAuthority(i.venue.info(), i.signer.address, account);
-    if ("vaultAddress" in authority) defaultVault = authority.vaultAddress;
-  }
+  const own = account === i.signer.address.toLowerCase();
   const network = i.venue.network;
   let db: StateDatabase | undefined;
   let scratch: StateDatabase | undefined;
@@ -175,7 +177,6 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
       network,
       signer: i.signer,
       account,
-      ...(defaultVault === undefined ? {} : { vaultAddress: defaultVault }),
       nonces,
       clock: now,
       venueNow: () => i.venue.clock.now(),
@@ -183,10 +184,33 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
       ...(config ? { expiresAfterMs: config.venue.expiresAfterMs } : {}),
       warn: i.warn,
     };
-    const client = live
-      ? new ExchangeClient({ ...common, mode: "live", transport: i.venue.connection() })
-      : new ExchangeClient({ ...common, mode: "dry-run" });
-    client.validate(i.call);
+    const clientFor = (vaultAddress: string | undefined) => {
+      const o = { ...common, ...(vaultAddress === undefined ? {} : { vaultAddress }) };
+      return live
+        ? new ExchangeClient({ ...o, mode: "live", transport: i.venue.connection() })
+        : new ExchangeClient({ ...o, mode: "dry-run" });
+    };
+    // Bad input is refused before anything is read from the venue.
+    clientFor(vaultFlag).validate(i.call);
+    let defaultVault = vaultFlag;
+    const lookup = async <T>(ask: () => Promise<T>): Promise<T | undefined> => {
+      try {
+        return await ask();
+      } catch (err) {
+        if (err instanceof ConfigError || (live && i.call.type === "twapOrder")) throw err;
+        i.note(
+          `could not ask the venue who ${account} is (${describeError(err)}): ${live ? "sent" : "signed"} without vaultAddress, as for the key's own account or its master`,
+        );
+        return undefined;
+      }
+    };
+    if (vaultFlag === undefined && l1 && !own) {
+      const authority = await lookup(() => resolveAuthority(i.venue.info(), i.signer.address, account));
+      if (authority !== undefined && "vaultAddress" in authority) defaultVault = authority.vaultAddress;
+    } else if (own && live && l1) {
+      await lookup(() => checkOwnKey(i.venue.info(), i.signer.address));
+    }
+    const client = clientFor(defaultVault);
 
     // Valued (and its --sz-decimals checked against spotMeta) before the state folder is opened: an
     // order the venue's metadata contradicts is bad input, refused with nothing created.

@@ -330,7 +330,9 @@ describe("--coin, --asset and --sz-decimals must agree with the venue's spotMeta
             json:
               (req.json as { type: string }).type === "spotMeta"
                 ? SPOT_META
-                : { "PURR/USDC": "0.2", "@1035": "25.5" },
+                : (req.json as { type: string }).type === "userRole"
+                  ? { role: "user" }
+                  : { "PURR/USDC": "0.2", "@1035": "25.5" },
           }
         : { json: twapRunning(1) },
     );
@@ -546,9 +548,11 @@ describe("--live", () => {
 
   it("prints an outcome object with --json, including the twapId", async () => {
     // A live TWAP is valued at the venue's mid (spotMeta, allMids) for the journal's daily usage.
+    // A live order first asks whether the key is an API wallet (userRole): this one is an account.
+    const info: Record<string, unknown> = { spotMeta: SPOT_META, userRole: { role: "user" } };
     const server = await venue((req) =>
       req.path === "/info"
-        ? { json: (req.json as { type: string }).type === "spotMeta" ? SPOT_META : { "@1035": "25.5" } }
+        ? { json: info[(req.json as { type: string }).type] ?? { "@1035": "25.5" } }
         : { json: twapRunning(4242) },
     );
     const run = await hlbot([

@@ -134,3 +134,58 @@ it("a --vault TWAP whose answer was lost is reconciled on the sub-account (lande
   ]);
   expect(again.status).toBe("done");
 });
+
+// A review of the above: an API-wallet key as its own account, and lookups the venue does not answer.
+it("an API-wallet key used as its own account (no account named) is refused before anything is sent", async () => {
+  const before = sim.twaps(ADDR.trader).length;
+  // The CLI passes the signer's own address as the account when neither --account nor `account:` is set.
+  await expect(manual(KEYS.agent, ADDR.agent, order(), { live: true })).rejects.toThrow(
+    `the key is an API wallet of ${ADDR.trader}`,
+  );
+  // It landed on the master, was looked for on the API wallet's address, judged absent, and sent again.
+  expect(sim.twaps(ADDR.trader)).toHaveLength(before);
+});
+
+it("a dry run of an API wallet's TWAP for its master needs no network (README: a dry run signs offline)", async () => {
+  const venue = manualVenue(undefined, { network: "testnet", baseUrl: "http://127.0.0.1:9" });
+  const stateDir = mkdtempSync(join(tmpdir(), "hlbot-manual-sub-"));
+  dirs.push(stateDir);
+  const notes: string[] = [];
+  try {
+    const r = await executeManualAction({
+      venue,
+      config: undefined,
+      call: order() as never,
+      signer: privateKeySigner(KEYS.agent),
+      account: ADDR.trader,
+      live: false,
+      stateDir,
+      reason: "hlbot twap (test)",
+      note: (m) => notes.push(m),
+      warn: () => {},
+      clock: () => sim.now(),
+    });
+    expect(r.status === "done" && r.outcome.status).toBe("dry-run");
+    expect(notes[0]).toMatch(
+      /^could not ask the venue who 0x[0-9a-f]{40} is \(.*\): signed without vaultAddress/,
+    );
+  } finally {
+    await venue.close();
+  }
+});
+
+it("an emergency cancel by an API wallet for its master is sent while /info fails; an order is not", async () => {
+  sim.advance(60_000);
+  sim.setFaults({ info: { serverErrorRate: 1 } });
+  const notes: string[] = [];
+  const cancel = await manual(
+    KEYS.agent,
+    ADDR.trader,
+    { type: "twapCancel", params: { asset: HYPE_ASSET, twapId: 999_999 } },
+    { live: true, notes },
+  );
+  // It reached /exchange: the venue refused the unknown id.
+  expect(cancel.status === "done" && cancel.outcome.status).toBe("rejected");
+  expect(notes.some((n) => /could not ask the venue who .*: sent without vaultAddress/.test(n))).toBe(true);
+  await expect(manual(KEYS.agent, ADDR.trader, order(), { live: true })).rejects.toThrow(/userRole/);
+});
