@@ -12,7 +12,12 @@ import { type AccountValue, valueAccount } from "../engine/valuation.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError, VenueError } from "../lib/errors.js";
 import { netAprText, oneLine } from "../lib/text.js";
-import { delegatorApr, PREDICTED_APR_NET_DEFAULT, UNSTAKING_QUEUE_MS } from "../venue/constants.js";
+import {
+  delegatorApr,
+  PREDICTED_APR_NET_DEFAULT,
+  UNSTAKING_QUEUE_MS,
+  USER_FILLS_MAX,
+} from "../venue/constants.js";
 import type { InfoClient } from "../venue/info/client.js";
 import {
   filledByTwap,
@@ -83,6 +88,8 @@ export interface AccountStatus {
     /** null when neither the TWAP record nor the slice fills could say. */
     executed: string;
     progress: string;
+    /** The fills answer was full (the venue's latest 2,000): `executed` may be short of what filled. */
+    atLeast: boolean;
     minutes: number;
     startedAt: number;
     /** The venue's status word, shown as-is (an unknown one counts as running until the TWAP's end). */
@@ -268,6 +275,7 @@ export async function collectStatus(
   }
   // twapHistory reports a TWAP's state at its status changes only; progress comes from its slice fills.
   const filled = filledByTwap(fillsV ?? []);
+  const fillsCapped = (fillsV?.length ?? 0) >= USER_FILLS_MAX;
 
   const feesV = got("fees and staking link", fees);
   const isVipV = got("vip", isVip);
@@ -325,7 +333,8 @@ export async function collectStatus(
       ? [...latest.values()]
           .filter((t) => twapMayBeRunning(t, Math.min(now, venueNow?.() ?? now)))
           .map((t) => {
-            const executed = Decimal.max(new Decimal(t.state.executedSz), filled.get(t.twapId ?? -1) ?? ZERO);
+            const counted = filled.get(t.twapId ?? -1) ?? ZERO;
+            const executed = Decimal.max(new Decimal(t.state.executedSz), counted);
             const size = new Decimal(t.state.sz);
             return {
               twapId: t.twapId ?? null,
@@ -335,6 +344,8 @@ export async function collectStatus(
               size: t.state.sz,
               executed: executed.toFixed(),
               progress: size.gt(0) ? executed.div(size).times(100).toFixed(1) : "0",
+              // A full fills answer (the venue's latest 2,000) may have left this TWAP's older fills out.
+              atLeast: fillsCapped && counted.gt(0),
               minutes: t.state.minutes,
               startedAt: t.state.timestamp,
               status: t.status.status,
@@ -442,7 +453,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
     for (const t of s.twaps) {
       const status = t.status === "activated" ? "" : ` [status ${t.status}]`;
       out.push(
-        `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${oneLine(t.pair === null ? t.coin : labelWithVenueName(t.pair, t.coin))} over ${t.minutes} min: ${t.executed} done (${t.progress}%), since ${when(t.startedAt)}${status}`,
+        `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${oneLine(t.pair === null ? t.coin : labelWithVenueName(t.pair, t.coin))} over ${t.minutes} min: ${t.atLeast ? `at least ${t.executed} done (${t.progress}% or more: the venue answers an account's latest ${USER_FILLS_MAX} fills)` : `${t.executed} done (${t.progress}%)`}, since ${when(t.startedAt)}${status}`,
       );
     }
   }

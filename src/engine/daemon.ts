@@ -808,6 +808,12 @@ export class Daemon {
         ...(this.metrics ? { metrics: this.metrics } : {}),
       };
       const result = await watchRunningTwaps(deps, this.strategies(), { signal: this.signal });
+      for (const r of result.reconciled ?? [])
+        this.logger.info(
+          { submission: r.submissionId, strategy: r.strategy, action: r.actionType, verdict: r.verdict },
+          `reconciled submission #${r.submissionId} (${r.strategy}, ${r.actionType}): ${r.verdict}, ${r.detail}`,
+        );
+      if (result.reconciled) this.notices?.reconciled(result.reconciled);
       if (result.report) {
         logDecisions(this.logger.child({ cycle: result.report.cycleId, trigger: "watch" }), result.report);
         this.notices?.watched(result.report);

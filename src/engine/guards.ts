@@ -18,7 +18,7 @@ import type { CycleDeps, CycleReport } from "./cycle.js";
 import { runCycle } from "./cycle.js";
 import type { Decision, TwapCancelIntent, TwapGuard } from "./intents.js";
 import { type Journal, MANUAL_STRATEGY } from "./journal.js";
-import { reconcile } from "./reconcile.js";
+import { type ReconcileResult, reconcile } from "./reconcile.js";
 import type { Snapshot } from "./snapshot.js";
 import { fmt } from "./strategies/common.js";
 import type { Strategy } from "./strategies/registry.js";
@@ -275,6 +275,11 @@ export interface WatchResult {
   checked: number;
   /** The cancel cycle, when a guard was crossed. */
   report: CycleReport | undefined;
+  /**
+   * What the watch's own reconciliation settled before it looked (a lost answer found landed or absent):
+   * told like a cycle's (a bookkeeper heard "outcome UNKNOWN" and never that the money had moved).
+   */
+  reconciled?: ReconcileResult[];
 }
 
 /**
@@ -319,8 +324,9 @@ export async function watchRunningTwaps(
   // needs one: reconciled here, so a sale that landed is guarded from the next watch, not only once a
   // strategy is next due (hours later under cron, the whole sale through a crash). A cancel whose answer
   // was lost is reconciled here too (landed: the TWAP is no longer guarded; absent: it is again).
+  let settled: ReconcileResult[] = [];
   if (hasUnresolvedTwap(deps.journal, deps.account)) {
-    await reconcile(deps.info, deps.journal, {
+    settled = await reconcile(deps.info, deps.journal, {
       account: deps.account,
       now,
       userSignedGraceMs: deps.userSignedGraceMs,
@@ -331,7 +337,10 @@ export async function watchRunningTwaps(
   const targets = watchTargets(deps.journal, deps.account, now, strategies);
   const floored = floorTargets(deps.journal, deps.account, now, deps.limits.keepOnSpot);
   const checked = targets.length + floored.length;
-  if (checked === 0) return { checked: 0, report: undefined };
+  // Only what it settled (landed, absent): one still unresolved is said when it is.
+  const told = settled.filter((r) => r.verdict !== "unresolved");
+  const reconciled = told.length > 0 ? { reconciled: told } : {};
+  if (checked === 0) return { checked: 0, report: undefined, ...reconciled };
   // One read of the mids serves the price guards and the floors; the balances only for the floors.
   const [mids, spot, sliceFills] = await Promise.all([
     deps.info.allMids({}, o.signal) as Promise<Record<string, string>>,
@@ -357,7 +366,7 @@ export async function watchRunningTwaps(
   const spotTotal = (token: string) => (spot === undefined ? new Decimal(0) : totalOf(spot.balances, token));
   const under =
     spot === undefined ? [] : floorBreaches(floored, spotTotal, midOf, now, (id) => sliceFills?.get(id));
-  if (hit.length === 0 && under.length === 0) return { checked, report: undefined };
+  if (hit.length === 0 && under.length === 0) return { checked, report: undefined, ...reconciled };
   const names = new Set([...hit.map((t) => t.strategy), ...under.map((t) => t.strategy)]);
   const run: Strategy[] = [];
   const decide = new Map<string, (snapshot: Snapshot) => Decision[]>();
@@ -381,7 +390,7 @@ export async function watchRunningTwaps(
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.killSwitchActive === undefined ? {} : { killSwitchActive: o.killSwitchActive }),
     });
-    return { checked, report };
+    return { checked, report, ...reconciled };
   } catch (err) {
     log.error({ err: describeError(err) }, `TWAP watch: the cancel cycle failed: ${describeError(err)}`);
     throw err;

@@ -17,6 +17,7 @@
 import { describeError } from "../lib/errors.js";
 import { type CycleDeps, type CycleOptions, type CycleReport, runCycle } from "./cycle.js";
 import type { Journal } from "./journal.js";
+import type { ReconcileResult } from "./reconcile.js";
 import {
   CronSchedule,
   DEFAULT_CATCH_UP_MS,
@@ -483,7 +484,13 @@ export async function runDueSlots(
 }
 
 export interface OncePass {
-  watch: { checked: number; report: CycleReport | undefined; error: string | undefined };
+  watch: {
+    checked: number;
+    report: CycleReport | undefined;
+    error: string | undefined;
+    /** Lost answers the watch's reconciliation settled (landed or absent). */
+    reconciled?: ReconcileResult[];
+  };
   plan: SchedulePlan;
   runs: DueRun[];
 }
@@ -515,7 +522,12 @@ export async function oncePass(
     const w = await watchRunningTwaps(deps, o.watchStrategies ?? strategies, {
       ...(o.killSwitchActive === undefined ? {} : { killSwitchActive: o.killSwitchActive }),
     });
-    watch = { checked: w.checked, report: w.report, error: undefined };
+    watch = {
+      checked: w.checked,
+      report: w.report,
+      error: undefined,
+      ...(w.reconciled ? { reconciled: w.reconciled } : {}),
+    };
   } catch (err) {
     watch = { checked: 0, report: undefined, error: describeError(err) };
   }

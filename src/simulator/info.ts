@@ -4,6 +4,7 @@
 import type { z } from "zod";
 import { Decimal, fromWei, ZERO } from "../lib/decimal.js";
 import { stringifyJson } from "../lib/json.js";
+import { USER_FILLS_MAX } from "../venue/constants.js";
 import { type CandleInterval, INFO_METHODS } from "../venue/info/methods/index.js";
 import type { InfoMethodSpec } from "../venue/info/query.js";
 import { historyExtraWeight } from "../venue/transport/weights.js";
@@ -29,7 +30,6 @@ const STAKING_DISCOUNT_TIERS: ReadonlyArray<readonly [string, string, Decimal]> 
     ["5.0", "0.4"],
   ] as const
 ).map(([bps, discount]) => [bps, discount, new Decimal(discount)] as const);
-const MAX_FILLS = 2000;
 /** A UTC day: userFees reports the day's volume under its date. */
 const DAY_MS = 86_400_000;
 
@@ -484,7 +484,7 @@ const HANDLERS: Record<string, Handler> = {
   userTwapSliceFills(core, req) {
     const fills = core.twaps.fillsOf(String(req.user));
     const out: unknown[] = [];
-    for (let i = fills.length - 1; i >= 0 && out.length < MAX_FILLS; i--) {
+    for (let i = fills.length - 1; i >= 0 && out.length < USER_FILLS_MAX; i--) {
       const f = fills[i]!;
       out.push({
         fill: {

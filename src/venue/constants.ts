@@ -27,6 +27,13 @@ export const TWAP_MIN_MINUTES = 5;
 /** Default longest TWAP, in minutes (unconfirmed; `venue.twapMaxMinutes` overrides it). */
 export const TWAP_MAX_MINUTES_DEFAULT = 10_080;
 
+/**
+ * userTwapSliceFills (and userFills) answer an account's latest 2,000 fills at most (Hyperliquid docs,
+ * Info endpoint, "at most 2000 most recent" fills; the reference's userTwapSliceFills section): a TWAP's
+ * progress counted from a full answer may be short of it.
+ */
+export const USER_FILLS_MAX = 2000;
+
 /** An address as the venue writes it: 0x and 40 hex digits (any case). */
 export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/;
 

@@ -254,11 +254,27 @@ export function register(program: Command, ctx: CliContext): void {
               0,
             ...(w.report ? { cycle: w.report.cycleId } : {}),
             ...(w.error ? { error: w.error } : {}),
+            ...(w.reconciled
+              ? {
+                  reconciled: w.reconciled.map((r) => ({
+                    submission: r.submissionId,
+                    strategy: r.strategy,
+                    action: r.actionType,
+                    verdict: r.verdict,
+                  })),
+                }
+              : {}),
           };
           if (w.error) {
             bad++;
             if (!opts.json) out.push(`TWAP watch failed: ${w.error}\n`);
           }
+          // Lost answers the watch settled before it looked: said as a cycle says them.
+          if (!opts.json)
+            for (const r of w.reconciled ?? [])
+              out.push(
+                `TWAP watch: reconciled submission #${r.submissionId} (${r.strategy}, ${r.actionType}): ${r.verdict}, ${r.detail}\n`,
+              );
           if (w.report) {
             bad += troubled(w.report);
             if (opts.json) out.push(actionLines(w.report));
@@ -387,15 +403,15 @@ async function notifyOnce(
 ): Promise<void> {
   if (!config.notify) return;
   const { createNotifier, flushWaitMs } = await import("../../engine/notify/notifier.js");
-  const { submissionEvents, cycleFailedEvent, cycleRecoveredEvent, scheduleMissedEvent } = await import(
-    "../../engine/notify/events.js"
-  );
+  const { submissionEvents, reconciledEvents, cycleFailedEvent, cycleRecoveredEvent, scheduleMissedEvent } =
+    await import("../../engine/notify/events.js");
   const { lostSlots } = await import("../../engine/scheduler.js");
   const { failedRuns, failedRunsText } = await import("../../engine/cycle.js");
   const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
   const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
   if (!notifier) return;
   const at = { account: runtime.account, network: config.network, now: runtime.clock() };
+  for (const e of reconciledEvents(at, pass.watch.reconciled ?? [])) notifier.notify(e);
   for (const report of [pass.watch.report, stopReport, ...pass.runs.map((r) => r.report)])
     if (report) for (const e of submissionEvents(at, report)) notifier.notify(e);
   // Slots that went by with no run at all (a daily call hours after a daily slot): each told once.

@@ -10,6 +10,7 @@ import type { InfoClient } from "../../venue/info/client.js";
 import type { CycleReport } from "../cycle.js";
 import type { Journal } from "../journal.js";
 import { killSwitchState } from "../killSwitch.js";
+import type { ReconcileResult } from "../reconcile.js";
 import type { Missed } from "../scheduler.js";
 import type { Snapshot } from "../snapshot.js";
 import { portfolioValueUsd } from "../valuation.js";
@@ -20,6 +21,7 @@ import {
   dailySummaryEvent,
   type EventContext,
   killSwitchEvent,
+  reconciledEvents,
   scheduleMissedEvent,
   submissionEvents,
   twapEndedEvent,
@@ -62,6 +64,9 @@ export class DaemonNotices {
   private lastSnapshot: Snapshot | undefined;
   private lastStaking: Snapshot["staking"] | undefined;
   private lastSummaryValue: Decimal | undefined;
+  /** The venue's time of the latest staking reward and slice fill the daily summaries counted. */
+  private lastRewardTime: number | undefined;
+  private lastFillTime: number | undefined;
   /** Background reads still running (tests and shutdown wait for them). */
   private readonly pending = new Set<Promise<void>>();
 
@@ -104,6 +109,11 @@ export class DaemonNotices {
   /** The TWAP watch's cancels (a price guard, a floor): told as a cycle's submissions are (a review: never told under `run`). */
   watched(report: CycleReport): void {
     for (const e of submissionEvents(this.ctx(), report)) this.o.notifier.notify(e);
+  }
+
+  /** Lost answers the TWAP watch's own reconciliation settled (landed or absent). */
+  reconciled(results: readonly ReconcileResult[]): void {
+    for (const e of reconciledEvents(this.ctx(), results)) this.o.notifier.notify(e);
   }
 
   /** The first failure in a row is told, then every `every`-th (default: when /health turns unhealthy). */
@@ -209,19 +219,33 @@ export class DaemonNotices {
         this.o.info.delegatorRewards({ user: this.o.account }),
         this.o.info.userTwapSliceFills({ user: this.o.account }),
       ]);
+      // Each summary counts what came after the last one counted (by the venue's own times), else the
+      // last 24 h: a payout the venue booked at 00:00 but showed only after a summary at 00:00 on a clock
+      // a little ahead fell out of both days' windows (a bookkeeper's trial).
+      const rewardsSince = this.lastRewardTime;
       const rewardsHype =
         rewards.status === "fulfilled"
           ? rewards.value
-              .filter((r) => r.time >= since && r.source !== "commission")
+              .filter(
+                (r) =>
+                  (rewardsSince === undefined ? r.time >= since : r.time > rewardsSince) &&
+                  r.source !== "commission",
+              )
               .reduce((a, r) => a.plus(new Decimal(r.totalAmount)), ZERO)
           : undefined;
+      if (rewards.status === "fulfilled")
+        for (const r of rewards.value)
+          if (r.time > (this.lastRewardTime ?? Number.NEGATIVE_INFINITY)) this.lastRewardTime = r.time;
       let fees: Map<string, Decimal> | undefined;
       if (fills.status === "fulfilled") {
         fees = new Map();
+        const fillsSince = this.lastFillTime;
         for (const f of fills.value) {
-          if (f.fill.time < since) continue;
+          if (fillsSince === undefined ? f.fill.time < since : f.fill.time <= fillsSince) continue;
           fees.set(f.fill.feeToken, (fees.get(f.fill.feeToken) ?? ZERO).plus(new Decimal(f.fill.fee)));
         }
+        for (const f of fills.value)
+          if (f.fill.time > (this.lastFillTime ?? Number.NEGATIVE_INFINITY)) this.lastFillTime = f.fill.time;
       }
       const changeUsd =
         valueUsd !== undefined && this.lastSummaryValue !== undefined

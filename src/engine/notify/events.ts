@@ -34,12 +34,18 @@ function event(
   return { id, type, time, account: c.account, network: c.network, title, text, data };
 }
 
-/** One event per submission of the cycle that got an answer (or lost it); dry runs tell nobody. */
-export function submissionEvents(c: EventContext, report: CycleReport): NotifyEvent[] {
+/**
+ * What became of submissions whose outcome was unknown (or that a crash left pending), settled by a
+ * cycle's or the TWAP watch's reconciliation: an operator told "outcome UNKNOWN" learns whether the money
+ * moved.
+ */
+export function reconciledEvents(
+  c: EventContext,
+  reconciled: readonly CycleReport["reconciled"][number][],
+  cycleId?: string,
+): NotifyEvent[] {
   const out: NotifyEvent[] = [];
-  // What became of a submission whose outcome was unknown (or that a crash left pending): an operator
-  // told "outcome UNKNOWN" learns whether the money moved.
-  for (const r of report.reconciled) {
+  for (const r of reconciled) {
     if (r.verdict !== "landed" && r.verdict !== "absent") continue;
     out.push(
       event(
@@ -48,7 +54,7 @@ export function submissionEvents(c: EventContext, report: CycleReport): NotifyEv
         `${r.strategy}: ${r.actionType} #${r.submissionId} ${r.verdict === "landed" ? "LANDED: it took effect" : "did not land: nothing happened"}`,
         r.detail,
         {
-          cycleId: report.cycleId,
+          ...(cycleId === undefined ? {} : { cycleId }),
           submissionId: r.submissionId,
           strategy: r.strategy,
           action: r.actionType,
@@ -57,6 +63,12 @@ export function submissionEvents(c: EventContext, report: CycleReport): NotifyEv
       ),
     );
   }
+  return out;
+}
+
+/** One event per submission of the cycle that got an answer (or lost it); dry runs tell nobody. */
+export function submissionEvents(c: EventContext, report: CycleReport): NotifyEvent[] {
+  const out = reconciledEvents(c, report.reconciled, report.cycleId);
   for (const a of report.actions) {
     if (a.outcome !== "accepted" && a.outcome !== "rejected" && a.outcome !== "unknown") continue;
     const sent = sentText(a.request);
