@@ -137,13 +137,13 @@ describe("notifications from hlbot run", () => {
       const accepted = events("/hook").find((e) => e.type === "submission.accepted")!;
       // What was sent, from the request itself (the reason may lead with a size the limits reduced).
       expect(accepted.title).toMatch(
-        /^rebalance: twapOrder sell [\d.]+ of asset 10107 over \d+ min \(TWAP \d+\) accepted$/,
+        /^rebalance: twapOrder sell [\d.]+ HYPE \(HYPE\/USDC, asset 10107\) over \d+ min \(TWAP \d+\) accepted$/,
       );
       expect(accepted.data).toMatchObject({
         strategy: "rebalance",
         action: "twapOrder",
         outcome: "accepted",
-        sent: expect.stringMatching(/^sell [\d.]+ of asset 10107 over \d+ min$/),
+        sent: expect.stringMatching(/^sell [\d.]+ HYPE \(HYPE\/USDC, asset 10107\) over \d+ min$/),
       });
       await until("the same on Telegram", () => texts().some((t) => /twapOrder .* accepted/.test(t)));
       expect(texts()[0]).toMatch(/^hlbot \(testnet 0x[0-9a-f]{4}…[0-9a-f]{4}\): daemon started \(live\)/);

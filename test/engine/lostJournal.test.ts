@@ -137,3 +137,44 @@ describe("journal rebuild beside a staking move whose answer was lost", () => {
     expect(second.reconciled.map((x) => x.verdict)).toEqual(["landed"]);
   });
 });
+
+describe("journal rebuild of a TWAP", () => {
+  it("writes its value to 6 decimals (a bookkeeper's trial: an average of many fills gave 120 digits)", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [REBALANCE],
+      fund: { HYPE: "1000", USDC: "5000" },
+      sim: { seed: 7 },
+    });
+    bot.sim.setPrice("@107", "40");
+    const run = await runCycle(bot.runtime.cycleDeps(await bot.runtime.facts()), {
+      trigger: "once",
+      strategies: bot.runtime.strategies(),
+    });
+    expect(run.actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    // Its fills at prices that move, so their average has endless digits.
+    for (let i = 0; i < 70; i++) {
+      bot.sim.setPrice("@107", (40 + (i % 7) / 3).toFixed(6));
+      bot.sim.advance(60_000);
+    }
+    // Valued at the higher of its average fill and today's mid: the average, here.
+    bot.sim.setPrice("@107", "35");
+    bot.runtime.db.prepare("DELETE FROM attempts").run();
+    bot.runtime.db.prepare("DELETE FROM submissions").run();
+    await bot.runtime.close();
+    const { code, stdout, stderr } = await runCli(
+      ["journal", "rebuild", "--config", join(bot.dir, "bot.yaml")],
+      {
+        env: { TEST_BOT_KEY: bot.key },
+      },
+    );
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/1 TWAP\(s\) and 0 staking move\(s\) added/);
+    await bot.reopen("live");
+    const rows = bot.runtime.db
+      .prepare("SELECT notional_usd AS n FROM submissions WHERE action_type = 'twapOrder'")
+      .all() as Array<{ n: string }>;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.n).toMatch(/^\d+(\.\d{1,6})?$/);
+  });
+});

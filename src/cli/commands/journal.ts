@@ -90,7 +90,8 @@ export function register(program: Command, ctx: CliContext): void {
             at: st.timestamp,
             key,
             record: entry,
-            notionalUsd: size.times(px).times(quoteUsd),
+            // To the cent's ten-thousandth, up (an average price of many fills has endless digits).
+            notionalUsd: size.times(px).times(quoteUsd).toDecimalPlaces(6, Decimal.ROUND_UP),
             ...(entry.twapId === undefined ? {} : { twapId: entry.twapId }),
           });
           if (added) twapRows++;

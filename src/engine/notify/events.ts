@@ -71,7 +71,11 @@ export function submissionEvents(c: EventContext, report: CycleReport): NotifyEv
   const out = reconciledEvents(c, report.reconciled, report.cycleId);
   for (const a of report.actions) {
     if (a.outcome !== "accepted" && a.outcome !== "rejected" && a.outcome !== "unknown") continue;
-    const sent = sentText(a.request);
+    // The pair's name as the decision gave it ("HYPE/USDC"): the request names only the asset id.
+    const decided = report.decisions?.find((d) => d.action === a)?.decision as
+      | { label?: unknown }
+      | undefined;
+    const sent = sentText(a.request, typeof decided?.label === "string" ? decided.label : undefined);
     const what = `${a.strategy}: ${a.action}${sent ? ` ${sent}` : ""}${a.twapId === undefined ? "" : ` (TWAP ${a.twapId})`}`;
     const title =
       a.outcome === "accepted"
@@ -101,10 +105,11 @@ export function submissionEvents(c: EventContext, report: CycleReport): NotifyEv
 }
 
 /**
- * What the request itself carries, in words ("300 HYPE to 0xb8f4…5bc5", "sell 25.48 of asset 10107 over
- * 60 min"): the reason may lead with the amount a strategy wanted before the limits reduced it.
+ * What the request itself carries, in words ("300 HYPE to 0xb8f4…5bc5", "sell 25.48 HYPE (HYPE/USDC,
+ * asset 10107) over 60 min"): the reason may lead with the amount a strategy wanted before the limits
+ * reduced it.
  */
-function sentText(request: Record<string, unknown>): string | undefined {
+function sentText(request: Record<string, unknown>, pair?: string): string | undefined {
   const action = request.action as Record<string, unknown> | undefined;
   if (action === undefined) return undefined;
   const hype = (wei: unknown) =>
@@ -123,7 +128,8 @@ function sentText(request: Record<string, unknown>): string | undefined {
     case "twapOrder": {
       const t = action.twap as { a?: unknown; b?: unknown; s?: unknown; m?: unknown } | undefined;
       return (
-        t && `${t.b === true ? "buy" : "sell"} ${String(t.s)} of asset ${String(t.a)} over ${String(t.m)} min`
+        t &&
+        `${t.b === true ? "buy" : "sell"} ${String(t.s)} ${pair === undefined ? `of asset ${String(t.a)}` : `${pair.split("/")[0]} (${pair}, asset ${String(t.a)})`} over ${String(t.m)} min`
       );
     }
     default:
