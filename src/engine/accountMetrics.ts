@@ -3,7 +3,7 @@ import { Decimal, ZERO } from "../lib/decimal.js";
 import { STAKING_KINDS } from "./allocate.js";
 import type { Journal, TwapFill } from "./journal.js";
 import type { BotMetrics } from "./metrics.js";
-import { endedTwapFills, LIMIT_WINDOW_MS } from "./risk.js";
+import { endedTwapFills, LIMIT_WINDOW_MS, mergeUsage, venueUsage } from "./risk.js";
 import { pairFor, type Snapshot } from "./snapshot.js";
 import { STAKED_TOKEN, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
 import { usdPerUnit } from "./usd.js";
@@ -286,7 +286,7 @@ export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetrics
     if (s.twaps.length === 0) g.twapProgress.reset();
   }
 
-  recordJournal(metrics, { ...o, fills: endedTwapFills(s) });
+  recordJournal(metrics, { ...o, fills: endedTwapFills(s), snapshot: s });
   g.killSwitch.set(o.killSwitchEngaged ? 1 : 0);
 
   for (const strategy of o.strategies) recordWeights(g, s, strategy);
@@ -302,12 +302,20 @@ export function recordJournal(
   o: Pick<AccountMetricsInput, "journal" | "account" | "now" | "maxDailyNotionalUsd"> & {
     /** TWAPs the venue shows as ended, counted at what they executed (as the limits count them). */
     fills?: ReadonlyMap<number, TwapFill>;
+    /** The cycle's account: what the venue shows of the day counts too, as for the limit. */
+    snapshot?: Snapshot;
   },
 ): void {
   if (!metrics) return;
   const g = gaugesOf(metrics);
-  // The limits' own window and count, so the gauge says what the limit sees.
-  const used = o.journal.usage(o.account, o.now - LIMIT_WINDOW_MS, o.fills).notionalUsd;
+  // The limits' own window and count, so the gauge says what the limit sees: the larger of the journal
+  // and the venue (another state folder's TWAPs count; a bookkeeper's gauge read 3,068 of about 5,800).
+  const journaled = o.journal.usage(o.account, o.now - LIMIT_WINDOW_MS, o.fills);
+  const used =
+    o.snapshot === undefined
+      ? journaled.notionalUsd
+      : (mergeUsage(journaled, venueUsage(o.snapshot, o.now - LIMIT_WINDOW_MS)).notionalUsd ??
+        journaled.notionalUsd);
   g.notional.set({ kind: "used" }, used.toNumber());
   g.notional.set({ kind: "limit" }, o.maxDailyNotionalUsd.toNumber());
   const open = { pending: 0, unknown: 0 };

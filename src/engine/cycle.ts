@@ -733,6 +733,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         now: deps.clock(),
         maxDailyNotionalUsd: deps.limits.maxDailyNotionalUsd,
         fills: ended,
+        snapshot,
       });
     if (notSent > 0) {
       report.cutShort = { notSent, strategies: cutShort };

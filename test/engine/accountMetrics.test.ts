@@ -205,6 +205,47 @@ describe("account gauges between cycles that read different parts", () => {
   });
 });
 
+describe("the daily notional gauge", () => {
+  it("says what the limit sees: the venue's day where it shows more than the journal (another state folder's TWAP)", async () => {
+    const metrics = new BotMetrics();
+    const dir = mkdtempSync(join(tmpdir(), "hlbot-gauges-"));
+    const db = new Database(join(dir, "state.db"));
+    onTestFinished(() => {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const snap = buildSnapshot({ balances: { USDC: 5000 }, hypeMid: 20 });
+    // A 100-HYPE TWAP another state folder placed an hour ago, 30 HYPE filled for 600 USDC: 600 + 70 × 20.
+    const other = { coin: "@107", twapId: 7, side: "buy" as const, size: d(100) };
+    const snapshot = {
+      ...snap,
+      recentTwaps: [
+        {
+          ...other,
+          assetId: snap.pairs.get("@107")?.assetId,
+          executedSize: d(30),
+          executedNotional: d(600),
+          minutes: 120,
+          startedAt: T0 - 3_600_000,
+        },
+      ],
+    };
+    recordAccount(metrics, {
+      journal: new Journal(db),
+      account: "0xabc",
+      maxDailyNotionalUsd: d(10_000),
+      killSwitchEngaged: false,
+      strategies: [],
+      now: T0,
+      snapshot,
+      staking: false,
+      twaps: true,
+    });
+    // It read 0 (the journal's count alone) where the limit counts 2,000.
+    expect(sample(await metrics.registry.metrics(), 'hlbot_daily_notional_usd{kind="used"}')).toBe(2000);
+  });
+});
+
 describe("account gauges after a restart", () => {
   it("export nothing unread before the first cycle, follow the kill switch every minute, and value the stake from the first cycle", async () => {
     const dca = {
