@@ -813,7 +813,12 @@ export class Daemon {
           { submission: r.submissionId, strategy: r.strategy, action: r.actionType, verdict: r.verdict },
           `reconciled submission #${r.submissionId} (${r.strategy}, ${r.actionType}): ${r.verdict}, ${r.detail}`,
         );
-      if (result.reconciled) this.notices?.reconciled(result.reconciled);
+      if (result.reconciled) {
+        this.notices?.reconciled(result.reconciled);
+        // A submission found absent reopened its strategy's slot (Journal.reopenSlot): planned now, not
+        // at the next tick (a review: a daily DCA's lost 08:30 buy waited for the next day).
+        if (result.reconciled.some((r) => r.verdict === "absent")) this.request();
+      }
       if (result.report) {
         logDecisions(this.logger.child({ cycle: result.report.cycleId, trigger: "watch" }), result.report);
         this.notices?.watched(result.report);
@@ -876,6 +881,9 @@ export class Daemon {
         readSignal: this.reads.signal,
       });
       const { deferred, failed } = this.scheduler.settle(group, report, this.runtime.clock());
+      // A submission of another strategy found absent reopened that strategy's slot: planned now.
+      if (report.reconciled.some((r) => r.verdict === "absent" && !names.includes(r.strategy)))
+        this.request();
       // Each decision line names its own strategy (the group's child logger names them all).
       const decisionLog = this.logger.child({ strategies: names, cycle: cycleId, slot: iso(group.slot) });
       if (report.cutShort) {

@@ -362,12 +362,19 @@ export class Scheduler {
       const waits = onlySkips && own.some((d) => d.decision.kind === "skip" && d.decision.defer === true);
       // It threw while deciding: a failure (back-off, health), its slot due like a failed cycle's.
       const threw = onlySkips && own.some((d) => d.decision.kind === "skip" && d.decision.failed === true);
-      const allDeferred = stoppedUnsent || pausedUnsent || waits || unprocessed;
+      const allDeferred = stoppedUnsent || pausedUnsent || waits;
       const e = this.entries.get(s.name);
       if (threw) {
         if (e) this.backOff(e, ++e.failures, now);
         deferred.push(s.name);
         failed.push(s.name);
+        continue;
+      }
+      // Not processed (the venue rate limiting or unreachable): due again after a back-off, counted as a
+      // failure so a slot lost to it is reported missed (as a deferral, a review's daemon said nothing).
+      if (unprocessed) {
+        if (e) this.backOff(e, ++e.failures, now);
+        deferred.push(s.name);
         continue;
       }
       if (allDeferred) {

@@ -82,7 +82,13 @@ export function submissionEvents(c: EventContext, report: CycleReport): NotifyEv
         ? `${what} accepted`
         : a.outcome === "rejected"
           ? // Refused by hlbot itself before anything was sent (a clock far ahead, a key that cannot sign it).
-            `${what} REJECTED ${a.notSent ? "by hlbot, not sent" : "by the venue"}`
+            a.notSent
+            ? `${what} REJECTED by hlbot, not sent`
+            : a.unprocessed
+              ? // Never looked at (rate limited, unreachable): nothing happened, and a strategy's slot stays
+                // due (a review: "REJECTED by the venue" read as final, and a retry followed).
+                `${what} NOT PROCESSED (the venue was rate limiting or unreachable): nothing happened; tried again while its slot is due`
+              : `${what} REJECTED by the venue`
           : a.action === "twapCancel"
             ? `${what}: outcome UNKNOWN (being reconciled; sent again while the TWAP runs once this one can no longer land)`
             : `${what}: outcome UNKNOWN (being reconciled; not resent blindly)`;
