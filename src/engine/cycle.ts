@@ -271,12 +271,19 @@ export function troubledActions(
   journal: Pick<Journal, "submissionStatus">,
   account: string,
 ): CycleAction[] {
-  return report.actions.filter((a) => {
-    if (a.outcome === "rejected") return true;
-    if (a.outcome !== "unknown") return false;
-    const nonce = a.request.nonce;
-    return typeof nonce !== "number" || journal.submissionStatus(account, nonce) !== "landed";
-  });
+  return report.actions.filter(
+    (a) => a.outcome === "rejected" || (a.outcome === "unknown" && !landedSince(a, journal, account)),
+  );
+}
+
+/** Whether an action whose answer was lost has since been found landed by reconciliation (its nonce's row). */
+export function landedSince(
+  a: Pick<CycleAction, "request">,
+  journal: Pick<Journal, "submissionStatus">,
+  account: string,
+): boolean {
+  const nonce = a.request.nonce;
+  return typeof nonce === "number" && journal.submissionStatus(account, nonce) === "landed";
 }
 
 /** "strategy: reason" of each failed run, for a notice or a log line. */

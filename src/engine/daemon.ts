@@ -26,7 +26,7 @@ import type { BotMetrics } from "./metrics.js";
 import type { DaemonNotices } from "./notify/daemonNotices.js";
 import type { Runtime } from "./runtime.js";
 import { validateSchedule } from "./schedule.js";
-import { iso, lostSlots, Scheduler, type SlotGroup } from "./scheduler.js";
+import { iso, lostSlots, Scheduler, type SlotGroup, waitingOn } from "./scheduler.js";
 import type { Strategy } from "./strategies/registry.js";
 import { resolveSharedDefaults } from "./strategies/shared.js";
 
@@ -657,8 +657,19 @@ export class Daemon {
     this.failing.delete(SCHEDULING);
     recordNextRuns(this.metrics, this.scheduler.nextSlots(now));
     // Live only: a dry run keeps its own slot memory (its misses are not the bot's).
-    if (this.runtime.exchange?.mode === "live")
-      this.notices?.missedSlots(lostSlots(plan), this.scheduler.catchUpMs);
+    if (this.runtime.exchange?.mode === "live" && this.notices) {
+      const lost = lostSlots(plan);
+      if (lost.length > 0)
+        this.notices.missedSlots(
+          lost,
+          this.scheduler.catchUpMs,
+          waitingOn(
+            this.runtime.journal,
+            this.runtime.account,
+            lost.map((m) => m.strategy),
+          ),
+        );
+    }
     for (const m of plan.missed) {
       const fields = {
         strategy: m.strategy,

@@ -451,6 +451,29 @@ function waiting(e: Entry): boolean {
   return e.failures > 0 || e.deferrals > 0;
 }
 
+/**
+ * Per strategy, the submission of `account` it waits for (its outcome still unknown), in words, for the
+ * strategies given: a slot missed while waiting is told with its cause (a cron user's schedule.missed
+ * offered the cron cadence, the kill switch or a daily limit, every 6 hours for 2 days, never this).
+ */
+export function waitingOn(
+  journal: Journal,
+  account: string,
+  strategies: readonly string[],
+): Map<string, string> {
+  const out = new Map<string, string>();
+  if (strategies.length === 0) return out;
+  const wanted = new Set(strategies);
+  for (const r of journal.unresolved(account)) {
+    if (!wanted.has(r.strategy) || out.has(r.strategy)) continue;
+    out.set(
+      r.strategy,
+      `it waited for the outcome of its ${r.actionType} #${r.id} (sent ${iso(r.createdAt)}), still unknown: it acts again once that is settled (a staking action, up to 2 days after it was signed)`,
+    );
+  }
+  return out;
+}
+
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }

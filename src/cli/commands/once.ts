@@ -58,7 +58,7 @@ export function register(program: Command, ctx: CliContext): void {
       const logger = await botLogger(ctx, config);
       const { openInstance } = await import("../../engine/instance.js");
       const { oncePass, iso, lostSlots } = await import("../../engine/scheduler.js");
-      const { failedRuns, troubledActions } = await import("../../engine/cycle.js");
+      const { failedRuns, landedSince, troubledActions } = await import("../../engine/cycle.js");
       const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
       const { duration } = await import("../../lib/text.js");
       const { scheduledStrategies } = await import("../../engine/daemon.js");
@@ -212,9 +212,20 @@ export function register(program: Command, ctx: CliContext): void {
               stopError = describeError(err);
             }
           }
-          // The venue answers again but nothing was due: one ok row of every strategy ends the journal's
-          // run of failed passes (a pass that ran a cycle journals it anyway), so the recovery is told once.
-          if (anyFailedBefore && runs.length === 0 && pass.watch.error === undefined) {
+          // The venue answers again: one ok row of each strategy whose streak was whole failed cycles and
+          // that did not run ends the journal's run of failed passes (one that ran journals its cycle), so
+          // the recovery is told once, with the others' (a cron user's outage was told recovered twice,
+          // the second time for a strategy that was not due).
+          const ranNames = new Set(runs.flatMap((r) => r.group.strategies.map((s) => s.name)));
+          const outageOver = strategies.filter(
+            (s) => (cycleFailedBefore.get(s.name) ?? 0) > 0 && !ranNames.has(s.name),
+          );
+          if (
+            anyFailedBefore &&
+            outageOver.length > 0 &&
+            pass.watch.error === undefined &&
+            runs.every((r) => r.error === undefined)
+          ) {
             const { newCycleId } = await import("../../engine/journal.js");
             const id = newCycleId(now);
             runtime.journal.startCycle({
@@ -222,9 +233,7 @@ export function register(program: Command, ctx: CliContext): void {
               trigger: "once",
               mode: runtime.exchange?.mode ?? "unsigned",
               account: runtime.account,
-              strategies: strategies
-                .filter((s) => (cycleFailedBefore.get(s.name) ?? 0) > 0)
-                .map((s) => s.name),
+              strategies: outageOver.map((s) => s.name),
             });
             runtime.journal.finishCycle(id, "ok");
           }
@@ -249,9 +258,15 @@ export function register(program: Command, ctx: CliContext): void {
           const w = pass.watch;
           const watch = {
             checked: w.checked,
+            // A cancel whose lost answer a later cycle of this pass found landed counts too (a cron
+            // user's log said "0 cancelled" for a cancel the venue had made).
             cancelled:
-              w.report?.actions.filter((a) => a.action === "twapCancel" && a.outcome === "accepted").length ??
-              0,
+              w.report?.actions.filter(
+                (a) =>
+                  a.action === "twapCancel" &&
+                  (a.outcome === "accepted" ||
+                    (a.outcome === "unknown" && landedSince(a, runtime.journal, runtime.account))),
+              ).length ?? 0,
             ...(w.report ? { cycle: w.report.cycleId } : {}),
             ...(w.error ? { error: w.error } : {}),
             ...(w.reconciled
@@ -405,7 +420,7 @@ async function notifyOnce(
   const { createNotifier, flushWaitMs } = await import("../../engine/notify/notifier.js");
   const { submissionEvents, reconciledEvents, cycleFailedEvent, cycleRecoveredEvent, scheduleMissedEvent } =
     await import("../../engine/notify/events.js");
-  const { lostSlots } = await import("../../engine/scheduler.js");
+  const { lostSlots, waitingOn } = await import("../../engine/scheduler.js");
   const { failedRuns, failedRunsText } = await import("../../engine/cycle.js");
   const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
   const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
@@ -418,7 +433,18 @@ async function notifyOnce(
   // A dry run keeps its own slot memory: its misses are not the bot's (a preview told a false alarm).
   const lost = runtime.exchange?.mode === "live" ? lostSlots(pass.plan) : [];
   if (lost.length > 0)
-    notifier.notify(scheduleMissedEvent(at, lost, config.schedule?.catchUpMs ?? DEFAULT_CATCH_UP_MS));
+    notifier.notify(
+      scheduleMissedEvent(
+        at,
+        lost,
+        config.schedule?.catchUpMs ?? DEFAULT_CATCH_UP_MS,
+        waitingOn(
+          runtime.journal,
+          runtime.account,
+          lost.map((m) => m.strategy),
+        ),
+      ),
+    );
   // Failed cycles of this pass: told at the first failed pass in a row and every RETELL_EVERY-th, as
   // passes that could not start are (cron may call every minute through an outage).
   // Counted per strategy (its cycles failed in a row), as a pass runs several cycles.
@@ -441,10 +467,12 @@ async function notifyOnce(
     const failedNames = new Set(failing.flatMap((f) => f.names));
     const recovered = [...failedBefore].filter(([name, n]) => n > 0 && !failedNames.has(name));
     const ran = new Set(pass.runs.flatMap((r) => r.group.strategies.map((s) => s.name)));
-    const told =
-      pass.runs.length === 0
-        ? recovered.filter(([name]) => (cycleFailedBefore.get(name) ?? 0) > 0)
-        : recovered.filter(([name]) => ran.has(name));
+    // Those that ran and worked, and, in a pass where nothing failed, those whose streak was whole
+    // failed cycles (the venue answers again) whether or not they were due.
+    const passWorked = pass.runs.every((r) => r.error === undefined);
+    const told = recovered.filter(
+      ([name]) => ran.has(name) || (passWorked && (cycleFailedBefore.get(name) ?? 0) > 0),
+    );
     if (told.length > 0)
       notifier.notify(
         cycleRecoveredEvent(

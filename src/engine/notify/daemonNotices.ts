@@ -123,8 +123,9 @@ export class DaemonNotices {
   }
 
   /** Strategies whose slots went by with no run at all (lostSlots), once per slot. */
-  missedSlots(missed: readonly Missed[], catchUpMs: number): void {
-    if (missed.length > 0) this.o.notifier.notify(scheduleMissedEvent(this.ctx(), missed, catchUpMs));
+  missedSlots(missed: readonly Missed[], catchUpMs: number, waitingOn?: ReadonlyMap<string, string>): void {
+    if (missed.length > 0)
+      this.o.notifier.notify(scheduleMissedEvent(this.ctx(), missed, catchUpMs, waitingOn));
   }
 
   /** The kill switch file appeared or went away since the last look. */

@@ -91,7 +91,11 @@ export function submissionEvents(c: EventContext, report: CycleReport): NotifyEv
               : `${what} REJECTED by the venue`
           : a.action === "twapCancel"
             ? `${what}: outcome UNKNOWN (being reconciled; sent again while the TWAP runs once this one can no longer land)`
-            : `${what}: outcome UNKNOWN (being reconciled; not resent blindly)`;
+            : a.action === "twapOrder"
+              ? `${what}: outcome UNKNOWN (being reconciled; not resent blindly)`
+              : // A staking action has no expiry: its strategy waits while a held copy may land (a cron user
+                // was not told, and read 2 days of missed slots).
+                `${what}: outcome UNKNOWN (being reconciled; not resent blindly; its strategy waits until it is settled, up to 2 days after it was signed)`;
     const text = [a.reason, a.detail ? `${a.notSent ? "hlbot" : "venue"}: ${a.detail}` : ""]
       .filter(Boolean)
       .join("\n");
@@ -218,12 +222,14 @@ export function scheduleMissedEvent(
   c: EventContext,
   missed: ReadonlyArray<{ strategy: string; count: number; latest: number | undefined }>,
   catchUpMs: number,
+  /** Per strategy, what it is known to have waited for (a submission whose outcome is still unknown). */
+  waitingOn?: ReadonlyMap<string, string>,
 ): NotifyEvent {
   const names = missed.map((m) => m.strategy);
-  const lines = missed.map(
-    (m) =>
-      `${m.strategy}: ${m.count} slot${m.count === 1 ? "" : "s"}${m.latest === undefined ? "" : ` (latest ${new Date(m.latest).toISOString()})`}`,
-  );
+  const lines = missed.map((m) => {
+    const cause = waitingOn?.get(m.strategy);
+    return `${m.strategy}: ${m.count} slot${m.count === 1 ? "" : "s"}${m.latest === undefined ? "" : ` (latest ${new Date(m.latest).toISOString()})`}${cause === undefined ? "" : `: ${cause}`}`;
+  });
   return event(
     c,
     "schedule.missed",
