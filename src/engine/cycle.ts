@@ -286,6 +286,27 @@ export function landedSince(
   return typeof nonce === "number" && journal.submissionStatus(account, nonce) === "landed";
 }
 
+/**
+ * The strategies of `names` whose every send in the report was refused before the venue looked at it
+ * (rate limited, unreachable): nothing happened, and the slot stays due.
+ */
+export function unprocessedOnly(report: Pick<CycleReport, "actions">, names?: readonly string[]): string[] {
+  const by = new Map<string, boolean>();
+  for (const a of report.actions)
+    by.set(a.strategy, (by.get(a.strategy) ?? true) && a.outcome === "rejected" && a.unprocessed === true);
+  return [...by].filter(([n, only]) => only && (names === undefined || names.includes(n))).map(([n]) => n);
+}
+
+/** "strategy: not processed (detail)" of each strategy of `names` whose sends the venue never processed. */
+export function unprocessedText(report: Pick<CycleReport, "actions">, names?: readonly string[]): string {
+  return unprocessedOnly(report, names)
+    .map((n) => {
+      const detail = report.actions.find((a) => a.strategy === n)?.detail;
+      return `${n}: nothing it sent was processed${detail ? ` (${detail})` : ""}; its slot stays due`;
+    })
+    .join("; ");
+}
+
 /** "strategy: reason" of each failed run, for a notice or a log line. */
 export function failedRunsText(runs: CycleReport["decisions"]): string {
   return runs.map((d) => `${d.decision.strategy}: ${d.decision.reason}`).join("; ");

@@ -18,7 +18,7 @@ import { recordKillSwitch, recordNextRuns } from "./accountMetrics.js";
 import { ClockWatch, type ClockWatchOptions, type SchedulerHealth } from "./clockWatch.js";
 import { formatIssue, issuesOf } from "./config/issues.js";
 import { displayPath, type LoadedConfig, loadStrategyFiles, strategyFilesIn } from "./config/loader.js";
-import { type CycleReport, failedRuns, failedRunsText, runCycle } from "./cycle.js";
+import { type CycleReport, failedRuns, failedRunsText, runCycle, unprocessedText } from "./cycle.js";
 import { WATCH_INTERVAL_MS, watchNeeded, watchRunningTwaps } from "./guards.js";
 import { newCycleId } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
@@ -922,7 +922,12 @@ export class Daemon {
         this.metrics?.lastSuccess.set({ strategy: name }, this.runtime.clock() / 1000);
       }
       if (failed.length > 0) {
-        const why = failedRunsText(failedRuns(report).filter((d) => failed.includes(d.decision.strategy)));
+        const why = [
+          failedRunsText(failedRuns(report).filter((d) => failed.includes(d.decision.strategy))),
+          unprocessedText(report, failed),
+        ]
+          .filter(Boolean)
+          .join("; ");
         const inARow = this.countFailure(failed, why, group.slot + this.scheduler.catchUpMs);
         for (const name of failed) this.metrics?.cycles.inc({ strategy: name, outcome: "failed" });
         this.notices?.cycleFailed(failed, why, inARow, this.unhealthyAfterFailures);

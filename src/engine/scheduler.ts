@@ -341,7 +341,7 @@ export class Scheduler {
   ): { acted: string[]; deferred: string[]; failed: string[] } {
     const acted: string[] = [];
     const deferred: string[] = [];
-    /** Threw while deciding (also in `deferred`: its slot stays due). */
+    /** Threw while deciding, or none of its sends was processed (also in `deferred`: its slot stays due). */
     const failed: string[] = [];
     for (const s of group.strategies) {
       const own = report.decisions.filter((d) => d.decision.strategy === s.name);
@@ -375,6 +375,9 @@ export class Scheduler {
       if (unprocessed) {
         if (e) this.backOff(e, ++e.failures, now);
         deferred.push(s.name);
+        // A failure for health and the last-success metric too (a review: a daemon whose every send
+        // was rate limited for days showed /health 200 and a fresh last success).
+        failed.push(s.name);
         continue;
       }
       if (allDeferred) {

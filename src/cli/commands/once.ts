@@ -58,7 +58,9 @@ export function register(program: Command, ctx: CliContext): void {
       const logger = await botLogger(ctx, config);
       const { openInstance } = await import("../../engine/instance.js");
       const { oncePass, iso, lostSlots } = await import("../../engine/scheduler.js");
-      const { failedRuns, landedSince, troubledActions } = await import("../../engine/cycle.js");
+      const { failedRuns, landedSince, troubledActions, unprocessedOnly } = await import(
+        "../../engine/cycle.js"
+      );
       const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
       const { duration } = await import("../../lib/text.js");
       const { scheduledStrategies } = await import("../../engine/daemon.js");
@@ -220,12 +222,19 @@ export function register(program: Command, ctx: CliContext): void {
           const outageOver = strategies.filter(
             (s) => (cycleFailedBefore.get(s.name) ?? 0) > 0 && !ranNames.has(s.name),
           );
-          if (
-            anyFailedBefore &&
-            outageOver.length > 0 &&
+          // Nothing in this pass failed: no cycle, no strategy's run (held for the clock, threw), no
+          // strategy whose every send went unprocessed, no kill-switch cancel cycle (a review: a DCA held
+          // for the clock right after an outage was covered by "cycles work again").
+          const passWorked =
             pass.watch.error === undefined &&
-            runs.every((r) => r.error === undefined)
-          ) {
+            stopError === undefined &&
+            runs.every(
+              (r) =>
+                r.error === undefined &&
+                (r.report === undefined ||
+                  (failedRuns(r.report).length === 0 && unprocessedOnly(r.report).length === 0)),
+            );
+          if (anyFailedBefore && outageOver.length > 0 && passWorked) {
             const { newCycleId } = await import("../../engine/journal.js");
             const id = newCycleId(now);
             runtime.journal.startCycle({
@@ -238,7 +247,12 @@ export function register(program: Command, ctx: CliContext): void {
             runtime.journal.finishCycle(id, "ok");
           }
           const killSwitch = killSwitchNotice(config.limits.killSwitchFile);
-          await notifyOnce(ctx, config, runtime, logger, pass, failedBefore, cycleFailedBefore, stopReport);
+          await notifyOnce(ctx, config, runtime, logger, pass, {
+            failedBefore,
+            cycleFailedBefore,
+            passWorked,
+            ...(stopReport ? { stopReport } : {}),
+          });
           // A dry run prints unsigned requests, never a live order (#17.6; `plan --sign` prints signed ones).
           if (!live) {
             const { unsignReportActions } = await import("../unsigned.js");
@@ -410,18 +424,24 @@ async function notifyOnce(
   runtime: import("../../engine/runtime.js").Runtime,
   logger: import("pino").Logger,
   pass: Awaited<ReturnType<typeof import("../../engine/scheduler.js").oncePass>>,
-  failedBefore: ReadonlyMap<string, number>,
-  /** Of `failedBefore`, the runs of whole failed cycles: a pass with nothing due ends only those. */
-  cycleFailedBefore: ReadonlyMap<string, number>,
-  /** The kill switch's own cancel cycle, when one ran. */
-  stopReport?: import("../../engine/cycle.js").CycleReport,
+  o: {
+    /** Per strategy, its cycles that failed in a row before this pass. */
+    failedBefore: ReadonlyMap<string, number>;
+    /** Of `failedBefore`, the runs of whole failed cycles: a pass that worked ends those. */
+    cycleFailedBefore: ReadonlyMap<string, number>;
+    /** Nothing in this pass failed (no cycle, run, unprocessed send, kill-switch cycle or watch). */
+    passWorked: boolean;
+    /** The kill switch's own cancel cycle, when one ran. */
+    stopReport?: import("../../engine/cycle.js").CycleReport;
+  },
 ): Promise<void> {
   if (!config.notify) return;
+  const { failedBefore, cycleFailedBefore, passWorked, stopReport } = o;
   const { createNotifier, flushWaitMs } = await import("../../engine/notify/notifier.js");
   const { submissionEvents, reconciledEvents, cycleFailedEvent, cycleRecoveredEvent, scheduleMissedEvent } =
     await import("../../engine/notify/events.js");
   const { lostSlots, waitingOn } = await import("../../engine/scheduler.js");
-  const { failedRuns, failedRunsText } = await import("../../engine/cycle.js");
+  const { failedRuns, failedRunsText, unprocessedOnly } = await import("../../engine/cycle.js");
   const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
   const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
   if (!notifier) return;
@@ -451,14 +471,21 @@ async function notifyOnce(
   // A strategy that threw while deciding, or was held (the clock), failed its run in a cycle that ran:
   // told as a failed cycle, as the daemon tells it (a cron user's notify said nothing of it).
   const failing = pass.runs.flatMap((r) => {
-    if (r.error !== undefined) return [{ names: r.group.strategies.map((s) => s.name), error: r.error }];
+    if (r.error !== undefined)
+      return [{ names: r.group.strategies.map((s) => s.name), error: r.error, run: false }];
     const threw = r.report ? failedRuns(r.report) : [];
     if (threw.length === 0) return [];
-    return [{ names: [...new Set(threw.map((d) => d.decision.strategy))], error: failedRunsText(threw) }];
+    return [
+      { names: [...new Set(threw.map((d) => d.decision.strategy))], error: failedRunsText(threw), run: true },
+    ];
   });
   for (const f of failing) {
     const inARow = Math.max(1, ...f.names.map((n) => runtime.journal.failedInARow("once", n)));
-    if (inARow === 1 || inARow % RETELL_EVERY === 0)
+    // A strategy's own run failing (held for the clock, threw) after a streak of whole failed cycles (the
+    // venue down) is a new trouble: told at once, not counted on as the outage's (a review: a DCA held
+    // for the clock right after an outage lost its day's buy with no word).
+    const newTrouble = f.run && f.names.some((n) => (cycleFailedBefore.get(n) ?? 0) > 0);
+    if (inARow === 1 || inARow % RETELL_EVERY === 0 || newTrouble)
       notifier.notify(cycleFailedEvent(at, f.names, f.error, inARow));
   }
   // Recovered: the strategies that had failed and whose cycle (or the pass, nothing being due) worked,
@@ -466,10 +493,13 @@ async function notifyOnce(
   if (pass.watch.error === undefined) {
     const failedNames = new Set(failing.flatMap((f) => f.names));
     const recovered = [...failedBefore].filter(([name, n]) => n > 0 && !failedNames.has(name));
-    const ran = new Set(pass.runs.flatMap((r) => r.group.strategies.map((s) => s.name)));
+    // Ran and worked: not one whose every send went unprocessed (rate limited: nothing happened).
+    const unprocessed = new Set(pass.runs.flatMap((r) => (r.report ? unprocessedOnly(r.report) : [])));
+    const ran = new Set(
+      pass.runs.flatMap((r) => r.group.strategies.map((s) => s.name)).filter((n) => !unprocessed.has(n)),
+    );
     // Those that ran and worked, and, in a pass where nothing failed, those whose streak was whole
     // failed cycles (the venue answers again) whether or not they were due.
-    const passWorked = pass.runs.every((r) => r.error === undefined);
     const told = recovered.filter(
       ([name]) => ran.has(name) || (passWorked && (cycleFailedBefore.get(name) ?? 0) > 0),
     );
