@@ -471,7 +471,7 @@ export function waitingOn(
     if (!wanted.has(r.strategy) || out.has(r.strategy)) continue;
     out.set(
       r.strategy,
-      `it waited for the outcome of its ${r.actionType} #${r.id} (sent ${iso(r.createdAt)}), still unknown: it acts again once that is settled (a staking action, up to 2 days after it was signed)`,
+      `it waited for the outcome of its ${r.actionType} #${r.id} (sent ${iso(r.createdAt)}), still unknown: it acts again once that is settled (${r.expiresAfter === null ? "a staking action: up to 2 days after it was signed" : `after its expiresAfter, ${iso(r.expiresAfter)}`})`,
     );
   }
   return out;
