@@ -772,12 +772,7 @@ export class Daemon {
       return;
     }
     if (this.stopCancelsDone === true) return;
-    const facts = await this.runtime.facts(this.reads.signal);
-    const deps = {
-      ...this.runtime.cycleDeps(facts),
-      logger: this.logger,
-      ...(this.metrics ? { metrics: this.metrics } : {}),
-    };
+    const deps = this.cycleDeps(await this.runtime.facts(this.reads.signal));
     const report = await runCycle(deps, {
       trigger: "run",
       strategies: [],
@@ -796,6 +791,15 @@ export class Daemon {
       !this.runtime.journal.hasUnresolved(this.runtime.account, "twapOrder");
   }
 
+  /** The runtime's cycle dependencies with the daemon's logger and metrics. */
+  private cycleDeps(facts: Awaited<ReturnType<DaemonRuntime["facts"]>>) {
+    return {
+      ...this.runtime.cycleDeps(facts),
+      logger: this.logger,
+      ...(this.metrics ? { metrics: this.metrics } : {}),
+    };
+  }
+
   /** One watch of running TWAPs' guards. Never rejects. */
   private async runWatch(): Promise<void> {
     try {
@@ -812,12 +816,7 @@ export class Daemon {
         )
       )
         return;
-      const facts = await this.runtime.facts(this.reads.signal);
-      const deps = {
-        ...this.runtime.cycleDeps(facts),
-        logger: this.logger,
-        ...(this.metrics ? { metrics: this.metrics } : {}),
-      };
+      const deps = this.cycleDeps(await this.runtime.facts(this.reads.signal));
       const result = await watchRunningTwaps(deps, this.strategies(), { signal: this.signal });
       for (const r of result.reconciled ?? [])
         this.logger.info(
@@ -875,14 +874,12 @@ export class Daemon {
       }
       this.contacted = true;
       const deps = {
-        ...this.runtime.cycleDeps(facts),
+        ...this.cycleDeps(facts),
         // The strategies as of the last reload (SIGHUP), not as the runtime opened: a rebalancer
         // disabled since must not hold a staking deposit back, one added must.
         peers: this.strategies(),
         // Every strategy of the files as last reloaded, disabled ones included (budget.ts).
         ...(this.configured ? { configured: this.configured } : {}),
-        logger: this.logger,
-        ...(this.metrics ? { metrics: this.metrics } : {}),
       };
       const report = await runCycle(deps, {
         trigger: "run",

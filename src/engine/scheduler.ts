@@ -15,7 +15,7 @@
 // capped), never later than the strategy's next slot, and only while the slot is within the catch-up
 // window. A slot whose decisions were all deferred skips (`defer: true`, CONTRACTS #1) stays due too.
 import { describeError } from "../lib/errors.js";
-import { type CycleDeps, type CycleOptions, type CycleReport, runCycle } from "./cycle.js";
+import { type CycleDeps, type CycleOptions, type CycleReport, runCycle, unprocessedOnly } from "./cycle.js";
 import type { Journal } from "./journal.js";
 import type { ReconcileResult } from "./reconcile.js";
 import {
@@ -347,11 +347,10 @@ export class Scheduler {
       const own = report.decisions.filter((d) => d.decision.strategy === s.name);
       // Cut short by a stop before it sent anything: it stays due, for the next start to decide again.
       // One that sent something is settled, so a restart does not act in the slot twice.
-      const mine = report.actions.filter((a) => a.strategy === s.name);
-      const sent = mine.length > 0;
+      const sent = report.actions.some((a) => a.strategy === s.name);
       // Everything it sent was refused before the venue looked at it (rate limited, unreachable): the
       // slot stays due, tried again after a back-off (a chaos trial: a 429 burst at 08:30 skipped the day).
-      const unprocessed = sent && mine.every((a) => a.outcome === "rejected" && a.unprocessed === true);
+      const unprocessed = unprocessedOnly(report, [s.name]).length > 0;
       const stoppedUnsent = report.cutShort?.strategies.has(s.name) === true && !sent;
       // Blocked by the kill switch, it stays due too: resumed within the catch-up window, it acts.
       const pausedUnsent = report.killSwitchEngaged === true && !sent;
