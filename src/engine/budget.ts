@@ -5,7 +5,7 @@ import type { Logger } from "pino";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { describeError } from "../lib/errors.js";
 import { refusesRequestNotOrder } from "../venue/exchange/refusals.js";
-import type { RejectionCode } from "../venue/exchange/submit.js";
+import { NEVER_PROCESSED, type RejectionCode } from "../venue/exchange/submit.js";
 import type { InfoClient } from "../venue/info/client.js";
 import { latestTwapEntries, twapHasEnded } from "../venue/info/methods/index.js";
 import { perAnswer } from "../venue/info/query.js";
@@ -280,12 +280,7 @@ export function lastEndedTwap(
  * not processed (a 408, a proxy's 403 or 404: a review found one holding a DCA 6 hours). A 422 (the
  * venue could not read these very bytes) holds.
  */
-const NOT_JUDGED: ReadonlySet<string> = new Set<RejectionCode>([
-  "rate-limited",
-  "unreachable",
-  "not-sent",
-  "http",
-]);
+const NOT_JUDGED: ReadonlySet<string> = new Set<RejectionCode>([...NEVER_PROCESSED, "not-sent"]);
 
 /** Whether a rejected submission's journaled result is a refusal the venue made. */
 function judgedByVenue(result: string | null): boolean {

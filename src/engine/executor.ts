@@ -15,6 +15,7 @@ import {
   isL1Call,
   type SignedRequest,
 } from "../venue/exchange/client.js";
+import { NEVER_PROCESSED } from "../venue/exchange/submit.js";
 import type { NetworkName } from "../venue/networks.js";
 import type { ActionOutcome, CycleAction } from "./cycle.js";
 import { callFor, specOf } from "./intentKinds.js";
@@ -204,9 +205,7 @@ export async function executeIntent(
         outcome: "rejected",
         detail: outcome.reason,
         ...(outcome.code === "not-sent" ? { notSent: true as const } : {}),
-        ...(outcome.code === "rate-limited" || outcome.code === "unreachable"
-          ? { unprocessed: true as const }
-          : {}),
+        ...(NEVER_PROCESSED.has(outcome.code) ? { unprocessed: true as const } : {}),
       };
     case "unknown":
       if (submissionId !== undefined) {

@@ -369,7 +369,7 @@ export class Scheduler {
         failed.push(s.name);
         continue;
       }
-      // Not processed (the venue rate limiting or unreachable): due again after a back-off, counted as a
+      // Not processed (the venue rate limiting or unreachable, a proxy refused it): due again after a back-off, counted as a
       // failure so a slot lost to it is reported missed (as a deferral, a review's daemon said nothing).
       if (unprocessed) {
         if (e) this.backOff(e, ++e.failures, now);

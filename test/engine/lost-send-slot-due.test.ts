@@ -181,7 +181,7 @@ it("the notice of a never-processed (429) send says nothing happened and it is t
     [
       "submission.rejected",
       expect.stringMatching(
-        /^dca: twapOrder buy [\d.]+ HYPE \(HYPE\/USDC, asset 10107\) over 30 min NOT PROCESSED \(the venue was rate limiting or unreachable\): nothing happened; tried again while its slot is due$/,
+        /^dca: twapOrder buy [\d.]+ HYPE \(HYPE\/USDC, asset 10107\) over 30 min NOT PROCESSED \(the venue was rate limiting, unreachable, or a proxy refused it\): nothing happened; tried again while its slot is due$/,
       ),
     ],
   ]);

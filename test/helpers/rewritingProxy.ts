@@ -49,7 +49,12 @@ export interface RewritingProxy {
    * forwarded, and the client's connection is reset, so it cannot know whether they were applied.
    */
   holdExchange(match?: (request: ProxiedRequest) => boolean): void;
-  /** Removes every rewriter and hold rule (held requests stay held). */
+  /**
+   * Answers every /exchange request with this HTTP status without forwarding it (a proxy's or a WAF's
+   * 403, a wrong path's 404): the venue never sees it. Undefined forwards again.
+   */
+  refuseExchange(status: number | undefined): void;
+  /** Removes every rewriter, hold and refuse rule (held requests stay held). */
   clear(): void;
   close(): Promise<void>;
 }
@@ -58,6 +63,7 @@ export async function startRewritingProxy(target?: string): Promise<RewritingPro
   const infoRewriters = new Map<string, InfoRewriter[]>();
   let dateRewriter: ((venueDate: string | undefined) => string | undefined) | undefined;
   let holdRule: ((request: ProxiedRequest) => boolean) | undefined;
+  let refuseStatus: number | undefined;
   const sockets = new Set<Socket>();
 
   const forward = async (path: string, body: string) => {
@@ -95,6 +101,11 @@ export async function startRewritingProxy(target?: string): Promise<RewritingPro
             },
           });
           req.socket.destroy(); // the client sees a reset: the outcome is unknown to it
+          return;
+        }
+        if (request.path.startsWith("/exchange") && refuseStatus !== undefined) {
+          res.writeHead(refuseStatus, { "content-type": "text/html" });
+          res.end(`<html><body>${refuseStatus}</body></html>`);
           return;
         }
         let answer: { status: number; date: string | undefined; text: string };
@@ -146,10 +157,14 @@ export async function startRewritingProxy(target?: string): Promise<RewritingPro
     holdExchange(match = () => true) {
       holdRule = match;
     },
+    refuseExchange(status) {
+      refuseStatus = status;
+    },
     clear() {
       infoRewriters.clear();
       dateRewriter = undefined;
       holdRule = undefined;
+      refuseStatus = undefined;
     },
     async close() {
       for (const s of sockets) s.destroy();

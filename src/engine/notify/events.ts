@@ -87,7 +87,7 @@ export function submissionEvents(c: EventContext, report: CycleReport): NotifyEv
             : a.unprocessed
               ? // Never looked at (rate limited, unreachable): nothing happened, and a strategy's slot stays
                 // due (a review: "REJECTED by the venue" read as final, and a retry followed).
-                `${what} NOT PROCESSED (the venue was rate limiting or unreachable): nothing happened; ${a.action === "twapCancel" ? "sent again while the TWAP runs" : "tried again while its slot is due"}`
+                `${what} NOT PROCESSED (the venue was rate limiting, unreachable, or a proxy refused it): nothing happened; ${a.action === "twapCancel" ? "sent again while the TWAP runs" : "tried again while its slot is due"}`
               : `${what} REJECTED by the venue`
           : a.action === "twapCancel"
             ? `${what}: outcome UNKNOWN (being reconciled; sent again while the TWAP runs once this one can no longer land)`
