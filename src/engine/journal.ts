@@ -167,6 +167,20 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS submissions_strategy_action ON submissions(strategy, action_type, id);
     `,
   },
+  {
+    // TWAPs whose end (finished, cancelled) was told to the owner, so that `once` under cron tells each
+    // once (twapEnds.ts) and a daemon that follows does not tell it again.
+    id: "journal-010-twap-ends",
+    sql: `
+      CREATE TABLE IF NOT EXISTS twap_ends (
+        account TEXT NOT NULL,
+        twap_id INTEGER NOT NULL,
+        status TEXT NOT NULL,
+        told_at INTEGER NOT NULL,
+        PRIMARY KEY (account, twap_id)
+      );
+    `,
+  },
 ];
 
 /**
@@ -986,6 +1000,54 @@ export class Journal {
       intent: string | null;
       expectedEnd: number;
     }>;
+  }
+
+  /** When the latest cycle of `account` that worked started (undefined: none did). */
+  lastOkCycleStart(account: string): number | undefined {
+    const row = this.sql("SELECT MAX(started_at) AS at FROM cycles WHERE account = ? AND status = 'ok'").get(
+      account,
+    ) as { at: number | null };
+    return row.at ?? undefined;
+  }
+
+  /**
+   * TWAPs this bot placed whose end was not told yet (twap_ends) and whose expected end is after `after`:
+   * the candidates `once` asks the venue about (twapEnds.ts).
+   */
+  untoldTwaps(
+    account: string,
+    after: number,
+  ): Array<{ strategy: string; twapId: number; expectedEnd: number; createdAt: number }> {
+    return this.sql(
+      `SELECT s.strategy, s.twap_id AS twapId, s.expected_end AS expectedEnd, s.created_at AS createdAt
+         FROM submissions s
+         WHERE s.account = ? AND s.action_type = 'twapOrder' AND s.status IN ('accepted', 'landed')
+           AND s.twap_id IS NOT NULL AND s.expected_end IS NOT NULL AND s.expected_end > ?
+           AND NOT EXISTS (SELECT 1 FROM twap_ends e WHERE e.account = s.account AND e.twap_id = s.twap_id)
+         ORDER BY s.id`,
+    ).all(account, after) as Array<{
+      strategy: string;
+      twapId: number;
+      expectedEnd: number;
+      createdAt: number;
+    }>;
+  }
+
+  /** Records that the end of TWAP `twapId` of `account` was told (or given up on): never told again. */
+  markTwapEndTold(account: string, twapId: number, status: string): void {
+    this.sql("INSERT OR IGNORE INTO twap_ends (account, twap_id, status, told_at) VALUES (?, ?, ?, ?)").run(
+      account,
+      twapId,
+      status,
+      this.clock(),
+    );
+  }
+
+  /** Whether the end of TWAP `twapId` of `account` was told already. */
+  twapEndTold(account: string, twapId: number): boolean {
+    return (
+      this.sql("SELECT 1 FROM twap_ends WHERE account = ? AND twap_id = ?").get(account, twapId) !== undefined
+    );
   }
 
   /**

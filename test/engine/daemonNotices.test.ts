@@ -69,7 +69,7 @@ describe("daemon notices", () => {
     notices.afterCycle(second, ["rebalance"], 0);
     got = await received(3);
     const ended = got.find((e) => e.type === "twap.finished")!;
-    expect(ended.title).toMatch(/^TWAP \d+ finished: sold \d+(\.\d+)? of \d+(\.\d+)? on @107$/);
+    expect(ended.title).toMatch(/^TWAP \d+ finished: sold \d+(\.\d+)? of \d+(\.\d+)? on HYPE\/USDC$/); // the pair, not the venue's "@107"
     expect(Number(ended.data.executedSize)).toBeGreaterThan(0);
     expect(Number(ended.data.averagePrice)).toBeGreaterThan(38);
     expect(Number(ended.data.averagePrice)).toBeLessThan(42);

@@ -120,3 +120,64 @@ it("a TWAP that ended while the daemon was down is told at the next start", asyn
   // Told once: the next process does not tell it again.
   expect(types.filter((t) => t === "twap.finished")).toHaveLength(1);
 }, 60_000);
+
+it("a TWAP end the daemon told is not told again by `once` run later, nor one `once` told by a daemon", async () => {
+  const { endedOwnTwaps } = await import("../../src/engine/twapEnds.js");
+  hook = await startHttpServer([{ json: {} }]);
+  bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+  bot.sim.setPrice("@107", "40");
+  const runtime = bot.runtime;
+  const notifier = new Notifier({
+    channels: channelsFromConfig(
+      { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
+      {},
+    ),
+    logger: pino({ level: "silent" }),
+    minIntervalMs: 0,
+  });
+  const daemon = () =>
+    new DaemonNotices({
+      notifier,
+      info: runtime.info,
+      account: runtime.account,
+      network: "testnet",
+      clock: () => bot!.sim.now(),
+      logger: pino({ level: "silent" }),
+      placedBefore: followTwapsOf(runtime.journal, runtime.account),
+      journal: runtime.journal,
+    });
+  const cycle = async () =>
+    runCycle(runtime.cycleDeps(await runtime.facts()), { trigger: "once", strategies: runtime.strategies() });
+  const cronPass = async (lastOkCycleStart: number | undefined) =>
+    endedOwnTwaps({
+      info: runtime.info,
+      journal: runtime.journal,
+      account: runtime.account,
+      now: bot!.sim.now(),
+      lastOkCycleStart,
+      reports: [],
+    });
+
+  // The daemon places the TWAP and sees it end an hour later: told.
+  const d = daemon();
+  const first = await cycle();
+  d.afterCycle(first, ["rebalance"], 0);
+  const placedAt = first.snapshot.takenAt;
+  bot.sim.advance(61 * 60_000);
+  d.afterCycle(await cycle(), ["rebalance"], 0);
+  await d.settled();
+  await notifier.flush(5000);
+  expect(hook.requests.map((r) => (r.json as NotifyEvent).type)).toContain("twap.finished");
+  // The user switches to cron: its first pass (counting from before the TWAP was placed) tells nothing.
+  expect(await cronPass(placedAt - 1)).toEqual([]);
+
+  // The other way: the next TWAP's end is told by a cron pass; a daemon started then does not follow it.
+  bot.sim.fund(bot.address, "HYPE", "1000"); // out of its band again
+  const second = await cycle();
+  const twapId = second.actions.find((a) => a.outcome === "accepted")?.twapId;
+  expect(twapId).toBeDefined();
+  bot.sim.advance(61 * 60_000);
+  const told = await cronPass(second.snapshot.takenAt - 1);
+  expect(told.map((t) => t.twapId)).toEqual([twapId]);
+  expect(followTwapsOf(runtime.journal, runtime.account)).not.toContain(twapId);
+}, 60_000);

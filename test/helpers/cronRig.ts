@@ -1,7 +1,7 @@
 // A cron user's rig (`hlbot once` every N minutes): the real CLI `once` in-process, Date faked to the
 // simulator's virtual clock, the venue over HTTP on 127.0.0.1, a webhook receiver on 127.0.0.1, the
 // shipped strategies in a temp folder, mode live.
-import { cpSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -63,6 +63,7 @@ export async function rig(o: {
   for (const [c, a] of Object.entries(o.fund ?? { USDC: "20000", HYPE: "1000" })) sim.fund(address, c, a);
   const dir = mkdtempSync(join(tmpdir(), "cron4-"));
   if (o.keepShipped !== false) cpSync("strategies", join(dir, "strategies"), { recursive: true });
+  else mkdirSync(join(dir, "strategies"));
   for (const [f, s] of Object.entries(o.strategies ?? {}))
     writeFileSync(join(dir, "strategies", f), stringify(s));
   const config = join(dir, "bot.yaml");

@@ -94,6 +94,7 @@ export function register(program: Command, ctx: CliContext): void {
             leftOut: configIssues.map((i) => formatIssue(i)),
             missed: [],
             watch: { checked: 0, cancelled: 0 },
+            ended: [],
             killSwitch: killSwitchNotice(config.limits.killSwitchFile) ?? null,
             error: describeError(err),
             failed: 1,
@@ -184,6 +185,8 @@ export function register(program: Command, ctx: CliContext): void {
             }),
           );
           const anyFailedBefore = [...cycleFailedBefore.values()].some((n) => n > 0);
+          // Read before the pass writes its cycles: TWAPs that ended since are told below.
+          const lastOkCycleStart = runtime.journal.lastOkCycleStart(runtime.account);
           const pass = await oncePass(deps, strategies, {
             ...(config.schedule ? { catchUpMs: config.schedule.catchUpMs } : {}),
             readSignal: stopping.signal,
@@ -246,8 +249,29 @@ export function register(program: Command, ctx: CliContext): void {
             });
             runtime.journal.finishCycle(id, "ok");
           }
+          // TWAPs this bot placed that ended since the last pass that worked (a cron user was never told a
+          // DCA's TWAP finished, nor what it filled): each said once, here and by notify.
+          const { endedOwnTwaps } = await import("../../engine/twapEnds.js");
+          let ended: Awaited<ReturnType<typeof endedOwnTwaps>> = [];
+          if (live && !stopping.signal.aborted) {
+            try {
+              ended = await endedOwnTwaps({
+                info: runtime.info,
+                journal: runtime.journal,
+                account: runtime.account,
+                now: runtime.clock(),
+                lastOkCycleStart,
+                reports: [pass.watch.report, stopReport, ...runs.map((r) => r.report)],
+                signal: stopping.signal,
+              });
+            } catch (err) {
+              // Only a notice: the TWAPs stay untold and are asked about at the next pass.
+              logger.warn({ err: describeError(err) }, "could not read which TWAPs ended");
+            }
+          }
           const killSwitch = killSwitchNotice(config.limits.killSwitchFile);
           await notifyOnce(ctx, config, runtime, logger, pass, {
+            ended,
             failedBefore,
             cycleFailedBefore,
             passWorked,
@@ -368,6 +392,16 @@ export function register(program: Command, ctx: CliContext): void {
                   nothingRan: lost.has(m.strategy),
                 })),
                 watch,
+                ended: ended.map((t) => ({
+                  twap: t.twapId,
+                  strategy: t.strategy,
+                  status: t.status,
+                  pair: t.coin,
+                  side: t.side,
+                  size: t.size.toFixed(),
+                  executedSize: t.executedSize.toFixed(),
+                  executedNotional: t.executedNotional.toFixed(),
+                })),
                 killSwitch: killSwitch ?? null,
                 failed: bad,
               }),
@@ -391,6 +425,14 @@ export function register(program: Command, ctx: CliContext): void {
               out.push(
                 `  TWAP watch: ${watch.checked} guarded TWAP(s) checked, ${watch.cancelled} cancelled\n`,
               );
+            if (ended.length > 0) {
+              const { twapEndedEvent } = await import("../../engine/notify/events.js");
+              const at = { account: runtime.account, network: config.network, now };
+              for (const t of ended) {
+                const e = twapEndedEvent(at, t);
+                out.push(`  ${e.title}; ${e.text}\n`);
+              }
+            }
           }
           ctx.stdout(out.join(""));
           for (const issue of unknown.issues)
@@ -433,13 +475,21 @@ async function notifyOnce(
     passWorked: boolean;
     /** The kill switch's own cancel cycle, when one ran. */
     stopReport?: import("../../engine/cycle.js").CycleReport;
+    /** TWAPs this bot placed that ended since the last pass that worked. */
+    ended: readonly import("../../engine/twapEnds.js").EndedOwnTwap[];
   },
 ): Promise<void> {
   if (!config.notify) return;
   const { failedBefore, cycleFailedBefore, passWorked, stopReport } = o;
   const { createNotifier, flushWaitMs } = await import("../../engine/notify/notifier.js");
-  const { submissionEvents, reconciledEvents, cycleFailedEvent, cycleRecoveredEvent, scheduleMissedEvent } =
-    await import("../../engine/notify/events.js");
+  const {
+    submissionEvents,
+    reconciledEvents,
+    cycleFailedEvent,
+    cycleRecoveredEvent,
+    scheduleMissedEvent,
+    twapEndedEvent,
+  } = await import("../../engine/notify/events.js");
   const { lostSlots, waitingOn } = await import("../../engine/scheduler.js");
   const { failedRuns, failedRunsText, unprocessedOnly } = await import("../../engine/cycle.js");
   const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
@@ -447,6 +497,7 @@ async function notifyOnce(
   if (!notifier) return;
   const at = { account: runtime.account, network: config.network, now: runtime.clock() };
   for (const e of reconciledEvents(at, pass.watch.reconciled ?? [])) notifier.notify(e);
+  for (const t of o.ended) notifier.notify(twapEndedEvent(at, t));
   for (const report of [pass.watch.report, stopReport, ...pass.runs.map((r) => r.report)])
     if (report) for (const e of submissionEvents(at, report)) notifier.notify(e);
   // Slots that went by with no run at all (a daily call hours after a daily slot): each told once.

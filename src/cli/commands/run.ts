@@ -198,6 +198,7 @@ async function runDaemon(
         clock: runtime.clock,
         logger,
         placedBefore: followTwapsOf(runtime.journal, runtime.account),
+        journal: runtime.journal,
       });
       // Runs before the journal closes (cleanups run last added first): what is queued gets 3 s.
       shutdown.add("notifications", async () => {

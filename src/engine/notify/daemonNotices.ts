@@ -13,6 +13,7 @@ import { killSwitchState } from "../killSwitch.js";
 import type { ReconcileResult } from "../reconcile.js";
 import type { Missed } from "../scheduler.js";
 import type { Snapshot } from "../snapshot.js";
+import { labelOf } from "../twapEnds.js";
 import { portfolioValueUsd } from "../valuation.js";
 import {
   cycleFailedEvent,
@@ -45,6 +46,8 @@ export interface DaemonNoticesOptions {
    * restart, or while the daemon was down, were never told).
    */
   placedBefore?: readonly number[];
+  /** Where a TWAP's end is recorded as told, so that `once` run later does not tell it again. */
+  journal?: Journal;
 }
 
 /**
@@ -53,7 +56,12 @@ export interface DaemonNoticesOptions {
  */
 export function followTwapsOf(journal: Journal, account: string): number[] {
   const last = journal.recentCycles(1)[0]?.startedAt;
-  return last === undefined ? [] : journal.runningTwaps(account, last).map((r) => r.twapId);
+  return last === undefined
+    ? []
+    : journal
+        .runningTwaps(account, last)
+        .map((r) => r.twapId)
+        .filter((id) => !journal.twapEndTold(account, id));
 }
 
 export class DaemonNotices {
@@ -187,10 +195,12 @@ export class DaemonNotices {
         for (const h of history)
           if (h.twapId === id && (last === undefined || h.timeMs >= last.timeMs)) last = h;
         if (last === undefined || last.status.status === "activated") continue;
+        if (this.o.journal?.twapEndTold(this.o.account, id)) continue;
+        this.o.journal?.markTwapEndTold(this.o.account, id, last.status.status);
         this.o.notifier.notify(
           twapEndedEvent(this.ctx(), {
             twapId: id,
-            coin: last.state.coin,
+            coin: labelOf(last.state.coin, this.lastSnapshot?.pairs),
             side: last.state.side === "B" ? "buy" : "sell",
             size: new Decimal(last.state.sz),
             executedSize: new Decimal(last.state.executedSz),

@@ -148,6 +148,8 @@ function sentText(request: Record<string, unknown>, pair?: string): string | und
 }
 
 export interface EndedTwap {
+  /** The strategy that placed it, when known ("manual" for `hlbot twap`). */
+  strategy?: string;
   twapId: number;
   coin: string;
   side: "buy" | "sell";
@@ -167,9 +169,10 @@ export function twapEndedEvent(c: EventContext, t: EndedTwap): NotifyEvent {
   return event(
     c,
     finished ? "twap.finished" : "twap.cancelled",
-    `TWAP ${t.twapId} ${finished ? "finished" : `ended: ${t.status}`}: ${filled}`,
+    `${t.strategy === undefined ? "" : `${t.strategy}: `}TWAP ${t.twapId} ${finished ? "finished" : `ended: ${t.status}`}: ${filled}`,
     `${price}; notional ${t.executedNotional.toFixed(2)}`,
     {
+      ...(t.strategy === undefined ? {} : { strategy: t.strategy }),
       twapId: t.twapId,
       coin: t.coin,
       side: t.side,

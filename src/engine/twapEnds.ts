@@ -1,0 +1,109 @@
+// The ends of TWAPs this bot placed, for `hlbot once` under cron: the daemon sees a TWAP leave the running
+// list and tells it (notify/daemonNotices.ts), but a cron pass lives a few seconds, and a cron user was
+// never told that a DCA's TWAP finished, what it filled or at what price. Each pass asks the venue
+// (twapHistory) about the TWAPs the journal says it placed that may have ended since the last pass that
+// worked, and the journal (twap_ends) remembers which ends were told, so each is told once.
+import { Decimal } from "../lib/decimal.js";
+import type { InfoClient } from "../venue/info/client.js";
+import type { CycleReport } from "./cycle.js";
+import type { Journal } from "./journal.js";
+import type { EndedTwap } from "./notify/events.js";
+import { pairLabel } from "./snapshot.js";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** TWAPs whose expected end is older than this are not asked about (the venue's longest TWAP is 24 h). */
+const LOOKBACK_MS = 7 * DAY_MS;
+/** A TWAP the venue's history does not show a day after its expected end is given up on, untold. */
+const GIVE_UP_MS = DAY_MS;
+
+export interface EndedOwnTwap extends EndedTwap {
+  /** The strategy that placed it ("manual" for `hlbot twap`). */
+  strategy: string;
+}
+
+export interface TwapEndsInput {
+  info: InfoClient;
+  journal: Journal;
+  account: string;
+  /** The local clock now. */
+  now: number;
+  /**
+   * When the latest cycle of the account that worked started, read before this pass ran
+   * (journal.lastOkCycleStart): a TWAP that ended before it was told by that pass, or seen by a daemon.
+   */
+  lastOkCycleStart: number | undefined;
+  /** The pass's cycle reports: their snapshots say which TWAPs still run, their actions which started. */
+  reports: ReadonlyArray<CycleReport | undefined>;
+  signal?: AbortSignal;
+}
+
+/**
+ * The TWAPs this bot placed that ended (finished, cancelled, in error) and were not told yet, each
+ * recorded as told. One twapHistory read, and only when a TWAP may have ended: its expected end is past,
+ * a snapshot of this pass no longer lists it running, or it was cancelled.
+ */
+export async function endedOwnTwaps(o: TwapEndsInput): Promise<EndedOwnTwap[]> {
+  if (o.lastOkCycleStart === undefined) return [];
+  const candidates = o.journal.untoldTwaps(o.account, Math.max(o.lastOkCycleStart, o.now - LOOKBACK_MS));
+  if (candidates.length === 0) return [];
+  // The latest snapshot that read the running TWAPs, and every TWAP accepted in this pass (placed after
+  // its cycle's snapshot was read: not running in it yet).
+  let running: Set<number> | undefined;
+  for (const report of o.reports) {
+    if (!report || (report.snapshot.parts !== undefined && !report.snapshot.parts.has("twaps"))) continue;
+    running = new Set(report.snapshot.twaps.flatMap((t) => (t.twapId === undefined ? [] : [t.twapId])));
+  }
+  for (const report of o.reports)
+    for (const a of report?.actions ?? [])
+      if (a.outcome === "accepted" && a.twapId !== undefined) running?.add(a.twapId);
+  // Or the journal has a cancel of it (a guard's, the kill switch's, `hlbot cancel`).
+  const maybe = candidates.filter(
+    (c) =>
+      c.expectedEnd <= o.now ||
+      (running !== undefined && !running.has(c.twapId)) ||
+      o.journal.twapCancelled(o.account, c.twapId, o.now),
+  );
+  if (maybe.length === 0) return [];
+  const history = await o.info.twapHistory({ user: o.account }, o.signal);
+  // The venue names a spot TWAP's market "@107": the pair's name as the snapshot knows it ("HYPE/USDC"),
+  // or as the journal remembers it when no cycle ran in this pass.
+  const pairs = o.reports.findLast((r) => r !== undefined)?.snapshot.pairs;
+  const remembered = new Map<string, string>();
+  if (pairs === undefined) for (const m of o.journal.pairMemories().values()) remembered.set(m.coin, m.label);
+  const out: EndedOwnTwap[] = [];
+  for (const c of maybe) {
+    let last: (typeof history)[number] | undefined;
+    for (const h of history)
+      if (h.twapId === c.twapId && (last === undefined || h.timeMs >= last.timeMs)) last = h;
+    if (last === undefined) {
+      if (c.expectedEnd + GIVE_UP_MS < o.now)
+        o.journal.markTwapEndTold(o.account, c.twapId, "not in the venue's history");
+      continue;
+    }
+    if (last.status.status === "activated") continue;
+    o.journal.markTwapEndTold(o.account, c.twapId, last.status.status);
+    out.push({
+      strategy: c.strategy,
+      twapId: c.twapId,
+      coin:
+        pairs === undefined
+          ? (remembered.get(last.state.coin) ?? last.state.coin)
+          : labelOf(last.state.coin, pairs),
+      side: last.state.side === "B" ? "buy" : "sell",
+      size: new Decimal(last.state.sz),
+      executedSize: new Decimal(last.state.executedSz),
+      executedNotional: new Decimal(last.state.executedNtl),
+      status: last.status.status,
+    });
+  }
+  return out;
+}
+
+/** "HYPE/USDC" for the venue's "@107" when the snapshot knows the pair; the venue's name otherwise. */
+export function labelOf(
+  coin: string,
+  pairs: ReadonlyMap<string, Parameters<typeof pairLabel>[0]> | undefined,
+): string {
+  const pair = pairs?.get(coin);
+  return pair === undefined ? coin : pairLabel(pair);
+}
