@@ -4,7 +4,13 @@
 import { Command, CommanderError } from "commander";
 import { colorWanted, paint } from "../lib/color.js";
 import { damagedDatabaseAdvice, describeError, exitCodeOf } from "../lib/errors.js";
-import { argumentHoldsSecret, maskKeyShaped, redact, registerSecretVariables } from "../lib/secrets.js";
+import {
+  guardArguments,
+  maskKeyShaped,
+  redact,
+  registerSecretVariables,
+  SecretArgumentError,
+} from "../lib/secrets.js";
 import { escapeControls } from "../lib/text.js";
 import { packageVersion } from "../lib/version.js";
 import * as completionCommand from "./commands/completion.js";
@@ -95,21 +101,24 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   registerSecretVariables(io.env, secretVariableNames(argv));
   // A secret pasted into any argument (--amount, --validator, --base-url, `tx <hash>`, ...) is refused
   // before anything parses, prints or sends it.
-  const pasted = argv.findIndex((arg) => argumentHoldsSecret(arg));
+  // Kept: a secret registered later (the bot file's wallet variables, a key file, a keystore's password)
+  // is checked against them as it is read, before anything is sent.
+  const pasted = guardArguments(argv);
   if (pasted !== -1) {
-    io.stderr(
-      `hlbot: argument ${pasted + 1} holds the signing key or the keystore password; refused, nothing was sent. Keys come from the environment or a keystore, never from the command line\n`,
-    );
+    io.stderr(`hlbot: ${new SecretArgumentError(pasted).message}\n`);
+    guardArguments(undefined);
     return 2;
   }
   // Every text output passes here: venue strings (validator and token names, error texts) cannot clear
   // the screen, retitle the terminal, draw links or forge lines (src/lib/text.ts). Log colours survive.
   const colorOut = colorWanted(io.isTTY, io.env, argv);
+  // And through the redaction filter (README, Safety): a secret registered while the command ran (the
+  // keystore password) is not echoed back from an argument or a kill-switch reason (a security audit).
   const out = (text: string) => {
-    const safe = escapeControls(text);
+    const safe = escapeControls(redact(text));
     io.stdout(colorOut ? paint(safe) : safe);
   };
-  const errOut = (text: string) => io.stderr(escapeControls(text, { allowColors: true }));
+  const errOut = (text: string) => io.stderr(escapeControls(redact(text), { allowColors: true }));
   const ctx: CliContext = {
     ...io,
     stdout: out,
@@ -143,6 +152,10 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     await program.parseAsync(argv, { from: "user" });
     return ctx.exitCode;
   } catch (err) {
+    if (err instanceof SecretArgumentError) {
+      ctx.stderr(`hlbot: ${err.message}\n`);
+      return 2;
+    }
     if (err instanceof CommanderError) {
       // --help and --version are "errors" to commander; they are successes to us.
       if (err.exitCode === 0) return 0;
@@ -161,5 +174,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       return 2;
     }
     return exitCodeOf(err);
+  } finally {
+    guardArguments(undefined);
   }
 }

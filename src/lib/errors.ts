@@ -1,7 +1,7 @@
 // Typed errors shared by every layer. Each error has a stable `code`, a family that decides what the
 // caller does with it (input and config errors stop before any I/O; venue errors may be retried by a
 // read path; nothing here is retried by string matching), a human message and an optional `cause`.
-import { maskKeyShaped, redact } from "./secrets.js";
+import { maskKeyShaped, redact, SecretArgumentError } from "./secrets.js";
 
 export type ErrorFamily = "input" | "config" | "venue" | "internal";
 
@@ -275,6 +275,7 @@ export function describeError(err: unknown): string {
 
 /** Exit code for any thrown value: typed errors decide; anything else is an internal failure (1). */
 export function exitCodeOf(err: unknown): 1 | 2 {
+  if (walk(err, (e) => e instanceof SecretArgumentError) !== undefined) return 2;
   return err instanceof HlbotError ? err.exitCode : 1;
 }
 

@@ -3,7 +3,8 @@
 // variable or file) and a keystore's key the moment it is decrypted. Every secret is registered here the
 // moment it is read, and every message that can leave the process (errors, logs, CLI output, journal
 // rows) passes through `redact`, which removes it in every spelling: with or without 0x/0X, any letter
-// case. `redact` also removes `user:password@` credentials from URLs. This is the last line of defence;
+// case. `redact` also removes `user:password@` credentials from URLs, and the values of query parameters
+// named like credentials (`?apikey=`, `&token=`). This is the last line of defence;
 // the first is never putting a secret into a message at all.
 //
 // A value that merely looks like a key (a transaction hash in the environment) is not a secret: it may
@@ -39,12 +40,16 @@ export function normalizeSecret(secret: string): string {
  * length is registered (short ones are redacted only where they stand as a whole word, so a 3-letter
  * password does not blank every word that contains it).
  */
-export function registerSecret(secret: string): void {
+export function registerSecret(secret: string, o: { checkArguments?: boolean } = {}): void {
   if (typeof secret !== "string" || secret.trim() === "") return;
   const isKey = PRIVATE_KEY_PATTERN.test(secret.trim());
   const normalized = normalizeSecret(secret);
   if (secrets.has(normalized)) return;
   secrets.set(normalized, isKey ? "key" : "password");
+  // As JSON writes it too (a log line, a journal row): a password with `"` or `\` is escaped there, and
+  // its plain spelling no longer matches (a security audit).
+  const escaped = JSON.stringify(normalized).slice(1, -1);
+  if (!isKey && escaped !== normalized) secrets.set(escaped, "password");
   // Longest first, so a secret containing another is removed whole.
   const alternatives = [...secrets.entries()]
     .sort((a, b) => b[0].length - a[0].length)
@@ -54,6 +59,40 @@ export function registerSecret(secret: string): void {
       return s.length >= SUBSTRING_MIN ? body : `(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`;
     });
   pattern = new RegExp(alternatives.join("|"), "giu");
+  // A secret registered after the command line was first checked (the bot file's `wallet.privateKeyEnv`
+  // or `passwordEnv` variable, a key file, a keystore's password): the arguments are checked again
+  // before anything is sent (a security audit: a key pasted into --base-url went out as a URL path).
+  const pasted =
+    o.checkArguments === false ? -1 : guardedArguments.findIndex((arg) => argumentHoldsSecret(arg));
+  if (pasted !== -1) {
+    guardedArguments = [];
+    throw new SecretArgumentError(pasted);
+  }
+}
+
+/** The command-line arguments of the running command: checked whenever a secret is registered. */
+let guardedArguments: readonly string[] = [];
+
+/** An argument holds the signing key or the keystore password: refused (exit 2), nothing sent. */
+export class SecretArgumentError extends Error {
+  readonly code = "SECRET_ARGUMENT";
+  readonly exitCode = 2;
+  constructor(readonly index: number) {
+    super(
+      `argument ${index + 1} holds the signing key or the keystore password; refused, nothing was sent. Keys come from the environment or a keystore, never from the command line`,
+    );
+    this.name = "SecretArgumentError";
+  }
+}
+
+/**
+ * Checks the command line against the secrets known now and keeps it, so that a secret registered later
+ * is checked against it too (registerSecret throws SecretArgumentError). Undefined clears it (a
+ * command that ended). Returns the index of an argument holding a secret now, or -1.
+ */
+export function guardArguments(argv: readonly string[] | undefined): number {
+  guardedArguments = argv ?? [];
+  return guardedArguments.findIndex((arg) => argumentHoldsSecret(arg));
 }
 
 /**
@@ -97,9 +136,18 @@ export function dropSecretVariables(env: Record<string, string | undefined>): st
 /** `scheme://user:password@` or `scheme://token@` in a URL: the part before `@` is a credential. */
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi;
 
+/**
+ * A URL query parameter whose name says it holds a credential (`?apikey=…`, `&access_token=…`,
+ * `?auth=…`, `?sig=…`): its value (a security audit: a provider's API key in the base URL was printed in
+ * errors and journaled).
+ */
+const URL_QUERY_CREDENTIAL =
+  /([?&][\w.-]*(?:key|token|secret|auth|pass|pwd|sig|credential)[\w.-]*=)[^&\s#"'<>()]+/gi;
+
 /** Replaces every registered secret, and every URL credential, in `text` with `[REDACTED]`. */
 export function redact(text: string): string {
   let out = text.includes("@") ? text.replace(URL_CREDENTIALS, "$1[REDACTED]@") : text;
+  if (out.includes("=")) out = out.replace(URL_QUERY_CREDENTIAL, "$1[REDACTED]");
   if (pattern) {
     pattern.lastIndex = 0;
     out = out.replace(pattern, "[REDACTED]");
@@ -119,7 +167,7 @@ export function containsSecret(text: string): boolean {
 /**
  * Whether a command-line argument (or an interpolated configuration value) is, or holds, a secret: it holds a registered key, or a registered
  * password of 8+ characters, or it is exactly a shorter password. (`--amount 1` is not refused because
- * someone's password is "1"; that person is warned elsewhere that the password is weak.)
+ * someone's password is "1"; that person is warned that the password is weak: signer.ts.)
  */
 export function argumentHoldsSecret(arg: string): boolean {
   const normalized = normalizeSecret(arg);
@@ -145,6 +193,7 @@ export function maskKeyShaped(text: string): string {
 
 /** Test hook: forget every registered secret and secret variable. */
 export function clearSecretsForTests(): void {
+  guardedArguments = [];
   secrets.clear();
   secretVariables.clear();
   pattern = undefined;

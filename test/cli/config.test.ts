@@ -17,6 +17,8 @@ function hlbot(args: string[], env: Record<string, string> = {}, cwd = REPO_ROOT
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** A key variable that is set (config validate checks only that): a key-shaped value, as a real one is. */
+const SET_KEY = `0x${"11".repeat(32)}`;
 const temp = mkdtempSync(join(tmpdir(), "hlbot-cli-config-"));
 beforeAll(() => buildOnce(), 120_000);
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
@@ -34,7 +36,7 @@ describe("hlbot config validate", () => {
     expect(r.stderr).toMatch(/HLBOT_PRIVATE_KEY is not set/);
     // With it set, the two warnings of the shipped set are all stderr says: the PURR DCA pays in the USDC
     // the rebalancer holds at 50%, and staking never withdraws stake for the rebalancer's sales.
-    expect(hlbot(["config", "validate"], { HLBOT_PRIVATE_KEY: "set" }).stderr).toMatch(
+    expect(hlbot(["config", "validate"], { HLBOT_PRIVATE_KEY: SET_KEY }).stderr).toMatch(
       /^warning: purr-dca pays for its buys in USDC, which hype-usdc-5050 holds at 0\.5 of its portfolio[^\n]*about 50% of each run is paid with them[^\n]*\nwarning: hype-staking stakes spot HYPE above keepSpot 500 and never withdraws stake for hype-usdc-5050's sales[^\n]*\n$/,
     );
   });
@@ -123,7 +125,7 @@ describe("hlbot config validate", () => {
     const bot = join(temp, "seconds-bot.yaml");
     const limits = "limits:\n  maxOrderUsd: 500\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\n";
     writeFileSync(bot, `network: testnet\nstrategies: ${strategy}\n${limits}`);
-    const refused = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    const refused = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: SET_KEY });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
       `seconds.yaml:3: schedule: "*/15 * * * * *" has 6 fields: cron reads the first as seconds, so it runs more than once a minute. Write 5 fields (minute hour day-of-month month weekday), or set schedule.allowSeconds: true in the bot file`,
@@ -132,7 +134,7 @@ describe("hlbot config validate", () => {
       bot,
       `network: testnet\nstrategies: ${strategy}\n${limits}schedule:\n  allowSeconds: true\n`,
     );
-    const allowed = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    const allowed = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: SET_KEY });
     expect(allowed.code).toBe(0);
     expect(allowed.stdout).toMatch(
       /schedule "\*\/15 \* \* \* \* \*"; next \d{4}-\d\d-\d\d \d\d:\d\d:(00|15|30|45), /,
@@ -152,17 +154,17 @@ describe("hlbot config validate", () => {
       `network: testnet\nstrategies: ${strategy}\nlimits:\n  maxOrderUsd: 500\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\n`,
     );
     write("0");
-    const zero = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    const zero = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: SET_KEY });
     expect(zero.code).toBe(2);
     expect(zero.stderr).toMatch(/tight\.yaml:6: params\.twap\.maxDeviation: must be greater than 0, got 0/);
     write("0.002");
-    const tight = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    const tight = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: SET_KEY });
     expect(tight.code).toBe(0);
     expect(tight.stderr).toMatch(
       /^warning: strategy tight: twap\.maxDeviation 0\.002 \(0\.2%\) is tighter than ordinary moves of the mid .* Use 0\.005 or more, or leave it out\.$/m,
     );
     write("0.005", "*/90 * * * *");
-    const every90 = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    const every90 = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: SET_KEY });
     expect(every90.code).toBe(0);
     expect(every90.stderr).not.toMatch(/maxDeviation/);
     expect(every90.stderr).toMatch(
@@ -170,7 +172,7 @@ describe("hlbot config validate", () => {
     );
     // The strategy file checked on its own warns the same (it said only "ok").
     write("0.002", "*/90 * * * *");
-    const alone = hlbot(["config", "validate", strategy], { HLBOT_PRIVATE_KEY: "set" });
+    const alone = hlbot(["config", "validate", strategy], { HLBOT_PRIVATE_KEY: SET_KEY });
     expect(alone.code).toBe(0);
     expect(alone.stdout).toMatch(/^ok .*tight\.yaml: strategy tight /m);
     expect(alone.stderr).toMatch(/^warning: strategy tight: schedule "\*\/90 \* \* \* \*": minute/m);
@@ -188,7 +190,7 @@ describe("hlbot config validate", () => {
       bot,
       `network: testnet\nstrategies: ${strategy}\nlimits:\n  maxOrderUsd: 500\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\n`,
     );
-    const r = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    const r = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: SET_KEY });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(
       /^warning: strategy small-dca: amountUsd 40 is below the smallest TWAP the venue accepts \(venue\.twapMinOrderValue 100\): every run will be skipped\. Raise amountUsd to at least 102\.$/m,
@@ -199,7 +201,7 @@ describe("hlbot config validate", () => {
       strategy,
       'name: small-dca\nkind: twap-accumulate\nschedule: "0 * * * *"\nparams:\n  coin: HYPE\n  side: buy\n  amountUsd: 100\n  budgetUsd: 100\n  twap: {minutes: 60}\n',
     );
-    const atMinimum = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    const atMinimum = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: SET_KEY });
     expect(atMinimum.code).toBe(0);
     expect(atMinimum.stderr).toMatch(
       /^warning: strategy small-dca: amountUsd 100 is at the smallest TWAP the venue accepts \(venue\.twapMinOrderValue 100\), and orders are rounded down to whole lots: a run is skipped whenever that takes it below \(at most prices\)\. Raise amountUsd to at least 102\.$/m,
@@ -211,7 +213,7 @@ describe("hlbot config validate", () => {
       strategy,
       'name: small-dca\nkind: twap-accumulate\nschedule: "0 * * * *"\nparams:\n  coin: HYPE\n  side: buy\n  amountUsd: 102\n  budgetUsd: 106\n  twap: {minutes: 60}\n',
     );
-    expect(hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" }).stderr).not.toMatch(
+    expect(hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: SET_KEY }).stderr).not.toMatch(
       /warning/,
     );
   });
@@ -242,7 +244,7 @@ describe("hlbot config validate", () => {
       bot,
       `network: testnet\nstrategies: ${strategy}\nlimits:\n  maxOrderUsd: 120\n  maxDailyNotionalUsd: 100\n  maxStakeMovePerDay: 100\n`,
     );
-    const r = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    const r = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: SET_KEY });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(
       /^warning: strategy big-dca: amountUsd 150 is above limits\.maxOrderUsd 120: every run is reduced to 120 USD .* raise maxOrderUsd to at least 150\.$/m,
@@ -254,7 +256,7 @@ describe("hlbot config validate", () => {
       bot,
       `network: testnet\nstrategies: ${strategy}\nlimits:\n  maxOrderUsd: 150\n  maxDailyNotionalUsd: 150\n  maxStakeMovePerDay: 100\n`,
     );
-    expect(hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" }).stderr).not.toMatch(
+    expect(hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: SET_KEY }).stderr).not.toMatch(
       /warning/,
     );
   });
@@ -265,7 +267,7 @@ describe("hlbot config validate", () => {
       bot,
       `network: testnet\nstrategies: ${REPO_ROOT}/strategies/twap-rebalance.yaml\nlimits:\n  maxOrderUsd: 50\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\nvenue:\n  userSignedGraceMs: 300000\n`,
     );
-    const r = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" });
+    const r = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: SET_KEY });
     expect(r.code).toBe(0);
     const warnings = r.stderr.split("\n").filter((l) => l.startsWith("warning: "));
     expect(warnings).toHaveLength(2);
@@ -278,14 +280,14 @@ describe("hlbot config validate", () => {
       `network: testnet\nstrategies: ${REPO_ROOT}/strategies/twap-rebalance.yaml\nlimits:\n  maxOrderUsd: 100\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\n`,
     );
     // At the minimum: an order the limit reduces, rounded down to whole lots, lands under it.
-    expect(hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" }).stderr).toMatch(
+    expect(hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: SET_KEY }).stderr).toMatch(
       /limits\.maxOrderUsd 100 is at .*rounded down to whole lots.*Raise maxOrderUsd to at least 102\./,
     );
     writeFileSync(
       bot,
       `network: testnet\nstrategies: ${REPO_ROOT}/strategies/twap-rebalance.yaml\nlimits:\n  maxOrderUsd: 102\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\n`,
     );
-    expect(hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: "set" }).stderr).toBe("");
+    expect(hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: SET_KEY }).stderr).toBe("");
   });
 
   it("exits 2 for an inline key and never prints it", () => {

@@ -64,6 +64,19 @@ describe("secrets", () => {
     expect(redact("mail me: a@b.c")).toBe("mail me: a@b.c");
   });
 
+  it("redacts the values of URL query parameters named like credentials", () => {
+    expect(redact("connection failed (http://127.0.0.1:9/info?apikey=tokQQQ123456): refused")).toBe(
+      "connection failed (http://127.0.0.1:9/info?apikey=[REDACTED]): refused",
+    );
+    expect(redact("https://rpc.example/x?chain=1&access_token=abc.def&sig=zz#f")).toBe(
+      "https://rpc.example/x?chain=1&access_token=[REDACTED]&sig=[REDACTED]#f",
+    );
+    expect(redact("https://rpc.example/x?coin=HYPE&interval=1h")).toBe(
+      "https://rpc.example/x?coin=HYPE&interval=1h",
+    );
+    expect(redact("band=0.05 keyPath=limits")).toBe("band=0.05 keyPath=limits");
+  });
+
   it("masks key-shaped runs, not shorter or longer hex", () => {
     expect(maskKeyShaped(`v ${KEY} w`)).toBe("v [64 hex digits] w");
     expect(maskKeyShaped("0x5ac99df645f3414876c816caa18b2d234024b487")).toBe(

@@ -165,7 +165,12 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
   let existing: import("../../simulator/candles.js").CandleFile | undefined;
   const text = existsSync(out) ? readFileSync(out, "utf8") : "";
   if (text.trim() !== "" && text.trim() !== files.CANDLE_CSV_HEADER) {
-    if (!text.endsWith("\n")) {
+    // Only a candle file's last line is ever cut: any other file (a typo, tab completion onto a key file
+    // or a keystore, one line without a final newline) is refused below untouched (a security audit: a
+    // key file was emptied).
+    const candleFile =
+      text.startsWith(`${files.CANDLE_CSV_HEADER}\n`) || text.startsWith(`${files.CANDLE_CSV_HEADER}\r\n`);
+    if (candleFile && !text.endsWith("\n")) {
       // Cut while a page was being written: its last row is incomplete.
       truncateSync(out, Buffer.byteLength(text.slice(0, text.lastIndexOf("\n") + 1)));
       ctx.stderr(`hlbot data fetch: dropped the incomplete last line of ${outShown}\n`);

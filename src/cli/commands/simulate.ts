@@ -3,7 +3,7 @@
 // derived from the seed), then prints a summary (text, or JSON with --json) and optionally writes a
 // self-contained HTML report. `npm start` runs it on the bundled demo configuration and scenario.
 // With --fork the scenario is read from a real account (the only case where it talks to a venue).
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
@@ -140,8 +140,32 @@ export function readSimulateOptions(o: SimulateOptions): {
     issues.push({ path: "--report", message: "expected a file name such as report.html" });
   else if (o.report !== undefined && !existsSync(dirname(resolve(o.report))))
     issues.push({ path: "--report", message: `the folder of ${o.report} does not exist` });
+  else if (o.report !== undefined && existsSync(o.report) && !isHtmlReport(o.report))
+    // Only a report is replaced: a typo or tab completion onto a key file or a keystore overwrote it (a
+    // security audit).
+    issues.push({
+      path: "--report",
+      message: `${maskKeyShaped(o.report)} exists and is not an HTML report; it is not overwritten: name another file, or remove it first`,
+    });
   if (issues.length > 0) throw new ValidationError(issues);
   return { days, from, to, seed };
+}
+
+/** Whether `file` is an HTML document (a report written before, which may be replaced), or empty. */
+function isHtmlReport(file: string): boolean {
+  try {
+    const fd = openSync(file, "r");
+    try {
+      const head = Buffer.alloc(64);
+      const n = readSync(fd, head, 0, head.length, 0);
+      const text = head.subarray(0, n).toString("utf8").trimStart().toLowerCase();
+      return n === 0 || text.startsWith("<!doctype html") || text.startsWith("<html");
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
 }
 
 export function register(program: Command, ctx: CliContext): void {

@@ -282,7 +282,8 @@ function secretFromEnv(
   const value = env[name]?.trim();
   if (!value)
     throw new ConfigError(`environment variable ${name} is not set: it must hold the ${what} (notify)`);
-  registerSecret(value);
+  // Not checked against the command line: `once` reads the channels after its pass has sent.
+  registerSecret(value, { checkArguments: false });
   return value;
 }
 
@@ -298,7 +299,7 @@ export function channelsFromConfig(
   const out: Channel[] = [];
   if (config.webhook) {
     const url = config.webhook.url ?? secretFromEnv(env, config.webhook.urlEnv!, "webhook URL");
-    if (config.webhook.urlEnv !== undefined) registerSecret(url);
+    if (config.webhook.urlEnv !== undefined) registerSecret(url, { checkArguments: false });
     out.push(webhookChannel(url, eventsOf(config.webhook.events)));
   }
   if (config.telegram) {

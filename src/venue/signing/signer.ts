@@ -116,6 +116,9 @@ async function keyFileSigner(file: string, warn: (message: string) => void): Pro
   return privateKeySigner(text, `private key file ${file}`);
 }
 
+/** Keystore passwords shorter than this are warned of. */
+const WEAK_PASSWORD_LENGTH = 12;
+
 async function loadKeystoreSigner(
   source: SignerSource,
   env: NodeJS.ProcessEnv,
@@ -133,6 +136,12 @@ async function loadKeystoreSigner(
   }
   const password = await readPassword(source, env, file);
   registerSecret(password);
+  // A short password is weak, and redaction gives it away: "[REDACTED]" wherever it stood in an error or
+  // a URL (a security audit: the password "hyperliquid" blanked part of the venue's host name).
+  if (password.length > 0 && password.length < WEAK_PASSWORD_LENGTH)
+    warn(
+      `the keystore password is short (${password.length} characters): use a long random one (at least ${WEAK_PASSWORD_LENGTH}); hlbot redacts it from everything it writes, and a short one is easy to spot where it was blanked`,
+    );
   // Read anyway (the owner asked for it), but say so: anyone who can read both files holds the key.
   for (const [path, what] of [
     [file, "keystore"],

@@ -191,6 +191,26 @@ describe("loadSigner from an encrypted keystore", () => {
     expect(recoverDigestSigner(digest, await signer.signDigest(digest))).toBe(ADDRESS);
   });
 
+  it("warns of a short password (a security audit: redaction gave away the password 'hyperliquid')", async () => {
+    const warnings: string[] = [];
+    const weak = writeKeystore("weak.json", KEY, "hyperliquid");
+    const signer = await loadSigner(
+      { keystore: weak },
+      { HLBOT_KEYSTORE_PASSWORD: "hyperliquid" },
+      {
+        warn: (m) => warnings.push(m),
+      },
+    );
+    expect(signer.address).toBe(ADDRESS);
+    expect(warnings.filter((w) => /short/.test(w))).toEqual([
+      expect.stringMatching(/^the keystore password is short \(11 characters\)/),
+    ]);
+    expect(warnings.join("")).not.toContain("hyperliquid");
+    warnings.length = 0;
+    await loadSigner({ keystore }, { HLBOT_KEYSTORE_PASSWORD: PASSWORD }, { warn: (m) => warnings.push(m) });
+    expect(warnings.filter((w) => /short/.test(w))).toEqual([]);
+  });
+
   it("with the password from a configured environment variable", async () => {
     const signer = await loadSigner({ keystore, passwordEnv: "KS_PASS" }, { KS_PASS: PASSWORD });
     expect(signer.address).toBe(ADDRESS);
