@@ -156,6 +156,11 @@ export async function loadStrategySet(
 
 /** node-cron, in UTC, with its warnings routed to our logger. */
 export const cronSchedule: ScheduleFn = (expression, onTick, { name, logger }) => {
+  // node-cron 4 reads "now" through local-time Date methods even with timezone "UTC": on a host whose
+  // zone has DST, in the repeated autumn hour it re-armed zero-delay timers for the whole hour and
+  // dropped every tick in it as missed (a clock trial, Europe/Berlin and America/New_York). hlbot keeps
+  // every time in UTC (schedules, logs, reports), so the daemon's process runs in UTC.
+  if (process.env.TZ !== "UTC") process.env.TZ = "UTC";
   const log = logger.child({ strategy: name });
   const task = cron.createTask(expression, (context) => onTick(context.date), {
     name,
@@ -168,7 +173,11 @@ export const cronSchedule: ScheduleFn = (expression, onTick, { name, logger }) =
       debug: (m) => log.debug(`node-cron: ${describeError(m)}`),
     },
   });
-  // A forward clock step (or a long sleep) misses many slots at once: one line for the lot.
+  // A forward clock step (or a long sleep) misses many slots at once: one line for the lot. node-cron's
+  // timers run on the monotonic clock: a laptop asleep over a slot, or a clock stepped forward, fires the
+  // slot's timer late, and node-cron drops it. The latest is delivered anyway, once: the scheduler plans
+  // from the wall clock and the journal and runs the slot if it is within schedule.catchUp (a clock
+  // trial: a lone daily DCA lost its buy after any sleep, though the log said it would be caught up).
   let missed: Date[] = [];
   task.on("execution:missed", (context) => {
     missed.push(context.date);
@@ -178,13 +187,18 @@ export const cronSchedule: ScheduleFn = (expression, onTick, { name, logger }) =
       missed = [];
       const first = ticks[0]!.toISOString();
       const last = ticks[ticks.length - 1]!.toISOString();
+      const then = "its slot runs now if within schedule.catchUp";
       if (ticks.length === 1)
-        log.warn({ tick: first }, "missed a tick: the process was blocked or asleep, or the clock stepped");
+        log.warn(
+          { tick: first },
+          `a tick came late (the process was blocked or asleep, or the clock stepped): ${then}`,
+        );
       else
         log.warn(
           { ticks: ticks.length, first, last },
-          `missed ${ticks.length} ticks from ${first} to ${last}: the process was blocked or asleep, or the clock stepped forward`,
+          `${ticks.length} ticks came late, from ${first} to ${last} (the process was blocked or asleep, or the clock stepped forward): the latest one's slot runs now if within schedule.catchUp`,
         );
+      onTick(ticks[ticks.length - 1]!);
     }, 0).unref?.();
   });
   void task.start();

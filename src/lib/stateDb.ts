@@ -199,6 +199,20 @@ export function applyMigrations(db: StateDatabase, migrations: readonly Migratio
   db.exec(
     "CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT",
   );
+  // A migration of this module that this version does not know: a newer hlbot wrote the database. This
+  // version would misread what the newer one keeps there, so it refuses (an upgrade trial: older builds
+  // opened a newer journal without a word and traded from it).
+  const modules = new Set(migrations.map((m) => moduleOf(m.id)));
+  const unknown = (
+    db.prepare("SELECT id FROM schema_migrations ORDER BY rowid").all() as Array<{ id: string }>
+  )
+    .map((r) => r.id)
+    .filter((id) => modules.has(moduleOf(id)) && !seen.has(id));
+  if (unknown.length > 0)
+    throw new ConfigError(
+      `the state database was written by a newer version of hlbot (it has ${unknown.join(", ")}, which this version does not know): upgrade hlbot, or point \`state:\` at another folder`,
+      { file: db.name },
+    );
   const isApplied = db.prepare<[string], { id: string }>("SELECT id FROM schema_migrations WHERE id = ?");
   const record = db.prepare<[string, number]>("INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)");
   const applied: string[] = [];
@@ -214,6 +228,11 @@ export function applyMigrations(db: StateDatabase, migrations: readonly Migratio
     if (run.immediate()) applied.push(m.id);
   }
   return applied;
+}
+
+/** The module a migration id belongs to: `journal` of `journal-003-schedule-slots`. */
+function moduleOf(id: string): string {
+  return id.split("-")[0] ?? id;
 }
 
 /** Ids of the migrations recorded in `db`, in the order they were applied. */

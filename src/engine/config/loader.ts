@@ -467,6 +467,18 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
 
   // No `state:` in the file: the same folder from any directory (see defaultStateDir).
   const state = c.state === undefined ? defaultStateDir(env) : resolvePath(dir, c.state);
+  // Earlier versions kept it in ./state beside the bot file when `state:` was not set: a bot upgraded
+  // without `state:` started on an empty journal elsewhere and ignored a kill switch engaged in the old
+  // folder (an upgrade trial: it traded). Refused until the file says which folder it means.
+  if (c.state === undefined) {
+    const old = join(dir, "state");
+    const left = ["hlbot.db", "STOP"].filter((f) => existsSync(join(old, f)));
+    if (resolve(old) !== resolve(state) && left.length > 0)
+      throw new ConfigError(
+        `no \`state:\` is set, and ${old} beside the bot file holds ${left.join(" and ")}: the state folder of an earlier hlbot version (its default). hlbot now defaults to ${state}. Set \`state: ./state\` to keep its journal, nonces and kill switch, or \`state: ${state}\` to start anew there`,
+        { file: displayPath(path), keyPath: "state" },
+      );
+  }
   // A kill switch in a folder that does not exist could never be engaged: a configuration error. The
   // state folder itself is fine (hlbot creates it before its first cycle).
   if (c.limits.killSwitchFile !== undefined) {

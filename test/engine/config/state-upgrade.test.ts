@@ -1,0 +1,77 @@
+// An upgrade trial. Before 2026-11-25 a bot file without `state:` kept its state (journal, nonces, the
+// kill switch's STOP) in ./state beside the bot file; hlbot now defaults to $XDG_STATE_HOME/hlbot. An
+// upgraded bot started on an empty journal there and ignored a kill switch the old version had engaged
+// (it traded). And a state database written by a newer hlbot was opened by an older one without a word.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../../../src/engine/config/loader.js";
+import { JOURNAL_MIGRATIONS } from "../../../src/engine/journal.js";
+import { ConfigError } from "../../../src/lib/errors.js";
+import { openStateDb } from "../../../src/lib/stateDb.js";
+import { NONCE_MIGRATIONS } from "../../../src/venue/nonces.js";
+
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function botDir(state?: string): string {
+  dir = mkdtempSync(join(tmpdir(), "hlbot-upgrade-"));
+  mkdirSync(join(dir, "strategies"));
+  writeFileSync(
+    join(dir, "strategies", "dca.yaml"),
+    'name: dca\nkind: twap-accumulate\nschedule: "0 9 * * *"\nparams: {coin: PURR, side: buy, amountUsd: 150, twap: {minutes: 60}}\n',
+  );
+  writeFileSync(
+    join(dir, "bot.yaml"),
+    `network: testnet\nmode: live\nstrategies: ./strategies\n${state === undefined ? "" : `state: ${state}\n`}limits: {maxOrderUsd: 1000, maxDailyNotionalUsd: 5000, maxStakeMovePerDay: 100}\n`,
+  );
+  return dir;
+}
+
+describe("a bot file without state: beside the state folder of an earlier version", () => {
+  const env = () => ({ XDG_STATE_HOME: join(dir, "xdg"), HOME: join(dir, "home") });
+
+  for (const left of [["hlbot.db"], ["STOP"], ["hlbot.db", "STOP"]]) {
+    it(`is refused, naming both folders (./state holds ${left.join(" and ")})`, async () => {
+      botDir();
+      mkdirSync(join(dir, "state"));
+      for (const f of left) writeFileSync(join(dir, "state", f), "");
+      const err = await loadConfig(join(dir, "bot.yaml"), env()).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConfigError);
+      const text = String((err as Error).message);
+      expect(text).toContain(join(dir, "state"));
+      expect(text).toContain(join(dir, "xdg", "hlbot"));
+      expect(text).toContain("Set `state: ./state`");
+    });
+  }
+
+  it("loads once the file says which folder it means, and without an old folder", async () => {
+    botDir("./state");
+    mkdirSync(join(dir, "state"));
+    writeFileSync(join(dir, "state", "STOP"), "");
+    const config = await loadConfig(join(dir, "bot.yaml"), env());
+    expect(config.state).toBe(join(dir, "state"));
+    expect(config.limits.killSwitchFile).toBe(join(dir, "state", "STOP"));
+    rmSync(dir, { recursive: true, force: true });
+    botDir();
+    expect((await loadConfig(join(dir, "bot.yaml"), env())).state).toBe(join(dir, "xdg", "hlbot"));
+  });
+});
+
+it("a state database written by a newer hlbot (a migration this version does not know) is refused", async () => {
+  dir = mkdtempSync(join(tmpdir(), "hlbot-downgrade-"));
+  const migrations = [...NONCE_MIGRATIONS, ...JOURNAL_MIGRATIONS];
+  const db = await openStateDb({ dir, migrations });
+  db.prepare("INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)").run(
+    "journal-099-from-the-future",
+    Date.now(),
+  );
+  db.close();
+  await expect(openStateDb({ dir, migrations })).rejects.toThrow(
+    /written by a newer version of hlbot \(it has journal-099-from-the-future/,
+  );
+  // Another module's ids are not this list's business: the nonce store alone still opens.
+  const nonces = await openStateDb({ dir, migrations: NONCE_MIGRATIONS });
+  nonces.close();
+});
