@@ -193,6 +193,15 @@ function priceVerdict(
     };
   }
   const label = pairLabel(pair);
+  // The venue's context shows no mid: the book is empty (one side or both), or the pair is halted. A
+  // TWAP placed now fills nothing, or fills against one side only (a scenario trial: a rebalancer sent
+  // a TWAP every hour into a halted pair, each filling nothing, and the one running at the reopening
+  // filled in a burst). Held until the venue shows a book again.
+  if (ctx.midPx === undefined)
+    return {
+      ok: false,
+      why: `${label} has no book: the venue's market context shows no mid (an empty book, or the pair halted); no TWAP is placed on it until it has one (price sanity)`,
+    };
   const prices: Array<[string, Decimal]> = [["mid", mid]];
   const check = (name: string, other: Decimal | undefined, bound: Decimal): string | undefined => {
     if (other === undefined) return undefined;

@@ -186,7 +186,7 @@ function twaps(s: SimulationSummary): string[] {
       twapStatusText(t),
       `${short(t.executedSize)} @ ${t.averagePrice === null ? "-" : short(t.averagePrice, 6)}`,
       `${short(t.executedNotional, 2)} ${quote}`,
-      `${t.slices} slices${t.skippedSlices ? ` (${t.skippedSlices} skipped)` : ""}`,
+      `${t.slices} slices${t.skippedSlices ? ` (${t.skippedSlices} skipped: ${skipText(t.skipReasons)})` : ""}`,
       `fee ${short(t.fee, 6)} ${t.feeToken ?? ""}`.trimEnd(),
     ];
   });
@@ -498,4 +498,12 @@ export function replayNotes(
     if (flat !== undefined) lines.push(`warning: ${r.coin} from ${r.file}: ${flat}`);
   }
   return lines;
+}
+
+/** "120 halted, 6 price limit": why a TWAP's slices were skipped, most frequent first. */
+function skipText(reasons: Readonly<Record<string, number>>): string {
+  return Object.entries(reasons)
+    .sort((a, b) => b[1] - a[1])
+    .map(([reason, n]) => `${n} ${reason}`)
+    .join(", ");
 }

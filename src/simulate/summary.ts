@@ -47,6 +47,8 @@ export interface TwapSummary {
   status: "finished" | "terminated" | "running";
   slices: number;
   skippedSlices: number;
+  /** Skipped slices by the venue's reason (halted, insufficient balance, price limit, …). */
+  skipReasons: Record<string, number>;
   executedSize: string;
   /** Quote amount traded (exact sum of the slices' notionals). */
   executedNotional: string;
@@ -511,6 +513,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       status: "running",
       slices: 0,
       skippedSlices: 0,
+      skipReasons: {},
       executedSize: "0",
       executedNotional: "0",
       averagePrice: null,
@@ -561,6 +564,8 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     const t = twaps.get(Number(e.data.twapId));
     if (!t) continue;
     t.skippedSlices++;
+    const reason = String(e.data.reason ?? "unknown");
+    t.skipReasons[reason] = (t.skipReasons[reason] ?? 0) + 1;
     if (e.data.mid !== undefined) t.mids_.push({ at: e.time, mid: dec(e.data.mid) });
   }
   for (const e of [...byKind("twapFinished"), ...byKind("twapTerminated")]) {

@@ -222,8 +222,10 @@ describe("trades and execution", () => {
   let s: SimulationSummary;
   let r: SimulationResult;
   beforeAll(async () => {
-    // PURR is halted all day: the rebalancer's TWAPs run their course and fill nothing.
-    const file = scenarioWith("halted", ['  - { at: 0s, type: pair, pair: "PURR/USDC", halted: true }']);
+    // PURR is halted a second after the start, for the rest of the day: the rebalancer's first TWAP
+    // (placed at the start) runs its course and fills nothing; no other is placed while the venue shows
+    // no book.
+    const file = scenarioWith("halted", ['  - { at: 1s, type: pair, pair: "PURR/USDC", halted: true }']);
     r = await runSimulation({ config, scenarioFile: file, days: 1 });
     s = buildSummary(r.record);
   }, 60_000);
