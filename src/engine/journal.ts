@@ -181,6 +181,12 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // Per account, the time up to which every end of the bot's TWAPs was settled (told, or given up on)
+    // by `once`: the next pass asks about TWAPs ending after it (twapEnds.ts).
+    id: "journal-011-twap-end-cursor",
+    sql: "CREATE TABLE IF NOT EXISTS twap_end_cursors (account TEXT PRIMARY KEY, at INTEGER NOT NULL);",
+  },
 ];
 
 /**
@@ -1002,12 +1008,32 @@ export class Journal {
     }>;
   }
 
-  /** When the latest cycle of `account` that worked started (undefined: none did). */
-  lastOkCycleStart(account: string): number | undefined {
-    const row = this.sql("SELECT MAX(started_at) AS at FROM cycles WHERE account = ? AND status = 'ok'").get(
-      account,
+  /** When the latest cycle of `account` that worked started (of `trigger` when given; undefined: none did). */
+  lastOkCycleStart(account: string, trigger?: string): number | undefined {
+    const row = (
+      trigger === undefined
+        ? this.sql("SELECT MAX(started_at) AS at FROM cycles WHERE account = ? AND status = 'ok'").get(
+            account,
+          )
+        : this.sql(
+            "SELECT MAX(started_at) AS at FROM cycles WHERE account = ? AND status = 'ok' AND trigger = ?",
+          ).get(account, trigger)
     ) as { at: number | null };
     return row.at ?? undefined;
+  }
+
+  /** Up to when every end of `account`'s TWAPs was settled by `once` (twapEnds.ts); undefined: never. */
+  twapEndsCursor(account: string): number | undefined {
+    const row = this.sql("SELECT at FROM twap_end_cursors WHERE account = ?").get(account) as
+      | { at: number }
+      | undefined;
+    return row?.at;
+  }
+
+  setTwapEndsCursor(account: string, at: number): void {
+    this.sql(
+      "INSERT INTO twap_end_cursors (account, at) VALUES (?, ?) ON CONFLICT(account) DO UPDATE SET at = excluded.at",
+    ).run(account, at);
   }
 
   /**

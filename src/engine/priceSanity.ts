@@ -168,6 +168,8 @@ function metadataProblem(
 interface PriceVerdict {
   ok: boolean;
   why?: string;
+  /** The reason is temporary (no book yet): the decision is deferred, its slot stays due. */
+  defer?: true;
   /** The highest of the prices that agree: what limits value the order at. */
   conservative?: Decimal;
   sources?: string;
@@ -200,7 +202,9 @@ function priceVerdict(
   if (ctx.midPx === undefined)
     return {
       ok: false,
-      why: `${label} has no book: the venue's market context shows no mid (an empty book, or the pair halted); no TWAP is placed on it until it has one (price sanity)`,
+      why: `${label} has no book: the venue's market context shows no mid (an empty book, or the pair halted); no TWAP is placed on it until it has one (price sanity; the slot stays due)`,
+      // Held, not settled: a daily DCA whose slot met a book empty for minutes lost its day's buy (a review).
+      defer: true,
     };
   const prices: Array<[string, Decimal]> = [["mid", mid]];
   const check = (name: string, other: Decimal | undefined, bound: Decimal): string | undefined => {
@@ -306,6 +310,7 @@ export function checkPriceSanity(input: PriceSanityInput): PriceSanityResult {
     }
     const result = checkTwap(intent, input, alarms);
     if (typeof result === "string") blocked.push(blockedBy(intent, result));
+    else if ("deferred" in result) blocked.push({ ...blockedBy(intent, result.deferred), defer: true });
     else allowed.push(result);
     const pair = snapshot.pairs.get(intent.coin);
     if (pair) observe(pair);
@@ -326,7 +331,7 @@ function checkTwap(
   intent: TwapOrderIntent,
   input: PriceSanityInput,
   alarms: string[],
-): TwapOrderIntent | string {
+): TwapOrderIntent | string | { deferred: string } {
   const { snapshot } = input;
   const pair = snapshot.pairs.get(intent.coin);
   if (pair === undefined) return `pair ${intent.coin} is not in spotMeta`;
@@ -346,7 +351,10 @@ function checkTwap(
     return meta.why;
   }
   const verdict = priceVerdict(pair, snapshot, memory, input.limits, input.now);
-  if (!verdict.ok || verdict.conservative === undefined) return verdict.why ?? "price sanity failed";
+  if (!verdict.ok || verdict.conservative === undefined) {
+    const why = verdict.why ?? "price sanity failed";
+    return verdict.defer ? { deferred: why } : why;
+  }
   // A pair quoted in a token that is not a USD stablecoin (UBTC/HYPE) is sized and limited through the
   // quote's USD price, the mid of its pair against USDC: that price passes the same checks, and the
   // highest of its agreeing prices values the order (one glitching HYPE/USDC mid of 0.25 for 25 sized a

@@ -1,10 +1,12 @@
 // The ends of TWAPs this bot placed, for `hlbot once` under cron: the daemon sees a TWAP leave the running
 // list and tells it (notify/daemonNotices.ts), but a cron pass lives a few seconds, and a cron user was
 // never told that a DCA's TWAP finished, what it filled or at what price. Each pass asks the venue
-// (twapHistory) about the TWAPs the journal says it placed that may have ended since the last pass that
-// worked, and the journal (twap_ends) remembers which ends were told, so each is told once.
+// (twapHistory) about the TWAPs the journal says it placed that may have ended since the time up to which
+// every end was settled (the journal's twap-ends cursor, moved only by a pass that read the venue), and
+// the journal (twap_ends) remembers which ends were told, so each is told once.
 import { Decimal } from "../lib/decimal.js";
 import type { InfoClient } from "../venue/info/client.js";
+import { twapHasEnded } from "../venue/info/methods/twapHistory.js";
 import type { CycleReport } from "./cycle.js";
 import type { Journal } from "./journal.js";
 import type { EndedTwap } from "./notify/events.js";
@@ -27,11 +29,8 @@ export interface TwapEndsInput {
   account: string;
   /** The local clock now. */
   now: number;
-  /**
-   * When the latest cycle of the account that worked started, read before this pass ran
-   * (journal.lastOkCycleStart): a TWAP that ended before it was told by that pass, or seen by a daemon.
-   */
-  lastOkCycleStart: number | undefined;
+  /** Ends before this were settled (twapEndsSince, read before the pass ran its cycles). */
+  since: number | undefined;
   /** The pass's cycle reports: their snapshots say which TWAPs still run, their actions which started. */
   reports: ReadonlyArray<CycleReport | undefined>;
   signal?: AbortSignal;
@@ -43,9 +42,16 @@ export interface TwapEndsInput {
  * a snapshot of this pass no longer lists it running, or it was cancelled.
  */
 export async function endedOwnTwaps(o: TwapEndsInput): Promise<EndedOwnTwap[]> {
-  if (o.lastOkCycleStart === undefined) return [];
-  const candidates = o.journal.untoldTwaps(o.account, Math.max(o.lastOkCycleStart, o.now - LOOKBACK_MS));
-  if (candidates.length === 0) return [];
+  if (o.since === undefined) {
+    // Nothing placed yet by any cycle that worked: ends count from now.
+    o.journal.setTwapEndsCursor(o.account, o.now);
+    return [];
+  }
+  const candidates = o.journal.untoldTwaps(o.account, Math.max(o.since, o.now - LOOKBACK_MS));
+  if (candidates.length === 0) {
+    o.journal.setTwapEndsCursor(o.account, o.now);
+    return [];
+  }
   // The latest snapshot that read the running TWAPs, and every TWAP accepted in this pass (placed after
   // its cycle's snapshot was read: not running in it yet).
   let running: Set<number> | undefined;
@@ -63,7 +69,10 @@ export async function endedOwnTwaps(o: TwapEndsInput): Promise<EndedOwnTwap[]> {
       (running !== undefined && !running.has(c.twapId)) ||
       o.journal.twapCancelled(o.account, c.twapId, o.now),
   );
-  if (maybe.length === 0) return [];
+  if (maybe.length === 0) {
+    o.journal.setTwapEndsCursor(o.account, o.now);
+    return [];
+  }
   const history = await o.info.twapHistory({ user: o.account }, o.signal);
   // The venue names a spot TWAP's market "@107": the pair's name as the snapshot knows it ("HYPE/USDC"),
   // or as the journal remembers it when no cycle ran in this pass.
@@ -71,6 +80,9 @@ export async function endedOwnTwaps(o: TwapEndsInput): Promise<EndedOwnTwap[]> {
   const remembered = new Map<string, string>();
   if (pairs === undefined) for (const m of o.journal.pairMemories().values()) remembered.set(m.coin, m.label);
   const out: EndedOwnTwap[] = [];
+  // Up to when every end is settled now: before the expected end of any TWAP not settled yet (the venue
+  // still shows it running a little after its expected end, or has no record of it yet).
+  let cursor = o.now;
   for (const c of maybe) {
     let last: (typeof history)[number] | undefined;
     for (const h of history)
@@ -78,9 +90,14 @@ export async function endedOwnTwaps(o: TwapEndsInput): Promise<EndedOwnTwap[]> {
     if (last === undefined) {
       if (c.expectedEnd + GIVE_UP_MS < o.now)
         o.journal.markTwapEndTold(o.account, c.twapId, "not in the venue's history");
+      else cursor = Math.min(cursor, c.expectedEnd - 1);
       continue;
     }
-    if (last.status.status === "activated") continue;
+    // Running, waiting for a trigger, or a status hlbot does not know: what is left may still execute.
+    if (!twapHasEnded(last)) {
+      cursor = Math.min(cursor, c.expectedEnd - 1);
+      continue;
+    }
     o.journal.markTwapEndTold(o.account, c.twapId, last.status.status);
     out.push({
       strategy: c.strategy,
@@ -96,7 +113,22 @@ export async function endedOwnTwaps(o: TwapEndsInput): Promise<EndedOwnTwap[]> {
       status: last.status.status,
     });
   }
+  o.journal.setTwapEndsCursor(o.account, cursor);
   return out;
+}
+
+/**
+ * The time after which TWAP ends are still to be settled, read before a pass runs its cycles: the
+ * journal's cursor, or the latest daemon cycle that worked (a daemon sees ends itself) if later; on first
+ * use (neither), the latest cycle of the account that worked (an upgrade: ends before it are not told).
+ * Other cycles (`plan`, a manual action, a pass whose read of the ends failed) do not move it (reviews:
+ * each made an end untold for good).
+ */
+export function twapEndsSince(journal: Journal, account: string): number | undefined {
+  const cursor = journal.twapEndsCursor(account);
+  const daemon = journal.lastOkCycleStart(account, "run");
+  if (cursor === undefined && daemon === undefined) return journal.lastOkCycleStart(account);
+  return Math.max(cursor ?? Number.NEGATIVE_INFINITY, daemon ?? Number.NEGATIVE_INFINITY);
 }
 
 /** "HYPE/USDC" for the venue's "@107" when the snapshot knows the pair; the venue's name otherwise. */

@@ -3,10 +3,12 @@
 // daemon only). Each pass now asks the venue about the bot's TWAPs that may have ended since the last
 // pass that worked, says each end once (text, --json, notify) and remembers it in the journal.
 
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { HOUR, MIN, type Rig, rig } from "../helpers/cronRig.js";
+import { type RewritingProxy, startRewritingProxy } from "../helpers/rewritingProxy.js";
 
 let r: Rig | undefined;
 afterEach(async () => {
@@ -149,3 +151,71 @@ it("after an upgrade, only TWAPs that ended after the last pass that worked are 
   expect(later.flatMap(({ res }) => (res.summary.summary.ended ?? []) as Ended)).toEqual([]);
   expect(later.flatMap(({ res }) => res.hooks).filter((h) => h.type.startsWith("twap."))).toEqual([]);
 }, 120_000);
+
+// Reviews of the above: ends that were never told.
+describe("an end is told at a later pass when this one could not tell it", () => {
+  const STAKING = {
+    name: "staking",
+    kind: "validator-staking",
+    schedule: "0 * * * *",
+    enabled: true,
+    params: { validators: 1, stakeIdleSpot: { enabled: false } },
+  };
+  let proxy: RewritingProxy | undefined;
+  afterEach(async () => {
+    await proxy?.close();
+    proxy = undefined;
+  });
+  async function proxied(): Promise<{ rg: Rig; px: RewritingProxy }> {
+    const rg = await rig({
+      strategies: { "dca.yaml": DCA, "staking.yaml": STAKING },
+      keepShipped: false,
+      fund: { USDC: "5000" },
+    });
+    r = rg;
+    const px = await startRewritingProxy(rg.sim.url);
+    proxy = px;
+    writeFileSync(rg.config, readFileSync(rg.config, "utf8").replace(rg.sim.url, px.url));
+    rg.sim.setPrice("@107", "25");
+    return { rg, px };
+  }
+  const told = (passes: Array<{ res: Awaited<ReturnType<Rig["once"]>> }>) =>
+    passes.flatMap(({ res }) => ((res.summary.summary.ended ?? []) as Ended).map((e) => e.status));
+
+  it("its twapHistory read failed (the pass's cycles worked)", async () => {
+    const { rg, px } = await proxied();
+    await cron(rg, 0, 60 + 15); // the TWAP placed at 01:00 runs until 01:30 (no call from 01:15 to 02:00)
+    // 02:00: the hourly staking cycle works; the one twapHistory read for the ends is answered 500.
+    // (The cycle's own read of it comes first and works; the ends' read, with its retries, is answered 500.)
+    px.failInfo("twapHistory", 5, 1);
+    const failing = await rg.once(rg.start + 2 * HOUR + 20_000);
+    px.failInfo("twapHistory", 0);
+    expect(failing.code).toBe(0);
+    expect(failing.stderr).toMatch(/could not read which TWAPs ended/);
+    expect(told([{ res: failing }])).toEqual([]);
+    // It was never told: the failed pass's ok cycle moved the bound past its end.
+    expect(told(await cron(rg, 2 * 60 + 15, 3 * 60))).toEqual(["finished"]);
+  }, 120_000);
+
+  it("`hlbot plan` (or a manual action) ran between two passes", async () => {
+    const { rg } = await proxied();
+    await cron(rg, 0, 60 + 15);
+    // 01:35: the owner checks with `hlbot plan` (its cycle is journaled ok).
+    rg.sim.advanceTo(rg.start + 95 * MIN);
+    vi.setSystemTime(rg.start + 95 * MIN);
+    expect((await rg.cli(["plan"])).code).toBe(0);
+    expect(told(await cron(rg, 60 + 45, 3 * 60))).toEqual(["finished"]);
+  }, 120_000);
+
+  it("a status the venue gives that is not an end (an unknown one) is not told as an end", async () => {
+    const { rg, px } = await proxied();
+    await cron(rg, 0, 60 + 15);
+    // The venue shows the TWAP in a status hlbot does not know: what is left may still execute.
+    px.rewriteInfo("twapHistory", (answer) =>
+      (answer as Array<{ status: { status: string } }>).map((h) => ({ ...h, status: { status: "paused" } })),
+    );
+    expect(told(await cron(rg, 60 + 30, 2 * 60))).toEqual([]);
+    px.clear();
+    expect(told(await cron(rg, 2 * 60 + 15, 3 * 60))).toEqual(["finished"]);
+  }, 120_000);
+});

@@ -148,13 +148,13 @@ it("a TWAP end the daemon told is not told again by `once` run later, nor one `o
     });
   const cycle = async () =>
     runCycle(runtime.cycleDeps(await runtime.facts()), { trigger: "once", strategies: runtime.strategies() });
-  const cronPass = async (lastOkCycleStart: number | undefined) =>
+  const cronPass = async (since: number | undefined) =>
     endedOwnTwaps({
       info: runtime.info,
       journal: runtime.journal,
       account: runtime.account,
       now: bot!.sim.now(),
-      lastOkCycleStart,
+      since,
       reports: [],
     });
 

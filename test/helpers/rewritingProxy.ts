@@ -54,6 +54,8 @@ export interface RewritingProxy {
    * 403, a wrong path's 404): the venue never sees it. Undefined forwards again.
    */
   refuseExchange(status: number | undefined): void;
+  /** Answers HTTP 500 to `times` info queries of `type`, after letting the next `after` of them through. */
+  failInfo(type: string, times: number, after?: number): void;
   /** Removes every rewriter, hold and refuse rule (held requests stay held). */
   clear(): void;
   close(): Promise<void>;
@@ -64,6 +66,7 @@ export async function startRewritingProxy(target?: string): Promise<RewritingPro
   let dateRewriter: ((venueDate: string | undefined) => string | undefined) | undefined;
   let holdRule: ((request: ProxiedRequest) => boolean) | undefined;
   let refuseStatus: number | undefined;
+  const infoFailures = new Map<string, { after: number; times: number }>();
   const sockets = new Set<Socket>();
 
   const forward = async (path: string, body: string) => {
@@ -102,6 +105,17 @@ export async function startRewritingProxy(target?: string): Promise<RewritingPro
           });
           req.socket.destroy(); // the client sees a reset: the outcome is unknown to it
           return;
+        }
+        const infoType = (json as { type?: unknown } | undefined)?.type;
+        const failing = typeof infoType === "string" ? infoFailures.get(infoType) : undefined;
+        if (request.path.startsWith("/info") && failing !== undefined && failing.times > 0) {
+          if (failing.after > 0) failing.after--;
+          else {
+            failing.times--;
+            res.writeHead(500, { "content-type": "text/plain" });
+            res.end("internal error");
+            return;
+          }
         }
         if (request.path.startsWith("/exchange") && refuseStatus !== undefined) {
           res.writeHead(refuseStatus, { "content-type": "text/html" });
@@ -160,11 +174,15 @@ export async function startRewritingProxy(target?: string): Promise<RewritingPro
     refuseExchange(status) {
       refuseStatus = status;
     },
+    failInfo(type, times, after = 0) {
+      infoFailures.set(type, { after, times });
+    },
     clear() {
       infoRewriters.clear();
       dateRewriter = undefined;
       holdRule = undefined;
       refuseStatus = undefined;
+      infoFailures.clear();
     },
     async close() {
       for (const s of sockets) s.destroy();

@@ -186,7 +186,8 @@ export function register(program: Command, ctx: CliContext): void {
           );
           const anyFailedBefore = [...cycleFailedBefore.values()].some((n) => n > 0);
           // Read before the pass writes its cycles: TWAPs that ended since are told below.
-          const lastOkCycleStart = runtime.journal.lastOkCycleStart(runtime.account);
+          const { endedOwnTwaps, twapEndsSince } = await import("../../engine/twapEnds.js");
+          const twapEndsFrom = twapEndsSince(runtime.journal, runtime.account);
           const pass = await oncePass(deps, strategies, {
             ...(config.schedule ? { catchUpMs: config.schedule.catchUpMs } : {}),
             readSignal: stopping.signal,
@@ -251,7 +252,6 @@ export function register(program: Command, ctx: CliContext): void {
           }
           // TWAPs this bot placed that ended since the last pass that worked (a cron user was never told a
           // DCA's TWAP finished, nor what it filled): each said once, here and by notify.
-          const { endedOwnTwaps } = await import("../../engine/twapEnds.js");
           let ended: Awaited<ReturnType<typeof endedOwnTwaps>> = [];
           if (live && !stopping.signal.aborted) {
             try {
@@ -260,7 +260,7 @@ export function register(program: Command, ctx: CliContext): void {
                 journal: runtime.journal,
                 account: runtime.account,
                 now: runtime.clock(),
-                lastOkCycleStart,
+                since: twapEndsFrom,
                 reports: [pass.watch.report, stopReport, ...runs.map((r) => r.report)],
                 signal: stopping.signal,
               });

@@ -85,6 +85,11 @@ export interface LoadedConfig {
   leftOut?: readonly ConfigIssue[];
   /** Folder of the SQLite state and the lock (absolute; not created by the loader). */
   state: string;
+  /**
+   * No `state:` is set and ./state beside the bot file holds a journal (the default of earlier versions,
+   * or another bot file's folder): warned of (configWarnings).
+   */
+  besideState?: string;
   limits: RiskLimits & { killSwitchFile: string; killSwitchCancelRunning: boolean };
   log: { level: LogLevel; format: LogFormat; file: string | undefined };
   venue: VenueConfig;
@@ -469,15 +474,18 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
   const state = c.state === undefined ? defaultStateDir(env) : resolvePath(dir, c.state);
   // Earlier versions kept it in ./state beside the bot file when `state:` was not set: a bot upgraded
   // without `state:` started on an empty journal elsewhere and ignored a kill switch engaged in the old
-  // folder (an upgrade trial: it traded). Refused until the file says which folder it means.
+  // folder (an upgrade trial: it traded). An engaged kill switch there is refused until the file says
+  // which folder it means; a journal there only is warned of (configWarnings): it may be another bot
+  // file's of the same folder (a review).
+  let besideState: string | undefined;
   if (c.state === undefined) {
     const old = join(dir, "state");
-    const left = ["hlbot.db", "STOP"].filter((f) => existsSync(join(old, f)));
-    if (resolve(old) !== resolve(state) && left.length > 0)
+    if (resolve(old) !== resolve(state) && existsSync(join(old, "STOP")))
       throw new ConfigError(
-        `no \`state:\` is set, and ${old} beside the bot file holds ${left.join(" and ")}: the state folder of an earlier hlbot version (its default). hlbot now defaults to ${state}. Set \`state: ./state\` to keep its journal, nonces and kill switch, or \`state: ${state}\` to start anew there`,
+        `no \`state:\` is set, and ${old} beside the bot file holds an engaged kill switch (STOP): the state folder of an earlier hlbot version (its default then), or of another bot file here. hlbot now defaults to ${state}, where that kill switch does not count. Set \`state: ./state\` to keep using that folder (its journal, nonces and kill switch), or \`state: ${state}\` to start there`,
         { file: displayPath(path), keyPath: "state" },
       );
+    if (resolve(old) !== resolve(state) && existsSync(join(old, "hlbot.db"))) besideState = old;
   }
   // A kill switch in a folder that does not exist could never be engaged: a configuration error. The
   // state folder itself is fine (hlbot creates it before its first cycle).
@@ -511,6 +519,7 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
     strategies,
     leftOut,
     state,
+    ...(besideState === undefined ? {} : { besideState }),
     limits: {
       maxOrderUsd: c.limits.maxOrderUsd,
       maxDailyNotionalUsd: c.limits.maxDailyNotionalUsd,

@@ -64,6 +64,10 @@ export function configWarnings(c: LoadedConfig): string[] {
       `baseUrl ${c.baseUrl} is ${other.name}'s API, but network is ${c.network}: every action is signed for ${c.network} and refused there, ` +
         `and the account shown is the one on ${other.name}. Set network: ${other.name}, or remove baseUrl (it defaults to ${c.network}'s API).`,
     );
+  if (c.besideState !== undefined)
+    out.push(
+      `no \`state:\` is set, so the state folder is ${c.state}; ${c.besideState} beside the bot file holds a journal (the default folder of hlbot versions before 2026-11-25, or another bot file's): if it is this bot's, set \`state: ./state\` to keep its journal and nonces, or this bot starts anew (a journal's pending sends and budgets are not seen).`,
+    );
   if (!c.strategies.some((s) => s.enabled)) {
     const where = "folder" in c.strategySource ? ` in ${c.strategySource.folder}` : "";
     out.push(

@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { Decimal, ZERO } from "../../lib/decimal.js";
 import { describeError } from "../../lib/errors.js";
 import type { InfoClient } from "../../venue/info/client.js";
+import { twapHasEnded } from "../../venue/info/methods/twapHistory.js";
 import type { CycleReport } from "../cycle.js";
 import type { Journal } from "../journal.js";
 import { killSwitchState } from "../killSwitch.js";
@@ -194,7 +195,8 @@ export class DaemonNotices {
         let last: (typeof history)[number] | undefined;
         for (const h of history)
           if (h.twapId === id && (last === undefined || h.timeMs >= last.timeMs)) last = h;
-        if (last === undefined || last.status.status === "activated") continue;
+        // Running, waiting for a trigger, or a status hlbot does not know: not ended (a review).
+        if (last === undefined || !twapHasEnded(last)) continue;
         if (this.o.journal?.twapEndTold(this.o.account, id)) continue;
         this.o.journal?.markTwapEndTold(this.o.account, id, last.status.status);
         this.o.notifier.notify(

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/engine/config/loader.js";
+import { configWarnings } from "../../../src/engine/config/warnings.js";
 import { JOURNAL_MIGRATIONS } from "../../../src/engine/journal.js";
 import { ConfigError } from "../../../src/lib/errors.js";
 import { openStateDb } from "../../../src/lib/stateDb.js";
@@ -32,8 +33,8 @@ function botDir(state?: string): string {
 describe("a bot file without state: beside the state folder of an earlier version", () => {
   const env = () => ({ XDG_STATE_HOME: join(dir, "xdg"), HOME: join(dir, "home") });
 
-  for (const left of [["hlbot.db"], ["STOP"], ["hlbot.db", "STOP"]]) {
-    it(`is refused, naming both folders (./state holds ${left.join(" and ")})`, async () => {
+  for (const left of [["STOP"], ["hlbot.db", "STOP"]]) {
+    it(`is refused while ./state holds an engaged kill switch (${left.join(" and ")}), naming both folders`, async () => {
       botDir();
       mkdirSync(join(dir, "state"));
       for (const f of left) writeFileSync(join(dir, "state", f), "");
@@ -45,6 +46,17 @@ describe("a bot file without state: beside the state folder of an earlier versio
       expect(text).toContain("Set `state: ./state`");
     });
   }
+
+  it("is warned of while ./state holds a journal only (it may be another bot file's of the same folder)", async () => {
+    botDir();
+    mkdirSync(join(dir, "state"));
+    writeFileSync(join(dir, "state", "hlbot.db"), "");
+    const config = await loadConfig(join(dir, "bot.yaml"), env());
+    expect(config.state).toBe(join(dir, "xdg", "hlbot"));
+    expect(configWarnings(config).join("\n")).toMatch(
+      /no `state:` is set, so the state folder is .*xdg\/hlbot; .*\/state beside the bot file holds a journal/,
+    );
+  });
 
   it("loads once the file says which folder it means, and without an old folder", async () => {
     botDir("./state");
