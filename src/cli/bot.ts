@@ -70,7 +70,11 @@ export async function keyAddress(
     return (
       await loadSigner(config.wallet, env as NodeJS.ProcessEnv, { warn: () => undefined })
     ).address.toLowerCase();
-  } catch {
+  } catch (err) {
+    // The key just read is in an argument of the command: refused, not swallowed (a review: `status
+    // --user` went on with the key in --base-url and exited 0).
+    const { SecretArgumentError } = await import("../lib/secrets.js");
+    if (err instanceof SecretArgumentError) throw err;
     return undefined;
   }
 }

@@ -8,6 +8,7 @@ import {
   guardArguments,
   maskKeyShaped,
   redact,
+  redactOutput,
   registerSecretVariables,
   SecretArgumentError,
 } from "../lib/secrets.js";
@@ -115,10 +116,10 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   // And through the redaction filter (README, Safety): a secret registered while the command ran (the
   // keystore password) is not echoed back from an argument or a kill-switch reason (a security audit).
   const out = (text: string) => {
-    const safe = escapeControls(redact(text));
+    const safe = escapeControls(redactOutput(text));
     io.stdout(colorOut ? paint(safe) : safe);
   };
-  const errOut = (text: string) => io.stderr(escapeControls(redact(text), { allowColors: true }));
+  const errOut = (text: string) => io.stderr(escapeControls(redactOutput(text), { allowColors: true }));
   const ctx: CliContext = {
     ...io,
     stdout: out,

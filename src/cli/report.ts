@@ -25,10 +25,14 @@ export function formatCycle(report: CycleReport, header: string): string {
       continue;
     }
     // plan never sends: a refusal before anything left the process says so, not "sent".
+    // Never looked at by the venue (rate limited, unreachable, a proxy's 403): nothing happened and the
+    // slot stays due; "REJECTED" read as the venue's final word (a cron user's trial).
     const outcome = action
       ? action.notSent
         ? "not sent, REFUSED"
-        : OUTCOME_MARK[action.outcome]
+        : action.unprocessed
+          ? "sent, NOT PROCESSED: nothing happened, tried again while its slot is due"
+          : OUTCOME_MARK[action.outcome]
       : "not executed";
     lines.push(`  ${decision.strategy}: ${decision.kind} (${guard}; ${outcome}): ${decision.reason}`);
     if (action?.detail) lines.push(`      venue: ${action.detail}`);
@@ -50,6 +54,8 @@ export function actionLines(report: CycleReport): string {
         guard: a.guard,
         outcome: a.outcome,
         ...(a.notSent ? { sent: false } : {}),
+        ...(a.unprocessed ? { processed: false } : {}),
+        ...(a.detail ? { detail: a.detail } : {}),
         request: a.request,
       }),
     )

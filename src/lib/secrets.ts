@@ -10,7 +10,7 @@
 // A value that merely looks like a key (a transaction hash in the environment) is not a secret: it may
 // be passed as an argument and printed.
 
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 
 /** A 32-byte hex private key, as it might be pasted into a file: used to reject inline keys. */
 export const PRIVATE_KEY_PATTERN = /^(?:0[xX])?[0-9a-fA-F]{64}$/;
@@ -23,6 +23,8 @@ const secrets = new Map<string, "key" | "password">();
 /** Names of environment variables whose values are secrets (the key, the keystore password). */
 const secretVariables = new Set<string>();
 let pattern: RegExp | undefined;
+/** `pattern` without the passwords shorter than SUBSTRING_MIN: for command output (redactOutput). */
+let outputPattern: RegExp | undefined;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -51,23 +53,22 @@ export function registerSecret(secret: string, o: { checkArguments?: boolean } =
   const escaped = JSON.stringify(normalized).slice(1, -1);
   if (!isKey && escaped !== normalized) secrets.set(escaped, "password");
   // Longest first, so a secret containing another is removed whole.
-  const alternatives = [...secrets.entries()]
-    .sort((a, b) => b[0].length - a[0].length)
-    .map(([s, kind]) => {
-      if (kind === "key") return `(?:0x)?${s}`;
-      const body = escapeRegExp(s);
-      return s.length >= SUBSTRING_MIN ? body : `(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`;
-    });
-  pattern = new RegExp(alternatives.join("|"), "giu");
+  const sorted = [...secrets.entries()].sort((a, b) => b[0].length - a[0].length);
+  const alternative = ([s, kind]: [string, "key" | "password"]) => {
+    if (kind === "key") return `(?:0x)?${s}`;
+    const body = escapeRegExp(s);
+    return s.length >= SUBSTRING_MIN ? body : `(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`;
+  };
+  pattern = new RegExp(sorted.map(alternative).join("|"), "giu");
+  const long = sorted.filter(([s, kind]) => kind === "key" || s.length >= SUBSTRING_MIN);
+  outputPattern = long.length === 0 ? undefined : new RegExp(long.map(alternative).join("|"), "giu");
   // A secret registered after the command line was first checked (the bot file's `wallet.privateKeyEnv`
   // or `passwordEnv` variable, a key file, a keystore's password): the arguments are checked again
   // before anything is sent (a security audit: a key pasted into --base-url went out as a URL path).
   const pasted =
     o.checkArguments === false ? -1 : guardedArguments.findIndex((arg) => argumentHoldsSecret(arg));
-  if (pasted !== -1) {
-    guardedArguments = [];
-    throw new SecretArgumentError(pasted);
-  }
+  // The arguments stay guarded: a caller that swallowed this error meets it again at the next secret.
+  if (pasted !== -1) throw new SecretArgumentError(pasted);
 }
 
 /** The command-line arguments of the running command: checked whenever a secret is registered. */
@@ -108,7 +109,24 @@ export function registerSecretVariables(
     secretVariables.add(name);
     const value = env[name];
     if (value !== undefined) registerSecret(value);
+    // `<NAME>_FILE` stands in for an unset `<NAME>` (signer.ts): its key is known now, before the command
+    // sends anything (a review: a manual command queried the venue at a --base-url holding the key
+    // before it loaded the key file).
+    else registerSecretFile(env[`${name}_FILE`]);
   }
+}
+
+/** Registers the secret a file holds (a key file), when it can be read; reading it for real reports errors. */
+export function registerSecretFile(file: string | undefined): void {
+  if (file === undefined || file.trim() === "") return;
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8").trim();
+  } catch {
+    return;
+  }
+  // Only a key: anything else in a file named as a key file is not known to be a secret.
+  if (PRIVATE_KEY_PATTERN.test(text)) registerSecret(text);
 }
 
 /** Whether `name` is a variable registered as holding a secret. */
@@ -155,6 +173,22 @@ export function redact(text: string): string {
   return out;
 }
 
+/**
+ * `redact` for what a command prints on stdout and stderr: the same, but a password shorter than 8
+ * characters is left alone. It would blank every number or word equal to it ("100" turned `--json`
+ * into invalid JSON, "2025" every date: a review); a short password is warned of when it is read, and
+ * logs, journal rows and notifications still redact it.
+ */
+export function redactOutput(text: string): string {
+  let out = text.includes("@") ? text.replace(URL_CREDENTIALS, "$1[REDACTED]@") : text;
+  if (out.includes("=")) out = out.replace(URL_QUERY_CREDENTIAL, "$1[REDACTED]");
+  if (outputPattern) {
+    outputPattern.lastIndex = 0;
+    out = out.replace(outputPattern, "[REDACTED]");
+  }
+  return out;
+}
+
 /** Whether `text` holds a registered secret (any spelling). */
 export function containsSecret(text: string): boolean {
   if (!pattern) return false;
@@ -197,6 +231,7 @@ export function clearSecretsForTests(): void {
   secrets.clear();
   secretVariables.clear();
   pattern = undefined;
+  outputPattern = undefined;
 }
 
 /**

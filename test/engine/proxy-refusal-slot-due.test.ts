@@ -2,6 +2,7 @@
 // reached the venue: nothing happened. It settled a DCA's slot as acted, and that day's buy was lost
 // although the slot was still within schedule.catchUp (only 429 and unreachable kept it due).
 import { afterEach, expect, it } from "vitest";
+import { actionLines, formatCycle } from "../../src/cli/report.js";
 import { scheduledStrategies } from "../../src/engine/daemon.js";
 import { submissionEvents } from "../../src/engine/notify/events.js";
 import { CronSchedule } from "../../src/engine/schedule.js";
@@ -58,6 +59,16 @@ for (const status of [403, 404, 408]) {
     const sent = actions(first);
     expect(sent.map((a) => `${a.action}:${a.outcome}`)).toEqual(["twapOrder:rejected"]);
     expect(sent[0]!.unprocessed).toBe(true);
+    // once's text and --json say so too (they said "sent, REJECTED", with no detail: a cron user's trial).
+    const report = first.runs[0]!.report!;
+    expect(formatCycle(report, "once")).toMatch(
+      /sent, NOT PROCESSED: nothing happened, tried again while its slot is due/,
+    );
+    expect(JSON.parse(actionLines(report).trim())).toMatchObject({
+      outcome: "rejected",
+      processed: false,
+      detail: expect.stringContaining(`HTTP ${status}`),
+    });
     // The owner is told nothing happened and the slot is tried again (not "REJECTED by the venue").
     const titles = first.runs.flatMap((r) =>
       r.report

@@ -90,6 +90,9 @@ export function register(program: Command, ctx: CliContext): void {
         "Example:\n  hlbot run --config config/default.yaml --metrics-port 9464",
     )
     .action(async (opts: RunOptions) => {
+      // The daemon's process runs in UTC (see cronSchedule in daemon.ts), from its first log line on (a
+      // review: pretty logs changed offset partway through the start).
+      process.env.TZ = "UTC";
       const flags = parseFlags(opts);
       const { loadBotConfig, botLogger } = await import("../bot.js");
       // A strategy file that does not load (a typo saved before a restart) holds every strategy (they

@@ -11,7 +11,7 @@ import { isMap, parseDocument } from "yaml";
 import type * as z from "zod";
 import { ConfigError } from "../../lib/errors.js";
 import type { LogFormat, LogLevel } from "../../lib/log.js";
-import { registerSecretVariables } from "../../lib/secrets.js";
+import { registerSecretFile, registerSecretVariables } from "../../lib/secrets.js";
 import { defaultStateDir } from "../../lib/stateDb.js";
 import {
   aliasLine,
@@ -500,8 +500,11 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
   }
   const wallet: WalletConfig = {};
   if (c.wallet.privateKeyEnv !== undefined) wallet.privateKeyEnv = c.wallet.privateKeyEnv;
-  if (c.wallet.privateKeyFile !== undefined)
+  if (c.wallet.privateKeyFile !== undefined) {
     wallet.privateKeyFile = resolvePath(dir, c.wallet.privateKeyFile);
+    // Known before the command sends anything: an argument holding it is refused now.
+    registerSecretFile(wallet.privateKeyFile);
+  }
   if (c.wallet.keystore !== undefined) wallet.keystore = resolvePath(dir, c.wallet.keystore);
   if (c.wallet.passwordEnv !== undefined) wallet.passwordEnv = c.wallet.passwordEnv;
   if (c.wallet.passwordFile !== undefined) wallet.passwordFile = resolvePath(dir, c.wallet.passwordFile);
