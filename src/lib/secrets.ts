@@ -164,13 +164,7 @@ const URL_QUERY_CREDENTIAL =
 
 /** Replaces every registered secret, and every URL credential, in `text` with `[REDACTED]`. */
 export function redact(text: string): string {
-  let out = text.includes("@") ? text.replace(URL_CREDENTIALS, "$1[REDACTED]@") : text;
-  if (out.includes("=")) out = out.replace(URL_QUERY_CREDENTIAL, "$1[REDACTED]");
-  if (pattern) {
-    pattern.lastIndex = 0;
-    out = out.replace(pattern, "[REDACTED]");
-  }
-  return out;
+  return redactWith(text, pattern);
 }
 
 /**
@@ -180,11 +174,15 @@ export function redact(text: string): string {
  * logs, journal rows and notifications still redact it.
  */
 export function redactOutput(text: string): string {
+  return redactWith(text, outputPattern);
+}
+
+function redactWith(text: string, secretPattern: RegExp | undefined): string {
   let out = text.includes("@") ? text.replace(URL_CREDENTIALS, "$1[REDACTED]@") : text;
   if (out.includes("=")) out = out.replace(URL_QUERY_CREDENTIAL, "$1[REDACTED]");
-  if (outputPattern) {
-    outputPattern.lastIndex = 0;
-    out = out.replace(outputPattern, "[REDACTED]");
+  if (secretPattern) {
+    secretPattern.lastIndex = 0;
+    out = out.replace(secretPattern, "[REDACTED]");
   }
   return out;
 }
