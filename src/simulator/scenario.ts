@@ -675,7 +675,7 @@ function parseScenarioText(text: string, file = "scenario"): Scenario {
     });
     return remember(result.data);
   }
-  const issues = result.error.issues.map((i) => {
+  const issues = result.error.issues.flatMap(ownBranchIssues).map((i) => {
     const path = i.path.map((p) => (typeof p === "symbol" ? String(p) : p));
     return { keyPath: formatKeyPath(path), message: i.message, line: lineOf(src, path) };
   });
@@ -688,6 +688,19 @@ function parseScenarioText(text: string, file = "scenario"): Scenario {
     ...(first.line === undefined ? {} : { line: first.line }),
     keyPath: first.keyPath || "(root)",
   });
+}
+
+type ZodIssueLike = { code: string; message: string; path: PropertyKey[] };
+
+/**
+ * A union's issue as the one shape that matched and only failed its own checks (a candle file that
+ * cannot be read: a scenario trial got "Invalid input" and lost the file's reason), or the issue itself.
+ */
+function ownBranchIssues(issue: ZodIssueLike): ZodIssueLike[] {
+  if (issue.code !== "invalid_union") return [issue];
+  const branches = (issue as { errors?: ZodIssueLike[][] }).errors ?? [];
+  const own = branches.filter((b) => b.length > 0 && b.every((i) => i.code === "custom"));
+  return own.length === 1 ? own[0]!.map((i) => ({ ...i, path: [...issue.path, ...i.path] })) : [issue];
 }
 
 /** The file and line of each event of a scenario read from YAML, for errors found once a run's period is known. */
