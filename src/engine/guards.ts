@@ -19,7 +19,7 @@ import { runCycle } from "./cycle.js";
 import type { Decision, TwapCancelIntent, TwapGuard } from "./intents.js";
 import { type Journal, MANUAL_STRATEGY } from "./journal.js";
 import { type ReconcileResult, reconcile } from "./reconcile.js";
-import type { Snapshot } from "./snapshot.js";
+import { labelOf, type Snapshot } from "./snapshot.js";
 import { fmt } from "./strategies/common.js";
 import type { Strategy } from "./strategies/registry.js";
 import { rebalanceLimitPx, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
@@ -440,7 +440,7 @@ function cancels(strategy: string, targets: readonly WatchTarget[], snapshot: Sn
       strategy,
       assetId: t.assetId,
       twapId: t.twapId,
-      reason: `cancel TWAP #${t.twapId} (${t.side} ${fmt(running.size)} on ${running.coin}): ${why}`,
+      reason: `cancel TWAP #${t.twapId} (${t.side} ${fmt(running.size)} on ${labelOf(running.coin, snapshot.pairs)}): ${why}`,
     };
     out.push(cancel);
   }
@@ -535,7 +535,7 @@ function floorCancels(
       assetId: t.assetId,
       twapId: t.twapId,
       reason:
-        `cancel TWAP #${t.twapId} (${t.side} ${fmt(running.size)} on ${running.coin}): the account holds ${fmt(total)} ${t.token}, ` +
+        `cancel TWAP #${t.twapId} (${t.side} ${fmt(running.size)} on ${labelOf(running.coin, snapshot.pairs)}): the account holds ${fmt(total)} ${t.token}, ` +
         `and what this bot's TWAPs may still spend of it would take it under its limits.keepOnSpot floor ${fmt(t.floor)} ` +
         "(a withdrawal or a trade by hand since it was placed, or the price moved)",
     } satisfies TwapCancelIntent);

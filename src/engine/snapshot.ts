@@ -335,3 +335,12 @@ export function pairFor<P extends PricedPair = SpotPair>(
   }
   return best;
 }
+
+/** "HYPE/USDC" for the venue's "@107" when the snapshot knows the pair; the venue's name otherwise. */
+export function labelOf(
+  coin: string,
+  pairs: ReadonlyMap<string, { base: { name: string }; quote: { name: string } }> | undefined,
+): string {
+  const pair = pairs?.get(coin);
+  return pair === undefined ? coin : pairLabel(pair);
+}

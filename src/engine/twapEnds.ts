@@ -10,7 +10,7 @@ import { twapHasEnded } from "../venue/info/methods/twapHistory.js";
 import type { CycleReport } from "./cycle.js";
 import type { Journal } from "./journal.js";
 import type { EndedTwap } from "./notify/events.js";
-import { pairLabel } from "./snapshot.js";
+import { labelOf } from "./snapshot.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** TWAPs whose expected end is older than this are not asked about (the venue's longest TWAP is 24 h). */
@@ -129,13 +129,4 @@ export function twapEndsSince(journal: Journal, account: string): number | undef
   const daemon = journal.lastOkCycleStart(account, "run");
   if (cursor === undefined && daemon === undefined) return journal.lastOkCycleStart(account);
   return Math.max(cursor ?? Number.NEGATIVE_INFINITY, daemon ?? Number.NEGATIVE_INFINITY);
-}
-
-/** "HYPE/USDC" for the venue's "@107" when the snapshot knows the pair; the venue's name otherwise. */
-export function labelOf(
-  coin: string,
-  pairs: ReadonlyMap<string, Parameters<typeof pairLabel>[0]> | undefined,
-): string {
-  const pair = pairs?.get(coin);
-  return pair === undefined ? coin : pairLabel(pair);
 }

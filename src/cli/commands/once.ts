@@ -401,6 +401,9 @@ export function register(program: Command, ctx: CliContext): void {
                   size: t.size.toFixed(),
                   executedSize: t.executedSize.toFixed(),
                   executedNotional: t.executedNotional.toFixed(),
+                  averagePrice: t.executedSize.gt(0)
+                    ? t.executedNotional.div(t.executedSize).toSignificantDigits(10).toFixed()
+                    : null,
                 })),
                 killSwitch: killSwitch ?? null,
                 failed: bad,

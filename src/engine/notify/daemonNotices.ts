@@ -13,8 +13,7 @@ import type { Journal } from "../journal.js";
 import { killSwitchState } from "../killSwitch.js";
 import type { ReconcileResult } from "../reconcile.js";
 import type { Missed } from "../scheduler.js";
-import type { Snapshot } from "../snapshot.js";
-import { labelOf } from "../twapEnds.js";
+import { labelOf, type Snapshot } from "../snapshot.js";
 import { portfolioValueUsd } from "../valuation.js";
 import {
   cycleFailedEvent,

@@ -169,7 +169,8 @@ export function twapEndedEvent(c: EventContext, t: EndedTwap): NotifyEvent {
   return event(
     c,
     finished ? "twap.finished" : "twap.cancelled",
-    `${t.strategy === undefined ? "" : `${t.strategy}: `}TWAP ${t.twapId} ${finished ? "finished" : `ended: ${t.status}`}: ${filled}`,
+    // The venue says "terminated" for a cancelled TWAP: said as the owner knows it (a cron user's trial).
+    `${t.strategy === undefined ? "" : `${t.strategy}: `}TWAP ${t.twapId} ${finished ? "finished" : t.status === "terminated" ? "cancelled" : `ended: ${t.status}`}: ${filled}`,
     `${price}; notional ${t.executedNotional.toFixed(2)}`,
     {
       ...(t.strategy === undefined ? {} : { strategy: t.strategy }),
