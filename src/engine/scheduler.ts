@@ -278,8 +278,10 @@ export class Scheduler {
           strategy: name,
           count: v.missed,
           latest: v.latestMissed,
-          // Deferred, and not failing since: a slot lost to failed runs (an outage) is warned of.
-          whileDeferred: e.deferrals > 0 && e.failures === 0,
+          // Deferred, not failing since, and a later slot is due: a slot lost to failed runs (an outage),
+          // or one that aged out of the catch-up window while deferred (a daily DCA held all its window
+          // for a pair without a book: a review found it said "superseded" and told nothing), is warned of.
+          whileDeferred: e.deferrals > 0 && e.failures === 0 && v.due,
         });
       // Settled once reported, also before a due slot (it stays due: it is later), so a slot missed while
       // a due one is retried is not reported again by each plan or each `once`.

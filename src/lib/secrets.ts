@@ -121,6 +121,10 @@ export function registerSecretFile(file: string | undefined): void {
   if (file === undefined || file.trim() === "") return;
   let text: string;
   try {
+    // A regular file only: a pipe (`<(pass show …)`, /dev/stdin) can be read once, and this read would
+    // drain it before the signer's (a review: every signing command then failed, a FIFO hung them all).
+    const info = statSync(file);
+    if (!info.isFile() || info.size > 4096) return;
     text = readFileSync(file, "utf8").trim();
   } catch {
     return;

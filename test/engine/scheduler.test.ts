@@ -437,6 +437,40 @@ describe("deferred slots stay due (CONTRACTS #1)", () => {
   });
 });
 
+it("a daily slot deferred until it left the catch-up window is lost, not 'superseded' (a review: no-book holds)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "hlbot-defer-"));
+  const db = await openStateDb({ dir });
+  try {
+    const journal = new Journal(db);
+    const strategies = [{ name: "dca", kind: "twap-accumulate", params: {}, schedule: "0 1 * * *" }] as never;
+    const scheduler = new Scheduler({ journal, account: "0xabc", strategies, catchUpMs: 3 * MINUTE });
+    const t0 = Date.parse("2026-01-01T01:00:00Z");
+    scheduler.register(t0 - 1);
+    const report = {
+      startedAt: t0,
+      decisions: [
+        {
+          decision: { kind: "skip", strategy: "dca", reason: "HYPE/USDC has no book", defer: true },
+          guard: "blocked",
+        },
+      ],
+      actions: [],
+    } as unknown as CycleReport;
+    // Held at each try within its 3-minute window.
+    for (let t = t0; t < t0 + 3 * MINUTE; t += MINUTE) {
+      const [group] = scheduler.plan(t).groups;
+      if (group) scheduler.settle(group, { ...report, startedAt: t } as CycleReport);
+    }
+    // The window is over and no later slot is due: the day's buy is lost, and said so (schedule.missed).
+    const after = scheduler.plan(t0 + 4 * MINUTE);
+    expect(after.missed).toEqual([{ strategy: "dca", count: 1, latest: t0, whileDeferred: false }]);
+    expect(lostSlots(after).map((m) => m.strategy)).toEqual(["dca"]);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 describe("the TWAP watch in once and simulate", () => {
   it("once cancels a rebalance TWAP whose mid moved past twap.maxDeviation, journaled with the reason", async () => {
     const guarded = {
