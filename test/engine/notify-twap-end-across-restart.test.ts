@@ -181,3 +181,60 @@ it("a TWAP end the daemon told is not told again by `once` run later, nor one `o
   expect(told.map((t) => t.twapId)).toEqual([twapId]);
   expect(followTwapsOf(runtime.journal, runtime.account)).not.toContain(twapId);
 }, 60_000);
+
+it("a TWAP end whose twapHistory read failed is asked about again after the next cycle (a review)", async () => {
+  const { startRewritingProxy } = await import("../helpers/rewritingProxy.js");
+  const proxy = await startRewritingProxy();
+  try {
+    hook = await startHttpServer([{ json: {} }]);
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [REBALANCE],
+      fund: { HYPE: "1000", USDC: "5000" },
+      configExtra: { baseUrl: proxy.url },
+    });
+    proxy.target = bot.sim.url;
+    bot.sim.setPrice("@107", "40");
+    const runtime = bot.runtime;
+    const notifier = new Notifier({
+      channels: channelsFromConfig(
+        { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
+        {},
+      ),
+      logger: pino({ level: "silent" }),
+      minIntervalMs: 0,
+    });
+    const notices = new DaemonNotices({
+      notifier,
+      info: runtime.info,
+      account: runtime.account,
+      network: "testnet",
+      clock: () => bot!.sim.now(),
+      logger: pino({ level: "silent" }),
+      journal: runtime.journal,
+    });
+    const cycle = async () =>
+      runCycle(runtime.cycleDeps(await runtime.facts()), {
+        trigger: "run",
+        strategies: runtime.strategies(),
+      });
+    const told = async () => {
+      await notices.settled();
+      await notifier.flush(5000);
+      await new Promise((r) => setTimeout(r, 200));
+      return hook!.requests.map((r) => (r.json as NotifyEvent).type).filter((t) => t.startsWith("twap."));
+    };
+    notices.afterCycle(await cycle(), ["rebalance"], 0);
+    bot.sim.advance(61 * 60_000);
+    // The cycle's own read of twapHistory works; the notice's (with its retries) is answered 500.
+    proxy.failInfo("twapHistory", 10, 1);
+    notices.afterCycle(await cycle(), ["rebalance"], 0);
+    expect(await told()).toEqual([]);
+    proxy.failInfo("twapHistory", 0);
+    bot.sim.advance(60_000);
+    notices.afterCycle(await cycle(), ["rebalance"], 0);
+    expect(await told()).toEqual(["twap.finished"]);
+  } finally {
+    await proxy.close();
+  }
+}, 60_000);

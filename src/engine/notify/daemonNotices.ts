@@ -30,6 +30,8 @@ import {
 import type { Notifier } from "./notifier.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Cycles after which a TWAP whose end cannot be read is no longer asked about. */
+const ASK_AGAIN_CYCLES = 60;
 
 export interface DaemonNoticesOptions {
   notifier: Notifier;
@@ -66,6 +68,8 @@ export function followTwapsOf(journal: Journal, account: string): number[] {
 
 export class DaemonNotices {
   private twaps: Set<number>;
+  /** TWAPs gone from the running list whose end is not read yet, with the cycles left to ask. */
+  private readonly askAgain = new Map<number, number>();
   private killSwitch: boolean | undefined;
   /** The mode the daemon started in (live, dry-run), for its stop notice. */
   private mode = "";
@@ -181,7 +185,9 @@ export class DaemonNotices {
     // Accepted in this cycle, after its snapshot was read: not running in it yet, but ours to watch.
     for (const a of report.actions)
       if (a.outcome === "accepted" && a.twapId !== undefined) running.add(a.twapId);
-    const gone = [...this.twaps].filter((id) => !running.has(id));
+    // And those whose end could not be read yet (a failed read, no final record yet): asked again (a
+    // review: one failed twapHistory read lost the end for good).
+    const gone = [...new Set([...this.twaps, ...this.askAgain.keys()])].filter((id) => !running.has(id));
     this.twaps = running;
     if (
       gone.length === 0 ||
@@ -189,13 +195,23 @@ export class DaemonNotices {
     )
       return;
     this.background("ended TWAPs", async () => {
-      const history = await this.o.info.twapHistory({ user: this.o.account });
+      let history: Awaited<ReturnType<InfoClient["twapHistory"]>>;
+      try {
+        history = await this.o.info.twapHistory({ user: this.o.account });
+      } catch (err) {
+        for (const id of gone) this.keepAsking(id);
+        throw err;
+      }
       for (const id of gone) {
         let last: (typeof history)[number] | undefined;
         for (const h of history)
           if (h.twapId === id && (last === undefined || h.timeMs >= last.timeMs)) last = h;
         // Running, waiting for a trigger, or a status hlbot does not know: not ended (a review).
-        if (last === undefined || !twapHasEnded(last)) continue;
+        if (last === undefined || !twapHasEnded(last)) {
+          this.keepAsking(id);
+          continue;
+        }
+        this.askAgain.delete(id);
         if (this.o.journal?.twapEndTold(this.o.account, id)) continue;
         this.o.journal?.markTwapEndTold(this.o.account, id, last.status.status);
         this.o.notifier.notify(
@@ -211,6 +227,13 @@ export class DaemonNotices {
         );
       }
     });
+  }
+
+  /** Asks about `id`'s end again after the next cycle, ASK_AGAIN_CYCLES times at most. */
+  private keepAsking(id: number): void {
+    const left = (this.askAgain.get(id) ?? ASK_AGAIN_CYCLES) - 1;
+    if (left > 0) this.askAgain.set(id, left);
+    else this.askAgain.delete(id);
   }
 
   /** Queues the daily summary: value and its change, the day's staking rewards and trading fees. */
