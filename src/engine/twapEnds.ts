@@ -6,7 +6,12 @@
 // the journal (twap_ends) remembers which ends were told, so each is told once.
 import { Decimal } from "../lib/decimal.js";
 import type { InfoClient } from "../venue/info/client.js";
-import { twapHasEnded } from "../venue/info/methods/twapHistory.js";
+import {
+  latestTwapEntries,
+  type TwapHistoryEntry,
+  type TwapHistoryResponse,
+  twapHasEnded,
+} from "../venue/info/methods/twapHistory.js";
 import type { CycleReport } from "./cycle.js";
 import type { Journal } from "./journal.js";
 import type { EndedTwap } from "./notify/events.js";
@@ -42,18 +47,52 @@ export interface TwapEndsInput {
  * a snapshot of this pass no longer lists it running, or it was cancelled.
  */
 export async function endedOwnTwaps(o: TwapEndsInput): Promise<EndedOwnTwap[]> {
-  if (o.since === undefined) {
-    // Nothing placed yet by any cycle that worked: ends count from now.
-    o.journal.setTwapEndsCursor(o.account, o.now);
-    return [];
+  const out: EndedOwnTwap[] = [];
+  // Up to when every end is settled after this pass: before the expected end of any TWAP not settled
+  // yet (the venue still shows it running a little after its expected end, or has no record of it yet).
+  let cursor = o.now;
+  // Since undefined: nothing placed yet by any cycle that worked, ends count from now.
+  const maybe = o.since === undefined ? [] : mayHaveEnded(o, o.since);
+  if (maybe.length > 0) {
+    const latest = latestByTwapId(await o.info.twapHistory({ user: o.account }, o.signal));
+    // The venue names a spot TWAP's market "@107": the pair's name as the snapshot knows it
+    // ("HYPE/USDC"), or as the journal remembers it when no cycle ran in this pass.
+    const pairs = o.reports.findLast((r) => r !== undefined)?.snapshot.pairs;
+    const remembered = new Map<string, string>();
+    if (pairs === undefined)
+      for (const m of o.journal.pairMemories().values()) remembered.set(m.coin, m.label);
+    const label = (coin: string) =>
+      pairs === undefined ? (remembered.get(coin) ?? coin) : labelOf(coin, pairs);
+    for (const c of maybe) {
+      const last = latest.get(c.twapId);
+      if (last === undefined) {
+        if (c.expectedEnd + GIVE_UP_MS < o.now)
+          o.journal.markTwapEndTold(o.account, c.twapId, "not in the venue's history");
+        else cursor = Math.min(cursor, c.expectedEnd - 1);
+        continue;
+      }
+      // Running, waiting for a trigger, or a status hlbot does not know: what is left may still execute.
+      if (!twapHasEnded(last)) {
+        cursor = Math.min(cursor, c.expectedEnd - 1);
+        continue;
+      }
+      o.journal.markTwapEndTold(o.account, c.twapId, last.status.status);
+      out.push({ strategy: c.strategy, ...endedTwapOf(c.twapId, last, label) });
+    }
   }
-  const candidates = o.journal.untoldTwaps(o.account, Math.max(o.since, o.now - LOOKBACK_MS));
-  if (candidates.length === 0) {
-    o.journal.setTwapEndsCursor(o.account, o.now);
-    return [];
-  }
-  // The latest snapshot that read the running TWAPs, and every TWAP accepted in this pass (placed after
-  // its cycle's snapshot was read: not running in it yet).
+  o.journal.setTwapEndsCursor(o.account, cursor);
+  return out;
+}
+
+/**
+ * The untold TWAPs ending after `since` that may have ended: the expected end is past, the latest
+ * snapshot of this pass that read the running TWAPs no longer lists it (one accepted in this pass, after
+ * its cycle's snapshot was read, is not running in it yet), or the journal has a cancel of it (a
+ * guard's, the kill switch's, `hlbot cancel`).
+ */
+function mayHaveEnded(o: TwapEndsInput, since: number): ReturnType<Journal["untoldTwaps"]> {
+  const candidates = o.journal.untoldTwaps(o.account, Math.max(since, o.now - LOOKBACK_MS));
+  if (candidates.length === 0) return [];
   let running: Set<number> | undefined;
   for (const report of o.reports) {
     if (!report || (report.snapshot.parts !== undefined && !report.snapshot.parts.has("twaps"))) continue;
@@ -62,59 +101,36 @@ export async function endedOwnTwaps(o: TwapEndsInput): Promise<EndedOwnTwap[]> {
   for (const report of o.reports)
     for (const a of report?.actions ?? [])
       if (a.outcome === "accepted" && a.twapId !== undefined) running?.add(a.twapId);
-  // Or the journal has a cancel of it (a guard's, the kill switch's, `hlbot cancel`).
-  const maybe = candidates.filter(
+  return candidates.filter(
     (c) =>
       c.expectedEnd <= o.now ||
       (running !== undefined && !running.has(c.twapId)) ||
       o.journal.twapCancelled(o.account, c.twapId, o.now),
   );
-  if (maybe.length === 0) {
-    o.journal.setTwapEndsCursor(o.account, o.now);
-    return [];
-  }
-  const history = await o.info.twapHistory({ user: o.account }, o.signal);
-  // The venue names a spot TWAP's market "@107": the pair's name as the snapshot knows it ("HYPE/USDC"),
-  // or as the journal remembers it when no cycle ran in this pass.
-  const pairs = o.reports.findLast((r) => r !== undefined)?.snapshot.pairs;
-  const remembered = new Map<string, string>();
-  if (pairs === undefined) for (const m of o.journal.pairMemories().values()) remembered.set(m.coin, m.label);
-  const out: EndedOwnTwap[] = [];
-  // Up to when every end is settled now: before the expected end of any TWAP not settled yet (the venue
-  // still shows it running a little after its expected end, or has no record of it yet).
-  let cursor = o.now;
-  for (const c of maybe) {
-    let last: (typeof history)[number] | undefined;
-    for (const h of history)
-      if (h.twapId === c.twapId && (last === undefined || h.timeMs >= last.timeMs)) last = h;
-    if (last === undefined) {
-      if (c.expectedEnd + GIVE_UP_MS < o.now)
-        o.journal.markTwapEndTold(o.account, c.twapId, "not in the venue's history");
-      else cursor = Math.min(cursor, c.expectedEnd - 1);
-      continue;
-    }
-    // Running, waiting for a trigger, or a status hlbot does not know: what is left may still execute.
-    if (!twapHasEnded(last)) {
-      cursor = Math.min(cursor, c.expectedEnd - 1);
-      continue;
-    }
-    o.journal.markTwapEndTold(o.account, c.twapId, last.status.status);
-    out.push({
-      strategy: c.strategy,
-      twapId: c.twapId,
-      coin:
-        pairs === undefined
-          ? (remembered.get(last.state.coin) ?? last.state.coin)
-          : labelOf(last.state.coin, pairs),
-      side: last.state.side === "B" ? "buy" : "sell",
-      size: new Decimal(last.state.sz),
-      executedSize: new Decimal(last.state.executedSz),
-      executedNotional: new Decimal(last.state.executedNtl),
-      status: last.status.status,
-    });
-  }
-  o.journal.setTwapEndsCursor(o.account, cursor);
+}
+
+/** The latest record of each TWAP of a history that has a twapId (latestTwapEntries), by twapId. */
+export function latestByTwapId(history: TwapHistoryResponse): Map<number, TwapHistoryEntry> {
+  const out = new Map<number, TwapHistoryEntry>();
+  for (const e of latestTwapEntries(history)) if (e.twapId !== undefined) out.set(e.twapId, e);
   return out;
+}
+
+/** What a TWAP's end record says, for its notice; `label` names its market ("HYPE/USDC" for "@107"). */
+export function endedTwapOf(
+  twapId: number,
+  last: TwapHistoryEntry,
+  label: (coin: string) => string,
+): EndedTwap {
+  return {
+    twapId,
+    coin: label(last.state.coin),
+    side: last.state.side === "B" ? "buy" : "sell",
+    size: new Decimal(last.state.sz),
+    executedSize: new Decimal(last.state.executedSz),
+    executedNotional: new Decimal(last.state.executedNtl),
+    status: last.status.status,
+  };
 }
 
 /**

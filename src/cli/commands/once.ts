@@ -358,6 +358,9 @@ export function register(program: Command, ctx: CliContext): void {
                 out.push(`${header}\n  FAILED: ${r.error} (the slot stays due within the catch-up window)\n`);
             }
           }
+          // Each ended TWAP as its notice says it (text line, --json average price).
+          const { twapEndedEvent } = await import("../../engine/notify/events.js");
+          const at = { account: runtime.account, network: config.network, now };
           if (opts.json) {
             out.push(
               summaryLine(now, runtime.account, {
@@ -401,9 +404,7 @@ export function register(program: Command, ctx: CliContext): void {
                   size: t.size.toFixed(),
                   executedSize: t.executedSize.toFixed(),
                   executedNotional: t.executedNotional.toFixed(),
-                  averagePrice: t.executedSize.gt(0)
-                    ? t.executedNotional.div(t.executedSize).toSignificantDigits(10).toFixed()
-                    : null,
+                  averagePrice: twapEndedEvent(at, t).data.averagePrice ?? null,
                 })),
                 killSwitch: killSwitch ?? null,
                 failed: bad,
@@ -428,13 +429,9 @@ export function register(program: Command, ctx: CliContext): void {
               out.push(
                 `  TWAP watch: ${watch.checked} guarded TWAP(s) checked, ${watch.cancelled} cancelled\n`,
               );
-            if (ended.length > 0) {
-              const { twapEndedEvent } = await import("../../engine/notify/events.js");
-              const at = { account: runtime.account, network: config.network, now };
-              for (const t of ended) {
-                const e = twapEndedEvent(at, t);
-                out.push(`  ${e.title}; ${e.text}\n`);
-              }
+            for (const t of ended) {
+              const e = twapEndedEvent(at, t);
+              out.push(`  ${e.title}; ${e.text}\n`);
             }
           }
           ctx.stdout(out.join(""));

@@ -14,6 +14,7 @@ import { killSwitchState } from "../killSwitch.js";
 import type { ReconcileResult } from "../reconcile.js";
 import type { Missed } from "../scheduler.js";
 import { labelOf, type Snapshot } from "../snapshot.js";
+import { endedTwapOf, latestByTwapId } from "../twapEnds.js";
 import { portfolioValueUsd } from "../valuation.js";
 import {
   cycleFailedEvent,
@@ -195,17 +196,16 @@ export class DaemonNotices {
     )
       return;
     this.background("ended TWAPs", async () => {
-      let history: Awaited<ReturnType<InfoClient["twapHistory"]>>;
+      let latest: ReturnType<typeof latestByTwapId>;
       try {
-        history = await this.o.info.twapHistory({ user: this.o.account });
+        latest = latestByTwapId(await this.o.info.twapHistory({ user: this.o.account }));
       } catch (err) {
         for (const id of gone) this.keepAsking(id);
         throw err;
       }
+      const label = (coin: string) => labelOf(coin, this.lastSnapshot?.pairs);
       for (const id of gone) {
-        let last: (typeof history)[number] | undefined;
-        for (const h of history)
-          if (h.twapId === id && (last === undefined || h.timeMs >= last.timeMs)) last = h;
+        const last = latest.get(id);
         // Running, waiting for a trigger, or a status hlbot does not know: not ended (a review).
         if (last === undefined || !twapHasEnded(last)) {
           this.keepAsking(id);
@@ -214,17 +214,7 @@ export class DaemonNotices {
         this.askAgain.delete(id);
         if (this.o.journal?.twapEndTold(this.o.account, id)) continue;
         this.o.journal?.markTwapEndTold(this.o.account, id, last.status.status);
-        this.o.notifier.notify(
-          twapEndedEvent(this.ctx(), {
-            twapId: id,
-            coin: labelOf(last.state.coin, this.lastSnapshot?.pairs),
-            side: last.state.side === "B" ? "buy" : "sell",
-            size: new Decimal(last.state.sz),
-            executedSize: new Decimal(last.state.executedSz),
-            executedNotional: new Decimal(last.state.executedNtl),
-            status: last.status.status,
-          }),
-        );
+        this.o.notifier.notify(twapEndedEvent(this.ctx(), endedTwapOf(id, last, label)));
       }
     });
   }
