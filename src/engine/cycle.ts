@@ -307,6 +307,28 @@ export function unprocessedText(report: Pick<CycleReport, "actions">, names?: re
     .join("; ");
 }
 
+/**
+ * Why a strategy of a report left its slot due, in words (once --json gave a held strategy's name with no
+ * reason: a cron user's trial). Mirrors the rules of Scheduler.settle.
+ */
+export function deferralReason(
+  report: Pick<CycleReport, "actions" | "decisions" | "killSwitchEngaged" | "cutShort">,
+  name: string,
+): string {
+  const own = report.decisions.filter((d) => d.decision.strategy === name);
+  const threw = own.find((d) => d.decision.kind === "skip" && d.decision.failed === true);
+  if (threw) return `it failed while deciding: ${threw.decision.reason}`;
+  const unprocessed = unprocessedText(report, [name]);
+  if (unprocessed !== "") return unprocessed.slice(name.length + 2);
+  const sent = report.actions.some((a) => a.strategy === name);
+  if (report.cutShort?.strategies.has(name) === true && !sent)
+    return "the pass was stopped before it sent anything";
+  if (report.killSwitchEngaged === true && !sent) return "the kill switch is engaged";
+  const waits = own.filter((d) => d.decision.kind === "skip" && d.decision.defer === true);
+  if (waits.length > 0) return waits.map((d) => d.decision.reason).join("; ");
+  return "its slot stays due";
+}
+
 /** "strategy: reason" of each failed run, for a notice or a log line. */
 export function failedRunsText(runs: CycleReport["decisions"]): string {
   return runs.map((d) => `${d.decision.strategy}: ${d.decision.reason}`).join("; ");

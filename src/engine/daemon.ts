@@ -26,7 +26,7 @@ import type { BotMetrics } from "./metrics.js";
 import type { DaemonNotices } from "./notify/daemonNotices.js";
 import type { Runtime } from "./runtime.js";
 import { validateSchedule } from "./schedule.js";
-import { iso, lostSlots, Scheduler, type SlotGroup, waitingOn } from "./scheduler.js";
+import { iso, lostSlots, missedCauses, Scheduler, type SlotGroup } from "./scheduler.js";
 import type { Strategy } from "./strategies/registry.js";
 import { resolveSharedDefaults } from "./strategies/shared.js";
 
@@ -677,11 +677,7 @@ export class Daemon {
         this.notices.missedSlots(
           lost,
           this.scheduler.catchUpMs,
-          waitingOn(
-            this.runtime.journal,
-            this.runtime.account,
-            lost.map((m) => m.strategy),
-          ),
+          missedCauses(this.runtime.journal, this.runtime.account, lost),
         );
     }
     for (const m of plan.missed) {

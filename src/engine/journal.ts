@@ -906,6 +906,20 @@ export class Journal {
   }
 
   /**
+   * The reason of the latest decision `strategy` made for `account` since `sinceMs` in a cycle that could
+   * act (not a plan's), or undefined: a slot lost while it ran and was held each time is told as such, not
+   * as "nothing ran for it" (a cron user's trial).
+   */
+  latestDecisionSince(account: string, strategy: string, sinceMs: number): string | undefined {
+    const row = this.sql(
+      `SELECT d.reason AS reason FROM decisions d JOIN cycles c ON c.id = d.cycle_id
+         WHERE c.account = ? AND d.strategy = ? AND d.created_at >= ? AND c.trigger IN ('once', 'run')
+         ORDER BY d.id DESC LIMIT 1`,
+    ).get(account, strategy, sinceMs) as { reason: string } | undefined;
+    return row?.reason;
+  }
+
+  /**
    * Dates back what was written while the clock ran ahead (submissions and cycles with times after `now`):
    * to the venue's time it was written at, where the row has it, else `now`. Otherwise a send from then
    * counts as made in every slot until the clock reaches it (an hourly DCA held 12 hours, a review) and

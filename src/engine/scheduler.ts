@@ -478,6 +478,33 @@ export function waitingOn(
   return out;
 }
 
+/**
+ * Per lost slot's strategy, what is known of why nothing was done for it: the submission it waited for
+ * (waitingOn), or that it ran after the slot and was held each time until the slot was too old (a pair
+ * without a book all morning: once said "nothing ran for it", a cron user's trial).
+ */
+export function missedCauses(
+  journal: Journal,
+  account: string,
+  missed: readonly Pick<Missed, "strategy" | "latest">[],
+): Map<string, string> {
+  const out = waitingOn(
+    journal,
+    account,
+    missed.map((m) => m.strategy),
+  );
+  for (const m of missed) {
+    if (out.has(m.strategy) || m.latest === undefined) continue;
+    const reason = journal.latestDecisionSince(account, m.strategy, m.latest);
+    if (reason !== undefined)
+      out.set(
+        m.strategy,
+        `it ran after the slot and was held each time until the slot was too old (latest: ${reason})`,
+      );
+  }
+  return out;
+}
+
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }

@@ -218,7 +218,7 @@ describe("notifications from hlbot run", () => {
     const [missed] = events("/hook-missed");
     expect(missed).toMatchObject({
       type: "schedule.missed",
-      title: expect.stringMatching(/^rebalance missed (a slot|slots): nothing ran for them$/),
+      title: expect.stringMatching(/^rebalance missed (a slot|slots): nothing was done for it$/),
       data: { strategies: ["rebalance"], catchUpMs: 1000 },
     });
     expect(missed?.text).toMatch(/hlbot did not look within schedule\.catchUp \(1 s\) after them/);

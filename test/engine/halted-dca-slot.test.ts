@@ -43,9 +43,36 @@ it("a DCA held at its slot because the pair had no book buys once the book is ba
   // The 01:00 pass: held "HYPE/USDC has no book", the slot left due (deferred), not settled.
   expect(JSON.stringify(decisions)).toMatch(/HYPE\/USDC has no book/);
   expect(held.summary.summary.ran).toMatchObject([{ deferred: ["hype-dca"] }]);
+  // --json says why (it gave the name alone: a cron user's trial).
+  expect(held.summary.summary.ran).toMatchObject([
+    { deferredReasons: [{ strategy: "hype-dca", reason: expect.stringMatching(/HYPE\/USDC has no book/) }] },
+  ]);
   // One TWAP, placed at the first pass after the reopening (01:15), and the slot then settled.
   expect(later.every((l) => l.code === 0)).toBe(true);
   expect(r.twapsPlaced()).toHaveLength(1);
   expect(r.twapsPlaced()[0]!.time).toBeGreaterThanOrEqual(r.start + 75 * MIN);
   expect(slots).toMatchObject([{ strategy: "hype-dca", last_outcome: "acted" }]);
+}, 120_000);
+
+it("a DCA held at every pass until its slot aged out is told as held (its reason), not as 'nothing ran'", async () => {
+  r = await rig({ strategies: { "dca.yaml": DCA }, keepShipped: false, fund: { USDC: "5000" } });
+  r.sim.setPrice("@107", "25");
+  await r.once(r.start + 20_000);
+  r.sim.setPairHalted("@107", true); // no book from 01:00 until after the 2-hour catch-up window
+  const passes: Array<Awaited<ReturnType<Rig["once"]>>> = [];
+  for (let m = 60; m <= 195; m += 15) passes.push(await r.once(r.start + m * MIN + 20_000));
+  expect(r.twapsPlaced()).toHaveLength(0);
+  const told = passes.flatMap((p) => p.summary.summary.missed as Array<Record<string, unknown>>);
+  expect(told).toEqual([
+    expect.objectContaining({
+      strategy: "hype-dca",
+      nothingRan: true,
+      cause: expect.stringMatching(/^it ran after the slot and was held each time .*HYPE\/USDC has no book/),
+    }),
+  ]);
+  const notices = passes.flatMap((p) => p.hooks).filter((h) => h.type === "schedule.missed");
+  expect(notices).toHaveLength(1);
+  expect(`${notices[0]!.title}\n${notices[0]!.text}`).toMatch(
+    /nothing was done for it\n.*hype-dca: 1 slot \(latest [^)]+\): it ran after the slot and was held each time/,
+  );
 }, 120_000);

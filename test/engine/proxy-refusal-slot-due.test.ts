@@ -3,6 +3,7 @@
 // although the slot was still within schedule.catchUp (only 429 and unreachable kept it due).
 import { afterEach, expect, it } from "vitest";
 import { actionLines, formatCycle } from "../../src/cli/report.js";
+import { deferralReason } from "../../src/engine/cycle.js";
 import { scheduledStrategies } from "../../src/engine/daemon.js";
 import { submissionEvents } from "../../src/engine/notify/events.js";
 import { CronSchedule } from "../../src/engine/schedule.js";
@@ -69,6 +70,10 @@ for (const status of [403, 404, 408]) {
       processed: false,
       detail: expect.stringContaining(`HTTP ${status}`),
     });
+    // once --json's deferredReasons says why the slot stays due.
+    expect(deferralReason(report, "dca")).toMatch(
+      new RegExp(`^nothing it sent was processed \\(.*HTTP ${status}`),
+    );
     // The owner is told nothing happened and the slot is tried again (not "REJECTED by the venue").
     const titles = first.runs.flatMap((r) =>
       r.report

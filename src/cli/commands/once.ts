@@ -57,8 +57,8 @@ export function register(program: Command, ctx: CliContext): void {
       }
       const logger = await botLogger(ctx, config);
       const { openInstance } = await import("../../engine/instance.js");
-      const { oncePass, iso, lostSlots } = await import("../../engine/scheduler.js");
-      const { failedRuns, landedSince, troubledActions, unprocessedOnly } = await import(
+      const { oncePass, iso, lostSlots, missedCauses } = await import("../../engine/scheduler.js");
+      const { deferralReason, failedRuns, landedSince, troubledActions, unprocessedOnly } = await import(
         "../../engine/cycle.js"
       );
       const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
@@ -292,7 +292,10 @@ export function register(program: Command, ctx: CliContext): void {
           const troubled = (report: import("../../engine/cycle.js").CycleReport) =>
             troubledActions(report, runtime.journal, runtime.account).length;
           // Strategies whose slots went by with nothing run for them (said with the fix below).
-          const lost = new Set(lostSlots(plan).map((m) => m.strategy));
+          const lostMissed = lostSlots(plan);
+          const lost = new Set(lostMissed.map((m) => m.strategy));
+          // What is known of why (a send it waited for, held each time until the slot was too old).
+          const heldReason = missedCauses(runtime.journal, runtime.account, lostMissed);
           const w = pass.watch;
           const watch = {
             checked: w.checked,
@@ -370,6 +373,11 @@ export function register(program: Command, ctx: CliContext): void {
                   cycle: r.report?.cycleId,
                   acted: r.acted,
                   deferred: r.deferred,
+                  // Why each deferred strategy left its slot due (held for a price, rate limited, ...).
+                  deferredReasons: r.deferred.map((name) => ({
+                    strategy: name,
+                    reason: r.report ? deferralReason(r.report, name) : "its slot stays due",
+                  })),
                   actions: r.report?.actions.length ?? 0,
                   // Decisions the risk limits or the kill switch stopped: nothing was sent for them.
                   blocked: (r.report?.decisions ?? [])
@@ -393,6 +401,8 @@ export function register(program: Command, ctx: CliContext): void {
                   latest: m.latest === undefined ? undefined : iso(m.latest),
                   // No later slot of it ran either: nothing was done for it (schedule.missed).
                   nothingRan: lost.has(m.strategy),
+                  // What is known of why: the send it waited for, or held each time (its latest reason).
+                  ...(heldReason.has(m.strategy) ? { cause: heldReason.get(m.strategy) } : {}),
                 })),
                 watch,
                 ended: ended.map((t) => ({
@@ -420,9 +430,11 @@ export function register(program: Command, ctx: CliContext): void {
                 `  ${m.strategy}: missed ${m.count} slot${m.count === 1 ? "" : "s"}` +
                   `${m.latest === undefined ? "" : ` (latest ${iso(m.latest)})`}, older than the catch-up window or superseded` +
                   // Nothing ran for it: say how to stop missing them (a daily call hours after a daily slot).
-                  (lost.has(m.strategy)
-                    ? `: nothing ran for it; call \`hlbot once\` within schedule.catchUp (${duration(config.schedule?.catchUpMs ?? DEFAULT_CATCH_UP_MS)}) after each slot, or raise it (called in time, the slot waited until too old: \`hlbot history\` says why)`
-                    : "") +
+                  (heldReason.has(m.strategy)
+                    ? `: nothing was done for it: ${heldReason.get(m.strategy)}`
+                    : lost.has(m.strategy)
+                      ? `: nothing ran for it; call \`hlbot once\` within schedule.catchUp (${duration(config.schedule?.catchUpMs ?? DEFAULT_CATCH_UP_MS)}) after each slot, or raise it`
+                      : "") +
                   "\n",
               );
             if (watch.checked > 0)
@@ -490,7 +502,7 @@ async function notifyOnce(
     scheduleMissedEvent,
     twapEndedEvent,
   } = await import("../../engine/notify/events.js");
-  const { lostSlots, waitingOn } = await import("../../engine/scheduler.js");
+  const { lostSlots, missedCauses } = await import("../../engine/scheduler.js");
   const { failedRuns, failedRunsText, unprocessedOnly } = await import("../../engine/cycle.js");
   const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
   const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
@@ -509,11 +521,7 @@ async function notifyOnce(
         at,
         lost,
         config.schedule?.catchUpMs ?? DEFAULT_CATCH_UP_MS,
-        waitingOn(
-          runtime.journal,
-          runtime.account,
-          lost.map((m) => m.strategy),
-        ),
+        missedCauses(runtime.journal, runtime.account, lost),
       ),
     );
   // Failed cycles of this pass: told at the first failed pass in a row and every RETELL_EVERY-th, as

@@ -237,7 +237,7 @@ export function scheduleMissedEvent(
   return event(
     c,
     "schedule.missed",
-    `${names.join(", ")} missed ${missed.length === 1 && missed[0]?.count === 1 ? "a slot" : "slots"}: nothing ran for them`,
+    `${names.join(", ")} missed ${missed.length === 1 && missed[0]?.count === 1 ? "a slot" : "slots"}: nothing was done for ${names.length === 1 ? "it" : "them"}`,
     `${lines.join("\n")}\nThese slots went by without a run. Either hlbot did not look within schedule.catchUp ` +
       `(${duration(catchUpMs)}) after them (the daemon was down, or \`hlbot once\` was not called in that window: call it ` +
       "more often, or raise schedule.catchUp), or their runs failed (the venue unreachable) or waited (the kill switch, " +
