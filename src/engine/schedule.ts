@@ -90,7 +90,57 @@ export function scheduleWarnings(expression: string): string[] {
       `day of month "${dom}" and weekday "${dow}" are both set: hlbot (node-cron) runs only on days that match both, ` +
         "where crontab runs on days that match either.",
     );
+  else if (restricted(dom) && (dow === "*" || dow === "?")) {
+    const lacking = monthsLackingDays(expression);
+    if (lacking !== undefined) out.push(`day of month "${dom}": ${lacking}`);
+  }
   return out;
+}
+
+const MONTH_NAMES = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/**
+ * Days of month some months lack ("0 0 31 * *", "0 0 29 2 *"): the months its month field names in
+ * which the schedule does not run in some year of 2025 to 2028 (a leap year among them), in words, or
+ * undefined. A monthly DCA on the 31st buys 7 times a year, not 12 (a cron user's trial: unwarned).
+ */
+function monthsLackingDays(expression: string): string | undefined {
+  const words = expression.trim().split(/\s+/);
+  const n = words.length;
+  const anyDay = [...words.slice(0, n - 3), "*", words[n - 2]!, "*"].join(" ");
+  const runsIn = (e: string) => {
+    const c = new CronSchedule(e);
+    const hits: boolean[][] = [];
+    for (let y = 2025; y <= 2028; y++) {
+      const row: boolean[] = [];
+      for (let m = 0; m < 12; m++) {
+        const next = c.next(Date.UTC(y, m, 1) - 1);
+        row.push(next !== undefined && next < Date.UTC(y, m + 1, 1));
+      }
+      hits.push(row);
+    }
+    return hits;
+  };
+  const named = runsIn(anyDay);
+  const actual = runsIn(expression);
+  const always: string[] = [];
+  const sometimes: string[] = [];
+  for (let m = 0; m < 12; m++) {
+    if (!named.every((row) => row[m])) continue;
+    const years = actual.filter((row) => row[m]).length;
+    if (years === 0) always.push(MONTH_NAMES[m]!);
+    else if (years < actual.length) sometimes.push(MONTH_NAMES[m]!);
+  }
+  if (always.length === 0 && sometimes.length === 0) return undefined;
+  const perYear = actual.map((row) => row.filter(Boolean).length);
+  const parts = [
+    always.length > 0 ? `it never runs in ${always.join(", ")} (no such day)` : "",
+    sometimes.length > 0 ? `in ${sometimes.join(", ")} it runs only in leap years` : "",
+  ].filter(Boolean);
+  return (
+    `${parts.join("; ")}: it runs in ${[...new Set(perYear)].join(" or ")} month(s) a year, not every month its month field names. ` +
+    'For "the last day of the month" use day 1 of the next month (e.g. "0 0 1 * *"), or a day every month has (1 to 28).'
+  );
 }
 
 /** Whether a (valid) expression has a seconds field: it runs more than once a minute. */

@@ -265,6 +265,27 @@ describe("schedules that run otherwise than they read (config validate warns)", 
     expect(scheduleWarnings("*/70 * * * * *")[0]).toMatch(/^second "\*\/70"/);
   });
 
+  it("a day some months lack (the 31st, Feb 29) is warned of: the schedule runs in fewer months than it names", () => {
+    expect(scheduleWarnings("0 0 31 * *")).toEqual([
+      expect.stringMatching(
+        /^day of month "31": it never runs in Feb, Apr, Jun, Sep, Nov \(no such day\): it runs in 7 month\(s\) a year/,
+      ),
+    ]);
+    // The claim, checked: from 2026-01-31 the next run is 2026-03-31.
+    const s = new CronSchedule("0 0 31 * *");
+    expect(new Date(s.next(Date.UTC(2026, 0, 31, 1))!).toISOString()).toBe("2026-03-31T00:00:00.000Z");
+    expect(scheduleWarnings("0 12 29 2 *")).toEqual([
+      expect.stringMatching(
+        /^day of month "29": in Feb it runs only in leap years: it runs in 0 or 1 month\(s\) a year/,
+      ),
+    ]);
+    expect(scheduleWarnings("0 0 30 1,3 *")).toEqual([]);
+    expect(scheduleWarnings("0 0 1 * *")).toEqual([]);
+    expect(scheduleWarnings("0 0 28 * *")).toEqual([]);
+    expect(scheduleWarnings("0 0 */2 * *")).toEqual([]);
+    expect(scheduleWarnings("30 8 * * *")).toEqual([]);
+  });
+
   it("day of month and weekday both set: runs on days matching both (node-cron), said against crontab's either", () => {
     const [w] = scheduleWarnings("0 0 1-7 * 1");
     expect(w).toMatch(/runs only on days that match both, where crontab runs on days that match either/);
