@@ -87,7 +87,10 @@ function checkHttpUrl(url: string, path: string): void {
   try {
     parsed = new URL(url);
   } catch {
-    throw new ValidationError([{ path, message: `not a valid URL: ${JSON.stringify(url)}` }]);
+    // Not echoed past its scheme when it holds an "@": a password with "/" in it ("https://u:p/w@host")
+    // does not parse, and the redaction filter, which reads URLs, would not see it as one (a security audit).
+    const shown = url.includes("@") ? `${/^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? ""}[REDACTED]` : url;
+    throw new ValidationError([{ path, message: `not a valid URL: ${JSON.stringify(shown)}` }]);
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new ValidationError([{ path, message: `expected an http(s) URL, got ${parsed.protocol}` }]);

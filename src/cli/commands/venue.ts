@@ -144,6 +144,15 @@ export function register(program: Command, ctx: CliContext): void {
       const host = options.host.trim();
       if (host === "")
         throw new ValidationError([{ path: "--host", message: "expected an address to listen on" }]);
+      // A key pasted here (64 hex digits, the key not in this command's environment to be recognised)
+      // would be echoed by the listen error: refused without it (a security audit).
+      if (/^(0x)?[0-9a-f]{64}$/i.test(host))
+        throw new ValidationError([
+          {
+            path: "--host",
+            message: "expected an address to listen on, got 64 hex digits (a private key?); not echoed",
+          },
+        ]);
 
       const { startSimulator } = await import("../../simulator/index.js");
       const sim = await startSimulator({
