@@ -906,6 +906,38 @@ export class Journal {
   }
 
   /**
+   * Cycles in a row, newest first, in which everything `strategy` sent for `account` was never processed
+   * (every attempt refused by a proxy's status, rate limited, or unreachable: submit.ts NEVER_PROCESSED):
+   * a long block is told at its first cycle and every tenth, not at each (a cron user's trial: a proxy's
+   * 403 for a day was a notice at every pass). TWAP cancels are the watch's, not the strategy's.
+   */
+  unprocessedInARow(account: string, strategy: string, limit = 500): number {
+    const rows = this.sql(
+      `SELECT s.cycle_id AS cycle, s.status AS status,
+          (SELECT COUNT(*) FROM attempts a WHERE a.submission_id = s.id) AS tries,
+          (SELECT COUNT(*) FROM attempts a WHERE a.submission_id = s.id
+             AND a.outcome NOT IN ('http-status', 'rate-limited', 'connection')) AS others
+         FROM submissions s WHERE s.account = ? AND s.strategy = ? AND s.action_type <> 'twapCancel'
+         ORDER BY s.id DESC LIMIT ?`,
+    ).all(account.toLowerCase(), strategy, limit) as Array<{
+      cycle: string;
+      status: string;
+      tries: number;
+      others: number;
+    }>;
+    let n = 0;
+    let current: string | undefined;
+    for (const r of rows) {
+      if (r.status !== "rejected" || r.tries === 0 || r.others > 0) break;
+      if (r.cycle !== current) {
+        n++;
+        current = r.cycle;
+      }
+    }
+    return n;
+  }
+
+  /**
    * The reason of the latest decision `strategy` made for `account` since `sinceMs` in a cycle that could
    * act (not a plan's), or undefined: a slot lost while it ran and was held each time is told as such, not
    * as "nothing ran for it" (a cron user's trial).

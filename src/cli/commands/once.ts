@@ -511,7 +511,11 @@ async function notifyOnce(
   for (const e of reconciledEvents(at, pass.watch.reconciled ?? [])) notifier.notify(e);
   for (const t of o.ended) notifier.notify(twapEndedEvent(at, t));
   for (const report of [pass.watch.report, stopReport, ...pass.runs.map((r) => r.report)])
-    if (report) for (const e of submissionEvents(at, report)) notifier.notify(e);
+    if (report)
+      for (const e of submissionEvents(at, report, (name) =>
+        runtime.journal.unprocessedInARow(runtime.account, name),
+      ))
+        notifier.notify(e);
   // Slots that went by with no run at all (a daily call hours after a daily slot): each told once.
   // A dry run keeps its own slot memory: its misses are not the bot's (a preview told a false alarm).
   const lost = runtime.exchange?.mode === "live" ? lostSlots(pass.plan) : [];

@@ -109,7 +109,9 @@ export class DaemonNotices {
 
   /** After a cycle that ran: its submissions, TWAPs gone since the last one, the kill switch, a recovery. */
   afterCycle(report: CycleReport, strategies: readonly string[], recoveredAfter: number): void {
-    for (const e of submissionEvents(this.ctx(), report)) this.o.notifier.notify(e);
+    const journal = this.o.journal;
+    const streak = journal ? (name: string) => journal.unprocessedInARow(this.o.account, name) : undefined;
+    for (const e of submissionEvents(this.ctx(), report, streak)) this.o.notifier.notify(e);
     if (recoveredAfter > 0)
       this.o.notifier.notify(cycleRecoveredEvent(this.ctx(), strategies, recoveredAfter));
     this.lastSnapshot = report.snapshot;

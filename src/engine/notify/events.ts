@@ -66,11 +66,24 @@ export function reconciledEvents(
   return out;
 }
 
+/** A strategy's sends never processed cycle after cycle are told at the first and every this many-th. */
+export const UNPROCESSED_RETELL_EVERY = 10;
+
 /** One event per submission of the cycle that got an answer (or lost it); dry runs tell nobody. */
-export function submissionEvents(c: EventContext, report: CycleReport): NotifyEvent[] {
+export function submissionEvents(
+  c: EventContext,
+  report: CycleReport,
+  /**
+   * Per strategy, its cycles in a row whose sends were never processed (this one included; Journal
+   * unprocessedInARow): such a send is told at the first and every UNPROCESSED_RETELL_EVERY-th.
+   */
+  unprocessedStreak?: (strategy: string) => number,
+): NotifyEvent[] {
   const out = reconciledEvents(c, report.reconciled, report.cycleId);
   for (const a of report.actions) {
     if (a.outcome !== "accepted" && a.outcome !== "rejected" && a.outcome !== "unknown") continue;
+    const streak = a.unprocessed && a.action !== "twapCancel" ? (unprocessedStreak?.(a.strategy) ?? 1) : 1;
+    if (streak > 1 && streak % UNPROCESSED_RETELL_EVERY !== 0) continue;
     // The pair's name as the decision gave it ("HYPE/USDC"): the request names only the asset id.
     const decided = report.decisions?.find((d) => d.action === a)?.decision as
       | { label?: unknown }
@@ -87,7 +100,7 @@ export function submissionEvents(c: EventContext, report: CycleReport): NotifyEv
             : a.unprocessed
               ? // Never looked at (rate limited, unreachable): nothing happened, and a strategy's slot stays
                 // due (a review: "REJECTED by the venue" read as final, and a retry followed).
-                `${what} NOT PROCESSED (the venue was rate limiting, unreachable, or a proxy refused it): nothing happened; ${a.action === "twapCancel" ? "sent again while the TWAP runs" : "tried again while its slot is due"}`
+                `${what} NOT PROCESSED (the venue was rate limiting, unreachable, or a proxy refused it): nothing happened; ${a.action === "twapCancel" ? "sent again while the TWAP runs" : "tried again while its slot is due"}${streak > 1 ? ` (${streak} cycles in a row; told every ${UNPROCESSED_RETELL_EVERY}th)` : ""}`
               : `${what} REJECTED by the venue`
           : a.action === "twapCancel"
             ? `${what}: outcome UNKNOWN (being reconciled; sent again while the TWAP runs once this one can no longer land)`
