@@ -278,6 +278,8 @@ export class Daemon {
   private state: State = "new";
   private contacted = false;
   private factsTimer: ReturnType<typeof setInterval> | undefined;
+  /** Keeps the process up while the daemon runs (cleared when it stops). */
+  private keepAlive: ReturnType<typeof setInterval> | undefined;
   private idleWaiters: Array<() => void> = [];
   private stopping: Promise<DaemonStop> | undefined;
   private reloading: Promise<boolean> = Promise.resolve(true);
@@ -354,6 +356,10 @@ export class Daemon {
       this.logger.debug("account facts will be read again at the next run");
     }, this.factsRefreshMs);
     this.factsTimer.unref?.();
+    // The daemon runs until it is stopped, whatever else keeps the process up: held with no strategy
+    // (a strategy file that does not load), every other timer is unref'd and the process exited with
+    // Node's code 13 right after saying the TWAP guards still run (a config trial).
+    this.keepAlive = setInterval(() => undefined, 2 ** 31 - 1);
     this.logger.info(
       { strategies: [...this.entries.values()].map((e) => `${e.def.name} (${e.def.schedule})`) },
       `scheduling ${this.entries.size} ${this.entries.size === 1 ? "strategy" : "strategies"} (UTC)`,
@@ -568,6 +574,7 @@ export class Daemon {
         entry.job = undefined;
       }
       if (this.factsTimer !== undefined) clearInterval(this.factsTimer);
+      if (this.keepAlive !== undefined) clearInterval(this.keepAlive);
       this.summaryJob?.stop();
       if (this.watchTimer !== undefined) clearInterval(this.watchTimer);
       this.clockWatch.stop();
