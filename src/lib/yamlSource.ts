@@ -143,7 +143,7 @@ const REFERENCE = /\$\$|\$\{([^}]*)\}/g;
  * Replaces `${NAME}` in string values with the environment variable (`${NAME:-default}` when it may be
  * unset; `$$` is a literal `$`). A plain (unquoted) value that is exactly one reference and expands to a
  * plain decimal number or true/false takes that type, so `minutes: ${TWAP_MINUTES}` is a number; quote it to keep a
- * string; one that expands to nothing leaves its key out. A missing variable, a malformed reference, or a value that looks like a private key is a
+ * string; one that expands to nothing (`${NAME:-}`) leaves its key out. A missing or empty variable (without `:-`), a malformed reference, or a value that looks like a private key is a
  * ConfigError naming the variable and the place.
  */
 export function interpolateEnv(src: YamlSource, env: Readonly<Record<string, string | undefined>>): void {
@@ -177,6 +177,14 @@ export function interpolateEnv(src: YamlSource, env: Readonly<Record<string, str
         if (sep !== -1) return text.slice(sep + 2);
         throw new ConfigError(`environment variable ${name} is not set (referenced as \${${name}})`, where);
       }
+      // Set but empty (`BUDGET=` in an env file, compose substituting ""): without `:-` the value was
+      // asked for, and an empty one would leave the key out: a DCA without its budget or price ceiling,
+      // a state folder elsewhere (a config trial).
+      if (value.trim() === "" && sep === -1)
+        throw new ConfigError(
+          `environment variable ${name} is empty (referenced as \${${name}}); set it, or write \${${name}:-} where an empty value should leave the key out`,
+          where,
+        );
       used.push(name);
       return value;
     });

@@ -129,6 +129,26 @@ describe("${ENV} interpolation", () => {
     );
   });
 
+  it("a variable set but empty, referenced without `:-`, is refused: it would leave a budget or a limit out (a config trial)", async () => {
+    const err = await configError(
+      loadStrategyFile(
+        file(STRATEGY("  coin: HYPE\n  side: buy\n  amountUsd: 300\n  budgetUsd: ${BUDGET}\n")),
+        {
+          BUDGET: "",
+        },
+      ),
+    );
+    expect(err).toMatchObject({ line: 8, keyPath: "params.budgetUsd" });
+    expect(issuesOf(err)[0]?.message).toBe(
+      "environment variable BUDGET is empty (referenced as ${BUDGET}); set it, or write ${BUDGET:-} where an empty value should leave the key out",
+    );
+    // In a list (an allowlist item) and inside a longer value too; blanks count as empty.
+    for (const text of ["list:\n  - ${V}\n", "url: http://${V}/x\n"]) {
+      const src = parseYamlSource("t.yaml", text);
+      expect(() => interpolateEnv(src, { V: " " })).toThrow(/environment variable V is empty/);
+    }
+  });
+
   it("refuses malformed references", () => {
     for (const text of ["a: ${1BAD}\n", "a: ${}\n", "a: x${OPEN\n"]) {
       const src = parseYamlSource("t.yaml", text);
