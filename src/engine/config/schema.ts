@@ -119,9 +119,15 @@ export const limitsSchema = z
     ),
     validatorAllowlist: z
       .array(address())
+      // Empty, it read as "no allowlist" and let delegations go to any validator (a config trial); what
+      // an empty one should mean is not clear, so it is refused.
+      .min(1, {
+        message:
+          "an empty allowlist would allow no validator, or (as it was read before) any: list at least one validator, or remove the key to allow any",
+      })
       .optional()
       .describe(
-        "When set, delegations to any other validator are blocked (undelegations are not); validator-staking chooses only among these",
+        "When set, delegations to any other validator are blocked (undelegations are not); validator-staking chooses only among these; at least one",
       ),
     killSwitchFile: path()
       .optional()

@@ -56,6 +56,25 @@ export function configWarnings(c: LoadedConfig): string[] {
         `${span(grace)}, so the action may happen twice. Remove the line (default ${DEFAULT_USER_SIGNED_GRACE_MS}, 2 days).`,
     );
   }
+  // Settings that undo a protection, each said with what it costs (a config trial: accepted silently).
+  if (c.venue.expiresAfterMs === null)
+    out.push(
+      "venue.expiresAfterMs is null (an empty `expiresAfterMs:` reads so): TWAP orders and cancels are sent with no expiresAfter, " +
+        "so one whose answer was lost may still land until the venue's 2-day nonce window has passed, and its strategy waits that long " +
+        "before it acts again. Remove the line (default 60000, 1 min).",
+    );
+  const catchUp = c.schedule?.catchUpMs;
+  if (catchUp !== undefined && catchUp < 5 * 60_000)
+    out.push(
+      `schedule.catchUp is ${span(catchUp)}: a slot is acted in only if hlbot looks within it (under cron, \`hlbot once\` called in that window ` +
+        'after every slot; a daemon\'s run delayed by a busy venue or a retry): others are missed. Use at least "15m" (default "2h").',
+    );
+  const skew = c.schedule?.maxClockSkewMs;
+  if (skew !== undefined && skew > HOUR_MS)
+    out.push(
+      `schedule.maxClockSkew is ${span(skew)}: strategies decide with the local clock up to that far from the venue's, so a slot may be ` +
+        `acted in that early (a clock a day ahead runs tomorrow's DCA today, and again tomorrow). Use minutes (default "5m").`,
+    );
   // The other network's API as baseUrl: requests signed for one network go to the other's servers, which
   // refuse them, and `plan` shows the other network's account (a fat-finger trial: no warning).
   const other = NETWORKS[c.network === "mainnet" ? "testnet" : "mainnet"];

@@ -117,6 +117,23 @@ describe("loadConfig", () => {
     expect(rebalance.params.twap).toEqual({ minutes: 30, randomize: true });
   });
 
+  it("refuses an empty validatorAllowlist: it read as no allowlist, and delegations went to any validator (a config trial)", async () => {
+    const dir = tempFiles({
+      "bot.yaml": `network: testnet\nstrategies: ./s\n${LIMITS}  validatorAllowlist: []\n`,
+    });
+    mkdirSync(join(dir, "s"));
+    const issues = await failure(loadConfig(join(dir, "bot.yaml"), {}));
+    expect(issues).toEqual([
+      expect.objectContaining({
+        line: 7,
+        keyPath: "limits.validatorAllowlist",
+        message: expect.stringMatching(
+          /^an empty allowlist would allow no validator, or \(as it was read before\) any/,
+        ),
+      }),
+    ]);
+  });
+
   it("reads a strategies folder: every *.yaml and *.yml in it, sorted", async () => {
     const dir = tempFiles({ "bot.yaml": `network: mainnet\nstrategies: ./s\n${LIMITS}` });
     const s = join(dir, "s");

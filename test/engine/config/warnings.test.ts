@@ -116,6 +116,27 @@ describe("configWarnings", () => {
     expect(at("mainnet")).toEqual([]);
   });
 
+  it("warns of settings that undo a protection: no expiresAfter, a catch-up window of minutes, a clock skew of hours (a config trial)", () => {
+    const venue = { userSignedGraceMs: DEFAULT_USER_SIGNED_GRACE_MS, rules: DEFAULT_VENUE_RULES };
+    const at = (extra: Record<string, unknown>) =>
+      configWarnings({ ...(config("500") as object), ...extra } as never);
+    expect(at({ venue: { ...venue, expiresAfterMs: null } })).toEqual([
+      expect.stringMatching(
+        /^venue\.expiresAfterMs is null .* no expiresAfter, .* Remove the line \(default 60000, 1 min\)\.$/,
+      ),
+    ]);
+    expect(at({ venue: { ...venue, expiresAfterMs: 60_000 } })).toEqual([]);
+    expect(at({ schedule: { catchUpMs: 0 } })).toEqual([
+      expect.stringMatching(/^schedule\.catchUp is 0 min: a slot is acted in only if hlbot looks within it/),
+    ]);
+    expect(at({ schedule: { catchUpMs: 15 * 60_000, maxClockSkewMs: 100 * 86_400_000 } })).toEqual([
+      expect.stringMatching(
+        /^schedule\.maxClockSkew is 2400 h: strategies decide with the local clock up to that far/,
+      ),
+    ]);
+    expect(at({ schedule: { catchUpMs: 2 * 3_600_000, maxClockSkewMs: 5 * 60_000 } })).toEqual([]);
+  });
+
   it("warns of a maxDailyNotionalUsd under the venue minimum: no TWAP fits a day", () => {
     const daily = {
       ...(config("500") as object),
