@@ -78,6 +78,20 @@ describe("the markets strategies name", () => {
     await expect(runSimulation({ config, days: 1 })).rejects.toThrow(/HYPEE is not a spot token/);
   });
 
+  it("refuse a rebalancer target named by its pair ('@107', 'PURR/USDC'): it was skipped as not listed at every run, with no error (a config trial)", async () => {
+    for (const [name, pair, token] of [
+      ["@107", "HYPE/USDC", "HYPE"],
+      ["PURR/USDC", "PURR/USDC", "PURR"],
+    ]) {
+      const config = await demoBot(`target-pair-${name!.replace("/", "-")}`, {
+        "purr-allocation.yaml": [["PURR: 0.15", `"${name}": 0.15`]],
+      });
+      expect(await problems(config)).toEqual([
+        `purr-allocation.yaml:9: params.targets.${name}: ${name} is the pair ${pair}, not a token: name the token (${token})`,
+      ]);
+    }
+  });
+
   it("leave disabled strategies alone", async () => {
     const config = await demoBot("disabled", {
       "hype-dca.yaml": [

@@ -102,6 +102,16 @@ export async function unknownMarkets(
   for (const w of strategyConflicts(strategies, tokensOf)) if (!offline.has(w)) o.warn?.(w);
   for (const w of wanted) {
     const named = universe.pairs.get(w.coin);
+    if (named !== undefined && w.tokenOnly === true && !universe.tokens.has(w.coin)) {
+      names.add(w.strategy.name);
+      issues.push({
+        file: displayPath(w.strategy.file),
+        line: await lineInFile(w.strategy.file, w.keyPath),
+        keyPath: formatKeyPath([...w.keyPath]),
+        message: `${w.coin} is the pair ${named.base.name}/${named.quote.name}, not a token: name the token (${named.base.name})`,
+      });
+      continue;
+    }
     if (named !== undefined) {
       // A pair named by its venue name trades its own quote: another quote written beside it would be
       // silently ignored (a new user's `coin: "@107", quote: PURR` paid in USDC).

@@ -260,7 +260,12 @@ export const twapRebalance = defineStrategy({
   markets: (params) =>
     Object.keys(params.targets)
       .filter((token) => token !== params.quote)
-      .map((token) => ({ coin: token, quote: params.quote, keyPath: ["params", "targets", token] })),
+      .map((token) => ({
+        coin: token,
+        quote: params.quote,
+        keyPath: ["params", "targets", token],
+        tokenOnly: true,
+      })),
   decide(snapshot, params, _now, _memory, name) {
     const quote = params.quote;
     if (!snapshot.tokens.has(quote)) return [skip(name, `quote token ${quote} is not listed on the venue`)];

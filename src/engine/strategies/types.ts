@@ -63,6 +63,11 @@ export interface StrategyMarket {
    * written there that is not the pair's own is an error (the pair's quote would be spent instead).
    */
   quoteKeyPath?: ReadonlyArray<string | number>;
+  /**
+   * `coin` must be a token's name, not a pair's (a rebalancer's targets): "@107" or "PURR/USDC" there
+   * was skipped at every run as "not listed", with no error (a config trial).
+   */
+  tokenOnly?: boolean;
 }
 
 /** Type helper so each strategy module checks its `decide` against its own schema. */
