@@ -128,6 +128,20 @@ export function strategyConflicts(
             `is configured, even disabled: pausing staking leaves the stake where it is), and sells only spot ${STAKED_TOKEN}. ` +
             `If that stake is meant to stay apart from ${r.name}'s portfolio, set countStaked: false in ${r.name}.`,
         );
+  // Two staking strategies of one account each place the whole stake by their own rules: they move it
+  // back and forth (rewards lost, maxStakeMovePerDay spent on moves) and delegate the same idle stake in
+  // one cycle, the second refused by the venue (a config trial: no warning). Likewise two link-staking.
+  for (const kind of ["validator-staking", "link-staking"] as const) {
+    const same = enabled.filter((s) => s.kind === kind);
+    if (same.length > 1)
+      warnings.push(
+        `${same.map((s) => s.name).join(" and ")} are all ${kind} strategies of this account: ` +
+          (kind === "validator-staking"
+            ? "each places the whole stake by its own rules, so they move it back and forth (rewards lost, maxStakeMovePerDay spent on moves) and delegate the same idle stake in one cycle (the venue refuses the second)."
+            : "each sends its own link proposals for the same account.") +
+          " Keep one enabled.",
+      );
+  }
   const accumulators = enabled.filter((s) => s.kind === "twap-accumulate");
   // A DCA selling HYPE beside staking that sweeps spot HYPE: once staked, HYPE takes the unstaking queue
   // to come back, and the sales find only what staking keeps on spot (a trial's sell DCA sold 100 HYPE

@@ -80,6 +80,28 @@ describe("band against targets", () => {
   });
 });
 
+describe("two staking strategies of one account (a config trial: stake moved back and forth, a delegation refused)", () => {
+  const staking = (name: string, validators: number) =>
+    ({
+      name,
+      kind: "validator-staking",
+      enabled: true,
+      schedule: "0 * * * *",
+      params: { validators },
+    }) as never;
+  it("are warned of, naming both", () => {
+    expect(strategyConflicts([staking("a", 3), staking("b", 1)])).toEqual([
+      expect.stringMatching(
+        /^a and b are all validator-staking strategies of this account: each places the whole stake .* Keep one enabled\.$/,
+      ),
+    ]);
+    expect(strategyConflicts([staking("a", 3)])).toEqual([]);
+    expect(
+      strategyConflicts([staking("a", 3), { ...(staking("b", 1) as object), enabled: false } as never]),
+    ).toEqual([]);
+  });
+});
+
 describe("configWarnings", () => {
   const config = (maxOrderUsd: string) =>
     ({
