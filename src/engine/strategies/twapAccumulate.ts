@@ -217,10 +217,14 @@ export const twapAccumulate = defineStrategy({
     }
     size = truncateDecimals(size, pair.base.szDecimals);
     if (!size.gt(0)) {
+      // Cut to what is available, the cause is that balance, not amountUsd (a numbers audit: "150 USDC
+      // is less than one lot of BIGP" when 150 USDC is 121 lots and only dust was free above a floor).
       return [
         skip(
           name,
-          `${fmt(amount, 2)} ${quote} is less than one lot of ${base} at mid ${fmt(mid)}`,
+          limited
+            ? `what is available is less than one lot of ${base} at mid ${fmt(mid)} (${notes.join("; ")})`
+            : `${fmt(amount, 2)} ${quote} is less than one lot of ${base} at mid ${fmt(mid)}`,
           considered,
         ),
       ];

@@ -416,10 +416,14 @@ export const twapRebalance = defineStrategy({
       }
       size = truncateDecimals(size, pair.base.szDecimals);
       if (!size.gt(0)) {
+        // Cut to a dust balance, the cause is that balance, not the correction (a numbers audit: "the
+        // correction is below one lot" for a 20-HYPE correction with 0.005 USDC free).
         decisions.push(
           skip(
             name,
-            `${where}: the correction is below one lot of ${h.token} (${pair.base.szDecimals} decimals)`,
+            notes.length > 0
+              ? `${where}: what is available is less than one lot of ${h.token} (${notes.join("; ")})`
+              : `${where}: the correction is below one lot of ${h.token} (${pair.base.szDecimals} decimals)`,
             "twapOrder",
           ),
         );
