@@ -50,11 +50,20 @@ export function groupDigits(value: string): string {
   return `${sign}${grouped}${frac === undefined ? "" : `.${frac}`}`;
 }
 
-/** At most `dp` decimals, for display (the JSON keeps every digit). */
+/** Significant digits a value under 1 keeps when `dp` decimals would cut them. */
+const SMALL_VALUE_DIGITS = 4;
+
+/**
+ * At most `dp` decimals, for display (the JSON keeps every digit); a value under 1 keeps its first
+ * SMALL_VALUE_DIGITS significant digits (a numbers audit: 0.00157 UBTC bought showed as 0.0015, a fee of
+ * 0.0000009484 as 0, an average price of 0.00001193 as 0.000011).
+ */
 function short(value: string, dp = 4): string {
   const [int, frac] = value.split(".");
   if (frac === undefined) return groupDigits(value);
-  const cut = frac.slice(0, dp).replace(/0+$/, "");
+  const lead = /^-?0$/.test(int ?? "") ? frac.search(/[1-9]/) : -1;
+  const keep = lead === -1 ? dp : Math.max(dp, lead + SMALL_VALUE_DIGITS);
+  const cut = frac.slice(0, keep).replace(/0+$/, "");
   return groupDigits(cut ? `${int}.${cut}` : (int ?? "0"));
 }
 

@@ -379,6 +379,12 @@ const dec = (v: string | number | boolean | null | undefined): Decimal =>
   typeof v === "string" || typeof v === "number" ? new Decimal(v) : ZERO;
 const wire = (d: Decimal) => toWireDecimal(d);
 const round = (d: Decimal, dp: number) => toWireDecimal(d.toDecimalPlaces(dp, Decimal.ROUND_HALF_EVEN));
+/**
+ * A price: 8 decimals, or 8 significant digits under 0.01 (8 decimals left 0.00000012 one digit: a
+ * numbers audit).
+ */
+const roundPrice = (d: Decimal) =>
+  d.abs().lt("0.01") ? toWireDecimal(d.toSignificantDigits(8, Decimal.ROUND_HALF_EVEN)) : round(d, 8);
 
 function valuationSummary(v: Valuation): ValuationSummary {
   return {
@@ -604,10 +610,10 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       ...t,
       executedSize: wire(sz_),
       executedNotional: wire(ntl_),
-      averagePrice: avg ? round(avg, 8) : null,
+      averagePrice: avg ? roundPrice(avg) : null,
       fee: wire(fee_),
       unfilledSize: wire(Decimal.max(ZERO, new Decimal(t.size).minus(sz_))),
-      twMid: twMid ? round(twMid, 8) : null,
+      twMid: twMid ? roundPrice(twMid) : null,
       slippageBps: costBps(decision),
       slippage: round(cost(decision), 2),
       shortfallBps: costBps(twMid),
@@ -644,7 +650,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     ...t,
     size: wire(sz),
     notional: wire(ntl),
-    averagePrice: sz.gt(0) ? round(ntl.div(sz), 8) : null,
+    averagePrice: sz.gt(0) ? roundPrice(ntl.div(sz)) : null,
   }));
   const byToken = [...feeTotals.entries()].map(([token, f]) => ({
     token,
