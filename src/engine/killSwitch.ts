@@ -3,9 +3,10 @@
 // a folder, a FIFO all mean "stopped" (lstat, never a read of the contents), and a path whose folder
 // cannot be examined counts as stopped too. A path whose folder does not exist is a configuration
 // error (the switch could never be engaged there), refused at load time and again at each check.
+
 import { lstatSync, mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { ConfigError } from "../lib/errors.js";
+import { ConfigError, ValidationError } from "../lib/errors.js";
 import { maskKeyShaped } from "../lib/secrets.js";
 import type { Skip, TwapCancelIntent } from "./intents.js";
 import type { RunningTwap } from "./snapshot.js";
@@ -131,8 +132,21 @@ export function releaseKillSwitch(path: string): boolean {
     throw err;
   }
   // A folder is removed only when empty (rmdir): resume never deletes anything else someone put there.
-  if (isDir) rmdirSync(path);
-  else rmSync(path, { force: true });
+  if (isDir) {
+    try {
+      rmdirSync(path);
+    } catch (err) {
+      // A raw ENOTEMPTY told an operator nothing (a docs trial): say what to do; the bot stays stopped.
+      if (
+        (err as NodeJS.ErrnoException).code === "ENOTEMPTY" ||
+        (err as NodeJS.ErrnoException).code === "EEXIST"
+      )
+        throw new ValidationError(
+          `${path} is a folder with files in it, so the kill switch stays engaged: hlbot removes only an empty folder (it never deletes what someone put there). Look inside, then remove it yourself (rm -r ${JSON.stringify(path)}) to resume.`,
+        );
+      throw err;
+    }
+  } else rmSync(path, { force: true });
   return true;
 }
 

@@ -1,6 +1,6 @@
 // The kill switch fails closed (issue #17.7) and, with killSwitchCancelRunning, stops running TWAPs
 // (issue #12, case 6): tested on real files and against the simulator.
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -60,6 +60,17 @@ describe("killSwitchState fails closed", () => {
     expect(state.detail).toContain(path);
     expect(releaseKillSwitch(path)).toBe(true);
     expect(killSwitchState(path).engaged).toBe(false);
+  });
+
+  it("a folder with files in it stays engaged, and resume says what to do (a raw ENOTEMPTY told nothing: a docs trial)", () => {
+    const path = join(tempDir(), "STOP");
+    mkdirSync(path);
+    writeFileSync(join(path, "note.txt"), "kept");
+    expect(() => releaseKillSwitch(path)).toThrow(
+      /STOP is a folder with files in it, so the kill switch stays engaged: .* remove it yourself \(rm -r /,
+    );
+    expect(killSwitchState(path).engaged).toBe(true);
+    expect(readFileSync(join(path, "note.txt"), "utf8")).toBe("kept");
   });
 
   it("a path in a folder that does not exist is a configuration error, not 'off'", () => {
