@@ -141,7 +141,18 @@ it("with no enabled strategy left, once still checks the guards of running TWAPs
     /strategies: no enabled strategy to run .*only the guards of running TWAPs are checked/,
   );
   expect(r.stdout).toMatch(/TWAP watch: 1 guarded TWAP\(s\) checked, 1 cancelled/);
+  // Said on stdout too, not "no strategy is due" (a docs trial).
+  expect(r.stdout).toMatch(/: no enabled strategy to run; only the guards of running TWAPs were checked\n/);
+  expect(r.stdout).not.toMatch(/no strategy is due/);
   expect(running()).toHaveLength(0);
+  // A file that does not load: the headline says no strategy ran, and why (a cron log read it as idle).
+  writeDca("dca", { limitPx: "0.5" });
+  writeStaking(true);
+  const broken = await runCli(["once", ...writeBot(["dca.yaml", "staking.yaml"])], { env: env() });
+  expect(broken.code).toBe(2);
+  expect(broken.stdout).toMatch(
+    /: NO STRATEGY RAN: a strategy file does not load \(see the errors on stderr\); only the guards of running TWAPs were checked\n/,
+  );
 }, 60_000);
 
 // With the file that does not load, the watch still reads the limits of the files that loaded (a limitPx

@@ -44,7 +44,8 @@ export function register(program: Command, ctx: CliContext): void {
         ctx.stderr(
           `hlbot: error: ${formatIssue(issue)} (this strategy file does not load: no strategy runs until it does; the guards of running TWAPs still run)\n`,
         );
-      if (configIssues.length === 0 && !config.strategies.some((s) => s.enabled)) {
+      const noneEnabled = configIssues.length === 0 && !config.strategies.some((s) => s.enabled);
+      if (noneEnabled) {
         const issue = {
           file: displayPath(config.file),
           line: undefined,
@@ -422,7 +423,17 @@ export function register(program: Command, ctx: CliContext): void {
             );
           } else {
             if (runs.length === 0)
-              out.push(`once for ${runtime.account} on ${config.network} (${mode}): no strategy is due\n`);
+              out.push(
+                noneEnabled
+                  ? `once for ${runtime.account} on ${config.network} (${mode}): no enabled strategy to run; only the guards of running TWAPs were checked\n`
+                  : configIssues.length > 0
+                    ? // Not "no strategy is due": none ran because a file does not load (a docs trial; a cron
+                      // log's reader took the bot for idle).
+                      `once for ${runtime.account} on ${config.network} (${mode}): NO STRATEGY RAN: ${configIssues.length === 1 ? "a strategy file does not load" : `${configIssues.length} strategy files do not load`} (see the errors on stderr); only the guards of running TWAPs were checked\n`
+                    : unknown.issues.length > 0 && strategies.length === 0
+                      ? `once for ${runtime.account} on ${config.network} (${mode}): NO STRATEGY RAN: every strategy names a market the venue does not list (see the errors on stderr)\n`
+                      : `once for ${runtime.account} on ${config.network} (${mode}): no strategy is due\n`,
+              );
             if (killSwitch !== undefined) out.push(`  kill switch ${killSwitch}\n`);
             for (const n of plan.notDue) out.push(`  ${n.strategy}: skipped, ${n.reason}\n`);
             for (const m of plan.missed)
