@@ -1,4 +1,4 @@
-// Prometheus metrics of the daemon and the optional HTTP endpoint serving /health, /ready and /metrics.
+// Prometheus metrics of the daemon and the optional HTTP endpoint serving /health, /live, /ready and /metrics.
 // Every counter is registered on a private registry so two daemons in one test process do not collide.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

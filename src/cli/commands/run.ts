@@ -244,7 +244,7 @@ async function runDaemon(
       const host = flags.metricsHost.includes(":") ? `[${flags.metricsHost}]` : flags.metricsHost;
       logger.info(
         { metrics: `http://${host}:${server.port}` },
-        `serving /health, /ready and /metrics on http://${host}:${server.port}`,
+        `serving /health, /live, /ready and /metrics on http://${host}:${server.port}`,
       );
     }
 

@@ -155,6 +155,7 @@ export function register(program: Command, ctx: CliContext): void {
         ]);
 
       const { startSimulator } = await import("../../simulator/index.js");
+      const startedAt = Date.now();
       const sim = await startSimulator({
         clock: "real",
         network,
@@ -167,6 +168,10 @@ export function register(program: Command, ctx: CliContext): void {
         throw problem === undefined ? err : new ListenError(problem, { cause: err });
       });
       try {
+        // An event dated before now is refused with its file and line, as simulate refuses one before its
+        // run (a docs trial: the venue applied a past price jump silently at start).
+        const { checkEventsNotBefore } = await import("../../simulator/scenario.js");
+        checkEventsNotBefore(sim.core.scenario, startedAt, options.scenario ?? "scenario");
         const unknown = unknownFundCoins(
           options.fund,
           sim.tokens().map((t) => t.name),

@@ -40,8 +40,10 @@ const DELEGATION_LOCK_MS = DAY_MS;
 /** The unstaking queue (mainnet: 7 days; src/venue/constants.ts), in minutes, as a horizon for sales. */
 const UNSTAKING_QUEUE_MINUTES = (UNSTAKING_QUEUE_MS.mainnet ?? 7 * DAY_MS) / 60_000;
 /**
- * Cost of moving delegated stake, in days of rewards on the stake moved: the venue pays on the minimum
- * stake held over a whole day, so stake moved mid-day earns on neither validator until the next day.
+ * Cost of moving delegated stake, in days of rewards on the stake moved. A pessimistic bound: the venue
+ * pays daily on the minimum stake held per staking epoch (about 90 minutes, Hyperliquid docs "Staking";
+ * a docs trial found the README stating a day as the venue's rule), so a move costs an epoch or two.
+ * The simulator counts a day too (src/simulator/staking.ts), so simulations do not flatter moves.
  */
 export const MOVE_COST_DAYS = 1;
 /**
