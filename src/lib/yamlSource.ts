@@ -90,9 +90,11 @@ export function parseYamlSource(file: string, text: string): YamlSource {
  * with a star (every 5 minutes, say) fails with "Unexpected alias…", which says nothing of the fix.
  */
 function starHint(line: string | undefined): string {
-  const m = line === undefined ? null : /^\s*(?:-\s+)?([\w.-]+):\s+(\*[^#]*?)\s*(?:#.*)?$/.exec(line);
+  const m = line === undefined ? null : /^\s*(?:-\s+)?([\w.-]+):\s+([*@`][^#]*?)\s*(?:#.*)?$/.exec(line);
   if (!m) return "";
-  return `; a value starting with * must be quoted (YAML reads * as an alias): ${m[1]}: "${m[2]}"`;
+  // "@" and "`" are reserved too: a pair's venue name (`coin: @107`) must be quoted (a config trial).
+  const why = m[2]!.startsWith("*") ? "YAML reads * as an alias" : `YAML reserves ${m[2]![0]}`;
+  return `; a value starting with ${m[2]![0]} must be quoted (${why}): ${m[1]}: "${m[2]}"`;
 }
 
 /** The key path of the scalar (value or key) covering `offset`, if any. */

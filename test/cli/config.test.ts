@@ -230,6 +230,15 @@ describe("hlbot config validate", () => {
     expect(r.stderr).toContain(
       'star.yaml:3: invalid YAML: Unexpected alias at node end; a value starting with * must be quoted (YAML reads * as an alias): schedule: "*/5 * * * *"',
     );
+    // A config trial: an unquoted pair name got "cannot start with reserved character @" alone.
+    const at = join(temp, "at.yaml");
+    writeFileSync(
+      at,
+      'name: at\nkind: twap-accumulate\nschedule: "0 * * * *"\nparams:\n  coin: @107\n  side: buy\n  amountUsd: 200\n',
+    );
+    const a = hlbot(["config", "validate", at]);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toContain('; a value starting with @ must be quoted (YAML reserves @): coin: "@107"');
   });
 
   it("warns (exit 0) of a DCA amount above maxOrderUsd or maxDailyNotionalUsd: every run is cut or blocked", () => {

@@ -92,6 +92,21 @@ describe("the markets strategies name", () => {
     }
   });
 
+  it("say how to write a pair the venue names otherwise ('HYPE/USDC' is '@107'), in a DCA and in a rebalancer's targets", async () => {
+    expect(
+      await problems(await demoBot("slash-dca", { "hype-dca.yaml": [["coin: HYPE", "coin: HYPE/USDC"]] })),
+    ).toEqual([
+      "hype-dca.yaml:8: params.coin: HYPE/USDC is not a pair name on the venue (it names this pair @107): write coin: HYPE and quote: USDC",
+    ]);
+    expect(
+      await problems(
+        await demoBot("slash-target", { "purr-allocation.yaml": [["PURR: 0.15", '"HYPE/USDC": 0.15']] }),
+      ),
+    ).toEqual([
+      "purr-allocation.yaml:9: params.targets.HYPE/USDC: HYPE/USDC is not a pair name on the venue (it names this pair @107): name the token (HYPE)",
+    ]);
+  });
+
   it("leave disabled strategies alone", async () => {
     const config = await demoBot("disabled", {
       "hype-dca.yaml": [

@@ -134,6 +134,23 @@ export async function unknownMarkets(
     names.add(w.strategy.name);
     const missing = [w.coin, w.quote].find((t) => !universe.tokens.has(t));
     const guess = missing === undefined ? undefined : didYouMean(missing, universe.tokens.keys());
+    // "HYPE/USDC" where the venue names that pair "@107" (only PURR/USDC has a name like it): say how
+    // to write it (a config trial got "not a spot token" alone, while PURR/USDC worked).
+    const [slashBase, slashQuote, ...rest] = w.coin.split("/");
+    const asTokens =
+      missing === w.coin && rest.length === 0 && slashBase && slashQuote
+        ? pairFor(universe, slashBase, slashQuote)
+        : undefined;
+    if (asTokens !== undefined) {
+      names.add(w.strategy.name);
+      issues.push({
+        file: displayPath(w.strategy.file),
+        line: await lineInFile(w.strategy.file, w.keyPath),
+        keyPath: formatKeyPath([...w.keyPath]),
+        message: `${w.coin} is not a pair name on the venue (it names this pair ${asTokens.name}): ${w.tokenOnly === true ? `name the token (${slashBase})` : `write coin: ${slashBase}${w.quoteKeyPath === undefined ? "" : ` and quote: ${slashQuote}`}`}`,
+      });
+      continue;
+    }
     issues.push({
       file: displayPath(w.strategy.file),
       line: await lineInFile(w.strategy.file, w.keyPath),
