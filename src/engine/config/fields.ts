@@ -9,6 +9,14 @@ import { ADDRESS_PATTERN, HYPE_WEI_DECIMALS } from "../../venue/constants.js";
 const DECIMAL_TEXT = /^\s*-?\d+(?:\.\d+)?\s*$/;
 const DECIMAL_EXPECTED = 'expected a decimal number, written as 12.5 or "12.5"';
 
+/** The message, with what was written ("1,000", "10%": a config trial saw no echo of its value). */
+function decimalExpected(issue: { input?: unknown }): string {
+  const v = issue.input;
+  if (v === undefined || v === null || typeof v === "object") return DECIMAL_EXPECTED;
+  const text = JSON.stringify(v);
+  return `${DECIMAL_EXPECTED}, got ${text.length > 40 ? `${text.slice(0, 37)}…` : text}`;
+}
+
 interface DecimalBounds {
   /** Inclusive lower bound. */
   min?: string | number;
@@ -25,9 +33,9 @@ interface DecimalBounds {
 export function decimal(bounds: DecimalBounds = {}) {
   return z
     .union(
-      [z.number({ error: DECIMAL_EXPECTED }), z.string().regex(DECIMAL_TEXT, { error: DECIMAL_EXPECTED })],
+      [z.number({ error: decimalExpected }), z.string().regex(DECIMAL_TEXT, { error: decimalExpected })],
       {
-        error: DECIMAL_EXPECTED,
+        error: decimalExpected,
       },
     )
     .transform((value, ctx): Decimal => {
