@@ -170,8 +170,8 @@ export const venueSchema = z
     expiresAfterMs: z
       .union([integer({ min: 1_000, max: 86_400_000 }), z.null()], {
         error: (issue) =>
-          typeof issue.input === "string"
-            ? "expected milliseconds as a whole number (60000 = 1 min) or null"
+          typeof issue.input === "string" || typeof issue.input === "number"
+            ? "expected milliseconds as a whole number from 1000 to 86400000 (60000 = 1 min), or null"
             : undefined,
       })
       .default(60_000)
@@ -341,7 +341,10 @@ export const botConfigSchema = z
         "the bot's mode (plan, once, run): live submits; dry-run signs and shows but never sends. --dry-run on the CLI forces dry-run; manual commands send only with --live, whatever this says",
       ),
     strategies: z
-      .union([path(), z.array(path()).min(1, { error: "expected at least one strategy file" })])
+      .union([path(), z.array(path()).min(1, { error: "expected at least one strategy file" })], {
+        // "Invalid input" told nothing (a config trial: `strategies:` empty, `[1, 2]`).
+        error: "expected a folder of strategy files (./strategies) or a list of strategy file paths",
+      })
       .default("./strategies")
       .describe("A folder of *.yaml strategy files, or a list of files (relative to this file)"),
     state: path()
