@@ -49,7 +49,7 @@ import { readSnapshot, spotUniverse } from "./readSnapshot.js";
 import { reconcile } from "./reconcile.js";
 import { applyLimits, dayUsage, endedTwapFills, LIMIT_WINDOW_MS, usageOf } from "./risk.js";
 import { lostStateMessage } from "./runtime.js";
-import type { Snapshot, SnapshotPart } from "./snapshot.js";
+import { DEFAULT_VENUE_RULES, type Snapshot, type SnapshotPart } from "./snapshot.js";
 import { type TransportFlags, transportSettings } from "./transport.js";
 import { usdPerUnit } from "./usd.js";
 
@@ -217,6 +217,7 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
     const intent = await manualIntent(i.call, i.reason, {
       valued: live || config !== undefined,
       info: () => i.venue.info(),
+      minOrderValue: (config?.venue.rules ?? DEFAULT_VENUE_RULES).twapMinOrderValue,
     });
 
     const stateDir = i.stateDir;
@@ -516,7 +517,7 @@ async function manualRefusal(
 async function manualIntent(
   call: ExchangeCall,
   reason: string,
-  o: { valued: boolean; info: () => InfoClient },
+  o: { valued: boolean; info: () => InfoClient; minOrderValue?: Decimal },
 ): Promise<Intent> {
   const base = { strategy: MANUAL_STRATEGY, reason };
   switch (call.type) {
@@ -556,6 +557,18 @@ async function manualIntent(
           ]);
         }
         midPx = new Decimal(mid);
+        // Under the venue's TWAP minimum (in quote units, as the strategies size it): the venue refuses it,
+        // so a dry run that signed it looked valid (a numbers audit: 1.5 HYPE, about 37 USDC).
+        const worth = size.times(midPx);
+        if (o.minOrderValue !== undefined && worth.lt(o.minOrderValue)) {
+          const quoteName = pair === undefined ? "" : ` ${names.get(pair.tokens[1]) ?? ""}`.trimEnd();
+          throw new ValidationError([
+            {
+              path: "--size",
+              message: `${size.toFixed()} is worth ${worth.toDecimalPlaces(2, Decimal.ROUND_DOWN).toFixed()}${quoteName} at the mid ${midPx.toFixed()}: the venue refuses a TWAP worth less than ${o.minOrderValue.toFixed()}${quoteName} (venue.twapMinOrderValue)`,
+            },
+          ]);
+        }
         // In USD as a strategy's order is (limits are in USD): a pair quoted in HYPE at HYPE's USDC mid.
         const quote = pair === undefined ? undefined : names.get(pair.tokens[1]);
         quoteUsd = quote === undefined ? undefined : usdPerUnit(spotUniverse(meta, mids), quote);

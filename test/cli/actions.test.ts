@@ -563,7 +563,7 @@ describe("--live", () => {
       "--sz-decimals",
       "2",
       "--size",
-      "1",
+      "4",
       "--minutes",
       "5",
       "--live",

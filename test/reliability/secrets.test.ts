@@ -70,13 +70,13 @@ function run(
     let fetched = false;
     child.stderr!.on("data", (d: Buffer) => {
       stderr += d.toString();
-      const url = /serving \/health, \/ready and \/metrics on (http:\/\/[^"\s]+)/.exec(stderr)?.[1];
+      const url = /serving \/health, \/live, \/ready and \/metrics on (http:\/\/[^"\s]+)/.exec(stderr)?.[1];
       if (opts.fetchServed && url && !fetched) {
         fetched = true;
         // Whatever the daemon serves is output too: fetch it while it runs, after a cycle or two.
         void (async () => {
           await new Promise((r) => setTimeout(r, 2500));
-          for (const path of ["/metrics", "/health", "/ready"])
+          for (const path of ["/metrics", "/health", "/live", "/ready"])
             extraOutput.push(await (await fetch(`${url}${path}`)).text());
           served++;
         })();
@@ -235,7 +235,7 @@ describe("no leaked secrets", () => {
       ["delegate", "--validator", VALIDATOR, "--amount", "5"],
       ["undelegate", "--validator", VALIDATOR, "--amount", "1"], // locked: the venue refuses (exit 1)
       ["unstake", "--amount", "1"],
-      ["twap", "buy", "--coin", "HYPE", "--size", "1", "--minutes", "5"],
+      ["twap", "buy", "--coin", "HYPE", "--size", "5", "--minutes", "5"],
       ["twap-cancel", "--coin", "HYPE", "--twap-id", "999999"], // no such TWAP: refused
       ["link-staking", "--user", "0xb0b0000000000000000000000000000000000b0b"],
     ];
@@ -304,7 +304,7 @@ describe("no leaked secrets", () => {
         "--coin",
         "HYPE",
         "--size",
-        "1",
+        "5",
         "--minutes",
         "5",
         "--base-url",
