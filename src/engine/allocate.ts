@@ -425,6 +425,12 @@ function netOpposingTwaps(
     const describe = (ts: TwapOrderIntent[]) =>
       ts.map((t) => `${t.strategy}'s ${t.side} of ${fmt(t.size)}`).join(" and ");
     const lost: Skip[] = [];
+    /** The USD value of `size` of a TWAP's own order, as its notionalUsd values the whole. */
+    const nettedPart = (t: TwapOrderIntent, size: Decimal): NonNullable<Skip["netted"]> => ({
+      usd: t.size.gt(0) ? t.notionalUsd.times(size).div(t.size) : ZERO,
+      assetId: t.assetId,
+      side: t.side,
+    });
     for (const l of losers) {
       replaced.set(l, undefined);
       const s: Skip = {
@@ -432,6 +438,7 @@ function netOpposingTwaps(
         strategy: l.strategy,
         considered: "twapOrder",
         reason: `${l.reason}; netted: ${describe(winners)} ${l.label} in the same cycle covers it (no opposing TWAPs on one pair)`,
+        netted: nettedPart(l, l.size),
       };
       lost.push(s);
       skipped.push(s);
@@ -459,12 +466,24 @@ function netOpposingTwaps(
           strategy: w.strategy,
           considered: "twapOrder",
           reason: `${w.reason}; ${note}, and the rest is not traded: ${fit.reason}`,
+          netted: nettedPart(w, take),
         });
         continue;
       }
       const shrunk = withSize(w, size, note, fit.minutes);
       changed.add(shrunk);
       replaced.set(w, shrunk);
+      // The part taken off is traded for it by the other side not trading: counted in its budget if its
+      // own (shrunk) TWAP goes out, as a covered side is.
+      const part: Skip = {
+        kind: "skip",
+        strategy: w.strategy,
+        considered: "twapOrder",
+        reason: `${fmt(take)} of its ${w.side} of ${w.label} netted against ${describe(losers)}: counted as traded`,
+        netted: { ...nettedPart(w, take), part: true },
+        coveredOn: w.assetId,
+      };
+      skipped.push(part);
     }
     // A trade is left to cover the dropped side: that side is covered only if it goes out (the cycle
     // defers it otherwise). Netted to nothing, both sides are done.

@@ -238,6 +238,8 @@ export function budgetMemory(
       `${r.strategy} (${configured.has(r.strategy) ? "now another strategy's name" : "no longer configured"})`,
     );
   }
+  // What it traded by netting against another strategy's opposing TWAP (no TWAP of its own for it).
+  total = total.plus(deps.journal.nettedUsd(deps.account, strategy.name, mine));
   if (from.size === 0) return { spentUsd: total };
   return { spentUsd: total, inheritedUsd: { from: [...from], usd: beside } };
 }

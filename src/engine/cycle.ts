@@ -755,6 +755,29 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
             cover?.decision.kind === "twapOrder" &&
             netted?.kind === "twapOrder" &&
             cover.decision.size.lt(netted.size);
+          // The part a larger side netted away is covered by its own TWAP: if that did not go out as
+          // netted, the part is not counted (its own TWAP's decision says why); nothing more to defer.
+          if (skip.netted?.part === true) {
+            const own = report.decisions.find(
+              (d) =>
+                d.decision.kind === "twapOrder" &&
+                d.decision.assetId === coveredOn &&
+                d.decision.strategy === skip.strategy &&
+                d.action !== undefined &&
+                d.action.outcome !== "rejected" &&
+                d.action.outcome !== "skipped",
+            );
+            const planned = allocation.intents.find(
+              (i) => i.kind === "twapOrder" && i.assetId === coveredOn && i.strategy === skip.strategy,
+            );
+            const ownCut =
+              own?.decision.kind === "twapOrder" &&
+              planned?.kind === "twapOrder" &&
+              own.decision.size.lt(planned.size);
+            const { netted: _part, ...plain } = skip;
+            record(deps, report, cycleId, own === undefined || ownCut ? plain : skip, "skipped");
+            continue;
+          }
           record(
             deps,
             report,

@@ -116,6 +116,19 @@ export interface Skip extends Base {
    * goes out (the cycle defers this decision otherwise). Not journaled.
    */
   coveredOn?: number;
+  /**
+   * What of this strategy's own TWAP was netted against an opposing one of another strategy (its whole
+   * order for the smaller side, the part taken off for the larger): traded for it by not trading the
+   * other way, so its budget counts it (a portfolio trial: a DCA and a take-profit netted on one pair
+   * counted nothing, and repeated the same netted day forever). Counted unless the decision is deferred.
+   */
+  netted?: {
+    usd: Decimal;
+    assetId: number;
+    side: "buy" | "sell";
+    /** The larger side's part taken off its own TWAP (covered by that TWAP going out). */
+    part?: true;
+  };
 }
 
 export type Decision = Intent | Skip;

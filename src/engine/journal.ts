@@ -774,6 +774,24 @@ export class Journal {
   }
 
   /**
+   * USD of `strategy`'s TWAPs on a market netted against another strategy's opposing TWAP in live cycles
+   * of `account` (decisions carrying `netted`, not deferred): traded for it without a TWAP of its own,
+   * so its budget counts it (allocate.ts netOpposingTwaps).
+   */
+  nettedUsd(account: string, strategy: string, market: { assetId: number; side: "buy" | "sell" }): Decimal {
+    const rows = this.sql(
+      `SELECT json_extract(d.intent, '$.netted.usd') AS usd FROM decisions d JOIN cycles c ON c.id = d.cycle_id
+         WHERE c.account = ? AND c.mode = 'live' AND d.strategy = ? AND d.kind = 'skip'
+           AND json_extract(d.intent, '$.netted.assetId') = ? AND json_extract(d.intent, '$.netted.side') = ?
+           AND json_extract(d.intent, '$.defer') IS NULL`,
+    ).all(account, strategy, market.assetId, market.side) as Array<{ usd: unknown }>;
+    let total = ZERO;
+    for (const r of rows)
+      if (typeof r.usd === "string" || typeof r.usd === "number") total = total.plus(String(r.usd));
+    return total;
+  }
+
+  /**
    * Writes what the venue's own history shows (a TWAP, a staking move) as a landed submission of
    * `strategy`, at the time the venue recorded it, so limits and budgets count it after the journal
    * was lost (`hlbot journal rebuild`). Skipped when a row with the same key was imported already.
