@@ -84,6 +84,23 @@ export function strategyConflicts(
             `${r.name} and ${other.name} both hold ${both.join(", ")} at a weight: each moves the other's ` +
               `portfolio. Give each rebalancer its own tokens.`,
           );
+        } else if (rebalancers.indexOf(other) > rebalancers.indexOf(r)) {
+          // Only the quote shared (HYPE/USDC and PURR/USDC): each sizes its trade from the same quote
+          // balance in the same cycle, so after a deposit, a withdrawal or a shock both correct at once and
+          // one overshoots and trades back within the hour (a portfolio trial: PURR sold back 53% of a buy
+          // two hours later). A capital of the quote for each keeps them apart.
+          const quote = r.params.quote;
+          const sharesQuote =
+            quote === other.params.quote &&
+            r.params.targets[quote]?.gt(0) === true &&
+            other.params.targets[quote]?.gt(0) === true &&
+            !(r.capital?.has(quote) === true && other.capital?.has(quote) === true);
+          if (sharesQuote)
+            warnings.push(
+              `${r.name} and ${other.name} both hold ${quote} at a weight and size their trades from the same ${quote} balance: ` +
+                `after a deposit, a withdrawal or a price shock both correct at once, and one overshoots and trades back. ` +
+                `Give each a capital of ${quote} (capital: {${quote}: amount}) so each sees only its own.`,
+            );
         }
       } else if (other.kind === "validator-staking") {
         if (

@@ -102,6 +102,30 @@ describe("two staking strategies of one account (a config trial: stake moved bac
   });
 });
 
+describe("two rebalancers sharing only their quote (a portfolio trial: PURR sold back 53% of a buy two hours later)", () => {
+  const reb = (name: string, token: string, capital?: Record<string, string>) =>
+    ({
+      ...(rebalancer(
+        { targets: { [token]: parseDecimal("0.5"), USDC: parseDecimal("0.5") }, quote: "USDC" },
+        capital,
+      ) as object),
+      name,
+    }) as never;
+  it("are warned of, unless each has a capital of the quote", () => {
+    expect(strategyConflicts([reb("hype-reb", "HYPE"), reb("purr-reb", "PURR")])).toEqual([
+      expect.stringMatching(
+        /^hype-reb and purr-reb both hold USDC at a weight and size their trades from the same USDC balance: .*capital: \{USDC: amount\}/,
+      ),
+    ]);
+    expect(
+      strategyConflicts([
+        reb("hype-reb", "HYPE", { USDC: "5000" }),
+        reb("purr-reb", "PURR", { USDC: "5000" }),
+      ]),
+    ).toEqual([]);
+  });
+});
+
 describe("configWarnings", () => {
   const config = (maxOrderUsd: string) =>
     ({
