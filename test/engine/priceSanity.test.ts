@@ -90,8 +90,11 @@ describe("price sanity", () => {
     // Reference (mark) 100, mid 80: 20% below it (the symmetric gap, 100 / 80 − 1, is 25%).
     const low = run(snapshot(80, { markPx: 100 }), buy(80), () => undefined);
     expect(low.blocked[0]?.reason).toBe(
-      "buy; blocked: HYPE/USDC mid 80 is 20% below the mark 100, outside the 10% bound (9.09% below to 10% above it) (price sanity)",
+      "buy; blocked: HYPE/USDC mid 80 is 20% below the mark 100, outside the 10% bound (9.09% below to 10% above it) (price sanity); tried again while its slot is due",
     );
+    // Deferred, not settled: prices that disagree may agree again within the catch-up window, and a
+    // slot that ages out held is told as missed (a portfolio trial: a DCA's crash-day buy was settled).
+    expect(low.blocked[0]?.defer).toBe(true);
     // Mid 125 against 100: 25% above.
     const high = run(snapshot(125, { markPx: 100, midPx: 125, prevDayPx: 125 }), buy(125), () => undefined);
     expect(high.blocked[0]?.reason).toMatch(/blocked: HYPE\/USDC mid 125 is 25% above the mark 100, outside/);
