@@ -461,13 +461,18 @@ function netOpposingTwaps(
         : ({ ok: false, reason: "nothing is left to trade" } as const);
       if (!fit.ok) {
         replaced.set(w, undefined);
-        skipped.push({
+        const absorbed: Skip = {
           kind: "skip",
           strategy: w.strategy,
           considered: "twapOrder",
           reason: `${w.reason}; ${note}, and the rest is not traded: ${fit.reason}`,
           netted: nettedPart(w, take),
-        });
+        };
+        skipped.push(absorbed);
+        // Covered like a dropped side: if another winner's trade is left and does not go out as netted,
+        // the other side's trade is deferred, and so is this one (a portfolio trial: a take-profit netted
+        // into a rebalancer's sale that maxOrderUsd then cut lost its day's sale).
+        lost.push(absorbed);
         continue;
       }
       const shrunk = withSize(w, size, note, fit.minutes);

@@ -64,3 +64,46 @@ describe("netting, then limits", () => {
     expect(b.sim.ledger().filter((e) => e.kind === "twapPlaced" && e.user === b.address)).toHaveLength(1);
   });
 });
+
+// A portfolio trial: a take-profit selling HYPE and a rebalancer selling HYPE against a DCA's buy. The
+// take-profit (allocated last) gave way first and was netted to nothing; the rebalancer's sale, which
+// carried the netting, was then cut by maxOrderUsd, so the DCA's buy was deferred (not traded) while the
+// take-profit's day was settled as done: its sale was lost. It now follows the DCA: deferred too.
+describe("netting, then limits, with two sellers", () => {
+  const TP = {
+    name: "tp",
+    kind: "twap-accumulate",
+    params: {
+      coin: "HYPE",
+      quote: "USDC",
+      side: "sell",
+      amountUsd: 125,
+      twap: { minutes: 5, randomize: false },
+    },
+  };
+  it.each([
+    [5000, true],
+    [100000, false],
+  ])(
+    "maxOrderUsd %d: a seller netted to nothing is deferred with the buyer it netted against: %s",
+    async (maxOrderUsd, due) => {
+      const b = await startTestBot({
+        mode: "live",
+        fund: { USDC: "10000", HYPE: "1000" },
+        limits: { maxOrderUsd },
+        strategies: [DCA, REBAL, TP],
+      });
+      bot = b;
+      b.sim.setPrice("@107", "25");
+      const r = await runCycle(b.runtime.cycleDeps(await b.runtime.facts()), {
+        trigger: "once",
+        strategies: b.runtime.strategies(),
+      });
+      const of = (name: string) => r.decisions.find((x) => x.decision.strategy === name)!.decision;
+      expect(of("tp").kind).toBe("skip");
+      expect(of("tp").reason).toMatch(/netted against dca's buy .*, and the rest is not traded/);
+      expect(of("dca").kind === "skip" && of("dca").defer === true).toBe(due);
+      expect(of("tp").kind === "skip" && of("tp").defer === true).toBe(due);
+    },
+  );
+});
