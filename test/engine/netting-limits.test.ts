@@ -102,8 +102,12 @@ describe("netting, then limits, with two sellers", () => {
       const of = (name: string) => r.decisions.find((x) => x.decision.strategy === name)!.decision;
       expect(of("tp").kind).toBe("skip");
       expect(of("tp").reason).toMatch(/netted against dca's buy .*, and the rest is not traded/);
-      expect(of("dca").kind === "skip" && of("dca").defer === true).toBe(due);
-      expect(of("tp").kind === "skip" && of("tp").defer === true).toBe(due);
+      const deferred = (name: string) => {
+        const d = of(name);
+        return d.kind === "skip" && d.defer === true;
+      };
+      expect(deferred("dca")).toBe(due);
+      expect(deferred("tp")).toBe(due);
     },
   );
 });
