@@ -37,9 +37,48 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--dry-run", "engage the switch but only show the cancellations, whatever the config says")
     .action(async (opts: StopOptions) => {
       const { botLogger } = await import("../bot.js");
-      const config = await switchConfig(ctx, opts);
       const { dirname } = await import("node:path");
       const { engageKillSwitch } = await import("../../engine/killSwitch.js");
+      let config: LoadedConfig;
+      try {
+        config = await switchConfig(ctx, opts);
+      } catch (err) {
+        // The bot file does not load here (a variable only the daemon's environment sets, a typo saved
+        // while the daemon runs on the file it loaded): the brake still engages, at the path its `state:`
+        // and `limits.killSwitchFile` lines name (a go-live trial's emergency stop engaged nothing).
+        const { HlbotError, describeError } = await import("../../lib/errors.js");
+        if (!(err instanceof HlbotError) || err.family !== "config") throw err;
+        const { discoverConfigPath, resolveConfigPath, lenientKillSwitch } = await import(
+          "../../engine/config/loader.js"
+        );
+        const file = discoverConfigPath(opts.config, ctx.env) ?? resolveConfigPath(opts.config, ctx.env);
+        const found = await lenientKillSwitch(file, ctx.env);
+        if ("why" in found) {
+          ctx.stderr(
+            `hlbot: ${describeError(err)}
+hlbot: the kill switch was NOT engaged: the bot file does not load, and ${found.why}. ` +
+              "Engage it by hand: `touch <state folder>/STOP` (the folder the daemon uses: its bot file's state:, else $HLBOT_STATE_DIR, $STATE_DIRECTORY or ~/.local/state/hlbot)\n",
+          );
+          ctx.exitCode = 2;
+          return;
+        }
+        engageKillSwitch(
+          found.path,
+          opts.reason ?? "stopped with hlbot stop",
+          Date.now(),
+          dirname(found.path) === found.state,
+        );
+        ctx.stderr(
+          `hlbot: warning: ${describeError(err)}\n` +
+            `hlbot: kill switch engaged: ${found.path} exists (read from the bot file's state: and limits.killSwitchFile lines alone, as the file does not load); nothing is submitted until \`hlbot resume\`\n` +
+            `hlbot: ${await holderText(found.state)}\n` +
+            (opts.cancelTwaps === true
+              ? "hlbot: running TWAPs were NOT cancelled: that needs the bot file to load (fix it, then `hlbot stop --cancel-twaps`)\n"
+              : "hlbot: running TWAPs are NOT cancelled and keep filling; fix the bot file, then `hlbot stop --cancel-twaps` to cancel them\n"),
+        );
+        ctx.exitCode = opts.cancelTwaps === true ? 1 : 0;
+        return;
+      }
       const path = config.limits.killSwitchFile;
       // The state folder is hlbot's own and may not exist yet; any other folder must (checked at load).
       engageKillSwitch(

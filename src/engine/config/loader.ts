@@ -11,7 +11,7 @@ import { isMap, parseDocument } from "yaml";
 import type * as z from "zod";
 import { ConfigError } from "../../lib/errors.js";
 import type { LogFormat, LogLevel } from "../../lib/log.js";
-import { registerSecretFile, registerSecretVariables } from "../../lib/secrets.js";
+import { isSecretVariable, registerSecretFile, registerSecretVariables } from "../../lib/secrets.js";
 import { defaultStateDir } from "../../lib/stateDb.js";
 import {
   aliasLine,
@@ -168,6 +168,54 @@ export function displayPath(abs: string): string {
 function resolvePath(base: string, p: string): string {
   if (p === "~" || p.startsWith(`~/`) || p.startsWith(`~${sep}`)) return join(homedir(), p.slice(1));
   return resolve(base, p);
+}
+
+/**
+ * The kill switch a bot file names, read from its `state:` and `limits.killSwitchFile` lines alone, for
+ * `hlbot stop` when the whole file does not load (a variable only the daemon's environment sets, a typo
+ * saved while the daemon runs: a go-live trial's emergency stop engaged nothing). `why` when even these
+ * cannot be read here.
+ */
+export async function lenientKillSwitch(
+  file: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<{ path: string; state: string } | { why: string }> {
+  let doc: unknown;
+  try {
+    doc = parseDocument(await readFile(file, "utf8")).toJS();
+  } catch (err) {
+    return { why: `${displayPath(file)} cannot be read as YAML (${(err as Error).message})` };
+  }
+  const top = typeof doc === "object" && doc !== null ? (doc as Record<string, unknown>) : {};
+  const limits =
+    typeof top.limits === "object" && top.limits !== null ? (top.limits as Record<string, unknown>) : {};
+  const text = (v: unknown, key: string): string | undefined | { why: string } => {
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "string") return { why: `${key} is not a path` };
+    let missing: string | undefined;
+    const out = v.replace(/\$\$|\$\{([^}]*)\}/g, (match, body: string | undefined) => {
+      if (match === "$$") return "$";
+      const at = (body ?? "").indexOf(":-");
+      const name = at === -1 ? (body ?? "") : (body ?? "").slice(0, at);
+      const value = isSecretVariable(name) ? undefined : env[name];
+      if (value !== undefined && value.trim() !== "") return value;
+      if (at !== -1) return (body ?? "").slice(at + 2);
+      missing ??= name;
+      return "";
+    });
+    return missing === undefined ? out : { why: `${key} uses \${${missing}}, which is not set here` };
+  };
+  const dir = dirname(file);
+  const state = text(top.state, "state");
+  if (typeof state === "object") return state;
+  const stateDir =
+    state === undefined || state.trim() === "" ? defaultStateDir(env) : resolvePath(dir, state);
+  const ks = text(limits.killSwitchFile, "limits.killSwitchFile");
+  if (typeof ks === "object") return ks;
+  return {
+    path: ks === undefined || ks.trim() === "" ? join(stateDir, "STOP") : resolvePath(dir, ks),
+    state: stateDir,
+  };
 }
 
 /** Largest configuration or strategy file read (they are a few KB; anything near this is not one). */
