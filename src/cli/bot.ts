@@ -16,7 +16,18 @@ export async function loadBotConfig(
   load: { leaveOutBroken?: boolean } = {},
 ): Promise<LoadedConfig> {
   const { loadConfig, resolveConfigPath } = await import("../engine/config/loader.js");
+  await noteShadowedConfig(ctx, opts.config);
   return loadConfig(resolveConfigPath(opts.config, ctx.env), ctx.env, load);
+}
+
+/** Says when $HLBOT_CONFIG is used while ./hlbot.yaml, another file, is in the working folder. */
+export async function noteShadowedConfig(ctx: CliContext, option: string | undefined): Promise<void> {
+  const { shadowedLocalConfig, displayPath, CONFIG_PATH_ENV } = await import("../engine/config/loader.js");
+  const local = shadowedLocalConfig(option, ctx.env);
+  if (local !== undefined)
+    ctx.stderr(
+      `hlbot: note: using $${CONFIG_PATH_ENV} (${ctx.env[CONFIG_PATH_ENV]}), not ${displayPath(local)} in this folder; give --config to choose\n`,
+    );
 }
 
 /** Strategy files left out by a command that needs only the bot file (leaveOutBroken), said on stderr. */

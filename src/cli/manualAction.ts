@@ -62,6 +62,8 @@ export async function runManualAction(
   // command finds it (--config, $HLBOT_CONFIG, ./hlbot.yaml, $XDG_CONFIG_HOME/hlbot/config.yaml), never
   // a shipped example, whose limits are not the user's.
   const configPath = discoverConfigPath(raw.config, ctx.env);
+  const { noteShadowedConfig } = await import("./bot.js");
+  await noteShadowedConfig(ctx, raw.config);
   // Limits, kill switch and state come from the bot file: a strategy file that does not load is left
   // out with a warning (a cancel in an emergency must not wait for a typo elsewhere to be fixed).
   const config =
@@ -200,6 +202,7 @@ function report(
     const summary: Record<string, unknown> = {
       status: outcome.status,
       action: request.actionType,
+      network: opts.network,
       nonce: request.nonce,
     };
     if (outcome.status === "accepted") summary.data = outcome.data;
@@ -215,7 +218,8 @@ function report(
     ctx.stdout(`${stringifyJson(response)}\n`);
   }
 
-  const sent = `${request.actionType} nonce ${request.nonce}, ${who}${vault}`;
+  // The network said with what was sent (a go-live trial's live line named neither network nor file).
+  const sent = `${request.actionType} on ${opts.network}, nonce ${request.nonce}, ${who}${vault}`;
   switch (outcome.status) {
     case "accepted":
       opts.note(`accepted: ${sent}${describeData(outcome.data)}`);

@@ -238,7 +238,8 @@ function priceVerdict(
   // Held, not settled: prices that disagree may agree again within the catch-up window (a stale context,
   // a glitch), and a slot that ages out held is told as missed (a portfolio trial: a DCA's crash-day buy
   // was blocked and its slot settled, told only in the skip list).
-  if (first !== undefined) return { ok: false, why: `${first}; tried again while its slot is due`, defer: true };
+  if (first !== undefined)
+    return { ok: false, why: `${first}; tried again while its slot is due`, defer: true };
   let conservative = mid;
   let source = "mid";
   for (const [name, px] of prices) {

@@ -177,6 +177,8 @@ async function switchConfig(ctx: CliContext, opts: { config?: string }): Promise
   );
   const found = discoverConfigPath(opts.config, ctx.env);
   const file = found ?? resolveConfigPath(opts.config, ctx.env);
+  const { noteShadowedConfig } = await import("../bot.js");
+  await noteShadowedConfig(ctx, opts.config);
   // The brake needs the bot file only: a strategy file half-edited (the likely moment for an emergency)
   // is left out with a warning instead of refusing to stop.
   const config = await loadConfig(file, ctx.env, { leaveOutBroken: true });

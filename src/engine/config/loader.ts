@@ -149,6 +149,23 @@ export function discoverConfigPath(
 }
 
 /**
+ * ./hlbot.yaml when $HLBOT_CONFIG names another file and no --config was given: the environment's file
+ * is used, and a user in a bot's folder may not know (a go-live trial: a testnet folder's manual TWAP
+ * went to the mainnet file $HLBOT_CONFIG named, and nothing said so).
+ */
+export function shadowedLocalConfig(
+  option: string | undefined,
+  env: Env,
+  cwd = process.cwd(),
+): string | undefined {
+  if (option !== undefined) return undefined;
+  const named = env[CONFIG_PATH_ENV];
+  if (named === undefined || named === "") return undefined;
+  const local = resolve(cwd, "hlbot.yaml");
+  return existsSync(local) && resolve(cwd, named) !== local ? local : undefined;
+}
+
+/**
  * The bot file to use: what `discoverConfigPath` finds, else ./config/default.yaml (a checkout of the
  * repository), else the configuration shipped in the package.
  */
