@@ -44,5 +44,9 @@ it("a manual TWAP worth less than the venue minimum is refused before it is sign
   // At the minimum or above, it goes out.
   const enough = await runCli(["twap", "buy", "--size", "4", ...args], { env });
   expect(enough.code, enough.stderr).toBe(0);
+  // The live line names the network (a go-live trial: it named neither network nor bot file).
+  expect(enough.stderr).toMatch(
+    /accepted: twapOrder on testnet, nonce \d+, signed by 0x[0-9a-f]{40}; twapId \d+/,
+  );
   expect(sim.ledger().filter((e) => e.kind === "twapPlaced")).toHaveLength(1);
 }, 60_000);

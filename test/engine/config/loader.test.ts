@@ -10,6 +10,7 @@ import {
   loadStrategyFile,
   loadStrategyFiles,
   resolveConfigPath,
+  shadowedLocalConfig,
 } from "../../../src/engine/config/loader.js";
 import { runStrategy } from "../../../src/engine/strategies/registry.js";
 import { ConfigError, exitCodeOf } from "../../../src/lib/errors.js";
@@ -115,6 +116,18 @@ describe("loadConfig", () => {
     expect(rebalance.params.quote).toBe("USDC");
     expect(rebalance.params.band.toFixed()).toBe("0.05");
     expect(rebalance.params.twap).toEqual({ minutes: 30, randomize: true });
+  });
+
+  it("says when $HLBOT_CONFIG names another file than ./hlbot.yaml in the working folder (a go-live trial)", () => {
+    const dir = tempFiles({ "hlbot.yaml": "network: testnet\n", "mainnet.yaml": "network: mainnet\n" });
+    expect(shadowedLocalConfig(undefined, { HLBOT_CONFIG: join(dir, "mainnet.yaml") }, dir)).toBe(
+      join(dir, "hlbot.yaml"),
+    );
+    expect(shadowedLocalConfig(undefined, { HLBOT_CONFIG: "hlbot.yaml" }, dir)).toBeUndefined();
+    expect(
+      shadowedLocalConfig("mainnet.yaml", { HLBOT_CONFIG: join(dir, "mainnet.yaml") }, dir),
+    ).toBeUndefined();
+    expect(shadowedLocalConfig(undefined, {}, dir)).toBeUndefined();
   });
 
   it("refuses an empty validatorAllowlist: it read as no allowlist, and delegations went to any validator (a config trial)", async () => {
