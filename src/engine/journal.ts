@@ -930,27 +930,26 @@ export class Journal {
    * 403 for a day was a notice at every pass). TWAP cancels are the watch's, not the strategy's.
    */
   unprocessedInARow(account: string, strategy: string, limit = 500): number {
-    const rows = this.sql(
-      `SELECT s.cycle_id AS cycle, s.status AS status,
-          (SELECT COUNT(*) FROM attempts a WHERE a.submission_id = s.id) AS tries,
-          (SELECT COUNT(*) FROM attempts a WHERE a.submission_id = s.id
-             AND a.outcome NOT IN ('http-status', 'rate-limited', 'connection')) AS others
-         FROM submissions s WHERE s.account = ? AND s.strategy = ? AND s.action_type <> 'twapCancel'
-         ORDER BY s.id DESC LIMIT ?`,
-    ).all(account.toLowerCase(), strategy, limit) as Array<{
-      cycle: string;
-      status: string;
-      tries: number;
-      others: number;
-    }>;
+    // The cycles that ran it, newest first: one where it sent nothing (in band, nothing to do) or sent
+    // something processed ends the streak (a review: a send refused three weeks earlier, then in band
+    // every day, made a new block's first refusal the second of a streak, and it went untold).
+    const cycles = this.sql(
+      `SELECT id, strategies FROM cycles WHERE account = ? AND trigger IN ('once', 'run')
+         ORDER BY started_at DESC, rowid DESC LIMIT ?`,
+    ).all(account.toLowerCase(), limit) as Array<{ id: string; strategies: string }>;
     let n = 0;
-    let current: string | undefined;
-    for (const r of rows) {
-      if (r.status !== "rejected" || r.tries === 0 || r.others > 0) break;
-      if (r.cycle !== current) {
-        n++;
-        current = r.cycle;
-      }
+    for (const c of cycles) {
+      if (!(JSON.parse(c.strategies) as string[]).includes(strategy)) continue;
+      const rows = this.sql(
+        `SELECT s.status AS status,
+            (SELECT COUNT(*) FROM attempts a WHERE a.submission_id = s.id) AS tries,
+            (SELECT COUNT(*) FROM attempts a WHERE a.submission_id = s.id
+               AND a.outcome NOT IN ('http-status', 'rate-limited', 'connection')) AS others
+           FROM submissions s WHERE s.cycle_id = ? AND s.strategy = ? AND s.action_type <> 'twapCancel'`,
+      ).all(c.id, strategy) as Array<{ status: string; tries: number; others: number }>;
+      if (rows.length === 0 || rows.some((r) => r.status !== "rejected" || r.tries === 0 || r.others > 0))
+        break;
+      n++;
     }
     return n;
   }
@@ -960,13 +959,18 @@ export class Journal {
    * act (not a plan's), or undefined: a slot lost while it ran and was held each time is told as such, not
    * as "nothing ran for it" (a cron user's trial).
    */
-  latestDecisionSince(account: string, strategy: string, sinceMs: number): string | undefined {
-    const row = this.sql(
-      `SELECT d.reason AS reason FROM decisions d JOIN cycles c ON c.id = d.cycle_id
-         WHERE c.account = ? AND d.strategy = ? AND d.created_at >= ? AND c.trigger IN ('once', 'run')
+  latestDecisionSince(
+    account: string,
+    strategy: string,
+    sinceMs: number,
+  ): { kind: string; reason: string } | undefined {
+    // Live cycles only: a `once --dry-run` preview shares the journal and is not the bot running (a review).
+    return this.sql(
+      `SELECT d.kind AS kind, d.reason AS reason FROM decisions d JOIN cycles c ON c.id = d.cycle_id
+         WHERE c.account = ? AND c.mode = 'live' AND d.strategy = ? AND d.created_at >= ?
+           AND c.trigger IN ('once', 'run')
          ORDER BY d.id DESC LIMIT 1`,
-    ).get(account, strategy, sinceMs) as { reason: string } | undefined;
-    return row?.reason;
+    ).get(account, strategy, sinceMs) as { kind: string; reason: string } | undefined;
   }
 
   /**

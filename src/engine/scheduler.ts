@@ -495,12 +495,15 @@ export function missedCauses(
   );
   for (const m of missed) {
     if (out.has(m.strategy) || m.latest === undefined) continue;
-    const reason = journal.latestDecisionSince(account, m.strategy, m.latest);
-    if (reason !== undefined)
-      out.set(
-        m.strategy,
-        `it ran after the slot and was held each time until the slot was too old (latest: ${reason})`,
-      );
+    const latest = journal.latestDecisionSince(account, m.strategy, m.latest);
+    if (latest === undefined) continue;
+    out.set(
+      m.strategy,
+      latest.kind === "skip"
+        ? `it ran after the slot and was held each time until the slot was too old (latest: ${latest.reason})`
+        : // It decided to act and what it sent was not taken (refused, not processed): `history` has the answers.
+          `it ran after the slot, but what it sent was not accepted before the slot was too old (latest: ${latest.reason}; \`hlbot history\` shows the venue's answers)`,
+    );
   }
   return out;
 }

@@ -184,7 +184,10 @@ export function interpolateEnv(src: YamlSource, env: Readonly<Record<string, str
       // a state folder elsewhere (a config trial).
       if (value.trim() === "" && sep === -1)
         throw new ConfigError(
-          `environment variable ${name} is empty (referenced as \${${name}}); set it, or write \${${name}:-} where an empty value should leave the key out`,
+          `environment variable ${name} is empty (referenced as \${${name}}); set it, or write \${${name}:-} ` +
+            (/^\$\{[^}]*\}$/.test(original)
+              ? "where an empty value should leave the key out"
+              : "where it may be empty (it then adds nothing to the value)"),
           where,
         );
       used.push(name);

@@ -712,7 +712,13 @@ const eventSources = new WeakMap<Scenario, { file: string; lines: Array<number |
  * applying it at the first tick would pass silently for something else. Names the file, line and key.
  * Offsets ("2d") count from the start and are never before it.
  */
-export function checkEventsNotBefore(scenario: Scenario, start: number, source = "scenario"): void {
+export function checkEventsNotBefore(
+  scenario: Scenario,
+  start: number,
+  source = "scenario",
+  /** How the run could start earlier, for the advice (`hlbot venue` has no --from: a review). */
+  earlier = "or start the run earlier (--from)",
+): void {
   const where = eventSources.get(scenario);
   const before = scenario.events.flatMap((e, i) =>
     "time" in e.at && e.at.time < start
@@ -735,7 +741,7 @@ export function checkEventsNotBefore(scenario: Scenario, start: number, source =
     )
     .join("");
   throw new ConfigError(
-    `the ${first.type} event at ${new Date(first.time).toISOString()} is before the start of the run, ${new Date(start).toISOString()}: give it a later time, an offset from the start like "2d", or start the run earlier (--from)${others}`,
+    `the ${first.type} event at ${new Date(first.time).toISOString()} is before the start of the run, ${new Date(start).toISOString()}: give it a later time, ${earlier === "" ? 'or an offset from the start like "2d"' : `an offset from the start like "2d", ${earlier}`}${others}`,
     {
       file: where?.file ?? source,
       ...(first.line === undefined ? {} : { line: first.line }),

@@ -24,7 +24,7 @@ it("hlbot venue refuses an event dated before now with its file and line, before
   expect(r.stdout).toBe("");
   expect(r.stderr).toMatch(
     new RegExp(
-      `past\\.yaml:${lines + 1}: events\\[0\\]\\.at: the price event at 2025-01-02T00:00:00\\.000Z is before the start of the run`,
+      `past\\.yaml:${lines + 1}: events\\[0\\]\\.at: the price event at 2025-01-02T00:00:00\\.000Z is before the start of the run, [^:]+:[^:]+:[^ ]+: give it a later time, or an offset from the start like "2d"\n`,
     ),
   );
 }, 30_000);

@@ -147,6 +147,10 @@ describe("${ENV} interpolation", () => {
       const src = parseYamlSource("t.yaml", text);
       expect(() => interpolateEnv(src, { V: " " })).toThrow(/environment variable V is empty/);
     }
+    // Inside a longer value, `:-` does not leave the key out: the advice says what it does there.
+    expect(() =>
+      interpolateEnv(parseYamlSource("t.yaml", "state: ./state${SUFFIX}\n"), { SUFFIX: "" }),
+    ).toThrow(/write \$\{SUFFIX:-\} where it may be empty \(it then adds nothing to the value\)$/);
   });
 
   it("refuses malformed references", () => {

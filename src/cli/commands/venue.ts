@@ -171,7 +171,7 @@ export function register(program: Command, ctx: CliContext): void {
         // An event dated before now is refused with its file and line, as simulate refuses one before its
         // run (a docs trial: the venue applied a past price jump silently at start).
         const { checkEventsNotBefore } = await import("../../simulator/scenario.js");
-        checkEventsNotBefore(sim.core.scenario, startedAt, options.scenario ?? "scenario");
+        checkEventsNotBefore(sim.core.scenario, startedAt, options.scenario ?? "scenario", "");
         const unknown = unknownFundCoins(
           options.fund,
           sim.tokens().map((t) => t.name),
