@@ -20,6 +20,29 @@ export async function loadBotConfig(
   return loadConfig(resolveConfigPath(opts.config, ctx.env), ctx.env, load);
 }
 
+/**
+ * The network and baseUrl of the user's bot file (found as every command finds it, never a shipped
+ * example), for read-only commands given neither --network nor --base-url; said on stderr. Undefined
+ * when none is found or it does not load (a go-live trial: `info` and `tx` in a mainnet bot's folder
+ * asked testnet, and an empty answer read as "nothing running").
+ */
+export async function botFileVenue(
+  ctx: CliContext,
+): Promise<{ network: import("../venue/networks.js").NetworkName; baseUrl: string | undefined } | undefined> {
+  const { discoverConfigPath, loadConfig, displayPath } = await import("../engine/config/loader.js");
+  const file = discoverConfigPath(undefined, ctx.env);
+  if (file === undefined) return undefined;
+  try {
+    const c = await loadConfig(file, ctx.env, { leaveOutBroken: true });
+    ctx.stderr(
+      `hlbot: ${c.network}${c.baseUrl === undefined ? "" : ` at ${c.baseUrl}`}, as ${displayPath(file)} says (--network or --base-url to choose)\n`,
+    );
+    return { network: c.network, baseUrl: c.baseUrl };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Says when $HLBOT_CONFIG is used while ./hlbot.yaml, another file, is in the working folder. */
 export async function noteShadowedConfig(ctx: CliContext, option: string | undefined): Promise<void> {
   const { shadowedLocalConfig, displayPath, CONFIG_PATH_ENV } = await import("../engine/config/loader.js");

@@ -77,7 +77,7 @@ interface InfoOptions {
   hash?: string;
   dex?: string;
   req?: string;
-  network: string;
+  network?: string;
   baseUrl?: string;
   explorerUrl?: string;
   timeout?: string;
@@ -114,7 +114,7 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--hash <hash>", "transaction hash (0x + 64 hex digits)")
     .option("--dex <name>", 'perp dex name ("" is the main dex)')
     .option("--req <json>", 'candleSnapshot request, e.g. \'{"coin":"@107","interval":"1h","startTime":0}\'')
-    .option("--network <name>", "mainnet or testnet", "testnet")
+    .option("--network <name>", "mainnet or testnet (default: the bot file's network, else testnet)")
     .option("--base-url <url>", "send every request to this base URL instead (e.g. the simulator)")
     .option("--explorer-url <url>", "post explorer queries (txDetails) to this URL instead")
     .option("--timeout <ms>", "per-request timeout in milliseconds (default 10000)")
@@ -171,8 +171,12 @@ async function runInfo(type: string, options: InfoOptions, ctx: CliContext): Pro
     import("../../lib/json.js"),
   ]);
   if (!isInfoType(type)) throw new ValidationError([{ path: "type", message: `unknown info type ${type}` }]);
-  const network = parseNetworkName(options.network, "--network");
-  resolveEndpoints(network, options.baseUrl, options.explorerUrl); // bad URLs are refused here, first
+  const { botFileVenue } = await import("../bot.js");
+  const fromFile =
+    options.network === undefined && options.baseUrl === undefined ? await botFileVenue(ctx) : undefined;
+  const network = parseNetworkName(options.network ?? fromFile?.network ?? "testnet", "--network");
+  const baseUrl = options.baseUrl ?? fromFile?.baseUrl;
+  resolveEndpoints(network, baseUrl, options.explorerUrl); // bad URLs are refused here, first
   const spec = INFO_METHODS[type];
   // Validate the whole request before a transport exists: bad input never reaches the network.
   try {
@@ -184,7 +188,7 @@ async function runInfo(type: string, options: InfoOptions, ctx: CliContext): Pro
 
   const transport = createTransport({
     network,
-    baseUrl: options.baseUrl,
+    baseUrl,
     explorerUrl: options.explorerUrl,
     timeoutMs,
   });

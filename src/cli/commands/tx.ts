@@ -9,6 +9,7 @@ export function register(program: Command, ctx: CliContext): void {
       .command("tx")
       .description("look up a transaction by hash (txDetails on the explorer)")
       .argument("<hash>", "transaction hash, 0x followed by 64 hex digits"),
+    { botFile: true },
   ).action(
     async (
       hash: string,
@@ -25,7 +26,13 @@ export function register(program: Command, ctx: CliContext): void {
           { path: "hash", message: "this is the signing key, not a transaction hash; nothing was sent" },
         ]);
       }
-      const selection = readNetworkOptions(opts);
+      const { botFileVenue } = await import("../bot.js");
+      const fromFile =
+        opts.network === undefined && opts.baseUrl === undefined ? await botFileVenue(ctx) : undefined;
+      const selection = readNetworkOptions(
+        { ...opts, ...(fromFile?.baseUrl === undefined ? {} : { baseUrl: fromFile.baseUrl }) },
+        fromFile?.network,
+      );
       const { createTransport } = await import("../../venue/transport/factory.js");
       const { InfoClient } = await import("../../venue/info/client.js");
       const { stringifyJson } = await import("../../lib/json.js");
