@@ -29,6 +29,7 @@ export function register(program: Command, ctx: CliContext): void {
       const config = await loadBotConfig(ctx, opts, { leaveOutBroken: true });
       await warnLeftOut(ctx, config);
       let account = opts.user === undefined ? config.account : parseAddress(opts.user, "--user");
+      const fromKey = account === undefined;
       if (account === undefined) {
         const { loadSigner } = await import("../../venue/signing/signer.js");
         const { ConfigError } = await import("../../lib/errors.js");
@@ -52,6 +53,17 @@ export function register(program: Command, ctx: CliContext): void {
       try {
         const warn = (message: string) => ctx.stderr(`hlbot: warning: ${message}\n`);
         const info = new InfoClient(transport, { onUnknown: warn });
+        if (fromKey) {
+          // The key's address: an API wallet holds nothing; its master's account is the one it trades.
+          const { masterOfAgent } = await import("../../venue/exchange/authority.js");
+          const master = await masterOfAgent(info, account).catch(() => undefined);
+          if (master !== undefined) {
+            ctx.stderr(
+              `hlbot: the key ${account.toLowerCase()} is an API wallet of ${master}: showing ${master} (set \`account: ${master}\` in the bot file, or --user)\n`,
+            );
+            account = master;
+          }
+        }
         const status = await collectStatus(
           info,
           account.toLowerCase(),

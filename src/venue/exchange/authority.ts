@@ -135,6 +135,16 @@ export function describeAuthority(a: Authority): string {
  * know (kept as a string), which hides the discriminant from TypeScript; the schema has already checked
  * that these two roles carry their address.
  */
+/**
+ * The master of `address` when it is an API wallet (userRole "agent"), else undefined: a read-only view
+ * of a key's account shows its master's (a go-live trial: `status` with an API wallet's key and no
+ * `account:` showed the agent's empty account, "Running TWAPs: none", while the master's ran).
+ */
+export async function masterOfAgent(info: UserRoleReader, address: string): Promise<string | undefined> {
+  const role = await info.userRole({ user: normalizeAddress(address, "signer") });
+  return role.role === "agent" ? normalizeAddress(roleData(role).user, "master") : undefined;
+}
+
 function roleData(role: UserRoleResponse): { user?: string; master?: string } & Record<string, string> {
   return (role as { data?: Record<string, string> }).data ?? {};
 }
