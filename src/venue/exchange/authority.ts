@@ -107,7 +107,7 @@ export function decideAuthority(
     case "user":
       return refuse(
         master === undefined
-          ? `the key is neither ${account}'s own key nor one of its API wallets (approve it with approveAgent, or set \`account\` to a sub-account of ${signer})`
+          ? `the key is neither ${account}'s own key nor one of its API wallets (approve it as an API wallet of that account in the venue's app, or set \`account\` to a sub-account of ${signer})`
           : `the key is an API wallet of ${master}, and ${account} is neither that account nor one of its sub-accounts`,
       );
     default:
