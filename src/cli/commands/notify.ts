@@ -47,9 +47,15 @@ export function register(program: Command, ctx: CliContext): void {
         minIntervalMs: 0,
       });
       const { testEvent } = await import("../../engine/notify/events.js");
+      // The bot's account as its notices name it: `account:`, else the key's address when cheap to read.
+      const { keyAddress } = await import("../bot.js");
+      const account =
+        config.account ??
+        (await keyAddress(config, ctx.env).catch(() => undefined)) ??
+        "(the signer's account)";
       notifier.notify(
         testEvent({
-          account: config.account ?? "(the signer's account)",
+          account,
           network: config.network,
           now: Date.now(),
         }),
