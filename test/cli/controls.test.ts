@@ -496,9 +496,14 @@ describe("the kill switch", () => {
     const all = await cli(["stop", "--config", config, "--cancel-twaps"]);
     expect(all.code, all.stderr).toBe(0);
     expect(ledger("twapTerminated")).toHaveLength(2);
-    // The bot file itself must still load.
-    writeFileSync(config, "network: testnet\nmode: live\nstrategies: 7\n");
-    expect((await cli(["stop", "--config", config])).code).toBe(2);
+    // A bot file that does not load itself: the switch its state: line names is engaged all the same
+    // (a go-live trial's emergency stop engaged nothing), with a warning; TWAPs are not cancelled.
+    expect((await cli(["resume", "--config", config])).code).toBe(0);
+    writeFileSync(config, "network: testnet\nmode: live\nstrategies: 7\nstate: ./state\n");
+    const broken = await cli(["stop", "--config", config]);
+    expect(broken.code, broken.stderr).toBe(0);
+    expect(broken.stderr).toMatch(/read from the bot file's state: and limits\.killSwitchFile lines alone/);
+    expect(existsSync(join(dir, "state", "STOP"))).toBe(true);
   });
 
   it("stop --cancel-twaps cancels the account's running TWAPs through the executor, journaled", async () => {
