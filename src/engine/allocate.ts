@@ -466,7 +466,7 @@ function netOpposingTwaps(
           strategy: w.strategy,
           considered: "twapOrder",
           reason: `${w.reason}; ${note}, and the rest is not traded: ${fit.reason}`,
-          netted: nettedPart(w, take),
+          netted: { ...nettedPart(w, take), absorbed: true },
         };
         skipped.push(absorbed);
         // Covered like a dropped side: if another winner's trade is left and does not go out as netted,

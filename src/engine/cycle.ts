@@ -735,63 +735,64 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       deps.journal.batch(() => {
         for (const s of covered) {
           const { coveredOn, ...skip } = s;
-          const cover = report.decisions.find(
-            (d) =>
-              d.decision.kind === "twapOrder" &&
-              d.decision.assetId === coveredOn &&
-              d.action !== undefined &&
-              d.action.outcome !== "rejected" &&
-              d.action.outcome !== "skipped",
-          );
-          // Cut by a limit after the netting (smaller than the allocator netted it to), the covering TWAP
-          // may have gone out as large as without it: what it covered did not trade (a cron user's trial:
-          // a sale of 493 HYPE cut to 200 by maxOrderUsd "covered" a DCA's 6, and the DCA's day was
-          // lost). Its slot stays due too.
-          const netted = allocation.intents.find(
-            (i) =>
-              i.kind === "twapOrder" && i.assetId === coveredOn && i.strategy === cover?.decision.strategy,
-          );
-          const cut =
-            cover?.decision.kind === "twapOrder" &&
-            netted?.kind === "twapOrder" &&
-            cover.decision.size.lt(netted.size);
-          // The part a larger side netted away is covered by its own TWAP: if that did not go out as
-          // netted, the part is not counted (its own TWAP's decision says why); nothing more to defer.
-          if (skip.netted?.part === true) {
-            const own = report.decisions.find(
+          /** How a strategy's TWAP on the pair went out: not at all, smaller than netted (cut), or as netted. */
+          const wentOut = (strategy: string): "no" | "cut" | "yes" => {
+            const sent = report.decisions.find(
               (d) =>
                 d.decision.kind === "twapOrder" &&
                 d.decision.assetId === coveredOn &&
-                d.decision.strategy === skip.strategy &&
+                d.decision.strategy === strategy &&
                 d.action !== undefined &&
                 d.action.outcome !== "rejected" &&
                 d.action.outcome !== "skipped",
             );
+            if (sent === undefined || sent.decision.kind !== "twapOrder") return "no";
             const planned = allocation.intents.find(
-              (i) => i.kind === "twapOrder" && i.assetId === coveredOn && i.strategy === skip.strategy,
+              (i) => i.kind === "twapOrder" && i.assetId === coveredOn && i.strategy === strategy,
             );
-            const ownCut =
-              own?.decision.kind === "twapOrder" &&
-              planned?.kind === "twapOrder" &&
-              own.decision.size.lt(planned.size);
+            return planned?.kind === "twapOrder" && sent.decision.size.lt(planned.size) ? "cut" : "yes";
+          };
+          // The part a larger side netted away is covered by its own TWAP: if that did not go out as
+          // netted, the part is not counted (its own TWAP's decision says why); nothing more to defer.
+          if (skip.netted?.part === true) {
             const { netted: _part, ...plain } = skip;
-            record(deps, report, cycleId, own === undefined || ownCut ? plain : skip, "skipped");
+            record(deps, report, cycleId, wentOut(skip.strategy) === "yes" ? skip : plain, "skipped");
             continue;
           }
+          // A side netted away is covered only if every TWAP left on the larger side goes out as netted
+          // (a review: with two sellers, the first sale that went out was taken for the one carrying the
+          // netting, which maxOrderUsd had cut). Cut by a limit after the netting, a TWAP may have gone
+          // out as large as without it: what it covered did not trade (a cron user's trial: a sale of 493
+          // HYPE cut to 200 by maxOrderUsd "covered" a DCA's 6, and the DCA's day was lost).
+          const carrierSide =
+            skip.netted === undefined || skip.netted.absorbed === true
+              ? skip.netted?.side
+              : skip.netted.side === "buy"
+                ? "sell"
+                : "buy";
+          const carriers = allocation.intents.filter(
+            (i) =>
+              i.kind === "twapOrder" &&
+              i.assetId === coveredOn &&
+              (carrierSide === undefined || i.side === carrierSide),
+          );
+          const outcomes = carriers.map((c) => ({ strategy: c.strategy, went: wentOut(c.strategy) }));
+          const missing = outcomes.length === 0 || outcomes.some((o) => o.went === "no");
+          const cut = outcomes.find((o) => o.went === "cut");
           record(
             deps,
             report,
             cycleId,
-            cover === undefined
+            missing
               ? {
                   ...skip,
                   reason: `${skip.reason}; that TWAP did not go out (blocked or refused): not traded, the slot stays due`,
                   defer: true,
                 }
-              : cut
+              : cut !== undefined
                 ? {
                     ...skip,
-                    reason: `${skip.reason}; that TWAP went out reduced by a limit (${cover.decision.strategy}'s reason says which): what it covered may not have traded, the slot stays due`,
+                    reason: `${skip.reason}; that TWAP went out reduced by a limit (${cut.strategy}'s reason says which): what it covered may not have traded, the slot stays due`,
                     defer: true,
                   }
                 : skip,

@@ -128,6 +128,8 @@ export interface Skip extends Base {
     side: "buy" | "sell";
     /** The larger side's part taken off its own TWAP (covered by that TWAP going out). */
     part?: true;
+    /** A larger side netted to nothing: covered by the other larger sides' TWAPs going out. */
+    absorbed?: true;
   };
 }
 

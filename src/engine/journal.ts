@@ -775,13 +775,14 @@ export class Journal {
 
   /**
    * USD of `strategy`'s TWAPs on a market netted against another strategy's opposing TWAP in live cycles
-   * of `account` (decisions carrying `netted`, not deferred): traded for it without a TWAP of its own,
+   * of `account` that finished ok (decisions carrying `netted`, not deferred; a failed cycle leaves its slot
+   * due, and its retry nets again: a review found it counted twice): traded for it without a TWAP of its own,
    * so its budget counts it (allocate.ts netOpposingTwaps).
    */
   nettedUsd(account: string, strategy: string, market: { assetId: number; side: "buy" | "sell" }): Decimal {
     const rows = this.sql(
       `SELECT json_extract(d.intent, '$.netted.usd') AS usd FROM decisions d JOIN cycles c ON c.id = d.cycle_id
-         WHERE c.account = ? AND c.mode = 'live' AND d.strategy = ? AND d.kind = 'skip'
+         WHERE c.account = ? AND c.mode = 'live' AND c.status = 'ok' AND d.strategy = ? AND d.kind = 'skip'
            AND json_extract(d.intent, '$.netted.assetId') = ? AND json_extract(d.intent, '$.netted.side') = ?
            AND json_extract(d.intent, '$.defer') IS NULL`,
     ).all(account, strategy, market.assetId, market.side) as Array<{ usd: unknown }>;

@@ -372,7 +372,8 @@ function checkTwap(
     if (quoteMeta) return `${quoteMeta.why} (the USD price of ${pair.quote.name} values this order)`;
     const q = priceVerdict(quotePair, snapshot, input.memory(quoteLabel), input.limits, input.now);
     if (!q.ok || q.conservative === undefined) {
-      return `${q.why ?? "price sanity failed"} (the USD price of ${pair.quote.name} values this order)`;
+      const why = `${q.why ?? "price sanity failed"} (the USD price of ${pair.quote.name} values this order)`;
+      return q.defer ? { deferred: why } : why;
     }
     if (quoteUsd === undefined || q.conservative.gt(quoteUsd)) {
       quoteUsd = q.conservative;

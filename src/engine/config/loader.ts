@@ -199,11 +199,18 @@ export async function lenientKillSwitch(
 ): Promise<{ path: string; state: string } | { why: string }> {
   let doc: unknown;
   try {
-    doc = parseDocument(await readFile(file, "utf8")).toJS();
+    const parsed = parseDocument(await readFile(file, "utf8"));
+    // A file with YAML errors is not guessed at: an unclosed quote folds the lines after it into one
+    // value, and `state:` read as absent engaged the default folder's switch, exit 0 (a review).
+    const [error] = parsed.errors;
+    if (error !== undefined) return { why: `${displayPath(file)} is not valid YAML (${error.message})` };
+    doc = parsed.toJS();
   } catch (err) {
     return { why: `${displayPath(file)} cannot be read as YAML (${(err as Error).message})` };
   }
-  const top = typeof doc === "object" && doc !== null ? (doc as Record<string, unknown>) : {};
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc))
+    return { why: `${displayPath(file)} is not a mapping of keys` };
+  const top = doc as Record<string, unknown>;
   const limits =
     typeof top.limits === "object" && top.limits !== null ? (top.limits as Record<string, unknown>) : {};
   const text = (v: unknown, key: string): string | undefined | { why: string } => {
