@@ -43,6 +43,8 @@ it("a DCA held at its slot because the pair had no book buys once the book is ba
   // The 01:00 pass: held "HYPE/USDC has no book", the slot left due (deferred), not settled.
   expect(JSON.stringify(decisions)).toMatch(/HYPE\/USDC has no book/);
   expect(held.summary.summary.ran).toMatchObject([{ deferred: ["hype-dca"] }]);
+  // The summary names the network (a go-live trial: it had mode but no network).
+  expect(held.summary.summary).toMatchObject({ network: "testnet", mode: "live" });
   // --json says why (it gave the name alone: a cron user's trial).
   expect(held.summary.summary.ran).toMatchObject([
     { deferredReasons: [{ strategy: "hype-dca", reason: expect.stringMatching(/HYPE\/USDC has no book/) }] },

@@ -86,7 +86,7 @@ export function register(program: Command, ctx: CliContext): void {
         const { ConfigError, describeError } = await import("../../lib/errors.js");
         // The one --json summary line, of a pass or of one that could not start (same fields).
         const summaryLine = (at: number, account: string | null, rest: Record<string, unknown>) =>
-          `${stringifyJson({ summary: { at: iso(at), account, mode: live ? "live" : "dry-run", ...rest } })}\n`;
+          `${stringifyJson({ summary: { at: iso(at), account, network: config.network, mode: live ? "live" : "dry-run", ...rest } })}\n`;
         // --json promises a summary line even when nothing could run (the venue unreachable).
         const unstartedLine = (at: number, account: string | null, err: unknown) =>
           summaryLine(at, account, {
