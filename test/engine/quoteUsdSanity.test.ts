@@ -73,6 +73,11 @@ describe("the USD price of a TWAP's quote token", () => {
     expect(reasons).toMatch(
       /HYPE\/USDC mid 0\.25 is .* the mark 25.*\(the USD price of HYPE values this order\)/,
     );
+    // Held, not settled: the slot stays due, as for the pair's own prices (a review).
+    const held = report.decisions.find((d) =>
+      /the USD price of HYPE values this order/.test(d.decision.reason),
+    );
+    expect(held?.decision.kind === "skip" && held.decision.defer === true).toBe(true);
   });
 
   it("values the order in USD when it agrees: sized at its amount, within maxOrderUsd", async () => {
