@@ -28,7 +28,9 @@ export async function loadBotConfig(
  */
 export async function botFileVenue(
   ctx: CliContext,
+  flags: { network?: string | undefined; baseUrl?: string | undefined },
 ): Promise<{ network: import("../venue/networks.js").NetworkName; baseUrl: string | undefined } | undefined> {
+  if (flags.network !== undefined || flags.baseUrl !== undefined) return undefined;
   const { discoverConfigPath, loadConfig, displayPath } = await import("../engine/config/loader.js");
   const file = discoverConfigPath(undefined, ctx.env);
   if (file === undefined) return undefined;

@@ -172,8 +172,7 @@ async function runInfo(type: string, options: InfoOptions, ctx: CliContext): Pro
   ]);
   if (!isInfoType(type)) throw new ValidationError([{ path: "type", message: `unknown info type ${type}` }]);
   const { botFileVenue } = await import("../bot.js");
-  const fromFile =
-    options.network === undefined && options.baseUrl === undefined ? await botFileVenue(ctx) : undefined;
+  const fromFile = await botFileVenue(ctx, options);
   const network = parseNetworkName(options.network ?? fromFile?.network ?? "testnet", "--network");
   const baseUrl = options.baseUrl ?? fromFile?.baseUrl;
   resolveEndpoints(network, baseUrl, options.explorerUrl); // bad URLs are refused here, first

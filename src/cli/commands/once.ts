@@ -271,8 +271,15 @@ export function register(program: Command, ctx: CliContext): void {
             }
           }
           const killSwitch = killSwitchNotice(config.limits.killSwitchFile);
+          // Strategies whose slots went by with nothing run for them (said with the fix below).
+          const lostMissed = lostSlots(plan);
+          const lost = new Set(lostMissed.map((m) => m.strategy));
+          // What is known of why (a send it waited for, held each time until the slot was too old).
+          const heldReason = missedCauses(runtime.journal, runtime.account, lostMissed);
           await notifyOnce(ctx, config, runtime, logger, pass, {
             ended,
+            lostMissed,
+            missedCauses: heldReason,
             failedBefore,
             cycleFailedBefore,
             passWorked,
@@ -292,11 +299,6 @@ export function register(program: Command, ctx: CliContext): void {
           /** Submissions of a report refused, or still unknown after the pass (the exit code's 1). */
           const troubled = (report: import("../../engine/cycle.js").CycleReport) =>
             troubledActions(report, runtime.journal, runtime.account).length;
-          // Strategies whose slots went by with nothing run for them (said with the fix below).
-          const lostMissed = lostSlots(plan);
-          const lost = new Set(lostMissed.map((m) => m.strategy));
-          // What is known of why (a send it waited for, held each time until the slot was too old).
-          const heldReason = missedCauses(runtime.journal, runtime.account, lostMissed);
           const w = pass.watch;
           const watch = {
             checked: w.checked,
@@ -500,6 +502,9 @@ async function notifyOnce(
     stopReport?: import("../../engine/cycle.js").CycleReport;
     /** TWAPs this bot placed that ended since the last pass that worked. */
     ended: readonly import("../../engine/twapEnds.js").EndedOwnTwap[];
+    /** The pass's slots that went by with nothing done (lostSlots), and what is known of why. */
+    lostMissed: ReturnType<typeof import("../../engine/scheduler.js").lostSlots>;
+    missedCauses: ReadonlyMap<string, string>;
   },
 ): Promise<void> {
   if (!config.notify) return;
@@ -511,9 +516,9 @@ async function notifyOnce(
     cycleFailedEvent,
     cycleRecoveredEvent,
     scheduleMissedEvent,
+    toldAgain,
     twapEndedEvent,
   } = await import("../../engine/notify/events.js");
-  const { lostSlots, missedCauses } = await import("../../engine/scheduler.js");
   const { failedRuns, failedRunsText, unprocessedOnly } = await import("../../engine/cycle.js");
   const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
   const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
@@ -529,15 +534,10 @@ async function notifyOnce(
         notifier.notify(e);
   // Slots that went by with no run at all (a daily call hours after a daily slot): each told once.
   // A dry run keeps its own slot memory: its misses are not the bot's (a preview told a false alarm).
-  const lost = runtime.exchange?.mode === "live" ? lostSlots(pass.plan) : [];
+  const lost = runtime.exchange?.mode === "live" ? o.lostMissed : [];
   if (lost.length > 0)
     notifier.notify(
-      scheduleMissedEvent(
-        at,
-        lost,
-        config.schedule?.catchUpMs ?? DEFAULT_CATCH_UP_MS,
-        missedCauses(runtime.journal, runtime.account, lost),
-      ),
+      scheduleMissedEvent(at, lost, config.schedule?.catchUpMs ?? DEFAULT_CATCH_UP_MS, o.missedCauses),
     );
   // Failed cycles of this pass: told at the first failed pass in a row and every RETELL_EVERY-th, as
   // passes that could not start are (cron may call every minute through an outage).
@@ -559,8 +559,7 @@ async function notifyOnce(
     // venue down) is a new trouble: told at once, not counted on as the outage's (a review: a DCA held
     // for the clock right after an outage lost its day's buy with no word).
     const newTrouble = f.run && f.names.some((n) => (cycleFailedBefore.get(n) ?? 0) > 0);
-    if (inARow === 1 || inARow % RETELL_EVERY === 0 || newTrouble)
-      notifier.notify(cycleFailedEvent(at, f.names, f.error, inARow));
+    if (toldAgain(inARow) || newTrouble) notifier.notify(cycleFailedEvent(at, f.names, f.error, inARow));
   }
   // Recovered: the strategies that had failed and whose cycle (or the pass, nothing being due) worked,
   // the watch included.
@@ -589,9 +588,6 @@ async function notifyOnce(
   await notifier.flush(flushWaitMs(notifier));
   notifier.close();
 }
-
-/** Passes in a row that could not start, after which cycle.failed is told again (the first is told). */
-const RETELL_EVERY = 10;
 
 /**
  * A pass that could not start (the venue did not answer its first reads): one failed cycle row, so
@@ -625,9 +621,9 @@ async function recordUnstartedPass(
     // the pass that worked in between kept the earlier outage's count, and a new outage went untold
     // until its tenth pass (a cron user's trial).
     const inARow = Math.max(1, at.journal.failedInARow("once"));
-    if (!config.notify || (inARow !== 1 && inARow % RETELL_EVERY !== 0)) return;
+    const { cycleFailedEvent, toldAgain } = await import("../../engine/notify/events.js");
+    if (!config.notify || !toldAgain(inARow)) return;
     const { createNotifier, flushWaitMs } = await import("../../engine/notify/notifier.js");
-    const { cycleFailedEvent } = await import("../../engine/notify/events.js");
     const notifier = createNotifier(config.notify, ctx.env, logger, at.journal);
     if (!notifier) return;
     notifier.notify(

@@ -27,8 +27,7 @@ export function register(program: Command, ctx: CliContext): void {
         ]);
       }
       const { botFileVenue } = await import("../bot.js");
-      const fromFile =
-        opts.network === undefined && opts.baseUrl === undefined ? await botFileVenue(ctx) : undefined;
+      const fromFile = await botFileVenue(ctx, opts);
       const selection = readNetworkOptions(
         { ...opts, ...(fromFile?.baseUrl === undefined ? {} : { baseUrl: fromFile.baseUrl }) },
         fromFile?.network,

@@ -66,8 +66,16 @@ export function reconciledEvents(
   return out;
 }
 
-/** A strategy's sends never processed cycle after cycle are told at the first and every this many-th. */
-export const UNPROCESSED_RETELL_EVERY = 10;
+/**
+ * A trouble repeating cycle after cycle (a pass that fails under cron, a strategy's sends never
+ * processed) is told at the first and every this many-th: cron may call every minute.
+ */
+export const RETELL_EVERY = 10;
+
+/** Whether the `n`-th time in a row (from 1) a trouble is seen is one to tell (RETELL_EVERY). */
+export function toldAgain(n: number): boolean {
+  return n <= 1 || n % RETELL_EVERY === 0;
+}
 
 /** One event per submission of the cycle that got an answer (or lost it); dry runs tell nobody. */
 export function submissionEvents(
@@ -75,7 +83,7 @@ export function submissionEvents(
   report: CycleReport,
   /**
    * Per strategy, its cycles in a row whose sends were never processed (this one included; Journal
-   * unprocessedInARow): such a send is told at the first and every UNPROCESSED_RETELL_EVERY-th.
+   * unprocessedInARow): such a send is told at the first and every RETELL_EVERY-th (toldAgain).
    */
   unprocessedStreak?: (strategy: string) => number,
 ): NotifyEvent[] {
@@ -83,7 +91,7 @@ export function submissionEvents(
   for (const a of report.actions) {
     if (a.outcome !== "accepted" && a.outcome !== "rejected" && a.outcome !== "unknown") continue;
     const streak = a.unprocessed && a.action !== "twapCancel" ? (unprocessedStreak?.(a.strategy) ?? 1) : 1;
-    if (streak > 1 && streak % UNPROCESSED_RETELL_EVERY !== 0) continue;
+    if (!toldAgain(streak)) continue;
     // The pair's name as the decision gave it ("HYPE/USDC"): the request names only the asset id.
     const decided = report.decisions?.find((d) => d.action === a)?.decision as
       | { label?: unknown }
@@ -100,7 +108,7 @@ export function submissionEvents(
             : a.unprocessed
               ? // Never looked at (rate limited, unreachable): nothing happened, and a strategy's slot stays
                 // due (a review: "REJECTED by the venue" read as final, and a retry followed).
-                `${what} NOT PROCESSED (the venue was rate limiting, unreachable, or a proxy refused it): nothing happened; ${a.action === "twapCancel" ? "sent again while the TWAP runs" : "tried again while its slot is due"}${streak > 1 ? ` (${streak} cycles in a row; told every ${UNPROCESSED_RETELL_EVERY}th)` : ""}`
+                `${what} NOT PROCESSED (the venue was rate limiting, unreachable, or a proxy refused it): nothing happened; ${a.action === "twapCancel" ? "sent again while the TWAP runs" : "tried again while its slot is due"}${streak > 1 ? ` (${streak} cycles in a row; told every ${RETELL_EVERY}th)` : ""}`
               : `${what} REJECTED by the venue`
           : a.action === "twapCancel"
             ? `${what}: outcome UNKNOWN (being reconciled; sent again while the TWAP runs once this one can no longer land)`

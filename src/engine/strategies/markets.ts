@@ -101,37 +101,34 @@ export async function unknownMarkets(
   };
   for (const w of strategyConflicts(strategies, tokensOf)) if (!offline.has(w)) o.warn?.(w);
   for (const w of wanted) {
-    const named = universe.pairs.get(w.coin);
-    if (named !== undefined && w.tokenOnly === true && !universe.tokens.has(w.coin)) {
+    /** Leaves the strategy out with an issue at its coin's line (or `at`, another key of its file). */
+    const refuse = async (message: string, at: ReadonlyArray<string | number> = w.keyPath) => {
       names.add(w.strategy.name);
       issues.push({
         file: displayPath(w.strategy.file),
-        line: await lineInFile(w.strategy.file, w.keyPath),
-        keyPath: formatKeyPath([...w.keyPath]),
-        message: `${w.coin} is the pair ${named.base.name}/${named.quote.name}, not a token: name the token (${named.base.name})`,
+        line: await lineInFile(w.strategy.file, at),
+        keyPath: formatKeyPath([...at]),
+        message,
       });
+    };
+    const named = universe.pairs.get(w.coin);
+    if (named !== undefined && w.tokenOnly === true && !universe.tokens.has(w.coin)) {
+      await refuse(
+        `${w.coin} is the pair ${named.base.name}/${named.quote.name}, not a token: name the token (${named.base.name})`,
+      );
       continue;
     }
     if (named !== undefined) {
       // A pair named by its venue name trades its own quote: another quote written beside it would be
       // silently ignored (a new user's `coin: "@107", quote: PURR` paid in USDC).
-      const line =
-        w.quoteKeyPath === undefined || named.quote.name === w.quote
-          ? undefined
-          : await lineInFile(w.strategy.file, w.quoteKeyPath);
-      if (line !== undefined) {
-        names.add(w.strategy.name);
-        issues.push({
-          file: displayPath(w.strategy.file),
-          line,
-          keyPath: formatKeyPath([...(w.quoteKeyPath ?? [])]),
-          message: `${w.coin} is the pair ${named.base.name}/${named.quote.name}, which trades against ${named.quote.name}, not ${w.quote}: write quote: ${named.quote.name}, or name the coin (${named.base.name}) with the quote you mean`,
-        });
-      }
+      if (w.quoteKeyPath !== undefined && named.quote.name !== w.quote)
+        await refuse(
+          `${w.coin} is the pair ${named.base.name}/${named.quote.name}, which trades against ${named.quote.name}, not ${w.quote}: write quote: ${named.quote.name}, or name the coin (${named.base.name}) with the quote you mean`,
+          w.quoteKeyPath,
+        );
       continue;
     }
     if (pairFor(universe, w.coin, w.quote) !== undefined) continue;
-    names.add(w.strategy.name);
     const missing = [w.coin, w.quote].find((t) => !universe.tokens.has(t));
     const guess = missing === undefined ? undefined : didYouMean(missing, universe.tokens.keys());
     // "HYPE/USDC" where the venue names that pair "@107" (only PURR/USDC has a name like it): say how
@@ -141,25 +138,13 @@ export async function unknownMarkets(
       missing === w.coin && rest.length === 0 && slashBase && slashQuote
         ? pairFor(universe, slashBase, slashQuote)
         : undefined;
-    if (asTokens !== undefined) {
-      names.add(w.strategy.name);
-      issues.push({
-        file: displayPath(w.strategy.file),
-        line: await lineInFile(w.strategy.file, w.keyPath),
-        keyPath: formatKeyPath([...w.keyPath]),
-        message: `${w.coin} is not a pair name on the venue (it names this pair ${asTokens.name}): ${w.tokenOnly === true ? `name the token (${slashBase})` : `write coin: ${slashBase}${w.quoteKeyPath === undefined ? "" : ` and quote: ${slashQuote}`}`}`,
-      });
-      continue;
-    }
-    issues.push({
-      file: displayPath(w.strategy.file),
-      line: await lineInFile(w.strategy.file, w.keyPath),
-      keyPath: formatKeyPath([...w.keyPath]),
-      message:
-        missing !== undefined
+    await refuse(
+      asTokens !== undefined
+        ? `${w.coin} is not a pair name on the venue (it names this pair ${asTokens.name}): ${w.tokenOnly === true ? `name the token (${slashBase})` : `write coin: ${slashBase}${w.quoteKeyPath === undefined ? "" : ` and quote: ${slashQuote}`}`}`
+        : missing !== undefined
           ? `${missing} is not a spot token on the venue${guess ? ` (did you mean "${guess}"?)` : ""}`
           : `no spot pair trades ${w.coin} against ${w.quote} on the venue`,
-    });
+    );
   }
   return { issues, strategies: names };
 }

@@ -8,9 +8,22 @@
 //   cumulative volume traded $0.00. …" (as quoted by ccxt's error map and user reports, e.g.
 //   freqtrade#10960; Hyperliquid docs, "Rate limits and user limits": 10,000 requests plus one per USDC
 //   traded, then one request per 10 s).
+import type { AttemptResult } from "./submit.js";
+
 const REQUEST_REFUSAL = /expired|nonce|does not exist|signature|too many cumulative requests|rate limit/i;
 
 /** Whether the venue's refusal text refuses the request (signer, nonce, expiry, request budget), not the order. */
 export function refusesRequestNotOrder(text: string): boolean {
   return REQUEST_REFUSAL.test(text);
 }
+
+/**
+ * The attempt results of a request the venue never looked at (journaled per attempt): a status saying it
+ * was not processed, a 429, no connection. A submission whose every attempt is one of these was not
+ * processed (submit.ts NEVER_PROCESSED, counted from the journal; here, not there, so the journal need not load the signing code).
+ */
+export const NEVER_PROCESSED_ATTEMPTS: ReadonlySet<AttemptResult> = new Set<AttemptResult>([
+  "http-status",
+  "rate-limited",
+  "connection",
+]);

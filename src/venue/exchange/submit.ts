@@ -121,7 +121,8 @@ export type RejectionCode =
  * Rejections of a request the venue never processed: every attempt rate limited or unreachable, or a
  * status that says the request was not looked at (a proxy's 403, a 404, a 408). Nothing happened, so
  * the same intent may be sent again. A 422 is not one of them: the venue read these bytes and could not
- * deserialize them, and sending them again cannot help.
+ * deserialize them, and sending them again cannot help. Per journaled attempt: refusals.ts
+ * NEVER_PROCESSED_ATTEMPTS.
  */
 export const NEVER_PROCESSED: ReadonlySet<RejectionCode> = new Set<RejectionCode>([
   "rate-limited",
