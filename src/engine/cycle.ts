@@ -408,11 +408,23 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     const history = read.stakingHistory;
     const venueNow = deps.venueNow?.();
     const localToVenue = venueNow === undefined ? 0 : venueNow - deps.clock();
-    const snapshot =
-      history === undefined
+    // Who placed each running TWAP: the venue does not say; this bot's journal does (shown in reasons).
+    const owned =
+      read.twaps.length === 0
         ? read
         : {
             ...read,
+            twaps: read.twaps.map((t) => ({
+              ...t,
+              placedBy:
+                t.twapId === undefined ? null : (deps.journal.twapPlacedBy(deps.account, t.twapId) ?? null),
+            })),
+          };
+    const snapshot =
+      history === undefined
+        ? owned
+        : {
+            ...owned,
             ownStakingMoves: deps.journal
               .ownStakingMoves(
                 deps.account,

@@ -3,6 +3,9 @@
 // into canonical wire actions, and risk limits may reduce or block them first.
 import type { Decimal } from "../lib/decimal.js";
 
+/** Name under which manual actions (`hlbot twap`, …) are journaled: their decisions, submissions and usage. */
+export const MANUAL_STRATEGY = "manual";
+
 interface Base {
   /** Name of the strategy (from its file) that produced this decision. */
   strategy: string;

@@ -11,6 +11,7 @@ import { applyMigrations, type Migration, openStateDb, recordSubmissionMark } fr
 import { HYPE_WEI_DECIMALS } from "../venue/constants.js";
 import { NEVER_PROCESSED_ATTEMPTS } from "../venue/exchange/refusals.js";
 import { twapRecordKey } from "./intentKinds.js";
+import { MANUAL_STRATEGY } from "./intents.js";
 import type { NotificationAttempt } from "./notify/notifier.js";
 import type { PairMemory } from "./priceSanity.js";
 import type { SlotState } from "./schedule.js";
@@ -322,8 +323,7 @@ const SUBMISSION_COLUMNS = `id, cycle_id AS cycleId, strategy, account, signer, 
   stake_move AS stakeMove, asset, twap_id AS twapId, expected_end AS expectedEnd, created_at AS createdAt,
   updated_at AS updatedAt, venue_at AS venueAt`;
 
-/** Name under which manual actions are journaled (their decisions, submissions and usage). */
-export const MANUAL_STRATEGY = "manual";
+export { MANUAL_STRATEGY };
 /** Name of `hlbot journal rebuild`'s rows no configured strategy owned (the venue does not say who). */
 export const VENUE_HISTORY_STRATEGY = "(venue history)";
 
@@ -1228,6 +1228,15 @@ export class Journal {
     entry: { twapId?: number | undefined; state: { timestamp: number; coin: string } },
   ): boolean {
     return this.hasVenueRecord(account, twapRecordKey(entry), entry.twapId);
+  }
+
+  /** The strategy whose submission placed TWAP `twapId` ("manual" for `hlbot twap`); undefined: not this bot. */
+  twapPlacedBy(account: string, twapId: number): string | undefined {
+    const row = this.sql("SELECT strategy FROM submissions WHERE account = ? AND twap_id = ? LIMIT 1").get(
+      account,
+      twapId,
+    ) as { strategy: string } | undefined;
+    return row?.strategy;
   }
 
   /** A venue record imported under `key`, or (a TWAP) the submission that placed TWAP `twapId`. */

@@ -138,6 +138,11 @@ export interface RunningTwap {
    * or refused): what it executed is all it will.
    */
   ended?: boolean;
+  /**
+   * Set on `twaps` by the cycle from its journal (the venue does not say): the strategy that placed it
+   * ("manual" for `hlbot twap`), or null when this bot's journal has no record of it. Shown only.
+   */
+  placedBy?: string | null;
 }
 
 export type StakingLink =

@@ -3,8 +3,16 @@
 import * as z from "zod";
 import { Decimal, truncateDecimals } from "../../lib/decimal.js";
 import { decimal, integer } from "../config/fields.js";
-import type { Intent, Skip } from "../intents.js";
-import { pairLabel, type Snapshot, type SpotPair, twapCoinIsPair, type VenueRules } from "../snapshot.js";
+import { type Intent, MANUAL_STRATEGY, type Skip } from "../intents.js";
+import {
+  pairLabel,
+  pairText,
+  type RunningTwap,
+  type Snapshot,
+  type SpotPair,
+  twapCoinIsPair,
+  type VenueRules,
+} from "../snapshot.js";
 
 /** The `twap:` block of TWAP strategies. Bounds are the venue's; the configured rules may narrow them. */
 export const twapSchema = z
@@ -205,6 +213,24 @@ export function fitTwapDuration(
 /** The running TWAP of the account on this pair, if any (by asset id or pair name; a perp's never). */
 export function runningTwapOn(snapshot: Snapshot, pair: SpotPair) {
   return snapshot.twaps.find((t) => t.assetId === pair.assetId || twapCoinIsPair(t.coin, pair));
+}
+
+/**
+ * "a TWAP #12 of dca-hype is already running on HYPE/USDC": who placed it, when the journal knows
+ * (`placedBy`); "not placed by this bot" when it does not (the user's, another bot's, or from before
+ * this journal).
+ */
+export function runningTwapText(running: RunningTwap, pair: SpotPair): string {
+  const id = running.twapId === undefined ? "" : ` #${running.twapId}`;
+  const by =
+    running.placedBy === undefined
+      ? ""
+      : running.placedBy === null
+        ? " (not placed by this bot)"
+        : running.placedBy === MANUAL_STRATEGY
+          ? " (placed by hand: hlbot twap)"
+          : ` of ${running.placedBy}`;
+  return `a TWAP${id}${by} is already running on ${pairText(pair)}`;
 }
 
 /** A decimal for a reason: at most `dp` decimals (truncated), no trailing zeros, no exponent. */

@@ -10,7 +10,7 @@ import { Decimal, truncateDecimals } from "../../lib/decimal.js";
 import { DEFAULT_TWAP_BUY_RESERVE } from "../allocate.js";
 import { positiveDecimal } from "../config/fields.js";
 import type { TwapOrderIntent } from "../intents.js";
-import { pairFor, pairText, type VenueRules } from "../snapshot.js";
+import { pairFor, type VenueRules } from "../snapshot.js";
 import { isUsdStablecoin, usdPerUnit } from "../usd.js";
 import {
   fitTwapDuration,
@@ -18,6 +18,7 @@ import {
   fmt,
   pct,
   runningTwapOn,
+  runningTwapText,
   skip,
   twapLiquidity,
   twapSchema,
@@ -109,11 +110,8 @@ export const twapAccumulate = defineStrategy({
     }
     const running = runningTwapOn(snapshot, pair);
     if (running !== undefined) {
-      const id = running.twapId === undefined ? "" : ` #${running.twapId}`;
       // Temporary: the run is retried at the strategy's next chance instead of being dropped.
-      return [
-        { ...skip(name, `a TWAP${id} is already running on ${pairText(pair)}`, considered), defer: true },
-      ];
+      return [{ ...skip(name, runningTwapText(running, pair), considered), defer: true }];
     }
     // Amounts are in USD; the order is in quote units.
     const quoteUsd = usdPerUnit(snapshot, quote);

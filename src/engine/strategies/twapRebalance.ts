@@ -5,7 +5,7 @@ import * as z from "zod";
 import { Decimal, shownRatio, truncateDecimals, ZERO } from "../../lib/decimal.js";
 import { decimal, fraction, positiveDecimal } from "../config/fields.js";
 import type { Decision, TwapOrderIntent } from "../intents.js";
-import { pairFor, pairLabel, pairText, type Snapshot, type SpotPair } from "../snapshot.js";
+import { pairFor, pairLabel, type Snapshot, type SpotPair } from "../snapshot.js";
 import { usdPerUnit } from "../usd.js";
 import {
   fitTwapDuration,
@@ -14,6 +14,7 @@ import {
   ONE,
   pct,
   runningTwapOn,
+  runningTwapText,
   skip,
   twapLiquidity,
   twapSchema,
@@ -355,10 +356,9 @@ export const twapRebalance = defineStrategy({
       }
       const running = runningTwapOn(snapshot, pair);
       if (running !== undefined) {
-        const id = running.twapId === undefined ? "" : ` #${running.twapId}`;
         // Temporary: retried at the strategy's next chance.
         decisions.push({
-          ...skip(name, `${where}: a TWAP${id} is already running on ${pairText(pair)}`, "twapOrder"),
+          ...skip(name, `${where}: ${runningTwapText(running, pair)}`, "twapOrder"),
           defer: true,
         });
         continue;
