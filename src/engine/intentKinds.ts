@@ -5,7 +5,8 @@
 // table's type maps every IntentKind, so a new kind of intent does not compile until it has an entry
 // here; the wire facts of the action it is sent as (builder, signing, schemas) are in that action's
 // module under src/venue/exchange/actions.
-import { Decimal } from "../lib/decimal.js";
+import { Decimal, fromWei } from "../lib/decimal.js";
+import { HYPE_WEI_DECIMALS } from "../venue/constants.js";
 import type { ActionDataOf, ActionOf, ExchangeActionType } from "../venue/exchange/actions/index.js";
 import type { CallOf, ExchangeCall } from "../venue/exchange/client.js";
 import type { DelegatorHistoryResponse, TwapHistoryResponse } from "../venue/info/methods/index.js";
@@ -298,7 +299,7 @@ function historyMatch(
   what: string,
   test: (delta: HistoryDelta, amount: Decimal) => boolean,
 ): Found | undefined {
-  const amount = new Decimal(String(wei)).div(1e8);
+  const amount = fromWei(wei, HYPE_WEI_DECIMALS);
   return closest(m.nonce, m.evidence.history ?? [], (entry) => {
     const key = historyRecordKey(entry);
     if (m.claimed.has(key) || entry.time < m.from || entry.time > m.until) return undefined;

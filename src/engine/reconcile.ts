@@ -57,8 +57,11 @@ export interface ReconcileResult {
 /**
  * The venue accepts a nonce N while its block time T < N + 2 days (nonces must lie in (T − 2 days,
  * T + 1 day): Hyperliquid docs, "Nonces and API wallets",
- * https://hyperliquid.gitbook.io/hyperliquid-docs/for-developers/api/nonces-and-api-wallets). A
- * user-signed action has no other expiry, so a held copy may land until then.
+ * https://hyperliquid.gitbook.io/hyperliquid-docs/for-developers/api/nonces-and-api-wallets, in the
+ * version the reference quotes; a facts audit read a later version as "within 1 day" of the block time,
+ * unconfirmed). A user-signed action has no other expiry, so a held copy may land until then. The longer
+ * window is the default because it is the safe side: a staking strategy whose answer was lost waits
+ * longer rather than acting twice; `venue.userSignedGraceMs` sets it.
  */
 export const DEFAULT_USER_SIGNED_GRACE_MS = 2 * 24 * 60 * 60_000;
 /** How far back settled submissions may have left records an unresolved one could be confused with. */

@@ -472,7 +472,7 @@ export function waitingOn(
     if (!wanted.has(r.strategy) || out.has(r.strategy)) continue;
     out.set(
       r.strategy,
-      `it waited for the outcome of its ${r.actionType} #${r.id} (sent ${iso(r.createdAt)}), still unknown: it acts again once that is settled (${r.expiresAfter === null ? "a staking action: up to 2 days after it was signed" : `after its expiresAfter, ${iso(r.expiresAfter)}`})`,
+      `it waited for the outcome of its ${r.actionType} #${r.id} (sent ${iso(r.createdAt)}), still unknown: it acts again once that is settled (${r.expiresAfter === null ? "a staking action: until its nonce window has passed, venue.userSignedGraceMs after it was signed (2 days by default)" : `after its expiresAfter, ${iso(r.expiresAfter)}`})`,
     );
   }
   return out;

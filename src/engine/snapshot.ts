@@ -2,7 +2,7 @@
 // terms (Decimals, ms timestamps, resolved asset ids) rather than wire shapes. Strategies receive only
 // this; they never touch the network. The builder that fills it from the info client lives beside it.
 import { Decimal } from "../lib/decimal.js";
-import { TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../venue/constants.js";
+import { TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES, TWAP_SLICE_SECONDS } from "../venue/constants.js";
 import type { TwapHistoryResponse } from "../venue/info/methods/index.js";
 import type { NetworkName } from "../venue/networks.js";
 
@@ -197,7 +197,7 @@ export interface VenueRules {
 export const DEFAULT_VENUE_RULES: Readonly<VenueRules> = Object.freeze({
   twapMinMinutes: TWAP_MIN_MINUTES,
   twapMaxMinutes: TWAP_MAX_MINUTES_DEFAULT,
-  twapSliceSeconds: 30,
+  twapSliceSeconds: TWAP_SLICE_SECONDS,
   twapMinOrderValue: new Decimal(100),
   twapMinSliceValue: new Decimal(0),
 });

@@ -11,6 +11,9 @@
 //   (Hyperliquid docs, "Staking"; the docs' delegatorHistory example finalises 7 days and 1 s after it
 //   starts). Testnet's queue is shorter (a public SDK reads 5 minutes from testnet histories;
 //   unconfirmed), so hlbot shows no date there.
+// - A TWAP sends a suborder every 30 seconds (Hyperliquid docs, "Order types": TWAP).
+// - A delegation locks the validator's stake for 1 day (Hyperliquid docs, "Staking": "delegations have a
+//   lockup period of 1 day"; delegatorSummary's lockedUntilTimestamp is the last delegation + 1 day).
 
 import { Decimal } from "../lib/decimal.js";
 import type { NetworkName } from "./networks.js";
@@ -26,6 +29,18 @@ export const TWAP_MIN_MINUTES = 5;
 
 /** Default longest TWAP, in minutes (unconfirmed; `venue.twapMaxMinutes` overrides it). */
 export const TWAP_MAX_MINUTES_DEFAULT = 10_080;
+
+/**
+ * The most `venue.twapMaxMinutes` may be raised to (30 days): not a venue fact, a bound on a typo. A
+ * strategy's `twap.minutes` is checked against the configured maximum, not this.
+ */
+export const TWAP_MAX_MINUTES_CEILING = 43_200;
+
+/** Seconds between a TWAP's suborders. */
+export const TWAP_SLICE_SECONDS = 30;
+
+/** How long a delegation locks the validator's stake, in ms (1 day). */
+export const DELEGATION_LOCK_MS = 24 * 60 * 60_000;
 
 /**
  * userTwapSliceFills (and userFills) answer an account's latest 2,000 fills at most (Hyperliquid docs,
@@ -53,8 +68,20 @@ export function delegatorApr(predictedApr: Decimal, commission: Decimal, net: bo
   return net ? predictedApr : predictedApr.times(new Decimal(1).minus(commission));
 }
 
-/** The unstaking queue by network, in ms; undefined where it is not known. Only shown, never acted on. */
+/**
+ * The unstaking queue by network, in ms; undefined where it is not known. Shown (withdrawal dates), and
+ * acted on only through LONGEST_UNSTAKING_QUEUE_MS.
+ */
 export const UNSTAKING_QUEUE_MS: Readonly<Record<NetworkName, number | undefined>> = {
   mainnet: 7 * 24 * 60 * 60_000,
   testnet: undefined,
 };
+
+/**
+ * The longest known unstaking queue, used on either network where hlbot must assume HYPE staked now stays
+ * away that long (the staking strategy keeps on spot what running sales would sell over it): a longer
+ * horizon keeps more on spot, the safe side where testnet's queue is unknown.
+ */
+export const LONGEST_UNSTAKING_QUEUE_MS = Math.max(
+  ...Object.values(UNSTAKING_QUEUE_MS).filter((ms): ms is number => ms !== undefined),
+);

@@ -136,7 +136,9 @@ describe("plan with answers the simulator does not model", () => {
     proxy.setRewrites({ twapHistory: () => [entry(60)] });
     const running = io();
     expect(await main(["plan", "--config", config], running.io)).toBe(0);
-    expect(running.stdout()).toMatch(/a TWAP #777 \(not placed by this bot\) is already running on HYPE\/USDC \(@107\)/);
+    expect(running.stdout()).toMatch(
+      /a TWAP #777 \(not placed by this bot\) is already running on HYPE\/USDC \(@107\)/,
+    );
     expect(running.stdout()).not.toMatch(/twapOrder/);
 
     // The same record for a 5-minute TWAP that began 10 minutes (and the margin) ago cannot be executing any more.

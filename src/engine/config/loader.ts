@@ -22,6 +22,7 @@ import {
   parseYamlSource,
   type YamlSource,
 } from "../../lib/yamlSource.js";
+import { TWAP_SLICE_SECONDS } from "../../venue/constants.js";
 import type { NetworkName } from "../../venue/networks.js";
 import type { RiskLimits } from "../risk.js";
 import {
@@ -438,6 +439,43 @@ async function readStrategyFiles(
   return { loaded: loaded.filter((s) => !twice.has(s.name)), issues };
 }
 
+/**
+ * Strategies whose `twap.minutes` or `twap.maxMinutes` lies outside the bot file's venue range
+ * (venue.twapMinMinutes..twapMaxMinutes): the strategy schema knows only the widest range a bot file may
+ * set. Refused rather than cut at run time: a TWAP of another length than written changes what the
+ * strategy does (a facts audit: a raised venue.twapMaxMinutes was refused by the strategies' own fixed
+ * bound, and a lowered one validated "ok" while each TWAP was cut).
+ */
+async function twapMinutesIssues(
+  strategies: readonly Strategy[],
+  venue: { twapMinMinutes: number; twapMaxMinutes: number },
+): Promise<{ issues: ConfigIssue[]; names: Set<string> }> {
+  const issues: ConfigIssue[] = [];
+  const names = new Set<string>();
+  for (const s of strategies) {
+    const twap = (s.params as { twap?: { minutes?: unknown; maxMinutes?: unknown } }).twap;
+    for (const key of ["minutes", "maxMinutes"] as const) {
+      const value = twap?.[key];
+      if (typeof value !== "number") continue;
+      const why =
+        value > venue.twapMaxMinutes
+          ? `is above venue.twapMaxMinutes (${venue.twapMaxMinutes}) in the bot file: the venue would refuse such a TWAP (raise venue.twapMaxMinutes only if the venue accepts longer ones)`
+          : value < venue.twapMinMinutes
+            ? `is below venue.twapMinMinutes (${venue.twapMinMinutes}) in the bot file`
+            : undefined;
+      if (why === undefined) continue;
+      names.add(s.name);
+      issues.push({
+        file: displayPath(s.file),
+        line: await lineInFile(s.file, ["params", "twap", key]),
+        keyPath: `params.twap.${key}`,
+        message: `${value} ${why}`,
+      });
+    }
+  }
+  return { issues, names };
+}
+
 /** The line of `keyPath` in the YAML file at `abs` (undefined when it cannot be read or found). */
 export async function lineInFile(
   abs: string,
@@ -538,9 +576,11 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
     strategySource = { files: listed };
   }
   const read = await readStrategyFiles(files, env, { ...options, allowSeconds: c.schedule.allowSeconds });
-  if (read.issues.length > 0 && options.leaveOutBroken !== true) throw new ConfigIssuesError(read.issues);
-  leftOut.push(...read.issues);
-  const strategies = resolveSharedDefaults(read.loaded);
+  const outOfRange = await twapMinutesIssues(read.loaded, c.venue);
+  const issues = [...read.issues, ...outOfRange.issues];
+  if (issues.length > 0 && options.leaveOutBroken !== true) throw new ConfigIssuesError(issues);
+  leftOut.push(...issues);
+  const strategies = resolveSharedDefaults(read.loaded.filter((s) => !outOfRange.names.has(s.name)));
 
   // No `state:` in the file: the same folder from any directory (see defaultStateDir).
   const state = c.state === undefined ? defaultStateDir(env) : resolvePath(dir, c.state);
@@ -624,7 +664,7 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
       rules: {
         twapMinMinutes: c.venue.twapMinMinutes,
         twapMaxMinutes: c.venue.twapMaxMinutes,
-        twapSliceSeconds: 30,
+        twapSliceSeconds: TWAP_SLICE_SECONDS,
         twapMinOrderValue: c.venue.twapMinOrderValue,
         twapMinSliceValue: c.venue.twapMinSliceValue,
         twapBuyReserve: c.venue.twapBuyReserve,

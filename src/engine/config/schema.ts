@@ -6,6 +6,7 @@ import * as z from "zod";
 import { ValidationError } from "../../lib/errors.js";
 import {
   PREDICTED_APR_NET_DEFAULT,
+  TWAP_MAX_MINUTES_CEILING,
   TWAP_MAX_MINUTES_DEFAULT,
   TWAP_MIN_MINUTES,
 } from "../../venue/constants.js";
@@ -188,10 +189,10 @@ export const venueSchema = z
     maxResponseBytes: integer({ min: 65_536, max: 1_073_741_824 })
       .default(67_108_864)
       .describe("Largest response body read (bytes, default 64 MiB); a larger one is refused unread"),
-    twapMinMinutes: integer({ min: TWAP_MIN_MINUTES, max: 10_080 })
+    twapMinMinutes: integer({ min: TWAP_MIN_MINUTES, max: TWAP_MAX_MINUTES_CEILING })
       .default(TWAP_MIN_MINUTES)
       .describe("Shortest TWAP to plan (the venue refuses shorter than 5 minutes)"),
-    twapMaxMinutes: integer({ min: TWAP_MIN_MINUTES, max: 43_200 })
+    twapMaxMinutes: integer({ min: TWAP_MIN_MINUTES, max: TWAP_MAX_MINUTES_CEILING })
       .default(TWAP_MAX_MINUTES_DEFAULT)
       .describe("Longest TWAP the venue accepts (unconfirmed: 10,080 per the docs, 1,440 per older SDKs)"),
     twapMinOrderValue: decimal({ min: 0 })

@@ -52,7 +52,7 @@ export function configWarnings(c: LoadedConfig): string[] {
   if (grace < DEFAULT_USER_SIGNED_GRACE_MS) {
     out.push(
       `venue.userSignedGraceMs is ${grace} (${span(grace)}): a staking action whose answer was lost can ` +
-        `still land until the venue's 2-day nonce window has passed, but its strategy acts again after ` +
+        `still land until the venue's nonce window has passed (2 days in its docs), but its strategy acts again after ` +
         `${span(grace)}, so the action may happen twice. Remove the line (default ${DEFAULT_USER_SIGNED_GRACE_MS}, 2 days).`,
     );
   }

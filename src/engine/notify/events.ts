@@ -116,7 +116,7 @@ export function submissionEvents(
               ? `${what}: outcome UNKNOWN (being reconciled; not resent blindly)`
               : // A staking action has no expiry: its strategy waits while a held copy may land (a cron user
                 // was not told, and read 2 days of missed slots).
-                `${what}: outcome UNKNOWN (being reconciled; not resent blindly; its strategy waits until it is settled, up to 2 days after it was signed)`;
+                `${what}: outcome UNKNOWN (being reconciled; not resent blindly; its strategy waits until it is settled, up to venue.userSignedGraceMs after it was signed: 2 days by default)`;
     const text = [a.reason, a.detail ? `${a.notSent ? "hlbot" : "venue"}: ${a.detail}` : ""]
       .filter(Boolean)
       .join("\n");

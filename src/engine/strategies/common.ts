@@ -2,6 +2,7 @@
 // formatting for reasons a person reads, and small constructors for decisions.
 import * as z from "zod";
 import { Decimal, truncateDecimals } from "../../lib/decimal.js";
+import { TWAP_MAX_MINUTES_CEILING, TWAP_MIN_MINUTES } from "../../venue/constants.js";
 import { decimal, integer } from "../config/fields.js";
 import { type Intent, MANUAL_STRATEGY, type Skip } from "../intents.js";
 import {
@@ -14,11 +15,15 @@ import {
   type VenueRules,
 } from "../snapshot.js";
 
-/** The `twap:` block of TWAP strategies. Bounds are the venue's; the configured rules may narrow them. */
+/**
+ * The `twap:` block of TWAP strategies. The bounds here are the widest any bot file may configure; the
+ * loader checks minutes and maxMinutes against the bot file's venue.twapMinMinutes..twapMaxMinutes
+ * (twapMinutesIssues).
+ */
 export const twapSchema = z
   .strictObject({
-    minutes: integer({ min: 5, max: 10_080 }).describe(
-      "Duration of each TWAP in minutes (the venue allows 5 to 10,080); shortened when slices would be too small",
+    minutes: integer({ min: TWAP_MIN_MINUTES, max: TWAP_MAX_MINUTES_CEILING }).describe(
+      "Duration of each TWAP in minutes, within the bot file's venue.twapMinMinutes..venue.twapMaxMinutes (5 to 10,080 by default); shortened when slices would be too small",
     ),
     randomize: z.boolean().default(true).describe("Let the venue randomize slice timing and size"),
     // Above 0: at 0 any tick against the order cancels it, and a trial's rebalancer placed 53 TWAPs in
@@ -33,10 +38,10 @@ export const twapSchema = z
       .describe(
         "Stretch a TWAP so it trades at most this fraction of its pair's volume over its run (0.1 = 10%), at the pace of the last 24 hours (the venue's dayNtlVlm), up to maxMinutes; without it a TWAP larger than the whole volume over its run is only said in its reason",
       ),
-    maxMinutes: integer({ min: 5, max: 10_080 })
+    maxMinutes: integer({ min: TWAP_MIN_MINUTES, max: TWAP_MAX_MINUTES_CEILING })
       .optional()
       .describe(
-        "Longest a TWAP is stretched to by maxParticipation (default 1440: a day; at least minutes). A TWAP still running holds its strategy's next order on that pair",
+        "Longest a TWAP is stretched to by maxParticipation (default 1440: a day; at least minutes, at most venue.twapMaxMinutes). A TWAP still running holds its strategy's next order on that pair",
       ),
   })
   .refine((t) => t.maxMinutes === undefined || t.maxMinutes >= t.minutes, {

@@ -20,7 +20,7 @@
 import * as z from "zod";
 import { Decimal, fromWei, truncateDecimals, ZERO } from "../../lib/decimal.js";
 import { shortAddress } from "../../lib/text.js";
-import { HYPE_WEI_DECIMALS, UNSTAKING_QUEUE_MS } from "../../venue/constants.js";
+import { DELEGATION_LOCK_MS, HYPE_WEI_DECIMALS, LONGEST_UNSTAKING_QUEUE_MS } from "../../venue/constants.js";
 import { address, decimal, fraction, hypeAmount, integer } from "../config/fields.js";
 import type { CDepositIntent, CWithdrawIntent, Decision, TokenDelegateIntent } from "../intents.js";
 import { type Snapshot, spotSellsOf, type ValidatorInfo, type ValidatorPeriod } from "../snapshot.js";
@@ -31,14 +31,8 @@ import { defineStrategy } from "./types.js";
 export const STAKE_DECIMALS = HYPE_WEI_DECIMALS;
 const STAKING_TOKEN = "HYPE";
 const DAY_MS = 86_400_000;
-/**
- * The venue locks a validator's stake for 1 day after each delegation (lockedUntilTimestamp = last
- * delegation + 1 day), so the delegation time is lockedUntil − 1 day. Sources: Hyperliquid staking docs
- * ("delegations have a lockup period of 1 day"), docs.yield.xyz/docs/hyperliquid.
- */
-const DELEGATION_LOCK_MS = DAY_MS;
-/** The unstaking queue (mainnet: 7 days; src/venue/constants.ts), in minutes, as a horizon for sales. */
-const UNSTAKING_QUEUE_MINUTES = (UNSTAKING_QUEUE_MS.mainnet ?? 7 * DAY_MS) / 60_000;
+/** The unstaking queue (the longest known: mainnet's 7 days; src/venue/constants.ts), in minutes, as a horizon for sales. */
+const UNSTAKING_QUEUE_MINUTES = LONGEST_UNSTAKING_QUEUE_MS / 60_000;
 /**
  * Cost of moving delegated stake, in days of rewards on the stake moved. A pessimistic bound: the venue
  * pays daily on the minimum stake held per staking epoch (about 90 minutes, Hyperliquid docs "Staking";
@@ -424,6 +418,7 @@ export const validatorStaking = defineStrategy({
     const holdUntil = (a: string) => {
       const until = current.get(a)?.lockedUntil ?? 0;
       if (until <= 0) return undefined;
+      // Delegated at lockedUntil − the lock (the venue locks the stake for a day after each delegation).
       const end = until - DELEGATION_LOCK_MS + params.minHoldDays.times(DAY_MS).toNumber();
       return end > now ? Math.round(end) : undefined;
     };
