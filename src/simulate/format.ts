@@ -506,6 +506,11 @@ export function replayNotes(
     const flat = flatText(replayedSummary(r, run.from, run.to), (run.to - run.from) / DAY);
     if (flat !== undefined) lines.push(`warning: ${r.coin} from ${r.file}: ${flat}`);
   }
+  // A history trial: a file's volumes cut to nothing gave the same run; nothing said they were unused.
+  if (replayed.length > 0)
+    lines.push(
+      "hlbot: candle files give prices only (between a candle's open, extremes and close the path is drawn from the seed): their volume is not used; fills cost against each pair's book model, which also gives the venue's 24-hour volume (see Execution in the summary; a scenario's `book:` sets it)",
+    );
   return lines;
 }
 
