@@ -31,7 +31,7 @@ import {
   unrankedText,
 } from "./sweep.js";
 import { pointText, valueText } from "./sweepFile.js";
-import { sweepFigures } from "./sweepPoint.js";
+import { type RankFigureSpec, sweepFigures } from "./sweepPoint.js";
 
 const PALETTE = ["#2563eb", "#16a34a", "#ea580c", "#9333ea", "#0891b2", "#dc2626", "#ca8a04", "#4b5563"];
 const W = 880;
@@ -629,9 +629,9 @@ export function renderSweepReport(result: SweepResult): string {
       ...cols.slice(1).map((c) => shown(f[c])),
       shown(f.traded),
       many ? twapsText(f.twaps) : f.twaps,
-      r.rank === undefined
-        ? `ok, not ranked: ${many ? `traded nothing on seed(s) ${without.join(", ")}` : unrankedText(by)}`
-        : "ok",
+      (r.rank === undefined
+        ? `ok, not ranked: ${many ? `${(spec as RankFigureSpec).unranked ?? "traded nothing"} on seed(s) ${without.join(", ")}` : unrankedText(by)}`
+        : "ok") + (r.point.warnings ? `; warned: ${r.point.warnings.join(" ")}` : ""),
     ];
   });
   const table = tableHtml(
@@ -740,6 +740,8 @@ export function renderSweepReport(result: SweepResult): string {
   <p>${runsText} of <code>${escapeHtml(plan.configPath)}</code>${s ? ` on the ${escapeHtml(s.scenario)} scenario, ${seedText}, ${escapeHtml(period)}` : ""}, on ${result.jobs === 1 ? "one thread" : `${result.jobs} worker threads`}${result.interrupted ? " (interrupted)" : ""}.
   ${rankedText} Amounts in ${escapeHtml(coin)}; bps are of the notional traded ("traded").</p>
   <ul>${plan.keys.map((k) => `<li><b>${escapeHtml(k.label)}</b>: <code>${escapeHtml(k.key)}</code> = ${escapeHtml(k.values.map(valueText).join(", "))}</li>`).join("")}</ul>
+  ${s ? s.replayed.map((r) => `<p class="replayed">${escapeHtml(replayedLine(r, s.period.days))}.</p>`).join("") : ""}
+  ${(plan.warnings ?? []).map((w) => `<p>Warning for every point: ${escapeHtml(w)}</p>`).join("")}
 </header>
 <section><h2>${many ? "Points" : "Runs"}, best first</h2>${table}</section>
 <section>${valueChart}</section>

@@ -15,6 +15,7 @@ import {
   RANK_FIGURE_NAMES,
   RANK_FIGURES,
   type RankFigure,
+  type RankFigureSpec,
   runSweepPoint,
   type SweepPointJob,
   type SweepPointOutcome,
@@ -341,12 +342,16 @@ export function figureColumns(by: RankFigure): RankFigure[] {
 
 /** Why a run that succeeded has no rank: it has no figure to rank by. */
 export function unrankedText(by: RankFigure): string {
-  return `traded nothing, so no ${RANK_FIGURES[by].label.replace(/ bps$/, "")} per amount traded`;
+  const spec: RankFigureSpec = RANK_FIGURES[by];
+  return spec.unranked ?? `traded nothing, so no ${spec.label.replace(/ bps$/, "")} per amount traded`;
 }
 
 /** Why a point of several seeds whose runs succeeded has no rank (see rankRuns). */
 export function unrankedSeedsText(by: RankFigure): string {
-  return `traded nothing on the seed(s) named, so no ${RANK_FIGURES[by].label.replace(/ bps$/, "")} per amount traded there, and a mean over its other seeds would not compare with the others' means`;
+  const spec: RankFigureSpec = RANK_FIGURES[by];
+  return spec.unranked !== undefined
+    ? `on the seed(s) named, ${spec.unranked}; a mean over its other seeds would not compare with the others' means`
+    : `traded nothing on the seed(s) named, so no ${spec.label.replace(/ bps$/, "")} per amount traded there, and a mean over its other seeds would not compare with the others' means`;
 }
 
 /** A TWAP count: a whole number, or a mean over seeds to one decimal. */
@@ -470,23 +475,41 @@ export function formatSweep(result: SweepResult): string {
       `  not ranked (${many ? unrankedSeedsText(by) : unrankedText(by)}): point${unranked.length === 1 ? "" : "s"} ${unranked.join(", ")}`,
     );
   if (failures.length > 0) lines.push("", ...failures);
+  const warned = plan.points.filter((p) => p.warnings !== undefined);
+  if ((plan.warnings?.length ?? 0) > 0 || warned.length > 0) {
+    lines.push("", "Warnings (as `hlbot config validate` gives them):");
+    for (const w of plan.warnings ?? []) lines.push(`  every point: ${w}`);
+    for (const p of warned)
+      for (const w of p.warnings!) lines.push(`  point ${p.index} (${pointText(plan, p)}): ${w}`);
+  }
   const best = ranked[0];
   if (best?.figure !== undefined) {
+    // What the best point's figure rests on, when it is not what the grid was for (a sweep trial: a point
+    // that never traded, or whose every TWAP a limit blocked, was "Best" on staking alone).
+    const f = pointFigures(best.runs);
+    const idle = f !== undefined && f.twaps === 0 && new Decimal(f.traded).isZero();
+    const caveats = [
+      idle ? "it traded nothing: its figure is what it held and staked" : "",
+      best.point.warnings ? "its configuration is warned of above" : "",
+    ].filter(Boolean);
     lines.push(
       "",
-      many
+      (many
         ? `Best: point ${best.point.index} (${pointText(plan, best.point)}): mean ${figureName(by)} ${figureWithUnit(by, best.figure, coin)} over ${seeds.length} seeds` +
-            ` (worst ${figureWithUnit(by, best.worst!, coin)}; the best point on ${best.bestOn} of ${seeds.length} seeds)` +
-            (best.tied ? " (tied: the first in grid order is shown first)" : "")
+          ` (worst ${figureWithUnit(by, best.worst!, coin)}; the best point on ${best.bestOn} of ${seeds.length} seeds)` +
+          (best.tied ? " (tied: the first in grid order is shown first)" : "")
         : `Best: point ${best.point.index} (${pointText(plan, best.point)}): ${figureName(by)} ${figureWithUnit(by, best.figure, coin)}` +
-            (best.tied ? " (tied: the first in grid order is shown first)" : ""),
+          (best.tied ? " (tied: the first in grid order is shown first)" : "")) +
+        (caveats.length > 0 ? `; but ${caveats.join(", and ")}` : ""),
     );
   } else if (unranked.length > 0)
     lines.push(
       "",
-      many
-        ? `No best: every point traded nothing on some seed, so has no ${figureName(by)} per amount traded there`
-        : `No best: every run ${unrankedText(by)}`,
+      (RANK_FIGURES[by] as RankFigureSpec).unranked !== undefined
+        ? `No best: no ${many ? "point" : "run"} has a ${figureName(by)} to rank by (${many ? unrankedSeedsText(by) : unrankedText(by)})`
+        : many
+          ? `No best: every point traded nothing on some seed, so has no ${figureName(by)} per amount traded there`
+          : `No best: every run ${unrankedText(by)}`,
     );
   const failed = result.runs.filter((r) => !r.outcome.ok && !r.outcome.interrupted).length;
   const stopped = result.runs.filter((r) => !r.outcome.ok && r.outcome.interrupted).length;
@@ -537,6 +560,7 @@ export function sweepJson(result: SweepResult) {
         ...(many ? { of: "mean over the seeds" } : {}),
       },
       grid: plan.keys.map((k) => ({ key: k.key, label: k.label, values: k.values })),
+      ...(plan.warnings ? { warnings: plan.warnings } : {}),
       points: plan.points.length,
       ...(many ? { runs: result.runs.length } : {}),
       interrupted: result.interrupted,
@@ -549,6 +573,7 @@ export function sweepJson(result: SweepResult) {
         values: Object.fromEntries(plan.keys.map((k, i) => [k.key, r.point.values[i]])),
         status: r.status,
         figure: r.figure ?? null,
+        ...(r.point.warnings ? { warnings: r.point.warnings } : {}),
       };
       if (!many) {
         const o = r.runs[0]!.outcome;

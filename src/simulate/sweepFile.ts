@@ -21,6 +21,7 @@ import {
 } from "../engine/config/issues.js";
 import { displayPath, type Env, loadConfig, MAX_CONFIG_BYTES } from "../engine/config/loader.js";
 import { botConfigSchema, strategyFileSchema } from "../engine/config/schema.js";
+import { configWarnings } from "../engine/config/warnings.js";
 import { ConfigError, ValidationError, type ValidationIssue } from "../lib/errors.js";
 import {
   formatKeyPath,
@@ -267,6 +268,11 @@ export interface SweepPoint {
   /** One value per key, in the keys' order. */
   values: unknown[];
   edits: SweepEdit[];
+  /**
+   * What `config validate` warns of for this point's configuration and not for the bot file as it is
+   * (a sweep trial: a point whose maxOrderUsd blocked every TWAP was ranked best, told nowhere).
+   */
+  warnings?: string[];
 }
 
 export interface SweepPlan {
@@ -275,6 +281,8 @@ export interface SweepPlan {
   configPath: string;
   keys: SweepKey[];
   points: SweepPoint[];
+  /** What `config validate` warns of for the bot file as it is (every point inherits it). */
+  warnings?: string[];
 }
 
 /** A grid value as shown in tables and messages. */
@@ -360,7 +368,7 @@ export async function planSweep(sweep: SweepFile, configPath: string, env: Env):
   // The base configuration must load as it is; the hook keeps each file's parsed YAML.
   let botSrc: YamlSource | undefined;
   const strategySrc = new Map<string, YamlSource>();
-  await loadConfig(configPath, env, {
+  const base = await loadConfig(configPath, env, {
     edit: (src, role) => {
       if (role === "bot") botSrc = src;
       else strategySrc.set(String(src.doc.get("name")), src);
@@ -398,6 +406,15 @@ export async function planSweep(sweep: SweepFile, configPath: string, env: Env):
       }
       src = strategySrc.get(strategy)!;
       schema = strategyFileSchema;
+      // A disabled strategy never runs: its values would give tied points that seem to say the value
+      // does not matter (a sweep trial). Sweeping `enabled` itself turns it on where the grid says.
+      const sweepsEnabled = sweep.grid.some((g) => g.key === `strategies.${strategy}.enabled`);
+      if (rest[0] !== "enabled" && src.doc.get("enabled") === false && !sweepsEnabled) {
+        at(
+          `strategy ${strategy} is disabled (enabled: false in ${src.file}): it never runs, so every value of this key gives the same run. Enable it, or sweep strategies.${strategy}.enabled too`,
+        );
+        continue;
+      }
     }
     const resolved = resolveKey(src, schema, rest);
     if (typeof resolved === "string") {
@@ -436,12 +453,23 @@ export async function planSweep(sweep: SweepFile, configPath: string, env: Env):
       edits: keys.map((k, j) => ({ strategy: k.strategy, path: k.path, value: values[j] })),
     });
   }
-  const plan: SweepPlan = { sweep, configPath, keys, points };
+  const baseWarnings = configWarnings(base);
+  const plan: SweepPlan = {
+    sweep,
+    configPath,
+    keys,
+    points,
+    ...(baseWarnings.length ? { warnings: baseWarnings } : {}),
+  };
 
-  // Every point through the loader and schemas, as a run would load it.
+  // Every point through the loader and schemas, as a run would load it; with what it warns of.
+  const known = new Set(baseWarnings);
   for (const p of points) {
     try {
-      await loadConfig(configPath, env, { edit: sweepEditHook(p.edits) });
+      const own = configWarnings(await loadConfig(configPath, env, { edit: sweepEditHook(p.edits) })).filter(
+        (w) => !known.has(w),
+      );
+      if (own.length > 0) p.warnings = own;
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       issues.push(

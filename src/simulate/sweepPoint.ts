@@ -119,6 +119,8 @@ export interface RankFigureSpec {
   /** The figure as a decimal string; null when the run has none (a cost per amount traded of a run that
    * traded nothing): such a run is not ranked by it. */
   of: (s: SimulationSummary) => string | null;
+  /** Why a run has no figure, when not for trading nothing (see `of`). */
+  unranked?: string;
 }
 
 export const RANK_FIGURES = {
@@ -133,8 +135,12 @@ export const RANK_FIGURES = {
     label: "end value",
     better: "higher",
     unit: "coin",
-    help: "the portfolio's value at the end",
-    of: (s) => s.portfolio.end.value,
+    help: "the portfolio's value at the end (a run whose scenario withdrawal was paid only in part is not ranked by it)",
+    // A withdrawal paid in part leaves the rest in the account, which then ranks higher for not paying
+    // what the user took out (a sweep trial: first by 25,800 USDC); vs hold counts it.
+    of: (s) => (s.portfolio.flows.some((f) => f.requested !== undefined) ? null : s.portfolio.end.value),
+    unranked:
+      "a scenario withdrawal was paid only in part, so its end value keeps what was to be taken out; vs hold counts it",
   },
   costs: {
     label: "costs bps",

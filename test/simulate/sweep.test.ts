@@ -379,7 +379,7 @@ function fakeSummary(
     period: { from: "2025-01-01T00:00:00.000Z", to: "2025-01-02T00:00:00.000Z", days: 1 },
     valuationCoin: "USDC",
     benchmark: { botMinusBenchmark: vs },
-    portfolio: { end: { value: "100" } },
+    portfolio: { end: { value: "100" }, flows: [] },
     fees: { value: trade.fees },
     execution: {
       notional: trade.traded,
