@@ -56,6 +56,14 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
   if (opts.jobs !== undefined) {
     try {
       jobs = parseInteger(opts.jobs, "--jobs", 1);
+      // Each worker holds a simulator and a journal in memory; beyond the cores they only share them (a
+      // sweep trial: --jobs 1000 would start a thousand threads).
+      const most = 4 * availableParallelism();
+      if (jobs > most)
+        issues.push({
+          path: "--jobs",
+          message: `at most ${most} (4 per core on this machine): more threads than cores only share them, and each holds a simulator in memory`,
+        });
     } catch (err) {
       issues.push(...((err as ValidationError).issues ?? []));
     }

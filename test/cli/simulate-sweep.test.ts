@@ -242,6 +242,11 @@ describe("hlbot simulate --sweep", () => {
     r = hlbot(["--sweep", badFrom]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${badFrom}:1: from: expected an ISO date or date-time`);
+    // A thousand worker threads, each with a simulator in memory (a sweep trial): refused.
+    const fine = sweepFile("fine.yaml", "days: 1\ngrid:\n  limits.maxOrderUsd: [100]\n");
+    r = hlbot(["--sweep", fine, "--jobs", "1000"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--jobs: at most \d+ \(4 per core on this machine\)/);
     // An event before the run's start is the same problem for every point: said once, nothing run.
     const early = join(temp, "early-event.yaml");
     const eventLine = `  - { at: "2024-12-31T12:00:00Z", type: deposit, account: "0x${"1".repeat(40)}", coin: USDC, amount: "1" }`;

@@ -208,7 +208,10 @@ export function register(program: Command, ctx: CliContext): void {
       "--sweep <file>",
       "run a grid of parameter values (a sweep YAML file, see README) and rank the runs",
     )
-    .option("--jobs <n>", "with --sweep: worker threads (default: one per core, at most one per run)")
+    .option(
+      "--jobs <n>",
+      "with --sweep: worker threads (default: one per core; at most 4 per core, and one per run)",
+    )
     .addHelpText(
       "after",
       "\nThe simulated account uses a key derived from the seed and starts with the holdings of the scenario's\n" +
