@@ -245,6 +245,11 @@ describe("hlbot venue", () => {
     expect(venue.stderr()).toContain(
       `warning: ${join(dir, "gappy.csv")}: 1 gap in the 1h candles (2 candles missing); the largest 2 h, from 2025-01-01T02:00:00.000Z to 2025-01-01T04:00:00.000Z (before line 4).`,
     );
+    // A history trial: candles that ended before now were served as their last close, held flat, with
+    // no word (the venue runs on this machine's clock).
+    expect(venue.stderr()).toContain(
+      `warning: the 1h candles of @107 (${join(dir, "gappy.csv")}) end 2025-01-01T05:00:00.000Z, before now: this venue runs on this machine's clock, so @107's price holds their last close`,
+    );
     venue.child.kill("SIGTERM");
     expect(await venue.exit).toBe(0);
   }, 30_000);

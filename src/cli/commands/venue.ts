@@ -5,6 +5,7 @@
 import type { Command } from "commander";
 import { HlbotError, ValidationError, type ValidationIssue } from "../../lib/errors.js";
 import { ADDRESS_PATTERN } from "../../venue/constants.js";
+import { nextCandleOpen } from "../../venue/info/methods/candleSnapshot.js";
 import type { CliContext } from "../context.js";
 
 interface VenueOptions {
@@ -186,8 +187,17 @@ export function register(program: Command, ctx: CliContext): void {
       // Candle files the scenario replays: their gaps are said once, as simulate says them.
       const { candleGapWarning } = await import("../../simulator/candles.js");
       for (const path of Object.values(sim.core.scenario.prices)) {
-        const gaps = path && "candles" in path ? candleGapWarning(path.candles) : undefined;
+        if (!path || !("candles" in path)) continue;
+        const gaps = candleGapWarning(path.candles);
         if (gaps !== undefined) ctx.stderr(`warning: ${gaps}\n`);
+        // The venue runs on this machine's clock: candles that ended before it started give it no moving
+        // price, only their last close (a history trial: not said, which read as a replay).
+        const c = path.candles;
+        const end = nextCandleOpen(c.interval, c.candles[c.candles.length - 1]!.t);
+        if (end <= startedAt)
+          ctx.stderr(
+            `warning: the ${c.interval} candles of ${c.coin} (${c.file}) end ${new Date(end).toISOString()}, before now: this venue runs on this machine's clock, so ${c.coin}'s price holds their last close (candleSnapshot still serves them as history). To replay them, use hlbot simulate (--prices, or the scenario's prices:)\n`,
+          );
       }
       ctx.stderr(
         `hlbot venue: simulating ${sim.scenarioName} (${network} signatures, seed ${sim.seed}); ` +
