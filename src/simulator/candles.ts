@@ -227,9 +227,9 @@ function offBoundary(interval: CandleInterval, t: number): string {
 }
 
 /**
- * The refusal of a file most of whose rows are more than one candle apart: a longer interval labelled
- * as this one (4h candles called 1h), or a pair so seldom traded that most of a replay would be the
- * last close held flat. Undefined when most steps are one candle.
+ * The refusal of a file most of whose rows are more than one candle apart by one same number of
+ * candles: a longer interval labelled as this one (4h candles called 1h). Undefined when most steps are
+ * one candle, or the gaps have many lengths (a pair that seldom traded: its gaps are warned of).
  */
 function longerInterval(
   interval: CandleInterval,
@@ -240,6 +240,10 @@ function longerInterval(
   const gapSteps = [...stepCounts.values()].reduce((a, n) => a + n, 0);
   if (gapSteps < 2 || gapSteps * 2 <= steps) return undefined;
   const [k, most] = [...stepCounts].reduce((a, b) => (b[1] > a[1] ? b : a));
+  // Gaps of many lengths are a pair that traded seldom (its real history: the gaps are told, not
+  // refused; a history trial could not replay such a pair, and data fetch wrote its file then failed);
+  // one length almost every time is a longer interval under this one's name.
+  if (most * 10 < gapSteps * 9) return undefined;
   const flat = Math.round((gaps.missing / (gaps.missing + steps + 1)) * 100);
   const named =
     interval === "1M"

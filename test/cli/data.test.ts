@@ -206,6 +206,46 @@ describe("hlbot data fetch", () => {
     expect(readCandleFile(out).gaps).toMatchObject({ count: 1, missing: 3 });
   });
 
+  it("a pair that seldom traded: its candles are kept and replayable; a file a replay refuses is kept and said, exit 1", async () => {
+    const fetch = async (keep: (t: number) => boolean, name: string) => {
+      const proxy = await startVenueProxy(sim.url, {
+        candleSnapshot: (answer) => (answer as Array<{ t: number }>).filter((c) => keep(c.t)),
+      });
+      const out = join(dir, name);
+      const res = await run([
+        "data",
+        "fetch",
+        "--coin",
+        "HYPE",
+        "--interval",
+        "1h",
+        "--from",
+        "2025-01-01",
+        "--base-url",
+        proxy.url,
+        "--out",
+        out,
+      ]);
+      await proxy.close();
+      return { res, out };
+    };
+    // Trades in some hours only, irregularly (a history trial: written, then refused with exit 2 and
+    // advice to run the same command).
+    const hours = new Set([0, 1, 3, 4, 8, 9, 14, 16, 17, 23, 30, 31]);
+    const seldom = await fetch((t) => hours.has((t - START) / HOUR), "seldom-1h.csv");
+    expect(seldom.res.code, seldom.res.stderr).toBe(0);
+    expect(readCandleFile(seldom.out).candles.length).toBe(hours.size);
+    // One candle every 4 hours, every time: read as 4h candles labelled 1h. Kept, said, exit 1.
+    const regular = await fetch((t) => ((t - START) / HOUR) % 4 === 0, "regular-1h.csv");
+    expect(regular.res.code).toBe(1);
+    expect(regular.res.stderr).toMatch(
+      new RegExp(
+        `(^|\n)hlbot data fetch: \\d+ candles kept in ${regular.out.replace(/[.]/g, "\\.")}, but simulate --prices would refuse the file: .*looks like 4h candles labelled 1h`,
+      ),
+    );
+    expect(existsSync(regular.out)).toBe(true);
+  });
+
   it("on Ctrl-C before any candle: says so, leaves no file, exit 130 (#15)", async () => {
     const server = await startHttpServer([{ fault: "hang" }]);
     const out = join(dir, "never-started.csv");

@@ -186,6 +186,11 @@ describe("candle files with gaps or mixed intervals (#15)", () => {
     expect(() => readCandleFile(write("sparse.csv", sparse))).toThrow(
       /sparse\.csv:4: 4 of the 5 steps between rows skip whole 1h candles .*5 candles \(5 h\): it looks like a longer interval than 1h \(or a pair that seldom traded\)/,
     );
+    // A pair that seldom traded (a history trial: its fetched file was refused, and data fetch exited 2
+    // after writing it): gaps of many lengths are its real history, replayed with its gaps told.
+    const seldom = [1, 3, 4, 8, 9, 14, 16, 17, 23, 30, 31, 38].map((h) => row(T + h * HOUR));
+    const read = readCandleFile(write("seldom.csv", seldom));
+    expect([read.candles.length, read.gaps.count, read.gaps.missing]).toEqual([12, 7, 26]);
     // Labelled right, the same rows are a good file.
     expect(
       readCandleFile(
