@@ -34,8 +34,8 @@ export interface DemoHoldings {
 }
 
 /**
- * Moves the demo account of a parsed scenario (its spot balances, staking balance, delegations, agents
- * account settings and timed deposits/withdrawals) to `address`, in place. Without a demo account, `address` gets the default
+ * Moves the demo account of a parsed scenario (its spot balances, staking balance, delegations, running
+ * TWAPs, agents, account settings and timed deposits/withdrawals) to `address`, in place. Without a demo account, `address` gets the default
  * holdings (the coins of DEFAULT_DEMO_HOLDINGS the scenario lists).
  */
 export function adoptDemoAccount(scenario: Scenario, address: string): DemoHoldings {
@@ -66,6 +66,7 @@ export function adoptDemoAccount(scenario: Scenario, address: string): DemoHoldi
   moveKey(scenario.staking);
   for (const d of scenario.delegations) if (d.user === from) d.user = to;
   for (const a of scenario.agents) if (a.user === from) a.user = to;
+  for (const t of scenario.twaps) if (t.user === from) t.user = to;
   // Money the scenario moves in or out of the demo account during the run follows it too.
   for (const e of scenario.events)
     if ((e.type === "deposit" || e.type === "withdrawal") && e.account === from) e.account = to;

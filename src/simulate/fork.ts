@@ -8,7 +8,8 @@
 //   replaces `prices` (price history or a random walk);
 // - when pending withdrawals were started: delegatorSummary gives only their total and count, so they
 //   finalize after the full withdrawal delay from the fork (the latest they can);
-// - TWAPs running on the account: they are not carried over (their remaining size stays on spot);
+// - TWAPs running on the account are carried (twapHistory, their progress from userTwapSliceFills) and
+//   continue on their schedule; one that cannot be (its pair has no mid, its schedule is over) is named;
 // - order books: modelled from each pair's 24-hour volume (a liquidity class), not read;
 // - fees: the account's own rates (userFees, its discounts applied) are charged throughout, so staking
 //   during the run does not change them.
@@ -16,7 +17,14 @@
 import { Decimal } from "../lib/decimal.js";
 import type { ScenarioInput } from "../simulator/scenario.js";
 import type { InfoClient } from "../venue/info/client.js";
-import { VALIDATOR_STATS_PERIODS, validatorPeriodStats } from "../venue/info/methods/index.js";
+import type { TwapHistoryResponse, UserTwapSliceFillsResponse } from "../venue/info/methods/index.js";
+import {
+  latestTwapEntries,
+  twapHasEnded,
+  twapMayBeRunning,
+  VALIDATOR_STATS_PERIODS,
+  validatorPeriodStats,
+} from "../venue/info/methods/index.js";
 
 /** HYPE is 8 decimals in the venue's stake figures (validatorSummaries.stake is HYPE × 1e8). */
 const STAKE_UNIT = 100_000_000n;
@@ -48,6 +56,70 @@ export interface ForkResult {
   };
 }
 
+type CarriedTwap = Omit<NonNullable<ScenarioInput["twaps"]>[number], "user">;
+
+/**
+ * The account's TWAPs still running at `at` as scenario entries: each TWAP's latest record, its progress
+ * from the slice fills (twapHistory states the executed size only at status changes). One that cannot be
+ * carried (its pair has no mid here, its schedule is over but its final record not written yet, a status
+ * hlbot does not know) is said in `notes`.
+ */
+function runningTwaps(
+  history: TwapHistoryResponse,
+  fills: UserTwapSliceFillsResponse,
+  at: number,
+  pairs: ReadonlySet<string>,
+  notes: string[],
+): CarriedTwap[] {
+  const done = new Map<number, { sz: Decimal; ntl: Decimal }>();
+  const seen = new Set<number>();
+  for (const { fill, twapId } of fills) {
+    if (seen.has(fill.tid)) continue;
+    seen.add(fill.tid);
+    const d = done.get(twapId) ?? { sz: new Decimal(0), ntl: new Decimal(0) };
+    const sz = new Decimal(fill.sz);
+    done.set(twapId, { sz: d.sz.plus(sz), ntl: d.ntl.plus(fill.px === undefined ? 0 : sz.times(fill.px)) });
+  }
+  const out: CarriedTwap[] = [];
+  for (const entry of latestTwapEntries(history)) {
+    if (twapHasEnded(entry) || !twapMayBeRunning(entry, at)) continue;
+    const st = entry.state;
+    const name = `TWAP ${entry.twapId === undefined ? "" : `#${entry.twapId} `}(${st.side === "B" ? "buy" : "sell"} ${st.sz} on ${st.coin} over ${st.minutes} min, started ${new Date(st.timestamp).toISOString()})`;
+    const size = new Decimal(st.sz);
+    const progress = entry.twapId === undefined ? undefined : done.get(entry.twapId);
+    const executedSz = Decimal.max(new Decimal(st.executedSz), progress?.sz ?? 0);
+    const executedNtl = Decimal.max(new Decimal(st.executedNtl), progress?.ntl ?? 0);
+    const startedAgo = Math.max(0, at - st.timestamp);
+    const why =
+      entry.status.status !== "activated"
+        ? `its status is "${entry.status.status}", which hlbot does not know`
+        : !pairs.has(st.coin)
+          ? "its pair is not in the fork (no mid)"
+          : startedAgo >= st.minutes * 60_000 || executedSz.gte(size)
+            ? "its schedule is over (its final record not written yet)"
+            : undefined;
+    if (why !== undefined) {
+      notes.push(`${name} is not carried: ${why}; what it may still execute stays on spot`);
+      continue;
+    }
+    out.push({
+      pair: st.coin,
+      side: st.side === "B" ? "buy" : "sell",
+      size: st.sz,
+      minutes: st.minutes,
+      startedAgo,
+      executedSz: executedSz.toFixed(),
+      executedNtl: executedNtl.toFixed(),
+      randomize: st.randomize,
+      ...(entry.twapId === undefined ? {} : { id: entry.twapId }),
+    });
+    notes.push(
+      `${name} is carried: it continues with ${size.minus(executedSz).toFixed()} left over ${Math.max(0, Math.round((st.timestamp + st.minutes * 60_000 - at) / 60_000))} min`,
+    );
+  }
+  return out;
+}
+
 export async function forkAccount(
   info: InfoClient,
   account: string,
@@ -63,6 +135,8 @@ export async function forkAccount(
   const staking = await info.delegatorSummary({ user }, signal);
   const delegations = await info.delegations({ user }, signal);
   const fees = await info.userFees({ user }, signal);
+  const twapHistory = await info.twapHistory({ user }, signal);
+  const sliceFills = await info.userTwapSliceFills({ user }, signal);
   const at = info.transport.lastServerDate()?.getTime() ?? opts.now();
   const notes: string[] = [];
 
@@ -85,10 +159,11 @@ export async function forkAccount(
     if (b.token === undefined || !tokens.has(b.token) || Number(b.total) <= 0) continue;
     balances[tokens.get(b.token)!.name] = b.total;
   }
-  const running = spot.balances.filter((b) => Number(b.hold) > 0).map((b) => b.coin);
-  if (running.length > 0)
+  const twaps = runningTwaps(twapHistory, sliceFills, at, new Set(pairs.map((p) => p.name)), notes);
+  const held = spot.balances.filter((b) => Number(b.hold) > 0).map((b) => b.coin);
+  if (held.length > 0)
     notes.push(
-      `balances held by open orders or TWAPs (${running.join(", ")}) start free: orders are not carried over`,
+      `balances held on the venue (${held.join(", ")}) start free: the simulator holds for its own TWAPs only (settings.twapHolds), and open orders are not carried over`,
     );
 
   const pending = Number(staking.totalPendingWithdrawal) > 0;
@@ -187,6 +262,7 @@ export async function forkAccount(
         pendingWithdrawals: pending ? [{ amount: staking.totalPendingWithdrawal, finalizesIn: "7d" }] : [],
       },
     },
+    twaps: twaps.map((t) => ({ ...t, user })),
     delegations: delegations
       .filter((d) => Number(d.amount) > 0)
       .map((d) => ({

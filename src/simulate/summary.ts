@@ -533,7 +533,13 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       shortfallBps: null,
       shortfall: "0",
       impact: "0",
-      note: twapNotes.get(id)?.join("; ") ?? null,
+      note:
+        [
+          ...(e.data.carried === true
+            ? ["running at the start (carried from the forked account): size is what was left"]
+            : []),
+          ...(twapNotes.get(id) ?? []),
+        ].join("; ") || null,
       fee_: ZERO,
       sz_: ZERO,
       ntl_: ZERO,

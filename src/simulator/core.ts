@@ -228,6 +228,14 @@ export class VenueCore {
     }
     for (const d of this.scenario.delegations)
       this.staking.seedDelegation(d.user, d.validator, d.amount, t + d.lockedFor);
+    // TWAPs with their venue id first, so one without takes an id none of them has.
+    const twaps = [...this.scenario.twaps].sort(
+      (a, b) => Number(a.id === undefined) - Number(b.id === undefined),
+    );
+    for (const tw of twaps) {
+      this.twaps.seedRunning(tw.user, tw);
+      this.accounts.touch(tw.user);
+    }
   }
 
   // ---- time ----------------------------------------------------------------------------------------

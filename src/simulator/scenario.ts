@@ -1,5 +1,5 @@
 // The scenario a simulated venue starts from: tokens, spot pairs, price paths, validators, accounts with
-// their balances, delegations, agents and query variants, and every tunable rule of the venue (the
+// their balances, delegations, running TWAPs, agents and query variants, and every tunable rule of the venue (the
 // venue facts hlbot could not confirm are settings here). Written in YAML, validated with zod;
 // every error names the key path and line. Cross-references (a pair's tokens, a delegation's validator)
 // are checked too.
@@ -313,6 +313,26 @@ const stakingSchema = z.strictObject({
     .default([]),
 });
 
+/**
+ * A TWAP already running when the run starts (a fork of an account carries its TWAPs): the simulator
+ * continues it from where it is, on the same schedule, as if it had been placed `startedAgo` before the
+ * start. Sizes are the whole order's; `executedSz`/`executedNtl` what it had filled by the start.
+ */
+const runningTwapSchema = z.strictObject({
+  user: address,
+  /** The pair's venue name ("@107") or "BASE/QUOTE". */
+  pair: z.string(),
+  side: z.enum(["buy", "sell"]),
+  size: decimal.refine((d) => d.gt(0), "must be > 0"),
+  minutes: z.number().int().min(1),
+  startedAgo: duration.default(0),
+  executedSz: nonNegativeDecimal.default(parseDecimal("0")),
+  executedNtl: nonNegativeDecimal.default(parseDecimal("0")),
+  randomize: z.boolean().default(false),
+  /** The venue's TWAP id; default the next free one. */
+  id: z.number().int().nonnegative().optional(),
+});
+
 const agentSchema = z.strictObject({
   /** The master account (or sub-account) the agent trades for. */
   user: address,
@@ -519,6 +539,8 @@ const scenarioObject = z.strictObject({
   staking: z.record(z.string(), stakingSchema).default({}),
   delegations: z.array(delegationSchema).default([]),
   agents: z.array(agentSchema).default([]),
+  /** TWAPs running at the start of the run. */
+  twaps: z.array(runningTwapSchema).default([]),
   /** Timed events, applied in time order (same time: in file order). */
   events: z.array(eventSchema).default([]),
 });
@@ -535,6 +557,7 @@ export type ScenarioValidator = Scenario["validators"][number];
 export type ScenarioAccount = Scenario["accounts"][number];
 export type PricePathConfig = Scenario["prices"][string];
 export type ScenarioEvent = Scenario["events"][number];
+export type ScenarioTwap = Scenario["twaps"][number];
 export type FaultKnobsInput = z.input<typeof faultKnobsSchema>;
 export type FaultKnobs = z.output<typeof faultKnobsSchema>;
 export type FaultsInput = z.input<typeof faultsSchema>;
@@ -605,6 +628,29 @@ function checkReferences(sc: z.output<typeof scenarioObject>, ctx: z.RefinementC
   sc.delegations.forEach((d, i) => {
     if (!validators.has(d.validator))
       ctx.addIssue({ code: "custom", path: ["delegations", i, "validator"], message: "unknown validator" });
+  });
+  const twapIds = new Set<number>();
+  sc.twaps.forEach((t, i) => {
+    const at = (key: string) => ["twaps", i, key];
+    if (!pairNames.has(t.pair) && !aliases.has(t.pair))
+      ctx.addIssue({ code: "custom", path: at("pair"), message: `no pair named ${t.pair}` });
+    if (t.executedSz.gte(t.size))
+      ctx.addIssue({
+        code: "custom",
+        path: at("executedSz"),
+        message: "must be below size (it would have finished)",
+      });
+    if (t.startedAgo >= t.minutes * MINUTE)
+      ctx.addIssue({
+        code: "custom",
+        path: at("startedAgo"),
+        message: "must be below minutes (it would have ended)",
+      });
+    if (t.id !== undefined) {
+      if (twapIds.has(t.id))
+        ctx.addIssue({ code: "custom", path: at("id"), message: `duplicate TWAP id ${t.id}` });
+      twapIds.add(t.id);
+    }
   });
   if (sc.delegations.length > 0 || Object.keys(sc.staking).length > 0) {
     if (!tokensByName.has("HYPE"))

@@ -18,7 +18,10 @@
 //
 // Holds: a running sell reserves its remaining base size; a running buy reserves remaining size × mid ×
 // (1 + margin) of quote, margin = the slippage limit unless configured, re-evaluated at every read.
+import { keccak_256 } from "@noble/hashes/sha3";
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils";
 import { Decimal, fractionDigits, toWireDecimal, truncateDecimals, ZERO } from "../lib/decimal.js";
+import { ConfigError } from "../lib/errors.js";
 import type { Accounts } from "./accounts.js";
 import type { Clock, ScheduledEvent } from "./clock.js";
 import type { VenueMessages } from "./errors.js";
@@ -26,7 +29,7 @@ import type { Ledger } from "./ledger.js";
 import { type Markets, type Pair, SPOT_ASSET_OFFSET } from "./markets.js";
 import { roundSpotPrice } from "./prices.js";
 import { Prng } from "./prng.js";
-import { type BookConfig, LIQUIDITY_CLASSES, type ScenarioSettings } from "./scenario.js";
+import { type BookConfig, LIQUIDITY_CLASSES, type ScenarioSettings, type ScenarioTwap } from "./scenario.js";
 import type { SpotBalances } from "./spot.js";
 
 /** Defaults per liquidity class (assumptions; override per pair in the scenario's `book`). */
@@ -287,6 +290,89 @@ export class TwapEngine {
     return { ok: true, twap };
   }
 
+  /**
+   * Continues a TWAP that was running before the simulation started (a scenario's `twaps`): placed
+   * `startedAgo` before now with what it had executed by now, it runs on its own schedule from the next
+   * slice (the catch-up cap applies as to any TWAP behind schedule). What it executed before shows as one
+   * fill at the start (its average price, no fee; balances already hold it). Its ledger entry says it
+   * was carried.
+   */
+  seedRunning(user: string, spec: ScenarioTwap): Twap {
+    const s = this.d.settings();
+    const now = this.d.clock.now();
+    const pair = this.d.markets.requirePair(spec.pair);
+    const id = spec.id ?? this.nextId;
+    if (this.twaps.has(id)) throw new ConfigError(`twaps: TWAP id ${id} is used twice`);
+    this.nextId = Math.max(this.nextId, id + 1);
+    const placedAt = now - spec.startedAgo;
+    const nSlices = Math.max(1, Math.floor((spec.minutes * 60_000) / s.twapSliceInterval));
+    const twap: Twap = {
+      id,
+      user,
+      pair,
+      isBuy: spec.side === "buy",
+      size: spec.size,
+      minutes: spec.minutes,
+      reduceOnly: false,
+      randomize: spec.randomize,
+      placedAt,
+      endAt: placedAt + spec.minutes * 60_000,
+      normalSize: spec.size.div(nSlices),
+      nSlices,
+      executedSz: spec.executedSz,
+      executedNtl: spec.executedNtl,
+      status: "activated",
+      // The slices due before now were the venue's: the next on the grid is the first here.
+      slicesRun: Math.min(nSlices - 1, Math.floor(spec.startedAgo / s.twapSliceInterval)),
+      slicesFilled: 0,
+      hash: syntheticTwapHash(user, id),
+      next: undefined,
+      rng: spec.randomize ? new Prng(this.d.seed, `twap:${id}`) : undefined,
+    };
+    this.twaps.set(id, twap);
+    this.active.add(twap);
+    this.pushHistory(twap, placedAt);
+    if (spec.executedSz.gt(0)) {
+      // Its fills before the run as one fill, so a bot reading userTwapSliceFills sees its progress.
+      const fill: TwapFill = {
+        twapId: id,
+        user,
+        coin: pair.name,
+        px: spec.executedNtl.gt(0)
+          ? spec.executedNtl.div(spec.executedSz).toSignificantDigits(8)
+          : this.d.markets.mid(pair, now),
+        sz: spec.executedSz,
+        side: twap.isBuy ? "B" : "A",
+        time: now,
+        startPosition: this.d.spot.total(user, pair.base),
+        fee: ZERO,
+        feeToken: twap.isBuy ? pair.base.name : pair.quote.name,
+        oid: this.nextOid++,
+        tid: this.nextTid++,
+      };
+      this.fills.set(user, [...(this.fills.get(user) ?? []), fill]);
+    }
+    this.d.ledger.record(
+      now,
+      "twapPlaced",
+      {
+        twapId: id,
+        coin: pair.name,
+        side: twap.isBuy ? "B" : "A",
+        // What is left of it: what this run can execute.
+        sz: toWireDecimal(spec.size.minus(spec.executedSz)),
+        minutes: spec.minutes,
+        randomize: spec.randomize,
+        nSlices,
+        mid: toWireDecimal(this.d.markets.mid(pair, now)),
+        carried: true,
+      },
+      { user, hash: twap.hash },
+    );
+    this.scheduleNext(twap, now);
+    return twap;
+  }
+
   /** Cancels a running TWAP of `user` on asset `asset`; false when there is none. */
   cancel(user: string, asset: number, id: number, hash?: string): boolean {
     const t = this.twaps.get(id);
@@ -482,6 +568,11 @@ export class TwapEngine {
     list.push({ time: now, twap: t, status: t.status, executedSz: t.executedSz, executedNtl: t.executedNtl });
     this.history.set(t.user, list);
   }
+}
+
+/** A stand-in hash for a TWAP placed before the run (its placing action is not in this venue). */
+function syntheticTwapHash(user: string, id: number): string {
+  return `0x${bytesToHex(keccak_256(utf8ToBytes(`carried-twap:${user}:${id}`)))}`;
 }
 
 /** The next price on the venue's grid above (up) or below a grid price. */

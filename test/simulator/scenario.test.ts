@@ -109,6 +109,27 @@ describe("scenario files", () => {
     expect(configError(() => parseScenarioYaml("tokens: [\n")).message).toMatch(/invalid YAML/);
   });
 
+  it("reads running TWAPs and refuses one on an unknown pair, already filled or already over", () => {
+    const user = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+    const twap = (extra: string, pair = '"@107"') =>
+      `${MINIMAL}twaps:\n  - { user: "${user}", pair: ${pair}, size: "10", minutes: 60${extra} }\n`;
+    const ok = parseScenarioYaml(twap(', side: sell, startedAgo: 20m, executedSz: "3", id: 77'));
+    expect(ok.twaps[0]).toMatchObject({
+      pair: "@107",
+      side: "sell",
+      minutes: 60,
+      startedAgo: 20 * 60_000,
+      id: 77,
+    });
+    expect(ok.twaps[0]!.executedSz.toString()).toBe("3");
+    const at = (extra: string, pair?: string) =>
+      configError(() => parseScenarioYaml(twap(extra, pair), "s.yaml"));
+    expect(at(", side: buy", "HYPE/PURR").message).toMatch(/no pair named HYPE\/PURR/);
+    expect(at(', side: buy, executedSz: "10"').keyPath).toBe("twaps[0].executedSz");
+    expect(at(", side: buy, startedAgo: 1h").keyPath).toBe("twaps[0].startedAgo");
+    expect(at(", side: short").keyPath).toBe("twaps[0].side");
+  });
+
   it("keeps integers beyond 2^53 exact and accepts durations and decimals in either spelling", () => {
     const s = parseScenarioYaml(`${MINIMAL}validators:
   - { address: "0x5ac99df645f3414876c816caa18b2d234024b487", name: V, stake: 123456789012345678, commission: 0.05 }

@@ -1,0 +1,131 @@
+// `hlbot simulate --fork` of a messy account. A simulator on 127.0.0.1 stands in for the network, holding
+// an account with a running TWAP, pending withdrawals started by signed cWithdraw actions (so
+// delegatorHistory dates them), a delegation, a staking link and an API wallet. Each test states what a
+// user forking that account expects: the fork starts from exactly that state, or says what it left out.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adoptDemoAccount } from "../../src/simulate/demoAccount.js";
+import { forkAccount } from "../../src/simulate/fork.js";
+import {
+  createSimulator,
+  parseScenarioObject,
+  type Simulator,
+  startSimulator,
+} from "../../src/simulator/index.js";
+import { InfoClient } from "../../src/venue/info/client.js";
+import { resolveEndpoints } from "../../src/venue/networks.js";
+import { HttpTransport } from "../../src/venue/transport/http.js";
+import { ADDR, KEYS, START, testScenario, VALIDATORS } from "../simulator/fixtures.js";
+import { l1Body, userBody, userHeader } from "../simulator/helpers.js";
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+let venue: Simulator & { url: string };
+let transport: HttpTransport;
+let info: InfoClient;
+
+async function send(body: unknown): Promise<{ status: string; response: unknown }> {
+  const res = await fetch(`${venue.url}/exchange`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return (await res.json()) as { status: string; response: unknown };
+}
+
+const withdrawalStarts: number[] = [];
+
+beforeAll(async () => {
+  venue = (await startSimulator({
+    scenario: testScenario({
+      settings: {
+        startTime: START,
+        fees: { spotCross: "0.001", stakingDiscount: false, referralDiscount: "0" },
+        twapHolds: false, // the simulator's and the bot's default belief: a spot TWAP holds nothing
+      },
+      staking: { [ADDR.trader]: { undelegated: "50" } },
+      delegations: [{ user: ADDR.trader, validator: VALIDATORS.a, amount: "100" }],
+      agents: [{ user: ADDR.trader, address: ADDR.agent, name: "bot" }],
+      accounts: [{ address: ADDR.trader, stakingLink: { stakingUser: ADDR.staker, status: "linked" } }],
+    }),
+    rateLimit: false,
+  })) as Simulator & { url: string };
+  // A running TWAP (sell 100 HYPE over 10 hours), two withdrawals started 2 h and 1 h before the fork.
+  let nonce = START;
+  const twap = await send(
+    await l1Body(
+      KEYS.trader,
+      { type: "twapOrder", twap: { a: 10107, b: false, s: "100", r: false, m: 600, t: false } },
+      nonce++,
+    ),
+  );
+  expect(twap.status).toBe("ok");
+  for (const amount of [5, 7]) {
+    withdrawalStarts.push(venue.now());
+    const r = await send(
+      await userBody(KEYS.trader, {
+        type: "cWithdraw",
+        ...userHeader(venue.now() + 10),
+        wei: amount * 100_000_000,
+      }),
+    );
+    expect(r.status, JSON.stringify(r)).toBe("ok");
+    venue.advance(HOUR);
+  }
+  transport = new HttpTransport({ endpoints: resolveEndpoints("testnet", venue.url), budget: null });
+  info = new InfoClient(transport);
+});
+afterAll(async () => {
+  await transport?.close();
+  await venue.stop();
+});
+
+/** The simulator a fork run builds (the demo account moved to a stand-in address, as runSimulation does). */
+function forkedVenue(fork: Awaited<ReturnType<typeof forkAccount>>) {
+  const scenario = parseScenarioObject(structuredClone(fork.scenario));
+  const me = "0x00000000000000000000000000000000000000aa";
+  adoptDemoAccount(scenario, me);
+  return { sim: createSimulator({ scenario, seed: 1, clock: "virtual", startTime: fork.at }), me };
+}
+
+/** An info client reading a simulator in-process (the same client code as over HTTP). */
+function infoOf(sim: Simulator): InfoClient {
+  const at = "http://venue.invalid";
+  return new InfoClient(
+    new HttpTransport({
+      endpoints: { info: `${at}/info`, exchange: `${at}/exchange`, explorer: `${at}/explorer` },
+      wire: sim.wire,
+      budget: null,
+    }),
+  );
+}
+
+describe("a fork of a messy account", () => {
+  it("carries the running TWAP: same id, pair, side and size, its progress, and it ends when the real one does", async () => {
+    const [real] = await info.twapHistory({ user: ADDR.trader });
+    expect(real).toBeDefined();
+    const fork = await forkAccount(info, ADDR.trader, { network: "testnet", now: Date.now });
+    const { sim, me } = forkedVenue(fork);
+    const forked = (await infoOf(sim).twapHistory({ user: me }))[0];
+    expect(forked).toMatchObject({
+      twapId: real!.twapId,
+      status: { status: "activated" },
+      state: { coin: "@107", side: "A", sz: "100.0", minutes: 600, timestamp: real!.state.timestamp },
+    });
+    // What ran before the fork (two hours of ten) counts as executed, so the bot sizes around what is left.
+    const filled = await info.userTwapSliceFills({ user: ADDR.trader });
+    const before = filled.reduce((sum, f) => sum + Number(f.fill.sz), 0);
+    expect(before).toBeGreaterThan(0);
+    const forkedFills = sim.info({ type: "userTwapSliceFills", user: me }) as Array<{ fill: { sz: string } }>;
+    expect(forkedFills.reduce((sum, f) => sum + Number(f.fill.sz), 0)).toBeCloseTo(before, 8);
+    // It continues and finishes at its own end, having sold what was left.
+    const hypeBefore = Number(sim.balance(me, "HYPE").total);
+    sim.advance(real!.state.timestamp + 600 * 60_000 - fork.at + 60_000);
+    const last = (
+      sim.info({ type: "twapHistory", user: me }) as Array<{ status: { status: string }; time: number }>
+    ).at(-1)!;
+    expect(last.status.status).toBe("finished");
+    expect(last.time * 1000).toBe(real!.state.timestamp + 600 * 60_000);
+    expect(hypeBefore - Number(sim.balance(me, "HYPE").total)).toBeCloseTo(100 - before, 8);
+    expect(fork.notes.some((n) => /TWAP #1000 .* is carried/.test(n))).toBe(true);
+  });
+});
