@@ -6,18 +6,26 @@
 // What a fork cannot know, and what it does instead (said in `notes`):
 // - prices after the fork moment: each pair holds its mid at the fork (a flat path) unless the caller
 //   replaces `prices` (price history or a random walk);
-// - when pending withdrawals were started: delegatorSummary gives only their total and count, so they
-//   finalize after the full withdrawal delay from the fork (the latest they can);
+// - when pending withdrawals land: delegatorHistory dates each start, and each lands the unstaking queue
+//   after it (venue/constants.ts; testnet's is not known: the longest known is taken); one the history
+//   does not date lands after the full queue from the fork (the latest it can), said in `notes`;
 // - TWAPs running on the account are carried (twapHistory, their progress from userTwapSliceFills) and
 //   continue on their schedule; one that cannot be (its pair has no mid, its schedule is over) is named;
 // - order books: modelled from each pair's 24-hour volume (a liquidity class), not read;
 // - fees: the account's own rates (userFees, its discounts applied) are charged throughout, so staking
 //   during the run does not change them.
 
+import { stakingEvents } from "../engine/readSnapshot.js";
 import { Decimal } from "../lib/decimal.js";
 import type { ScenarioInput } from "../simulator/scenario.js";
+import { LONGEST_UNSTAKING_QUEUE_MS, UNSTAKING_QUEUE_MS } from "../venue/constants.js";
 import type { InfoClient } from "../venue/info/client.js";
-import type { TwapHistoryResponse, UserTwapSliceFillsResponse } from "../venue/info/methods/index.js";
+import type {
+  DelegatorHistoryResponse,
+  DelegatorSummaryResponse,
+  TwapHistoryResponse,
+  UserTwapSliceFillsResponse,
+} from "../venue/info/methods/index.js";
 import {
   latestTwapEntries,
   twapHasEnded,
@@ -25,6 +33,7 @@ import {
   VALIDATOR_STATS_PERIODS,
   validatorPeriodStats,
 } from "../venue/info/methods/index.js";
+import type { NetworkName } from "../venue/networks.js";
 
 /** HYPE is 8 decimals in the venue's stake figures (validatorSummaries.stake is HYPE × 1e8). */
 const STAKE_UNIT = 100_000_000n;
@@ -54,6 +63,50 @@ export interface ForkResult {
     undelegated: string;
     pendingWithdrawal: string;
   };
+}
+
+const DAY_MS = 24 * 60 * 60_000;
+
+/**
+ * The pending withdrawals, one entry each (the venue queues a limited number: the count matters), each
+ * landing the unstaking queue after it started: the latest `nPendingWithdrawals` starts in the staking
+ * history. When the history does not account for them all (it no longer reaches back, or its amounts
+ * differ from the total), the undated rest lands after the full queue from the fork, said in `notes`.
+ */
+function pendingWithdrawals(
+  summary: DelegatorSummaryResponse,
+  history: DelegatorHistoryResponse,
+  at: number,
+  queue: number,
+  notes: string[],
+): Array<{ amount: string; finalizesIn: number }> {
+  const n = summary.nPendingWithdrawals;
+  const total = new Decimal(summary.totalPendingWithdrawal);
+  if (n <= 0 || total.lte(0)) return [];
+  const started = stakingEvents(history)
+    .filter((e) => e.kind === "withdrawalInitiated")
+    .slice(-n);
+  const dated = started.reduce((sum, e) => sum.plus(e.amount), new Decimal(0));
+  if (started.length === n && dated.eq(total))
+    return started.map((e) => ({
+      amount: e.amount.toFixed(),
+      finalizesIn: Math.max(0, e.time + queue - at),
+    }));
+  // The history does not date them all: the dated ones keep their dates when they fit in the total.
+  const keep = dated.lte(total) && started.length < n ? started : [];
+  const rest = total.minus(keep.reduce((sum, e) => sum.plus(e.amount), new Decimal(0)));
+  const undated = n - keep.length;
+  const share = rest.div(undated).toDecimalPlaces(8, Decimal.ROUND_DOWN);
+  notes.push(
+    `${rest.toFixed()} HYPE of ${total.toFixed()} pending withdrawal (${undated} of ${n}) is not dated by the staking history: it lands after the full queue from the fork, the latest it can`,
+  );
+  return [
+    ...keep.map((e) => ({ amount: e.amount.toFixed(), finalizesIn: Math.max(0, e.time + queue - at) })),
+    ...Array.from({ length: undated }, (_, i) => ({
+      amount: (i === undated - 1 ? rest.minus(share.times(undated - 1)) : share).toFixed(),
+      finalizesIn: queue,
+    })),
+  ];
 }
 
 type CarriedTwap = Omit<NonNullable<ScenarioInput["twaps"]>[number], "user">;
@@ -135,6 +188,7 @@ export async function forkAccount(
   const staking = await info.delegatorSummary({ user }, signal);
   const delegations = await info.delegations({ user }, signal);
   const fees = await info.userFees({ user }, signal);
+  const stakingHistory = await info.delegatorHistory({ user }, signal);
   const twapHistory = await info.twapHistory({ user }, signal);
   const sliceFills = await info.userTwapSliceFills({ user }, signal);
   const at = info.transport.lastServerDate()?.getTime() ?? opts.now();
@@ -166,10 +220,11 @@ export async function forkAccount(
       `balances held on the venue (${held.join(", ")}) start free: the simulator holds for its own TWAPs only (settings.twapHolds), and open orders are not carried over`,
     );
 
-  const pending = Number(staking.totalPendingWithdrawal) > 0;
-  if (pending)
+  const queue = UNSTAKING_QUEUE_MS[opts.network as NetworkName] ?? LONGEST_UNSTAKING_QUEUE_MS;
+  const withdrawals = pendingWithdrawals(staking, stakingHistory, at, queue, notes);
+  if (withdrawals.length > 0 && UNSTAKING_QUEUE_MS[opts.network as NetworkName] === undefined)
     notes.push(
-      `${staking.totalPendingWithdrawal} HYPE pending withdrawal (${staking.nPendingWithdrawals}) finalizes after the full delay from the fork: the venue does not say when each started`,
+      `the unstaking queue of ${opts.network} is not known: pending withdrawals land ${queue / DAY_MS} days after they started (the longest known queue)`,
     );
   notes.push("prices hold the fork's mids (flat) unless replaced");
   // The account's own rates (userFees: its volume tier, staking and referral discounts applied), fixed.
@@ -188,6 +243,7 @@ export async function forkAccount(
     description: `Read from ${opts.network} at ${new Date(at).toISOString()}`,
     settings: {
       startTime: at,
+      withdrawalDelay: queue,
       fees: {
         cross: fees.userCrossRate,
         add: fees.userAddRate,
@@ -259,7 +315,7 @@ export async function forkAccount(
     staking: {
       [user]: {
         undelegated: staking.undelegated,
-        pendingWithdrawals: pending ? [{ amount: staking.totalPendingWithdrawal, finalizesIn: "7d" }] : [],
+        pendingWithdrawals: withdrawals,
       },
     },
     twaps: twaps.map((t) => ({ ...t, user })),

@@ -128,4 +128,35 @@ describe("a fork of a messy account", () => {
     expect(hypeBefore - Number(sim.balance(me, "HYPE").total)).toBeCloseTo(100 - before, 8);
     expect(fork.notes.some((n) => /TWAP #1000 .* is carried/.test(n))).toBe(true);
   });
+
+  it("keeps the number of pending withdrawals (the venue queues at most 5)", async () => {
+    const fork = await forkAccount(info, ADDR.trader, { network: "testnet", now: Date.now });
+    const { sim, me } = forkedVenue(fork);
+    const real = (await info.delegatorSummary({ user: ADDR.trader })).nPendingWithdrawals;
+    const forked = (sim.info({ type: "delegatorSummary", user: me }) as { nPendingWithdrawals: number })
+      .nPendingWithdrawals;
+    expect(real).toBe(2);
+    expect(forked).toBe(real);
+  });
+
+  it("lands each pending withdrawal when the venue lands it (delegatorHistory dates its start)", async () => {
+    const fork = await forkAccount(info, ADDR.trader, { network: "testnet", now: Date.now });
+    const { sim, me } = forkedVenue(fork);
+    const realEnds = venue
+      .staking(ADDR.trader)
+      .pendingWithdrawals.map((w) => w.finalizesAt)
+      .sort();
+    const forkEnds = sim
+      .staking(me)
+      .pendingWithdrawals.map((w) => w.finalizesAt)
+      .sort();
+    expect(realEnds).toEqual(withdrawalStarts.map((t) => t + 7 * DAY));
+    expect(forkEnds.map((t) => Math.round(t / 1000))).toEqual(realEnds.map((t) => Math.round(t / 1000)));
+    expect(
+      sim
+        .staking(me)
+        .pendingWithdrawals.map((w) => w.amount.toString())
+        .sort(),
+    ).toEqual(["5", "7"]);
+  });
 });
