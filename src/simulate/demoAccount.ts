@@ -67,6 +67,8 @@ export function adoptDemoAccount(scenario: Scenario, address: string): DemoHoldi
   for (const d of scenario.delegations) if (d.user === from) d.user = to;
   for (const a of scenario.agents) if (a.user === from) a.user = to;
   for (const t of scenario.twaps) if (t.user === from) t.user = to;
+  // A trading account the demo account stakes for (a staking link) names it as its staking user.
+  for (const a of scenario.accounts) if (a.stakingLink?.stakingUser === from) a.stakingLink.stakingUser = to;
   // Money the scenario moves in or out of the demo account during the run follows it too.
   for (const e of scenario.events)
     if ((e.type === "deposit" || e.type === "withdrawal") && e.account === from) e.account = to;

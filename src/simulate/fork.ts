@@ -12,6 +12,7 @@
 // - TWAPs running on the account are carried (twapHistory, their progress from userTwapSliceFills) and
 //   continue on their schedule; one that cannot be (its pair has no mid, its schedule is over) is named;
 // - order books: modelled from each pair's 24-hour volume (a liquidity class), not read;
+// - the staking link (userFees.stakingLink) is carried, the linked account's stake is not (fees are fixed);
 // - fees: the account's own rates (userFees, its discounts applied) are charged throughout, so staking
 //   during the run does not change them.
 
@@ -24,10 +25,12 @@ import type {
   DelegatorHistoryResponse,
   DelegatorSummaryResponse,
   TwapHistoryResponse,
+  UserFeesResponse,
   UserTwapSliceFillsResponse,
 } from "../venue/info/methods/index.js";
 import {
   latestTwapEntries,
+  stakingLinkPeer,
   twapHasEnded,
   twapMayBeRunning,
   VALIDATOR_STATS_PERIODS,
@@ -66,6 +69,35 @@ export interface ForkResult {
 }
 
 const DAY_MS = 24 * 60 * 60_000;
+
+/**
+ * The scenario's accounts: the forked one (the demo account) with its staking link, and the trading
+ * account when it is the staking side of one. A link hlbot cannot read is said, not guessed.
+ */
+function stakingLinkAccounts(
+  user: `0x${string}`,
+  link: UserFeesResponse["stakingLink"],
+  notes: string[],
+): NonNullable<ScenarioInput["accounts"]> {
+  const me = { address: user, label: "demo" };
+  if (link === null) return [me];
+  const peer = stakingLinkPeer(link);
+  const carried = (text: string) =>
+    notes.push(`${text}; that account's own stake is not carried (fees hold the account's rates)`);
+  if (peer !== undefined && (link.type === "tradingUser" || link.type === "requested")) {
+    const status = link.type === "tradingUser" ? "linked" : "requested";
+    carried(`staking link to staking account ${peer} (${status}) carried`);
+    return [{ ...me, stakingLink: { stakingUser: peer, status } }];
+  }
+  if (peer !== undefined && link.type === "stakingUser") {
+    carried(`staking link carried: this account stakes for trading account ${peer}`);
+    return [me, { address: peer, stakingLink: { stakingUser: user, status: "linked" } }];
+  }
+  notes.push(
+    `staking link ${JSON.stringify(link)} is not carried: hlbot cannot read it; the fork has no link`,
+  );
+  return [me];
+}
 
 /**
  * The pending withdrawals, one entry each (the venue queues a limited number: the count matters), each
@@ -226,6 +258,7 @@ export async function forkAccount(
     notes.push(
       `the unstaking queue of ${opts.network} is not known: pending withdrawals land ${queue / DAY_MS} days after they started (the longest known queue)`,
     );
+  const linked = stakingLinkAccounts(user, fees.stakingLink, notes);
   notes.push("prices hold the fork's mids (flat) unless replaced");
   // The account's own rates (userFees: its volume tier, staking and referral discounts applied), fixed.
   const pct = (rate: string) => `${Number((Number(rate) * 100).toPrecision(6))}%`;
@@ -310,7 +343,7 @@ export async function forkAccount(
         ),
       };
     }),
-    accounts: [{ address: user, label: "demo" }],
+    accounts: linked,
     balances: { [user]: balances },
     staking: {
       [user]: {

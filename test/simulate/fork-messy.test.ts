@@ -159,4 +159,21 @@ describe("a fork of a messy account", () => {
         .sort(),
     ).toEqual(["5", "7"]);
   });
+
+  it("keeps the account's staking link", async () => {
+    const fork = await forkAccount(info, ADDR.trader, { network: "testnet", now: Date.now });
+    const { sim, me } = forkedVenue(fork);
+    const real = (await info.userFees({ user: ADDR.trader })).stakingLink;
+    expect(real).toMatchObject({ stakingUser: ADDR.staker });
+    const forked = (sim.info({ type: "userFees", user: me }) as { stakingLink: unknown }).stakingLink;
+    expect(forked).toEqual(real);
+    // Forked from the staking side, the link names the trading account.
+    const staking = await forkAccount(info, ADDR.staker, { network: "testnet", now: Date.now });
+    const other = forkedVenue(staking);
+    const realOther = (await info.userFees({ user: ADDR.staker })).stakingLink;
+    expect(realOther).toMatchObject({ type: "stakingUser" });
+    expect(
+      (other.sim.info({ type: "userFees", user: other.me }) as { stakingLink: unknown }).stakingLink,
+    ).toEqual(realOther);
+  });
 });
