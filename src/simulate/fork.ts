@@ -3,6 +3,9 @@
 // validators, and the account's spot balances, staking balance and delegations; the result is a plain
 // scenario in which that account is the one labelled "demo", so the simulation adopts its holdings.
 //
+// Given an API wallet's address (userRole "agent"), it forks the master's account, which the wallet
+// trades for, and says so.
+//
 // What a fork cannot know, and what it does instead (said in `notes`):
 // - prices after the fork moment: each pair holds its mid at the fork (a flat path) unless the caller
 //   replaces `prices` (price history or a random walk);
@@ -20,6 +23,7 @@ import { stakingEvents } from "../engine/readSnapshot.js";
 import { Decimal } from "../lib/decimal.js";
 import type { ScenarioInput } from "../simulator/scenario.js";
 import { LONGEST_UNSTAKING_QUEUE_MS, UNSTAKING_QUEUE_MS } from "../venue/constants.js";
+import { masterOfAgent } from "../venue/exchange/authority.js";
 import type { InfoClient } from "../venue/info/client.js";
 import type {
   DelegatorHistoryResponse,
@@ -53,7 +57,7 @@ function liquidityClass(dayVolume: number): "deep" | "medium" | "thin" {
 }
 
 export interface ForkResult {
-  /** The account read (lower case); the scenario's demo account. */
+  /** The account read (lower case; an API wallet's master when given an API wallet); the demo account. */
   account: string;
   scenario: ScenarioInput;
   /** The fork moment (the venue's clock if it sent one, else the local clock). */
@@ -210,8 +214,19 @@ export async function forkAccount(
   account: string,
   opts: { network: string; now: () => number; signal?: AbortSignal; predictedAprNet?: boolean },
 ): Promise<ForkResult> {
-  const user = account.toLowerCase() as `0x${string}`;
   const { signal } = opts;
+  const notes: string[] = [];
+  const given = account.toLowerCase() as `0x${string}`;
+  // An API wallet holds nothing: the account it trades for is the one to fork (as `hlbot status` shows).
+  const role = await info.userRole({ user: given }, signal);
+  const master = await masterOfAgent({ userRole: async () => role }, given); // the answer read once
+  const user = (master ?? given) as `0x${string}`;
+  if (master !== undefined)
+    notes.push(`${given} is an API wallet of ${master}: forked ${master}, the account it trades for`);
+  else if (role.role === "missing")
+    notes.push(
+      `${given} is not known to the venue (userRole "missing"): the fork starts from an empty account`,
+    );
   const [meta, ctxs] = await info.spotMetaAndAssetCtxs({}, signal);
   const volumes = new Map(ctxs.map((c) => [c.coin, Number(c.dayNtlVlm)]));
   const mids = await info.allMids({}, signal);
@@ -224,7 +239,6 @@ export async function forkAccount(
   const twapHistory = await info.twapHistory({ user }, signal);
   const sliceFills = await info.userTwapSliceFills({ user }, signal);
   const at = info.transport.lastServerDate()?.getTime() ?? opts.now();
-  const notes: string[] = [];
 
   // Token names are unique on the venue; should two ever clash, the first (lowest index) is kept.
   const tokens = new Map<number, (typeof meta.tokens)[number]>();

@@ -160,6 +160,17 @@ describe("a fork of a messy account", () => {
     ).toEqual(["5", "7"]);
   });
 
+  it("forks the master's account when given an API wallet's address, and says so", async () => {
+    const role = await info.userRole({ user: ADDR.agent });
+    expect(role).toMatchObject({ role: "agent" });
+    const fork = await forkAccount(info, ADDR.agent, { network: "testnet", now: Date.now });
+    expect(fork.account).toBe(ADDR.trader);
+    expect(fork.holdings.delegated).toBe("100.0");
+    expect(fork.notes[0]).toMatch(
+      new RegExp(`${ADDR.agent} is an API wallet of ${ADDR.trader}: forked ${ADDR.trader}`),
+    );
+  });
+
   it("keeps the account's staking link", async () => {
     const fork = await forkAccount(info, ADDR.trader, { network: "testnet", now: Date.now });
     const { sim, me } = forkedVenue(fork);

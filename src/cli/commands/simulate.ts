@@ -363,10 +363,10 @@ async function readFork(opts: SimulateOptions, config: LoadedConfig, ctx: CliCon
       .map(([coin, amount]) => `${amount} ${coin}`)
       .join(", ");
     ctx.stderr(
-      `hlbot: forked ${account.toLowerCase()} on ${network} at ${new Date(fork.at).toISOString()}: spot ${spot || "nothing"}; staking ${h.delegated} HYPE delegated, ${h.undelegated} idle, ${h.pendingWithdrawal} pending withdrawal\n`,
+      `hlbot: forked ${fork.account} on ${network} at ${new Date(fork.at).toISOString()}: spot ${spot || "nothing"}; staking ${h.delegated} HYPE delegated, ${h.undelegated} idle, ${h.pendingWithdrawal} pending withdrawal\n`,
     );
     for (const note of fork.notes) ctx.stderr(`hlbot: fork: ${note}\n`);
-    return { ...fork, label: `fork of ${account.toLowerCase()} on ${network}` };
+    return { ...fork, label: `fork of ${fork.account} on ${network}` };
   } finally {
     await transport.close();
   }
