@@ -20,7 +20,7 @@
 //   during the run does not change them.
 
 import { stakingEvents } from "../engine/readSnapshot.js";
-import { Decimal } from "../lib/decimal.js";
+import { Decimal, toWei } from "../lib/decimal.js";
 import type { ScenarioInput } from "../simulator/scenario.js";
 import { LONGEST_UNSTAKING_QUEUE_MS, UNSTAKING_QUEUE_MS } from "../venue/constants.js";
 import { masterOfAgent } from "../venue/exchange/authority.js";
@@ -285,6 +285,9 @@ export async function forkAccount(
     `order books are modelled by each pair's 24-hour volume (deep from ${DEEP_VOLUME.toLocaleString("en-US")} USDC, medium from ${MEDIUM_VOLUME.toLocaleString("en-US")}, else thin): assumptions, not the real books`,
   );
 
+  const own = new Map(
+    delegations.map((d) => [d.validator.toLowerCase(), toWei(new Decimal(d.amount), 8, "delegation")]),
+  );
   const scenario: ScenarioInput = {
     name: `fork of ${user} on ${opts.network}`,
     description: `Read from ${opts.network} at ${new Date(at).toISOString()}`,
@@ -320,12 +323,16 @@ export async function forkAccount(
     })),
     prices: Object.fromEntries(pairs.map((p) => [p.name, { start: mids[p.name]!, volatility: 0 }])),
     validators: validators.map((v) => {
+      // The venue's stake includes the account's own delegation, which the simulator adds again from
+      // `delegations`: the scenario's stake is the others'.
+      const others = v.stake - (own.get(v.validator.toLowerCase()) ?? 0n);
+      const stake = others < 0n ? 0n : others;
       return {
         address: v.validator,
         signer: v.signer,
         name: v.name,
         description: v.description,
-        stake: `${v.stake / STAKE_UNIT}.${(v.stake % STAKE_UNIT).toString().padStart(8, "0")}`,
+        stake: `${stake / STAKE_UNIT}.${(stake % STAKE_UNIT).toString().padStart(8, "0")}`,
         commission: v.commission,
         isJailed: v.isJailed,
         unjailableAfter: v.unjailableAfter,

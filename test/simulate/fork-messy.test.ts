@@ -160,6 +160,18 @@ describe("a fork of a messy account", () => {
     ).toEqual(["5", "7"]);
   });
 
+  it("does not count the account's own delegation twice in its validator's stake", async () => {
+    const fork = await forkAccount(info, ADDR.trader, { network: "testnet", now: Date.now });
+    const { sim } = forkedVenue(fork);
+    const stakeOf = (list: unknown) =>
+      (list as Array<{ validator: string; stake: bigint | number }>).find(
+        (v) => v.validator === VALIDATORS.a,
+      )!.stake;
+    const real = BigInt(stakeOf(await info.validatorSummaries({})));
+    const forked = BigInt(stakeOf(sim.info({ type: "validatorSummaries" })));
+    expect(forked).toBe(real);
+  });
+
   it("forks the master's account when given an API wallet's address, and says so", async () => {
     const role = await info.userRole({ user: ADDR.agent });
     expect(role).toMatchObject({ role: "agent" });
