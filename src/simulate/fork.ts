@@ -74,6 +74,9 @@ export interface ForkResult {
 
 const DAY_MS = 24 * 60 * 60_000;
 
+/** Items a note names one by one before it says "and N more". */
+const MAX_NAMED = 20;
+
 /**
  * The scenario's accounts: the forked one (the demo account) with its staking link, and the trading
  * account when it is the staking side of one. A link hlbot cannot read is said, not guessed.
@@ -251,13 +254,39 @@ export async function forkAccount(
   const pairs = meta.universe.filter(
     (p) => tokens.has(p.tokens[0]) && tokens.has(p.tokens[1]) && mids[p.name] !== undefined,
   );
-  const unpriced = meta.universe.length - pairs.length;
-  if (unpriced > 0) notes.push(`${unpriced} pair(s) without a mid at the fork are left out`);
+  const left = meta.universe.filter((p) => !pairs.includes(p));
+  if (left.length > 0) {
+    const named = left.map((p) => {
+      const [base, quote] = p.tokens.map((i) => tokens.get(i)?.name ?? `token ${i}`);
+      return `${p.name} (${base}/${quote}${mids[p.name] === undefined ? "" : ", a token not listed"})`;
+    });
+    const shown =
+      named.length > MAX_NAMED
+        ? [...named.slice(0, MAX_NAMED), `and ${named.length - MAX_NAMED} more`]
+        : named;
+    notes.push(
+      `${left.length} pair(s) without a mid at the fork are left out (not traded, not priced): ${shown.join(", ")}`,
+    );
+  }
 
   const balances: Record<string, string> = {};
   for (const b of spot.balances) {
-    if (b.token === undefined || !tokens.has(b.token) || Number(b.total) <= 0) continue;
-    balances[tokens.get(b.token)!.name] = b.total;
+    if (b.token === undefined) {
+      notes.push(`${b.total} ${b.coin} (an outcome-market balance, not a spot token) is not carried`);
+      continue;
+    }
+    const amount = new Decimal(b.total);
+    if (amount.isZero()) continue;
+    const token = tokens.get(b.token);
+    if (token === undefined)
+      notes.push(
+        `${b.total} ${b.coin} (token ${b.token}) is left out: its token is not in the fork's metadata`,
+      );
+    else if (amount.isNegative())
+      notes.push(
+        `${b.total} ${b.coin} (a negative balance: a borrow) is left out: the fork starts with 0 ${b.coin} and owes nothing`,
+      );
+    else balances[token.name] = b.total;
   }
   const twaps = runningTwaps(twapHistory, sliceFills, at, new Set(pairs.map((p) => p.name)), notes);
   const held = spot.balances.filter((b) => Number(b.hold) > 0).map((b) => b.coin);

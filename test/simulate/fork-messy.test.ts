@@ -183,6 +183,25 @@ describe("a fork of a messy account", () => {
     );
   });
 
+  it("names what it leaves out: a negative balance (a borrow) and each pair without a mid", async () => {
+    venue.fund(ADDR.stranger, "USDC", "100");
+    venue.fund(ADDR.stranger, "HYPE", "-5");
+    // A venue whose mids lack HYPE's pair (one nobody quotes).
+    const noPurrMid = Object.create(info) as InfoClient;
+    noPurrMid.allMids = async (p, signal) => {
+      const { "@107": _gone, ...rest } = await info.allMids(p, signal);
+      return rest;
+    };
+    const fork = await forkAccount(noPurrMid, ADDR.stranger, { network: "testnet", now: Date.now });
+    expect(fork.holdings.spot).toEqual({ USDC: "100.0" });
+    expect(fork.notes).toContainEqual(
+      expect.stringMatching(/^-5(\.0)? HYPE \(a negative balance: a borrow\) is left out/),
+    );
+    expect(fork.notes).toContainEqual(
+      expect.stringMatching(/^1 pair\(s\) without a mid at the fork are left out .*: @107 \(HYPE\/USDC\)$/),
+    );
+  });
+
   it("keeps the account's staking link", async () => {
     const fork = await forkAccount(info, ADDR.trader, { network: "testnet", now: Date.now });
     const { sim, me } = forkedVenue(fork);

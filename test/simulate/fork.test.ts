@@ -165,11 +165,15 @@ describe("a fork of a real account", () => {
     const summary = JSON.parse(ok.stdout) as {
       scenario: { name: string };
       forkedFrom: string | null;
+      notes?: string[];
       portfolio: { start: { assets: Array<{ asset: string; amount: string }> } };
     };
     expect(summary.portfolio.start.assets.find((a) => a.asset === "USDC")?.amount).toBe("1234.5");
     // The summary names the forked account (the text says "the forked account 0x…"), not a demo account.
     expect(summary.forkedFrom).toBe(ADDR.trader.toLowerCase());
+    // What the fork approximated travels with the saved result, not only on stderr.
+    expect(summary.notes).toContainEqual(expect.stringMatching(/pending withdrawal .* not dated/));
+    expect(summary.notes).toContainEqual(expect.stringMatching(/^fees are the account's own rates/));
     const refused = await run(["--fork", "--scenario", "x.yaml", "--account", ADDR.trader]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--scenario: a fork is its own scenario/);

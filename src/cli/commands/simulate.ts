@@ -283,7 +283,12 @@ export function register(program: Command, ctx: CliContext): void {
       const { replayNotes } = await import("../../simulate/format.js");
       for (const line of replayNotes(result.record, result.record.replayed)) ctx.stderr(`${line}\n`);
       const { displayPath } = await import("../../engine/config/loader.js");
-      const summary = { ...buildSummary(result.record), configFile: displayPath(config.file) };
+      // A fork's notes (what it could not carry) travel with a saved --json result, not only on stderr.
+      const summary = {
+        ...buildSummary(result.record),
+        configFile: displayPath(config.file),
+        ...(fork ? { notes: fork.notes } : {}),
+      };
       if (opts.report !== undefined) {
         const { renderReport } = await import("../../simulate/report.js");
         const { writeFileSync } = await import("node:fs");
