@@ -39,6 +39,7 @@ import {
   twapMayBeRunning,
   VALIDATOR_STATS_PERIODS,
   validatorPeriodStats,
+  WITHDRAWAL_PHASES,
 } from "../venue/info/methods/index.js";
 import type { NetworkName } from "../venue/networks.js";
 
@@ -146,6 +147,41 @@ function pendingWithdrawals(
       finalizesIn: queue,
     })),
   ];
+}
+
+type StakingEntry = NonNullable<NonNullable<ScenarioInput["staking"]>[string]["history"]>[number];
+
+/**
+ * delegatorHistory as scenario entries, so a strategy reading it (validator-staking's respectManualDays)
+ * sees the account's past. The fork's journal is new, so the bot's own past moves read as by hand: said.
+ */
+function stakingHistoryEntries(history: DelegatorHistoryResponse, notes: string[]): StakingEntry[] {
+  const out: StakingEntry[] = [];
+  for (const e of history) {
+    const d = e.delta;
+    const phase = WITHDRAWAL_PHASES.find((p) => p === d.withdrawal?.phase);
+    const delta: StakingEntry["delta"] | undefined = d.delegate
+      ? {
+          delegate: {
+            validator: d.delegate.validator,
+            amount: d.delegate.amount,
+            isUndelegate: d.delegate.isUndelegate,
+          },
+        }
+      : d.cDeposit
+        ? { cDeposit: { amount: d.cDeposit.amount } }
+        : d.withdrawal && phase !== undefined
+          ? { withdrawal: { amount: d.withdrawal.amount, phase } }
+          : undefined;
+    if (delta === undefined)
+      notes.push(`a staking history event hlbot cannot read is not carried: ${JSON.stringify(e)}`);
+    else out.push({ time: e.time, hash: e.hash, delta });
+  }
+  if (out.length > 0)
+    notes.push(
+      `the staking history (${out.length} event(s) of delegatorHistory) is carried; the fork's journal is new, so hlbot's own past moves in it count as done by hand (validator-staking's respectManualDays)`,
+    );
+  return out;
 }
 
 type CarriedTwap = Omit<NonNullable<ScenarioInput["twaps"]>[number], "user">;
@@ -301,6 +337,7 @@ export async function forkAccount(
     notes.push(
       `the unstaking queue of ${opts.network} is not known: pending withdrawals land ${queue / DAY_MS} days after they started (the longest known queue)`,
     );
+  const carriedHistory = stakingHistoryEntries(stakingHistory, notes);
   const linked = stakingLinkAccounts(user, fees.stakingLink, notes);
   notes.push("prices hold the fork's mids (flat) unless replaced");
   // The account's own rates (userFees: its volume tier, staking and referral discounts applied), fixed.
@@ -399,6 +436,7 @@ export async function forkAccount(
       [user]: {
         undelegated: staking.undelegated,
         pendingWithdrawals: withdrawals,
+        history: carriedHistory,
       },
     },
     twaps: twaps.map((t) => ({ ...t, user })),

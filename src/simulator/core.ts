@@ -223,6 +223,7 @@ export class VenueCore {
     for (const [user, s] of Object.entries(this.scenario.staking)) {
       const u = user.toLowerCase();
       this.staking.seedUndelegated(u, s.undelegated);
+      this.staking.seedHistory(u, s.history);
       for (const w of s.pendingWithdrawals)
         this.staking.seedPendingWithdrawal(u, w.amount, t + w.finalizesIn);
     }

@@ -306,11 +306,33 @@ const delegationSchema = z.strictObject({
   lockedFor: duration.default(0),
 });
 
+/** One event of delegatorHistory before the run: a (un)delegation, a deposit, or a withdrawal's phase. */
+const stakingEventSchema = z.strictObject({
+  time: timestamp,
+  /** The venue's hash of the action; default a stand-in. */
+  hash: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{64}$/, { error: 'expected "0x" + 64 hex digits' })
+    .transform((h) => h.toLowerCase())
+    .optional(),
+  delta: z.union([
+    z.strictObject({
+      delegate: z.strictObject({ validator: address, amount: nonNegativeDecimal, isUndelegate: z.boolean() }),
+    }),
+    z.strictObject({ cDeposit: z.strictObject({ amount: nonNegativeDecimal }) }),
+    z.strictObject({
+      withdrawal: z.strictObject({ amount: nonNegativeDecimal, phase: z.enum(["initiated", "finalized"]) }),
+    }),
+  ]),
+});
+
 const stakingSchema = z.strictObject({
   undelegated: nonNegativeDecimal.default(parseDecimal("0")),
   pendingWithdrawals: z
     .array(z.strictObject({ amount: nonNegativeDecimal, finalizesIn: duration }))
     .default([]),
+  /** Staking events before the run (delegatorHistory), any order: what a strategy reads of the past. */
+  history: z.array(stakingEventSchema).default([]),
 });
 
 /**
@@ -535,7 +557,7 @@ const scenarioObject = z.strictObject({
   accounts: z.array(accountSchema).default([]),
   /** Spot balances: address → coin → amount. */
   balances: z.record(z.string(), z.record(z.string(), nonNegativeDecimal)).default({}),
-  /** Staking balances outside delegations: address → { undelegated, pendingWithdrawals }. */
+  /** Staking balances outside delegations: address → { undelegated, pendingWithdrawals, history }. */
   staking: z.record(z.string(), stakingSchema).default({}),
   delegations: z.array(delegationSchema).default([]),
   agents: z.array(agentSchema).default([]),
@@ -558,6 +580,7 @@ export type ScenarioAccount = Scenario["accounts"][number];
 export type PricePathConfig = Scenario["prices"][string];
 export type ScenarioEvent = Scenario["events"][number];
 export type ScenarioTwap = Scenario["twaps"][number];
+export type ScenarioStakingEvent = Scenario["staking"][string]["history"][number];
 export type FaultKnobsInput = z.input<typeof faultKnobsSchema>;
 export type FaultKnobs = z.output<typeof faultKnobsSchema>;
 export type FaultsInput = z.input<typeof faultsSchema>;

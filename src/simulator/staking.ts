@@ -27,7 +27,7 @@ import type { VenueMessages } from "./errors.js";
 import { fmt } from "./format.js";
 import type { Ledger } from "./ledger.js";
 import type { Token } from "./markets.js";
-import type { ScenarioSettings, ScenarioValidator } from "./scenario.js";
+import type { ScenarioSettings, ScenarioStakingEvent, ScenarioValidator } from "./scenario.js";
 import type { SpotBalances } from "./spot.js";
 
 export type Period = "day" | "week" | "month";
@@ -270,6 +270,24 @@ export class Staking {
       finalizesAt,
       syntheticHash(`seed:${user}:${a.pending.length}`),
     );
+  }
+
+  /** Staking events from before the run (oldest first), ahead of everything the run adds. */
+  seedHistory(user: string, events: ScenarioStakingEvent[]): void {
+    const a = this.ensure(user);
+    const past = [...events]
+      .sort((x, y) => x.time - y.time)
+      .map((e, i): HistoryEntry => {
+        const d = e.delta;
+        const delta: HistoryDelta =
+          "delegate" in d
+            ? { delegate: { ...d.delegate, amount: fmt(d.delegate.amount) } }
+            : "cDeposit" in d
+              ? { cDeposit: { amount: fmt(d.cDeposit.amount) } }
+              : { withdrawal: { ...d.withdrawal, amount: fmt(d.withdrawal.amount) } };
+        return { time: e.time, hash: e.hash ?? syntheticHash(`history:${user}:${i}`), delta };
+      });
+    a.history.unshift(...past);
   }
 
   private wei(amount: Decimal): bigint {

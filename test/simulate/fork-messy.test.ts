@@ -183,6 +183,16 @@ describe("a fork of a messy account", () => {
     );
   });
 
+  it("keeps the staking history a strategy reads (respectManualDays), and says whose moves it shows", async () => {
+    const fork = await forkAccount(info, ADDR.trader, { network: "testnet", now: Date.now });
+    const { sim, me } = forkedVenue(fork);
+    const real = await info.delegatorHistory({ user: ADDR.trader });
+    expect(real.length).toBeGreaterThan(0);
+    const forked = await infoOf(sim).delegatorHistory({ user: me });
+    expect(forked).toEqual(real);
+    expect(fork.notes.some((n) => /staking history .* carried/.test(n))).toBe(true);
+  });
+
   it("names what it leaves out: a negative balance (a borrow) and each pair without a mid", async () => {
     venue.fund(ADDR.stranger, "USDC", "100");
     venue.fund(ADDR.stranger, "HYPE", "-5");

@@ -130,6 +130,18 @@ describe("scenario files", () => {
     expect(at(", side: short").keyPath).toBe("twaps[0].side");
   });
 
+  it("reads an account's staking history and refuses an event of no known kind", () => {
+    const user = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+    const history = (event: string) =>
+      `${MINIMAL}staking:\n  "${user}":\n    history:\n      - { time: "2025-01-01T00:00:00Z", delta: ${event} }\n`;
+    const ok = parseScenarioYaml(history('{ withdrawal: { amount: "5", phase: initiated } }'));
+    expect(ok.staking[user]!.history[0]).toMatchObject({ time: Date.UTC(2025, 0, 1) });
+    const bad = configError(() =>
+      parseScenarioYaml(history('{ withdrawal: { amount: "5", phase: later } }')),
+    );
+    expect(bad.keyPath).toMatch(/^staking\.0xf39f.*\.history\[0\]\.delta/);
+  });
+
   it("keeps integers beyond 2^53 exact and accepts durations and decimals in either spelling", () => {
     const s = parseScenarioYaml(`${MINIMAL}validators:
   - { address: "0x5ac99df645f3414876c816caa18b2d234024b487", name: V, stake: 123456789012345678, commission: 0.05 }
