@@ -1,21 +1,22 @@
 // `hlbot simulate --fork`: a scenario that starts from a real account as it is now, like a local fork of
 // a chain. One read, through the same info client the bot uses, of the spot metadata and mids, the
-// validators, and the account's spot balances, staking balance and delegations; the result is a plain
-// scenario in which that account is the one labelled "demo", so the simulation adopts its holdings.
+// validators, and the account's spot balances, staking (balance, delegations, pending withdrawals,
+// history, link) and running TWAPs; the result is a plain scenario in which that account is the one
+// labelled "demo", so the simulation adopts its holdings. Given an API wallet's address (userRole
+// "agent"), it forks the master's account, which the wallet trades for, and says so.
 //
-// Given an API wallet's address (userRole "agent"), it forks the master's account, which the wallet
-// trades for, and says so.
-//
-// What a fork cannot know, and what it does instead (said in `notes`):
+// What a fork cannot know or carry, and what it does instead (said in `notes`, each thing by name):
 // - prices after the fork moment: each pair holds its mid at the fork (a flat path) unless the caller
-//   replaces `prices` (price history or a random walk);
+//   replaces `prices` (price history or a random walk); a pair without a mid is left out;
 // - when pending withdrawals land: delegatorHistory dates each start, and each lands the unstaking queue
 //   after it (venue/constants.ts; testnet's is not known: the longest known is taken); one the history
-//   does not date lands after the full queue from the fork (the latest it can), said in `notes`;
+//   does not date lands after the full queue from the fork (the latest it can);
 // - TWAPs running on the account are carried (twapHistory, their progress from userTwapSliceFills) and
-//   continue on their schedule; one that cannot be (its pair has no mid, its schedule is over) is named;
-// - order books: modelled from each pair's 24-hour volume (a liquidity class), not read;
+//   continue on their schedule; one that cannot be (its pair has no mid, its schedule is over) is not;
+// - the staking history is carried, but the fork's journal is new: hlbot's own past moves read as manual;
 // - the staking link (userFees.stakingLink) is carried, the linked account's stake is not (fees are fixed);
+// - a negative spot balance (a borrow) and an outcome-market balance are left out;
+// - order books: modelled from each pair's 24-hour volume (a liquidity class), not read;
 // - fees: the account's own rates (userFees, its discounts applied) are charged throughout, so staking
 //   during the run does not change them.
 
