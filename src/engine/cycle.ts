@@ -33,7 +33,7 @@ import { guardOf } from "./guards.js";
 import type { Decision, Intent, Skip, TwapOrderIntent } from "./intents.js";
 import { isIntent } from "./intents.js";
 import type { Guard, Journal } from "./journal.js";
-import { newCycleId } from "./journal.js";
+import { newCycleId, VENUE_HISTORY_STRATEGY } from "./journal.js";
 import { type KillSwitchState, killSwitchCancels, killSwitchState } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
 import { checkPriceSanity, DEFAULT_PRICE_SANITY, type PairMemory } from "./priceSanity.js";
@@ -417,7 +417,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
             twaps: read.twaps.map((t) => ({
               ...t,
               placedBy:
-                t.twapId === undefined ? null : (deps.journal.twapPlacedBy(deps.account, t.twapId) ?? null),
+                t.twapId === undefined ? null : placedBy(deps.journal.twapPlacedBy(deps.account, t.twapId)),
             })),
           };
     const snapshot =
@@ -923,6 +923,12 @@ function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | un
  * daily limits count the venue's last 24 h, and a budgeted strategy holds while earlier TWAPs on its
  * market are missing (budget.ts). Said at the journal's first cycle; `venueNow` is the venue's time.
  */
+/** A running TWAP's owner for reasons: a strategy, "manual", or null (not placed by this bot's strategies:
+ * unknown to the journal, or imported from the venue's history with no strategy of its pair and side). */
+function placedBy(strategy: string | undefined): string | null {
+  return strategy === undefined || strategy === VENUE_HISTORY_STRATEGY ? null : strategy;
+}
+
 function noticeUnjournaledActivity(deps: CycleDeps, log: Logger, snapshot: Snapshot, venueNow: number): void {
   // Only what this cycle read is counted and said (a bot without staking strategies reads no staking
   // history: "0 staking moves" was said beside 13 on the venue).

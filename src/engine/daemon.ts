@@ -16,8 +16,14 @@ import { ConfigError, describeError, HlbotError, isFatalError } from "../lib/err
 import type { SkewBounds } from "../venue/clockSkew.js";
 import { recordKillSwitch, recordNextRuns } from "./accountMetrics.js";
 import { ClockWatch, type ClockWatchOptions, type SchedulerHealth } from "./clockWatch.js";
-import { formatIssue, issuesOf } from "./config/issues.js";
-import { displayPath, type LoadedConfig, loadStrategyFiles, strategyFilesIn } from "./config/loader.js";
+import { ConfigIssuesError, formatIssue, issuesOf } from "./config/issues.js";
+import {
+  displayPath,
+  type LoadedConfig,
+  loadStrategyFiles,
+  strategyFilesIn,
+  twapMinutesIssues,
+} from "./config/loader.js";
 import { type CycleReport, failedRuns, failedRunsText, runCycle, unprocessedText } from "./cycle.js";
 import { WATCH_INTERVAL_MS, watchNeeded, watchRunningTwaps } from "./guards.js";
 import { newCycleId } from "./journal.js";
@@ -127,7 +133,7 @@ export function scheduledStrategies(loaded: readonly Strategy[]): Strategy[] {
  * anything wrong.
  */
 export async function loadStrategySet(
-  config: Pick<LoadedConfig, "strategySource" | "file" | "schedule">,
+  config: Pick<LoadedConfig, "strategySource" | "file" | "schedule" | "venue">,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<Strategy[]> {
   let files: string[];
@@ -149,9 +155,14 @@ export async function loadStrategySet(
   // reload without them changed the rebalancer's view of staked HYPE.
   // Disabled ones too: the daemon schedules the enabled ones and keeps the whole set as the
   // configuration (a paused DCA's past spend stays its own; budget.ts).
-  return resolveSharedDefaults(
-    await loadStrategyFiles(files, env, { allowSeconds: config.schedule?.allowSeconds === true }),
-  );
+  const loaded = await loadStrategyFiles(files, env, {
+    allowSeconds: config.schedule?.allowSeconds === true,
+  });
+  // The same TWAP-length check against the bot file's venue range as at start-up (a review: a reload
+  // took a length start-up refuses, then cut every TWAP to the maximum).
+  const outOfRange = await twapMinutesIssues(loaded, config.venue.rules);
+  if (outOfRange.issues.length > 0) throw new ConfigIssuesError(outOfRange.issues);
+  return resolveSharedDefaults(loaded);
 }
 
 /** node-cron, in UTC, with its warnings routed to our logger. */

@@ -329,7 +329,7 @@ export async function forkAccount(
   const held = spot.balances.filter((b) => Number(b.hold) > 0).map((b) => b.coin);
   if (held.length > 0)
     notes.push(
-      `balances held on the venue (${held.join(", ")}) start free: the simulator holds for its own TWAPs only (settings.twapHolds), and open orders are not carried over`,
+      `balances held on the venue (${held.join(", ")}) start free, but for what the carried TWAPs hold when settings.twapHolds is on: open orders are not carried over`,
     );
 
   const queue = UNSTAKING_QUEUE_MS[opts.network as NetworkName] ?? LONGEST_UNSTAKING_QUEUE_MS;

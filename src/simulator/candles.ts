@@ -240,16 +240,21 @@ function longerInterval(
   const gapSteps = [...stepCounts.values()].reduce((a, n) => a + n, 0);
   if (gapSteps < 2 || gapSteps * 2 <= steps) return undefined;
   const [k, most] = [...stepCounts].reduce((a, b) => (b[1] > a[1] ? b : a));
-  // Gaps of many lengths are a pair that traded seldom (its real history: the gaps are told, not
-  // refused; a history trial could not replay such a pair, and data fetch wrote its file then failed);
-  // one length almost every time is a longer interval under this one's name.
-  if (most * 10 < gapSteps * 9) return undefined;
+  // Every row on a coarser grid (no two rows one candle apart, every step a multiple of one number of
+  // candles: 4h candles with some missing, labelled 1h), or one step length almost every time, is a
+  // longer interval under this one's name. Gaps of lengths with nothing in common are a pair that traded
+  // seldom: its real history, replayed with its gaps told (a history trial could not replay such a pair,
+  // and data fetch wrote its file then failed; a review: the first rule alone let 4h candles with a
+  // fifth of them missing pass as 1h).
+  const grid = steps > gapSteps ? 1 : [...stepCounts.keys()].reduce(gcd);
+  if (grid < 2 && most * 10 < gapSteps * 9) return undefined;
+  const ratio = grid >= 2 ? grid : k;
   const flat = Math.round((gaps.missing / (gaps.missing + steps + 1)) * 100);
   const named =
     interval === "1M"
       ? undefined
       : CANDLE_INTERVALS.find(
-          (i) => i !== "1M" && CANDLE_INTERVAL_MS[i] === k * CANDLE_INTERVAL_MS[interval],
+          (i) => i !== "1M" && CANDLE_INTERVAL_MS[i] === ratio * CANDLE_INTERVAL_MS[interval],
         );
   const head =
     `${gapSteps} of the ${steps} steps between rows skip whole ${interval} candles (the first before this ` +
@@ -261,6 +266,10 @@ function longerInterval(
     : `${head}it looks like a longer interval than ${interval} (or a pair that seldom traded), and a replay ` +
         `would hold a flat price for ${flat}% of the time. Give the file its real interval, or download ` +
         `${interval} candles: hlbot data fetch --interval ${interval}`;
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
 }
 
 /**

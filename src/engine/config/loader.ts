@@ -446,7 +446,7 @@ async function readStrategyFiles(
  * strategy does (a facts audit: a raised venue.twapMaxMinutes was refused by the strategies' own fixed
  * bound, and a lowered one validated "ok" while each TWAP was cut).
  */
-async function twapMinutesIssues(
+export async function twapMinutesIssues(
   strategies: readonly Strategy[],
   venue: { twapMinMinutes: number; twapMaxMinutes: number },
 ): Promise<{ issues: ConfigIssue[]; names: Set<string> }> {
