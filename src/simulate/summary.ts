@@ -504,9 +504,14 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const decidedAt = new Map<number, string>();
   for (const d of decisions)
     if (d.twapId !== undefined && d.decisionMid !== undefined) decidedAt.set(d.twapId, d.decisionMid);
+  // TWAPs running at the start (carried from a forked account): not the bot's trades, and buy and hold
+  // runs them too, so their fees, costs and fills are kept out of the bot's totals (a review: the fork's
+  // breakdown charged them to the bot, then gave them back as "timing and other"). Listed, marked.
+  const carried = new Set<number>();
   for (const e of byKind("twapPlaced")) {
     const id = Number(e.data.twapId);
     const pair = String(e.data.coin);
+    if (e.data.carried === true) carried.add(id);
     twaps.set(id, {
       twapId: id,
       strategy: twapStrategy.get(id) ?? null,
@@ -536,7 +541,9 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       note:
         [
           ...(e.data.carried === true
-            ? ["running at the start (carried from the forked account): size is what was left"]
+            ? [
+                "running at the start (carried from the forked account): size is what was left; not the bot's, so not in its fees, costs or trades (buy and hold runs it too)",
+              ]
             : []),
           ...(twapNotes.get(id) ?? []),
         ].join("; ") || null,
@@ -565,6 +572,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
       const diff = dec(e.data.px).minus(mid).times(dec(e.data.sz));
       t.impact_ = t.impact_.plus(t.side === "buy" ? diff : diff.neg());
     }
+    if (carried.has(t.twapId)) continue;
     const pair = r.pairs[t.pair];
     // Fees on buys are taken in the base coin (valued at the slice's price), on sells in the quote.
     const inQuote = pair && feeToken === pair.base ? fee.times(dec(e.data.px)) : fee;
@@ -605,13 +613,15 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     const costBps = (ref: Decimal | undefined) =>
       avg && ref?.gt(0) ? round(avg.minus(ref).div(ref).times(10_000).times(sign), 2) : null;
     const inValuation = quotePrice(r.pairs[t.pair]?.quote ?? r.valuationCoin);
-    exec.ntl = exec.ntl.plus(ntl_.times(inValuation));
-    exec.slippage = exec.slippage.plus(cost(decision).times(inValuation));
-    exec.shortfall = exec.shortfall.plus(cost(twMid).times(inValuation));
-    exec.impact = exec.impact.plus(impact_.times(inValuation));
-    if (avg && decision) exec.atDecision = exec.atDecision.plus(sz_.times(decision).times(inValuation));
-    if (avg && twMid) exec.atRunMid = exec.atRunMid.plus(sz_.times(twMid).times(inValuation));
-    exec.atSliceMids = exec.atSliceMids.plus(ntl_.minus(impact_.times(sign)).times(inValuation));
+    if (!carried.has(t.twapId)) {
+      exec.ntl = exec.ntl.plus(ntl_.times(inValuation));
+      exec.slippage = exec.slippage.plus(cost(decision).times(inValuation));
+      exec.shortfall = exec.shortfall.plus(cost(twMid).times(inValuation));
+      exec.impact = exec.impact.plus(impact_.times(inValuation));
+      if (avg && decision) exec.atDecision = exec.atDecision.plus(sz_.times(decision).times(inValuation));
+      if (avg && twMid) exec.atRunMid = exec.atRunMid.plus(sz_.times(twMid).times(inValuation));
+      exec.atSliceMids = exec.atSliceMids.plus(ntl_.minus(impact_.times(sign)).times(inValuation));
+    }
     return {
       ...t,
       executedSize: wire(sz_),
@@ -630,6 +640,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
 
   const tradeTotals = new Map<string, { t: TradeTotal; sz: Decimal; ntl: Decimal }>();
   for (const [id, t] of twaps) {
+    if (carried.has(id)) continue;
     const key = `${t.label}\u0000${t.side}`;
     const g = tradeTotals.get(key) ?? {
       t: {
