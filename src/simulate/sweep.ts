@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { displayPath } from "../engine/config/loader.js";
 import { Decimal } from "../lib/decimal.js";
 import { groupDigits, replayedText } from "./format.js";
 import { pointText, type SweepPlan, type SweepPoint, valueText } from "./sweepFile.js";
@@ -398,7 +399,7 @@ export function formatSweep(result: SweepResult): string {
     ? `${result.runs.length} run(s), ${plan.points.length} point(s) × ${seeds.length} seeds`
     : `${plan.points.length} run(s)`;
   lines.push(
-    `Sweep of ${count} (${plan.keys.map((k) => k.label).join(" × ")}: ${sizes}) of ${plan.sweep.file}` +
+    `Sweep of ${count} (${plan.keys.map((k) => k.label).join(" × ")}: ${sizes}) of ${plan.sweep.file}, bot file ${displayPath(plan.configPath)},` +
       (s
         ? ` on the ${s.scenario} scenario${replayedText(s)} (${many ? seedsText(seeds) : `seed ${s.seed}`}): ${when(s.period.from)} → ${when(s.period.to)} UTC`
         : ""),
@@ -494,12 +495,13 @@ export function formatSweep(result: SweepResult): string {
     ].filter(Boolean);
     lines.push(
       "",
-      (many
-        ? `Best: point ${best.point.index} (${pointText(plan, best.point)}): mean ${figureName(by)} ${figureWithUnit(by, best.figure, coin)} over ${seeds.length} seeds` +
-          ` (worst ${figureWithUnit(by, best.worst!, coin)}; the best point on ${best.bestOn} of ${seeds.length} seeds)` +
-          (best.tied ? " (tied: the first in grid order is shown first)" : "")
-        : `Best: point ${best.point.index} (${pointText(plan, best.point)}): ${figureName(by)} ${figureWithUnit(by, best.figure, coin)}` +
-          (best.tied ? " (tied: the first in grid order is shown first)" : "")) +
+      (result.interrupted ? "Interrupted: of the runs that finished, " : "") +
+        (many
+          ? `Best: point ${best.point.index} (${pointText(plan, best.point)}): mean ${figureName(by)} ${figureWithUnit(by, best.figure, coin)} over ${seeds.length} seeds` +
+            ` (worst ${figureWithUnit(by, best.worst!, coin)}; the best point on ${best.bestOn} of ${seeds.length} seeds)` +
+            (best.tied ? " (tied: the first in grid order is shown first)" : "")
+          : `Best: point ${best.point.index} (${pointText(plan, best.point)}): ${figureName(by)} ${figureWithUnit(by, best.figure, coin)}` +
+            (best.tied ? " (tied: the first in grid order is shown first)" : "")) +
         (caveats.length > 0 ? `; but ${caveats.join(", and ")}` : ""),
     );
   } else if (unranked.length > 0)

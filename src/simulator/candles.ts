@@ -227,9 +227,10 @@ function offBoundary(interval: CandleInterval, t: number): string {
 }
 
 /**
- * The refusal of a file most of whose rows are more than one candle apart by one same number of
- * candles: a longer interval labelled as this one (4h candles called 1h). Undefined when most steps are
- * one candle, or the gaps have many lengths (a pair that seldom traded: its gaps are warned of).
+ * The refusal of a file whose rows are never one candle apart and lie on a coarser grid (or almost all
+ * one same number of candles apart): a longer interval labelled as this one (4h candles called 1h).
+ * Undefined when most steps are one candle, when any is (a pair that seldom traded: its gaps are warned
+ * of), or when the gaps have lengths with nothing in common.
  */
 function longerInterval(
   interval: CandleInterval,
@@ -240,13 +241,14 @@ function longerInterval(
   const gapSteps = [...stepCounts.values()].reduce((a, n) => a + n, 0);
   if (gapSteps < 2 || gapSteps * 2 <= steps) return undefined;
   const [k, most] = [...stepCounts].reduce((a, b) => (b[1] > a[1] ? b : a));
-  // Every row on a coarser grid (no two rows one candle apart, every step a multiple of one number of
-  // candles: 4h candles with some missing, labelled 1h), or one step length almost every time, is a
-  // longer interval under this one's name. Gaps of lengths with nothing in common are a pair that traded
-  // seldom: its real history, replayed with its gaps told (a history trial could not replay such a pair,
-  // and data fetch wrote its file then failed; a review: the first rule alone let 4h candles with a
-  // fifth of them missing pass as 1h).
-  const grid = steps > gapSteps ? 1 : [...stepCounts.keys()].reduce(gcd);
+  // Rows one candle apart anywhere: candles of this interval (a longer interval's never are), of a pair
+  // that traded seldom: its real history, replayed with its gaps told (a history trial could not replay
+  // such a pair, and data fetch wrote its file then failed, twice: a pair trading mostly every 3 hours).
+  // Without any: every row on a coarser grid (every step a multiple of one number of candles: 4h candles
+  // with some missing, labelled 1h; a review) or one step length almost every time is a longer interval
+  // under this one's name; gaps of lengths with nothing in common (monthly rows called 1d) are told.
+  if (steps > gapSteps) return undefined;
+  const grid = [...stepCounts.keys()].reduce(gcd);
   if (grid < 2 && most * 10 < gapSteps * 9) return undefined;
   const ratio = grid >= 2 ? grid : k;
   const flat = Math.round((gaps.missing / (gaps.missing + steps + 1)) * 100);

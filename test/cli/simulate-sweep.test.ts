@@ -116,7 +116,7 @@ describe("hlbot simulate --sweep", () => {
     expect(r.code).toBe(0);
     const lines = r.stdout.split("\n");
     expect(lines[0]).toMatch(
-      /^Sweep of 4 run\(s\) \(band × amountUsd: 2 × 2\) of .*grid\.yaml on the demo scenario \(seed 42\): 2025-01-01 00:00 → 2025-01-02 00:00 UTC$/,
+      /^Sweep of 4 run\(s\) \(band × amountUsd: 2 × 2\) of .*grid\.yaml, bot file config\/demo\.yaml, on the demo scenario \(seed 42\): 2025-01-01 00:00 → 2025-01-02 00:00 UTC$/,
     );
     expect(r.stdout).toMatch(
       /\n +# +point +band +amountUsd +vs hold +end value +costs bps +slippage bps +rewards +traded +TWAPs\n/,

@@ -121,7 +121,7 @@ describe("a sweep run in-process", () => {
     expect(formatSweep(again)).toBe(formatSweep(first));
     const text = formatSweep(first);
     expect(text).toMatch(
-      /^Sweep of 4 run\(s\) \(band × amountUsd: 2 × 2\) of .*grid\.yaml on the demo scenario/,
+      /^Sweep of 4 run\(s\) \(band × amountUsd: 2 × 2\) of .*grid\.yaml, bot file .*, on the demo scenario/,
     );
     expect(text).toContain("Ranked by vs hold");
     expect(text).toMatch(
@@ -233,7 +233,7 @@ describe("a sweep over several seeds", () => {
     }
     const text = formatSweep(result);
     expect(text).toMatch(
-      /^Sweep of 4 run\(s\), 2 point\(s\) × 2 seeds \(amountUsd: 2\) of .*seeds\.yaml on the demo scenario \(seeds 42, 7\): /,
+      /^Sweep of 4 run\(s\), 2 point\(s\) × 2 seeds \(amountUsd: 2\) of .*seeds\.yaml, bot file .*, on the demo scenario \(seeds 42, 7\): /,
     );
     expect(text).toContain("Ranked by the mean vs hold over the 2 seeds");
     expect(text).toMatch(
@@ -564,7 +564,7 @@ describe("ranking", () => {
       interrupted: false,
     });
     expect(text).toContain(
-      "Sweep of 8 run(s), 4 point(s) × 2 seeds (maxOrderUsd: 4) of s.yaml on the demo scenario (seeds 42, 7)",
+      "Sweep of 8 run(s), 4 point(s) × 2 seeds (maxOrderUsd: 4) of s.yaml, bot file /x/bot.yaml, on the demo scenario (seeds 42, 7)",
     );
     expect(text).toContain(
       "\n  #  point  maxOrderUsd  mean vs hold  worst vs hold  best on  end value  costs bps  slippage bps  rewards    traded  TWAPs\n",

@@ -183,15 +183,18 @@ describe("candle files with gaps or mixed intervals (#15)", () => {
     expect(() => readCandleFile(write("4h-gaps-as-1h.csv", someMissing))).toThrow(
       /4h-gaps-as-1h\.csv:3: .*the file looks like 4h candles labelled 1h/,
     );
-    // Most rows 5 hours apart: no interval of the venue, still mostly flat.
-    const sparse = [
-      row(T),
-      row(T + HOUR),
-      ...Array.from({ length: 4 }, (_, i) => row(T + (6 + 5 * i) * HOUR)),
-    ];
+    // Every row 5 hours apart: no interval of the venue, still a longer interval than 1h.
+    const sparse = Array.from({ length: 6 }, (_, i) => row(T + 5 * i * HOUR));
     expect(() => readCandleFile(write("sparse.csv", sparse))).toThrow(
-      /sparse\.csv:4: 4 of the 5 steps between rows skip whole 1h candles .*5 candles \(5 h\): it looks like a longer interval than 1h \(or a pair that seldom traded\)/,
+      /sparse\.csv:3: 5 of the 5 steps between rows skip whole 1h candles .*5 candles \(5 h\): it looks like a longer interval than 1h \(or a pair that seldom traded\)/,
     );
+    // A pair trading mostly every 3 hours, sometimes in the hour after (a history trial: refused, after
+    // data fetch had written it): rows one candle apart are never a longer interval's.
+    const every3 = Array.from({ length: 40 }, (_, i) => row(T + 3 * i * HOUR)).concat(
+      [4, 13, 28].map((i) => row(T + (3 * i + 1) * HOUR)),
+    );
+    every3.sort((a, b) => Number(a.split(",")[2]) - Number(b.split(",")[2]));
+    expect(readCandleFile(write("every3.csv", every3)).candles).toHaveLength(43);
     // A pair that seldom traded (a history trial: its fetched file was refused, and data fetch exited 2
     // after writing it): gaps of many lengths are its real history, replayed with its gaps told.
     const seldom = [1, 3, 4, 8, 9, 14, 16, 17, 23, 30, 31, 38].map((h) => row(T + h * HOUR));

@@ -343,7 +343,9 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
       // longer interval). The download is kept and said; not "bad input" (exit 2: nothing was sent).
       if (!(err instanceof ConfigError)) throw err;
       ctx.stderr(
-        `hlbot data fetch: ${total} candles kept in ${outShown}, but simulate --prices would refuse the file: ${err.message}\n`,
+        `hlbot data fetch: ${total} candles kept in ${outShown}, but simulate --prices would refuse the file: ${err.message}. ` +
+          `These are the venue's own ${interval} candles: the pair traded in so regular a pattern (never in two candles in a row) that its file cannot be told from a longer interval's; ` +
+          `a finer or coarser --interval may replay\n`,
       );
       ctx.exitCode = 1;
       return;
