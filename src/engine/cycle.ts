@@ -935,7 +935,11 @@ function noticeUnjournaledActivity(deps: CycleDeps, log: Logger, snapshot: Snaps
   const recentMoves = snapshot.stakingHistory?.filter(
     (e) => e.time >= venueNow - 7 * DAY_MS && e.kind !== "withdrawalFinalized",
   ).length;
-  const recentTwaps = snapshot.recentTwaps?.length;
+  // TWAPs the journal knows already (imported before the first cycle: a simulation's carried ones) are
+  // not news (a fork trial: told to run a rebuild a simulation cannot run).
+  const recentTwaps = snapshot.recentTwaps?.filter(
+    (t) => t.twapId === undefined || deps.journal.twapPlacedBy(deps.account, t.twapId) === undefined,
+  ).length;
   if (!recentMoves && !recentTwaps) return;
   const seen = [
     ...(recentTwaps === undefined ? [] : [`${recentTwaps} TWAP(s) of ${deps.account} in the last 24 h`]),

@@ -6,7 +6,9 @@ import { duration, netAprText, shortAddress } from "../lib/text.js";
 
 export { netAprText };
 
+import { CronSchedule } from "../engine/schedule.js";
 import { candleGapWarning } from "../simulator/candles.js";
+import { CANDLE_INTERVAL_MS, type CandleInterval } from "../venue/info/methods/candleSnapshot.js";
 import { isoMinute, type ReplayedPrices } from "./runner.js";
 import {
   type FlowSummary,
@@ -491,7 +493,7 @@ export function replayedLine(r: ReplayedSummary, runDays: number): string {
  * its gaps, and the part of the run it leaves to a flat price. One function, so both say the same.
  */
 export function replayNotes(
-  run: { from: number; to: number },
+  run: { from: number; to: number; strategies?: ReadonlyArray<{ name: string; schedule: string }> },
   replayed: readonly ReplayedPrices[],
 ): string[] {
   const lines: string[] = [];
@@ -506,12 +508,52 @@ export function replayNotes(
     const flat = flatText(replayedSummary(r, run.from, run.to), (run.to - run.from) / DAY);
     if (flat !== undefined) lines.push(`warning: ${r.coin} from ${r.file}: ${flat}`);
   }
+  for (const r of replayed) {
+    const inside = decisionsInsideCandles(run.strategies ?? [], r.interval, run.from);
+    if (inside.length > 0)
+      lines.push(
+        `hlbot: ${inside.join(", ")} decide${inside.length === 1 ? "s" : ""} inside the ${r.interval} candles of ${r.coin}: there the price is a path drawn through each candle's open, extremes and close (straight lines), not a traded one; candles of a shorter interval (hlbot data fetch --interval 1m or 5m) replay those minutes closer`,
+      );
+  }
   // A history trial: a file's volumes cut to nothing gave the same run; nothing said they were unused.
   if (replayed.length > 0)
     lines.push(
       "hlbot: candle files give prices only (between a candle's open, extremes and close the path is drawn from the seed): their volume is not used; fills cost against each pair's book model, which also gives the venue's 24-hour volume (see Execution in the summary; a scenario's `book:` sets it)",
     );
   return lines;
+}
+
+/**
+ * Strategies whose schedule fires inside the candles of `interval` (not at their opens) over its next
+ * slots from `from` (a history trial: the demo DCA at :30 decided halfway through every 1h candle, on an
+ * invented path, told nowhere). Intervals of a week or more are left out (their opening day is not
+ * confirmed); a schedule that fails to parse is left to the loader.
+ */
+function decisionsInsideCandles(
+  strategies: ReadonlyArray<{ name: string; schedule: string }>,
+  interval: string,
+  from: number,
+): string[] {
+  const ms = CANDLE_INTERVAL_MS[interval as CandleInterval];
+  if (ms === undefined || ms <= 60_000 || ms > 86_400_000) return [];
+  const out: string[] = [];
+  for (const s of strategies) {
+    let cron: CronSchedule;
+    try {
+      cron = new CronSchedule(s.schedule);
+    } catch {
+      continue;
+    }
+    let t: number | undefined = from - 1;
+    for (let i = 0; i < 48 && t !== undefined; i++) {
+      t = cron.next(t);
+      if (t !== undefined && t % ms !== 0) {
+        out.push(`${s.name} ("${s.schedule}")`);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 /** "120 halted, 6 price limit": why a TWAP's slices were skipped, most frequent first. */

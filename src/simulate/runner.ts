@@ -15,8 +15,8 @@ import type { LoadedConfig } from "../engine/config/loader.js";
 import type { CycleReport } from "../engine/cycle.js";
 import { scheduledStrategies } from "../engine/daemon.js";
 import { WATCH_INTERVAL_MS, watchNeeded, watchRunningTwaps } from "../engine/guards.js";
-import { twapRecordKey } from "../engine/intentKinds.js";
-import { newCycleId, VENUE_HISTORY_STRATEGY } from "../engine/journal.js";
+import { newCycleId } from "../engine/journal.js";
+import { importVenueTwaps } from "../engine/rebuildTwaps.js";
 import { openRuntime, type Runtime } from "../engine/runtime.js";
 import { runSlotGroup, Scheduler } from "../engine/scheduler.js";
 import { checkStrategyMarkets } from "../engine/strategies/markets.js";
@@ -44,7 +44,6 @@ import {
 } from "../simulator/index.js";
 import { checkEventsNotBefore, type ScenarioPair } from "../simulator/scenario.js";
 import { nextCandleOpen } from "../venue/info/methods/candleSnapshot.js";
-import { latestTwapEntries } from "../venue/info/methods/index.js";
 import { adoptDemoAccount, type DemoHoldings, demoSigner } from "./demoAccount.js";
 
 export const DAY_MS = 24 * HOUR;
@@ -434,7 +433,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       // stated when it refused one). Built once, a simulation never learnt it and sent the refused
       // order at every slot where a live bot re-sizes it.
       const depsNow = () => runtime.cycleDeps(facts);
-      await importCarriedTwaps(runtime, account);
+      await importCarriedTwaps(runtime, account, config.strategies);
       const strategies = scheduledStrategies(config.strategies);
       await checkStrategyMarkets(runtime.info, strategies, {
         warn: (m) => logger.warn(m),
@@ -619,29 +618,24 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
 
 /**
  * TWAPs running at the start (a fork's, a scenario's `twaps:`). A simulation's journal is new, and a
- * budgeted strategy holds while the venue shows a TWAP on its pair and
- * side its journal lacks (budget.ts: a lost journal would spend a budget again). The account's TWAPs
- * carried into the fork are written to it as `hlbot journal rebuild` writes the venue's history
- * (landed rows of "(venue history)", no strategy's budget), so strategies wait for them while they run
- * and then act, as a live bot whose journal knows them (a review: a budgeted DCA held for the whole
- * fork, told to run a rebuild it could not run). Budgets count from the fork.
+ * budgeted strategy holds while the venue shows a TWAP on its pair and side its journal lacks (budget.ts:
+ * a lost journal would spend a budget again): a review found a budgeted DCA held for the whole fork,
+ * told to run a rebuild it could not run. They are written to it as `hlbot journal rebuild` writes the
+ * venue's TWAPs (src/engine/rebuildTwaps.ts): a budgeted DCA of their pair and side counts them, as a
+ * live bot's rebuilt journal does (a second trial: the fork's DCA spent its whole budget again), and
+ * strategies wait for them while they run. What was spent before the fork is not known to it.
  */
-async function importCarriedTwaps(runtime: Runtime, account: string): Promise<void> {
+async function importCarriedTwaps(
+  runtime: Runtime,
+  account: string,
+  strategies: readonly Strategy[],
+): Promise<void> {
   const twaps = await runtime.info.twapHistory({ user: account as `0x${string}` });
   if (twaps.length === 0) return;
+  const [meta, mids] = [await runtime.info.spotMeta({}), await runtime.info.allMids({})];
   const cycleId = newCycleId(runtime.clock());
   runtime.journal.startCycle({ id: cycleId, trigger: "rebuild", mode: "rebuild", account, strategies: [] });
-  for (const entry of latestTwapEntries(twaps))
-    runtime.journal.importVenueRecord({
-      cycleId,
-      strategy: VENUE_HISTORY_STRATEGY,
-      account,
-      actionType: "twapOrder",
-      at: entry.state.timestamp,
-      key: twapRecordKey(entry),
-      record: entry,
-      ...(entry.twapId === undefined ? {} : { twapId: entry.twapId }),
-    });
+  importVenueTwaps(runtime.journal, { cycleId, account, strategies, twaps, meta, mids });
   runtime.journal.finishCycle(cycleId, "ok");
 }
 

@@ -25,8 +25,7 @@ export function register(program: Command, ctx: CliContext): void {
         const { Decimal } = await import("../../lib/decimal.js");
         const { confirmStateIdentity } = await import("../../lib/stateDb.js");
         const { newCycleId, VENUE_HISTORY_STRATEGY: VENUE_HISTORY } = await import("../../engine/journal.js");
-        const { historyRecordKey, twapRecordKey } = await import("../../engine/intentKinds.js");
-        const { latestTwapEntries } = await import("../../venue/info/methods/index.js");
+        const { historyRecordKey } = await import("../../engine/intentKinds.js");
         const user = runtime.account;
         const [twaps, history, mids, meta] = await Promise.all([
           runtime.info.twapHistory({ user }),
@@ -43,59 +42,15 @@ export function register(program: Command, ctx: CliContext): void {
           strategies: [],
         });
 
-        // Budgets belong to twap-accumulate strategies: a venue TWAP on a strategy's pair and side is
-        // given to the first with a budget there (else the first without one), and every budget on that
-        // pair and side counts it (budget.ts budgetMemory; conservative: a manual TWAP there counts too).
-        const tokenName = new Map(meta.tokens.map((t) => [t.index, t.name]));
-        const pairLabel = new Map(
-          meta.universe.map((p) => [p.name, `${tokenName.get(p.tokens[0])}/${tokenName.get(p.tokens[1])}`]),
-        );
-        const shared = new Map<string, string[]>();
-        const owner = (coin: string, side: "buy" | "sell"): string => {
-          const matches: Array<{ name: string; budgeted: boolean }> = [];
-          for (const s of config.strategies) {
-            if (s.kind !== "twap-accumulate") continue;
-            const p = s.params as { coin: string; quote: string; side: string; budgetUsd?: unknown };
-            if (p.side !== side) continue;
-            if (p.coin === coin || pairLabel.get(coin) === `${p.coin}/${p.quote}`)
-              matches.push({ name: s.name, budgeted: p.budgetUsd !== undefined });
-          }
-          const budgeted = matches.filter((m) => m.budgeted).map((m) => m.name);
-          if (budgeted.length > 1) shared.set(`${side} ${pairLabel.get(coin) ?? coin}`, budgeted);
-          return budgeted[0] ?? matches[0]?.name ?? VENUE_HISTORY;
-        };
-
-        const { spotUniverse } = await import("../../engine/readSnapshot.js");
-        const { usdPerUnit } = await import("../../engine/usd.js");
-        const universe = spotUniverse(meta, mids);
-        let twapRows = 0;
-        for (const entry of latestTwapEntries(twaps)) {
-          const key = twapRecordKey(entry);
-          const st = entry.state;
-          const size = new Decimal(st.sz);
-          const executedSz = new Decimal(st.executedSz);
-          const average = executedSz.gt(0) ? new Decimal(st.executedNtl).div(executedSz) : new Decimal(0);
-          const mid = mids[st.coin] === undefined ? new Decimal(0) : new Decimal(mids[st.coin] as string);
-          // The value it may reach: its full size at the higher of its average fill and today's mid, in USD
-          // at the quote's mid (a pair quoted in HYPE counted in HYPE was 25 times too little).
-          const px = Decimal.max(average, mid);
-          const quote = universe.pairs.get(st.coin)?.quote.name;
-          const quoteUsd = (quote === undefined ? undefined : usdPerUnit(universe, quote)) ?? new Decimal(1);
-          const side = st.side === "B" ? "buy" : "sell";
-          const added = runtime.journal.importVenueRecord({
-            cycleId,
-            strategy: owner(st.coin, side),
-            account: user,
-            actionType: "twapOrder",
-            at: st.timestamp,
-            key,
-            record: entry,
-            // To the cent's ten-thousandth, up (an average price of many fills has endless digits).
-            notionalUsd: size.times(px).times(quoteUsd).toDecimalPlaces(6, Decimal.ROUND_UP),
-            ...(entry.twapId === undefined ? {} : { twapId: entry.twapId }),
-          });
-          if (added) twapRows++;
-        }
+        const { importVenueTwaps } = await import("../../engine/rebuildTwaps.js");
+        const { added: twapRows, shared } = importVenueTwaps(runtime.journal, {
+          cycleId,
+          account: user,
+          strategies: config.strategies,
+          twaps,
+          meta,
+          mids,
+        });
 
         // Staking moves the journal's own submissions explain are there already (not counted twice).
         const { explainedRecords } = await import("../../engine/reconcile.js");
