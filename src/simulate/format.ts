@@ -190,7 +190,7 @@ function twaps(s: SimulationSummary): string[] {
     const [base = "", quote = ""] = t.label.split("/");
     return [
       `#${t.twapId}`,
-      t.strategy ?? "?",
+      t.carried ? "(carried)" : (t.strategy ?? "?"),
       when(t.placedAt),
       `${t.side} ${short(t.size)} ${base}`,
       `${t.minutes} min`,
@@ -509,7 +509,7 @@ export function replayNotes(
     if (flat !== undefined) lines.push(`warning: ${r.coin} from ${r.file}: ${flat}`);
   }
   for (const r of replayed) {
-    const inside = decisionsInsideCandles(run.strategies ?? [], r.interval, run.from);
+    const inside = decisionsInsideCandles(run.strategies ?? [], r.interval, run.from, run.to);
     if (inside.length > 0)
       lines.push(
         `hlbot: ${inside.join(", ")} decide${inside.length === 1 ? "s" : ""} inside the ${r.interval} candles of ${r.coin}: there the price is a path drawn through each candle's open, extremes and close (straight lines), not a traded one; candles of a shorter interval (hlbot data fetch --interval 1m or 5m) replay those minutes closer`,
@@ -524,8 +524,8 @@ export function replayNotes(
 }
 
 /**
- * Strategies whose schedule fires inside the candles of `interval` (not at their opens) over its next
- * slots from `from` (a history trial: the demo DCA at :30 decided halfway through every 1h candle, on an
+ * Strategies whose schedule fires inside the candles of `interval` (not at their opens) in its next
+ * slots from `from` before `to` (a history trial: the demo DCA at :30 decided halfway through every 1h candle, on an
  * invented path, told nowhere). Intervals of a week or more are left out (their opening day is not
  * confirmed); a schedule that fails to parse is left to the loader.
  */
@@ -533,6 +533,7 @@ function decisionsInsideCandles(
   strategies: ReadonlyArray<{ name: string; schedule: string }>,
   interval: string,
   from: number,
+  to: number,
 ): string[] {
   const ms = CANDLE_INTERVAL_MS[interval as CandleInterval];
   if (ms === undefined || ms <= 60_000 || ms > 86_400_000) return [];
@@ -547,7 +548,9 @@ function decisionsInsideCandles(
     let t: number | undefined = from - 1;
     for (let i = 0; i < 48 && t !== undefined; i++) {
       t = cron.next(t);
-      if (t !== undefined && t % ms !== 0) {
+      // Only slots of the run (a review: a monthly DCA whose next slot is after a 10-day run was named).
+      if (t === undefined || t >= to) break;
+      if (t % ms !== 0) {
         out.push(`${s.name} ("${s.schedule}")`);
         break;
       }

@@ -260,7 +260,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
   }));
   const twapMarkers: Marker[] = s.twaps.map((t) => ({
     t: Date.parse(t.placedAt),
-    label: `TWAP #${t.twapId} ${t.side} ${t.size} ${t.label} (${t.strategy ?? "?"})`,
+    label: `TWAP #${t.twapId} ${t.side} ${t.size} ${t.label} (${t.carried ? "carried" : (t.strategy ?? "?")})`,
     color: t.side === "buy" ? "#16a34a" : "#dc2626",
   }));
   const stakeMarkers: Marker[] = s.staking.changes.map((c) => ({
@@ -426,7 +426,7 @@ ${tableHtml(
     ],
     s.twaps.map((t) => [
       t.twapId,
-      t.strategy ?? "?",
+      t.carried ? "(carried)" : (t.strategy ?? "?"),
       when(t.placedAt),
       t.side,
       t.size,

@@ -36,6 +36,8 @@ export interface TwapSummary {
   twapId: number;
   /** The strategy whose accepted twapOrder created it (from the cycle that placed it). */
   strategy: string | null;
+  /** Running at the start (carried from a forked account): not the bot's, kept out of its totals. */
+  carried?: true;
   pair: string;
   /** "BASE/QUOTE". */
   label: string;
@@ -515,6 +517,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     twaps.set(id, {
       twapId: id,
       strategy: twapStrategy.get(id) ?? null,
+      ...(e.data.carried === true ? { carried: true as const } : {}),
       pair,
       label: label(pair),
       side: e.data.side === "B" ? "buy" : "sell",

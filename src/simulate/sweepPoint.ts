@@ -180,7 +180,12 @@ export const RANK_FIGURE_NAMES = Object.keys(RANK_FIGURES) as RankFigure[];
 export function sweepFigures(
   s: SimulationSummary,
 ): Record<RankFigure, string | null> & { traded: string; twaps: number } {
-  const out = { traded: s.execution.notional, twaps: s.twaps.length } as Record<RankFigure, string | null> & {
+  // The bot's TWAPs: a carried one (a fork's) is not its trade (a review: a Best that traded nothing was
+  // not said to when the scenario carried one).
+  const out = {
+    traded: s.execution.notional,
+    twaps: s.twaps.filter((t) => t.carried !== true).length,
+  } as Record<RankFigure, string | null> & {
     traded: string;
     twaps: number;
   };

@@ -227,10 +227,10 @@ function offBoundary(interval: CandleInterval, t: number): string {
 }
 
 /**
- * The refusal of a file whose rows are never one candle apart and lie on a coarser grid (or almost all
- * one same number of candles apart): a longer interval labelled as this one (4h candles called 1h).
- * Undefined when most steps are one candle, when any is (a pair that seldom traded: its gaps are warned
- * of), or when the gaps have lengths with nothing in common.
+ * The refusal of a file whose rows lie on a coarser grid, or are almost all one same number of candles
+ * apart: a longer interval labelled as this one (4h candles called 1h). Undefined when most steps are one
+ * candle, when the gaps have lengths with nothing in common, or when some rows are one candle apart and
+ * the rhythm is no interval of the venue (a pair that seldom traded: its gaps are warned of).
  */
 function longerInterval(
   interval: CandleInterval,
@@ -241,14 +241,13 @@ function longerInterval(
   const gapSteps = [...stepCounts.values()].reduce((a, n) => a + n, 0);
   if (gapSteps < 2 || gapSteps * 2 <= steps) return undefined;
   const [k, most] = [...stepCounts].reduce((a, b) => (b[1] > a[1] ? b : a));
-  // Rows one candle apart anywhere: candles of this interval (a longer interval's never are), of a pair
-  // that traded seldom: its real history, replayed with its gaps told (a history trial could not replay
-  // such a pair, and data fetch wrote its file then failed, twice: a pair trading mostly every 3 hours).
-  // Without any: every row on a coarser grid (every step a multiple of one number of candles: 4h candles
-  // with some missing, labelled 1h; a review) or one step length almost every time is a longer interval
-  // under this one's name; gaps of lengths with nothing in common (monthly rows called 1d) are told.
-  if (steps > gapSteps) return undefined;
-  const grid = [...stepCounts.keys()].reduce(gcd);
+  // Every row on a coarser grid (no rows one candle apart, every step a multiple of one number of
+  // candles: 4h candles with some missing, labelled 1h; a review) or one step length almost every time
+  // is a longer interval under this one's name; gaps of lengths with nothing in common are a pair that
+  // traded seldom, replayed with its gaps told (a history trial: data fetch wrote such a file, then
+  // failed; monthly rows called 1d pass so, their flat share warned).
+  const ones = steps - gapSteps;
+  const grid = ones > 0 ? 1 : [...stepCounts.keys()].reduce(gcd);
   if (grid < 2 && most * 10 < gapSteps * 9) return undefined;
   const ratio = grid >= 2 ? grid : k;
   const flat = Math.round((gaps.missing / (gaps.missing + steps + 1)) * 100);
@@ -258,6 +257,10 @@ function longerInterval(
       : CANDLE_INTERVALS.find(
           (i) => i !== "1M" && CANDLE_INTERVAL_MS[i] === ratio * CANDLE_INTERVAL_MS[interval],
         );
+  // With some rows one candle apart, a rhythm that is no interval of the venue (mostly every 3 hours) is
+  // a pair that trades seldom; one that is (4h candles labelled 1h, with a row or a day of 1h ones
+  // appended: a review) is still a longer interval's file.
+  if (ones > 0 && named === undefined) return undefined;
   const head =
     `${gapSteps} of the ${steps} steps between rows skip whole ${interval} candles (the first before this ` +
     `line), ${most} of them ${k} candles (${duration(k * CANDLE_INTERVAL_MS[interval])}): `;

@@ -38,6 +38,8 @@ it("a carried TWAP is listed but kept out of the bot's fees, costs, trades and b
   const t = s.twaps.find((x) => x.twapId === 1000)!;
   expect(t.note).toMatch(/^running at the start \(carried from the forked account\)/);
   expect(t.strategy).toBeNull();
+  expect(t.carried).toBe(true);
+  expect(s.twaps.filter((x) => x.carried !== true)).toEqual([]);
   // It filled what was left: 17 HYPE, with a fee, on the venue.
   expect(Number(t.executedSize)).toBeCloseTo(17, 6);
   expect(Number(t.fee)).toBeGreaterThan(0);

@@ -38,4 +38,14 @@ it("names the strategies that decide inside the replayed candles, and only those
   expect(inside("1d")[0]).toMatch(/^hlbot: dca .*, rebalance .*, staking .* decide inside the 1d candles/);
   // One-minute candles: nothing is inside a candle for a schedule by the minute.
   expect(inside("1m")).toEqual([]);
+  // Only the run's slots: a monthly DCA whose next slot is after the run is not named (a review).
+  const monthly = replayNotes(
+    {
+      from: T0 + 86_400_000,
+      to: T0 + 11 * 86_400_000,
+      strategies: [{ name: "monthly", schedule: "30 0 1 * *" }],
+    },
+    [replayed("1h")],
+  );
+  expect(monthly.filter((l) => l.includes("decide"))).toEqual([]);
 });

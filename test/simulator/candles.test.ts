@@ -183,6 +183,20 @@ describe("candle files with gaps or mixed intervals (#15)", () => {
     expect(() => readCandleFile(write("4h-gaps-as-1h.csv", someMissing))).toThrow(
       /4h-gaps-as-1h\.csv:3: .*the file looks like 4h candles labelled 1h/,
     );
+    // A few rows one candle apart do not make 4h candles 1h ones (a review: one stray row, or the last
+    // day's 1h candles appended to 60 days of 4h ones, let the whole file pass as 1h).
+    const long = Array.from({ length: 360 }, (_, i) => row(T + i * 4 * HOUR));
+    const stray = [...long, row(T + 359 * 4 * HOUR + HOUR)];
+    expect(() => readCandleFile(write("4h-plus-one.csv", stray))).toThrow(
+      /looks like 4h candles labelled 1h/,
+    );
+    const appended = [
+      ...long,
+      ...Array.from({ length: 24 }, (_, i) => row(T + 359 * 4 * HOUR + (i + 1) * HOUR)),
+    ];
+    expect(() => readCandleFile(write("4h-then-1h.csv", appended))).toThrow(
+      /looks like 4h candles labelled 1h/,
+    );
     // Every row 5 hours apart: no interval of the venue, still a longer interval than 1h.
     const sparse = Array.from({ length: 6 }, (_, i) => row(T + 5 * i * HOUR));
     expect(() => readCandleFile(write("sparse.csv", sparse))).toThrow(
