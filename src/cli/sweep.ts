@@ -111,11 +111,13 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
   const { runPeriod } = await import("../simulate/runner.js");
   const scenarioPath = scenarioFile ?? DEMO_SCENARIO_PATH;
   const checked = runPeriod({ ...period, prices: opts.prices }, loadScenarioFile(scenarioPath), scenarioPath);
-  // What every run replays, said once, as plain `simulate` says it: the candles, gaps, flat time.
-  const { replayNotes } = await import("../simulate/format.js");
-  for (const line of replayNotes(checked, checked.replayed)) ctx.stderr(`${line}\n`);
   const env = { ...ctx.env };
   const plan = await planSweep(sweep, configPath, env);
+  // What every run replays, said once, as plain `simulate` says it: the candles, gaps, flat time, and
+  // the bot file's strategies that decide inside the candles.
+  const { replayNotes } = await import("../simulate/format.js");
+  for (const line of replayNotes({ ...checked, strategies: plan.schedules }, checked.replayed))
+    ctx.stderr(`${line}\n`);
 
   const { runSweep, formatSweep, sweepJson, figureWithUnit, unrankedText, RANK_FIGURES } = await import(
     "../simulate/sweep.js"

@@ -283,6 +283,8 @@ export interface SweepPlan {
   points: SweepPoint[];
   /** What `config validate` warns of for the bot file as it is (every point inherits it). */
   warnings?: string[];
+  /** The bot file's enabled strategies and their schedules, as it is (for the replay notes). */
+  schedules?: Array<{ name: string; schedule: string }>;
 }
 
 /** A grid value as shown in tables and messages. */
@@ -460,6 +462,7 @@ export async function planSweep(sweep: SweepFile, configPath: string, env: Env):
     keys,
     points,
     ...(baseWarnings.length ? { warnings: baseWarnings } : {}),
+    schedules: base.strategies.filter((s) => s.enabled).map((s) => ({ name: s.name, schedule: s.schedule })),
   };
 
   // Every point through the loader and schemas, as a run would load it; with what it warns of.

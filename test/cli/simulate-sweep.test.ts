@@ -211,13 +211,18 @@ describe("hlbot simulate --sweep", () => {
     expect(sweep.code, sweep.stderr).toBe(0);
     const plain = hlbot(["--prices", candles, "--days", "1.5", "--json"]);
     expect(plain.code, plain.stderr).toBe(0);
-    const notes = (stderr: string) => stderr.split("\n").filter((l) => /^(hlbot: @107|warning: )/.test(l));
+    const notes = (stderr: string) =>
+      stderr.split("\n").filter((l) => /^(hlbot: @107|warning: |hlbot: .* decides? inside)/.test(l));
     expect(notes(sweep.stderr)).toEqual([
       `hlbot: @107 replayed from ${candles}: 20 1h candles, 2025-01-01 00:00 → 2025-01-02 00:00 UTC; the run goes beyond them, where the price stays at the first open or last close`,
       expect.stringMatching(
         /^warning: .*gaps\.csv: 1 gap in the 1h candles \(4 candles missing\); the largest 4 h/,
       ),
       `warning: @107 from ${candles}: 16 h of the run's 1 d 12 h (44.44%) without a candle (after the last 12 h, in gaps 4 h): the price held flat there, not replayed`,
+      // The demo's DCA (:30) and staking (:15) decide inside the 1h candles.
+      expect.stringMatching(
+        /^hlbot: hype-dca \("30 0,12 \* \* \*"\), hype-staking .* decide inside the 1h candles of @107/,
+      ),
     ]);
     expect(notes(plain.stderr)).toEqual(notes(sweep.stderr));
   }, 120_000);
