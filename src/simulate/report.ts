@@ -192,7 +192,8 @@ function scriptJson(value: unknown): string {
 }
 
 export interface ReportData {
-  summary: SimulationSummary;
+  /** With a fork's notes (what it carried, what it could not): said in the report as on stderr. */
+  summary: SimulationSummary & { notes?: readonly string[] };
   record: Pick<SimulationRecord, "samples" | "validators">;
 }
 
@@ -366,6 +367,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
   ${s.replayed.map((r) => `<p class="replayed">${escapeHtml(replayedLine(r, s.period.days))}.</p>`).join("")}
   ${s.eventsApplied.length ? `<p>Scenario events: ${s.eventsApplied.map((e) => `${escapeHtml(when(e.at))} ${escapeHtml(e.what)}`).join("; ")}.</p>` : ""}
   ${skippedEvents ? `<p>${escapeHtml(skippedEvents)}.</p>` : ""}
+  ${s.notes?.length ? `<p>The fork: ${s.notes.map((n) => escapeHtml(n)).join("; ")}.</p>` : ""}
 </header>
 <section class="figures">${figures.map(([k, v]) => `<div><span>${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</section>
 <section>${charts}</section>

@@ -4,6 +4,9 @@
 // stake per validator with the same lock, the same idle and pending HYPE, the validators as the network
 // lists them (a jailed one stays jailed); books are modelled from each pair's volume, never cost-free.
 import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/engine/config/loader.js";
 import { forkAccount } from "../../src/simulate/fork.js";
@@ -146,6 +149,7 @@ describe("a fork of a real account", () => {
         child.stderr.on("data", (c: Buffer) => (stderr += c));
         child.on("close", (code) => resolve({ code, stdout, stderr }));
       });
+    const reportFile = join(mkdtempSync(join(tmpdir(), "hlbot-fork-report-")), "fork.html");
     const ok = await run([
       "--fork",
       "--account",
@@ -155,6 +159,8 @@ describe("a fork of a real account", () => {
       "--days",
       "1",
       "--json",
+      "--report",
+      reportFile,
     ]);
     expect(ok.stderr).toMatch(
       new RegExp(
@@ -174,6 +180,11 @@ describe("a fork of a real account", () => {
     // What the fork approximated travels with the saved result, not only on stderr.
     expect(summary.notes).toContainEqual(expect.stringMatching(/pending withdrawal .* not dated/));
     expect(summary.notes).toContainEqual(expect.stringMatching(/^fees are the account's own rates/));
+    // And with a saved report (a fork trial: its notes, "prices hold the fork's mids (flat)", were not).
+    expect(readFileSync(reportFile, "utf8")).toContain("The fork: ");
+    expect(readFileSync(reportFile, "utf8")).toContain(
+      "prices hold the fork&#39;s mids (flat) unless replaced",
+    );
     const refused = await run(["--fork", "--scenario", "x.yaml", "--account", ADDR.trader]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/--scenario: a fork is its own scenario/);
