@@ -35,6 +35,7 @@ import type {
 } from "../venue/info/methods/index.js";
 import {
   latestTwapEntries,
+  progressByTwap,
   stakingLinkPeer,
   twapHasEnded,
   twapMayBeRunning,
@@ -200,15 +201,7 @@ function runningTwaps(
   pairs: ReadonlySet<string>,
   notes: string[],
 ): CarriedTwap[] {
-  const done = new Map<number, { sz: Decimal; ntl: Decimal }>();
-  const seen = new Set<number>();
-  for (const { fill, twapId } of fills) {
-    if (seen.has(fill.tid)) continue;
-    seen.add(fill.tid);
-    const d = done.get(twapId) ?? { sz: new Decimal(0), ntl: new Decimal(0) };
-    const sz = new Decimal(fill.sz);
-    done.set(twapId, { sz: d.sz.plus(sz), ntl: d.ntl.plus(fill.px === undefined ? 0 : sz.times(fill.px)) });
-  }
+  const done = progressByTwap(fills);
   const out: CarriedTwap[] = [];
   for (const entry of latestTwapEntries(history)) {
     if (twapHasEnded(entry) || !twapMayBeRunning(entry, at)) continue;

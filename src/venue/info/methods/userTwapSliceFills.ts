@@ -62,18 +62,40 @@ export function userTwapSliceFills(
   return runInfoQuery(transport, userTwapSliceFillsMethod, params, signal);
 }
 
+/** Each fill of a userTwapSliceFills answer once (the answer may repeat one: keyed by `tid`). */
+function* uniqueFills(answer: UserTwapSliceFillsResponse) {
+  const seen = new Set<number>();
+  for (const f of answer) {
+    if (seen.has(f.fill.tid)) continue;
+    seen.add(f.fill.tid);
+    yield f;
+  }
+}
+
 /**
  * Base size each TWAP has filled, by twapId, from a userTwapSliceFills answer (each fill counted once, by
  * `tid`). twapHistory states a TWAP's executed size only at its status changes (0 while it runs), so
  * this is its progress; the answer holds the latest 2000 fills, so a long TWAP's may be short of it.
  */
 export function filledByTwap(answer: UserTwapSliceFillsResponse): Map<number, Decimal> {
-  const seen = new Set<number>();
   const filled = new Map<number, Decimal>();
-  for (const f of answer) {
-    if (seen.has(f.fill.tid)) continue;
-    seen.add(f.fill.tid);
+  for (const f of uniqueFills(answer))
     filled.set(f.twapId, (filled.get(f.twapId) ?? ZERO).plus(new Decimal(f.fill.sz)));
-  }
   return filled;
+}
+
+/** As filledByTwap, with the quote each TWAP's fills came to (size × price; a fill without a price adds none). */
+export function progressByTwap(
+  answer: UserTwapSliceFillsResponse,
+): Map<number, { sz: Decimal; ntl: Decimal }> {
+  const done = new Map<number, { sz: Decimal; ntl: Decimal }>();
+  for (const { fill, twapId } of uniqueFills(answer)) {
+    const d = done.get(twapId) ?? { sz: ZERO, ntl: ZERO };
+    const sz = new Decimal(fill.sz);
+    done.set(twapId, {
+      sz: d.sz.plus(sz),
+      ntl: d.ntl.plus(fill.px === undefined ? ZERO : sz.times(fill.px)),
+    });
+  }
+  return done;
 }
