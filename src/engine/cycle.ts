@@ -918,17 +918,17 @@ function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | un
   return AbortSignal.any(present);
 }
 
-/**
- * A new state folder for an account the venue shows activity of (another instance, a lost folder): the
- * daily limits count the venue's last 24 h, and a budgeted strategy holds while earlier TWAPs on its
- * market are missing (budget.ts). Said at the journal's first cycle; `venueNow` is the venue's time.
- */
 /** A running TWAP's owner for reasons: a strategy, "manual", or null (not placed by this bot's strategies:
  * unknown to the journal, or imported from the venue's history with no strategy of its pair and side). */
 function placedBy(strategy: string | undefined): string | null {
   return strategy === undefined || strategy === VENUE_HISTORY_STRATEGY ? null : strategy;
 }
 
+/**
+ * A new state folder for an account the venue shows activity of (another instance, a lost folder): the
+ * daily limits count the venue's last 24 h, and a budgeted strategy holds while earlier TWAPs on its
+ * market are missing (budget.ts). Said at the journal's first cycle; `venueNow` is the venue's time.
+ */
 function noticeUnjournaledActivity(deps: CycleDeps, log: Logger, snapshot: Snapshot, venueNow: number): void {
   // Only what this cycle read is counted and said (a bot without staking strategies reads no staking
   // history: "0 staking moves" was said beside 13 on the venue).
