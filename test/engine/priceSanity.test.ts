@@ -151,7 +151,7 @@ describe("price sanity", () => {
     expect(result.allowed).toEqual([cancel]);
   });
 
-  it("rewrites a pair's memory only when it is new, its identity changed, or its mid changed and aged", () => {
+  it("rewrites a pair's memory only when it is new, its identity changed, or it aged (mid changed or not)", () => {
     const first = run(snapshot(41), buy(41));
     const memory = first.observed[0]!;
     const again = (mid: number, at: number) =>
@@ -162,9 +162,44 @@ describe("price sanity", () => {
         memory: () => memory,
         now: at,
       }).observed.map((o) => o.mid);
-    expect(again(41, T0 + 10 * 60_000)).toEqual([]); // same mid: nothing to write
-    expect(again(41.5, T0 + 30_000)).toEqual([]); // a fresh enough reference already
+    expect(again(41, T0 + 30_000)).toEqual([]); // a fresh enough reference already
+    expect(again(41.5, T0 + 30_000)).toEqual([]);
     expect(again(41.5, T0 + 60_000)).toEqual(["41.5"]);
+    // The same mid seen again is the last mid seen then, not when it was first seen.
+    expect(again(41, T0 + 10 * 60_000)).toEqual(["41"]);
+  });
+
+  it("bounds a wick after hours of a flat mid as after hours of small moves (a bear-market trial)", () => {
+    // Hourly cycles, then a 30% drop half an hour after the last: the same evidence whether the mid
+    // moved a little each hour or not at all. Kept with the time it was first seen, a flat mid's memory
+    // aged 5.5 h, which widened the bound to 55% (and a day of it removed the bound).
+    const wick = (mids: number[]) => {
+      const store = new Map<string, PairMemory>();
+      let last: ReturnType<typeof checkPriceSanity> | undefined;
+      const points: Array<[number, number]> = mids.map((mid, h) => [T0 + h * HOUR, mid]);
+      points.push([T0 + (mids.length - 0.5) * HOUR, 28]);
+      for (const [now, mid] of points) {
+        last = checkPriceSanity({
+          intents: [buy(mid)],
+          snapshot: snapshot(mid, { prevDayPx: 40 }),
+          limits: DEFAULT_PRICE_SANITY,
+          memory: (label) => store.get(label),
+          now,
+        });
+        for (const m of last.observed) store.set(m.label, m);
+      }
+      return last!.blocked.map((b) => b.reason);
+    };
+    for (const mids of [
+      [40, 40.01, 40, 40.01, 40, 40.01],
+      [40, 40, 40, 40, 40, 40],
+    ]) {
+      const blocked = wick(mids);
+      expect(blocked).toHaveLength(1);
+      expect(blocked[0]).toMatch(
+        /mid 28 is 30(\.01)?% below the last mid seen 30 min ago 40(\.01)?, outside the 15% bound/,
+      );
+    }
   });
 
   it("values the order at the highest agreeing price and says so", () => {
