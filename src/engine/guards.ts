@@ -342,16 +342,9 @@ export async function watchRunningTwaps(
   const reconciled = told.length > 0 ? { reconciled: told } : {};
   if (checked === 0) return { checked: 0, report: undefined, ...reconciled };
   // One read of the mids serves the price guards and the floors; the balances only for the floors.
-  const [mids, spot, sliceFills] = await Promise.all([
+  const [mids, spot] = await Promise.all([
     deps.info.allMids({}, o.signal) as Promise<Record<string, string>>,
     floored.length > 0 ? deps.info.spotClearinghouseState({ user: deps.account }, o.signal) : undefined,
-    // What the floored TWAPs filled so far: unreadable, their rest is taken by their time left.
-    floored.length > 0
-      ? deps.info.userTwapSliceFills({ user: deps.account }, o.signal).then(filledByTwap, (err: unknown) => {
-          if (o.signal?.aborted) throw err;
-          return undefined;
-        })
-      : undefined,
   ]);
   const midOf = (coin: string) => (mids[coin] === undefined ? undefined : new Decimal(mids[coin]));
   const hit = targets.filter((t) => {
@@ -364,8 +357,21 @@ export async function watchRunningTwaps(
   // The account's totals as read here: the cycle's snapshot below is the strategy's view, capped by its
   // capital (a review: a cancel said "the account holds 3000 USDC", its capital, where it held 5,330).
   const spotTotal = (token: string) => (spot === undefined ? new Decimal(0) : totalOf(spot.balances, token));
-  const under =
-    spot === undefined ? [] : floorBreaches(floored, spotTotal, midOf, now, (id) => sliceFills?.get(id));
+  let under = spot === undefined ? [] : floorBreaches(floored, spotTotal, midOf, now);
+  if (under.length > 0) {
+    // What the floored TWAPs filled so far can only lower what they may still spend (their time left
+    // bounds it), so the slice fills are read only when that bound crosses a floor: read every minute,
+    // the account's latest 2,000 fills were most of a simulation's time (a bear-market trial: 10× slower
+    // with keepOnSpot), and of a daemon's reads. Unreadable, their rest is taken by their time left.
+    const sliceFills = await deps.info
+      .userTwapSliceFills({ user: deps.account }, o.signal)
+      .then(filledByTwap, (err: unknown) => {
+        if (o.signal?.aborted) throw err;
+        return undefined;
+      });
+    if (sliceFills !== undefined)
+      under = floorBreaches(floored, spotTotal, midOf, now, (id) => sliceFills.get(id));
+  }
   if (hit.length === 0 && under.length === 0) return { checked, report: undefined, ...reconciled };
   const names = new Set([...hit.map((t) => t.strategy), ...under.map((t) => t.strategy)]);
   const run: Strategy[] = [];
