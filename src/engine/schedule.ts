@@ -1,6 +1,8 @@
 // Cron schedules with node-cron's own semantics, usable in real time (the daemon hands expressions to
 // node-cron) and in virtual time (`simulate` asks for the next occurrence after any instant).
+
 import cron from "node-cron";
+import { durationText } from "../lib/duration.js";
 import { ValidationError } from "../lib/errors.js";
 
 export function validateCron(expression: string, field = "schedule"): void {
@@ -426,11 +428,8 @@ function lastSlotAtOrBefore(cron: CronSchedule, after: number, until: number): n
   }
 }
 
-/** Parses a duration like "90s", "15m", "2h", "1d" (or a number of minutes) into milliseconds. */
+/** Parses a duration like "90s", "15m", "2h", "1d", "1d12h" (or a number of minutes) into milliseconds. */
 export function parseDuration(value: string | number): number | undefined {
   if (typeof value === "number") return Number.isFinite(value) && value >= 0 ? value * MINUTE : undefined;
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)\s*$/.exec(value);
-  if (!m) return undefined;
-  const unit = { s: 1000, m: MINUTE, h: HOUR, d: 24 * HOUR }[m[2] as "s" | "m" | "h" | "d"];
-  return Math.round(Number(m[1]) * unit);
+  return durationText(value, ["s", "m", "h", "d"]);
 }

@@ -3,6 +3,7 @@
 // `schedule()`, so the same code runs in real time (standalone `hlbot venue`) and in virtual time (tests,
 // `hlbot simulate`), where time only moves when the caller advances it and days pass in milliseconds
 // because only scheduled events are visited, in time order.
+import { durationText } from "../lib/duration.js";
 import { InternalError, ValidationError } from "../lib/errors.js";
 
 export interface ScheduledEvent {
@@ -266,22 +267,19 @@ export const MINUTE = 60 * SECOND;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-/** Parses "30s", "5m", "1h", "7d", "250ms" or a number of ms. */
+/** Parses "30s", "5m", "1h", "7d", "250ms", compounds ("1d8h", "2h 30m"), or a number of ms. */
 export function parseDuration(value: string | number, field = "duration"): number {
   if (typeof value === "number") {
     if (Number.isFinite(value) && value >= 0) return Math.floor(value);
   } else {
-    const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?\s*$/.exec(value);
-    if (m) {
-      const unit = m[2] ?? "ms";
-      const factor = { ms: 1, s: SECOND, m: MINUTE, h: HOUR, d: DAY, w: 7 * DAY }[unit]!;
-      return Math.round(Number(m[1]) * factor);
-    }
+    if (/^\s*\d+(?:\.\d+)?\s*$/.test(value)) return Math.round(Number(value));
+    const ms = durationText(value, ["ms", "s", "m", "h", "d", "w"]);
+    if (ms !== undefined) return ms;
   }
   throw new ValidationError([
     {
       path: field,
-      message: `expected a duration like "30s", "5m", "1h", "7d" or ms, got ${JSON.stringify(value)}`,
+      message: `expected a duration like "30s", "5m", "1h", "7d", "1d8h" or ms, got ${JSON.stringify(value)}`,
     },
   ]);
 }

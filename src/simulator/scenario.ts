@@ -3,11 +3,13 @@
 // venue facts hlbot could not confirm are settings here). Written in YAML, validated with zod;
 // every error names the key path and line. Cross-references (a pair's tokens, a delegation's validator)
 // are checked too.
+
 import { readFileSync } from "node:fs";
 import { dirname, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { Decimal, isDecimalString, parseDecimal } from "../lib/decimal.js";
+import { durationText } from "../lib/duration.js";
 import { ConfigError, type ValidationError } from "../lib/errors.js";
 import { formatKeyPath, keepExactNumbers, lineOf, parseYamlSource } from "../lib/yamlSource.js";
 import { ADDRESS_PATTERN, TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../venue/constants.js";
@@ -468,12 +470,13 @@ export const settingsSchema = z.strictObject({
 /** When an event happens: an offset from the start of the run ("2d", "36h") or an ISO date-time. */
 const eventTime = z.union([z.string(), z.number()]).transform((v, ctx): EventTime => {
   if (typeof v === "number") return { offset: parseDuration(v) };
-  if (/^\s*\d+(?:\.\d+)?\s*(ms|s|m|h|d|w)?\s*$/.test(v)) return { offset: parseDuration(v) };
+  if (/^\s*\d+(?:\.\d+)?\s*$/.test(v) || durationText(v, ["ms", "s", "m", "h", "d", "w"]) !== undefined)
+    return { offset: parseDuration(v) };
   const t = Date.parse(v);
   if (Number.isNaN(t)) {
     ctx.addIssue({
       code: "custom",
-      message: `expected an offset from the start like "2d" or "36h", or an ISO date-time, got ${JSON.stringify(v)}`,
+      message: `expected an offset from the start like "2d", "36h" or "1d8h", or an ISO date-time, got ${JSON.stringify(v)}`,
     });
     return z.NEVER;
   }

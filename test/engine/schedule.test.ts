@@ -240,6 +240,11 @@ describe("slot verdicts (pure)", () => {
     expect(parseDuration("90s")).toBe(90_000);
     expect(parseDuration("1.5d")).toBe(36 * H);
     expect(parseDuration("soon")).toBeUndefined();
+    // Compound, largest unit first (a bear-market trial's "36h33m" was refused).
+    expect(parseDuration("1h30m")).toBe(90 * 60_000);
+    expect(parseDuration("1d 12h")).toBe(36 * H);
+    for (const bad of ["30m1h", "1h1h", "1w", "2h30", "h", ""])
+      expect({ bad, ms: parseDuration(bad) }).toEqual({ bad });
   });
 });
 

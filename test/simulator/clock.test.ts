@@ -107,5 +107,9 @@ describe("parseDuration", () => {
     expect(parseDuration(250)).toBe(250);
     expect(() => parseDuration("soon")).toThrow(/duration/);
     expect(() => parseDuration(-1)).toThrow();
+    expect(parseDuration("36h33m")).toBe(36 * 3_600_000 + 33 * 60_000);
+    expect(parseDuration("1d8h")).toBe(DAY + 8 * 3_600_000);
+    expect(parseDuration("1m30s250ms")).toBe(90_250);
+    expect(() => parseDuration("8h1d")).toThrow(/duration like .*"1d8h"/);
   });
 });

@@ -64,6 +64,8 @@ describe("scenario events", () => {
     expect(minuteLater[1]).toEqual(atPayout[1]);
     // That minute at 3.65%/365 a day on 100.020001 HYPE: 1/1440 of 0.0100020001, in whole wei (1e-8).
     expect(minuteLater[2]![1]).toBe("0.00000694");
+    // The same minute written compound (a bear-market trial's "36h33m" was refused).
+    expect(rewardsOfDays("1d12h1m")).toEqual(minuteLater);
   });
 
   it("halts a pair, shocks its price, and accepts an ISO time", () => {

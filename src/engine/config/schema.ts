@@ -230,21 +230,21 @@ export const venueSchema = z
   })
   .describe("Venue tunables; the TWAP rules are unconfirmed venue facts, hence configurable");
 
-/** A duration as `schedule` settings write it ("30s", "5m", "2h", "1d"; schedule.ts parseDuration). */
-const DURATION = /^\s*\d+(\.\d+)?\s*(s|m|h|d)\s*$/;
+/** A duration as `schedule` settings write it ("30s", "5m", "2h", "1d", "1h30m"; schedule.ts parseDuration). */
+const DURATION = (v: string) => parseDuration(v) !== undefined;
 
 export const scheduleSchema = z
   .strictObject({
     catchUp: z
       .string()
-      .regex(DURATION, { error: 'expected a duration such as "30m", "2h" or "1d"' })
+      .refine(DURATION, { error: 'expected a duration such as "30m", "2h", "1d" or "1h30m"' })
       .default("2h")
       .describe(
         "How late a strategy's cron slot may still be acted in (downtime, a failed run, `once` called between slots); older slots are reported as missed, not acted in",
       ),
     maxClockSkew: z
       .string()
-      .regex(DURATION, { error: 'expected a duration such as "5m", "1h" or "1d"' })
+      .refine(DURATION, { error: 'expected a duration such as "5m", "1h" or "1d"' })
       // The venue's clock is read to its Date header's second: a bound tighter than that holds a clock in sync.
       .refine((v) => (parseDuration(v) ?? 0) >= 10_000, {
         error: 'must be at least "10s": the venue\'s time is known to about a second',
