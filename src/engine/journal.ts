@@ -1100,16 +1100,13 @@ export class Journal {
   }
 
   /** When the latest cycle of `account` that worked started (of `trigger` when given; undefined: none did). */
-  lastOkCycleStart(account: string, trigger?: string): number | undefined {
-    const row = (
-      trigger === undefined
-        ? this.sql("SELECT MAX(started_at) AS at FROM cycles WHERE account = ? AND status = 'ok'").get(
-            account,
-          )
-        : this.sql(
-            "SELECT MAX(started_at) AS at FROM cycles WHERE account = ? AND status = 'ok' AND trigger = ?",
-          ).get(account, trigger)
-    ) as { at: number | null };
+  lastOkCycleStart(account: string, trigger?: string | readonly string[]): number | undefined {
+    const triggers = trigger === undefined ? [] : typeof trigger === "string" ? [trigger] : [...trigger];
+    const row = this.sql(
+      `SELECT MAX(started_at) AS at FROM cycles WHERE account = ? AND status = 'ok'${
+        triggers.length === 0 ? "" : ` AND trigger IN (${triggers.map(() => "?").join(", ")})`
+      }`,
+    ).get(account, ...triggers) as { at: number | null };
     return row.at ?? undefined;
   }
 

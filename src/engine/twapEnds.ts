@@ -19,7 +19,7 @@ import { labelOf } from "./snapshot.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** TWAPs whose expected end is older than this are not asked about (the venue's longest TWAP is 24 h). */
-const LOOKBACK_MS = 7 * DAY_MS;
+export const LOOKBACK_MS = 7 * DAY_MS;
 /** A TWAP the venue's history does not show a day after its expected end is given up on, untold. */
 const GIVE_UP_MS = DAY_MS;
 
@@ -133,16 +133,25 @@ export function endedTwapOf(
   };
 }
 
+/** The cycles of a process that sees TWAPs end: the daemon's (its slots and watch) and `once`'s. */
+const ENDS_SEEN_BY = ["run", "watch", "once"] as const;
+
 /**
- * The time after which TWAP ends are still to be settled, read before a pass runs its cycles: the
- * journal's cursor, or the latest daemon cycle that worked (a daemon sees ends itself) if later; on first
- * use (neither), the latest cycle of the account that worked (an upgrade: ends before it are not told).
- * Other cycles (`plan`, a manual action, a pass whose read of the ends failed) do not move it (reviews:
- * each made an end untold for good).
+ * The time after which TWAP ends are still to be settled, read before a pass runs its cycles (and by a
+ * daemon starting, for the TWAPs to follow): the journal's cursor, or the latest daemon cycle that worked
+ * (a daemon sees ends itself) if later; on first use (neither), the latest cycle that worked of a daemon
+ * or a cron pass (an upgrade: ends before it are not told), or none yet (−∞). Other cycles (`plan`, a manual action, a
+ * rebuild, a pass whose read of the ends failed) do not move it (reviews: each made an end untold for
+ * good; an accountant's trial: a `plan` run while the daemon was down hid the ends of the TWAPs it had
+ * left running from the daemon started again, and from `once` after it).
  */
 export function twapEndsSince(journal: Journal, account: string): number | undefined {
   const cursor = journal.twapEndsCursor(account);
   const daemon = journal.lastOkCycleStart(account, "run");
-  if (cursor === undefined && daemon === undefined) return journal.lastOkCycleStart(account);
+  if (cursor === undefined && daemon === undefined) {
+    if (journal.lastOkCycleStart(account) === undefined) return undefined;
+    // Only `plan`s and manual actions so far: no end was ever told, each TWAP they placed is still to be.
+    return journal.lastOkCycleStart(account, ENDS_SEEN_BY) ?? Number.NEGATIVE_INFINITY;
+  }
   return Math.max(cursor ?? Number.NEGATIVE_INFINITY, daemon ?? Number.NEGATIVE_INFINITY);
 }

@@ -200,7 +200,7 @@ async function runDaemon(
         killSwitchFile: config.limits.killSwitchFile,
         clock: runtime.clock,
         logger,
-        placedBefore: followTwapsOf(runtime.journal, runtime.account),
+        placedBefore: followTwapsOf(runtime.journal, runtime.account, runtime.clock()),
         journal: runtime.journal,
       });
       // Runs before the journal closes (cleanups run last added first): what is queued gets 3 s.

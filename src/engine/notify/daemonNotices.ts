@@ -14,7 +14,7 @@ import { killSwitchState } from "../killSwitch.js";
 import type { ReconcileResult } from "../reconcile.js";
 import type { Missed } from "../scheduler.js";
 import { labelOf, type Snapshot } from "../snapshot.js";
-import { endedTwapOf, latestByTwapId } from "../twapEnds.js";
+import { endedTwapOf, LOOKBACK_MS, latestByTwapId, twapEndsSince } from "../twapEnds.js";
 import { portfolioValueUsd } from "../valuation.js";
 import {
   cycleFailedEvent,
@@ -54,17 +54,15 @@ export interface DaemonNoticesOptions {
 }
 
 /**
- * The TWAPs of `account` this bot placed (the journal) whose scheduled end was after the journal's latest
- * cycle, before this process ran one: the previous process did not see them end.
+ * The TWAPs of `account` this bot placed (the journal) whose end is not told and was due after the time
+ * ends are settled up to (twapEndsSince: the latest daemon cycle, or `once`'s cursor), before this
+ * process ran one: no process saw them end. Not the latest cycle of any kind: a `plan` or a manual action
+ * run while the daemon was down moved it past them, and their ends were never told.
  */
-export function followTwapsOf(journal: Journal, account: string): number[] {
-  const last = journal.recentCycles(1)[0]?.startedAt;
-  return last === undefined
-    ? []
-    : journal
-        .runningTwaps(account, last)
-        .map((r) => r.twapId)
-        .filter((id) => !journal.twapEndTold(account, id));
+export function followTwapsOf(journal: Journal, account: string, now: number): number[] {
+  const since = twapEndsSince(journal, account);
+  if (since === undefined) return [];
+  return journal.untoldTwaps(account, Math.max(since, now - LOOKBACK_MS)).map((r) => r.twapId);
 }
 
 export class DaemonNotices {
