@@ -42,6 +42,7 @@ it("a TWAP placed before a restart and ended after it is told as finished by the
       clock: () => bot!.sim.now(),
       logger: pino({ level: "silent" }),
       placedBefore: followTwapsOf(runtime.journal, runtime.account, bot!.sim.now()),
+      journal: runtime.journal,
     });
   const cycle = async () =>
     runCycle(runtime.cycleDeps(await runtime.facts()), { trigger: "once", strategies: runtime.strategies() });
@@ -66,9 +67,10 @@ it("a TWAP placed before a restart and ended after it is told as finished by the
   await after.settled();
   await notifier.flush(5000);
   await new Promise((r) => setTimeout(r, 300));
-  const types = hook.requests.map((r) => (r.json as NotifyEvent).type);
-  // Told once: the next process does not tell it again.
-  expect(types.filter((t) => t === "twap.finished")).toHaveLength(1);
+  const finished = hook.requests.map((r) => r.json as NotifyEvent).filter((e) => e.type === "twap.finished");
+  // Told once: the next process does not tell it again; named by the strategy that placed it, as `once`
+  // names it (an accountant's trial: the daemon's notices said which TWAP ended, not whose).
+  expect(finished.map((e) => [e.title.split(":")[0], e.data.strategy])).toEqual([["rebalance", "rebalance"]]);
 }, 60_000);
 
 it("a TWAP that ended while the daemon was down is told at the next start", async () => {

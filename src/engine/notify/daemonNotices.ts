@@ -214,7 +214,13 @@ export class DaemonNotices {
         this.askAgain.delete(id);
         if (this.o.journal?.twapEndTold(this.o.account, id)) continue;
         this.o.journal?.markTwapEndTold(this.o.account, id, last.status.status);
-        this.o.notifier.notify(twapEndedEvent(this.ctx(), endedTwapOf(id, last, label)));
+        // Named by the strategy that placed it, as `once` names it (an accountant's trial: the daemon's
+        // notices said which TWAP ended, not whose).
+        const strategy = this.o.journal?.twapPlacedBy(this.o.account, id);
+        const ended = endedTwapOf(id, last, label);
+        this.o.notifier.notify(
+          twapEndedEvent(this.ctx(), strategy === undefined ? ended : { ...ended, strategy }),
+        );
       }
     });
   }
