@@ -6,6 +6,7 @@
 import type { Logger } from "pino";
 import { Decimal, ZERO } from "../../lib/decimal.js";
 import { describeError } from "../../lib/errors.js";
+import { USER_FILLS_MAX } from "../../venue/constants.js";
 import type { InfoClient } from "../../venue/info/client.js";
 import { twapHasEnded } from "../../venue/info/methods/twapHistory.js";
 import type { CycleReport } from "../cycle.js";
@@ -268,9 +269,16 @@ export class DaemonNotices {
         for (const r of rewards.value)
           if (r.time > (this.lastRewardTime ?? Number.NEGATIVE_INFINITY)) this.lastRewardTime = r.time;
       let fees: Map<string, Decimal> | undefined;
+      let feesAtLeast = false;
       if (fills.status === "fulfilled") {
         fees = new Map();
         const fillsSince = this.lastFillTime;
+        // Only the latest USER_FILLS_MAX: when the oldest answered is within the window, earlier ones of
+        // it are missing (an accountant's trial: 2,880 slices of a day's TWAP, 20 USDC of 28.8 told).
+        const oldest = fills.value.reduce((a, f) => Math.min(a, f.fill.time), Number.POSITIVE_INFINITY);
+        feesAtLeast =
+          fills.value.length >= USER_FILLS_MAX &&
+          (fillsSince === undefined ? oldest > since : oldest > fillsSince);
         for (const f of fills.value) {
           if (fillsSince === undefined ? f.fill.time < since : f.fill.time <= fillsSince) continue;
           fees.set(f.fill.feeToken, (fees.get(f.fill.feeToken) ?? ZERO).plus(new Decimal(f.fill.fee)));
@@ -289,6 +297,7 @@ export class DaemonNotices {
           changeUsd,
           rewardsHype,
           fees,
+          ...(feesAtLeast ? { feesAtLeast } : {}),
           twapsRunning: snapshot?.twaps.length ?? 0,
         }),
       );

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { type Decimal, fromWei } from "../../lib/decimal.js";
 import { stringifyJson } from "../../lib/json.js";
 import { duration, shortAddress } from "../../lib/text.js";
-import { HYPE_WEI_DECIMALS } from "../../venue/constants.js";
+import { HYPE_WEI_DECIMALS, USER_FILLS_MAX } from "../../venue/constants.js";
 import type { CycleReport } from "../cycle.js";
 import type { NotifyEvent, NotifyEventType } from "./types.js";
 
@@ -309,6 +309,11 @@ export interface DailySummary {
   rewardsHype: Decimal | undefined;
   /** Fees paid by TWAP slices in the last 24 h, by fee token; undefined when unreadable. */
   fees: ReadonlyMap<string, Decimal> | undefined;
+  /**
+   * The venue answered its latest USER_FILLS_MAX slice fills only, all within the window: earlier fills
+   * of the window are not counted, so the fees are a lower bound (one 24-hour TWAP alone has 2,880).
+   */
+  feesAtLeast?: boolean;
   twapsRunning: number;
 }
 
@@ -323,7 +328,9 @@ export function dailySummaryEvent(c: EventContext, s: DailySummary): NotifyEvent
         ? "unreadable"
         : s.fees.size === 0
           ? "none"
-          : [...s.fees].map(([token, fee]) => `${fee.toFixed()} ${token}`).join(", ")
+          : `${s.feesAtLeast ? "at least " : ""}${[...s.fees].map(([token, fee]) => `${fee.toFixed()} ${token}`).join(", ")}${
+              s.feesAtLeast ? ` (the venue answers an account's latest ${USER_FILLS_MAX} fills)` : ""
+            }`
     }`,
     `running TWAPs: ${s.twapsRunning}`,
   ];
@@ -334,6 +341,7 @@ export function dailySummaryEvent(c: EventContext, s: DailySummary): NotifyEvent
     ...(s.fees === undefined
       ? {}
       : { fees: Object.fromEntries([...s.fees].map(([k, v]) => [k, v.toFixed()])) }),
+    ...(s.feesAtLeast ? { feesAtLeast: true } : {}),
     twapsRunning: s.twapsRunning,
   });
 }

@@ -8,6 +8,7 @@ import pino from "pino";
 import { expect, it } from "vitest";
 import { DaemonNotices } from "../../../src/engine/notify/daemonNotices.js";
 import type { NotifyEvent } from "../../../src/engine/notify/types.js";
+import { USER_FILLS_MAX } from "../../../src/venue/constants.js";
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2025, 0, 2); // a payout day, 00:00 UTC
@@ -44,4 +45,52 @@ it("over three daily summaries every payout of the venue is told once", async ()
   const told3 = told.map((e) => String((e.data as { rewardsHype?: string }).rewardsHype ?? "0"));
   // It was [0.01, 0, 0.04]: the 0.02 HYPE paid on day 2 was in no summary. Now it is told late, once.
   expect(told3).toEqual(["0.01", "0", "0.06"]);
+});
+
+it("a day of more slice fills than the venue answers tells its fees as a lower bound (an accountant's trial)", async () => {
+  // One 24-hour sale: a slice every 30 s, 0.01 USDC of fees each, 28.8 USDC that day; the venue answers
+  // the latest 2,000 (most recent first). The summary said "trading fees: 20 USDC" as if complete.
+  const summary = async (slices: number) => {
+    const all = Array.from({ length: slices }, (_, i) => ({
+      fill: {
+        coin: "@142",
+        px: "100",
+        sz: "1",
+        side: "A",
+        time: T0 - DAY + 100 + i * 30_000,
+        startPosition: "0",
+        dir: "Sell",
+        closedPnl: "0",
+        hash: "0x",
+        oid: i,
+        crossed: true,
+        fee: "0.01",
+        tid: i,
+        feeToken: "USDC",
+      },
+      twapId: 7,
+    }));
+    const info = {
+      delegatorRewards: async () => [],
+      userTwapSliceFills: async () => [...all].reverse().slice(0, USER_FILLS_MAX),
+    };
+    const told: NotifyEvent[] = [];
+    const notices = new DaemonNotices({
+      notifier: { wants: () => true, notify: (e: NotifyEvent) => void told.push(e) } as never,
+      info: info as never,
+      account: "0x1111111111111111111111111111111111111111",
+      network: "testnet",
+      clock: () => T0 + 50,
+      logger: pino({ level: "silent" }),
+    });
+    notices.dailySummary();
+    await notices.settled();
+    const e = told[0]!;
+    return { line: e.text.split("\n").find((l) => l.startsWith("trading fees")), data: e.data.feesAtLeast };
+  };
+  expect(await summary(2880)).toEqual({
+    line: "trading fees: at least 20 USDC (the venue answers an account's latest 2000 fills)",
+    data: true,
+  });
+  expect(await summary(1500)).toEqual({ line: "trading fees: 15 USDC", data: undefined });
 });
