@@ -175,7 +175,7 @@ export interface UnknownSubmissionRecord {
   status: string;
   /** When the reconciliation concluded (the journal row's last update), when it did. */
   settledAt: number | undefined;
-  /** The TWAP a landed twapOrder placed, as reconciliation found it. */
+  /** The TWAP a landed twapOrder placed, as reconciliation found it; the TWAP a twapCancel was for. */
   twapId?: number;
 }
 
@@ -398,8 +398,8 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
     const noteUnknowns = (report: CycleReport, at: number) => {
       if (!report.actions.some((a) => a.outcome === "unknown")) return;
       const sent = runtime.journal.submissionsOfCycle(report.cycleId);
-      for (const a of report.actions) {
-        if (a.outcome !== "unknown") continue;
+      for (const { decision, action: a } of report.decisions) {
+        if (a?.outcome !== "unknown") continue;
         const nonce = a.request.nonce;
         const row = sent.find((r) => r.nonce === nonce && r.strategy === a.strategy);
         unknowns.push({
@@ -410,6 +410,8 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
           status: "unknown",
           settledAt: undefined,
           submissionId: row?.id,
+          // The TWAP a cancel was for (its journal row names none): a cancel found landed cancelled it.
+          ...(decision.kind === "twapCancel" ? { twapId: decision.twapId } : {}),
         });
       }
     };

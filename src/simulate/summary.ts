@@ -424,20 +424,29 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   const decisions = r.cycles.flatMap((c) => c.decisions.map((d) => ({ ...d, at: c.at })));
   const twapStrategy = new Map<number, string>();
   const twapNotes = new Map<number, string[]>();
+  // A cancel whose answer was lost and that reconciliation found landed cancelled its TWAP too (an
+  // accountant's trial: such a TWAP showed "terminated" with no reason).
+  const landedCancels = new Set(
+    r.unknowns.flatMap((u) =>
+      u.action === "twapCancel" && u.status === "landed" && u.twapId !== undefined ? [u.twapId] : [],
+    ),
+  );
   for (const d of decisions) {
     if (d.twapId === undefined) continue;
     if (d.kind === "twapOrder") twapStrategy.set(d.twapId, d.strategy);
     const note =
       d.kind === "twapOrder" && d.guard === "reduced"
         ? changesOf(d.reason)
-        : d.kind === "twapCancel" && d.outcome === "accepted"
+        : d.kind === "twapCancel" &&
+            (d.outcome === "accepted" || (d.outcome === "unknown" && landedCancels.has(d.twapId)))
           ? // The watch's "cancel TWAP #n (…): why" and the kill switch's "why: cancel the running …".
             `cancelled: ${d.reason.replace(/^cancel TWAP #\d+ \([^)]*\): /, "").replace(/: cancel the running .*$/, "")}`
           : undefined;
     if (note) twapNotes.set(d.twapId, [...(twapNotes.get(d.twapId) ?? []), note]);
   }
   // A twapOrder whose answer was lost names its TWAP only once reconciliation found it landed.
-  for (const u of r.unknowns) if (u.twapId !== undefined) twapStrategy.set(u.twapId, u.strategy);
+  for (const u of r.unknowns)
+    if (u.action === "twapOrder" && u.twapId !== undefined) twapStrategy.set(u.twapId, u.strategy);
 
   const actions = [
     ...countBy(
