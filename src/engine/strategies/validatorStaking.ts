@@ -610,6 +610,13 @@ export const validatorStaking = defineStrategy({
     // The user's cap on the stake: withdraw the excess first (idle stake, then the worst delegations).
     const staked = delegated.plus(undelegated);
     let forWithdrawal = ZERO;
+    /**
+     * The stake is over maxStaked and nothing of it can be withdrawn now: the chosen validators are not
+     * evened out meanwhile (a year-long trial: with the queue full, 30 HYPE a day moved between validators,
+     * each move re-locking its receiver for a day, of stake withdrawn days later); stake that must leave
+     * its validator still does.
+     */
+    let withdrawalBlocked = false;
     // A withdrawal holds one of the venue's few queue places for 7 days: rewards creeping over the cap
     // are withdrawn one withdrawal at a time (none while another is pending), not a few HYPE each run; an
     // excess of rebalanceThreshold of the cap (a cap lowered, a large deposit) is withdrawn at once.
@@ -631,6 +638,7 @@ export const validatorStaking = defineStrategy({
       // excess stays idle for the withdrawal to come (delegated, it would be locked for a day).
       decisions.push(...out);
       forWithdrawal = trunc(Decimal.min(undelegated, staked.minus(params.maxStaked)));
+      withdrawalBlocked = true;
     }
 
     // Stake that must leave its validator (jailed, inactive, no longer listed, or excluded by a limit) and
@@ -935,6 +943,16 @@ export const validatorStaking = defineStrategy({
       if (!excess.gte(minMove)) continue;
       const overCap = cap !== undefined && have.gt(cap);
       if (!overCap && !excess.gt(target.times(params.rebalanceThreshold))) continue;
+      if (!overCap && withdrawalBlocked) {
+        decisions.push(
+          skip(
+            name,
+            `${label(c.address, c.v)} holds ${fmt(have)} HYPE, target ${fmt(target)}: not evened out while the stake above maxStaked ${fmt(params.maxStaked!)} waits to be withdrawn`,
+            "tokenDelegate",
+          ),
+        );
+        continue;
+      }
       const hold = lockedUntil(c.address) ?? (overCap ? undefined : holdUntil(c.address));
       const why = `${label(c.address, c.v)} holds ${fmt(have)} HYPE, target ${fmt(target)}${overCap ? ` (above maxShare ${pct(params.maxShare!)})` : ""}`;
       if (hold !== undefined) {
