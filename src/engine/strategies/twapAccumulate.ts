@@ -148,7 +148,9 @@ export const twapAccumulate = defineStrategy({
           ? ""
           : `, ${fmt(inherited.usd, 2)} of it by ${inherited.from.join(" and ")} on this pair and side: ` +
             "counted as this strategy's in case it is one of them renamed (the journal knows strategies by name); if it is not, raise budgetUsd by that");
-      if (inherited !== undefined) notes.push(`budget: ${used}`);
+      // Said on every run, not only once it is used up (an accountant's trial: a live run showed a DCA's
+      // budget only as "used up"; plan, history and notices carry this reason).
+      notes.push(`budget: ${used}${inherited === undefined ? " spent before this run" : ""}`);
       const left = params.budgetUsd.minus(memory.spentUsd);
       if (!left.gt(0)) return [skip(name, `budget used up (${used})`, considered)];
       // The budget counts what fills, and fills pay the spread and move with the price over the TWAP:

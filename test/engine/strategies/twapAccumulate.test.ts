@@ -85,7 +85,10 @@ describe("twap-accumulate", () => {
 
   it("keeps within the budget: the last run is sized under what is left by the buy reserve, then it stops", () => {
     const budget = { budgetUsd: 2500 };
-    expect(only(run(budget, funded, { spentUsd: parseDecimal("1000") })).notionalUsd.toFixed()).toBe("1000");
+    const early = only(run(budget, funded, { spentUsd: parseDecimal("1000") }));
+    expect(early.notionalUsd.toFixed()).toBe("1000");
+    // Every run says how much of its budget is spent (an accountant's trial saw it only once used up).
+    expect(early.reason).toMatch(/; budget: 1000 of 2500 USD spent before this run$/);
     const last = only(run(budget, funded, { spentUsd: parseDecimal("2000") }));
     // Its fills pay the spread and move with the price: sized at the mid to exactly what is left, it
     // would overspend (a user saw 1500.26 of a 1500 budget). 500 / 1.03 = 485.44 → 12.13 HYPE at 40.
