@@ -209,12 +209,21 @@ export class Notifier {
     for (let attempt = 1; attempt <= attempts; attempt++) {
       await this.sleep(lane.nextAt - this.o.clock());
       if (this.closing.signal.aborted) return;
-      const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.o.timeoutMs)]);
+      // The timeout is a timer of ours, not AbortSignal.timeout: inside AbortSignal.any nothing else
+      // holds that signal, Node may collect it before it fires (nodejs/node#57736), and a channel that
+      // never answered then held its lane for good (a flaky test: 1 run in 4, no timeout in 15 s).
+      const timeout = new AbortController();
+      const timer = setTimeout(
+        () => timeout.abort(new DOMException("The operation timed out.", "TimeoutError")),
+        this.o.timeoutMs,
+      );
+      const signal = AbortSignal.any([this.closing.signal, timeout.signal]);
       let wait = 0;
       try {
         lane.sending = true;
         lane.tried = attempt;
         const status = await lane.channel.send(event, signal).finally(() => {
+          clearTimeout(timer);
           lane.sending = false;
         });
         lane.nextAt = this.o.clock() + this.o.minIntervalMs;
