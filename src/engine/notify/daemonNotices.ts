@@ -79,6 +79,12 @@ export class DaemonNotices {
   /** The venue's time of the latest staking reward and slice fill the daily summaries counted. */
   private lastRewardTime: number | undefined;
   private lastFillTime: number | undefined;
+  /**
+   * Each strategy's runs since the last daily summary: how many acted (something accepted by the venue)
+   * and, of the others, the latest reason. A year-long trial: a DCA whose budget ran out, one out of
+   * USDC and a rebalancer unable to sell went silent for months, told nowhere but in info logs.
+   */
+  private runs = new Map<string, { runs: number; acted: number; latest?: string }>();
   /** Background reads still running (tests and shutdown wait for them). */
   private readonly pending = new Set<Promise<void>>();
 
@@ -113,11 +119,35 @@ export class DaemonNotices {
     for (const e of submissionEvents(this.ctx(), report, streak)) this.o.notifier.notify(e);
     if (recoveredAfter > 0)
       this.o.notifier.notify(cycleRecoveredEvent(this.ctx(), strategies, recoveredAfter));
+    this.tally(report);
     this.lastSnapshot = report.snapshot;
     // The staking balances as last read: a cycle that did not read them would value the stake at 0.
     if (report.snapshot.parts?.has("staking") !== false) this.lastStaking = report.snapshot.staking;
     this.noticeEndedTwaps(report);
     this.checkKillSwitch();
+  }
+
+  /** Counts a cycle's runs by strategy for the daily summary (the watch's cancel cycles are not runs). */
+  private tally(report: CycleReport): void {
+    const byStrategy = new Map<string, { acted: boolean; latest?: string }>();
+    for (const d of report.decisions) {
+      const name = d.decision.strategy;
+      const run = byStrategy.get(name) ?? { acted: false };
+      if (d.action?.outcome === "accepted") run.acted = true;
+      else
+        run.latest =
+          d.action === undefined
+            ? d.decision.reason
+            : `${d.decision.reason}: ${d.action.outcome}${d.action.detail ? ` (${d.action.detail})` : ""}`;
+      byStrategy.set(name, run);
+    }
+    for (const [name, run] of byStrategy) {
+      const t = this.runs.get(name) ?? { runs: 0, acted: 0 };
+      t.runs++;
+      if (run.acted) t.acted++;
+      else if (run.latest !== undefined) t.latest = run.latest;
+      this.runs.set(name, t);
+    }
   }
 
   /** The TWAP watch's cancels (a price guard, a floor): told as a cycle's submissions are (a review: never told under `run`). */
@@ -239,6 +269,8 @@ export class DaemonNotices {
     this.background("daily summary", async () => {
       const since = this.o.clock() - DAY_MS;
       const snapshot = this.lastSnapshot;
+      const runs = this.runs;
+      this.runs = new Map();
       const staking = this.lastStaking;
       // Spot only until a cycle has read the staking balances (none of this bot's strategies needs them).
       const valueUsd =
@@ -299,6 +331,7 @@ export class DaemonNotices {
           fees,
           ...(feesAtLeast ? { feesAtLeast } : {}),
           twapsRunning: snapshot?.twaps.length ?? 0,
+          strategies: [...runs].map(([name, t]) => ({ name, ...t })),
         }),
       );
     });

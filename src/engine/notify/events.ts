@@ -315,6 +315,16 @@ export interface DailySummary {
    */
   feesAtLeast?: boolean;
   twapsRunning: number;
+  /**
+   * Each strategy's runs since the previous summary (the daemon's start for the first): how many acted,
+   * and for one that never did, its latest reason (a budget used up, a balance too small, a band).
+   */
+  strategies?: ReadonlyArray<{ name: string; runs: number; acted: number; latest?: string }>;
+}
+
+/** A reason cut for a one-line mention: the first 200 characters. */
+function shortReason(reason: string): string {
+  return reason.length > 200 ? `${reason.slice(0, 199)}…` : reason;
 }
 
 export function dailySummaryEvent(c: EventContext, s: DailySummary): NotifyEvent {
@@ -333,6 +343,11 @@ export function dailySummaryEvent(c: EventContext, s: DailySummary): NotifyEvent
             }`
     }`,
     `running TWAPs: ${s.twapsRunning}`,
+    ...(s.strategies ?? []).map(
+      (t) =>
+        `${t.name}: ${t.acted} of ${t.runs} run${t.runs === 1 ? "" : "s"} acted` +
+        (t.acted === 0 && t.latest !== undefined ? ` (latest: ${shortReason(t.latest)})` : ""),
+    ),
   ];
   return event(c, "daily.summary", "daily summary", lines.join("\n"), {
     ...(s.valueUsd === undefined ? {} : { valueUsd: s.valueUsd.toFixed(2) }),
@@ -343,6 +358,7 @@ export function dailySummaryEvent(c: EventContext, s: DailySummary): NotifyEvent
       : { fees: Object.fromEntries([...s.fees].map(([k, v]) => [k, v.toFixed()])) }),
     ...(s.feesAtLeast ? { feesAtLeast: true } : {}),
     twapsRunning: s.twapsRunning,
+    ...(s.strategies === undefined ? {} : { strategies: s.strategies }),
   });
 }
 
