@@ -412,7 +412,7 @@ export function formatSummary(s: SimulationSummary): string {
   for (const x of s.strategies)
     if (x.missedSlots > 0)
       lines.push(
-        `  ${x.name}: ${x.missedSlots} slot(s) missed, not acted in (left until older than schedule.catchUp, e.g. deferred behind another TWAP on its pair or by failed runs, or superseded by a later slot)${x.lastMissed === null ? "" : `, the latest ${when(x.lastMissed)} UTC`}`,
+        `  ${x.name}: ${x.missedSlots} slot(s) missed, not acted in (left until older than schedule.catchUp, e.g. deferred behind another TWAP on its pair, by a daily limit (maxDailyNotionalUsd, maxStakeMovePerDay) or by failed runs, or superseded by a later slot)${x.lastMissed === null ? "" : `, the latest ${when(x.lastMissed)} UTC`}`,
       );
   for (const r of s.rejections) lines.push(`  ${r.strategy} ${r.action} ${r.count}× ${r.reason}`);
   const unknowns = unknownsText(s.unknowns);

@@ -283,7 +283,7 @@ describe("an outage longer than the catch-up", () => {
     expect(text).toContain(`hype-dca (twap-accumulate, "30 0,12 * * *", 1 runs, `);
     expect(text).toMatch(/hype-dca \(twap-accumulate, "30 0,12 \* \* \*", 1 runs, \d+ failed, 1 missed\)/);
     expect(text).toContain(
-      "  hype-dca: 1 slot(s) missed, not acted in (left until older than schedule.catchUp, e.g. deferred behind another TWAP on its pair or by failed runs, or superseded by a later slot), the latest 2025-01-01 12:30 UTC",
+      "  hype-dca: 1 slot(s) missed, not acted in (left until older than schedule.catchUp, e.g. deferred behind another TWAP on its pair, by a daily limit (maxDailyNotionalUsd, maxStakeMovePerDay) or by failed runs, or superseded by a later slot), the latest 2025-01-01 12:30 UTC",
     );
     expect(renderReport({ summary: s, record: r.record })).toMatch(/hype-dca<\/b> \([^)]*, 1 missed\)/);
   }, 60_000);
