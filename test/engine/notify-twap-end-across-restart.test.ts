@@ -73,55 +73,78 @@ it("a TWAP placed before a restart and ended after it is told as finished by the
   expect(finished.map((e) => [e.title.split(":")[0], e.data.strategy])).toEqual([["rebalance", "rebalance"]]);
 }, 60_000);
 
-it("a TWAP that ended while the daemon was down is told at the next start", async () => {
-  hook = await startHttpServer([{ json: {} }]);
-  bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
-  bot.sim.setPrice("@107", "40");
-  const runtime = bot.runtime;
-  const notifier = new Notifier({
-    channels: channelsFromConfig(
-      { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
-      {},
-    ),
-    logger: pino({ level: "silent" }),
-    minIntervalMs: 0,
-  });
-  const make = () =>
-    new DaemonNotices({
-      notifier,
-      info: runtime.info,
-      account: runtime.account,
-      network: "testnet",
-      killSwitchFile: runtime.config.limits.killSwitchFile,
-      clock: () => bot!.sim.now(),
+it.each([{ between: [] as string[] }, { between: ["plan", "manual"] }])(
+  "a TWAP that ended while the daemon was down is told at the next start (cycles run meanwhile: $between)",
+  async ({ between }) => {
+    hook = await startHttpServer([{ json: {} }]);
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    const runtime = bot.runtime;
+    const notifier = new Notifier({
+      channels: channelsFromConfig(
+        { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
+        {},
+      ),
       logger: pino({ level: "silent" }),
-      placedBefore: followTwapsOf(runtime.journal, runtime.account, bot!.sim.now()),
+      minIntervalMs: 0,
     });
-  const cycle = async () =>
-    runCycle(runtime.cycleDeps(await runtime.facts()), { trigger: "once", strategies: runtime.strategies() });
-  const before = make();
-  before.start("live", ["rebalance"]);
-  before.afterCycle(await cycle(), ["rebalance"], 0);
-  await before.settled();
-  before.stop(0);
-  bot.sim.advance(61 * 60_000); // down for an hour: the TWAP ends meanwhile
-  const after = make();
-  after.start("live", ["rebalance"]);
-  after.afterCycle(await cycle(), ["rebalance"], 0);
-  await after.settled();
-  await notifier.flush(5000);
-  await new Promise((r) => setTimeout(r, 300));
-  // A third process, after a cycle of the second: it does not tell the TWAP again.
-  const third = make();
-  third.start("live", ["rebalance"]);
-  third.afterCycle(await cycle(), ["rebalance"], 0);
-  await third.settled();
-  await notifier.flush(5000);
-  await new Promise((r) => setTimeout(r, 300));
-  const types = hook.requests.map((r) => (r.json as NotifyEvent).type);
-  // Told once: the next process does not tell it again.
-  expect(types.filter((t) => t === "twap.finished")).toHaveLength(1);
-}, 60_000);
+    const make = () =>
+      new DaemonNotices({
+        notifier,
+        info: runtime.info,
+        account: runtime.account,
+        network: "testnet",
+        killSwitchFile: runtime.config.limits.killSwitchFile,
+        clock: () => bot!.sim.now(),
+        logger: pino({ level: "silent" }),
+        placedBefore: followTwapsOf(runtime.journal, runtime.account, bot!.sim.now()),
+      });
+    const cycle = async () =>
+      runCycle(runtime.cycleDeps(await runtime.facts()), {
+        trigger: "once",
+        strategies: runtime.strategies(),
+      });
+    const before = make();
+    before.start("live", ["rebalance"]);
+    before.afterCycle(await cycle(), ["rebalance"], 0);
+    await before.settled();
+    before.stop(0);
+    bot.sim.advance(61 * 60_000); // down for an hour: the TWAP ends meanwhile
+    // While it is down the owner may run `hlbot plan` and a manual command (`hlbot stake` …): each writes a
+    // cycle to the journal, as runCycle and engine/manual.ts do; written here as they write them, nothing
+    // sent. Both moved the time the new process followed TWAPs from past the TWAP's end (an accountant's
+    // trial): its end was never told, by the daemon nor by `once` after it.
+    for (const trigger of between) {
+      const id = `c-${trigger}-while-down`;
+      runtime.journal.startCycle({
+        id,
+        trigger,
+        mode: "dry-run",
+        account: runtime.account,
+        strategies: ["rebalance"],
+      });
+      runtime.journal.finishCycle(id, "ok");
+      bot.sim.advance(60_000);
+    }
+    const after = make();
+    after.start("live", ["rebalance"]);
+    after.afterCycle(await cycle(), ["rebalance"], 0);
+    await after.settled();
+    await notifier.flush(5000);
+    await new Promise((r) => setTimeout(r, 300));
+    // A third process, after a cycle of the second: it does not tell the TWAP again.
+    const third = make();
+    third.start("live", ["rebalance"]);
+    third.afterCycle(await cycle(), ["rebalance"], 0);
+    await third.settled();
+    await notifier.flush(5000);
+    await new Promise((r) => setTimeout(r, 300));
+    const types = hook.requests.map((r) => (r.json as NotifyEvent).type);
+    // Told once: the next process does not tell it again.
+    expect(types.filter((t) => t === "twap.finished")).toHaveLength(1);
+  },
+  60_000,
+);
 
 it("a TWAP end the daemon told is not told again by `once` run later, nor one `once` told by a daemon", async () => {
   const { endedOwnTwaps } = await import("../../src/engine/twapEnds.js");
@@ -239,70 +262,4 @@ it("a TWAP end whose twapHistory read failed is asked about again after the next
   } finally {
     await proxy.close();
   }
-}, 60_000);
-
-it("a TWAP that ended while the daemon was down is told at the next start, even after a `hlbot plan` (or a manual command) run meanwhile", async () => {
-  hook = await startHttpServer([{ json: {} }]);
-  bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
-  bot.sim.setPrice("@107", "40");
-  const runtime = bot.runtime;
-  const notifier = new Notifier({
-    channels: channelsFromConfig(
-      { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
-      {},
-    ),
-    logger: pino({ level: "silent" }),
-    minIntervalMs: 0,
-  });
-  const make = () =>
-    new DaemonNotices({
-      notifier,
-      info: runtime.info,
-      account: runtime.account,
-      network: "testnet",
-      killSwitchFile: runtime.config.limits.killSwitchFile,
-      clock: () => bot!.sim.now(),
-      logger: pino({ level: "silent" }),
-      placedBefore: followTwapsOf(runtime.journal, runtime.account, bot!.sim.now()),
-    });
-  const cycle = async () =>
-    runCycle(runtime.cycleDeps(await runtime.facts()), { trigger: "once", strategies: runtime.strategies() });
-  const before = make();
-  before.start("live", ["rebalance"]);
-  before.afterCycle(await cycle(), ["rebalance"], 0);
-  await before.settled();
-  before.stop(0);
-  bot.sim.advance(61 * 60_000); // down for an hour: the TWAP ends meanwhile
-  // While it is down the owner runs `hlbot plan` and a manual command (`hlbot stake` …): each writes a
-  // cycle to the journal, as runCycle and engine/manual.ts do; written here as they write them, nothing
-  // sent. Both moved the time the new process followed TWAPs from past the TWAP's end (an accountant's
-  // trial): its end was never told, by the daemon nor by `once` after it.
-  for (const trigger of ["plan", "manual"]) {
-    const id = `c-${trigger}-while-down`;
-    runtime.journal.startCycle({
-      id,
-      trigger,
-      mode: "dry-run",
-      account: runtime.account,
-      strategies: ["rebalance"],
-    });
-    runtime.journal.finishCycle(id, "ok");
-    bot.sim.advance(60_000);
-  }
-  const after = make();
-  after.start("live", ["rebalance"]);
-  after.afterCycle(await cycle(), ["rebalance"], 0);
-  await after.settled();
-  await notifier.flush(5000);
-  await new Promise((r) => setTimeout(r, 300));
-  // A third process, after a cycle of the second: it does not tell the TWAP again.
-  const third = make();
-  third.start("live", ["rebalance"]);
-  third.afterCycle(await cycle(), ["rebalance"], 0);
-  await third.settled();
-  await notifier.flush(5000);
-  await new Promise((r) => setTimeout(r, 300));
-  const types = hook.requests.map((r) => (r.json as NotifyEvent).type);
-  // Told once: the next process does not tell it again.
-  expect(types.filter((t) => t === "twap.finished")).toHaveLength(1);
 }, 60_000);
