@@ -133,7 +133,8 @@ export class DaemonNotices {
     for (const d of report.decisions) {
       const name = d.decision.strategy;
       const run = byStrategy.get(name) ?? { acted: false };
-      if (d.action?.outcome === "accepted") run.acted = true;
+      // A dry run acts in its way (built and signed, not sent): "0 of N acted (…: dry-run)" read wrong.
+      if (d.action?.outcome === "accepted" || d.action?.outcome === "dry-run") run.acted = true;
       else
         run.latest =
           d.action === undefined

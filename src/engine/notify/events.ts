@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { type Decimal, fromWei } from "../../lib/decimal.js";
 import { stringifyJson } from "../../lib/json.js";
-import { duration, shortAddress } from "../../lib/text.js";
+import { duration, oneLine, shortAddress } from "../../lib/text.js";
 import { HYPE_WEI_DECIMALS, USER_FILLS_MAX } from "../../venue/constants.js";
 import type { CycleReport } from "../cycle.js";
 import type { NotifyEvent, NotifyEventType } from "./types.js";
@@ -117,7 +117,8 @@ export function submissionEvents(
               : // A staking action has no expiry: its strategy waits while a held copy may land (a cron user
                 // was not told, and read 2 days of missed slots).
                 `${what}: outcome UNKNOWN (being reconciled; not resent blindly; its strategy waits until it is settled, up to venue.userSignedGraceMs after it was signed: 2 days by default)`;
-    const text = [a.reason, a.detail ? `${a.notSent ? "hlbot" : "venue"}: ${a.detail}` : ""]
+    // One line each: a reason carries venue text (a validator's name), which must not forge lines.
+    const text = [oneLine(a.reason), a.detail ? `${a.notSent ? "hlbot" : "venue"}: ${oneLine(a.detail)}` : ""]
       .filter(Boolean)
       .join("\n");
     out.push(
@@ -322,13 +323,19 @@ export interface DailySummary {
   strategies?: ReadonlyArray<{ name: string; runs: number; acted: number; latest?: string }>;
 }
 
-/** A reason cut for a one-line mention: the first 200 characters. */
-function shortReason(reason: string): string {
-  return reason.length > 200 ? `${reason.slice(0, 199)}…` : reason;
+/**
+ * A reason cut for a one-line mention: its first `max` characters, on one line (it carries venue text,
+ * a validator's name, which must not forge a line of the summary: a review).
+ */
+function shortReason(reason: string, max: number): string {
+  const line = oneLine(reason);
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 export function dailySummaryEvent(c: EventContext, s: DailySummary): NotifyEvent {
   const usd = (d: Decimal) => `${d.toFixed(2)} USD`;
+  const idle = (s.strategies ?? []).filter((t) => t.acted === 0 && t.latest !== undefined).length;
+  const reasonRoom = Math.min(160, Math.max(30, Math.floor(900 / Math.max(1, idle))));
   const lines = [
     `value: ${s.valueUsd === undefined ? "unknown (no price)" : usd(s.valueUsd)}` +
       (s.changeUsd === undefined ? "" : ` (${s.changeUsd.gte(0) ? "+" : ""}${usd(s.changeUsd)} in 24 h)`),
@@ -343,11 +350,16 @@ export function dailySummaryEvent(c: EventContext, s: DailySummary): NotifyEvent
             }`
     }`,
     `running TWAPs: ${s.twapsRunning}`,
-    ...(s.strategies ?? []).map(
-      (t) =>
-        `${t.name}: ${t.acted} of ${t.runs} run${t.runs === 1 ? "" : "s"} acted` +
-        (t.acted === 0 && t.latest !== undefined ? ` (latest: ${shortReason(t.latest)})` : ""),
-    ),
+    // Those that never acted first, their reasons shortened to share about 900 characters: a channel
+    // that cuts long messages (Discord's 2,000 characters) cuts the end, and they are the lines the
+    // summary is for (a review: 9 such strategies, the last one cut off).
+    ...[...(s.strategies ?? [])]
+      .sort((a, b) => Number(a.acted > 0) - Number(b.acted > 0))
+      .map(
+        (t) =>
+          `${t.name}: ${t.acted} of ${t.runs} run${t.runs === 1 ? "" : "s"} acted` +
+          (t.acted === 0 && t.latest !== undefined ? ` (latest: ${shortReason(t.latest, reasonRoom)})` : ""),
+      ),
   ];
   return event(c, "daily.summary", "daily summary", lines.join("\n"), {
     ...(s.valueUsd === undefined ? {} : { valueUsd: s.valueUsd.toFixed(2) }),

@@ -222,10 +222,14 @@ export class Notifier {
       try {
         lane.sending = true;
         lane.tried = attempt;
-        const status = await lane.channel.send(event, signal).finally(() => {
+        let status: number;
+        try {
+          status = await lane.channel.send(event, signal);
+        } finally {
+          // Also when send throws before returning a promise (a review: the timer was left running).
           clearTimeout(timer);
           lane.sending = false;
-        });
+        }
         lane.nextAt = this.o.clock() + this.o.minIntervalMs;
         // Closed while it was read: close() journaled it already (a review: "dropped" then "sent").
         if (this.closing.signal.aborted) return;
