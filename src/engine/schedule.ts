@@ -1,6 +1,5 @@
 // Cron schedules with node-cron's own semantics, usable in real time (the daemon hands expressions to
 // node-cron) and in virtual time (`simulate` asks for the next occurrence after any instant).
-
 import cron from "node-cron";
 import { durationText } from "../lib/duration.js";
 import { ValidationError } from "../lib/errors.js";

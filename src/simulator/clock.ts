@@ -267,13 +267,18 @@ export const MINUTE = 60 * SECOND;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-/** Parses "30s", "5m", "1h", "7d", "250ms", compounds ("1d8h", "2h 30m"), or a number of ms. */
+/** The milliseconds of "30s", "5m", "1h", "7d", "250ms", a compound ("1d8h", "2h 30m") or a bare number of ms. */
+export function durationMs(text: string): number | undefined {
+  if (/^\s*\d+(?:\.\d+)?\s*$/.test(text)) return Math.round(Number(text));
+  return durationText(text, ["ms", "s", "m", "h", "d", "w"]);
+}
+
+/** Parses a duration as durationMs does, or a number of ms; throws on anything else. */
 export function parseDuration(value: string | number, field = "duration"): number {
   if (typeof value === "number") {
     if (Number.isFinite(value) && value >= 0) return Math.floor(value);
   } else {
-    if (/^\s*\d+(?:\.\d+)?\s*$/.test(value)) return Math.round(Number(value));
-    const ms = durationText(value, ["ms", "s", "m", "h", "d", "w"]);
+    const ms = durationMs(value);
     if (ms !== undefined) return ms;
   }
   throw new ValidationError([

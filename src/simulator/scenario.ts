@@ -3,18 +3,16 @@
 // venue facts hlbot could not confirm are settings here). Written in YAML, validated with zod;
 // every error names the key path and line. Cross-references (a pair's tokens, a delegation's validator)
 // are checked too.
-
 import { readFileSync } from "node:fs";
 import { dirname, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { Decimal, isDecimalString, parseDecimal } from "../lib/decimal.js";
-import { durationText } from "../lib/duration.js";
 import { ConfigError, type ValidationError } from "../lib/errors.js";
 import { formatKeyPath, keepExactNumbers, lineOf, parseYamlSource } from "../lib/yamlSource.js";
 import { ADDRESS_PATTERN, TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../venue/constants.js";
 import { type CandleFile, readCandleFile } from "./candles.js";
-import { DAY, MINUTE, parseDuration, SECOND } from "./clock.js";
+import { DAY, durationMs, MINUTE, parseDuration, SECOND } from "./clock.js";
 import { MESSAGE_KEYS } from "./errors.js";
 
 // ---------------------------------------------------------------------------------------------------
@@ -470,8 +468,8 @@ export const settingsSchema = z.strictObject({
 /** When an event happens: an offset from the start of the run ("2d", "36h") or an ISO date-time. */
 const eventTime = z.union([z.string(), z.number()]).transform((v, ctx): EventTime => {
   if (typeof v === "number") return { offset: parseDuration(v) };
-  if (/^\s*\d+(?:\.\d+)?\s*$/.test(v) || durationText(v, ["ms", "s", "m", "h", "d", "w"]) !== undefined)
-    return { offset: parseDuration(v) };
+  const offset = durationMs(v);
+  if (offset !== undefined) return { offset };
   const t = Date.parse(v);
   if (Number.isNaN(t)) {
     ctx.addIssue({

@@ -178,12 +178,12 @@ describe("hlbot data fetch", () => {
     expect(readFileSync(out, "utf8")).toBe(complete);
   });
 
-  it("notes the gaps a venue leaves (candles it did not answer), as simulate will warn (#15)", async () => {
-    const missing = [START + 3 * HOUR, START + 4 * HOUR, START + 5 * HOUR];
+  /** `data fetch` of 1h HYPE candles through a proxy answering only the candles `keep` keeps. */
+  const fetchKept = async (keep: (t: number) => boolean, name: string) => {
     const proxy = await startVenueProxy(sim.url, {
-      candleSnapshot: (answer) => (answer as Array<{ t: number }>).filter((c) => !missing.includes(c.t)),
+      candleSnapshot: (answer) => (answer as Array<{ t: number }>).filter((c) => keep(c.t)),
     });
-    const out = join(dir, "gappy-1h.csv");
+    const out = join(dir, name);
     const res = await run([
       "data",
       "fetch",
@@ -199,6 +199,12 @@ describe("hlbot data fetch", () => {
       out,
     ]);
     await proxy.close();
+    return { res, out };
+  };
+
+  it("notes the gaps a venue leaves (candles it did not answer), as simulate will warn (#15)", async () => {
+    const missing = [START + 3 * HOUR, START + 4 * HOUR, START + 5 * HOUR];
+    const { res, out } = await fetchKept((t) => !missing.includes(t), "gappy-1h.csv");
     expect(res.code, res.stderr).toBe(0);
     expect(res.stderr).toContain(
       `note: ${out}: 1 gap in the 1h candles (3 candles missing); the largest 3 h, from ${new Date(START + 3 * HOUR).toISOString()} to ${new Date(START + 6 * HOUR).toISOString()}`,
@@ -207,36 +213,14 @@ describe("hlbot data fetch", () => {
   });
 
   it("a pair that seldom traded: its candles are kept and replayable; a file a replay refuses is kept and said, exit 1", async () => {
-    const fetch = async (keep: (t: number) => boolean, name: string) => {
-      const proxy = await startVenueProxy(sim.url, {
-        candleSnapshot: (answer) => (answer as Array<{ t: number }>).filter((c) => keep(c.t)),
-      });
-      const out = join(dir, name);
-      const res = await run([
-        "data",
-        "fetch",
-        "--coin",
-        "HYPE",
-        "--interval",
-        "1h",
-        "--from",
-        "2025-01-01",
-        "--base-url",
-        proxy.url,
-        "--out",
-        out,
-      ]);
-      await proxy.close();
-      return { res, out };
-    };
     // Trades in some hours only, irregularly (a history trial: written, then refused with exit 2 and
     // advice to run the same command).
     const hours = new Set([0, 1, 3, 4, 8, 9, 14, 16, 17, 23, 30, 31]);
-    const seldom = await fetch((t) => hours.has((t - START) / HOUR), "seldom-1h.csv");
+    const seldom = await fetchKept((t) => hours.has((t - START) / HOUR), "seldom-1h.csv");
     expect(seldom.res.code, seldom.res.stderr).toBe(0);
     expect(readCandleFile(seldom.out).candles.length).toBe(hours.size);
     // One candle every 4 hours, every time: read as 4h candles labelled 1h. Kept, said, exit 1.
-    const regular = await fetch((t) => ((t - START) / HOUR) % 4 === 0, "regular-1h.csv");
+    const regular = await fetchKept((t) => ((t - START) / HOUR) % 4 === 0, "regular-1h.csv");
     expect(regular.res.code).toBe(1);
     expect(regular.res.stderr).toMatch(
       new RegExp(

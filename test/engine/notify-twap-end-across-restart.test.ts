@@ -19,33 +19,46 @@ afterEach(async () => {
   bot = hook = undefined;
 });
 
-it("a TWAP placed before a restart and ended after it is told as finished by the new process", async () => {
-  hook = await startHttpServer([{ json: {} }]);
-  bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
-  bot.sim.setPrice("@107", "40");
-  const runtime = bot.runtime;
-  const notifier = new Notifier({
+/** A notifier sending every event to the test's webhook. */
+function webhookNotifier(): Notifier {
+  return new Notifier({
     channels: channelsFromConfig(
-      { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
+      { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook!.url}/hook` } },
       {},
     ),
     logger: pino({ level: "silent" }),
     minIntervalMs: 0,
   });
-  const process = () =>
-    new DaemonNotices({
-      notifier,
-      info: runtime.info,
-      account: runtime.account,
-      network: "testnet",
-      killSwitchFile: runtime.config.limits.killSwitchFile,
-      clock: () => bot!.sim.now(),
-      logger: pino({ level: "silent" }),
-      placedBefore: followTwapsOf(runtime.journal, runtime.account, bot!.sim.now()),
-      journal: runtime.journal,
-    });
-  const cycle = async () =>
-    runCycle(runtime.cycleDeps(await runtime.facts()), { trigger: "once", strategies: runtime.strategies() });
+}
+
+/** The notices a `hlbot run` process makes as it starts (cli/commands/run.ts), on the test bot. */
+function daemonNotices(notifier: Notifier): DaemonNotices {
+  const runtime = bot!.runtime;
+  return new DaemonNotices({
+    notifier,
+    info: runtime.info,
+    account: runtime.account,
+    network: "testnet",
+    killSwitchFile: runtime.config.limits.killSwitchFile,
+    clock: () => bot!.sim.now(),
+    logger: pino({ level: "silent" }),
+    placedBefore: followTwapsOf(runtime.journal, runtime.account, bot!.sim.now()),
+    journal: runtime.journal,
+  });
+}
+
+/** One cycle of the test bot's strategies. */
+async function cycle(trigger: "once" | "run" = "once") {
+  const runtime = bot!.runtime;
+  return runCycle(runtime.cycleDeps(await runtime.facts()), { trigger, strategies: runtime.strategies() });
+}
+
+it("a TWAP placed before a restart and ended after it is told as finished by the new process", async () => {
+  hook = await startHttpServer([{ json: {} }]);
+  bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+  bot.sim.setPrice("@107", "40");
+  const notifier = webhookNotifier();
+  const process = () => daemonNotices(notifier);
 
   // First process: places the rebalancer's one-hour TWAP, then is restarted.
   const before = process();
@@ -80,30 +93,8 @@ it.each([{ between: [] as string[] }, { between: ["plan", "manual"] }])(
     bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
     bot.sim.setPrice("@107", "40");
     const runtime = bot.runtime;
-    const notifier = new Notifier({
-      channels: channelsFromConfig(
-        { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
-        {},
-      ),
-      logger: pino({ level: "silent" }),
-      minIntervalMs: 0,
-    });
-    const make = () =>
-      new DaemonNotices({
-        notifier,
-        info: runtime.info,
-        account: runtime.account,
-        network: "testnet",
-        killSwitchFile: runtime.config.limits.killSwitchFile,
-        clock: () => bot!.sim.now(),
-        logger: pino({ level: "silent" }),
-        placedBefore: followTwapsOf(runtime.journal, runtime.account, bot!.sim.now()),
-      });
-    const cycle = async () =>
-      runCycle(runtime.cycleDeps(await runtime.facts()), {
-        trigger: "once",
-        strategies: runtime.strategies(),
-      });
+    const notifier = webhookNotifier();
+    const make = () => daemonNotices(notifier);
     const before = make();
     before.start("live", ["rebalance"]);
     before.afterCycle(await cycle(), ["rebalance"], 0);
@@ -152,27 +143,8 @@ it("a TWAP end the daemon told is not told again by `once` run later, nor one `o
   bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
   bot.sim.setPrice("@107", "40");
   const runtime = bot.runtime;
-  const notifier = new Notifier({
-    channels: channelsFromConfig(
-      { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
-      {},
-    ),
-    logger: pino({ level: "silent" }),
-    minIntervalMs: 0,
-  });
-  const daemon = () =>
-    new DaemonNotices({
-      notifier,
-      info: runtime.info,
-      account: runtime.account,
-      network: "testnet",
-      clock: () => bot!.sim.now(),
-      logger: pino({ level: "silent" }),
-      placedBefore: followTwapsOf(runtime.journal, runtime.account, bot!.sim.now()),
-      journal: runtime.journal,
-    });
-  const cycle = async () =>
-    runCycle(runtime.cycleDeps(await runtime.facts()), { trigger: "once", strategies: runtime.strategies() });
+  const notifier = webhookNotifier();
+  const daemon = () => daemonNotices(notifier);
   const cronPass = async (since: number | undefined) =>
     endedOwnTwaps({
       info: runtime.info,
@@ -220,44 +192,23 @@ it("a TWAP end whose twapHistory read failed is asked about again after the next
     });
     proxy.target = bot.sim.url;
     bot.sim.setPrice("@107", "40");
-    const runtime = bot.runtime;
-    const notifier = new Notifier({
-      channels: channelsFromConfig(
-        { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
-        {},
-      ),
-      logger: pino({ level: "silent" }),
-      minIntervalMs: 0,
-    });
-    const notices = new DaemonNotices({
-      notifier,
-      info: runtime.info,
-      account: runtime.account,
-      network: "testnet",
-      clock: () => bot!.sim.now(),
-      logger: pino({ level: "silent" }),
-      journal: runtime.journal,
-    });
-    const cycle = async () =>
-      runCycle(runtime.cycleDeps(await runtime.facts()), {
-        trigger: "run",
-        strategies: runtime.strategies(),
-      });
+    const notifier = webhookNotifier();
+    const notices = daemonNotices(notifier);
     const told = async () => {
       await notices.settled();
       await notifier.flush(5000);
       await new Promise((r) => setTimeout(r, 200));
       return hook!.requests.map((r) => (r.json as NotifyEvent).type).filter((t) => t.startsWith("twap."));
     };
-    notices.afterCycle(await cycle(), ["rebalance"], 0);
+    notices.afterCycle(await cycle("run"), ["rebalance"], 0);
     bot.sim.advance(61 * 60_000);
     // The cycle's own read of twapHistory works; the notice's (with its retries) is answered 500.
     proxy.failInfo("twapHistory", 10, 1);
-    notices.afterCycle(await cycle(), ["rebalance"], 0);
+    notices.afterCycle(await cycle("run"), ["rebalance"], 0);
     expect(await told()).toEqual([]);
     proxy.failInfo("twapHistory", 0);
     bot.sim.advance(60_000);
-    notices.afterCycle(await cycle(), ["rebalance"], 0);
+    notices.afterCycle(await cycle("run"), ["rebalance"], 0);
     expect(await told()).toEqual(["twap.finished"]);
   } finally {
     await proxy.close();
