@@ -158,7 +158,7 @@ export interface CycleOptions {
  * on spot: a trial's 2,800-HYPE deposit at 00:15 left the rebalancer, blocked until 05:00, 1,000 HYPE to
  * sell, and HYPE 5 points over target for days. A rebalancer that fails to decide is left out.
  */
-function plannedHypeSales(
+export function plannedHypeSales(
   peers: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">>,
   snapshot: Snapshot,
   now: number,
@@ -216,21 +216,30 @@ function plannedHypeSales(
     } catch {
       continue;
     }
+    // What it is over target by, less what HYPE sales already running will sell (the staking strategy
+    // keeps their part at their pace).
+    const over = excessOverTarget(capitalView(snapshot, peer.capital), params, "HYPE");
+    const excess = over?.size.minus(selling);
+    // A sale its floor holds is not one to withdraw stake for (withdrawForSales): the price may stay
+    // under the floor for months, the withdrawn HYPE earning nothing on spot meanwhile.
+    const floorHolds = floor !== undefined && over?.mid.lt(floor) === true;
+    const overTarget = excess?.gt(0) && !floorHolds ? { overTarget: excess } : {};
     let sells = false;
     for (const d of decisions)
       if (d.kind === "twapOrder" && d.side === "sell" && d.label.split("/")[0] === "HYPE") {
         const held = floor !== undefined && d.midPx.lt(floor);
-        out.push({ strategy: peer.name, size: d.size, ...(held ? { heldBy: "its sell floor" } : {}) });
+        out.push({
+          strategy: peer.name,
+          size: d.size,
+          ...(held ? { heldBy: "its sell floor" } : overTarget),
+        });
         sells = true;
       }
     if (sells) continue;
     // Over target but not selling now (a DCA's TWAP running on the pair, a floor of the account under
-    // its keepOnSpot, its minimum order): what it is over target by goes out once that passes, and
-    // staked it could not (a trader's rebalancer waiting behind a 200-USD DCA TWAP found all 1,523 spot
-    // HYPE staked at :15, and ended at 75.9% HYPE against a 40% target).
-    // Less what HYPE sales already running will sell (the staking strategy keeps their part at their pace).
-    const over = excessOverTarget(capitalView(snapshot, peer.capital), params, "HYPE");
-    const excess = over?.minus(selling);
+    // its keepOnSpot, its minimum order, nothing on spot to sell): what it is over target by goes out
+    // once that passes, and staked it could not (a trader's rebalancer waiting behind a 200-USD DCA TWAP
+    // found all 1,523 spot HYPE staked at :15, and ended at 75.9% HYPE against a 40% target).
     if (excess?.gt(0)) {
       // Its HYPE decision's words ("HYPE is 72% of …: a TWAP … is already running"), or its whole run's.
       const skips = decisions.filter((d) => d.kind === "skip").map((d) => d.reason);
@@ -243,8 +252,10 @@ function plannedHypeSales(
           ? "a token under its limits.keepOnSpot floor"
           : said("minOrderUsd")
             ? "its minOrderUsd"
-            : "its decision now";
-      out.push({ strategy: peer.name, size: excess, heldBy });
+            : floorHolds
+              ? "its sell floor"
+              : "its decision now";
+      out.push({ strategy: peer.name, size: excess, heldBy, ...overTarget });
     }
   }
   return out;
@@ -491,13 +502,13 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
           }
         : {};
     let floored = floorView(snapshot, deps.limits.keepOnSpot);
-    // Only a staking strategy that deposits spot HYPE needs it (stakeIdleSpot).
+    // Only a staking strategy that deposits spot HYPE (stakeIdleSpot) or withdraws for sales needs it.
     if (
-      o.strategies.some(
-        (s) =>
-          s.kind === "validator-staking" &&
-          (s.params as { stakeIdleSpot?: { enabled?: boolean } }).stakeIdleSpot?.enabled === true,
-      )
+      o.strategies.some((s) => {
+        if (s.kind !== "validator-staking") return false;
+        const p = s.params as { stakeIdleSpot?: { enabled?: boolean }; withdrawForSales?: boolean };
+        return p.stakeIdleSpot?.enabled === true || p.withdrawForSales === true;
+      })
     ) {
       const planned = plannedHypeSales(
         deps.peers ?? o.strategies,

@@ -302,6 +302,12 @@ export interface PlannedSale {
    * once that passes (the size is then what the rebalancer is over target by).
    */
   heldBy?: string;
+  /**
+   * What the rebalancer is over its target by in HYPE, less what the account's running HYPE sales will
+   * still sell (not set for a sale its sell floor holds): a staking strategy with withdrawForSales
+   * withdraws what spot and the pending withdrawals lack of it.
+   */
+  overTarget?: Decimal;
 }
 
 /** A pair by its tokens, BASE/QUOTE ("HYPE/USDC" for "@107"): how people and the journal name it. */

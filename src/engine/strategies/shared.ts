@@ -113,21 +113,27 @@ export function strategyConflicts(
               `${r.name} holds ${STAKED_TOKEN} at a weight counting spot only: it will buy back what is staked ` +
               `until its quote is gone. Set countStaked: true in ${r.name} (or disable stakeIdleSpot).`,
           );
-        } else if (held.includes(STAKED_TOKEN) && other.params.stakeIdleSpot?.enabled) {
-          // Staked HYPE is never withdrawn for the rebalancer's sales: once what is kept on spot is sold, a
-          // further rise leaves it over target (a year of the shipped configs: HYPE 55 to 76% against a 50%
-          // target for months, "no HYPE available on spot to sell", a long-run trial).
+        } else if (
+          held.includes(STAKED_TOKEN) &&
+          other.params.stakeIdleSpot?.enabled &&
+          !(other.params.withdrawForSales && other.params.stakeIdleSpot.keepSpot.gt(0))
+        ) {
+          // Without withdrawForSales staked HYPE is never withdrawn for the rebalancer's sales: once what is
+          // kept on spot is sold, a further rise leaves it over target (a year of the shipped configs: HYPE
+          // 55 to 76% against a 50% target for months, "no HYPE available on spot to sell", a long-run trial).
           const keep = other.params.stakeIdleSpot.keepSpot;
           warnings.push(
             keep.isZero()
               ? `${other.name} moves all spot ${STAKED_TOKEN} into staking (keepSpot: 0), and ${r.name} can sell only ` +
                   `spot ${STAKED_TOKEN}: when ${STAKED_TOKEN} rises above its band it will have nothing to sell ` +
-                  `(unstaking takes 7 days). Keep some ${STAKED_TOKEN} on spot for it (keepSpot).`
+                  `(unstaking takes 7 days${other.params.withdrawForSales ? ": withdrawForSales withdraws what a sale lacks, and the sale waits that long" : ""}). ` +
+                  `Keep some ${STAKED_TOKEN} on spot for it (keepSpot).`
               : `${other.name} stakes spot ${STAKED_TOKEN} above keepSpot ${keep.toFixed()} and never withdraws stake for ` +
                   `${r.name}'s sales: once those ${keep.toFixed()} (and what it bought since) are sold, a further rise of ` +
                   `${STAKED_TOKEN} leaves ${r.name} over target until staked ${STAKED_TOKEN} is brought back by hand ` +
-                  `(\`hlbot undelegate\` and \`hlbot unstake\`, 7 days) or by ${other.name}'s maxStaked. Keep on spot what ` +
-                  `the sales you expect need (keepSpot), or cap the stake (maxStaked).`,
+                  `(\`hlbot undelegate\` and \`hlbot unstake\`, 7 days) or by ${other.name}'s maxStaked. Set withdrawForSales: true ` +
+                  `in ${other.name} to withdraw what a sale lacks (it waits the 7-day queue), keep on spot what the sales you ` +
+                  `expect need (keepSpot), or cap the stake (maxStaked).`,
           );
         }
       }

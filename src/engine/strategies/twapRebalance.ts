@@ -243,7 +243,7 @@ export function excessOverTarget(
   snapshot: Snapshot,
   params: TwapRebalanceParams,
   token: string,
-): Decimal | undefined {
+): { size: Decimal; mid: Decimal } | undefined {
   if (params.targets[token] === undefined || token === params.quote) return undefined;
   const valued = valueHoldings(snapshot, params, "");
   if ("skip" in valued || !valued.portfolio.gt(0)) return undefined;
@@ -251,7 +251,7 @@ export function excessOverTarget(
   if (h === undefined) return undefined;
   const excess = h.value.minus(h.target.times(valued.portfolio));
   if (!excess.gt(params.band.times(valued.portfolio))) return undefined;
-  return excess.div(h.mid);
+  return { size: excess.div(h.mid), mid: h.mid };
 }
 
 export const twapRebalance = defineStrategy({
@@ -374,11 +374,12 @@ export const twapRebalance = defineStrategy({
       const notes: string[] = [];
       // Nothing (or less than a lot) on spot to sell: say where the rest is, not "below one lot".
       if (side === "sell" && truncateDecimals(h.available, pair.base.szDecimals).lte(0)) {
+        const pending = h.token === STAKED_TOKEN ? snapshot.staking.totalPendingWithdrawal : ZERO;
         const elsewhere = [
           // Staked HYPE comes back to spot only through the unstaking queue: say how (a staker's
           // rebalancer sat 9.5 points over target for a month, the message naming no way on).
           h.staked.gt(0)
-            ? `${fmt(h.staked)} staked: \`hlbot undelegate\` and \`hlbot unstake\`, or a staking strategy's maxStaked set below what is staked, bring it back to spot through the unstaking queue (7 days on mainnet); staking strategies never withdraw for a rebalancer's sales`
+            ? `${fmt(h.staked)} staked${pending.gt(0) ? `, ${fmt(pending)} of it pending withdrawal` : ""}: a staking strategy with withdrawForSales (or its maxStaked set below what is staked), or \`hlbot undelegate\` and \`hlbot unstake\`, bring${pending.gt(0) ? " the rest" : " it"} back to spot through the unstaking queue (7 days on mainnet)`
             : "",
           h.hold.gt(0) ? `${fmt(h.hold)} on hold` : "",
           h.floor?.gt(0) ? `${fmt(Decimal.min(h.floor, h.spot))} kept by limits.keepOnSpot` : "",

@@ -136,6 +136,12 @@ export const validatorStakingParams = z
       .describe(
         "Most HYPE to keep staked (delegated + undelegated): deposits stop there and the excess is withdrawn (cWithdraw, 7-day queue), one withdrawal at a time unless the excess reaches rebalanceThreshold of it",
       ),
+    withdrawForSales: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Withdraw stake (undelegate, then cWithdraw through the 7-day queue) that a twap-rebalance strategy of the account needs for its HYPE sale: what it is over target by, beyond the spot HYPE it can sell and the withdrawals already pending",
+      ),
     respectManualDays: decimal({ min: 0, max: 3650 })
       .prefault(7)
       .describe(
@@ -609,6 +615,15 @@ export const validatorStaking = defineStrategy({
 
     // The user's cap on the stake: withdraw the excess first (idle stake, then the worst delegations).
     const staked = delegated.plus(undelegated);
+    // Or less, what a rebalancer's sale lacks (withdrawForSales): a year of the shipped strategies left a
+    // 50/50 rebalancer at 62 to 67% HYPE for months, everything above keepSpot staked and never withdrawn.
+    const sale = params.withdrawForSales ? saleShortfall(snapshot) : undefined;
+    let stakeCap = params.maxStaked;
+    let capText = `maxStaked ${fmt(params.maxStaked ?? ZERO)}`;
+    if (sale?.short.gte(minMove) && (stakeCap === undefined || staked.minus(sale.short).lt(stakeCap))) {
+      stakeCap = trunc(Decimal.max(ZERO, staked.minus(sale.short)));
+      capText = `what leaves ${sale.strategy} HYPE to sell (withdrawForSales: it is ${fmt(sale.over)} HYPE over its target, spot holds ${fmt(sale.spot)}${sale.back.gt(0) ? ` and ${fmt(sale.back)} is on its way back from the withdrawal queue` : ""})`;
+    }
     let forWithdrawal = ZERO;
     /**
      * The stake is over maxStaked and nothing of it can be withdrawn now: the chosen validators are not
@@ -619,25 +634,38 @@ export const validatorStaking = defineStrategy({
     let withdrawalBlocked = false;
     // A withdrawal holds one of the venue's few queue places for 7 days: rewards creeping over the cap
     // are withdrawn one withdrawal at a time (none while another is pending), not a few HYPE each run; an
-    // excess of rebalanceThreshold of the cap (a cap lowered, a large deposit) is withdrawn at once.
-    const over = params.maxStaked === undefined ? ZERO : staked.minus(params.maxStaked);
+    // excess of rebalanceThreshold of the cap (a cap lowered, a large deposit) is withdrawn at once. A
+    // sale's shortfall too: what is on its way back counts in it, and a rise of HYPE adding a few HYPE to
+    // it each run would otherwise take a queue place for each (a trial: 2.79 HYPE).
+    const over = stakeCap === undefined ? ZERO : staked.minus(stakeCap);
     const waiting = snapshot.staking.nPendingWithdrawals > 0;
-    const large =
-      params.maxStaked !== undefined && over.gte(trunc(params.maxStaked.times(params.rebalanceThreshold)));
-    if (params.maxStaked !== undefined && over.gte(minMove) && waiting && !large) {
+    const large = stakeCap !== undefined && over.gte(trunc(stakeCap.times(params.rebalanceThreshold)));
+    if (stakeCap !== undefined && over.gte(minMove) && waiting && !large) {
       notes.push(
-        `${fmt(trunc(over))} HYPE above maxStaked ${fmt(params.maxStaked)}, withdrawn once the pending withdrawal(s) are done`,
+        `${fmt(trunc(over))} HYPE above ${capText}, withdrawn once the pending withdrawal(s) are done`,
       );
       forWithdrawal = trunc(Decimal.min(undelegated, over));
     }
-    if (params.maxStaked !== undefined && over.gte(minMove) && (!waiting || large)) {
-      const out = unstake(snapshot, params, name, staked, current, infos, ranked, chosen, lockedUntil);
+    if (stakeCap !== undefined && over.gte(minMove) && (!waiting || large)) {
+      const why = `${fmt(staked)} HYPE staked, above ${capText}`;
+      const out = unstake(
+        snapshot,
+        params,
+        name,
+        trunc(over),
+        why,
+        current,
+        infos,
+        ranked,
+        chosen,
+        lockedUntil,
+      );
       if (out.some((d) => d.kind !== "skip")) return noted(out);
       // Nothing can be withdrawn now (the queue is full, the excess locked): the run goes on without it
       // (a jailed validator is still left), deposits stop at maxStaked below, and idle stake up to the
       // excess stays idle for the withdrawal to come (delegated, it would be locked for a day).
       decisions.push(...out);
-      forWithdrawal = trunc(Decimal.min(undelegated, staked.minus(params.maxStaked)));
+      forWithdrawal = trunc(Decimal.min(undelegated, over));
       withdrawalBlocked = true;
     }
 
@@ -663,9 +691,9 @@ export const validatorStaking = defineStrategy({
       const keep = params.stakeIdleSpot.keepSpot.plus(finalised);
       let extra = trunc(spot.minus(keep));
       let capNote = "";
-      if (params.maxStaked !== undefined && extra.gt(params.maxStaked.minus(staked))) {
-        extra = trunc(Decimal.max(ZERO, params.maxStaked.minus(staked)));
-        capNote = `, up to maxStaked ${fmt(params.maxStaked)}`;
+      if (stakeCap !== undefined && extra.gt(stakeCap.minus(staked))) {
+        extra = trunc(Decimal.max(ZERO, stakeCap.minus(staked)));
+        capNote = `, up to ${capText}`;
       }
       // No more than this run delegates (maxMovePerRun, after the idle stake already there): staked
       // HYPE left undelegated earns nothing and takes 7 days to come back to spot; the rest waits on spot.
@@ -947,7 +975,7 @@ export const validatorStaking = defineStrategy({
         decisions.push(
           skip(
             name,
-            `${label(c.address, c.v)} holds ${fmt(have)} HYPE, target ${fmt(target)}: not evened out while the stake above maxStaked ${fmt(params.maxStaked!)} waits to be withdrawn`,
+            `${label(c.address, c.v)} holds ${fmt(have)} HYPE, target ${fmt(target)}: not evened out while the stake above ${capText} waits to be withdrawn`,
             "tokenDelegate",
           ),
         );
@@ -1213,7 +1241,23 @@ function allocationWeights(
 }
 
 /**
- * maxStaked below the stake: withdraw the excess through the 7-day queue (at most
+ * HYPE a rebalancer of the account must sell beyond the spot HYPE it can sell and the withdrawals already
+ * on their way back (withdrawForSales): the largest of the rebalancers' (two sharing HYPE are warned of).
+ */
+function saleShortfall(
+  snapshot: Snapshot,
+): { strategy: string; over: Decimal; spot: Decimal; back: Decimal; short: Decimal } | undefined {
+  let largest: { strategy: string; over: Decimal } | undefined;
+  for (const p of snapshot.plannedHypeSales ?? [])
+    if (p.overTarget?.gt(largest?.over ?? ZERO)) largest = { strategy: p.strategy, over: p.overTarget };
+  if (largest === undefined) return undefined;
+  const spot = snapshot.balances.get(STAKING_TOKEN)?.available ?? ZERO;
+  const back = snapshot.staking.totalPendingWithdrawal;
+  return { ...largest, spot, back, short: trunc(largest.over.minus(spot).minus(back)) };
+}
+
+/**
+ * The stake above its cap (maxStaked, or what a rebalancer's sale lacks): withdraw the excess through the 7-day queue (at most
  * maxPendingWithdrawals waiting; Hyperliquid docs, and df-hyperliquid-core's MAX_PENDING_WITHDRAWALS = 5),
  * idle stake first, then undelegating from the worst validators (each undelegation paired with the
  * withdrawal it funds). Nothing else is done in that run.
@@ -1222,7 +1266,10 @@ function unstake(
   snapshot: Snapshot,
   params: ValidatorStakingParams,
   name: string,
-  staked: Decimal,
+  /** HYPE to withdraw. */
+  total: Decimal,
+  /** Why, as reasons start ("600 HYPE staked, above maxStaked 50"). */
+  why: string,
   current: ReadonlyMap<string, Held>,
   infos: ReadonlyMap<string, ValidatorInfo>,
   ranked: readonly Candidate[],
@@ -1230,8 +1277,7 @@ function unstake(
   lockedUntil: (a: string) => number | undefined,
 ): Decision[] {
   const decisions: Decision[] = [];
-  let excess = trunc(staked.minus(params.maxStaked!));
-  const why = `${fmt(staked)} HYPE staked, above maxStaked ${fmt(params.maxStaked!)}`;
+  let excess = total;
   let slots = params.maxPendingWithdrawals - snapshot.staking.nPendingWithdrawals;
   if (slots <= 0) {
     return [

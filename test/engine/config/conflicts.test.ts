@@ -129,7 +129,24 @@ describe("strategies that will fight", () => {
     const kept = await loadConfig(writeBot("some-kept", [REBALANCE, STAKING]), {});
     expect(strategyConflicts(kept.strategies)).toEqual([
       expect.stringMatching(
-        /^staking stakes spot HYPE above keepSpot \d+ and never withdraws stake for hype-5050's sales/,
+        /^staking stakes spot HYPE above keepSpot \d+ and never withdraws stake for hype-5050's sales.*Set withdrawForSales: true in staking/,
+      ),
+    ]);
+    // withdrawForSales: what a sale lacks beyond keepSpot is withdrawn for it, nothing to warn of.
+    const withdraws = { ...STAKING, params: { ...STAKING.params, withdrawForSales: true } };
+    const served = await loadConfig(writeBot("served", [REBALANCE, withdraws]), {});
+    expect(strategyConflicts(served.strategies)).toEqual([]);
+    // Unless nothing is kept on spot: then every sale waits the queue.
+    const slow = await loadConfig(
+      writeBot("slow", [
+        REBALANCE,
+        { ...withdraws, params: { ...withdraws.params, stakeIdleSpot: { enabled: true, keepSpot: 0 } } },
+      ]),
+      {},
+    );
+    expect(strategyConflicts(slow.strategies)).toEqual([
+      expect.stringMatching(
+        /\(unstaking takes 7 days: withdrawForSales withdraws what a sale lacks, and the sale waits that long\)/,
       ),
     ]);
   });
@@ -152,7 +169,7 @@ describe("strategies that will fight", () => {
       ),
     ]);
     expect(strategyConflicts(shared.strategies).some((w) => /even disabled/.test(w))).toBe(false);
-    // Only the one thing staking beside a rebalancer always says (it never withdraws for its sales).
+    // Only the one thing staking beside a rebalancer always says without withdrawForSales (stake is never withdrawn for its sales).
     expect(strategyConflicts(shared.strategies)).toEqual([
       expect.stringMatching(/never withdraws stake for/),
     ]);
