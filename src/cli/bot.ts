@@ -21,7 +21,7 @@ export async function loadBotConfig(
 }
 
 /**
- * The network and baseUrl of the user's bot file (found as every command finds it, never a shipped
+ * The network, baseUrl and explorerUrl of the user's bot file (found as every command finds it, never a shipped
  * example), for read-only commands given neither --network nor --base-url; said on stderr. Undefined
  * when none is found or it does not load (a go-live trial: `info` and `tx` in a mainnet bot's folder
  * asked testnet, and an empty answer read as "nothing running").
@@ -29,7 +29,14 @@ export async function loadBotConfig(
 export async function botFileVenue(
   ctx: CliContext,
   flags: { network?: string | undefined; baseUrl?: string | undefined },
-): Promise<{ network: import("../venue/networks.js").NetworkName; baseUrl: string | undefined } | undefined> {
+): Promise<
+  | {
+      network: import("../venue/networks.js").NetworkName;
+      baseUrl: string | undefined;
+      explorerUrl: string | undefined;
+    }
+  | undefined
+> {
   if (flags.network !== undefined || flags.baseUrl !== undefined) return undefined;
   const { discoverConfigPath, loadConfig, displayPath } = await import("../engine/config/loader.js");
   const file = discoverConfigPath(undefined, ctx.env);
@@ -39,8 +46,11 @@ export async function botFileVenue(
     ctx.stderr(
       `hlbot: ${c.network}${c.baseUrl === undefined ? "" : ` at ${c.baseUrl}`}, as ${displayPath(file)} says (--network or --base-url to choose)\n`,
     );
-    return { network: c.network, baseUrl: c.baseUrl };
-  } catch {
+    return { network: c.network, baseUrl: c.baseUrl, explorerUrl: c.explorerUrl };
+  } catch (err) {
+    // A key pasted into this command's arguments, found as the wallet loaded: refused, never sent to
+    // the default network instead (a security audit).
+    if ((err as { code?: unknown }).code === "SECRET_ARGUMENT") throw err;
     return undefined;
   }
 }

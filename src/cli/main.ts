@@ -94,12 +94,26 @@ function secretVariableNames(argv: readonly string[]): string[] {
   return names;
 }
 
+/** The bot file the command line names (`-c F`, `--config F`, `--config=F`), if any. */
+function configArgument(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if ((arg === "-c" || arg === "--config") && argv[i + 1] !== undefined) return argv[i + 1];
+    if (arg.startsWith("--config=")) return arg.slice("--config=".length);
+  }
+  return undefined;
+}
+
 /** Runs the CLI with `argv` (without node and script) and resolves to the process exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
   // The variables the command line names (or the defaults) hold secrets before any command loads them:
   // an argument checked earlier must not be echoed back in an error. Only these: a transaction hash
   // exported in the environment is not a secret. (The bot file's wallet names are added by the loader.)
   registerSecretVariables(io.env, secretVariableNames(argv));
+  // And those the bot file's wallet names, read from those lines alone: a command given --base-url or
+  // --network, or whose file does not load, never loads the wallet (a security audit: `tx <key>` sent it).
+  const { discoverConfigPath, preregisterWalletSecrets } = await import("../engine/config/discover.js");
+  await preregisterWalletSecrets(discoverConfigPath(configArgument(argv), io.env), io.env);
   // A secret pasted into any argument (--amount, --validator, --base-url, `tx <hash>`, ...) is refused
   // before anything parses, prints or sends it.
   // Kept: a secret registered later (the bot file's wallet variables, a key file, a keystore's password)

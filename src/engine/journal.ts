@@ -6,7 +6,7 @@ import type { Database, Statement } from "better-sqlite3";
 import { Decimal, fromWei, ZERO } from "../lib/decimal.js";
 import { ValidationError } from "../lib/errors.js";
 import { parseJson } from "../lib/json.js";
-import { redact } from "../lib/secrets.js";
+import { redact, redactKeys } from "../lib/secrets.js";
 import { applyMigrations, type Migration, openStateDb, recordSubmissionMark } from "../lib/stateDb.js";
 import { HYPE_WEI_DECIMALS } from "../venue/constants.js";
 import { NEVER_PROCESSED_ATTEMPTS } from "../venue/exchange/refusals.js";
@@ -311,8 +311,9 @@ export interface DayCap {
 /** A submission the journal refused to write: with rows written since it was checked, a day's limit would be passed. */
 export class DayLimitRaceError extends ValidationError {}
 
+/** Structured data as a journal column: keys redacted, nothing else (secrets.ts, redactKeys). */
 function text(value: unknown): string {
-  return redact(typeof value === "string" ? value : JSON.stringify(value));
+  return redactKeys(typeof value === "string" ? value : JSON.stringify(value));
 }
 
 /** A refused TWAP's row, as a venue minimum is learnt from it. */
@@ -631,7 +632,7 @@ export class Journal {
       s.nonce,
       s.expiresAfter,
       s.vault,
-      redact(s.request),
+      text(s.request),
       s.notionalUsd?.toFixed() ?? null,
       s.stakeMove?.toFixed() ?? null,
       s.asset ?? null,

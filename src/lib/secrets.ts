@@ -25,6 +25,8 @@ const secretVariables = new Set<string>();
 let pattern: RegExp | undefined;
 /** `pattern` without the passwords shorter than SUBSTRING_MIN: for command output (redactOutput). */
 let outputPattern: RegExp | undefined;
+/** The keys alone: for structured data hlbot reads back (redactKeys). */
+let keyPattern: RegExp | undefined;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -62,6 +64,8 @@ export function registerSecret(secret: string, o: { checkArguments?: boolean } =
   pattern = new RegExp(sorted.map(alternative).join("|"), "giu");
   const long = sorted.filter(([s, kind]) => kind === "key" || s.length >= SUBSTRING_MIN);
   outputPattern = long.length === 0 ? undefined : new RegExp(long.map(alternative).join("|"), "giu");
+  const keys = sorted.filter(([, kind]) => kind === "key");
+  keyPattern = keys.length === 0 ? undefined : new RegExp(keys.map(alternative).join("|"), "giu");
   // A secret registered after the command line was first checked (the bot file's `wallet.privateKeyEnv`
   // or `passwordEnv` variable, a key file, a keystore's password): the arguments are checked again
   // before anything is sent (a security audit: a key pasted into --base-url went out as a URL path).
@@ -181,6 +185,19 @@ export function redactOutput(text: string): string {
   return redactWith(text, outputPattern);
 }
 
+/**
+ * `redact` for structured data hlbot writes and reads back (a signed request, an intent, a venue's
+ * answer as JSON in the journal): the keys alone. A password is text a person chose and may be a word
+ * such data holds ("testnet", "hyperliquid"): blanked there, it corrupted a signed staking request's
+ * row, and reconciliation then failed every cycle calling the database damaged (a security audit).
+ * hlbot never puts a password into such data; URL credentials are left too (a URL there is data).
+ */
+export function redactKeys(text: string): string {
+  if (keyPattern === undefined) return text;
+  keyPattern.lastIndex = 0;
+  return text.replace(keyPattern, "[REDACTED]");
+}
+
 function redactWith(text: string, secretPattern: RegExp | undefined): string {
   let out = text.includes("@") ? text.replace(URL_CREDENTIALS, "$1[REDACTED]@") : text;
   if (out.includes("=")) out = out.replace(URL_QUERY_CREDENTIAL, "$1[REDACTED]");
@@ -234,6 +251,7 @@ export function clearSecretsForTests(): void {
   secretVariables.clear();
   pattern = undefined;
   outputPattern = undefined;
+  keyPattern = undefined;
 }
 
 /**

@@ -276,6 +276,37 @@ describe("journal", () => {
     expect(dump).toContain("[REDACTED]");
   });
 
+  it("keeps a signed request whole when a keystore password is a word it holds, and still drops the key", () => {
+    // A security audit: with the password "hyperliquid" (or "testnet") a staking request's row read
+    // `"[REDACTED]Chain":"Testnet"`, and reconciling it after a lost answer failed every cycle.
+    registerSecret("hyperliquid");
+    registerSecret("testnet");
+    const key = "cd".repeat(32);
+    registerSecret(key);
+    const request = JSON.stringify({
+      action: {
+        type: "cDeposit",
+        signatureChainId: "0x66eee",
+        hyperliquidChain: "Testnet",
+        wei: 100000000,
+        nonce: 1,
+      },
+      nonce: 1,
+      signature: { r: "0x1", s: "0x2", v: 27 },
+    });
+    journal.startCycle({ id: "c1", trigger: "once", mode: "live", account: ACCOUNT, strategies: ["a"] });
+    const id = pending("a", { request, actionType: "cDeposit" });
+    expect(journal.unresolved(ACCOUNT).find((r) => r.id === id)?.request).toBe(request);
+    // Free text still loses the password; structured data still loses the key.
+    journal.resolve(id, { status: "unknown", reason: "hyperliquid answered nothing", result: { oops: key } });
+    const row = db.prepare("SELECT reason, result FROM submissions WHERE id = ?").get(id) as Record<
+      string,
+      string
+    >;
+    expect(row.reason).toBe("[REDACTED] answered nothing");
+    expect(row.result).toBe('{"oops":"[REDACTED]"}');
+  });
+
   it("makes time-sortable cycle ids", () => {
     expect(newCycleId(1000) < newCycleId(2_000_000)).toBe(true);
   });

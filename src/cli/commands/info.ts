@@ -175,7 +175,8 @@ async function runInfo(type: string, options: InfoOptions, ctx: CliContext): Pro
   const fromFile = await botFileVenue(ctx, options);
   const network = parseNetworkName(options.network ?? fromFile?.network ?? "testnet", "--network");
   const baseUrl = options.baseUrl ?? fromFile?.baseUrl;
-  resolveEndpoints(network, baseUrl, options.explorerUrl); // bad URLs are refused here, first
+  const explorerUrl = options.explorerUrl ?? fromFile?.explorerUrl;
+  resolveEndpoints(network, baseUrl, explorerUrl); // bad URLs are refused here, first
   const spec = INFO_METHODS[type];
   // Validate the whole request before a transport exists: bad input never reaches the network.
   try {
@@ -188,7 +189,7 @@ async function runInfo(type: string, options: InfoOptions, ctx: CliContext): Pro
   const transport = createTransport({
     network,
     baseUrl,
-    explorerUrl: options.explorerUrl,
+    explorerUrl,
     timeoutMs,
   });
   try {

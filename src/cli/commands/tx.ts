@@ -38,7 +38,7 @@ export function register(program: Command, ctx: CliContext): void {
       const transport = createTransport({
         network: selection.network,
         baseUrl: selection.baseUrl,
-        explorerUrl: opts.explorerUrl,
+        explorerUrl: opts.explorerUrl ?? fromFile?.explorerUrl,
         timeoutMs: selection.timeoutMs,
       });
       try {

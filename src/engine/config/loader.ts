@@ -4,8 +4,7 @@
 // the line and the key path; several problems are reported together.
 import { existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
-import { homedir } from "node:os";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMap, parseDocument } from "yaml";
 import type * as z from "zod";
@@ -34,10 +33,12 @@ import {
 import type { VenueRules } from "../snapshot.js";
 import type { Strategy } from "../strategies/registry.js";
 import { resolveSharedDefaults } from "../strategies/shared.js";
+import { CONFIG_PATH_ENV, discoverConfigPath, type Env, resolvePath } from "./discover.js";
+
+export { CONFIG_PATH_ENV, discoverConfigPath, type Env, preregisterWalletSecrets } from "./discover.js";
+
 import { type ConfigIssue, ConfigIssuesError, issuesFromZod, issuesOf } from "./issues.js";
 import { type BotConfigData, botConfigSchema, type StrategyFileData, strategyFileSchema } from "./schema.js";
-
-export type Env = Readonly<Record<string, string | undefined>>;
 
 /** Where the signing key comes from (the shape `loadSigner` takes). Paths are absolute. */
 export interface WalletConfig {
@@ -124,30 +125,9 @@ export const DEFAULT_CONFIG_PATH = "config/default.yaml";
 /** The variables the wallet reads when the bot file names none (src/venue/signing/signer.ts). */
 const DEFAULT_KEY_ENV = "HLBOT_PRIVATE_KEY";
 const DEFAULT_PASSWORD_ENV = "HLBOT_KEYSTORE_PASSWORD";
-export const CONFIG_PATH_ENV = "HLBOT_CONFIG";
 
 /** The configuration shipped in hlbot's package (config/default.yaml beside src/ or dist/). */
 export const PACKAGED_CONFIG_PATH = fileURLToPath(new URL("../../../config/default.yaml", import.meta.url));
-
-/**
- * A bot file the user made, from any working directory: the --config option, else $HLBOT_CONFIG,
- * else ./hlbot.yaml, else $XDG_CONFIG_HOME/hlbot/config.yaml (~/.config/hlbot/config.yaml); undefined
- * when there is none. Manual actions use only these (never a shipped example's limits).
- */
-export function discoverConfigPath(
-  option: string | undefined,
-  env: Env,
-  cwd = process.cwd(),
-): string | undefined {
-  const named = option ?? env[CONFIG_PATH_ENV];
-  if (named !== undefined && named !== "") return resolve(cwd, named);
-  const local = resolve(cwd, "hlbot.yaml");
-  if (existsSync(local)) return local;
-  const xdg = env.XDG_CONFIG_HOME?.trim() ? env.XDG_CONFIG_HOME : join(env.HOME ?? homedir(), ".config");
-  const user = join(xdg, "hlbot", "config.yaml");
-  if (existsSync(user)) return user;
-  return undefined;
-}
 
 /**
  * ./hlbot.yaml when $HLBOT_CONFIG names another file and no --config was given: the environment's file
@@ -181,11 +161,6 @@ export function resolveConfigPath(option: string | undefined, env: Env, cwd = pr
 export function displayPath(abs: string): string {
   const rel = relative(process.cwd(), abs);
   return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : abs;
-}
-
-function resolvePath(base: string, p: string): string {
-  if (p === "~" || p.startsWith(`~/`) || p.startsWith(`~${sep}`)) return join(homedir(), p.slice(1));
-  return resolve(base, p);
 }
 
 /**
