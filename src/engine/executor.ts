@@ -15,7 +15,7 @@ import {
   isL1Call,
   type SignedRequest,
 } from "../venue/exchange/client.js";
-import { NEVER_PROCESSED } from "../venue/exchange/submit.js";
+import { NEVER_PROCESSED, userSignedForVault } from "../venue/exchange/submit.js";
 import type { NetworkName } from "../venue/networks.js";
 import type { ActionOutcome, CycleAction } from "./cycle.js";
 import { callFor, specOf } from "./intentKinds.js";
@@ -96,6 +96,16 @@ export async function executeIntent(
     const l1 = actionDef(call.type).signing === "l1";
     const vaultAddress = ctx.vaultAddress ?? deps.unsigned?.vaultAddress;
     const ttl = deps.unsigned?.expiresAfterMs;
+    // Refused as a signed one is (submit.ts, checkPlan): shown "allowed" with the sub-account's amounts,
+    // signed by the master's key it would have moved the master's HYPE (a docs trial).
+    if (!l1 && vaultAddress !== undefined)
+      return {
+        ...base,
+        request: {},
+        outcome: "rejected",
+        detail: `not sent: ${userSignedForVault(call.type, vaultAddress)}`,
+        notSent: true,
+      };
     return {
       ...base,
       request: {

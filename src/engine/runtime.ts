@@ -17,6 +17,7 @@ import {
   checkOwnKey,
   describeAuthority,
   resolveAuthority,
+  roleData,
 } from "../venue/exchange/authority.js";
 import { ExchangeClient } from "../venue/exchange/client.js";
 import { InfoClient } from "../venue/info/client.js";
@@ -163,8 +164,25 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       await transport.close();
       throw err;
     }
+    // An API wallet's address holds nothing: planned for, every strategy read an empty account and
+    // skipped (exit 0), where a signed plan names the master to set (a docs trial).
+    if (role.role === "agent") {
+      await transport.close();
+      const master = roleData(role).user;
+      throw new ConfigError(
+        `${account} is an API wallet${master === undefined ? "" : ` of ${master}`}, not an account: set \`account\`${master === undefined ? " to the account it trades for" : `: ${master}`} (or --account)`,
+        { keyPath: "account" },
+      );
+    }
+    const vault = role.role === "subAccount" || role.role === "vault";
+    const staking = config.strategies.filter((s) => s.enabled && USER_SIGNED_KINDS.has(s.kind));
+    if (vault && staking.length > 0)
+      o.logger.warn(
+        `${staking.map((s) => s.name).join(", ")}: staking actions (tokenDelegate, cDeposit, cWithdraw, linking) are signed by an account's own key only, ` +
+          `and ${account} is a ${role.role === "vault" ? "vault" : "sub-account"}: each of their runs is refused before signing. Run them from a bot file whose account has its own key, or disable them here.`,
+      );
     unsignedRequest = {
-      ...(role.role === "subAccount" || role.role === "vault" ? { vaultAddress: account } : {}),
+      ...(vault ? { vaultAddress: account } : {}),
       expiresAfterMs: config.venue.expiresAfterMs,
     };
   }

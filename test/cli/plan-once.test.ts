@@ -196,6 +196,55 @@ describe("plan --json and once through the CLI", () => {
     expect(line?.request).toMatchObject({ vaultAddress: sub, expiresAfter: expect.any(Number) });
   });
 
+  it("plan --unsigned refuses staking for a sub-account as a signed plan does, and an API wallet as account", async () => {
+    // A docs trial: the sub-account's cDeposit and delegations were listed "allowed; unsigned" with its
+    // amounts; signed by the master's key (user-signed: no vaultAddress) they would move the master's HYPE.
+    // And an API wallet named as `account` was planned for as an empty account, exit 0.
+    const sub = "0x1111111111111111111111111111111111111111";
+    sim.fund(sub, "HYPE", "100");
+    writeFileSync(
+      join(dir, "staking.yaml"),
+      stringify({
+        name: "staking",
+        kind: "validator-staking",
+        schedule: "*/2 * * * * *",
+        params: { validators: 2, stakeIdleSpot: { enabled: true, keepSpot: 0 } },
+      }),
+    );
+    const bot = (name: string, account: string) => {
+      const file = join(dir, `bot-${name}.yaml`);
+      writeFileSync(
+        file,
+        stringify({
+          network: "testnet",
+          baseUrl: sim.url,
+          mode: "dry-run",
+          account,
+          strategies: ["staking.yaml"],
+          state: `./state-${name}`,
+          schedule: { allowSeconds: true },
+          limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
+          log: { level: "warn", format: "json" },
+        }),
+      );
+      return file;
+    };
+    const forSub = await run(["plan", "--unsigned", "--config", bot("sub-staking", sub)], {});
+    expect(forSub.stdout).toMatch(
+      /staking: cDeposit \(allowed; not sent, REFUSED\): move [\d.]+ idle spot HYPE into staking[^\n]*\n\s+venue: not sent: cDeposit cannot be done for the sub-account or vault 0x1111111111111111111111111111111111111111: it is user-signed/,
+    );
+    expect(forSub.stdout).not.toContain("unsigned, not sent");
+    expect(forSub.stderr).toMatch(
+      /staking: staking actions .* are signed by an account's own key only, and 0x1111.* is a sub-account/,
+    );
+    const agent = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc"; // the demo scenario's API wallet
+    const forAgent = await run(["plan", "--unsigned", "--config", bot("agent", agent)], {});
+    expect(forAgent.code, forAgent.stdout).toBe(2);
+    expect(forAgent.stderr).toMatch(
+      /0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc is an API wallet of 0x[0-9a-f]{40}, not an account: set `account`: 0x/,
+    );
+  });
+
   it("plan exits 1 and names the strategy when it is held: the local clock 3 h ahead of the venue's", async () => {
     const proxy = await startRewritingProxy(sim.url);
     try {

@@ -145,6 +145,9 @@ export async function masterOfAgent(info: UserRoleReader, address: string): Prom
   return role.role === "agent" ? normalizeAddress(roleData(role).user, "master") : undefined;
 }
 
-function roleData(role: UserRoleResponse): { user?: string; master?: string } & Record<string, string> {
+/** The data of a userRole answer (master of a sub-account, user of an API wallet), empty when none. */
+export function roleData(
+  role: UserRoleResponse,
+): { user?: string; master?: string } & Record<string, string> {
   return (role as { data?: Record<string, string> }).data ?? {};
 }

@@ -299,6 +299,14 @@ export async function sendSignedRequest<D>(
   });
 }
 
+/** Why a user-signed action cannot act for a sub-account or vault (checkPlan, and plan --unsigned). */
+export function userSignedForVault(actionType: string, vaultAddress: string, signer?: string): string {
+  return (
+    `${actionType} cannot be done for the sub-account or vault ${vaultAddress}: it is user-signed, ` +
+    `so it always acts for the key that signs it${signer === undefined ? "" : ` (${signer})`}, and carries no vaultAddress`
+  );
+}
+
 /** The checks made before a nonce is taken: recipe, and who may sign it. Throws; never does I/O. */
 export function checkPlan(
   ctx: Pick<SubmitContext, "signer" | "account" | "vaultAddress">,
@@ -310,11 +318,9 @@ export function checkPlan(
   // A user-signed action has no vaultAddress: it always acts for the key that signed it. A sub-account
   // has no key of its own, and a vault's staking is not the leader's to sign with its own key.
   if (plan.kind === "user" && ctx.vaultAddress !== undefined) {
-    throw new ConfigError(
-      `${plan.actionType} cannot be done for the sub-account or vault ${ctx.vaultAddress}: it is user-signed, ` +
-        `so it always acts for the key that signs it (${ctx.signer.address}), and carries no vaultAddress`,
-      { keyPath: "account" },
-    );
+    throw new ConfigError(userSignedForVault(plan.actionType, ctx.vaultAddress, ctx.signer.address), {
+      keyPath: "account",
+    });
   }
   // Before anything is signed: an agent's signature on a user-signed action recovers to the agent, and
   // the venue would answer "Must deposit before performing actions".
