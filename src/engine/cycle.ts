@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { ConfigError, describeError, isFatalError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
+import { linkSignals } from "../lib/signals.js";
 import { duration } from "../lib/text.js";
 import { skewText } from "../venue/clockSkew.js";
 import type { ExchangeClient } from "../venue/exchange/client.js";
@@ -358,7 +359,8 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     account: deps.account,
     strategies: o.strategies.map((s) => s.name),
   });
-  const reads = anySignal(o.signal, o.readSignal);
+  const linked = linkSignals(o.signal, o.readSignal);
+  const reads = linked.signal;
   try {
     if (deps.facts.multiSig) {
       throw new ConfigError(
@@ -846,6 +848,8 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
   } catch (err) {
     deps.journal.finishCycle(cycleId, "failed", describeError(err));
     throw err;
+  } finally {
+    linked.release();
   }
 }
 
@@ -920,13 +924,6 @@ function unjournaledReason(t: UnjournaledTwaps): string {
     "would not count them and could be spent again. `hlbot journal rebuild` imports them and counts them against the budget " +
     "(then, if they were not this strategy's, raise budgetUsd by what they executed)"
   );
-}
-
-/** A signal aborted when any of the given ones is (undefined when none is given). */
-function anySignal(...signals: Array<AbortSignal | undefined>): AbortSignal | undefined {
-  const present = signals.filter((s): s is AbortSignal => s !== undefined);
-  if (present.length <= 1) return present[0];
-  return AbortSignal.any(present);
 }
 
 /** A running TWAP's owner for reasons: a strategy, "manual", or null (not placed by this bot's strategies:

@@ -426,6 +426,9 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       runtime.db.pragma("synchronous = OFF");
       runtime.db.pragma("locking_mode = EXCLUSIVE");
       runtime.db.pragma("journal_mode = MEMORY");
+      // A run's whole journal in memory, as better-sqlite3's default allows (the state database's is
+      // smaller for a daemon's memory, stateDb.ts): a year's journal is about 10 MB.
+      runtime.db.pragma("cache_size = -16000");
       runtime.journal.markSubmissions = false;
       const valuationCoin = sim.tokens()[0]?.name ?? "USDC";
       const start = valuate(sim, account);

@@ -8,6 +8,7 @@
 import type { Logger } from "pino";
 import { ConfigError, describeError } from "../../lib/errors.js";
 import { redact, registerSecret } from "../../lib/secrets.js";
+import { linkSignals } from "../../lib/signals.js";
 import type { NotifyConfig } from "../config/loader.js";
 import { type Channel, discordChannel, SendError, telegramChannel, webhookChannel } from "./channels.js";
 import { NOTIFY_EVENTS, type NotifyEvent, type NotifyEventType } from "./types.js";
@@ -217,7 +218,9 @@ export class Notifier {
         () => timeout.abort(new DOMException("The operation timed out.", "TimeoutError")),
         this.o.timeoutMs,
       );
-      const signal = AbortSignal.any([this.closing.signal, timeout.signal]);
+      // Not AbortSignal.any either: this.closing lives as long as the notifier (src/lib/signals.ts).
+      const linked = linkSignals(this.closing.signal, timeout.signal);
+      const signal = linked.signal!;
       let wait = 0;
       try {
         lane.sending = true;
@@ -228,6 +231,7 @@ export class Notifier {
         } finally {
           // Also when send throws before returning a promise (a review: the timer was left running).
           clearTimeout(timer);
+          linked.release();
           lane.sending = false;
         }
         lane.nextAt = this.o.clock() + this.o.minIntervalMs;
