@@ -142,7 +142,14 @@ export async function runManualAction(
         ctx.exitCode = 1;
         return;
       case "done":
-        report(ctx, result.outcome, { json, network: net.network, note, sign: raw.sign === true });
+        report(ctx, result.outcome, {
+          json,
+          network: net.network,
+          note,
+          sign: raw.sign === true,
+          // Both given: --dry-run won, and "Add --live" would read as if --live had been missed.
+          liveOverruled: raw.live === true,
+        });
     }
   } finally {
     process.off("SIGINT", onSignal);
@@ -168,7 +175,13 @@ function commandLine(command: Command | undefined): string {
 function report(
   ctx: CliContext,
   outcome: ExchangeOutcome<unknown>,
-  opts: { json: boolean; network: NetworkName; note: (m: string) => void; sign: boolean },
+  opts: {
+    json: boolean;
+    network: NetworkName;
+    note: (m: string) => void;
+    sign: boolean;
+    liveOverruled: boolean;
+  },
 ): void {
   const { request } = outcome;
   // For a sub-account or vault the key signs with vaultAddress (it may be the master's own key, or an
@@ -191,7 +204,7 @@ function report(
       ctx.stdout(`${stringifyJson(view)}\n`);
     }
     opts.note(
-      `dry run: ${request.actionType} not sent${opts.sign ? "" : ", printed UNSIGNED (the digest is what would be signed; --sign prints a signed body)"}; ${who}${vault} on ${opts.network}, nonce ${request.nonce}. Add --live to send it.`,
+      `dry run: ${request.actionType} not sent${opts.sign ? "" : ", printed UNSIGNED (the digest is what would be signed; --sign prints a signed body)"}; ${who}${vault} on ${opts.network}, nonce ${request.nonce}. ${opts.liveOverruled ? "--dry-run wins over --live: drop --dry-run to send it." : "Add --live to send it."}`,
     );
     ctx.exitCode = 0;
     return;

@@ -62,6 +62,9 @@ describe("--dry-run", () => {
     expect(body).not.toHaveProperty("signature");
     expect(body.digest).toMatch(/^0x[0-9a-f]{64}$/);
     expect(server.requests).toEqual([]);
+    // Says which flag won, not "Add --live" to one who gave it (a docs trial).
+    expect(run.stderr).toMatch(/--dry-run wins over --live: drop --dry-run to send it\./);
+    expect(run.stderr).not.toContain("Add --live");
     if (command === "link-staking") expect(run.stderr).toMatch(/warning: a staking link is PERMANENT/);
   });
 });

@@ -131,9 +131,14 @@ export function strategyConflicts(
               : `${other.name} stakes spot ${STAKED_TOKEN} above keepSpot ${keep.toFixed()} and never withdraws stake for ` +
                   `${r.name}'s sales: once those ${keep.toFixed()} (and what it bought since) are sold, a further rise of ` +
                   `${STAKED_TOKEN} leaves ${r.name} over target until staked ${STAKED_TOKEN} is brought back by hand ` +
-                  `(\`hlbot undelegate\` and \`hlbot unstake\`, 7 days) or by ${other.name}'s maxStaked. Set withdrawForSales: true ` +
-                  `in ${other.name} to withdraw what a sale lacks (it waits the 7-day queue), keep on spot what the sales you ` +
-                  `expect need (keepSpot), or cap the stake (maxStaked).`,
+                  `(\`hlbot undelegate\` and \`hlbot unstake\`, 7 days)` +
+                  (other.params.maxStaked === undefined
+                    ? ` or by ${other.name}'s maxStaked`
+                    : ` (its maxStaked ${other.params.maxStaked.toFixed()} withdraws only the stake above it)`) +
+                  `. Set withdrawForSales: true in ${other.name} to withdraw what a sale lacks (it waits the 7-day queue)` +
+                  (other.params.maxStaked === undefined
+                    ? `, keep on spot what the sales you expect need (keepSpot), or cap the stake (maxStaked).`
+                    : `, or keep on spot what the sales you expect need (keepSpot).`),
           );
         }
       }

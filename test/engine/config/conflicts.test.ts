@@ -132,6 +132,16 @@ describe("strategies that will fight", () => {
         /^staking stakes spot HYPE above keepSpot \d+ and never withdraws stake for hype-5050's sales.*Set withdrawForSales: true in staking/,
       ),
     ]);
+    // With maxStaked set, it is not advised again (a docs trial: "cap the stake (maxStaked)" to one who had).
+    const capped = await loadConfig(
+      writeBot("capped", [REBALANCE, { ...STAKING, params: { ...STAKING.params, maxStaked: 1000 } }]),
+      {},
+    );
+    const [cappedWarning] = strategyConflicts(capped.strategies);
+    expect(cappedWarning).toMatch(
+      /\(its maxStaked 1000 withdraws only the stake above it\)\. Set withdrawForSales: true/,
+    );
+    expect(cappedWarning).not.toMatch(/cap the stake|by staking's maxStaked/);
     // withdrawForSales: what a sale lacks beyond keepSpot is withdrawn for it, nothing to warn of.
     const withdraws = { ...STAKING, params: { ...STAKING.params, withdrawForSales: true } };
     const served = await loadConfig(writeBot("served", [REBALANCE, withdraws]), {});
