@@ -24,7 +24,14 @@ import {
   strategyFilesIn,
   twapMinutesIssues,
 } from "./config/loader.js";
-import { type CycleReport, failedRuns, failedRunsText, runCycle, unprocessedText } from "./cycle.js";
+import {
+  type CycleReport,
+  deferralReason,
+  failedRuns,
+  failedRunsText,
+  runCycle,
+  unprocessedText,
+} from "./cycle.js";
 import { WATCH_INTERVAL_MS, watchNeeded, watchRunningTwaps } from "./guards.js";
 import { newCycleId } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
@@ -275,6 +282,8 @@ export class Daemon {
   private readonly clockWatch: ClockWatch;
   private watchTimer: ReturnType<typeof setInterval> | undefined;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The kill switch at the last look (recordKillSwitch); undefined before the first. */
+  private killSwitchEngaged: boolean | undefined;
   private schedulingRetry: ReturnType<typeof setTimeout> | undefined;
   // One controller for all work in flight: aborted only when the grace period is over.
   private readonly controller = new AbortController();
@@ -752,10 +761,38 @@ export class Daemon {
     this.pump();
   }
 
-  /** The kill-switch gauge, from the file itself: `hlbot stop` shows on /metrics within a minute. */
+  /**
+   * The kill switch, from the file itself, each minute and at start: its gauge (`hlbot stop` shows on
+   * /metrics within a minute), a warning in the log when it is engaged or released (an operator's trial:
+   * a daemon started with it engaged, or stopped while running, said nothing of it in its log), and,
+   * once released, the slots it held are tried now (within their catch-up window they are acted in).
+   */
   private recordKillSwitch(): void {
     const file = this.runtime.config?.limits?.killSwitchFile;
-    if (this.metrics && file !== undefined) recordKillSwitch(this.metrics, killSwitchState(file).engaged);
+    if (file === undefined) return;
+    let engaged: boolean;
+    try {
+      engaged = killSwitchState(file).engaged;
+    } catch {
+      return;
+    }
+    if (this.metrics) recordKillSwitch(this.metrics, engaged);
+    const was = this.killSwitchEngaged;
+    this.killSwitchEngaged = engaged;
+    if (engaged && was !== true)
+      this.logger.warn(
+        { killSwitchFile: file },
+        `the kill switch is engaged (${file}): no order or staking action goes out, and the slots it holds stay due until \`hlbot resume\``,
+      );
+    if (!engaged && was === true) {
+      this.logger.warn(
+        { killSwitchFile: file },
+        "the kill switch was released: the slots it held are tried now",
+      );
+      const now = this.runtime.clock();
+      this.scheduler.retryDeferredNow(now);
+      this.request(now);
+    }
   }
 
   private pump(): void {
@@ -959,15 +996,23 @@ export class Daemon {
       }
       logDecisions(decisionLog, report);
       // A cycle that ran but whose submission was refused or lost is said at warn with it.
-      const troubled = report.actions.some((a) => a.outcome === "unknown" || a.outcome === "rejected");
+      // A strategy's failed run (held for the clock, threw while deciding) too, and each deferral with its
+      // reason: an operator's trial read "cycle ok … deferred" at info for hours while /health counted the
+      // runs failed (the clock held them) or the kill switch held them.
+      const troubled =
+        failed.length > 0 || report.actions.some((a) => a.outcome === "unknown" || a.outcome === "rejected");
+      const held = deferred.filter((n) => !failed.includes(n));
       log[troubled ? "warn" : "info"](
         {
           ms: Date.now() - startedAt,
           outcomes: outcomeCounts(report),
           ...(deferred.length ? { deferred } : {}),
+          ...(failed.length ? { failed } : {}),
         },
-        `cycle ok: ${summarize(report)}` +
-          (deferred.length ? `; deferred (slot stays due): ${deferred.join(", ")}` : ""),
+        `${failed.length > 0 ? `cycle ran, ${failed.length} strategy run(s) failed (${failed.map((n) => `${n}: ${deferralReason(report, n)}`).join("; ")})` : "cycle ok"}: ${summarize(report)}` +
+          (held.length
+            ? `; deferred (slot stays due): ${held.map((n) => `${n} (${deferralReason(report, n)})`).join(", ")}`
+            : ""),
       );
     } catch (err) {
       for (const name of names) this.metrics?.cycles.inc({ strategy: name, outcome: "failed" });

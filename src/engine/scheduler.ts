@@ -103,6 +103,9 @@ export function retryDelayMs(
   return Math.min(base * 2 ** Math.min(failures - 1, 30), max);
 }
 
+/** How long before a slot's catch-up window closes its last retry comes (Scheduler.backOff). */
+const LAST_CHANCE_MS = 60_000;
+
 interface Entry {
   def: Strategy;
   cron: CronSchedule;
@@ -366,7 +369,7 @@ export class Scheduler {
       const allDeferred = stoppedUnsent || pausedUnsent || waits;
       const e = this.entries.get(s.name);
       if (threw) {
-        if (e) this.backOff(e, ++e.failures, now);
+        if (e) this.backOff(e, ++e.failures, now, group.slot);
         deferred.push(s.name);
         failed.push(s.name);
         continue;
@@ -374,7 +377,7 @@ export class Scheduler {
       // Not processed (the venue rate limiting or unreachable, a proxy refused it): due again after a back-off, counted as a
       // failure so a slot lost to it is reported missed (as a deferral, a review's daemon said nothing).
       if (unprocessed) {
-        if (e) this.backOff(e, ++e.failures, now);
+        if (e) this.backOff(e, ++e.failures, now, group.slot);
         deferred.push(s.name);
         // A failure for health and the last-success metric too (a review: a daemon whose every send
         // was rate limited for days showed /health 200 and a fresh last success).
@@ -386,7 +389,7 @@ export class Scheduler {
         if (e) {
           // The cycle ran (it is not failing); a later failure counts from here.
           e.failures = 0;
-          this.backOff(e, ++e.deferrals, now);
+          this.backOff(e, ++e.deferrals, now, group.slot);
         }
         deferred.push(s.name);
         continue;
@@ -411,18 +414,35 @@ export class Scheduler {
     for (const s of group.strategies) {
       const e = this.entries.get(s.name);
       if (!e) continue;
-      this.backOff(e, ++e.failures, now);
+      this.backOff(e, ++e.failures, now, group.slot);
       out.push({ strategy: s.name, failures: e.failures, retryAt: e.retryAt });
     }
     return out;
   }
 
-  /** The next attempt after `attempts` in a row (failures or deferrals): the back-off, never past the next slot. */
-  private backOff(e: Entry, attempts: number, now: number): void {
+  /**
+   * The next attempt after `attempts` in a row (failures or deferrals): the back-off, never past the next
+   * slot, and one last attempt a minute before the slot's catch-up window closes. Without it a back-off
+   * grown to 30 min jumped over the window's end: a daily 08:30 DCA held by the kill switch, resumed at
+   * 10:05, was retried at 10:01 and next at 10:31, and its slot was missed (an operator's trial).
+   */
+  private backOff(e: Entry, attempts: number, now: number, slot: number): void {
+    const lastChance = slot + this.catchUpMs - LAST_CHANCE_MS;
     e.retryAt = Math.min(
       now + retryDelayMs(attempts, this.retryBaseMs, this.retryMaxMs),
       e.cron.next(now) ?? Number.POSITIVE_INFINITY,
+      lastChance > now ? lastChance : Number.POSITIVE_INFINITY,
     );
+  }
+
+  /**
+   * Deferred strategies (not failing) are tried at the next plan, not after their back-off: the kill
+   * switch was released, and a slot it held is to be acted in now (README: "resumed within
+   * schedule.catchUp, the strategy acts in it"; an operator's trial: resumed at 13:26, the 13:26 slot was
+   * never tried, its back-off reaching past the next slot).
+   */
+  retryDeferredNow(now: number): void {
+    for (const e of this.entries.values()) if (e.deferrals > 0 && e.failures === 0) e.retryAt = now;
   }
 
   /** Failures in a row and the next attempt of one strategy. */

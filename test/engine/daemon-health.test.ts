@@ -10,6 +10,7 @@ import { Daemon, scheduledStrategies } from "../../src/engine/daemon.js";
 import { BotMetrics, type MetricsServer } from "../../src/engine/metrics.js";
 import type { Runtime } from "../../src/engine/runtime.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+import { captureLogger } from "../helpers/logs.js";
 import { get, sample, settle, startMetricsDaemon } from "../helpers/metrics.js";
 
 let bot: TestBot | undefined;
@@ -192,7 +193,8 @@ describe("a failing strategy whose slot is gone", () => {
       fund: { USDC: "5000", HYPE: "100" },
       configExtra: { venue: { timeoutMs: 600_000, readAttempts: 2 } },
     });
-    const started = await startMetricsDaemon(bot, new BotMetrics());
+    const { logger, lines } = captureLogger();
+    const started = await startMetricsDaemon(bot, new BotMetrics(), { logger });
     ({ runtime, clock, server } = started);
     const { ticks, daemon } = started;
     runtime.journal.budgetCandidates = () => {
@@ -210,6 +212,17 @@ describe("a failing strategy whose slot is gone", () => {
       await settle(daemon, clock);
     }
     expect((await get(server.port, "/health")).status).toBe(503);
+    // The log says so at warn, not "cycle ok" at info (an operator's trial: runs held for the clock).
+    const said = lines.filter(
+      (l) => l.strategies !== undefined && /dca/.test(String(l.strategies)) && /^cycle/.test(l.msg),
+    );
+    expect(said.length).toBeGreaterThan(0);
+    for (const l of said) {
+      expect(l.msg).toMatch(
+        /^cycle ran, 1 strategy run\(s\) failed \(dca: it failed while deciding: .*read failed/,
+      );
+      expect(l.level).toBe(40);
+    }
     // The read works again, but dca's next slot is not now (a daily one: tomorrow); the rebalancer runs fine.
     delete (runtime.journal as { budgetCandidates?: unknown }).budgetCandidates;
     bot.sim.advance(3 * 3_600_000);

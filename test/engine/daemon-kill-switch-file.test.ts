@@ -2,7 +2,7 @@
 // `touch state/STOP`)") with limits.killSwitchCancelRunning: true. `once` cancels the running TWAPs at
 // its next call, even when no strategy is due; the daemon ran the kill switch's cancels only inside a
 // strategy's cycle, so a daily seller's sale kept filling for hours. Its watch now cancels them.
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import sinon from "sinon";
 import { afterEach, expect, it } from "vitest";
 import { Daemon, scheduledStrategies } from "../../src/engine/daemon.js";
@@ -159,4 +159,58 @@ it("daemon: a TWAP the kill switch cannot cancel (a perp TWAP placed by hand) do
   // reads in 10 minutes, for the whole life of the TWAP it cannot cancel).
   expect(extra).toBe(0);
   expect(reads - readsBefore).toBe(0);
+}, 60_000);
+
+it("daemon: says in its log that the kill switch is engaged, and acts in the slot it held as soon as it is released", async () => {
+  // An operator's trial: started with the switch engaged, the log said nothing of it (only /metrics did),
+  // and after `hlbot resume` the held slot waited for its deferral's back-off (up to 30 min, past the
+  // catch-up window at worst).
+  bot = await startTestBot({
+    mode: "live",
+    strategies: [
+      {
+        name: "dca",
+        kind: "twap-accumulate",
+        schedule: "0 0 * * *",
+        params: {
+          coin: "HYPE",
+          quote: "USDC",
+          side: "buy",
+          amountUsd: 250,
+          twap: { minutes: 30, randomize: false },
+        },
+      },
+    ],
+    fund: { USDC: "20000" },
+  });
+  bot.sim.setPrice("@107", "25");
+  bot.runtime.journal.slotState(bot.address, "dca", bot.sim.now() - 1);
+  writeFileSync(bot.runtime.config.limits.killSwitchFile, "maintenance");
+  clock = sinon.useFakeTimers({
+    now: bot.sim.now(),
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+  });
+  const { logger, lines } = captureLogger();
+  daemon = new Daemon({
+    runtime: bot.runtime,
+    strategies: scheduledStrategies(bot.runtime.config.strategies),
+    logger,
+  });
+  daemon.start();
+  await step(daemon, MINUTE, 33);
+  expect(bot.sim.twaps(bot.address)).toEqual([]);
+  expect(lines.filter((l) => /^the kill switch is engaged/.test(l.msg))).toHaveLength(1);
+  // Each held run says why.
+  expect(
+    lines.some((l) =>
+      /^cycle ok: .*; deferred \(slot stays due\): dca \(the kill switch is engaged\)$/.test(l.msg),
+    ),
+  ).toBe(true);
+  // The back-off's next retry is at minute 61; released at 33, it acts within the watch's minute.
+  rmSync(bot.runtime.config.limits.killSwitchFile);
+  await step(daemon, MINUTE, 2);
+  expect(bot.sim.twaps(bot.address)).toHaveLength(1);
+  expect(lines.some((l) => /the kill switch was released: the slots it held are tried now/.test(l.msg))).toBe(
+    true,
+  );
 }, 60_000);
