@@ -153,13 +153,21 @@ export async function executeIntent(
     outcome = await deps.exchange.submit(call, {
       beforeSend,
       onAttempt: (attempt) => {
-        if (submissionId !== undefined) {
-          deps.journal.recordAttempt(
-            submissionId,
-            attempt.result,
-            attempt.detail ?? (attempt.httpStatus ? `HTTP ${attempt.httpStatus}` : undefined),
+        const detail = attempt.detail ?? (attempt.httpStatus ? `HTTP ${attempt.httpStatus}` : undefined);
+        if (submissionId !== undefined) deps.journal.recordAttempt(submissionId, attempt.result, detail);
+        // Each resend of the identical signed request is said, not only kept in the journal's attempts
+        // table (an operator's trial: a cDeposit sent 4 times in 33 s, the log saying only the final
+        // "unknown"). What the first attempt met is said by the first resend's line.
+        if (attempt.attempt > 1)
+          deps.logger.warn(
+            {
+              submission: submissionId,
+              strategy: intent.strategy,
+              attempt: attempt.attempt,
+              result: attempt.result,
+            },
+            `${intent.kind} of ${intent.strategy} resent (attempt ${attempt.attempt}: the identical signed request, same nonce, so it lands at most once): ${attempt.result}${detail === undefined ? "" : ` (${detail})`}`,
           );
-        }
       },
       ...(signal ? { signal } : {}),
     });

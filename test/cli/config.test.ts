@@ -34,6 +34,12 @@ describe("hlbot config validate", () => {
     }
     // The key variable is only mentioned, never needed, to validate.
     expect(r.stderr).toMatch(/HLBOT_PRIVATE_KEY is not set/);
+    // Not when its file is given instead (Docker and Kubernetes secrets; an operator's trial).
+    const keyFile = join(temp, "key.hex");
+    writeFileSync(keyFile, `${SET_KEY}\n`, { mode: 0o600 });
+    expect(hlbot(["config", "validate"], { HLBOT_PRIVATE_KEY_FILE: keyFile }).stderr).not.toMatch(
+      /is not set/,
+    );
     // With it set, the one warning of the shipped set is all stderr says: the PURR DCA pays in the USDC
     // the rebalancer holds at 50% (staking withdraws what the rebalancer's sales lack: withdrawForSales).
     expect(hlbot(["config", "validate"], { HLBOT_PRIVATE_KEY: SET_KEY }).stderr).toMatch(

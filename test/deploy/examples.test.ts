@@ -163,6 +163,13 @@ describe("systemd example", () => {
     expect(UNIT).toMatch(/^UMask=0077$/m);
     expect(README).toMatch(/systemd.*\/var\/lib\/hlbot/s);
   });
+
+  it("lets log.file write where the README's logrotate example rotates it (ProtectSystem=strict)", () => {
+    // An operator's trial: the README paired the unit with a log file in /var/log it could not write.
+    expect(UNIT).toMatch(/^ProtectSystem=strict$/m);
+    expect(UNIT).toMatch(/^LogsDirectory=hlbot$/m);
+    expect(README).toMatch(/LogsDirectory=hlbot`[^.]*log\.file: \/var\/log\/hlbot\/hlbot\.log/);
+  });
 });
 
 // ---- cron ---------------------------------------------------------------------------------------

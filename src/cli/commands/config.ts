@@ -57,7 +57,14 @@ export function register(program: Command, ctx: CliContext): void {
           for (const w of configWarnings(c)) ctx.stderr(`warning: ${w}\n`);
           const keyVar =
             c.wallet.keystore === undefined ? (c.wallet.privateKeyEnv ?? "HLBOT_PRIVATE_KEY") : undefined;
-          if (keyVar !== undefined && !ctx.env[keyVar]) {
+          // Or its file: `<VAR>_FILE` (Docker and Kubernetes secrets) or wallet.privateKeyFile (an
+          // operator's trial read "not set" beside a key file that signs).
+          if (
+            keyVar !== undefined &&
+            !ctx.env[keyVar] &&
+            !ctx.env[`${keyVar}_FILE`] &&
+            c.wallet.privateKeyFile === undefined
+          ) {
             ctx.stderr(
               `note: ${keyVar} is not set here; signing (plan without --unsigned, once, run) needs it\n`,
             );
