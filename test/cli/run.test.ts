@@ -354,6 +354,8 @@ describe("hlbot run (child process)", () => {
     await run.waitFor("the refusal", (l) =>
       /strategy reload refused: keeping the 1 current strategy/.test(l.msg),
     );
+    // A strategy file's fault, not the bot file's (an operator's trial read "a restart would fail").
+    expect(run.lines.filter((l) => /the bot file no longer loads/.test(l.msg))).toEqual([]);
 
     writeFileSync(
       broken,

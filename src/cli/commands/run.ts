@@ -258,7 +258,10 @@ async function runDaemon(
         void daemon.reloadFrom(async () => {
           // Only the strategy files are reloaded: say so when the bot file itself was edited (a limit
           // tightened in a hurry would otherwise seem to be in force while the old one is).
-          await loadConfig(config.file, ctx.env).then(
+          // The bot file alone: a broken strategy file is the reload's own refusal below, and read here
+          // it was called "the bot file no longer loads … a restart would fail", which it would not
+          // (a start holds the strategies it cannot load: an operator's trial).
+          await loadConfig(config.file, ctx.env, { leaveOutBroken: true }).then(
             (edited) => {
               const changed = botFileChanges(config, edited);
               if (changed.length > 0)

@@ -684,7 +684,7 @@ export function botFileChanges(before: LoadedConfig, after: LoadedConfig): strin
       }
       out.set(path, JSON.stringify(value));
     };
-    const { strategies: _s, strategySource: _src, file: _f, dir: _d, ...settings } = c;
+    const { strategies: _s, strategySource: _src, file: _f, dir: _d, leftOut: _l, ...settings } = c;
     walk(settings, "");
     return out;
   };
