@@ -42,7 +42,15 @@ import { type AccountFacts, readSnapshot, summarizeSnapshot } from "./readSnapsh
 import { type ReconcileResult, reconcile } from "./reconcile.js";
 import { applyLimits, dayUsage, endedTwapFills, type RiskLimits } from "./risk.js";
 import { DEFAULT_MAX_CLOCK_SKEW_MS } from "./schedule.js";
-import { type PlannedSale, type Snapshot, spotSellsOf, type VenueRules } from "./snapshot.js";
+import {
+  type PlannedSale,
+  pairFor,
+  pairLabel,
+  type Snapshot,
+  type SpotPair,
+  spotSellsOf,
+  type VenueRules,
+} from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
 import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
 import { excessOverTarget, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
@@ -167,6 +175,10 @@ export function plannedHypeSales(
   dueNow: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">> = [],
   /** What a strategy remembers (its budget spent, its last TWAP), as it is asked in the cycle. */
   memoryOf: (s: Pick<Strategy, "name" | "kind" | "params" | "capital">) => StrategyMemory = () => ({}),
+  /** A pair's mid that passed the price checks lately (the journal's price memory), by label. */
+  recentSaneMid: (label: string) => Decimal | undefined = () => undefined,
+  /** limits.maxOrderUsd: a sale larger than this goes out in pieces, a cycle each. */
+  maxOrderUsd?: Decimal,
 ): PlannedSale[] {
   const out: PlannedSale[] = [];
   // A DCA selling HYPE in this cycle (its TWAP not running yet): what it decides to sell stays on spot,
@@ -221,10 +233,28 @@ export function plannedHypeSales(
     // keeps their part at their pace).
     const over = excessOverTarget(capitalView(snapshot, peer.capital), params, "HYPE");
     const excess = over?.size.minus(selling);
-    // A sale its floor holds is not one to withdraw stake for (withdrawForSales): the price may stay
-    // under the floor for months, the withdrawn HYPE earning nothing on spot meanwhile.
+    // What a withdrawal is sized from (withdrawForSales): the same at the lower of the mid and one that
+    // passed the price checks lately. A withdrawal takes 7 days and no price guard stands before it: a
+    // 35-minute wick of +40% withdrew 158 HYPE for a sale the rebalancer, back within its band at its
+    // next run, never made (a review).
+    const sane = withLowerMid(snapshot, "HYPE", params.quote, recentSaneMid);
+    const overSane =
+      sane === snapshot ? over : excessOverTarget(capitalView(sane, peer.capital), params, "HYPE");
+    const excessSane = overSane?.size.minus(selling);
+    // A sale its floor holds is not one to withdraw stake for: the price may stay under the floor for
+    // months, the withdrawn HYPE earning nothing on spot meanwhile.
     const floorHolds = floor !== undefined && over?.mid.lt(floor) === true;
-    const overTarget = excess?.gt(0) && !floorHolds ? { overTarget: excess } : {};
+    const spotAvailable = snapshot.balances.get("HYPE")?.available ?? ZERO;
+    const overTarget =
+      excessSane?.gt(0) && !floorHolds && overSane !== undefined
+        ? {
+            overTarget: excessSane,
+            spotAvailable,
+            bandSize: overSane.band,
+            // The quote valued as USD (USDC): a piece's size, approximately.
+            ...(maxOrderUsd?.gt(0) ? { pieceSize: maxOrderUsd.div(overSane.mid) } : {}),
+          }
+        : {};
     let sells = false;
     for (const d of decisions)
       if (d.kind === "twapOrder" && d.side === "sell" && d.label.split("/")[0] === "HYPE") {
@@ -256,11 +286,38 @@ export function plannedHypeSales(
             : floorHolds
               ? "its sell floor"
               : "its decision now";
-      out.push({ strategy: peer.name, size: excess, heldBy, ...overTarget });
+      // Nor for a rebalancer that holds everything while a token is under its keepOnSpot floor: that
+      // lasts until the owner tops it up, and its weights are of a view without the floored quote (a
+      // review: 901 HYPE withdrawn for a sale that never came, "999 HYPE over" where it was 400).
+      const floorBound = heldBy === "a token under its limits.keepOnSpot floor";
+      out.push({ strategy: peer.name, size: excess, heldBy, ...(floorBound ? {} : overTarget) });
     }
   }
   return out;
 }
+
+/** `snapshot` with the pair of `base`/`quote` at the lower of its mid and `lower(label)`, if lower. */
+function withLowerMid(
+  snapshot: Snapshot,
+  base: string,
+  quote: string,
+  lower: (label: string) => Decimal | undefined,
+): Snapshot {
+  const pair = pairFor<SpotPair>(snapshot, base, quote);
+  const other = pair === undefined ? undefined : lower(pairLabel(pair));
+  if (
+    pair === undefined ||
+    other === undefined ||
+    pair.mid === undefined ||
+    !other.lt(pair.mid) ||
+    !other.gt(0)
+  )
+    return snapshot;
+  return { ...snapshot, pairs: new Map(snapshot.pairs).set(pair.name, { ...pair, mid: other }) };
+}
+
+/** How recent a remembered sane mid must be to value a rebalancer's HYPE excess with (withLowerMid). */
+const SANE_MID_RECENT_MS = 3_600_000;
 
 /** How far a clock in sync may read ahead of the venue's: its Date header's second and a round trip. */
 const DATE_HEADER_SLACK_MS = 2_000;
@@ -503,6 +560,12 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
             ...lastEndedTwap(deps.journal, strategy.name, fills),
           }
         : {};
+    /** The journal's price memory of a pair, as it was before this cycle (read once, when first asked). */
+    let memories: Map<string, PairMemory> | undefined;
+    const pairMemory = (label: string): PairMemory | undefined => {
+      memories ??= deps.journal.pairMemories();
+      return memories.get(label);
+    };
     let floored = floorView(snapshot, deps.limits.keepOnSpot);
     // Only a staking strategy that deposits spot HYPE (stakeIdleSpot) or withdraws for sales needs it.
     if (
@@ -512,12 +575,22 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         return p.stakeIdleSpot?.enabled === true || p.withdrawForSales === true;
       })
     ) {
+      // A mid that passed the price checks within the hour (older, it says nothing of now: a pair the
+      // account no longer holds on spot is not remembered each cycle).
+      const recentSaneMid = (label: string) => {
+        const m = pairMemory(label);
+        return m?.mid != null && m.midAt != null && m.midAt >= startedAt - SANE_MID_RECENT_MS
+          ? new Decimal(m.mid)
+          : undefined;
+      };
       const planned = plannedHypeSales(
         deps.peers ?? o.strategies,
         floored,
         startedAt,
         o.strategies,
         memoryFor,
+        recentSaneMid,
+        deps.limits.maxOrderUsd,
       );
       if (planned.length > 0) floored = { ...floored, plannedHypeSales: planned };
     }
@@ -626,15 +699,11 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       localToVenue,
     );
     // Prices and metadata cross-checked once, right before the limits that are valued with them.
-    let memories: Map<string, PairMemory> | undefined;
     const sane = checkPriceSanity({
       intents: allocation.intents,
       snapshot,
       limits: deps.limits.priceSanity ?? DEFAULT_PRICE_SANITY,
-      memory: (label) => {
-        if (memories === undefined) memories = deps.journal.pairMemories();
-        return memories.get(label);
-      },
+      memory: pairMemory,
       now: startedAt,
     });
     for (const alarm of sane.alarms) log.error({ alarm }, `venue metadata changed: ${alarm}`);

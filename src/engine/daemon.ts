@@ -34,7 +34,7 @@ import {
 } from "./cycle.js";
 import { WATCH_INTERVAL_MS, watchNeeded, watchRunningTwaps } from "./guards.js";
 import { newCycleId } from "./journal.js";
-import { killSwitchState } from "./killSwitch.js";
+import { killSwitchEngaged, killSwitchState } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
 import type { DaemonNotices } from "./notify/daemonNotices.js";
 import type { Runtime } from "./runtime.js";
@@ -769,13 +769,8 @@ export class Daemon {
    */
   private recordKillSwitch(): void {
     const file = this.runtime.config?.limits?.killSwitchFile;
-    if (file === undefined) return;
-    let engaged: boolean;
-    try {
-      engaged = killSwitchState(file).engaged;
-    } catch {
-      return;
-    }
+    const engaged = file === undefined ? undefined : killSwitchEngaged(file);
+    if (file === undefined || engaged === undefined) return;
     if (this.metrics) recordKillSwitch(this.metrics, engaged);
     const was = this.killSwitchEngaged;
     this.killSwitchEngaged = engaged;

@@ -37,6 +37,15 @@ export function checkKillSwitchFolder(path: string): void {
 }
 
 /** Whether the kill switch at `path` is engaged. Anything at the path, or a path that cannot be examined, is. */
+/** Whether the switch at `path` is engaged, for a watch that looks again later: undefined when it cannot tell now. */
+export function killSwitchEngaged(path: string): boolean | undefined {
+  try {
+    return killSwitchState(path).engaged;
+  } catch {
+    return undefined;
+  }
+}
+
 export function killSwitchState(path: string): KillSwitchState {
   try {
     const st = lstatSync(path);

@@ -308,6 +308,12 @@ export interface PlannedSale {
    * withdraws what spot and the pending withdrawals lack of it.
    */
   overTarget?: Decimal;
+  /** The account's available spot HYPE above its floors, as the rebalancer sells from it (with overTarget). */
+  spotAvailable?: Decimal;
+  /** The rebalancer's band in HYPE (with overTarget): within it, it sells no more. */
+  bandSize?: Decimal;
+  /** The most one of its TWAPs sells, in HYPE (limits.maxOrderUsd at the mid), with overTarget. */
+  pieceSize?: Decimal;
 }
 
 /** A pair by its tokens, BASE/QUOTE ("HYPE/USDC" for "@107"): how people and the journal name it. */

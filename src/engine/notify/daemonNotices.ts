@@ -11,7 +11,7 @@ import type { InfoClient } from "../../venue/info/client.js";
 import { twapHasEnded } from "../../venue/info/methods/twapHistory.js";
 import type { CycleReport } from "../cycle.js";
 import type { Journal } from "../journal.js";
-import { killSwitchState } from "../killSwitch.js";
+import { killSwitchEngaged } from "../killSwitch.js";
 import type { ReconcileResult } from "../reconcile.js";
 import type { Missed } from "../scheduler.js";
 import { labelOf, type Snapshot } from "../snapshot.js";
@@ -176,13 +176,8 @@ export class DaemonNotices {
   /** The kill switch file appeared or went away since the last look. */
   checkKillSwitch(): void {
     const file = this.o.killSwitchFile;
-    if (file === undefined) return;
-    let engaged: boolean;
-    try {
-      engaged = killSwitchState(file).engaged;
-    } catch {
-      return;
-    }
+    const engaged = file === undefined ? undefined : killSwitchEngaged(file);
+    if (file === undefined || engaged === undefined) return;
     if (this.killSwitch !== undefined && engaged !== this.killSwitch)
       this.o.notifier.notify(killSwitchEvent(this.ctx(), engaged, file));
     // At start-up an engaged switch is worth a message too: the bot will not act until released.

@@ -243,7 +243,7 @@ export function excessOverTarget(
   snapshot: Snapshot,
   params: TwapRebalanceParams,
   token: string,
-): { size: Decimal; mid: Decimal } | undefined {
+): { size: Decimal; mid: Decimal; band: Decimal } | undefined {
   if (params.targets[token] === undefined || token === params.quote) return undefined;
   const valued = valueHoldings(snapshot, params, "");
   if ("skip" in valued || !valued.portfolio.gt(0)) return undefined;
@@ -251,7 +251,7 @@ export function excessOverTarget(
   if (h === undefined) return undefined;
   const excess = h.value.minus(h.target.times(valued.portfolio));
   if (!excess.gt(params.band.times(valued.portfolio))) return undefined;
-  return { size: excess.div(h.mid), mid: h.mid };
+  return { size: excess.div(h.mid), mid: h.mid, band: params.band.times(valued.portfolio).div(h.mid) };
 }
 
 export const twapRebalance = defineStrategy({
@@ -379,7 +379,7 @@ export const twapRebalance = defineStrategy({
           // Staked HYPE comes back to spot only through the unstaking queue: say how (a staker's
           // rebalancer sat 9.5 points over target for a month, the message naming no way on).
           h.staked.gt(0)
-            ? `${fmt(h.staked)} staked${pending.gt(0) ? `, ${fmt(pending)} of it pending withdrawal` : ""}: a staking strategy with withdrawForSales (or its maxStaked set below what is staked), or \`hlbot undelegate\` and \`hlbot unstake\`, bring${pending.gt(0) ? " the rest" : " it"} back to spot through the unstaking queue (7 days on mainnet)`
+            ? `${fmt(h.staked)} staked${pending.gt(0) ? `, ${fmt(pending)} of it pending withdrawal (back on spot when its queue ends: nothing to do for it)` : ""}: a staking strategy with withdrawForSales (or its maxStaked set below what is staked), or \`hlbot undelegate\` and \`hlbot unstake\`, bring${pending.gt(0) ? " the rest" : " it"} back to spot through the unstaking queue (7 days on mainnet)`
             : "",
           h.hold.gt(0) ? `${fmt(h.hold)} on hold` : "",
           h.floor?.gt(0) ? `${fmt(Decimal.min(h.floor, h.spot))} kept by limits.keepOnSpot` : "",

@@ -23,7 +23,13 @@ import { shortAddress } from "../../lib/text.js";
 import { DELEGATION_LOCK_MS, HYPE_WEI_DECIMALS, LONGEST_UNSTAKING_QUEUE_MS } from "../../venue/constants.js";
 import { address, decimal, fraction, hypeAmount, integer } from "../config/fields.js";
 import type { CDepositIntent, CWithdrawIntent, Decision, TokenDelegateIntent } from "../intents.js";
-import { type Snapshot, spotSellsOf, type ValidatorInfo, type ValidatorPeriod } from "../snapshot.js";
+import {
+  type PlannedSale,
+  type Snapshot,
+  spotSellsOf,
+  type ValidatorInfo,
+  type ValidatorPeriod,
+} from "../snapshot.js";
 import { floorText, fmt, isoTime, ONE, pct, skip } from "./common.js";
 import { defineStrategy } from "./types.js";
 
@@ -121,7 +127,9 @@ export const validatorStakingParams = z
       .describe("Smallest delegation, undelegation, deposit or withdrawal in HYPE; smaller amounts wait"),
     maxMovePerRun: hypeAmount({ gt: 0 })
       .optional()
-      .describe("Cap on HYPE moved per run, summing delegations and undelegations"),
+      .describe(
+        "Cap on HYPE moved per run, summing delegations and undelegations for yield, balance and idle stake; withdrawals (maxStaked, withdrawForSales) are capped by limits.maxStakeMovePerDay only",
+      ),
     stakeIdleSpot: z
       .strictObject({
         enabled: z.boolean().default(false),
@@ -140,7 +148,7 @@ export const validatorStakingParams = z
       .boolean()
       .default(false)
       .describe(
-        "Withdraw stake (undelegate, then cWithdraw through the 7-day queue) that a twap-rebalance strategy of the account needs for its HYPE sale: what it is over target by, beyond the spot HYPE it can sell and the withdrawals already pending",
+        "Withdraw stake (undelegate, then cWithdraw through the 7-day queue) that a twap-rebalance strategy of the account will need for its HYPE sales: what it would sell (in pieces of limits.maxOrderUsd, until back within its band) beyond the spot HYPE it can sell and the withdrawals already pending",
       ),
     respectManualDays: decimal({ min: 0, max: 3650 })
       .prefault(7)
@@ -620,9 +628,11 @@ export const validatorStaking = defineStrategy({
     const sale = params.withdrawForSales ? saleShortfall(snapshot) : undefined;
     let stakeCap = params.maxStaked;
     let capText = `maxStaked ${fmt(params.maxStaked ?? ZERO)}`;
+    let forSale = false;
     if (sale?.short.gte(minMove) && (stakeCap === undefined || staked.minus(sale.short).lt(stakeCap))) {
       stakeCap = trunc(Decimal.max(ZERO, staked.minus(sale.short)));
-      capText = `what leaves ${sale.strategy} HYPE to sell (withdrawForSales: it is ${fmt(sale.over)} HYPE over its target, spot holds ${fmt(sale.spot)}${sale.back.gt(0) ? ` and ${fmt(sale.back)} is on its way back from the withdrawal queue` : ""})`;
+      forSale = sale.short.gte(sale.worth);
+      capText = `what leaves ${sale.strategy} HYPE to sell (withdrawForSales: it is ${fmt(trunc(sale.over))} HYPE over its target and would sell ${fmt(trunc(sale.sells))} before it is back within its band, spot holds ${fmt(sale.spot)}${sale.back.gt(0) ? ` and ${fmt(sale.back)} is on its way back from the withdrawal queue` : ""})`;
     }
     let forWithdrawal = ZERO;
     /**
@@ -635,16 +645,18 @@ export const validatorStaking = defineStrategy({
     // A withdrawal holds one of the venue's few queue places for 7 days: rewards creeping over the cap
     // are withdrawn one withdrawal at a time (none while another is pending), not a few HYPE each run; an
     // excess of rebalanceThreshold of the cap (a cap lowered, a large deposit) is withdrawn at once. A
-    // sale's shortfall too: what is on its way back counts in it, and a rise of HYPE adding a few HYPE to
-    // it each run would otherwise take a queue place for each (a trial: 2.79 HYPE).
+    // sale's shortfall goes at once when worth a queue place (half a piece of it: HYPE the rebalancer
+    // will sell; waiting for the queue held it over its band for days), a smaller one waits (what is on
+    // its way back counts in it, and a rise adding a few HYPE each run took a place each: 2.79 HYPE).
     const over = stakeCap === undefined ? ZERO : staked.minus(stakeCap);
     const waiting = snapshot.staking.nPendingWithdrawals > 0;
-    const large = stakeCap !== undefined && over.gte(trunc(stakeCap.times(params.rebalanceThreshold)));
+    const large =
+      stakeCap !== undefined && (forSale || over.gte(trunc(stakeCap.times(params.rebalanceThreshold))));
     if (stakeCap !== undefined && over.gte(minMove) && waiting && !large) {
       notes.push(
         `${fmt(trunc(over))} HYPE above ${capText}, withdrawn once the pending withdrawal(s) are done`,
       );
-      forWithdrawal = trunc(Decimal.min(undelegated, over));
+      forWithdrawal = trunc(Decimal.min(undelegated.minus(reserved), over));
     }
     if (stakeCap !== undefined && over.gte(minMove) && (!waiting || large)) {
       const why = `${fmt(staked)} HYPE staked, above ${capText}`;
@@ -654,6 +666,7 @@ export const validatorStaking = defineStrategy({
         name,
         trunc(over),
         why,
+        reserved,
         current,
         infos,
         ranked,
@@ -665,7 +678,7 @@ export const validatorStaking = defineStrategy({
       // (a jailed validator is still left), deposits stop at maxStaked below, and idle stake up to the
       // excess stays idle for the withdrawal to come (delegated, it would be locked for a day).
       decisions.push(...out);
-      forWithdrawal = trunc(Decimal.min(undelegated, over));
+      forWithdrawal = trunc(Decimal.min(undelegated.minus(reserved), over));
       withdrawalBlocked = true;
     }
 
@@ -793,9 +806,7 @@ export const validatorStaking = defineStrategy({
       }
     }
 
-    const pool0 = trunc(
-      Decimal.max(ZERO, undelegated.minus(Decimal.max(reserved, forWithdrawal))).plus(deposit),
-    );
+    const pool0 = trunc(Decimal.max(ZERO, undelegated.minus(reserved).minus(forWithdrawal)).plus(deposit));
     networkAfter = networkStake + BigInt(pool0.times(10 ** STAKE_DECIMALS).toFixed(0));
     // What validators kept under minUptime hold stays there; outside the split when they hold too
     // little to keep a place among the N.
@@ -1244,16 +1255,48 @@ function allocationWeights(
  * HYPE a rebalancer of the account must sell beyond the spot HYPE it can sell and the withdrawals already
  * on their way back (withdrawForSales): the largest of the rebalancers' (two sharing HYPE are warned of).
  */
-function saleShortfall(
-  snapshot: Snapshot,
-): { strategy: string; over: Decimal; spot: Decimal; back: Decimal; short: Decimal } | undefined {
-  let largest: { strategy: string; over: Decimal } | undefined;
+function saleShortfall(snapshot: Snapshot):
+  | {
+      strategy: string;
+      over: Decimal;
+      sells: Decimal;
+      spot: Decimal;
+      back: Decimal;
+      worth: Decimal;
+      short: Decimal;
+    }
+  | undefined {
+  let largest: PlannedSale | undefined;
   for (const p of snapshot.plannedHypeSales ?? [])
-    if (p.overTarget?.gt(largest?.over ?? ZERO)) largest = { strategy: p.strategy, over: p.overTarget };
-  if (largest === undefined) return undefined;
-  const spot = snapshot.balances.get(STAKING_TOKEN)?.available ?? ZERO;
+    if (p.overTarget?.gt(largest?.overTarget ?? ZERO)) largest = p;
+  if (largest?.overTarget === undefined) return undefined;
+  const over = largest.overTarget;
+  const band = largest.bandSize ?? ZERO;
+  // What it will sell: out of its band, it sells towards its target one TWAP a run, each at most a
+  // piece (limits.maxOrderUsd), and stops once back within the band. Withdrawn to the target, the part
+  // it never sold sat on spot earning nothing, or was staked again weeks later (a staker's trial: 25 to
+  // 36% of a year's withdrawals; 1.43 HYPE withdrawn and re-delegated untouched).
+  const piece = largest.pieceSize;
+  const sells = !over.gt(band)
+    ? ZERO
+    : piece === undefined || !piece.gt(0)
+      ? over
+      : Decimal.min(over, over.minus(band).div(piece).ceil().times(piece));
+  // The account's spot HYPE, as the rebalancer sells from it: this strategy's own view may be capped by
+  // its capital (a review: a capital of 50 HYPE read 1,000 HYPE on spot as 50, and stake was withdrawn).
+  const spot = largest.spotAvailable ?? snapshot.balances.get(STAKING_TOKEN)?.available ?? ZERO;
   const back = snapshot.staking.totalPendingWithdrawal;
-  return { ...largest, spot, back, short: trunc(largest.over.minus(spot).minus(back)) };
+  // Worth a queue place of its own while another withdrawal waits: half a piece (or half its band).
+  const worth = (piece?.gt(0) ? piece : band).div(2);
+  return {
+    strategy: largest.strategy,
+    over,
+    sells,
+    spot,
+    back,
+    worth,
+    short: trunc(sells.minus(spot).minus(back)),
+  };
 }
 
 /**
@@ -1270,6 +1313,8 @@ function unstake(
   total: Decimal,
   /** Why, as reasons start ("600 HYPE staked, above maxStaked 50"). */
   why: string,
+  /** Idle stake undelegated by hand lately (respectManualDays): it stays where its owner put it. */
+  reserved: Decimal,
   current: ReadonlyMap<string, Held>,
   infos: ReadonlyMap<string, ValidatorInfo>,
   ranked: readonly Candidate[],
@@ -1288,7 +1333,11 @@ function unstake(
       ),
     ];
   }
-  const fromIdle = trunc(Decimal.min(excess, snapshot.staking.undelegated));
+  // Not the stake undelegated by hand (README, "Your own actions win"; a review found it queued for a
+  // withdrawal: what the owner undelegates stays undelegated for respectManualDays).
+  const fromIdle = trunc(
+    Decimal.min(excess, Decimal.max(ZERO, snapshot.staking.undelegated.minus(reserved))),
+  );
   if (fromIdle.gte(params.minMove)) {
     const w: CWithdrawIntent = {
       kind: "cWithdraw",

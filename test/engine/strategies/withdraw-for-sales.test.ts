@@ -3,6 +3,7 @@
 // (50/50 HYPE/USDC beside staking that keeps 500 HYPE on spot) left HYPE at 62 to 67% for months on two
 // seeds of six: everything above keepSpot was staked and nothing ever came back for the rebalancer.
 import { describe, expect, it } from "vitest";
+import { capitalView, floorView } from "../../../src/engine/capital.js";
 import { plannedHypeSales } from "../../../src/engine/cycle.js";
 import type { Decision } from "../../../src/engine/intents.js";
 import type { PlannedSale } from "../../../src/engine/snapshot.js";
@@ -16,9 +17,11 @@ const [A, B] = [addr(1), addr(2)];
 function decide(
   opts: { spot?: number; pending?: number; nPending?: number; params?: Record<string, unknown> },
   sales: PlannedSale[],
+  more: Partial<Parameters<typeof buildSnapshot>[0]> = {},
 ): Decision[] {
   const snapshot = {
     ...buildSnapshot({
+      ...more,
       validators: [
         { address: A, name: "A", apr: "0.03", commission: "0.01" },
         { address: B, name: "B", apr: "0.03", commission: "0.01" },
@@ -75,7 +78,30 @@ it("withdraws what the sale lacks beyond spot HYPE, evenly from the validators, 
   expect(moves(ds)).toEqual(["undelegate 100 A", "undelegate 100 B", "withdraw 100", "withdraw 100"]);
   const reason = ds.find((d) => d.kind === "cWithdraw")?.reason ?? "";
   expect(reason).toContain("2000 HYPE staked, above what leaves hype-usdc-5050 HYPE to sell");
-  expect(reason).toContain("it is 300 HYPE over its target, spot holds 100");
+  expect(reason).toContain(
+    "it is 300 HYPE over its target and would sell 300 before it is back within its band, spot holds 100",
+  );
+});
+
+it("withdraws only what the rebalancer will sell: pieces of maxOrderUsd until back within its band", () => {
+  // A staker's trial: 182.8 HYPE over target, 165.2 on spot, a band of 88 HYPE, 5,000-USD pieces of 70
+  // HYPE: it sold 2 pieces and was back within its band; the 18 HYPE withdrawn sat on spot (25 to 36% of
+  // a year's withdrawals were never sold).
+  const piece = (over: number, band: number, size?: number) =>
+    sale(over, {
+      bandSize: new Decimal(band),
+      ...(size === undefined ? {} : { pieceSize: new Decimal(size) }),
+    });
+  expect(moves(decide({ spot: 165 }, [piece(183, 88, 70)]))).toEqual([]);
+  // 300 over, a band of 150, pieces of 50: it sells 3 pieces (150); spot holds 100: 50 withdrawn.
+  expect(moves(decide({ spot: 100 }, [piece(300, 150, 50)]))).toEqual(["undelegate 50 B", "withdraw 50"]);
+  // No cap on a TWAP: it sells to its target in one (200 withdrawn).
+  expect(moves(decide({ spot: 100 }, [piece(300, 150)])).filter((m) => m.startsWith("withdraw"))).toEqual([
+    "withdraw 100",
+    "withdraw 100",
+  ]);
+  // Within its band it sells nothing.
+  expect(moves(decide({ spot: 0 }, [piece(100, 150, 50)]))).toEqual([]);
 });
 
 it("does nothing of the kind when withdrawForSales is off (the default)", () => {
@@ -84,10 +110,14 @@ it("does nothing of the kind when withdrawForSales is off (the default)", () => 
 });
 
 it("counts what is already on its way back, and a small rest waits for the pending withdrawal", () => {
-  // 300 over, 100 on spot, 150 pending: 50 short, under rebalanceThreshold of the stake (10%).
-  const ds = decide({ spot: 100, pending: 150, nPending: 1 }, [sale(300)]);
+  // 300 over, 100 on spot, 150 pending: 50 short, under half a piece of the sale (200 HYPE pieces).
+  const ds = decide({ spot: 100, pending: 150, nPending: 1 }, [sale(300, { pieceSize: new Decimal(200) })]);
   expect(moves(ds)).toEqual([]);
   expect(JSON.stringify(ds)).toContain("withdrawn once the pending withdrawal(s) are done");
+  // Worth a queue place (half of a 60-HYPE piece): it goes while the other waits.
+  expect(
+    moves(decide({ spot: 100, pending: 150, nPending: 1 }, [sale(300, { pieceSize: new Decimal(60) })])),
+  ).toEqual(["undelegate 50 B", "withdraw 50"]);
   // All of it on its way back: nothing to say.
   expect(moves(decide({ spot: 100, pending: 200, nPending: 1 }, [sale(300)]))).toEqual([]);
   // A large rest goes at once, pending or not.
@@ -153,5 +183,86 @@ describe("what the cycle tells staking of a rebalancer's sale (plannedHypeSales)
     });
     const both = plannedHypeSales([rebalancer({ HYPE: { sellFloor: 90 } })], withSpot, T0);
     expect(both.map((p) => [p.heldBy, p.overTarget?.toFixed()])).toEqual([["its sell floor", undefined]]);
+  });
+});
+
+describe("a review of withdrawForSales: no withdrawal for a sale that is not coming, nor sized from a wrong view", () => {
+  const rebalancer = {
+    name: "hype-usdc-5050",
+    kind: "twap-rebalance" as const,
+    capital: undefined,
+    params: twapRebalanceParams.parse({
+      targets: { HYPE: 0.5, USDC: 0.5 },
+      quote: "USDC",
+      band: 0.05,
+      twap: { minutes: 60 },
+      countStaked: true,
+    }),
+  };
+  const staking = (extra: Record<string, unknown> = {}) =>
+    validatorStakingParams.parse({
+      validators: 1,
+      stakeIdleSpot: { enabled: true, keepSpot: 0 },
+      withdrawForSales: true,
+      ...extra,
+    });
+  const account = (over: Partial<Parameters<typeof buildSnapshot>[0]> = {}) =>
+    buildSnapshot({
+      validators: [{ address: A, name: "A", apr: "0.03", commission: "0.01" }],
+      balances: { USDC: 25_000, HYPE: 100 },
+      hypeMid: 80,
+      delegations: [{ validator: A, amount: 900 }],
+      ...over,
+    });
+  const decideWith = (
+    snap: ReturnType<typeof account>,
+    params = staking(),
+    sanity?: (l: string) => Decimal,
+  ) =>
+    validatorStaking.decide(
+      { ...snap, plannedHypeSales: plannedHypeSales([rebalancer], snap, T0, [], () => ({}), sanity) },
+      params,
+      T0,
+      {},
+      "stake",
+    );
+
+  it("not for a rebalancer that holds everything while its quote is under a keepOnSpot floor", () => {
+    // It waits for the owner to top USDC up (for good, maybe); in the floored view USDC counts as none,
+    // and "999 HYPE over" was withdrawn where the account was 400 over (901 HYPE in a 30-day run).
+    const floored = floorView(account(), new Map([["USDC", new Decimal(30_000)]]));
+    expect(moves(decideWith(floored))).toEqual([]);
+  });
+
+  it("spot HYPE counted as the account holds it, not as the staking strategy's capital shows it", () => {
+    // 900 staked + 600 on spot at 80 = 120,000 of HYPE against 25,000 USDC: 465 HYPE over, all on spot.
+    const snap = account({ balances: { USDC: 25_000, HYPE: 600 } });
+    const planned = plannedHypeSales([rebalancer], snap, T0);
+    const capped = capitalView({ ...snap, plannedHypeSales: planned }, new Map([["HYPE", new Decimal(50)]]));
+    const ds = validatorStaking.decide(capped, staking(), T0, {}, "stake");
+    expect(moves(ds).filter((m) => m.startsWith("withdraw") || m.startsWith("undelegate"))).toEqual([]);
+  });
+
+  it("valued at a mid that passed the price checks lately when the mid is above it (a wick)", () => {
+    // 1,000 HYPE at 80 against 40,000 USDC: 67%, 250 HYPE over. At 48, as the price checks accepted it
+    // 15 minutes ago: 54.5%, within its band.
+    const snap = account({ balances: { USDC: 40_000, HYPE: 100 } });
+    expect(moves(decideWith(snap)).some((m) => m.startsWith("withdraw"))).toBe(true);
+    expect(moves(decideWith(snap, staking(), () => new Decimal(48)))).toEqual([]);
+  });
+
+  it("never takes what its owner undelegated by hand (respectManualDays)", () => {
+    // 200 HYPE undelegated by hand an hour ago stays idle; the sale's 300 come from the delegations.
+    const ds = decide({ spot: 0, params: {} }, [sale(300)], {
+      undelegated: 200,
+      stakingHistory: [{ time: T0 - 3_600_000, kind: "undelegate", validator: B, amount: new Decimal(200) }],
+    });
+    expect(
+      ds
+        .filter((d) => d.kind === "cWithdraw")
+        .map((d) => d.reason)
+        .join("\n"),
+    ).not.toMatch(/idle HYPE/);
+    expect(moves(ds).filter((m) => m.startsWith("withdraw"))).toEqual(["withdraw 150", "withdraw 150"]);
   });
 });
