@@ -320,7 +320,9 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
 export function lostStateMessage(detail: string): string {
   return (
     `${detail}. Daily limits and budgets would start again from zero, so hlbot does not act. ` +
-    "Run `hlbot journal rebuild` to rebuild the last days from the venue and confirm"
+    // Said: a docs trial's manual command had a --base-url, and its rebuild read the public testnet.
+    "Run `hlbot journal rebuild` to rebuild the last days from the venue and confirm (it reads the venue your " +
+    "bot file names, its `network` and `baseUrl`, not a --base-url given to another command)"
   );
 }
 

@@ -43,3 +43,17 @@ it("says how to engage it by hand when even the state folder cannot be read, and
     /the kill switch was NOT engaged: the bot file does not load, and state uses \$\{STATE_DIR\}, which is not set here\. Engage it by hand: `touch <state folder>\/STOP`/,
   );
 });
+
+it("hlbot resume refuses with a file that does not load, and says the switch stays engaged and where", async () => {
+  // A docs trial: only the file's error was printed, nothing of the switch still engaged.
+  const bot = join(dir, "resume.yaml");
+  writeFileSync(bot, `network: mainnet\naccount: \${BOT_ACCOUNT}\nstate: ./st3\n${LIMITS}`);
+  expect((await runCli(["stop", "--config", bot], { env: {} })).code).toBe(0);
+  const r = await runCli(["resume", "--config", bot], { env: {} });
+  expect(r.code).toBe(2);
+  const stop = join(dir, "st3", "STOP");
+  expect(existsSync(stop)).toBe(true);
+  expect(r.stderr).toContain(
+    `the kill switch at ${stop} stays engaged: fix the bot file and run \`hlbot resume\` again`,
+  );
+});

@@ -38,7 +38,11 @@ describe("a lost journal", () => {
     };
     // Opening confirms nothing: both see the journal lost, only the dry run says so.
     expect(await open(true)).toEqual([]);
-    expect(await open(false)).toEqual([expect.stringMatching(/Run `hlbot journal rebuild`/)]);
+    expect(await open(false)).toEqual([
+      expect.stringMatching(
+        /Run `hlbot journal rebuild` .*\(it reads the venue your bot file names, its `network` and `baseUrl`/,
+      ),
+    ]);
     expect(await open(true)).toEqual([]);
   });
 });

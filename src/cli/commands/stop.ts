@@ -153,7 +153,24 @@ hlbot: the kill switch was NOT engaged: the bot file does not load, and ${found.
     .description("release the kill switch: remove whatever is at limits.killSwitchFile")
     .option("-c, --config <file>", CONFIG_OPTION_HELP)
     .action(async (opts: { config?: string }) => {
-      const config = await switchConfig(ctx, opts);
+      let config: LoadedConfig;
+      try {
+        config = await switchConfig(ctx, opts);
+      } catch (err) {
+        // Refused, as releasing the brake on a file that does not load should be, but saying where the
+        // switch is and that it stays engaged (a docs trial read only the file's error).
+        const { HlbotError } = await import("../../lib/errors.js");
+        if (!(err instanceof HlbotError) || err.family !== "config") throw err;
+        const { discoverConfigPath, resolveConfigPath, lenientKillSwitch } = await import(
+          "../../engine/config/loader.js"
+        );
+        const file = discoverConfigPath(opts.config, ctx.env) ?? resolveConfigPath(opts.config, ctx.env);
+        const found = await lenientKillSwitch(file, ctx.env);
+        const where = "why" in found ? "" : ` at ${found.path}`;
+        throw Object.assign(err, {
+          message: `${err.message}; the kill switch${where} stays engaged: fix the bot file and run \`hlbot resume\` again, or remove ${"why" in found ? "the switch" : found.path} by hand`,
+        });
+      }
       const { releaseKillSwitch } = await import("../../engine/killSwitch.js");
       const path = config.limits.killSwitchFile;
       const was = releaseKillSwitch(path);
