@@ -37,7 +37,7 @@ import type { Guard, Journal } from "./journal.js";
 import { newCycleId, VENUE_HISTORY_STRATEGY } from "./journal.js";
 import { type KillSwitchState, killSwitchCancels, killSwitchState } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
-import { checkPriceSanity, DEFAULT_PRICE_SANITY, type PairMemory } from "./priceSanity.js";
+import { checkPriceSanity, DEFAULT_PRICE_SANITY, lastMidBound, type PairMemory } from "./priceSanity.js";
 import { type AccountFacts, readSnapshot, summarizeSnapshot } from "./readSnapshot.js";
 import { type ReconcileResult, reconcile } from "./reconcile.js";
 import { applyLimits, dayUsage, endedTwapFills, type RiskLimits } from "./risk.js";
@@ -175,8 +175,8 @@ export function plannedHypeSales(
   dueNow: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">> = [],
   /** What a strategy remembers (its budget spent, its last TWAP), as it is asked in the cycle. */
   memoryOf: (s: Pick<Strategy, "name" | "kind" | "params" | "capital">) => StrategyMemory = () => ({}),
-  /** A pair's mid that passed the price checks lately (the journal's price memory), by label. */
-  recentSaneMid: (label: string) => Decimal | undefined = () => undefined,
+  /** The highest mid the price checks accept now for a pair, by label (from the journal's price memory). */
+  acceptedMid: (label: string) => Decimal | undefined = () => undefined,
   /** limits.maxOrderUsd: a sale larger than this goes out in pieces, a cycle each. */
   maxOrderUsd?: Decimal,
 ): PlannedSale[] {
@@ -233,11 +233,11 @@ export function plannedHypeSales(
     // keeps their part at their pace).
     const over = excessOverTarget(capitalView(snapshot, peer.capital), params, "HYPE");
     const excess = over?.size.minus(selling);
-    // What a withdrawal is sized from (withdrawForSales): the same at the lower of the mid and one that
-    // passed the price checks lately. A withdrawal takes 7 days and no price guard stands before it: a
-    // 35-minute wick of +40% withdrew 158 HYPE for a sale the rebalancer, back within its band at its
-    // next run, never made (a review).
-    const sane = withLowerMid(snapshot, "HYPE", params.quote, recentSaneMid);
+    // What a withdrawal is sized from (withdrawForSales): the same at a mid no higher than the price
+    // checks accept now. A withdrawal takes 7 days and no price guard stands before it: a 35-minute wick
+    // of +40% withdrew 158 HYPE for a sale the rebalancer, back within its band at its next run, never
+    // made (a review).
+    const sane = withLowerMid(snapshot, "HYPE", params.quote, acceptedMid);
     const overSane =
       sane === snapshot ? over : excessOverTarget(capitalView(sane, peer.capital), params, "HYPE");
     const excessSane = overSane?.size.minus(selling);
@@ -315,9 +315,6 @@ function withLowerMid(
     return snapshot;
   return { ...snapshot, pairs: new Map(snapshot.pairs).set(pair.name, { ...pair, mid: other }) };
 }
-
-/** How recent a remembered sane mid must be to value a rebalancer's HYPE excess with (withLowerMid). */
-const SANE_MID_RECENT_MS = 3_600_000;
 
 /** How far a clock in sync may read ahead of the venue's: its Date header's second and a round trip. */
 const DATE_HEADER_SLACK_MS = 2_000;
@@ -567,6 +564,12 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       return memories.get(label);
     };
     let floored = floorView(snapshot, deps.limits.keepOnSpot);
+    const withdrawer = (deps.peers ?? o.strategies).find(
+      (s) =>
+        s.kind === "validator-staking" &&
+        (s.params as { withdrawForSales?: boolean }).withdrawForSales === true,
+    );
+    if (withdrawer !== undefined) floored = { ...floored, withdrawsForSales: withdrawer.name };
     // Only a staking strategy that deposits spot HYPE (stakeIdleSpot) or withdraws for sales needs it.
     if (
       o.strategies.some((s) => {
@@ -575,13 +578,16 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         return p.stakeIdleSpot?.enabled === true || p.withdrawForSales === true;
       })
     ) {
-      // A mid that passed the price checks within the hour (older, it says nothing of now: a pair the
-      // account no longer holds on spot is not remembered each cycle).
-      const recentSaneMid = (label: string) => {
-        const m = pairMemory(label);
-        return m?.mid != null && m.midAt != null && m.midAt >= startedAt - SANE_MID_RECENT_MS
-          ? new Decimal(m.mid)
-          : undefined;
+      // The highest mid the price checks' "last mid seen" bound accepts now: a wick they reject is not
+      // what a withdrawal is sized from (a review: held to memories of the last hour, a 35-minute wick
+      // across a run withdrew 52 HYPE, the checks having left the memory older exactly while rejecting it).
+      const acceptedMid = (label: string) => {
+        const last = lastMidBound(
+          pairMemory(label),
+          deps.limits.priceSanity ?? DEFAULT_PRICE_SANITY,
+          startedAt,
+        );
+        return last?.mid.times(last.bound.plus(1));
       };
       const planned = plannedHypeSales(
         deps.peers ?? o.strategies,
@@ -589,7 +595,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         startedAt,
         o.strategies,
         memoryFor,
-        recentSaneMid,
+        acceptedMid,
         deps.limits.maxOrderUsd,
       );
       if (planned.length > 0) floored = { ...floored, plannedHypeSales: planned };

@@ -223,17 +223,9 @@ function priceVerdict(
   ];
   // A mid remembered at a time still to come was seen while the clock ran ahead: no reference (held as
   // the last mid, it measured a day of real moves against one cycle's bound until the clock caught up).
-  if (
-    memory?.mid != null &&
-    memory.midAt != null &&
-    memory.midAt <= now &&
-    now - memory.midAt <= PRICE_MEMORY_MAX_AGE_MS
-  ) {
-    const hours = Math.max(0, now - memory.midAt) / 3_600_000;
-    const bound = Decimal.max(limits.maxMovePerCycle, limits.maxMovePerHour.times(hours));
-    const ago = Math.round((now - memory.midAt) / 60_000);
-    problems.push(check(`last mid seen ${ago} min ago`, new Decimal(memory.mid), bound));
-  }
+  const last = lastMidBound(memory, limits, now);
+  if (last !== undefined)
+    problems.push(check(`last mid seen ${last.minutesAgo} min ago`, last.mid, last.bound));
   const first = problems.find((p) => p !== undefined);
   // Held, not settled: prices that disagree may agree again within the catch-up window (a stale context,
   // a glitch), and a slot that ages out held is told as missed (a portfolio trial: a DCA's crash-day buy
@@ -249,6 +241,31 @@ function priceVerdict(
     }
   }
   return { ok: true, conservative, sources: source };
+}
+
+/**
+ * The "last mid seen" reference of a pair's memory and how far from it a mid may be now (the bound widens
+ * with the memory's age); undefined when the memory is missing, older than PRICE_MEMORY_MAX_AGE_MS or
+ * from a time still to come.
+ */
+export function lastMidBound(
+  memory: PairMemory | undefined,
+  limits: PriceSanityLimits,
+  now: number,
+): { mid: Decimal; bound: Decimal; minutesAgo: number } | undefined {
+  if (
+    memory?.mid == null ||
+    memory.midAt == null ||
+    memory.midAt > now ||
+    now - memory.midAt > PRICE_MEMORY_MAX_AGE_MS
+  )
+    return undefined;
+  const hours = (now - memory.midAt) / 3_600_000;
+  return {
+    mid: new Decimal(memory.mid),
+    bound: Decimal.max(limits.maxMovePerCycle, limits.maxMovePerHour.times(hours)),
+    minutesAgo: Math.round((now - memory.midAt) / 60_000),
+  };
 }
 
 /** A remembered mid younger than this is as good a reference as a fresher one: not rewritten. */

@@ -258,6 +258,11 @@ export interface Snapshot {
    * come back, and the rebalancer finds nothing to sell). Set for cycles with a staking strategy.
    */
   plannedHypeSales?: ReadonlyArray<PlannedSale>;
+  /**
+   * The enabled validator-staking strategy of the account with withdrawForSales, if any: a rebalancer
+   * with nothing on spot to sell says the stake it lacks is being withdrawn for it, not what to do by hand.
+   */
+  withdrawsForSales?: string;
   /** limits.validatorAllowlist (lower-case), so strategies choose only what the limits allow. */
   validatorAllowlist?: readonly string[];
 }

@@ -65,3 +65,30 @@ it("the rebalancer sells that HYPE once it is back on spot, and is stuck far les
   expect(Number(s.staking.withdrawals.finalized)).toBeGreaterThan(50);
   expect(Number(spot?.amount ?? 0)).toBeLessThan(1);
 });
+
+it("a 35-minute wick across the rebalancer's run withdraws no stake (a second review)", async () => {
+  // Real rises sell the spot HYPE (days 1 to 4); then a +40% wick 05:50-06:25 on 2025-01-13. The price
+  // checks rejected it at 06:00 and 06:15, and staking withdrew 52 HYPE at 06:15 valued at it: the checks
+  // leave their memory older exactly while rejecting, and only memories of the last hour were used.
+  const scenario = join(scratchDir("hlbot-withdraw-wick-"), "wick.yaml");
+  writeFileSync(
+    scenario,
+    `${readFileSync(DEMO_SCENARIO_PATH, "utf8")}\nevents:\n` +
+      ["1d, change: 0.3", "2d, change: 0.3", "3d, change: 0.3", "4d, change: 0.3"]
+        .concat(["12d5h50m, change: 0.4", "12d6h25m, change: -0.2857142857"])
+        .map((e) => `  - { at: ${e.replace(",", ', type: price, pair: "@107",')} }\n`)
+        .join(""),
+  );
+  const config = await loadConfig(`${REPO_ROOT}/config/default.yaml`, {});
+  const { record: r } = await runSimulation({ config, scenarioFile: scenario, days: 14, seed: 5 });
+  const onWickDay = r.cycles
+    .filter((c) => new Date(c.at).toISOString().startsWith("2025-01-13"))
+    .flatMap((c) => c.decisions.filter((d) => d.kind === "cWithdraw" && d.outcome === "accepted"));
+  expect(onWickDay.map((d) => d.reason)).toEqual([]);
+  // It was rejected as a wick by the price checks (what makes it one here).
+  expect(
+    r.cycles.some((c) =>
+      c.decisions.some((d) => /outside the 15% bound .*\(price sanity\)/.test(d.reason ?? "")),
+    ),
+  ).toBe(true);
+}, 120_000);

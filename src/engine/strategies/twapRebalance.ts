@@ -379,7 +379,10 @@ export const twapRebalance = defineStrategy({
           // Staked HYPE comes back to spot only through the unstaking queue: say how (a staker's
           // rebalancer sat 9.5 points over target for a month, the message naming no way on).
           h.staked.gt(0)
-            ? `${fmt(h.staked)} staked${pending.gt(0) ? `, ${fmt(pending)} of it pending withdrawal (back on spot when its queue ends: nothing to do for it)` : ""}: a staking strategy with withdrawForSales (or its maxStaked set below what is staked), or \`hlbot undelegate\` and \`hlbot unstake\`, bring${pending.gt(0) ? " the rest" : " it"} back to spot through the unstaking queue (7 days on mainnet)`
+            ? `${fmt(h.staked)} staked${pending.gt(0) ? `, ${fmt(pending)} of it pending withdrawal (back on spot when its queue ends)` : ""}: ` +
+              (snapshot.withdrawsForSales !== undefined
+                ? `${snapshot.withdrawsForSales} withdraws what this sale lacks (withdrawForSales) through the unstaking queue (7 days on mainnet); nothing to do by hand`
+                : `a staking strategy with withdrawForSales (or its maxStaked set below what is staked), or \`hlbot undelegate\` and \`hlbot unstake\`, bring${pending.gt(0) ? " the rest" : " it"} back to spot through the unstaking queue (7 days on mainnet)`)
             : "",
           h.hold.gt(0) ? `${fmt(h.hold)} on hold` : "",
           h.floor?.gt(0) ? `${fmt(Decimal.min(h.floor, h.spot))} kept by limits.keepOnSpot` : "",

@@ -276,7 +276,22 @@ describe("twap-rebalance countStaked (issue #12: staked HYPE is HYPE)", () => {
     const ds = run({ ...spec, balances: { USDC: 40_000 }, hypeMid: 80 }, { countStaked: true });
     expect(twaps(ds)).toEqual([]);
     expect(skips(ds)[0]?.reason).toMatch(
-      /: no HYPE available on spot to sell \(900 staked, 50 of it pending withdrawal \(back on spot when its queue ends: nothing to do for it\): a staking strategy with withdrawForSales \(or its maxStaked set below what is staked\), or `hlbot undelegate` and `hlbot unstake`, bring the rest back to spot through the unstaking queue \(7 days on mainnet\)\)$/,
+      /: no HYPE available on spot to sell \(900 staked, 50 of it pending withdrawal \(back on spot when its queue ends\): a staking strategy with withdrawForSales \(or its maxStaked set below what is staked\), or `hlbot undelegate` and `hlbot unstake`, bring the rest back to spot through the unstaking queue \(7 days on mainnet\)\)$/,
+    );
+    // With a staking strategy of the account withdrawing for it: no advice to act by hand (a review read
+    // "bring the rest back" as "undelegate 797 HYPE by hand").
+    const served = twapRebalance.decide(
+      {
+        ...buildSnapshot({ ...spec, balances: { USDC: 40_000 }, hypeMid: 80 }),
+        withdrawsForSales: "hype-staking",
+      },
+      twapRebalanceParams.parse({ ...base, countStaked: true }),
+      T0,
+      {},
+      "rebalance",
+    );
+    expect(skips(served)[0]?.reason).toMatch(
+      /\(900 staked, 50 of it pending withdrawal \(back on spot when its queue ends\): hype-staking withdraws what this sale lacks \(withdrawForSales\) through the unstaking queue \(7 days on mainnet\); nothing to do by hand\)$/,
     );
     // Nothing on its way back.
     const none = run(

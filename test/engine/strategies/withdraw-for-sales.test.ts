@@ -243,9 +243,9 @@ describe("a review of withdrawForSales: no withdrawal for a sale that is not com
     expect(moves(ds).filter((m) => m.startsWith("withdraw") || m.startsWith("undelegate"))).toEqual([]);
   });
 
-  it("valued at a mid that passed the price checks lately when the mid is above it (a wick)", () => {
-    // 1,000 HYPE at 80 against 40,000 USDC: 67%, 250 HYPE over. At 48, as the price checks accepted it
-    // 15 minutes ago: 54.5%, within its band.
+  it("valued at a mid no higher than the price checks accept now (a wick)", () => {
+    // 1,000 HYPE at 80 against 40,000 USDC: 67%, 250 HYPE over. At 48, the highest mid the price checks
+    // accept now (their last mid seen and its bound): 54.5%, within its band.
     const snap = account({ balances: { USDC: 40_000, HYPE: 100 } });
     expect(moves(decideWith(snap)).some((m) => m.startsWith("withdraw"))).toBe(true);
     expect(moves(decideWith(snap, staking(), () => new Decimal(48)))).toEqual([]);
