@@ -1,6 +1,6 @@
 // Finding the user's bot file, and the secrets its wallet names, without loading the configuration:
 // light enough for every command's start (src/cli/main.ts), before any argument is parsed or sent.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { registerSecretFile, registerSecretVariables } from "../../lib/secrets.js";
@@ -8,6 +8,9 @@ import { registerSecretFile, registerSecretVariables } from "../../lib/secrets.j
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export const CONFIG_PATH_ENV = "HLBOT_CONFIG";
+
+/** Largest configuration or strategy file read (they are a few KB; anything near this is not one). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
  * A bot file the user made, from any working directory: the --config option, else $HLBOT_CONFIG,
@@ -48,6 +51,10 @@ export async function preregisterWalletSecrets(file: string | undefined, env: En
   const { isMap, parseDocument } = await import("yaml");
   let wallet: unknown;
   try {
+    // A regular file of a configuration's size only, as the loader reads: `--config /dev/zero` was read
+    // until memory ran out, and a FIFO would block every command (the reliability tests).
+    const info = statSync(file);
+    if (!info.isFile() || info.size > MAX_CONFIG_BYTES) return;
     wallet = parseDocument(readFileSync(file, "utf8")).getIn(["wallet"]);
   } catch {
     return;

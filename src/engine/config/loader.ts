@@ -33,9 +33,15 @@ import {
 import type { VenueRules } from "../snapshot.js";
 import type { Strategy } from "../strategies/registry.js";
 import { resolveSharedDefaults } from "../strategies/shared.js";
-import { CONFIG_PATH_ENV, discoverConfigPath, type Env, resolvePath } from "./discover.js";
+import { CONFIG_PATH_ENV, discoverConfigPath, type Env, MAX_CONFIG_BYTES, resolvePath } from "./discover.js";
 
-export { CONFIG_PATH_ENV, discoverConfigPath, type Env, preregisterWalletSecrets } from "./discover.js";
+export {
+  CONFIG_PATH_ENV,
+  discoverConfigPath,
+  type Env,
+  MAX_CONFIG_BYTES,
+  preregisterWalletSecrets,
+} from "./discover.js";
 
 import { type ConfigIssue, ConfigIssuesError, issuesFromZod, issuesOf } from "./issues.js";
 import { type BotConfigData, botConfigSchema, type StrategyFileData, strategyFileSchema } from "./schema.js";
@@ -217,9 +223,6 @@ export async function lenientKillSwitch(
     state: stateDir,
   };
 }
-
-/** Largest configuration or strategy file read (they are a few KB; anything near this is not one). */
-export const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /**
  * The text of a configuration file. Only a regular file (or a symlink to one) of at most
