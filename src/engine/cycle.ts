@@ -55,6 +55,7 @@ import { recordStake } from "./stakingMetrics.js";
 import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
 import { excessOverTarget, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
 import type { StrategyMemory } from "./strategies/types.js";
+import type { ValidatorStakingParams } from "./strategies/validatorStaking.js";
 import { PAIRED_WITHIN_MS } from "./strategies/validatorStaking.js";
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -171,15 +172,18 @@ export function plannedHypeSales(
   peers: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">>,
   snapshot: Snapshot,
   now: number,
-  /** This cycle's strategies: a DCA among them that sells HYPE sells in this very cycle. */
-  dueNow: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">> = [],
-  /** What a strategy remembers (its budget spent, its last TWAP), as it is asked in the cycle. */
-  memoryOf: (s: Pick<Strategy, "name" | "kind" | "params" | "capital">) => StrategyMemory = () => ({}),
-  /** The highest mid the price checks accept now for a pair, by label (from the journal's price memory). */
-  acceptedMid: (label: string) => Decimal | undefined = () => undefined,
-  /** limits.maxOrderUsd: a sale larger than this goes out in pieces, a cycle each. */
-  maxOrderUsd?: Decimal,
+  o: {
+    /** This cycle's strategies: a DCA among them that sells HYPE sells in this very cycle. */
+    dueNow?: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">>;
+    /** What a strategy remembers (its budget spent, its last TWAP), as it is asked in the cycle. */
+    memoryOf?: (s: Pick<Strategy, "name" | "kind" | "params" | "capital">) => StrategyMemory;
+    /** The highest mid the price checks accept now for a pair, by label (from the journal's price memory). */
+    acceptedMid?: (label: string) => Decimal | undefined;
+    /** limits.maxOrderUsd: a sale larger than this goes out in pieces, a cycle each. */
+    maxOrderUsd?: Decimal;
+  } = {},
 ): PlannedSale[] {
+  const { dueNow = [], memoryOf = () => ({}), acceptedMid = () => undefined, maxOrderUsd } = o;
   const out: PlannedSale[] = [];
   // A DCA selling HYPE in this cycle (its TWAP not running yet): what it decides to sell stays on spot,
   // or the deposit decided beside it took the HYPE it sells (a new user's trial: 100 HYPE staked under
@@ -294,6 +298,11 @@ export function plannedHypeSales(
     }
   }
   return out;
+}
+
+/** A validator-staking strategy's params (undefined for another kind). */
+function stakingOf(s: Pick<Strategy, "kind" | "params">): ValidatorStakingParams | undefined {
+  return s.kind === "validator-staking" ? (s.params as ValidatorStakingParams) : undefined;
 }
 
 /** `snapshot` with the pair of `base`/`quote` at the lower of its mid and `lower(label)`, if lower. */
@@ -564,18 +573,13 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       return memories.get(label);
     };
     let floored = floorView(snapshot, deps.limits.keepOnSpot);
-    const withdrawer = (deps.peers ?? o.strategies).find(
-      (s) =>
-        s.kind === "validator-staking" &&
-        (s.params as { withdrawForSales?: boolean }).withdrawForSales === true,
-    );
+    const withdrawer = (deps.peers ?? o.strategies).find((s) => stakingOf(s)?.withdrawForSales === true);
     if (withdrawer !== undefined) floored = { ...floored, withdrawsForSales: withdrawer.name };
     // Only a staking strategy that deposits spot HYPE (stakeIdleSpot) or withdraws for sales needs it.
     if (
       o.strategies.some((s) => {
-        if (s.kind !== "validator-staking") return false;
-        const p = s.params as { stakeIdleSpot?: { enabled?: boolean }; withdrawForSales?: boolean };
-        return p.stakeIdleSpot?.enabled === true || p.withdrawForSales === true;
+        const p = stakingOf(s);
+        return p?.stakeIdleSpot?.enabled === true || p?.withdrawForSales === true;
       })
     ) {
       // The highest mid the price checks' "last mid seen" bound accepts now: a wick they reject is not
@@ -589,15 +593,12 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         );
         return last?.mid.times(last.bound.plus(1));
       };
-      const planned = plannedHypeSales(
-        deps.peers ?? o.strategies,
-        floored,
-        startedAt,
-        o.strategies,
-        memoryFor,
+      const planned = plannedHypeSales(deps.peers ?? o.strategies, floored, startedAt, {
+        dueNow: o.strategies,
+        memoryOf: memoryFor,
         acceptedMid,
-        deps.limits.maxOrderUsd,
-      );
+        maxOrderUsd: deps.limits.maxOrderUsd,
+      });
       if (planned.length > 0) floored = { ...floored, plannedHypeSales: planned };
     }
     // Schedules follow the local clock: one far from the venue's runs strategies in slots that are not

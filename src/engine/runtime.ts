@@ -131,6 +131,16 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   );
   const info = new InfoClient(transport, { onUnknown: (message) => o.logger.warn(message) });
 
+  // Staking actions are user-signed: only the account's own key signs them. Said once at start, with a
+  // key or without (a multi-account trial's API wallet had every staking run refused, exit 1, with no
+  // word before; a docs trial's plan --unsigned listed a sub-account's as allowed).
+  const warnStakingRefused = (why: string, remedy: string) => {
+    const staking = config.strategies.filter((s) => s.enabled && USER_SIGNED_KINDS.has(s.kind));
+    if (staking.length > 0)
+      o.logger.warn(
+        `${staking.map((s) => s.name).join(", ")}: staking actions (tokenDelegate, cDeposit, cWithdraw, linking) are signed by an account's own key only${why} of their runs is refused before signing. ${remedy}, or disable them here.`,
+      );
+  };
   // Before anything is signed: may this key act for `account`, and how (a sub-account or vault is
   // acted for with vaultAddress)? A key that cannot is a configuration error (exit 2).
   let authority: Authority | undefined;
@@ -143,14 +153,10 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     }
     if (authority.kind !== "own") {
       o.logger.info({ authority: authority.kind }, describeAuthority(authority));
-      // Staking actions are user-signed: only the account's own key signs them. Said once at start
-      // (a multi-account trial's API wallet had every staking run refused, exit 1, with no word before).
-      const staking = config.strategies.filter((s) => s.enabled && USER_SIGNED_KINDS.has(s.kind));
-      if (staking.length > 0)
-        o.logger.warn(
-          `${staking.map((s) => s.name).join(", ")}: staking actions (tokenDelegate, cDeposit, cWithdraw, linking) are signed by an account's own key only; ` +
-            `with ${describeAuthority(authority)} each of their runs is refused before signing. Run them from a bot file whose key is ${account}'s own, or disable them here.`,
-        );
+      warnStakingRefused(
+        `; with ${describeAuthority(authority)} each`,
+        `Run them from a bot file whose key is ${account}'s own`,
+      );
     }
   }
   // Without a key (plan --unsigned), what a key would add to L1 requests: a sub-account or vault is
@@ -175,11 +181,10 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       );
     }
     const vault = role.role === "subAccount" || role.role === "vault";
-    const staking = config.strategies.filter((s) => s.enabled && USER_SIGNED_KINDS.has(s.kind));
-    if (vault && staking.length > 0)
-      o.logger.warn(
-        `${staking.map((s) => s.name).join(", ")}: staking actions (tokenDelegate, cDeposit, cWithdraw, linking) are signed by an account's own key only, ` +
-          `and ${account} is a ${role.role === "vault" ? "vault" : "sub-account"}: each of their runs is refused before signing. Run them from a bot file whose account has its own key, or disable them here.`,
+    if (vault)
+      warnStakingRefused(
+        `, and ${account} is a ${role.role === "vault" ? "vault" : "sub-account"}: each`,
+        "Run them from a bot file whose account has its own key",
       );
     unsignedRequest = {
       ...(vault ? { vaultAddress: account } : {}),

@@ -48,11 +48,7 @@ export function register(program: Command, ctx: CliContext): void {
         // and `limits.killSwitchFile` lines name (a go-live trial's emergency stop engaged nothing).
         const { HlbotError, describeError } = await import("../../lib/errors.js");
         if (!(err instanceof HlbotError) || err.family !== "config") throw err;
-        const { discoverConfigPath, resolveConfigPath, lenientKillSwitch } = await import(
-          "../../engine/config/loader.js"
-        );
-        const file = discoverConfigPath(opts.config, ctx.env) ?? resolveConfigPath(opts.config, ctx.env);
-        const found = await lenientKillSwitch(file, ctx.env);
+        const found = await lenientSwitch(ctx, opts);
         if ("why" in found) {
           ctx.stderr(
             `hlbot: ${describeError(err)}
@@ -161,11 +157,7 @@ hlbot: the kill switch was NOT engaged: the bot file does not load, and ${found.
         // switch is and that it stays engaged (a docs trial read only the file's error).
         const { HlbotError } = await import("../../lib/errors.js");
         if (!(err instanceof HlbotError) || err.family !== "config") throw err;
-        const { discoverConfigPath, resolveConfigPath, lenientKillSwitch } = await import(
-          "../../engine/config/loader.js"
-        );
-        const file = discoverConfigPath(opts.config, ctx.env) ?? resolveConfigPath(opts.config, ctx.env);
-        const found = await lenientKillSwitch(file, ctx.env);
+        const found = await lenientSwitch(ctx, opts);
         const where = "why" in found ? "" : ` at ${found.path}`;
         throw Object.assign(err, {
           message: `${err.message}; the kill switch${where} stays engaged: fix the bot file and run \`hlbot resume\` again, or remove ${"why" in found ? "the switch" : found.path} by hand`,
@@ -180,6 +172,15 @@ hlbot: the kill switch was NOT engaged: the bot file does not load, and ${found.
           : `hlbot: the kill switch was not engaged (nothing at ${path})\n`,
       );
     });
+}
+
+/** The kill switch of the bot file `stop` and `resume` act on, read leniently (its file does not load). */
+async function lenientSwitch(ctx: CliContext, opts: { config?: string }) {
+  const { discoverConfigPath, resolveConfigPath, lenientKillSwitch } = await import(
+    "../../engine/config/loader.js"
+  );
+  const file = discoverConfigPath(opts.config, ctx.env) ?? resolveConfigPath(opts.config, ctx.env);
+  return lenientKillSwitch(file, ctx.env);
 }
 
 /**

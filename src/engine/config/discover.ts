@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
+import type { Document } from "yaml";
 import { registerSecretFile, registerSecretVariables } from "../../lib/secrets.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -48,23 +49,27 @@ export function resolvePath(base: string, p: string): string {
 export async function preregisterWalletSecrets(file: string | undefined, env: Env): Promise<void> {
   if (file === undefined) return;
   // Loaded only when there is a file: `hlbot --version` and a command without a bot file stay quick.
-  const { isMap, parseDocument } = await import("yaml");
-  let wallet: unknown;
+  const { parseDocument } = await import("yaml");
+  let doc: Document;
   try {
     // A regular file of a configuration's size only, as the loader reads: `--config /dev/zero` was read
     // until memory ran out, and a FIFO would block every command (the reliability tests).
     const info = statSync(file);
     if (!info.isFile() || info.size > MAX_CONFIG_BYTES) return;
-    wallet = parseDocument(readFileSync(file, "utf8")).getIn(["wallet"]);
+    doc = parseDocument(readFileSync(file, "utf8"));
   } catch {
     return;
   }
-  if (!isMap(wallet)) return;
-  const plain = (key: string): string | undefined => {
-    const v: unknown = wallet.get(key);
-    return typeof v === "string" && !v.includes("$") ? v : undefined;
-  };
-  registerSecretVariables(env, [plain("privateKeyEnv"), plain("passwordEnv")]);
-  const keyFile = plain("privateKeyFile");
+  registerSecretVariables(env, [walletLine(doc, "privateKeyEnv"), walletLine(doc, "passwordEnv")]);
+  const keyFile = walletLine(doc, "privateKeyFile");
   if (keyFile !== undefined) registerSecretFile(resolvePath(dirname(file), keyFile));
+}
+
+/**
+ * A bot file's `wallet.<key>` as written, when a plain string: one holding `${...}` names no variable or
+ * file until interpolated (the loader refuses a secret variable interpolated anywhere).
+ */
+export function walletLine(doc: Document, key: string): string | undefined {
+  const value: unknown = doc.getIn(["wallet", key]);
+  return typeof value === "string" && !value.includes("$") ? value : undefined;
 }

@@ -33,7 +33,14 @@ import {
 import type { VenueRules } from "../snapshot.js";
 import type { Strategy } from "../strategies/registry.js";
 import { resolveSharedDefaults } from "../strategies/shared.js";
-import { CONFIG_PATH_ENV, discoverConfigPath, type Env, MAX_CONFIG_BYTES, resolvePath } from "./discover.js";
+import {
+  CONFIG_PATH_ENV,
+  discoverConfigPath,
+  type Env,
+  MAX_CONFIG_BYTES,
+  resolvePath,
+  walletLine,
+} from "./discover.js";
 
 export {
   CONFIG_PATH_ENV,
@@ -308,12 +315,13 @@ async function readSource(
 
 /** The default key and password variables, and those a bot file's `wallet` names literally. */
 function walletVariables(src: YamlSource): string[] {
-  const names = [DEFAULT_KEY_ENV, DEFAULT_PASSWORD_ENV];
-  for (const key of ["privateKeyEnv", "passwordEnv"]) {
-    const value: unknown = src.doc.getIn(["wallet", key]);
-    if (typeof value === "string" && !value.includes("$")) names.push(value);
-  }
-  return names;
+  return [
+    DEFAULT_KEY_ENV,
+    DEFAULT_PASSWORD_ENV,
+    ...[walletLine(src.doc, "privateKeyEnv"), walletLine(src.doc, "passwordEnv")].filter(
+      (n): n is string => n !== undefined,
+    ),
+  ];
 }
 
 /**

@@ -220,7 +220,10 @@ describe("a review of withdrawForSales: no withdrawal for a sale that is not com
     sanity?: (l: string) => Decimal,
   ) =>
     validatorStaking.decide(
-      { ...snap, plannedHypeSales: plannedHypeSales([rebalancer], snap, T0, [], () => ({}), sanity) },
+      {
+        ...snap,
+        plannedHypeSales: plannedHypeSales([rebalancer], snap, T0, sanity ? { acceptedMid: sanity } : {}),
+      },
       params,
       T0,
       {},
