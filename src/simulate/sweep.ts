@@ -101,9 +101,13 @@ export async function runSweep(plan: SweepPlan, o: SweepRunOptions): Promise<Swe
   return { plan, runs, jobs, wallMs: performance.now() - t0, interrupted };
 }
 
+/** How long an aborted worker has to stop its run and clean up before it is terminated. */
+const ABORT_GRACE_MS = 5_000;
+
 /**
  * A pool of `size` workers taking the jobs in order, one at a time each. Resolves when every job has an
- * outcome or the signal aborted (the workers are then terminated and their jobs left without one).
+ * outcome or the signal aborted (the workers are then asked to stop, and terminated, and their jobs left
+ * without one).
  */
 function runInWorkers(
   jobs: SweepPointJob[],
@@ -126,8 +130,13 @@ function runInWorkers(
         resolveAll();
       }
     };
+    // Asked first, so each run stops between cycles and removes its state folder; terminated if it
+    // does not answer within ABORT_GRACE_MS.
     const onAbort = () => {
-      for (const w of live) void w.terminate();
+      for (const w of live) {
+        w.postMessage({ abort: true });
+        setTimeout(() => void w.terminate(), ABORT_GRACE_MS).unref();
+      }
     };
     const spawn = () => {
       const worker = new Worker(url);

@@ -36,7 +36,7 @@ interface RunningCli {
 
 const children: RunningCli[] = [];
 let sim: (Simulator & { url: string }) | undefined;
-let work: string;
+let work = "";
 
 beforeAll(async () => {
   ensureBuilt(["cli/main.js", "cli/commands/run.js", "engine/daemon.js"]);
@@ -51,7 +51,8 @@ afterEach(async () => {
     await c.exited;
   }
   sim?.setFaults({});
-  rmSync(work, { recursive: true, force: true });
+  if (work !== "") rmSync(work, { recursive: true, force: true });
+  work = "";
 });
 
 /** Runs the built CLI, collecting stderr as JSON log lines. */
@@ -138,7 +139,8 @@ interface Bot {
 
 /** A fresh account funded on `venueUrl`, its bot file and a strategy folder. */
 function makeBot(venueUrl: string, o: { mode: "live" | "dry-run"; schedule?: string }): Bot {
-  work = mkdtempSync(join(tmpdir(), "hlbot-run-"));
+  // A test that made its folder first (to start a venue in it) keeps it: one folder, removed afterwards.
+  if (work === "") work = mkdtempSync(join(tmpdir(), "hlbot-run-"));
   const wallet = Wallet.createRandom();
   const strategies = join(work, "strategies");
   mkdirSync(strategies);

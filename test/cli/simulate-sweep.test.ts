@@ -5,7 +5,7 @@
 // plain `hlbot simulate --seed S`, ranked by the mean; every problem stops it before a run (exit 2);
 // Ctrl-C terminates the workers and prints what finished (exit 130).
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -309,14 +309,16 @@ describe("hlbot simulate --sweep", () => {
     }
   }, 60_000);
 
-  it("Ctrl-C terminates the workers and prints what finished (exit 130)", async () => {
+  it("Ctrl-C stops the workers, leaves no state folder behind and prints what finished (exit 130)", async () => {
     const long = sweepFile(
       "long.yaml",
       `days: 10\ngrid:\n  strategies.hype-dca.params.amountUsd: [100, 150, 200, 250, 300, 350, 400, 450]\n`,
     );
+    // Each run's throw-away state folder is made in TMPDIR: a terminated worker left its folder there.
+    const tmp = mkdtempSync(join(temp, "tmp-"));
     const child = spawn(process.execPath, [BIN, "simulate", "--sweep", long, "--jobs", "2"], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "" },
+      env: { PATH: process.env.PATH ?? "", TMPDIR: tmp },
     });
     let stdout = "";
     let stderr = "";
@@ -340,5 +342,6 @@ describe("hlbot simulate --sweep", () => {
     expect(stderr).toMatch(
       /hlbot simulate --sweep: \d of 8 run\(s\) in \d+\.\d\d s on 2 worker threads; interrupted\n$/,
     );
+    expect(readdirSync(tmp)).toEqual([]);
   }, 60_000);
 });

@@ -1,7 +1,7 @@
 // A cron user's rig (`hlbot once` every N minutes): the real CLI `once` in-process, Date faked to the
 // simulator's virtual clock, the venue over HTTP on 127.0.0.1, a webhook receiver on 127.0.0.1, the
 // shipped strategies in a temp folder, mode live.
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -127,6 +127,7 @@ export async function rig(o: {
       vi.useRealTimers();
       await receiver.close();
       await sim.stop();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

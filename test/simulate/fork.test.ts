@@ -4,10 +4,10 @@
 // stake per validator with the same lock, the same idle and pending HYPE, the validators as the network
 // lists them (a jailed one stays jailed); books are modelled from each pair's volume, never cost-free.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { loadConfig } from "../../src/engine/config/loader.js";
 import { forkAccount } from "../../src/simulate/fork.js";
 import { runSimulation } from "../../src/simulate/runner.js";
@@ -149,7 +149,9 @@ describe("a fork of a real account", () => {
         child.stderr.on("data", (c: Buffer) => (stderr += c));
         child.on("close", (code) => resolve({ code, stdout, stderr }));
       });
-    const reportFile = join(mkdtempSync(join(tmpdir(), "hlbot-fork-report-")), "fork.html");
+    const reportDir = mkdtempSync(join(tmpdir(), "hlbot-fork-report-"));
+    onTestFinished(() => rmSync(reportDir, { recursive: true, force: true }));
+    const reportFile = join(reportDir, "fork.html");
     const ok = await run([
       "--fork",
       "--account",
