@@ -410,6 +410,8 @@ const UNPROCESSED_ATTEMPTS = [...NEVER_PROCESSED_ATTEMPTS].map((o) => `'${o}'`).
 
 /** How a netted decision's intent reads in the journal (Skip.netted), for a cheap first filter. */
 const NETTED_MARK = '"netted":{';
+/** How often a journal with `keepMs` prunes (Journal.prune). */
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
 export class Journal {
   /** Strategies with a netted decision in the journal (nettedUsd), read once, kept up as they are written. */
@@ -545,6 +547,54 @@ export class Journal {
       this.clock(),
       cycleId,
     );
+    this.pruneIfDue();
+  }
+
+  /**
+   * How long cycles and decisions are kept (config `journal.keepDays`; undefined: for ever). Set by the
+   * runtime; a finished cycle prunes what is older, at most once an hour (PRUNE_EVERY_MS).
+   */
+  keepMs: number | undefined;
+  private prunedAt: number | undefined;
+
+  private pruneIfDue(): void {
+    if (this.keepMs === undefined) return;
+    const now = this.clock();
+    if (this.prunedAt !== undefined && now - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = now;
+    this.prune(now - this.keepMs);
+  }
+
+  /**
+   * Deletes what only tells the past, from before `before` (unix ms): the cycles' rows and their
+   * decisions (a per-minute strategy writes about 500 MB of them a year), and notification attempts.
+   * Kept whatever their age, because something still reads them: every submission and attempt (limits,
+   * budgets, reconciliation, TWAP ends), a decision a submission came from, a netted decision (its
+   * budget counts it: nettedUsd), a cycle any of those belong to, and the first cycle that read each
+   * account (began: what the venue shows from before it was another journal's). Freed pages are reused, so
+   * the file stops growing; it shrinks only with VACUUM. Returns how many rows went.
+   */
+  prune(before: number): { cycles: number; decisions: number; notifications: number } {
+    return this.runInTransaction(() => {
+      const decisions = this.sql(
+        `DELETE FROM decisions WHERE cycle_id IN (SELECT id FROM cycles WHERE started_at < ?)
+           AND id NOT IN (SELECT decision_id FROM submissions WHERE decision_id IS NOT NULL)
+           AND NOT (kind = 'skip' AND intent LIKE '%${NETTED_MARK}%')`,
+      ).run(before).changes;
+      const firsts = this.sql(
+        `SELECT MIN(started_at) AS t FROM cycles WHERE snapshot IS NOT NULL AND trigger != 'rebuild'
+           GROUP BY account`,
+      )
+        .all()
+        .map((r) => (r as { t: number }).t);
+      const cycles = this.sql(
+        `DELETE FROM cycles WHERE started_at < ? AND status <> 'running'
+           AND id NOT IN (SELECT cycle_id FROM decisions) AND id NOT IN (SELECT cycle_id FROM submissions)
+           AND started_at NOT IN (SELECT value FROM json_each(?))`,
+      ).run(before, JSON.stringify(firsts)).changes;
+      const notifications = this.sql("DELETE FROM notifications WHERE time < ?").run(before).changes;
+      return { cycles, decisions, notifications };
+    }) as { cycles: number; decisions: number; notifications: number };
   }
 
   /**

@@ -200,6 +200,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     throw err;
   }
   const journal = new Journal(db, clock);
+  journal.keepMs = config.journal?.keepMs;
   const identity = checkStateIdentity(db, config.state);
   if (identity.status === "lost") {
     const message = lostStateMessage(identity.detail);

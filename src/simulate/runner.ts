@@ -15,7 +15,7 @@ import type { LoadedConfig } from "../engine/config/loader.js";
 import type { CycleReport } from "../engine/cycle.js";
 import { scheduledStrategies } from "../engine/daemon.js";
 import { WATCH_INTERVAL_MS, watchNeeded, watchRunningTwaps } from "../engine/guards.js";
-import { newCycleId } from "../engine/journal.js";
+import { type Journal, newCycleId } from "../engine/journal.js";
 import { importVenueTwaps } from "../engine/rebuildTwaps.js";
 import { openRuntime, type Runtime } from "../engine/runtime.js";
 import { runSlotGroup, Scheduler } from "../engine/scheduler.js";
@@ -86,8 +86,8 @@ export interface SimulationOptions {
    * account, and the summary names it so.
    */
   forkOf?: string;
-  /** Called with the simulator before it is stopped (tests compare the result with its state). */
-  onFinished?: (sim: Simulator, account: string) => void | Promise<void>;
+  /** Called with the simulator and the journal before they are closed (tests compare the result with their state). */
+  onFinished?: (sim: Simulator, account: string, journal: Journal) => void | Promise<void>;
 }
 
 /** One priced position of the account. `asset` is a spot coin, or "HYPE (staked)" for staking. */
@@ -609,7 +609,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         ...(o.forkOf === undefined ? {} : { forkOf: o.forkOf.toLowerCase() }),
         ...(o.config.account === undefined ? {} : { configAccount: o.config.account.toLowerCase() }),
       };
-      await o.onFinished?.(sim, account);
+      await o.onFinished?.(sim, account, runtime.journal);
       return { record, wallMs: performance.now() - wallStart };
     } finally {
       await runtime.close();

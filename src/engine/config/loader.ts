@@ -112,6 +112,8 @@ export interface LoadedConfig {
   schedule?: { catchUpMs: number; allowSeconds?: boolean; maxClockSkewMs?: number };
   /** Notification channels (secrets are named by their variables, read when the notifier is built). */
   notify?: NotifyConfig | undefined;
+  /** How long cycles and decisions are kept (Journal.keepMs; undefined: for ever). */
+  journal?: { keepMs?: number };
 }
 
 export type NotifyConfig = NonNullable<BotConfigData["notify"]>;
@@ -606,6 +608,7 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
   if (c.wallet.keystore !== undefined) wallet.keystore = resolvePath(dir, c.wallet.keystore);
   if (c.wallet.passwordEnv !== undefined) wallet.passwordEnv = c.wallet.passwordEnv;
   if (c.wallet.passwordFile !== undefined) wallet.passwordFile = resolvePath(dir, c.wallet.passwordFile);
+  const catchUpMs = parseDuration(c.schedule.catchUp) ?? DEFAULT_CATCH_UP_MS;
 
   return {
     file,
@@ -659,12 +662,23 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
       },
     },
     schedule: {
-      catchUpMs: parseDuration(c.schedule.catchUp) ?? DEFAULT_CATCH_UP_MS,
+      catchUpMs,
       allowSeconds: c.schedule.allowSeconds,
       maxClockSkewMs: parseDuration(c.schedule.maxClockSkew) ?? DEFAULT_MAX_CLOCK_SKEW_MS,
     },
     notify: c.notify,
+    journal: c.journal.keepDays === undefined ? {} : { keepMs: keepMs(c.journal.keepDays, catchUpMs) },
   };
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * journal.keepDays in ms, never less than a slot's catch-up window and a day: why a slot was missed is
+ * read from the decisions of the runs in its window (scheduler.ts missedCauses).
+ */
+function keepMs(keepDays: number, catchUpMs: number): number {
+  return Math.max(keepDays * DAY_MS, catchUpMs + DAY_MS);
 }
 
 /**

@@ -320,6 +320,16 @@ export const notifySchema = z
     "Notifications: sent in the background (a dead endpoint never delays a cycle), each attempt journaled",
   );
 
+export const journalSchema = z
+  .strictObject({
+    keepDays: integer({ min: 7 })
+      .optional()
+      .describe(
+        "Delete cycles and their decisions older than this many days (at most once an hour, as cycles finish), and notification attempts: a per-minute strategy writes about 500 MB of them a year. Submissions, the decisions they came from and netted decisions are kept whatever their age (limits, budgets and reconciliation read them); at least schedule.catchUp plus a day is kept. Default: keep everything",
+      ),
+  })
+  .describe("The state folder's journal (hlbot.db): what `history` and `status` read");
+
 export const botConfigSchema = z
   .strictObject({
     network: z.enum(["mainnet", "testnet"]).describe("Which venue network to act on"),
@@ -358,6 +368,7 @@ export const botConfigSchema = z
     venue: venueSchema.prefault({}),
     schedule: scheduleSchema.prefault({}),
     notify: notifySchema.optional(),
+    journal: journalSchema.prefault({}),
   })
   .describe("hlbot bot configuration. Relative paths are resolved against the folder of this file.");
 
