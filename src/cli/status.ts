@@ -21,7 +21,7 @@ import {
 import type { InfoClient } from "../venue/info/client.js";
 import {
   filledByTwap,
-  twapMayBeRunning,
+  twapMayTrade,
   type ValidatorSummary,
   validatorPeriodStats,
 } from "../venue/info/methods/index.js";
@@ -94,6 +94,8 @@ export interface AccountStatus {
     startedAt: number;
     /** The venue's status word, shown as-is (an unknown one counts as running until the TWAP's end). */
     status: string;
+    /** A trigger TWAP's price condition (waitingForTrigger until the mid crosses it); null otherwise. */
+    trigger: { px: string; above: boolean } | null;
   }> | null;
   isVip: boolean | null;
   referral: { referredBy: string | null; stage: string; unclaimedRewards: string } | null;
@@ -331,7 +333,7 @@ export async function collectStatus(
       : null,
     twaps: twapsV
       ? [...latest.values()]
-          .filter((t) => twapMayBeRunning(t, Math.min(now, venueNow?.() ?? now)))
+          .filter((t) => twapMayTrade(t, Math.min(now, venueNow?.() ?? now)))
           .map((t) => {
             const counted = filled.get(t.twapId ?? -1) ?? ZERO;
             const executed = Decimal.max(new Decimal(t.state.executedSz), counted);
@@ -349,6 +351,7 @@ export async function collectStatus(
               minutes: t.state.minutes,
               startedAt: t.state.timestamp,
               status: t.status.status,
+              trigger: t.state.trigger ? { px: t.state.trigger.px, above: t.state.trigger.above } : null,
             };
           })
       : null,
@@ -451,7 +454,12 @@ export function formatStatus(s: AccountStatus, network: string): string {
   } else {
     out.push(s.twaps.length === 0 ? "Running TWAPs: none" : "Running TWAPs:");
     for (const t of s.twaps) {
-      const status = t.status === "activated" ? "" : ` [status ${t.status}]`;
+      const status =
+        t.status === "activated"
+          ? ""
+          : t.status === "waitingForTrigger"
+            ? ` [waiting for its trigger${t.trigger === null ? "" : `: mid ${t.trigger.above ? "above" : "below"} ${t.trigger.px}`}]`
+            : ` [status ${t.status}]`;
       out.push(
         `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${oneLine(t.pair === null ? t.coin : labelWithVenueName(t.pair, t.coin))} over ${t.minutes} min: ${t.atLeast ? `at least ${t.executed} done (${t.progress}% or more: the venue answers an account's latest ${USER_FILLS_MAX} fills)` : `${t.executed} done (${t.progress}%)`}, since ${when(t.startedAt)}${status}`,
       );

@@ -278,7 +278,12 @@ export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetrics
       new Map(
         s.twaps.map((t) => [
           t.twapId === undefined ? `${t.coin}:${t.startedAt}` : String(t.twapId),
-          { coin: t.coin, side: t.side, endsAt: t.startedAt + t.minutes * 60_000 },
+          // A TWAP waiting for its trigger has no end yet: counted until the next snapshot says otherwise.
+          {
+            coin: t.coin,
+            side: t.side,
+            endsAt: t.waiting ? Number.POSITIVE_INFINITY : t.startedAt + t.minutes * 60_000,
+          },
         ]),
       ),
     );

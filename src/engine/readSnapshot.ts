@@ -18,7 +18,8 @@ import {
   type TwapHistoryEntry,
   type TwapHistoryResponse,
   twapHasEnded,
-  twapMayBeRunning,
+  twapIsWaiting,
+  twapMayTrade,
   VALIDATOR_STATS_PERIODS,
   type StakingLink as VenueStakingLink,
   validatorPeriodStats,
@@ -447,12 +448,13 @@ function holdTwapCommitments(
 }
 
 /**
- * The latest record of each TWAP that may be running at some time, kept per answer object: ended and
- * waiting ones never run, and the time test with the earliest possible `now` keeps every other status,
- * known or not (a year's history holds hundreds of ended TWAPs and a handful of live ones).
+ * The latest record of each TWAP that may trade at some time, kept per answer object: ended ones never
+ * do, and the time test with the earliest possible `now` keeps every other status, known or not, and
+ * those waiting for their trigger (a year's history holds hundreds of ended TWAPs and a handful of live
+ * ones).
  */
 const latestMayRunEntries = perAnswer((history: TwapHistoryResponse) =>
-  latestTwapEntries(history).filter((e) => twapMayBeRunning(e, Number.NEGATIVE_INFINITY)),
+  latestTwapEntries(history).filter((e) => twapMayTrade(e, Number.NEGATIVE_INFINITY)),
 );
 
 function runningTwaps(
@@ -461,7 +463,7 @@ function runningTwaps(
   now: number,
 ): RunningTwap[] {
   return latestMayRunEntries(history)
-    .filter((entry) => twapMayBeRunning(entry, now))
+    .filter((entry) => twapMayTrade(entry, now))
     .map((entry) => runningTwapOf(entry, pairs))
     .sort((a, b) => a.startedAt - b.startedAt);
 }
@@ -479,6 +481,7 @@ function runningTwapOf(entry: TwapHistoryEntry, pairs: ReadonlyMap<string, SpotP
     executedNotional: new Decimal(st.executedNtl),
     minutes: st.minutes,
     startedAt: st.timestamp,
+    ...(twapIsWaiting(entry) ? { waiting: true } : {}),
   };
 }
 

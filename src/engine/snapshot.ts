@@ -131,8 +131,13 @@ export interface RunningTwap {
   executedSize: Decimal;
   executedNotional: Decimal;
   minutes: number;
-  /** ms. */
+  /** ms: when it was placed (a waiting one's run starts when its trigger fires). */
   startedAt: number;
+  /**
+   * A trigger TWAP waiting for its price (placed in the app or by another tool): not started, no
+   * scheduled end; it counts as running, taking its whole size, until it ends or is cancelled.
+   */
+  waiting?: true;
   /**
    * Set on `recentTwaps` only: the venue's latest record of it is not "activated" (finished, terminated
    * or refused): what it executed is all it will.

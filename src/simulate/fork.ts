@@ -38,7 +38,8 @@ import {
   progressByTwap,
   stakingLinkPeer,
   twapHasEnded,
-  twapMayBeRunning,
+  twapIsWaiting,
+  twapMayTrade,
   VALIDATOR_STATS_PERIODS,
   validatorPeriodStats,
   WITHDRAWAL_PHASES,
@@ -204,7 +205,7 @@ function runningTwaps(
   const done = progressByTwap(fills);
   const out: CarriedTwap[] = [];
   for (const entry of latestTwapEntries(history)) {
-    if (twapHasEnded(entry) || !twapMayBeRunning(entry, at)) continue;
+    if (twapHasEnded(entry) || !twapMayTrade(entry, at)) continue;
     const st = entry.state;
     const name = `TWAP ${entry.twapId === undefined ? "" : `#${entry.twapId} `}(${st.side === "B" ? "buy" : "sell"} ${st.sz} on ${st.coin} over ${st.minutes} min, started ${new Date(st.timestamp).toISOString()})`;
     const size = new Decimal(st.sz);
@@ -212,8 +213,9 @@ function runningTwaps(
     const executedSz = Decimal.max(new Decimal(st.executedSz), progress?.sz ?? 0);
     const executedNtl = Decimal.max(new Decimal(st.executedNtl), progress?.ntl ?? 0);
     const startedAgo = Math.max(0, at - st.timestamp);
-    const why =
-      entry.status.status !== "activated"
+    const why = twapIsWaiting(entry)
+      ? `it waits for its trigger price${st.trigger ? ` (mid ${st.trigger.above ? "above" : "below"} ${st.trigger.px})` : ""}, which the simulator does not model`
+      : entry.status.status !== "activated"
         ? `its status is "${entry.status.status}", which hlbot does not know`
         : !pairs.has(st.coin)
           ? "its pair is not in the fork (no mid)"

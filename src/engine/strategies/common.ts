@@ -235,7 +235,9 @@ export function runningTwapText(running: RunningTwap, pair: SpotPair): string {
         : running.placedBy === MANUAL_STRATEGY
           ? " (placed by hand: hlbot twap)"
           : ` of ${running.placedBy}`;
-  return `a TWAP${id}${by} is already running on ${pairText(pair)}`;
+  return running.waiting
+    ? `a TWAP${id}${by} waiting for its trigger price is already running on ${pairText(pair)}`
+    : `a TWAP${id}${by} is already running on ${pairText(pair)}`;
 }
 
 /** A decimal for a reason: at most `dp` decimals (truncated), no trailing zeros, no exponent. */

@@ -738,7 +738,7 @@ export const validatorStaking = defineStrategy({
         const running = sells
           .map(
             (t) =>
-              `${t.twapId === undefined ? "a TWAP" : `#${t.twapId}`}: ${fmt(t.size)} HYPE over ${t.minutes} min`,
+              `${t.twapId === undefined ? "a TWAP" : `#${t.twapId}`}: ${fmt(t.size)} HYPE over ${t.minutes} min${t.waiting ? " once its trigger price is reached" : ""}`,
           )
           .join(", ");
         const held = Decimal.min(extra, forSales);

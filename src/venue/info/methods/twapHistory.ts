@@ -118,6 +118,28 @@ export function twapMayBeRunning(
 }
 
 /**
+ * Whether the TWAP whose latest record is `entry` waits for its trigger price (a trigger TWAP placed in
+ * the app or by another tool; hlbot places none): not started and without a scheduled end, it takes its
+ * whole size once it fires. nktkas/hyperliquid src/api/info/_methods/twapHistory.ts: "waitingForTrigger",
+ * "Awaiting the trigger price"; state.trigger {px, above}.
+ */
+export function twapIsWaiting(entry: { status: { status: string } }): boolean {
+  return entry.status.status === "waitingForTrigger";
+}
+
+/**
+ * Whether the TWAP may still trade, now or later: running (twapMayBeRunning) or waiting for its trigger.
+ * What a strategy must leave its balance and its pair to (a waiting stop-loss sale taken as nothing let
+ * staking stake the HYPE it needs and a rebalancer sell it too: a review against nktkas's schemas).
+ */
+export function twapMayTrade(
+  entry: { status: { status: string }; state: { timestamp: number; minutes: number }; timeMs?: number },
+  now: number,
+): boolean {
+  return twapIsWaiting(entry) || twapMayBeRunning(entry, now);
+}
+
+/**
  * The latest record of each TWAP in a history (which holds a record per status change), kept per answer
  * object. A record without a twapId (older ones) is its own TWAP, by start time and coin.
  */
