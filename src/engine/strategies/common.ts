@@ -221,6 +221,28 @@ export function runningTwapOn(snapshot: Snapshot, pair: SpotPair) {
 }
 
 /**
+ * The running TWAP on this pair a strategy about to place a TWAP of `side` waits for: its own (its pace,
+ * its budget's rest), any on the other side (the two would trade against each other, fees both ways), and
+ * one this bot's strategies did not place (by hand, another tool's, a trigger TWAP waiting for its price:
+ * the owner is trading that pair). Not another of this bot's strategies' on the same side: what it still
+ * takes is held from the balances (twapCommitments), as when both go out in one cycle (a trader: a 09:00
+ * DCA never bought while an 08:00 DCA's 3-hour TWAP ran on the pair, each day).
+ */
+export function blockingTwapOn(snapshot: Snapshot, pair: SpotPair, strategy: string, side: "buy" | "sell") {
+  return snapshot.twaps.find(
+    (t) =>
+      (t.assetId === pair.assetId || twapCoinIsPair(t.coin, pair)) &&
+      !(
+        t.side === side &&
+        !t.waiting &&
+        typeof t.placedBy === "string" &&
+        t.placedBy !== strategy &&
+        t.placedBy !== MANUAL_STRATEGY
+      ),
+  );
+}
+
+/**
  * "a TWAP #12 of dca-hype is already running on HYPE/USDC": who placed it, when the journal knows
  * (`placedBy`); "not placed by this bot" when it does not (the user's, another bot's, or from before
  * this journal).

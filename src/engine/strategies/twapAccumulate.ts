@@ -13,11 +13,11 @@ import type { TwapOrderIntent } from "../intents.js";
 import { pairFor, type VenueRules } from "../snapshot.js";
 import { isUsdStablecoin, usdPerUnit } from "../usd.js";
 import {
+  blockingTwapOn,
   fitTwapDuration,
   floorText,
   fmt,
   pct,
-  runningTwapOn,
   runningTwapText,
   skip,
   twapLiquidity,
@@ -88,7 +88,7 @@ export const twapAccumulate = defineStrategy({
       // known yet (it is deferred below, and judged once that TWAP has ended: a review).
       const quoteUsdNow = usdPerUnit(snapshot, quote);
       const unspendable =
-        quoteUsdNow === undefined || runningTwapOn(snapshot, pair) !== undefined
+        quoteUsdNow === undefined || blockingTwapOn(snapshot, pair, name, params.side) !== undefined
           ? undefined
           : budgetTailUnspendable(left, params, quoteUsdNow, snapshot, quote);
       if (unspendable !== undefined && memory.spentUsd.gt(0))
@@ -108,7 +108,7 @@ export const twapAccumulate = defineStrategy({
         ];
       }
     }
-    const running = runningTwapOn(snapshot, pair);
+    const running = blockingTwapOn(snapshot, pair, name, params.side);
     if (running !== undefined) {
       // Temporary: the run is retried at the strategy's next chance instead of being dropped.
       return [{ ...skip(name, runningTwapText(running, pair), considered), defer: true }];
