@@ -138,7 +138,7 @@ function portfolio(s: SimulationSummary): string[] {
               `    ${f.at.slice(0, 16).replace("T", " ")}  ${f.amount.startsWith("-") ? "" : "+"}${groupDigits(f.amount)} ${f.coin}` +
               (f.requested === undefined
                 ? ""
-                : ` (withdrawal of ${groupDigits(f.requested.replace(/^-/, ""))} asked: the rest was staked or on hold)`),
+                : ` (withdrawal of ${groupDigits(f.requested.replace(/^-/, ""))} asked: ${f.held === undefined ? "no more was on spot" : `the rest of the spot balance, ${groupDigits(f.held)}, was held by running orders`})`),
           ),
         ]),
   ];

@@ -1044,8 +1044,10 @@ export interface FlowSummary {
   /** What moved: for a withdrawal, what the venue paid (−). */
   amount: string;
   value: string | null;
-  /** A withdrawal the venue paid only in part (the rest staked or on hold): what was asked (−). */
+  /** A withdrawal the venue paid only in part: what was asked (−). */
   requested?: string;
+  /** Of such a withdrawal, what the spot balance held for running orders then (it could not be paid). */
+  held?: string;
 }
 
 /** The deposits and withdrawals of scenario events in a ledger, and their net value. */
@@ -1063,9 +1065,10 @@ function eventFlows(ledger: readonly LedgerEntry[]): { flows: FlowSummary[]; net
     const at = iso(e.time);
     const coin = String(e.data.coin);
     const requested = `-${String(e.data.requested)}`;
+    const held = e.data.held === undefined || dec(e.data.held).isZero() ? {} : { held: String(e.data.held) };
     const paid = flows.find((f) => f.at === at && f.coin === coin && f.amount.startsWith("-"));
-    if (paid) paid.requested = requested;
-    else flows.push({ at, coin, amount: "0", value: "0", requested });
+    if (paid) Object.assign(paid, { requested, ...held });
+    else flows.push({ at, coin, amount: "0", value: "0", requested, ...held });
   }
   flows.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   return {

@@ -50,14 +50,20 @@ function apply(core: VenueCore, e: ScenarioEvent, outages: Outages): void {
       return;
     case "withdrawal": {
       // The venue cannot pay out what is held by running orders; the rest of the request is refused.
-      const available = core.balance(e.account, e.coin).available;
+      const balance = core.balance(e.account, e.coin);
+      const available = balance.available;
       const amount = e.amount.lte(available) ? e.amount : available;
       if (amount.gt(ZERO)) core.fund(e.account, e.coin, amount.neg(), "event");
       if (amount.lt(e.amount))
         core.ledger.record(
           now,
           "withdrawalShort",
-          { coin: e.coin, requested: toWireDecimal(e.amount), paid: toWireDecimal(amount) },
+          {
+            coin: e.coin,
+            requested: toWireDecimal(e.amount),
+            paid: toWireDecimal(amount),
+            held: toWireDecimal(balance.total.minus(available)),
+          },
           { user: e.account },
         );
       return;
