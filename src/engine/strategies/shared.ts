@@ -192,6 +192,13 @@ export function strategyConflicts(
       const ma = market(a);
       const mb = market(b);
       if (ma.base === mb.base && ma.quote === mb.quote && a.params.side !== b.params.side) {
+        // A buy below a ceiling and a sell above a floor over it never trade at one mid: buy low, sell high
+        // (a trader's pair of DCAs was warned as fighting).
+        const buy = a.params.side === "buy" ? a : b;
+        const sell = a.params.side === "buy" ? b : a;
+        const ceiling = buy.params.limitPx;
+        const floor = sell.params.limitPx;
+        if (ceiling !== undefined && floor !== undefined && ceiling.lt(floor)) continue;
         warnings.push(
           `${a.name} ${a.params.side}s and ${b.name} ${b.params.side}s ${ma.base}/${ma.quote}: ` +
             `opposing sides on one pair (netted when they run in the same cycle, fees both ways otherwise).`,

@@ -112,6 +112,32 @@ describe("strategies that will fight", () => {
     ]);
   });
 
+  it("does not call a buy below a ceiling and a sell above a higher floor a fight (they never trade at one mid)", async () => {
+    const withLimit = (d: ReturnType<typeof DCA>, limitPx: number) => ({
+      ...d,
+      params: { ...d.params, limitPx },
+    });
+    const apart = await loadConfig(
+      writeBot("buy-low-sell-high", [
+        withLimit(DCA("buy-low", "buy"), 19),
+        withLimit(DCA("sell-high", "sell"), 22),
+      ]),
+      {},
+    );
+    expect(strategyConflicts(apart.strategies)).toEqual([]);
+    // Ranges that overlap (a ceiling above the floor) trade against each other between them: warned.
+    const overlap = await loadConfig(
+      writeBot("overlapping", [
+        withLimit(DCA("buy-low", "buy"), 23),
+        withLimit(DCA("sell-high", "sell"), 22),
+      ]),
+      {},
+    );
+    expect(strategyConflicts(overlap.strategies)).toEqual([
+      expect.stringMatching(/^buy-low buys and sell-high sells HYPE\/USDC: opposing sides on one pair/),
+    ]);
+  });
+
   it("warns when staking keeps no HYPE on spot for a rebalancer that holds HYPE (it could never sell)", async () => {
     const c = await loadConfig(
       writeBot("nothing-to-sell", [
