@@ -443,7 +443,12 @@ export function formatSummary(s: SimulationSummary): string {
 export function runsText(x: SimulationSummary["strategies"][number]): string {
   const inSlots =
     x.slots !== undefined && x.slots < x.runs ? ` in ${x.slots} slot${x.slots === 1 ? "" : "s"}` : "";
-  return `${x.runs} runs${inSlots}${x.failedRuns > 0 ? `, ${x.failedRuns} failed` : ""}${x.missedSlots > 0 ? `, ${x.missedSlots} missed` : ""}`;
+  // A netted run traded without a TWAP of its own: its budget counts it, its Trades line does not.
+  const netted =
+    x.netted === undefined
+      ? ""
+      : `, ${x.netted.runs} netted against opposing TWAPs for ${groupDigits(x.netted.usd)} USD (traded without a TWAP of its own: a budget counts it, Trades do not)`;
+  return `${x.runs} runs${inSlots}${x.failedRuns > 0 ? `, ${x.failedRuns} failed` : ""}${x.missedSlots > 0 ? `, ${x.missedSlots} missed` : ""}${netted}`;
 }
 
 /** ", @107 replayed from candles/HYPE.csv": the pairs whose prices were real history, for headers. */

@@ -146,6 +146,8 @@ export interface CycleDecisionRecord {
   twapId: number | undefined;
   /** A TWAP's mid when the strategy decided (before any resend): what its slippage is measured from. */
   decisionMid?: string;
+  /** A skip whose trade an opposing TWAP covered (netting): the USD its budget counts as traded. */
+  nettedUsd?: string;
 }
 
 export interface CycleRecord {
@@ -725,6 +727,10 @@ function recordOf(report: CycleReport, at: number, strategies: string[]): CycleR
       twapId: action?.twapId ?? (decision.kind === "twapCancel" ? decision.twapId : undefined),
       ...(decision.kind === "twapOrder"
         ? { decisionMid: (decision.decisionMidPx ?? decision.midPx).toFixed() }
+        : {}),
+      // As the journal counts it for the budget (nettedUsd): not when deferred (the slot is retried).
+      ...(decision.kind === "skip" && decision.netted !== undefined && decision.defer !== true
+        ? { nettedUsd: decision.netted.usd.toFixed() }
         : {}),
     })),
   };

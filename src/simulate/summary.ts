@@ -6,6 +6,7 @@
 import { Decimal, toWireDecimal, ZERO } from "../lib/decimal.js";
 import type { LedgerEntry } from "../simulator/index.js";
 import {
+  type CycleRecord,
   DAY_MS,
   type ReplayedPrices,
   replayCoverage,
@@ -254,6 +255,11 @@ export interface SimulationSummary {
     failedRuns: number;
     missedSlots: number;
     lastMissed: string | null;
+    /**
+     * Runs whose trade an opposing TWAP of another strategy covered in the same cycle (netting), and the
+     * USD of it: traded without a TWAP of its own, so its budget counts it. Absent when none.
+     */
+    netted?: { runs: number; usd: string };
   }>;
   /** `watch`: of the total, the TWAP watch's cycles (guard cancels), which are no strategy's run. */
   cycles: {
@@ -859,6 +865,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
         slots: new Set(completed.map((c) => c.slot ?? c.at)).size,
         failedRuns: own.length - completed.length,
         ...missedOf(r.missed, s.name),
+        ...nettedOf(completed, s.name),
       };
     }),
     cycles: {
@@ -1035,6 +1042,22 @@ export function timeWeighted(samples: ReadonlyArray<{ at: number; mid: Decimal }
     );
   }
   return area.div(span);
+}
+
+/** A strategy's netted runs and their USD (the decisions carrying nettedUsd), when it has any. */
+function nettedOf(
+  cycles: readonly CycleRecord[],
+  strategy: string,
+): { netted?: { runs: number; usd: string } } {
+  let runs = 0;
+  let usd = ZERO;
+  for (const c of cycles) {
+    const own = c.decisions.filter((d) => d.strategy === strategy && d.nettedUsd !== undefined);
+    if (own.length === 0) continue;
+    runs++;
+    for (const d of own) usd = usd.plus(dec(d.nettedUsd));
+  }
+  return runs === 0 ? {} : { netted: { runs, usd: round(usd, 2) } };
 }
 
 /** Money moved in (+) or out (−) by a scenario's deposit or withdrawal event, valued when it moved. */

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { stringify } from "yaml";
 import { loadConfig } from "../../src/engine/config/loader.js";
+import { formatSummary } from "../../src/simulate/format.js";
 import { runSimulation } from "../../src/simulate/runner.js";
 import { buildSummary } from "../../src/simulate/summary.js";
 import { scratchDir } from "../helpers/scratch.js";
@@ -60,5 +61,23 @@ it("a DCA still waits while another strategy's TWAP sells on its pair", async ()
   expect(placed("dca-b")).toBe(0);
   expect(reasons("dca-b")).toContainEqual(
     expect.stringMatching(/^a TWAP #\d+ of dca-sell is already running on HYPE\/USDC/),
+  );
+}, 60_000);
+
+it("the summary gives each DCA's netted runs and their USD (its budget counts them, Trades do not)", async () => {
+  // A trader read "budget: 993.26 of 1200 USD spent" beside one 120-USDC TWAP in Trades.
+  const { s, placed } = await run([
+    dca("buyer", "0 9 * * *", 200, 30),
+    dca("seller", "0 9 * * *", 150, 30, "sell"),
+  ]);
+  const of = (name: string) => s.strategies.find((x) => x.name === name);
+  expect(of("seller")?.netted?.runs).toBe(3);
+  expect(of("buyer")?.netted?.runs).toBe(3);
+  // The seller's whole sale is covered by the buyer's TWAP each day: about 150 USD a run.
+  expect(Number(of("seller")?.netted?.usd)).toBeGreaterThan(400);
+  expect(Number(of("seller")?.netted?.usd)).toBeLessThan(500);
+  expect(placed("seller")).toBe(0);
+  expect(formatSummary(s)).toMatch(
+    /seller \(twap-accumulate, "0 9 \* \* \*", 3 runs, 3 netted against opposing TWAPs for [\d.,]+ USD \(traded without a TWAP of its own/,
   );
 }, 60_000);
