@@ -598,6 +598,14 @@ export class Journal {
   }
 
   /**
+   * Rewrites the database file without its free pages (SQLite VACUUM), so what `prune` deleted is given
+   * back to the disk. Only a holder of the instance lock may call it: it needs the file alone.
+   */
+  vacuum(): void {
+    this.db.exec("VACUUM");
+  }
+
+  /**
    * Marks cycles of the given triggers still `running` as `interrupted`: the process running them died
    * (killed, power loss). Only a holder of the instance lock may call this, and only for triggers that
    * run under that lock (run, once), so no live cycle is touched. Returns how many were marked.

@@ -5,6 +5,7 @@
 //   limits and budgets count them again, then confirms the journal as this folder's.
 // - `reset-nonces`: a nonce stored while the clock was far ahead blocks every action (the venue refuses
 //   nonces more than a day ahead of its clock). Sets such counters back to the venue's time.
+// - `compact`: deletes what journal.keepDays deletes (old cycles and decisions), then VACUUMs the file.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 
@@ -120,6 +121,8 @@ export function register(program: Command, ctx: CliContext): void {
       });
     });
 
+  registerCompact(journal, ctx);
+
   journal
     .command("reset-nonces")
     .description(
@@ -150,6 +153,71 @@ export function register(program: Command, ctx: CliContext): void {
             : `reset ${changed} nonce counter(s)\n`,
         );
       });
+    });
+}
+
+/** `hlbot journal compact`: prune as journal.keepDays does, then VACUUM; under the instance lock. */
+function registerCompact(journal: Command, ctx: CliContext): void {
+  journal
+    .command("compact")
+    .description(
+      "delete cycles, their decisions and notification attempts older than --keep-days (default: the bot file's journal.keepDays), " +
+        "as journal.keepDays does while hlbot runs, then give the space back to the disk (SQLite VACUUM); " +
+        "needs the state folder alone (stop the daemon first). Submissions and what budgets read are kept",
+    )
+    .option("-c, --config <file>", "bot configuration (its `state` folder holds the journal)")
+    .option(
+      "--keep-days <days>",
+      "keep this many days (at least 7; at least schedule.catchUp and a day is kept)",
+    )
+    .action(async (opts: { config?: string; keepDays?: string }) => {
+      const { ConfigError } = await import("../../lib/errors.js");
+      const { parseInteger } = await import("../options.js");
+      const days = opts.keepDays === undefined ? undefined : parseInteger(opts.keepDays, "--keep-days", 7);
+      const { loadBotConfig } = await import("../bot.js");
+      const config = await loadBotConfig(ctx, opts);
+      const { keepMs } = await import("../../engine/config/loader.js");
+      const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
+      const catchUpMs = config.schedule?.catchUpMs ?? DEFAULT_CATCH_UP_MS;
+      const keep = days === undefined ? config.journal?.keepMs : keepMs(days, catchUpMs);
+      if (keep === undefined)
+        throw new ConfigError(
+          "give --keep-days, or set journal.keepDays in the bot file: nothing says how many days to keep",
+          { file: config.file },
+        );
+      const { existsSync, mkdirSync, statSync } = await import("node:fs");
+      const { stateDbPath } = await import("../../lib/stateDb.js");
+      const file = stateDbPath(config.state);
+      if (!existsSync(file)) {
+        ctx.stdout(`no journal in ${config.state}: nothing to compact\n`);
+        return;
+      }
+      const { acquireInstanceLock } = await import("../../engine/lock.js");
+      mkdirSync(config.state, { recursive: true, mode: 0o700 });
+      const lock = acquireInstanceLock(config.state, `hlbot journal compact --config ${config.file}`);
+      try {
+        const { openJournal } = await import("../../engine/journal.js");
+        const size = () =>
+          ["", "-wal"].reduce((n, x) => n + (existsSync(file + x) ? statSync(file + x).size : 0), 0);
+        const before = size();
+        const { journal, close } = await openJournal(config.state);
+        try {
+          const cutoff = Date.now() - keep;
+          const gone = journal.prune(cutoff);
+          journal.vacuum();
+          close();
+          const mb = (n: number) => `${(n / 1_048_576).toFixed(1)} MB`;
+          ctx.stdout(
+            `compacted ${file}: ${mb(before)} → ${mb(size())}; deleted ${gone.cycles} cycle(s), ${gone.decisions} decision(s) and ` +
+              `${gone.notifications} notification attempt(s) from before ${new Date(cutoff).toISOString()}\n`,
+          );
+        } catch (err) {
+          close();
+          throw err;
+        }
+      } finally {
+        lock.release();
+      }
     });
 }
 

@@ -677,7 +677,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * journal.keepDays in ms, never less than a slot's catch-up window and a day: why a slot was missed is
  * read from the decisions of the runs in its window (scheduler.ts missedCauses).
  */
-function keepMs(keepDays: number, catchUpMs: number): number {
+export function keepMs(keepDays: number, catchUpMs: number): number {
   return Math.max(keepDays * DAY_MS, catchUpMs + DAY_MS);
 }
 
