@@ -12,6 +12,7 @@ import { duration } from "../lib/text.js";
 import { skewText } from "../venue/clockSkew.js";
 import type { ExchangeClient } from "../venue/exchange/client.js";
 import type { InfoClient } from "../venue/info/client.js";
+import { latestTwapEntries } from "../venue/info/methods/index.js";
 import type { NetworkName } from "../venue/networks.js";
 import {
   metricsNeedStaking,
@@ -59,6 +60,7 @@ import type { ValidatorStakingParams } from "./strategies/validatorStaking.js";
 import { PAIRED_WITHIN_MS } from "./strategies/validatorStaking.js";
 
 const DAY_MS = 24 * 60 * 60_000;
+const MINUTE_MS = 60_000;
 
 /** The executor's helpers, still importable from here. */
 export { callFor } from "./executor.js";
@@ -152,6 +154,11 @@ export interface CycleOptions {
    */
   decide?: ReadonlyMap<string, (snapshot: Snapshot, now: number) => Decision[]>;
   cycleId?: string;
+  /**
+   * The cron slot this run is for (local unix ms; a scheduled run's): a DCA holds when the venue shows a
+   * TWAP on its pair and side placed since then that the journal does not have (slotTwapsElsewhere).
+   */
+  slot?: number;
   /** Aborts the whole cycle, sends included (the daemon's grace period is over). */
   signal?: AbortSignal;
   /** Aborts only the reads (reconciliation, snapshot): nothing has been sent yet at that point. */
@@ -620,11 +627,17 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         continue;
       }
       const earlier = budgets?.unjournaled.get(strategy.name);
+      const inSlot =
+        o.slot === undefined || earlier !== undefined
+          ? undefined
+          : slotTwapsElsewhere(deps.journal, deps.account, strategy, snapshot, o.slot + localToVenue);
       const hold = blocked.has(strategy.name)
         ? "waiting: an earlier submission of this strategy is not reconciled yet (see `hlbot history`)"
         : earlier !== undefined
           ? unjournaledReason(earlier)
-          : undefined;
+          : inSlot !== undefined
+            ? slotTwapsReason(inSlot, o.slot ?? 0)
+            : undefined;
       // A hold keeps new orders back; a watch's cancel of a TWAP already running (its price guard) only
       // takes exposure off and goes through it (a TWAP placed by hand on the DCA's pair held its guard,
       // and its TWAP bought on above its ceiling: review of 2026-11-27).
@@ -999,6 +1012,48 @@ function unjournaledReason(t: UnjournaledTwaps): string {
     "(a new or restored state folder, another instance of this account, or a TWAP placed by hand), so its budget " +
     "would not count them and could be spent again. `hlbot journal rebuild` imports them and counts them against the budget " +
     "(then, if they were not this strategy's, raise budgetUsd by what they executed)"
+  );
+}
+
+/**
+ * The venue's TWAPs on a DCA's pair and side placed since its slot began (`sinceVenue`, venue unix ms,
+ * less a minute for the clocks' difference) that this journal does not have: another instance of the
+ * account acted in this slot (a second state folder: a bot file without `state:` run from a shell and from
+ * cron, each with its own folder, bought twice in every slot; a trial), or a TWAP placed by hand. A DCA
+ * with a budget is held by the stronger rule (budget.ts unjournaledTwaps).
+ */
+function slotTwapsElsewhere(
+  journal: Journal,
+  account: string,
+  strategy: Pick<Strategy, "kind" | "params">,
+  snapshot: Snapshot,
+  sinceVenue: number,
+): { count: number; first: number } | undefined {
+  if (strategy.kind !== "twap-accumulate" || snapshot.twapHistory === undefined) return undefined;
+  const p = strategy.params as { coin: string; quote: string; side: "buy" | "sell" };
+  const pair = pairFor(snapshot, p.coin, p.quote);
+  if (pair === undefined) return undefined;
+  let count = 0;
+  let first = Number.POSITIVE_INFINITY;
+  for (const entry of latestTwapEntries(snapshot.twapHistory)) {
+    if (entry.state.timestamp < sinceVenue - MINUTE_MS) continue;
+    if ((entry.state.side === "B" ? "buy" : "sell") !== p.side) continue;
+    if (entry.state.coin !== pair.name && snapshot.pairs.get(entry.state.coin)?.assetId !== pair.assetId)
+      continue;
+    if (journal.hasVenueTwap(account, entry)) continue;
+    count++;
+    first = Math.min(first, entry.state.timestamp);
+  }
+  return count === 0 ? undefined : { count, first };
+}
+
+function slotTwapsReason(t: { count: number; first: number }, slot: number): string {
+  return (
+    `holding: the venue shows ${t.count} TWAP(s) on this strategy's pair and side placed since its slot of ` +
+    `${new Date(slot).toISOString()} (the first at ${new Date(t.first).toISOString()}) that this state folder's journal does not have: ` +
+    "another hlbot of this account with its own state folder may have acted in this slot (a bot file without `state:` " +
+    "takes $HLBOT_STATE_DIR or ~/.local/state/hlbot, which a cron job's environment may not share), or a TWAP was placed by hand. " +
+    "It acts again in its next slot; give every hlbot of the account the same `state:`"
   );
 }
 

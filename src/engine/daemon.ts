@@ -944,6 +944,7 @@ export class Daemon {
       const report = await runCycle(deps, {
         trigger: "run",
         strategies: group.strategies,
+        slot: group.slot,
         cycleId,
         signal: this.signal,
         readSignal: this.reads.signal,

@@ -462,7 +462,7 @@ export async function runSlotGroup(
 ): Promise<{ report: CycleReport; acted: string[]; deferred: string[] }> {
   let report: CycleReport;
   try {
-    report = await runCycle(deps, { ...o, strategies: group.strategies });
+    report = await runCycle(deps, { ...o, strategies: group.strategies, slot: group.slot });
   } catch (err) {
     const retries = scheduler.failed(group, deps.clock());
     deps.logger.debug({ retries, err: describeError(err) }, "slot stays due after a failed cycle");

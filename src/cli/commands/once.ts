@@ -167,6 +167,9 @@ export function register(program: Command, ctx: CliContext): void {
           const deps = runtime.cycleDeps(facts);
           const now = runtime.clock();
           const mode = live ? "live" : "dry run";
+          // The state folder in every header: two folders for one account (a bot file without `state:`
+          // run from a shell and from cron with different environments) keep two journals (a cron trial).
+          const onceFor = `once for ${runtime.account} on ${config.network} (${mode}, state ${config.state}`;
           const out: string[] = [];
           let bad = 0;
 
@@ -349,7 +352,7 @@ export function register(program: Command, ctx: CliContext): void {
             else out.push(formatCycle(stopReport, `kill switch (${mode}, cycle ${stopReport.cycleId})`));
           }
           for (const r of runs) {
-            const header = `once for ${runtime.account} on ${config.network} (${mode}, slot ${iso(r.group.slot)}${r.report ? `, cycle ${r.report.cycleId}` : ""})`;
+            const header = `${onceFor}, slot ${iso(r.group.slot)}${r.report ? `, cycle ${r.report.cycleId}` : ""})`;
             if (r.report) {
               bad += troubled(r.report);
               // A strategy that threw while deciding failed its run (its slot stays due).
@@ -427,14 +430,14 @@ export function register(program: Command, ctx: CliContext): void {
             if (runs.length === 0)
               out.push(
                 noneEnabled
-                  ? `once for ${runtime.account} on ${config.network} (${mode}): no enabled strategy to run; only the guards of running TWAPs were checked\n`
+                  ? `${onceFor}): no enabled strategy to run; only the guards of running TWAPs were checked\n`
                   : configIssues.length > 0
                     ? // Not "no strategy is due": none ran because a file does not load (a docs trial; a cron
                       // log's reader took the bot for idle).
-                      `once for ${runtime.account} on ${config.network} (${mode}): NO STRATEGY RAN: ${configIssues.length === 1 ? "a strategy file does not load" : `${configIssues.length} strategy files do not load`} (see the errors on stderr); only the guards of running TWAPs were checked\n`
+                      `${onceFor}): NO STRATEGY RAN: ${configIssues.length === 1 ? "a strategy file does not load" : `${configIssues.length} strategy files do not load`} (see the errors on stderr); only the guards of running TWAPs were checked\n`
                     : unknown.issues.length > 0 && strategies.length === 0
-                      ? `once for ${runtime.account} on ${config.network} (${mode}): NO STRATEGY RAN: every strategy names a market the venue does not list (see the errors on stderr)\n`
-                      : `once for ${runtime.account} on ${config.network} (${mode}): no strategy is due\n`,
+                      ? `${onceFor}): NO STRATEGY RAN: every strategy names a market the venue does not list (see the errors on stderr)\n`
+                      : `${onceFor}): no strategy is due\n`,
               );
             if (killSwitch !== undefined) out.push(`  kill switch ${killSwitch}\n`);
             for (const n of plan.notDue) out.push(`  ${n.strategy}: skipped, ${n.reason}\n`);

@@ -1,0 +1,67 @@
+// A cron trial: a bot file without `state:` run from a shell and from cron, whose environments gave it two
+// state folders ($HLBOT_STATE_DIR set in one only), bought twice in every slot: each journal knew only its
+// own TWAP, and a DCA without a budget had nothing else to stop it. A DCA now holds in a slot where the
+// venue shows a TWAP on its pair and side, placed since the slot began, that its journal does not have.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, expect, it, vi } from "vitest";
+import { runCli } from "../helpers/cli.js";
+import { HOUR, MIN, type Rig, rig } from "../helpers/cronRig.js";
+
+let r: Rig | undefined;
+let last = "";
+afterEach(async () => {
+  await r?.close();
+  r = undefined;
+});
+
+const DCA = {
+  name: "hype-dca",
+  kind: "twap-accumulate",
+  schedule: "0 1 * * *",
+  params: {
+    coin: "HYPE",
+    quote: "USDC",
+    side: "buy",
+    amountUsd: 300,
+    twap: { minutes: 30, randomize: false },
+  },
+};
+
+it("a DCA does not buy again in a slot another state folder's hlbot bought in", async () => {
+  r = await rig({ strategies: { "dca.yaml": DCA }, keepShipped: false, fund: { USDC: "5000" } });
+  r.sim.setPrice("@107", "25");
+  const rigged = r;
+  // The same bot file with another state folder (the cron job's environment).
+  const other = join(r.dir, "other.yaml");
+  writeFileSync(other, readFileSync(r.config, "utf8").replace("state: ./state", "state: ./state-cron"));
+  const onceOther = async (at: number) => {
+    rigged.sim.advanceTo(at);
+    vi.setSystemTime(at);
+    const out = await runCli(["once", "--json", "--config", other], { env: rigged.env });
+    last = out.stdout;
+    return out.stdout
+      .trim()
+      .split("\n")
+      .slice(0, -1)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  };
+
+  // Both first see the strategy at 00:00 (a strategy's slots start at its first sight).
+  await r.once(r.start + 20_000);
+  await onceOther(r.start + 30_000);
+  // 01:00: the shell's once buys; 01:45 (its 30-minute TWAP ended): cron's once, in its own folder.
+  const first = await r.once(r.start + HOUR + 20_000);
+  expect(first.actions.map((a) => [a.action, a.outcome])).toEqual([["twapOrder", "accepted"]]);
+  const second = await onceOther(r.start + HOUR + 45 * MIN);
+  expect(second.filter((a) => a.action === "twapOrder")).toEqual([]);
+  expect(last).toMatch(
+    /holding: the venue shows 1 TWAP\(s\) on this strategy's pair and side placed since its slot of 2025-01-01T01:00:00.000Z/,
+  );
+  expect(r.twapsPlaced()).toHaveLength(1);
+
+  // The next day's slot: that TWAP is older than the slot, and cron's once buys (one TWAP in the slot).
+  const next = await onceOther(r.start + 25 * HOUR + 20_000);
+  expect(next.filter((a) => a.action === "twapOrder").map((a) => a.outcome)).toEqual(["accepted"]);
+  expect(r.twapsPlaced()).toHaveLength(2);
+}, 120_000);
