@@ -224,11 +224,18 @@ export function runningTwapOn(snapshot: Snapshot, pair: SpotPair) {
  * The running TWAP on this pair a strategy about to place a TWAP of `side` waits for: its own (its pace,
  * its budget's rest), any on the other side (the two would trade against each other, fees both ways), and
  * one this bot's strategies did not place (by hand, another tool's, a trigger TWAP waiting for its price:
- * the owner is trading that pair). Not another of this bot's strategies' on the same side: what it still
+ * the owner is trading that pair), except its own about to end (OWN_TWAP_ENDING_MS). Not another of this
+ * bot's strategies' on the same side: what it still
  * takes is held from the balances (twapCommitments), as when both go out in one cycle (a trader: a 09:00
  * DCA never bought while an 08:00 DCA's 3-hour TWAP ran on the pair, each day).
  */
-export function blockingTwapOn(snapshot: Snapshot, pair: SpotPair, strategy: string, side: "buy" | "sell") {
+export function blockingTwapOn(
+  snapshot: Snapshot,
+  pair: SpotPair,
+  strategy: string,
+  side: "buy" | "sell",
+  now: number,
+) {
   return snapshot.twaps.find(
     (t) =>
       (t.assetId === pair.assetId || twapCoinIsPair(t.coin, pair)) &&
@@ -236,11 +243,20 @@ export function blockingTwapOn(snapshot: Snapshot, pair: SpotPair, strategy: str
         t.side === side &&
         !t.waiting &&
         typeof t.placedBy === "string" &&
-        t.placedBy !== strategy &&
-        t.placedBy !== MANUAL_STRATEGY
+        t.placedBy !== MANUAL_STRATEGY &&
+        (t.placedBy !== strategy || t.startedAt + t.minutes * 60_000 <= now + OWN_TWAP_ENDING_MS)
       ),
   );
 }
+
+/**
+ * How close to its scheduled end a strategy's own TWAP no longer holds its next run back. A run reads the
+ * venue a moment after its slot, while the TWAP placed a moment after the last slot still has its last
+ * slice or its final record to come: an hourly DCA of 60-minute TWAPs waited for it each hour, and under a
+ * 15-minute cron bought every 75 minutes (9 buys in 11 slots; a cron trial). Two minutes of overlap at the
+ * same pace; what the old one still takes is held from the balances.
+ */
+const OWN_TWAP_ENDING_MS = 2 * 60_000;
 
 /**
  * "a TWAP #12 of dca-hype is already running on HYPE/USDC": who placed it, when the journal knows

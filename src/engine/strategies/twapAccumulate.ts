@@ -61,7 +61,7 @@ export const twapAccumulate = defineStrategy({
       quoteKeyPath: ["params", "quote"],
     },
   ],
-  decide(snapshot, params, _now, memory, name) {
+  decide(snapshot, params, now, memory, name) {
     const considered = "twapOrder" as const;
     const pair = snapshot.pairs.get(params.coin) ?? pairFor(snapshot, params.coin, params.quote);
     if (pair === undefined) {
@@ -88,7 +88,7 @@ export const twapAccumulate = defineStrategy({
       // known yet (it is deferred below, and judged once that TWAP has ended: a review).
       const quoteUsdNow = usdPerUnit(snapshot, quote);
       const unspendable =
-        quoteUsdNow === undefined || blockingTwapOn(snapshot, pair, name, params.side) !== undefined
+        quoteUsdNow === undefined || blockingTwapOn(snapshot, pair, name, params.side, now) !== undefined
           ? undefined
           : budgetTailUnspendable(left, params, quoteUsdNow, snapshot, quote);
       if (unspendable !== undefined && memory.spentUsd.gt(0))
@@ -108,7 +108,7 @@ export const twapAccumulate = defineStrategy({
         ];
       }
     }
-    const running = blockingTwapOn(snapshot, pair, name, params.side);
+    const running = blockingTwapOn(snapshot, pair, name, params.side, now);
     if (running !== undefined) {
       // Temporary: the run is retried at the strategy's next chance instead of being dropped.
       return [{ ...skip(name, runningTwapText(running, pair), considered), defer: true }];
