@@ -403,6 +403,7 @@ export function formatSummary(s: SimulationSummary): string {
   const lines = [
     `Simulated ${s.period.days} day(s) of the ${s.scenario} scenario${replayedText(s)} (seed ${s.seed}, ${s.network} signatures): ${when(s.period.from)} → ${when(s.period.to)} UTC${s.period.interrupted ? " (interrupted)" : ""}`,
     ...s.replayed.map((r) => `  ${replayedLine(r, s.period.days)}`),
+    ...s.notReplayed.map((n) => `  ${notReplayedLine(n)}`),
     `Account ${s.account}: a demo key derived from the seed, with ${holdings}`,
     ...(s.configAccount === null ? [] : [`  ${accountCaveat(s.configAccount, s.forkedFrom)}`]),
     `Strategies${s.configFile === undefined ? "" : ` of ${s.configFile}`}: ${s.strategies.map((x) => `${x.name} (${x.kind}, "${x.schedule}", ${runsText(x)})`).join("; ") || "none enabled"}`,
@@ -449,6 +450,11 @@ export function runsText(x: SimulationSummary["strategies"][number]): string {
       ? ""
       : `, ${x.netted.runs} netted against opposing TWAPs for ${groupDigits(x.netted.usd)} USD (traded without a TWAP of its own: a budget counts it, Trades do not)`;
   return `${x.runs} runs${inSlots}${x.failedRuns > 0 ? `, ${x.failedRuns} failed` : ""}${x.missedSlots > 0 ? `, ${x.missedSlots} missed` : ""}${netted}`;
+}
+
+/** "PURR/USDC is not replayed: its prices are the scenario's random walk (…), not history". */
+export function notReplayedLine(n: SimulationSummary["notReplayed"][number]): string {
+  return `${n.pair} is not replayed: its prices are ${n.path}, not history`;
 }
 
 /** ", @107 replayed from candles/HYPE.csv": the pairs whose prices were real history, for headers. */

@@ -11,6 +11,7 @@ import {
   booksText,
   eventsNotAppliedText,
   netAprText,
+  notReplayedLine,
   onePathText,
   onePricePath,
   replayedLine,
@@ -365,6 +366,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
   seed ${s.seed}, ${escapeHtml(s.network)} signatures, account <code>${escapeHtml(s.account)}</code> (demo key derived from the seed)${s.forkedFrom ? `, holding what the forked account <code>${escapeHtml(s.forkedFrom)}</code> held` : s.holdingsFrom ? `, holding what the scenario's demo account <code>${escapeHtml(s.holdingsFrom)}</code> holds` : ", with the default demo holdings"}.${s.configAccount === null ? "" : ` ${escapeHtml(capitalized(accountCaveat(s.configAccount, s.forkedFrom)))}.`}
   Strategies: ${s.strategies.map((x) => `<b>${escapeHtml(x.name)}</b> (${escapeHtml(x.kind)}, <code>${escapeHtml(x.schedule)}</code>, ${runsText(x)})`).join(", ") || "none"}.</p>
   ${s.replayed.map((r) => `<p class="replayed">${escapeHtml(replayedLine(r, s.period.days))}.</p>`).join("")}
+  ${s.notReplayed.map((n) => `<p class="replayed">${escapeHtml(notReplayedLine(n))}.</p>`).join("")}
   ${s.eventsApplied.length ? `<p>Scenario events: ${s.eventsApplied.map((e) => `${escapeHtml(when(e.at))} ${escapeHtml(e.what)}`).join("; ")}.</p>` : ""}
   ${skippedEvents ? `<p>${escapeHtml(skippedEvents)}.</p>` : ""}
   ${s.notes?.length ? `<p>The fork: ${s.notes.map((n) => escapeHtml(n)).join("; ")}.</p>` : ""}

@@ -216,6 +216,12 @@ export interface SimulationRecord {
   interrupted: boolean;
   /** Candle files replayed in place of their pair's price path (simulate --prices, then the scenario's). */
   replayed: ReplayedPrices[];
+  /**
+   * With candles replayed: the scenario's other pairs and how their prices were made (not history). A
+   * skeptic's trial read a run with HYPE replayed as a run on real history, while PURR's random walk
+   * swung its result from -430 to +297 across seeds.
+   */
+  notReplayed?: Array<{ pair: string; path: string }>;
   strategies: Array<Pick<Strategy, "name" | "kind" | "schedule">>;
   /**
    * netApr: the delegator's APR at the end, the simulator's week rate (before commission) × (1 − commission); `notEarning` when
@@ -581,6 +587,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         plannedTo: to,
         interrupted,
         replayed,
+        ...(replayed.length === 0 ? {} : { notReplayed: notReplayed(scenario, replayed, seed) }),
         strategies: enabled.map((s) => ({ name: s.name, kind: s.kind, schedule: s.schedule })),
         validators: sim.validators().map((v) => ({
           address: v.address,
@@ -827,6 +834,30 @@ function replayPrices(scenario: Scenario, files: string[]): CandleFile[] {
     delete scenario.prices[`${pair.base}/${pair.quote}`];
     scenario.prices[pairName(pair)] = { candles: c };
     return c;
+  });
+}
+
+/** The scenario's pairs no candle file replays, and what their prices are instead. */
+function notReplayed(
+  scenario: ReturnType<typeof loadScenarioFile>,
+  replayed: readonly ReplayedPrices[],
+  seed: number,
+): Array<{ pair: string; path: string }> {
+  const coins = new Set(replayed.map((r) => r.coin));
+  return scenario.pairs.flatMap((p) => {
+    const name = pairName(p);
+    const label = `${p.base}/${p.quote}`;
+    if (coins.has(name) || coins.has(label)) return [];
+    const config = scenario.prices[name] ?? scenario.prices[label];
+    const path =
+      config !== undefined && "points" in config
+        ? "the scenario's scripted points"
+        : config !== undefined && "candles" in config
+          ? "the scenario's candles"
+          : config === undefined || config.volatility === 0
+            ? "held flat by the scenario"
+            : `the scenario's random walk (volatility ${config.volatility} a year, seed ${seed})`;
+    return [{ pair: label, path }];
   });
 }
 

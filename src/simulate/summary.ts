@@ -229,6 +229,8 @@ export interface SimulationSummary {
   scenario: string;
   /** Pairs whose prices were replayed from candle files (--prices or the scenario's `prices:`). */
   replayed: ReplayedSummary[];
+  /** With some pair replayed: the scenario's other pairs and how their prices were made (not history). */
+  notReplayed: Array<{ pair: string; path: string }>;
   seed: number;
   network: string;
   account: string;
@@ -841,6 +843,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
   return {
     scenario: r.scenario.name,
     replayed: r.replayed.map((x) => replayedSummary(x, r.from, r.to)),
+    notReplayed: r.notReplayed ?? [],
     seed: r.seed,
     network: r.network,
     account: r.account,
