@@ -70,6 +70,8 @@ export type DaemonRuntime = Pick<
 export interface DaemonOptions {
   runtime: DaemonRuntime;
   strategies: readonly Strategy[];
+  /** The configuration's disabled strategies: their slots pass quietly (Scheduler.setDisabled). */
+  disabled?: readonly Strategy[];
   logger: Logger;
   metrics?: BotMetrics;
   /** Default: node-cron in UTC. */
@@ -343,6 +345,7 @@ export class Daemon {
         ? {}
         : { maxClockSkewMs: o.runtime.config.schedule.maxClockSkewMs }),
       venueNow: () => o.runtime.venueClock?.now?.(),
+      ...(o.disabled ? { disabled: o.disabled } : {}),
     });
   }
 
@@ -527,6 +530,7 @@ export class Daemon {
       if (this.state === "running") this.scheduleEntry(entry);
     }
     this.scheduler.setStrategies([...this.entries.values()].map((e) => e.def));
+    this.scheduler.setDisabled(loaded.filter((s) => !s.enabled));
     if (this.state === "running") this.scheduler.register(this.runtime.clock());
     if (this.held !== undefined) {
       this.logger.info(`the strategy files load again: strategies run (was: ${this.held})`);

@@ -1102,7 +1102,7 @@ export class Journal {
     account: string,
     strategy: string,
     slot: number,
-    outcome: "acted" | "missed",
+    outcome: "acted" | "missed" | "disabled",
     schedule: string | null = null,
   ): void {
     this.sql(

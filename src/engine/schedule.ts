@@ -413,7 +413,7 @@ function countSlots(cron: CronSchedule, after: number, until: number): number {
 }
 
 /** The latest slot in (after, until], or undefined. */
-function lastSlotAtOrBefore(cron: CronSchedule, after: number, until: number): number | undefined {
+export function lastSlotAtOrBefore(cron: CronSchedule, after: number, until: number): number | undefined {
   // Search back in growing windows so a long gap costs few steps.
   for (let span = HOUR; ; span *= 4) {
     const from = Math.max(after, until - span);

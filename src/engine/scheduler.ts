@@ -22,6 +22,7 @@ import {
   CronSchedule,
   DEFAULT_CATCH_UP_MS,
   DEFAULT_MAX_CLOCK_SKEW_MS,
+  lastSlotAtOrBefore,
   rewoundSlotState,
   slotVerdict,
 } from "./schedule.js";
@@ -136,6 +137,8 @@ export interface SchedulerOptions {
   maxClockSkewMs?: number;
   /** The venue's time as its answers tell (VenueClock.now), undefined before any did. */
   venueNow?: () => number | undefined;
+  /** The configuration's disabled strategies: their slots pass quietly (Scheduler.setDisabled). */
+  disabled?: readonly Strategy[];
 }
 
 /**
@@ -160,6 +163,7 @@ export class Scheduler {
   private readonly maxClockSkewMs: number;
   private readonly venueNow: (() => number | undefined) | undefined;
   private entries = new Map<string, Entry>();
+  private disabled = new Map<string, CronSchedule>();
 
   constructor(o: SchedulerOptions) {
     this.journal = o.journal;
@@ -172,6 +176,20 @@ export class Scheduler {
     this.maxClockSkewMs = o.maxClockSkewMs ?? DEFAULT_MAX_CLOCK_SKEW_MS;
     this.venueNow = o.venueNow;
     this.setStrategies(o.strategies);
+    this.setDisabled(o.disabled ?? []);
+  }
+
+  /**
+   * The configuration's disabled strategies. Each plan settles their slots as passed over, so that, once
+   * enabled again, the slots of the time they were off are not reported missed with advice to call
+   * `once` more often (a cron trial: three days disabled, then "missed 3 slots … nothing ran for it" and
+   * a schedule.missed notice for a pause the owner chose). A strategy removed from the files is not known
+   * here: its slots are reported missed when it comes back.
+   */
+  setDisabled(list: readonly Strategy[]): void {
+    this.disabled = new Map(
+      list.filter((d) => !this.entries.has(d.name)).map((d) => [d.name, new CronSchedule(d.schedule)]),
+    );
   }
 
   /** Replaces the strategy set; unchanged strategies keep their back-off. */
@@ -240,6 +258,15 @@ export class Scheduler {
     const missed: Missed[] = [];
     const names = [...this.entries.keys()].filter((name) => !busy.has(name));
     const states = this.journal.slotStates(this.account, names, now);
+    if (this.disabled.size > 0) {
+      const off = this.journal.slotStates(this.account, [...this.disabled.keys()], now);
+      for (const [name, cron] of this.disabled) {
+        const state = off.get(name)!;
+        const passed = lastSlotAtOrBefore(cron, state.lastSlot ?? state.firstSeen, now);
+        if (passed !== undefined)
+          this.journal.settleSlot(this.account, name, passed, "disabled", cron.expression);
+      }
+    }
     let redated = false;
     // A clock further from the venue's than maxClockSkew: the cycles hold every strategy until it is
     // corrected, so no slot is settled as missed meanwhile (a cron user's trial: 3 hours ahead, the day's
@@ -598,6 +625,8 @@ export async function oncePass(
      * TWAP was sent still applies.
      */
     watchStrategies?: readonly Strategy[];
+    /** The configuration's disabled strategies (their slots pass quietly). */
+    disabled?: readonly Strategy[];
   } = {},
 ): Promise<OncePass> {
   const { watchRunningTwaps } = await import("./guards.js");
@@ -623,6 +652,7 @@ export async function oncePass(
     ...(o.catchUpMs === undefined ? {} : { catchUpMs: o.catchUpMs }),
     ...(deps.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: deps.maxClockSkewMs }),
     ...(deps.venueNow ? { venueNow: deps.venueNow } : {}),
+    ...(o.disabled ? { disabled: o.disabled } : {}),
   });
   const { plan, runs } = await runDueSlots(scheduler, deps, {
     trigger: o.trigger ?? "once",

@@ -193,6 +193,7 @@ export function register(program: Command, ctx: CliContext): void {
           const { endedOwnTwaps, twapEndsSince } = await import("../../engine/twapEnds.js");
           const twapEndsFrom = twapEndsSince(runtime.journal, runtime.account);
           const pass = await oncePass(deps, strategies, {
+            disabled: config.strategies.filter((s) => !s.enabled),
             ...(config.schedule ? { catchUpMs: config.schedule.catchUpMs } : {}),
             readSignal: stopping.signal,
             // The guards as the files that loaded state them, whether or not strategies run.

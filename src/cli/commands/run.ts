@@ -219,6 +219,7 @@ async function runDaemon(
     const daemon = new Daemon({
       runtime,
       strategies: acting,
+      disabled: config.strategies.filter((s) => !s.enabled),
       logger,
       metrics,
       ...(flags.unhealthyAfter !== undefined ? { unhealthyAfterFailures: flags.unhealthyAfter } : {}),
