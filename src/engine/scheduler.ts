@@ -576,13 +576,17 @@ export async function runDueSlots(
   scheduler: Scheduler,
   deps: CycleDeps,
   o: Omit<CycleOptions, "strategies" | "cycleId"> & { busy?: ReadonlySet<string> },
-): Promise<{ plan: SchedulePlan; runs: DueRun[] }> {
+): Promise<{ plan: SchedulePlan; runs: DueRun[]; stopped: SlotGroup[] }> {
   const plan = scheduler.plan(deps.clock(), o.busy);
   const runs: DueRun[] = [];
+  const stopped: SlotGroup[] = [];
   const { busy: _busy, ...cycle } = o;
   for (const group of plan.groups) {
-    // Stopping (readSignal): the groups not started stay due, unrun.
-    if (o.readSignal?.aborted) break;
+    // Stopping (readSignal): the groups not started stay due, unrun, and are said so.
+    if (o.readSignal?.aborted) {
+      stopped.push(group);
+      continue;
+    }
     try {
       const r = await runSlotGroup(scheduler, deps, group, cycle);
       runs.push({ group, report: r.report, error: undefined, acted: r.acted, deferred: r.deferred });
@@ -591,7 +595,7 @@ export async function runDueSlots(
       runs.push({ group, report: undefined, error: describeError(err), acted: [], deferred: [] });
     }
   }
-  return { plan, runs };
+  return { plan, runs, stopped };
 }
 
 export interface OncePass {
@@ -604,6 +608,8 @@ export interface OncePass {
   };
   plan: SchedulePlan;
   runs: DueRun[];
+  /** Due groups not started: the pass was stopped (SIGINT, SIGTERM) first; their slots stay due. */
+  stopped: SlotGroup[];
 }
 
 /**
@@ -654,10 +660,10 @@ export async function oncePass(
     ...(deps.venueNow ? { venueNow: deps.venueNow } : {}),
     ...(o.disabled ? { disabled: o.disabled } : {}),
   });
-  const { plan, runs } = await runDueSlots(scheduler, deps, {
+  const { plan, runs, stopped } = await runDueSlots(scheduler, deps, {
     trigger: o.trigger ?? "once",
     ...(o.killSwitchActive === undefined ? {} : { killSwitchActive: o.killSwitchActive }),
     ...(o.readSignal ? { readSignal: o.readSignal } : {}),
   });
-  return { watch, plan, runs };
+  return { watch, plan, runs, stopped };
 }

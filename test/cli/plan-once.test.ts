@@ -1,7 +1,7 @@
 // `hlbot plan --json` and `hlbot once` end to end: the built CLI as a real process, against the
 // embedded simulator served over 127.0.0.1 in real time.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Wallet } from "ethers";
@@ -521,6 +521,61 @@ describe("plan --json and once through the CLI", () => {
       expect(stderr).toContain("stopping after the request in flight; nothing new is sent");
       expect(stdout.match(/; not sent: hlbot is stopping/g)).toHaveLength(2);
       expect(mine("delegate")).toEqual([]);
+    } finally {
+      sim.setFaults({});
+    }
+  }, 60_000);
+
+  it("once stopped during its reads names the due strategy it did not run, not 'no strategy is due'", async () => {
+    // A cron trial: SIGTERM 3.5 s into a pass whose venue answered slowly printed "no strategy is due"
+    // (exit 130) about a strategy that was due; its slot stayed due, but the words said otherwise.
+    const staker = Wallet.createRandom();
+    sim.fund(staker.address.toLowerCase(), "HYPE", "1000");
+    writeFileSync(
+      join(dir, "staking-slow.yaml"),
+      stringify({
+        name: "staking-slow",
+        kind: "validator-staking",
+        schedule: "*/2 * * * * *",
+        params: { validators: 2, maxCommission: 0.1, stakeIdleSpot: { enabled: true, keepSpot: 100 } },
+      }),
+    );
+    const file = join(dir, "slow-bot.yaml");
+    writeFileSync(
+      file,
+      stringify({
+        network: "testnet",
+        baseUrl: sim.url,
+        mode: "live",
+        strategies: ["staking-slow.yaml"],
+        state: "./state-slow",
+        schedule: { allowSeconds: true },
+        limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 1000 },
+        log: { level: "fatal" },
+      }),
+    );
+    const keyEnv = { HLBOT_PRIVATE_KEY: staker.privateKey };
+    expect((await run(["once", "--config", file], keyEnv)).code).toBe(0); // first sight registers
+    await sleep(2100); // the next 2-second slot comes
+    sim.setFaults({ info: { latencyMs: 1500 } });
+    try {
+      const child = spawn(process.execPath, [join(REPO_ROOT, "bin/hlbot.js"), "once", "--config", file], {
+        env: { PATH: process.env.PATH ?? "", ...keyEnv },
+      });
+      let stdout = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+      // Its signal handlers are set before it takes the state folder's lock; then it reads, slowly.
+      const lock = join(dir, "state-slow", "lock.json");
+      const end = Date.now() + 20_000;
+      while (!existsSync(lock) && Date.now() < end) await sleep(20);
+      await sleep(1000);
+      child.kill("SIGTERM");
+      expect(await closed).toBe(130);
+      expect(stdout).not.toMatch(/no strategy is due/);
+      expect(stdout).toMatch(
+        /stopped before the due strategies ran: staking-slow \(slot [^)]+\) \(their slots stay due\)/,
+      );
     } finally {
       sim.setFaults({});
     }

@@ -200,6 +200,10 @@ export function register(program: Command, ctx: CliContext): void {
             watchStrategies: scheduledStrategies(config.strategies),
           });
           const { plan, runs } = pass;
+          // Stopped before they ran (SIGINT, SIGTERM during the reads): due, and said so, not "not due".
+          const stoppedNames = pass.stopped.flatMap((g) =>
+            g.strategies.map((x) => `${x.name} (slot ${iso(g.slot)})`),
+          );
           // The kill switch's cancels (limits.killSwitchCancelRunning) run inside a cycle: when no strategy
           // ran in this pass (none due, or a strategy file that does not load) they run in one of their
           // own, as `hlbot stop --cancel-twaps` does (a review: with a broken file nothing cancelled).
@@ -395,6 +399,7 @@ export function register(program: Command, ctx: CliContext): void {
                     })),
                   ...(r.error ? { error: r.error } : {}),
                 })),
+                ...(stoppedNames.length > 0 ? { stopped: stoppedNames } : {}),
                 notDue: plan.notDue.map((n) => ({
                   strategy: n.strategy,
                   reason: n.reason,
@@ -438,9 +443,13 @@ export function register(program: Command, ctx: CliContext): void {
                       `${onceFor}): NO STRATEGY RAN: ${configIssues.length === 1 ? "a strategy file does not load" : `${configIssues.length} strategy files do not load`} (see the errors on stderr); only the guards of running TWAPs were checked\n`
                     : unknown.issues.length > 0 && strategies.length === 0
                       ? `${onceFor}): NO STRATEGY RAN: every strategy names a market the venue does not list (see the errors on stderr)\n`
-                      : `${onceFor}): no strategy is due\n`,
+                      : stoppedNames.length > 0
+                        ? `${onceFor}): stopped before the due strategies ran: ${stoppedNames.join(", ")} (their slots stay due)\n`
+                        : `${onceFor}): no strategy is due\n`,
               );
             if (killSwitch !== undefined) out.push(`  kill switch ${killSwitch}\n`);
+            if (runs.length > 0)
+              for (const n of stoppedNames) out.push(`  ${n}: stopped before it ran (its slot stays due)\n`);
             for (const n of plan.notDue) out.push(`  ${n.strategy}: skipped, ${n.reason}\n`);
             for (const m of plan.missed)
               out.push(
