@@ -1367,6 +1367,25 @@ export class Journal {
     return changed;
   }
 
+  /**
+   * Records whether the kill switch was last told engaged (`once` tells its changes at its next pass);
+   * returns what was recorded before: undefined when nothing ever was.
+   */
+  swapKillSwitchTold(engaged: boolean): boolean | undefined {
+    return this.runInTransaction(() => {
+      const before = this.sql(
+        "SELECT name FROM journal_flags WHERE name IN ('killswitch-told-engaged', 'killswitch-told-released')",
+      ).get() as { name: string } | undefined;
+      this.sql(
+        "DELETE FROM journal_flags WHERE name IN ('killswitch-told-engaged', 'killswitch-told-released')",
+      ).run();
+      this.sql("INSERT INTO journal_flags (name) VALUES (?)").run(
+        engaged ? "killswitch-told-engaged" : "killswitch-told-released",
+      );
+      return before === undefined ? undefined : before.name === "killswitch-told-engaged";
+    }) as boolean | undefined;
+  }
+
   /** A strategy's TWAP submissions whose effect counts (pending, accepted, unknown, landed), oldest first. */
   twapSubmissions(strategy: string): CountedTwapRow[] {
     return this.sql(`${COUNTED_TWAPS} ORDER BY s.id`).all(strategy, ...COUNTED) as CountedTwapRow[];

@@ -531,7 +531,9 @@ async function notifyOnce(
     scheduleMissedEvent,
     toldAgain,
     twapEndedEvent,
+    killSwitchEvent,
   } = await import("../../engine/notify/events.js");
+  const { killSwitchEngaged } = await import("../../engine/killSwitch.js");
   const { failedRuns, failedRunsText, unprocessedOnly } = await import("../../engine/cycle.js");
   const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
   const notifier = createNotifier(config.notify, ctx.env, logger, runtime.journal);
@@ -539,6 +541,15 @@ async function notifyOnce(
   const at = { account: runtime.account, network: config.network, now: runtime.clock() };
   for (const e of reconciledEvents(at, pass.watch.reconciled ?? [])) notifier.notify(e);
   for (const t of o.ended) notifier.notify(twapEndedEvent(at, t));
+  // The kill switch engaged or released since the last pass (the journal remembers what was told): a
+  // cron user's webhook got neither (only the daemon told them). Engaged at the first pass is told too.
+  const switchFile = config.limits.killSwitchFile;
+  const engaged = switchFile === undefined ? undefined : killSwitchEngaged(switchFile);
+  if (switchFile !== undefined && engaged !== undefined) {
+    const told = runtime.journal.swapKillSwitchTold(engaged);
+    if (told === undefined ? engaged : told !== engaged)
+      notifier.notify(killSwitchEvent(at, engaged, switchFile));
+  }
   for (const report of [pass.watch.report, stopReport, ...pass.runs.map((r) => r.report)])
     if (report)
       for (const e of submissionEvents(at, report, (name) =>
