@@ -273,6 +273,13 @@ describe("hlbot run (child process)", () => {
         `is in use by another hlbot (\`hlbot run --config ${bot.config}\`, pid ${first.proc.pid}`,
       );
     }
+    // A cron wrapper tells "busy, try later" from a broken configuration (both exit 2) by --json's busy.
+    const busy = cli(["once", "--config", bot.config, "--json"], bot.env);
+    expect((await busy.exited).code).toBe(2);
+    expect(JSON.parse(busy.stdout().trim().split("\n").at(-1) ?? "null").summary).toMatchObject({
+      busy: true,
+      failed: 1,
+    });
     first.proc.kill("SIGTERM");
     expect((await first.exited).code).toBe(0);
     // The lock is gone with the process: the next instance starts.

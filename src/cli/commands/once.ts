@@ -84,6 +84,7 @@ export function register(program: Command, ctx: CliContext): void {
       process.on("SIGTERM", onSignal);
       try {
         const { ConfigError, describeError } = await import("../../lib/errors.js");
+        const { LockHeldError } = await import("../../engine/lock.js");
         // The one --json summary line, of a pass or of one that could not start (same fields).
         const summaryLine = (at: number, account: string | null, rest: Record<string, unknown>) =>
           `${stringifyJson({ summary: { at: iso(at), account, network: config.network, mode: live ? "live" : "dry-run", ...rest } })}\n`;
@@ -99,6 +100,8 @@ export function register(program: Command, ctx: CliContext): void {
             killSwitch: killSwitchNotice(config.limits.killSwitchFile) ?? null,
             error: describeError(err),
             failed: 1,
+            // Another hlbot held the state folder (an overlapping cron call): try later, nothing is broken.
+            ...(err instanceof LockHeldError ? { busy: true } : {}),
           });
         // A pass that could not start: the venue's error, but exit 2 when a configuration problem was
         // said above (the thing to fix first; cron monitoring tells the two apart by the code).
