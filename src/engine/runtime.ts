@@ -65,6 +65,8 @@ export interface RuntimeOptions {
   resend?: ConstructorParameters<typeof ExchangeClient>[0]["resend"];
   /** `journal rebuild` itself: a lost journal is what it repairs, so it is not warned of. */
   repairingState?: boolean;
+  /** Leave the configuration's warnings to `config validate` (`once --quiet`, every few minutes). */
+  quietConfigWarnings?: boolean;
 }
 
 export interface Runtime {
@@ -108,7 +110,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
   }
 
   // What `hlbot config validate` warns of, said again by every command that acts on the file.
-  for (const w of configWarnings(config)) o.logger.warn(w);
+  if (!o.quietConfigWarnings) for (const w of configWarnings(config)) o.logger.warn(w);
 
   // Loaded only when the caller collects metrics (the daemon): prom-client is not needed otherwise.
   const observers = o.metrics ? (await import("./metrics.js")).venueObservers(o.metrics) : undefined;

@@ -20,6 +20,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option("-c, --config <file>", CONFIG_OPTION_HELP)
     .option("--dry-run", "never submit, whatever the config says")
     .option("--json", "print each action as one JSON line on stdout, then one summary line")
+    .option(
+      "--quiet",
+      "print nothing for a pass with nothing to tell (no action, failure, missed slot, ended TWAP or engaged kill switch), and leave the configuration's warnings to `config validate`: for cron mail (--json lines are always printed)",
+    )
     .addHelpText(
       "after",
       "\nA strategy acts only in a cron slot that is due: the latest slot since it last acted, at most\n" +
@@ -30,7 +34,7 @@ export function register(program: Command, ctx: CliContext): void {
         "run. Exit 0: done; 1: something failed, refused or unknown; 2: a configuration error, or the\n" +
         "state folder is in use by another hlbot (an overlapping call); 130: stopped by a signal.",
     )
-    .action(async (opts: { config?: string; dryRun?: boolean; json?: boolean }) => {
+    .action(async (opts: { config?: string; dryRun?: boolean; json?: boolean; quiet?: boolean }) => {
       const { loadBotConfig, botLogger } = await import("../bot.js");
       // A strategy file that does not load (half-edited, a typo) stops the strategies, not the pass: the
       // guards of running TWAPs still run (with the limits of the files that loaded), exit 2. No strategy
@@ -118,6 +122,7 @@ export function register(program: Command, ctx: CliContext): void {
             mode: live ? "live" : "dry-run",
             logger,
             command: `hlbot once --config ${config.file}`,
+            ...(opts.quiet ? { quietConfigWarnings: true } : {}),
           });
         } catch (err) {
           // The venue can fail before the journal opens (an API wallet's role is asked first): the pass is
@@ -475,7 +480,17 @@ export function register(program: Command, ctx: CliContext): void {
               out.push(`  ${e.title}; ${e.text}\n`);
             }
           }
-          ctx.stdout(out.join(""));
+          // --quiet: the whole report when the pass has anything to tell, else nothing (cron mails output).
+          const told =
+            bad > 0 ||
+            plan.missed.length > 0 ||
+            ended.length > 0 ||
+            stoppedNames.length > 0 ||
+            killSwitch !== undefined ||
+            configIssues.length + unknown.issues.length > 0 ||
+            (w.reconciled?.length ?? 0) > 0 ||
+            [w.report, stopReport, ...runs.map((r) => r.report)].some((r) => (r?.actions.length ?? 0) > 0);
+          if (opts.json || !opts.quiet || told) ctx.stdout(out.join(""));
           for (const issue of unknown.issues)
             ctx.stderr(`hlbot: error: ${formatIssue(issue)} (this strategy was left out)\n`);
           ctx.exitCode = stopping.signal.aborted
