@@ -132,6 +132,11 @@ export function readCandleFile(file: string): CandleFile {
           `interval: expected one of ${CANDLE_INTERVALS.join(", ")} (the venue's), got ${JSON.stringify(f[1])}`,
           at,
         );
+      if (f[0]!.trim() === "")
+        throw new ConfigError(
+          'coin: empty: expected the market the candles are of (e.g. "@107" or "PURR/USDC", as `hlbot data fetch` writes it)',
+          at,
+        );
       coin = f[0]!;
       interval = f[1];
     } else if (f[0] !== coin || f[1] !== interval)

@@ -136,6 +136,10 @@ describe("candle files with gaps or mixed intervals (#15)", () => {
     expect(() => readCandleFile(write("60m.csv", [row(T, "60m"), row(T + 5 * HOUR, "60m")]))).toThrow(
       /60m\.csv:2: interval: expected one of 1m, 3m, .*, 1M \(the venue's\), got "60m"/,
     );
+    // A file whose coin column is empty (a skeptic's trial: "the candles are of , a pair …").
+    expect(() => readCandleFile(write("nocoin.csv", [row(T).replace(/^@107/, "")]))).toThrow(
+      /nocoin\.csv:2: coin: empty: expected the market the candles are of/,
+    );
     expect(() =>
       readCandleFile(
         write("mixed.csv", [row(T), row(T + HOUR), row(T + HOUR + 30 * 60_000), row(T + 3 * HOUR)]),
