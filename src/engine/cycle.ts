@@ -58,9 +58,13 @@ import { excessOverTarget, type TwapRebalanceParams } from "./strategies/twapReb
 import type { StrategyMemory } from "./strategies/types.js";
 import type { ValidatorStakingParams } from "./strategies/validatorStaking.js";
 import { PAIRED_WITHIN_MS } from "./strategies/validatorStaking.js";
+import { usdPerUnit } from "./usd.js";
 
 const DAY_MS = 24 * 60 * 60_000;
 const MINUTE_MS = 60_000;
+/** The size range, as shares of amountUsd, of a TWAP taken as a DCA's own run by another instance. */
+const SAME_RUN_LOW = 0.7;
+const SAME_RUN_HIGH = 1.3;
 
 /** The executor's helpers, still importable from here. */
 export { callFor } from "./executor.js";
@@ -491,17 +495,25 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     const history = read.stakingHistory;
     const venueNow = deps.venueNow?.();
     const localToVenue = venueNow === undefined ? 0 : venueNow - deps.clock();
-    // Who placed each running TWAP: the venue does not say; this bot's journal does (shown in reasons).
+    // Who placed each running TWAP: the venue does not say; this bot's journal does (shown in reasons,
+    // and a DCA does not wait for an enabled strategy's TWAP on its side), and how long it still runs on
+    // the venue's clock (its start is the venue's time).
+    const enabledNow = new Set((deps.peers ?? o.strategies).map((s) => s.name));
     const owned =
       read.twaps.length === 0
         ? read
         : {
             ...read,
-            twaps: read.twaps.map((t) => ({
-              ...t,
-              placedBy:
-                t.twapId === undefined ? null : placedBy(deps.journal.twapPlacedBy(deps.account, t.twapId)),
-            })),
+            twaps: read.twaps.map((t) => {
+              const by =
+                t.twapId === undefined ? null : placedBy(deps.journal.twapPlacedBy(deps.account, t.twapId));
+              return {
+                ...t,
+                placedBy: by,
+                ...(by !== null && enabledNow.has(by) ? { peer: true as const } : {}),
+                remainingMs: t.startedAt + t.minutes * 60_000 - (startedAt + localToVenue),
+              };
+            }),
           };
     const snapshot =
       history === undefined
@@ -1030,9 +1042,27 @@ function slotTwapsElsewhere(
   sinceVenue: number,
 ): { count: number; first: number } | undefined {
   if (strategy.kind !== "twap-accumulate" || snapshot.twapHistory === undefined) return undefined;
-  const p = strategy.params as { coin: string; quote: string; side: "buy" | "sell" };
+  const p = strategy.params as {
+    coin: string;
+    quote: string;
+    side: "buy" | "sell";
+    amountUsd: Decimal;
+    twap: { minutes: number; maxMinutes?: number };
+  };
   const pair = pairFor(snapshot, p.coin, p.quote);
   if (pair === undefined) return undefined;
+  // Its own run elsewhere looks like it: its size at about its amountUsd and no longer than its TWAPs
+  // run (shortened for lots, lengthened up to maxMinutes). Another strategy's TWAP there (another
+  // instance's hourly DCA beside this daily one) is waited for while it runs, not taken as this slot's
+  // run (a review: the daily DCA never bought). Unvalued (no mid): taken as its run, failing closed.
+  const quoteUsd = usdPerUnit(snapshot, pair.quote.name);
+  const longest = Math.max(p.twap.minutes, p.twap.maxMinutes ?? 0);
+  const likeItsRun = (sz: string, minutes: number) => {
+    if (minutes > longest) return false;
+    if (pair.mid === undefined || quoteUsd === undefined) return true;
+    const usd = new Decimal(sz).times(pair.mid).times(quoteUsd);
+    return usd.gte(p.amountUsd.times(SAME_RUN_LOW)) && usd.lte(p.amountUsd.times(SAME_RUN_HIGH));
+  };
   let count = 0;
   let first = Number.POSITIVE_INFINITY;
   for (const entry of latestTwapEntries(snapshot.twapHistory)) {
@@ -1040,6 +1070,7 @@ function slotTwapsElsewhere(
     if ((entry.state.side === "B" ? "buy" : "sell") !== p.side) continue;
     if (entry.state.coin !== pair.name && snapshot.pairs.get(entry.state.coin)?.assetId !== pair.assetId)
       continue;
+    if (!likeItsRun(entry.state.sz, entry.state.minutes)) continue;
     if (journal.hasVenueTwap(account, entry)) continue;
     count++;
     first = Math.min(first, entry.state.timestamp);

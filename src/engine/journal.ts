@@ -509,8 +509,9 @@ export class Journal {
     runsToo = true,
   ): number {
     const rows = this.sql(
-      "SELECT id, status, strategies FROM cycles WHERE trigger = ? ORDER BY started_at DESC, rowid DESC LIMIT ?",
-    ).all(trigger, limit) as Array<{ id: string; status: string; strategies: string }>;
+      `SELECT id, status, strategies FROM cycles WHERE trigger = ? AND started_at >= ?
+         ORDER BY started_at DESC, rowid DESC LIMIT ?`,
+    ).all(trigger, this.keptSince(), limit) as Array<{ id: string; status: string; strategies: string }>;
     let n = 0;
     for (const row of rows) {
       if (strategy !== undefined && !(JSON.parse(row.strategies) as string[]).includes(strategy)) continue;
@@ -556,6 +557,15 @@ export class Journal {
    */
   keepMs: number | undefined;
   private prunedAt: number | undefined;
+
+  /**
+   * From when the journal holds every cycle (keepMs: older ones may be pruned; for ever: the start). A
+   * streak read across pruned cycles would join runs that were apart (a review: a refusal 20 days after
+   * another, a cycle in band between them pruned, was counted the second of a streak and went untold).
+   */
+  private keptSince(): number {
+    return this.keepMs === undefined ? Number.MIN_SAFE_INTEGER : this.clock() - this.keepMs;
+  }
 
   private pruneIfDue(): void {
     if (this.keepMs === undefined) return;
@@ -1016,9 +1026,9 @@ export class Journal {
     // something processed ends the streak (a review: a send refused three weeks earlier, then in band
     // every day, made a new block's first refusal the second of a streak, and it went untold).
     const cycles = this.sql(
-      `SELECT id, strategies FROM cycles WHERE account = ? AND trigger IN ('once', 'run')
+      `SELECT id, strategies FROM cycles WHERE account = ? AND trigger IN ('once', 'run') AND started_at >= ?
          ORDER BY started_at DESC, rowid DESC LIMIT ?`,
-    ).all(account.toLowerCase(), limit) as Array<{ id: string; strategies: string }>;
+    ).all(account.toLowerCase(), this.keptSince(), limit) as Array<{ id: string; strategies: string }>;
     let n = 0;
     for (const c of cycles) {
       if (!(JSON.parse(c.strategies) as string[]).includes(strategy)) continue;

@@ -180,9 +180,9 @@ export class Scheduler {
   }
 
   /**
-   * The configuration's disabled strategies. Each plan settles their slots as passed over, so that, once
-   * enabled again, the slots of the time they were off are not reported missed with advice to call
-   * `once` more often (a cron trial: three days disabled, then "missed 3 slots … nothing ran for it" and
+   * The configuration's disabled strategies. Each plan settles their slots past the catch-up window as
+   * passed over, so that, once enabled again, the slots of the time they were off are not reported
+   * missed with advice to call `once` more often (a cron trial: three days disabled, then "missed 3 slots … nothing ran for it" and
    * a schedule.missed notice for a pause the owner chose). A strategy removed from the files is not known
    * here: its slots are reported missed when it comes back.
    */
@@ -262,7 +262,10 @@ export class Scheduler {
       const off = this.journal.slotStates(this.account, [...this.disabled.keys()], now);
       for (const [name, cron] of this.disabled) {
         const state = off.get(name)!;
-        const passed = lastSlotAtOrBefore(cron, state.lastSlot ?? state.firstSeen, now);
+        // Only slots already past their catch-up window: one within it still acts if the strategy is
+        // enabled again in time, and another bot file on this state folder that runs it still may (a
+        // review: a second file with it disabled used up the first file's slot).
+        const passed = lastSlotAtOrBefore(cron, state.lastSlot ?? state.firstSeen, now - this.catchUpMs - 1);
         if (passed !== undefined)
           this.journal.settleSlot(this.account, name, passed, "disabled", cron.expression);
       }

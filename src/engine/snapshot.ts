@@ -145,9 +145,13 @@ export interface RunningTwap {
   ended?: boolean;
   /**
    * Set on `twaps` by the cycle from its journal (the venue does not say): the strategy that placed it
-   * ("manual" for `hlbot twap`), or null when this bot's journal has no record of it. Shown only.
+   * ("manual" for `hlbot twap`), or null when this bot's journal has no record of it.
    */
   placedBy?: string | null;
+  /** Set on `twaps` by the cycle: `placedBy` is a strategy of the configuration enabled now. */
+  peer?: true;
+  /** Set on `twaps` by the cycle: how long its schedule still runs, on the venue's clock (ms; ≤ 0: over). */
+  remainingMs?: number;
 }
 
 export type StakingLink =

@@ -2,9 +2,10 @@
 // state folders ($HLBOT_STATE_DIR set in one only), bought twice in every slot: each journal knew only its
 // own TWAP, and a DCA without a budget had nothing else to stop it. A DCA now holds in a slot where the
 // venue shows a TWAP on its pair and side, placed since the slot began, that its journal does not have.
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, expect, it, vi } from "vitest";
+import { stringify } from "yaml";
 import { runCli } from "../helpers/cli.js";
 import { HOUR, MIN, type Rig, rig } from "../helpers/cronRig.js";
 
@@ -64,4 +65,39 @@ it("a DCA does not buy again in a slot another state folder's hlbot bought in", 
   const next = await onceOther(r.start + 25 * HOUR + 20_000);
   expect(next.filter((a) => a.action === "twapOrder").map((a) => a.outcome)).toEqual(["accepted"]);
   expect(r.twapsPlaced()).toHaveLength(2);
+}, 120_000);
+
+it("another instance's different DCA on the pair and side is waited for, not taken as this slot's run", async () => {
+  // A review: an hourly 150-USD DCA of a second instance (its own state folder) placed its TWAP in the
+  // daily 300-USD DCA's slot each day, and the daily one held its whole window every day, never buying.
+  r = await rig({ strategies: { "dca.yaml": DCA }, keepShipped: false, fund: { USDC: "20000" } });
+  r.sim.setPrice("@107", "25");
+  const rigged = r;
+  const hourly = {
+    ...DCA,
+    name: "hourly-hype",
+    schedule: "0 * * * *",
+    params: { ...DCA.params, amountUsd: 150, twap: { minutes: 20, randomize: false } },
+  };
+  mkdirSync(join(r.dir, "strategies-2"));
+  writeFileSync(join(r.dir, "strategies-2", "hourly.yaml"), stringify(hourly));
+  const other = join(r.dir, "other.yaml");
+  writeFileSync(
+    other,
+    readFileSync(r.config, "utf8")
+      .replace("state: ./state", "state: ./state-2")
+      .replace("strategies: ./strategies", "strategies: ./strategies-2"),
+  );
+  const onceOther = async (at: number) => {
+    rigged.sim.advanceTo(at);
+    vi.setSystemTime(at);
+    return runCli(["once", "--json", "--config", other], { env: rigged.env });
+  };
+  await onceOther(r.start + 10_000);
+  await r.once(r.start + 20_000);
+  await onceOther(r.start + HOUR + 10_000); // the other's hourly TWAP, 20 minutes
+  const during = await r.once(r.start + HOUR + 20_000);
+  expect(during.actions).toEqual([]);
+  const after = await r.once(r.start + HOUR + 30 * MIN);
+  expect(after.actions.map((a) => [a.strategy, a.outcome])).toEqual([["hype-dca", "accepted"]]);
 }, 120_000);

@@ -215,19 +215,26 @@ export function fitTwapDuration(
   return { ok: true, minutes, note: notes.length ? notes.join("; ") : undefined };
 }
 
-/** The running TWAP of the account on this pair, if any (by asset id or pair name; a perp's never). */
+/**
+ * The running TWAP of the account on this pair, if any (by asset id or pair name; a perp's never). A
+ * trigger TWAP waiting for its price is not one: it may wait for months (a stop-loss placed in the app),
+ * and what it will take is held from the balances meanwhile (twapCommitments); waiting for it held a DCA
+ * beside a resting stop-loss for ever (a review).
+ */
 export function runningTwapOn(snapshot: Snapshot, pair: SpotPair) {
-  return snapshot.twaps.find((t) => t.assetId === pair.assetId || twapCoinIsPair(t.coin, pair));
+  return snapshot.twaps.find(
+    (t) => !t.waiting && (t.assetId === pair.assetId || twapCoinIsPair(t.coin, pair)),
+  );
 }
 
 /**
- * The running TWAP on this pair a strategy about to place a TWAP of `side` waits for: its own (its pace,
- * its budget's rest), any on the other side (the two would trade against each other, fees both ways), and
- * one this bot's strategies did not place (by hand, another tool's, a trigger TWAP waiting for its price:
- * the owner is trading that pair), except its own about to end (OWN_TWAP_ENDING_MS). Not another of this
- * bot's strategies' on the same side: what it still
- * takes is held from the balances (twapCommitments), as when both go out in one cycle (a trader: a 09:00
- * DCA never bought while an 08:00 DCA's 3-hour TWAP ran on the pair, each day).
+ * The running TWAP on this pair (runningTwapOn) a strategy about to place a TWAP of `side` waits for: its
+ * own (its pace, its budget's rest) unless about to end (OWN_TWAP_ENDING_MS), any on the other side (the
+ * two would trade against each other, fees both ways), and one no strategy enabled now placed (by hand,
+ * another tool's or instance's, a strategy renamed or removed since: its successor would double its pace).
+ * Not another enabled strategy's on the same side: what it still takes is held from the balances
+ * (twapCommitments), as when both go out in one cycle (a trader: a 09:00 DCA never bought while an 08:00
+ * DCA's 3-hour TWAP ran on the pair, each day).
  */
 export function blockingTwapOn(
   snapshot: Snapshot,
@@ -238,15 +245,19 @@ export function blockingTwapOn(
 ) {
   return snapshot.twaps.find(
     (t) =>
+      !t.waiting &&
       (t.assetId === pair.assetId || twapCoinIsPair(t.coin, pair)) &&
       !(
         t.side === side &&
-        !t.waiting &&
-        typeof t.placedBy === "string" &&
-        t.placedBy !== MANUAL_STRATEGY &&
-        (t.placedBy !== strategy || t.startedAt + t.minutes * 60_000 <= now + OWN_TWAP_ENDING_MS)
+        t.peer === true &&
+        (t.placedBy !== strategy || endsWithin(t, now, OWN_TWAP_ENDING_MS))
       ),
   );
+}
+
+/** Whether a running TWAP's schedule ends within `ms`: on the venue's clock when the cycle knew it. */
+function endsWithin(t: RunningTwap, now: number, ms: number): boolean {
+  return (t.remainingMs ?? t.startedAt + t.minutes * 60_000 - now) <= ms;
 }
 
 /**
