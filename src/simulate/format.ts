@@ -523,7 +523,7 @@ export function replayNotes(
     const inside = decisionsInsideCandles(run.strategies ?? [], r.interval, run.from, run.to);
     if (inside.length > 0)
       lines.push(
-        `hlbot: ${inside.join(", ")} decide${inside.length === 1 ? "s" : ""} inside the ${r.interval} candles of ${r.coin}: there the price is a path drawn from the seed through each candle's open, high, low and close, not a traded one; candles of a shorter interval (hlbot data fetch --interval 1m or 5m) replay those minutes closer`,
+        `hlbot: ${inside.join(", ")} decide${inside.length === 1 ? "s" : ""} inside the ${r.interval} candles of ${r.coin}: there the price is a path drawn from the seed through each candle's open, high, low and close, not a traded one, with the volatility the candle's range implies (on daily candles of a random walk, hourly moves about 5 to 15% larger than the walk's own, which flatters band rebalancers a little); candles of a shorter interval (hlbot data fetch --interval 1m or 5m) replay those minutes closer`,
       );
   }
   // A history trial: a file's volumes cut to nothing gave the same run; nothing said they were unused.
