@@ -62,9 +62,9 @@ describe("run: a deferral's retry set while the clock ran a day ahead", () => {
     await runDueSlots(scheduler, d, { trigger: "run" });
     expect(placed(bot)).toHaveLength(1); // today's, a 30-minute TWAP
 
-    // 09:00:10, the TWAP still running: the clock jumps a day ahead; tomorrow's slot is due and deferred
-    // behind the running TWAP, its retry set on the ahead clock.
-    bot.sim.advanceTo(slot + 30 * MINUTE + 10 * SEC);
+    // 08:51, the TWAP running until 09:01: the clock jumps a day ahead; tomorrow's slot is due and
+    // deferred behind the running TWAP, its retry set on the ahead clock.
+    bot.sim.advanceTo(slot + 20 * MINUTE);
     bot.clockOffsetMs = DAY;
     const ahead = await runDueSlots(scheduler, d, { trigger: "run" });
     expect(ahead.runs.map((r) => r.deferred)).toEqual([["dca"]]);

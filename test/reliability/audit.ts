@@ -164,9 +164,16 @@ export function auditLedgerAgainstJournal(
   };
 }
 
+/**
+ * How long before its scheduled end a TWAP of the same side may be joined by the next one (the engine's
+ * OWN_TWAP_ENDING_MS: a DCA's next run does not wait for its own TWAP's last two minutes).
+ */
+const ENDING_MS = 2 * 60_000;
+
 function maxConcurrentTwaps(ledger: readonly LedgerEntry[], account: string, violations: string[]): number {
   const pairOf = new Map<number, string>();
   const running = new Map<string, Set<number>>();
+  const endOf = new Map<number, number>();
   let max = 0;
   for (const e of ledger) {
     if (e.user !== account) continue;
@@ -174,10 +181,14 @@ function maxConcurrentTwaps(ledger: readonly LedgerEntry[], account: string, vio
     if (e.kind === "twapPlaced") {
       const pair = String(e.data.coin);
       pairOf.set(id, pair);
+      endOf.set(id, e.time + Number(e.data.minutes) * 60_000);
       const set = running.get(pair) ?? new Set<number>();
+      // A second TWAP on the pair while one still had more than its last minutes to run: a doubled send.
+      const early = [...set].filter((other) => (endOf.get(other) ?? 0) - e.time > ENDING_MS);
+      if (early.length > 0)
+        violations.push(`TWAPs ${[...early, id].join(", ")} ran at the same time on ${pair}`);
       set.add(id);
       running.set(pair, set);
-      if (set.size > 1) violations.push(`TWAPs ${[...set].join(", ")} ran at the same time on ${pair}`);
       max = Math.max(max, set.size);
     } else if (e.kind === "twapFinished" || e.kind === "twapTerminated") {
       const pair = pairOf.get(id);
