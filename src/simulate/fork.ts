@@ -287,6 +287,14 @@ export async function forkAccount(
   const twapHistory = await info.twapHistory({ user }, signal);
   const sliceFills = await info.userTwapSliceFills({ user }, signal);
   const at = info.transport.lastServerDate()?.getTime() ?? opts.now();
+  // Token names are unique on the venue; should two ever clash, the first (lowest index) is kept.
+  const tokens = new Map<number, (typeof meta.tokens)[number]>();
+  const names = new Set<string>();
+  for (const t of [...meta.tokens].sort((a, b) => a.index - b.index)) {
+    if (names.has(t.name)) continue;
+    names.add(t.name);
+    tokens.set(t.index, t);
+  }
   // The venue's day volume includes the account's own trades: a book sized from it is deeper than the
   // others' trading makes it (a fork trial: 60,918 USDC of the account's own TWAP on a thin pair moved it
   // to "medium", and the bot's 5,000-USDC buy cost 6 bps instead of 32). Its TWAP fills of the last 24 h
@@ -296,21 +304,13 @@ export async function forkAccount(
     if (venue === undefined || own <= 0) continue;
     volumes.set(coin, Math.max(0, venue - own));
     const pair = meta.universe.find((u) => u.name === coin);
-    const token = (i: number | undefined) => meta.tokens.find((t) => t.index === i)?.name ?? "?";
-    const label = pair === undefined ? coin : `${token(pair.tokens[0])}/${token(pair.tokens[1])}`;
+    const label =
+      pair === undefined ? coin : `${tokens.get(pair.tokens[0])?.name}/${tokens.get(pair.tokens[1])?.name}`;
     notes.push(
       `${label}: the venue's 24-h volume of ${venue.toFixed(2)} includes ${own.toFixed(2)} of this account's own TWAP fills; the book is sized from the rest (its other own trades are not taken out)`,
     );
   }
 
-  // Token names are unique on the venue; should two ever clash, the first (lowest index) is kept.
-  const tokens = new Map<number, (typeof meta.tokens)[number]>();
-  const names = new Set<string>();
-  for (const t of [...meta.tokens].sort((a, b) => a.index - b.index)) {
-    if (names.has(t.name)) continue;
-    names.add(t.name);
-    tokens.set(t.index, t);
-  }
   const pairs = meta.universe.filter(
     (p) => tokens.has(p.tokens[0]) && tokens.has(p.tokens[1]) && mids[p.name] !== undefined,
   );

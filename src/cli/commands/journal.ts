@@ -201,20 +201,19 @@ function registerCompact(journal: Command, ctx: CliContext): void {
           ["", "-wal"].reduce((n, x) => n + (existsSync(file + x) ? statSync(file + x).size : 0), 0);
         const before = size();
         const { journal, close } = await openJournal(config.state);
+        const cutoff = Date.now() - keep;
+        let gone: ReturnType<typeof journal.prune>;
         try {
-          const cutoff = Date.now() - keep;
-          const gone = journal.prune(cutoff);
+          gone = journal.prune(cutoff);
           journal.vacuum();
+        } finally {
           close();
-          const mb = (n: number) => `${(n / 1_048_576).toFixed(1)} MB`;
-          ctx.stdout(
-            `compacted ${file}: ${mb(before)} → ${mb(size())}; deleted ${gone.cycles} cycle(s), ${gone.decisions} decision(s) and ` +
-              `${gone.notifications} notification attempt(s) from before ${new Date(cutoff).toISOString()}\n`,
-          );
-        } catch (err) {
-          close();
-          throw err;
         }
+        const mb = (n: number) => `${(n / 1_048_576).toFixed(1)} MB`;
+        ctx.stdout(
+          `compacted ${file}: ${mb(before)} → ${mb(size())}; deleted ${gone.cycles} cycle(s), ${gone.decisions} decision(s) and ` +
+            `${gone.notifications} notification attempt(s) from before ${new Date(cutoff).toISOString()}\n`,
+        );
       } finally {
         lock.release();
       }

@@ -222,9 +222,12 @@ export function fitTwapDuration(
  * beside a resting stop-loss for ever (a review).
  */
 export function runningTwapOn(snapshot: Snapshot, pair: SpotPair) {
-  return snapshot.twaps.find(
-    (t) => !t.waiting && (t.assetId === pair.assetId || twapCoinIsPair(t.coin, pair)),
-  );
+  return snapshot.twaps.find((t) => !t.waiting && onPair(t, pair));
+}
+
+/** Whether a running TWAP trades `pair` (by asset id or pair name; a perp's never). */
+function onPair(t: RunningTwap, pair: SpotPair): boolean {
+  return t.assetId === pair.assetId || twapCoinIsPair(t.coin, pair);
 }
 
 /**
@@ -246,7 +249,7 @@ export function blockingTwapOn(
   return snapshot.twaps.find(
     (t) =>
       !t.waiting &&
-      (t.assetId === pair.assetId || twapCoinIsPair(t.coin, pair)) &&
+      onPair(t, pair) &&
       !(
         t.side === side &&
         t.peer === true &&
