@@ -4,7 +4,15 @@
 // order given, so usage accumulates across one cycle's intents exactly as they would be sent.
 import { Decimal, truncateDecimals, ZERO } from "../lib/decimal.js";
 import { intentKindSpec, type LimitFacts } from "./intentKinds.js";
-import { blockedBy, type Intent, minimumCheckPx, never, type Skip, type TwapOrderIntent } from "./intents.js";
+import {
+  blockedBy,
+  type Intent,
+  MANUAL_STRATEGY,
+  minimumCheckPx,
+  never,
+  type Skip,
+  type TwapOrderIntent,
+} from "./intents.js";
 import type { TwapFill } from "./journal.js";
 import type { PriceSanityLimits } from "./priceSanity.js";
 import { DEFAULT_VENUE_RULES, type Snapshot, type VenueRules } from "./snapshot.js";
@@ -177,7 +185,12 @@ function positive(value: unknown): value is Decimal {
  * weekly sale blocked by what another strategy used of the day lost its week: a trader's trial).
  */
 function dailyBlock(intent: Intent, why: string): Skip {
-  return { ...blockedBy(intent, `${why}; the slot stays due`), defer: true };
+  // A manual command has no slot (a staker's refused `hlbot undelegate` was told its slot stayed due).
+  const then =
+    intent.strategy === MANUAL_STRATEGY
+      ? "try again once what it counts leaves the 24-h window"
+      : "the slot stays due";
+  return { ...blockedBy(intent, `${why}; ${then}`), defer: true };
 }
 
 export function applyLimits(

@@ -242,6 +242,22 @@ describe("manual actions through the engine's executor (#14 §3)", () => {
     expect(journal().cycles).toHaveLength(3);
   });
 
+  it("a manual action refused by a daily limit used up says to try again later, not that a slot stays due", async () => {
+    // A staker's `hlbot undelegate` after the bot's busy day: "…less than 1 HYPE left); the slot stays
+    // due": a manual command has no slot.
+    const config = writeConfig({ maxStakeMovePerDay: 5 });
+    expect((await cli(["stake", "--amount", "10", "--live", "--config", config])).code).toBe(0);
+    expect((await cli(["unstake", "--amount", "5", "--live", "--config", config])).code).toBe(0);
+    const run = await cli(["unstake", "--amount", "1", "--live", "--config", config]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /refused, nothing sent: .*above maxStakeMovePerDay 5 \(5 used; less than 1 HYPE left\)/,
+    );
+    expect(run.stderr).toMatch(/try again once what it counts leaves the 24-h window/);
+    expect(run.stderr).not.toMatch(/slot/);
+    expect(ledger("withdrawalInitiated").filter((e) => e.data.amount === "1")).toHaveLength(0);
+  });
+
   it("a delegation beyond maxStakeMovePerDay is refused naming the limit, journaled blocked, nothing sent", async () => {
     const config = writeConfig({ maxStakeMovePerDay: 5 });
     expect((await cli(["stake", "--amount", "10", "--live", "--config", config])).code).toBe(0);

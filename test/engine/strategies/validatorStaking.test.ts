@@ -1142,6 +1142,8 @@ describe("validator-staking: a staker's trial (churn, what moves first, withdraw
   interface Trial {
     validators: Array<{ n: number; name: string; apr: string; jailed?: boolean }>;
     delegations: Record<number, string>;
+    /** Delegations still in their lock at the start, by validator number (e.g. "12h"). */
+    lockedFor?: Record<number, string>;
     params: string;
     limits?: string;
     days: number;
@@ -1157,7 +1159,10 @@ describe("validator-staking: a staker's trial (churn, what moves first, withdraw
         )
         .join("\n");
       const delegations = Object.entries(t.delegations)
-        .map(([n, amount]) => `  - { user: "${USER}", validator: "${V(Number(n))}", amount: "${amount}" }`)
+        .map(
+          ([n, amount]) =>
+            `  - { user: "${USER}", validator: "${V(Number(n))}", amount: "${amount}"${t.lockedFor?.[Number(n)] === undefined ? "" : `, lockedFor: ${t.lockedFor[Number(n)]}`} }`,
+        )
         .join("\n");
       writeFileSync(
         join(dir, "scenario.yaml"),
@@ -1261,6 +1266,60 @@ describe("validator-staking: a staker's trial (churn, what moves first, withdraw
       { day: 0, kind: "undelegate", validator: "Alpha", amount: 1000 },
     ]);
     expect(moves.filter((m) => m.kind === "withdrawalInitiated").map((m) => m.amount)).toEqual([1000, 1000]);
+  }, 60_000);
+
+  it("stake leaving a validator goes in one delegation where the others are short by a little: no small pieces re-locking them", async () => {
+    // A staker's 9,067 HYPE leaving a validator (its commission raised to 50%) went 8,932.67 to a new
+    // validator and 34.54, 33.71, 33.66 and 33.66 to four others 0.4% under their targets: each small
+    // delegation re-locked about 9,000 HYPE for a day to place 34.
+    const { moves } = await trial({
+      validators: [
+        { n: 1, name: "Alpha", apr: "0.0240" },
+        { n: 2, name: "Bravo", apr: "0.0239" },
+        { n: 3, name: "Charlie", apr: "0.0238" },
+        { n: 4, name: "Delta", apr: "0.0237" },
+        { n: 5, name: "Echo", apr: "0.0236" },
+        { n: 6, name: "Zeta", apr: "0.0", jailed: true },
+      ],
+      delegations: { 1: "9000", 2: "9000", 3: "9000", 4: "9000", 6: "9135" },
+      params: "  validators: 5\n  maxMovePerRun: 100000\n",
+      days: 2,
+    });
+    expect(moves).toEqual([
+      { day: 0, kind: "undelegate", validator: "Zeta", amount: 9135 },
+      { day: 0, kind: "delegate", validator: "Echo", amount: 9135 },
+    ]);
+  }, 60_000);
+
+  it("a withdrawal larger than the free stake takes each free validator's whole holding, never more: nothing is refused", async () => {
+    // A staker's maxStaked 0 with 20,000 of 45,000 still locked: the free validators were asked for
+    // shares of the whole 45,000 (25,000 from Bravo, which held 15,000), the venue refused each run
+    // ("Insufficient delegated stake to undelegate") and nothing left until the lock ended.
+    const { moves, result } = await trial({
+      validators: [
+        { n: 1, name: "Alpha", apr: "0.0240" },
+        { n: 2, name: "Bravo", apr: "0.0239" },
+        { n: 3, name: "Charlie", apr: "0.0238" },
+      ],
+      delegations: { 1: "20000", 2: "15000", 3: "10000" },
+      lockedFor: { 1: "12h" },
+      params: "  validators: 3\n  maxStaked: 0\n  maxMovePerRun: 100000\n",
+      limits: "100000",
+      days: 2,
+    });
+    const actions = buildSummary(result.record).actions;
+    expect(actions.filter((a) => a.outcome !== "accepted")).toEqual([]);
+    const undelegations = moves.filter((m) => m.kind === "undelegate");
+    expect(undelegations).toEqual([
+      { day: 0, kind: "undelegate", validator: "Bravo", amount: 15000 },
+      { day: 0, kind: "undelegate", validator: "Charlie", amount: 10000 },
+      { day: 0, kind: "undelegate", validator: "Alpha", amount: 20000 },
+    ]);
+    // The free stake left at the first run (00:15), the locked stake at the first run after its lock.
+    const at = result.record.ledger
+      .filter((e) => e.kind === "undelegate")
+      .map((e) => new Date(e.time).toISOString().slice(11, 16));
+    expect(at).toEqual(["00:15", "00:15", "12:15"]);
   }, 60_000);
 
   it("maxStaked on an uneven split takes from what each holds above its share, largest first: no move follows, under a daily limit too", async () => {
