@@ -101,22 +101,43 @@ export async function runSimulate(o: { quick: boolean }): Promise<SectionResult>
     notes.push("CLI run skipped: dist/ is not built");
   }
   if (!o.quick) {
-    // A fixed amount of pure JS work, measured now on this machine: the yardstick of 5c.
-    const loopMs = fixedLoopMs();
-    const year = await runSimulation({ config, scenarioFile: DEMO_SCENARIO, days: 365, sampleEveryMs: HOUR });
-    const yearS = year.wallMs / 1000;
+    // A fixed amount of pure JS work, measured now on this machine: the yardstick of 5c. The year and
+    // the loop alternate, three of each, and their medians are compared: one year timed once swung by
+    // about ±10% between identical runs on a shared machine (a helper's 74× to 92×), more than most
+    // changes it was meant to show. CPU time beside wall time says how much of it the process got.
+    const loops: number[] = [];
+    const years: Array<{ wallMs: number; cpuMs: number; cycles: number }> = [];
+    for (let i = 0; i < YEAR_RUNS; i++) {
+      loops.push(fixedLoopMs());
+      const cpu0 = process.cpuUsage();
+      const year = await runSimulation({
+        config,
+        scenarioFile: DEMO_SCENARIO,
+        days: 365,
+        sampleEveryMs: HOUR,
+      });
+      const cpu = process.cpuUsage(cpu0);
+      years.push({
+        wallMs: year.wallMs,
+        cpuMs: (cpu.user + cpu.system) / 1000,
+        cycles: year.record.cycles.length,
+      });
+    }
+    const loopMs = median(loops);
+    const yearMs = median(years.map((y) => y.wallMs));
+    const cycles365 = years[0]?.cycles ?? 0;
     figures.push({
       id: "5c",
-      name: "365 simulated days of the demo, in-process",
-      value: yearS,
+      name: `365 simulated days of the demo, in-process (median of ${YEAR_RUNS})`,
+      value: yearMs / 1000,
       unit: "s",
-      baseline: { name: "fixed loop of 2e8 iterations", value: loopMs / 1000 },
-      ratio: year.wallMs / loopMs,
+      baseline: { name: `fixed loop of 2e8 iterations (median of ${YEAR_RUNS})`, value: loopMs / 1000 },
+      ratio: yearMs / loopMs,
       ratioLabel: "year/loop",
-      target: { text: "≤ 10×", met: year.wallMs <= 10 * loopMs },
+      target: { text: "≤ 10×", met: yearMs <= 10 * loopMs },
     });
     notes.push(
-      `365 days: ${year.record.cycles.length} cycles, ${fmtNumber(year.wallMs / Math.max(1, year.record.cycles.length))} ms per cycle; the loop (2e8 additions) took ${fmtNumber(loopMs)} ms`,
+      `365 days: ${cycles365} cycles, ${fmtNumber(yearMs / Math.max(1, cycles365))} ms per cycle; years ${years.map((y) => fmtNumber(y.wallMs / 1000)).join(", ")} s wall (process CPU ${years.map((y) => fmtNumber(y.cpuMs / 1000)).join(", ")} s, garbage collector threads included); loops ${loops.map(fmtNumber).join(", ")} ms`,
     );
     const http = await runSimulation({
       config,
@@ -140,6 +161,9 @@ export async function runSimulate(o: { quick: boolean }): Promise<SectionResult>
   );
   return { title: "5. Simulation speed", figures, notes };
 }
+
+/** Runs of the year (5c), each beside a run of the fixed loop. */
+const YEAR_RUNS = 3;
 
 /** Wall time of 2e8 iterations of a trivial integer loop (the result is used so it is not elided). */
 function fixedLoopMs(): number {
