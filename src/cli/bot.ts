@@ -23,8 +23,8 @@ export async function loadBotConfig(
 /**
  * The network, baseUrl and explorerUrl of the user's bot file (found as every command finds it, never a shipped
  * example), for read-only commands given neither --network nor --base-url; said on stderr. Undefined
- * when none is found or it does not load (a go-live trial: `info` and `tx` in a mainnet bot's folder
- * asked testnet, and an empty answer read as "nothing running").
+ * when none is found (a go-live trial: `info` and `tx` in a mainnet bot's folder asked testnet, and an
+ * empty answer read as "nothing running"); a ConfigError when one is found and does not load.
  */
 export async function botFileVenue(
   ctx: CliContext,
@@ -51,7 +51,15 @@ export async function botFileVenue(
     // A key pasted into this command's arguments, found as the wallet loaded: refused, never sent to
     // the default network instead (a security audit).
     if ((err as { code?: unknown }).code === "SECRET_ARGUMENT") throw err;
-    return undefined;
+    // A bot file that does not load names no network this command may trust: refused, never the default
+    // network instead (a newcomer's mainnet file with an unset ${VAR} queried testnet without a word, and
+    // an empty answer read as an empty account).
+    const { ConfigError } = await import("../lib/errors.js");
+    throw new ConfigError(
+      `${err instanceof Error ? err.message : String(err)} (this command reads its network from ${displayPath(file)}, which does not load: fix it, or give --network or --base-url)`,
+      {},
+      { cause: err },
+    );
   }
 }
 

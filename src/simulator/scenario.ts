@@ -8,6 +8,7 @@ import { dirname, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { Decimal, isDecimalString, parseDecimal } from "../lib/decimal.js";
+import { didYouMean } from "../lib/didYouMean.js";
 import { ConfigError, type ValidationError } from "../lib/errors.js";
 import { formatKeyPath, keepExactNumbers, lineOf, parseYamlSource } from "../lib/yamlSource.js";
 import { ADDRESS_PATTERN, TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../venue/constants.js";
@@ -745,10 +746,12 @@ function parseScenarioText(text: string, file = "scenario"): Scenario {
     });
     return remember(result.data);
   }
-  const issues = result.error.issues.flatMap(ownBranchIssues).map((i) => {
-    const path = i.path.map((p) => (typeof p === "symbol" ? String(p) : p));
-    return { keyPath: formatKeyPath(path), message: i.message, line: lineOf(src, path) };
-  });
+  const issues = result.error.issues
+    .flatMap((i) => ownBranchIssues(i, data))
+    .map((i) => {
+      const path = i.path.map((p) => (typeof p === "symbol" ? String(p) : p));
+      return { keyPath: formatKeyPath(path), message: i.message, line: lineOf(src, path) };
+    });
   const first = issues[0]!;
   const rest = issues
     .slice(1)
@@ -762,12 +765,34 @@ function parseScenarioText(text: string, file = "scenario"): Scenario {
 
 type ZodIssueLike = { code: string; message: string; path: PropertyKey[] };
 
+/** The value at a schema issue's path in the parsed document (undefined where there is none). */
+function valueAtPath(data: unknown, path: readonly PropertyKey[]): unknown {
+  let at = data;
+  for (const key of path) {
+    if (at === null || typeof at !== "object") return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}
+
 /**
  * A union's issue as the one shape that matched and only failed its own checks (a candle file that
  * cannot be read: a scenario trial got "Invalid input" and lost the file's reason), or the issue itself.
  */
-function ownBranchIssues(issue: ZodIssueLike): ZodIssueLike[] {
+function ownBranchIssues(issue: ZodIssueLike, data?: unknown): ZodIssueLike[] {
   if (issue.code !== "invalid_union") return [issue];
+  const options = (issue as { options?: unknown[] }).options;
+  if ((issue as { note?: string }).note === "No matching discriminator" && options !== undefined) {
+    // An event's misspelt `type` (a newcomer got zod's "Invalid discriminator value").
+    const value = valueAtPath(data, issue.path);
+    const names = options.map(String);
+    const guess = typeof value === "string" ? didYouMean(value, names) : undefined;
+    const message =
+      value === undefined
+        ? `is required; one of: ${names.join(", ")}`
+        : `unknown value ${JSON.stringify(value)}${guess === undefined ? "" : ` (did you mean "${guess}"?)`}; one of: ${names.join(", ")}`;
+    return [{ ...issue, message }];
+  }
   const branches = (issue as { errors?: ZodIssueLike[][] }).errors ?? [];
   const own = branches.filter((b) => b.length > 0 && b.every((i) => i.code === "custom"));
   return own.length === 1 ? own[0]!.map((i) => ({ ...i, path: [...issue.path, ...i.path] })) : [issue];

@@ -36,3 +36,33 @@ it("info uses the bot file's network and baseUrl when given neither, and says so
   expect(flagged.code).toBe(0);
   expect(flagged.stderr).toBe("");
 }, 30_000);
+
+it("info and tx refuse a bot file that does not load instead of asking the default network", async () => {
+  // A newcomer's mainnet bot file with an unset ${HLBOT_ACCOUNT}: `info` quietly asked testnet (an
+  // empty account), `tx` said a mainnet hash was unknown.
+  const bot = join(dir, "broken.yaml");
+  writeFileSync(
+    bot,
+    `network: mainnet\nbaseUrl: ${sim.url}\naccount: \${HLBOT_TEST_UNSET_ACCOUNT}\nstate: ./st2\nlimits:\n  maxOrderUsd: 500\n  maxDailyNotionalUsd: 2000\n  maxStakeMovePerDay: 100\n`,
+  );
+  const env = { HLBOT_CONFIG: bot };
+  const user = "0x0000000000000000000000000000000000000001";
+  const info = await runCli(["info", "spotClearinghouseState", "--user", user], { env });
+  expect(info.code).toBe(2);
+  expect(info.stdout).toBe("");
+  expect(info.stderr).toMatch(
+    /broken\.yaml:3: account: environment variable HLBOT_TEST_UNSET_ACCOUNT is not set/,
+  );
+  expect(info.stderr).toMatch(
+    /reads its network from .*broken\.yaml, which does not load: fix it, or give --network or --base-url/,
+  );
+  expect(info.stderr).not.toMatch(/testnet/);
+  const tx = await runCli(["tx", `0x${"ab".repeat(32)}`], { env });
+  expect(tx.code).toBe(2);
+  expect(tx.stderr).toMatch(/which does not load/);
+  // Told which network, the file is not needed.
+  const flagged = await runCli(["info", "spotClearinghouseState", "--user", user, "--base-url", sim.url], {
+    env,
+  });
+  expect(flagged.code, flagged.stderr).toBe(0);
+}, 30_000);

@@ -153,6 +153,11 @@ events:
       '{ at: "tomorrow", type: validator, validator: "0x5ac99df645f3414876c816caa18b2d234024b487" }',
     );
     expect(() => parseScenarioYaml(noChange, "bad.yaml")).toThrow(/offset from the start like "2d"/);
+    // A misspelt type gets its line and a "did you mean", not zod's "Invalid discriminator value".
+    const misspelt = base.replace("type: price", "type: prcie");
+    expect(() => parseScenarioYaml(misspelt, "bad.yaml")).toThrow(
+      /^bad\.yaml:7: events\[0\]\.type: unknown value "prcie" \(did you mean "price"\?\); one of: validator, pair, price, deposit, withdrawal, outage$/,
+    );
   });
 });
 

@@ -114,7 +114,10 @@ export function register(program: Command, ctx: CliContext): void {
     .option("--hash <hash>", "transaction hash (0x + 64 hex digits)")
     .option("--dex <name>", 'perp dex name ("" is the main dex)')
     .option("--req <json>", 'candleSnapshot request, e.g. \'{"coin":"@107","interval":"1h","startTime":0}\'')
-    .option("--network <name>", "mainnet or testnet (default: the bot file's network, else testnet)")
+    .option(
+      "--network <name>",
+      "mainnet or testnet (default: the bot file's network (one that does not load is refused), else testnet)",
+    )
     .option("--base-url <url>", "send every request to this base URL instead (e.g. the simulator)")
     .option("--explorer-url <url>", "post explorer queries (txDetails) to this URL instead")
     .option("--timeout <ms>", "per-request timeout in milliseconds (default 10000)")
@@ -127,10 +130,12 @@ export function register(program: Command, ctx: CliContext): void {
 async function runInfo(type: string, options: InfoOptions, ctx: CliContext): Promise<void> {
   const help = INFO_HELP[type];
   if (!help) {
+    const { didYouMean } = await import("../../engine/config/issues.js");
+    const guess = didYouMean(type, Object.keys(INFO_HELP));
     throw new ValidationError([
       {
         path: "type",
-        message: `unknown info type ${JSON.stringify(type)}; one of: ${Object.keys(INFO_HELP).join(", ")}`,
+        message: `unknown info type ${JSON.stringify(type)}${guess === undefined ? "" : ` (did you mean "${guess}"?)`}; one of: ${Object.keys(INFO_HELP).join(", ")}`,
       },
     ]);
   }
