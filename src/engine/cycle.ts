@@ -798,8 +798,12 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         );
         continue;
       }
+      // The allocator's cut (or netting) of a TWAP the price checks then revalued (a new object) is a
+      // reduction too (a DCA cut to what another left of the USDC was journaled "allowed": a trial).
       const guard: Guard =
-        limited.reduced.includes(intent) || allocation.changed.includes(intent) ? "reduced" : "allowed";
+        limited.reduced.includes(intent) || allocation.changed.includes(sane.revalued.get(intent) ?? intent)
+          ? "reduced"
+          : "allowed";
       // A stop (SIGINT, SIGTERM) lets the request in flight finish and sends nothing new but cancels
       // (they only reduce exposure, and the bot is about to stop watching): the other actions are
       // journaled as not sent (a deferred skip), and the report says the cycle was cut short.

@@ -71,6 +71,8 @@ export interface PriceSanityResult {
   alarms: string[];
   /** Pairs to remember (identity always when first seen; mid only when it passed the checks). */
   observed: PairMemory[];
+  /** Each revalued intent of `allowed` (a new object) to the intent it was given as. */
+  revalued: Map<Intent, Intent>;
 }
 
 /**
@@ -300,6 +302,7 @@ export function checkPriceSanity(input: PriceSanityInput): PriceSanityResult {
   const blocked: Skip[] = [];
   const alarms: string[] = [];
   const observed = new Map<string, PairMemory>();
+  const revalued = new Map<Intent, Intent>();
 
   const observe = (pair: SpotPair) => {
     const label = pairLabel(pair);
@@ -334,7 +337,10 @@ export function checkPriceSanity(input: PriceSanityInput): PriceSanityResult {
     const result = checkTwap(intent, input, alarms);
     if (typeof result === "string") blocked.push(blockedBy(intent, result));
     else if ("deferred" in result) blocked.push({ ...blockedBy(intent, result.deferred), defer: true });
-    else allowed.push(result);
+    else {
+      allowed.push(result);
+      if (result !== intent) revalued.set(result, intent);
+    }
     const pair = snapshot.pairs.get(intent.coin);
     if (pair) observe(pair);
     const quotePair = pair && quoteUsdPair(pair, snapshot);
@@ -347,7 +353,7 @@ export function checkPriceSanity(input: PriceSanityInput): PriceSanityResult {
       observe(pair);
     }
   }
-  return { allowed, blocked, alarms, observed: [...observed.values()] };
+  return { allowed, blocked, alarms, observed: [...observed.values()], revalued };
 }
 
 function checkTwap(
