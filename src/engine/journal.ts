@@ -1016,6 +1016,22 @@ export class Journal {
   }
 
   /**
+   * What `strategy` sent for `account` at or after `sinceMs` that proved absent (never on the venue, its
+   * slot reopened): how many, and when the last of them was sent. TWAP cancels are the watch's.
+   */
+  absentSince(
+    account: string,
+    strategy: string,
+    sinceMs: number,
+  ): { count: number; lastAt: number } | undefined {
+    const row = this.sql(
+      `SELECT COUNT(*) AS count, MAX(created_at) AS lastAt FROM submissions
+         WHERE account = ? AND created_at >= ? AND strategy = ? AND status = 'absent' AND action_type <> 'twapCancel'`,
+    ).get(account, sinceMs, strategy) as { count: number; lastAt: number | null };
+    return row.count > 0 && row.lastAt !== null ? { count: row.count, lastAt: row.lastAt } : undefined;
+  }
+
+  /**
    * Cycles in a row, newest first, in which everything `strategy` sent for `account` was never processed
    * (every attempt refused by a proxy's status, rate limited, or unreachable: submit.ts NEVER_PROCESSED):
    * a long block is told at its first cycle and every tenth, not at each (a cron user's trial: a proxy's
@@ -1577,6 +1593,7 @@ function slotStateOf(row: SlotRow): SlotState {
     firstSeen: row.firstSeen,
     lastSlot: row.lastSlot ?? undefined,
     ...(row.lastSlot !== null && row.lastOutcome === "acted" ? { lastActed: true } : {}),
+    ...(row.lastOutcome === "reopened" ? { reopened: true } : {}),
     ...(row.lastSlot !== null && row.schedule !== null ? { lastSchedule: row.schedule } : {}),
   };
 }

@@ -271,6 +271,8 @@ export interface SlotState {
   lastActed?: boolean;
   /** The cron expression `lastSlot` was settled under (journals from before it was kept: none). */
   lastSchedule?: string;
+  /** What was sent in the last slot proved absent, and the slot is due again (Journal.reopenSlot). */
+  reopened?: boolean;
 }
 
 export type SlotVerdict =

@@ -339,6 +339,31 @@ export class Scheduler {
         });
         continue;
       }
+      // What it sent in this slot proved absent (never on the venue: an exchange answering 5xx, each send
+      // unknown, then absent, the slot reopened): tried again after the back-off of as many failed runs,
+      // counted from the last send, not at once (a DCA's trial: a send every 2 minutes through a 2-hour
+      // outage, 61 in all, each an unknown submission and a reconciliation). A first loss found absent
+      // minutes later (cron) is tried again at once, as before.
+      const lost =
+        this.live && state.reopened === true
+          ? this.journal.absentSince(this.sendAccount, name, v.slot)
+          : undefined;
+      if (lost !== undefined) {
+        const at = Math.min(
+          lost.lastAt + retryDelayMs(lost.count, this.retryBaseMs, this.retryMaxMs),
+          v.slot + this.catchUpMs - LAST_CHANCE_MS,
+        );
+        if (at > now) {
+          e.failures = Math.max(e.failures, lost.count);
+          e.retryAt = Math.max(e.retryAt, at);
+          notDue.push({
+            strategy: name,
+            reason: `${lost.count} ${lost.count === 1 ? "send" : "sends"} of this slot found absent (never on the venue): next attempt ${iso(e.retryAt)}`,
+            next: e.retryAt,
+          });
+          continue;
+        }
+      }
       // A back-off is never longer than retryMaxMs: one ending later than that from now was set while the
       // clock ran ahead (corrected since), and would hold the strategy until the clock got there (a
       // review: a deferral's retry a day ahead). It is over.
