@@ -132,12 +132,22 @@ export async function runManualAction(
       note,
       warn,
     });
+    // With --json, a refusal is one JSON line on stdout too (a newcomer's script read nothing at all
+    // for a kill switch or a limit, while a venue's rejection came as {"status":"rejected",…}).
+    const jsonLine = (status: "refused" | "not-sent", reason: string) => {
+      if (json)
+        ctx.stdout(
+          `${stringifyJson({ status, action: call.type, network: net.network, sent: false, reason })}\n`,
+        );
+    };
     switch (result.status) {
       case "refused":
+        jsonLine("refused", result.reason);
         ctx.stderr(`hlbot: refused, nothing ${live ? "sent" : "signed"}: ${result.reason}\n`);
         ctx.exitCode = 1;
         return;
       case "not-sent":
+        jsonLine("not-sent", result.detail);
         ctx.stderr(`hlbot: ${result.detail}\n`);
         ctx.exitCode = 1;
         return;

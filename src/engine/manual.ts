@@ -482,25 +482,37 @@ async function manualRefusal(
     killSwitchActive: false,
     rules: o.config.venue.rules,
   });
+  /** Above what is left of the day's maxDailyNotionalUsd, in a manual order's words. */
+  const { maxDailyNotionalUsd } = o.config.limits;
+  const aboveDailyNotional = (order: { notionalUsd: Decimal }) => {
+    const used = usage.notionalUsd ?? ZERO;
+    const left = Decimal.max(maxDailyNotionalUsd.minus(used), ZERO);
+    return (
+      `above maxDailyNotionalUsd ${maxDailyNotionalUsd.toFixed()} USD for the last 24 h ` +
+      `(${used.toFixed(2)} USD used, ${left.toFixed(2)} USD left today); this order is ≈${order.notionalUsd.toFixed(2)} USD; ` +
+      "a manual order is never resized: give a smaller --size, or try again once what it counts leaves the 24-h window"
+    );
+  };
   const blocked = limited.blocked[0];
-  if (blocked) return blocked.reason.slice(intent.reason.length).replace(/^; blocked: /, "");
+  if (blocked) {
+    // What is left of the day too small for any TWAP: the strategies' words ("reduced to … the slot
+    // stays due") are not what happens to a manual order (a newcomer's trial).
+    const why = blocked.reason.slice(intent.reason.length).replace(/^; blocked: /, "");
+    return intent.kind === "twapOrder" && why.includes("maxDailyNotionalUsd")
+      ? aboveDailyNotional(intent)
+      : why;
+  }
   // A strategy's TWAP above maxOrderUsd is reduced; a manual order is the user's exact words, so it is
   // refused instead of being sent at another size.
   // The same for a stake move that maxStakeMovePerDay would reduce to what is left of the day.
   const reduced = limited.reduced[0];
   if (reduced) {
     if (intent.kind === "twapOrder") {
-      const { maxOrderUsd, maxDailyNotionalUsd } = o.config.limits;
+      const { maxOrderUsd } = o.config.limits;
       if (intent.notionalUsd.gt(maxOrderUsd))
         return `above maxOrderUsd ${maxOrderUsd.toFixed()} USD (≈${intent.notionalUsd.toFixed(2)} USD); a manual order is never resized: give a smaller --size`;
       // Within maxOrderUsd: reduced to what is left of the day's maxDailyNotionalUsd.
-      const used = usage.notionalUsd ?? ZERO;
-      const left = Decimal.max(maxDailyNotionalUsd.minus(used), ZERO);
-      return (
-        `above maxDailyNotionalUsd ${maxDailyNotionalUsd.toFixed()} USD for the last 24 h ` +
-        `(${used.toFixed(2)} USD used, ${left.toFixed(2)} USD left today); this order is ≈${intent.notionalUsd.toFixed(2)} USD; ` +
-        "a manual order is never resized: give a smaller --size"
-      );
+      return aboveDailyNotional(intent);
     }
     // The strategy's wording ("reduced from … the rest moves later") is not what happens to a manual
     // action: say what the limit leaves.

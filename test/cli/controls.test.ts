@@ -255,6 +255,15 @@ describe("manual actions through the engine's executor (#14 §3)", () => {
     );
     expect(run.stderr).toMatch(/try again once what it counts leaves the 24-h window/);
     expect(run.stderr).not.toMatch(/slot/);
+    // With --json the refusal is a JSON line on stdout too (it printed nothing there).
+    const json = await cli(["unstake", "--amount", "1", "--live", "--json", "--config", config]);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      status: "refused",
+      action: "cWithdraw",
+      sent: false,
+      reason: expect.stringMatching(/above maxStakeMovePerDay 5/),
+    });
     expect(ledger("withdrawalInitiated").filter((e) => e.data.amount === "1")).toHaveLength(0);
   });
 

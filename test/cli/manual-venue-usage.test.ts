@@ -127,6 +127,15 @@ describe("manual live actions count the venue's 24-h usage, as a cycle does", ()
     const small = await cli(twap("3", mine));
     expect(small.code, small.stderr).toBe(0);
     expect(ledger("twapPlaced")).toHaveLength(2);
+    // Then what is left (under 100 USD) is below any TWAP: refused in a manual order's words, not the
+    // strategies' ("reduced to … the slot stays due": a newcomer's trial).
+    const rest = await cli(twap("3", mine));
+    expect(rest.code).toBe(1);
+    expect(rest.stderr).toMatch(
+      /refused, nothing sent: above maxDailyNotionalUsd 1000 USD for the last 24 h \(9\d\d\.\d\d USD used, \d+\.\d\d USD left today\); this order is ≈120\.00 USD; a manual order is never resized: give a smaller --size, or try again once what it counts leaves the 24-h window/,
+    );
+    expect(rest.stderr).not.toMatch(/slot|reduced/);
+    expect(ledger("twapPlaced")).toHaveLength(2);
   });
 
   it("a TWAP within maxOrderUsd but beyond what is left of the day is refused naming maxDailyNotionalUsd", async () => {
