@@ -1522,9 +1522,10 @@ export class Journal {
   }
 
   recentSubmissions(limit: number): SubmissionRow[] {
-    return this.sql(`SELECT ${SUBMISSION_COLUMNS} FROM submissions ORDER BY id DESC LIMIT ?`).all(
-      limit,
-    ) as SubmissionRow[];
+    // By when each was made: `journal rebuild` imports TWAPs first and staking moves last.
+    return this.sql(
+      `SELECT ${SUBMISSION_COLUMNS} FROM submissions ORDER BY created_at DESC, id DESC LIMIT ?`,
+    ).all(limit) as SubmissionRow[];
   }
 
   submissionsOfCycle(cycleId: string): SubmissionRow[] {

@@ -62,3 +62,8 @@ export function duration(ms: number): string {
   const days = Math.floor(hours / 24);
   return hours % 24 === 0 ? `${days} d` : `${days} d ${hours % 24} h`;
 }
+
+/** A word as a POSIX shell reads it back: kept bare when safe, else in single quotes. */
+export function shellWord(text: string): string {
+  return /^[A-Za-z0-9@%+=:,./_-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}

@@ -69,6 +69,10 @@ describe("hlbot init", () => {
     expect(other.code, other.stderr).toBe(0);
     expect(other.stdout).toMatch(/Next:\n {2}cd sub\n {2}hlbot config validate .*\n {2}hlbot simulate /);
     expect(other.stdout.match(/cd /g)).toHaveLength(1);
+    // A folder with a space is quoted, so the line pastes (`cd new dir/sub`: too many arguments).
+    const spaced = await cli(["init", "new dir/it's"], dir);
+    expect(spaced.code, spaced.stderr).toBe(0);
+    expect(spaced.stdout).toMatch(/Next:\n {2}cd 'new dir\/it'\\''s'\n/);
     const bot = readFileSync(join(dir, "hlbot.yaml"), "utf8");
     expect(bot.split("\n")[0]).toBe("# yaml-language-server: $schema=./schema/config.json");
     expect(bot).toMatch(/^network: testnet$/m);

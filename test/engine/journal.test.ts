@@ -42,6 +42,42 @@ describe("journal", () => {
     });
   }
 
+  it("recentSubmissions: newest first by when each was made, not by row (a rebuild imports in its own order)", () => {
+    // A newcomer's `history` after `journal rebuild`: the staking moves it imported last came first, and
+    // the newest TWAPs fell past --limit.
+    let t = now + 1000;
+    const clocked = new Journal(db, () => t);
+    clocked.startCycle({ id: "c1", trigger: "once", mode: "live", account: ACCOUNT, strategies: ["dca"] });
+    const later = clocked.recordPending({
+      cycleId: "c1",
+      decisionId: null,
+      strategy: "later",
+      account: ACCOUNT,
+      signer: ACCOUNT,
+      actionType: "twapOrder",
+      nonce: t,
+      expiresAfter: t + 60_000,
+      vault: null,
+      request: '{"action":{}}',
+    });
+    t = now;
+    const earlier = clocked.recordPending({
+      cycleId: "c1",
+      decisionId: null,
+      strategy: "earlier",
+      account: ACCOUNT,
+      signer: ACCOUNT,
+      actionType: "cDeposit",
+      nonce: t,
+      expiresAfter: null,
+      vault: null,
+      request: '{"action":{}}',
+    });
+    expect(earlier).toBeGreaterThan(later);
+    expect(clocked.recentSubmissions(2).map((r) => r.strategy)).toEqual(["later", "earlier"]);
+    expect(clocked.recentSubmissions(1).map((r) => r.strategy)).toEqual(["later"]);
+  });
+
   it("recentRefusedTwaps: sees a refusal written here or by another process sharing the folder", () => {
     expect(journal.recentRefusedTwaps(500)).toEqual([]);
     journal.startCycle({ id: "c1", trigger: "once", mode: "live", account: ACCOUNT, strategies: ["dca"] });

@@ -17,6 +17,7 @@
 import type { Command } from "commander";
 import { ConfigError, ValidationError } from "../../lib/errors.js";
 import { maskKeyShaped, redact } from "../../lib/secrets.js";
+import { shellWord } from "../../lib/text.js";
 import type { VenueCandle } from "../../simulator/candles.js";
 import type { CliContext } from "../context.js";
 import { stderrBar } from "../progress.js";
@@ -363,11 +364,6 @@ async function runFetch(options: FetchOptions, ctx: CliContext): Promise<void> {
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();
-}
-
-/** A word as a POSIX shell reads it back: kept bare when safe, else in single quotes. */
-function shellWord(text: string): string {
-  return /^[A-Za-z0-9@%+=:,./_-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /**

@@ -2,6 +2,7 @@
 // conservative limits and its state folder named, the shipped strategies (which work together on one
 // account), and the JSON Schemas every YAML file points an editor at. It never overwrites a file.
 import type { Command } from "commander";
+import { shellWord } from "../../lib/text.js";
 import type { CliContext } from "../context.js";
 
 const BOT_FILE = `# yaml-language-server: $schema=./schema/config.json
@@ -82,7 +83,7 @@ export function register(program: Command, ctx: CliContext): void {
       ctx.stdout(
         `hlbot: wrote ${files.size} files in ${dir}: hlbot.yaml, strategies/ (${files.size - 3}), schema/\n` +
           "Next:\n" +
-          (shown === "." ? "" : `  cd ${shown}\n`) +
+          (shown === "." ? "" : `  cd ${shellWord(shown)}\n`) +
           "  hlbot config validate            # check the bot file and its strategies\n" +
           "  hlbot simulate --config hlbot.yaml --days 30   # the strategies on the embedded venue's demo account (~70,000 USD: these limits cut its orders)\n" +
           "  HLBOT_ACCOUNT=0xYourAccount hlbot plan --unsigned   # what they would do now (add --base-url URL of `hlbot venue` to try it locally)\n",
