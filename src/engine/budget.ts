@@ -45,8 +45,10 @@ export interface BudgetFacts {
 
 export interface UnjournaledTwaps {
   count: number;
-  /** What they executed, in USD (undefined when the quote has no USD price now). */
+  /** What the ended ones executed, in USD (undefined when the quote has no USD price now). */
   executedUsd: Decimal | undefined;
+  /** How many have not ended: the venue's executedNtl of one is 0 until it ends (a newcomer's trial). */
+  running: number;
   /** The earliest one's start (venue time, unix ms). */
   first: number;
 }
@@ -129,14 +131,21 @@ function unjournaledTwaps(
       (b) => b.side === side && b.coin === pair.base.name && b.quote === pair.quote.name,
     );
     if (owners.length === 0 || deps.journal.hasVenueTwap(deps.account, entry)) continue;
-    const executed = usdPerUnit(snapshot, pair.quote.name)?.times(entry.state.executedNtl);
+    const ended = twapHasEnded(entry);
+    const executed = ended ? usdPerUnit(snapshot, pair.quote.name)?.times(entry.state.executedNtl) : ZERO;
     for (const b of owners) {
-      const seen = out.get(b.name) ?? { count: 0, executedUsd: ZERO, first: entry.state.timestamp };
+      const seen = out.get(b.name) ?? {
+        count: 0,
+        executedUsd: ZERO,
+        first: entry.state.timestamp,
+        running: 0,
+      };
       out.set(b.name, {
         count: seen.count + 1,
         // Unknown once one of them cannot be valued.
         executedUsd: executed === undefined ? undefined : seen.executedUsd?.plus(executed),
         first: Math.min(seen.first, entry.state.timestamp),
+        running: seen.running + (ended ? 0 : 1),
       });
     }
   }

@@ -1021,10 +1021,18 @@ function stoppedSince(deps: CycleDeps, o: CycleOptions, read: KillSwitchState): 
 
 /** Why a budgeted strategy holds while the journal lacks TWAPs the venue shows on its market. */
 function unjournaledReason(t: UnjournaledTwaps): string {
-  const executed = t.executedUsd === undefined ? "" : `, ${t.executedUsd.toFixed(2)} USD executed`;
+  const done = t.count - t.running;
+  const executed =
+    t.executedUsd === undefined || done === 0
+      ? ""
+      : `, ${t.executedUsd.toFixed(2)} USD executed${t.running > 0 ? ` by the ${done} ended` : ""}`;
+  const running =
+    t.running > 0
+      ? `; ${t.running} still running: the venue says what ${t.running === 1 ? "it executes" : "they execute"} once ${t.running === 1 ? "it ends" : "they end"}`
+      : "";
   return (
     `holding: the venue shows ${t.count} TWAP(s) on this strategy's pair and side ` +
-    `(the first on ${new Date(t.first).toISOString().slice(0, 10)}${executed}) that this state folder's journal does not have ` +
+    `(the first on ${new Date(t.first).toISOString().slice(0, 10)}${executed}${running}) that this state folder's journal does not have ` +
     "(a new or restored state folder, another instance of this account, or a TWAP placed by hand), so its budget " +
     "would not count them and could be spent again. `hlbot journal rebuild` imports them and counts them against the budget " +
     "(then, if they were not this strategy's, raise budgetUsd by what they executed)"

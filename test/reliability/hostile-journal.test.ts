@@ -105,6 +105,23 @@ describe("a lost journal (issue #17, Money 4)", () => {
     expect(placed()).toHaveLength(2);
   });
 
+  it("a new state folder beside a TWAP still running says it is running, not that it executed 0.00 USD", async () => {
+    // A newcomer's trial: the venue's executedNtl of a running TWAP is 0 until it ends, and the hold said
+    // "0.00 USD executed" of TWAPs that had filled about 400 USD, then told to raise the budget by that.
+    bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "1000" } });
+    expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    bot.sim.advance(60_000); // a minute into its 5
+    rmSync(join(bot.dir, "state"), { recursive: true, force: true });
+    await bot.reopen("live");
+    const held = await cycle(bot);
+    expect(held.actions).toHaveLength(0);
+    const reason = held.decisions[0]?.decision.reason ?? "";
+    expect(reason).toMatch(
+      /^holding: the venue shows 1 TWAP\(s\) on this strategy's pair and side \(the first on \d{4}-\d\d-\d\d; 1 still running: the venue says what it executes once it ends\) that this state folder's journal does not have/,
+    );
+    expect(reason).not.toMatch(/USD executed/);
+  });
+
   it("a whole new state folder (the old one lost with its marker, a container without its volume) holds a budgeted DCA until `journal rebuild`", async () => {
     bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "1000" } });
     const placed = () => bot!.sim.ledger({ kind: "twapPlaced", user: bot!.address });
