@@ -131,7 +131,9 @@ export const twapAccumulate = defineStrategy({
     const last = memory.lastEndedTwap;
     if (last !== undefined && !last.executedUsd.gt(0)) {
       notes.push(
-        `the last TWAP #${last.twapId} filled nothing (0 of ${fmt(last.submittedUsd, 2)} USD): its amount is available again`,
+        // The journal keeps the value the limits counted (at the price checks' price), not the order's
+        // value at its mid (a DCA's trial: "0 of 155.64 USD" of a 149.92-USDC order).
+        `the last TWAP #${last.twapId} filled nothing (valued at ${fmt(last.submittedUsd, 2)} USD for the limits when sent): its amount is available again`,
       );
     }
     if (params.budgetUsd !== undefined) {
@@ -304,5 +306,5 @@ function budgetTailUnspendable(
   const fit = fitTwapDuration(lastRun.div(quoteUsd), params.twap.minutes, snapshot.rules, quote);
   return fit.ok
     ? undefined
-    : `a run is sized ${pct(reserve)} under it for the fills' spread (venue.twapBuyReserve): ${fit.reason}`;
+    : `a run is sized ${pct(reserve)} under it for the fills' spread (venue.twapBuyReserve${params.side === "sell" ? ", the same margin for sales" : ""}): ${fit.reason}`;
 }

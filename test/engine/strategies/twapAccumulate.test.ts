@@ -44,6 +44,18 @@ describe("twap-accumulate", () => {
     expect(t.notionalUsd.toFixed()).toBe("1000");
   });
 
+  it("says of a last TWAP that filled nothing what its value was for the limits, not as what was ordered", () => {
+    // A DCA's trial: "filled nothing (0 of 155.64 USD)" of a 149.92-USDC order (155.64 its value at the
+    // previous day's higher price, for the limits).
+    const memory: StrategyMemory = {
+      lastEndedTwap: { twapId: 1001, submittedUsd: parseDecimal("155.64"), executedUsd: parseDecimal("0") },
+    };
+    const t = only(run({}, funded, memory));
+    expect(t.reason).toMatch(
+      /the last TWAP #1001 filled nothing \(valued at 155\.64 USD for the limits when sent\): its amount is available again/,
+    );
+  });
+
   it("sells when asked, and accepts the pair name as coin", () => {
     const t = only(run({ side: "sell", coin: "@107", amountUsd: 400 }, { ...funded, hypeMid: 40 }));
     expect(t.side).toBe("sell");
