@@ -6,7 +6,7 @@ import { Decimal } from "../../lib/decimal.js";
 import { NETWORKS } from "../../venue/networks.js";
 import { DEFAULT_TWAP_BUY_RESERVE } from "../allocate.js";
 import { DEFAULT_USER_SIGNED_GRACE_MS } from "../reconcile.js";
-import { CronSchedule, scheduleWarnings } from "../schedule.js";
+import { CronSchedule, DEFAULT_CATCH_UP_MS, lastSlotAtOrBefore, scheduleWarnings } from "../schedule.js";
 import { DEFAULT_VENUE_RULES, type VenueRules } from "../snapshot.js";
 import { strategyConflicts } from "../strategies/shared.js";
 import { isUsdStablecoin } from "../usd.js";
@@ -116,7 +116,8 @@ export function configWarnings(c: LoadedConfig): string[] {
     "no TWAP fits a day",
     "no TWAP fits a day",
   );
-  for (const s of c.strategies) out.push(...strategyWarnings(s, c.venue.rules, c.limits));
+  for (const s of c.strategies)
+    out.push(...strategyWarnings(s, c.venue.rules, c.limits, c.schedule?.catchUpMs));
   out.push(...strategyConflicts(c.strategies));
   return out;
 }
@@ -130,6 +131,8 @@ export function strategyWarnings(
   s: LoadedConfig["strategies"][number],
   rules: VenueRules = DEFAULT_VENUE_RULES,
   limits?: Pick<LoadedConfig["limits"], "maxOrderUsd" | "maxDailyNotionalUsd">,
+  /** schedule.catchUp of the bot file (its default for a strategy file checked on its own). */
+  catchUpMs: number = DEFAULT_CATCH_UP_MS,
 ): string[] {
   const out: string[] = [];
   const minOrder = rules.twapMinOrderValue;
@@ -247,7 +250,7 @@ export function strategyWarnings(
     }
   }
   if (s.enabled && s.kind === "twap-accumulate" && typeof s.schedule === "string") {
-    const pace = dcaPaceWarning(s.name, s.schedule, s.params as DcaPaceParams);
+    const pace = dcaPaceWarning(s.name, s.schedule, s.params as DcaPaceParams, catchUpMs);
     if (pace !== undefined) out.push(pace);
   }
   if (s.enabled && typeof s.schedule === "string")
@@ -309,7 +312,12 @@ const PACE_SPAN_MS = 7 * DAY_MS;
  * `"* * * * *"` meant for a daily DCA bought 12 × 150 USD in a day with no word said; only the budget
  * and limits.maxDailyNotionalUsd bound it). Said with the runs and the amount a day.
  */
-function dcaPaceWarning(name: string, expression: string, p: DcaPaceParams): string | undefined {
+function dcaPaceWarning(
+  name: string,
+  expression: string,
+  p: DcaPaceParams,
+  catchUpMs: number,
+): string | undefined {
   const minutes = typeof p.twap?.minutes === "number" ? p.twap.minutes : undefined;
   if (minutes === undefined || !(p.amountUsd instanceof Decimal)) return undefined;
   let schedule: CronSchedule;
@@ -328,11 +336,15 @@ function dcaPaceWarning(name: string, expression: string, p: DcaPaceParams): str
     gap = Math.min(gap, after - at);
     at = after;
   }
-  // Runs in the week: the next one starts at the first slot once the last TWAP has ended.
+  // Runs in the week: a slot that came while the last TWAP ran, within schedule.catchUp of its end, is
+  // deferred and runs as it ends; else the next one is the first slot after it (a DCA's trial: every
+  // 4 h with 300-minute TWAPs was said to run 3 times a day, and ran 4.5).
   let runs = 0;
   for (let t = schedule.next(PACE_FROM - 1); t !== undefined && t < PACE_FROM + PACE_SPAN_MS; ) {
     runs++;
-    t = schedule.next(t + twapMs - 1);
+    const end = t + twapMs;
+    const deferred = lastSlotAtOrBefore(schedule, t, end);
+    t = deferred !== undefined && end - deferred <= catchUpMs ? end : schedule.next(end - 1);
   }
   const perDay = runs / 7;
   if (!(gap < twapMs) && perDay <= DCA_RUNS_A_DAY) return undefined;

@@ -305,6 +305,19 @@ describe("a DCA scheduled more often than its TWAP lasts (a fat-finger trial: ev
     ]);
   });
 
+  it("counts a slot that came while the TWAP ran as run when it ends, within schedule.catchUp", () => {
+    // A DCA's trial: every 4 h with 300-minute TWAPs was said to be 3 runs a day; the slot that falls
+    // during a TWAP is deferred and caught up as it ends: 00:00, 05:00, 10:00, 16:00, 21:00, 02:00 …
+    // (4.5 a day, 45 TWAPs in 10 simulated days).
+    expect(pace(strategyWarnings(dca("0 */4 * * *", 300)))).toEqual([
+      expect.stringMatching(/about 4\.6 runs a day of amountUsd 150: it buys about 686 USD a day/),
+    ]);
+    // With a catch-up window shorter than the wait, the slot is lost and the next one runs.
+    expect(pace(strategyWarnings(dca("0 */4 * * *", 300), undefined, undefined, 30 * 60_000))).toEqual([
+      expect.stringMatching(/about 3 runs a day of amountUsd 150/),
+    ]);
+  });
+
   it("says more than hourly runs with their daily amount, and stays quiet for hourly and daily DCAs", () => {
     expect(pace(strategyWarnings(dca("*/10 * * * *", 5)))).toEqual([
       expect.stringMatching(
