@@ -31,6 +31,7 @@ import {
   specOf,
 } from "./intentKinds.js";
 import { type Journal, rebuiltRecordKey, type SubmissionRow } from "./journal.js";
+import { twapCoinIsPair } from "./snapshot.js";
 
 export interface ReconcileOptions {
   account: string;
@@ -185,9 +186,11 @@ export function explainedRecords(
       claimed.add(rebuilt);
       continue;
     }
-    // A TWAP known by its id is explained by that id.
+    // A TWAP known by its id is explained by that id, unless the venue's record of that id is on
+    // another pair (ids reused by a restarted simulator: an operator's trial saw an old PURR TWAP's id
+    // claim a new HYPE TWAP, which was then reconciled "did not land" while it ran).
     if (settled.twapId !== null) {
-      claimed.add(`twap:${settled.twapId}`);
+      if (!otherPairUnderId(settled, evidence)) claimed.add(`twap:${settled.twapId}`);
       continue;
     }
     // A settled submission of another action explains nothing the reconciler looks for.
@@ -196,6 +199,16 @@ export function explainedRecords(
     if (found) claimed.add(found.key);
   }
   return claimed;
+}
+
+/** Whether the venue's record of `row`'s TWAP id is on a pair other than the one `row` traded. */
+function otherPairUnderId(row: SubmissionRow, evidence: Evidence): boolean {
+  const record = evidence.twaps?.find((e) => e.twapId === row.twapId);
+  if (record === undefined || row.actionType !== "twapOrder") return false;
+  // The pair it was sent for, from the signed request (the row's asset column is not always written).
+  const { action } = readSubmission(row) as StoredSubmission & { action: { twap: { a: number } } };
+  const pair = evidence.pairNames?.get(action.twap.a);
+  return pair !== undefined && !twapCoinIsPair(record.state.coin, pair);
 }
 
 function deadline(row: SubmissionRow, o: ReconcileOptions): number {

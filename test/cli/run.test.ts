@@ -522,3 +522,34 @@ describe("hlbot run against hlbot venue (end to end)", () => {
     expect((await venue.exited).code).toBe(0);
   });
 });
+
+describe("hlbot venue restarted", () => {
+  it("numbers its TWAPs anew, so a bot's old TWAP id is not a new TWAP's", async () => {
+    // An operator's trial: each start numbered TWAPs from 1000, and the bot took a new TWAP for an old
+    // one of the same id (reconciled "did not land" while it ran, credited to another strategy).
+    const wallet = Wallet.createRandom();
+    work = mkdtempSync(join(tmpdir(), "hlbot-venue-ids-"));
+    const env = { HLBOT_PRIVATE_KEY: wallet.privateKey, HLBOT_STATE_DIR: join(work, "state") };
+    const placeOne = async (): Promise<number> => {
+      const venue = cli(["venue", "--fund", `${wallet.address}:HYPE=1000,USDC=5000`], {});
+      await until("the venue URL", () => venue.stdout().includes("\n"));
+      const url = venue.stdout().trim();
+      const twap = cli(
+        ["twap", "buy", "--coin", "HYPE", "--size", "10", "--minutes", "5", "--live", "--base-url", url],
+        env,
+      );
+      const done = await twap.exited;
+      expect(done.code, twap.stderr()).toBe(0);
+      venue.proc.kill("SIGTERM");
+      expect((await venue.exited).code).toBe(0);
+      const id = /twapId (\d+)/.exec(twap.stderr())?.[1];
+      expect(id, twap.stderr()).toBeDefined();
+      return Number(id);
+    };
+    const first = await placeOne();
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // the next start is a second later
+    const second = await placeOne();
+    expect(second).not.toBe(first);
+    expect(second).toBeGreaterThan(first);
+  }, 60_000);
+});

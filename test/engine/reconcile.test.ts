@@ -239,3 +239,23 @@ describe("reconcile after `hlbot journal rebuild`", () => {
     expect((await reconcileNow(bot)).map((r) => r.verdict)).toEqual(["absent"]);
   });
 });
+
+describe("reconcile when the venue reuses a TWAP id (a restarted simulator)", () => {
+  it("does not let an old TWAP on another pair claim a new TWAP of the same id", async () => {
+    // An operator's trial: `hlbot venue` restarted under a running bot numbered TWAPs from 1000 again;
+    // an old PURR TWAP #1000 in the journal claimed the new HYPE TWAP #1000, whose answer was lost, and
+    // it was reconciled "did not land" while it ran.
+    bot = await openBot();
+    const purr = await journalSigned(bot, {
+      type: "twapOrder",
+      params: { asset: 10_000, isBuy: true, size: "1000", szDecimals: 0, minutes: 10 },
+    });
+    bot.runtime.journal.resolve(purr.id, { status: "accepted", twapId: 1000 });
+    const { id, request } = await journalSigned(bot, await SETUPS.twapOrder(bot));
+    const sent = await bot.runtime.exchange!.send(request);
+    expect(sent.status === "accepted" && sent.data).toMatchObject({ twapId: 1000 });
+    bot.sim.advance(30_000);
+    const results = await reconcileNow(bot);
+    expect(results).toEqual([expect.objectContaining({ submissionId: id, verdict: "landed" })]);
+  });
+});

@@ -2,6 +2,7 @@
 // any other Hyperliquid client can be pointed at it with a base URL. Prints the URL as the first line of
 // stdout; SIGINT or SIGTERM stop it cleanly (exit 0). Bad flags exit 2 before anything starts; a port
 // in use (or a host it cannot listen on) is one line naming --port (--host), exit 1.
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { HlbotError, ValidationError, type ValidationIssue } from "../../lib/errors.js";
 import { ADDRESS_PATTERN } from "../../venue/constants.js";
@@ -157,9 +158,15 @@ export function register(program: Command, ctx: CliContext): void {
 
       const { startSimulator } = await import("../../simulator/index.js");
       const startedAt = Date.now();
+      // TWAP ids from this start's second on, unless the scenario numbers them: a venue restarted under a
+      // running bot numbered its TWAPs from 1000 again, and the bot took a new TWAP for an old one of the
+      // same id (an operator's trial: a running TWAP reconciled "did not land", credited to another
+      // strategy, its end never told). The real venue's ids are never reused.
+      const numbered = options.scenario !== undefined && numbersTwaps(options.scenario);
       const sim = await startSimulator({
         clock: "real",
         network,
+        ...(numbered ? {} : { settings: { twapIdStart: Math.floor(startedAt / 1000) } }),
         ...(options.scenario === undefined ? {} : { scenario: options.scenario }),
         ...(seed === undefined ? {} : { seed }),
         ...(port === undefined ? {} : { port }),
@@ -215,4 +222,13 @@ export function register(program: Command, ctx: CliContext): void {
       await sim.stop();
       ctx.stderr(`hlbot venue: stopped (${signal})\n`);
     });
+}
+
+/** Whether a scenario file sets its own TWAP ids (settings.twapIdStart); one that cannot be read is the loader's to refuse. */
+function numbersTwaps(file: string): boolean {
+  try {
+    return readFileSync(file, "utf8").includes("twapIdStart");
+  } catch {
+    return false;
+  }
 }
