@@ -574,6 +574,9 @@ export class Daemon {
           { problems: lines.length },
           `strategy reload refused: keeping the ${this.entries.size} current ${this.entries.size === 1 ? "strategy" : "strategies"}`,
         );
+        // Told, not only logged: /health stays ok (the current strategies run), and the edit that
+        // did not apply would otherwise go unnoticed (an operator's trial).
+        this.notices?.reloadRefused(lines, this.entries.size);
         return false;
       }
     });

@@ -75,13 +75,20 @@ describe("daemon notices", () => {
     expect(Number(ended.data.averagePrice)).toBeLessThan(42);
     expect(ended.text).toMatch(/^average price \d+(\.\d+)?; notional \d+\.\d\d$/);
 
-    // The kill switch appears, then goes.
-    writeFileSync(killSwitchFile, "test\n");
+    // The kill switch appears, then goes. Engaged by `hlbot stop --reason`, the notice says since when
+    // and why, and that running TWAPs go on (an operator's trial got only "STOP exists").
+    writeFileSync(
+      killSwitchFile,
+      `${JSON.stringify({ stoppedAt: "2025-01-01T01:02:03.000Z", reason: "operator test" })}\n`,
+    );
     notices.checkKillSwitch();
     rmSync(killSwitchFile);
     notices.checkKillSwitch();
     got = await received(5);
     expect(got.slice(-2).map((e) => e.type)).toEqual(["killswitch.engaged", "killswitch.released"]);
+    expect(got.at(-2)?.text).toBe(
+      `engaged since 2025-01-01T01:02:03.000Z (operator test): nothing is submitted until \`hlbot resume\` (${killSwitchFile}). Running TWAPs keep filling unless cancelled (\`hlbot stop --cancel-twaps\`).`,
+    );
 
     // Three failures in a row: the first is told, then the third (every 3rd); the recovery once.
     for (let i = 1; i <= 3; i++) notices.cycleFailed(["rebalance"], "venue unreachable", i, 3);
@@ -109,4 +116,45 @@ describe("daemon notices", () => {
     expect(got.at(-1)?.data).toEqual({ mode: "live", exitCode: 0 });
     notifier.close();
   }, 60_000);
+});
+
+describe("daemon notices of strategy files that do not load", () => {
+  it("say at start that no strategy runs and why, and tell a refused reload", async () => {
+    // An operator's trial: started with a broken strategy file, the only notice was "daemon started …
+    // strategies: " (empty); a SIGHUP reload refused was only logged.
+    hook = await startHttpServer([{ json: {} }]);
+    const notifier = new Notifier({
+      channels: channelsFromConfig(
+        { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
+        {},
+      ),
+      logger: pino({ level: "silent" }),
+      minIntervalMs: 0,
+    });
+    const notices = new DaemonNotices({
+      notifier,
+      info: undefined as never,
+      account: "0xabc",
+      network: "testnet",
+      clock: () => Date.UTC(2025, 0, 1),
+      logger: pino({ level: "silent" }),
+    });
+    notices.start("live", [], "1 strategy file problem(s), no strategy runs: dca.yaml:10: invalid YAML");
+    notices.reloadRefused(["dca.yaml:10: invalid YAML"], 3);
+    await notifier.flush(5000);
+    await hook.waitForRequests(2, 5000);
+    const got = hook.requests.map((r) => r.json as NotifyEvent);
+    expect(got.map((e) => [e.type, e.title, e.text])).toEqual([
+      [
+        "daemon.start",
+        "daemon started (live) for 0xabc on testnet: NO STRATEGY RUNS",
+        "1 strategy file problem(s), no strategy runs: dca.yaml:10: invalid YAML; fix the file, then SIGHUP (the TWAP guards still run)",
+      ],
+      [
+        "strategies.refused",
+        "strategy reload refused: keeping the 3 current strategies",
+        "dca.yaml:10: invalid YAML\nFix the file(s), then SIGHUP again.",
+      ],
+    ]);
+  });
 });

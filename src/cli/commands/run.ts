@@ -328,6 +328,7 @@ async function runDaemon(
     notices?.start(
       live ? "live" : "dry-run",
       strategies.map((s) => s.name),
+      held,
     );
     const result = await daemon.done;
 

@@ -26,6 +26,7 @@ import {
   killSwitchEvent,
   reconciledEvents,
   scheduleMissedEvent,
+  strategiesRefusedEvent,
   submissionEvents,
   twapEndedEvent,
 } from "./events.js";
@@ -100,10 +101,17 @@ export class DaemonNotices {
     return { account: this.o.account, network: this.o.network, now: this.o.clock() };
   }
 
-  start(mode: string, strategies: readonly string[]): void {
+  start(mode: string, strategies: readonly string[], held?: string): void {
     this.mode = mode;
-    this.o.notifier.notify(daemonEvent(this.ctx(), "start", { mode, strategies }));
+    this.o.notifier.notify(
+      daemonEvent(this.ctx(), "start", { mode, strategies, ...(held === undefined ? {} : { held }) }),
+    );
     this.checkKillSwitch();
+  }
+
+  /** A SIGHUP reload whose strategy files do not load: the current strategies keep running. */
+  reloadRefused(problems: readonly string[], kept: number): void {
+    this.o.notifier.notify(strategiesRefusedEvent(this.ctx(), problems, kept));
   }
 
   stop(exitCode: number, why = ""): void {

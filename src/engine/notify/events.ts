@@ -9,6 +9,7 @@ import { stringifyJson } from "../../lib/json.js";
 import { duration, oneLine, shortAddress } from "../../lib/text.js";
 import { HYPE_WEI_DECIMALS, USER_FILLS_MAX } from "../../venue/constants.js";
 import type { CycleReport } from "../cycle.js";
+import { killSwitchNotice } from "../killSwitch.js";
 import type { NotifyEvent, NotifyEventType } from "./types.js";
 
 export type { NotifyEvent };
@@ -277,8 +278,17 @@ export function scheduleMissedEvent(
 }
 
 export function killSwitchEvent(c: EventContext, engaged: boolean, file: string): NotifyEvent {
+  // Since when and why (what `hlbot stop --reason` wrote), and that running TWAPs go on: an operator's
+  // trial was told only that the file existed, while a TWAP kept buying.
+  const why = killSwitchNotice(file) ?? `${file} exists`;
   return engaged
-    ? event(c, "killswitch.engaged", "kill switch ENGAGED: no new action is sent", `${file} exists`, { file })
+    ? event(
+        c,
+        "killswitch.engaged",
+        "kill switch ENGAGED: no new action is sent",
+        `${why} (${file}). Running TWAPs keep filling unless cancelled (\`hlbot stop --cancel-twaps\`).`,
+        { file },
+      )
     : event(c, "killswitch.released", "kill switch released: strategies act again", `${file} is gone`, {
         file,
       });
@@ -287,14 +297,20 @@ export function killSwitchEvent(c: EventContext, engaged: boolean, file: string)
 export function daemonEvent(
   c: EventContext,
   kind: "start" | "stop",
-  detail: { mode: string; strategies?: readonly string[]; exitCode?: number; why?: string },
+  detail: { mode: string; strategies?: readonly string[]; exitCode?: number; why?: string; held?: string },
 ): NotifyEvent {
+  // Started with a strategy file that does not load, no strategy runs: said in the title, with why (an
+  // operator's trial was told "strategies: " and nothing more while the bot traded nothing).
   return kind === "start"
     ? event(
         c,
         "daemon.start",
-        `daemon started (${detail.mode}) for ${c.account} on ${c.network}`,
-        detail.strategies ? `strategies: ${detail.strategies.join(", ")}` : "",
+        `daemon started (${detail.mode}) for ${c.account} on ${c.network}${detail.held === undefined ? "" : ": NO STRATEGY RUNS"}`,
+        detail.held !== undefined
+          ? `${detail.held}; fix the file, then SIGHUP (the TWAP guards still run)`
+          : detail.strategies
+            ? `strategies: ${detail.strategies.join(", ")}`
+            : "",
         { ...detail },
       )
     : event(c, "daemon.stop", `daemon stopped (exit ${detail.exitCode ?? 0})`, detail.why ?? "", {
@@ -381,5 +397,20 @@ export function testEvent(c: EventContext): NotifyEvent {
     "test message from `hlbot notify test`",
     "If you read this, notifications reach you.",
     {},
+  );
+}
+
+/** A SIGHUP reload that did not apply: the strategies as they were keep running. */
+export function strategiesRefusedEvent(
+  c: EventContext,
+  problems: readonly string[],
+  kept: number,
+): NotifyEvent {
+  return event(
+    c,
+    "strategies.refused",
+    `strategy reload refused: keeping the ${kept} current ${kept === 1 ? "strategy" : "strategies"}`,
+    `${problems.join("\n")}\nFix the file(s), then SIGHUP again.`,
+    { problems: [...problems], kept },
   );
 }

@@ -15,6 +15,7 @@ export const NOTIFY_EVENTS = [
   "killswitch.released",
   "daemon.start",
   "daemon.stop",
+  "strategies.refused",
   "daily.summary",
   "test",
 ] as const;
