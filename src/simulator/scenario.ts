@@ -750,6 +750,17 @@ function parseScenarioText(text: string, file = "scenario"): Scenario {
     .flatMap((i) => ownBranchIssues(i, data))
     .map((i) => {
       const path = i.path.map((p) => (typeof p === "symbol" ? String(p) : p));
+      // An unknown key: its own line, and where a known key of that name belongs (an operator's
+      // top-level `faults:` was refused at line 10, the file's first key; it goes under settings:).
+      const unknown = i.code === "unrecognized_keys" ? (i as { keys?: string[] }).keys?.[0] : undefined;
+      if (unknown !== undefined) {
+        const home = path.length === 0 ? nestedHome(unknown) : undefined;
+        return {
+          keyPath: formatKeyPath([...path, unknown]),
+          message: `unknown key "${unknown}"${home === undefined ? "" : ` (it belongs under ${home}:)`}`,
+          line: lineOf(src, [...path, unknown]) ?? lineOf(src, path),
+        };
+      }
       return { keyPath: formatKeyPath(path), message: i.message, line: lineOf(src, path) };
     });
   const first = issues[0]!;
@@ -886,3 +897,8 @@ export function resolveScenario(scenario: string | ScenarioInput | Scenario | un
 
 /** Milliseconds helper re-exported for scenario authors in code. */
 export { DAY, MINUTE, SECOND };
+
+/** The top-level section of a scenario that has a key named `key` (settings' faults, twapIdStart …). */
+function nestedHome(key: string): string | undefined {
+  return key in settingsSchema.shape ? "settings" : undefined;
+}

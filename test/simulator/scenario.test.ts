@@ -91,6 +91,13 @@ describe("scenario files", () => {
 
   it("refuses unknown keys, unknown tokens and malformed addresses, naming each", () => {
     expect(configError(() => parseScenarioYaml(`${MINIMAL}colour: blue\n`)).message).toMatch(/colour/);
+    // A setting written at the top: its own line, and where it belongs (an operator's `faults:` was
+    // refused at the file's first line as "(root): Unrecognized key").
+    const lines = MINIMAL.split("\n").length;
+    const faults = configError(() =>
+      parseScenarioYaml(`${MINIMAL}faults:\n  exchange: { serverErrorRate: 0.1 }\n`, "s.yaml"),
+    );
+    expect(faults.message).toBe(`s.yaml:${lines}: faults: unknown key "faults" (it belongs under settings:)`);
     const pair = configError(() =>
       parseScenarioYaml(`${MINIMAL}  - { index: 1, base: PURR, quote: USDC }\n`),
     );
