@@ -761,7 +761,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       // cancel of one TWAP is harmless (the venue refuses whichever comes after it ended), and waiting
       // for a lost one held every cancel of an urgent stop (a seller's trial: two sales kept selling
       // while `hlbot stop --cancel-twaps` exited 0).
-      for (const d of killSwitchCancels(snapshot.twaps, why)) {
+      for (const d of killSwitchCancels(snapshot.twaps, why, snapshot.pairs)) {
         if (d.kind === "skip") record(deps, report, cycleId, d, "skipped");
         else cancels.push(d);
       }

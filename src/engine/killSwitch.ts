@@ -9,7 +9,7 @@ import { dirname } from "node:path";
 import { ConfigError, ValidationError } from "../lib/errors.js";
 import { maskKeyShaped } from "../lib/secrets.js";
 import type { Skip, TwapCancelIntent } from "./intents.js";
-import type { RunningTwap } from "./snapshot.js";
+import { labelOf, type RunningTwap } from "./snapshot.js";
 
 export interface KillSwitchState {
   engaged: boolean;
@@ -169,11 +169,13 @@ export const KILL_SWITCH_STRATEGY = "kill-switch";
 export function killSwitchCancels(
   twaps: readonly RunningTwap[],
   why: string,
+  /** The snapshot's pairs, to name a pair as "HYPE/USDC" rather than the venue's "@107". */
+  pairs?: ReadonlyMap<string, { base: { name: string }; quote: { name: string } }>,
 ): Array<TwapCancelIntent | Skip> {
   return twaps.map((t): TwapCancelIntent | Skip => {
     // Its size only: twapHistory's executed size changes only with the TWAP's status, so it would say
     // "0 filled" of a TWAP that has been filling (the cancelled notice reports the fills).
-    const what = `${t.side} TWAP ${t.twapId ?? "(no id)"} on ${t.coin} (size ${t.size.toFixed()})`;
+    const what = `${t.side} TWAP ${t.twapId ?? "(no id)"} on ${labelOf(t.coin, pairs)} (size ${t.size.toFixed()})`;
     if (t.twapId === undefined || t.assetId === undefined) {
       return {
         kind: "skip",
