@@ -349,13 +349,17 @@ export class Scheduler {
           ? this.journal.absentSince(this.sendAccount, name, v.slot)
           : undefined;
       if (lost !== undefined) {
+        // A last chance a minute before the catch-up window closes and before the next slot supersedes
+        // this one (a review: an hourly DCA's hold after six losses ran to 10:02, the exchange back at
+        // 09:55, and the 09:00 buy was lost to the 10:00 slot).
         const at = Math.min(
           lost.lastAt + retryDelayMs(lost.count, this.retryBaseMs, this.retryMaxMs),
           v.slot + this.catchUpMs - LAST_CHANCE_MS,
+          (e.cron.next(v.slot) ?? Number.POSITIVE_INFINITY) - LAST_CHANCE_MS,
         );
         if (at > now) {
           e.failures = Math.max(e.failures, lost.count);
-          e.retryAt = Math.max(e.retryAt, at);
+          e.retryAt = at;
           notDue.push({
             strategy: name,
             reason: `${lost.count} ${lost.count === 1 ? "send" : "sends"} of this slot found absent (never on the venue): next attempt ${iso(e.retryAt)}`,

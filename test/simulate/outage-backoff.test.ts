@@ -48,3 +48,32 @@ it("sends found absent in an outage are retried with a back-off, not every two m
   expect(sends.filter((s) => s.at < day(1)).map((s) => s.outcome)).toEqual(["accepted"]);
   expect(sends.filter((s) => s.at >= day(2)).map((s) => s.outcome)).toEqual(["accepted"]);
 }, 120_000);
+
+it("the back-off after lost sends ends a minute before the next slot: an hourly DCA buys once the venue is back", async () => {
+  // A review: after six losses the hold of an hourly DCA ran to 10:02; the exchange was back at 09:55
+  // and the 09:00 buy was lost to the 10:00 slot.
+  const demo = readFileSync(join(REPO_ROOT, "config/scenarios/demo.yaml"), "utf8");
+  const sub = join(dir, "hourly");
+  mkdirSync(join(sub, "strategies"), { recursive: true });
+  writeFileSync(
+    join(sub, "scenario.yaml"),
+    `${demo}\nevents:\n  - { at: 1d9h, type: outage, for: 55m, endpoint: exchange }\n`,
+  );
+  writeFileSync(
+    join(sub, "strategies", "dca.yaml"),
+    'name: purr-dca\nkind: twap-accumulate\nschedule: "0 * * * *"\nparams: { coin: PURR, side: buy, amountUsd: 150, twap: { minutes: 30 } }\n',
+  );
+  writeFileSync(
+    join(sub, "bot.yaml"),
+    "network: testnet\nmode: dry-run\nstrategies: ./strategies\nstate: ./state\nlimits:\n  maxOrderUsd: 5000\n  maxDailyNotionalUsd: 20000\n  maxStakeMovePerDay: 2000\n",
+  );
+  const config = await loadConfig(join(sub, "bot.yaml"), {});
+  const result = await runSimulation({ config, scenarioFile: join(sub, "scenario.yaml"), days: 2 });
+  expect(result.record.missed).toEqual([]);
+  const nine = Date.UTC(2025, 0, 2, 9);
+  const accepted = result.record.cycles.flatMap((c) =>
+    c.decisions.filter((d) => d.kind === "twapOrder" && d.outcome === "accepted").map(() => c.at),
+  );
+  // The 09:00 slot's buy goes out after the outage (09:55) and before 10:00.
+  expect(accepted.filter((at) => at >= nine + 55 * 60_000 && at < nine + 60 * 60_000)).toHaveLength(1);
+}, 120_000);
