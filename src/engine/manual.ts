@@ -490,7 +490,11 @@ async function manualRefusal(
     return (
       `above maxDailyNotionalUsd ${maxDailyNotionalUsd.toFixed()} USD for the last 24 h ` +
       `(${used.toFixed(2)} USD used, ${left.toFixed(2)} USD left today); this order is ≈${order.notionalUsd.toFixed(2)} USD; ` +
-      "a manual order is never resized: give a smaller --size, or try again once what it counts leaves the 24-h window"
+      "a manual order is never resized: give a smaller --size" +
+      // Waiting helps only an order the whole day's limit could take (a review: alone above it, told to wait).
+      (order.notionalUsd.lte(maxDailyNotionalUsd)
+        ? ", or try again once what it counts leaves the 24-h window"
+        : "")
     );
   };
   const blocked = limited.blocked[0];

@@ -38,7 +38,11 @@ afterEach(async () => {
 });
 
 /** A bot config of the account with its own state folder (another instance: another file and folder). */
-function writeConfig(name: string, state: string): string {
+function writeConfig(
+  name: string,
+  state: string,
+  limits = { maxOrderUsd: 1000, maxDailyNotionalUsd: 1000, maxStakeMovePerDay: 5 },
+): string {
   writeFileSync(
     join(dir, "noop.yaml"),
     stringify({
@@ -58,7 +62,7 @@ function writeConfig(name: string, state: string): string {
       mode: "live",
       strategies: ["noop.yaml"],
       state,
-      limits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 1000, maxStakeMovePerDay: 5 },
+      limits,
       log: { level: "warn", format: "json" },
     }),
   );
@@ -136,6 +140,22 @@ describe("manual live actions count the venue's 24-h usage, as a cycle does", ()
     );
     expect(rest.stderr).not.toMatch(/slot|reduced/);
     expect(ledger("twapPlaced")).toHaveLength(2);
+  });
+
+  it("a TWAP alone above maxDailyNotionalUsd is not told to try again later", async () => {
+    // A review: 300 USD a day, an order of about 400 with nothing used was told "or try again once what
+    // it counts leaves the 24-h window": waiting never lets it through.
+    const tight = writeConfig("tight.yaml", "./state-tight", {
+      maxOrderUsd: 1000,
+      maxDailyNotionalUsd: 300,
+      maxStakeMovePerDay: 5,
+    });
+    const r = await cli(twap("10", tight));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /above maxDailyNotionalUsd 300 USD for the last 24 h \(0\.00 USD used, 300\.00 USD left today\); this order is ≈400\.00 USD; a manual order is never resized: give a smaller --size\n/,
+    );
+    expect(r.stderr).not.toMatch(/try again/);
   });
 
   it("a TWAP within maxOrderUsd but beyond what is left of the day is refused naming maxDailyNotionalUsd", async () => {
