@@ -1011,7 +1011,11 @@ export const validatorStaking = defineStrategy({
      * `whole`: all of `amount` must go (stake leaving a validator): a rounding residue the truncated
      * deficits leave over joins the first piece, so no dust stays behind on a validator being left.
      */
-    const allocate = (amount: Decimal, whole = false): Array<{ to: string; amount: Decimal }> => {
+    const allocate = (
+      amount: Decimal,
+      whole = false,
+      join = true,
+    ): Array<{ to: string; amount: Decimal }> => {
       const pieces: Array<{ to: string; amount: Decimal }> = [];
       let left = amount;
       let dust = ZERO;
@@ -1019,17 +1023,15 @@ export const validatorStaking = defineStrategy({
       // within its own band and caps (a staker's 9,067 HYPE leaving went 8,932.67 to one validator and
       // about 34 to each of four others: five moves, each re-locking about 9,000 HYPE for a day).
       let joined = ZERO;
+      const firstC = deficits[0]?.c;
       const mayJoin = (take: Decimal): boolean => {
         const first = pieces[0];
-        const firstC = deficits[0]?.c;
-        if (first === undefined || firstC === undefined || firstC.address !== first.to) return false;
+        if (!join || first === undefined || firstC === undefined || firstC.address !== first.to) return false;
         const more = joined.plus(take);
-        const onFirst = first.amount.plus(more);
         return (
           isSmall(more) &&
           more.lte((targets.get(first.to) ?? ZERO).times(params.rebalanceThreshold)) &&
-          fitsUnderNetworkShare(firstC, onFirst) &&
-          (cap === undefined || heldAmount(first.to).plus(onFirst).lte(cap))
+          fitsCaps(firstC, first.amount.plus(more).plus(dust))
         );
       };
       for (const d of deficits) {
@@ -1041,6 +1043,14 @@ export const validatorStaking = defineStrategy({
         else if (mayJoin(take)) joined = joined.plus(take);
         else pieces.push({ to: d.c.address, amount: take });
       }
+      // The dust joins the first piece too: with what joined, it must still fit its caps, or nothing joins
+      // (a review: what earlier sources of the run had put on it was not counted, and it went over maxShare).
+      if (
+        joined.gt(0) &&
+        firstC !== undefined &&
+        !fitsCaps(firstC, pieces[0]!.amount.plus(joined).plus(dust))
+      )
+        return allocate(amount, whole, false);
       dust = dust.plus(joined);
       // Only a rounding residue (below minMove) joins; more than that stays for lack of room.
       const residue = whole && left.gt(0) && left.lt(minMove);
@@ -1053,17 +1063,28 @@ export const validatorStaking = defineStrategy({
       pieces[0]!.amount = pieces[0]!.amount.plus(dust);
       return pieces;
     };
+    /** What this run has planned onto each validator so far. */
+    const planned = new Map<string, Decimal>();
     const use = (to: string, amount: Decimal) => {
       for (const d of deficits) if (d.c.address === to) d.left = Decimal.max(ZERO, d.left.minus(amount));
+      planned.set(to, (planned.get(to) ?? ZERO).plus(amount));
     };
 
     /**
-     * Whether `amount` more on `c` keeps it within maxNetworkShare and takes none to one kept only for
-     * what it holds (a small amount goes in one piece, past its target: a review's 100 HYPE moved off a
-     * jailed validator took one 40 HYPE over the limit).
+     * Whether `amount` more on `c`, beyond what this run already planned onto it, keeps it within
+     * maxNetworkShare and maxShare, and takes none to one kept only for what it holds (a small amount goes
+     * in one piece, past its target: a review's 100 HYPE moved off a jailed validator took one 40 HYPE
+     * over the limit; another's second piece onto a validator already filled this run, over maxShare,
+     * was moved off again over three days).
      */
-    const fitsUnderNetworkShare = (c: Candidate, amount: Decimal): boolean =>
-      !keepOnly.has(c.address) && amount.lte(networkRoom(c.v) ?? amount);
+    const fitsCaps = (c: Candidate, amount: Decimal): boolean => {
+      const more = (planned.get(c.address) ?? ZERO).plus(amount);
+      return (
+        !keepOnly.has(c.address) &&
+        more.lte(networkRoom(c.v) ?? more) &&
+        (cap === undefined || heldAmount(c.address).plus(more).lte(cap))
+      );
+    };
     /** Within rebalanceThreshold of an average target: one validator can take it without leaving its band. */
     const isSmall = (amount: Decimal) =>
       amount.lte(total.div(chosen.length).times(params.rebalanceThreshold));
@@ -1089,7 +1110,7 @@ export const validatorStaking = defineStrategy({
         const single =
           first !== undefined &&
           amount.gt(0) &&
-          fitsUnderNetworkShare(first.c, amount) &&
+          fitsCaps(first.c, amount) &&
           ((isSmall(amount) && amount.gte(minMove)) || (whole && amount.lt(minMove)));
         const pieces = single ? [{ to: first.c.address, amount }] : allocate(amount, whole);
         if (pieces.length === 0 && whole && amount.lt(minMove)) {
@@ -1137,7 +1158,7 @@ export const validatorStaking = defineStrategy({
       // The stake that had to move went first and may have filled the most-under-target validator.
       const first = deficits.find((d) => d.left.gt(0)) ?? deficits[0];
       // In one piece only where it fits (the overshoot of its target may not).
-      const fits = first !== undefined && fitsUnderNetworkShare(first.c, pool0);
+      const fits = first !== undefined && fitsCaps(first.c, pool0);
       const pieces = small && first && fits ? [{ to: first.c.address, amount: pool0 }] : allocate(pool0);
       if (pieces.length === 0 && deficits.length === 0) {
         // Every chosen validator is at its target (rounding): the idle stake goes to the best one.

@@ -1291,6 +1291,32 @@ describe("validator-staking: a staker's trial (churn, what moves first, withdraw
     ]);
   }, 60_000);
 
+  it("what joins the first piece counts what the run already put on that validator: never over maxShare, no moves after", async () => {
+    // A review of the joining above: two jailed validators' 6,000 and 4,600 both went to Alpha (targets
+    // and maxShare 10,000 each), 10,600 on it, and three days of small moves followed to undo it.
+    const { moves } = await trial({
+      validators: [
+        { n: 1, name: "Alpha", apr: "0.0240" },
+        { n: 2, name: "Bravo", apr: "0.0239" },
+        { n: 3, name: "Charlie", apr: "0.0238" },
+        { n: 4, name: "Delta", apr: "0.0237" },
+        { n: 5, name: "J1", apr: "0.0", jailed: true },
+        { n: 6, name: "J2", apr: "0.0", jailed: true },
+      ],
+      delegations: { 2: "9800", 3: "9800", 4: "9800", 5: "6000", 6: "4600" },
+      params: "  validators: 4\n  maxShare: 0.25\n  maxMovePerRun: 100000\n",
+      limits: "100000",
+      days: 4,
+    });
+    expect(moves.filter((m) => m.day > 0)).toEqual([]);
+    const into = (name: string) =>
+      moves
+        .filter((m) => m.kind === "delegate" && m.validator === name)
+        .reduce((sum, m) => sum + m.amount, 0);
+    expect(into("Alpha")).toBeLessThanOrEqual(10_000);
+    expect(into("Alpha") + into("Bravo") + into("Charlie") + into("Delta")).toBe(10_600);
+  }, 60_000);
+
   it("a withdrawal larger than the free stake takes each free validator's whole holding, never more: nothing is refused", async () => {
     // A staker's maxStaked 0 with 20,000 of 45,000 still locked: the free validators were asked for
     // shares of the whole 45,000 (25,000 from Bravo, which held 15,000), the venue refused each run
