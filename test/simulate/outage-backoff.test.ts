@@ -13,23 +13,32 @@ import { REPO_ROOT } from "../helpers/build.js";
 const dir = mkdtempSync(join(tmpdir(), "hlbot-outage-backoff-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-it("sends found absent in an outage are retried with a back-off, not every two minutes", async () => {
+/** A PURR DCA on `schedule` (TWAPs of `minutes`) through the demo scenario with `event` added, for `days`. */
+async function runThrough(folder: string, event: string, schedule: string, minutes: number, days: number) {
   const demo = readFileSync(join(REPO_ROOT, "config/scenarios/demo.yaml"), "utf8");
+  const sub = join(dir, folder);
+  mkdirSync(join(sub, "strategies"), { recursive: true });
+  writeFileSync(join(sub, "scenario.yaml"), `${demo}\nevents:\n  - ${event}\n`);
   writeFileSync(
-    join(dir, "scenario.yaml"),
-    `${demo}\nevents:\n  - { at: 1d8h30m, type: outage, for: 3h, endpoint: exchange }\n`,
-  );
-  mkdirSync(join(dir, "strategies"));
-  writeFileSync(
-    join(dir, "strategies", "dca.yaml"),
-    'name: purr-dca\nkind: twap-accumulate\nschedule: "0 9 * * *"\nparams: { coin: PURR, side: buy, amountUsd: 150, twap: { minutes: 120 } }\n',
+    join(sub, "strategies", "dca.yaml"),
+    `name: purr-dca\nkind: twap-accumulate\nschedule: "${schedule}"\nparams: { coin: PURR, side: buy, amountUsd: 150, twap: { minutes: ${minutes} } }\n`,
   );
   writeFileSync(
-    join(dir, "bot.yaml"),
+    join(sub, "bot.yaml"),
     "network: testnet\nmode: dry-run\nstrategies: ./strategies\nstate: ./state\nlimits:\n  maxOrderUsd: 5000\n  maxDailyNotionalUsd: 20000\n  maxStakeMovePerDay: 2000\n",
   );
-  const config = await loadConfig(join(dir, "bot.yaml"), {});
-  const result = await runSimulation({ config, scenarioFile: join(dir, "scenario.yaml"), days: 3 });
+  const config = await loadConfig(join(sub, "bot.yaml"), {});
+  return runSimulation({ config, scenarioFile: join(sub, "scenario.yaml"), days });
+}
+
+it("sends found absent in an outage are retried with a back-off, not every two minutes", async () => {
+  const result = await runThrough(
+    "daily",
+    "{ at: 1d8h30m, type: outage, for: 3h, endpoint: exchange }",
+    "0 9 * * *",
+    120,
+    3,
+  );
   const sends = result.record.cycles.flatMap((c) =>
     c.decisions
       .filter((d) => d.kind === "twapOrder" && d.outcome !== undefined)
@@ -52,23 +61,13 @@ it("sends found absent in an outage are retried with a back-off, not every two m
 it("the back-off after lost sends ends a minute before the next slot: an hourly DCA buys once the venue is back", async () => {
   // A review: after six losses the hold of an hourly DCA ran to 10:02; the exchange was back at 09:55
   // and the 09:00 buy was lost to the 10:00 slot.
-  const demo = readFileSync(join(REPO_ROOT, "config/scenarios/demo.yaml"), "utf8");
-  const sub = join(dir, "hourly");
-  mkdirSync(join(sub, "strategies"), { recursive: true });
-  writeFileSync(
-    join(sub, "scenario.yaml"),
-    `${demo}\nevents:\n  - { at: 1d9h, type: outage, for: 55m, endpoint: exchange }\n`,
+  const result = await runThrough(
+    "hourly",
+    "{ at: 1d9h, type: outage, for: 55m, endpoint: exchange }",
+    "0 * * * *",
+    30,
+    2,
   );
-  writeFileSync(
-    join(sub, "strategies", "dca.yaml"),
-    'name: purr-dca\nkind: twap-accumulate\nschedule: "0 * * * *"\nparams: { coin: PURR, side: buy, amountUsd: 150, twap: { minutes: 30 } }\n',
-  );
-  writeFileSync(
-    join(sub, "bot.yaml"),
-    "network: testnet\nmode: dry-run\nstrategies: ./strategies\nstate: ./state\nlimits:\n  maxOrderUsd: 5000\n  maxDailyNotionalUsd: 20000\n  maxStakeMovePerDay: 2000\n",
-  );
-  const config = await loadConfig(join(sub, "bot.yaml"), {});
-  const result = await runSimulation({ config, scenarioFile: join(sub, "scenario.yaml"), days: 2 });
   expect(result.record.missed).toEqual([]);
   const nine = Date.UTC(2025, 0, 2, 9);
   const accepted = result.record.cycles.flatMap((c) =>
