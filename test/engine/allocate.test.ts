@@ -403,7 +403,9 @@ describe("budgets count fills", () => {
       const report = await cycle(bot);
       expect(report.actions.map((a) => a.outcome)).toEqual(["accepted"]);
       if (run > 0)
-        expect(report.actions[0]?.reason).toMatch(/the last TWAP #\d+ filled nothing \(0 of [\d.]+ USD\)/);
+        expect(report.actions[0]?.reason).toMatch(
+          /the last TWAP #\d+ filled nothing \(valued at [\d.]+ USD for the limits when sent\)/,
+        );
       // Halted while it runs: no suborder fills.
       bot.sim.setPairHalted("@107", true);
       bot.sim.advance(15 * 60_000);
