@@ -4,7 +4,19 @@
 // cannot be examined counts as stopped too. A path whose folder does not exist is a configuration
 // error (the switch could never be engaged there), refused at load time and again at each check.
 
-import { lstatSync, mkdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname } from "node:path";
 import { ConfigError, ValidationError } from "../lib/errors.js";
 import { maskKeyShaped } from "../lib/secrets.js";
@@ -118,15 +130,29 @@ export function engageKillSwitch(path: string, reason: string, now: number, crea
   }
 }
 
-/** The record an earlier `engageKillSwitch` wrote at `path`, if one is there. */
+/** Largest file read back as a record `engageKillSwitch` wrote (it writes one short JSON line). */
+const MAX_RECORD_BYTES = 64 * 1024;
+
+/**
+ * The record an earlier `engageKillSwitch` wrote at `path`, if one is there. Only a regular file of a
+ * record's size is read: opening a FIFO for reading blocks until a writer comes (a review: a FIFO at the
+ * path froze the daemon's watch, its liveness and SIGTERM), and a symlink to /dev/zero would not end.
+ */
 function readEngaged(path: string): { stoppedAt: string; reason: string } | undefined {
+  let fd: number | undefined;
   try {
-    const r = JSON.parse(readFileSync(path, "utf8")) as { stoppedAt?: unknown; reason?: unknown };
+    // Non-blocking and not through a symlink: whatever is there now is what fstat then describes.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_RECORD_BYTES) return undefined;
+    const r = JSON.parse(readFileSync(fd, "utf8")) as { stoppedAt?: unknown; reason?: unknown };
     return typeof r.stoppedAt === "string" && typeof r.reason === "string"
-      ? { stoppedAt: r.stoppedAt, reason: r.reason }
+      ? { stoppedAt: maskKeyShaped(r.stoppedAt), reason: r.reason }
       : undefined;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

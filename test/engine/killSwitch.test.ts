@@ -1,5 +1,6 @@
 // The kill switch fails closed (issue #17.7) and, with killSwitchCancelRunning, stops running TWAPs
 // (issue #12, case 6): tested on real files and against the simulator.
+import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import {
   killSwitchState,
   releaseKillSwitch,
 } from "../../src/engine/killSwitch.js";
+import { killSwitchEvent } from "../../src/engine/notify/events.js";
 import { killSwitchActive } from "../../src/engine/runtime.js";
 import { ConfigError } from "../../src/lib/errors.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
@@ -94,6 +96,36 @@ describe("engaging an engaged kill switch", () => {
     expect(killSwitchNotice(path)).toMatch(
       /^engaged since 2026-11-26T20:00:00\.000Z \(checking the fills; again at 2026-11-26T21:00:00\.000Z: still checking\)/,
     );
+  });
+});
+
+describe("what is at the kill switch path is never read if it is not a stop record", () => {
+  it("a FIFO is engaged at once, without blocking (a review: reading it froze the daemon and SIGTERM)", () => {
+    const path = join(tempDir(), "STOP");
+    execFileSync("mkfifo", [path]);
+    // Opening a FIFO to read waits for a writer: this returned only once one came.
+    expect(killSwitchNotice(path)).toMatch(/^engaged: something exists at .*STOP; nothing is submitted/);
+    expect(killSwitchEvent({ account: "0xabc", network: "testnet", now: 0 }, true, path).text).toMatch(
+      /^engaged: something exists at/,
+    );
+  });
+
+  it("a symlink, or a file far larger than a record, is engaged without being read", () => {
+    const dir = tempDir();
+    const target = join(dir, "record.json");
+    writeFileSync(target, `${JSON.stringify({ stoppedAt: "2026-11-26T20:00:00.000Z", reason: "x" })}\n`);
+    const link = join(dir, "STOP");
+    symlinkSync(target, link);
+    expect(killSwitchNotice(link)).toMatch(/^engaged: a symlink exists at/);
+    const big = join(dir, "BIG");
+    writeFileSync(big, JSON.stringify({ stoppedAt: "t", reason: "y".repeat(100_000) }));
+    expect(killSwitchNotice(big)).toMatch(/^engaged: a file exists at/);
+  });
+
+  it("a stoppedAt written by hand that looks like a key is masked", () => {
+    const path = join(tempDir(), "STOP");
+    writeFileSync(path, JSON.stringify({ stoppedAt: `0x${"ab".repeat(32)}`, reason: "by hand" }));
+    expect(killSwitchNotice(path)).not.toContain("ab".repeat(32));
   });
 });
 
