@@ -1317,6 +1317,27 @@ describe("validator-staking: a staker's trial (churn, what moves first, withdraw
     expect(into("Alpha") + into("Bravo") + into("Charlie") + into("Delta")).toBe(10_600);
   }, 60_000);
 
+  it("a remainder below minMove on a jailed validator still leaves when every target is at maxShare", async () => {
+    // A review of the caps above: every target at the cap (2,501), each validator 1 short; the 4 HYPE
+    // left on a jailed validator fitted none and stayed there for good ("below minMove" every run).
+    const { moves } = await trial({
+      validators: [
+        { n: 1, name: "Alpha", apr: "0.0240" },
+        { n: 2, name: "Bravo", apr: "0.0239" },
+        { n: 3, name: "Charlie", apr: "0.0238" },
+        { n: 4, name: "Delta", apr: "0.0237" },
+        { n: 5, name: "J1", apr: "0.0", jailed: true },
+      ],
+      delegations: { 1: "2500", 2: "2500", 3: "2500", 4: "2500", 5: "4" },
+      params: "  validators: 4\n  maxShare: 0.25\n  minMove: 10\n",
+      days: 3,
+    });
+    expect(moves).toEqual([
+      { day: 0, kind: "undelegate", validator: "J1", amount: 4 },
+      { day: 0, kind: "delegate", validator: "Alpha", amount: 4 },
+    ]);
+  }, 60_000);
+
   it("a withdrawal larger than the free stake takes each free validator's whole holding, never more: nothing is refused", async () => {
     // A staker's maxStaked 0 with 20,000 of 45,000 still locked: the free validators were asked for
     // shares of the whole 45,000 (25,000 from Bravo, which held 15,000), the venue refused each run
