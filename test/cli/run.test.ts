@@ -13,7 +13,7 @@ import { main } from "../../src/cli/main.js";
 import { Journal, type SubmissionRow } from "../../src/engine/journal.js";
 import { openStateDb } from "../../src/lib/stateDb.js";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
-import { BIN, ensureBuilt } from "../helpers/dist.js";
+import { BIN, ensureBuilt, REPO_ROOT } from "../helpers/dist.js";
 
 const REBALANCE_PARAMS = {
   targets: { HYPE: 0.5, USDC: 0.5 },
@@ -530,8 +530,8 @@ describe("hlbot venue restarted", () => {
     const wallet = Wallet.createRandom();
     work = mkdtempSync(join(tmpdir(), "hlbot-venue-ids-"));
     const env = { HLBOT_PRIVATE_KEY: wallet.privateKey, HLBOT_STATE_DIR: join(work, "state") };
-    const placeOne = async (): Promise<number> => {
-      const venue = cli(["venue", "--fund", `${wallet.address}:HYPE=1000,USDC=5000`], {});
+    const placeOne = async (scenario: string[] = []): Promise<number> => {
+      const venue = cli(["venue", ...scenario, "--fund", `${wallet.address}:HYPE=1000,USDC=5000`], {});
       await until("the venue URL", () => venue.stdout().includes("\n"));
       const url = venue.stdout().trim();
       const twap = cli(
@@ -548,7 +548,13 @@ describe("hlbot venue restarted", () => {
     };
     const first = await placeOne();
     await new Promise((resolve) => setTimeout(resolve, 1100)); // the next start is a second later
-    const second = await placeOne();
+    // A scenario whose text names the setting without setting it (a review: a comment turned it off).
+    const commented = join(work, "commented.yaml");
+    writeFileSync(
+      commented,
+      `# settings.twapIdStart is left out\n${readFileSync(join(REPO_ROOT, "config/scenarios/demo.yaml"), "utf8")}`,
+    );
+    const second = await placeOne(["--scenario", commented]);
     expect(second).not.toBe(first);
     expect(second).toBeGreaterThan(first);
   }, 60_000);

@@ -4,6 +4,7 @@
 // in use (or a host it cannot listen on) is one line naming --port (--host), exit 1.
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import { parse as parseYaml } from "yaml";
 import { HlbotError, ValidationError, type ValidationIssue } from "../../lib/errors.js";
 import { ADDRESS_PATTERN } from "../../venue/constants.js";
 import { nextCandleOpen } from "../../venue/info/methods/candleSnapshot.js";
@@ -227,7 +228,9 @@ export function register(program: Command, ctx: CliContext): void {
 /** Whether a scenario file sets its own TWAP ids (settings.twapIdStart); one that cannot be read is the loader's to refuse. */
 function numbersTwaps(file: string): boolean {
   try {
-    return readFileSync(file, "utf8").includes("twapIdStart");
+    // The key itself, not the word (a review: a comment naming it turned the numbering off).
+    const doc = parseYaml(readFileSync(file, "utf8")) as { settings?: { twapIdStart?: unknown } } | null;
+    return doc?.settings?.twapIdStart !== undefined;
   } catch {
     return false;
   }
