@@ -534,6 +534,8 @@ export class Daemon {
     if (this.state === "running") this.scheduler.register(this.runtime.clock());
     if (this.held !== undefined) {
       this.logger.info(`the strategy files load again: strategies run (was: ${this.held})`);
+      // Told too: the owner's last notice said NO STRATEGY RUNS (a review).
+      this.notices?.strategiesResumed([...this.entries.keys()], this.held);
       this.held = undefined;
     }
     // A queued run of a removed strategy does not start.

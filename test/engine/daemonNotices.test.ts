@@ -6,6 +6,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCycle } from "../../src/engine/cycle.js";
+import { Daemon, loadStrategySet } from "../../src/engine/daemon.js";
 import { DaemonNotices } from "../../src/engine/notify/daemonNotices.js";
 import { channelsFromConfig, Notifier } from "../../src/engine/notify/notifier.js";
 import type { NotifyEvent } from "../../src/engine/notify/types.js";
@@ -141,8 +142,9 @@ describe("daemon notices of strategy files that do not load", () => {
     });
     notices.start("live", [], "1 strategy file problem(s), no strategy runs: dca.yaml:10: invalid YAML");
     notices.reloadRefused(["dca.yaml:10: invalid YAML"], 3);
+    notices.strategiesResumed(["dca", "rebal"], "1 strategy file problem(s)");
     await notifier.flush(5000);
-    await hook.waitForRequests(2, 5000);
+    await hook.waitForRequests(3, 5000);
     const got = hook.requests.map((r) => r.json as NotifyEvent);
     expect(got.map((e) => [e.type, e.title, e.text])).toEqual([
       [
@@ -155,6 +157,58 @@ describe("daemon notices of strategy files that do not load", () => {
         "strategy reload refused: keeping the 3 current strategies",
         "dca.yaml:10: invalid YAML\nFix the file(s), then SIGHUP again.",
       ],
+      [
+        "strategies.resumed",
+        "strategy files load again: 2 strategies run",
+        "strategies: dca, rebal (was: 1 strategy file problem(s))",
+      ],
     ]);
+  });
+});
+
+describe("the daemon tells reloads of a held strategy set", () => {
+  it("a reload refused, then one that loads: strategies.refused, then strategies.resumed", async () => {
+    hook = await startHttpServer([{ json: {} }]);
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { USDC: "100" } });
+    const runtime = bot.runtime;
+    const notifier = new Notifier({
+      channels: channelsFromConfig(
+        { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
+        {},
+      ),
+      logger: pino({ level: "silent" }),
+      minIntervalMs: 0,
+    });
+    const notices = new DaemonNotices({
+      notifier,
+      info: runtime.info,
+      account: runtime.account,
+      network: "testnet",
+      clock: () => bot!.sim.now(),
+      logger: pino({ level: "silent" }),
+    });
+    const daemon = new Daemon({
+      runtime,
+      strategies: [],
+      held: "1 strategy file problem(s), no strategy runs: strategy-0.yaml:3: bad",
+      logger: pino({ level: "silent" }),
+      notices,
+      schedule: () => ({ stop: () => undefined }),
+    });
+    expect(
+      await daemon.reloadFrom(async () => {
+        throw new Error("strategy-0.yaml:3: still bad");
+      }),
+    ).toBe(false);
+    expect(await daemon.reloadFrom(() => loadStrategySet(runtime.config, { TEST_BOT_KEY: bot!.key }))).toBe(
+      true,
+    );
+    await notifier.flush(5000);
+    await hook.waitForRequests(2, 5000);
+    expect(hook.requests.map((r) => [(r.json as NotifyEvent).type, (r.json as NotifyEvent).title])).toEqual([
+      ["strategies.refused", "strategy reload refused: keeping the 0 current strategies"],
+      ["strategies.resumed", "strategy files load again: 1 strategy runs"],
+    ]);
+    await daemon.stop(0);
   });
 });

@@ -27,6 +27,7 @@ import {
   reconciledEvents,
   scheduleMissedEvent,
   strategiesRefusedEvent,
+  strategiesResumedEvent,
   submissionEvents,
   twapEndedEvent,
 } from "./events.js";
@@ -107,6 +108,11 @@ export class DaemonNotices {
       daemonEvent(this.ctx(), "start", { mode, strategies, ...(held === undefined ? {} : { held }) }),
     );
     this.checkKillSwitch();
+  }
+
+  /** A reload after which the strategies of a held daemon run again. */
+  strategiesResumed(strategies: readonly string[], was: string): void {
+    this.o.notifier.notify(strategiesResumedEvent(this.ctx(), strategies, was));
   }
 
   /** A SIGHUP reload whose strategy files do not load: the current strategies keep running. */

@@ -414,3 +414,18 @@ export function strategiesRefusedEvent(
     { problems: [...problems], kept },
   );
 }
+
+/** A daemon that ran no strategy (a file that did not load) runs them again after a reload. */
+export function strategiesResumedEvent(
+  c: EventContext,
+  strategies: readonly string[],
+  was: string,
+): NotifyEvent {
+  return event(
+    c,
+    "strategies.resumed",
+    `strategy files load again: ${strategies.length} ${strategies.length === 1 ? "strategy runs" : "strategies run"}`,
+    `strategies: ${strategies.join(", ")} (was: ${was})`,
+    { strategies: [...strategies], was },
+  );
+}

@@ -16,6 +16,7 @@ export const NOTIFY_EVENTS = [
   "daemon.start",
   "daemon.stop",
   "strategies.refused",
+  "strategies.resumed",
   "daily.summary",
   "test",
 ] as const;
