@@ -21,20 +21,25 @@ afterEach(async () => {
   bot = hook = undefined;
 });
 
+/** A notifier sending every event at once to `{url}/hook`, with no retry. */
+function webhookNotifier(url: string): Notifier {
+  return new Notifier({
+    channels: channelsFromConfig(
+      { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${url}/hook` } },
+      {},
+    ),
+    logger: pino({ level: "silent" }),
+    minIntervalMs: 0,
+  });
+}
+
 describe("daemon notices", () => {
   it("tell an ended TWAP with its fills, the kill switch, a failure and the recovery, and the daily summary", async () => {
     hook = await startHttpServer([{ json: {} }]);
     bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
     bot.sim.setPrice("@107", "40");
     const runtime = bot.runtime;
-    const notifier = new Notifier({
-      channels: channelsFromConfig(
-        { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
-        {},
-      ),
-      logger: pino({ level: "silent" }),
-      minIntervalMs: 0,
-    });
+    const notifier = webhookNotifier(hook.url);
     const killSwitchFile = runtime.config.limits.killSwitchFile;
     const notices = new DaemonNotices({
       notifier,
@@ -124,14 +129,7 @@ describe("daemon notices of strategy files that do not load", () => {
     // An operator's trial: started with a broken strategy file, the only notice was "daemon started …
     // strategies: " (empty); a SIGHUP reload refused was only logged.
     hook = await startHttpServer([{ json: {} }]);
-    const notifier = new Notifier({
-      channels: channelsFromConfig(
-        { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
-        {},
-      ),
-      logger: pino({ level: "silent" }),
-      minIntervalMs: 0,
-    });
+    const notifier = webhookNotifier(hook.url);
     const notices = new DaemonNotices({
       notifier,
       info: undefined as never,
@@ -171,14 +169,7 @@ describe("the daemon tells reloads of a held strategy set", () => {
     hook = await startHttpServer([{ json: {} }]);
     bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { USDC: "100" } });
     const runtime = bot.runtime;
-    const notifier = new Notifier({
-      channels: channelsFromConfig(
-        { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
-        {},
-      ),
-      logger: pino({ level: "silent" }),
-      minIntervalMs: 0,
-    });
+    const notifier = webhookNotifier(hook.url);
     const notices = new DaemonNotices({
       notifier,
       info: runtime.info,
