@@ -10,6 +10,7 @@ import { stringifyJson } from "../lib/json.js";
 import { linkSignals } from "../lib/signals.js";
 import { duration } from "../lib/text.js";
 import { skewText } from "../venue/clockSkew.js";
+import { LONGEST_UNSTAKING_QUEUE_MS } from "../venue/constants.js";
 import type { ExchangeClient } from "../venue/exchange/client.js";
 import type { InfoClient } from "../venue/info/client.js";
 import { latestTwapEntries } from "../venue/info/methods/index.js";
@@ -515,20 +516,25 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
               };
             }),
           };
+    // An hour more than the pairing window: a local clock corrected since a move was sent.
+    const ownSince =
+      history === undefined
+        ? 0
+        : history.reduce((t, e) => Math.min(t, e.time), startedAt + localToVenue) -
+          localToVenue -
+          PAIRED_WITHIN_MS -
+          60 * 60_000;
     const snapshot =
       history === undefined
         ? owned
         : {
             ...owned,
             ownStakingMoves: deps.journal
-              .ownStakingMoves(
-                deps.account,
-                // An hour more than the pairing window: a local clock corrected since a move was sent.
-                history.reduce((t, e) => Math.min(t, e.time), startedAt + localToVenue) -
-                  localToVenue -
-                  PAIRED_WITHIN_MS -
-                  60 * 60_000,
-              )
+              .ownStakingMoves(deps.account, ownSince)
+              .map((m) => (m.onVenueClock ? m : { ...m, time: m.time + localToVenue })),
+            // A withdrawal lands the unstaking queue after it was sent.
+            ownWithdrawals: deps.journal
+              .ownWithdrawals(deps.account, ownSince - LONGEST_UNSTAKING_QUEUE_MS)
               .map((m) => (m.onVenueClock ? m : { ...m, time: m.time + localToVenue })),
           };
     deps.journal.recordSnapshot(cycleId, summarizeSnapshot(snapshot));

@@ -15,7 +15,7 @@ import { MANUAL_STRATEGY } from "./intents.js";
 import type { NotificationAttempt } from "./notify/notifier.js";
 import type { PairMemory } from "./priceSanity.js";
 import type { SlotState } from "./schedule.js";
-import type { OwnStakingMove } from "./snapshot.js";
+import type { OwnStakingMove, OwnWithdrawal } from "./snapshot.js";
 
 export const JOURNAL_MIGRATIONS: readonly Migration[] = [
   {
@@ -789,24 +789,60 @@ export class Journal {
    * `sinceMs` is on the local clock.
    */
   ownStakingMoves(account: string, sinceMs: number): OwnStakingMove[] {
+    const out: OwnStakingMove[] = [];
+    for (const { action, time, onVenueClock, amount } of this.ownStakingActions(
+      account,
+      "tokenDelegate",
+      sinceMs,
+    )) {
+      if (typeof action.validator !== "string") continue;
+      out.push({
+        time,
+        onVenueClock,
+        validator: action.validator.toLowerCase(),
+        amount,
+        isUndelegate: action.isUndelegate === true,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * The cWithdraw submissions (staking balance → spot) the bot's strategies sent for `account` since
+   * `sinceMs` that the venue did not refuse, dated as in ownStakingMoves: HYPE that comes back from them
+   * is the bot's (for a sale, or above maxStaked), not the user's withdrawal to leave alone.
+   */
+  ownWithdrawals(account: string, sinceMs: number): OwnWithdrawal[] {
+    return this.ownStakingActions(account, "cWithdraw", sinceMs).map(({ time, onVenueClock, amount }) => ({
+      time,
+      onVenueClock,
+      amount,
+    }));
+  }
+
+  /** A strategy's (not a manual command's) staking actions of one type not refused, with their HYPE amount. */
+  private ownStakingActions(account: string, actionType: "tokenDelegate" | "cWithdraw", sinceMs: number) {
     type Row = { request: string; createdAt: number; venueAt: number | null };
     const rows = this.sql(
       `SELECT request, created_at AS createdAt, venue_at AS venueAt FROM submissions
-         WHERE account = ? AND action_type = 'tokenDelegate' AND created_at >= ?
+         WHERE account = ? AND action_type = ? AND created_at >= ?
            AND status NOT IN ('rejected', 'absent') AND strategy <> ?`,
-    ).all(account, sinceMs, MANUAL_STRATEGY) as Row[];
-    const out: OwnStakingMove[] = [];
+    ).all(account, actionType, sinceMs, MANUAL_STRATEGY) as Row[];
+    const out: Array<{
+      action: Record<string, unknown>;
+      time: number;
+      onVenueClock: boolean;
+      amount: Decimal;
+    }> = [];
     for (const r of rows) {
       const action = (parseJson(r.request) as { action?: Record<string, unknown> }).action;
       const wei = action?.wei;
-      if (typeof action?.validator !== "string" || (typeof wei !== "number" && typeof wei !== "bigint"))
-        continue;
+      if (action === undefined || (typeof wei !== "number" && typeof wei !== "bigint")) continue;
       out.push({
+        action,
         time: r.venueAt ?? r.createdAt,
         onVenueClock: r.venueAt !== null,
-        validator: action.validator.toLowerCase(),
         amount: fromWei(BigInt(wei), HYPE_WEI_DECIMALS),
-        isUndelegate: action.isUndelegate === true,
       });
     }
     return out;

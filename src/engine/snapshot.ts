@@ -110,6 +110,13 @@ export interface OwnStakingMove {
   isUndelegate: boolean;
 }
 
+/** A withdrawal from staking to spot the bot sent (journaled), dated as an OwnStakingMove. */
+export interface OwnWithdrawal {
+  time: number;
+  onVenueClock?: boolean;
+  amount: Decimal;
+}
+
 export interface StakingEvent {
   /** ms. */
   time: number;
@@ -261,6 +268,11 @@ export interface Snapshot {
    * not refused, from the journal), so that what the bot did is not taken for what the user did.
    */
   ownStakingMoves?: readonly OwnStakingMove[];
+  /**
+   * And its own withdrawals to spot, from the unstaking queue's length earlier: what comes back from
+   * them is not a withdrawal the user made (respectManualDays).
+   */
+  ownWithdrawals?: readonly OwnWithdrawal[];
   /**
    * HYPE a rebalancer of the account would sell now (its decision on this snapshot, whether or not it
    * is due in this cycle): a staking deposit keeps it on spot (staked, it takes the unstaking queue to

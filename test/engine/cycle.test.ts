@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { actionLines, formatCycle } from "../../src/cli/report.js";
 import { runCycle } from "../../src/engine/cycle.js";
 import { watchRunningTwaps } from "../../src/engine/guards.js";
+import { validatorStaking, validatorStakingParams } from "../../src/engine/strategies/validatorStaking.js";
 import { ConfigError } from "../../src/lib/errors.js";
 import { parseJson } from "../../src/lib/json.js";
 import { recoverActionSigner } from "../../src/venue/signing/index.js";
@@ -90,6 +91,45 @@ describe("engine cycle against the simulator", () => {
       ).toBe(true);
     const left = own.filter((m) => m.isUndelegate && m.validator === jailed);
     expect(left.reduce((a, m) => a + m.amount.toNumber(), 0)).toBe(1000);
+  });
+
+  it("tells validator-staking which withdrawals landing on spot were its own, across the unstaking queue", async () => {
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        {
+          ...STAKING,
+          params: { ...STAKING.params, maxStaked: 600, stakeIdleSpot: { enabled: true, keepSpot: 0 } },
+        },
+      ],
+      fund: { HYPE: "1000" },
+    });
+    await stakeWithJailedValidator(bot);
+    const first = await cycle(bot);
+    const withdrawn = first.actions.filter((a) => a.action === "cWithdraw" && a.outcome === "accepted");
+    expect(withdrawn).toHaveLength(1);
+    // Through the queue (7 days on mainnet, as the simulator): the HYPE is back on spot.
+    bot.sim.advance(7 * 24 * 60 * 60_000 + 60 * 60_000);
+    const later = await cycle(bot);
+    const landed = (later.snapshot.stakingHistory ?? []).filter((e) => e.kind === "withdrawalFinalized");
+    expect(landed.map((e) => e.amount.toFixed())).toEqual(["400"]);
+    expect((later.snapshot.ownWithdrawals ?? []).map((w) => w.amount.toFixed())).toEqual(["400"]);
+    expect(later.snapshot.balances.get("HYPE")?.available.toFixed()).toBe("400");
+    // Not taken for a withdrawal the user made: without maxStaked, staking puts it back at once.
+    const decide = (snapshot: typeof later.snapshot) =>
+      validatorStaking.decide(
+        snapshot,
+        validatorStakingParams.parse({ ...STAKING.params, stakeIdleSpot: { enabled: true, keepSpot: 0 } }),
+        bot!.sim.now(),
+        {},
+        "staking",
+      );
+    expect(decide(later.snapshot).find((d) => d.kind === "cDeposit")).toMatchObject({ kind: "cDeposit" });
+    const theirs = decide({ ...later.snapshot, ownWithdrawals: [] });
+    expect(theirs.some((d) => d.kind === "cDeposit")).toBe(false);
+    expect(theirs.map((d) => d.reason).join(" ")).toContain(
+      "400 HYPE back on spot from a withdrawal not made by hlbot",
+    );
   });
 
   it("dates the journal's own staking moves on the venue's clock: a local clock 20 minutes ahead, corrected since, still matches them", async () => {

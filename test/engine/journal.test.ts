@@ -139,6 +139,34 @@ describe("journal", () => {
     ).toEqual([[V, "300", true]]);
   });
 
+  it("ownWithdrawals: the strategies' cWithdraws not refused, never a manual command's or a delegation", () => {
+    journal.startCycle({
+      id: "c1",
+      trigger: "once",
+      mode: "live",
+      account: ACCOUNT,
+      strategies: ["staking"],
+    });
+    const send = (strategy: string, type: "cWithdraw" | "tokenDelegate", wei: number) =>
+      pending(strategy, {
+        actionType: type,
+        expiresAfter: null,
+        request: JSON.stringify({
+          action:
+            type === "cWithdraw"
+              ? { type, wei, nonce: 1 }
+              : { type, validator: "0xb8f45222a3246a2b0104696a1df26842007c5bc5", wei, isUndelegate: true },
+        }),
+      });
+    send("staking", "cWithdraw", 75_463_000_000); // 754.63 HYPE withdrawn for a sale
+    const refused = send("staking", "cWithdraw", 10_000_000_000);
+    journal.resolve(refused, { status: "rejected", reason: "Insufficient staking balance" });
+    send("manual", "cWithdraw", 5_000_000_000); // hlbot unstake by hand: the user's own
+    send("staking", "tokenDelegate", 75_463_000_000);
+    expect(journal.ownWithdrawals(ACCOUNT, now - 1).map((w) => w.amount.toFixed())).toEqual(["754.63"]);
+    expect(journal.ownWithdrawals(ACCOUNT, now + 1)).toEqual([]);
+  });
+
   it("batch commits its rows together, takes none of them when it throws, and nests", () => {
     journal.startCycle({ id: "c1", trigger: "once", mode: "live", account: ACCOUNT, strategies: ["a"] });
     const rows = () => journal.unresolved(ACCOUNT).length;

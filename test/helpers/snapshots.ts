@@ -6,6 +6,7 @@ import {
   DEFAULT_VENUE_RULES,
   type Delegation,
   type OwnStakingMove,
+  type OwnWithdrawal,
   type RunningTwap,
   type Snapshot,
   type SpotBalance,
@@ -88,6 +89,7 @@ export interface SnapshotSpec {
   rules?: Partial<VenueRules>;
   stakingHistory?: StakingEvent[];
   ownStakingMoves?: OwnStakingMove[];
+  ownWithdrawals?: OwnWithdrawal[];
   validatorAllowlist?: string[];
 }
 
@@ -208,6 +210,7 @@ export function buildSnapshot(spec: SnapshotSpec = {}): Snapshot {
     rules: { ...DEFAULT_VENUE_RULES, ...spec.rules },
     ...(spec.stakingHistory ? { stakingHistory: spec.stakingHistory } : {}),
     ...(spec.ownStakingMoves ? { ownStakingMoves: spec.ownStakingMoves } : {}),
+    ...(spec.ownWithdrawals ? { ownWithdrawals: spec.ownWithdrawals } : {}),
     ...(spec.validatorAllowlist
       ? { validatorAllowlist: spec.validatorAllowlist.map((a) => a.toLowerCase()) }
       : {}),

@@ -14,7 +14,8 @@
 // - An undelegation is planned only with the delegation (or withdrawal) it funds, as a pair
 //   (`fundsNext`), so the risk limits reduce or block both together.
 // - The user's intent wins: HYPE the user undelegated by hand, or that came back to spot from a
-//   withdrawal, is left alone for respectManualDays; maxStaked caps the stake and withdraws the excess.
+//   withdrawal the user made (not one of hlbot's own: journaled), is left alone for respectManualDays;
+//   maxStaked caps the stake and withdraws the excess.
 // - No dust: nothing below minMove is deposited, delegated, undelegated or withdrawn.
 // Amounts are truncated to whole wei.
 import * as z from "zod";
@@ -153,7 +154,7 @@ export const validatorStakingParams = z
     respectManualDays: decimal({ min: 0, max: 3650 })
       .prefault(7)
       .describe(
-        "For this many days, HYPE undelegated by hand stays undelegated and HYPE back on spot from a withdrawal is not staked again (0: off)",
+        "For this many days, HYPE undelegated by hand stays undelegated and HYPE back on spot from a withdrawal (not one hlbot sent) is not staked again (0: off)",
       ),
     maxPendingWithdrawals: integer({ min: 1, max: 100 })
       .default(5)
@@ -444,6 +445,8 @@ export const validatorStaking = defineStrategy({
     const recent = (snapshot.stakingHistory ?? []).filter((e) => window > 0 && e.time >= now - window);
     let manualUndelegated = ZERO;
     let finalised = ZERO;
+    /** When the last of `finalised` is no longer kept on spot. */
+    let finalisedUntil = 0;
     // hlbot's own delegations and undelegations (journaled when sent), each matched to one event of the
     // history: what is left is what the user did (a time window, as the venue's time is not the send's).
     const own = new Set<number>();
@@ -457,6 +460,20 @@ export const validatorStaking = defineStrategy({
           Math.abs(e.time - m.time) <= PAIRED_WITHIN_MS,
       );
       if (i !== -1) own.add(i);
+    }
+    // And the withdrawals that land from its own cWithdraws (for a sale, or above maxStaked): the
+    // amount, on or after the send (a treasurer's trial: 754 HYPE withdrawn for a sale the market then
+    // called off stayed on spot 7 days more, taken for a withdrawal the user made).
+    const ownLanded = new Set<number>();
+    for (const w of snapshot.ownWithdrawals ?? []) {
+      const i = recent.findIndex(
+        (e, k) =>
+          !ownLanded.has(k) &&
+          e.kind === "withdrawalFinalized" &&
+          e.amount.eq(w.amount) &&
+          e.time >= w.time - PAIRED_WITHIN_MS,
+      );
+      if (i !== -1) ownLanded.add(i);
     }
     // Then moves among the rest: an undelegation followed within PAIRED_WITHIN_MS by a delegation or a
     // withdrawal of the same amount (events of one cycle share a timestamp, so in either order).
@@ -481,7 +498,10 @@ export const validatorStaking = defineStrategy({
     // HYPE deposited into staking and not yet delegated: a delegation funds from it first.
     let deposited = ZERO;
     for (const [i, e] of recent.entries()) {
-      if (e.kind === "withdrawalFinalized") finalised = finalised.plus(e.amount);
+      if (e.kind === "withdrawalFinalized" && !ownLanded.has(i)) {
+        finalised = finalised.plus(e.amount);
+        finalisedUntil = Math.max(finalisedUntil, e.time + window);
+      }
       if (e.kind === "deposit") deposited = deposited.plus(e.amount);
       if (legs.has(i) || paired.has(i)) continue;
       if (e.kind === "delegate") {
@@ -769,6 +789,16 @@ export const validatorStaking = defineStrategy({
         (finalised.gt(0)
           ? ` plus ${fmt(finalised)} HYPE withdrawn in the last ${fmt(params.respectManualDays)} days`
           : "");
+      // Said whenever it keeps HYPE on spot, not only when nothing is staked (a treasurer's 254 HYPE
+      // waited 7 days under "nothing to move").
+      let keptForUser = Decimal.min(finalised, spot.minus(params.stakeIdleSpot.keepSpot));
+      // Not what maxStaked would keep on spot anyway.
+      if (stakeCap !== undefined) keptForUser = Decimal.min(keptForUser, stakeCap.minus(staked));
+      keptForUser = trunc(keptForUser);
+      if (keptForUser.gt(0))
+        notes.push(
+          `${fmt(keptForUser)} HYPE back on spot from a withdrawal not made by hlbot stays there for respectManualDays ${fmt(params.respectManualDays)} after it landed (until ${isoTime(finalisedUntil)} for the last of it)`,
+        );
       if (extra.gte(minMove)) {
         deposit = extra;
         // Decided after the moves of stake that must leave (a daily cap, applied in order, is spent on them first).

@@ -623,6 +623,46 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
     expect(moves(later).reduce((s, m) => s + Number(m[2]), 0)).toBe(550);
   });
 
+  it("6. HYPE back on spot from hlbot's own withdrawal is staked again; a withdrawal of the user's is kept and said", () => {
+    // A treasurer's trial: 754.63 HYPE withdrawn for a sale the market then called off landed on spot;
+    // taken for a withdrawal the user made, 254.63 above keepSpot waited 7 days under "nothing to move".
+    const landed = T0 - DAY_MS;
+    const spec = {
+      stakingHistory: [
+        { time: landed - 7 * DAY_MS, kind: "withdrawalInitiated", amount: dec(754.63) },
+        { time: landed, kind: "withdrawalFinalized", amount: dec(754.63) },
+      ],
+      balances: { HYPE: 754.63 },
+      delegations: [
+        { validator: A, amount: 5000 },
+        { validator: B, amount: 5000 },
+      ],
+    } as SnapshotSpec;
+    const params = { stakeIdleSpot: { enabled: true, keepSpot: 500 } };
+    // The user's (no journaled cWithdraw): kept on spot for respectManualDays, and the reason says so.
+    const theirs = run(spec, params);
+    expect(theirs.some((d) => d.kind === "cDeposit")).toBe(false);
+    expect(skips(theirs).join(" ")).toContain(
+      `254.63 HYPE back on spot from a withdrawal not made by hlbot stays there for respectManualDays 7 after it landed (until ${new Date(landed + 7 * DAY_MS).toISOString()}`,
+    );
+    // hlbot's own (journaled, sent as the queue began; the amount is matched): staked again now.
+    const ours = run(
+      { ...spec, ownWithdrawals: [{ time: landed - 7 * DAY_MS - 2_000, amount: dec(754.63) }] },
+      params,
+    );
+    expect(ours[0]).toMatchObject({ kind: "cDeposit" });
+    expect((ours[0] as { amount: Decimal }).amount.toFixed()).toBe("254.63");
+    expect(skips(ours).join(" ")).not.toContain("not made by hlbot");
+    // Another amount, or a withdrawal that landed before hlbot sent its own, is still the user's.
+    for (const other of [
+      { time: landed - 7 * DAY_MS, amount: dec(754) },
+      { time: landed + 3_600_000, amount: dec(754.63) },
+    ])
+      expect(run({ ...spec, ownWithdrawals: [other] }, params).some((d) => d.kind === "cDeposit")).toBe(
+        false,
+      );
+  });
+
   it("6. an undelegation hlbot sent itself, whose delegation did not happen, is not taken for the user's", () => {
     // The bot left A (its journal has the undelegation); the paired delegation was refused or lost.
     const history: StakingEvent[] = [
