@@ -95,7 +95,6 @@ export interface StakingSummary {
   nPendingWithdrawals: number;
 }
 
-/** One entry of the account's staking history (delegatorHistory), oldest first. */
 /** A tokenDelegate hlbot sent (journal): when, to or from which validator, how much HYPE. */
 export interface OwnStakingMove {
   /**
@@ -117,6 +116,7 @@ export interface OwnWithdrawal {
   amount: Decimal;
 }
 
+/** One entry of the account's staking history (delegatorHistory), oldest first. */
 export interface StakingEvent {
   /** ms. */
   time: number;

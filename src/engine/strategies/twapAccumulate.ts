@@ -10,7 +10,7 @@ import { Decimal, truncateDecimals } from "../../lib/decimal.js";
 import { DEFAULT_TWAP_BUY_RESERVE } from "../allocate.js";
 import { positiveDecimal } from "../config/fields.js";
 import type { TwapOrderIntent } from "../intents.js";
-import { pairFor, type VenueRules } from "../snapshot.js";
+import { pairFor, type Snapshot, type VenueRules } from "../snapshot.js";
 import { isUsdStablecoin, usdPerUnit } from "../usd.js";
 import {
   blockingTwapOn,
@@ -190,7 +190,11 @@ export const twapAccumulate = defineStrategy({
       const available = snapshot.balances.get(base)?.available;
       if (available === undefined || !available.gt(0))
         return [
-          skip(name, `no ${base} available to sell${floorText(snapshot.balances.get(base))}`, considered),
+          skip(
+            name,
+            `no ${base} available to sell${floorText(snapshot.balances.get(base))}${stakedNote(snapshot, base)}`,
+            considered,
+          ),
         ];
       if (size.gt(available)) {
         size = available;
@@ -307,4 +311,21 @@ function budgetTailUnspendable(
   return fit.ok
     ? undefined
     : `a run is sized ${pct(reserve)} under it for the fills' spread (venue.twapBuyReserve${params.side === "sell" ? ", the same margin for sales" : ""}): ${fit.reason}`;
+}
+
+/**
+ * What a sale of HYPE with none on spot should know of the stake (a treasurer's trial read a bare "no
+ * HYPE available to sell" for 21 days beside 196,870 HYPE delegated and withdrawForSales on): no
+ * strategy withdraws stake for this one.
+ */
+function stakedNote(snapshot: Snapshot, base: string): string {
+  if (base !== "HYPE") return "";
+  const staked = snapshot.staking.delegated.plus(snapshot.staking.undelegated);
+  const pending = snapshot.staking.totalPendingWithdrawal;
+  if (!staked.gt(0) && !pending.gt(0)) return "";
+  return (
+    ` (${fmt(staked)} HYPE staked${pending.gt(0) ? `, ${fmt(pending)} on its way back to spot through the unstaking queue` : ""}: ` +
+    "staking's withdrawForSales serves twap-rebalance sales only, not this one; keep HYPE on spot for it " +
+    "(the staking strategy's stakeIdleSpot.keepSpot) or withdraw some by hand: hlbot undelegate, then hlbot unstake)"
+  );
 }

@@ -56,6 +56,28 @@ describe("twap-accumulate", () => {
     );
   });
 
+  it("a HYPE sale with none on spot names the stake and who (does not) withdraw it", () => {
+    // A treasurer's trial: "no HYPE available to sell" 21 times beside 196,870 HYPE delegated, with
+    // withdrawForSales on (which serves twap-rebalance only).
+    const reason = skipped(
+      run(
+        { side: "sell", amountUsd: 400 },
+        {
+          ...funded,
+          balances: { HYPE: 0, USDC: 50_000 },
+          delegations: [{ validator: "0x" + "1".repeat(40), amount: 196_870 }],
+        },
+      ),
+    );
+    expect(reason).toMatch(
+      /^no HYPE available to sell \(196870 HYPE staked: staking's withdrawForSales serves twap-rebalance sales only, not this one; keep HYPE on spot for it \(the staking strategy's stakeIdleSpot\.keepSpot\) or withdraw some by hand: hlbot undelegate, then hlbot unstake\)$/,
+    );
+    // Nothing staked: the bare reason.
+    expect(
+      skipped(run({ side: "sell", amountUsd: 400 }, { ...funded, balances: { HYPE: 0, USDC: 50_000 } })),
+    ).toBe("no HYPE available to sell");
+  });
+
   it("sells when asked, and accepts the pair name as coin", () => {
     const t = only(run({ side: "sell", coin: "@107", amountUsd: 400 }, { ...funded, hypeMid: 40 }));
     expect(t.side).toBe("sell");
