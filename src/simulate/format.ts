@@ -242,7 +242,7 @@ function twaps(s: SimulationSummary): string[] {
   out.push(...table(exec));
   const e = s.execution;
   out.push(
-    `  total on ${groupDigits(e.notional)} ${s.valuationCoin} traded: slippage vs decision ${groupDigits(e.slippage)} (${bp(e.slippageBps)}), shortfall vs run mid ${groupDigits(e.shortfall)} (${bp(e.shortfallBps)}), spread+impact ${groupDigits(e.impact)} (${bp(e.impactBps)}), fees ${groupDigits(e.fees)} (${bp(e.feesBps)}); fees and spread+impact together ${bp(e.costsBps)} of the notional traded (each bps above is of the notional at its own reference price, so they need not add up)`,
+    `  total on ${groupDigits(e.notional)} ${s.valuationCoin} traded: slippage vs decision ${groupDigits(e.slippage)} (${bp(e.slippageBps)}), shortfall vs run mid ${groupDigits(e.shortfall)} (${bp(e.shortfallBps)}), spread+impact ${groupDigits(e.impact)} (${bp(e.impactBps)}), fees ${groupDigits(e.fees)} (${bp(e.feesBps)}); fees and spread+impact together ${bp(e.costsBps)} (the sum of the two; each bps above is of the notional at its own reference price: fees of the notional paid, spread+impact of the slices' mids)`,
   );
   out.push("Trades");
   out.push(

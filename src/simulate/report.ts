@@ -446,7 +446,7 @@ ${tableHtml(
     ]),
     [true, false, false, false, true, false, true, false, true, true, true, true, true, false],
   )}
-<h3>Execution</h3><p>Cost against a reference price, positive = worse for the account. Slippage: against the mid the strategy decided at; shortfall: against the time-weighted mid of its run; spread and impact: against each slice's own mid. Total on ${escapeHtml(s.execution.notional)} ${escapeHtml(s.valuationCoin)} traded: slippage ${escapeHtml(s.execution.slippage)} (${escapeHtml(s.execution.slippageBps ?? "-")} bps), shortfall ${escapeHtml(s.execution.shortfall)} (${escapeHtml(s.execution.shortfallBps ?? "-")} bps), spread and impact ${escapeHtml(s.execution.impact)} (${escapeHtml(s.execution.impactBps ?? "-")} bps), fees ${escapeHtml(s.execution.fees)} (${escapeHtml(s.execution.feesBps ?? "-")} bps); fees, spread and impact together ${escapeHtml(s.execution.costsBps ?? "-")} bps of the notional traded.${s.books.length > 0 ? ` The ${escapeHtml(booksText(s))}.` : ""}</p>${tableHtml(
+<h3>Execution</h3><p>Cost against a reference price, positive = worse for the account. Slippage: against the mid the strategy decided at; shortfall: against the time-weighted mid of its run; spread and impact: against each slice's own mid. Total on ${escapeHtml(s.execution.notional)} ${escapeHtml(s.valuationCoin)} traded: slippage ${escapeHtml(s.execution.slippage)} (${escapeHtml(s.execution.slippageBps ?? "-")} bps), shortfall ${escapeHtml(s.execution.shortfall)} (${escapeHtml(s.execution.shortfallBps ?? "-")} bps), spread and impact ${escapeHtml(s.execution.impact)} (${escapeHtml(s.execution.impactBps ?? "-")} bps), fees ${escapeHtml(s.execution.fees)} (${escapeHtml(s.execution.feesBps ?? "-")} bps); fees, spread and impact together ${escapeHtml(s.execution.costsBps ?? "-")} bps (the sum of the two: fees of the notional paid, spread and impact of the slices' mids).${s.books.length > 0 ? ` The ${escapeHtml(booksText(s))}.` : ""}</p>${tableHtml(
     [
       "id",
       "decision mid",
@@ -742,7 +742,7 @@ export function renderSweepReport(result: SweepResult): string {
 <header>
   <h1>hlbot sweep: ${escapeHtml(plan.sweep.file)}</h1>
   <p>${runsText} of <code>${escapeHtml(plan.configPath)}</code>${s ? ` on the ${escapeHtml(s.scenario)} scenario, ${seedText}, ${escapeHtml(period)}` : ""}, on ${result.jobs === 1 ? "one thread" : `${result.jobs} worker threads`}${result.interrupted ? " (interrupted)" : ""}.
-  ${rankedText} Amounts in ${escapeHtml(coin)}; bps are of the notional traded ("traded").</p>
+  ${rankedText} Amounts in ${escapeHtml(coin)}; bps are per amount traded ("traded").</p>
   <ul>${plan.keys.map((k) => `<li><b>${escapeHtml(k.label)}</b>: <code>${escapeHtml(k.key)}</code> = ${escapeHtml(k.values.map(valueText).join(", "))}</li>`).join("")}</ul>
   ${s ? s.replayed.map((r) => `<p class="replayed">${escapeHtml(replayedLine(r, s.period.days))}.</p>`).join("") : ""}
   ${(plan.warnings ?? []).map((w) => `<p>Warning for every point: ${escapeHtml(w)}</p>`).join("")}

@@ -417,11 +417,11 @@ export function formatSweep(result: SweepResult): string {
   lines.push(
     many
       ? `Ranked by the mean ${spec.label} over the ${seeds.length} seeds: ${spec.help}; ${spec.better} is better. ` +
-          `Amounts in ${coin}; bps are of the notional traded ("traded").\n` +
+          `Amounts in ${coin}; bps are per amount traded ("traded").\n` +
           `Every figure is a point's mean over the seeds; "worst ${spec.label}" is its worst seed's (the ` +
           `${spec.better === "higher" ? "lowest" : "highest"}), "best on" on how many seeds it was the best point:`
       : `Ranked by ${spec.label}: ${spec.help}; ${spec.better} is better. ` +
-          `Amounts in ${coin}; bps are of the notional traded ("traded"):`,
+          `Amounts in ${coin}; bps are per amount traded ("traded"):`,
     "",
   );
   const cols = figureColumns(by);

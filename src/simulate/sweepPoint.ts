@@ -146,7 +146,7 @@ export const RANK_FIGURES = {
     label: "costs bps",
     better: "lower",
     unit: "bps",
-    help: "trading costs per amount traded: fees plus spread and impact paid, in bps of the notional traded",
+    help: "trading costs per amount traded: fees (in bps of the notional paid) plus spread and impact (in bps of the slices' mids)",
     of: (s) => s.execution.costsBps,
   },
   fees: {

@@ -135,10 +135,23 @@ describe("buy and hold", () => {
     const k = b.breakdown;
     const parts =
       Number(k.stakingRewards) + Number(k.fees) + Number(k.spreadAndImpact) + Number(k.timingAndOther);
-    expect(parts).toBeCloseTo(Number(b.botMinusBenchmark), 1);
+    // To the cent: the parts shown add up to the total shown.
+    expect(Math.round(parts * 100)).toBe(Math.round(Number(b.botMinusBenchmark) * 100));
     expect(Number(k.fees)).toBeLessThan(0);
     expect(Number(k.spreadAndImpact)).toBeLessThan(0);
     expect(Number(k.stakingRewards)).toBeGreaterThan(0);
+  });
+
+  it("costs in bps are the fees' bps plus spread and impact's, buy or sell (a quant's check)", () => {
+    const e = s.execution;
+    expect(e.feesBps).not.toBeNull();
+    expect(e.impactBps).not.toBeNull();
+    expect(Math.round(Number(e.costsBps) * 100)).toBe(
+      Math.round((Number(e.feesBps) + Number(e.impactBps)) * 100),
+    );
+    expect(formatSummary(s)).toContain(
+      `fees and spread+impact together ${e.costsBps} bps (the sum of the two;`,
+    );
   });
 
   it("shows in the console and as a line in the report's value chart", () => {
