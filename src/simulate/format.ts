@@ -286,10 +286,19 @@ function staking(s: SimulationSummary): string[] {
       ]);
     out.push(...table(rows));
   }
-  for (const c of st.changes)
-    out.push(
-      `  ${when(c.at)}  ${c.action} ${short(c.amount)} HYPE ${c.action === "delegate" ? "to" : "from"} ${c.name}`,
-    );
+  // Delegation changes and withdrawals to spot, in time order (an undelegation followed by a withdrawal
+  // is stake leaving for spot, not a move).
+  const moves = [
+    ...st.changes.map((c) => ({
+      at: c.at,
+      line: `${c.action} ${short(c.amount)} HYPE ${c.action === "delegate" ? "to" : "from"} ${c.name}`,
+    })),
+    ...st.withdrawals.list.map((w) => ({
+      at: w.at,
+      line: `withdraw ${short(w.amount)} HYPE to spot (${w.landedAt === null ? "still in the unstaking queue at the end" : `back on spot ${when(w.landedAt)}`})`,
+    })),
+  ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  for (const m of moves) out.push(`  ${when(m.at)}  ${m.line}`);
   const e = st.end;
   out.push(
     `  at the end: ${short(e.delegated)} HYPE delegated (${short(e.locked)} locked), ${short(e.idle, 8)} idle (undelegated, earning nothing), ${short(e.pendingWithdrawal)} pending withdrawal`,

@@ -518,9 +518,24 @@ ${tableHtml(
   ]),
   [false, false, true, true, true, true, true, true],
 )}
-<h3>Delegation changes</h3>${tableHtml(
-    ["time", "action", "amount (HYPE)", "validator"],
-    s.staking.changes.map((c) => [when(c.at), c.action, c.amount, c.name]),
+<h3>Delegation changes and withdrawals</h3>${tableHtml(
+    ["time", "action", "amount (HYPE)", "validator, or when it lands"],
+    [
+      ...s.staking.changes.map((c) => ({ at: c.at, row: [when(c.at), c.action, c.amount, c.name] })),
+      ...s.staking.withdrawals.list.map((w) => ({
+        at: w.at,
+        row: [
+          when(w.at),
+          "withdraw to spot",
+          w.amount,
+          w.landedAt === null
+            ? "still in the unstaking queue at the end"
+            : `back on spot ${when(w.landedAt)}`,
+        ],
+      })),
+    ]
+      .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0))
+      .map((x) => x.row),
     [false, false, true, false],
   )}</section>
 <section><h2>Rejections and failures</h2>${

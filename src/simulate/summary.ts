@@ -310,7 +310,12 @@ export interface SimulationSummary {
     }>;
     validators: ValidatorStakeSummary[];
     rewards: { amount: string; payouts: number; value: string };
-    withdrawals: { initiated: string; finalized: string };
+    withdrawals: {
+      initiated: string;
+      finalized: string;
+      /** Each withdrawal to spot, when it started and when it landed (null: still queued at the end). */
+      list: Array<{ at: string; amount: string; landedAt: string | null }>;
+    };
     /** The staking balance at the end by state (HYPE): idle is undelegated and earns nothing. */
     end: { delegated: string; locked: string; idle: string; pendingWithdrawal: string };
   };
@@ -913,7 +918,11 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
         payouts: rewardEntries.length,
         value: round(rewarded.times(r.endPrices.HYPE ?? ZERO), 2),
       },
-      withdrawals: { initiated: sumData("withdrawalInitiated"), finalized: sumData("withdrawalFinalized") },
+      withdrawals: {
+        initiated: sumData("withdrawalInitiated"),
+        finalized: sumData("withdrawalFinalized"),
+        list: withdrawalList(byKind("withdrawalInitiated"), byKind("withdrawalFinalized")),
+      },
       end: {
         delegated: wire(r.end.staking?.delegated ?? ZERO),
         locked: wire(r.end.staking?.locked ?? ZERO),
@@ -1005,6 +1014,23 @@ function unknownSummary(r: SimulationRecord): SimulationSummary["unknowns"] {
 
 /** A TWAP's status for people: one that ended having filled nothing says so (a halted pair, a book
  * beyond the price limit), instead of looking like a TWAP that did its job. */
+/**
+ * Each withdrawal with its landing (a treasurer's trial could not tell a withdrawal for a sale from an
+ * undelegation in the list of changes): matched by the initiating transaction's hash.
+ */
+function withdrawalList(
+  initiated: readonly LedgerEntry[],
+  finalized: readonly LedgerEntry[],
+): SimulationSummary["staking"]["withdrawals"]["list"] {
+  const landed = new Map<string, number>();
+  for (const e of finalized)
+    if (typeof e.data.initiatedHash === "string") landed.set(e.data.initiatedHash, e.time);
+  return initiated.map((e) => {
+    const at = e.hash === undefined ? undefined : landed.get(e.hash);
+    return { at: iso(e.time), amount: String(e.data.amount), landedAt: at === undefined ? null : iso(at) };
+  });
+}
+
 export function twapStatusText(t: Pick<TwapSummary, "status" | "executedSize">): string {
   return t.status !== "running" && Number(t.executedSize) === 0 ? `${t.status}, filled nothing` : t.status;
 }

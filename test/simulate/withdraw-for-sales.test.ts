@@ -8,6 +8,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, expect, it } from "vitest";
 import { loadConfig } from "../../src/engine/config/loader.js";
+import { formatSummary } from "../../src/simulate/format.js";
+import { renderReport } from "../../src/simulate/report.js";
 import { runSimulation, type SimulationRecord } from "../../src/simulate/runner.js";
 import { buildSummary, type SimulationSummary } from "../../src/simulate/summary.js";
 import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
@@ -44,6 +46,30 @@ it("withdraws what the rebalancer's sale lacks once spot HYPE is sold, and says 
   expect(withdrawals[0]?.reason).toMatch(
     /above what leaves hype-usdc-5050 HYPE to sell \(withdrawForSales: it is [\d.]+ HYPE over its target and would sell [\d.]+ before it is back within its band, spot holds [\d.]+\)/,
   );
+});
+
+it("lists each withdrawal to spot with when it landed, beside the undelegation before it (a treasurer's trial)", () => {
+  const list = s.staking.withdrawals.list;
+  expect(list.length).toBeGreaterThan(0);
+  expect(list.reduce((a, w) => a + Number(w.amount), 0)).toBeCloseTo(
+    Number(s.staking.withdrawals.initiated),
+    8,
+  );
+  const [first] = list;
+  // The unstaking queue: 7 days in the demo scenario, as mainnet.
+  expect(Date.parse(first!.landedAt!) - Date.parse(first!.at)).toBe(7 * 24 * 3_600_000);
+  const when = (iso: string) => iso.slice(0, 16).replace("T", " ");
+  const text = formatSummary(s);
+  expect(text).toContain(
+    `  ${when(first!.at)}  withdraw ${first!.amount.replace(/(\.\d{4})\d+$/, "$1")} HYPE to spot (back on spot ${when(first!.landedAt!)})`,
+  );
+  // After the undelegation of the same cycle, in time order.
+  const undelegation = s.staking.changes.find((c) => c.action === "undelegate" && c.at === first!.at);
+  expect(undelegation).toBeDefined();
+  expect(text.indexOf(`${when(first!.at)}  undelegate`)).toBeLessThan(
+    text.indexOf(`${when(first!.at)}  withdraw`),
+  );
+  expect(renderReport({ summary: s, record })).toContain("withdraw to spot");
 });
 
 it("the rebalancer sells that HYPE once it is back on spot, and is stuck far less", () => {
