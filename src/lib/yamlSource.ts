@@ -158,6 +158,13 @@ export function interpolateEnv(src: YamlSource, env: Readonly<Record<string, str
     const expanded = original.replace(REFERENCE, (match, body: string | undefined) => {
       if (match === "$$") return "$";
       const text = body ?? "";
+      // `${A:-${B}/x}` would read as the reference `${A:-${B}` and a stray `/x}`: a state folder named
+      // "${B/x}" (a config trial's fresh journal, its budgets and daily limits forgotten).
+      if (text.includes("${"))
+        throw new ConfigError(
+          `nested reference \${${text}}…: a default may not hold another \${…} (write the value out, or set the variable)`,
+          where,
+        );
       const sep = text.indexOf(":-");
       const name = sep === -1 ? text : text.slice(0, sep);
       if (!ENV_NAME.test(name)) {
@@ -195,6 +202,13 @@ export function interpolateEnv(src: YamlSource, env: Readonly<Record<string, str
     });
     if (/\$\{/.test(original.replace(REFERENCE, "")))
       throw new ConfigError("malformed reference: `$" + "{` without a closing `}`", where);
+    // `${X:-/tmp/x}}`: one brace too many, read as a path ending in "}".
+    const stray = /(?<!\$)\$\{[^}]*\}\}/.exec(original);
+    if (stray !== null)
+      throw new ConfigError(
+        `malformed reference: a \`}\` right after ${stray[0].slice(0, -1)} (one too many?)`,
+        where,
+      );
     if (argumentHoldsSecret(expanded) && !argumentHoldsSecret(original)) {
       throw new ConfigError(
         `the value of \${${used.join("}, ${")}} holds a secret (the signing key or the keystore password); secrets are read by the wallet alone`,

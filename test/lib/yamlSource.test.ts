@@ -159,6 +159,28 @@ describe("${ENV} interpolation", () => {
       expect(() => interpolateEnv(src, env)).toThrow(/malformed reference/);
     }
   });
+
+  it("refuses a nested reference and a stray brace after one, which would be read as a path (a config trial)", () => {
+    // `state: ${BOT_STATE:-${HLBOT_STATE_DIR}/nest4}` made a folder named "${HLBOT_STATE_DIR/nest4}": a
+    // fresh journal, budgets and daily limits forgotten; `${X:-/tmp/x}}` made "/tmp/x}".
+    const nested = parseYamlSource("t.yaml", "state: ${BOT_STATE:-${HLBOT_STATE_DIR}/nest4}\n");
+    expect(() => interpolateEnv(nested, { HLBOT_STATE_DIR: "/srv/hlbot" })).toThrow(
+      /^t\.yaml:1: state: nested reference \$\{BOT_STATE:-\$\{HLBOT_STATE_DIR\}…: a default may not hold another/,
+    );
+    const stray = parseYamlSource("t.yaml", "state: ${HLBOT_STATE:-/tmp/x}}\n");
+    expect(() => interpolateEnv(stray, {})).toThrow(
+      /a `\}` right after \$\{HLBOT_STATE:-\/tmp\/x\} \(one too many\?\)/,
+    );
+    // A literal `$${` and a brace apart from a reference are left as they are.
+    for (const [text, want] of [
+      ["a: $${X}}\n", "${X}}"],
+      ["a: '${X} }'\n", "1 }"],
+    ]) {
+      const src = parseYamlSource("t.yaml", text!);
+      interpolateEnv(src, { X: "1" });
+      expect(src.doc.toJS().a).toBe(want);
+    }
+  });
 });
 
 describe("numbers", () => {
