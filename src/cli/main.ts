@@ -113,7 +113,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   // And those the bot file's wallet names, read from those lines alone: a command given --base-url or
   // --network, or whose file does not load, never loads the wallet (a security audit: `tx <key>` sent it).
   const { discoverConfigPath, preregisterWalletSecrets } = await import("../engine/config/discover.js");
-  await preregisterWalletSecrets(discoverConfigPath(configArgument(argv), io.env), io.env);
+  const configArg = configArgument(argv);
+  // An empty --config is refused by the command itself (its error, its exit code).
+  if (configArg?.trim() !== "") await preregisterWalletSecrets(discoverConfigPath(configArg, io.env), io.env);
   // A secret pasted into any argument (--amount, --validator, --base-url, `tx <hash>`, ...) is refused
   // before anything parses, prints or sends it.
   // Kept: a secret registered later (the bot file's wallet variables, a key file, a keystore's password)

@@ -77,6 +77,25 @@ describe("hlbot config validate", () => {
     expect(viaEnv.stdout).toMatch(/^ok test\/fixtures\/config\/good\/bot\.yaml: testnet, live/m);
   });
 
+  it("refuses an empty --config (an unset variable in a cron line) rather than running another file", () => {
+    // It ran ./hlbot.yaml (here: the shipped config/default.yaml), whatever $HLBOT_CONFIG said.
+    for (const args of [
+      ["config", "validate", "--config", ""],
+      ["once", "--dry-run", "-c", ""],
+      ["plan", "--config="],
+      ["stop", "--config", " "],
+    ]) {
+      const r = hlbot(args, { HLBOT_CONFIG: "test/fixtures/config/good/bot.yaml" });
+      expect(r.code, args.join(" ")).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(
+        /^hlbot: --config: the path is empty \(an unset variable on the command line\?\)/,
+      );
+    }
+    // An empty $HLBOT_CONFIG still means unset.
+    expect(hlbot(["config", "validate"], { HLBOT_CONFIG: "" }).stdout).toMatch(/^ok config\/default\.yaml/m);
+  });
+
   it("exits 2 with file:line, key path and a did-you-mean for a bad bot file", () => {
     const r = hlbot(["config", "validate", "--config", "test/fixtures/config/bad-bot/types.yaml"]);
     expect(r.code).toBe(2);

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import type { Document } from "yaml";
+import { ConfigError } from "../../lib/errors.js";
 import { registerSecretFile, registerSecretVariables } from "../../lib/secrets.js";
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -23,6 +24,12 @@ export function discoverConfigPath(
   env: Env,
   cwd = process.cwd(),
 ): string | undefined {
+  // `--config "$CONF"` with CONF unset (a cron line, a unit file) ran whichever file discovery found: the
+  // option given empty is refused. An empty $HLBOT_CONFIG stays "unset".
+  if (option !== undefined && option.trim() === "")
+    throw new ConfigError(
+      "--config: the path is empty (an unset variable on the command line?); give the bot file, or leave the option out to use $HLBOT_CONFIG or ./hlbot.yaml",
+    );
   const named = option ?? env[CONFIG_PATH_ENV];
   if (named !== undefined && named !== "") return resolve(cwd, named);
   const local = resolve(cwd, "hlbot.yaml");
