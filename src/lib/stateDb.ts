@@ -21,7 +21,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { Database as Db } from "better-sqlite3";
 import { ConfigError, damagedDatabaseAdvice, InternalError } from "./errors.js";
 
@@ -87,11 +87,23 @@ export function registerMigrations(migrations: readonly Migration[]): void {
 export function defaultStateDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
   const set = (v: string | undefined) => (v !== undefined && v.trim() !== "" ? v : undefined);
   const own = set(env[STATE_DIR_ENV]);
-  if (own) return resolve(own);
+  // A relative one named a different folder from each working directory (a config trial: the daemon and
+  // a manual command with two journals, two nonce stores, two daily limits, two default STOP files), and
+  // `~/x` from a unit file's Environment= is not expanded: refused.
+  if (own !== undefined) {
+    if (!isAbsolute(own))
+      throw new ConfigError(
+        `${STATE_DIR_ENV} must be an absolute path (got ${JSON.stringify(own)}): relative, it names another folder from each working directory${own.startsWith("~") ? "; ~ is not expanded outside a shell: write the home folder out" : ""}`,
+      );
+    return resolve(own);
+  }
   const systemd = set(env.STATE_DIRECTORY)?.split(":")[0];
   if (systemd) return resolve(systemd);
+  // The XDG spec: a relative $XDG_STATE_HOME is invalid and ignored.
   const xdg = set(env.XDG_STATE_HOME);
-  return xdg ? resolve(xdg, "hlbot") : join(env.HOME ?? homedir(), ".local", "state", "hlbot");
+  return xdg !== undefined && isAbsolute(xdg)
+    ? resolve(xdg, "hlbot")
+    : join(env.HOME ?? homedir(), ".local", "state", "hlbot");
 }
 
 /** The state folder: `--state` when given, else `defaultStateDir`. */

@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests are about ${ENV} references in YAML text.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -94,6 +94,16 @@ describe("hlbot config validate", () => {
     }
     // An empty $HLBOT_CONFIG still means unset.
     expect(hlbot(["config", "validate"], { HLBOT_CONFIG: "" }).stdout).toMatch(/^ok config\/default\.yaml/m);
+  });
+
+  it("refuses a relative HLBOT_STATE_DIR (one journal per working directory) before creating anything", () => {
+    const r = hlbot(["plan", "--unsigned", "--json"], { HLBOT_STATE_DIR: "relstate" }, temp);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^hlbot: HLBOT_STATE_DIR must be an absolute path \(got "relstate"\)/);
+    expect(existsSync(join(temp, "relstate"))).toBe(false);
+    expect(hlbot(["config", "validate"], { HLBOT_STATE_DIR: "relstate" }).stderr).toMatch(
+      /^error: HLBOT_STATE_DIR must be an absolute path/,
+    );
   });
 
   it("exits 2 with file:line, key path and a did-you-mean for a bad bot file", () => {

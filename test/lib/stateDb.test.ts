@@ -69,6 +69,18 @@ describe("openStateDb", () => {
     expect(resolveStateDir(undefined, { XDG_STATE_HOME: "/xdg" })).toBe("/xdg/hlbot");
     // Never the working directory: a command started elsewhere finds the same state.
     expect(resolveStateDir(undefined, { HOME: "/home/u" })).toBe("/home/u/.local/state/hlbot");
+    // Nor through a relative variable (a config trial: one journal per working directory): refused, or
+    // ignored for $XDG_STATE_HOME (the XDG spec).
+    for (const rel of ["relstate", "./state", "~/hlbot"])
+      expect(() => resolveStateDir(undefined, { HLBOT_STATE_DIR: rel })).toThrow(
+        new RegExp(`^HLBOT_STATE_DIR must be an absolute path \\(got "${rel.replace(".", "\\.")}"\\)`),
+      );
+    expect(() => resolveStateDir(undefined, { HLBOT_STATE_DIR: "~/hlbot" })).toThrow(
+      /~ is not expanded outside a shell/,
+    );
+    expect(resolveStateDir(undefined, { XDG_STATE_HOME: "xdg", HOME: "/home/u" })).toBe(
+      "/home/u/.local/state/hlbot",
+    );
   });
 });
 

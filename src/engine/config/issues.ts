@@ -17,8 +17,9 @@ export interface ConfigIssue {
 }
 
 export function formatIssue(issue: ConfigIssue): string {
-  const place = [issue.file, issue.line].filter((p) => p !== undefined).join(":");
-  return `${place}: ${issue.keyPath ? `${issue.keyPath}: ` : ""}${issue.message}`;
+  // An issue of no file (the environment's HLBOT_STATE_DIR) has no place to name: not ": message".
+  const place = [issue.file, issue.line].filter((p) => p !== undefined && p !== "").join(":");
+  return `${place ? `${place}: ` : ""}${issue.keyPath ? `${issue.keyPath}: ` : ""}${issue.message}`;
 }
 
 /** Every issue of one or more files; the message lists them all, one per line. */
