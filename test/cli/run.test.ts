@@ -384,7 +384,25 @@ describe("hlbot run (child process)", () => {
     const changed = await run.waitFor("the bot-file warning", (l) => /^the bot file changed/.test(l.msg));
     expect(changed.changed).toEqual(["limits.maxOrderUsd"]);
     expect(changed.msg).toMatch(
-      /SIGHUP reloads only the strategy files: the running daemon keeps the settings it started with/,
+      /SIGHUP reloads only the strategy files and its strategies: list: the running daemon keeps the other settings it started with/,
+    );
+
+    // The bot file's strategies: edited to a list without the rebalancer: it stops (a config trial: it
+    // kept running after a SIGHUP, and nothing said why).
+    writeFileSync(
+      bot.config,
+      readFileSync(bot.config, "utf8").replace(
+        /strategies: \.\/strategies\n/,
+        "strategies:\n  - ./strategies/fast.yaml\n",
+      ),
+    );
+    run.proc.kill("SIGHUP");
+    const source = await run.waitFor("the new list", (l) =>
+      /^the bot file's strategies: changed/.test(l.msg),
+    );
+    expect(source.msg).toMatch(/\(folder .*strategies → .*strategies\/fast\.yaml\): reloading from it$/);
+    await run.waitFor("the reload", (l) =>
+      /strategies reloaded: 1 scheduled; .*removed rebalance/.test(l.msg),
     );
     run.proc.kill("SIGTERM");
     expect((await run.exited).code).toBe(0);

@@ -253,37 +253,52 @@ async function runDaemon(
     // Signals and process-level failures (src/engine/shutdown.ts): the first SIGINT/SIGTERM stops the
     // daemon with the grace period, a second one exits at once. SIGHUP and SIGUSR2 are this command's.
     shutdown.onStop((grace) => daemon.stop(grace));
+    // The bot file's `strategies:` (a list or a folder) as last applied: a SIGHUP reads the edited one,
+    // so a strategy taken off the list stops (a config trial: it kept trading, and nothing said so).
+    let strategySource = config.strategySource;
     shutdown.listen({
       SIGHUP: () => {
         logger.info("SIGHUP: reloading the strategy files");
+        let source = strategySource;
         // A reloaded set naming a market the venue does not list is refused (the current one stays).
-        void daemon.reloadFrom(async () => {
-          // Only the strategy files are reloaded: say so when the bot file itself was edited (a limit
-          // tightened in a hurry would otherwise seem to be in force while the old one is).
-          // The bot file alone: a broken strategy file is the reload's own refusal below, and read here
-          // it was called "the bot file no longer loads … a restart would fail", which it would not
-          // (a start holds the strategies it cannot load: an operator's trial).
-          await loadConfig(config.file, ctx.env, { leaveOutBroken: true }).then(
-            (edited) => {
-              const changed = botFileChanges(config, edited);
-              if (changed.length > 0)
-                logger.warn(
-                  { changed },
-                  `the bot file changed (${changed.join(", ")}), but SIGHUP reloads only the strategy files: the running daemon keeps the settings it started with until it is restarted`,
-                );
-            },
-            (err: unknown) =>
-              logger.warn(`the bot file no longer loads (${describeError(err)}): a restart would fail`),
-          );
-          const set = await loadStrategySet(config, ctx.env);
-          await checkStrategyMarkets(runtime.info, scheduledStrategies(set), {
-            warn: (m) => logger.warn(m),
-          }).catch((err: unknown) => {
-            if (!(err instanceof VenueError)) throw err;
-            logger.warn(`the reloaded strategies' markets were not checked (${describeError(err)})`);
+        void daemon
+          .reloadFrom(async () => {
+            // Only the strategy files are reloaded: say so when the bot file itself was edited (a limit
+            // tightened in a hurry would otherwise seem to be in force while the old one is).
+            // The bot file alone: a broken strategy file is the reload's own refusal below, and read here
+            // it was called "the bot file no longer loads … a restart would fail", which it would not
+            // (a start holds the strategies it cannot load: an operator's trial).
+            await loadConfig(config.file, ctx.env, { leaveOutBroken: true }).then(
+              (edited) => {
+                const changed = botFileChanges(config, edited);
+                if (changed.length > 0)
+                  logger.warn(
+                    { changed },
+                    `the bot file changed (${changed.join(", ")}), but SIGHUP reloads only the strategy files and its strategies: list: the running daemon keeps the other settings it started with until it is restarted`,
+                  );
+                if (JSON.stringify(edited.strategySource) !== JSON.stringify(strategySource)) {
+                  source = edited.strategySource;
+                  logger.info(
+                    { strategies: sourceText(source) },
+                    `the bot file's strategies: changed (${sourceText(strategySource)} → ${sourceText(source)}): reloading from it`,
+                  );
+                }
+              },
+              (err: unknown) =>
+                logger.warn(`the bot file no longer loads (${describeError(err)}): a restart would fail`),
+            );
+            const set = await loadStrategySet({ ...config, strategySource: source }, ctx.env);
+            await checkStrategyMarkets(runtime.info, scheduledStrategies(set), {
+              warn: (m) => logger.warn(m),
+            }).catch((err: unknown) => {
+              if (!(err instanceof VenueError)) throw err;
+              logger.warn(`the reloaded strategies' markets were not checked (${describeError(err)})`);
+            });
+            return set;
+          })
+          .then((applied) => {
+            if (applied) strategySource = source;
           });
-          return set;
-        });
       },
       SIGUSR2: () => {
         logger.reopen();
@@ -413,4 +428,9 @@ function stillRunningText(
     "They keep filling, and their guards (twap.maxDeviation, limit prices, limits.keepOnSpot) are watched only while hlbot runs; " +
     "`hlbot stop --cancel-twaps` cancels them, `hlbot status` shows them."
   );
+}
+
+/** A bot file's `strategies:` in a log line: the folder, or the files of the list. */
+function sourceText(source: { folder: string } | { files: string[] }): string {
+  return "folder" in source ? `folder ${source.folder}` : source.files.join(", ");
 }
