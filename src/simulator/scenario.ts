@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { noSuchDayNote, parseDateTime } from "../lib/dateTime.js";
 import { Decimal, isDecimalString, parseDecimal } from "../lib/decimal.js";
 import { didYouMean } from "../lib/didYouMean.js";
 import { ConfigError, type ValidationError } from "../lib/errors.js";
@@ -61,11 +62,11 @@ const duration = z.union([z.string(), z.number()]).transform((v, ctx): number =>
 /** Unix ms, or an ISO date-time string. */
 const timestamp = z.union([z.number().int().nonnegative(), z.string()]).transform((v, ctx): number => {
   if (typeof v === "number") return v;
-  const t = Date.parse(v);
+  const t = parseDateTime(v);
   if (Number.isNaN(t)) {
     ctx.addIssue({
       code: "custom",
-      message: `expected unix ms or an ISO date-time, got ${JSON.stringify(v)}`,
+      message: `expected unix ms or an ISO date-time, got ${JSON.stringify(v)}${noSuchDayNote(v)}`,
     });
     return z.NEVER;
   }
@@ -471,11 +472,11 @@ const eventTime = z.union([z.string(), z.number()]).transform((v, ctx): EventTim
   if (typeof v === "number") return { offset: parseDuration(v) };
   const offset = durationMs(v);
   if (offset !== undefined) return { offset };
-  const t = Date.parse(v);
+  const t = parseDateTime(v);
   if (Number.isNaN(t)) {
     ctx.addIssue({
       code: "custom",
-      message: `expected an offset from the start like "2d", "36h" or "1d8h", or an ISO date-time, got ${JSON.stringify(v)}`,
+      message: `expected an offset from the start like "2d", "36h" or "1d8h", or an ISO date-time, got ${JSON.stringify(v)}${noSuchDayNote(v)}`,
     });
     return z.NEVER;
   }

@@ -153,6 +153,17 @@ events:
       '{ at: "tomorrow", type: validator, validator: "0x5ac99df645f3414876c816caa18b2d234024b487" }',
     );
     expect(() => parseScenarioYaml(noChange, "bad.yaml")).toThrow(/offset from the start like "2d"/);
+    // A day the month does not have, rolled into the next month by Date.parse (a config trial).
+    const noSuchDay = base.replace("at: 1d,", 'at: "2025-02-30T00:00:00Z",');
+    expect(() => parseScenarioYaml(noSuchDay, "bad.yaml")).toThrow(/\(no such day: 2025-02 has no day 30\)/);
+    expect(() =>
+      parseScenarioYaml(
+        base.replace("name: bad\n", 'name: bad\nsettings: { startTime: "2025-04-31T00:00:00Z" }\n'),
+        "bad.yaml",
+      ),
+    ).toThrow(
+      /settings\.startTime: expected unix ms or an ISO date-time, got "2025-04-31T00:00:00Z" \(no such day/,
+    );
     // A misspelt type gets its line and a "did you mean", not zod's "Invalid discriminator value".
     const misspelt = base.replace("type: price", "type: prcie");
     expect(() => parseScenarioYaml(misspelt, "bad.yaml")).toThrow(

@@ -15,6 +15,7 @@
 // extremes, a fraction of a candle after the previous row) stops the download as a bad answer, so
 // every file written is one a replay can read.
 import type { Command } from "commander";
+import { noSuchDayNote, parseDateTime } from "../../lib/dateTime.js";
 import { ConfigError, ValidationError } from "../../lib/errors.js";
 import { maskKeyShaped, redact } from "../../lib/secrets.js";
 import { shellWord } from "../../lib/text.js";
@@ -45,15 +46,15 @@ export function parseTimeFlag(text: string, flag: string, endOfDay = false): num
   const value = text.trim();
   let ms: number;
   if (/^\d+$/.test(value)) ms = Number(value);
-  else if (DATE_ONLY.test(value)) ms = Date.parse(`${value}T00:00:00Z`) + (endOfDay ? DAY_MS - 1 : 0);
+  else if (DATE_ONLY.test(value)) ms = parseDateTime(`${value}T00:00:00Z`) + (endOfDay ? DAY_MS - 1 : 0);
   else if (/^\d{4}-\d{2}-\d{2}T/.test(value))
-    ms = /([zZ]|[+-]\d{2}:?\d{2})$/.test(value) ? Date.parse(value) : Date.parse(`${value}Z`);
+    ms = /([zZ]|[+-]\d{2}:?\d{2})$/.test(value) ? parseDateTime(value) : parseDateTime(`${value}Z`);
   else ms = Number.NaN;
   if (!Number.isSafeInteger(ms) || ms < 0)
     throw new ValidationError([
       {
         path: flag,
-        message: `expected a date (2025-01-31), an ISO date-time or unix milliseconds, got ${JSON.stringify(text)}`,
+        message: `expected a date (2025-01-31), an ISO date-time or unix milliseconds, got ${JSON.stringify(text)}${noSuchDayNote(value)}`,
       },
     ]);
   return ms;

@@ -8,6 +8,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import type { LoadedConfig } from "../../engine/config/loader.js";
+import { noSuchDayNote, parseDateTime } from "../../lib/dateTime.js";
 import { ValidationError, type ValidationIssue } from "../../lib/errors.js";
 import { maskKeyShaped } from "../../lib/secrets.js";
 import { ADDRESS_PATTERN } from "../../venue/constants.js";
@@ -73,11 +74,11 @@ export function readSimulateOptions(o: SimulateOptions): {
       : /[Zz]|[+-]\d\d:?\d\d$/.test(trimmed)
         ? trimmed
         : `${trimmed}Z`;
-    const t = ISO.test(trimmed) ? Date.parse(utc.replace(" ", "T")) : Number.NaN;
+    const t = ISO.test(trimmed) ? parseDateTime(utc.replace(" ", "T")) : Number.NaN;
     if (Number.isNaN(t))
       issues.push({
         path: flag,
-        message: `expected an ISO date or date-time such as 2025-01-01T00:00Z, got ${JSON.stringify(text)}`,
+        message: `expected an ISO date or date-time such as 2025-01-01T00:00Z, got ${JSON.stringify(text)}${noSuchDayNote(trimmed)}`,
       });
     return Number.isNaN(t) ? undefined : t;
   };
