@@ -15,9 +15,9 @@
 //
 // The other way, `simulatedCandles` is the simulated venue's answer to candleSnapshot: candles of a
 // pair built from its own price path, so they agree with the mids the venue answered (see there).
-import { readFileSync } from "node:fs";
 import { Decimal } from "../lib/decimal.js";
 import { ConfigError } from "../lib/errors.js";
+import { readRegularTextFile } from "../lib/readText.js";
 import { duration } from "../lib/text.js";
 import {
   CANDLE_INTERVAL_MS,
@@ -101,12 +101,8 @@ export function candleFault(c: { o: number; h: number; l: number; c: number }): 
 
 /** Reads and checks a candle file; errors name the file and line. */
 export function readCandleFile(file: string): CandleFile {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new ConfigError(`cannot read the candle file: ${(err as Error).message}`, { file }, { cause: err });
-  }
+  // A year of 1-minute candles is about 35 MB.
+  const text = readRegularTextFile(file, "the candle file", 1024 * 1024 * 1024);
   const lines = text.split(/\r?\n/);
   if (lines[0]?.trim() !== CANDLE_CSV_HEADER)
     throw new ConfigError(`expected the header "${CANDLE_CSV_HEADER}" (a file of hlbot data fetch)`, {

@@ -3,7 +3,6 @@
 // venue facts hlbot could not confirm are settings here). Written in YAML, validated with zod;
 // every error names the key path and line. Cross-references (a pair's tokens, a delegation's validator)
 // are checked too.
-import { readFileSync } from "node:fs";
 import { dirname, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -11,6 +10,7 @@ import { noSuchDayNote, parseDateTime } from "../lib/dateTime.js";
 import { Decimal, isDecimalString, parseDecimal } from "../lib/decimal.js";
 import { didYouMean } from "../lib/didYouMean.js";
 import { ConfigError, type ValidationError } from "../lib/errors.js";
+import { MAX_SCENARIO_BYTES, readRegularTextFile } from "../lib/readText.js";
 import { formatKeyPath, keepExactNumbers, lineOf, parseYamlSource } from "../lib/yamlSource.js";
 import { ADDRESS_PATTERN, TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../venue/constants.js";
 import { type CandleFile, readCandleFile } from "./candles.js";
@@ -866,13 +866,7 @@ function remember(s: Scenario): Scenario {
 
 /** Reads and validates a scenario file. */
 export function loadScenarioFile(file: string): Scenario {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new ConfigError(`cannot read scenario: ${(err as Error).message}`, { file }, { cause: err });
-  }
-  return parseScenarioYaml(text, file);
+  return parseScenarioYaml(readRegularTextFile(file, "scenario", MAX_SCENARIO_BYTES), file);
 }
 
 /** Validates a scenario given as an object (programmatic use). */

@@ -280,7 +280,7 @@ describe("hlbot simulate --sweep", () => {
     );
     r = hlbot(["--sweep", GRID, "--prices", join(temp, "absent.csv")]);
     expect([r.code, r.stdout]).toEqual([2, ""]);
-    expect(r.stderr).toMatch(/^hlbot: .*absent\.csv: cannot read the candle file: ENOENT[^\n]*\n$/);
+    expect(r.stderr).toMatch(/^hlbot: .*absent\.csv: the candle file: file not found\n$/);
     const badSeed = sweepFile("seed.yaml", 'days: 1\nseed: [42, "x"]\ngrid:\n  limits.maxOrderUsd: [100]\n');
     r = hlbot(["--sweep", badSeed]);
     expect([r.code, r.stdout]).toEqual([2, ""]);

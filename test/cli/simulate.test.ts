@@ -140,7 +140,14 @@ describe("hlbot simulate", () => {
     ],
     [["--from", "yesterday"], /--from: expected an ISO date/],
     [["--seed", "-3"], /--seed: expected a whole number/],
-    [["--scenario", "no-such-scenario.yaml"], /cannot read scenario/],
+    [["--scenario", "no-such-scenario.yaml"], /no-such-scenario\.yaml: scenario: file not found/],
+    // Read as the bot files are (a config trial: /dev/zero was read until memory ran out).
+    [
+      ["--scenario", "/dev/zero"],
+      /\/dev\/zero: scenario: is not a regular file \(a device, FIFO or socket\)/,
+    ],
+    [["--prices", "/dev/zero"], /\/dev\/zero: the candle file: is not a regular file/],
+    [["--from", "2025-02-30"], /--from: .*\(no such day: 2025-02 has no day 30\)/],
     [["--config", "no-such-config.yaml"], /file not found/],
     [
       ["--report", "no-such-folder/report.html"],

@@ -28,3 +28,9 @@ it("hlbot venue refuses an event dated before now with its file and line, before
     ),
   );
 }, 30_000);
+
+it("hlbot venue refuses a scenario that is not a regular file without reading it (a config trial: /dev/zero aborted it)", async () => {
+  const r = await runCli(["venue", "--scenario", "/dev/zero", "--port", "0"]);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toBe("hlbot: /dev/zero: scenario: is not a regular file (a device, FIFO or socket)\n");
+}, 30_000);

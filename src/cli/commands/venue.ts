@@ -2,10 +2,11 @@
 // any other Hyperliquid client can be pointed at it with a base URL. Prints the URL as the first line of
 // stdout; SIGINT or SIGTERM stop it cleanly (exit 0). Bad flags exit 2 before anything starts; a port
 // in use (or a host it cannot listen on) is one line naming --port (--host), exit 1.
-import { readFileSync } from "node:fs";
+
 import type { Command } from "commander";
 import { parse as parseYaml } from "yaml";
 import { HlbotError, ValidationError, type ValidationIssue } from "../../lib/errors.js";
+import { MAX_SCENARIO_BYTES, readRegularTextFile } from "../../lib/readText.js";
 import { ADDRESS_PATTERN } from "../../venue/constants.js";
 import { nextCandleOpen } from "../../venue/info/methods/candleSnapshot.js";
 import type { CliContext } from "../context.js";
@@ -229,7 +230,10 @@ export function register(program: Command, ctx: CliContext): void {
 function numbersTwaps(file: string): boolean {
   try {
     // The key itself, not the word (a review: a comment naming it turned the numbering off).
-    const doc = parseYaml(readFileSync(file, "utf8")) as { settings?: { twapIdStart?: unknown } } | null;
+    // Checked as the loader reads it: `--scenario /dev/zero` was read here until the process aborted.
+    const doc = parseYaml(readRegularTextFile(file, "scenario", MAX_SCENARIO_BYTES)) as {
+      settings?: { twapIdStart?: unknown };
+    } | null;
     return doc?.settings?.twapIdStart !== undefined;
   } catch {
     return false;
