@@ -387,11 +387,21 @@ const faultsSchema = z.strictObject({
   explorer: faultKnobsSchema.partial().optional(),
 });
 
+/**
+ * A fee rate, a fraction of the notional: the venue's base tier is 0.0007 (7 bps) for spot takers. Above
+ * 10% it is a percentage written as a number (a config trial's `spotCross: 7` charged 700% and left a
+ * balance negative); a maker rate may be a rebate (negative), as small.
+ */
+const feeRate = (min: number) =>
+  decimal.refine((d) => d.gte(min) && d.lte(0.1), {
+    error: `a fee rate is a fraction of the notional (0.0007 is 7 bps), from ${min} to 0.1`,
+  });
+
 const feesSchema = z.strictObject({
-  cross: nonNegativeDecimal.default(parseDecimal("0.00045")),
-  add: decimal.default(parseDecimal("0.00015")),
-  spotCross: nonNegativeDecimal.default(parseDecimal("0.0007")),
-  spotAdd: decimal.default(parseDecimal("0.0004")),
+  cross: feeRate(0).default(parseDecimal("0.00045")),
+  add: feeRate(-0.1).default(parseDecimal("0.00015")),
+  spotCross: feeRate(0).default(parseDecimal("0.0007")),
+  spotAdd: feeRate(-0.1).default(parseDecimal("0.0004")),
   referralDiscount: fraction.default(parseDecimal("0.04")),
   /** Apply the HYPE staking fee discount tiers to the taker rate. */
   stakingDiscount: z.boolean().default(true),

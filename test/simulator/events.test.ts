@@ -130,6 +130,26 @@ describe("scenario events", () => {
     expect(sim.core.faults.config.info.serverErrorRate).toBe(0);
   });
 
+  it("refuses a fee rate written as a percentage (spotCross: 7 charged 700% and left a balance negative)", () => {
+    const scenario = (fees: string) => `
+name: fees
+tokens:
+  - { name: USDC, index: 0, szDecimals: 8, weiDecimals: 8 }
+pairs: []
+settings:
+  fees: { ${fees} }
+`;
+    expect(() => parseScenarioYaml(scenario("spotCross: 7"), "f.yaml")).toThrow(
+      /^f\.yaml:7: settings\.fees\.spotCross: a fee rate is a fraction of the notional \(0\.0007 is 7 bps\), from 0 to 0\.1$/,
+    );
+    expect(() => parseScenarioYaml(scenario("spotAdd: -0.5"), "f.yaml")).toThrow(
+      /settings\.fees\.spotAdd: .*from -0\.1 to 0\.1/,
+    );
+    const ok = parseScenarioYaml(scenario('spotCross: "0.001", spotAdd: "-0.0001"'), "f.yaml");
+    expect(ok.settings.fees.spotCross.toFixed()).toBe("0.001");
+    expect(ok.settings.fees.spotAdd.toFixed()).toBe("-0.0001");
+  });
+
   it("refuses events that name nothing real, with the line of the event", () => {
     const base = `
 name: bad
