@@ -78,6 +78,14 @@ describe("the markets strategies name", () => {
     await expect(runSimulation({ config, days: 1 })).rejects.toThrow(/HYPEE is not a spot token/);
   });
 
+  it("name an unknown quote at its own line, not the coin's (a config trial: quote: usdc was reported as params.coin)", async () => {
+    expect(
+      await problems(await demoBot("quote-case", { "hype-dca.yaml": [["quote: USDC", "quote: usdc"]] })),
+    ).toEqual([
+      'hype-dca.yaml:9: params.quote: usdc is not a spot token on the venue (did you mean "USDC"?)',
+    ]);
+  });
+
   it("refuse a rebalancer target named by its pair ('@107', 'PURR/USDC'): it was skipped as not listed at every run, with no error (a config trial)", async () => {
     for (const [name, pair, token] of [
       ["@107", "HYPE/USDC", "HYPE"],

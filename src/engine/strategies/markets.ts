@@ -144,6 +144,9 @@ export async function unknownMarkets(
         : missing !== undefined
           ? `${missing} is not a spot token on the venue${guess ? ` (did you mean "${guess}"?)` : ""}`
           : `no spot pair trades ${w.coin} against ${w.quote} on the venue`,
+      // The quote's own line when it is the quote that is unknown (a config trial: `quote: usdc` was
+      // reported at the coin's line, as params.coin).
+      missing !== undefined && missing !== w.coin && missing === w.quote ? w.quoteKeyPath : undefined,
     );
   }
   return { issues, strategies: names };
