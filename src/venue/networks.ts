@@ -71,6 +71,9 @@ export function resolveEndpoints(network: NetworkName, baseUrl?: string, explore
   if (explorerUrl !== undefined) checkHttpUrl(explorerUrl, "explorerUrl");
   if (baseUrl !== undefined) {
     checkHttpUrl(baseUrl, "baseUrl");
+    const endpoint = endpointSuffix(baseUrl);
+    if (endpoint !== undefined)
+      throw new ValidationError([{ path: "baseUrl", message: baseUrlEndpointMessage(endpoint) }]);
     const info = joinUrl(baseUrl, "info");
     return { info, exchange: joinUrl(baseUrl, "exchange"), explorer: explorerUrl ?? info };
   }
@@ -80,6 +83,24 @@ export function resolveEndpoints(network: NetworkName, baseUrl?: string, explore
     exchange: joinUrl(profile.apiUrl, "exchange"),
     explorer: explorerUrl ?? profile.explorerUrl,
   };
+}
+
+/**
+ * The endpoint a base URL already ends in ("/info", "/exchange"): hlbot appends them, so such a base
+ * posted to /info/info (a config trial copied `hlbot venue`'s banner and met a bare 404 at its first query).
+ */
+export function endpointSuffix(baseUrl: string): string | undefined {
+  let path: string;
+  try {
+    path = new URL(baseUrl).pathname.replace(/\/+$/, "");
+  } catch {
+    return undefined;
+  }
+  return /\/(info|exchange)$/.exec(path)?.[0];
+}
+
+export function baseUrlEndpointMessage(endpoint: string): string {
+  return `ends in ${endpoint}: give the base URL without it (http://127.0.0.1:3001, not http://127.0.0.1:3001${endpoint}); hlbot adds /info and /exchange itself`;
 }
 
 function checkHttpUrl(url: string, path: string): void {

@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { botConfigSchema } from "../../src/engine/config/schema.js";
 import { resolveEndpoints } from "../../src/venue/networks.js";
 import { buildOnce, REPO_ROOT } from "../helpers/build.js";
 import { startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
@@ -21,6 +22,26 @@ describe("resolveEndpoints and explorerUrl", () => {
       "https://explorer.example/x",
     );
     expect(() => resolveEndpoints("mainnet", undefined, "ftp://x")).toThrow(/explorerUrl: expected an http/);
+  });
+
+  it("refuses a base URL that already ends in /info or /exchange (it posted to /info/info: a bare 404)", () => {
+    for (const [base, endpoint] of [
+      ["http://127.0.0.1:3001/info", "/info"],
+      ["http://127.0.0.1:3001/exchange/", "/exchange"],
+      ["https://proxy.example/hl/info?key=1", "/info"],
+    ])
+      expect(() => resolveEndpoints("testnet", base)).toThrow(
+        `baseUrl: ends in ${endpoint}: give the base URL without it`,
+      );
+    // `config validate` says the same at the bot file's line (the schema).
+    const field = botConfigSchema.shape.baseUrl.safeParse("http://127.0.0.1:3001/info");
+    expect(field.success).toBe(false);
+    expect(field.error?.issues[0]?.message).toMatch(/^ends in \/info: give the base URL without it/);
+    expect(botConfigSchema.shape.baseUrl.safeParse("http://127.0.0.1:3001").success).toBe(true);
+    // A prefix of another name is a base like any other.
+    expect(resolveEndpoints("testnet", "https://proxy.example/information").info).toBe(
+      "https://proxy.example/information/info",
+    );
   });
 });
 

@@ -10,6 +10,7 @@ import {
   TWAP_MAX_MINUTES_DEFAULT,
   TWAP_MIN_MINUTES,
 } from "../../venue/constants.js";
+import { baseUrlEndpointMessage, endpointSuffix } from "../../venue/networks.js";
 import { MANUAL_STRATEGY } from "../journal.js";
 import { KILL_SWITCH_STRATEGY } from "../killSwitch.js";
 import { NOTIFY_EVENTS, type NotifyEventType } from "../notify/types.js";
@@ -334,6 +335,11 @@ export const botConfigSchema = z
   .strictObject({
     network: z.enum(["mainnet", "testnet"]).describe("Which venue network to act on"),
     baseUrl: httpUrl()
+      .superRefine((value, ctx) => {
+        const endpoint = endpointSuffix(value);
+        if (endpoint !== undefined)
+          ctx.addIssue({ code: "custom", message: baseUrlEndpointMessage(endpoint) });
+      })
       .optional()
       .describe("Send every request here instead (the simulator, a proxy); signatures stay for `network`"),
     explorerUrl: httpUrl()
