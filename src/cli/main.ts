@@ -1,7 +1,7 @@
 // The `hlbot` command line. Commands live one per module in ./commands; this file wires them into
 // commander, maps typed errors to exit codes (0 ok, 1 venue/runtime failure, 2 bad input or config)
 // and prints one-line reasons (stack traces only with --verbose).
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, Help, Option } from "commander";
 import { colorWanted, paint } from "../lib/color.js";
 import { damagedDatabaseAdvice, describeError, exitCodeOf } from "../lib/errors.js";
 import {
@@ -164,6 +164,24 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
   program.enablePositionalOptions();
   for (const command of COMMANDS) command.register(program, ctx);
   for (const sub of program.commands) sub.exitOverride();
+  // --verbose and --no-color are read from anywhere on the line (above), but positional options made
+  // commander refuse them after the command (`hlbot simulate --verbose`: "unknown option", a config
+  // trial): every command takes them too, and its help lists them as global options.
+  const globals = (c: Command) => {
+    for (const sub of c.commands) {
+      sub.addOption(new Option("--verbose").hideHelp()).addOption(new Option("--no-color").hideHelp());
+      sub.configureHelp({
+        ...sub.configureHelp(),
+        showGlobalOptions: true,
+        // Not --version: only `hlbot --version` takes it.
+        visibleGlobalOptions(cmd) {
+          return Help.prototype.visibleGlobalOptions.call(this, cmd).filter((o) => o.long !== "--version");
+        },
+      });
+      globals(sub);
+    }
+  };
+  globals(program);
 
   try {
     await program.parseAsync(argv, { from: "user" });

@@ -57,6 +57,9 @@ describe("colour", () => {
     for (const [argv, env, isTTY] of [
       [["config", "validate", config], { NO_COLOR: "1" }, true],
       [["--no-color", "config", "validate", config], {}, true],
+      // After the command too (a config trial: "unknown option '--no-color'").
+      [["config", "validate", config, "--no-color"], {}, true],
+      [["config", "validate", "--verbose", "--no-color", config], {}, true],
       [["config", "validate", config], {}, false],
     ] as const) {
       const r = await run([...argv], { isTTY, env: { ...env } });
@@ -64,6 +67,20 @@ describe("colour", () => {
       expect(r.stdout).not.toContain(ESC);
       expect(r.stdout).toMatch(/^ok /);
     }
+  });
+});
+
+describe("global options after the command", () => {
+  it("are taken, and each command's help lists them (not --version, which only hlbot itself takes)", async () => {
+    const help = await run(["journal", "rebuild", "--help"], { isTTY: false });
+    expect(help.stdout).toMatch(
+      /\nGlobal Options:\n {2}--verbose +print stack traces and debug logs\n {2}--no-color +no colours/,
+    );
+    expect(help.stdout).not.toContain("--version");
+    const late = await run(["config", "schema", "--verbose"], { isTTY: false });
+    expect(late.code).toBe(0);
+    expect(JSON.parse(late.stdout)).toHaveProperty("$schema");
+    expect(late.stderr).not.toMatch(/unknown option/);
   });
 });
 

@@ -24,7 +24,8 @@ export function commandTree(root: Command): Node[] {
       description: cmd.description(),
       options: [
         ...cmd.options
-          .filter((o) => o.long !== undefined)
+          // Not the hidden copies of the global options every command takes (--verbose, --no-color).
+          .filter((o) => o.long !== undefined && !o.hidden)
           .map((o) => ({ flag: o.long!, description: o.description })),
         { flag: "--help", description: "show help" },
       ],
