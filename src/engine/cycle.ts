@@ -89,6 +89,11 @@ export interface CycleDeps {
   /** The venue's time (VenueClock.now), for judging expiry by the venue's clock rather than ours. */
   venueNow?: () => number | undefined;
   /**
+   * Reads the venue once so that `venueNow` is dated now, not by the last answer (the local clock may
+   * have been stepped since): before the schedule moves a state back (scheduler.ts).
+   */
+  refreshVenueClock?: () => Promise<void>;
+  /**
    * Every enabled strategy of the account (not only this cycle's): a staking deposit keeps on spot what
    * a rebalancer of the account would sell now (plannedHypeSales).
    */

@@ -63,6 +63,8 @@ export type DaemonRuntime = Pick<
   config?: Pick<Runtime["config"], "schedule"> & {
     limits?: Pick<Runtime["config"]["limits"], "killSwitchFile" | "keepOnSpot" | "killSwitchCancelRunning">;
   };
+  /** Reads the venue once, to date its clock now (Runtime.refreshVenueClock). */
+  refreshVenueClock?(): Promise<void>;
   /** The venue's clock (VenueClock), compared with ours every minute. */
   venueClock?: { readonly skew: SkewBounds | undefined; now?(): number | undefined };
 };
@@ -674,9 +676,27 @@ export class Daemon {
     this.request(timerPlanTime(this.runtime.clock(), at.getTime()));
   }
 
+  /** Whether a slot state is ahead of `now`; false when the journal cannot say (plan reports that). */
+  private safeAhead(now: number): boolean {
+    try {
+      return this.scheduler.aheadOfClock(now);
+    } catch {
+      return false;
+    }
+  }
+
   /** Queues the slot groups due now (a tick, a retry, the start). */
-  private request(now = this.runtime.clock()): void {
+  private request(now = this.runtime.clock(), venueRead = false): void {
     if (this.state !== "running") return;
+    // A state ahead of the clock is moved back only with the clock right (Scheduler.plan), judged by the
+    // venue's time read now, not by an answer from before a step of the local clock (runDueSlots).
+    const refresh = this.runtime.refreshVenueClock?.bind(this.runtime);
+    if (!venueRead && refresh !== undefined && this.safeAhead(now)) {
+      void refresh()
+        .catch(() => undefined)
+        .then(() => this.request(now, true));
+      return;
+    }
     let plan: ReturnType<Scheduler["plan"]>;
     try {
       plan = this.scheduler.plan(now, this.busy());

@@ -89,6 +89,8 @@ export interface Runtime {
   facts(signal?: AbortSignal): Promise<AccountFacts>;
   /** Forget the cached facts (the daemon refreshes them now and then). */
   refreshFacts(): void;
+  /** One light read (allMids, weight 2): its answer's Date header dates the venue's clock now. */
+  refreshVenueClock(): Promise<void>;
   cycleDeps(facts: AccountFacts): CycleDeps;
   /** The enabled strategies of the configuration, in file order. */
   strategies(): Strategy[];
@@ -250,6 +252,9 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
 
   const pauseBeforeSendMs = testPauseBeforeSend(o.env);
   let facts: Promise<AccountFacts> | undefined;
+  const refreshVenueClock = async () => {
+    await info.allMids();
+  };
   let learntNote: string | undefined;
   const runtime: Runtime = {
     config,
@@ -281,6 +286,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     refreshFacts() {
       facts = undefined;
     },
+    refreshVenueClock,
     cycleDeps(f) {
       // A TWAP minimum the venue stated when it refused one (journaled with its text) tightens the rules.
       const learnt = rulesWithVenueMinimum(
@@ -305,6 +311,7 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
           ? {}
           : { maxClockSkewMs: config.schedule.maxClockSkewMs }),
         venueNow: () => venueClock.now(),
+        refreshVenueClock,
         peers: config.strategies.filter((s) => s.enabled),
         configured: config.strategies,
         ...(pauseBeforeSendMs ? { pauseBeforeSendMs } : {}),

@@ -75,6 +75,11 @@ export interface SchedulePlan {
   groups: SlotGroup[];
   notDue: NotDue[];
   missed: Missed[];
+  /**
+   * local − venue (ms) when the local clock is further from the venue's than maxClockSkew: nothing was
+   * settled, rewound or re-dated, and what runs holds until it is corrected.
+   */
+  clockSkewMs?: number;
 }
 
 /**
@@ -252,6 +257,18 @@ export class Scheduler {
    * What is due at `now`. Strategies in `busy` (a run in flight) are left out. Missed slots found are
    * settled as missed, so they are reported once.
    */
+  /** Whether a strategy's slot state is ahead of `now` (written while the clock ran ahead, or the clock now behind). */
+  aheadOfClock(now: number): boolean {
+    const early = Math.min(this.maxClockSkewMs, DEFAULT_MAX_CLOCK_SKEW_MS);
+    const states = this.journal.slotStates(this.account, [...this.entries.keys()], now);
+    for (const [name, e] of this.entries) {
+      const state = states.get(name);
+      if (state !== undefined && rewoundSlotState(e.cron, state, now, undefined, early) !== undefined)
+        return true;
+    }
+    return false;
+  }
+
   plan(now: number, busy: ReadonlySet<string> = new Set()): SchedulePlan {
     const bySlot = new Map<number, Strategy[]>();
     const notDue: NotDue[] = [];
@@ -289,18 +306,24 @@ export class Scheduler {
       // brought back, it let the slot run again when it came (a daily DCA bought twice: a cron user's
       // trial). At most the default's minutes: a tolerance raised to hours would otherwise hold a strategy
       // for those hours after the clock is corrected, what bringing a state back is for.
+      // Only with the clock right: a state ahead of a clock now far behind the venue's (known from its
+      // answers) was written in time, and it is the clock that is wrong. Rewound, the slot it acted in
+      // was due again, and the journal's rows were dated back before their venue time: a DCA bought
+      // twice in one slot once its TWAP ended and the clock was right again (a disaster trial).
       const early = Math.min(this.maxClockSkewMs, DEFAULT_MAX_CLOCK_SKEW_MS);
-      if (rewoundSlotState(e.cron, state, now, undefined, early) !== undefined && !redated) {
+      if (!skewed && rewoundSlotState(e.cron, state, now, undefined, early) !== undefined && !redated) {
         this.journal.redateFuture(now);
         redated = true;
       }
-      const rewound = rewoundSlotState(
-        e.cron,
-        state,
-        now,
-        (slot) => this.journal.sentSince(this.sendAccount, name, slot),
-        early,
-      );
+      const rewound = skewed
+        ? undefined
+        : rewoundSlotState(
+            e.cron,
+            state,
+            now,
+            (slot) => this.journal.sentSince(this.sendAccount, name, slot),
+            early,
+          );
       if (rewound !== undefined) {
         this.journal.rewindSlot(this.account, name, rewound, now);
         state = rewound;
@@ -390,7 +413,7 @@ export class Scheduler {
     const groups = [...bySlot.entries()]
       .sort(([a], [b]) => a - b)
       .map(([slot, strategies]) => ({ slot, strategies }));
-    return { at: now, groups, notDue, missed };
+    return { at: now, groups, notDue, missed, ...(skewed ? { clockSkewMs: now - venue! } : {}) };
   }
 
   /**
@@ -609,6 +632,11 @@ export async function runDueSlots(
   deps: CycleDeps,
   o: Omit<CycleOptions, "strategies" | "cycleId"> & { busy?: ReadonlySet<string> },
 ): Promise<{ plan: SchedulePlan; runs: DueRun[]; stopped: SlotGroup[] }> {
+  // A state ahead of the local clock is moved back only with the clock right (plan): the venue's time is
+  // read now for it, as the last answer may predate a step of the local clock (a daemon's stale sample
+  // would call a corrected clock skewed). Not read otherwise; an unreadable venue leaves what is known.
+  if (deps.refreshVenueClock !== undefined && scheduler.aheadOfClock(deps.clock()))
+    await deps.refreshVenueClock().catch(() => undefined);
   const plan = scheduler.plan(deps.clock(), o.busy);
   const runs: DueRun[] = [];
   const stopped: SlotGroup[] = [];

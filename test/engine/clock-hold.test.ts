@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runCycle } from "../../src/engine/cycle.js";
 import { scheduledStrategies } from "../../src/engine/daemon.js";
 import { CronSchedule } from "../../src/engine/schedule.js";
-import { runDueSlots, Scheduler } from "../../src/engine/scheduler.js";
+import { oncePass, runDueSlots, Scheduler } from "../../src/engine/scheduler.js";
 import { startTestBot, type TestBot } from "../helpers/bot.js";
 
 const MINUTE = 60_000;
@@ -171,5 +171,60 @@ describe("a local clock far from the venue's", () => {
       await runDueSlots(onceScheduler(b, d), d, { trigger: "once" });
     }
     expect(placed(b)).toHaveLength(1);
+  });
+});
+
+describe("a local clock that falls behind the venue's after a run", () => {
+  it("leaves the slot it acted in acted: the same slot does not buy again once the clock is right (a disaster trial)", async () => {
+    // `once` at 21:30 bought; `once` at 21:30:54 with the clock 10 minutes behind re-dated that buy to
+    // 21:20:55 and rewound the slot as if written while the clock ran ahead; at 21:35, the TWAP ended and
+    // the clock right, the 21:30 slot bought again: two TWAPs for one slot.
+    const DCA10 = {
+      name: "dca",
+      kind: "twap-accumulate",
+      schedule: "*/10 * * * *",
+      params: {
+        coin: "HYPE",
+        quote: "USDC",
+        side: "buy",
+        amountUsd: 250,
+        twap: { minutes: 5, randomize: false },
+      },
+    };
+    const b = await startTestBot({ mode: "live", strategies: [DCA10], fund: { USDC: "20000" } });
+    bot = b;
+    b.sim.setPrice("@107", "25");
+    // The venue's time is read before a state ahead of the clock is judged (runDueSlots): the last
+    // answer here is from before the clock fell behind.
+    const once = async () => {
+      const deps = b.runtime.cycleDeps(await b.runtime.facts());
+      return oncePass(deps, scheduledStrategies(b.runtime.config.strategies), {});
+    };
+    const slot = new CronSchedule(DCA10.schedule).next(b.sim.now() + MINUTE)!;
+    b.sim.advanceTo(slot - MINUTE);
+    await once(); // registers the strategy: slots from now on are its
+    b.sim.advanceTo(slot + 3_000);
+    await once();
+    expect(placed(b)).toHaveLength(1);
+    const sentAt = b.runtime.journal.recentSubmissions(5).map((r) => r.createdAt);
+
+    b.sim.advanceTo(slot + 54_000);
+    b.clockOffsetMs = -10 * MINUTE;
+    const behind = await once();
+    expect(placed(b)).toHaveLength(1);
+    expect(behind.runs).toEqual([]);
+    // The plan says why (once prints it): the clock, not the schedule.
+    expect(behind.plan.clockSkewMs).toBeCloseTo(-10 * MINUTE, -4);
+    // What was recorded stays as it was: the venue's clock proves when it was sent.
+    expect(b.runtime.journal.recentSubmissions(5).map((r) => r.createdAt)).toEqual(sentAt);
+
+    b.clockOffsetMs = 0;
+    b.sim.advanceTo(slot + 5 * MINUTE + 40_000);
+    await once();
+    expect(placed(b)).toHaveLength(1);
+    // The next slot buys, once.
+    b.sim.advanceTo(slot + 10 * MINUTE + 3_000);
+    await once();
+    expect(placed(b)).toHaveLength(2);
   });
 });

@@ -68,6 +68,7 @@ export function register(program: Command, ctx: CliContext): void {
       );
       const { DEFAULT_CATCH_UP_MS } = await import("../../engine/schedule.js");
       const { duration } = await import("../../lib/text.js");
+      const { skewText } = await import("../../venue/clockSkew.js");
       const { scheduledStrategies } = await import("../../engine/daemon.js");
       const { stringifyJson } = await import("../../lib/json.js");
       const { formatCycle, actionLines } = await import("../report.js");
@@ -437,6 +438,7 @@ export function register(program: Command, ctx: CliContext): void {
                   averagePrice: twapEndedEvent(at, t).data.averagePrice ?? null,
                 })),
                 killSwitch: killSwitch ?? null,
+                clockSkewMs: plan.clockSkewMs ?? null,
                 failed: bad,
               }),
             );
@@ -456,6 +458,12 @@ export function register(program: Command, ctx: CliContext): void {
                         : `${onceFor}): no strategy is due\n`,
               );
             if (killSwitch !== undefined) out.push(`  kill switch ${killSwitch}\n`);
+            // Said also when nothing is due (a disaster trial's clock 10 minutes behind read "no strategy
+            // is due" alone): the schedule follows the local clock.
+            if (runs.length === 0 && plan.clockSkewMs !== undefined)
+              out.push(
+                `  the local clock is ${skewText(plan.clockSkewMs)} the venue's, more than schedule.maxClockSkew: slots follow the local clock, so a strategy due now holds until it is corrected. Synchronise it (NTP)\n`,
+              );
             if (runs.length > 0)
               for (const n of stoppedNames) out.push(`  ${n}: stopped before it ran (its slot stays due)\n`);
             for (const n of plan.notDue) out.push(`  ${n.strategy}: skipped, ${n.reason}\n`);
