@@ -664,6 +664,16 @@ export class Journal {
 
   /** Writes the submission as `pending`. Must be called, and must succeed, before the body is sent. */
   recordPending(s: PendingSubmission): number {
+    const id = this.insertPendingChecked(s);
+    // Outside the database, so a lost write-ahead log cannot take it along (checkStateIdentity); once the
+    // row is committed: marked inside the transaction, a commit refused for a full disk left the mark
+    // ahead of the journal, and every live command after said its latest writes were lost (a disaster
+    // trial). Still before the body is sent.
+    if (this.markSubmissions) recordSubmissionMark(this.db.name, id);
+    return id;
+  }
+
+  private insertPendingChecked(s: PendingSubmission): number {
     const cap = s.dayCap;
     if (cap === undefined || (s.notionalUsd === undefined && s.stakeMove === undefined))
       return this.insertPending(s);
@@ -708,11 +718,8 @@ export class Journal {
       now,
       s.venueAt === undefined ? null : Math.round(s.venueAt),
     );
-    const id = Number(info.lastInsertRowid);
     this.submissionWrites++;
-    // Outside the database, so a lost write-ahead log cannot take it along (checkStateIdentity).
-    if (this.markSubmissions) recordSubmissionMark(this.db.name, id);
-    return id;
+    return Number(info.lastInsertRowid);
   }
 
   recordAttempt(submissionId: number, outcome: string, detail?: string): void {

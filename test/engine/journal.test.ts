@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -165,6 +165,32 @@ describe("journal", () => {
     send("staking", "tokenDelegate", 75_463_000_000);
     expect(journal.ownWithdrawals(ACCOUNT, now - 1).map((w) => w.amount.toFixed())).toEqual(["754.63"]);
     expect(journal.ownWithdrawals(ACCOUNT, now + 1)).toEqual([]);
+  });
+
+  it("marks a submission in hlbot.mark only once its row is committed (a disaster trial: a full disk)", () => {
+    // A commit refused (here a deferred foreign key, as SQLITE_FULL refused the trial's) after the row
+    // was written in the transaction: the mark said #1 of a journal ending at #0, and every live command
+    // after called the journal's latest writes lost.
+    journal.startCycle({ id: "c1", trigger: "once", mode: "live", account: ACCOUNT, strategies: ["a"] });
+    const mark = join(dir, "hlbot.mark");
+    const capped = {
+      notionalUsd: new Decimal(100),
+      dayCap: {
+        sinceMs: now - 86_400_000,
+        maxNotionalUsd: new Decimal(1_000),
+        maxStakeMove: new Decimal(1_000),
+      },
+    };
+    db.pragma("foreign_keys = ON");
+    db.pragma("defer_foreign_keys = ON");
+    expect(() => pending("a", { ...capped, cycleId: "no-such-cycle" })).toThrow(
+      /FOREIGN KEY constraint failed/,
+    );
+    expect(db.prepare("SELECT COUNT(*) AS n FROM submissions").get()).toEqual({ n: 0 });
+    expect(existsSync(mark)).toBe(false);
+    // Committed: marked.
+    const id = pending("a", capped);
+    expect(readFileSync(mark, "utf8").trim()).toBe(String(id));
   });
 
   it("batch commits its rows together, takes none of them when it throws, and nests", () => {
