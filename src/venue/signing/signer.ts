@@ -94,7 +94,7 @@ export async function loadSigner(
     const file = env[`${name}_FILE`];
     if (file !== undefined && file.trim() !== "") return keyFileSigner(file.trim(), warn);
     throw new ConfigError(
-      `environment variable ${name} is not set: it must hold the signing key (or set ${name}_FILE to a file holding it, or use wallet.privateKeyFile or a keystore)`,
+      `environment variable ${name} is ${value === undefined ? "not set" : "set but empty"}: it must hold the signing key (or set ${name}_FILE to a file holding it, or use wallet.privateKeyFile or a keystore)`,
     );
   }
   return privateKeySigner(value, `environment variable ${name}`);

@@ -116,6 +116,11 @@ describe("loadSigner from the environment", () => {
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.message).toContain("MY_KEY");
     expect(err.message).toMatch(/not set/);
+    // Set but empty (a secret.env line left blank) is said as such (a disaster trial read "not set").
+    const empty = await rejection(loadSigner({}, { HLBOT_PRIVATE_KEY: "  " }));
+    expect(empty.message).toMatch(
+      /^environment variable HLBOT_PRIVATE_KEY is set but empty: it must hold the signing key/,
+    );
   });
 
   it("an invalid key is a ConfigError naming the variable, never the value", async () => {
