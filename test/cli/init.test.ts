@@ -119,6 +119,17 @@ describe("hlbot init", () => {
     expect(readdirSync(join(dir, "strategies"))).toEqual(["mine.yaml"]);
     expect(existsSync(join(dir, "hlbot.yaml"))).toBe(false);
   });
+
+  it("says a file given as the folder is a file (exit 2), not EEXIST", async () => {
+    const dir = join(work, "a-file-parent");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "afile"), "x");
+    const r = await cli(["init", "afile"], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "hlbot: afile is a file, not a folder: give a folder to write the starter setup into (hlbot init DIR)\n",
+    );
+  });
 });
 
 describe("finding the bot file and the state", () => {

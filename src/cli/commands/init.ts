@@ -43,6 +43,19 @@ export function register(program: Command, ctx: CliContext): void {
       const { ConfigError } = await import("../../lib/errors.js");
       const { jsonSchemaFor } = await import("../../engine/config/jsonSchema.js");
       const dir = resolve(dirArg ?? ".");
+      // A file where the folder goes: said, with exit 2 (a config trial met "EEXIST: … mkdir", exit 1).
+      const { statSync } = await import("node:fs");
+      const isFolder = (() => {
+        try {
+          return statSync(dir).isDirectory();
+        } catch {
+          return undefined;
+        }
+      })();
+      if (isFolder === false)
+        throw new ConfigError(
+          `${dirArg ?? "."} is a file, not a folder: give a folder to write the starter setup into (hlbot init DIR)`,
+        );
       const shipped = fileURLToPath(new URL("../../../strategies/", import.meta.url));
       const files = new Map<string, string>();
       files.set(join(dir, "hlbot.yaml"), BOT_FILE);
