@@ -106,6 +106,24 @@ describe("hlbot config validate", () => {
     );
   });
 
+  it("says a scenario or a sweep file given as the bot file is one, in a sentence", () => {
+    for (const [file, says] of [
+      [
+        "config/scenarios/demo.yaml",
+        /this is a scenario file of the simulator .* give it to `hlbot simulate --scenario`/,
+      ],
+      [
+        "config/sweeps/demo.yaml",
+        /this looks like a sweep file, not a bot file: give it to `hlbot simulate --sweep`/,
+      ],
+    ] as const) {
+      const r = hlbot(["config", "validate", "--config", file]);
+      expect(r.code).toBe(2);
+      expect(r.stderr.split("\n").filter((l) => l.startsWith("error:"))).toHaveLength(1);
+      expect(r.stderr).toMatch(says);
+    }
+  });
+
   it("exits 2 with file:line, key path and a did-you-mean for a bad bot file", () => {
     const r = hlbot(["config", "validate", "--config", "test/fixtures/config/bad-bot/types.yaml"]);
     expect(r.code).toBe(2);

@@ -506,6 +506,17 @@ export async function strategyFilesIn(folder: string): Promise<string[]> {
   return files.sort();
 }
 
+/** What a file given as a bot file is when it is a simulator scenario or a sweep file, in a sentence. */
+function otherFileKind(data: unknown): string | undefined {
+  if (data === null || typeof data !== "object" || "strategies" in data || "network" in data)
+    return undefined;
+  if ("tokens" in data || "pairs" in data)
+    return "this is a scenario file of the simulator (it has `tokens:` or `pairs:`), not a bot file: give it to `hlbot simulate --scenario` or `hlbot venue --scenario`";
+  if ("grid" in data || "sweep" in data)
+    return "this looks like a sweep file, not a bot file: give it to `hlbot simulate --sweep`";
+  return undefined;
+}
+
 /**
  * Loads the bot file at `path` and every strategy it names. Relative paths resolve against the bot
  * file's folder. The key is not read here: `wallet` only says where it is.
@@ -523,6 +534,9 @@ export async function loadConfig(path: string, env: Env, options: LoadOptions = 
         "this is a strategy file (it has `kind:`), not a bot file: give the bot file that names it under `strategies:` (hlbot init makes one)",
         { file: src.file },
       );
+    // A scenario or a sweep file: the same (a config trial read 20 "unknown key" errors of a scenario).
+    const other = otherFileKind(data);
+    if (other !== undefined) throw new ConfigError(other, { file: src.file });
     throw new ConfigIssuesError(issuesFromZod(src, parsed.error.issues, botConfigSchema, data));
   }
   const c = parsed.data;
