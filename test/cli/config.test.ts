@@ -124,6 +124,20 @@ describe("hlbot config validate", () => {
     }
   });
 
+  it('says a YAML merge key is not supported, rather than an unknown key "<<"', () => {
+    const file = join(temp, "merge.yaml");
+    writeFileSync(
+      file,
+      "network: testnet\nstrategies: []\nlimits:\n  <<: { maxOrderUsd: 100 }\n  maxDailyNotionalUsd: 100\n  maxStakeMovePerDay: 1\n",
+    );
+    const r = hlbot(["config", "validate", "--config", file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      "merge.yaml:4: limits.<<: YAML merge keys (<<: *anchor) are not supported: write the keys out",
+    );
+    expect(r.stderr).not.toContain('unknown key "<<"');
+  });
+
   it("exits 2 with file:line, key path and a did-you-mean for a bad bot file", () => {
     const r = hlbot(["config", "validate", "--config", "test/fixtures/config/bad-bot/types.yaml"]);
     expect(r.code).toBe(2);

@@ -179,6 +179,18 @@ export function issuesFromZod(
       case "unrecognized_keys": {
         const known = knownKeysAt(schema, path, data);
         for (const key of issue.keys) {
+          // A YAML merge key (`<<: *defaults`) is read as a key of its own: the keys it would bring are
+          // missing too, which is the one mistake (a config trial).
+          if (key === "<<") {
+            out.push(
+              at(
+                "YAML merge keys (<<: *anchor) are not supported: write the keys out (an anchor of a whole value, key: *anchor, works)",
+                path,
+                key,
+              ),
+            );
+            continue;
+          }
           const guess = didYouMean(key, known);
           if (guess) meant.add(formatKeyPath([...path, guess]));
           const hint = guess
