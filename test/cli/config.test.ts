@@ -1,6 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these tests are about ${ENV} references in YAML text.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -138,6 +138,23 @@ describe("hlbot config validate", () => {
     expect(r.stderr).not.toContain('unknown key "<<"');
   });
 
+  it("counts the files its errors are in, strategy files included", () => {
+    const dir = join(temp, "two-bad");
+    mkdirSync(dir, { recursive: true });
+    for (const name of ["a", "b"])
+      writeFileSync(
+        join(dir, `${name}.yaml`),
+        `name: ${name}\nkind: twap-accumulate\nschedule: "0 * * * *"\nparams: {}\n`,
+      );
+    writeFileSync(
+      join(dir, "bot.yaml"),
+      "network: testnet\nstrategies: [./a.yaml, ./b.yaml]\nlimits: { maxOrderUsd: 100, maxDailyNotionalUsd: 100, maxStakeMovePerDay: 1 }\n",
+    );
+    const r = hlbot(["config", "validate", "--config", join(dir, "bot.yaml")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/\n\d+ error\(s\) in 2 file\(s\)\n$/);
+  });
+
   it("exits 2 with file:line, key path and a did-you-mean for a bad bot file", () => {
     const r = hlbot(["config", "validate", "--config", "test/fixtures/config/bad-bot/types.yaml"]);
     expect(r.code).toBe(2);
@@ -147,7 +164,7 @@ describe("hlbot config validate", () => {
     expect(r.stderr).toContain(
       "error: test/fixtures/config/bad-bot/types.yaml:1: network: expected one of: mainnet, testnet",
     );
-    expect(r.stderr).toMatch(/1 of 1 file\(s\) invalid/);
+    expect(r.stderr).toMatch(/\n\d+ error\(s\) in 1 file\(s\)\n$/);
     expect(r.stdout).toBe("");
   });
 
@@ -165,7 +182,7 @@ describe("hlbot config validate", () => {
       'kind-typo.yaml:2: kind: unknown value "twap-rebalanse" (did you mean "twap-rebalance"?)',
     );
     expect(r.stderr).toContain("weights.yaml:5: params.targets: target weights must sum to 1");
-    expect(r.stderr).toMatch(/2 of 3 file\(s\) invalid/);
+    expect(r.stderr).toMatch(/\n4 error\(s\) in 2 file\(s\); 2 of 3 given file\(s\) invalid\n$/);
   });
 
   it("exits 2 for a missing file and a missing environment variable", () => {

@@ -36,6 +36,8 @@ export function register(program: Command, ctx: CliContext): void {
       for (const f of files) targets.push({ path: resolve(f), kind: await fileKindOf(resolve(f)) });
 
       let failed = 0;
+      let errors = 0;
+      const badFiles = new Set<string>();
       for (const target of targets) {
         try {
           if (target.kind === "strategy") {
@@ -72,11 +74,22 @@ export function register(program: Command, ctx: CliContext): void {
         } catch (err) {
           if (!(err instanceof ConfigError)) throw err;
           failed++;
-          for (const issue of issuesOf(err)) ctx.stderr(`error: ${formatIssue(issue)}\n`);
+          const issues = issuesOf(err);
+          errors += issues.length;
+          for (const issue of issues) {
+            badFiles.add(issue.file || target.path);
+            ctx.stderr(`error: ${formatIssue(issue)}\n`);
+          }
         }
       }
+      // Counted by the files the errors are in: a bot file whose three strategy files are wrong read
+      // "1 of 1 file(s) invalid" (a config trial).
       if (failed > 0) {
-        ctx.stderr(`${failed} of ${targets.length} file(s) invalid\n`);
+        ctx.stderr(
+          `${errors} error(s) in ${badFiles.size} file(s)` +
+            (targets.length > 1 ? `; ${failed} of ${targets.length} given file(s) invalid` : "") +
+            "\n",
+        );
         ctx.exitCode = 2;
       }
     });
