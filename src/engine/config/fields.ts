@@ -87,6 +87,8 @@ export const address = () =>
     .string()
     .regex(ADDRESS, { error: "expected a 0x-prefixed 40-hex-digit address" })
     .superRefine((a, ctx) => {
+      // Not of something that is no address at all (`ValiDAO` was also told its case was no checksum).
+      if (!ADDRESS.test(a)) return;
       const problem = checksumProblem(a);
       if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
     })

@@ -278,6 +278,13 @@ async function readSource(
 ): Promise<{ src: YamlSource; data: unknown }> {
   const file = displayPath(abs);
   const text = await readConfigText(abs);
+  // Classic Mac line ends (CR alone): YAML reads the whole file as one comment line or one scalar (a
+  // config trial's strategy file was "empty").
+  if (text.includes("\r") && !text.includes("\n"))
+    throw new ConfigError(
+      "its lines end in CR alone (an old Mac format), which YAML does not read as line ends: save it with LF (or CRLF) line ends",
+      { file, line: 1 },
+    );
   const src = parseYamlSource(file, text);
   keepExactNumbers(src);
   // The variables a bot file's wallet names hold secrets from now on: they may not be interpolated

@@ -280,6 +280,23 @@ describe("configuration errors name the file, the line, the key path and what wa
     );
   });
 
+  it("a name where an address goes is one error, without a word on its checksum; CR-only line ends are named", async () => {
+    const dir = tempFiles({
+      "link.yaml":
+        'name: link\nkind: link-staking\nschedule: "0 12 * * *"\nparams:\n  counterparty: ValiDAO\n',
+      "mac.yaml": 'name: dca\rkind: twap-accumulate\rschedule: "0 9 * * *"\r',
+    });
+    const issues = await failure(loadStrategyFile(join(dir, "link.yaml"), {}));
+    expect(issues.map((i) => i.message)).toEqual(["expected a 0x-prefixed 40-hex-digit address"]);
+    const mac = await failure(loadStrategyFile(join(dir, "mac.yaml"), {}));
+    expect(mac.map((i) => [i.line, i.message])).toEqual([
+      [
+        1,
+        "its lines end in CR alone (an old Mac format), which YAML does not read as line ends: save it with LF (or CRLF) line ends",
+      ],
+    ]);
+  });
+
   it("an alias whose anchor is not set above it is named at its line (it was called an alias bomb at line 1)", async () => {
     const dir = tempFiles({
       "dca.yaml":
