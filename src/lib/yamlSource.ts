@@ -28,6 +28,11 @@ export interface YamlSource {
   text: string;
   doc: Document.Parsed;
   lines: LineCounter;
+  /**
+   * Values that came from environment variables (interpolateEnv), by key path: an error about one
+   * names the variable (a config trial read `got "5,000"` of a value its file did not hold).
+   */
+  fromEnv?: Map<string, { names: readonly string[]; value: string }>;
 }
 
 /** `params.allow[0]`-style rendering of a key path. */
@@ -220,6 +225,10 @@ export function interpolateEnv(src: YamlSource, env: Readonly<Record<string, str
         `the value of \${${used.join("}, ${")}} looks like a private key; ${KEY_ADVICE}`,
         where,
       );
+    }
+    if (used.length > 0) {
+      src.fromEnv ??= new Map();
+      src.fromEnv.set(formatKeyPath(path), { names: used, value: expanded });
     }
     let value: unknown = expanded;
     const single = /^\$\{[^}]*\}$/.test(original);

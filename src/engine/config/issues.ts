@@ -164,12 +164,10 @@ export function issuesFromZod(
   const meant = new Set<string>();
   for (const issue of issues) {
     const path = issue.path.filter((p): p is string | number => typeof p !== "symbol");
-    const at = (message: string, p: KeyPath = path, key?: string): ConfigIssue => ({
-      file: src.file,
-      line: lineOf(src, p, key),
-      keyPath: formatKeyPath(key === undefined ? p : [...p, key]),
-      message,
-    });
+    const at = (message: string, p: KeyPath = path, key?: string): ConfigIssue => {
+      const keyPath = formatKeyPath(key === undefined ? p : [...p, key]);
+      return { file: src.file, line: lineOf(src, p, key), keyPath, message: message + envNote(src, keyPath) };
+    };
     const required = (message: string) => {
       const i = at(message);
       missing.add(i);
@@ -260,4 +258,17 @@ export function issuesFromZod(
     .map((o, i) => ({ o, i }))
     .sort((a, b) => (a.o.line ?? 0) - (b.o.line ?? 0) || a.i - b.i)
     .map(({ o }) => o);
+}
+
+/**
+ * " (the value of ${NAME})" for a value that came from the environment, with a word on characters one
+ * cannot see in it (a CRLF env file's carriage return, a zero-width space).
+ */
+function envNote(src: YamlSource, keyPath: string): string {
+  const from = src.fromEnv?.get(keyPath);
+  if (from === undefined) return "";
+  const hidden = /[\r\u200b-\u200d\ufeff\u00a0]/.test(from.value)
+    ? `, which holds ${from.value.includes("\r") ? "a carriage return (an env file with CRLF line ends?)" : "an invisible character"}`
+    : "";
+  return ` (the value of \${${from.names.join("}, ${")}}${hidden})`;
 }

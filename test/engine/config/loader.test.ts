@@ -297,6 +297,27 @@ describe("configuration errors name the file, the line, the key path and what wa
     ]);
   });
 
+  it("an error about a value from the environment names the variable, and a carriage return in it (a config trial)", async () => {
+    const ref = (name: string) => ["$", "{", name, "}"].join("");
+    const dir = tempFiles({
+      "dca.yaml": `name: dca\nkind: twap-accumulate\nschedule: "0 9 * * *"\nparams:\n  coin: PURR\n  quote: USDC\n  side: buy\n  twap: { minutes: 30 }\n  amountUsd: ${ref("DCA_USD")}\n`,
+      "link.yaml": `name: link\nkind: link-staking\nschedule: "0 12 * * *"\nparams:\n  counterparty: ${ref("PEER")}\n`,
+    });
+    const usd = await failure(loadStrategyFile(join(dir, "dca.yaml"), { DCA_USD: "5,000" }));
+    expect(usd.map((i) => [i.line, i.message])).toEqual([
+      [
+        9,
+        `expected a decimal number, written as 12.5 or "12.5", got "5,000" (the value of ${ref("DCA_USD")})`,
+      ],
+    ]);
+    const peer = await failure(
+      loadStrategyFile(join(dir, "link.yaml"), { PEER: "0x70997970c51812dc3a010c7d01b50e0d17dc79c8\r" }),
+    );
+    expect(peer[0]?.message).toBe(
+      `expected a 0x-prefixed 40-hex-digit address (the value of ${ref("PEER")}, which holds a carriage return (an env file with CRLF line ends?))`,
+    );
+  });
+
   it("an alias whose anchor is not set above it is named at its line (it was called an alias bomb at line 1)", async () => {
     const dir = tempFiles({
       "dca.yaml":
