@@ -310,9 +310,13 @@ export class Scheduler {
       // answers) was written in time, and it is the clock that is wrong. Rewound, the slot it acted in
       // was due again, and the journal's rows were dated back before their venue time: a DCA bought
       // twice in one slot once its TWAP ended and the clock was right again (a disaster trial).
+      // "Ahead" is judged against the venue's time when it is known (read now: runDueSlots): a state at
+      // or before it was written in time, whatever the local clock says and however wide maxClockSkew
+      // is (a review: with maxClockSkew 30m, a clock 10 minutes behind still rewound the slot).
       const early = Math.min(this.maxClockSkewMs, DEFAULT_MAX_CLOCK_SKEW_MS);
-      if (!skewed && rewoundSlotState(e.cron, state, now, undefined, early) !== undefined && !redated) {
-        this.journal.redateFuture(now);
+      const reference = venue ?? now;
+      if (!skewed && rewoundSlotState(e.cron, state, reference, undefined, early) !== undefined && !redated) {
+        this.journal.redateFuture(reference);
         redated = true;
       }
       const rewound = skewed
@@ -320,12 +324,12 @@ export class Scheduler {
         : rewoundSlotState(
             e.cron,
             state,
-            now,
+            reference,
             (slot) => this.journal.sentSince(this.sendAccount, name, slot),
             early,
           );
       if (rewound !== undefined) {
-        this.journal.rewindSlot(this.account, name, rewound, now);
+        this.journal.rewindSlot(this.account, name, rewound, reference);
         state = rewound;
       }
       const v = slotVerdict(e.cron, state, now, this.catchUpMs);

@@ -228,3 +228,52 @@ describe("a local clock that falls behind the venue's after a run", () => {
     expect(placed(b)).toHaveLength(2);
   });
 });
+
+describe("a local clock behind the venue's by less than a raised maxClockSkew (a review)", () => {
+  for (const skew of ["5m", "30m"])
+    it(`maxClockSkew ${skew}: a DCA's slot acted in stays acted while the clock is 10 minutes behind, and after`, async () => {
+      const DCA30 = {
+        name: "dca",
+        kind: "twap-accumulate",
+        schedule: "*/30 * * * *",
+        params: {
+          coin: "HYPE",
+          quote: "USDC",
+          side: "buy",
+          amountUsd: 250,
+          twap: { minutes: 5, randomize: false },
+        },
+      };
+      const b = await startTestBot({
+        mode: "live",
+        strategies: [DCA30],
+        fund: { USDC: "20000" },
+        configExtra: { schedule: { maxClockSkew: skew } },
+      });
+      bot = b;
+      b.sim.setPrice("@107", "25");
+      const once = async () => {
+        const deps = b.runtime.cycleDeps(await b.runtime.facts());
+        return oncePass(deps, scheduledStrategies(b.runtime.config.strategies), {});
+      };
+      const slot = new CronSchedule(DCA30.schedule).next(b.sim.now() + MINUTE)!;
+      b.sim.advanceTo(slot - MINUTE);
+      await once();
+      b.sim.advanceTo(slot + 3_000);
+      await once();
+      expect(placed(b)).toHaveLength(1);
+      // 10 minutes behind for the rest of the slot (a slow NTP), then corrected.
+      b.clockOffsetMs = -10 * MINUTE;
+      for (const at of [54_000, 12 * MINUTE, 16 * MINUTE]) {
+        b.sim.advanceTo(slot + at);
+        await once();
+      }
+      b.clockOffsetMs = 0;
+      b.sim.advanceTo(slot + 20 * MINUTE);
+      await once();
+      expect(placed(b)).toHaveLength(1);
+      b.sim.advanceTo(slot + 30 * MINUTE + 3_000);
+      await once();
+      expect(placed(b)).toHaveLength(2);
+    });
+});
