@@ -27,6 +27,7 @@ import type { CDepositIntent, CWithdrawIntent, Decision, TokenDelegateIntent } f
 import {
   type PlannedSale,
   type Snapshot,
+  type StakingEvent,
   spotSellsOf,
   type ValidatorInfo,
   type ValidatorPeriod,
@@ -461,19 +462,39 @@ export const validatorStaking = defineStrategy({
       );
       if (i !== -1) own.add(i);
     }
-    // And the withdrawals that land from its own cWithdraws (for a sale, or above maxStaked): the
-    // amount, on or after the send (a treasurer's trial: 754 HYPE withdrawn for a sale the market then
-    // called off stayed on spot 7 days more, taken for a withdrawal the user made).
-    const ownLanded = new Set<number>();
-    for (const w of snapshot.ownWithdrawals ?? []) {
-      const i = recent.findIndex(
-        (e, k) =>
-          !ownLanded.has(k) &&
-          e.kind === "withdrawalFinalized" &&
-          e.amount.eq(w.amount) &&
-          e.time >= w.time - PAIRED_WITHIN_MS,
+    // And the withdrawals that land from its own cWithdraws (for a sale, or above maxStaked; a treasurer's
+    // trial: 754 HYPE withdrawn for a sale the market then called off stayed on spot 7 days more, taken
+    // for a withdrawal the user made). Each send is matched to its initiation (same amount, within
+    // PAIRED_WITHIN_MS), and that to its landing: withdrawals land in the order they were started (one
+    // queue length), so each landing is paired with the oldest initiation of its amount before it. A
+    // landing of the same amount the user started earlier is the user's (a review: hlbot's withdrawal
+    // claimed it, staked the user's HYPE again, and then held its own).
+    const fullHistory = snapshot.stakingHistory ?? [];
+    const landingOf = new Map<StakingEvent, StakingEvent>();
+    const paid = new Set<StakingEvent>();
+    for (const f of fullHistory) {
+      if (f.kind !== "withdrawalFinalized") continue;
+      const start = fullHistory.find(
+        (e) => e.kind === "withdrawalInitiated" && !paid.has(e) && e.amount.eq(f.amount) && e.time <= f.time,
       );
-      if (i !== -1) ownLanded.add(i);
+      if (start === undefined) continue;
+      paid.add(start);
+      landingOf.set(start, f);
+    }
+    const ownLanded = new Set<StakingEvent>();
+    const ownStarts = new Set<StakingEvent>();
+    for (const w of snapshot.ownWithdrawals ?? []) {
+      const start = fullHistory.find(
+        (e) =>
+          e.kind === "withdrawalInitiated" &&
+          !ownStarts.has(e) &&
+          e.amount.eq(w.amount) &&
+          Math.abs(e.time - w.time) <= PAIRED_WITHIN_MS,
+      );
+      if (start === undefined) continue;
+      ownStarts.add(start);
+      const landed = landingOf.get(start);
+      if (landed !== undefined) ownLanded.add(landed);
     }
     // Then moves among the rest: an undelegation followed within PAIRED_WITHIN_MS by a delegation or a
     // withdrawal of the same amount (events of one cycle share a timestamp, so in either order).
@@ -498,7 +519,7 @@ export const validatorStaking = defineStrategy({
     // HYPE deposited into staking and not yet delegated: a delegation funds from it first.
     let deposited = ZERO;
     for (const [i, e] of recent.entries()) {
-      if (e.kind === "withdrawalFinalized" && !ownLanded.has(i)) {
+      if (e.kind === "withdrawalFinalized" && !ownLanded.has(e)) {
         finalised = finalised.plus(e.amount);
         finalisedUntil = Math.max(finalisedUntil, e.time + window);
       }

@@ -653,6 +653,22 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
     expect(ours[0]).toMatchObject({ kind: "cDeposit" });
     expect((ours[0] as { amount: Decimal }).amount.toFixed()).toBe("254.63");
     expect(skips(ours).join(" ")).not.toContain("not made by hlbot");
+    // The user's withdrawal of the same amount, started before hlbot's own (still queued), stays the
+    // user's (a review: hlbot's claimed it, staked the user's HYPE again, then held its own).
+    const both = run(
+      {
+        ...spec,
+        stakingHistory: [
+          { time: landed - 7 * DAY_MS, kind: "withdrawalInitiated", amount: dec(754.63) },
+          { time: T0 - 2 * DAY_MS, kind: "withdrawalInitiated", amount: dec(754.63) },
+          { time: landed, kind: "withdrawalFinalized", amount: dec(754.63) },
+        ],
+        ownWithdrawals: [{ time: T0 - 2 * DAY_MS + 1_000, amount: dec(754.63) }],
+      },
+      params,
+    );
+    expect(both.some((d) => d.kind === "cDeposit")).toBe(false);
+    expect(skips(both).join(" ")).toContain("254.63 HYPE back on spot from a withdrawal not made by hlbot");
     // Another amount, or a withdrawal that landed before hlbot sent its own, is still the user's.
     for (const other of [
       { time: landed - 7 * DAY_MS, amount: dec(754) },
