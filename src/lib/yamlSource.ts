@@ -208,7 +208,10 @@ export function interpolateEnv(src: YamlSource, env: Readonly<Record<string, str
     if (/\$\{/.test(original.replace(REFERENCE, "")))
       throw new ConfigError("malformed reference: `$" + "{` without a closing `}`", where);
     // `${X:-/tmp/x}}`: one brace too many, read as a path ending in "}".
-    const stray = /(?<!\$)\$\{[^}]*\}\}/.exec(original);
+    // A brace closing an opening one (`{${X}}`, a literal around a reference) is not one too many.
+    const rest = original.replace(REFERENCE, "");
+    const unbalanced = (rest.match(/\}/g)?.length ?? 0) > (rest.match(/\{/g)?.length ?? 0);
+    const stray = unbalanced ? /(?<!\$)\$\{[^}]*\}\}/.exec(original) : null;
     if (stray !== null)
       throw new ConfigError(
         `malformed reference: a \`}\` right after ${stray[0].slice(0, -1)} (one too many?)`,

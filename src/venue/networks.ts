@@ -96,7 +96,7 @@ export function endpointSuffix(baseUrl: string): string | undefined {
   } catch {
     return undefined;
   }
-  return /\/(info|exchange)$/.exec(path)?.[0];
+  return /\/(info|exchange)$/i.exec(path)?.[0];
 }
 
 export function baseUrlEndpointMessage(endpoint: string): string {

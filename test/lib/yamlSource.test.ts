@@ -175,6 +175,7 @@ describe("${ENV} interpolation", () => {
     for (const [text, want] of [
       ["a: $${X}}\n", "${X}}"],
       ["a: '${X} }'\n", "1 }"],
+      ["a: '{${X}}'\n", "{1}"],
     ]) {
       const src = parseYamlSource("t.yaml", text!);
       interpolateEnv(src, { X: "1" });

@@ -29,6 +29,7 @@ describe("resolveEndpoints and explorerUrl", () => {
       ["http://127.0.0.1:3001/info", "/info"],
       ["http://127.0.0.1:3001/exchange/", "/exchange"],
       ["https://proxy.example/hl/info?key=1", "/info"],
+      ["http://127.0.0.1:3001/INFO", "/INFO"],
     ])
       expect(() => resolveEndpoints("testnet", base)).toThrow(
         `baseUrl: ends in ${endpoint}: give the base URL without it`,
