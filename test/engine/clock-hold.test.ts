@@ -174,38 +174,51 @@ describe("a local clock far from the venue's", () => {
   });
 });
 
+/**
+ * A DCA every `period` minutes with 5-minute TWAPs, registered a minute before its next slot, and what a
+ * `once` does (the venue's time is read before a state ahead of the clock is judged: runDueSlots; the
+ * last answer here may be from before the clock fell behind). Resolves at that slot + 3 s, bought once.
+ */
+async function dcaBoughtAtSlot(period: number, maxClockSkew?: string) {
+  const dca = {
+    name: "dca",
+    kind: "twap-accumulate",
+    schedule: `*/${period} * * * *`,
+    params: {
+      coin: "HYPE",
+      quote: "USDC",
+      side: "buy",
+      amountUsd: 250,
+      twap: { minutes: 5, randomize: false },
+    },
+  };
+  const b = await startTestBot({
+    mode: "live",
+    strategies: [dca],
+    fund: { USDC: "20000" },
+    ...(maxClockSkew === undefined ? {} : { configExtra: { schedule: { maxClockSkew } } }),
+  });
+  bot = b;
+  b.sim.setPrice("@107", "25");
+  const once = async () => {
+    const deps = b.runtime.cycleDeps(await b.runtime.facts());
+    return oncePass(deps, scheduledStrategies(b.runtime.config.strategies), {});
+  };
+  const slot = new CronSchedule(dca.schedule).next(b.sim.now() + MINUTE)!;
+  b.sim.advanceTo(slot - MINUTE);
+  await once(); // registers the strategy: slots from now on are its
+  b.sim.advanceTo(slot + 3_000);
+  await once();
+  expect(placed(b)).toHaveLength(1);
+  return { b, once, slot };
+}
+
 describe("a local clock that falls behind the venue's after a run", () => {
   it("leaves the slot it acted in acted: the same slot does not buy again once the clock is right (a disaster trial)", async () => {
     // `once` at 21:30 bought; `once` at 21:30:54 with the clock 10 minutes behind re-dated that buy to
     // 21:20:55 and rewound the slot as if written while the clock ran ahead; at 21:35, the TWAP ended and
     // the clock right, the 21:30 slot bought again: two TWAPs for one slot.
-    const DCA10 = {
-      name: "dca",
-      kind: "twap-accumulate",
-      schedule: "*/10 * * * *",
-      params: {
-        coin: "HYPE",
-        quote: "USDC",
-        side: "buy",
-        amountUsd: 250,
-        twap: { minutes: 5, randomize: false },
-      },
-    };
-    const b = await startTestBot({ mode: "live", strategies: [DCA10], fund: { USDC: "20000" } });
-    bot = b;
-    b.sim.setPrice("@107", "25");
-    // The venue's time is read before a state ahead of the clock is judged (runDueSlots): the last
-    // answer here is from before the clock fell behind.
-    const once = async () => {
-      const deps = b.runtime.cycleDeps(await b.runtime.facts());
-      return oncePass(deps, scheduledStrategies(b.runtime.config.strategies), {});
-    };
-    const slot = new CronSchedule(DCA10.schedule).next(b.sim.now() + MINUTE)!;
-    b.sim.advanceTo(slot - MINUTE);
-    await once(); // registers the strategy: slots from now on are its
-    b.sim.advanceTo(slot + 3_000);
-    await once();
-    expect(placed(b)).toHaveLength(1);
+    const { b, once, slot } = await dcaBoughtAtSlot(10);
     const sentAt = b.runtime.journal.recentSubmissions(5).map((r) => r.createdAt);
 
     b.sim.advanceTo(slot + 54_000);
@@ -232,36 +245,7 @@ describe("a local clock that falls behind the venue's after a run", () => {
 describe("a local clock behind the venue's by less than a raised maxClockSkew (a review)", () => {
   for (const skew of ["5m", "30m"])
     it(`maxClockSkew ${skew}: a DCA's slot acted in stays acted while the clock is 10 minutes behind, and after`, async () => {
-      const DCA30 = {
-        name: "dca",
-        kind: "twap-accumulate",
-        schedule: "*/30 * * * *",
-        params: {
-          coin: "HYPE",
-          quote: "USDC",
-          side: "buy",
-          amountUsd: 250,
-          twap: { minutes: 5, randomize: false },
-        },
-      };
-      const b = await startTestBot({
-        mode: "live",
-        strategies: [DCA30],
-        fund: { USDC: "20000" },
-        configExtra: { schedule: { maxClockSkew: skew } },
-      });
-      bot = b;
-      b.sim.setPrice("@107", "25");
-      const once = async () => {
-        const deps = b.runtime.cycleDeps(await b.runtime.facts());
-        return oncePass(deps, scheduledStrategies(b.runtime.config.strategies), {});
-      };
-      const slot = new CronSchedule(DCA30.schedule).next(b.sim.now() + MINUTE)!;
-      b.sim.advanceTo(slot - MINUTE);
-      await once();
-      b.sim.advanceTo(slot + 3_000);
-      await once();
-      expect(placed(b)).toHaveLength(1);
+      const { b, once, slot } = await dcaBoughtAtSlot(30, skew);
       // 10 minutes behind for the rest of the slot (a slow NTP), then corrected.
       b.clockOffsetMs = -10 * MINUTE;
       for (const at of [54_000, 12 * MINUTE, 16 * MINUTE]) {
