@@ -3,7 +3,7 @@
 // and prints one-line reasons (stack traces only with --verbose).
 import { Command, CommanderError, Help, Option } from "commander";
 import { colorWanted, paint } from "../lib/color.js";
-import { damagedDatabaseAdvice, describeError, exitCodeOf } from "../lib/errors.js";
+import { damagedDatabaseAdvice, describeError, diskFullAdvice, exitCodeOf } from "../lib/errors.js";
 import {
   guardArguments,
   maskKeyShaped,
@@ -208,6 +208,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       ctx.stderr(`hlbot: ${damaged}\n`);
       return 2;
     }
+    const full = diskFullAdvice(err, lastOpenedStateDb() ?? "the state folder");
+    if (full !== undefined) ctx.stderr(`hlbot: ${full}\n`);
     return exitCodeOf(err);
   } finally {
     guardArguments(undefined);

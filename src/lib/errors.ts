@@ -312,6 +312,20 @@ export function damagedDatabaseAdvice(err: unknown, file: string): string | unde
   );
 }
 
+/**
+ * A way out when `err` is a full disk (SQLITE_FULL, ENOSPC) under the state database `file`, else
+ * undefined: the operator on the worst day read a bare "database or disk is full" or "ENOSPC: no space
+ * left on device, write", naming no folder.
+ */
+export function diskFullAdvice(err: unknown, file: string): string | undefined {
+  const full = walk(err, (e) => {
+    const code = (e as { code?: unknown } | undefined)?.code;
+    return code === "SQLITE_FULL" || code === "ENOSPC";
+  });
+  if (full === undefined) return undefined;
+  return `the disk holding ${file} is full: free space on it, then run again (what a run journaled before it stopped is reconciled with the venue at the next run)`;
+}
+
 function isBrokenDatabase(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
   const code = (e as { code?: unknown }).code;
