@@ -254,12 +254,16 @@ export class Scheduler {
   }
 
   /**
-   * What is due at `now`. Strategies in `busy` (a run in flight) are left out. Missed slots found are
-   * settled as missed, so they are reported once.
+   * How far ahead of the clock a slot state may be and still stand (acted in a little early): at most
+   * the default maxClockSkew's minutes (see plan).
    */
+  private earlyToleranceMs(): number {
+    return Math.min(this.maxClockSkewMs, DEFAULT_MAX_CLOCK_SKEW_MS);
+  }
+
   /** Whether a strategy's slot state is ahead of `now` (written while the clock ran ahead, or the clock now behind). */
   aheadOfClock(now: number): boolean {
-    const early = Math.min(this.maxClockSkewMs, DEFAULT_MAX_CLOCK_SKEW_MS);
+    const early = this.earlyToleranceMs();
     const states = this.journal.slotStates(this.account, [...this.entries.keys()], now);
     for (const [name, e] of this.entries) {
       const state = states.get(name);
@@ -269,6 +273,10 @@ export class Scheduler {
     return false;
   }
 
+  /**
+   * What is due at `now`. Strategies in `busy` (a run in flight) are left out. Missed slots found are
+   * settled as missed, so they are reported once.
+   */
   plan(now: number, busy: ReadonlySet<string> = new Set()): SchedulePlan {
     const bySlot = new Map<number, Strategy[]>();
     const notDue: NotDue[] = [];
@@ -313,7 +321,7 @@ export class Scheduler {
       // "Ahead" is judged against the venue's time when it is known (read now: runDueSlots): a state at
       // or before it was written in time, whatever the local clock says and however wide maxClockSkew
       // is (a review: with maxClockSkew 30m, a clock 10 minutes behind still rewound the slot).
-      const early = Math.min(this.maxClockSkewMs, DEFAULT_MAX_CLOCK_SKEW_MS);
+      const early = this.earlyToleranceMs();
       const reference = venue ?? now;
       if (!skewed && rewoundSlotState(e.cron, state, reference, undefined, early) !== undefined && !redated) {
         this.journal.redateFuture(reference);

@@ -7,8 +7,6 @@
 // Planning resolves each key against the bot file and its strategy files (a key that is in neither the
 // file nor its schema is an error, so a typo never sweeps nothing), expands the grid into points, and
 // loads every point's configuration through the normal loader and schemas before anything runs.
-import { statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { isAlias, isMap, isScalar, isSeq } from "yaml";
 import { z } from "zod";
@@ -23,6 +21,7 @@ import { displayPath, type Env, loadConfig, MAX_CONFIG_BYTES } from "../engine/c
 import { botConfigSchema, strategyFileSchema } from "../engine/config/schema.js";
 import { configWarnings } from "../engine/config/warnings.js";
 import { ConfigError, ValidationError, type ValidationIssue } from "../lib/errors.js";
+import { readRegularTextFile } from "../lib/readText.js";
 import {
   formatKeyPath,
   type KeyPath,
@@ -169,22 +168,13 @@ export function parseSeeds(text: string, flag = "--seeds"): number[] {
 export async function readSweepFile(path: string): Promise<SweepFile> {
   const abs = resolve(path);
   const file = displayPath(abs);
-  let text: string;
-  try {
-    const info = statSync(abs);
-    if (!info.isFile()) throw new ConfigError("is not a regular file; expected a sweep YAML file", { file });
-    if (info.size > MAX_CONFIG_BYTES)
-      throw new ConfigError(`is ${info.size} bytes; a sweep file is at most ${MAX_CONFIG_BYTES} bytes`, {
-        file,
-      });
-    text = await readFile(abs, "utf8");
-  } catch (err) {
-    if (err instanceof ConfigError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigError(code === "ENOENT" ? "sweep file not found" : `cannot read (${code ?? err})`, {
-      file,
-    });
-  }
+  const text = readRegularTextFile(abs, MAX_CONFIG_BYTES, {
+    shown: file,
+    missing: "sweep file not found",
+    folder: "is not a regular file; expected a sweep YAML file",
+    notRegular: "is not a regular file; expected a sweep YAML file",
+    tooLarge: (size, max) => `is ${size} bytes; a sweep file is at most ${max} bytes`,
+  });
   const src = parseYamlSource(file, text);
   keepExactNumbers(src);
   const data: unknown = src.doc.toJS({ maxAliasCount: 1000 });

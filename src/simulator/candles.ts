@@ -102,7 +102,7 @@ export function candleFault(c: { o: number; h: number; l: number; c: number }): 
 /** Reads and checks a candle file; errors name the file and line. */
 export function readCandleFile(file: string): CandleFile {
   // A year of 1-minute candles is about 35 MB.
-  const text = readRegularTextFile(file, "the candle file", 1024 * 1024 * 1024);
+  const text = readRegularTextFile(file, 1024 * 1024 * 1024, { prefix: "the candle file: " });
   const lines = text.split(/\r?\n/);
   if (lines[0]?.trim() !== CANDLE_CSV_HEADER)
     throw new ConfigError(`expected the header "${CANDLE_CSV_HEADER}" (a file of hlbot data fetch)`, {

@@ -876,7 +876,7 @@ function remember(s: Scenario): Scenario {
 
 /** Reads and validates a scenario file. */
 export function loadScenarioFile(file: string): Scenario {
-  return parseScenarioYaml(readRegularTextFile(file, "scenario", MAX_SCENARIO_BYTES), file);
+  return parseScenarioYaml(readRegularTextFile(file, MAX_SCENARIO_BYTES, { prefix: "scenario: " }), file);
 }
 
 /** Validates a scenario given as an object (programmatic use). */

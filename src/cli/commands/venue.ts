@@ -231,7 +231,7 @@ function numbersTwaps(file: string): boolean {
   try {
     // The key itself, not the word (a review: a comment naming it turned the numbering off).
     // Checked as the loader reads it: `--scenario /dev/zero` was read here until the process aborted.
-    const doc = parseYaml(readRegularTextFile(file, "scenario", MAX_SCENARIO_BYTES)) as {
+    const doc = parseYaml(readRegularTextFile(file, MAX_SCENARIO_BYTES, { prefix: "scenario: " })) as {
       settings?: { twapIdStart?: unknown };
     } | null;
     return doc?.settings?.twapIdStart !== undefined;

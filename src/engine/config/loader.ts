@@ -10,6 +10,7 @@ import { isMap, parseDocument } from "yaml";
 import type * as z from "zod";
 import { ConfigError } from "../../lib/errors.js";
 import type { LogFormat, LogLevel } from "../../lib/log.js";
+import { readRegularTextFile } from "../../lib/readText.js";
 import { isSecretVariable, registerSecretFile, registerSecretVariables } from "../../lib/secrets.js";
 import { defaultStateDir } from "../../lib/stateDb.js";
 import {
@@ -239,36 +240,11 @@ export async function lenientKillSwitch(
  * writes to it. Every failure is a ConfigError naming the file.
  */
 async function readConfigText(abs: string): Promise<string> {
-  const file = displayPath(abs);
-  const fail = (why: string, err?: unknown): never => {
-    throw new ConfigError(why, { file }, err === undefined ? {} : { cause: err });
-  };
-  const whyNot = (err: unknown) => {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === "ENOENT") return "file not found";
-    if (e.code === "EISDIR") return "is a folder, expected a file";
-    return `cannot read (${e.code ?? e.message ?? String(err)})`;
-  };
-  let info: Awaited<ReturnType<typeof stat>>;
-  try {
-    info = await stat(abs);
-  } catch (err) {
-    return fail(whyNot(err), err);
-  }
-  if (info.isDirectory()) return fail("is a folder, expected a file");
-  if (!info.isFile()) return fail("is not a regular file (a device, FIFO or socket); expected a YAML file");
-  if (info.size > MAX_CONFIG_BYTES)
-    return fail(`is ${info.size} bytes; a configuration file is at most ${MAX_CONFIG_BYTES} bytes`);
-  let text: string;
-  try {
-    text = await readFile(abs, "utf8");
-  } catch (err) {
-    return fail(whyNot(err), err);
-  }
-  // The file may have grown between stat and read.
-  if (text.length > MAX_CONFIG_BYTES)
-    return fail(`is larger than ${MAX_CONFIG_BYTES} bytes; a configuration file is at most that`);
-  return text;
+  return readRegularTextFile(abs, MAX_CONFIG_BYTES, {
+    shown: displayPath(abs),
+    notRegular: "is not a regular file (a device, FIFO or socket); expected a YAML file",
+    tooLarge: (size, max) => `is ${size} bytes; a configuration file is at most ${max} bytes`,
+  });
 }
 
 async function readSource(
