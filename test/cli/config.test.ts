@@ -106,6 +106,18 @@ describe("hlbot config validate", () => {
     );
   });
 
+  it("refuses plan --unsigned --sign (one asks for no key, the other for a signature) before reading anything", () => {
+    for (const args of [
+      ["plan", "--unsigned", "--sign"],
+      ["plan", "--sign", "--unsigned"],
+    ]) {
+      const r = hlbot(args, {}, temp);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toMatch(/option '--sign' cannot be used with option '--unsigned'/);
+    }
+  });
+
   it("says a scenario or a sweep file given as the bot file is one, in a sentence", () => {
     for (const [file, says] of [
       [

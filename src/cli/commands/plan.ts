@@ -2,7 +2,7 @@
 // guards and the requests that would be POSTed; nothing is sent. The requests are printed UNSIGNED
 // (action, nonce, the digest a key would sign): a signed body is a live order anyone holding it could
 // send (#17.6). `--sign` prints signed bodies, with a warning. `--unsigned` needs no key at all.
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import type { CliContext } from "../context.js";
 import { CONFIG_OPTION_HELP } from "../options.js";
 
@@ -23,9 +23,11 @@ export function register(program: Command, ctx: CliContext): void {
     .option("-c, --config <file>", CONFIG_OPTION_HELP)
     .option("--json", "one JSON object per planned action per line on stdout; the summary goes to stderr")
     .option("--unsigned", "work without a key: show unsigned actions (the config must name the `account`)")
-    .option(
-      "--sign",
-      "print the SIGNED bodies instead; WARNING: anyone who has that output can execute them on the venue without your key",
+    .addOption(
+      new Option(
+        "--sign",
+        "print the SIGNED bodies instead; WARNING: anyone who has that output can execute them on the venue without your key",
+      ).conflicts("unsigned"),
     )
     .option("--base-url <url>", "send reads to this base URL instead of the configured one")
     .option("--dry-run", "accepted for scripts that pass it everywhere: plan never sends")
