@@ -122,6 +122,13 @@ export function engageKillSwitch(path: string, reason: string, now: number, crea
     // A raw "EACCES … STOP" said neither that the switch is NOT engaged nor what to do (exit 2: config).
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== "EACCES" && code !== "EPERM" && code !== "EROFS") throw err;
+    // No chown helps on a read-only mount.
+    if (code === "EROFS")
+      throw new ConfigError(
+        `the kill switch is NOT engaged: ${path} is on a read-only file system; set limits.killSwitchFile to a path on a writable one, or mount it read-write`,
+        {},
+        { cause: err },
+      );
     throw new ConfigError(
       `the kill switch is NOT engaged: ${path} cannot be written by this user (${(err as Error).message}); give this user write access to ${dirname(path)} (e.g. \`chown "$(id -un)" ${dirname(path)}\`), run hlbot as the user that owns it, or set limits.killSwitchFile to a path it can write`,
       {},

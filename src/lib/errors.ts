@@ -1,6 +1,8 @@
 // Typed errors shared by every layer. Each error has a stable `code`, a family that decides what the
 // caller does with it (input and config errors stop before any I/O; venue errors may be retried by a
 // read path; nothing here is retried by string matching), a human message and an optional `cause`.
+import { accessSync, constants } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { maskKeyShaped, redact, SecretArgumentError } from "./secrets.js";
 
 export type ErrorFamily = "input" | "config" | "venue" | "internal";
@@ -243,13 +245,46 @@ export function stateFolderError(
 ): unknown {
   // Also when wrapped (the state database's own "cannot prepare" error keeps SQLite's as its cause).
   const cause = walk(err, (e) => !(e instanceof HlbotError) && isUnwritable((e as { code?: unknown }).code));
-  if (!(cause instanceof Error)) return err;
   const setting = where.setting ?? "`state:` in the bot file";
+  const location = { file: where.file, keyPath: where.file === undefined ? undefined : "state" };
+  // A read-only mount: no chown helps (an operator's trial read that advice as root). Node's recursive
+  // mkdir says ENOENT there, SQLite "attempt to write a readonly database"; access(2) tells EROFS.
+  const system = walk(
+    err,
+    (e) => !(e instanceof HlbotError) && typeof (e as { code?: unknown }).code === "string",
+  );
+  if (
+    (cause instanceof Error || (system as { code?: unknown } | undefined)?.code === "ENOENT") &&
+    onReadOnlyMount(dir)
+  )
+    return new ConfigError(
+      `the state folder ${dir} is on a read-only file system${cause instanceof Error ? ` (${cause.message})` : ""}; mount it read-write, or point ${setting} at a folder on a writable one`,
+      location,
+      { cause: err },
+    );
+  if (!(cause instanceof Error)) return err;
   return new ConfigError(
     `the state folder ${dir} cannot be written by this user (${cause.message}); give this user write access to that folder and every file in it (e.g. \`chown -R "$(id -un)" ${dir}\`), or point ${setting} at a folder it can write`,
-    { file: where.file, keyPath: where.file === undefined ? undefined : "state" },
+    location,
     { cause: err },
   );
+}
+
+/** Whether `path`, or the nearest folder above it that exists, is on a file system mounted read-only. */
+export function onReadOnlyMount(path: string): boolean {
+  let at = resolve(path);
+  for (;;) {
+    try {
+      accessSync(at, constants.W_OK);
+      return false;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (code === "EROFS") return true;
+      const up = dirname(at);
+      if (code !== "ENOENT" || up === at) return false;
+      at = up;
+    }
+  }
 }
 
 /** Follows the `cause` chain, returning the first error for which `fn` is true (or the last one). */

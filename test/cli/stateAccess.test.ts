@@ -3,7 +3,7 @@
 // --live action name the folder and what to do, and exit 2 (configuration), not 1 (a venue failure).
 // Root ignores file modes, so under root the child runs as nobody (uid 65534).
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -133,5 +133,46 @@ describe.skipIf(!childCanRead)("a state folder this user cannot write", () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(`the kill switch is NOT engaged: ${join(state, "STOP")} cannot be written`);
     expect(run.stderr).toMatch(/limits\.killSwitchFile/);
+  });
+});
+
+/** A tmpfs mounted at `at`, or false where this process may not mount (not root, a container without it). */
+function mountTmpfs(at: string): boolean {
+  return asRoot && spawnSync("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", at]).status === 0;
+}
+
+describe("a state folder on a read-only file system", () => {
+  it("once says the mount is read-only (no chown helps) for a journal there and for a folder to be made; exit 2", async (ctx) => {
+    const bot = writeBot();
+    const mnt = join(dir, "state");
+    mkdirSync(mnt);
+    if (!mountTmpfs(mnt)) ctx.skip();
+    try {
+      const first = await hlbot(["history", "--config", bot]);
+      expect(first.code).toBe(0);
+      expect(spawnSync("mount", ["-o", "remount,ro", mnt]).status).toBe(0);
+      const run = await hlbot(["once", "--config", bot]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(`the state folder ${mnt} is on a read-only file system`);
+      expect(run.stderr).toContain(
+        "mount it read-write, or point `state:` in the bot file at a folder on a writable one",
+      );
+      expect(run.stderr).not.toContain("chown");
+      // The kill switch cannot be engaged there either: said, with where to put it instead.
+      const stop = await hlbot(["stop", "--config", bot]);
+      expect(stop.code).toBe(2);
+      expect(stop.stderr).toContain(
+        `the kill switch is NOT engaged: ${join(mnt, "STOP")} is on a read-only file system; set limits.killSwitchFile`,
+      );
+      expect(stop.stderr).not.toContain("chown");
+      // A state folder still to be made under the read-only mount (Node's mkdir says ENOENT there).
+      writeFileSync(bot, `${readFileSync(bot, "utf8").replace("state: ./state", "state: ./state/inner")}`);
+      const inner = await hlbot(["once", "--config", bot]);
+      expect(inner.code).toBe(2);
+      expect(inner.stderr).toContain(`the state folder ${join(mnt, "inner")} is on a read-only file system;`);
+      expect(inner.stderr).not.toContain("ENOENT");
+    } finally {
+      spawnSync("umount", [mnt]);
+    }
   });
 });
