@@ -39,6 +39,8 @@ export interface ClockWatchOptions {
    */
   busySince?: () => number | undefined;
   stuckAfterMs?: number;
+  /** A step of the wall clock beyond the threshold (negative: back; `resumeAt` when cron ticks come again). */
+  onStep?: (stepMs: number, resumeAt: number | undefined) => void;
 }
 
 export const DEFAULT_STUCK_AFTER_MS = 15 * 60_000;
@@ -58,6 +60,7 @@ export class ClockWatch {
   private readonly staleAfterMs: number;
   private readonly busySince: () => number | undefined;
   private readonly stuckAfterMs: number;
+  private readonly onStep: ((stepMs: number, resumeAt: number | undefined) => void) | undefined;
   private lastWall: number;
   private lastMono: number;
   private lastBeat: number;
@@ -77,6 +80,7 @@ export class ClockWatch {
     this.staleAfterMs = o.staleAfterMs ?? 3 * this.intervalMs;
     this.busySince = o.busySince ?? (() => undefined);
     this.stuckAfterMs = o.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS;
+    this.onStep = o.onStep;
     this.lastWall = this.wall();
     this.lastMono = this.mono();
     this.lastBeat = this.lastMono;
@@ -122,12 +126,14 @@ export class ClockWatch {
           `${new Date(this.stalledUntil).toISOString()} again; /health reports unhealthy until then ` +
           "(restart hlbot to schedule from the new time at once)",
       );
+      this.onStep?.(stepMs, this.stalledUntil);
     } else if (stepMs > this.stepThresholdMs) {
       this.logger.warn(
         { stepMs },
         `the wall clock stepped forward ${seconds(stepMs)}: the slots skipped over count as missed ` +
           "(one line per strategy) and are caught up within the catch-up window",
       );
+      this.onStep?.(stepMs, undefined);
     }
     if (this.stalledUntil !== undefined && wall >= this.stalledUntil) {
       this.stalledUntil = undefined;

@@ -326,6 +326,7 @@ export class Daemon {
       // node-cron follows Date, so the step check does too (the default).
       venueSkew: () => venueClock?.skew,
       busySince: () => this.current?.startedAt,
+      onStep: (stepMs, resumeAt) => this.notices?.clockStepped(stepMs, resumeAt),
       ...o.clockWatch,
     });
     this.done = new Promise((resolve) => {

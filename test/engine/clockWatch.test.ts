@@ -2,13 +2,18 @@
 // ahead) and /health must say so; a step forward floods "a tick came late" lines, which are collapsed to
 // one; the skew against the venue is checked every minute, logged once per episode; a scheduler that
 // stopped running makes /health answer 503.
+import pino from "pino";
 import sinon from "sinon";
 import { afterEach, describe, expect, it } from "vitest";
 import { ClockWatch } from "../../src/engine/clockWatch.js";
 import { cronSchedule, Daemon, scheduledStrategies } from "../../src/engine/daemon.js";
 import { BotMetrics, type MetricsServer, startMetricsServer } from "../../src/engine/metrics.js";
+import { DaemonNotices } from "../../src/engine/notify/daemonNotices.js";
+import { channelsFromConfig, Notifier } from "../../src/engine/notify/notifier.js";
+import type { NotifyEvent } from "../../src/engine/notify/types.js";
 import { VenueClock } from "../../src/venue/clockSkew.js";
 import { startTestBot, type TestBot } from "../helpers/bot.js";
+import { startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
 import { captureLogger } from "../helpers/logs.js";
 import { get } from "../helpers/metrics.js";
 
@@ -21,6 +26,7 @@ let server: MetricsServer | undefined;
 let bot: TestBot | undefined;
 let daemon: Daemon | undefined;
 let watch: ClockWatch | undefined;
+let hook: TestHttpServer | undefined;
 
 afterEach(async () => {
   watch?.stop();
@@ -32,7 +38,8 @@ afterEach(async () => {
   clock?.restore();
   await server?.close();
   await bot?.close();
-  clock = server = bot = daemon = watch = undefined;
+  await hook?.close();
+  clock = server = bot = daemon = watch = hook = undefined;
 });
 
 /** Fake wall clock, timers and monotonic clock; setSystemTime steps the wall clock only. */
@@ -265,5 +272,77 @@ describe("daemon /health after a clock step back", () => {
     expect(health.status).toBe(503);
     expect(JSON.parse(health.body).reason).toMatch(/wall clock stepped back/);
     expect(warnings().filter((l) => /stepped back 7200\.0 s/.test(l.msg))).toHaveLength(1);
+  });
+
+  it("tells the owner through notify: runs held until the old time, with what to do (and a forward step too)", async () => {
+    hook = await startHttpServer([{ json: {} }]);
+    bot = await startTestBot({
+      strategies: [
+        {
+          name: "staking",
+          kind: "validator-staking",
+          // Not due within the test: only the clock watch acts.
+          schedule: "0 0 1 1 *",
+          params: {
+            validators: 2,
+            rankBy: "predictedApr",
+            maxCommission: 0.05,
+            rebalanceThreshold: 0.05,
+            maxMovePerRun: 10000,
+          },
+        },
+      ],
+      fund: { HYPE: "1000", USDC: "5000" },
+    });
+    const c = fakeTime(bot.sim.now());
+    const notifier = new Notifier({
+      channels: channelsFromConfig(
+        { timeoutMs: 2000, retries: 0, minIntervalMs: 0, webhook: { url: `${hook.url}/hook` } },
+        {},
+      ),
+      logger: pino({ level: "silent" }),
+      minIntervalMs: 0,
+    });
+    const notices = new DaemonNotices({
+      notifier,
+      info: bot.runtime.info,
+      account: bot.runtime.account,
+      network: "testnet",
+      clock: () => Date.now(),
+      logger: pino({ level: "silent" }),
+    });
+    daemon = new Daemon({
+      runtime: bot.runtime,
+      strategies: scheduledStrategies(bot.runtime.config.strategies),
+      logger: pino({ level: "silent" }),
+      notices,
+      watchIntervalMs: 0,
+    });
+    daemon.start();
+    await c.tickAsync(MINUTE);
+    const before = Date.now();
+    c.setSystemTime(before - 2 * HOUR);
+    await c.tickAsync(MINUTE);
+    c.setSystemTime(Date.now() + 3 * HOUR);
+    await c.tickAsync(MINUTE);
+    const sent = notifier.flush(5000);
+    await c.tickAsync(100);
+    await sent;
+    // One event per step; a delivery whose answer came after the fake timers' timeout is sent again with
+    // its id (receivers drop repeats by it).
+    const byId = new Map(hook.requests.map((r) => [(r.json as NotifyEvent).id, r.json as NotifyEvent]));
+    const steps = [...byId.values()].filter((e) => e.type === "clock.stepped");
+    expect(steps.map((e) => e.data.direction)).toEqual(["back", "forward"]);
+    const back = steps[0]!;
+    expect(back.data.stepMs).toBe(-2 * HOUR);
+    // Cron ticks come again once the wall clock is back where it was (a minute into the step's check).
+    expect(Date.parse(back.data.resumeAt as string)).toBe(before + MINUTE);
+    expect(back.title).toBe(`the local clock stepped back 2 h: no scheduled run until ${back.data.resumeAt}`);
+    expect(back.text).toMatch(
+      /restart hlbot to schedule from it at once; if not, synchronise the clock \(NTP\)/,
+    );
+    expect(steps[1]!.title).toMatch(
+      /^the local clock stepped forward 3 h: slots skipped over count as missed$/,
+    );
   });
 });

@@ -18,6 +18,7 @@ import { labelOf, type Snapshot } from "../snapshot.js";
 import { endedTwapOf, LOOKBACK_MS, latestByTwapId, twapEndsSince } from "../twapEnds.js";
 import { portfolioValueUsd } from "../valuation.js";
 import {
+  clockSteppedEvent,
   cycleFailedEvent,
   cycleRecoveredEvent,
   daemonEvent,
@@ -118,6 +119,11 @@ export class DaemonNotices {
   /** A SIGHUP reload whose strategy files do not load: the current strategies keep running. */
   reloadRefused(problems: readonly string[], kept: number): void {
     this.o.notifier.notify(strategiesRefusedEvent(this.ctx(), problems, kept));
+  }
+
+  /** The wall clock stepped (ClockWatch). */
+  clockStepped(stepMs: number, resumeAt: number | undefined): void {
+    this.o.notifier.notify(clockSteppedEvent(this.ctx(), stepMs, resumeAt));
   }
 
   stop(exitCode: number, why = ""): void {

@@ -277,6 +277,38 @@ export function scheduleMissedEvent(
   );
 }
 
+/**
+ * The local wall clock stepped (an operator's NTP fix, a VM resumed, a hand-set date): schedules follow
+ * it, so a step back holds every scheduled run until the clock is where it was (told only in the log
+ * and /health before: the operator on the worst day). `resumeAt` is set for a step back.
+ */
+export function clockSteppedEvent(
+  c: EventContext,
+  stepMs: number,
+  resumeAt: number | undefined,
+): NotifyEvent {
+  const back = stepMs < 0;
+  const by = duration(Math.abs(stepMs));
+  return event(
+    c,
+    "clock.stepped",
+    back
+      ? `the local clock stepped back ${by}: no scheduled run until ${resumeAt === undefined ? "it is where it was" : new Date(resumeAt).toISOString()}`
+      : `the local clock stepped forward ${by}: slots skipped over count as missed`,
+    back
+      ? "Schedules follow the local clock, and cron ticks come again only once it reaches the time it had before the step " +
+          "(/health answers 503 until then). If the new time is right, restart hlbot to schedule from it at once; " +
+          "if not, synchronise the clock (NTP)."
+      : "The slots the clock jumped over are caught up within schedule.catchUp, the latest one per strategy; older ones " +
+          "are told as schedule.missed. If the new time is wrong, synchronise the clock (NTP).",
+    {
+      stepMs,
+      direction: back ? "back" : "forward",
+      ...(resumeAt === undefined ? {} : { resumeAt: new Date(resumeAt).toISOString() }),
+    },
+  );
+}
+
 export function killSwitchEvent(c: EventContext, engaged: boolean, file: string): NotifyEvent {
   // Since when and why (what `hlbot stop --reason` wrote), and that running TWAPs go on: an operator's
   // trial was told only that the file existed, while a TWAP kept buying.

@@ -11,6 +11,7 @@ export const NOTIFY_EVENTS = [
   "cycle.failed",
   "cycle.recovered",
   "schedule.missed",
+  "clock.stepped",
   "killswitch.engaged",
   "killswitch.released",
   "daemon.start",
