@@ -57,6 +57,10 @@ export function importVenueTwaps(
   let added = 0;
   for (const entry of latestTwapEntries(o.twaps)) {
     const st = entry.state;
+    // twapHistory lists perp TWAPs too, named by their perp ("HYPE"): not spot, nobody's budget here
+    // (a tokens trial: a perp HYPE TWAP placed by hand used up the spot DCA's budget). A pair the venue
+    // no longer lists is no strategy's either.
+    if (!universe.pairs.has(st.coin)) continue;
     const size = new Decimal(st.sz);
     const executedSz = new Decimal(st.executedSz);
     const average = executedSz.gt(0) ? new Decimal(st.executedNtl).div(executedSz) : new Decimal(0);
