@@ -5,7 +5,11 @@
 import { Decimal } from "../lib/decimal.js";
 import { type PriceSource, pairFor } from "./snapshot.js";
 
-/** Tokens counted as one US dollar each (upper-case venue names). */
+/**
+ * Tokens counted as one US dollar each, by their exact venue names: names are case-sensitive identities
+ * there, and a token named "usdh" at 0.01 was counted at 1 USD (a tokens trial). A stablecoin spelled
+ * otherwise on the venue is valued at its pair's mid against USDC instead, which is about the same.
+ */
 export const USD_STABLECOINS: ReadonlySet<string> = new Set([
   "USDC",
   "USDT",
@@ -18,7 +22,7 @@ export const USD_STABLECOINS: ReadonlySet<string> = new Set([
 const ONE = new Decimal(1);
 
 export function isUsdStablecoin(token: string): boolean {
-  return USD_STABLECOINS.has(token.toUpperCase());
+  return USD_STABLECOINS.has(token);
 }
 
 /**
