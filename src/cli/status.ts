@@ -234,8 +234,15 @@ export async function collectStatus(
   if (metaV !== undefined && midsV !== undefined && spotV !== undefined) {
     // Outcome-market balances are not spot tokens.
     const listed = spotV.balances.filter((b) => b.token !== undefined);
-    const v = valueAccount(spotUniverse(metaV, midsV), {
-      spot: listed.map((b) => ({ coin: b.coin, total: new Decimal(b.total) })),
+    const universe = spotUniverse(metaV, midsV);
+    // A token deployed later under another's name is not valued at that token's price (readSnapshot).
+    const lookalike = (b: (typeof listed)[number]) => {
+      const named = universe.tokens.get(b.coin);
+      return named !== undefined && named.index !== b.token;
+    };
+    const valued = listed.filter((b) => !lookalike(b));
+    const v = valueAccount(universe, {
+      spot: valued.map((b) => ({ coin: b.coin, total: new Decimal(b.total) })),
       staking: summaryV && {
         delegated: new Decimal(summaryV.delegated),
         undelegated: new Decimal(summaryV.undelegated),
@@ -244,10 +251,11 @@ export async function collectStatus(
     });
     value = v;
     totalUsd = v.spotUsd.toFixed(2);
-    balances = listed.map((b, i) => {
-      const usd = v.spot[i]?.usd;
+    balances = listed.map((b) => {
+      const i = valued.indexOf(b);
+      const usd = i < 0 ? undefined : v.spot[i]?.usd;
       return {
-        coin: b.coin,
+        coin: i < 0 ? `${b.coin} (token ${b.token}, another token of this name)` : b.coin,
         total: b.total,
         hold: b.hold,
         usd: usd ? usd.toFixed(2) : null,

@@ -117,7 +117,14 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     throw new InternalError("spotMeta was read neither alone nor with the asset contexts");
   const { tokens, pairs } = spotUniverse(meta, mids);
   const balances = new Map<string, SpotBalance>();
-  for (const b of spotBalances(spot.balances)) balances.set(b.coin, b);
+  for (const b of spotBalances(spot.balances)) {
+    // A name means the token its pairs trade (the lowest index: tokensOfAnswer): the balance of a token
+    // deployed later under the same name is not that token's (a tokens trial: a lookalike's 7 "UBTC"
+    // listed after the real 0.1 were taken for UBTC, and a rebalancer sold real UBTC against them).
+    const named = tokens.get(b.coin);
+    if (named !== undefined && named.index !== b.token) continue;
+    balances.set(b.coin, b);
+  }
   const twaps = twapHistory ? runningTwaps(twapHistory, pairs, Math.min(o.now, o.venueNow?.() ?? o.now)) : [];
   // What running TWAPs filled so far (twapHistory says 0 while they run): read only while one runs. An
   // answer that cannot be read fails nothing (the kill switch's cancels need this snapshot): every running
