@@ -6,7 +6,7 @@ import type { BotMetrics } from "./metrics.js";
 import { endedTwapFills, LIMIT_WINDOW_MS, mergeUsage, venueUsage } from "./risk.js";
 import { pairFor, type Snapshot } from "./snapshot.js";
 import { STAKED_TOKEN, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
-import { usdPerUnit } from "./usd.js";
+import { valueUsdPerUnit } from "./usd.js";
 import { portfolioValueUsd } from "./valuation.js";
 
 const ONE = new Decimal(1);
@@ -243,7 +243,7 @@ export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetrics
   const s = o.snapshot;
   const put = (token: string, kind: string, amount: Decimal): void => {
     g.balance.set({ token, kind }, amount.toNumber());
-    const price = usdPerUnit(s, token);
+    const price = valueUsdPerUnit(s, token);
     if (price === undefined) {
       g.balanceUsd.remove({ token, kind });
       return;

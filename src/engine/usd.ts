@@ -34,3 +34,23 @@ export function usdPerUnit(snapshot: PriceSource, token: string): Decimal | unde
   const mid = pairFor(snapshot, token, "USDC")?.mid;
   return mid?.gt(0) ? mid : undefined;
 }
+
+/**
+ * USD per unit of `token` for showing a value (an account's worth, a simulation's summary, metrics):
+ * usdPerUnit, else one hop through a pair quoted in a token that has a USD price (FOO/HYPE × HYPE/USDC;
+ * the canonical such pair, lowest index). Not for acting: limits and sizes keep usdPerUnit, which refuses
+ * a token with no pair against USDC rather than trust a thin cross (a tokens trial: a DCA into FOO/HYPE
+ * showed as a 2,871-USDC loss, FOO counted at 0).
+ */
+export function valueUsdPerUnit(snapshot: PriceSource, token: string): Decimal | undefined {
+  const direct = usdPerUnit(snapshot, token);
+  if (direct !== undefined) return direct;
+  let best: { index: number; usd: Decimal } | undefined;
+  for (const pair of snapshot.pairs.values()) {
+    if (pair.base.name !== token || !pair.mid?.gt(0) || (best !== undefined && pair.index > best.index))
+      continue;
+    const quoteUsd = usdPerUnit(snapshot, pair.quote.name);
+    if (quoteUsd !== undefined) best = { index: pair.index, usd: pair.mid.times(quoteUsd) };
+  }
+  return best?.usd;
+}

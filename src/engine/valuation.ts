@@ -1,14 +1,15 @@
 // The one valuation of an account in USD: `hlbot status`, the daemon's metrics and notices
 // value holdings with it, so one account shows one value everywhere. The rules:
 // - spot balances count whole (`total`: what a running TWAP holds back is still the account's), each at
-//   usdPerUnit (a USD stablecoin 1:1, any other token at the mid of its canonical pair against USDC);
-//   a token without such a price is listed with no value and left out of the total;
+//   valueUsdPerUnit (a USD stablecoin 1:1, any other token at the mid of its canonical pair against
+//   USDC, else through a pair quoted in a token that has such a price); a token without any is listed
+//   with no value and left out of the total;
 // - HYPE in staking (delegated, idle and pending withdrawal) counts at HYPE's USD price when the staking
 //   balance was read; with staked HYPE but no HYPE price the account's value is unknown (leaving the
 //   stake out would look like a loss).
 import { type Decimal, ZERO } from "../lib/decimal.js";
 import type { PriceSource, Snapshot } from "./snapshot.js";
-import { usdPerUnit } from "./usd.js";
+import { valueUsdPerUnit } from "./usd.js";
 
 /** The token staking holds. */
 export const STAKING_TOKEN = "HYPE";
@@ -47,7 +48,7 @@ export interface AccountValue {
 
 /** Values `holdings` at the prices of `market` (its spot pairs and their mids). */
 export function valueAccount(market: PriceSource, holdings: Holdings): AccountValue {
-  const price = (coin: string) => usdPerUnit(market, coin);
+  const price = (coin: string) => valueUsdPerUnit(market, coin);
   const spot = [...holdings.spot].map((b) => valued(b.coin, b.total, price(b.coin)));
   const spotUsd = spot.reduce((t, v) => (v.usd ? t.plus(v.usd) : t), ZERO);
   const s = holdings.staking;

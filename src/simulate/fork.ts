@@ -287,7 +287,8 @@ export async function forkAccount(
   const twapHistory = await info.twapHistory({ user }, signal);
   const sliceFills = await info.userTwapSliceFills({ user }, signal);
   const at = info.transport.lastServerDate()?.getTime() ?? opts.now();
-  // Token names are unique on the venue; should two ever clash, the first (lowest index) is kept.
+  // Token names need not be unique on the venue (hummingbot PR #7202): of two alike, the first (lowest
+  // index) is kept, as the snapshot does.
   const tokens = new Map<number, (typeof meta.tokens)[number]>();
   const names = new Set<string>();
   for (const t of [...meta.tokens].sort((a, b) => a.index - b.index)) {

@@ -21,7 +21,7 @@ import { openRuntime, type Runtime } from "../engine/runtime.js";
 import { runSlotGroup, Scheduler } from "../engine/scheduler.js";
 import { checkStrategyMarkets } from "../engine/strategies/markets.js";
 import type { Strategy } from "../engine/strategies/registry.js";
-import { usdPerUnit } from "../engine/usd.js";
+import { valueUsdPerUnit } from "../engine/usd.js";
 import { type ValuedHolding, valueAccount } from "../engine/valuation.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { ConfigError, describeError, ValidationError } from "../lib/errors.js";
@@ -788,7 +788,7 @@ export function valuate(sim: Simulator, account: string): Valuation {
   if (v.staked && !v.staked.amount.isZero()) assets.push(asset(v.staked, STAKED_HYPE));
   const prices: Record<string, Decimal> = {};
   for (const token of sim.tokens()) {
-    const px = usdPerUnit(market, token.name);
+    const px = valueUsdPerUnit(market, token.name);
     if (px !== undefined) prices[token.name] = px;
   }
   // Staked HYPE without a price (a scenario with no HYPE/USDC pair) is left out, as in the assets.
