@@ -604,6 +604,45 @@ export function pairName(pair: ScenarioPair): string {
   return pair.name ?? (pair.isCanonical ? `${pair.base}/${pair.quote}` : `@${pair.index}`);
 }
 
+/**
+ * A price below the smallest step the venue allows for its pair (8 − szDecimals decimals for spot: the
+ * venue's tick and lot size docs) cannot be a pair's price there; the simulator would have rounded it up
+ * to one step silently (a tokens trial: 0.00001234 for a token of 5 size decimals became 0.001, 81 times
+ * the price written).
+ */
+function checkPriceTicks(sc: z.output<typeof scenarioObject>, ctx: z.RefinementCtx): void {
+  const szDecimals = new Map(sc.tokens.map((t) => [t.name, t.szDecimals]));
+  for (const [key, path] of Object.entries(sc.prices)) {
+    const pair = sc.pairs.find((p) => pairName(p) === key || `${p.base}/${p.quote}` === key);
+    const sz = pair === undefined ? undefined : szDecimals.get(pair.base);
+    if (sz === undefined) continue;
+    const decimals = Math.max(0, 8 - sz);
+    const tick = new Decimal(10).pow(-decimals);
+    const says = (px: string) =>
+      `${px} is below the smallest price step of ${key} (${tick.toFixed()}: 8 − ${pair!.base}'s szDecimals ${sz} decimals, as on the venue); give a price of at least ${tick.toFixed()}, or fewer szDecimals`;
+    if ("start" in path && path.start.lt(tick))
+      ctx.addIssue({ code: "custom", path: ["prices", key, "start"], message: says(path.start.toFixed()) });
+    if ("points" in path)
+      path.points.forEach((point, j) => {
+        if (point.px.lt(tick))
+          ctx.addIssue({
+            code: "custom",
+            path: ["prices", key, "points", j, "px"],
+            message: says(point.px.toFixed()),
+          });
+      });
+    if ("candles" in path) {
+      const low = path.candles.candles.find((c) => c.l < tick.toNumber());
+      if (low !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["prices", key, "candles"],
+          message: `${path.candles.file}: a low of ${low.l} at ${new Date(low.t).toISOString()}: ${says(String(low.l))}`,
+        });
+    }
+  }
+}
+
 function checkReferences(sc: z.output<typeof scenarioObject>, ctx: z.RefinementCtx): void {
   const tokensByName = new Map<string, number>();
   const tokenIndexes = new Set<number>();
@@ -645,6 +684,7 @@ function checkReferences(sc: z.output<typeof scenarioObject>, ctx: z.RefinementC
   for (const key of Object.keys(sc.prices))
     if (!pairNames.has(key) && !aliases.has(key))
       ctx.addIssue({ code: "custom", path: ["prices", key], message: `no pair named ${key}` });
+  checkPriceTicks(sc, ctx);
   const validators = new Set<string>();
   sc.validators.forEach((v, i) => {
     if (validators.has(v.address))

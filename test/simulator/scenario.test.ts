@@ -75,6 +75,29 @@ describe("scenario files", () => {
     expect(err.message).toMatch(/bad\.yaml:10: validators\[0\]\.commission: .*fraction/);
   });
 
+  it("refuses a price below its pair's smallest price step (8 − szDecimals decimals), at its line", () => {
+    // HYPE has 2 size decimals: prices step by 0.000001.
+    const start = configError(() =>
+      parseScenarioYaml(`${MINIMAL}prices:\n  "@107": { start: "0.0000004" }\n`, "tiny.yaml"),
+    );
+    expect(start.message).toBe(
+      "tiny.yaml:8: prices.@107.start: 0.0000004 is below the smallest price step of @107 (0.000001: 8 − HYPE's szDecimals 2 decimals, as on the venue); give a price of at least 0.000001, or fewer szDecimals",
+    );
+    const point = configError(() =>
+      parseScenarioYaml(
+        `${MINIMAL}prices:\n  HYPE/USDC:\n    points:\n      - { at: 0s, px: "25" }\n      - { at: 1h, px: "0.0000001" }\n`,
+        "tiny.yaml",
+      ),
+    );
+    expect(point.message).toMatch(
+      /^tiny\.yaml:11: prices\.HYPE\/USDC\.points\[1\]\.px: 0\.0000001 is below the smallest price step/,
+    );
+    // One step is a price.
+    expect(() =>
+      parseScenarioYaml(`${MINIMAL}prices:\n  "@107": { start: "0.000001" }\n`, "ok.yaml"),
+    ).not.toThrow();
+  });
+
   it("is read like the bot configuration: exact big numbers, and no inline private keys", () => {
     // A value a JS number would round stays exact (as the bot config reads it).
     const exact = parseScenarioYaml(`${MINIMAL}validators:
