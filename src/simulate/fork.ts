@@ -369,7 +369,7 @@ export async function forkAccount(
   const pct = (rate: string) => `${Number((Number(rate) * 100).toPrecision(6))}%`;
   notes.push(
     `fees are the account's own rates from userFees, spot taker ${pct(fees.userSpotCrossRate)} and maker ${pct(fees.userSpotAddRate)} ` +
-      `(staking discount ${pct(fees.activeStakingDiscount.discount)}, referral discount ${pct(fees.activeReferralDiscount)} included), ` +
+      `(staking discount ${fees.activeStakingDiscount === undefined ? "not stated" : pct(fees.activeStakingDiscount.discount)}, referral discount ${fees.activeReferralDiscount === undefined ? "not stated" : pct(fees.activeReferralDiscount)} included), ` +
       "held for the whole run: staking more during it does not lower them",
   );
   notes.push(

@@ -4,6 +4,7 @@ import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";
 import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
 import { Address, DecimalString, DexName, TokenDecimalPair, UInt } from "../schemas.js";
+import { shown } from "../tolerant.js";
 
 export const SpotClearinghouseStateRequest = z.strictObject({
   type: z.literal("spotClearinghouseState"),
@@ -30,7 +31,8 @@ export const SpotBalance = z
     token: UInt.optional(),
     total: DecimalString,
     hold: DecimalString,
-    entryNtl: DecimalString,
+    /** Only shown: one of another shape is left out (tolerant.ts). */
+    entryNtl: shown("balances[].entryNtl", DecimalString),
     spotHold: DecimalString.optional(),
     ltv: DecimalString.optional(),
     borrowed: DecimalString.optional(),

@@ -5,6 +5,7 @@ import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";
 import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
 import { AddressOut, DecimalString, SafeInt, TokenIdOut, UInt } from "../schemas.js";
+import { shown } from "../tolerant.js";
 
 export const SpotMetaRequest = z.strictObject({
   type: z.literal("spotMeta"),
@@ -18,10 +19,14 @@ export const SpotToken = z.looseObject({
   /** Token index (HYPE: 150 on mainnet, 1105 on testnet). */
   index: UInt,
   tokenId: TokenIdOut,
-  isCanonical: z.boolean(),
-  evmContract: z.looseObject({ address: AddressOut, evm_extra_wei_decimals: SafeInt }).nullable(),
-  fullName: z.string().nullable(),
-  deployerTradingFeeShare: DecimalString,
+  // Only shown (a fork copies them into its scenario): one of another shape is left out (tolerant.ts).
+  isCanonical: shown("tokens[].isCanonical", z.boolean()),
+  evmContract: shown(
+    "tokens[].evmContract",
+    z.looseObject({ address: AddressOut, evm_extra_wei_decimals: SafeInt }).nullable(),
+  ),
+  fullName: shown("tokens[].fullName", z.string().nullable()),
+  deployerTradingFeeShare: shown("tokens[].deployerTradingFeeShare", DecimalString),
 });
 export type SpotToken = z.output<typeof SpotToken>;
 

@@ -4,6 +4,7 @@ import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";
 import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
 import { DecimalString } from "../schemas.js";
+import { shown } from "../tolerant.js";
 import { SpotMetaResponse } from "./spotMeta.js";
 
 export const SpotMetaAndAssetCtxsRequest = z.strictObject({
@@ -19,9 +20,10 @@ export const SpotAssetCtx = z.looseObject({
   markPx: DecimalString,
   /** null when the book is empty. */
   midPx: DecimalString.nullable(),
-  circulatingSupply: DecimalString,
-  totalSupply: DecimalString,
-  dayBaseVlm: DecimalString,
+  // Only shown: one of another shape is left out (tolerant.ts).
+  circulatingSupply: shown("[1][].circulatingSupply", DecimalString),
+  totalSupply: shown("[1][].totalSupply", DecimalString),
+  dayBaseVlm: shown("[1][].dayBaseVlm", DecimalString),
 });
 export type SpotAssetCtx = z.output<typeof SpotAssetCtx>;
 

@@ -1,7 +1,8 @@
 // userFees: a user's fee rates, schedule, volume and staking link.
 //
-// Strict: the rates (the TWAP strategies size with `userSpotCrossRate`). Tolerant: `stakingLink` and
-// `trial`, which the TWAP strategies never read, so a link in a state hlbot does not know (the pending
+// Strict: the rates (the TWAP strategies size with `userSpotCrossRate`). Tolerant: the volumes, the fee
+// schedule and the discounts, only shown (`shown`: one of another shape is left out, not a failed cycle),
+// and `stakingLink` and `trial`, which the TWAP strategies never read, so a link in a state hlbot does not know (the pending
 // shape is unverified) cannot stop them. link-staking, the one strategy that acts on the link, treats
 // a link it cannot read as "some link exists" and does not touch it (links are permanent).
 import { z } from "zod";
@@ -9,7 +10,7 @@ import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";
 import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
 import { Address, AddressOut, DecimalString } from "../schemas.js";
-import { openEnum } from "../tolerant.js";
+import { openEnum, shown } from "../tolerant.js";
 
 export const UserFeesRequest = z.strictObject({
   type: z.literal("userFees"),
@@ -40,42 +41,48 @@ export const StakingLink = z
 export type StakingLink = z.output<typeof StakingLink>;
 
 export const UserFeesResponse = z.looseObject({
-  dailyUserVlm: z.array(
+  dailyUserVlm: shown(
+    "dailyUserVlm",
+    z.array(
+      z.looseObject({
+        /** "YYYY-MM-DD". */
+        date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { error: "expected a YYYY-MM-DD date" }),
+        userCross: DecimalString,
+        userAdd: DecimalString,
+        exchange: DecimalString,
+      }),
+    ),
+  ),
+  feeSchedule: shown(
+    "feeSchedule",
     z.looseObject({
-      /** "YYYY-MM-DD". */
-      date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { error: "expected a YYYY-MM-DD date" }),
-      userCross: DecimalString,
-      userAdd: DecimalString,
-      exchange: DecimalString,
+      cross: DecimalString,
+      add: DecimalString,
+      spotCross: DecimalString,
+      spotAdd: DecimalString,
+      tiers: z.looseObject({
+        vip: z.array(
+          z.looseObject({
+            ntlCutoff: DecimalString,
+            cross: DecimalString,
+            add: DecimalString,
+            spotCross: DecimalString,
+            spotAdd: DecimalString,
+          }),
+        ),
+        /** `add` may be negative (a rebate). */
+        mm: z.array(z.looseObject({ makerFractionCutoff: DecimalString, add: DecimalString })),
+      }),
+      referralDiscount: DecimalString,
+      stakingDiscountTiers: z.array(StakingDiscount),
     }),
   ),
-  feeSchedule: z.looseObject({
-    cross: DecimalString,
-    add: DecimalString,
-    spotCross: DecimalString,
-    spotAdd: DecimalString,
-    tiers: z.looseObject({
-      vip: z.array(
-        z.looseObject({
-          ntlCutoff: DecimalString,
-          cross: DecimalString,
-          add: DecimalString,
-          spotCross: DecimalString,
-          spotAdd: DecimalString,
-        }),
-      ),
-      /** `add` may be negative (a rebate). */
-      mm: z.array(z.looseObject({ makerFractionCutoff: DecimalString, add: DecimalString })),
-    }),
-    referralDiscount: DecimalString,
-    stakingDiscountTiers: z.array(StakingDiscount),
-  }),
   userCrossRate: DecimalString,
   /** May be negative (a rebate). */
   userAddRate: DecimalString,
   userSpotCrossRate: DecimalString,
   userSpotAddRate: DecimalString,
-  activeReferralDiscount: DecimalString,
+  activeReferralDiscount: shown("activeReferralDiscount", DecimalString),
   /** Fee trial, when one is running: shape undocumented (nktkas types it `unknown`), only shown. */
   trial: z.unknown().optional(),
   /** Replaced `feeTrialReward`. */
@@ -83,7 +90,7 @@ export const UserFeesResponse = z.looseObject({
   /** Only shown; nktkas types it `unknown`. */
   nextTrialAvailableTimestamp: z.unknown().optional(),
   stakingLink: StakingLink,
-  activeStakingDiscount: StakingDiscount,
+  activeStakingDiscount: shown("activeStakingDiscount", StakingDiscount),
 });
 export type UserFeesResponse = z.output<typeof UserFeesResponse>;
 

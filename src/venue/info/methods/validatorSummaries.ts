@@ -5,7 +5,7 @@ import type { HttpTransport } from "../../transport/http.js";
 import { infoRequestWeight } from "../../transport/weights.js";
 import { defineInfoMethod, type InfoParams, runInfoQuery } from "../query.js";
 import { AddressOut, BigIntValue, DecimalString, TimestampMs, UInt } from "../schemas.js";
-import { unknownVariant } from "../tolerant.js";
+import { shown, unknownVariant } from "../tolerant.js";
 
 export const ValidatorSummariesRequest = z.strictObject({
   type: z.literal("validatorSummaries"),
@@ -51,10 +51,11 @@ const Stats = z.array(PeriodEntry).superRefine((entries, ctx) => {
 
 export const ValidatorSummary = z.looseObject({
   validator: AddressOut,
-  signer: AddressOut,
+  // Only shown: one of another shape is left out (tolerant.ts).
+  signer: shown("[].signer", AddressOut),
   name: z.string(),
-  description: z.string(),
-  nRecentBlocks: UInt,
+  description: shown("[].description", z.string()),
+  nRecentBlocks: shown("[].nRecentBlocks", UInt),
   /** HYPE × 1e8, always a bigint (it can exceed 2^53). */
   stake: BigIntValue,
   isJailed: z.boolean(),
