@@ -6,7 +6,7 @@
 // bound a strategy on both sides of a pair, list both tokens. This caps what a strategy sees and spends in
 // each cycle; it is not per-strategy accounting (no P&L or holdings are tracked across cycles), so a trade
 // it could not see (both tokens above their capital) is not made (unseenByCapital). Pure.
-import { Decimal } from "../lib/decimal.js";
+import { Decimal, ZERO } from "../lib/decimal.js";
 import type { Snapshot, SpotBalance } from "./snapshot.js";
 
 /** Token name → the most of it a strategy may see and spend in one cycle. */
@@ -86,7 +86,14 @@ export function floorView(snapshot: Snapshot, floors: ReadonlyMap<string, Decima
   if (floors === undefined || floors.size === 0) return snapshot;
   const balances = new Map<string, SpotBalance>(snapshot.balances);
   for (const [token, floor] of floors) {
-    const b = snapshot.balances.get(token);
+    // A token the venue lists no balance of (never held) holds none: below its floor too (an audit: a
+    // rebalancer bought it as if there were no floor).
+    const known = snapshot.tokens.get(token);
+    const b =
+      snapshot.balances.get(token) ??
+      (known === undefined
+        ? undefined
+        : { coin: token, token: known.index, total: ZERO, hold: ZERO, available: ZERO });
     if (b === undefined) continue;
     balances.set(token, {
       ...b,

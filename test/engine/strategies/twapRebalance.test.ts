@@ -352,6 +352,13 @@ describe("twap-rebalance with limits.keepOnSpot (strategies see only what is abo
     expect(skips(ds).map((d) => d.reason)).toEqual([
       "USDC 10000 below its floor of 40000 (30000 held): nothing is rebalanced while a target is below its limits.keepOnSpot floor (a floor is kept, not refilled by selling the other tokens). Top it up or lower the floor, or set refillFloors: true to refill it from the other tokens first",
     ]);
+    // A floored token the venue lists no balance of (never held) is below its floor too (an audit: with no
+    // HYPE row at all, the same floor bought 200 HYPE as if there were none).
+    const none = floored({ balances: { USDC: 10_000 }, hypeMid: 40 }, { HYPE: 100 });
+    expect(twaps(none)).toEqual([]);
+    expect(skips(none).map((d) => d.reason)).toEqual([
+      "HYPE 100 below its floor of 100 (0 held): nothing is rebalanced while a target is below its limits.keepOnSpot floor (a floor is kept, not refilled by selling the other tokens). Top it up or lower the floor, or set refillFloors: true to refill it from the other tokens first",
+    ]);
     // 1 HYPE under a 10,000 floor holds the other tokens too: said in the same words.
     const three = twapRebalanceParams.parse({ ...base, targets: { HYPE: 0.5, USDC: 0.25, PURR: 0.25 } });
     const view = floorView(
