@@ -21,6 +21,8 @@ import {
 import type { InfoClient } from "../venue/info/client.js";
 import {
   filledByTwap,
+  type StakingLink,
+  stakingLinkPeer,
   twapMayTrade,
   type ValidatorSummary,
   validatorPeriodStats,
@@ -101,7 +103,7 @@ export interface AccountStatus {
   referral: { referredBy: string | null; stage: string; unclaimedRewards: string } | null;
   multiSig: { threshold: number; authorizedUsers: string[] } | null;
   subAccounts: Array<{ name: string; address: string; abstraction: string | null }> | null;
-  stakingLink: unknown;
+  stakingLink: StakingLink;
   fees: { spotTaker: string; spotMaker: string } | null;
   /** Sections that could not be read: which query failed, and why. Empty when everything was read. */
   unavailable: Array<{ section: StatusSection; query: string; error: string }>;
@@ -509,17 +511,19 @@ export function formatStatus(s: AccountStatus, network: string): string {
   if (s.fees === null) {
     out.push(`Staking link: ${missing("fees and staking link")}`);
   } else {
-    const link = s.stakingLink as { type?: string; stakingUser?: string; tradingUser?: string } | null;
-    // The venue names this account's role and the other account: said the way round a person reads it.
+    const link = s.stakingLink;
+    // The venue names this account's role and the other account (whichever field carries it:
+    // stakingLinkPeer): said the way round a person reads it.
+    const peer = link === null ? undefined : (stakingLinkPeer(link) ?? "?");
     const text =
       link === null
         ? "none"
         : link.type === "requested"
-          ? `requested to staking account ${link.stakingUser ?? "?"}, not finalized yet`
+          ? `requested to staking account ${peer}, not finalized yet`
           : link.type === "tradingUser"
-            ? `this trading account is linked to staking account ${link.stakingUser ?? "?"}`
+            ? `this trading account is linked to staking account ${peer}`
             : link.type === "stakingUser"
-              ? `this staking account is linked to trading account ${link.tradingUser ?? "?"}`
+              ? `this staking account is linked to trading account ${peer}`
               : `${link.type} ${link.tradingUser ?? link.stakingUser ?? ""}`.trimEnd();
     out.push(`Staking link: ${text}`);
   }

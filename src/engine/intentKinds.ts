@@ -9,7 +9,11 @@ import { Decimal, fromWei } from "../lib/decimal.js";
 import { HYPE_WEI_DECIMALS } from "../venue/constants.js";
 import type { ActionDataOf, ActionOf, ExchangeActionType } from "../venue/exchange/actions/index.js";
 import type { CallOf, ExchangeCall } from "../venue/exchange/client.js";
-import type { DelegatorHistoryResponse, TwapHistoryResponse } from "../venue/info/methods/index.js";
+import {
+  type DelegatorHistoryResponse,
+  stakingLinkPeer,
+  type TwapHistoryResponse,
+} from "../venue/info/methods/index.js";
 import type { CWithdrawIntent, Intent, TokenDelegateIntent, TwapOrderIntent } from "./intents.js";
 import { twapCoinIsPair } from "./snapshot.js";
 
@@ -231,7 +235,7 @@ export const INTENT_KINDS: IntentKindTable = {
         const link = m.evidence.stakingLink;
         const counterparty = String(action.user).toLowerCase();
         if (!link) return undefined;
-        const other = (link.stakingUser ?? link.tradingUser ?? "").toLowerCase();
+        const other = stakingLinkPeer(link) ?? "";
         return other === counterparty
           ? { key: "link", detail: `userFees.stakingLink is ${link.type}` }
           : undefined;

@@ -185,6 +185,23 @@ describe("status and tx", () => {
     }
   });
 
+  it("names the trading account of a finalized link in either field the venue may carry it in", async () => {
+    // nktkas/hyperliquid's naming (`stakingUser` holds the trading account when queried as the staking
+    // account) and the recorded sample's (`tradingUser`): an audit read "linked to trading account ?".
+    const trading = "0x11af0000000000000000000000000000000a5728";
+    for (const link of [
+      { type: "stakingUser", stakingUser: trading },
+      { type: "stakingUser", tradingUser: trading },
+    ]) {
+      proxy.setRewrites({ userFees: (a) => ({ ...(a as object), stakingLink: link }) });
+      const human = io();
+      expect(await main(["status", "--config", proxied], human.io), human.stderr()).toBe(0);
+      expect(human.stdout()).toContain(
+        `Staking link: this staking account is linked to trading account ${trading}`,
+      );
+    }
+  });
+
   it("shows a sub-account in dexAbstraction mode and unknown variants as sent, warning once each (issue #11)", async () => {
     const dex = { ...subAccount(), name: "legacy", master: bot.address, abstraction: "dexAbstraction" };
     const future = { ...subAccount(), name: "future", master: bot.address, abstraction: "someFutureMode" };

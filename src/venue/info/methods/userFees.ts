@@ -98,7 +98,11 @@ export type UserFeesResponse = z.output<typeof UserFeesResponse>;
  * The other account of a staking link, lower-cased: for the `stakingUser` variant the trading account
  * (whichever field carries it), otherwise the staking account. undefined when the answer names none.
  */
-export function stakingLinkPeer(link: NonNullable<StakingLink>): string | undefined {
+export function stakingLinkPeer(link: {
+  type: string;
+  stakingUser?: string;
+  tradingUser?: string;
+}): string | undefined {
   const peer = link.type === "stakingUser" ? (link.tradingUser ?? link.stakingUser) : link.stakingUser;
   return peer?.toLowerCase();
 }
