@@ -161,14 +161,18 @@ export function parseInteger(text: string, flag: string, min = 0): number {
   return value;
 }
 
-/** A decimal amount as typed (kept as text so nothing passes through floating point). */
+/**
+ * A decimal amount as typed (kept as text so nothing passes through floating point); ".5" is read as
+ * "0.5" (it passed here and was then refused as no decimal number: an audit).
+ */
 export function parseAmountText(text: string | undefined, flag: string): string {
   if (text === undefined || !/^\d+(\.\d+)?$|^\.\d+$/.test(text.trim())) {
     throw new ValidationError([
       { path: flag, message: `expected a positive decimal number, got ${JSON.stringify(text)}` },
     ]);
   }
-  return text.trim();
+  const trimmed = text.trim();
+  return trimmed.startsWith(".") ? `0${trimmed}` : trimmed;
 }
 
 /** An address flag, lower-cased. */
