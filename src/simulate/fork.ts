@@ -23,7 +23,7 @@
 import { stakingEvents } from "../engine/readSnapshot.js";
 import { Decimal, toWei } from "../lib/decimal.js";
 import type { ScenarioInput } from "../simulator/scenario.js";
-import { LONGEST_UNSTAKING_QUEUE_MS, UNSTAKING_QUEUE_MS } from "../venue/constants.js";
+import { HYPE_WEI_DECIMALS, LONGEST_UNSTAKING_QUEUE_MS, UNSTAKING_QUEUE_MS } from "../venue/constants.js";
 import { masterOfAgent } from "../venue/exchange/authority.js";
 import type { InfoClient } from "../venue/info/client.js";
 import type {
@@ -47,7 +47,7 @@ import {
 import type { NetworkName } from "../venue/networks.js";
 
 /** HYPE is 8 decimals in the venue's stake figures (validatorSummaries.stake is HYPE × 1e8). */
-const STAKE_UNIT = 100_000_000n;
+const STAKE_UNIT = 10n ** BigInt(HYPE_WEI_DECIMALS);
 
 /**
  * 24-hour notional volume (quote units) from which a pair's book is modelled as deep or medium. An

@@ -12,7 +12,12 @@ import { didYouMean } from "../lib/didYouMean.js";
 import { ConfigError, type ValidationError } from "../lib/errors.js";
 import { MAX_SCENARIO_BYTES, readRegularTextFile } from "../lib/readText.js";
 import { formatKeyPath, keepExactNumbers, lineOf, parseYamlSource } from "../lib/yamlSource.js";
-import { ADDRESS_PATTERN, TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES } from "../venue/constants.js";
+import {
+  ADDRESS_PATTERN,
+  HYPE_WEI_DECIMALS,
+  TWAP_MAX_MINUTES_DEFAULT,
+  TWAP_MIN_MINUTES,
+} from "../venue/constants.js";
 import { type CandleFile, readCandleFile } from "./candles.js";
 import { DAY, durationMs, MINUTE, parseDuration, SECOND } from "./clock.js";
 import { MESSAGE_KEYS } from "./errors.js";
@@ -732,6 +737,16 @@ function checkReferences(sc: z.output<typeof scenarioObject>, ctx: z.RefinementC
     if (!tokensByName.has("HYPE"))
       ctx.addIssue({ code: "custom", path: ["tokens"], message: "staking needs a token named HYPE" });
   }
+  // Staking amounts are HYPE × 10^8 on the venue, as hlbot signs them: another wei unit for HYPE made
+  // every deposit fail for a balance "too small", unexplained (an audit).
+  sc.tokens.forEach((t, i) => {
+    if (t.name === "HYPE" && t.weiDecimals !== HYPE_WEI_DECIMALS)
+      ctx.addIssue({
+        code: "custom",
+        path: ["tokens", i, "weiDecimals"],
+        message: `HYPE has ${HYPE_WEI_DECIMALS} wei decimals on the venue (its staking amounts are HYPE × 10^${HYPE_WEI_DECIMALS}, as hlbot signs them)`,
+      });
+  });
   sc.events.forEach((e, i) => {
     const at = (key: string) => ["events", i, key];
     if ((e.type === "pair" || e.type === "price") && !pairNames.has(e.pair) && !aliases.has(e.pair))

@@ -98,6 +98,18 @@ describe("scenario files", () => {
     ).not.toThrow();
   });
 
+  it("refuses a HYPE of another wei unit than the venue's 8 (staking amounts are HYPE × 10^8)", () => {
+    const err = configError(() =>
+      parseScenarioYaml(
+        MINIMAL.replace("szDecimals: 2, weiDecimals: 8", "szDecimals: 2, weiDecimals: 6"),
+        "wei.yaml",
+      ),
+    );
+    expect(err.message).toBe(
+      "wei.yaml:4: tokens[1].weiDecimals: HYPE has 8 wei decimals on the venue (its staking amounts are HYPE × 10^8, as hlbot signs them)",
+    );
+  });
+
   it("is read like the bot configuration: exact big numbers, and no inline private keys", () => {
     // A value a JS number would round stays exact (as the bot config reads it).
     const exact = parseScenarioYaml(`${MINIMAL}validators:

@@ -259,6 +259,17 @@ export const validatorStaking = defineStrategy({
   // Running TWAPs: idle spot HYPE is not staked while a TWAP sells HYPE (see stakeIdleSpot).
   reads: ["staking", "validators", "stakingHistory", "twaps"],
   decide(snapshot, params, now, _memory, name) {
+    // Staking amounts are signed as HYPE × 10^8 (HYPE_WEI_DECIMALS): should the venue state another wei
+    // unit for HYPE, which one its staking uses is unknown, and nothing is moved (fail closed; an audit:
+    // a scenario with 6 had every deposit refused, unexplained).
+    const wei = snapshot.tokens.get(STAKING_TOKEN)?.weiDecimals;
+    if (wei !== undefined && wei !== STAKE_DECIMALS)
+      return [
+        skip(
+          name,
+          `the venue states HYPE's weiDecimals as ${wei}, and hlbot signs staking amounts in units of 10^-${STAKE_DECIMALS} HYPE: nothing is moved until they agree (report it: this is a venue change hlbot does not know)`,
+        ),
+      ];
     const allow = new Set(params.allow);
     const deny = new Set(params.deny);
     const limitAllow = snapshot.validatorAllowlist ? new Set(snapshot.validatorAllowlist) : undefined;

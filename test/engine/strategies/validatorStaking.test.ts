@@ -72,6 +72,20 @@ describe("validator-staking", () => {
     expect(decisions.every((d) => d.strategy === "stake")).toBe(true);
   });
 
+  it("moves nothing when the venue states another wei unit for HYPE than the 10^-8 it signs in", () => {
+    const spec = { delegations: [{ validator: J, amount: 1000 }] };
+    const tokens = [
+      { name: "USDC", index: 0, szDecimals: 8, weiDecimals: 8 },
+      { name: "HYPE", index: 150, szDecimals: 2, weiDecimals: 6 },
+    ];
+    const ds = run({ ...spec, tokens });
+    expect(intents(ds)).toEqual([]);
+    expect(skips(ds)).toEqual([
+      "the venue states HYPE's weiDecimals as 6, and hlbot signs staking amounts in units of 10^-8 HYPE: nothing is moved until they agree (report it: this is a venue change hlbot does not know)",
+    ]);
+    expect(intents(run(spec))).toHaveLength(4);
+  });
+
   it("counts undelegated stake in the split and delegates the idle pool first", () => {
     // 500 delegated + 300 undelegated = 800: 400 each. The idle 300 goes to B (most under target); A's
     // 100 excess (25% of target) moves too.
