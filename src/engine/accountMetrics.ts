@@ -1,15 +1,14 @@
 import { collectDefaultMetrics, Gauge } from "prom-client";
-import { Decimal, ZERO } from "../lib/decimal.js";
+import { type Decimal, ZERO } from "../lib/decimal.js";
 import { STAKING_KINDS } from "./allocate.js";
+import { type Capital, capitalView, floorView } from "./capital.js";
 import type { Journal, TwapFill } from "./journal.js";
 import type { BotMetrics } from "./metrics.js";
 import { endedTwapFills, LIMIT_WINDOW_MS, mergeUsage, venueUsage } from "./risk.js";
-import { pairFor, type Snapshot } from "./snapshot.js";
-import { STAKED_TOKEN, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
+import type { Snapshot } from "./snapshot.js";
+import { rebalancerWeights, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
 import { valueUsdPerUnit } from "./usd.js";
 import { portfolioValueUsd } from "./valuation.js";
-
-const ONE = new Decimal(1);
 
 interface AccountGauges {
   value: Gauge;
@@ -179,8 +178,10 @@ export interface AccountMetricsInput {
   account: string;
   maxDailyNotionalUsd: Decimal;
   killSwitchEngaged: boolean;
-  /** The strategies of this cycle, for the rebalancers' weights. */
-  strategies: readonly { name: string; kind: string; params: unknown }[];
+  /** The strategies of this cycle, for the rebalancers' weights (seen through their capital). */
+  strategies: readonly { name: string; kind: string; params: unknown; capital?: Capital | undefined }[];
+  /** The account's floors (limits.keepOnSpot): a rebalancer weighs what is above them. */
+  floors?: ReadonlyMap<string, Decimal> | undefined;
   now: number;
   /** The cycle's clock: the running-TWAP gauge is counted with it when scraped. */
   clock?: () => number;
@@ -294,7 +295,8 @@ export function recordAccount(metrics: BotMetrics | undefined, o: AccountMetrics
   recordJournal(metrics, { ...o, fills: endedTwapFills(s), snapshot: s });
   g.killSwitch.set(o.killSwitchEngaged ? 1 : 0);
 
-  for (const strategy of o.strategies) recordWeights(g, s, strategy);
+  const floored = floorView(s, o.floors);
+  for (const strategy of o.strategies) recordWeights(g, floored, strategy);
 }
 
 /**
@@ -332,34 +334,22 @@ export function recordJournal(
 }
 
 /**
- * A rebalancer's weights over its own target tokens, valued as the strategy values them: at the mid
- * against its quote token, with staked HYPE counted when `countStaked` is on.
+ * A rebalancer's weights over its own target tokens, as the strategy weighs them (rebalancerWeights):
+ * above the account's floors (`s` is the floored view), within its capital, staked HYPE counted with
+ * `countStaked`.
  */
 function recordWeights(
   g: AccountGauges,
   s: Snapshot,
-  strategy: { name: string; kind: string; params: unknown },
+  strategy: { name: string; kind: string; params: unknown; capital?: Capital | undefined },
 ): void {
   if (strategy.kind !== "twap-rebalance") return;
   const p = strategy.params as TwapRebalanceParams;
-  const values = new Map<string, Decimal>();
-  for (const [token, target] of Object.entries(p.targets)) {
+  for (const [token, target] of Object.entries(p.targets))
     g.targetWeight.set({ strategy: strategy.name, token }, target.toNumber());
-    const mid = token === p.quote ? ONE : pairFor(s, token, p.quote)?.mid;
-    if (mid === undefined || !mid.gt(0)) return;
-    let amount = s.balances.get(token)?.total ?? ZERO;
-    if (p.countStaked === true && token === STAKED_TOKEN) {
-      amount = amount
-        .plus(s.staking.delegated)
-        .plus(s.staking.undelegated)
-        .plus(s.staking.totalPendingWithdrawal);
-    }
-    values.set(token, amount.times(mid));
-  }
-  const sum = [...values.values()].reduce((a, b) => a.plus(b), ZERO);
-  if (!sum.gt(0)) return;
-  for (const [token, value] of values)
-    g.weight.set({ strategy: strategy.name, token }, value.div(sum).toNumber());
+  const weights = rebalancerWeights(capitalView(s, strategy.capital), p);
+  if (weights === undefined) return;
+  for (const [token, weight] of weights) g.weight.set({ strategy: strategy.name, token }, weight.toNumber());
 }
 
 /** Sets each strategy's next cron slot and its schedule's period (for "no success for 2 periods" alerts). */

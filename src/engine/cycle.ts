@@ -556,6 +556,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       maxDailyNotionalUsd: deps.limits.maxDailyNotionalUsd,
       killSwitchEngaged: killSwitch.engaged,
       strategies: o.strategies,
+      floors: deps.limits.keepOnSpot,
       now: startedAt,
       clock: deps.clock,
     });

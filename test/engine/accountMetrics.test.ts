@@ -14,6 +14,7 @@ import { recordAccount, registerProcessMetrics } from "../../src/engine/accountM
 import { Journal } from "../../src/engine/journal.js";
 import { BotMetrics, type MetricsServer } from "../../src/engine/metrics.js";
 import type { Runtime } from "../../src/engine/runtime.js";
+import { twapRebalanceParams } from "../../src/engine/strategies/twapRebalance.js";
 import { parseDecimal } from "../../src/lib/decimal.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 import { REPO_ROOT } from "../helpers/dist.js";
@@ -294,5 +295,57 @@ describe("account gauges after a restart", () => {
     const stopping = daemon.stop(1_000);
     await clock.tickAsync(1_000);
     await stopping;
+  });
+});
+
+describe("a rebalancer's weight gauge", () => {
+  it("weighs what the strategy weighs: above the account's floors and within its capital", async () => {
+    const metrics = new BotMetrics();
+    const dir = mkdtempSync(join(tmpdir(), "hlbot-gauges-"));
+    const db = new Database(join(dir, "state.db"));
+    onTestFinished(() => {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const params = twapRebalanceParams.parse({
+      targets: { HYPE: 0.5, USDC: 0.5 },
+      quote: "USDC",
+      band: 0.05,
+      twap: { minutes: 60 },
+    });
+    // 1,000 HYPE at 40 and 45,000 USDC under a 40,000-USDC floor: the strategy sees HYPE at 88.88% of
+    // what is above the floor and sells (an audit: the gauge read 47%, within band, while it sold).
+    const snapshot = buildSnapshot({ balances: { HYPE: 1000, USDC: 45_000 }, hypeMid: 40 });
+    const base = {
+      journal: new Journal(db),
+      account: "0xabc",
+      maxDailyNotionalUsd: d(10_000),
+      killSwitchEngaged: false,
+      now: T0,
+      snapshot,
+      staking: false,
+      twaps: true,
+    };
+    const weight = async (token: string) =>
+      sample(
+        await metrics.registry.metrics(),
+        `hlbot_strategy_weight{strategy="rebalance",token="${token}"}`,
+      );
+    recordAccount(metrics, {
+      ...base,
+      strategies: [{ name: "rebalance", kind: "twap-rebalance", params }],
+      floors: new Map([["USDC", d(40_000)]]),
+    });
+    expect(await weight("HYPE")).toBeCloseTo(40_000 / 45_000, 9);
+    // With a capital of 125 HYPE (5,000 USD) the strategy sees 5,000 against 5,000 USDC: on target.
+    recordAccount(metrics, {
+      ...base,
+      strategies: [
+        { name: "rebalance", kind: "twap-rebalance", params, capital: new Map([["HYPE", d(125)]]) },
+      ],
+      floors: new Map([["USDC", d(40_000)]]),
+    });
+    expect(await weight("HYPE")).toBeCloseTo(0.5, 9);
+    expect(await weight("USDC")).toBeCloseTo(0.5, 9);
   });
 });

@@ -235,6 +235,21 @@ function valueHoldings(
 }
 
 /**
+ * This rebalancer's weight of each target token as it decides on them (what is above a floor, capped by
+ * its capital when `snapshot` is its view, staked HYPE with countStaked); undefined when the holdings
+ * cannot be valued or are worth nothing. For the metrics: a gauge that valued raw balances read within
+ * band while the strategy sold (an audit).
+ */
+export function rebalancerWeights(
+  snapshot: Snapshot,
+  params: TwapRebalanceParams,
+): Map<string, Decimal> | undefined {
+  const valued = valueHoldings(snapshot, params, "");
+  if ("skip" in valued || !valued.portfolio.gt(0)) return undefined;
+  return new Map(valued.holdings.map((h) => [h.token, h.value.div(valued.portfolio)]));
+}
+
+/**
  * How much of `token` this rebalancer holds above its target weight beyond its band, in the token's
  * units: what it sells once nothing holds it back (a TWAP running on the pair, a floor of the account,
  * a limit, its minimum order); undefined when nothing, or when the holdings cannot be valued. Pure.
