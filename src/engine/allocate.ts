@@ -19,6 +19,7 @@
 // An intent that no longer fits is shrunk (with the reason) or skipped; a skip caused by another
 // strategy's claim is deferred (`defer: true`): the strategy's slot stays due. Pure: no I/O, no clock.
 import { Decimal, truncateDecimals, ZERO } from "../lib/decimal.js";
+import { TWAP_BUY_RESERVE_DEFAULT } from "../venue/constants.js";
 import type { Capital } from "./capital.js";
 import {
   type CDepositIntent,
@@ -30,13 +31,8 @@ import {
 import type { Snapshot } from "./snapshot.js";
 import { fitTwapDuration, fmt, isoTime, pct } from "./strategies/common.js";
 
-/**
- * Share of a spot TWAP buy's remaining notional kept beyond size × mid. Each suborder may fill up to 3%
- * from the mid (Hyperliquid docs, Trading › Order types › TWAP: "each suborder has a maximum slippage of
- * 3%"); whether and how much quote the venue holds for that is not documented, so the value is
- * configurable (`venue.twapBuyReserve`) and defaults to that 3% (the simulator's rule).
- */
-export const DEFAULT_TWAP_BUY_RESERVE = new Decimal("0.03");
+/** Share of a spot TWAP buy's remaining notional kept beyond size × mid (src/venue/constants.ts). */
+export const DEFAULT_TWAP_BUY_RESERVE = new Decimal(TWAP_BUY_RESERVE_DEFAULT);
 
 export interface AllocatedStrategy {
   name: string;

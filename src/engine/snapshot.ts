@@ -2,7 +2,12 @@
 // terms (Decimals, ms timestamps, resolved asset ids) rather than wire shapes. Strategies receive only
 // this; they never touch the network. The builder that fills it from the info client lives beside it.
 import { Decimal } from "../lib/decimal.js";
-import { TWAP_MAX_MINUTES_DEFAULT, TWAP_MIN_MINUTES, TWAP_SLICE_SECONDS } from "../venue/constants.js";
+import {
+  TWAP_MAX_MINUTES_DEFAULT,
+  TWAP_MIN_MINUTES,
+  TWAP_MIN_ORDER_VALUE_DEFAULT,
+  TWAP_SLICE_SECONDS,
+} from "../venue/constants.js";
 import type { TwapHistoryResponse } from "../venue/info/methods/index.js";
 import type { NetworkName } from "../venue/networks.js";
 
@@ -214,7 +219,7 @@ export const DEFAULT_VENUE_RULES: Readonly<VenueRules> = Object.freeze({
   twapMinMinutes: TWAP_MIN_MINUTES,
   twapMaxMinutes: TWAP_MAX_MINUTES_DEFAULT,
   twapSliceSeconds: TWAP_SLICE_SECONDS,
-  twapMinOrderValue: new Decimal(100),
+  twapMinOrderValue: new Decimal(TWAP_MIN_ORDER_VALUE_DEFAULT),
   twapMinSliceValue: new Decimal(0),
 });
 

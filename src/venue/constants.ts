@@ -36,6 +36,20 @@ export const TWAP_MAX_MINUTES_DEFAULT = 10_080;
  */
 export const TWAP_MAX_MINUTES_CEILING = 43_200;
 
+/**
+ * Default least value of a whole TWAP in quote units (the venue's order-types page: 100; a refusal that
+ * names a higher minimum is learnt; `venue.twapMinOrderValue` overrides it).
+ */
+export const TWAP_MIN_ORDER_VALUE_DEFAULT = "100";
+
+/**
+ * Default share of a spot TWAP buy's remaining notional kept beyond size × mid. Each suborder may fill
+ * up to 3% from the mid (Hyperliquid docs, Trading › Order types › TWAP: "each suborder has a maximum
+ * slippage of 3%"); whether and how much quote the venue holds for that is not documented, so the value
+ * is configurable (`venue.twapBuyReserve`).
+ */
+export const TWAP_BUY_RESERVE_DEFAULT = "0.03";
+
 /** Seconds between a TWAP's suborders. */
 export const TWAP_SLICE_SECONDS = 30;
 

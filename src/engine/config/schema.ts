@@ -6,9 +6,11 @@ import * as z from "zod";
 import { ValidationError } from "../../lib/errors.js";
 import {
   PREDICTED_APR_NET_DEFAULT,
+  TWAP_BUY_RESERVE_DEFAULT,
   TWAP_MAX_MINUTES_CEILING,
   TWAP_MAX_MINUTES_DEFAULT,
   TWAP_MIN_MINUTES,
+  TWAP_MIN_ORDER_VALUE_DEFAULT,
 } from "../../venue/constants.js";
 import { baseUrlEndpointMessage, endpointSuffix } from "../../venue/networks.js";
 import { MANUAL_STRATEGY } from "../journal.js";
@@ -197,7 +199,7 @@ export const venueSchema = z
       .default(TWAP_MAX_MINUTES_DEFAULT)
       .describe("Longest TWAP the venue accepts (unconfirmed: 10,080 per the docs, 1,440 per older SDKs)"),
     twapMinOrderValue: decimal({ min: 0 })
-      .prefault(100)
+      .prefault(Number(TWAP_MIN_ORDER_VALUE_DEFAULT))
       .describe(
         "Minimum value of a whole TWAP in quote units (100 per the venue's order-types page); a venue refusal that names a higher minimum is learnt",
       ),
@@ -219,7 +221,7 @@ export const venueSchema = z
         "Whether the venue puts what a running spot TWAP may still take on hold in the spot balances (unconfirmed: its docs do not say so). false (default): that amount is held on top of the venue's whole hold, which holds resting orders and, on unified and portfolio-margin accounts, perp margin too; true: the venue's hold is taken to cover it, beside what resting orders hold (read from openOrders); perp margin in that hold (unified and portfolio-margin accounts) is then taken as covering the TWAP too, so keep false on such accounts",
       ),
     twapBuyReserve: decimal({ min: 0, max: 1 })
-      .prefault(0.03)
+      .prefault(Number(TWAP_BUY_RESERVE_DEFAULT))
       .describe(
         "Share of a spot TWAP buy's notional kept beyond size × mid (slippage; unconfirmed: the 3% suborder slippage limit). Buys are sized so it fits",
       ),

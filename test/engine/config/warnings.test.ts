@@ -66,7 +66,7 @@ describe("costs a trader would not see in the file", () => {
     expect(strategyWarnings(dca("USDC", "50"))).toEqual([
       expect.stringMatching(/Raise amountUsd to at least 102/),
     ]);
-    expect(strategyWarnings(dca("usdt0"))).toEqual([]);
+    expect(strategyWarnings(dca("USDT0"))).toEqual([]);
   });
 });
 
