@@ -254,6 +254,29 @@ describe("a review of withdrawForSales: no withdrawal for a sale that is not com
     expect(moves(decideWith(snap, staking(), () => new Decimal(48)))).toEqual([]);
   });
 
+  it("not for a sale smaller than the venue's smallest TWAP, nor than the rebalancer's minOrderUsd", () => {
+    // A small account (a trial): 4.5 staked + 0.5 on spot at 80 (400) against 300 USDC, 57% for a 50%
+    // target ± 5: 0.625 HYPE (50 USDC) over target, a sale below the venue's 100-USDC minimum that would
+    // not go out; withdrawn, the HYPE sat on spot earning nothing, twice in 90 days.
+    const small = account({
+      balances: { USDC: 300, HYPE: 0.5 },
+      delegations: [{ validator: A, amount: 4.5 }],
+    });
+    const planned = plannedHypeSales([rebalancer], small, T0);
+    expect(planned.map((p) => [p.heldBy, p.overTarget?.toFixed()])).toEqual([
+      ["the venue's smallest TWAP (what it is over by is worth less)", undefined],
+    ]);
+    expect(moves(decideWith(small)).filter((m) => m.startsWith("withdraw"))).toEqual([]);
+    // 6.25 HYPE (500 USDC) over: worth the venue's minimum but not the rebalancer's own minOrderUsd.
+    const larger = account({
+      balances: { USDC: 3_000, HYPE: 5 },
+      delegations: [{ validator: A, amount: 45 }],
+    });
+    const withMin = { ...rebalancer, params: { ...rebalancer.params, minOrderUsd: new Decimal(2_000) } };
+    expect(plannedHypeSales([rebalancer], larger, T0)[0]?.overTarget?.gt(0)).toBe(true);
+    expect(plannedHypeSales([withMin], larger, T0)[0]?.overTarget).toBeUndefined();
+  });
+
   it("never takes what its owner undelegated by hand (respectManualDays)", () => {
     // 200 HYPE undelegated by hand an hour ago stays idle; the sale's 300 come from the delegations.
     const ds = decide({ spot: 0, params: {} }, [sale(300)], {
