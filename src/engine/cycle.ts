@@ -877,7 +877,18 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         continue;
       }
       const decisionId = record(deps, report, cycleId, intent, guard);
-      const action = await executeIntent(execDeps, { cycleId, decisionId }, intent, guard, o.signal);
+      // Resends too: the switch engaged after the first copy stops the next ones (cancels go on).
+      const mayResend =
+        intent.kind === "twapCancel"
+          ? undefined
+          : () => (stoppedSince(deps, o, killSwitch) ? "the kill switch was engaged" : undefined);
+      const action = await executeIntent(
+        execDeps,
+        { cycleId, decisionId, ...(mayResend ? { mayResend } : {}) },
+        intent,
+        guard,
+        o.signal,
+      );
       report.actions.push(action);
       const entry = report.decisions[report.decisions.length - 1];
       if (entry) entry.action = action;

@@ -56,6 +56,8 @@ export interface ExecuteContext {
   decisionId: number;
   /** L1 actions only: act for this sub-account or vault (a manual `twap --vault`). */
   vaultAddress?: string;
+  /** Asked before each resend of the request (SubmitOptions.mayResend): a reason stops resending. */
+  mayResend?: () => string | undefined;
   /** Receives the exchange client's own outcome (attempts, the venue's answer) when there is one. */
   onOutcome?: (outcome: ExchangeOutcome<unknown>) => void;
 }
@@ -169,6 +171,7 @@ export async function executeIntent(
             `${intent.kind} of ${intent.strategy} resent (attempt ${attempt.attempt}: the identical signed request, same nonce, so it lands at most once): ${attempt.result}${detail === undefined ? "" : ` (${detail})`}`,
           );
       },
+      ...(ctx.mayResend ? { mayResend: ctx.mayResend } : {}),
       ...(signal ? { signal } : {}),
     });
   } catch (err) {

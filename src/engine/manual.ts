@@ -291,6 +291,8 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
     }
 
     const killSwitchFile = config?.limits.killSwitchFile ?? join(stateDir, "STOP");
+    // The state folder is hlbot's own: while it does not exist, nothing can be at a switch inside it.
+    const checkKillSwitch = dirname(killSwitchFile) !== stateDir || existsSync(stateDir);
     let fills: ReadonlyMap<number, TwapFill> | undefined;
     const refusal = await manualRefusal(intent, {
       onFills: (f) => {
@@ -298,8 +300,7 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
       },
       config,
       killSwitchFile,
-      // The state folder is hlbot's own: while it does not exist, nothing can be at a switch inside it.
-      checkKillSwitch: dirname(killSwitchFile) !== stateDir || existsSync(stateDir),
+      checkKillSwitch,
       journal: stored,
       account,
       now: now(),
@@ -366,6 +367,13 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
           cycleId,
           decisionId,
           ...(vaultAddress === undefined ? {} : { vaultAddress }),
+          // A stop while it resends: no further copy (a cancel goes on, as before its first send).
+          ...(intent.kind === "twapCancel" || !checkKillSwitch
+            ? {}
+            : {
+                mayResend: () =>
+                  killSwitchState(killSwitchFile).engaged ? "the kill switch was engaged" : undefined,
+              }),
           onOutcome: (o) => {
             outcome = o;
           },

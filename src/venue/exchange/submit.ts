@@ -239,6 +239,11 @@ export interface SubmitOptions {
   beforeSend?: (request: SignedRequest) => void | Promise<void>;
   /** Called after every send attempt (the first and each resend). */
   onAttempt?: (attempt: SendAttempt, request: SignedRequest) => void;
+  /**
+   * Asked before each resend: a reason (the kill switch engaged since the first send) stops resending.
+   * The outcome is then unknown when an earlier copy may have landed, else not sent.
+   */
+  mayResend?: () => string | undefined;
 }
 
 /**
@@ -437,6 +442,18 @@ async function sendInSlot<D>(
         await sleep(delay, signal);
       } catch (err) {
         return unknown(false, err, "aborted by the caller while waiting to resend");
+      }
+      // A stop since the first send: no new copy goes out (a risk trial: an order placed 5.7 s after
+      // `hlbot stop`, by the fourth copy of a request the venue had answered 500 three times).
+      const stop = options.mayResend?.();
+      if (stop !== undefined) {
+        if (ambiguous)
+          return unknown(
+            false,
+            stop,
+            `not resent: ${stop}; an earlier copy may have landed (${(madeAmbiguous ?? last)?.reason})`,
+          );
+        return { status: "rejected", code: "not-sent", reason: `not resent: ${stop}`, request, attempts };
       }
     } else {
       if (signal?.aborted) return notSent("aborted by the caller before the first send");

@@ -311,3 +311,50 @@ describe("bounds", () => {
     ]);
   });
 });
+
+describe("a stop between copies (mayResend)", () => {
+  // A risk trial: `hlbot stop` while the venue answered 500; the fourth copy of the request, 5.7 s after
+  // the stop, placed the order.
+  const stopped = () => "the kill switch was engaged";
+
+  it("after a 5xx (the copy may have landed): no further copy, unknown, settled by reconciliation", async () => {
+    const { client, server } = await liveSetup(
+      cleanups,
+      [{ status: 500, text: "internal" }, { json: twapRunning(9) }],
+      {
+        resend: { maxAttempts: 4, baseDelayMs: 1 },
+      },
+    );
+    const outcome = await client.submit({ type: "twapOrder", params: TWAP }, { mayResend: stopped });
+    expect(outcome).toMatchObject({ status: "unknown", probablyLanded: false });
+    expect(server.requests).toHaveLength(1);
+    if (outcome.status === "unknown")
+      expect(outcome.reason).toMatch(
+        /^not resent: the kill switch was engaged; an earlier copy may have landed/,
+      );
+  });
+
+  it("after a 429 (no copy processed): not sent, nothing placed", async () => {
+    const { client, server } = await liveSetup(cleanups, [
+      { status: 429, json: null },
+      { json: twapRunning(9) },
+    ]);
+    const outcome = await client.submit({ type: "twapOrder", params: TWAP }, { mayResend: stopped });
+    expect(outcome).toMatchObject({
+      status: "rejected",
+      code: "not-sent",
+      reason: "not resent: the kill switch was engaged",
+    });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("while it may go on: resends as before", async () => {
+    const { client, server } = await liveSetup(cleanups, [
+      { status: 502, text: "bad gateway" },
+      { json: twapRunning(7) },
+    ]);
+    const outcome = await client.submit({ type: "twapOrder", params: TWAP }, { mayResend: () => undefined });
+    expect(outcome).toMatchObject({ status: "accepted", data: { twapId: 7 } });
+    expect(server.requests).toHaveLength(2);
+  });
+});
