@@ -14,6 +14,7 @@ import cron from "node-cron";
 import type { Logger } from "pino";
 import { ConfigError, describeError, HlbotError, isFatalError } from "../lib/errors.js";
 import type { SkewBounds } from "../venue/clockSkew.js";
+import { latestTwapEntries, type TwapHistoryResponse, twapMayTrade } from "../venue/info/methods/index.js";
 import { recordKillSwitch, recordNextRuns } from "./accountMetrics.js";
 import { ClockWatch, type ClockWatchOptions, type SchedulerHealth } from "./clockWatch.js";
 import { ConfigIssuesError, formatIssue, issuesOf } from "./config/issues.js";
@@ -847,6 +848,8 @@ export class Daemon {
    * limits.killSwitchCancelRunning): undefined while it is released.
    */
   private stopCancelsDone: boolean | undefined;
+  /** The TWAPs that may still trade as the last kill-switch cancel cycle saw them (its own cancels too). */
+  private stopCancelsSeen: ReadonlySet<string> = new Set();
 
   /**
    * With limits.killSwitchCancelRunning, the running TWAPs are cancelled at the first watch after the
@@ -859,10 +862,18 @@ export class Daemon {
     if (limits?.killSwitchCancelRunning !== true || limits.killSwitchFile === undefined) return;
     if (!killSwitchState(limits.killSwitchFile).engaged) {
       this.stopCancelsDone = undefined;
+      this.stopCancelsSeen = new Set();
       return;
     }
-    if (this.stopCancelsDone === true) return;
     const deps = this.cycleDeps(await this.runtime.facts(this.reads.signal));
+    // Done, but the switch still engaged: a TWAP placed since (by hand in the app, another instance) is
+    // cancelled too, as `once` would (a risk trial: one placed 11 s after the sweep kept filling until the
+    // strategy's 09:00 slot). One twapHistory read a watch; a cancel cycle only for a TWAP not seen before.
+    if (this.stopCancelsDone === true) {
+      const history = await deps.info.twapHistory({ user: this.runtime.account }, this.reads.signal);
+      const now = deps.venueNow?.() ?? this.runtime.clock();
+      if ([...tradingTwaps(history, now)].every((key) => this.stopCancelsSeen.has(key))) return;
+    }
     const report = await runCycle(deps, {
       trigger: "run",
       strategies: [],
@@ -879,6 +890,9 @@ export class Daemon {
     this.stopCancelsDone =
       report.actions.every((a) => a.outcome === "accepted" || a.outcome === "dry-run") &&
       !this.runtime.journal.hasUnresolved(this.runtime.account, "twapOrder");
+    const history = report.snapshot.twapHistory;
+    this.stopCancelsSeen =
+      history === undefined ? new Set() : tradingTwaps(history, deps.venueNow?.() ?? this.runtime.clock());
   }
 
   /** The runtime's cycle dependencies with the daemon's logger and metrics. */
@@ -1086,6 +1100,15 @@ export class Daemon {
       describeError(err),
     );
   }
+}
+
+/** The TWAPs of a history that may still trade (any market: the cancel cycle judges which it can cancel). */
+function tradingTwaps(history: TwapHistoryResponse, now: number): Set<string> {
+  const keys = new Set<string>();
+  for (const e of latestTwapEntries(history))
+    if (twapMayTrade(e, now))
+      keys.add(e.twapId === undefined ? `t${e.state.timestamp}:${e.state.coin}` : `id${e.twapId}`);
+  return keys;
 }
 
 function checkStrategies(list: readonly Strategy[]): void {

@@ -78,6 +78,23 @@ it("daemon: a kill switch file engaged with killSwitchCancelRunning cancels the 
   const cycles = bot.runtime.journal.recentCycles(100).length;
   await step(daemon, MINUTE, 5);
   expect(bot.runtime.journal.recentCycles(100)).toHaveLength(cycles);
+  // A TWAP placed on the account while the switch stays engaged (by hand in the app, another instance):
+  // cancelled at the next watch too, as `once` would (a risk trial: it kept filling until 09:00).
+  const byHand = await bot.runtime.exchange!.twapOrder({
+    asset: 10107,
+    isBuy: false,
+    size: "10",
+    szDecimals: 2,
+    minutes: 30,
+  });
+  expect(byHand.status).toBe("accepted");
+  expect(bot.sim.twaps(bot.address).map((t) => String(t.status))).toEqual(["terminated", "activated"]);
+  await step(daemon, MINUTE, 2);
+  expect(bot.sim.twaps(bot.address).map((t) => String(t.status))).toEqual(["terminated", "terminated"]);
+  // And then again nothing more while nothing new runs.
+  const after = bot.runtime.journal.recentCycles(100).length;
+  await step(daemon, MINUTE, 3);
+  expect(bot.runtime.journal.recentCycles(100)).toHaveLength(after);
 }, 60_000);
 
 it("daemon: a TWAP the kill switch cannot cancel (a perp TWAP placed by hand) does not cost a cancel cycle every minute", async () => {
@@ -155,10 +172,11 @@ it("daemon: a TWAP the kill switch cannot cancel (a perp TWAP placed by hand) do
   const readsBefore = reads;
   await step(daemon, MINUTE, 10);
   const extra = bot.runtime.journal.recentCycles(1000).length - cycles;
-  // Nothing it can do changes: no cancel cycle every minute (a review: 10 cycles and 10 twapHistory
-  // reads in 10 minutes, for the whole life of the TWAP it cannot cancel).
+  // Nothing it can do changes: no cancel cycle every minute (a review: 10 cycles in 10 minutes, for the
+  // whole life of the TWAP it cannot cancel). One twapHistory read a watch remains, to see a TWAP placed
+  // since the sweep (a risk trial), and the one it cannot cancel starts no cycle.
   expect(extra).toBe(0);
-  expect(reads - readsBefore).toBe(0);
+  expect(reads - readsBefore).toBeLessThanOrEqual(10);
 }, 60_000);
 
 it("daemon: says in its log that the kill switch is engaged, and acts in the slot it held as soon as it is released", async () => {
