@@ -39,7 +39,13 @@ import type { Guard, Journal } from "./journal.js";
 import { newCycleId, VENUE_HISTORY_STRATEGY } from "./journal.js";
 import { type KillSwitchState, killSwitchCancels, killSwitchState } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
-import { checkPriceSanity, DEFAULT_PRICE_SANITY, lastMidBound, type PairMemory } from "./priceSanity.js";
+import {
+  checkPriceSanity,
+  DEFAULT_PRICE_SANITY,
+  lastMidBound,
+  type PairMemory,
+  pairPriceDoubt,
+} from "./priceSanity.js";
 import { type AccountFacts, readSnapshot, summarizeSnapshot } from "./readSnapshot.js";
 import { type ReconcileResult, reconcile } from "./reconcile.js";
 import { applyLimits, dayUsage, endedTwapFills, type RiskLimits } from "./risk.js";
@@ -196,11 +202,19 @@ export function plannedHypeSales(
     memoryOf?: (s: Pick<Strategy, "name" | "kind" | "params" | "capital">) => StrategyMemory;
     /** The highest mid the price checks accept now for a pair, by label (from the journal's price memory). */
     acceptedMid?: (label: string) => Decimal | undefined;
+    /** Why the price checks would not accept a pair's prices now (priceSanity.ts pairPriceDoubt). */
+    priceDoubt?: (pair: SpotPair) => string | undefined;
     /** limits.maxOrderUsd: a sale larger than this goes out in pieces, a cycle each. */
     maxOrderUsd?: Decimal;
   } = {},
 ): PlannedSale[] {
-  const { dueNow = [], memoryOf = () => ({}), acceptedMid = () => undefined, maxOrderUsd } = o;
+  const {
+    dueNow = [],
+    memoryOf = () => ({}),
+    acceptedMid = () => undefined,
+    priceDoubt = () => undefined,
+    maxOrderUsd,
+  } = o;
   const out: PlannedSale[] = [];
   // A DCA selling HYPE in this cycle (its TWAP not running yet): what it decides to sell stays on spot,
   // or the deposit decided beside it took the HYPE it sells (a new user's trial: 100 HYPE staked under
@@ -273,8 +287,15 @@ export function plannedHypeSales(
       excessSane !== undefined &&
       overSane !== undefined &&
       saleBelowMinimum(snapshot, params, excessSane.times(overSane.mid));
+    // Nor when a price its other tokens are valued at is one the checks reject now: a wick down in PURR
+    // read as HYPE over its target (a risk trial: 123 HYPE withdrawn, the rebalancer within band again
+    // 30 minutes later).
+    const doubted = Object.keys(params.targets)
+      .filter((t) => t !== "HYPE" && t !== params.quote)
+      .map((t) => pairFor(snapshot, t, params.quote))
+      .find((p) => p !== undefined && priceDoubt(p) !== undefined);
     const overTarget =
-      excessSane?.gt(0) && !floorHolds && !tooSmall && overSane !== undefined
+      excessSane?.gt(0) && !floorHolds && !tooSmall && doubted === undefined && overSane !== undefined
         ? {
             overTarget: excessSane,
             spotAvailable,
@@ -315,7 +336,9 @@ export function plannedHypeSales(
               ? "its sell floor"
               : tooSmall
                 ? "the venue's smallest TWAP (what it is over by is worth less)"
-                : "its decision now";
+                : doubted !== undefined
+                  ? `a price of ${doubted.base.name} the price checks do not accept now`
+                  : "its decision now";
       // Nor for a rebalancer that holds everything while a token is under its keepOnSpot floor: that
       // lasts until the owner tops it up, and its weights are of a view without the floored quote (a
       // review: 901 HYPE withdrawn for a sale that never came, "999 HYPE over" where it was 400).
@@ -648,6 +671,14 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
         dueNow: o.strategies,
         memoryOf: memoryFor,
         acceptedMid,
+        priceDoubt: (pair) =>
+          pairPriceDoubt(
+            pair,
+            floored,
+            pairMemory(pairLabel(pair)),
+            deps.limits.priceSanity ?? DEFAULT_PRICE_SANITY,
+            startedAt,
+          ),
         maxOrderUsd: deps.limits.maxOrderUsd,
       });
       if (planned.length > 0) floored = { ...floored, plannedHypeSales: planned };

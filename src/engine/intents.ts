@@ -42,6 +42,13 @@ export interface TwapOrderIntent extends Base {
    */
   quoteUsd?: Decimal;
   /**
+   * The other pairs (venue names) whose mids sized this order: a rebalancer's weights are valued at the
+   * mid of every target token. Each passes the price checks as the order's own pair does (a risk trial:
+   * with PURR's mid wrong by 200%, the PURR sale was blocked while a 7,000-USDC HYPE buy sized from that
+   * PURR price went out, and was sold back an hour later).
+   */
+  valuedWith?: readonly string[];
+  /**
    * The watch's guard of this TWAP as its strategy was configured when it decided (set by the cycle,
    * journaled with the decision): it keeps guarding the TWAP when the strategy is renamed or removed.
    */

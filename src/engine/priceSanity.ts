@@ -295,6 +295,23 @@ function worthWriting(memory: PairMemory | undefined, next: PairMemory): boolean
   return next.midAt === null || memory.midAt === null || next.midAt - memory.midAt >= MEMORY_REFRESH_MS;
 }
 
+/**
+ * Why the checks would not accept `pair`'s prices now (its metadata, or its mid against its mark, its
+ * previous-day price and the last mid seen), or undefined when they would.
+ */
+export function pairPriceDoubt(
+  pair: SpotPair,
+  snapshot: Snapshot,
+  memory: PairMemory | undefined,
+  limits: PriceSanityLimits,
+  now: number,
+): string | undefined {
+  const meta = metadataProblem(pair, snapshot, memory);
+  if (meta) return meta.why;
+  const verdict = priceVerdict(pair, snapshot, memory, limits, now);
+  return verdict.ok ? undefined : (verdict.why ?? "price sanity failed");
+}
+
 /** Checks every TWAP intent's pair metadata and prices; other intents pass unchanged. */
 export function checkPriceSanity(input: PriceSanityInput): PriceSanityResult {
   const { snapshot, limits, now } = input;
@@ -404,6 +421,20 @@ function checkTwap(
       quoteUsd = q.conservative;
       if (q.sources !== "mid")
         quoteNote = ` × ${fmt(quoteUsd)} USD per ${pair.quote.name} (the ${q.sources} of ${quoteLabel})`;
+    }
+  }
+  // The other prices that sized it (a rebalancer's weights): each passes the same checks, or the order
+  // waits (a wrong PURR mid sized a HYPE buy of a 3-token rebalancer: a risk trial).
+  for (const coin of intent.valuedWith ?? []) {
+    const other = snapshot.pairs.get(coin);
+    if (other === undefined || other.name === pair.name) continue;
+    const otherLabel = pairLabel(other);
+    const otherMeta = metadataProblem(other, snapshot, input.memory(otherLabel));
+    if (otherMeta) return `${otherMeta.why} (the price of ${other.base.name} values this order's portfolio)`;
+    const o = priceVerdict(other, snapshot, input.memory(otherLabel), input.limits, input.now);
+    if (!o.ok) {
+      const why = `${o.why ?? "price sanity failed"} (the price of ${other.base.name} values this order's portfolio)`;
+      return o.defer ? { deferred: why } : why;
     }
   }
   const px = Decimal.max(verdict.conservative, intent.midPx);

@@ -319,6 +319,8 @@ export const twapRebalance = defineStrategy({
     const valued = valueHoldings(snapshot, params, name);
     if ("skip" in valued) return [valued.skip];
     const { holdings, portfolio } = valued;
+    // Every pair whose mid values the weights: checked with each order (priceSanity.ts).
+    const valuedWith = holdings.flatMap((h) => (h.pair === undefined ? [] : [h.pair.name]));
     const quoteUsd = usdPerUnit(snapshot, quote);
     if (quoteUsd === undefined) {
       return [
@@ -493,6 +495,7 @@ export const twapRebalance = defineStrategy({
         midPx: h.mid,
         notionalUsd,
         quoteUsd,
+        ...(valuedWith.length > 0 ? { valuedWith: valuedWith.filter((c) => c !== pair.name) } : {}),
       };
       decisions.push(intent);
     }

@@ -292,3 +292,44 @@ describe("a review of withdrawForSales: no withdrawal for a sale that is not com
     expect(moves(ds).filter((m) => m.startsWith("withdraw"))).toEqual(["withdraw 150", "withdraw 150"]);
   });
 });
+
+describe("withdrawForSales beside a rebalancer of three tokens", () => {
+  it("withdraws nothing while a price its other tokens are valued at fails the price checks", () => {
+    // A risk trial: PURR's mid wicked to 0.08 (from 0.2): HYPE read over its target and 123 HYPE were
+    // withdrawn, the rebalancer within band again 30 minutes later.
+    const rebalancer = {
+      name: "three",
+      kind: "twap-rebalance" as const,
+      capital: undefined,
+      params: twapRebalanceParams.parse({
+        targets: { HYPE: 0.38, PURR: 0.31, USDC: 0.31 },
+        quote: "USDC",
+        band: 0.05,
+        twap: { minutes: 60 },
+        countStaked: true,
+      }),
+    };
+    const snapshot = buildSnapshot({
+      tokens: [
+        { name: "USDC", index: 0, szDecimals: 8 },
+        { name: "HYPE", index: 150, szDecimals: 2 },
+        { name: "PURR", index: 1, szDecimals: 0 },
+      ],
+      pairs: [
+        { base: "HYPE", index: 107, mid: 25 },
+        { base: "PURR", index: 0, canonical: true, mid: 0.08 },
+      ],
+      balances: { USDC: 12_000, PURR: 60_000 },
+      delegations: [{ validator: A, amount: 700 }],
+    });
+    const trusted = plannedHypeSales([rebalancer], snapshot, T0);
+    expect(trusted[0]?.overTarget?.gt(0)).toBe(true);
+    const doubted = plannedHypeSales([rebalancer], snapshot, T0, {
+      priceDoubt: (pair) =>
+        pair.base.name === "PURR" ? "PURR/USDC mid 0.08 is 60% below the previous-day price 0.2" : undefined,
+    });
+    expect(doubted.map((p) => [p.heldBy, p.overTarget])).toEqual([
+      ["a price of PURR the price checks do not accept now", undefined],
+    ]);
+  });
+});
