@@ -1073,10 +1073,19 @@ export const validatorStaking = defineStrategy({
      * `whole`: all of `amount` must go (stake leaving a validator): a rounding residue the truncated
      * deficits leave over joins the first piece, so no dust stays behind on a validator being left.
      */
+    /** What `d` may take and stay within its band: its deficit and rebalanceThreshold of its target. */
+    const room = (d: { c: { address: string }; left: Decimal }) =>
+      d.left.plus((targets.get(d.c.address) ?? ZERO).times(params.rebalanceThreshold));
     const allocate = (
       amount: Decimal,
       whole = false,
       join = true,
+      /**
+       * A move only to even the stake out (not stake that must go, nor the idle pool): all of it is not
+       * put on one validator past its band (a small account's trial: 8 HYPE moved from the best validator
+       * to the second, leaving it 8 against a target of 4, as uneven as before, for a day's lock).
+       */
+      evening = false,
     ): Array<{ to: string; amount: Decimal }> => {
       const pieces: Array<{ to: string; amount: Decimal }> = [];
       let left = amount;
@@ -1112,7 +1121,7 @@ export const validatorStaking = defineStrategy({
         firstC !== undefined &&
         !fitsCaps(firstC, pieces[0]!.amount.plus(joined).plus(dust))
       )
-        return allocate(amount, whole, false);
+        return allocate(amount, whole, false, evening);
       dust = dust.plus(joined);
       // Only a rounding residue (below minMove) joins; more than that stays for lack of room.
       const residue = whole && left.gt(0) && left.lt(minMove);
@@ -1120,6 +1129,7 @@ export const validatorStaking = defineStrategy({
       if (pieces.length === 0) {
         const first = deficits[0];
         const all = trunc(amount.minus(residue ? ZERO : left));
+        if (evening && first !== undefined && all.gt(room(first))) return [];
         return first && all.gte(minMove) ? [{ to: first.c.address, amount: all }] : [];
       }
       pieces[0]!.amount = pieces[0]!.amount.plus(dust);
@@ -1174,9 +1184,12 @@ export const validatorStaking = defineStrategy({
         const single =
           first !== undefined &&
           amount.gt(0) &&
-          ((isSmall(amount) && amount.gte(minMove) && fitsCaps(first.c, amount)) ||
+          ((isSmall(amount) &&
+            amount.gte(minMove) &&
+            fitsCaps(first.c, amount) &&
+            (s.forced || amount.lte(room(first)))) ||
             (whole && amount.lt(minMove) && fitsCaps(first.c, amount, false)));
-        const pieces = single ? [{ to: first.c.address, amount }] : allocate(amount, whole);
+        const pieces = single ? [{ to: first.c.address, amount }] : allocate(amount, whole, true, !s.forced);
         if (pieces.length === 0 && whole && amount.lt(minMove)) {
           decisions.push(
             skip(
@@ -1191,7 +1204,13 @@ export const validatorStaking = defineStrategy({
           decisions.push(
             skip(
               name,
-              `${s.why}: ${amount.lt(s.amount) && amount.lt(minMove) ? capReason(true) : "no chosen validator is under its target to take it"}; ${split}`,
+              `${s.why}: ${
+                amount.lt(s.amount) && amount.lt(minMove)
+                  ? capReason(true)
+                  : first === undefined
+                    ? "no chosen validator is under its target to take it"
+                    : `the validators under their targets each lack less than minMove ${fmt(minMove)}, and all of it on ${label(first.c.address, first.c.v)} would leave that one as far past its target: kept`
+              }; ${split}`,
               "tokenDelegate",
             ),
           );

@@ -86,6 +86,24 @@ describe("validator-staking", () => {
     expect(intents(run(spec))).toHaveLength(4);
   });
 
+  it("does not even stake out by putting all of it on one validator past its band (pieces below minMove)", () => {
+    // A small account (a trial): 12 HYPE on the best of 3 validators, targets 4 each, minMove 5. The 4 each
+    // of the others lacks is below minMove, and all 8 on bravo left it 8 against 4, as uneven as before,
+    // on a lower rate, for a day's lock.
+    const ds = run({ delegations: [{ validator: A, amount: 12 }] }, { validators: 3, minMove: 5 });
+    expect(moves(ds)).toEqual([]);
+    expect(skips(ds)[0]).toMatch(
+      /^alpha .* holds 12 HYPE, target 4: the validators under their targets each lack less than minMove 5, and all of it on bravo .* would leave that one as far past its target: kept;/,
+    );
+    // Stake that must go (a jailed validator) still leaves whole, whatever the band.
+    expect(
+      moves(run({ delegations: [{ validator: J, amount: 12 }] }, { validators: 3, minMove: 5 })),
+    ).toEqual([
+      ["undelegate", J, "12"],
+      ["delegate", A, "12"],
+    ]);
+  });
+
   it("counts undelegated stake in the split and delegates the idle pool first", () => {
     // 500 delegated + 300 undelegated = 800: 400 each. The idle 300 goes to B (most under target); A's
     // 100 excess (25% of target) moves too.
