@@ -21,6 +21,22 @@ const twaps = (ds: Decision[]) => ds.filter(isIntent) as TwapOrderIntent[];
 const skips = (ds: Decision[]) => ds.filter((d) => d.kind === "skip");
 
 describe("twap-rebalance", () => {
+  it("raises a correction below the venue's smallest TWAP to it when the weight still ends within band", () => {
+    // A small account (a trial): 17.6 HYPE at 25 (440) and 560 USDC, 44% for 50% ± 5%: 60 USDC to buy,
+    // under the venue's 100. 101 USDC of HYPE (1% above it) ends 41 over target, within the 50 of band.
+    const up = twaps(run({ balances: { HYPE: 17.6, USDC: 560 }, hypeMid: 25 }));
+    expect(up.map((t) => [t.side, t.size.toFixed()])).toEqual([["buy", "4.04"]]);
+    expect(up[0]?.reason).toMatch(
+      /buy 4\.04 HYPE \(≈101 USDC\) over \d+ min; raised from 2\.4 to the venue's smallest TWAP \(100 USDC, and 1%\): the weight still ends within its band/,
+    );
+    // 700 in all (band 35): the smallest TWAP would end 54 past the target, out of band the other way.
+    const held = run({ balances: { HYPE: 12.128, USDC: 396.8 }, hypeMid: 25 });
+    expect(twaps(held)).toEqual([]);
+    expect(skips(held)[0]?.reason).toMatch(
+      /is below the venue minimum for a TWAP: at least 100 USDC in all$/,
+    );
+  });
+
   it("MUST: 1000 HYPE at 40 and 5000 USDC at 50/50 plans exactly one TWAP selling 437.5 HYPE on HYPE/USDC", () => {
     const decisions = run({ balances: { HYPE: 1000, USDC: 5000 }, hypeMid: 40 });
     const intents = decisions.filter(isIntent);
