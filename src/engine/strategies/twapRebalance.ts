@@ -496,7 +496,14 @@ export const twapRebalance = defineStrategy({
         twapLiquidity(snapshot, pair, params.twap),
       );
       if (!fit.ok) {
-        decisions.push(skip(name, `${where}: ${fit.reason}`, "twapOrder"));
+        // A band too narrow for the venue's smallest TWAP to correct (it overshoots the band the other
+        // way): say what lets it trade (a small account's trial read the bare minimum 1,137 times).
+        const bandValue = params.band.times(portfolio);
+        const narrow =
+          notional.lt(smallest) && bandValue.times(2).lt(smallest.times(MIN_ORDER_MARGIN))
+            ? `; its band (± ${pct(params.band)} = ${fmt(bandValue, 2)} ${quote}) is too narrow for the venue's smallest TWAP to correct within it: a band of at least ${pct(smallest.times(MIN_ORDER_MARGIN).div(portfolio).div(2).times(1000).ceil().div(1000))}, or more ${quote} and ${h.token} in it, lets it trade`
+            : "";
+        decisions.push(skip(name, `${where}: ${fit.reason}${narrow}`, "twapOrder"));
         continue;
       }
       if (fit.note) notes.push(fit.note);

@@ -29,11 +29,12 @@ describe("twap-rebalance", () => {
     expect(up[0]?.reason).toMatch(
       /buy 4\.04 HYPE \(≈101 USDC\) over \d+ min; raised from 2\.4 to the venue's smallest TWAP \(100 USDC, and 1%\): the weight still ends within its band/,
     );
-    // 700 in all (band 35): the smallest TWAP would end 54 past the target, out of band the other way.
+    // 700 in all (band 35): the smallest TWAP would end 54 past the target, out of band the other way;
+    // it says what lets it trade (101 / 700 / 2 is 7.3%).
     const held = run({ balances: { HYPE: 12.128, USDC: 396.8 }, hypeMid: 25 });
     expect(twaps(held)).toEqual([]);
     expect(skips(held)[0]?.reason).toMatch(
-      /is below the venue minimum for a TWAP: at least 100 USDC in all$/,
+      /is below the venue minimum for a TWAP: at least 100 USDC in all; its band \(± 5% = 35 USDC\) is too narrow for the venue's smallest TWAP to correct within it: a band of at least 7\.3%, or more USDC and HYPE in it, lets it trade$/,
     );
   });
 
