@@ -249,7 +249,9 @@ export function strategyWarnings(
       );
     }
   }
-  if (s.enabled && s.kind === "twap-accumulate" && typeof s.schedule === "string") {
+  // Not beside "every run will be skipped": it buys nothing a day (a small account's trial read both).
+  const neverRuns = inDollars && amountUsd instanceof Decimal && amountUsd.lt(minOrder);
+  if (s.enabled && s.kind === "twap-accumulate" && typeof s.schedule === "string" && !neverRuns) {
     const pace = dcaPaceWarning(s.name, s.schedule, s.params as DcaPaceParams, catchUpMs);
     if (pace !== undefined) out.push(pace);
   }

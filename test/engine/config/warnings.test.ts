@@ -326,6 +326,23 @@ describe("a DCA scheduled more often than its TWAP lasts (a fat-finger trial: ev
     ]);
     expect(pace(strategyWarnings(dca("0 * * * *", 30)))).toEqual([]);
     expect(pace(strategyWarnings(dca("30 8 * * *", 120)))).toEqual([]);
+    // A DCA whose every run is skipped (below the venue minimum) buys nothing a day: only that is said
+    // (a small account's trial read "every run will be skipped" beside "it buys about 240 USD a day").
+    const five = {
+      name: "dca",
+      kind: "twap-accumulate",
+      enabled: true,
+      schedule: "* * * * *",
+      params: {
+        coin: "PURR",
+        quote: "USDC",
+        side: "buy",
+        amountUsd: parseDecimal("5"),
+        twap: { minutes: 30 },
+      },
+    } as never;
+    expect(pace(strategyWarnings(five))).toEqual([]);
+    expect(strategyWarnings(five).some((w) => w.includes("every run will be skipped"))).toBe(true);
     expect(pace(strategyWarnings(dca("0 9 * * 1-5", 600)))).toEqual([]);
   });
 });
