@@ -169,6 +169,11 @@ describe("twap-accumulate", () => {
       "99.8355 USDC is below the venue minimum for a TWAP: at least 100 USDC in all (100 USDC rounded down to whole lots of 0.01 HYPE at mid 35.03): raise amountUsd to 100.19 or more",
     );
     expect(only(run({ amountUsd: 100.19 }, { ...funded, hypeMid: 35.03 })).size.toFixed()).toBe("2.86");
+    // An amount below it names the setting too (a small account's trial read only "4.83936 USDC is below
+    // the venue minimum", a number it never wrote, at every run).
+    expect(skipped(run({ amountUsd: 5 }, { ...funded, hypeMid: 35.03 }))).toBe(
+      "4.9042 USDC is below the venue minimum for a TWAP: at least 100 USDC in all: amountUsd 5 is below it; raise amountUsd to 100.19 or more",
+    );
     // The budget's last run rounded below the minimum: the budget is used up, amountUsd is not to blame.
     // 103.1 left / 1.03 = 100.097 USD → 2.85 HYPE at 35.03 = 99.8355.
     expect(
