@@ -323,7 +323,7 @@ function fitTwap(
     : "";
   const holdRule =
     t.side === "buy"
-      ? ` (a buy keeps size × mid × (1 + ${pct(reserve)} slippage reserve + ${pct(fee)} fee))`
+      ? ` (a buy keeps size × mid × (1 + ${pct(reserve)} slippage reserve + ${fmt(fee.times(100), 4)}% fee))`
       : "";
   const size = truncateDecimals(left.div(perUnit), t.szDecimals);
   const ofCapital = capped && capital ? ` (of its capital of ${fmt(capital, 2)} ${token})` : "";

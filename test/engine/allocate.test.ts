@@ -56,6 +56,16 @@ describe("allocate (pure)", () => {
     expect(t.size.toFixed()).toBe("24.25");
     expect(buyCost(t.size, t.midPx, DEFAULT_TWAP_BUY_RESERVE, d("0.0007")).lte(1000)).toBe(true);
     expect(t.reason).toMatch(/reduced to 24.25: 1000 USDC is left for it, 1030.7 needed/);
+    // The fee rate as the account pays it, not cut to two decimals (0.07%, and 0.0672% read 0.06%).
+    expect(t.reason).toContain("(a buy keeps size × mid × (1 + 3% slippage reserve + 0.07% fee))");
+    const discounted = allocate(
+      [twap("dca", "buy", "25")],
+      { ...snapshot, spotTakerFee: d("0.000672") },
+      {
+        strategies: [{ name: "dca" }],
+      },
+    );
+    expect(discounted.intents[0]?.reason).toContain("+ 0.0672% fee))");
     expect(out.changed).toEqual([t]);
   });
 
