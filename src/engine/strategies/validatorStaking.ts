@@ -1242,7 +1242,10 @@ export const validatorStaking = defineStrategy({
       const first = deficits.find((d) => d.left.gt(0)) ?? deficits[0];
       // In one piece only where it fits (the overshoot of its target may not).
       const fits = first !== undefined && fitsCaps(first.c, pool0);
-      const pieces = small && first && fits ? [{ to: first.c.address, amount: pool0 }] : allocate(pool0);
+      // Whole: the rounding residue of an equal split joins the first piece (a small account's trial: 10 HYPE
+      // over 3 left 0.00000001 idle for good, named in every staking reason).
+      const pieces =
+        small && first && fits ? [{ to: first.c.address, amount: pool0 }] : allocate(pool0, true);
       if (pieces.length === 0 && deficits.length === 0) {
         // Every chosen validator is at its target (rounding): the idle stake goes to the best one.
         pieces.push({ to: chosen[0]!.address, amount: pool0 });
