@@ -45,11 +45,16 @@ export function usdPerUnit(snapshot: PriceSource, token: string): Decimal | unde
 export function valueUsdPerUnit(snapshot: PriceSource, token: string): Decimal | undefined {
   const direct = usdPerUnit(snapshot, token);
   if (direct !== undefined) return direct;
+  // Per quote its canonical pair (lowest index, as pairFor), never USDC's again: a token whose canonical
+  // USDC pair has no mid has no price, whatever another USDC pair of it says.
   let best: { index: number; usd: Decimal } | undefined;
-  for (const pair of snapshot.pairs.values()) {
-    if (pair.base.name !== token || !pair.mid?.gt(0) || (best !== undefined && pair.index > best.index))
-      continue;
-    const quoteUsd = usdPerUnit(snapshot, pair.quote.name);
+  const quotes = new Set<string>();
+  for (const pair of snapshot.pairs.values())
+    if (pair.base.name === token && pair.quote.name !== "USDC") quotes.add(pair.quote.name);
+  for (const quote of quotes) {
+    const pair = pairFor(snapshot, token, quote);
+    if (pair === undefined || !pair.mid?.gt(0) || (best !== undefined && pair.index > best.index)) continue;
+    const quoteUsd = usdPerUnit(snapshot, quote);
     if (quoteUsd !== undefined) best = { index: pair.index, usd: pair.mid.times(quoteUsd) };
   }
   return best?.usd;

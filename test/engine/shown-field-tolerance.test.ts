@@ -32,9 +32,15 @@ describe("a shown-only field of userFees missing or reshaped", () => {
     proxy.target = bot.sim.url;
     bot.sim.setPrice("@107", "40");
     proxy.rewriteInfo("userFees", (fees) => {
-      const f = fees as { feeSchedule: { tiers: Record<string, unknown> }; activeStakingDiscount: unknown };
+      const f = fees as {
+        feeSchedule: { tiers: Record<string, unknown> };
+        activeStakingDiscount: unknown;
+        dailyUserVlm?: unknown;
+      };
       delete f.feeSchedule.tiers.mm;
       f.activeStakingDiscount = "0.05";
+      // Missing altogether: left out without a word.
+      delete f.dailyUserVlm;
       return f;
     });
     const deps = bot.runtime.cycleDeps(await bot.runtime.facts());

@@ -64,21 +64,26 @@ export const KNOWN_VARIANT_MESSAGE = "a known variant (checked by its own branch
 
 /**
  * A field hlbot only shows (a fee schedule, a token's full name, a supply): a value of `schema`'s shape is
- * kept; a missing one, or one of another shape, is undefined and reported once, instead of refusing the
- * whole answer (an audit: a `userFees` answer without `feeSchedule.tiers.mm`, a rebate table only `hlbot
+ * kept; a missing one is undefined, and one of another shape is undefined and reported once, instead of
+ * refusing the whole answer (an audit: a `userFees` answer without `feeSchedule.tiers.mm`, a rebate table only `hlbot
  * info` prints, failed every TWAP cycle and the kill switch's cancels with it). Never for a value hlbot
  * acts on: those stay strict.
  */
 export function shown<S extends z.ZodType>(field: string, schema: S) {
-  return z.unknown().transform((value): z.output<S> | undefined => {
-    const r = schema.safeParse(value);
-    if (r.success) return r.data;
-    note(field, value === undefined ? MISSING : ANOTHER_SHAPE);
-    return undefined;
-  });
+  // Optional before the transform: a missing key is left out without a word (zod runs no transform for
+  // it), and is not refused as "nonoptional".
+  return z
+    .unknown()
+    .optional()
+    .transform((value): z.output<S> | undefined => {
+      if (value === undefined) return undefined;
+      const r = schema.safeParse(value);
+      if (r.success) return r.data;
+      note(field, ANOTHER_SHAPE);
+      return undefined;
+    });
 }
 
-const MISSING = "(missing)";
 const ANOTHER_SHAPE = "(of another shape)";
 
 /** Notes every key of `value` that is not in `known` (an object whose keys are variants). */
@@ -117,8 +122,8 @@ export function reportUnknown(
 }
 
 export function unknownValueMessage(u: UnknownValue): string {
-  if (u.value === MISSING || u.value === ANOTHER_SHAPE)
-    return `the venue answered ${u.query} ${u.value === MISSING ? `without ${u.field}` : `with ${u.field} in a shape hlbot does not know`}; hlbot only shows it, leaves it out and carries on`;
+  if (u.value === ANOTHER_SHAPE)
+    return `the venue answered ${u.query} with ${u.field} in a shape hlbot does not know; hlbot only shows it, leaves it out and carries on`;
   return `the venue answered ${u.query} with an unknown ${u.field} value ${JSON.stringify(u.value)}; hlbot does not act on it, shows it as-is and carries on`;
 }
 
