@@ -203,3 +203,52 @@ describe("the daemon tells reloads of a held strategy set", () => {
     await daemon.stop(0);
   });
 });
+
+describe("the daily summary", () => {
+  it("values the account as it is at the summary: a stake no strategy reads, and a TWAP placed since the last cycle", async () => {
+    // A consistency trial: from the last cycle's snapshot (read before its own TWAP went out, hours old)
+    // it said "running TWAPs: 0" beside a running one, and a daemon without a staking strategy left the
+    // stake out of the value (1,400 USD for an account worth 25,400).
+    hook = await startHttpServer([{ json: {} }]);
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "610", USDC: "1000" } });
+    bot.sim.setPrice("@107", "40");
+    const runtime = bot.runtime;
+    const notifier = webhookNotifier(hook.url);
+    const notices = new DaemonNotices({
+      notifier,
+      info: runtime.info,
+      account: runtime.account,
+      network: "testnet",
+      clock: () => bot!.sim.now(),
+      logger: pino({ level: "silent" }),
+    });
+    // By hand: 300 HYPE staked.
+    const ex = runtime.exchange!;
+    expect((await ex.cDeposit({ amount: "300" })).status).toBe("accepted");
+    const delegate = {
+      validator: "0x5ac99df645f3414876c816caa18b2d234024b487",
+      amount: "300",
+      isUndelegate: false,
+    };
+    expect((await ex.tokenDelegate(delegate)).status).toBe("accepted");
+    // Then a cycle that reads no staking (a rebalancer; it sells, HYPE being 92% of what it sees): its
+    // snapshot, read before its TWAP went out, shows none running.
+    const report = await runCycle(runtime.cycleDeps(await runtime.facts()), {
+      trigger: "once",
+      strategies: runtime.strategies(),
+    });
+    notices.afterCycle(report, ["rebalance"], 0);
+    expect(report.snapshot.parts?.has("staking")).toBe(false);
+    expect(report.actions.map((a) => a.outcome)).toEqual(["accepted"]);
+    expect(report.snapshot.twaps).toHaveLength(0);
+    notices.dailySummary();
+    await notices.settled();
+    await notifier.flush(5000);
+    const summary = hook.requests.map((r) => r.json as NotifyEvent).find((e) => e.type === "daily.summary")!;
+    // 610 HYPE at 40 (spot, on hold for the sale, and staked) and 1,000 USDC: 25,400, a few fills aside.
+    expect(Number(summary.data.valueUsd)).toBeGreaterThan(25_000);
+    expect(Number(summary.data.valueUsd)).toBeLessThan(25_800);
+    expect(summary.text).toMatch(/\nrunning TWAPs: 1\n/);
+    notifier.close();
+  }, 60_000);
+});
