@@ -189,11 +189,13 @@ export interface AccountMetricsInput {
 
 /**
  * Whether a cycle should read the staking balances for the metrics although its strategies do not:
- * none was read yet by this process (after a restart, a DCA-only first cycle valued the account
- * without its stake, an 18% drop for up to six hours).
+ * whenever metrics are kept (two small reads). Read only on a process's first cycle and after its own
+ * staking actions, a stake moved by hand (the CLI, the app) or a withdrawal landing was never seen: a
+ * consistency trial's gauges took 100 HYPE staked from the CLI off spot without adding them to the
+ * stake, a false 4% drop until the daemon restarted, and the idle-stake alert read a stale figure.
  */
 export function metricsNeedStaking(metrics: BotMetrics | undefined): boolean {
-  return metrics !== undefined && !lastStaking.has(metrics);
+  return metrics !== undefined;
 }
 
 /**

@@ -14,6 +14,13 @@ interface StakingGauges {
 }
 
 const gauges = new WeakMap<BotMetrics, StakingGauges>();
+/**
+ * The validators as last read, by lower-case address: a snapshot that read the staking balances but not
+ * the validators (a DCA's cycle reading them for the metrics) labels and rates each delegation with
+ * these (a consistency trial: names went blank and the net APR series vanished for hours after each
+ * staking action, until the next staking cycle read the validators again).
+ */
+const lastValidators = new WeakMap<BotMetrics, ReadonlyMap<string, Snapshot["validators"][number]>>();
 
 function gaugesOf(metrics: BotMetrics): StakingGauges {
   let g = gauges.get(metrics);
@@ -60,7 +67,9 @@ export function recordStake(metrics: BotMetrics | undefined, snapshot: Snapshot)
   g.stake.set({ state: "pending_withdrawal" }, snapshot.staking.totalPendingWithdrawal.toNumber());
   g.delegation.reset();
   g.netApr.reset();
-  const infos = new Map(snapshot.validators.map((v) => [v.address.toLowerCase(), v]));
+  if (snapshot.parts?.has("validators") !== false || !lastValidators.has(metrics))
+    lastValidators.set(metrics, new Map(snapshot.validators.map((v) => [v.address.toLowerCase(), v])));
+  const infos = lastValidators.get(metrics) ?? new Map();
   for (const d of snapshot.delegations) {
     const v = infos.get(d.validator.toLowerCase());
     const labels = { validator: d.validator, name: v?.name ?? "" };

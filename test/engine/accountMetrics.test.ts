@@ -11,15 +11,17 @@ import type sinon from "sinon";
 import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { parse } from "yaml";
 import { recordAccount, registerProcessMetrics } from "../../src/engine/accountMetrics.js";
+import { runCycle } from "../../src/engine/cycle.js";
 import { Journal } from "../../src/engine/journal.js";
 import { BotMetrics, type MetricsServer } from "../../src/engine/metrics.js";
 import type { Runtime } from "../../src/engine/runtime.js";
+import { recordStake } from "../../src/engine/stakingMetrics.js";
 import { twapRebalanceParams } from "../../src/engine/strategies/twapRebalance.js";
 import { parseDecimal } from "../../src/lib/decimal.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 import { REPO_ROOT } from "../helpers/dist.js";
 import { get, sample, settle, startMetricsDaemon } from "../helpers/metrics.js";
-import { buildSnapshot, T0 } from "../helpers/snapshots.js";
+import { addr, buildSnapshot, T0 } from "../helpers/snapshots.js";
 
 let bot: TestBot | undefined;
 let runtime: Runtime | undefined;
@@ -347,5 +349,52 @@ describe("a rebalancer's weight gauge", () => {
     });
     expect(await weight("HYPE")).toBeCloseTo(0.5, 9);
     expect(await weight("USDC")).toBeCloseTo(0.5, 9);
+  });
+});
+
+describe("the staking gauges of a daemon without a staking strategy", () => {
+  it("follow a stake moved by hand: every cycle with metrics reads the staking balances", async () => {
+    // A consistency trial: 100 HYPE staked from the CLI left spot in the gauges but never reached the
+    // stake (read once per process): a false 4% drop of the account's value until the daemon restarted.
+    bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "100", USDC: "4000" } });
+    bot.sim.setPrice("@107", "40");
+    const metrics = new BotMetrics();
+    const cycle = async () =>
+      runCycle(
+        { ...bot!.runtime.cycleDeps(await bot!.runtime.facts()), metrics },
+        { trigger: "once", strategies: bot!.runtime.strategies() },
+      );
+    await cycle();
+    const ex = bot.runtime.exchange!;
+    expect((await ex.cDeposit({ amount: "100" })).status).toBe("accepted");
+    await cycle();
+    const body = await metrics.registry.metrics();
+    expect(sample(body, 'hlbot_balance{token="HYPE",kind="spot"}')).toBe(0);
+    expect(sample(body, 'hlbot_stake_hype{state="idle"}')).toBe(100);
+    expect(sample(body, "hlbot_portfolio_value_usd")).toBeCloseTo(8000, 0);
+  });
+});
+
+describe("the delegation gauges after a cycle that read no validators", () => {
+  it("keep each delegation's validator name and net APR from the last read of the validators", async () => {
+    // A consistency trial: a DCA's cycle after a staking action read the staking balances but not the
+    // validators; names went blank and the net APR series vanished until the next staking cycle.
+    const metrics = new BotMetrics();
+    const v = addr(1);
+    const read = buildSnapshot({
+      validators: [{ address: v, name: "ValiDAO", apr: "0.03", commission: "0.02" }],
+      delegations: [{ validator: v, amount: 100 }],
+    });
+    recordStake(metrics, { ...read, parts: new Set(["staking", "validators"]) });
+    recordStake(metrics, {
+      ...buildSnapshot({ validators: [], delegations: [{ validator: v, amount: 150 }] }),
+      parts: new Set(["staking"]),
+    });
+    const json = await metrics.registry.getMetricsAsJSON();
+    const delegation = json.find((m) => m.name === "hlbot_delegation_hype")?.values;
+    expect(delegation?.map((x) => [x.labels.name, x.value])).toEqual([["ValiDAO", 150]]);
+    const apr = json.find((m) => m.name === "hlbot_delegation_net_apr")?.values;
+    expect(apr?.map((x) => x.labels.name)).toEqual(["ValiDAO"]);
+    expect(apr?.[0]?.value).toBeGreaterThan(0);
   });
 });
