@@ -21,6 +21,7 @@ import {
 import type { InfoClient } from "../venue/info/client.js";
 import {
   filledByTwap,
+  latestTwapEntries,
   type StakingLink,
   stakingLinkPeer,
   twapMayTrade,
@@ -279,12 +280,10 @@ export async function collectStatus(
 
   const twapsV = got("twaps", twaps);
   const fillsV = twapsV === undefined ? undefined : got("twap progress", fills);
-  const latest = new Map<string, NonNullable<typeof twapsV>[number]>();
-  for (const t of twapsV ?? []) {
-    const key = String(t.twapId ?? `${t.state.timestamp}`);
-    const seen = latest.get(key);
-    if (!seen || t.timeMs >= seen.timeMs) latest.set(key, t);
-  }
+  // Each TWAP's latest record as the engine takes it (latestTwapEntries: records of one second ordered
+  // by status, whatever order the venue lists them in): by time alone, a TWAP cancelled in the second it
+  // started showed as running when the venue listed the newest first (a consistency trial).
+  const latest = twapsV === undefined ? [] : latestTwapEntries(twapsV);
   // twapHistory reports a TWAP's state at its status changes only; progress comes from its slice fills.
   const filled = filledByTwap(fillsV ?? []);
   const fillsCapped = (fillsV?.length ?? 0) >= USER_FILLS_MAX;
@@ -342,7 +341,7 @@ export async function collectStatus(
         }
       : null,
     twaps: twapsV
-      ? [...latest.values()]
+      ? [...latest]
           .filter((t) => twapMayTrade(t, Math.min(now, venueNow?.() ?? now)))
           .map((t) => {
             const counted = filled.get(t.twapId ?? -1) ?? ZERO;

@@ -185,6 +185,22 @@ describe("status and tx", () => {
     }
   });
 
+  it("takes a TWAP's latest record as the engine does, whatever order the venue lists records of one second in", async () => {
+    // A consistency trial: with the newest listed first, a TWAP cancelled in the second it started showed
+    // as running for its whole length (status kept the later-listed record of equal time).
+    proxy.setRewrites({
+      twapHistory: (answer) => {
+        const running = (answer as Array<{ status: { status: string }; twapId?: number }>).filter(
+          (e) => e.status.status === "activated",
+        );
+        return running.flatMap((e) => [{ ...e, status: { status: "terminated" } }, e]);
+      },
+    });
+    const human = io();
+    expect(await main(["status", "--config", proxied, "--json"], human.io), human.stderr()).toBe(0);
+    expect((JSON.parse(human.stdout()) as { twaps: unknown[] }).twaps).toEqual([]);
+  });
+
   it("names the trading account of a finalized link in either field the venue may carry it in", async () => {
     // nktkas/hyperliquid's naming (`stakingUser` holds the trading account when queried as the staking
     // account) and the recorded sample's (`tradingUser`): an audit read "linked to trading account ?".
