@@ -443,7 +443,12 @@ export function formatStatus(s: AccountStatus, network: string): string {
       );
   }
   out.push(`Account value: ${accountValueLine(s)}`);
-  if (s.delegations === null) out.push(`Delegations: ${missing("delegations")}`);
+  // Headed always: under "Account value" unheaded, they read as a breakdown of it (a consistency trial).
+  out.push(
+    s.delegations === null
+      ? `Delegations: ${missing("delegations")}`
+      : `Delegations:${s.delegations.length === 0 ? " none" : ""}`,
+  );
   for (const d of s.delegations ?? []) {
     const health =
       d.jailed === null ? "health unknown" : d.jailed ? "JAILED" : d.active ? "active" : "inactive";

@@ -152,6 +152,8 @@ describe("status and tx", () => {
     expect(Number(status.staking.usd)).toBeCloseTo(100 * hypeUsd, 0);
     expect(Number(status.valueUsd)).toBeCloseTo(Number(status.totalUsd) + Number(status.staking.usd), 2);
     expect(text).toMatch(/Account value: [\d.]+ USD \(spot [\d.]+ USD, staking 100 HYPE [\d.]+ USD\)/);
+    // The delegations under their own heading, not read as a breakdown of the account's value.
+    expect(text).toMatch(/Account value: [^\n]+\nDelegations:\n  ValiDAO \(0xb8f4/);
   });
 
   it("says the staking link the way round a person reads it", async () => {

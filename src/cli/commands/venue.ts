@@ -210,7 +210,7 @@ export function register(program: Command, ctx: CliContext): void {
       }
       ctx.stderr(
         `hlbot venue: simulating ${sim.scenarioName} (${network} signatures, seed ${sim.seed}); ` +
-          `base URL ${sim.url} (give it as --base-url or baseUrl: hlbot posts to its /info, /exchange and /explorer). Ctrl-C to stop.\n`,
+          `base URL ${sim.url} (give it as --base-url or baseUrl: hlbot posts to its /info and /exchange). Ctrl-C to stop.\n`,
       );
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         const stop = (s: NodeJS.Signals) => {
