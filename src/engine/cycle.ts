@@ -522,8 +522,6 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       )
     )
       parts.add("staking");
-    // The metrics value the stake too: the first cycle of a process reads it whatever runs.
-    if (metricsNeedStaking(deps.metrics)) parts.add("staking");
     const read = await readSnapshot(deps.info, {
       account: deps.account,
       network: deps.network,
@@ -535,6 +533,9 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       signal: reads,
       validatorAllowlist: deps.limits.validatorAllowlist,
       logger: log,
+      // The metrics value the stake too, whatever runs: read as they can be, never holding the cycle; not
+      // in a cancel-only cycle (the kill switch's), which waits for nothing it does not need.
+      stakingIfReadable: metricsNeedStaking(deps.metrics) && o.strategies.length > 0,
     });
     // Beside the venue's staking history, the journal's own moves over the same period (the oldest
     // event's time): what the bot did is not what the user did by hand. The history is dated by the
@@ -589,10 +590,11 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     // Only the journal's first cycle: later ones see its own TWAPs and moves.
     if (deps.journal.takeFreshNotice())
       noticeUnjournaledActivity(deps, log, snapshot, startedAt + localToVenue);
-    if (parts.has("staking")) recordStake(deps.metrics, snapshot);
+    const stakingRead = snapshot.parts?.has("staking") === true;
+    if (stakingRead) recordStake(deps.metrics, snapshot);
     recordAccount(deps.metrics, {
       snapshot,
-      staking: parts.has("staking"),
+      staking: stakingRead,
       twaps: parts.has("twaps"),
       journal: deps.journal,
       account: deps.account,

@@ -75,6 +75,13 @@ export interface ReadSnapshotOptions {
   validatorAllowlist?: readonly string[] | undefined;
   /** Told of a read that failed without failing the snapshot (the running TWAPs' slice fills). */
   logger?: Logger | undefined;
+  /**
+   * Read the staking balances too, for what is only shown (the metrics), when `parts` lacks "staking":
+   * a failed read leaves them unread (not in the snapshot's parts) and fails nothing. A review: read as
+   * a required part for the metrics, a failing `delegations` held every cycle of a DCA-only daemon and
+   * its kill switch's cancels.
+   */
+  stakingIfReadable?: boolean;
 }
 
 export async function readAccountFacts(
@@ -94,23 +101,51 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
   const user = o.account;
   const s = o.signal;
   const want = (p: SnapshotPart) => o.parts.has(p);
+  const optionalStaking = !want("staking") && o.stakingIfReadable === true;
+  // Both or neither: a summary without its delegations would value the stake without its locks.
+  const stakingRead = optionalStaking
+    ? Promise.all([info.delegatorSummary({ user }, o.signal), info.delegations({ user }, o.signal)]).catch(
+        (err: unknown) => {
+          o.logger?.warn(
+            { err: describeError(err) },
+            "staking balances unreadable this cycle (read for the metrics only): the gauges keep the last ones",
+          );
+          return undefined;
+        },
+      )
+    : undefined;
   // spotMetaAndAssetCtxs answers spotMeta too (its first element): when the marks are needed, one read
   // gives both, for the weight of one.
   const withMarks = want("twaps");
-  const [metaAlone, mids, spot, twapHistory, fees, summary, delegations, validators, ctxs, history] =
-    await Promise.all([
-      withMarks ? undefined : info.spotMeta({}, s),
-      info.allMids({}, s),
-      info.spotClearinghouseState({ user }, s),
-      want("twaps") ? info.twapHistory({ user }, s) : undefined,
-      want("fees") || want("twaps") ? info.userFees({ user }, s) : undefined,
-      want("staking") ? info.delegatorSummary({ user }, s) : undefined,
-      want("staking") ? info.delegations({ user }, s) : undefined,
-      want("validators") ? info.validatorSummaries({}, s) : undefined,
-      // The mark and previous-day prices that TWAP prices are cross-checked against (priceSanity.ts).
-      withMarks ? info.spotMetaAndAssetCtxs({}, s) : undefined,
-      want("stakingHistory") ? info.delegatorHistory({ user }, s) : undefined,
-    ]);
+  const [
+    metaAlone,
+    mids,
+    spot,
+    twapHistory,
+    fees,
+    required,
+    requiredDelegations,
+    validators,
+    ctxs,
+    history,
+    optional,
+  ] = await Promise.all([
+    withMarks ? undefined : info.spotMeta({}, s),
+    info.allMids({}, s),
+    info.spotClearinghouseState({ user }, s),
+    want("twaps") ? info.twapHistory({ user }, s) : undefined,
+    // Only for what sizes orders (the TWAP strategies declare "fees"): a cancel-only cycle (the kill
+    // switch's, the watch's) and a staking cycle do without it, so an answer there cannot hold a cancel
+    // (an audit: a userFees answer hlbot refused failed `hlbot stop --cancel-twaps`).
+    want("fees") ? info.userFees({ user }, s) : undefined,
+    want("staking") ? info.delegatorSummary({ user }, s) : undefined,
+    want("staking") ? info.delegations({ user }, s) : undefined,
+    want("validators") ? info.validatorSummaries({}, s) : undefined,
+    // The mark and previous-day prices that TWAP prices are cross-checked against (priceSanity.ts).
+    withMarks ? info.spotMetaAndAssetCtxs({}, s) : undefined,
+    want("stakingHistory") ? info.delegatorHistory({ user }, s) : undefined,
+    stakingRead,
+  ]);
 
   const meta = metaAlone ?? ctxs?.[0];
   if (meta === undefined)
@@ -169,6 +204,8 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     holdTwapCommitments(balances, committed, resting);
   }
 
+  const summary = required ?? optional?.[0];
+  const delegations = requiredDelegations ?? optional?.[1];
   const staking: StakingSummary = summary
     ? {
         delegated: new Decimal(summary.delegated),
@@ -226,7 +263,7 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     staking,
     delegations: delegationList,
     validators: validatorList,
-    parts: o.parts,
+    parts: optional === undefined ? o.parts : new Set([...o.parts, "staking"]),
     twaps,
     ...(twapFilled === undefined ? {} : { twapFilled }),
     ...(twapHistory ? { recentTwaps: recentTwaps(twapHistory, pairs, o.now - DAY_MS), twapHistory } : {}),

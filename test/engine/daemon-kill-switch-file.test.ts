@@ -6,6 +6,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import sinon from "sinon";
 import { afterEach, expect, it } from "vitest";
 import { Daemon, scheduledStrategies } from "../../src/engine/daemon.js";
+import { BotMetrics } from "../../src/engine/metrics.js";
 import { startTestBot, type TestBot } from "../helpers/bot.js";
 import { captureLogger } from "../helpers/logs.js";
 
@@ -231,4 +232,57 @@ it("daemon: says in its log that the kill switch is engaged, and acts in the slo
   expect(lines.some((l) => /the kill switch was released: the slots it held are tried now/.test(l.msg))).toBe(
     true,
   );
+}, 60_000);
+
+it("daemon with metrics: failing staking reads (read for the metrics only) hold neither a DCA's cycle nor the kill switch's cancel", async () => {
+  // A review: read as a required part for the metrics, a failing `delegations` failed every cycle of a
+  // DCA-only daemon ("cycle failed (3 in a row)"), and its kill switch's cancel ("TWAP watch failed").
+  bot = await startTestBot({
+    mode: "live",
+    strategies: [
+      {
+        name: "sell-dca",
+        kind: "twap-accumulate",
+        schedule: "0 0 * * *",
+        params: {
+          coin: "HYPE",
+          quote: "USDC",
+          side: "sell",
+          amountUsd: 5000,
+          twap: { minutes: 600, randomize: false },
+        },
+      },
+    ],
+    fund: { HYPE: "1000" },
+    limits: { killSwitchCancelRunning: true },
+  });
+  bot.sim.setPrice("@107", "25");
+  bot.runtime.journal.slotState(bot.address, "sell-dca", bot.sim.now() - 1);
+  clock = sinon.useFakeTimers({
+    now: bot.sim.now(),
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+  });
+  const base = bot.runtime;
+  const runtime = Object.create(base) as typeof base;
+  runtime.cycleDeps = (facts) => {
+    const deps = base.cycleDeps(facts);
+    const info = Object.create(deps.info) as typeof deps.info;
+    info.delegations = async () => {
+      throw new Error("delegations: venue answered 500 (test)");
+    };
+    return { ...deps, info };
+  };
+  const { logger } = captureLogger();
+  daemon = new Daemon({
+    runtime,
+    strategies: scheduledStrategies(bot.runtime.config.strategies),
+    logger,
+    metrics: new BotMetrics(),
+  });
+  daemon.start();
+  await step(daemon, MINUTE, 2);
+  expect(bot.sim.twaps(bot.address).map((t) => String(t.status))).toEqual(["activated"]);
+  writeFileSync(bot.runtime.config.limits.killSwitchFile, "urgent exit");
+  await step(daemon, MINUTE, 2);
+  expect(bot.sim.twaps(bot.address).map((t) => String(t.status))).toEqual(["terminated"]);
 }, 60_000);
