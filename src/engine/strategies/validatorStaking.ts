@@ -985,8 +985,15 @@ export const validatorStaking = defineStrategy({
     // `leaving`: stake on a validator that must be left (jailed, inactive, gone, excluded): moved before
     // the idle pool, with the cap reserved for it (mustLeave); stake over maxShare is forced too but moves
     // after the pool (its cap was not reserved: a review's deposit went out with no delegation left for it).
-    const sources: Array<{ address: string; amount: Decimal; why: string; forced: boolean; leaving?: true }> =
-      [];
+    /** `evening`: a chosen validator's excess over its target (not stake leaving a validator not chosen). */
+    const sources: Array<{
+      address: string;
+      amount: Decimal;
+      why: string;
+      forced: boolean;
+      leaving?: true;
+      evening?: true;
+    }> = [];
     const chosenSet = new Set(chosen.map((c) => c.address));
     // Worst paid first (jailed, inactive or no longer listed: nothing), then the larger stake: a per-run
     // or daily cap is spent on stake earning nothing before stake that still earns (a trial's jailed
@@ -1060,7 +1067,13 @@ export const validatorStaking = defineStrategy({
         decisions.push(skip(name, `${why}: held until ${isoTime(hold)}; ${split}`, "tokenDelegate"));
         continue;
       }
-      sources.push({ address: c.address, amount: excess, why, forced: overCap });
+      sources.push({
+        address: c.address,
+        amount: excess,
+        why,
+        forced: overCap,
+        ...(overCap ? {} : { evening: true as const }),
+      });
     }
 
     // Sinks: chosen validators under target, most under target first.
@@ -1187,9 +1200,11 @@ export const validatorStaking = defineStrategy({
           ((isSmall(amount) &&
             amount.gte(minMove) &&
             fitsCaps(first.c, amount) &&
-            (s.forced || amount.lte(room(first)))) ||
+            (s.evening !== true || amount.lte(room(first)))) ||
             (whole && amount.lt(minMove) && fitsCaps(first.c, amount, false)));
-        const pieces = single ? [{ to: first.c.address, amount }] : allocate(amount, whole, true, !s.forced);
+        const pieces = single
+          ? [{ to: first.c.address, amount }]
+          : allocate(amount, whole, true, s.evening === true);
         if (pieces.length === 0 && whole && amount.lt(minMove)) {
           decisions.push(
             skip(
@@ -1207,7 +1222,7 @@ export const validatorStaking = defineStrategy({
               `${s.why}: ${
                 amount.lt(s.amount) && amount.lt(minMove)
                   ? capReason(true)
-                  : first === undefined
+                  : first === undefined || s.evening !== true
                     ? "no chosen validator is under its target to take it"
                     : `the validators under their targets each lack less than minMove ${fmt(minMove)}, and all of it on ${label(first.c.address, first.c.v)} would leave that one as far past its target: kept`
               }; ${split}`,

@@ -95,6 +95,23 @@ describe("validator-staking", () => {
     expect(skips(ds)[0]).toMatch(
       /^alpha .* holds 12 HYPE, target 4: the validators under their targets each lack less than minMove 5, and all of it on bravo .* would leave that one as far past its target: kept;/,
     );
+    // Stake on a validator not among the N best is not evening out: it leaves whole, to the best (a
+    // review: 12 HYPE stayed at 0.95% where it could earn 2.85%).
+    const fourth = [
+      ...VALIDATORS.filter((v) => v.address !== J),
+      { address: addr(4), name: "delta", apr: "0.01", stake: 1_000_000 },
+    ];
+    expect(
+      moves(
+        run(
+          { validators: fourth, delegations: [{ validator: addr(4), amount: 12 }] },
+          { validators: 3, minMove: 5 },
+        ),
+      ),
+    ).toEqual([
+      ["undelegate", addr(4), "12"],
+      ["delegate", A, "12"],
+    ]);
     // Stake that must go (a jailed validator) still leaves whole, whatever the band.
     expect(
       moves(run({ delegations: [{ validator: J, amount: 12 }] }, { validators: 3, minMove: 5 })),
