@@ -291,7 +291,7 @@ export function plannedHypeSales(
     // read as HYPE over its target (a risk trial: 123 HYPE withdrawn, the rebalancer within band again
     // 30 minutes later).
     const doubted = Object.keys(params.targets)
-      .filter((t) => t !== "HYPE" && t !== params.quote)
+      .filter((t) => t !== "HYPE" && t !== params.quote && snapshot.balances.get(t)?.total.gt(0) === true)
       .map((t) => pairFor(snapshot, t, params.quote))
       .find((p) => p !== undefined && priceDoubt(p) !== undefined);
     const overTarget =

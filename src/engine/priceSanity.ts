@@ -184,6 +184,12 @@ function priceVerdict(
   memory: PairMemory | undefined,
   limits: PriceSanityLimits,
   now: number,
+  /**
+   * The pair only values another order (a rebalancer's other token): no book (a halt) is no doubt about
+   * its price, which still has to agree with its mark, previous-day price and last mid seen (a review: a
+   * week's halt of PURR held a 3-token rebalancer's every HYPE order).
+   */
+  forValuation = false,
 ): PriceVerdict {
   const mid = pair.mid;
   if (mid === undefined || !mid.isFinite() || mid.lte(0)) {
@@ -201,7 +207,7 @@ function priceVerdict(
   // TWAP placed now fills nothing, or fills against one side only (a scenario trial: a rebalancer sent
   // a TWAP every hour into a halted pair, each filling nothing, and the one running at the reopening
   // filled in a burst). Held until the venue shows a book again.
-  if (ctx.midPx === undefined)
+  if (ctx.midPx === undefined && !forValuation)
     return {
       ok: false,
       why: `${label} has no book: the venue's market context shows no mid (an empty book, or the pair halted); no TWAP is placed on it until it has one (price sanity; the slot stays due)`,
@@ -296,8 +302,8 @@ function worthWriting(memory: PairMemory | undefined, next: PairMemory): boolean
 }
 
 /**
- * Why the checks would not accept `pair`'s prices now (its metadata, or its mid against its mark, its
- * previous-day price and the last mid seen), or undefined when they would.
+ * Why the checks would not accept `pair`'s prices now as a valuation (its metadata, or its mid against its
+ * mark, its previous-day price and the last mid seen; a missing book is no doubt), or undefined.
  */
 export function pairPriceDoubt(
   pair: SpotPair,
@@ -308,7 +314,7 @@ export function pairPriceDoubt(
 ): string | undefined {
   const meta = metadataProblem(pair, snapshot, memory);
   if (meta) return meta.why;
-  const verdict = priceVerdict(pair, snapshot, memory, limits, now);
+  const verdict = priceVerdict(pair, snapshot, memory, limits, now, true);
   return verdict.ok ? undefined : (verdict.why ?? "price sanity failed");
 }
 
@@ -431,7 +437,7 @@ function checkTwap(
     const otherLabel = pairLabel(other);
     const otherMeta = metadataProblem(other, snapshot, input.memory(otherLabel));
     if (otherMeta) return `${otherMeta.why} (the price of ${other.base.name} values this order's portfolio)`;
-    const o = priceVerdict(other, snapshot, input.memory(otherLabel), input.limits, input.now);
+    const o = priceVerdict(other, snapshot, input.memory(otherLabel), input.limits, input.now, true);
     if (!o.ok) {
       const why = `${o.why ?? "price sanity failed"} (the price of ${other.base.name} values this order's portfolio)`;
       return o.defer ? { deferred: why } : why;

@@ -67,3 +67,57 @@ describe("the prices a rebalancer's weights are valued at", () => {
     expect((await cycle()).actions).toEqual([]);
   });
 });
+
+describe("the prices that do not size a rebalancer's order", () => {
+  const start = async (fund: Record<string, string>) => {
+    proxy = await startRewritingProxy();
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        {
+          name: "three",
+          kind: "twap-rebalance",
+          params: {
+            targets: { HYPE: 0.4, PURR: 0.2, USDC: 0.4 },
+            quote: "USDC",
+            band: 0.05,
+            minOrderUsd: 100,
+            twap: { minutes: 10, randomize: false },
+          },
+        },
+      ],
+      fund,
+      limits: { maxOrderUsd: 20_000, maxDailyNotionalUsd: 100_000 },
+      configExtra: { baseUrl: proxy.url },
+    });
+    proxy.target = bot.sim.url;
+    bot.sim.setPrice("@107", "25");
+    bot.sim.setPrice("PURR/USDC", "0.2");
+    return async () =>
+      runCycle(bot!.runtime.cycleDeps(await bot!.runtime.facts()), {
+        trigger: "once",
+        strategies: bot!.runtime.strategies(),
+      });
+  };
+
+  it("a wrong mid of a token held at nothing holds nothing (a review: it held the HYPE sale)", async () => {
+    // 400 HYPE at 25 and 10,000 USDC, no PURR: HYPE 50% for 40% ± 5, a sale.
+    const cycle = await start({ HYPE: "400", USDC: "10000" });
+    proxy!.rewriteInfo("allMids", (mids) => ({ ...(mids as object), "PURR/USDC": "0.6" }));
+    const report = await cycle();
+    expect(report.actions.map((a) => [a.action, a.outcome])).toEqual([["twapOrder", "accepted"]]);
+  });
+
+  it("a pair without a book (halted) whose prices agree values the portfolio; its own order waits", async () => {
+    // 400 HYPE at 25, 10,000 PURR at 0.2 (2,000), 8,000 USDC: HYPE 50%, PURR 10%: a HYPE sale, a PURR buy.
+    const cycle = await start({ HYPE: "400", PURR: "10000", USDC: "8000" });
+    proxy!.rewriteInfo("spotMetaAndAssetCtxs", (answer) => {
+      const [meta, ctxs] = answer as [unknown, Array<{ coin: string; midPx: string | null }>];
+      return [meta, ctxs.map((c) => (c.coin === "PURR/USDC" ? { ...c, midPx: null } : c))];
+    });
+    const report = await cycle();
+    expect(report.actions.map((a) => [a.action, a.outcome])).toEqual([["twapOrder", "accepted"]]);
+    const reasons = report.decisions.map((d) => d.decision.reason);
+    expect(reasons.some((r) => /^PURR is .*PURR\/USDC has no book/.test(r))).toBe(true);
+  });
+});

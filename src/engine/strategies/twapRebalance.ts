@@ -323,8 +323,12 @@ export const twapRebalance = defineStrategy({
     const valued = valueHoldings(snapshot, params, name);
     if ("skip" in valued) return [valued.skip];
     const { holdings, portfolio } = valued;
-    // Every pair whose mid values the weights: checked with each order (priceSanity.ts).
-    const valuedWith = holdings.flatMap((h) => (h.pair === undefined ? [] : [h.pair.name]));
+    // Every pair whose mid values the weights: checked with each order (priceSanity.ts). Not that of a
+    // token held at nothing: its price sizes nothing (a review: a doubted PURR price held the HYPE sale
+    // of a rebalancer holding no PURR).
+    const valuedWith = holdings.flatMap((h) =>
+      h.pair === undefined || h.total.isZero() ? [] : [h.pair.name],
+    );
     const quoteUsd = usdPerUnit(snapshot, quote);
     if (quoteUsd === undefined) {
       return [
