@@ -61,7 +61,11 @@ import {
 } from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
 import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
-import { excessOverTarget, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
+import {
+  excessOverTarget,
+  raisedToSmallestTwap,
+  type TwapRebalanceParams,
+} from "./strategies/twapRebalance.js";
 import type { StrategyMemory } from "./strategies/types.js";
 import type { ValidatorStakingParams } from "./strategies/validatorStaking.js";
 import { PAIRED_WITHIN_MS } from "./strategies/validatorStaking.js";
@@ -283,10 +287,19 @@ export function plannedHypeSales(
     // Nor a sale smaller than the venue's smallest TWAP or the rebalancer's minOrderUsd: it would not go
     // out, the withdrawn HYPE earning nothing on spot (a small account's trial: 1.06 HYPE withdrawn for a
     // 33.77-USDC excess, twice in 90 days, the rebalancer selling nothing).
+    // What it would sell with the HYPE on spot: a correction below that minimum is raised to it when the
+    // weight still ends within its band (a review: without this, a staker's rebalancer that would sell
+    // 1.27 HYPE with it on spot stayed out of band, nothing withdrawn for it).
+    const hypePair = pairFor(snapshot, "HYPE", params.quote);
+    const raised =
+      excessSane !== undefined && overSane !== undefined && hypePair !== undefined
+        ? raisedToSmallestTwap(snapshot, hypePair.base.szDecimals, overSane.mid, excessSane, overSane.band)
+        : undefined;
+    const saleSize = raised ?? excessSane;
     const tooSmall =
-      excessSane !== undefined &&
+      saleSize !== undefined &&
       overSane !== undefined &&
-      saleBelowMinimum(snapshot, params, excessSane.times(overSane.mid));
+      saleBelowMinimum(snapshot, params, saleSize.times(overSane.mid));
     // Nor when a price its other tokens are valued at is one the checks reject now: a wick down in PURR
     // read as HYPE over its target (a risk trial: 123 HYPE withdrawn, the rebalancer within band again
     // 30 minutes later).
@@ -297,7 +310,7 @@ export function plannedHypeSales(
     const overTarget =
       excessSane?.gt(0) && !floorHolds && !tooSmall && doubted === undefined && overSane !== undefined
         ? {
-            overTarget: excessSane,
+            overTarget: saleSize ?? excessSane,
             spotAvailable,
             bandSize: overSane.band,
             // The quote valued as USD (USDC): a piece's size, approximately.

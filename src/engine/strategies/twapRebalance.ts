@@ -25,6 +25,25 @@ import { defineStrategy } from "./types.js";
 /** How far above the venue's smallest TWAP a correction raised to it is placed (the price may move). */
 const MIN_ORDER_MARGIN = new Decimal("1.01");
 
+/**
+ * The size a correction below the venue's smallest TWAP is raised to (that smallest TWAP and 1%, in
+ * whole lots at `mid`), when the weight still ends within the band: its excess `correction` (in the
+ * token) and `band` (the band in the token); undefined when it would end out of band the other way.
+ */
+export function raisedToSmallestTwap(
+  snapshot: Snapshot,
+  szDecimals: number,
+  mid: Decimal,
+  correction: Decimal,
+  band: Decimal,
+): Decimal | undefined {
+  const smallest = snapshot.rules.twapMinOrderValue;
+  if (!smallest.gt(0) || !mid.gt(0) || !correction.times(mid).lt(smallest)) return undefined;
+  const lot = new Decimal(10).pow(-szDecimals);
+  const up = smallest.times(MIN_ORDER_MARGIN).div(mid).div(lot).ceil().times(lot);
+  return up.minus(correction).lte(band) ? up : undefined;
+}
+
 /** Target weights must add up to one within this tolerance (they are written by hand in YAML). */
 const SUM_TOLERANCE = "0.000000001";
 
@@ -463,16 +482,23 @@ export const twapRebalance = defineStrategy({
       // it takes is available. A small account's trial: ±5% of 705 USDC is 35 USDC, under the 100-USDC
       // minimum; it sat out of band 1,335 hours of 2,159, 665 of them where this order ended within band.
       const smallest = snapshot.rules.twapMinOrderValue;
-      if (notes.length === 0 && smallest.gt(0) && size.times(h.mid).lt(smallest)) {
-        const lot = new Decimal(10).pow(-pair.base.szDecimals);
-        const up = smallest.times(MIN_ORDER_MARGIN).div(h.mid).div(lot).ceil().times(lot);
-        const overshoot = up.times(h.mid).minus(excess.abs());
+      const up =
+        notes.length === 0
+          ? raisedToSmallestTwap(
+              snapshot,
+              pair.base.szDecimals,
+              h.mid,
+              excess.abs().div(h.mid),
+              params.band.times(portfolio).div(h.mid),
+            )
+          : undefined;
+      if (up !== undefined) {
         const reserve = ONE.plus(snapshot.rules.twapBuyReserve ?? DEFAULT_TWAP_BUY_RESERVE).plus(
           snapshot.spotTakerFee,
         );
         const takes =
           side === "sell" ? up.lte(h.available) : up.times(h.mid).times(reserve).lte(quoteAvailable);
-        if (takes && overshoot.lte(params.band.times(portfolio))) {
+        if (takes) {
           notes.push(
             `raised from ${fmt(size)} to the venue's smallest TWAP (${fmt(smallest)} ${quote}, and 1%): the weight still ends within its band`,
           );
