@@ -416,6 +416,9 @@ export function formatSummary(s: SimulationSummary): string {
     `Account ${s.account}: a demo key derived from the seed, with ${holdings}`,
     ...(s.configAccount === null ? [] : [`  ${accountCaveat(s.configAccount, s.forkedFrom)}`]),
     `Strategies${s.configFile === undefined ? "" : ` of ${s.configFile}`}: ${s.strategies.map((x) => `${x.name} (${x.kind}, "${x.schedule}", ${runsText(x)})`).join("; ") || "none enabled"}`,
+    ...(s.warnings?.length
+      ? ["Warnings (as `hlbot config validate` gives them):", ...s.warnings.map((w) => `  ${w}`)]
+      : []),
     `Cycles: ${s.cycles.total}, ${s.cycles.failed} failed${s.cycles.watch > 0 ? `, ${s.cycles.watch} of them the TWAP watch's cancels` : ""}. Actions: ${acted}.`,
   ];
   for (const f of s.cycles.failures) lines.push(`  failed ${f.count}×: ${f.reason}`);

@@ -370,6 +370,7 @@ export function renderReport({ summary: s, record }: ReportData): string {
   ${s.eventsApplied.length ? `<p>Scenario events: ${s.eventsApplied.map((e) => `${escapeHtml(when(e.at))} ${escapeHtml(e.what)}`).join("; ")}.</p>` : ""}
   ${skippedEvents ? `<p>${escapeHtml(skippedEvents)}.</p>` : ""}
   ${s.notes?.length ? `<p>The fork: ${s.notes.map((n) => escapeHtml(n)).join("; ")}.</p>` : ""}
+  ${s.warnings?.length ? `<p>Warnings (as <code>hlbot config validate</code> gives them):</p><ul>${s.warnings.map((w) => `<li>${escapeHtml(w)}</li>`).join("")}</ul>` : ""}
 </header>
 <section class="figures">${figures.map(([k, v]) => `<div><span>${escapeHtml(k)}</span><b>${escapeHtml(v)}</b></div>`).join("")}</section>
 <section>${charts}</section>

@@ -389,6 +389,8 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       env: {},
       mode: "live",
       logger,
+      // Said in the summary (and a sweep's table), not as a log line before it.
+      quietConfigWarnings: true,
       clock: () => sim.now(),
       signer,
       // The client-side budget counts real time; the simulator's own limiter follows virtual time.

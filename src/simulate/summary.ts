@@ -226,6 +226,12 @@ export interface ReplayedSummary {
 export interface SimulationSummary {
   /** The bot file simulated (as `hlbot simulate` found it), when the caller names it. */
   configFile?: string;
+  /**
+   * What `hlbot config validate` warns of in that bot file (strategies that trade against each other, a
+   * budget too small for a TWAP …), when the caller names them: a year's report hid a DCA undone by a
+   * rebalancer, warned of only in a log line at start (a year-long trial).
+   */
+  warnings?: string[];
   scenario: string;
   /** Pairs whose prices were replayed from candle files (--prices or the scenario's `prices:`). */
   replayed: ReplayedSummary[];

@@ -129,6 +129,38 @@ describe("hlbot simulate", () => {
     expect(r.stdout).toContain("buy and hold");
   });
 
+  it("says what config validate warns of in the summary, its --json and its report (not only a log line)", () => {
+    // A year-long trial: a DCA buying HYPE beside a 50/50 rebalancer that sells it back, warned of only
+    // in a JSON log line at start; the year's report showed neither.
+    const dir = join(temp, "warned");
+    mkdirSync(join(dir, "s"), { recursive: true });
+    writeFileSync(
+      join(dir, "s", "dca.yaml"),
+      'name: hype-dca\nkind: twap-accumulate\nschedule: "30 8 * * *"\nparams: { coin: HYPE, side: buy, amountUsd: 200, twap: { minutes: 60 } }\n',
+    );
+    writeFileSync(
+      join(dir, "s", "rebal.yaml"),
+      'name: hype-usdc-5050\nkind: twap-rebalance\nschedule: "0 * * * *"\nparams: { targets: { HYPE: 0.5, USDC: 0.5 }, band: 0.05, twap: { minutes: 60 } }\n',
+    );
+    const bot = join(dir, "hlbot.yaml");
+    writeFileSync(
+      bot,
+      "network: testnet\nmode: dry-run\nstrategies: ./s\nlimits: { maxOrderUsd: 5000, maxDailyNotionalUsd: 20000, maxStakeMovePerDay: 100 }\n",
+    );
+    const said = /hype-dca buys HYPE, which hype-usdc-5050 holds at 0\.5 of its portfolio.*trades them back/;
+    const text = hlbot(["--config", bot, "--days", "1"]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(
+      /\nWarnings \(as `hlbot config validate` gives them\):\n {2}hype-dca buys HYPE/,
+    );
+    expect(text.stderr).not.toMatch(said);
+    const report = join(dir, "report.html");
+    const json = hlbot(["--config", bot, "--days", "1", "--json", "--report", report]);
+    const summary = JSON.parse(json.stdout) as { warnings: string[] };
+    expect(summary.warnings).toEqual([expect.stringMatching(said)]);
+    expect(readFileSync(report, "utf8")).toMatch(said);
+  });
+
   it.each([
     [["--days", "-1"], /--days: expected a number of days above 0/],
     [["--days", "0"], /--days: expected a number of days above 0/],

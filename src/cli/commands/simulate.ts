@@ -285,9 +285,11 @@ export function register(program: Command, ctx: CliContext): void {
       for (const line of replayNotes(result.record, result.record.replayed)) ctx.stderr(`${line}\n`);
       const { displayPath } = await import("../../engine/config/loader.js");
       // A fork's notes (what it could not carry) travel with a saved --json result, not only on stderr.
+      const { configWarnings } = await import("../../engine/config/warnings.js");
       const summary = {
         ...buildSummary(result.record),
         configFile: displayPath(config.file),
+        warnings: configWarnings(config),
         ...(fork ? { notes: fork.notes } : {}),
       };
       if (opts.report !== undefined) {
