@@ -88,9 +88,12 @@ export interface AccountStatus {
     pair: string | null;
     side: string;
     size: string;
-    /** null when neither the TWAP record nor the slice fills could say. */
-    executed: string;
-    progress: string;
+    /**
+     * null when the slice fills could not be read and the TWAP still runs (twapHistory says 0 while it
+     * runs: shown, it read "0 done (0.0%)" for a TWAP 3% done, beside "progress not shown").
+     */
+    executed: string | null;
+    progress: string | null;
     /** The fills answer was full (the venue's latest 2,000): `executed` may be short of what filled. */
     atLeast: boolean;
     minutes: number;
@@ -353,8 +356,12 @@ export async function collectStatus(
               pair: pairOf(t.state.coin),
               side: t.state.side === "B" ? "buy" : "sell",
               size: t.state.sz,
-              executed: executed.toFixed(),
-              progress: size.gt(0) ? executed.div(size).times(100).toFixed(1) : "0",
+              ...(fillsV === undefined && t.status.status === "activated"
+                ? { executed: null, progress: null }
+                : {
+                    executed: executed.toFixed(),
+                    progress: size.gt(0) ? executed.div(size).times(100).toFixed(1) : "0",
+                  }),
               // A full fills answer (the venue's latest 2,000) may have left this TWAP's older fills out.
               atLeast: fillsCapped && counted.gt(0),
               minutes: t.state.minutes,
@@ -475,7 +482,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
             ? ` [waiting for its trigger${t.trigger === null ? "" : `: mid ${t.trigger.above ? "above" : "below"} ${t.trigger.px}`}]`
             : ` [status ${t.status}]`;
       out.push(
-        `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${oneLine(t.pair === null ? t.coin : labelWithVenueName(t.pair, t.coin))} over ${t.minutes} min: ${t.atLeast ? `at least ${t.executed} done (${t.progress}% or more: the venue answers an account's latest ${USER_FILLS_MAX} fills)` : `${t.executed} done (${t.progress}%)`}, since ${when(t.startedAt)}${status}`,
+        `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${oneLine(t.pair === null ? t.coin : labelWithVenueName(t.pair, t.coin))} over ${t.minutes} min: ${t.executed === null ? "progress not available (userTwapSliceFills could not be read)" : t.atLeast ? `at least ${t.executed} done (${t.progress}% or more: the venue answers an account's latest ${USER_FILLS_MAX} fills)` : `${t.executed} done (${t.progress}%)`}, since ${when(t.startedAt)}${status}`,
       );
     }
   }

@@ -6,8 +6,10 @@ import type { Logger } from "pino";
 import { ConfigError } from "../lib/errors.js";
 import {
   checkStateIdentity,
+  claimStateAccount,
   claimStateNetwork,
   openStateDb,
+  otherAccountMessage,
   otherNetworkMessage,
   type StateDatabase,
 } from "../lib/stateDb.js";
@@ -221,6 +223,15 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
     await transport.close();
     throw new ConfigError(otherNetworkMessage(config.state, otherNetwork, config.network), {
       file: config.file,
+    });
+  }
+  const otherAccount = claimStateAccount(db, account);
+  if (otherAccount !== undefined) {
+    db.close();
+    await transport.close();
+    throw new ConfigError(otherAccountMessage(config.state, otherAccount, account), {
+      file: config.file,
+      keyPath: "state",
     });
   }
   const nonces = new NonceStore(db, { clock, venueNow: () => venueClock.now() });

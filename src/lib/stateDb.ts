@@ -358,6 +358,34 @@ export function claimStateNetwork(db: StateDatabase, network: string): string | 
   return undefined;
 }
 
+/**
+ * The account a state folder's journal belongs to, recorded by the first bot (a runtime: `once`, `run`,
+ * `plan`) that opens it: its kill switch, slots, budgets and daily limits are that account's. Two bot
+ * files of two accounts with no `state:` shared the default folder: `hlbot stop` for one stopped the
+ * other's daemon, `hlbot resume` for one released the other's stop, and one bot's history listed the
+ * other's orders (an operator of several bots). Returns the recorded account when it is another one (lower
+ * case); records `account` when none is. Manual actions for a sub-account (--vault) do not claim it.
+ */
+export function claimStateAccount(db: StateDatabase, account: string): string | undefined {
+  db.exec("CREATE TABLE IF NOT EXISTS state_account (account TEXT NOT NULL)");
+  const row = db.prepare("SELECT account FROM state_account LIMIT 1").get() as
+    | { account: string }
+    | undefined;
+  const mine = account.toLowerCase();
+  if (row !== undefined) return row.account === mine ? undefined : row.account;
+  db.prepare("INSERT INTO state_account (account) VALUES (?)").run(mine);
+  return undefined;
+}
+
+/** Why a state folder of another account is refused, and what to do. */
+export function otherAccountMessage(dir: string, recorded: string, account: string): string {
+  return (
+    `the state folder ${dir} belongs to the bot of account ${recorded} (the first to use it), and this bot file is for ${account.toLowerCase()}. ` +
+    "Its kill switch, slots, budgets and daily limits are that account's: give this bot its own folder with `state:` in its bot file " +
+    "(or, if that account's bot is gone for good, move the folder aside and run `hlbot journal rebuild`)"
+  );
+}
+
 /** Why a state folder of another network is refused, and what to do. */
 export function otherNetworkMessage(
   dir: string,

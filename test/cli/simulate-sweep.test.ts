@@ -85,9 +85,11 @@ describe("hlbot simulate --sweep", () => {
       "strategies.purr-allocation.params.band": 0.015,
       "strategies.hype-dca.params.amountUsd": 300,
     });
-    // The same figures; the plain run also names its bot file (a sweep point's is the sweep's).
-    const { configFile, ...figuresOfPlain } = JSON.parse(plain.stdout);
+    // The same figures; the plain run also names its bot file and its warnings (a sweep point's are the
+    // sweep's, in its table).
+    const { configFile, warnings, ...figuresOfPlain } = JSON.parse(plain.stdout);
     expect(configFile).toMatch(/demo\.yaml$/);
+    expect(warnings).toEqual([]);
     expect(first.summary).toEqual(figuresOfPlain);
 
     // Not a terminal: one line per finished run, then the total.
@@ -174,7 +176,7 @@ describe("hlbot simulate --sweep", () => {
     // Point 1 (the demo's own values) on seed 7 is `hlbot simulate --seed 7`.
     const plain = hlbot(["--days", "2", "--seed", "7", "--json"]);
     expect(plain.code).toBe(0);
-    const { configFile: _, ...plainSummary } = JSON.parse(plain.stdout);
+    const { configFile: _, warnings: _w, ...plainSummary } = JSON.parse(plain.stdout);
     expect(json.runs.find((p) => p.point === 1)!.seeds[1]!.summary).toEqual(plainSummary);
 
     const html = readFileSync(report, "utf8");

@@ -153,7 +153,7 @@ describe("status and tx", () => {
     expect(Number(status.valueUsd)).toBeCloseTo(Number(status.totalUsd) + Number(status.staking.usd), 2);
     expect(text).toMatch(/Account value: [\d.]+ USD \(spot [\d.]+ USD, staking 100 HYPE [\d.]+ USD\)/);
     // The delegations under their own heading, not read as a breakdown of the account's value.
-    expect(text).toMatch(/Account value: [^\n]+\nDelegations:\n  ValiDAO \(0xb8f4/);
+    expect(text).toMatch(/Account value: [^\n]+\nDelegations:\n {2}ValiDAO \(0xb8f4/);
   });
 
   it("says the staking link the way round a person reads it", async () => {
@@ -201,6 +201,38 @@ describe("status and tx", () => {
     const human = io();
     expect(await main(["status", "--config", proxied, "--json"], human.io), human.stderr()).toBe(0);
     expect((JSON.parse(human.stdout()) as { twaps: unknown[] }).twaps).toEqual([]);
+  });
+
+  it("says a running TWAP's progress is not available when its slice fills cannot be read, not 0 done", async () => {
+    // An operator of several bots (rate-limited): "0 done (0.0%)" for a TWAP 3.2% done, beside a warning
+    // that progress was not shown.
+    const placed = await bot.runtime.exchange!.twapOrder({
+      asset: 10107,
+      isBuy: false,
+      size: "5",
+      szDecimals: 2,
+      minutes: 30,
+      randomize: false,
+    });
+    expect(placed.status).toBe("accepted");
+    const id = placed.status === "accepted" ? (placed.data as { twapId: number }).twapId : -1;
+    proxy.setRewrites({ userTwapSliceFills: () => ({ broken: true }) });
+    const json = io();
+    expect(await main(["status", "--config", proxied, "--json"], json.io)).toBe(0);
+    const twap = (
+      JSON.parse(json.stdout()) as { twaps: Array<{ twapId: number; executed: unknown; progress: unknown }> }
+    ).twaps.find((t) => t.twapId === id);
+    expect(twap).toMatchObject({ executed: null, progress: null });
+    const human = io();
+    expect(await main(["status", "--config", proxied], human.io)).toBe(0);
+    expect(human.stdout()).toMatch(
+      new RegExp(
+        `#${id} sell 5\\.0 .* over 30 min: progress not available \\(userTwapSliceFills could not be read\\)`,
+      ),
+    );
+    proxy.setRewrites({});
+    // Gone again: the other cases see the account as it was.
+    expect((await bot.runtime.exchange!.twapCancel({ asset: 10107, twapId: id })).status).toBe("accepted");
   });
 
   it("names the trading account of a finalized link in either field the venue may carry it in", async () => {

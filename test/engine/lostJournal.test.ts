@@ -3,6 +3,7 @@
 // which is the repair, does not tell its user to run it.
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { Wallet } from "ethers";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCycle } from "../../src/engine/cycle.js";
 import { openRuntime } from "../../src/engine/runtime.js";
@@ -64,6 +65,31 @@ describe("a state folder of another network", () => {
       );
     // Its own network opens it as before.
     await (await open("testnet", "dry-run")).close();
+  });
+});
+
+describe("a state folder of another account", () => {
+  it("is refused with what to do: two accounts' bots sharing one folder shared its kill switch", async () => {
+    // An operator of several bots: two bot files with no `state:` shared the default folder; `hlbot stop`
+    // for one stopped the other's daemon, `resume` for one released the other's stop.
+    bot = await startTestBot({ strategies: [REBALANCE], fund: { USDC: "100" } });
+    await bot.runtime.close();
+    const other = Wallet.createRandom();
+    const open = (key: string, mode: "live" | "dry-run") =>
+      openRuntime({
+        config: bot!.runtime.config,
+        env: { TEST_BOT_KEY: key },
+        mode,
+        logger: captureLogger().logger,
+      });
+    for (const mode of ["live", "dry-run"] as const)
+      await expect(open(other.privateKey, mode)).rejects.toThrow(
+        new RegExp(
+          `the state folder .*state belongs to the bot of account ${bot.address.toLowerCase()} \\(the first to use it\\), and this bot file is for ${other.address.toLowerCase()}\\. .*give this bot its own folder with \`state:\``,
+        ),
+      );
+    // Its own account opens it as before.
+    await (await open(bot.key, "dry-run")).close();
   });
 });
 

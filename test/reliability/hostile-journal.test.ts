@@ -181,7 +181,7 @@ describe("a lost journal (issue #17, Money 4)", () => {
     expect(placed()).toHaveLength(2);
   });
 
-  it("a state folder first used for another account holds this account's DCA for its TWAPs from elsewhere", async () => {
+  it("a state folder first used for another account is refused to this account's bot", async () => {
     bot = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "1000" } });
     expect((await cycle(bot)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
     bot.sim.advance(10 * 60_000);
@@ -213,11 +213,13 @@ describe("a lost journal (issue #17, Money 4)", () => {
     bot.sim.advance(10 * 60_000);
     expect((await runOn(elsewhere)).actions.map((a) => a.outcome)).toEqual(["accepted"]);
     bot.sim.advance(10 * 60_000);
-    // The first folder now acts for B: its journal began for A, never for B.
-    const here = await open("bot.yaml");
-    const first = await runOn(here);
-    expect(first.actions).toHaveLength(0);
-    expect(first.decisions[0]?.decision.reason).toMatch(/^holding: the venue shows 2 TWAP/);
+    // The first folder, A's, is refused for B: its kill switch, slots and limits are A's (an operator
+    // of several bots; before, B's DCA ran in it, held only by the venue's TWAPs it did not know).
+    await expect(open("bot.yaml")).rejects.toThrow(
+      new RegExp(
+        `belongs to the bot of account ${bot.address.toLowerCase()} .* this bot file is for ${account}`,
+      ),
+    );
     expect(bot.sim.ledger({ kind: "twapPlaced", user: account })).toHaveLength(2);
   });
 
