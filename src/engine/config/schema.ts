@@ -369,7 +369,7 @@ export const botConfigSchema = z
     state: path()
       .optional()
       .describe(
-        "Folder of the SQLite state (journal, nonces) and the instance lock; it belongs to the network it was first used on (a bot of another network is refused). Default: $HLBOT_STATE_DIR, else systemd's $STATE_DIRECTORY, else $XDG_STATE_HOME/hlbot (~/.local/state/hlbot)",
+        "Folder of the SQLite state (journal, nonces) and the instance lock; it belongs to the network and the account it was first used for (a bot of another network or account is refused: give each bot its own folder). Default: $HLBOT_STATE_DIR, else systemd's $STATE_DIRECTORY, else $XDG_STATE_HOME/hlbot (~/.local/state/hlbot)",
       ),
     limits: limitsSchema,
     log: logSchema.prefault({}),
