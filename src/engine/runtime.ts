@@ -158,10 +158,15 @@ export async function openRuntime(o: RuntimeOptions): Promise<Runtime> {
       throw err;
     }
     if (authority.kind !== "own") {
-      o.logger.info({ authority: authority.kind }, describeAuthority(authority));
+      // Not on every `once --quiet` pass (an operator's cron mailed it for every API-wallet bot).
+      if (!o.quietConfigWarnings) o.logger.info({ authority: authority.kind }, describeAuthority(authority));
+      // A sub-account or vault has no key of its own: say so, not "run them with its own key" (the
+      // operator of several bots read advice it could not follow).
       warnStakingRefused(
         `; with ${describeAuthority(authority)} each`,
-        `Run them from a bot file whose key is ${account}'s own`,
+        authority.kind === "agent"
+          ? `Run them from a bot file whose key is ${account}'s own`
+          : `Staking cannot be run for a sub-account or vault (it has no key of its own; stake from the master account's bot instead)`,
       );
     }
   }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
 import { buildOnce, REPO_ROOT } from "../helpers/build.js";
+import { ACCOUNT_KEY } from "../helpers/exchange.js";
 import { independentL1Signer, type WireBody } from "../helpers/independentSigning.js";
 import { startRewritingProxy } from "../helpers/rewritingProxy.js";
 import { demoWithHypeAt } from "../helpers/scenario.js";
@@ -237,6 +238,15 @@ describe("plan --json and once through the CLI", () => {
     expect(forSub.stderr).toMatch(
       /staking: staking actions .* are signed by an account's own key only, and 0x1111.* is a sub-account/,
     );
+    // Signed by the master's key: the warning says staking cannot be run for a sub-account (it has no
+    // key of its own), not "run them from a bot file whose key is 0x1111…'s own" (an operator's trial).
+    const signedForSub = await run(["plan", "--config", bot("sub-signed", sub)], {
+      HLBOT_PRIVATE_KEY: ACCOUNT_KEY,
+    });
+    expect(signedForSub.stderr).toMatch(
+      /Staking cannot be run for a sub-account or vault \(it has no key of its own/,
+    );
+    expect(signedForSub.stderr).not.toMatch(/whose key is 0x1111/);
     const agent = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc"; // the demo scenario's API wallet
     const forAgent = await run(["plan", "--unsigned", "--config", bot("agent", agent)], {});
     expect(forAgent.code, forAgent.stdout).toBe(2);
