@@ -376,7 +376,8 @@ function skipped(s: SimulationSummary): string[] {
   for (const g of s.reasons) {
     const tag = g.guard === "blocked" ? "blocked by a limit: " : "";
     out.push(
-      `  ${g.strategy}  ${g.count}×  ${tag}${g.latest}${g.count > 1 ? `  (latest, ${when(g.latestAt)})` : ""}`,
+      // Since when, too: over a year "345×" hid a DCA stopped since its 21st day (a year-long trial).
+      `  ${g.strategy}  ${g.count}×  ${tag}${g.latest}${g.count > 1 ? `  (${when(g.first)} to ${when(g.latestAt)})` : ""}`,
     );
   }
   return out;

@@ -563,9 +563,9 @@ ${tableHtml(
 <section><h2>Skipped and blocked decisions</h2>
 <p>${s.skipped.reduce((a, g) => a + g.count, 0)} decisions in ${s.reasons.length} kinds of reason (grouped by template, numbers aside; the latest wording shown).</p>
 ${tableHtml(
-  ["strategy", "guard", "count", "wordings", "latest", "latest reason"],
-  s.reasons.map((g) => [g.strategy, g.guard, g.count, g.distinct, when(g.latestAt), g.latest]),
-  [false, false, true, true, false, false],
+  ["strategy", "guard", "count", "wordings", "first", "latest", "latest reason"],
+  s.reasons.map((g) => [g.strategy, g.guard, g.count, g.distinct, when(g.first), when(g.latestAt), g.latest]),
+  [false, false, true, true, false, false, false],
 )}
 <details><summary>${distinct.length < s.skipped.length ? `the ${distinct.length} most frequent of the ${s.skipped.length} distinct reasons (all of them: hlbot simulate --json, "skipped")` : `each of the ${s.skipped.length} distinct reasons`}</summary>
 ${tableHtml(

@@ -188,6 +188,17 @@ describe("runSimulation on the demo configuration", () => {
     const text = formatSummary(s);
     expect(text).toMatch(/^Skipped and blocked \(\d+ decisions/m);
     expect(text).toContain("within band");
+    // Each kind says since when as well as the latest (a year-long trial read "345×" for a DCA stopped
+    // since its 21st day).
+    const many = s.reasons.find((g) => g.count > 1)!;
+    expect(text).toContain(`${many.count}×`);
+    expect(text).toMatch(
+      new RegExp(
+        `  \\(${many.first.slice(0, 16).replace("T", " ")} to ${many.latestAt.slice(0, 16).replace("T", " ")}\\)`,
+      ),
+    );
+    const html = renderReport({ summary: s, record: first.record });
+    expect(html).toContain("<th>first</th><th>latest</th><th>latest reason</th>");
   });
 
   it("never shows the demo key, in the summary, its text or the report", () => {
