@@ -88,6 +88,11 @@ export function register(program: Command, ctx: CliContext): void {
           ctx.stdout(`${stringifyJson({ cycles: shown, decisions, submissions: sent })}\n`);
           return;
         }
+        // A folder whose rows are of more than one account (a sub-account's manual actions beside its
+        // master's, or a folder two bots shared before it was refused) names each row's: an operator of
+        // several bots read a sub-account's TWAP as the master's.
+        const accounts = new Set([...cycles.map((c) => c.account), ...submissions.map((s) => s.account)]);
+        const whose = (account: string) => (accounts.size > 1 ? `  for ${account}` : "");
         ctx.stdout(`Recent cycles (${config.state}):\n`);
         if (cycles.length === 0) ctx.stdout("  none yet\n");
         for (const c of cycles) {
@@ -118,12 +123,12 @@ export function register(program: Command, ctx: CliContext): void {
           // The row a `once` pass writes when the venue answers again and nothing was due.
           if (c.trigger === "once" && c.status === "ok" && own.length === 0) {
             ctx.stdout(
-              `  ${new Date(c.startedAt).toISOString()}  ${c.id}  ${c.trigger}/${c.mode}  ok  the venue answered again; nothing was due\n`,
+              `  ${new Date(c.startedAt).toISOString()}  ${c.id}  ${c.trigger}/${c.mode}${whose(c.account)}  ok  the venue answered again; nothing was due\n`,
             );
             continue;
           }
           ctx.stdout(
-            `  ${new Date(c.startedAt).toISOString()}  ${c.id}  ${c.trigger}/${c.mode}  ${c.status}` +
+            `  ${new Date(c.startedAt).toISOString()}  ${c.id}  ${c.trigger}/${c.mode}${whose(c.account)}  ${c.status}` +
               `  ${own.length} decisions${notes.length > 0 ? ` (${notes.join(", ")})` : ""}, ${outcome}${c.error ? `  error: ${c.error}` : ""}\n`,
           );
         }
@@ -147,7 +152,7 @@ export function register(program: Command, ctx: CliContext): void {
         if (submissions.length === 0) ctx.stdout("  none yet\n");
         for (const s of submissions) {
           ctx.stdout(
-            `  #${s.id}  ${new Date(s.createdAt).toISOString()}  ${s.strategy}  ${s.actionType}  nonce ${s.nonce}  ${s.status}` +
+            `  #${s.id}  ${new Date(s.createdAt).toISOString()}  ${s.strategy}${whose(s.account)}  ${s.actionType}  nonce ${s.nonce}  ${s.status}` +
               `${s.twapId !== null ? `  twapId ${s.twapId}` : ""}${s.reason ? `  (${s.reason})` : ""}\n`,
           );
         }
