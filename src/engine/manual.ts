@@ -40,7 +40,7 @@ import { MemoryNonceSource, type NonceSource, NonceStore } from "../venue/nonces
 import type { Signer } from "../venue/signing/signer.js";
 import { createTransport, type TransportSettings } from "../venue/transport/factory.js";
 import type { HttpTransport } from "../venue/transport/http.js";
-import type { LoadedConfig } from "./config/loader.js";
+import { displayPath, type LoadedConfig } from "./config/loader.js";
 import { executeIntent } from "./executor.js";
 import type { Intent } from "./intents.js";
 import { type Guard, Journal, MANUAL_STRATEGY, newCycleId, type TwapFill } from "./journal.js";
@@ -312,6 +312,13 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
     if (config === undefined)
       i.note(
         `no bot config (--config, $HLBOT_CONFIG, ./hlbot.yaml or ~/.config/hlbot/config.yaml): maxOrderUsd, maxDailyNotionalUsd and maxStakeMovePerDay are not applied; the kill switch checked is ${join(stateDir, "STOP")}`,
+      );
+    // Acting for another account than the bot file's (--vault, --account): its limits and kill switch are
+    // this bot file's, not that account's own bot's (an operator of several bots stopped a sub-account's
+    // bot, then placed a TWAP for it with --vault and the master's bot file: accepted, nothing said).
+    else if (config.account !== undefined && config.account.toLowerCase() !== account)
+      i.note(
+        `acting for ${account}, with the limits and the kill switch (${killSwitchFile}) of ${displayPath(config.file)}, whose account is ${config.account.toLowerCase()}: that account's own bot's are not checked (give its bot file with --config to apply them)`,
       );
 
     const cycleId = newCycleId(now());

@@ -3,10 +3,11 @@
 // named by `account:` or --account was sent without it and landed on the master, its cancel was refused,
 // and a lost answer of a TWAP sent with --vault was looked for on the master, judged absent, and could
 // be sent again. Manual commands now ask the venue who the key may act for, as a bot does.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { type LoadedConfig, loadConfig } from "../../src/engine/config/loader.js";
 import { executeManualAction, manualVenue } from "../../src/engine/manual.js";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
 import { privateKeySigner } from "../../src/venue/signing/signer.js";
@@ -36,7 +37,7 @@ async function manual(
   key: string,
   account: string,
   call: Record<string, unknown>,
-  o: { live?: boolean; stateDir?: string; notes?: string[] } = {},
+  o: { live?: boolean; stateDir?: string; notes?: string[]; config?: LoadedConfig } = {},
 ) {
   const stateDir = o.stateDir ?? mkdtempSync(join(tmpdir(), "hlbot-manual-sub-"));
   if (o.stateDir === undefined) dirs.push(stateDir);
@@ -44,7 +45,7 @@ async function manual(
   try {
     return await executeManualAction({
       venue,
-      config: undefined,
+      config: o.config,
       call: call as never,
       signer: privateKeySigner(key),
       account,
@@ -188,4 +189,38 @@ it("an emergency cancel by an API wallet for its master is sent while /info fail
   expect(cancel.status === "done" && cancel.outcome.status).toBe("rejected");
   expect(notes.some((n) => /could not ask the venue who .*: sent without vaultAddress/.test(n))).toBe(true);
   await expect(manual(KEYS.agent, ADDR.trader, order(), { live: true })).rejects.toThrow(/userRole/);
+});
+
+it("says when it acts for another account than the bot file's: that account's own bot's kill switch and limits are not checked", async () => {
+  // An operator of several bots stopped the sub-account's bot, then placed a TWAP for it with --vault and
+  // the master's bot file: accepted, nothing said.
+  const dir = mkdtempSync(join(tmpdir(), "hlbot-manual-sub-"));
+  dirs.push(dir);
+  const file = join(dir, "master.yaml");
+  writeFileSync(
+    file,
+    [
+      "network: testnet",
+      `baseUrl: ${sim.url}`,
+      `account: "${ADDR.trader}"`,
+      `strategies: ${join(process.cwd(), "strategies/twap-accumulate.yaml")}`,
+      `state: ${join(dir, "state")}`,
+      "limits: { maxOrderUsd: 100000, maxDailyNotionalUsd: 1000000, maxStakeMovePerDay: 100 }",
+      "",
+    ].join("\n"),
+  );
+  const config = await loadConfig(file, {});
+  const notes: string[] = [];
+  await manual(KEYS.trader, ADDR.trader, order(ADDR.sub), { config, notes, stateDir: join(dir, "state") });
+  expect(notes).toEqual([
+    expect.stringMatching(
+      new RegExp(
+        `^acting for ${ADDR.sub.toLowerCase()}, with the limits and the kill switch \\(.*STOP\\) of .*master\\.yaml, whose account is ${ADDR.trader.toLowerCase()}: that account's own bot's are not checked`,
+      ),
+    ),
+  ]);
+  // For the bot file's own account: nothing to say.
+  const own: string[] = [];
+  await manual(KEYS.trader, ADDR.trader, order(), { config, notes: own, stateDir: join(dir, "state") });
+  expect(own).toEqual([]);
 });
