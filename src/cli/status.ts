@@ -6,7 +6,7 @@
 // abort still ends the command. The caller decides the exit code from `coreUnavailable` (the spot
 // balances, without which there is no account overview).
 
-import { spotUniverse, stakingEvents } from "../engine/readSnapshot.js";
+import { isLookalike, spotUniverse, stakingEvents } from "../engine/readSnapshot.js";
 import { labelWithVenueName, pairLabel } from "../engine/snapshot.js";
 import { type AccountValue, valueAccount } from "../engine/valuation.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
@@ -242,11 +242,7 @@ export async function collectStatus(
     const listed = spotV.balances.filter((b) => b.token !== undefined);
     const universe = spotUniverse(metaV, midsV);
     // A token deployed later under another's name is not valued at that token's price (readSnapshot).
-    const lookalike = (b: (typeof listed)[number]) => {
-      const named = universe.tokens.get(b.coin);
-      return named !== undefined && named.index !== b.token;
-    };
-    const valued = listed.filter((b) => !lookalike(b));
+    const valued = listed.filter((b) => !isLookalike(universe.tokens, b));
     const v = valueAccount(universe, {
       spot: valued.map((b) => ({ coin: b.coin, total: new Decimal(b.total) })),
       staking: summaryV && {

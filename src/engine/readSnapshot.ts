@@ -156,8 +156,7 @@ export async function readSnapshot(info: InfoClient, o: ReadSnapshotOptions): Pr
     // A name means the token its pairs trade (the lowest index: tokensOfAnswer): the balance of a token
     // deployed later under the same name is not that token's (a tokens trial: a lookalike's 7 "UBTC"
     // listed after the real 0.1 were taken for UBTC, and a rebalancer sold real UBTC against them).
-    const named = tokens.get(b.coin);
-    if (named !== undefined && named.index !== b.token) continue;
+    if (isLookalike(tokens, b)) continue;
     balances.set(b.coin, b);
   }
   const twaps = twapHistory ? runningTwaps(twapHistory, pairs, Math.min(o.now, o.venueNow?.() ?? o.now)) : [];
@@ -332,6 +331,18 @@ export function stakingEvents(history: DelegatorHistoryResponse): StakingEvent[]
 }
 
 /** Tokens by name and pairs by venue name. A duplicated token name keeps its canonical (lowest) index. */
+/**
+ * Whether a balance is of a token deployed later under the name of another (the name's token is the one
+ * its pairs trade, the lowest index: tokensOfAnswer): not that token's, nor valued at its price.
+ */
+export function isLookalike(
+  tokens: ReadonlyMap<string, { index: number }>,
+  balance: { coin: string; token?: number | undefined },
+): boolean {
+  const named = tokens.get(balance.coin);
+  return named !== undefined && named.index !== balance.token;
+}
+
 export function spotUniverse(
   meta: SpotMetaResponse,
   mids: Record<string, string>,

@@ -12,7 +12,7 @@ import { latestTwapEntries, twapHasEnded, twapMayBeRunning } from "../../venue/i
 import type { CycleReport } from "../cycle.js";
 import type { Journal } from "../journal.js";
 import { killSwitchEngaged } from "../killSwitch.js";
-import { spotUniverse } from "../readSnapshot.js";
+import { isLookalike, spotUniverse } from "../readSnapshot.js";
 import type { ReconcileResult } from "../reconcile.js";
 import type { Missed } from "../scheduler.js";
 import { labelOf, type Snapshot } from "../snapshot.js";
@@ -297,9 +297,8 @@ export class DaemonNotices {
     const universe = spotUniverse(meta, mids);
     const value = valueAccount(universe, {
       spot: spot.balances.flatMap((b) => {
-        // Outcome balances are no spot token; a token named like another is not that token (readSnapshot).
-        const named = b.token === undefined ? undefined : universe.tokens.get(b.coin);
-        return named === undefined || named.index !== b.token
+        // Outcome balances are no spot token; a token named like another is not that token.
+        return b.token === undefined || !universe.tokens.has(b.coin) || isLookalike(universe.tokens, b)
           ? []
           : [{ coin: b.coin, total: new Decimal(b.total) }];
       }),
