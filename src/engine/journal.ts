@@ -1028,9 +1028,15 @@ export class Journal {
 
   /**
    * slotState of several strategies of one account, read in one statement (the scheduler asks for all of
-   * them at every step); a strategy without a row is registered as first seen at `now`, as slotState does.
+   * them at every step); a strategy without a row is registered as first seen at `now`, as slotState does,
+   * unless `register` is false (a check that only reads: left out of the answer).
    */
-  slotStates(account: string, strategies: readonly string[], now: number): Map<string, SlotState> {
+  slotStates(
+    account: string,
+    strategies: readonly string[],
+    now: number,
+    register = true,
+  ): Map<string, SlotState> {
     const rows = this.sql(`SELECT strategy, ${SLOT_COLUMNS} FROM schedule_slots WHERE account = ?`).all(
       account,
     ) as Array<SlotRow & { strategy: string }>;
@@ -1038,6 +1044,7 @@ export class Journal {
     const out = new Map<string, SlotState>();
     for (const name of strategies) {
       const row = known.get(name);
+      if (row === undefined && !register) continue;
       out.set(name, row === undefined ? this.slotState(account, name, now) : slotStateOf(row));
     }
     return out;

@@ -261,10 +261,15 @@ export class Scheduler {
     return Math.min(this.maxClockSkewMs, DEFAULT_MAX_CLOCK_SKEW_MS);
   }
 
-  /** Whether a strategy's slot state is ahead of `now` (written while the clock ran ahead, or the clock now behind). */
+  /**
+   * Whether a strategy's slot state is ahead of `now` (written while the clock ran ahead, or the clock now
+   * behind). Reads only: a strategy never seen is not registered here but by the plan that follows, so
+   * its slots count from that plan's time (registered here, a slot between this check and the plan was
+   * due at a strategy's first sighting: a CI run's `once` on a 2-second schedule acted at its first call).
+   */
   aheadOfClock(now: number): boolean {
     const early = this.earlyToleranceMs();
-    const states = this.journal.slotStates(this.account, [...this.entries.keys()], now);
+    const states = this.journal.slotStates(this.account, [...this.entries.keys()], now, false);
     for (const [name, e] of this.entries) {
       const state = states.get(name);
       if (state !== undefined && rewoundSlotState(e.cron, state, now, undefined, early) !== undefined)

@@ -712,7 +712,8 @@ describe("16. a damaged journal row", () => {
       proxy.rewrite = (path) => (path === "/exchange" ? "<html>bad gateway</html>" : undefined);
       const { file, dir } = liveBot(proxy.url);
       const env = { HLBOT_PRIVATE_KEY: wallet.privateKey };
-      expect((await cli(["once", "--config", file], env)).code).toBe(0);
+      const registered = await cli(["once", "--config", file], env);
+      expect(registered.code, `${registered.stdout}${registered.stderr}`).toBe(0);
       await sleep(2_100);
       const first = await cli(["once", "--config", file], env);
       expect(first.code, first.stderr).toBe(1);
