@@ -284,8 +284,8 @@ export function applyLimits(
       }
       case "stakeMove": {
         if (handled.has(i)) break;
-        const group = stakeGroup(facts, intents[i + 1]);
-        if (group.length === 2) handled.add(i + 1);
+        const group = stakeGroup(facts, intents, i);
+        for (let k = 1; k < group.length; k++) handled.add(i + k);
         const verdict = limitStakeMove(group, limits, allowlist, moved);
         // An unpaired delegation is funded from idle stake (a deposit of its strategy included).
         const fromIdle = group.length === 1 && facts.move === "delegate";
@@ -296,6 +296,8 @@ export function applyLimits(
           break;
         }
         moved = verdict.moved;
+        // Not deferred: the rest of its group went out, so its slot acted.
+        for (const g of verdict.leftOut?.intents ?? []) blocked.push(blockedBy(g, verdict.leftOut!.why));
         for (const [k, g] of verdict.intents.entries()) {
           allowed.push(g);
           if (g !== group[k]?.intent) reduced.push(g);
@@ -349,33 +351,47 @@ export const MIN_REDUCED_STAKE_MOVE = new Decimal(1);
 type StakeMove = Extract<LimitFacts, { limit: "stakeMove" }>;
 
 /**
- * The stake move `first`, with the intent it funds when it is an undelegation marked `fundsNext`
- * followed by that strategy's delegation or cWithdraw: such a pair is limited as one.
+ * The stake move `first` (at `at`), with what it funds when it is an undelegation marked `fundsNext`: the
+ * strategy's next delegation or cWithdraw, after any further `fundsNext` undelegations of it (a withdrawal
+ * funded from several validators). Such a group is limited as one; anything else stands alone.
  */
-function stakeGroup(first: StakeMove, nextIntent: Intent | undefined): StakeMove[] {
-  const next = limitOf(nextIntent);
-  const pairs =
-    first.move === "undelegate" &&
-    first.fundsNext &&
-    next?.limit === "stakeMove" &&
-    next.intent.strategy === first.intent.strategy &&
-    next.move !== "undelegate";
-  return pairs ? [first, next] : [first];
+function stakeGroup(first: StakeMove, intents: readonly Intent[], at: number): StakeMove[] {
+  if (first.move !== "undelegate" || !first.fundsNext) return [first];
+  const group: StakeMove[] = [first];
+  for (let k = at + 1; k < intents.length; k++) {
+    const next = limitOf(intents[k]);
+    if (next?.limit !== "stakeMove" || next.intent.strategy !== first.intent.strategy) break;
+    group.push(next);
+    if (next.move !== "undelegate") {
+      // Funded by the undelegations before it: a delegation by one (a move), a withdrawal by any number.
+      if (next.move === "delegate" && group.length > 2) break;
+      return group;
+    }
+    if (!next.fundsNext) break;
+  }
+  return [first];
 }
 
 /**
- * maxStakeMovePerDay and the allowlist for one stake move or one funding pair. A move beyond the 24-h
- * budget is reduced to what is left (a pair shares it half and half, so the undelegation never frees
- * more than its delegation uses), as maxOrderUsd reduces a TWAP; what is left over moves another day.
- * Blocked (the reason is returned) when the allowlist refuses, usage is unknown, or less than
- * MIN_REDUCED_STAKE_MOVE is left. A pair is blocked or reduced together.
+ * maxStakeMovePerDay and the allowlist for one stake move or one funding group (stakeGroup). A move beyond
+ * the 24-h budget is reduced to what is left, each part in proportion (a pair half and half, so the
+ * undelegation never frees more than its delegation uses; a withdrawal takes what its reduced
+ * undelegations free), as maxOrderUsd reduces a TWAP; what is left over moves another day. Blocked (the
+ * reason is returned) when the allowlist refuses, usage is unknown, or less than MIN_REDUCED_STAKE_MOVE
+ * is left. A group is blocked or reduced together.
  */
 function limitStakeMove(
   group: StakeMove[],
   limits: RiskLimits,
   allowlist: ReadonlySet<string> | undefined,
   moved: Decimal | undefined,
-): { intents: StakeMove["intent"][]; moved: Decimal } | { blocked: string; daily?: true } {
+):
+  | {
+      intents: StakeMove["intent"][];
+      moved: Decimal;
+      leftOut?: { intents: StakeMove["intent"][]; why: string };
+    }
+  | { blocked: string; daily?: true } {
   const paired = group.length > 1 ? " (with the undelegation that funds it)" : "";
   for (const g of group) {
     if (!positive(g.intent.amount)) return { blocked: "amount must be positive" };
@@ -388,9 +404,28 @@ function limitStakeMove(
   const max = limits.maxStakeMovePerDay;
   if (moved.plus(want).lte(max)) return { intents: group.map((g) => g.intent), moved: moved.plus(want) };
   const left = Decimal.max(max.minus(moved), 0);
-  const smallest = Decimal.min(...group.map((g) => g.intent.amount));
-  const each = truncateDecimals(Decimal.min(left.div(group.length), smallest), 8);
-  if (each.lt(MIN_REDUCED_STAKE_MOVE)) {
+  // Each part in proportion (a pair half and half); the funded move, last, is what its undelegations
+  // still free plus its own share of idle stake. A withdrawal's undelegation reduced below the minimum
+  // is left out, the withdrawal taking less.
+  const scaled = (x: Decimal) => truncateDecimals(x.times(left).div(want), 8);
+  const funded = group.length > 1 ? group[group.length - 1]! : undefined;
+  const legs = funded === undefined ? group : group.slice(0, -1);
+  const kept = legs
+    .map((g) => ({ g, amount: scaled(g.intent.amount) }))
+    .filter((x) => x.amount.gte(MIN_REDUCED_STAKE_MOVE));
+  const freed = kept.reduce((sum, x) => sum.plus(x.amount), new Decimal(0));
+  const own =
+    funded === undefined
+      ? undefined
+      : freed.plus(
+          scaled(
+            Decimal.max(
+              funded.intent.amount.minus(legs.reduce((sum, g) => sum.plus(g.intent.amount), new Decimal(0))),
+              0,
+            ),
+          ),
+        );
+  if ((funded === undefined && kept.length === 0) || (own !== undefined && own.lt(MIN_REDUCED_STAKE_MOVE))) {
     return {
       blocked:
         `24-h stake moved would reach ${fmt(moved.plus(want))} HYPE, above maxStakeMovePerDay ${fmt(max)} ` +
@@ -398,18 +433,39 @@ function limitStakeMove(
       daily: true,
     };
   }
-  const intents = group.map(({ intent: g }) => ({
+  const parts = [...kept, ...(funded !== undefined && own !== undefined ? [{ g: funded, amount: own }] : [])];
+  const counts =
+    funded === undefined
+      ? ""
+      : funded.move === "withdraw"
+        ? "; HYPE withdrawn from a validator counts twice, undelegated and withdrawn"
+        : `; a move between validators counts twice, ${fmt(own!)} undelegated and ${fmt(own!)} delegated`;
+  const dropped = legs.length - kept.length;
+  const intents = parts.map(({ g: { intent: g }, amount }) => ({
     ...g,
-    amount: each,
+    amount,
     reason:
-      `${g.reason}; reduced from ${fmt(g.amount)} to ${fmt(each)} HYPE by maxStakeMovePerDay ${fmt(max)} ` +
-      `(${fmt(moved)} moved in the last 24 h or planned earlier in this cycle${
-        group.length > 1
-          ? `; a move between validators counts twice, ${fmt(each)} undelegated and ${fmt(each)} delegated`
+      `${g.reason}; reduced from ${fmt(g.amount)} to ${fmt(amount)} HYPE by maxStakeMovePerDay ${fmt(max)} ` +
+      `(${fmt(moved)} moved in the last 24 h or planned earlier in this cycle${counts}${
+        dropped > 0 && g === funded?.intent
+          ? `; ${dropped} undelegation(s) below ${fmt(MIN_REDUCED_STAKE_MOVE)} HYPE left out`
           : ""
       }; the rest moves later)`,
   }));
-  return { intents, moved: moved.plus(each.times(group.length)) };
+  const total = parts.reduce((sum, x) => sum.plus(x.amount), new Decimal(0));
+  const out = legs.filter((g) => !kept.some((x) => x.g === g)).map((g) => g.intent);
+  return {
+    intents,
+    moved: moved.plus(total),
+    ...(out.length > 0
+      ? {
+          leftOut: {
+            intents: out,
+            why: `reduced by maxStakeMovePerDay ${fmt(max)} below ${fmt(MIN_REDUCED_STAKE_MOVE)} HYPE (${fmt(moved)} moved in the last 24 h or planned earlier in this cycle); the withdrawal it funded takes less, the rest moves later`,
+          },
+        }
+      : {}),
+  };
 }
 
 /**

@@ -167,6 +167,75 @@ describe("risk limits", () => {
     );
   });
 
+  it("limits a withdrawal funded from several validators as one group: each part in proportion, a dust part left out", () => {
+    // withdrawForSales and maxStaked undelegate from several validators and withdraw the sum in one
+    // cWithdraw (one queue place): the daily limit must never let the withdrawal ask for more than the
+    // undelegations that go out free, nor cut one undelegation and not the withdrawal.
+    const undelegate = (v: string, amount: string): TokenDelegateIntent => ({
+      ...delegate(v, amount, true),
+      fundsNext: true,
+    });
+    const withdraw = (amount: string): Intent => ({
+      kind: "cWithdraw",
+      strategy: "stake",
+      reason: "for a sale",
+      amount: dec(amount),
+    });
+    const group: Intent[] = [undelegate(addr(1), "600"), undelegate(addr(2), "200"), withdraw("1000")];
+    const amounts = (r: ReturnType<typeof applyLimits>) =>
+      r.allowed.map((i) => [i.kind, (i as { amount: { toFixed(): string } }).amount.toFixed()]);
+    // Within the limit: as planned (200 of the withdrawal is idle stake).
+    expect(amounts(applyLimits(group, { ...limits, maxStakeMovePerDay: dec("1800") }, noUsage, off))).toEqual(
+      [
+        ["tokenDelegate", "600"],
+        ["tokenDelegate", "200"],
+        ["cWithdraw", "1000"],
+      ],
+    );
+    // 900 left of 1,800 wanted: half of each, the withdrawal what the halves free plus half its idle part.
+    const half = applyLimits(group, { ...limits, maxStakeMovePerDay: dec("900") }, noUsage, off);
+    expect(amounts(half)).toEqual([
+      ["tokenDelegate", "300"],
+      ["tokenDelegate", "100"],
+      ["cWithdraw", "500"],
+    ]);
+    expect(half.blocked).toEqual([]);
+    expect(half.allowed[2]?.reason).toMatch(
+      /reduced from 1000 to 500 HYPE by maxStakeMovePerDay 900 .*HYPE withdrawn from a validator counts twice/,
+    );
+    // 8 left of 1,800: the 200-HYPE leg would be 0.88, below 1 HYPE: left out, said, and the withdrawal
+    // takes only what the other leg frees (2.66666666) and its idle part (0.88888888).
+    const tight = applyLimits(group, limits, { ...noUsage, stakeMoved: dec("1492") }, off);
+    expect(amounts(tight)).toEqual([
+      ["tokenDelegate", "2.66666666"],
+      ["cWithdraw", "3.55555554"],
+    ]);
+    expect(tight.blocked.map((b) => [b.considered, b.defer, b.reason])).toEqual([
+      [
+        "tokenDelegate",
+        undefined,
+        expect.stringMatching(
+          /reduced by maxStakeMovePerDay 1500 below 1 HYPE .*the withdrawal it funded takes less/,
+        ),
+      ],
+    ]);
+    // Less than 1 HYPE left for the withdrawal: the whole group waits.
+    const none = applyLimits(group, limits, { ...noUsage, stakeMoved: dec("1499.5") }, off);
+    expect(none.allowed).toEqual([]);
+    expect(none.blocked).toHaveLength(3);
+    // An undelegation marked fundsNext before another strategy's withdrawal is not grouped with it.
+    const other = applyLimits(
+      [undelegate(addr(1), "600"), { ...withdraw("600"), strategy: "other" } as Intent],
+      { ...limits, maxStakeMovePerDay: dec("900") },
+      noUsage,
+      off,
+    );
+    expect(amounts(other)).toEqual([
+      ["tokenDelegate", "600"],
+      ["cWithdraw", "300"],
+    ]);
+  });
+
   it("takes what the limits cut off a strategy's idle-stake delegations off its deposit, so HYPE is not left idle", () => {
     // A user's trial: 700 HYPE deposited for two 350 delegations, the second cut to 150 by the limit:
     // 200 HYPE sat in staking earning nothing. The deposit now moves only what can be delegated.

@@ -48,6 +48,25 @@ it("withdraws what the rebalancer's sale lacks once spot HYPE is sold, and says 
   );
 });
 
+it("takes one of the venue's withdrawal queue places per run, however many validators give (a year-long trial)", () => {
+  // One cWithdraw per validator filled the venue's 5 places in 2 to 3 runs of a rally; the next sale's
+  // withdrawal was then refused or waited a day.
+  const runs = record.cycles
+    .map((c) => ({
+      undelegations: c.decisions.filter(
+        (d) => d.kind === "tokenDelegate" && d.outcome === "accepted" && /to withdraw it/.test(d.reason),
+      ).length,
+      withdrawals: c.decisions.filter((d) => d.kind === "cWithdraw" && d.outcome === "accepted").length,
+    }))
+    .filter((r) => r.withdrawals > 0);
+  expect(runs.some((r) => r.undelegations > 1)).toBe(true);
+  expect(runs.every((r) => r.withdrawals === 1)).toBe(true);
+  const refused = record.cycles.flatMap((c) =>
+    c.decisions.filter((d) => d.kind === "cWithdraw" && d.outcome !== "accepted"),
+  );
+  expect(refused).toEqual([]);
+});
+
 it("lists each withdrawal to spot with when it landed, beside the undelegation before it (a treasurer's trial)", () => {
   const list = s.staking.withdrawals.list;
   expect(list.length).toBeGreaterThan(0);

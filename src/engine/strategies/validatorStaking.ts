@@ -11,8 +11,9 @@
 //   allows) or when it pays: a better validator must earn at least minImprovement more (net) and the gain
 //   over horizonDays must beat the cost of moving (one day of rewards), and the stake must have been held
 //   minHoldDays. Balance between the chosen validators is kept within rebalanceThreshold.
-// - An undelegation is planned only with the delegation (or withdrawal) it funds, as a pair
-//   (`fundsNext`), so the risk limits reduce or block both together.
+// - An undelegation is planned only with the delegation (or withdrawal) it funds (`fundsNext`): a move as
+//   a pair, a withdrawal as the undelegations followed by one cWithdraw of their sum (one queue place), so
+//   the risk limits reduce or block them together.
 // - The user's intent wins: HYPE the user undelegated by hand, or that came back to spot from a
 //   withdrawal the user made (not one of hlbot's own: journaled), is left alone for respectManualDays;
 //   maxStaked caps the stake and withdraws the excess.
@@ -1464,8 +1465,7 @@ function unstake(
 ): Decision[] {
   const decisions: Decision[] = [];
   let excess = total;
-  let slots = params.maxPendingWithdrawals - snapshot.staking.nPendingWithdrawals;
-  if (slots <= 0) {
+  if (params.maxPendingWithdrawals - snapshot.staking.nPendingWithdrawals <= 0) {
     return [
       skip(
         name,
@@ -1479,17 +1479,8 @@ function unstake(
   const fromIdle = trunc(
     Decimal.min(excess, Decimal.max(ZERO, snapshot.staking.undelegated.minus(reserved))),
   );
-  if (fromIdle.gte(params.minMove)) {
-    const w: CWithdrawIntent = {
-      kind: "cWithdraw",
-      strategy: name,
-      amount: fromIdle,
-      reason: `${why}: withdraw ${fmt(fromIdle)} idle HYPE from staking (back on spot after the 7-day queue)`,
-    };
-    decisions.push(w);
-    excess = excess.minus(fromIdle);
-    slots -= 1;
-  }
+  const idle = fromIdle.gte(params.minMove) ? fromIdle : ZERO;
+  excess = excess.minus(idle);
   // Stake that leaves anyway first (not among the chosen validators: excluded or outside the N), worst
   // first; then the chosen validators by what each holds above its share of the stake that stays (its
   // target after the withdrawal: the split's weights), so no move follows to even them out (a trial's
@@ -1497,7 +1488,7 @@ function unstake(
   // 300,000/100,000/100,000 cut in proportion to holdings kept 3:1:1, and the daily limit, letting the
   // largest pair through first, drained one, each followed by a move). Largest first: a limit that cuts
   // the list leaves the split nearer its target. A small excess, within rebalanceThreshold of the
-  // smallest of them, comes from the lowest ranked alone (one queue place).
+  // smallest of them, comes from the lowest ranked alone (one undelegation).
   const rank = (a: string) => {
     const i = ranked.findIndex((c) => c.address === a);
     return i < 0 ? Number.MAX_SAFE_INTEGER : i;
@@ -1574,15 +1565,11 @@ function unstake(
       largest[1] = largest[1].plus(rest);
     }
     const holds = (a: string) => stay.find(([x]) => x === a)?.[1] ?? ZERO;
-    if (
-      shares.length > 0 &&
-      shares.every(([a, x]) => x.gte(params.minMove) && x.lte(holds(a))) &&
-      shares.length <= slots - takes.length
-    ) {
+    if (shares.length > 0 && shares.every(([a, x]) => x.gte(params.minMove) && x.lte(holds(a)))) {
       takes.push(...shares);
       excess = ZERO;
     } else {
-      // Too few queue places (or shares under minMove): whole holdings, the most above its share first.
+      // Shares under minMove: whole holdings, the most above its share first.
       const aboveOf = (a: string) => above.find(([x]) => x === a)?.[1] ?? ZERO;
       for (const [a, amount] of [...stay].sort(([x], [y]) => aboveOf(y).cmp(aboveOf(x)))) {
         const take = trunc(Decimal.min(excess, amount));
@@ -1592,26 +1579,39 @@ function unstake(
       }
     }
   }
-  for (const [a, amount] of takes) {
-    if (slots <= 0) break;
-    const info = infos.get(a);
-    const u: TokenDelegateIntent = {
-      kind: "tokenDelegate",
-      strategy: name,
-      validator: a,
-      amount,
-      isUndelegate: true,
-      fundsNext: true,
-      reason: `${why}: undelegate ${fmt(amount)} HYPE from ${label(a, info)} to withdraw it`,
-    };
+  // The undelegations, then ONE withdrawal of what they free and the idle stake: a withdrawal holds one of
+  // the venue's few queue places for 7 days, an undelegation none (a year-long trial: one withdrawal per
+  // validator filled the 5 places in 2 to 3 runs of a rally, and the next sale's waited a day). Each
+  // undelegation funds what follows (`fundsNext`): the limits reduce or block them with the withdrawal.
+  const undelegated = takes.reduce((sum, [, amount]) => sum.plus(amount), ZERO);
+  const sum = idle.plus(undelegated);
+  if (sum.gt(0)) {
+    for (const [a, amount] of takes) {
+      const u: TokenDelegateIntent = {
+        kind: "tokenDelegate",
+        strategy: name,
+        validator: a,
+        amount,
+        isUndelegate: true,
+        fundsNext: true,
+        reason: `${why}: undelegate ${fmt(amount)} HYPE from ${label(a, infos.get(a))} to withdraw it`,
+      };
+      decisions.push(u);
+    }
+    const sources = [
+      ...(idle.gt(0) ? [`${fmt(idle)} idle`] : []),
+      ...takes.map(([a, amount]) => `${fmt(amount)} undelegated from ${label(a, infos.get(a))}`),
+    ];
     const w: CWithdrawIntent = {
       kind: "cWithdraw",
       strategy: name,
-      amount,
-      reason: `${why}: withdraw ${fmt(amount)} HYPE undelegated from ${label(a, info)} (back on spot after the 7-day queue)`,
+      amount: sum,
+      reason:
+        takes.length === 0
+          ? `${why}: withdraw ${fmt(sum)} idle HYPE from staking (back on spot after the 7-day queue)`
+          : `${why}: withdraw ${fmt(sum)} HYPE (${sources.join(", ")}) from staking (back on spot after the 7-day queue; one queue place)`,
     };
-    decisions.push(u, w);
-    slots -= 1;
+    decisions.push(w);
   }
   if (!decisions.some((d) => d.kind !== "skip"))
     decisions.push(skip(name, `${why}: nothing can be withdrawn now`, "cWithdraw"));

@@ -838,10 +838,13 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
       ],
     };
     const decisions = run(spec, { maxStaked: 700 });
-    expect(decisions.map((d) => d.kind)).toEqual(["cWithdraw", "tokenDelegate", "cWithdraw"]);
-    expect((decisions[0] as { amount: Decimal }).amount.toFixed()).toBe("100");
+    // One withdrawal of the idle 100 and the 300 undelegated: one queue place, not one per source.
+    expect(decisions.map((d) => d.kind)).toEqual(["tokenDelegate", "cWithdraw"]);
     expect(moves(decisions)).toEqual([["undelegate", C, "300"]]);
-    expect((decisions[2] as { amount: Decimal }).amount.toFixed()).toBe("300");
+    expect((decisions[1] as { amount: Decimal }).amount.toFixed()).toBe("400");
+    expect(decisions[1]?.reason).toMatch(
+      /withdraw 400 HYPE \(100 idle, 300 undelegated from .*\).*one queue place/,
+    );
     // The queue full: the withdrawal waits, the run goes on (charlie's stake still moves to a better
     // validator), and the idle 100 stay idle for the withdrawal to come (delegated, they would be locked).
     const full = run({ ...spec, nPendingWithdrawals: 5 }, { maxStaked: 700 });
@@ -1372,7 +1375,8 @@ describe("validator-staking: a staker's trial (churn, what moves first, withdraw
       { day: 0, kind: "undelegate", validator: "Bravo", amount: 1000 },
       { day: 0, kind: "undelegate", validator: "Alpha", amount: 1000 },
     ]);
-    expect(moves.filter((m) => m.kind === "withdrawalInitiated").map((m) => m.amount)).toEqual([1000, 1000]);
+    // One withdrawal of both undelegations: one of the venue's few queue places, not two.
+    expect(moves.filter((m) => m.kind === "withdrawalInitiated").map((m) => m.amount)).toEqual([2000]);
   }, 60_000);
 
   it("stake leaving a validator goes in one delegation where the others are short by a little: no small pieces re-locking them", async () => {
@@ -1492,8 +1496,8 @@ describe("validator-staking: a staker's trial (churn, what moves first, withdraw
       days: 5,
     });
     expect(moves.filter((m) => m.kind === "delegate")).toEqual([]);
-    // Charlie's 2,666.66 above its share goes first, then the others' 666.66 each (1,500 a day under
-    // the limit: three days).
+    // Charlie's 2,666.66 above its share, and the others' 666.66 each, in proportion under the limit
+    // (1,500 a day undelegated and withdrawn in one withdrawal: three days).
     const out = (name: string) =>
       moves
         .filter((m) => m.kind === "undelegate" && m.validator === name)
@@ -1501,11 +1505,23 @@ describe("validator-staking: a staker's trial (churn, what moves first, withdraw
     expect(out("Charlie")).toBeCloseTo(2666.67, -1);
     expect(out("Alpha")).toBeCloseTo(666.67, -1);
     expect(out("Bravo")).toBeCloseTo(666.67, -1);
-    expect(moves.find((m) => m.kind === "undelegate")).toMatchObject({
-      day: 0,
-      validator: "Charlie",
-      amount: 1500,
-    });
+    expect(
+      moves
+        .filter((m) => m.kind === "undelegate" && m.day === 0)
+        .map((m) => [m.validator, Math.round(m.amount)])
+        .sort(),
+    ).toEqual([
+      ["Alpha", 250],
+      ["Bravo", 250],
+      ["Charlie", 1000],
+    ]);
+    // One withdrawal of what the three free (the undelegations' sum, to the wei).
+    const day0 = moves.filter((m) => m.day === 0);
+    const freed = day0.filter((m) => m.kind === "undelegate").reduce((sum, m) => sum + m.amount, 0);
+    expect(day0.filter((m) => m.kind === "withdrawalInitiated").map((m) => m.amount.toFixed(8))).toEqual([
+      freed.toFixed(8),
+    ]);
+    expect(freed).toBeCloseTo(1500, 4);
     expect(Math.max(...moves.map((m) => m.day))).toBe(2);
     void result;
   }, 60_000);
