@@ -330,6 +330,22 @@ describe("the kill switch", () => {
     const idle = await cli(["stop", "--config", config]);
     expect(idle.code).toBe(0);
     expect(idle.stderr).toContain(`no hlbot holds the state folder ${state} right now`);
+    expect(idle.stderr).toMatch(
+      /if your bot runs with another bot file or state folder, this switch does not stop it/,
+    );
+    expect((await cli(["resume", "--config", config])).code).toBe(0);
+    // A switch file shared on purpose (limits.killSwitchFile outside the state folder) stops every bot
+    // naming it: "does not stop it" was false (an operator of several bots).
+    const shared = join(dir, "shared-STOP");
+    const sharing = await cli(["stop", "--config", writeConfig({ killSwitchFile: shared })]);
+    expect(sharing.code).toBe(0);
+    expect(sharing.stderr).toContain(
+      `a bot whose limits.killSwitchFile is ${shared} stops too, whatever its state folder; one with another switch file does not`,
+    );
+    expect(sharing.stderr).not.toMatch(/this switch does not stop it/);
+    expect((await cli(["resume", "--config", config])).code).toBe(0);
+    rmSync(shared, { force: true });
+    writeConfig();
     const { acquireInstanceLock } = await import("../../src/engine/lock.js");
     const lock = acquireInstanceLock(state, "hlbot run");
     try {

@@ -3,6 +3,7 @@
 // TWAPs. `stop --cancel-twaps` (or `limits.killSwitchCancelRunning: true`) also cancels the account's
 // running TWAPs now, through the engine's executor (journaled, strategy "kill-switch"). Neither needs
 // the daemon to be stopped: the switch is a file the daemon checks before every cycle.
+import { dirname } from "node:path";
 import { type Command, Option } from "commander";
 import type { LoadedConfig } from "../../engine/config/loader.js";
 import type { CliContext } from "../context.js";
@@ -84,7 +85,7 @@ hlbot: the kill switch was NOT engaged: the bot file does not load, and ${found.
         dirname(path) === config.state,
       );
       ctx.stderr(`hlbot: kill switch engaged: ${path} exists; nothing is submitted until \`hlbot resume\`\n`);
-      ctx.stderr(`hlbot: ${await holderText(config.state)}\n`);
+      ctx.stderr(`hlbot: ${await holderText(config.state, path)}\n`);
       const cancel = opts.cancelTwaps === true || config.limits.killSwitchCancelRunning;
       if (!cancel) {
         // Under a dry-run config only --live sends the cancels (a review: the advice alone sent none).
@@ -212,14 +213,20 @@ async function switchConfig(ctx: CliContext, opts: { config?: string }): Promise
 }
 
 /** Which hlbot, if any, holds the state folder now: the one the switch stops at its next cycle. */
-async function holderText(stateDir: string): Promise<string> {
+async function holderText(stateDir: string, switchFile?: string): Promise<string> {
   const { instanceLockHolder } = await import("../../engine/lock.js");
   try {
     const h = instanceLockHolder(stateDir);
+    // A switch file outside the state folder (limits.killSwitchFile) stops every bot that names it,
+    // whatever its state folder: "does not stop it" was false for a switch shared on purpose.
+    const shared = switchFile !== undefined && dirname(switchFile) !== stateDir;
     if (!h.held)
       return (
         `no hlbot holds the state folder ${stateDir} right now (a daemon holds it while it runs; a cron-run ` +
-        "`once` while it runs): if your bot runs with another bot file or state folder, this switch does not stop it"
+        "`once` while it runs): " +
+        (shared
+          ? `a bot whose limits.killSwitchFile is ${switchFile} stops too, whatever its state folder; one with another switch file does not`
+          : "if your bot runs with another bot file or state folder, this switch does not stop it")
       );
     return h.holder
       ? `\`${h.holder.command}\` (pid ${h.holder.pid} on ${h.holder.hostname}) holds ${stateDir} and reads this switch before each cycle`
