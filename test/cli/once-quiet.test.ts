@@ -3,6 +3,7 @@
 // every 15 minutes. `once --quiet` prints nothing for a pass with nothing to tell.
 import { afterEach, expect, it, vi } from "vitest";
 import { HOUR, MIN, type Rig, rig } from "../helpers/cronRig.js";
+import { ADDR, KEYS, testScenario } from "../simulator/fixtures.js";
 
 let r: Rig | undefined;
 afterEach(async () => {
@@ -45,4 +46,34 @@ it("once --quiet is silent when nothing happens and says everything when somethi
   const acted = await text(r.start + HOUR + 20_000, ["--quiet"]);
   expect(acted.stdout).toMatch(/hype-dca: twapOrder/);
   expect(acted.stdout).toMatch(/skipped, not due/);
+}, 120_000);
+
+it("once --quiet does not print an API wallet's authority line at every pass (an operator's cron mail)", async () => {
+  // The bot's key is an API wallet of the trading account: a plain pass says so (info), a quiet one not.
+  r = await rig({
+    privateKey: KEYS.agent,
+    keepShipped: false,
+    strategies: { "zz-dca.yaml": DCA },
+    fund: {},
+    sim: {
+      scenario: testScenario({
+        agents: [{ user: ADDR.trader, address: ADDR.agent, name: "bot" }],
+        balances: { [ADDR.trader]: { USDC: "20000" } },
+      }),
+    },
+    configExtra: { account: ADDR.trader, log: { level: "info", format: "json" } },
+  });
+  const rigged = r;
+  const pass = async (at: number, extra: string[] = []) => {
+    rigged.sim.advanceTo(at);
+    vi.setSystemTime(at);
+    return rigged.cli(["once", ...extra]);
+  };
+  const plain = await pass(r.start + 20_000);
+  expect(plain.code, plain.stderr).toBe(0);
+  expect(plain.stderr).toContain(`API wallet ${ADDR.agent} of ${ADDR.trader}`);
+  const quiet = await pass(r.start + 30 * MIN, ["--quiet"]);
+  expect(quiet.code, quiet.stderr).toBe(0);
+  expect(quiet.stdout).toBe("");
+  expect(quiet.stderr).not.toContain("API wallet");
 }, 120_000);

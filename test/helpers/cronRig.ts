@@ -55,8 +55,10 @@ export async function rig(o: {
   configExtra?: Record<string, unknown>;
   sim?: VenueOptions;
   keepShipped?: boolean;
+  /** The bot's key (default: a random one, the account itself). */
+  privateKey?: string;
 }): Promise<Rig> {
-  const wallet = Wallet.createRandom();
+  const wallet = o.privateKey === undefined ? Wallet.createRandom() : new Wallet(o.privateKey);
   const address = wallet.address.toLowerCase();
   const sim = (await startSimulator({ rateLimit: false, ...o.sim })) as Simulator & { url: string };
   const receiver = await startHttpServer(() => ({ json: { ok: true } }));
