@@ -49,7 +49,7 @@ import {
 import { type AccountFacts, readSnapshot, summarizeSnapshot } from "./readSnapshot.js";
 import { type ReconcileResult, reconcile } from "./reconcile.js";
 import { applyLimits, dayUsage, endedTwapFills, type RiskLimits } from "./risk.js";
-import { DEFAULT_MAX_CLOCK_SKEW_MS } from "./schedule.js";
+import { CronSchedule, DEFAULT_MAX_CLOCK_SKEW_MS } from "./schedule.js";
 import {
   type PlannedSale,
   pairFor,
@@ -196,7 +196,7 @@ export interface CycleOptions {
  * sell, and HYPE 5 points over target for days. A rebalancer that fails to decide is left out.
  */
 export function plannedHypeSales(
-  peers: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital">>,
+  peers: ReadonlyArray<Pick<Strategy, "name" | "kind" | "params" | "capital"> & { schedule?: string }>,
   snapshot: Snapshot,
   now: number,
   o: {
@@ -210,6 +210,8 @@ export function plannedHypeSales(
     priceDoubt?: (pair: SpotPair) => string | undefined;
     /** limits.maxOrderUsd: a sale larger than this goes out in pieces, a cycle each. */
     maxOrderUsd?: Decimal;
+    /** limits.maxDailyNotionalUsd: what all TWAPs of the account may trade in 24 h. */
+    maxDailyNotionalUsd?: Decimal;
   } = {},
 ): PlannedSale[] {
   const {
@@ -218,6 +220,7 @@ export function plannedHypeSales(
     acceptedMid = () => undefined,
     priceDoubt = () => undefined,
     maxOrderUsd,
+    maxDailyNotionalUsd,
   } = o;
   const out: PlannedSale[] = [];
   // A DCA selling HYPE in this cycle (its TWAP not running yet): what it decides to sell stays on spot,
@@ -315,6 +318,7 @@ export function plannedHypeSales(
             bandSize: overSane.band,
             // The quote valued as USD (USDC): a piece's size, approximately.
             ...(maxOrderUsd?.gt(0) ? { pieceSize: maxOrderUsd.div(overSane.mid) } : {}),
+            ...paceOf(peer, params, overSane.mid, now, maxOrderUsd, maxDailyNotionalUsd),
           }
         : {};
     let sells = false;
@@ -360,6 +364,51 @@ export function plannedHypeSales(
     }
   }
   return out;
+}
+
+/** Slots of a schedule counted for a day's pace: at most one a minute. */
+const MAX_RUNS_A_DAY = 1_440;
+/** Parsed schedules by expression (a cycle asks at every run; a simulation thousands of times). */
+const paceCrons = new Map<string, CronSchedule>();
+
+/**
+ * The most a rebalancer can sell in a day at its pace (pacePerDay): a TWAP a run at most, each a piece
+ * (limits.maxOrderUsd) and no longer than its runs leave time for (one TWAP on its pair at a time), and
+ * all of them within limits.maxDailyNotionalUsd. withdrawForSales withdraws no more than that pace sells
+ * by the time a withdrawal is back (validatorStaking saleShortfall). Nothing when neither limit binds (no
+ * daily limit, and no schedule to count runs by).
+ */
+function paceOf(
+  peer: { schedule?: string },
+  params: TwapRebalanceParams,
+  mid: Decimal,
+  now: number,
+  maxOrderUsd: Decimal | undefined,
+  maxDailyNotionalUsd: Decimal | undefined,
+): { pacePerDay?: Decimal } {
+  if (!mid.gt(0)) return {};
+  const byDailyLimit = maxDailyNotionalUsd?.gt(0) ? maxDailyNotionalUsd.div(mid) : undefined;
+  let byPieces: Decimal | undefined;
+  if (peer.schedule !== undefined && maxOrderUsd?.gt(0)) {
+    let cron = paceCrons.get(peer.schedule);
+    if (cron === undefined) paceCrons.set(peer.schedule, (cron = new CronSchedule(peer.schedule)));
+    let runs = 0;
+    for (
+      let t = cron.next(now);
+      t !== undefined && t <= now + DAY_MS && runs < MAX_RUNS_A_DAY;
+      t = cron.next(t)
+    )
+      runs++;
+    runs = Math.min(runs, Math.ceil(MAX_RUNS_A_DAY / Math.max(1, params.twap.minutes)));
+    byPieces = maxOrderUsd.div(mid).times(Math.max(1, runs));
+  }
+  const perDay =
+    byDailyLimit === undefined
+      ? byPieces
+      : byPieces === undefined
+        ? byDailyLimit
+        : Decimal.min(byDailyLimit, byPieces);
+  return perDay === undefined ? {} : { pacePerDay: perDay };
 }
 
 /**
@@ -695,6 +744,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
             startedAt,
           ),
         maxOrderUsd: deps.limits.maxOrderUsd,
+        maxDailyNotionalUsd: deps.limits.maxDailyNotionalUsd,
       });
       if (planned.length > 0) floored = { ...floored, plannedHypeSales: planned };
     }

@@ -345,6 +345,11 @@ export interface PlannedSale {
   bandSize?: Decimal;
   /** The most one of its TWAPs sells, in HYPE (limits.maxOrderUsd at the mid), with overTarget. */
   pieceSize?: Decimal;
+  /**
+   * The most it can sell in a day, in HYPE, at its pace (its runs a day, a piece each, within
+   * limits.maxDailyNotionalUsd), with overTarget; undefined when neither limit binds.
+   */
+  pacePerDay?: Decimal;
 }
 
 /** A pair by its tokens, BASE/QUOTE ("HYPE/USDC" for "@107"): how people and the journal name it. */

@@ -42,6 +42,16 @@ const STAKING_TOKEN = "HYPE";
 const DAY_MS = 86_400_000;
 /** The unstaking queue (the longest known: mainnet's 7 days; src/venue/constants.ts), in minutes, as a horizon for sales. */
 const UNSTAKING_QUEUE_MINUTES = LONGEST_UNSTAKING_QUEUE_MS / 60_000;
+const UNSTAKING_QUEUE_DAYS = LONGEST_UNSTAKING_QUEUE_MS / 86_400_000;
+/**
+ * withdrawForSales on a paced sale: another withdrawal goes while one is pending only when it is worth
+ * this many days of sales (7 ÷ 2 = 3.5 withdrawals pending at once, within the venue's 5), and what is
+ * on spot and on its way back covers the queue, that gap and PACE_MARGIN_DAYS more: the coverage never
+ * falls under the queue's 7 days plus the margin, when the next withdrawal starts. (Without the margin, a
+ * run of a falling market found nothing on spot: the pace, measured at the mid, grows as the price falls.)
+ */
+const PACE_GAP_DAYS = 2;
+const PACE_MARGIN_DAYS = 1;
 /**
  * Cost of moving delegated stake, in days of rewards on the stake moved. A pessimistic bound: the venue
  * pays daily on the minimum stake held per staking epoch (about 90 minutes, Hyperliquid docs "Staking";
@@ -151,7 +161,7 @@ export const validatorStakingParams = z
       .boolean()
       .default(false)
       .describe(
-        "Withdraw stake (undelegate, then cWithdraw through the 7-day queue) that a twap-rebalance strategy of the account will need for its HYPE sales: what it would sell (in pieces of limits.maxOrderUsd, until back within its band) beyond the spot HYPE it can sell and the withdrawals already pending",
+        "Withdraw stake (undelegate, then cWithdraw through the 7-day queue) that a twap-rebalance strategy of the account will need for its HYPE sales: what it would sell (in pieces of limits.maxOrderUsd, until back within its band, and no more than it sells at its pace by the time the withdrawal is back and 3 days more) beyond the spot HYPE it can sell and the withdrawals already pending",
       ),
     respectManualDays: decimal({ min: 0, max: 3650 })
       .prefault(7)
@@ -679,13 +689,39 @@ export const validatorStaking = defineStrategy({
     // Or less, what a rebalancer's sale lacks (withdrawForSales): a year of the shipped strategies left a
     // 50/50 rebalancer at 62 to 67% HYPE for months, everything above keepSpot staked and never withdrawn.
     const sale = params.withdrawForSales ? saleShortfall(snapshot) : undefined;
+    // Stake a sale will take (withdrawForSales): what it lacks now, or a sale its sell floor holds that
+    // spot and the pending withdrawals do not cover. Such stake is not moved for yield or balance
+    // meanwhile: a move locks it for a day, and the withdrawal waits for the lock (an exiting holder's
+    // trial: with the floor holding the sale, 3,328 HYPE were spread to a validator holding nothing, then
+    // withdrawn days later; after each withdrawal 1 to 47 HYPE were evened out, locking the next one).
+    const floorHeld = params.withdrawForSales
+      ? (snapshot.plannedHypeSales ?? []).find(
+          (p) =>
+            p.heldBy === "its sell floor" &&
+            p.size.gt(
+              (snapshot.balances.get(STAKING_TOKEN)?.available ?? ZERO).plus(
+                snapshot.staking.totalPendingWithdrawal,
+              ),
+            ),
+        )
+      : undefined;
+    const stakeForSale =
+      sale !== undefined && sale.short.gte(minMove)
+        ? sale.strategy
+        : floorHeld !== undefined
+          ? floorHeld.strategy
+          : undefined;
     let stakeCap = params.maxStaked;
     let capText = `maxStaked ${fmt(params.maxStaked ?? ZERO)}`;
     let forSale = false;
     if (sale?.short.gte(minMove) && (stakeCap === undefined || staked.minus(sale.short).lt(stakeCap))) {
       stakeCap = trunc(Decimal.max(ZERO, staked.minus(sale.short)));
       forSale = sale.short.gte(sale.worth);
-      capText = `what leaves ${sale.strategy} HYPE to sell (withdrawForSales: it is ${fmt(trunc(sale.over))} HYPE over its target and would sell ${fmt(trunc(sale.sells))} before it is back within its band, spot holds ${fmt(sale.spot)}${sale.back.gt(0) ? ` and ${fmt(sale.back)} is on its way back from the withdrawal queue` : ""})`;
+      const sells =
+        sale.toBand === undefined
+          ? `would sell ${fmt(trunc(sale.sells))} before it is back within its band`
+          : `would sell ${fmt(trunc(sale.toBand))} before it is back within its band, ${fmt(trunc(sale.sells))} of it by the time a withdrawal now is back and ${PACE_GAP_DAYS + PACE_MARGIN_DAYS} days more at its pace (its runs, limits.maxOrderUsd and maxDailyNotionalUsd; the rest is withdrawn later)`;
+      capText = `what leaves ${sale.strategy} HYPE to sell (withdrawForSales: it is ${fmt(trunc(sale.over))} HYPE over its target and ${sells}, spot holds ${fmt(sale.spot)}${sale.back.gt(0) ? ` and ${fmt(sale.back)} is on its way back from the withdrawal queue` : ""})`;
     }
     let forWithdrawal = ZERO;
     /**
@@ -703,8 +739,15 @@ export const validatorStaking = defineStrategy({
     // its way back counts in it, and a rise adding a few HYPE each run took a place each: 2.79 HYPE).
     const over = stakeCap === undefined ? ZERO : staked.minus(stakeCap);
     const waiting = snapshot.staking.nPendingWithdrawals > 0;
+    // maxStaked's excess is large against maxStaked itself: against a cap a sale sets (what is staked less
+    // what the sale lacks), an exit's cap near 0 made every few HYPE "large", and 6 to 15 HYPE went out
+    // beside two pending withdrawals (an exiting holder's trial); a sale's is large when worth a place.
+    const maxStaked = params.maxStaked;
     const large =
-      stakeCap !== undefined && (forSale || over.gte(trunc(stakeCap.times(params.rebalanceThreshold))));
+      stakeCap !== undefined &&
+      (forSale ||
+        (maxStaked !== undefined &&
+          staked.minus(maxStaked).gte(trunc(maxStaked.times(params.rebalanceThreshold)))));
     if (stakeCap !== undefined && over.gte(minMove) && waiting && !large) {
       notes.push(
         `${fmt(trunc(over))} HYPE above ${capText}, withdrawn once the pending withdrawal(s) are done`,
@@ -1038,6 +1081,10 @@ export const validatorStaking = defineStrategy({
         continue;
       }
       if (c.amount.lt(minMove)) continue;
+      if (stakeForSale !== undefined) {
+        decisions.push(skip(name, `${why}: ${notMovedForSale(stakeForSale)}; ${split}`, "tokenDelegate"));
+        continue;
+      }
       sources.push({
         address: a,
         amount: c.amount,
@@ -1057,6 +1104,16 @@ export const validatorStaking = defineStrategy({
           skip(
             name,
             `${label(c.address, c.v)} holds ${fmt(have)} HYPE, target ${fmt(target)}: not evened out while the stake above ${capText} waits to be withdrawn`,
+            "tokenDelegate",
+          ),
+        );
+        continue;
+      }
+      if (!overCap && stakeForSale !== undefined) {
+        decisions.push(
+          skip(
+            name,
+            `${label(c.address, c.v)} holds ${fmt(have)} HYPE, target ${fmt(target)}: not evened out, ${notMovedForSale(stakeForSale)}`,
             "tokenDelegate",
           ),
         );
@@ -1393,6 +1450,11 @@ function allocationWeights(
   return { weights, byScore };
 }
 
+/** Why stake is not moved for yield or balance while a sale will take it (withdrawForSales). */
+function notMovedForSale(strategy: string): string {
+  return `stake is being withdrawn for ${strategy}'s HYPE sale (withdrawForSales), and a move would lock it for a day`;
+}
+
 /**
  * HYPE a rebalancer of the account must sell beyond the spot HYPE it can sell and the withdrawals already
  * on their way back (withdrawForSales): the largest of the rebalancers' (two sharing HYPE are warned of).
@@ -1402,6 +1464,8 @@ function saleShortfall(snapshot: Snapshot):
       strategy: string;
       over: Decimal;
       sells: Decimal;
+      /** What it sells before it is back within its band, when its pace over the queue is less (sells). */
+      toBand: Decimal | undefined;
       spot: Decimal;
       back: Decimal;
       worth: Decimal;
@@ -1419,21 +1483,34 @@ function saleShortfall(snapshot: Snapshot):
   // it never sold sat on spot earning nothing, or was staked again weeks later (a staker's trial: 25 to
   // 36% of a year's withdrawals; 1.43 HYPE withdrawn and re-delegated untouched).
   const piece = largest.pieceSize;
-  const sells = !over.gt(band)
+  const toBand = !over.gt(band)
     ? ZERO
     : piece === undefined || !piece.gt(0)
       ? over
       : Decimal.min(over, over.minus(band).div(piece).ceil().times(piece));
+  // And no more than it sells at its pace (cycle.ts paceOf) by the time a withdrawal started now is back
+  // and PACE_GAP_DAYS + PACE_MARGIN_DAYS more: the rest is withdrawn later, just in time, earning until then. An exiting
+  // holder's trial withdrew all 25,000 staked HYPE in the first week of a sale its daily limit spread
+  // over five: 4 HYPE of rewards instead of 18, fees without the staking discount, and 10,196 HYPE idle
+  // once its floor held the rest.
+  const perDay = largest.pacePerDay;
+  const pace = perDay?.times(UNSTAKING_QUEUE_DAYS + PACE_GAP_DAYS + PACE_MARGIN_DAYS);
+  const paced = pace !== undefined && pace.lt(toBand);
+  const sells = paced ? pace : toBand;
   // The account's spot HYPE, as the rebalancer sells from it: this strategy's own view may be capped by
   // its capital (a review: a capital of 50 HYPE read 1,000 HYPE on spot as 50, and stake was withdrawn).
   const spot = largest.spotAvailable ?? snapshot.balances.get(STAKING_TOKEN)?.available ?? ZERO;
   const back = snapshot.staking.totalPendingWithdrawal;
-  // Worth a queue place of its own while another withdrawal waits: half a piece (or half its band).
-  const worth = (piece?.gt(0) ? piece : band).div(2);
+  // Worth a queue place of its own while another withdrawal waits: half a piece (or half its band); at
+  // its pace, PACE_GAP_DAYS of sales, so the withdrawals of a long sale hold about queue ÷ gap places
+  // (3.5 of the venue's 5) rather than one a run.
+  const half = (piece?.gt(0) ? piece : band).div(2);
+  const worth = paced && perDay !== undefined ? Decimal.max(half, perDay.times(PACE_GAP_DAYS)) : half;
   return {
     strategy: largest.strategy,
     over,
     sells,
+    toBand: paced ? toBand : undefined,
     spot,
     back,
     worth,

@@ -15,7 +15,13 @@ import { addr, buildSnapshot, T0 } from "../../helpers/snapshots.js";
 const [A, B] = [addr(1), addr(2)];
 
 function decide(
-  opts: { spot?: number; pending?: number; nPending?: number; params?: Record<string, unknown> },
+  opts: {
+    spot?: number;
+    pending?: number;
+    nPending?: number;
+    params?: Record<string, unknown>;
+    delegations?: Array<{ validator: string; amount: number }>;
+  },
   sales: PlannedSale[],
   more: Partial<Parameters<typeof buildSnapshot>[0]> = {},
 ): Decision[] {
@@ -26,7 +32,7 @@ function decide(
         { address: A, name: "A", apr: "0.03", commission: "0.01" },
         { address: B, name: "B", apr: "0.03", commission: "0.01" },
       ],
-      delegations: [
+      delegations: opts.delegations ?? [
         { validator: A, amount: 1_000 },
         { validator: B, amount: 1_000 },
       ],
@@ -170,6 +176,32 @@ describe("what the cycle tells staking of a rebalancer's sale (plannedHypeSales)
     const [p] = plannedHypeSales([rebalancer()], snapshot, T0);
     // (72,000 − 56,000) / 80
     expect(p?.overTarget?.toFixed()).toBe("200");
+  });
+
+  it("and the most it sells in a day at its pace: its runs a day, a piece each, within the daily limit", () => {
+    const at = (
+      schedule: string,
+      minutes: number,
+      limits: { maxOrderUsd?: number; maxDailyNotionalUsd?: number },
+    ) => {
+      const peer = { ...rebalancer(), schedule };
+      peer.params = { ...peer.params, twap: { ...peer.params.twap, minutes } };
+      const [p] = plannedHypeSales([peer], snapshot, T0, {
+        ...(limits.maxOrderUsd ? { maxOrderUsd: new Decimal(limits.maxOrderUsd) } : {}),
+        ...(limits.maxDailyNotionalUsd
+          ? { maxDailyNotionalUsd: new Decimal(limits.maxDailyNotionalUsd) }
+          : {}),
+      });
+      return p?.pacePerDay?.toFixed();
+    };
+    // Every 8 hours, 5,000 USD pieces at 80: 3 × 62.5; a daily limit of 20,000 allows 250.
+    expect(at("0 */8 * * *", 60, { maxOrderUsd: 5_000, maxDailyNotionalUsd: 20_000 })).toBe("187.5");
+    // Hourly with 8-hour TWAPs (one on its pair at a time): 3 pieces a day, not 24.
+    expect(at("0 * * * *", 480, { maxOrderUsd: 5_000 })).toBe("187.5");
+    // Hourly, 1-hour TWAPs: the daily limit binds (20,000 / 80).
+    expect(at("0 * * * *", 60, { maxOrderUsd: 5_000, maxDailyNotionalUsd: 20_000 })).toBe("250");
+    // Neither limit: no pace.
+    expect(at("0 * * * *", 60, {})).toBeUndefined();
   });
 
   it("and nothing to withdraw for while its sell floor holds the sale, spot HYPE or not", () => {
@@ -340,5 +372,92 @@ describe("withdrawForSales beside a rebalancer of three tokens", () => {
     expect(doubted.map((p) => [p.heldBy, p.overTarget])).toEqual([
       ["a price of PURR the price checks do not accept now", undefined],
     ]);
+  });
+});
+
+describe("an exit paced by the rebalancer's limits (an exiting holder's trial)", () => {
+  // 40,000 HYPE to sell, 1,100 a day under maxDailyNotionalUsd: all 25,000 staked were withdrawn in the
+  // first week and waited on spot for weeks, earning nothing.
+  it("withdraws what the sale sells by the time the withdrawal is back and three days more, not all of it", () => {
+    const ds = decide({ spot: 0 }, [
+      sale(1_500, { pieceSize: new Decimal(50), pacePerDay: new Decimal(100) }),
+    ]);
+    // 100 a day × (7 days of queue + 2 of gap + 1 of margin) = 1,000, of the 1,500 it would sell before
+    // it is back within its band.
+    expect(moves(ds).filter((m) => m.startsWith("withdraw"))).toEqual(["withdraw 1000"]);
+    expect(ds.find((d) => d.kind === "cWithdraw")?.reason).toMatch(
+      /would sell 1500 before it is back within its band, 1000 of it by the time a withdrawal now is back and 3 days more at its pace/,
+    );
+    // A pace faster than the sale: all of it, as before.
+    expect(
+      moves(decide({ spot: 0 }, [sale(300, { pacePerDay: new Decimal(1_000) })])).filter((m) =>
+        m.startsWith("withdraw"),
+      ),
+    ).toEqual(["withdraw 300"]);
+  });
+
+  it("while one is pending, the next goes once it is worth two days of the sale's pace", () => {
+    const paced = sale(1_500, { pieceSize: new Decimal(50), pacePerDay: new Decimal(100) });
+    // 1,000 wanted on its way back; 850 pending: 150 short, under two days (200): it waits.
+    const waits = decide({ spot: 0, pending: 850, nPending: 1 }, [paced]);
+    expect(moves(waits)).toEqual([]);
+    expect(JSON.stringify(waits)).toContain("withdrawn once the pending withdrawal(s) are done");
+    // 750 pending: 250 short, two days' worth and more: it goes beside the pending one.
+    expect(
+      moves(decide({ spot: 0, pending: 750, nPending: 1 }, [paced])).filter((m) => m.startsWith("withdraw")),
+    ).toEqual(["withdraw 250"]);
+  });
+
+  it("a few HYPE short at the end of an exit wait for the pending withdrawals (the cap a sale sets is no measure)", () => {
+    // 40 HYPE still staked, 500 on their way back, the sale 530: 30 short. Against a cap of 40 − 30 = 10
+    // they were "large" and went out beside two pending withdrawals (6 to 15 HYPE each time).
+    const ds = decide(
+      {
+        spot: 0,
+        pending: 500,
+        nPending: 2,
+        delegations: [
+          { validator: A, amount: 20 },
+          { validator: B, amount: 20 },
+        ],
+      },
+      [sale(530, { pieceSize: new Decimal(400) })],
+    );
+    expect(moves(ds)).toEqual([]);
+    expect(JSON.stringify(ds)).toContain("30 HYPE above what leaves hype-usdc-5050 HYPE to sell");
+    expect(JSON.stringify(ds)).toContain("withdrawn once the pending withdrawal(s) are done");
+  });
+
+  it("moves no stake for balance or yield while a sale will take it, also while its floor holds the sale", () => {
+    const uneven = [
+      { validator: A, amount: 1_600 },
+      { validator: B, amount: 400 },
+    ];
+    // Control: no sale, the split is evened out.
+    expect(moves(decide({ spot: 0, delegations: uneven }, []))).toEqual([
+      "delegate 600 B",
+      "undelegate 600 A",
+    ]);
+    // The floor holds a 300-HYPE sale, nothing on spot: nothing is moved, and it says why.
+    const held = decide({ spot: 0, delegations: uneven }, [
+      { strategy: "hype-usdc-5050", size: new Decimal(300), heldBy: "its sell floor" },
+    ]);
+    expect(moves(held)).toEqual([]);
+    expect(held.map((d) => d.reason).join("\n")).toMatch(
+      /holds 1600 HYPE, target 1000: not evened out, stake is being withdrawn for hype-usdc-5050's HYPE sale \(withdrawForSales\), and a move would lock it for a day/,
+    );
+    // Spot covers the held sale: the split is evened out as usual.
+    expect(
+      moves(
+        decide(
+          { spot: 300, delegations: uneven, params: { stakeIdleSpot: { enabled: true, keepSpot: 300 } } },
+          [{ strategy: "hype-usdc-5050", size: new Decimal(300), heldBy: "its sell floor" }],
+        ),
+      ),
+    ).toEqual(["delegate 600 B", "undelegate 600 A"]);
+    // A sale that lacks stake now: what it lacks is withdrawn, nothing is evened out.
+    const selling = decide({ spot: 0, delegations: uneven }, [sale(300)]);
+    expect(moves(selling).filter((m) => m.startsWith("delegate"))).toEqual([]);
+    expect(moves(selling).filter((m) => m.startsWith("withdraw"))).toEqual(["withdraw 300"]);
   });
 });
