@@ -2,6 +2,7 @@
 // object (so `--json` holds the same figures); skipped decisions are grouped by their reason's template
 // (summary.ts reasonTemplate: numbers aside) with the latest wording, because an hourly strategy says "within band" with
 // new numbers every hour. `--json` lists every distinct reason with its exact count.
+import { Decimal } from "../lib/decimal.js";
 import { duration, netAprText, shortAddress } from "../lib/text.js";
 
 export { netAprText };
@@ -82,6 +83,14 @@ export function signedPct(ratio: string, change: string): string {
   if (shown === "0.00" && n !== 0) return `${sign}<0.01%`;
   return `${n === 0 ? "" : sign}${shown}%`;
 }
+/** The average against the start mid, signed in the trader's favour (a sale above it, a buy below: +). */
+function againstStart(average: string, startMid: string, side: "buy" | "sell"): string {
+  const a = new Decimal(average);
+  const m = new Decimal(startMid);
+  const better = side === "sell" ? a.minus(m) : m.minus(a);
+  return signedPct(better.div(m).toString(), better.toString());
+}
+
 function when(isoTime: string): string {
   return isoTime.replace("T", " ").replace(/:\d\d\.\d{3}Z$/, "");
 }
@@ -255,11 +264,18 @@ function twaps(s: SimulationSummary): string[] {
           `${short(t.size)} ${base}`,
           `${short(t.notional, 2)} ${quote}`,
           `average ${t.averagePrice === null ? "-" : short(t.averagePrice, 6)}`,
+          t.averagePrice === null || t.startMid === null
+            ? ""
+            : `start mid ${short(t.startMid, 6)} (${againstStart(t.averagePrice, t.startMid, t.side)})`,
         ];
       }),
-      "llrrl",
+      "llrrll",
     ),
   );
+  if (s.trades.some((t) => t.startMid !== null && t.averagePrice !== null))
+    out.push(
+      "  (start mid: the pair's mid when the run began; + means the average was better than trading it all at that mid: higher for a sale, lower for a buy)",
+    );
   const fees = s.fees.byToken.map((f) => `${short(f.amount, 6)} ${f.token}`).join(" + ");
   out.push(`Fees: ${fees || "none"} (≈ ${groupDigits(s.fees.value)} ${s.valuationCoin})`);
   return out;

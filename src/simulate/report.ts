@@ -475,7 +475,7 @@ ${tableHtml(
     [true, true, true, true, true, true, true, true, true, true],
   )}
 <h3>Trades</h3>${tableHtml(
-    ["pair", "side", "TWAPs", "filled nothing", "slices", "size", "notional", "average price"],
+    ["pair", "side", "TWAPs", "filled nothing", "slices", "size", "notional", "average price", "start mid"],
     s.trades.map((t) => [
       t.label,
       t.side,
@@ -485,8 +485,9 @@ ${tableHtml(
       t.size,
       t.notional,
       t.averagePrice ?? "-",
+      t.startMid ?? "-",
     ]),
-    [false, false, true, true, true, true, true, true],
+    [false, false, true, true, true, true, true, true, true],
   )}
 <h3>Fees</h3>${tableHtml(
     ["token", "amount", `value (${s.valuationCoin})`],

@@ -168,6 +168,12 @@ export interface TradeTotal {
   size: string;
   notional: string;
   averagePrice: string | null;
+  /**
+   * The pair's mid at the start of the run (its tokens' start prices), to read the average against: what
+   * selling (or buying) it all at once at the start would have got, before spread and impact. Null when
+   * a token had no price then.
+   */
+  startMid: string | null;
 }
 
 export interface FeeTotal {
@@ -439,6 +445,13 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     const p = r.pairs[pair];
     return p ? `${p.base}/${p.quote}` : pair;
   };
+  /** A pair's mid at the start, in its quote, from its tokens' start prices ("HYPE/USDC"). */
+  const startMidOf = (pairLabel: string): string | null => {
+    const [base, quote] = pairLabel.split("/");
+    const b = base === undefined ? undefined : r.start.prices[base];
+    const q = quote === undefined ? undefined : r.start.prices[quote];
+    return b !== undefined && q !== undefined && q.gt(0) ? roundPrice(b.div(q)) : null;
+  };
   const validatorName = new Map(r.validators.map((v) => [v.address, v.name]));
 
   // ---- what the strategies did (cycles) ----
@@ -685,6 +698,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
         size: "0",
         notional: "0",
         averagePrice: null,
+        startMid: startMidOf(t.label),
       },
       sz: ZERO,
       ntl: ZERO,
