@@ -238,13 +238,14 @@ export function budgetMemory(
     if (!here || RESERVED.has(r.strategy)) continue;
     const holder = dcaHere(r.strategy);
     if (r.rebuilt) {
-      if (holder === undefined || holder.budgeted) count(r, "TWAPs `hlbot journal rebuild` imported");
+      if (holder === undefined || holder.budgeted)
+        count(r, "TWAPs `hlbot journal rebuild` imported on this pair and side");
       continue;
     }
     if (r.byDca === 0 || holder !== undefined) continue;
     count(
       r,
-      `${r.strategy} (${configured.has(r.strategy) ? "now another strategy's name" : "no longer configured"})`,
+      `${r.strategy} (${configured.has(r.strategy) ? "now another strategy's name" : "no longer configured"}) on this pair and side`,
     );
   }
   // What it traded by netting against another strategy's opposing TWAP (no TWAP of its own for it).

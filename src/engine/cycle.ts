@@ -54,19 +54,20 @@ import {
   type PlannedSale,
   pairFor,
   pairLabel,
+  type RunningTwap,
   type Snapshot,
   type SpotPair,
   spotSellsOf,
   type VenueRules,
 } from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
-import { remembers, runStrategy, type Strategy, snapshotParts } from "./strategies/registry.js";
+import { remembers, runStrategy, STRATEGIES, type Strategy, snapshotParts } from "./strategies/registry.js";
 import {
   excessOverTarget,
   raisedToSmallestTwap,
   type TwapRebalanceParams,
 } from "./strategies/twapRebalance.js";
-import type { StrategyMemory } from "./strategies/types.js";
+import type { StrategyMarket, StrategyMemory } from "./strategies/types.js";
 import type { ValidatorStakingParams } from "./strategies/validatorStaking.js";
 import { PAIRED_WITHIN_MS } from "./strategies/validatorStaking.js";
 import { usdPerUnit } from "./usd.js";
@@ -366,6 +367,22 @@ export function plannedHypeSales(
   return out;
 }
 
+/**
+ * Whether a strategy trades `pair` on `side`: one of its markets is the pair (by its venue name, or its
+ * base against its quote), and a DCA's side is that one.
+ */
+function tradesPair(
+  s: Pick<Strategy, "kind" | "params">,
+  pair: { name: string; base: { name: string }; quote: { name: string } },
+  side: "buy" | "sell",
+): boolean {
+  if (s.kind === "twap-accumulate" && (s.params as { side?: string }).side !== side) return false;
+  const markets = (STRATEGIES[s.kind] as { markets?: (p: unknown) => ReadonlyArray<StrategyMarket> }).markets;
+  return (markets?.(s.params) ?? []).some(
+    (m) => m.coin === pair.name || (m.coin === pair.base.name && m.quote === pair.quote.name),
+  );
+}
+
 /** Slots of a schedule counted for a day's pace: at most one a minute. */
 const MAX_RUNS_A_DAY = 1_440;
 /** Parsed schedules by expression (a cycle asks at every run; a simulation thousands of times). */
@@ -610,7 +627,16 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
     // Who placed each running TWAP: the venue does not say; this bot's journal does (shown in reasons,
     // and a DCA does not wait for an enabled strategy's TWAP on its side), and how long it still runs on
     // the venue's clock (its start is the venue's time).
-    const enabledNow = new Set((deps.peers ?? o.strategies).map((s) => s.name));
+    // An enabled strategy of that name that still trades the TWAP's pair (and side, for a DCA): a name
+    // given to another strategy in the same edit that renamed its holder (a DCA renamed, its old name
+    // reused for a HYPE DCA) made the PURR TWAP a peer's, and the renamed DCA placed a second one
+    // beside it, doubling its pace (a trial of an owner editing the bot file while TWAPs run).
+    const enabledNow = new Map((deps.peers ?? o.strategies).map((s) => [s.name, s] as const));
+    const peerOf = (name: string, t: RunningTwap) => {
+      const s = enabledNow.get(name);
+      const pair = read.pairs.get(t.coin);
+      return s !== undefined && pair !== undefined && tradesPair(s, pair, t.side);
+    };
     const owned =
       read.twaps.length === 0
         ? read
@@ -622,7 +648,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
               return {
                 ...t,
                 placedBy: by,
-                ...(by !== null && enabledNow.has(by) ? { peer: true as const } : {}),
+                ...(by !== null && peerOf(by, t) ? { peer: true as const } : {}),
                 remainingMs: t.startedAt + t.minutes * 60_000 - (startedAt + localToVenue),
               };
             }),

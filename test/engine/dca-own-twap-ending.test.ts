@@ -88,3 +88,24 @@ it("with the local clock minutes ahead, how long its own TWAP still runs is read
     await bot.close();
   }
 }, 120_000);
+
+it("renamed while its old name is given to a DCA of another pair, it still waits for its TWAP (an owner's edit)", async () => {
+  // A trial of an owner editing the bot file while TWAPs run: a PURR DCA renamed, its old name given to a
+  // new HYPE DCA in the same edit. The old TWAP counted as the new HYPE DCA's (an enabled strategy's, so
+  // not waited for), and the renamed DCA placed a second TWAP beside it on the pair, doubling its pace.
+  r = await rig({ strategies: { "dca.yaml": dca(180) }, keepShipped: false, fund: { USDC: "5000" } });
+  r.sim.setPrice("@107", "25");
+  await r.once(r.start + 5_000);
+  await r.once(r.start + HOUR + 20_000);
+  writeFileSync(join(r.dir, "strategies", "dca.yaml"), stringify({ ...dca(180), name: "hourly-hype" }));
+  const other = dca(30);
+  writeFileSync(
+    join(r.dir, "strategies", "other.yaml"),
+    stringify({ ...other, schedule: "0 9 * * *", params: { ...other.params, coin: "PURR" } }),
+  );
+  await r.once(r.start + HOUR + 30 * MIN); // the new names' first sight
+  const next = await r.once(r.start + 2 * HOUR + 20_000);
+  expect(next.actions).toEqual([]);
+  expect(JSON.stringify(next.summary)).toMatch(/a TWAP #\d+ of hourly is already running on HYPE\/USDC/);
+  expect(r.twapsPlaced()).toHaveLength(1);
+}, 120_000);

@@ -272,7 +272,10 @@ describe("a budget follows its strategy's market, not only its name", () => {
     );
     // The journal cannot tell a new strategy from the old one moved to PURR: it counts them, and says so.
     const purrRun = run.actions.find((a) => a.strategy === "dca");
-    expect(purrRun?.reason).toMatch(/3\d\d\.\d\d of it by its own name's TWAPs on another pair or side/);
+    // Where they were, said once (it read "… on another pair or side on this pair and side").
+    expect(purrRun?.reason).toMatch(
+      /3\d\d\.\d\d of it by its own name's TWAPs on another pair or side: counted/,
+    );
   });
 
   it("a journal from before the budget stamp: a renamed DCA still counts its TWAPs (fail closed)", async () => {

@@ -148,7 +148,7 @@ export const twapAccumulate = defineStrategy({
         `${fmt(memory.spentUsd, 2)} of ${fmt(params.budgetUsd)} USD` +
         (inherited === undefined
           ? ""
-          : `, ${fmt(inherited.usd, 2)} of it by ${inherited.from.join(" and ")} on this pair and side: ` +
+          : `, ${fmt(inherited.usd, 2)} of it by ${inherited.from.join(" and ")}: ` +
             "counted as this strategy's in case it is one of them renamed (the journal knows strategies by name); if it is not, raise budgetUsd by that");
       // Said on every run, not only once it is used up (an accountant's trial: a live run showed a DCA's
       // budget only as "used up"; plan, history and notices carry this reason).
