@@ -559,8 +559,36 @@ export class Daemon {
         (changed.length ? `; changed ${changed.join(", ")}` : "") +
         (removed.length ? `; removed ${removed.join(", ")}` : ""),
     );
+    this.warnTwapsLeftBy([...removed, ...changed]);
     if (this.entries.size === 0)
       this.logger.warn("no enabled strategy left: nothing will run until a reload");
+  }
+
+  /**
+   * The TWAPs that strategies removed or changed by a reload placed and the venue may still run (journal,
+   * no network): they keep filling, so they are named with how to cancel them (an owner removed a
+   * strategy whose 2,000-USD buy ran 5 more minutes; the log said only "removed").
+   */
+  private warnTwapsLeftBy(names: readonly string[]): void {
+    if (names.length === 0) return;
+    const now = this.runtime.clock();
+    let rows: ReturnType<DaemonRuntime["journal"]["runningTwaps"]>;
+    try {
+      rows = this.runtime.journal
+        .runningTwaps(this.runtime.account, now)
+        .filter(
+          (r) =>
+            names.includes(r.strategy) &&
+            !this.runtime.journal.twapCancelled(this.runtime.account, r.twapId, now),
+        );
+    } catch {
+      return; // the journal's error is said where a cycle reads it
+    }
+    for (const r of rows)
+      this.logger.warn(
+        { strategy: r.strategy, twapId: r.twapId },
+        `${r.strategy} was ${this.entries.has(r.strategy) ? "changed" : "removed"} by the reload, and its TWAP #${r.twapId} may still run until ${new Date(r.expectedEnd).toISOString().slice(11, 16)} UTC: it keeps filling (its guards are still watched); \`hlbot twap-cancel --twap-id ${r.twapId}\` cancels it`,
+      );
   }
 
   /**

@@ -510,6 +510,42 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     expect(d.strategies().map((s) => s.name)).toEqual(["dca-hype"]);
   });
 
+  it("a reload that removes a strategy names the TWAP it placed that may still run, and how to cancel it", async () => {
+    // An owner removed a strategy whose 2,000-USD buy ran on: the log said only "removed".
+    const dca = {
+      name: "dca",
+      kind: "twap-accumulate",
+      schedule: "* * * * *",
+      params: { coin: "HYPE", side: "buy", amountUsd: 400, twap: { minutes: 60, randomize: false } },
+    };
+    bot = await startTestBot({ mode: "live", strategies: [dca], fund: { USDC: "5000" } });
+    bot.sim.setPrice("@107", "40");
+    START = bot.sim.now();
+    fakeTime(bot);
+    const { daemon: d, lines } = newDaemon(bot);
+    d.start();
+    await step(d, MINUTE, 2);
+    const [placed] = twapsPlaced(bot);
+    expect(placed).toBeDefined();
+    const twapId = Number(placed!.data.twapId);
+    writeFileSync(join(bot.dir, "strategy-0.yaml"), stringify({ ...dca, name: "dca-hype" }));
+    expect(await d.reloadFrom(() => loadStrategySet(bot!.runtime.config, { TEST_BOT_KEY: bot!.key }))).toBe(
+      true,
+    );
+    const told = lines.find((l) => l.twapId === twapId);
+    expect(told?.msg).toMatch(
+      new RegExp(
+        `^dca was removed by the reload, and its TWAP #${twapId} may still run until \\d\\d:\\d\\d UTC: it keeps filling \\(its guards are still watched\\); \`hlbot twap-cancel --twap-id ${twapId}\` cancels it$`,
+      ),
+    );
+    // A reload that leaves it alone says nothing of it.
+    const before = lines.length;
+    expect(await d.reloadFrom(() => loadStrategySet(bot!.runtime.config, { TEST_BOT_KEY: bot!.key }))).toBe(
+      true,
+    );
+    expect(lines.slice(before).some((l) => l.twapId === twapId)).toBe(false);
+  });
+
   it("reloads strategy files: a broken file is reported with file:line and the old set kept; a good set replaces it", async () => {
     bot = await startTestBot({
       strategies: [{ ...REBALANCE, schedule: "*/2 * * * *" }],
