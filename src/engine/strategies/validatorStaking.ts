@@ -555,8 +555,9 @@ export const validatorStaking = defineStrategy({
         if (!own.has(i))
           manualUndelegated = Decimal.max(ZERO, manualUndelegated.minus(e.amount.minus(fromDeposit)));
       }
-      // Or withdrew it.
-      if (e.kind === "withdrawalInitiated")
+      // Or withdrew it (not a withdrawal of hlbot's own: a review found the user's 200 HYPE delegated
+      // again a minute after hlbot withdrew 200 of its own).
+      if (e.kind === "withdrawalInitiated" && !ownStarts.has(e))
         manualUndelegated = Decimal.max(ZERO, manualUndelegated.minus(e.amount));
       // An undelegation of hlbot's own whose other leg did not happen (refused, lost, a stop in between)
       // is the bot's to delegate again, not the user's to keep idle.

@@ -674,6 +674,47 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
     expect(moves(later).reduce((s, m) => s + Number(m[2]), 0)).toBe(550);
   });
 
+  it("6. HYPE undelegated by hand stays undelegated after a withdrawal hlbot made itself (a review)", () => {
+    // The user undelegated 200 by hand; a day later hlbot withdrew 200 of its own (undelegated from two
+    // validators, one withdrawal). That withdrawal was taken for the user's HYPE leaving, and their 200
+    // were delegated again (locked a day) at the next run.
+    const t = T0 - DAY_MS;
+    const own = [
+      { time: t, validator: A, amount: dec(100), isUndelegate: true },
+      { time: t, validator: B, amount: dec(100), isUndelegate: true },
+    ];
+    const spec = {
+      stakingHistory: [
+        { time: T0 - 3 * DAY_MS, kind: "undelegate", validator: A, amount: dec(200) }, // by hand
+        ...own.map((m) => ({
+          time: t,
+          kind: "undelegate" as const,
+          validator: m.validator,
+          amount: m.amount,
+        })),
+        { time: t, kind: "withdrawalInitiated", amount: dec(200) },
+      ],
+      undelegated: 200,
+      nPendingWithdrawals: 1,
+      delegations: [
+        { validator: A, amount: 400 },
+        { validator: B, amount: 400 },
+      ],
+      ownStakingMoves: own,
+      ownWithdrawals: [{ time: t, amount: dec(200) }],
+    } as SnapshotSpec;
+    const decisions = run(spec);
+    expect(moves(decisions)).toEqual([]);
+    expect(skips(decisions).join(" ")).toMatch(
+      /200 HYPE undelegated by hand in the last 7 days stays undelegated/,
+    );
+    // The withdrawal was the user's (hlbot journaled none): their 200 left, and the 200 idle now are
+    // hlbot's own undelegations, delegated again.
+    const theirs = run({ ...spec, ownWithdrawals: [] });
+    expect(skips(theirs).join(" ")).not.toMatch(/undelegated by hand/);
+    expect(moves(theirs).reduce((sum, m) => sum + (m[0] === "delegate" ? Number(m[2]) : 0), 0)).toBe(200);
+  });
+
   it("6. HYPE back on spot from hlbot's own withdrawal is staked again; a withdrawal of the user's is kept and said", () => {
     // A treasurer's trial: 754.63 HYPE withdrawn for a sale the market then called off landed on spot;
     // taken for a withdrawal the user made, 254.63 above keepSpot waited 7 days under "nothing to move".
