@@ -691,10 +691,13 @@ export const validatorStaking = defineStrategy({
     // 50/50 rebalancer at 62 to 67% HYPE for months, everything above keepSpot staked and never withdrawn.
     const sale = params.withdrawForSales ? saleShortfall(snapshot) : undefined;
     // Stake a sale will take (withdrawForSales): what it lacks now, or a sale its sell floor holds that
-    // spot and the pending withdrawals do not cover. Such stake is not moved for yield or balance
-    // meanwhile: a move locks it for a day, and the withdrawal waits for the lock (an exiting holder's
+    // spot and the pending withdrawals do not cover. The chosen validators are not evened out meanwhile:
+    // a move locks what it moves for a day, and the withdrawal waits for the lock (an exiting holder's
     // trial: with the floor holding the sale, 3,328 HYPE were spread to a validator holding nothing, then
     // withdrawn days later; after each withdrawal 1 to 47 HYPE were evened out, locking the next one).
+    // Stake still moves for yield (its gain beats a day's rewards) and off a validator that must be
+    // left: a review's floor held a sale for weeks while 10,000 HYPE sat on a validator gone to 95%
+    // commission.
     const floorHeld = params.withdrawForSales
       ? (snapshot.plannedHypeSales ?? []).find(
           (p) =>
@@ -708,9 +711,9 @@ export const validatorStaking = defineStrategy({
       : undefined;
     const stakeForSale =
       sale !== undefined && sale.short.gte(minMove)
-        ? sale.strategy
+        ? { strategy: sale.strategy, held: false }
         : floorHeld !== undefined
-          ? floorHeld.strategy
+          ? { strategy: floorHeld.strategy, held: true }
           : undefined;
     let stakeCap = params.maxStaked;
     let capText = `maxStaked ${fmt(params.maxStaked ?? ZERO)}`;
@@ -1082,10 +1085,6 @@ export const validatorStaking = defineStrategy({
         continue;
       }
       if (c.amount.lt(minMove)) continue;
-      if (stakeForSale !== undefined) {
-        decisions.push(skip(name, `${why}: ${notMovedForSale(stakeForSale)}; ${split}`, "tokenDelegate"));
-        continue;
-      }
       sources.push({
         address: a,
         amount: c.amount,
@@ -1451,9 +1450,11 @@ function allocationWeights(
   return { weights, byScore };
 }
 
-/** Why stake is not moved for yield or balance while a sale will take it (withdrawForSales). */
-function notMovedForSale(strategy: string): string {
-  return `stake is being withdrawn for ${strategy}'s HYPE sale (withdrawForSales), and a move would lock it for a day`;
+/** Why the chosen validators are not evened out while a sale will take stake (withdrawForSales). */
+function notMovedForSale(sale: { strategy: string; held: boolean }): string {
+  return sale.held
+    ? `${sale.strategy}'s HYPE sale, held by its sell floor, would take stake that spot does not cover (withdrawForSales), and a move would lock it for a day`
+    : `stake is being withdrawn for ${sale.strategy}'s HYPE sale (withdrawForSales), and a move would lock it for a day`;
 }
 
 /**

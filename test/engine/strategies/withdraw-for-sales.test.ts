@@ -21,6 +21,7 @@ function decide(
     nPending?: number;
     params?: Record<string, unknown>;
     delegations?: Array<{ validator: string; amount: number }>;
+    validators?: NonNullable<Parameters<typeof buildSnapshot>[0]>["validators"];
   },
   sales: PlannedSale[],
   more: Partial<Parameters<typeof buildSnapshot>[0]> = {},
@@ -28,7 +29,7 @@ function decide(
   const snapshot = {
     ...buildSnapshot({
       ...more,
-      validators: [
+      validators: opts.validators ?? [
         { address: A, name: "A", apr: "0.03", commission: "0.01" },
         { address: B, name: "B", apr: "0.03", commission: "0.01" },
       ],
@@ -428,7 +429,7 @@ describe("an exit paced by the rebalancer's limits (an exiting holder's trial)",
     expect(JSON.stringify(ds)).toContain("withdrawn once the pending withdrawal(s) are done");
   });
 
-  it("moves no stake for balance or yield while a sale will take it, also while its floor holds the sale", () => {
+  it("evens out no stake while a sale will take it, also while its floor holds the sale; yield moves go on", () => {
     const uneven = [
       { validator: A, amount: 1_600 },
       { validator: B, amount: 400 },
@@ -444,8 +445,34 @@ describe("an exit paced by the rebalancer's limits (an exiting holder's trial)",
     ]);
     expect(moves(held)).toEqual([]);
     expect(held.map((d) => d.reason).join("\n")).toMatch(
-      /holds 1600 HYPE, target 1000: not evened out, stake is being withdrawn for hype-usdc-5050's HYPE sale \(withdrawForSales\), and a move would lock it for a day/,
+      /holds 1600 HYPE, target 1000: not evened out, hype-usdc-5050's HYPE sale, held by its sell floor, would take stake that spot does not cover \(withdrawForSales\), and a move would lock it for a day/,
     );
+    // A validator gone to a 95% commission is still left for a better one (a review: a floor holding a
+    // sale for weeks kept 10,000 HYPE there, earning 0.12%).
+    const C = addr(3);
+    const yieldMove = decide(
+      {
+        spot: 0,
+        delegations: [
+          { validator: A, amount: 1_000 },
+          { validator: B, amount: 1_000 },
+        ],
+        validators: [
+          { address: A, name: "A", apr: "0.03", commission: "0.01" },
+          { address: B, name: "B", apr: "0.03", commission: "0.95" },
+          { address: C, name: "C", apr: "0.03", commission: "0.01" },
+        ],
+      },
+      [{ strategy: "hype-usdc-5050", size: new Decimal(300), heldBy: "its sell floor" }],
+    );
+    expect(
+      yieldMove
+        .filter((d) => d.kind === "tokenDelegate")
+        .map((d) => [d.isUndelegate, d.validator, d.amount.toFixed()]),
+    ).toEqual([
+      [true, B, "1000"],
+      [false, C, "1000"],
+    ]);
     // Spot covers the held sale: the split is evened out as usual.
     expect(
       moves(
