@@ -69,7 +69,7 @@ import {
 } from "./strategies/twapRebalance.js";
 import type { StrategyMarket, StrategyMemory } from "./strategies/types.js";
 import type { ValidatorStakingParams } from "./strategies/validatorStaking.js";
-import { PAIRED_WITHIN_MS } from "./strategies/validatorStaking.js";
+import { PAIRED_WITHIN_MS, SALE_PACE_HORIZON_DAYS } from "./strategies/validatorStaking.js";
 import { usdPerUnit } from "./usd.js";
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -383,10 +383,25 @@ function tradesPair(
   );
 }
 
-/** Slots of a schedule counted for a day's pace: at most one a minute. */
-const MAX_RUNS_A_DAY = 1_440;
-/** Parsed schedules by expression (a cycle asks at every run; a simulation thousands of times). */
+/**
+ * A schedule's slots within `horizonMs` from now, counting no further than `most`: counted once a day
+ * per expression (a cycle asks at every run, a simulation thousands of times).
+ */
+function slotsAhead(expression: string, now: number, horizonMs: number, most: number): number {
+  const day = Math.floor(now / DAY_MS);
+  const key = `${expression}\u0000${most}`;
+  const known = paceSlots.get(key);
+  if (known?.day === day) return known.slots;
+  let cron = paceCrons.get(expression);
+  if (cron === undefined) paceCrons.set(expression, (cron = new CronSchedule(expression)));
+  let slots = 0;
+  for (let t = cron.next(now); t !== undefined && t <= now + horizonMs && slots < most; t = cron.next(t))
+    slots++;
+  paceSlots.set(key, { day, slots });
+  return slots;
+}
 const paceCrons = new Map<string, CronSchedule>();
+const paceSlots = new Map<string, { day: number; slots: number }>();
 
 /**
  * The most a rebalancer can sell in a day at its pace (pacePerDay): a TWAP a run at most, each a piece
@@ -407,17 +422,12 @@ function paceOf(
   const byDailyLimit = maxDailyNotionalUsd?.gt(0) ? maxDailyNotionalUsd.div(mid) : undefined;
   let byPieces: Decimal | undefined;
   if (peer.schedule !== undefined && maxOrderUsd?.gt(0)) {
-    let cron = paceCrons.get(peer.schedule);
-    if (cron === undefined) paceCrons.set(peer.schedule, (cron = new CronSchedule(peer.schedule)));
-    let runs = 0;
-    for (
-      let t = cron.next(now);
-      t !== undefined && t <= now + DAY_MS && runs < MAX_RUNS_A_DAY;
-      t = cron.next(t)
-    )
-      runs++;
-    runs = Math.min(runs, Math.ceil(MAX_RUNS_A_DAY / Math.max(1, params.twap.minutes)));
-    byPieces = maxOrderUsd.div(mid).times(Math.max(1, runs));
+    // Over the whole horizon a withdrawal is sized for, not a day: a weekly rebalancer (one run in 7
+    // days) or one of 3-day TWAPs counted as a piece a day withdrew 10 pieces for 1 to 4 (a review).
+    const horizonMinutes = SALE_PACE_HORIZON_DAYS * 1_440;
+    const most = Math.ceil(horizonMinutes / Math.max(1, params.twap.minutes));
+    const runs = Math.min(most, slotsAhead(peer.schedule, now, horizonMinutes * 60_000, most));
+    byPieces = maxOrderUsd.div(mid).times(runs).div(SALE_PACE_HORIZON_DAYS);
   }
   const perDay =
     byDailyLimit === undefined

@@ -52,6 +52,8 @@ const UNSTAKING_QUEUE_DAYS = LONGEST_UNSTAKING_QUEUE_MS / 86_400_000;
  */
 const PACE_GAP_DAYS = 2;
 const PACE_MARGIN_DAYS = 1;
+/** The days of a sale a withdrawal is sized for (cycle.ts paceOf averages the sale's pace over them). */
+export const SALE_PACE_HORIZON_DAYS = UNSTAKING_QUEUE_DAYS + PACE_GAP_DAYS + PACE_MARGIN_DAYS;
 /**
  * Cost of moving delegated stake, in days of rewards on the stake moved. A pessimistic bound: the venue
  * pays daily on the minimum stake held per staking epoch (about 90 minutes, Hyperliquid docs "Staking";
@@ -1496,7 +1498,7 @@ function saleShortfall(snapshot: Snapshot):
   // over five: 4 HYPE of rewards instead of 18, fees without the staking discount, and 10,196 HYPE idle
   // once its floor held the rest.
   const perDay = largest.pacePerDay;
-  const pace = perDay?.times(UNSTAKING_QUEUE_DAYS + PACE_GAP_DAYS + PACE_MARGIN_DAYS);
+  const pace = perDay?.times(SALE_PACE_HORIZON_DAYS);
   const paced = pace !== undefined && pace.lt(toBand);
   const sells = paced ? pace : toBand;
   // The account's spot HYPE, as the rebalancer sells from it: this strategy's own view may be capped by

@@ -203,6 +203,11 @@ describe("what the cycle tells staking of a rebalancer's sale (plannedHypeSales)
     expect(at("0 * * * *", 60, { maxOrderUsd: 5_000, maxDailyNotionalUsd: 20_000 })).toBe("250");
     // Neither limit: no pace.
     expect(at("0 * * * *", 60, {})).toBeUndefined();
+    // Averaged over the 10 days a withdrawal is sized for (a review: a weekly rebalancer, or one of 3-day
+    // TWAPs, counted a piece a day and withdrew 10 pieces for 1 to 4): weekly, 1 or 2 runs in 10 days.
+    expect([6.25, 12.5]).toContain(Number(at("0 0 * * 3", 60, { maxOrderUsd: 5_000 })));
+    // Hourly with 3-day TWAPs: 4 of them in 10 days.
+    expect(at("0 * * * *", 4_320, { maxOrderUsd: 5_000 })).toBe("25");
   });
 
   it("and nothing to withdraw for while its sell floor holds the sale, spot HYPE or not", () => {
