@@ -10,6 +10,9 @@ import { openRuntime, type Runtime, type RuntimeOptions } from "./runtime.js";
 /** Cycle kinds a process of ours may leave running when it dies. */
 const CYCLE_KINDS = ["run", "once", "watch"];
 
+/** A manual action's cycle still `running` after this long was cut short (a manual action takes seconds). */
+const MANUAL_CYCLE_STALE_MS = 60 * 60_000;
+
 export interface Instance {
   readonly runtime: Runtime;
   readonly lock: InstanceLock;
@@ -38,7 +41,11 @@ export async function openInstance(o: RuntimeOptions & { command: string }): Pro
     lock.release();
     throw unwritable(err);
   }
-  const interrupted = runtime.journal.closeInterruptedCycles(CYCLE_KINDS);
+  // And manual actions (they take no lock) started over an hour ago: one killed mid-send stayed
+  // `running` in history for good, its submission long reconciled (an upgrade trial).
+  const interrupted =
+    runtime.journal.closeInterruptedCycles(CYCLE_KINDS) +
+    runtime.journal.closeInterruptedCycles(["manual"], runtime.clock() - MANUAL_CYCLE_STALE_MS);
   if (interrupted > 0)
     logger.warn(
       { interrupted },

@@ -189,6 +189,15 @@ export const JOURNAL_MIGRATIONS: readonly Migration[] = [
     id: "journal-011-twap-end-cursor",
     sql: "CREATE TABLE IF NOT EXISTS twap_end_cursors (account TEXT PRIMARY KEY, at INTEGER NOT NULL);",
   },
+  {
+    // The account and network a state folder belongs to (stateDb.ts claimStateAccount, claimStateNetwork),
+    // as a migration: an older hlbot refuses a folder with it ("written by a newer version") instead of
+    // letting a bot of another account share it, and its kill switch, again (an upgrade trial: HEAD~50
+    // opened such a folder for another account without a word).
+    id: "journal-012-state-owner",
+    sql: `CREATE TABLE IF NOT EXISTS state_account (account TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS state_network (network TEXT NOT NULL);`,
+  },
 ];
 
 /**
@@ -618,16 +627,18 @@ export class Journal {
   /**
    * Marks cycles of the given triggers still `running` as `interrupted`: the process running them died
    * (killed, power loss). Only a holder of the instance lock may call this, and only for triggers that
-   * run under that lock (run, once), so no live cycle is touched. Returns how many were marked.
+   * run under that lock (run, once), so no live cycle is touched, or for those started before
+   * `startedBefore` when no live process can still be running them (a manual action an hour old).
+   * Returns how many were marked.
    */
-  closeInterruptedCycles(triggers: readonly string[]): number {
+  closeInterruptedCycles(triggers: readonly string[], startedBefore = Number.MAX_SAFE_INTEGER): number {
     if (triggers.length === 0) return 0;
     const marks = triggers.map(() => "?").join(", ");
     const info = this.sql(
       `UPDATE cycles SET status = 'interrupted', finished_at = ?,
          error = 'the process stopped before the cycle finished (its submissions are reconciled)'
-       WHERE status = 'running' AND trigger IN (${marks})`,
-    ).run(this.clock(), ...triggers);
+       WHERE status = 'running' AND trigger IN (${marks}) AND started_at < ?`,
+    ).run(this.clock(), ...triggers, startedBefore);
     return info.changes;
   }
 

@@ -93,7 +93,7 @@ export function defaultStateDir(env: Readonly<Record<string, string | undefined>
   if (own !== undefined) {
     if (!isAbsolute(own))
       throw new ConfigError(
-        `${STATE_DIR_ENV} must be an absolute path (got ${JSON.stringify(own)}): relative, it names another folder from each working directory${own.startsWith("~") ? "; ~ is not expanded outside a shell: write the home folder out" : ""}`,
+        `${STATE_DIR_ENV} must be an absolute path (got ${JSON.stringify(own)}): relative, it names another folder from each working directory${own.startsWith("~") ? "; ~ is not expanded outside a shell: write the home folder out" : `; from here it names ${resolve(own)} (older versions took it so: write that if your journal is there)`}`,
       );
     return resolve(own);
   }
@@ -373,14 +373,32 @@ export function claimStateAccount(db: StateDatabase, account: string): string | 
     | undefined;
   const mine = account.toLowerCase();
   if (row !== undefined) return row.account === mine ? undefined : row.account;
-  db.prepare("INSERT INTO state_account (account) VALUES (?)").run(mine);
-  return undefined;
+  // A folder a version before the claim wrote: the account whose bot ran there (live `run` and `once`
+  // cycles) owns it, when there is exactly one; not the first bot of any account this version opens it
+  // with (an upgrade trial: another account's dry run claimed a folder of 11 live cycles of its owner).
+  const owner = soleLiveAccount(db) ?? mine;
+  db.prepare("INSERT INTO state_account (account) VALUES (?)").run(owner);
+  return owner === mine ? undefined : owner;
+}
+
+/** The one account of a journal's live bot cycles, if exactly one ran there. */
+function soleLiveAccount(db: StateDatabase): string | undefined {
+  try {
+    const rows = db
+      .prepare(
+        "SELECT DISTINCT lower(account) AS account FROM cycles WHERE trigger IN ('run', 'once') AND mode = 'live' LIMIT 2",
+      )
+      .all() as Array<{ account: string }>;
+    return rows.length === 1 ? rows[0]!.account : undefined;
+  } catch {
+    return undefined; // no journal yet
+  }
 }
 
 /** Why a state folder of another account is refused, and what to do. */
 export function otherAccountMessage(dir: string, recorded: string, account: string): string {
   return (
-    `the state folder ${dir} belongs to the bot of account ${recorded} (the first to use it), and this bot file is for ${account.toLowerCase()}. ` +
+    `the state folder ${dir} belongs to the bot of account ${recorded} (the first to use it, or the one whose live runs its journal held), and this bot file is for ${account.toLowerCase()}. ` +
     "Its kill switch, slots, budgets and daily limits are that account's: give this bot its own folder with `state:` in its bot file " +
     "(or, if that account's bot is gone for good, move the folder aside and run `hlbot journal rebuild`)"
   );

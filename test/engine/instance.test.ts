@@ -54,6 +54,32 @@ describe("openInstance", () => {
     }
   });
 
+  it("marks a manual action's cycle left running over an hour as interrupted, not a recent one", async () => {
+    // An upgrade trial: a manual TWAP killed mid-send showed `running` in history for good, its
+    // submission long reconciled. A manual action takes no lock: only one an hour old is surely dead.
+    for (const id of ["m-old", "m-new"])
+      bot.runtime.journal.startCycle({
+        id,
+        trigger: "manual",
+        mode: "live",
+        account: bot.address,
+        strategies: [],
+      });
+    const at = bot.runtime.db.prepare("UPDATE cycles SET started_at = ? WHERE id = ?");
+    at.run(Date.now() - 2 * 60 * 60_000, "m-old");
+    at.run(Date.now() - 60_000, "m-new");
+    const first = await open();
+    try {
+      expect(first.interrupted).toBe(1);
+      expect(first.runtime.db.prepare("SELECT id, status FROM cycles ORDER BY id").all()).toEqual([
+        { id: "m-new", status: "running" },
+        { id: "m-old", status: "interrupted" },
+      ]);
+    } finally {
+      await first.close();
+    }
+  });
+
   it("keeps a second process out until the first closes", async () => {
     const first = await open("hlbot run --config a.yaml");
     await expect(open("hlbot once")).rejects.toThrow(LockHeldError);

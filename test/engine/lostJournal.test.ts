@@ -85,11 +85,40 @@ describe("a state folder of another account", () => {
     for (const mode of ["live", "dry-run"] as const)
       await expect(open(other.privateKey, mode)).rejects.toThrow(
         new RegExp(
-          `the state folder .*state belongs to the bot of account ${bot.address.toLowerCase()} \\(the first to use it\\), and this bot file is for ${other.address.toLowerCase()}\\. .*give this bot its own folder with \`state:\``,
+          `the state folder .*state belongs to the bot of account ${bot.address.toLowerCase()} \\(the first to use it, or the one whose live runs its journal held\\), and this bot file is for ${other.address.toLowerCase()}\\. .*give this bot its own folder with \`state:\``,
         ),
       );
     // Its own account opens it as before.
     await (await open(bot.key, "dry-run")).close();
+  });
+
+  it("a folder written before the claim belongs to the account whose live runs its journal holds", async () => {
+    // An upgrade trial: the first bot of any account this version opened it with (another account's dry
+    // run) claimed a folder of 11 live cycles of its owner, and the owner's bot was refused.
+    bot = await startTestBot({ strategies: [REBALANCE], fund: { USDC: "100" } });
+    bot.runtime.journal.startCycle({
+      id: "c-old",
+      trigger: "once",
+      mode: "live",
+      account: bot.address,
+      strategies: ["rebalance"],
+    });
+    bot.runtime.db.exec("DELETE FROM state_account"); // as a version before the claim left it
+    await bot.runtime.close();
+    const other = Wallet.createRandom();
+    const open = (key: string) =>
+      openRuntime({
+        config: bot!.runtime.config,
+        env: { TEST_BOT_KEY: key },
+        mode: "dry-run",
+        logger: captureLogger().logger,
+      });
+    await expect(open(other.privateKey)).rejects.toThrow(
+      new RegExp(
+        `belongs to the bot of account ${bot.address.toLowerCase()} \\(the first to use it, or the one whose live runs its journal held\\)`,
+      ),
+    );
+    await (await open(bot.key)).close();
   });
 });
 

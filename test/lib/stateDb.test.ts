@@ -78,6 +78,11 @@ describe("openStateDb", () => {
     expect(() => resolveStateDir(undefined, { HLBOT_STATE_DIR: "~/hlbot" })).toThrow(
       /~ is not expanded outside a shell/,
     );
+    // Which folder it named from here, which older versions used (an upgrade trial: a unit file's
+    // relative value was refused with no word of where the journal was).
+    expect(() => resolveStateDir(undefined, { HLBOT_STATE_DIR: "relstate" })).toThrow(
+      `; from here it names ${join(process.cwd(), "relstate")} (older versions took it so: write that if your journal is there)`,
+    );
     expect(resolveStateDir(undefined, { XDG_STATE_HOME: "xdg", HOME: "/home/u" })).toBe(
       "/home/u/.local/state/hlbot",
     );

@@ -87,3 +87,24 @@ it("a state database written by a newer hlbot (a migration this version does not
   const nonces = await openStateDb({ dir, migrations: NONCE_MIGRATIONS });
   nonces.close();
 });
+
+it("a folder this version claimed for an account is refused by a version from before the claim (a migration)", async () => {
+  // An upgrade trial: the owner table was made outside the migrations, so an older hlbot saw nothing
+  // new and let a bot of another account share the folder, and its kill switch, again.
+  dir = mkdtempSync(join(tmpdir(), "hlbot-owner-downgrade-"));
+  const now = [...NONCE_MIGRATIONS, ...JOURNAL_MIGRATIONS];
+  expect(JOURNAL_MIGRATIONS.at(-1)?.id).toBe("journal-012-state-owner");
+  const db = await openStateDb({ dir, migrations: now });
+  expect(
+    db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE name IN ('state_account', 'state_network') ORDER BY name",
+      )
+      .all(),
+  ).toEqual([{ name: "state_account" }, { name: "state_network" }]);
+  db.close();
+  const before = now.filter((m) => m.id !== "journal-012-state-owner");
+  await expect(openStateDb({ dir, migrations: before })).rejects.toThrow(
+    /written by a newer version of hlbot \(it has journal-012-state-owner/,
+  );
+});
