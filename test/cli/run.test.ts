@@ -347,6 +347,22 @@ describe("hlbot run (child process)", () => {
     expect((await submissions(bot.state)).map((r) => r.status)).toEqual(["unknown"]);
   });
 
+  it("a live daemon whose bot file was set to dry-run says on SIGHUP that it is still LIVE and how to stop it", async () => {
+    // An owner edited mode: dry-run to stop live trading and read one line that never said it was not.
+    const bot = makeBot(sim!.url, { mode: "live", schedule: "0 0 1 1 *" }); // yearly: never during the test
+    const run = cli(["run", "--config", bot.config], bot.env);
+    await run.waitFor("readiness", isReady);
+    writeFileSync(bot.config, readFileSync(bot.config, "utf8").replace("mode: live", "mode: dry-run"));
+    run.proc.kill("SIGHUP");
+    const changed = await run.waitFor("the bot-file warning", (l) => /^the bot file changed/.test(l.msg));
+    expect(changed.changed).toEqual(["mode"]);
+    expect(changed.msg).toMatch(
+      /; this daemon is still LIVE and keeps sending: restart it for the new mode, or `hlbot stop` to stop it sending now$/,
+    );
+    run.proc.kill("SIGTERM");
+    expect((await run.exited).code).toBe(0);
+  });
+
   it("reloads the strategy folder on SIGHUP: a broken file is reported and the old set kept, a good one applied", async () => {
     const bot = makeBot(sim!.url, { mode: "dry-run", schedule: "0 0 1 1 *" }); // yearly: never during the test
     const run = cli(["run", "--config", bot.config], bot.env);
@@ -386,6 +402,9 @@ describe("hlbot run (child process)", () => {
     expect(changed.msg).toMatch(
       /SIGHUP reloads only the strategy files and its strategies: list: the running daemon keeps the other settings it started with/,
     );
+    expect(changed.msg).toMatch(/; the limits it started with stay in force until then$/);
+    // A dry-run daemon is not said to be LIVE.
+    expect(changed.msg).not.toMatch(/still LIVE/);
 
     // The bot file's strategies: edited to a list without the rebalancer: it stops (a config trial: it
     // kept running after a SIGHUP, and nothing said why).

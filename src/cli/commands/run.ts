@@ -271,11 +271,20 @@ async function runDaemon(
             await loadConfig(config.file, ctx.env, { leaveOutBroken: true }).then(
               (edited) => {
                 const changed = botFileChanges(config, edited);
-                if (changed.length > 0)
+                if (changed.length > 0) {
+                  // Said plainly for what an owner edits in a hurry (a trial set mode: dry-run and read
+                  // one line that never said the daemon was still sending).
+                  const modeEdited = changed.some((c) => c === "mode" || c === "dryRun");
+                  const limitsEdited = changed.some((c) => c.startsWith("limits."));
                   logger.warn(
                     { changed },
-                    `the bot file changed (${changed.join(", ")}), but SIGHUP reloads only the strategy files and its strategies: list: the running daemon keeps the other settings it started with until it is restarted`,
+                    `the bot file changed (${changed.join(", ")}), but SIGHUP reloads only the strategy files and its strategies: list: the running daemon keeps the other settings it started with until it is restarted` +
+                      (live && modeEdited
+                        ? "; this daemon is still LIVE and keeps sending: restart it for the new mode, or `hlbot stop` to stop it sending now"
+                        : "") +
+                      (limitsEdited ? "; the limits it started with stay in force until then" : ""),
                   );
+                }
                 if (JSON.stringify(edited.strategySource) !== JSON.stringify(strategySource)) {
                   source = edited.strategySource;
                   logger.info(
