@@ -102,6 +102,12 @@ export interface AccountStatus {
     status: string;
     /** A trigger TWAP's price condition (waitingForTrigger until the mid crosses it); null otherwise. */
     trigger: { px: string; above: boolean } | null;
+    /**
+     * Who placed it, from the bot's journal (`hlbot status` of the bot file's own account): a strategy's
+     * name ("(no longer configured)" when the bot file has it no more), "by hand" for a manual action;
+     * null when the journal does not know it (another tool, another state folder) or was not read.
+     */
+    placedBy?: string | null;
   }> | null;
   isVip: boolean | null;
   referral: { referredBy: string | null; stage: string; unclaimedRewards: string } | null;
@@ -478,7 +484,7 @@ export function formatStatus(s: AccountStatus, network: string): string {
             ? ` [waiting for its trigger${t.trigger === null ? "" : `: mid ${t.trigger.above ? "above" : "below"} ${t.trigger.px}`}]`
             : ` [status ${t.status}]`;
       out.push(
-        `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${oneLine(t.pair === null ? t.coin : labelWithVenueName(t.pair, t.coin))} over ${t.minutes} min: ${t.executed === null ? "progress not available (userTwapSliceFills could not be read)" : t.atLeast ? `at least ${t.executed} done (${t.progress}% or more: the venue answers an account's latest ${USER_FILLS_MAX} fills)` : `${t.executed} done (${t.progress}%)`}, since ${when(t.startedAt)}${status}`,
+        `  #${t.twapId ?? "?"} ${t.side} ${t.size} ${oneLine(t.pair === null ? t.coin : labelWithVenueName(t.pair, t.coin))} over ${t.minutes} min${t.placedBy ? `, placed ${t.placedBy === "by hand" ? "by hand" : `by ${oneLine(t.placedBy)}`}` : ""}: ${t.executed === null ? "progress not available (userTwapSliceFills could not be read)" : t.atLeast ? `at least ${t.executed} done (${t.progress}% or more: the venue answers an account's latest ${USER_FILLS_MAX} fills)` : `${t.executed} done (${t.progress}%)`}, since ${when(t.startedAt)}${status}`,
       );
     }
   }
@@ -555,4 +561,48 @@ function accountValueLine(s: AccountStatus): string {
 /** One warning line per section that could not be read, for stderr. */
 export function unavailableLines(s: AccountStatus): string[] {
   return s.unavailable.map((u) => `hlbot: warning: ${u.section} not shown: ${u.error}`);
+}
+
+/**
+ * Each running TWAP's placer from the bot's journal in `stateDir` (read only if the folder has one: a
+ * status never creates a state folder). An owner who removed a strategy could not tell whose TWAP still
+ * ran (a trial of edits while TWAPs run).
+ */
+export async function withPlacers(
+  status: AccountStatus,
+  stateDir: string,
+  configured: ReadonlySet<string>,
+): Promise<AccountStatus> {
+  if (status.twaps === null || status.twaps.length === 0) return status;
+  const { existsSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { STATE_DB_FILE } = await import("../lib/stateDb.js");
+  if (!existsSync(join(stateDir, STATE_DB_FILE))) return status;
+  const { openJournal } = await import("../engine/journal.js");
+  const { MANUAL_STRATEGY } = await import("../engine/intents.js");
+  const { KILL_SWITCH_STRATEGY } = await import("../engine/killSwitch.js");
+  const { VENUE_HISTORY_STRATEGY } = await import("../engine/journal.js");
+  let opened: Awaited<ReturnType<typeof openJournal>>;
+  try {
+    opened = await openJournal(stateDir);
+  } catch {
+    return status; // shown without: the journal's own commands say what is wrong with it
+  }
+  try {
+    const twaps = status.twaps.map((t) => {
+      const by = t.twapId === null ? undefined : opened.journal.twapPlacedBy(status.account, t.twapId);
+      const placedBy =
+        by === undefined || by === VENUE_HISTORY_STRATEGY || by === KILL_SWITCH_STRATEGY
+          ? null
+          : by === MANUAL_STRATEGY
+            ? "by hand"
+            : configured.has(by)
+              ? by
+              : `${by} (no longer configured)`;
+      return { ...t, placedBy };
+    });
+    return { ...status, twaps };
+  } finally {
+    opened.close();
+  }
 }

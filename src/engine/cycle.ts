@@ -393,7 +393,10 @@ function slotsAhead(expression: string, now: number, horizonMs: number, most: nu
   const known = paceSlots.get(key);
   if (known?.day === day) return known.slots;
   let cron = paceCrons.get(expression);
-  if (cron === undefined) paceCrons.set(expression, (cron = new CronSchedule(expression)));
+  if (cron === undefined) {
+    cron = new CronSchedule(expression);
+    paceCrons.set(expression, cron);
+  }
   let slots = 0;
   for (let t = cron.next(now); t !== undefined && t <= now + horizonMs && slots < most; t = cron.next(t))
     slots++;

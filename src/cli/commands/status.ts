@@ -45,7 +45,7 @@ export function register(program: Command, ctx: CliContext): void {
         });
         account = signer.address;
       }
-      const { collectStatus, formatStatus, unavailableLines } = await import("../status.js");
+      const { collectStatus, formatStatus, unavailableLines, withPlacers } = await import("../status.js");
       const { configTransport } = await import("../../engine/transport.js");
       const { InfoClient } = await import("../../venue/info/client.js");
       const { stringifyJson } = await import("../../lib/json.js");
@@ -88,10 +88,14 @@ export function register(program: Command, ctx: CliContext): void {
             : botAccount === undefined
               ? `${notice} (the switch of ${config.file}, whose account is not known here)`
               : notice;
+        // Who placed each running TWAP, from this bot's journal (its own account only).
+        const shown = own
+          ? await withPlacers(status, config.state, new Set(config.strategies.map((x) => x.name)))
+          : status;
         ctx.stdout(
           opts.json
-            ? `${stringifyJson({ ...status, killSwitch }, 2)}\n`
-            : `${killSwitch === null ? "" : `Kill switch: ${killSwitch}\n`}${formatStatus(status, config.network)}`,
+            ? `${stringifyJson({ ...shown, killSwitch }, 2)}\n`
+            : `${killSwitch === null ? "" : `Kill switch: ${killSwitch}\n`}${formatStatus(shown, config.network)}`,
         );
         for (const line of unavailableLines(status)) ctx.stderr(`${line}\n`);
         if (status.coreUnavailable) ctx.exitCode = 1;
