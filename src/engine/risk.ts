@@ -425,7 +425,7 @@ function limitStakeMove(
             ),
           ),
         );
-  if ((funded === undefined && kept.length === 0) || (own !== undefined && own.lt(MIN_REDUCED_STAKE_MOVE))) {
+  if ((funded === undefined && kept.length === 0) || own?.lt(MIN_REDUCED_STAKE_MOVE)) {
     return {
       blocked:
         `24-h stake moved would reach ${fmt(moved.plus(want))} HYPE, above maxStakeMovePerDay ${fmt(max)} ` +

@@ -450,7 +450,7 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     const [base, quote] = pairLabel.split("/");
     const b = base === undefined ? undefined : r.start.prices[base];
     const q = quote === undefined ? undefined : r.start.prices[quote];
-    return b !== undefined && q !== undefined && q.gt(0) ? roundPrice(b.div(q)) : null;
+    return b && q?.gt(0) ? roundPrice(b.div(q)) : null;
   };
   const validatorName = new Map(r.validators.map((v) => [v.address, v.name]));
 

@@ -711,12 +711,11 @@ export const validatorStaking = defineStrategy({
             ),
         )
       : undefined;
-    const stakeForSale =
-      sale !== undefined && sale.short.gte(minMove)
-        ? { strategy: sale.strategy, held: false }
-        : floorHeld !== undefined
-          ? { strategy: floorHeld.strategy, held: true }
-          : undefined;
+    const stakeForSale = sale?.short.gte(minMove)
+      ? { strategy: sale.strategy, held: false }
+      : floorHeld !== undefined
+        ? { strategy: floorHeld.strategy, held: true }
+        : undefined;
     let stakeCap = params.maxStaked;
     let capText = `maxStaked ${fmt(params.maxStaked ?? ZERO)}`;
     let forSale = false;
@@ -1499,8 +1498,8 @@ function saleShortfall(snapshot: Snapshot):
   // once its floor held the rest.
   const perDay = largest.pacePerDay;
   const pace = perDay?.times(SALE_PACE_HORIZON_DAYS);
-  const paced = pace !== undefined && pace.lt(toBand);
-  const sells = paced ? pace : toBand;
+  const paced = pace?.lt(toBand) === true;
+  const sells = paced && pace !== undefined ? pace : toBand;
   // The account's spot HYPE, as the rebalancer sells from it: this strategy's own view may be capped by
   // its capital (a review: a capital of 50 HYPE read 1,000 HYPE on spot as 50, and stake was withdrawn).
   const spot = largest.spotAvailable ?? snapshot.balances.get(STAKING_TOKEN)?.available ?? ZERO;
