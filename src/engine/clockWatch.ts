@@ -41,6 +41,11 @@ export interface ClockWatchOptions {
   stuckAfterMs?: number;
   /** A step of the wall clock beyond the threshold (negative: back; `resumeAt` when cron ticks come again). */
   onStep?: (stepMs: number, resumeAt: number | undefined) => void;
+  /**
+   * The wall clock has caught up after a step back (put right, or reached the old time): cron's timers,
+   * armed on the monotonic clock while it was behind, are to be armed anew.
+   */
+  onRearm?: () => void;
 }
 
 export const DEFAULT_STUCK_AFTER_MS = 15 * 60_000;
@@ -61,6 +66,7 @@ export class ClockWatch {
   private readonly busySince: () => number | undefined;
   private readonly stuckAfterMs: number;
   private readonly onStep: ((stepMs: number, resumeAt: number | undefined) => void) | undefined;
+  private readonly onRearm: (() => void) | undefined;
   private lastWall: number;
   private lastMono: number;
   private lastBeat: number;
@@ -81,6 +87,7 @@ export class ClockWatch {
     this.busySince = o.busySince ?? (() => undefined);
     this.stuckAfterMs = o.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS;
     this.onStep = o.onStep;
+    this.onRearm = o.onRearm;
     this.lastWall = this.wall();
     this.lastMono = this.mono();
     this.lastBeat = this.lastMono;
@@ -138,6 +145,10 @@ export class ClockWatch {
     if (this.stalledUntil !== undefined && wall >= this.stalledUntil) {
       this.stalledUntil = undefined;
       this.logger.info("the wall clock has caught up after stepping back: scheduled runs come again");
+      // A timer cron armed while the clock was behind waits the whole step on the monotonic clock, also
+      // once the clock is put right: a daemon whose clock was set back an hour and corrected two minutes
+      // later ran nothing for 58 minutes, healthy all along (a long-running operator's trial).
+      this.onRearm?.();
     }
     this.checkSkew();
   }

@@ -328,6 +328,7 @@ export class Daemon {
       venueSkew: () => venueClock?.skew,
       busySince: () => this.current?.startedAt,
       onStep: (stepMs, resumeAt) => this.notices?.clockStepped(stepMs, resumeAt),
+      onRearm: () => this.rearmSchedules(),
       ...o.clockWatch,
     });
     this.done = new Promise((resolve) => {
@@ -673,6 +674,17 @@ export class Daemon {
       return result;
     })();
     return this.stopping;
+  }
+
+  /** Every strategy's cron task made anew from the wall clock as it is now (ClockWatch onRearm). */
+  private rearmSchedules(): void {
+    if (this.state !== "running") return;
+    for (const entry of this.entries.values()) {
+      entry.job?.stop();
+      this.scheduleEntry(entry);
+    }
+    // What the old timers would have run late (a slot the step went past, within schedule.catchUp).
+    this.request();
   }
 
   private scheduleEntry(entry: Entry): void {

@@ -241,6 +241,28 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     ).toBe(1);
   });
 
+  it("a clock set back and put right again: runs come at the next slot, not after the whole step (an operator's trial)", async () => {
+    // Set back an hour and corrected two minutes later, a daemon ran nothing for 58 minutes, healthy all
+    // along: cron's timer, armed while the clock was behind, waited the whole step on the monotonic clock.
+    bot = await startTestBot({
+      strategies: [{ ...REBALANCE, schedule: "* * * * *" }],
+      fund: { HYPE: "1000", USDC: "5000" },
+    });
+    START = bot.sim.now();
+    fakeTime(bot);
+    const { daemon: d } = newDaemon(bot);
+    d.start();
+    await step(d, MINUTE, 3);
+    const before = runCycles(bot).length;
+    expect(before).toBeGreaterThan(0);
+    clock!.setSystemTime(Date.now() - 60 * MINUTE);
+    await clock!.tickAsync(MINUTE);
+    await d.idle();
+    clock!.setSystemTime(Date.now() + 60 * MINUTE); // put right
+    await step(d, MINUTE, 3);
+    expect(runCycles(bot).length).toBeGreaterThan(before);
+  });
+
   it("retries a failed daily run after 1, 2, 4 … minutes within its slot, not at the next day's tick (issue #12 case 8)", async () => {
     bot = await startTestBot({
       strategies: [{ ...REBALANCE, schedule: "5 0 * * *" }],
