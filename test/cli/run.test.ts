@@ -345,6 +345,11 @@ describe("hlbot run (child process)", () => {
     expect(at - signalledAt).toBeLessThan(3_000);
     expect(run.stderr()).toContain("stopped after the 300 ms grace period; the cycle in flight was aborted");
     expect((await submissions(bot.state)).map((r) => r.status)).toEqual(["unknown"]);
+    // The TWAP whose answer was cut short may run on the venue: said with the rest (an operator's trial
+    // was told of one TWAP while the venue ran two).
+    expect(run.stderr()).toMatch(
+      /1 TWAP this bot placed may still be running on the venue: an order whose answer was lost \(submission #\d+, rebalance, sent \d\d:\d\d UTC; the next start reconciles it\)/,
+    );
   });
 
   it("a live daemon whose bot file was set to dry-run says on SIGHUP that it is still LIVE and how to stop it", async () => {

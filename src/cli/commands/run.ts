@@ -421,19 +421,28 @@ function stillRunningText(
   now: number,
 ): string | undefined {
   let rows: ReturnType<typeof journal.runningTwaps>;
+  let unsure: ReturnType<typeof journal.unresolved>;
   try {
     rows = journal.runningTwaps(account, now).filter((r) => !journal.twapCancelled(account, r.twapId, now));
+    // And TWAP orders whose answer never came (the grace period cut the send short): they may run too
+    // (an operator's trial was told of one TWAP while the venue ran two).
+    unsure = journal.unresolved(account).filter((r) => r.actionType === "twapOrder");
   } catch {
     return undefined; // a journal that cannot be read here was said above
   }
-  if (rows.length === 0) return undefined;
-  const list = rows
-    .map(
+  if (rows.length === 0 && unsure.length === 0) return undefined;
+  const list = [
+    ...rows.map(
       (r) => `#${r.twapId} (${r.strategy}, until ${new Date(r.expectedEnd).toISOString().slice(11, 16)} UTC)`,
-    )
-    .join(", ");
+    ),
+    ...unsure.map(
+      (r) =>
+        `an order whose answer was lost (submission #${r.id}, ${r.strategy}, sent ${new Date(r.createdAt).toISOString().slice(11, 16)} UTC; the next start reconciles it)`,
+    ),
+  ].join(", ");
+  const n = rows.length + unsure.length;
   return (
-    `${rows.length} TWAP${rows.length === 1 ? "" : "s"} this bot placed may still be running on the venue: ${list}. ` +
+    `${n} TWAP${n === 1 ? "" : "s"} this bot placed may still be running on the venue: ${list}. ` +
     "They keep filling, and their guards (twap.maxDeviation, limit prices, limits.keepOnSpot) are watched only while hlbot runs; " +
     "`hlbot stop --cancel-twaps` cancels them, `hlbot status` shows them."
   );
