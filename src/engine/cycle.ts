@@ -61,13 +61,19 @@ import {
   type VenueRules,
 } from "./snapshot.js";
 import { recordStake } from "./stakingMetrics.js";
-import { remembers, runStrategy, STRATEGIES, type Strategy, snapshotParts } from "./strategies/registry.js";
+import {
+  remembers,
+  runStrategy,
+  type Strategy,
+  snapshotParts,
+  strategyMarkets,
+} from "./strategies/registry.js";
 import {
   excessOverTarget,
   raisedToSmallestTwap,
   type TwapRebalanceParams,
 } from "./strategies/twapRebalance.js";
-import type { StrategyMarket, StrategyMemory } from "./strategies/types.js";
+import type { StrategyMemory } from "./strategies/types.js";
 import type { ValidatorStakingParams } from "./strategies/validatorStaking.js";
 import { PAIRED_WITHIN_MS, SALE_PACE_HORIZON_DAYS } from "./strategies/validatorStaking.js";
 import { usdPerUnit } from "./usd.js";
@@ -377,8 +383,7 @@ function tradesPair(
   side: "buy" | "sell",
 ): boolean {
   if (s.kind === "twap-accumulate" && (s.params as { side?: string }).side !== side) return false;
-  const markets = (STRATEGIES[s.kind] as { markets?: (p: unknown) => ReadonlyArray<StrategyMarket> }).markets;
-  return (markets?.(s.params) ?? []).some(
+  return strategyMarkets(s).some(
     (m) => m.coin === pair.name || (m.coin === pair.base.name && m.quote === pair.quote.name),
   );
 }

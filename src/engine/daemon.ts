@@ -576,12 +576,8 @@ export class Daemon {
     let rows: ReturnType<DaemonRuntime["journal"]["runningTwaps"]>;
     try {
       rows = this.runtime.journal
-        .runningTwaps(this.runtime.account, now)
-        .filter(
-          (r) =>
-            names.includes(r.strategy) &&
-            !this.runtime.journal.twapCancelled(this.runtime.account, r.twapId, now),
-        );
+        .twapsNotCancelled(this.runtime.account, now)
+        .filter((r) => names.includes(r.strategy));
     } catch {
       return; // the journal's error is said where a cycle reads it
     }

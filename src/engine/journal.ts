@@ -1245,6 +1245,11 @@ export class Journal {
     }>;
   }
 
+  /** runningTwaps less those a cancel of the bot's may have ended (what `run` says at a stop or a reload). */
+  twapsNotCancelled(account: string, now: number): ReturnType<Journal["runningTwaps"]> {
+    return this.runningTwaps(account, now).filter((r) => !this.twapCancelled(account, r.twapId, now));
+  }
+
   /** When the latest cycle of `account` that worked started (of `trigger` when given; undefined: none did). */
   lastOkCycleStart(account: string, trigger?: string | readonly string[]): number | undefined {
     const triggers = trigger === undefined ? [] : typeof trigger === "string" ? [trigger] : [...trigger];

@@ -423,7 +423,7 @@ function stillRunningText(
   let rows: ReturnType<typeof journal.runningTwaps>;
   let unsure: ReturnType<typeof journal.unresolved>;
   try {
-    rows = journal.runningTwaps(account, now).filter((r) => !journal.twapCancelled(account, r.twapId, now));
+    rows = journal.twapsNotCancelled(account, now);
     // And TWAP orders whose answer never came (the grace period cut the send short): they may run too
     // (an operator's trial was told of one TWAP while the venue ran two).
     unsure = journal.unresolved(account).filter((r) => r.actionType === "twapOrder");

@@ -7,9 +7,8 @@ import { type ConfigIssue, ConfigIssuesError, didYouMean } from "../config/issue
 import { displayPath, lineInFile } from "../config/loader.js";
 import { spotUniverse } from "../readSnapshot.js";
 import { pairFor } from "../snapshot.js";
-import { STRATEGIES, type Strategy } from "./registry.js";
+import { type Strategy, strategyMarkets } from "./registry.js";
 import { strategyConflicts } from "./shared.js";
-import type { StrategyMarket } from "./types.js";
 
 export interface MarketCheckOptions {
   signal?: AbortSignal;
@@ -49,11 +48,7 @@ export async function unknownMarkets(
   const issues: ConfigIssue[] = [];
   const wanted = strategies
     .filter((s) => s.enabled)
-    .flatMap((s) => {
-      const markets = (STRATEGIES[s.kind] as { markets?: (p: unknown) => ReadonlyArray<StrategyMarket> })
-        .markets;
-      return (markets?.(s.params) ?? []).map((m) => ({ strategy: s, ...m }));
-    });
+    .flatMap((s) => strategyMarkets(s).map((m) => ({ strategy: s, ...m })));
   const floors = [...(o.floorTokens ?? [])];
   const capitals = strategies.filter((s) => s.enabled && s.capital !== undefined && s.capital.size > 0);
   if (wanted.length === 0 && floors.length === 0 && capitals.length === 0)

@@ -8,7 +8,7 @@ import type { Snapshot } from "../snapshot.js";
 import { linkStaking } from "./linkStaking.js";
 import { twapAccumulate } from "./twapAccumulate.js";
 import { twapRebalance } from "./twapRebalance.js";
-import type { StrategyMemory } from "./types.js";
+import type { StrategyMarket, StrategyMemory } from "./types.js";
 import { validatorStaking } from "./validatorStaking.js";
 
 export const STRATEGIES = {
@@ -56,6 +56,12 @@ export function snapshotParts(kinds: Iterable<StrategyKind>): Set<SnapshotPart> 
 }
 
 /** Whether strategies of this kind read their StrategyMemory (see StrategyDefinition.remembers). */
+/** The spot markets a strategy's params name (none for a kind that trades none). */
+export function strategyMarkets(s: Pick<Strategy, "kind" | "params">): ReadonlyArray<StrategyMarket> {
+  const markets = (STRATEGIES[s.kind] as { markets?: (p: unknown) => ReadonlyArray<StrategyMarket> }).markets;
+  return markets?.(s.params) ?? [];
+}
+
 export function remembers(kind: StrategyKind): boolean {
   return STRATEGIES[kind].remembers === true;
 }
