@@ -46,6 +46,8 @@ export interface ClockWatchOptions {
    * armed on the monotonic clock while it was behind, are to be armed anew.
    */
   onRearm?: () => void;
+  /** After each check, with the wall time it read (the daemon looks for cron ticks that never came). */
+  onCheck?: (wall: number) => void;
 }
 
 export const DEFAULT_STUCK_AFTER_MS = 15 * 60_000;
@@ -67,6 +69,7 @@ export class ClockWatch {
   private readonly stuckAfterMs: number;
   private readonly onStep: ((stepMs: number, resumeAt: number | undefined) => void) | undefined;
   private readonly onRearm: (() => void) | undefined;
+  private readonly onCheck: ((wall: number) => void) | undefined;
   private lastWall: number;
   private lastMono: number;
   private lastBeat: number;
@@ -88,6 +91,7 @@ export class ClockWatch {
     this.stuckAfterMs = o.stuckAfterMs ?? DEFAULT_STUCK_AFTER_MS;
     this.onStep = o.onStep;
     this.onRearm = o.onRearm;
+    this.onCheck = o.onCheck;
     this.lastWall = this.wall();
     this.lastMono = this.mono();
     this.lastBeat = this.lastMono;
@@ -105,6 +109,11 @@ export class ClockWatch {
   stop(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
+  }
+
+  /** The wall clock (the one cron follows). */
+  wallNow(): number {
+    return this.wall();
   }
 
   /** The monotonic clock (for `busySince`). */
@@ -151,6 +160,7 @@ export class ClockWatch {
       this.onRearm?.();
     }
     this.checkSkew();
+    this.onCheck?.(wall);
   }
 
   private checkSkew(): void {

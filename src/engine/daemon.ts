@@ -39,7 +39,7 @@ import { killSwitchEngaged, killSwitchState } from "./killSwitch.js";
 import type { BotMetrics } from "./metrics.js";
 import type { DaemonNotices } from "./notify/daemonNotices.js";
 import type { Runtime } from "./runtime.js";
-import { validateSchedule } from "./schedule.js";
+import { CronSchedule, validateSchedule } from "./schedule.js";
 import { iso, lostSlots, missedCauses, Scheduler, type SlotGroup } from "./scheduler.js";
 import type { Strategy } from "./strategies/registry.js";
 import { resolveSharedDefaults } from "./strategies/shared.js";
@@ -116,6 +116,12 @@ export const DEFAULT_FACTS_REFRESH_MS = 60 * 60_000;
 const ABORT_SETTLE_MS = 5_000;
 /** node-cron drops a tick whose timer fired later than this (a blocked event loop); be generous. */
 const MISSED_TICK_TOLERANCE_MS = 60_000;
+/**
+ * A cron tick that has not come this long after its slot is overdue: its timer was lost or waits on a
+ * clock that no longer matches the wall clock (the one known cause, a clock set back and put right, is
+ * caught by ClockWatch; this catches any other). Twice node-cron's own tolerance for a late tick.
+ */
+export const TICK_OVERDUE_MS = 2 * MISSED_TICK_TOLERANCE_MS;
 /** The failure counter of ticks whose scheduling (the journal's slot reads) failed: not a strategy. */
 const SCHEDULING = "(scheduling)";
 /** Wait before scheduling again after it failed. */
@@ -231,6 +237,11 @@ export const cronSchedule: ScheduleFn = (expression, onTick, { name, logger }) =
 interface Entry {
   def: Strategy;
   job: ScheduledJob | undefined;
+  /** The slot whose cron tick the armed job owes next (wall time), to notice a tick that never comes. */
+  awaited?: number;
+  /** Checks in a row that found that tick overdue (reset by a tick): 2 after a re-arm is a stall. */
+  overdue?: number;
+  cron?: CronSchedule;
 }
 
 /** Work of the daemon, one at a time: a slot group's cycle, or a watch of running TWAPs. */
@@ -329,6 +340,7 @@ export class Daemon {
       busySince: () => this.current?.startedAt,
       onStep: (stepMs, resumeAt) => this.notices?.clockStepped(stepMs, resumeAt),
       onRearm: () => this.rearmSchedules(),
+      onCheck: (wall) => this.checkTicks(wall),
       ...o.clockWatch,
     });
     this.done = new Promise((resolve) => {
@@ -448,13 +460,15 @@ export class Daemon {
 
   /** Live (/live): the scheduler's cron ticks come (src/engine/clockWatch.ts); nothing else. */
   live(): SchedulerHealth {
-    return this.state === "running" ? this.clockWatch.health() : { ok: true };
+    if (this.state !== "running") return { ok: true };
+    const clock = this.clockWatch.health();
+    return clock.ok ? this.stalledTicks() : clock;
   }
 
   /** Healthy (/health): the scheduler runs, its cron ticks come, and its cycles work. */
   alive(): SchedulerHealth {
     if (this.state !== "running") return { ok: true };
-    const clock = this.clockWatch.health();
+    const clock = this.live();
     if (!clock.ok) return clock;
     if (this.held !== undefined) return { ok: false, reason: this.held };
     const n = this.unhealthyAfterFailures;
@@ -686,6 +700,41 @@ export class Daemon {
   private scheduleEntry(entry: Entry): void {
     const { name, schedule } = entry.def;
     entry.job = this.scheduleFn(schedule, (at) => this.onTick(name, at), { name, logger: this.logger });
+    entry.cron ??= new CronSchedule(schedule);
+    entry.awaited = entry.cron.next(this.clockWatch.wallNow());
+  }
+
+  /**
+   * Each strategy's cron tick came by its slot (ClockWatch's minute check). /live saw only that the
+   * scheduler beat, and the clock check and the TWAP watch beat it themselves: a timer that waited too
+   * long went unseen (a long-running operator's trial). An overdue tick re-arms every timer and plans
+   * at once (what it would have run is caught up within schedule.catchUp); a tick overdue again after
+   * that makes /live unhealthy, for a restart.
+   */
+  private checkTicks(wall: number): void {
+    if (this.state !== "running") return;
+    const late = [...this.entries.values()].filter(
+      (e) => e.awaited !== undefined && wall - e.awaited > TICK_OVERDUE_MS,
+    );
+    if (late.length === 0) return;
+    for (const e of late) e.overdue = (e.overdue ?? 0) + 1;
+    const what = late.map((e) => `${e.def.name} (${iso(e.awaited!)})`).join(", ");
+    this.logger.warn(
+      { strategies: late.map((e) => e.def.name), slots: late.map((e) => iso(e.awaited!)) },
+      `the cron tick of ${what} has not come ${Math.round((wall - Math.min(...late.map((e) => e.awaited!))) / 60_000)} min after its slot: ` +
+        "re-arming the schedules and planning now (a missed slot runs if within schedule.catchUp)",
+    );
+    this.rearmSchedules();
+  }
+
+  /** A strategy whose tick was overdue again after its timers were re-armed (checkTicks). */
+  private stalledTicks(): SchedulerHealth {
+    const stalled = [...this.entries.values()].filter((e) => (e.overdue ?? 0) >= 2);
+    if (stalled.length === 0) return { ok: true };
+    return {
+      ok: false,
+      reason: `scheduler stalled: the cron ticks of ${stalled.map((e) => e.def.name).join(", ")} did not come, again after re-arming their timers (restart hlbot)`,
+    };
   }
 
   private onTick(name: string, at: Date): void {
@@ -694,6 +743,8 @@ export class Daemon {
     this.notices?.checkKillSwitch();
     const entry = this.entries.get(name);
     if (!entry) return;
+    entry.overdue = 0;
+    entry.awaited = entry.cron?.next(Math.max(at.getTime(), this.clockWatch.wallNow()));
     const tick = at.toISOString();
     const inFlight = this.slotInFlight(name);
     if (inFlight !== undefined) {

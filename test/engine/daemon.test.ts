@@ -6,7 +6,14 @@ import pino from "pino";
 import sinon from "sinon";
 import { afterEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
-import { Daemon, type DaemonRuntime, loadStrategySet, scheduledStrategies } from "../../src/engine/daemon.js";
+import {
+  cronSchedule,
+  Daemon,
+  type DaemonRuntime,
+  loadStrategySet,
+  type ScheduleFn,
+  scheduledStrategies,
+} from "../../src/engine/daemon.js";
 import { BotMetrics } from "../../src/engine/metrics.js";
 import { DaemonNotices } from "../../src/engine/notify/daemonNotices.js";
 import { Notifier } from "../../src/engine/notify/notifier.js";
@@ -261,6 +268,68 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     clock!.setSystemTime(Date.now() + 60 * MINUTE); // put right
     await step(d, MINUTE, 3);
     expect(runCycles(bot).length).toBeGreaterThan(before);
+  });
+
+  it("a cron timer that never fires is noticed, re-armed and its slot run; /live says so if re-arming does not help (a long-running operator's trial)", async () => {
+    // /live followed only the scheduler's heartbeat, which the clock check and the TWAP watch beat
+    // themselves: a cron timer that waited too long (any cause) left the bot doing nothing, live.
+    bot = await startTestBot({
+      strategies: [{ ...REBALANCE, schedule: "*/10 * * * *" }],
+      fund: { HYPE: "1000", USDC: "5000" },
+    });
+    START = bot.sim.now();
+    fakeTime(bot);
+    let lost = 1; // the first timer armed is lost; those after work
+    const flaky: ScheduleFn = (expr, onTick, o) =>
+      lost-- > 0 ? { stop: () => undefined } : cronSchedule(expr, onTick, o);
+    const { daemon: d, lines } = newDaemon(bot, { schedule: flaky });
+    d.start();
+    await step(d, MINUTE, 9);
+    const first = runCycles(bot).length; // the start's catch-up, if any
+    await step(d, MINUTE, 5); // the :10 slot passes, its tick never comes
+    const warned = lines.filter((l) => /has not come/.test(String(l.msg)));
+    expect(warned).toHaveLength(1);
+    expect(warned[0]!.msg).toMatch(
+      /cron tick of rebalance \(.*:10:00\.000Z\) has not come \d+ min after its slot/,
+    );
+    expect(runCycles(bot).length).toBe(first + 1); // the :10 slot, run late within the catch-up window
+    expect(d.live()).toEqual({ ok: true });
+    await step(d, MINUTE, 20); // the re-armed timer works: :20 and :30
+    expect(runCycles(bot).length).toBe(first + 3);
+    expect(lines.filter((l) => /has not come/.test(String(l.msg)))).toHaveLength(1);
+
+    // Every timer lost: re-arming does not help, and /live says so after the second overdue tick.
+    lost = 1_000;
+    await d.stop(0);
+    daemon = undefined;
+    const again = newDaemon(bot, { schedule: flaky });
+    const d2 = again.daemon;
+    d2.start();
+    await step(d2, MINUTE, 14);
+    expect(d2.live()).toEqual({ ok: true }); // once: re-armed, not yet a stall
+    await step(d2, MINUTE, 10);
+    expect(d2.live()).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(
+        /scheduler stalled: the cron ticks of rebalance did not come, again after re-arming/,
+      ),
+    });
+    expect(d2.alive().ok).toBe(false);
+  });
+
+  it("a daily strategy's timer is not taken for lost between its slots", async () => {
+    bot = await startTestBot({
+      strategies: [{ ...REBALANCE, schedule: "0 9 * * *" }],
+      fund: { HYPE: "1000", USDC: "5000" },
+    });
+    START = bot.sim.now();
+    fakeTime(bot);
+    const { daemon: d, lines } = newDaemon(bot);
+    d.start();
+    await step(d, 30 * MINUTE, 2 * 48 + 1); // two days and a half-hour
+    expect(lines.filter((l) => /has not come/.test(String(l.msg)))).toEqual([]);
+    expect(d.live()).toEqual({ ok: true });
+    expect(runCycles(bot).filter((c) => c.status === "ok").length).toBeGreaterThanOrEqual(2);
   });
 
   it("retries a failed daily run after 1, 2, 4 … minutes within its slot, not at the next day's tick (issue #12 case 8)", async () => {

@@ -83,6 +83,9 @@ export async function startMetricsDaemon(
     logger: pino({ level: "silent" }),
     metrics,
     schedule: manual,
+    // Ticks come only when a test sends them: the watch for cron ticks that never come (the daemon's
+    // checkTicks) would take the silence for a lost timer and plan by itself.
+    clockWatch: { onCheck: () => undefined },
     ...options,
   });
   const server = await startMetricsServer(metrics, daemon, 0);
