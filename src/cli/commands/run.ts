@@ -125,7 +125,10 @@ async function runDaemon(
   const { Daemon, DEFAULT_GRACE_MS, loadStrategySet, scheduledStrategies } = await import(
     "../../engine/daemon.js"
   );
-  const { botFileChanges, displayPath, loadConfig } = await import("../../engine/config/loader.js");
+  const { botFileChanges, displayPath, loadConfig, strategyFilesIn } = await import(
+    "../../engine/config/loader.js"
+  );
+  const { ConfigFilesWatch, CONFIG_FILES_CHECK_MS } = await import("../../engine/configFilesWatch.js");
   const graceMs = flags.graceMs ?? DEFAULT_GRACE_MS;
 
   const { ConfigIssuesError, formatIssue } = await import("../../engine/config/issues.js");
@@ -256,6 +259,23 @@ async function runDaemon(
     // The bot file's `strategies:` (a list or a folder) as last applied: a SIGHUP reads the edited one,
     // so a strategy taken off the list stops (a config trial: it kept trading, and nothing said so).
     let strategySource = config.strategySource;
+    // Edits on disk that do not run yet: said once per edit, with how to apply them.
+    const filesWatch = new ConfigFilesWatch({
+      botFile: config.file,
+      strategyFiles: () =>
+        "folder" in strategySource
+          ? strategyFilesIn(strategySource.folder)
+          : Promise.resolve(strategySource.files),
+      logger,
+      pid: process.pid,
+    });
+    await filesWatch.baseline();
+    const filesTimer = setInterval(
+      () => void filesWatch.check().catch(() => undefined),
+      CONFIG_FILES_CHECK_MS,
+    );
+    filesTimer.unref();
+    shutdown.add("the watch of the configuration files", () => clearInterval(filesTimer));
     shutdown.listen({
       SIGHUP: () => {
         logger.info("SIGHUP: reloading the strategy files");
@@ -305,8 +325,10 @@ async function runDaemon(
             });
             return set;
           })
-          .then((applied) => {
+          .then(async (applied) => {
             if (applied) strategySource = source;
+            // This SIGHUP read the files (and said what of the bot file it did not apply).
+            await filesWatch.baseline();
           });
       },
       SIGUSR2: () => {

@@ -1,0 +1,78 @@
+// Edits of the bot file and its strategy files while `hlbot run` runs (an owner's edit trial: a daemon
+// kept its old strategies, limits and mode after the files were edited, and nothing said so until a
+// SIGHUP). `run` reads them at start and at SIGHUP only, as documented; this watch says, once per edit,
+// that what is on disk is not what runs, and how to apply it.
+import { stat } from "node:fs/promises";
+import type { Logger } from "pino";
+
+export const CONFIG_FILES_CHECK_MS = 60_000;
+
+export interface ConfigFilesWatchOptions {
+  /** The bot file (its edits need a restart, not a SIGHUP, except its `strategies:` list). */
+  botFile: string;
+  /** The strategy files as they are now (a folder's current *.yaml files, or the configured list). */
+  strategyFiles: () => Promise<string[]>;
+  logger: Pick<Logger, "warn">;
+  pid?: number;
+}
+
+/** A file's modification time and size, or "absent". */
+async function fingerprint(path: string): Promise<string> {
+  try {
+    const s = await stat(path);
+    return `${s.mtimeMs}:${s.size}`;
+  } catch {
+    return "absent";
+  }
+}
+
+export class ConfigFilesWatch {
+  private readonly o: ConfigFilesWatchOptions;
+  /** The files as last read (start, SIGHUP): path → fingerprint. */
+  private read = new Map<string, string>();
+  /** The last edit warned about, so one edit is said once and not every minute. */
+  private warned = "";
+
+  constructor(o: ConfigFilesWatchOptions) {
+    this.o = o;
+  }
+
+  private async current(): Promise<Map<string, string>> {
+    let strategyFiles: string[];
+    try {
+      strategyFiles = await this.o.strategyFiles();
+    } catch {
+      strategyFiles = [...this.read.keys()].filter((p) => p !== this.o.botFile);
+    }
+    const paths = [this.o.botFile, ...strategyFiles];
+    const prints = await Promise.all(paths.map(fingerprint));
+    return new Map(paths.map((p, i) => [p, prints[i]!]));
+  }
+
+  /** What is on disk now is what runs (at start, and after each SIGHUP). */
+  async baseline(): Promise<void> {
+    this.read = await this.current();
+    this.warned = "";
+  }
+
+  /** The files edited, added or removed since the baseline; warns once per distinct edit. */
+  async check(): Promise<string[]> {
+    const now = await this.current();
+    const changed: string[] = [];
+    for (const [path, print] of now) if (this.read.get(path) !== print) changed.push(path);
+    for (const path of this.read.keys()) if (!now.has(path)) changed.push(path);
+    if (changed.length === 0) return changed;
+    const key = JSON.stringify([...now]);
+    if (key === this.warned) return changed;
+    this.warned = key;
+    const botFile = changed.includes(this.o.botFile);
+    const hup = this.o.pid === undefined ? "SIGHUP" : `SIGHUP (kill -HUP ${this.o.pid})`;
+    this.o.logger.warn(
+      { changed },
+      `${changed.join(", ")} changed on disk since this daemon read ${changed.length === 1 ? "it" : "them"}: ` +
+        `it still runs what it read; ${hup} applies the strategy files and the bot file's strategies: list` +
+        (botFile ? "; mode, limits and the bot file's other settings take effect only at a restart" : ""),
+    );
+    return changed;
+  }
+}
