@@ -28,3 +28,20 @@ export function noSuchDayNote(text: string): string {
     ? ` (no such day: ${m[1]}-${m[2]} has no day ${Number(m[3])})`
     : "";
 }
+
+/** An ISO date ("2025-01-31") or date-time ("2025-01-31T08:00", seconds, ms and a zone optional). */
+const ISO_DATE_TIME = /^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d{1,3})?)?([Zz]|[+-]\d\d:?\d\d)?)?$/;
+
+/**
+ * An ISO date or date-time as people type it, read in UTC unless it names a zone (the venue's clock):
+ * `Date.parse` reads a date-time without a zone in the machine's local time, so one scenario file gave
+ * a different run on a laptop in New York and on a UTC server (a scenario author's trial). NaN for
+ * anything else ("Jan 2 2025", "2025") and for a day the calendar does not have.
+ */
+export function parseUtcDateTime(text: string): number {
+  const trimmed = text.trim();
+  if (!ISO_DATE_TIME.test(trimmed)) return Number.NaN;
+  const t = trimmed.replace(" ", "T");
+  const utc = /^\d{4}-\d\d-\d\d$/.test(t) ? `${t}T00:00:00Z` : /([Zz]|[+-]\d\d:?\d\d)$/.test(t) ? t : `${t}Z`;
+  return parseDateTime(utc);
+}

@@ -436,7 +436,7 @@ export function formatSummary(s: SimulationSummary): string {
     ...(s.warnings?.length
       ? ["Warnings (as `hlbot config validate` gives them):", ...s.warnings.map((w) => `  ${w}`)]
       : []),
-    `Cycles: ${s.cycles.total}, ${s.cycles.failed} failed${s.cycles.watch > 0 ? `, ${s.cycles.watch} of them the TWAP watch's cancels` : ""}. Actions: ${acted}.`,
+    `Cycles: ${s.cycles.total}${s.cycles.watch > 0 ? `, ${s.cycles.watch} of them the TWAP watch's cancels` : ""}, ${s.cycles.failed} failed${s.cycles.watchFailed > 0 ? ` (${s.cycles.watchFailed} of them the TWAP watch's checks, whose reads failed)` : ""}. Actions: ${acted}.`,
   ];
   for (const f of s.cycles.failures) lines.push(`  failed ${f.count}×: ${f.reason}`);
   for (const x of s.strategies)

@@ -26,7 +26,7 @@ import { type ValuedHolding, valueAccount } from "../engine/valuation.js";
 import { Decimal, ZERO } from "../lib/decimal.js";
 import { ConfigError, describeError, ValidationError } from "../lib/errors.js";
 import { silentLogger } from "../lib/log.js";
-import { shortAddress } from "../lib/text.js";
+import { shortAddress, duration as spanText } from "../lib/text.js";
 import { type CandleFile, type CandleGaps, gapSpansWithin, readCandleFile } from "../simulator/candles.js";
 import { eventTimeOf } from "../simulator/events.js";
 import {
@@ -616,7 +616,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
         endPrices,
         unknowns: settled,
         benchmark: runBenchmark(bench, account, samples, end),
-        ...scenarioEvents(scenario, from, end),
+        ...scenarioEvents(scenario, from, end, account),
         ...(o.forkOf === undefined ? {} : { forkOf: o.forkOf.toLowerCase() }),
         ...(o.config.account === undefined ? {} : { configAccount: o.config.account.toLowerCase() }),
       };
@@ -677,11 +677,13 @@ function scenarioEvents(
   scenario: Scenario,
   from: number,
   end: number,
+  /** The simulated account: money moved in or out of another is said to be invisible to the bot. */
+  account: string,
 ): { eventsApplied: SkippedEventRecord[]; eventsAfterEnd: SkippedEventRecord[] } {
   const all = scenario.events.map((e) => ({
     at: eventTimeOf(e.at, from),
     type: e.type,
-    what: eventText(e, scenario),
+    what: eventText(e, scenario, account),
   }));
   return {
     eventsApplied: all.filter((e) => e.at <= end).sort((a, b) => a.at - b.at),
@@ -689,7 +691,7 @@ function scenarioEvents(
   };
 }
 
-function eventText(e: Scenario["events"][number], scenario: Scenario): string {
+function eventText(e: Scenario["events"][number], scenario: Scenario, account: string): string {
   switch (e.type) {
     case "validator": {
       const name = scenario.validators.find(
@@ -714,9 +716,17 @@ function eventText(e: Scenario["events"][number], scenario: Scenario): string {
     }
     case "deposit":
     case "withdrawal":
-      return `${e.type} of ${e.amount.toFixed()} ${e.coin}`;
-    case "outage":
-      return `outage of ${e.endpoint}`;
+      // A flow of another account (a typo, the staker's) was listed as applied and changed nothing the
+      // bot saw (a scenario author's trial): say whose money moved.
+      return e.account.toLowerCase() === account.toLowerCase()
+        ? `${e.type} of ${e.amount.toFixed()} ${e.coin}`
+        : `${e.type} of ${e.amount.toFixed()} ${e.coin} to ${e.account}, not the simulated account (the bot sees nothing of it)`;
+    case "outage": {
+      const knobs = Object.entries(e.faults)
+        .filter(([, v]) => (Array.isArray(v) ? v.some((x) => x > 0) : v !== 0))
+        .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join("–") : v}`);
+      return `outage of ${e.endpoint} for ${spanText(e.for)} (${knobs.join(", ")})`;
+    }
   }
 }
 

@@ -275,10 +275,15 @@ export interface SimulationSummary {
      */
     netted?: { runs: number; usd: string };
   }>;
-  /** `watch`: of the total, the TWAP watch's cycles (guard cancels), which are no strategy's run. */
+  /**
+   * `watch`: of the total, the TWAP watch's cycles that cancelled (guard cancels), which are no
+   * strategy's run; `watchFailed`: of the failed, the watch's checks whose reads failed (counted as
+   * cancels before: a scenario author's trial read "27 of them the TWAP watch's cancels" with none).
+   */
   cycles: {
     total: number;
     watch: number;
+    watchFailed: number;
     failed: number;
     failures: Array<{ reason: string; count: number }>;
   };
@@ -916,7 +921,8 @@ export function buildSummary(r: SimulationRecord): SimulationSummary {
     }),
     cycles: {
       total: r.cycles.length,
-      watch: r.cycles.filter((c) => c.watch).length,
+      watch: r.cycles.filter((c) => c.watch && c.error === undefined).length,
+      watchFailed: r.cycles.filter((c) => c.watch && c.error !== undefined).length,
       failed: failures.reduce((a, f) => a + f.count, 0),
       failures,
     },

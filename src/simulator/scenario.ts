@@ -6,7 +6,7 @@
 import { dirname, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { noSuchDayNote, parseDateTime } from "../lib/dateTime.js";
+import { noSuchDayNote, parseUtcDateTime } from "../lib/dateTime.js";
 import { Decimal, isDecimalString, parseDecimal } from "../lib/decimal.js";
 import { didYouMean } from "../lib/didYouMean.js";
 import { ConfigError, type ValidationError } from "../lib/errors.js";
@@ -55,6 +55,12 @@ const fraction = decimal.refine((d) => !d.isNegative() && d.lte(1), {
   error: "expected a fraction in [0, 1]",
 });
 
+/** A validator's APR, a fraction: `apr: 25` read as 2,500% (a scenario author's trial); above 1 is refused. */
+const aprFraction = nonNegativeDecimal.refine(
+  (d) => d.lte(1),
+  "a fraction: 0.025 is 2.5%; above 1 (100%) is refused",
+);
+
 const duration = z.union([z.string(), z.number()]).transform((v, ctx): number => {
   try {
     return parseDuration(v);
@@ -64,10 +70,10 @@ const duration = z.union([z.string(), z.number()]).transform((v, ctx): number =>
   }
 });
 
-/** Unix ms, or an ISO date-time string. */
+/** Unix ms, or an ISO date-time string (UTC unless it names a zone). */
 const timestamp = z.union([z.number().int().nonnegative(), z.string()]).transform((v, ctx): number => {
   if (typeof v === "number") return v;
-  const t = parseDateTime(v);
+  const t = parseUtcDateTime(v);
   if (Number.isNaN(t)) {
     ctx.addIssue({
       code: "custom",
@@ -237,7 +243,7 @@ const validatorSchema = z.strictObject({
   isActive: z.boolean().default(true),
   nRecentBlocks: z.number().int().nonnegative().default(0),
   /** Shortcuts for all three periods; `stats` overrides per period. */
-  apr: nonNegativeDecimal.default(parseDecimal("0.02")),
+  apr: aprFraction.default(parseDecimal("0.02")),
   uptime: fraction.default(parseDecimal("1")),
   stats: z
     .strictObject({
@@ -483,20 +489,35 @@ export const settingsSchema = z.strictObject({
 // Timed events: things that happen to the venue or the account during a run (see events.ts).
 
 /** When an event happens: an offset from the start of the run ("2d", "36h") or an ISO date-time. */
-const eventTime = z.union([z.string(), z.number()]).transform((v, ctx): EventTime => {
-  if (typeof v === "number") return { offset: parseDuration(v) };
-  const offset = durationMs(v);
-  if (offset !== undefined) return { offset };
-  const t = parseDateTime(v);
-  if (Number.isNaN(t)) {
-    ctx.addIssue({
-      code: "custom",
-      message: `expected an offset from the start like "2d", "36h" or "1d8h", or an ISO date-time, got ${JSON.stringify(v)}${noSuchDayNote(v)}`,
-    });
-    return z.NEVER;
-  }
-  return { time: t };
-});
+const eventTime = z
+  .union([z.string(), z.number()], {
+    error: (iss) =>
+      iss.input === undefined
+        ? 'required: when the event happens, an offset from the start like "2d" or "36h", or an ISO date-time'
+        : undefined,
+  })
+  .transform((v, ctx): EventTime => {
+    // A bare number was milliseconds: `at: 2` (meant as day 2) fired at the start, silently (a scenario
+    // author's trial). An offset names its unit.
+    if (typeof v === "number" || /^\s*\d+(\.\d+)?\s*$/.test(v)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `give the offset's unit: "${v}d", "${v}h", "${v}m", "${v}s" or "${v}ms" (a bare number is ambiguous), or an ISO date-time`,
+      });
+      return z.NEVER;
+    }
+    const offset = durationMs(v);
+    if (offset !== undefined) return { offset };
+    const t = parseUtcDateTime(v);
+    if (Number.isNaN(t)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `expected an offset from the start like "2d", "36h" or "1d8h", or an ISO date-time, got ${JSON.stringify(v)}${noSuchDayNote(v)}`,
+      });
+      return z.NEVER;
+    }
+    return { time: t };
+  });
 export type EventTime = { offset: number } | { time: number };
 
 const validatorEventSchema = z.strictObject({
@@ -509,8 +530,8 @@ const validatorEventSchema = z.strictObject({
   unjailableIn: duration.optional(),
   active: z.boolean().optional(),
   commission: fraction.optional(),
-  /** Predicted APR of all three periods (before commission). */
-  apr: nonNegativeDecimal.optional(),
+  /** Predicted APR of all three periods (before commission), a fraction. */
+  apr: aprFraction.optional(),
   uptime: fraction.optional(),
 });
 
@@ -551,7 +572,15 @@ const outageEventSchema = z.strictObject({
   type: z.literal("outage"),
   for: duration.refine((d) => d > 0, "must be > 0"),
   endpoint: z.enum(["all", "info", "exchange", "explorer"]).default("all"),
-  faults: faultKnobsSchema.partial().default({ serverErrorRate: 1 }),
+  // `faults: {}` (or only zero rates) was listed as an outage and did nothing (a scenario author's trial).
+  faults: faultKnobsSchema
+    .partial()
+    .refine(
+      (f) =>
+        Object.values(f).some((v) => (Array.isArray(v) ? v.some((x) => x > 0) : v !== undefined && v > 0)),
+      "sets no fault, so nothing would happen: give a rate (serverErrorRate: 1, …) or a latency, or leave faults out for every request answered 500",
+    )
+    .default({ serverErrorRate: 1 }),
 });
 
 const eventSchema = z.discriminatedUnion("type", [

@@ -130,6 +130,32 @@ describe("a deposit during the run", () => {
   });
 });
 
+describe("events the summary must not misname (a scenario author's trial)", () => {
+  it("names whose money a flow moved when it is not the simulated account's, an outage's length and faults, and the watch's failed reads apart from its cancels", async () => {
+    const other = "0x00000000000000000000000000000000000abcde";
+    const file = demoWithEvents([
+      `{ at: 2h, type: deposit, account: "${other}", coin: USDC, amount: "10000" }`,
+      "{ at: 1h, type: outage, for: 20h, endpoint: info, faults: { badSchemaRate: 0.5 } }",
+    ]);
+    const r = await runSimulation({ config, scenarioFile: file, days: 1 });
+    const s = buildSummary(r.record);
+    expect(s.eventsApplied.map((e) => e.what)).toEqual([
+      "outage of info for 20 h (badSchemaRate 0.5)",
+      `deposit of 10000 USDC to ${other}, not the simulated account (the bot sees nothing of it)`,
+    ]);
+    // Watch checks whose reads failed are failures, not cancels (27 "cancels" were read with none).
+    expect(s.cycles.watchFailed).toBeGreaterThan(0);
+    expect(s.cycles.watch).toBe(0);
+    const text = formatSummary(s);
+    expect(text).toMatch(
+      new RegExp(
+        `Cycles: \\d+, ${s.cycles.failed} failed \\(${s.cycles.watchFailed} of them the TWAP watch's checks, whose reads failed\\)`,
+      ),
+    );
+    expect(text).not.toMatch(/TWAP watch's cancels/);
+  }, 120_000);
+});
+
 describe("a venue outage during the run", () => {
   it("retries in virtual time: the run stays fast, reads fail during the outage and succeed after it", async () => {
     const file = demoWithEvents([`{ at: 6h, type: outage, for: 2h, endpoint: info }`]);

@@ -192,6 +192,81 @@ events:
   });
 });
 
+describe("events a scenario author wrote wrong (a scenario author's trial)", () => {
+  const base = `
+name: bad
+tokens:
+  - { name: USDC, index: 0, szDecimals: 8, weiDecimals: 8 }
+pairs: []
+validators:
+  - { address: "0x5ac99df645f3414876c816caa18b2d234024b487", name: V }
+events:
+  - EVENT
+`;
+  const withEvent = (e: string) => base.replace("EVENT", e);
+  const message = (text: string) => {
+    try {
+      parseScenarioYaml(text, "bad.yaml");
+    } catch (e) {
+      return (e as Error).message;
+    }
+    return "accepted";
+  };
+
+  it("reads a time without a zone in UTC, whatever the machine's zone, and only ISO forms", () => {
+    const tz = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      const sc = parseScenarioYaml(
+        withEvent('{ at: "2025-01-02T00:00:00", type: outage, for: 1h }').replace(
+          "name: bad\n",
+          'name: bad\nsettings: { startTime: "2025-01-01 00:00" }\n',
+        ),
+        "bad.yaml",
+      );
+      expect(sc.settings.startTime).toBe(Date.parse("2025-01-01T00:00:00Z"));
+      expect(sc.events[0]!.at).toEqual({ time: Date.parse("2025-01-02T00:00:00Z") });
+      expect(message(withEvent('{ at: "Jan 2 2025", type: outage, for: 1h }'))).toMatch(
+        /^bad\.yaml:9: events\[0\]\.at: expected an offset from the start like "2d".*or an ISO date-time, got "Jan 2 2025"/,
+      );
+      expect(message(withEvent('{ at: "2025", type: outage, for: 1h }'))).toMatch(
+        /events\[0\]\.at: give the offset's unit/,
+      );
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+  });
+
+  it("refuses an offset without a unit, an outage with no fault, an APR written as a percentage, a missing time", () => {
+    expect(message(withEvent("{ at: 2, type: outage, for: 1h }"))).toMatch(
+      /^bad\.yaml:9: events\[0\]\.at: give the offset's unit: "2d", "2h", "2m", "2s" or "2ms"/,
+    );
+    expect(message(withEvent('{ at: "1", type: outage, for: 1h }'))).toMatch(/give the offset's unit: "1d"/);
+    expect(message(withEvent("{ at: 1d, type: outage, for: 1h, faults: {} }"))).toMatch(
+      /^bad\.yaml:9: events\[0\]\.faults: sets no fault, so nothing would happen/,
+    );
+    expect(
+      message(
+        withEvent("{ at: 1d, type: outage, for: 1h, faults: { serverErrorRate: 0, latencyMs: [0, 0] } }"),
+      ),
+    ).toMatch(/sets no fault/);
+    expect(message(withEvent("{ at: 1d, type: outage, for: 1h, faults: { latencyMs: [100, 20000] } }"))).toBe(
+      "accepted",
+    );
+    expect(
+      message(
+        withEvent(
+          '{ at: 1d, type: validator, validator: "0x5ac99df645f3414876c816caa18b2d234024b487", apr: "25" }',
+        ),
+      ),
+    ).toMatch(/events\[0\]\.apr: a fraction: 0\.025 is 2\.5%; above 1 \(100%\) is refused/);
+    expect(message(withEvent("{ type: outage, for: 1h }"))).toMatch(
+      /events\[0\]\.at: required: when the event happens, an offset from the start like "2d"/,
+    );
+  });
+});
+
 describe("a jailed validator's uptime", () => {
   it("falls by the share of each period it spent jailed, and recovers as the period moves past", () => {
     const sim = createSimulator({

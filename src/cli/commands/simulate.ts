@@ -8,7 +8,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command } from "commander";
 import type { LoadedConfig } from "../../engine/config/loader.js";
-import { noSuchDayNote, parseDateTime } from "../../lib/dateTime.js";
+import { noSuchDayNote, parseUtcDateTime } from "../../lib/dateTime.js";
 import { ValidationError, type ValidationIssue } from "../../lib/errors.js";
 import { maskKeyShaped } from "../../lib/secrets.js";
 import { ADDRESS_PATTERN } from "../../venue/constants.js";
@@ -55,8 +55,6 @@ export interface SimulateOptions {
   jobs?: string;
 }
 
-const ISO = /^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d{1,3})?)?(Z|[+-]\d\d:?\d\d)?)?$/;
-
 /** Checks every flag before anything starts (ValidationError → exit 2). */
 export function readSimulateOptions(o: SimulateOptions): {
   days: number | undefined;
@@ -69,12 +67,7 @@ export function readSimulateOptions(o: SimulateOptions): {
     if (text === undefined) return undefined;
     // A bare date or a time without a zone is read as UTC, like the venue's clock.
     const trimmed = text.trim();
-    const utc = /^\d{4}-\d\d-\d\d$/.test(trimmed)
-      ? `${trimmed}T00:00:00Z`
-      : /[Zz]|[+-]\d\d:?\d\d$/.test(trimmed)
-        ? trimmed
-        : `${trimmed}Z`;
-    const t = ISO.test(trimmed) ? parseDateTime(utc.replace(" ", "T")) : Number.NaN;
+    const t = parseUtcDateTime(trimmed);
     if (Number.isNaN(t))
       issues.push({
         path: flag,
