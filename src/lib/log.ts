@@ -19,6 +19,8 @@ export interface LogOptions {
   isTTY?: boolean;
   /** Colour the pretty output (default: when `stream` is a terminal). */
   colorize?: boolean;
+  /** The time lines are dated with (default the wall clock; a simulation's virtual clock). */
+  clock?: () => number;
 }
 
 export type { Logger };
@@ -85,7 +87,10 @@ export async function createLogger(options: LogOptions = {}): Promise<Logger & F
     {
       level,
       base: undefined,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      timestamp:
+        options.clock === undefined
+          ? pino.stdTimeFunctions.isoTime
+          : () => `,"time":"${new Date(options.clock!()).toISOString()}"`,
       formatters: { level: (label) => ({ level: label }) },
     },
     sink,

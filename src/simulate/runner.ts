@@ -86,6 +86,8 @@ export interface SimulationOptions {
    * account, and the summary names it so.
    */
   forkOf?: string;
+  /** Called with the simulator once it exists (the CLI dates its log lines by its virtual clock). */
+  onSimulator?: (sim: Simulator) => void;
   /** Called with the simulator and the journal before they are closed (tests compare the result with their state). */
   onFinished?: (sim: Simulator, account: string, journal: Journal) => void | Promise<void>;
 }
@@ -367,6 +369,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
   } as const;
   const http = o.transport === "http";
   const sim = http ? await startSimulator(venueOptions) : createSimulator(venueOptions);
+  o.onSimulator?.(sim);
   // The benchmark: the same venue left alone (no bot, so no cycles: it only runs rewards, prices and the
   // scenario's events). Price paths are exogenous: the book model never moves a mid (twap.ts: impact is
   // temporary), so both venues value holdings at the same mids, and a delegation earns by its own

@@ -80,4 +80,19 @@ describe("logger", () => {
     expect(out.text()).not.toContain("hidden");
     expect(out.text()).toContain("shown");
   });
+
+  it("dates lines by the clock it is given (a simulation's virtual time), else the wall clock", async () => {
+    const out = capture();
+    let t = Date.parse("2025-01-02T03:04:05.000Z");
+    const logger = await createLogger({ format: "json", stream: out.stream, isTTY: false, clock: () => t });
+    logger.warn("first");
+    t += 60_000;
+    logger.warn("second");
+    const times = out
+      .text()
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as { time: string }).time);
+    expect(times).toEqual(["2025-01-02T03:04:05.000Z", "2025-01-02T03:05:05.000Z"]);
+  });
 });

@@ -233,7 +233,11 @@ export function register(program: Command, ctx: CliContext): void {
       const tty = Boolean(process.stderr.isTTY);
       const format = config.log.format;
       const pretty = format === "pretty" || (format === "auto" && tty);
+      // Lines are dated in simulated time, as the summary is (a scenario author's trial read a warning
+      // of a simulated January dated today).
+      let virtualNow: (() => number) | undefined;
       const logger = await createLogger({
+        clock: () => virtualNow?.() ?? Date.now(),
         level: ctx.verbose ? "debug" : "warn",
         format,
         stream: pretty
@@ -266,6 +270,9 @@ export function register(program: Command, ctx: CliContext): void {
           ...(period.to === undefined ? {} : { to: period.to }),
           ...(period.days === undefined ? {} : { days: period.days }),
           logger,
+          onSimulator: (sim) => {
+            virtualNow = () => sim.now();
+          },
           ...(opts.http ? { transport: "http" as const } : {}),
           signal: controller.signal,
           ...(progress ? { onProgress: progress.update } : {}),
