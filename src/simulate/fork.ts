@@ -68,6 +68,13 @@ export interface ForkResult {
   at: number;
   /** What the fork approximated, one sentence each. */
   notes: string[];
+  /**
+   * The account's TWAPs that had ended by the fork moment (twapHistory's latest record of each): what a
+   * budgeted DCA spent before the fork and what the daily limit counts, imported into the simulation's
+   * journal as `hlbot journal rebuild` imports them (a fork trial: the fork's DCA spent 502 USD of its
+   * budget again that a live bot's rebuilt journal counted).
+   */
+  endedTwaps: TwapHistoryResponse;
   holdings: {
     spot: Record<string, string>;
     delegated: string;
@@ -479,6 +486,7 @@ export async function forkAccount(
     scenario,
     at,
     notes,
+    endedTwaps: latestTwapEntries(twapHistory).filter((e) => twapHasEnded(e)),
     holdings: {
       spot: balances,
       delegated: staking.delegated,

@@ -44,6 +44,7 @@ import {
 } from "../simulator/index.js";
 import { checkEventsNotBefore, type ScenarioPair } from "../simulator/scenario.js";
 import { nextCandleOpen } from "../venue/info/methods/candleSnapshot.js";
+import type { TwapHistoryResponse } from "../venue/info/methods/index.js";
 import { adoptDemoAccount, type DemoHoldings, demoSigner } from "./demoAccount.js";
 
 export const DAY_MS = 24 * HOUR;
@@ -86,6 +87,11 @@ export interface SimulationOptions {
    * account, and the summary names it so.
    */
   forkOf?: string;
+  /**
+   * The forked account's TWAPs ended before the fork (ForkResult.endedTwaps): imported into the new
+   * journal with the carried ones, so budgets and the daily limit count them as a rebuilt journal would.
+   */
+  priorTwaps?: TwapHistoryResponse;
   /** Called with the simulator once it exists (the CLI dates its log lines by its virtual clock). */
   onSimulator?: (sim: Simulator) => void;
   /** Called with the simulator and the journal before they are closed (tests compare the result with their state). */
@@ -451,7 +457,11 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
       // stated when it refused one). Built once, a simulation never learnt it and sent the refused
       // order at every slot where a live bot re-sizes it.
       const depsNow = () => runtime.cycleDeps(facts);
-      await importCarriedTwaps(runtime, account, config.strategies);
+      await importCarriedTwaps(runtime, account, config.strategies, o.priorTwaps ?? []);
+      // A simulation's journal is new by design: "this state folder's journal was empty … run `hlbot
+      // journal rebuild`" named the stand-in account and a command a simulation cannot run (a fork
+      // trial, for the forked account's staking history).
+      runtime.journal.takeFreshNotice();
       const strategies = scheduledStrategies(config.strategies);
       await checkStrategyMarkets(runtime.info, strategies, {
         warn: (m) => logger.warn(m),
@@ -642,14 +652,16 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationRes
  * told to run a rebuild it could not run. They are written to it as `hlbot journal rebuild` writes the
  * venue's TWAPs (src/engine/rebuildTwaps.ts): a budgeted DCA of their pair and side counts them, as a
  * live bot's rebuilt journal does (a second trial: the fork's DCA spent its whole budget again), and
- * strategies wait for them while they run. What was spent before the fork is not known to it.
+ * strategies wait for them while they run. A fork's TWAPs that ended before it (`prior`, read from the
+ * real account) are imported beside them: what a budget spent and the daily limit's last 24 h.
  */
 async function importCarriedTwaps(
   runtime: Runtime,
   account: string,
   strategies: readonly Strategy[],
+  prior: TwapHistoryResponse,
 ): Promise<void> {
-  const twaps = await runtime.info.twapHistory({ user: account as `0x${string}` });
+  const twaps = [...prior, ...(await runtime.info.twapHistory({ user: account as `0x${string}` }))];
   if (twaps.length === 0) return;
   const [meta, mids] = [await runtime.info.spotMeta({}), await runtime.info.allMids({})];
   const cycleId = newCycleId(runtime.clock());

@@ -10,6 +10,10 @@ import { parse } from "yaml";
 import { loadConfig } from "../../src/engine/config/loader.js";
 import { runSimulation } from "../../src/simulate/runner.js";
 import { buildSummary } from "../../src/simulate/summary.js";
+import { createSimulator, parseScenarioObject } from "../../src/simulator/index.js";
+import { InfoClient } from "../../src/venue/info/client.js";
+import { latestTwapEntries, twapHasEnded } from "../../src/venue/info/methods/index.js";
+import { HttpTransport } from "../../src/venue/transport/http.js";
 import { REPO_ROOT } from "../helpers/dist.js";
 
 it("a budgeted DCA trades in a fork once the carried TWAP on its pair has ended", async () => {
@@ -57,3 +61,58 @@ it("a budgeted DCA trades in a fork once the carried TWAP on its pair has ended"
   expect(carried.placed).toBeLessThan(without.placed);
   expect(carried.skips.join("\n")).toMatch(/budget used up/);
 }, 120_000);
+
+it("a fork's DCA counts what the account's TWAPs ended before the fork spent of its budget (a fork trial)", async () => {
+  // The fork read only running TWAPs: one bought through the web UI an hour before, finished, was
+  // forgotten, and the fork's DCA spent it again where a live bot's rebuilt journal counted it.
+  const config = await loadConfig(join(REPO_ROOT, "config/demo.yaml"), {});
+  const dca = config.strategies.filter((s) => s.name === "hype-dca"); // budgetUsd: 1500, buys HYPE
+  const base = parse(readFileSync(join(REPO_ROOT, "config/scenarios/demo.yaml"), "utf8"));
+  const me = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+  // The real account's history: a 30-minute HYPE buy of 20, run to its end before the fork.
+  const past = parseScenarioObject({
+    ...base,
+    twaps: [{ user: me, pair: "@107", side: "buy", size: "20", minutes: 30, startedAgo: "1m", id: 900 }],
+  });
+  const venue = createSimulator({ scenario: past, seed: 1, clock: "virtual" });
+  const info = new InfoClient(
+    new HttpTransport({
+      endpoints: {
+        info: "http://v.invalid/info",
+        exchange: "http://v.invalid/exchange",
+        explorer: "http://v.invalid/explorer",
+      },
+      wire: venue.wire,
+      budget: null,
+    }),
+  );
+  venue.advance(40 * 60_000);
+  const ended = latestTwapEntries(await info.twapHistory({ user: me as `0x${string}` })).filter((e) =>
+    twapHasEnded(e),
+  );
+  expect(ended.map((e) => [e.twapId, e.status.status])).toEqual([[900, "finished"]]);
+  const spent = Number(ended[0]!.state.executedNtl);
+  expect(spent).toBeGreaterThan(400);
+  const run = async (priorTwaps: typeof ended) => {
+    const r = await runSimulation({
+      config: { ...config, strategies: dca },
+      scenario: base,
+      scenarioFile: "fork",
+      from: venue.now(),
+      days: 10,
+      priorTwaps,
+    });
+    const s = buildSummary(r.record);
+    return {
+      bought: s.twaps
+        .filter((t) => t.strategy === "hype-dca")
+        .reduce((a, t) => a + Number(t.executedNotional), 0),
+      reasons: s.skipped.filter((k) => k.strategy === "hype-dca").map((k) => k.reason),
+    };
+  };
+  const forgot = await run([]);
+  const counted = await run(ended);
+  expect(forgot.bought).toBeGreaterThan(1400); // the whole 1500 budget (to its last whole lot)
+  expect(counted.bought).toBeLessThan(1500 - spent + 50);
+  expect(counted.bought).toBeGreaterThan(1500 - spent - 200);
+}, 180_000);

@@ -3,8 +3,10 @@
 // delegatorHistory dates them), a delegation, a staking link and an API wallet. Each test states what a
 // user forking that account expects: the fork starts from exactly that state, or says what it left out.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/engine/config/loader.js";
 import { adoptDemoAccount } from "../../src/simulate/demoAccount.js";
 import { forkAccount } from "../../src/simulate/fork.js";
+import { runSimulation } from "../../src/simulate/runner.js";
 import {
   createSimulator,
   parseScenarioObject,
@@ -14,6 +16,8 @@ import {
 import { InfoClient } from "../../src/venue/info/client.js";
 import { resolveEndpoints } from "../../src/venue/networks.js";
 import { HttpTransport } from "../../src/venue/transport/http.js";
+import { REPO_ROOT } from "../helpers/dist.js";
+import { captureLogger } from "../helpers/logs.js";
 import { ADDR, KEYS, START, testScenario, VALIDATORS } from "../simulator/fixtures.js";
 import { l1Body, userBody, userHeader } from "../simulator/helpers.js";
 
@@ -191,6 +195,19 @@ describe("a fork of a messy account", () => {
     const forked = await infoOf(sim).delegatorHistory({ user: me });
     expect(forked).toEqual(real);
     expect(fork.notes.some((n) => /staking history .* carried/.test(n))).toBe(true);
+    // A run of it is not told its new journal lacks that history, nor to run a rebuild it cannot run (a
+    // fork trial: the warning named the stand-in account).
+    const { logger, lines } = captureLogger();
+    const config = await loadConfig(`${REPO_ROOT}/config/demo.yaml`, {});
+    await runSimulation({
+      config: { ...config, strategies: config.strategies.filter((x) => x.kind === "validator-staking") },
+      scenario: fork.scenario,
+      scenarioFile: "fork",
+      days: 0.2,
+      logger,
+      forkOf: fork.account,
+    });
+    expect(lines.filter((l) => /journal was empty/.test(String(l.msg)))).toEqual([]);
   });
 
   it("names what it leaves out: a negative balance (a borrow) and each pair without a mid", async () => {

@@ -263,7 +263,14 @@ export function register(program: Command, ctx: CliContext): void {
         result = await runSimulation({
           config,
           ...(opts.scenario === undefined ? {} : { scenarioFile: opts.scenario }),
-          ...(fork ? { scenario: fork.scenario, scenarioFile: fork.label, forkOf: fork.account } : {}),
+          ...(fork
+            ? {
+                scenario: fork.scenario,
+                scenarioFile: fork.label,
+                forkOf: fork.account,
+                priorTwaps: fork.endedTwaps,
+              }
+            : {}),
           ...(opts.prices ? { prices: opts.prices } : {}),
           ...(period.seed === undefined ? {} : { seed: period.seed }),
           ...(period.from === undefined ? {} : { from: period.from }),
