@@ -5,9 +5,11 @@
 import pino from "pino";
 import { afterEach, expect, it } from "vitest";
 import { runCycle } from "../../src/engine/cycle.js";
+import { executeManualAction, manualVenue } from "../../src/engine/manual.js";
 import { DaemonNotices, followTwapsOf } from "../../src/engine/notify/daemonNotices.js";
 import { channelsFromConfig, Notifier } from "../../src/engine/notify/notifier.js";
 import type { NotifyEvent } from "../../src/engine/notify/types.js";
+import { privateKeySigner } from "../../src/venue/signing/signer.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 import { startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
 
@@ -213,4 +215,56 @@ it("a TWAP end whose twapHistory read failed is asked about again after the next
   } finally {
     await proxy.close();
   }
+}, 60_000);
+
+it("a manual TWAP placed while the daemon runs and ended between two of its cycles is told at the next cycle (an accountant's trial)", async () => {
+  // The daemon followed TWAPs from its cycles' snapshots and, at start, the journal's: a `hlbot twap`
+  // of five minutes placed between two hourly cycles was never in a snapshot, and `once` later skipped
+  // it as settled by the daemon. Neither its end nor what it filled was ever told.
+  hook = await startHttpServer([{ json: {} }]);
+  bot = await startTestBot({ mode: "live", strategies: [REBALANCE], fund: { HYPE: "1000", USDC: "5000" } });
+  const notifier = webhookNotifier();
+  const notices = daemonNotices(notifier);
+  notices.start("live", ["rebalance"]);
+  notices.afterCycle(await cycle("run"), ["rebalance"], 0);
+  await notices.settled();
+  const config = bot.runtime.config;
+  const venue = manualVenue(config, { network: config.network, baseUrl: bot.sim.url });
+  try {
+    const r = await executeManualAction({
+      venue,
+      config,
+      call: {
+        type: "twapOrder",
+        params: { asset: 10107, isBuy: true, size: "7.37", szDecimals: 2, minutes: 5 },
+      } as never,
+      signer: privateKeySigner(bot.key),
+      account: bot.address,
+      live: true,
+      stateDir: config.state,
+      stateFromConfig: true,
+      reason: "hlbot twap buy --coin HYPE --size 7.37 --minutes 5 --live",
+      note: () => {},
+      warn: () => {},
+      clock: () => bot!.sim.now(),
+    });
+    expect(r).toMatchObject({ status: "done", outcome: { status: "accepted" } });
+  } finally {
+    await venue.close();
+  }
+  bot.sim.advance(60 * 60_000); // it runs and ends before the daemon's next cycle
+  const next = await cycle("run");
+  expect(next.snapshot.twaps).toHaveLength(0);
+  notices.afterCycle(next, ["rebalance"], 0);
+  await notices.settled();
+  notices.afterCycle(await cycle("run"), ["rebalance"], 0); // told once, not at every cycle
+  await notices.settled();
+  await notifier.flush(5000);
+  await new Promise((r) => setTimeout(r, 300));
+  const finished = hook.requests
+    .map((r) => r.json as NotifyEvent)
+    .filter((e) => e.type === "twap.finished")
+    .map((e) => e.title);
+  // The rebalancer's own TWAP of the first cycle is told as before; the manual one once.
+  expect(finished.filter((t) => /finished: bought 7\.37 of 7\.37 on HYPE\/USDC/.test(t))).toHaveLength(1);
 }, 60_000);

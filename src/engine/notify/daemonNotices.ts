@@ -92,8 +92,28 @@ export class DaemonNotices {
   /** Background reads still running (tests and shutdown wait for them). */
   private readonly pending = new Set<Promise<void>>();
 
+  /** When this process started: TWAPs journaled since whose end is untold are followed (othersPlaced). */
+  private readonly startedAt: number;
+  /** TWAPs whose end was asked about ASK_AGAIN_CYCLES times without an answer: not asked again. */
+  private readonly givenUp = new Set<number>();
+
   constructor(private readonly o: DaemonNoticesOptions) {
     this.twaps = new Set(o.placedBefore ?? []);
+    this.startedAt = o.clock();
+  }
+
+  /**
+   * TWAPs another process journaled (`hlbot twap`, a `once`) while this one runs, whose end is not told:
+   * one placed and ended between two cycles was in no snapshot, and `once` later took it for settled by
+   * the daemon, so its end was never told (an accountant's trial).
+   */
+  private othersPlaced(): number[] {
+    const journal = this.o.journal;
+    if (journal === undefined) return [];
+    return journal
+      .untoldTwaps(this.o.account, this.startedAt)
+      .map((r) => r.twapId)
+      .filter((id) => !this.givenUp.has(id));
   }
 
   get notifier(): Notifier {
@@ -236,7 +256,9 @@ export class DaemonNotices {
       if (a.outcome === "accepted" && a.twapId !== undefined) running.add(a.twapId);
     // And those whose end could not be read yet (a failed read, no final record yet): asked again (a
     // review: one failed twapHistory read lost the end for good).
-    const gone = [...new Set([...this.twaps, ...this.askAgain.keys()])].filter((id) => !running.has(id));
+    const gone = [...new Set([...this.twaps, ...this.askAgain.keys(), ...this.othersPlaced()])].filter(
+      (id) => !running.has(id),
+    );
     this.twaps = running;
     if (
       gone.length === 0 ||
@@ -277,7 +299,10 @@ export class DaemonNotices {
   private keepAsking(id: number): void {
     const left = (this.askAgain.get(id) ?? ASK_AGAIN_CYCLES) - 1;
     if (left > 0) this.askAgain.set(id, left);
-    else this.askAgain.delete(id);
+    else {
+      this.askAgain.delete(id);
+      this.givenUp.add(id);
+    }
   }
 
   /**
