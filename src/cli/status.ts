@@ -497,8 +497,9 @@ export function formatStatus(s: AccountStatus, network: string): string {
         : "no";
   out.push(
     s.fees === null
-      ? `Fees: ${missing("fees and staking link")}; VIP: ${vip}`
-      : `Fees: spot taker ${s.fees.spotTaker}, maker ${s.fees.spotMaker}; VIP: ${vip}`,
+      ? `Fee rates: ${missing("fees and staking link")}; VIP: ${vip}`
+      : // Rates, not amounts paid, in percent (an accountant read "Fees: spot taker 0.0006048" as a sum).
+        `Fee rates: spot taker ${percentText(s.fees.spotTaker)}, maker ${percentText(s.fees.spotMaker)} of the notional; VIP: ${vip}`,
   );
   out.push(
     s.referral === null
@@ -604,5 +605,14 @@ export async function withPlacers(
     return { ...status, twaps };
   } finally {
     opened.close();
+  }
+}
+
+/** A fraction as a percentage, exactly ("0.0006048" → "0.06048%"); the text as given when not a number. */
+function percentText(fraction: string): string {
+  try {
+    return `${new Decimal(fraction).times(100).toFixed()}%`;
+  } catch {
+    return fraction;
   }
 }

@@ -289,6 +289,8 @@ describe("status and tx", () => {
     expect(text).toMatch(/Running TWAPs:\s*\n\s+#\d+ sell 10/);
     expect(text).toContain("ValiDAO (0xb8f45222a3246a2b0104696a1df26842007c5bc5): 60");
     expect(text).toContain("VIP: not available (isVip failed)");
+    // Rates in percent, not a bare fraction on a line an accountant read as fees paid.
+    expect(text).toMatch(/Fee rates: spot taker \d+(\.\d+)?%, maker \d+(\.\d+)?% of the notional; VIP/);
     expect(text).toContain("Referral: not available (referral failed)");
     expect(human.stderr()).toMatch(
       /warning: referral not shown: unexpected referral response: unclaimedRewards: .*expected string/,
