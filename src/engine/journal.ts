@@ -1380,11 +1380,14 @@ export class Journal {
 
   /** The strategy whose submission placed TWAP `twapId` ("manual" for `hlbot twap`); undefined: not this bot. */
   twapPlacedBy(account: string, twapId: number): string | undefined {
-    const row = this.sql("SELECT strategy FROM submissions WHERE account = ? AND twap_id = ? LIMIT 1").get(
-      account,
-      twapId,
-    ) as { strategy: string } | undefined;
-    return row?.strategy;
+    const row = this.sql(
+      "SELECT strategy, reason FROM submissions WHERE account = ? AND twap_id = ? LIMIT 1",
+    ).get(account, twapId) as { strategy: string; reason: string | null } | undefined;
+    if (row === undefined) return undefined;
+    // A row `journal rebuild` (or a fork) imported from the venue's history is counted in the budget of
+    // the strategy it was given to, but who placed it is not known: "#778 of purr-dca" and "placed by
+    // purr-dca" were said of a TWAP placed by hand (a fork trial).
+    return rebuiltRecordKey(row) === undefined ? row.strategy : VENUE_HISTORY_STRATEGY;
   }
 
   /** A venue record imported under `key`, or (a TWAP) the submission that placed TWAP `twapId`. */

@@ -10,7 +10,7 @@ import { USER_FILLS_MAX } from "../../venue/constants.js";
 import type { InfoClient } from "../../venue/info/client.js";
 import { latestTwapEntries, twapHasEnded, twapMayBeRunning } from "../../venue/info/methods/twapHistory.js";
 import type { CycleReport } from "../cycle.js";
-import type { Journal } from "../journal.js";
+import { type Journal, VENUE_HISTORY_STRATEGY } from "../journal.js";
 import { killSwitchEngaged } from "../killSwitch.js";
 import { isLookalike, spotUniverse } from "../readSnapshot.js";
 import type { ReconcileResult } from "../reconcile.js";
@@ -286,7 +286,8 @@ export class DaemonNotices {
         this.o.journal?.markTwapEndTold(this.o.account, id, last.status.status);
         // Named by the strategy that placed it, as `once` names it (an accountant's trial: the daemon's
         // notices said which TWAP ended, not whose).
-        const strategy = this.o.journal?.twapPlacedBy(this.o.account, id);
+        const by = this.o.journal?.twapPlacedBy(this.o.account, id);
+        const strategy = by === VENUE_HISTORY_STRATEGY ? undefined : by;
         const ended = endedTwapOf(id, last, label);
         this.o.notifier.notify(
           twapEndedEvent(this.ctx(), strategy === undefined ? ended : { ...ended, strategy }),
