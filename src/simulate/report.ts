@@ -27,6 +27,7 @@ import {
   RANK_FIGURES,
   rankRuns,
   type SweepResult,
+  sameCandlesCaveat,
   sweepSeeds,
   twapsText,
   unrankedText,
@@ -752,8 +753,10 @@ export function renderSweepReport(result: SweepResult): string {
     ? `${result.runs.length} run(s), ${plan.points.length} point(s) × ${seeds.length} seeds,`
     : `${plan.points.length} run(s)`;
   const seedText = many ? `seeds ${seeds.join(", ")}` : `seed ${s?.seed}`;
+  const caveat = sameCandlesCaveat(s?.replayed, seeds.length);
   const rankedText = many
-    ? `Ranked by the mean <b>${escapeHtml(spec.label)}</b> over the ${seeds.length} seeds: ${escapeHtml(spec.help)}; ${spec.better} is better. Every figure is a point's mean over the seeds; "worst ${escapeHtml(spec.label)}" is its worst seed's (the ${spec.better === "higher" ? "lowest" : "highest"}), "best on" on how many seeds it was the best point.`
+    ? `Ranked by the mean <b>${escapeHtml(spec.label)}</b> over the ${seeds.length} seeds: ${escapeHtml(spec.help)}; ${spec.better} is better. Every figure is a point's mean over the seeds; "worst ${escapeHtml(spec.label)}" is its worst seed's (the ${spec.better === "higher" ? "lowest" : "highest"}), "best on" on how many seeds it was the best point.` +
+      (caveat === "" ? "" : ` <b>Note:</b> ${escapeHtml(caveat)}.`)
     : `Ranked by <b>${escapeHtml(spec.label)}</b>: ${escapeHtml(spec.help)}; ${spec.better} is better.`;
   const body = `
 <header>

@@ -393,6 +393,18 @@ function describeRun(result: SweepResult) {
  * several seeds every figure is the point's mean over them, and two columns follow the rank figure:
  * its worst seed's value and on how many seeds the point was the best.
  */
+/**
+ * With candles (--prices) every seed replays the same history: the seeds change only the path within
+ * each candle, randomised TWAPs and faults. "worst" and "best on N of N seeds" then measure that noise,
+ * not other markets (a sweep trial: a point "best on 5/5 seeds" was first in one half of the candles
+ * and last in the other). Said wherever the seeds' figures are.
+ */
+export function sameCandlesCaveat(replayed: readonly unknown[] | undefined, seeds: number): string {
+  return replayed !== undefined && replayed.length > 0 && seeds > 1
+    ? `the ${seeds} seeds replay the same candles: worst and "best on" measure only the path within candles, randomised TWAPs and faults, not other markets; check other periods with --from/--to`
+    : "";
+}
+
 export function formatSweep(result: SweepResult): string {
   const { plan } = result;
   const by = plan.sweep.rank;
@@ -402,6 +414,7 @@ export function formatSweep(result: SweepResult): string {
   const ranked = rankRuns(result.runs, by);
   const seeds = sweepSeeds(result.runs);
   const many = seeds.length > 1;
+  const caveat = sameCandlesCaveat(s?.replayed, seeds.length);
   const lines: string[] = [];
   const sizes = plan.keys.map((k) => k.values.length).join(" × ");
   const count = many
@@ -419,7 +432,8 @@ export function formatSweep(result: SweepResult): string {
       ? `Ranked by the mean ${spec.label} over the ${seeds.length} seeds: ${spec.help}; ${spec.better} is better. ` +
           `Amounts in ${coin}; bps are per amount traded ("traded").\n` +
           `Every figure is a point's mean over the seeds; "worst ${spec.label}" is its worst seed's (the ` +
-          `${spec.better === "higher" ? "lowest" : "highest"}), "best on" on how many seeds it was the best point:`
+          `${spec.better === "higher" ? "lowest" : "highest"}), "best on" on how many seeds it was the best point` +
+          `${caveat === "" ? "" : ` (${caveat})`}:`
       : `Ranked by ${spec.label}: ${spec.help}; ${spec.better} is better. ` +
           `Amounts in ${coin}; bps are per amount traded ("traded"):`,
     "",
@@ -507,7 +521,7 @@ export function formatSweep(result: SweepResult): string {
       (result.interrupted ? "Interrupted: of the runs that finished, " : "") +
         (many
           ? `Best: point ${best.point.index} (${pointText(plan, best.point)}): mean ${figureName(by)} ${figureWithUnit(by, best.figure, coin)} over ${seeds.length} seeds` +
-            ` (worst ${figureWithUnit(by, best.worst!, coin)}; the best point on ${best.bestOn} of ${seeds.length} seeds)` +
+            ` (worst ${figureWithUnit(by, best.worst!, coin)}; the best point on ${best.bestOn} of ${seeds.length} seeds${caveat === "" ? "" : `, but ${caveat}`})` +
             (best.tied ? " (tied: the first in grid order is shown first)" : "")
           : `Best: point ${best.point.index} (${pointText(plan, best.point)}): ${figureName(by)} ${figureWithUnit(by, best.figure, coin)}` +
             (best.tied ? " (tied: the first in grid order is shown first)" : "")) +

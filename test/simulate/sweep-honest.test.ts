@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { ConfigIssuesError, issuesOf } from "../../src/engine/config/issues.js";
+import { renderSweepReport } from "../../src/simulate/report.js";
 import { formatSweep, rankRuns, runSweep, sweepJson } from "../../src/simulate/sweep.js";
 import { planSweep, readSweepFile } from "../../src/simulate/sweepFile.js";
 import { REPO_ROOT } from "../helpers/build.js";
@@ -99,3 +100,22 @@ it("a key of a disabled strategy is refused unless the grid sweeps its `enabled`
   );
   expect(plan.points.length).toBe(2);
 });
+
+it("with candles and several seeds, says the seeds replay the same history (a sweep trial: a fluke 'best on 5/5')", async () => {
+  // The seeds change only the path within each candle: "worst" and "best on" measured that, and read as
+  // robustness across markets; the point best on every seed was last on the other half of the candles.
+  const file = join(temp, "candles.yaml");
+  writeFileSync(file, `config: ${DEMO}\ndays: 1\ngrid:\n  limits.maxOrderUsd: [1000, 5000]\n`);
+  const plan = await planSweep(await readSweepFile(file), DEMO, {});
+  const prices = [join(REPO_ROOT, "test/fixtures/candles/HYPE-1h-sample.csv")];
+  const result = await runSweep(plan, { jobs: 1, seeds: [1, 2], shared: { env: {}, days: 1, prices } });
+  const text = formatSweep(result);
+  const caveat =
+    /the 2 seeds replay the same candles: worst and "best on" measure only the path within candles, randomised TWAPs and faults, not other markets; check other periods with --from\/--to/;
+  expect(text.split("\n").find((l) => l.startsWith("Best:"))).toMatch(caveat);
+  expect(text).toMatch(new RegExp(`best point \\(${caveat.source}\\):`));
+  expect(renderSweepReport(result)).toMatch(/Note:<\/b> the 2 seeds replay the same candles: worst and &quot;best on&quot; measure only the path within candles/);
+  // Without candles, nothing of the kind.
+  const plain = formatSweep(await runSweep(plan, { jobs: 1, seeds: [1, 2], shared: { env: {}, days: 1 } }));
+  expect(plain).not.toMatch(/replay the same candles/);
+}, 180_000);
