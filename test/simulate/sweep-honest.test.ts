@@ -114,7 +114,9 @@ it("with candles and several seeds, says the seeds replay the same history (a sw
     /the 2 seeds replay the same candles: worst and "best on" measure only the path within candles, randomised TWAPs and faults, not other markets; check other periods with --from\/--to/;
   expect(text.split("\n").find((l) => l.startsWith("Best:"))).toMatch(caveat);
   expect(text).toMatch(new RegExp(`best point \\(${caveat.source}\\):`));
-  expect(renderSweepReport(result)).toMatch(/Note:<\/b> the 2 seeds replay the same candles: worst and &quot;best on&quot; measure only the path within candles/);
+  expect(renderSweepReport(result)).toMatch(
+    /Note:<\/b> the 2 seeds replay the same candles: worst and &quot;best on&quot; measure only the path within candles/,
+  );
   // Without candles, nothing of the kind.
   const plain = formatSweep(await runSweep(plan, { jobs: 1, seeds: [1, 2], shared: { env: {}, days: 1 } }));
   expect(plain).not.toMatch(/replay the same candles/);
