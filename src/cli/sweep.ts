@@ -172,7 +172,7 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
     const { writeFileSync } = await import("node:fs");
     writeFileSync(opts.report, renderSweepReport(result));
   }
-  if (opts.json) ctx.stdout(`${JSON.stringify(sweepJson(result), null, 2)}\n`);
+  if (opts.json) writeSweepJson(sweepJson(result), ctx.stdout);
   else ctx.stdout(formatSweep(result));
   const runs = result.runs.filter((r) => r.outcome.ok || !r.outcome.interrupted).length;
   ctx.stderr(
@@ -197,4 +197,20 @@ async function progressBar(total: number) {
     update: (done: number, failed: number) => bar.update(done, { failed }),
     stop: () => bar.stop(),
   };
+}
+
+/**
+ * `JSON.stringify(json, null, 2)`, written a run at a time: a sweep of 360 runs made one string beyond
+ * V8's limit ("Invalid string length") after 23 minutes of runs, and printed nothing (a sweep trial).
+ */
+export function writeSweepJson(
+  json: { sweep: unknown; runs: readonly unknown[] },
+  write: (text: string) => void,
+): void {
+  const nested = (value: unknown, pad: string) => JSON.stringify(value, null, 2).replace(/\n/g, `\n${pad}`);
+  write(`{\n  "sweep": ${nested(json.sweep, "  ")},\n  "runs": [`);
+  json.runs.forEach((run, i) => {
+    write(`${i === 0 ? "" : ","}\n    ${nested(run, "    ")}`);
+  });
+  write(json.runs.length === 0 ? "]\n}\n" : "\n  ]\n}\n");
 }
