@@ -445,24 +445,22 @@ export async function planSweep(sweep: SweepFile, configPath: string, env: Env):
       edits: keys.map((k, j) => ({ strategy: k.strategy, path: k.path, value: values[j] })),
     });
   }
-  const baseWarnings = configWarnings(base);
   const plan: SweepPlan = {
     sweep,
     configPath,
     keys,
     points,
-    ...(baseWarnings.length ? { warnings: baseWarnings } : {}),
     schedules: base.strategies.filter((s) => s.enabled).map((s) => ({ name: s.name, schedule: s.schedule })),
   };
 
-  // Every point through the loader and schemas, as a run would load it; with what it warns of.
-  const known = new Set(baseWarnings);
+  // Every point through the loader and schemas, as a run would load it; with what it warns of. "Every
+  // point" is what every point is warned of, not the bot file as written: a grid replacing its
+  // `maxOrderUsd: 50` on every point was still told "every point: maxOrderUsd 50 … every TWAP will be
+  // blocked" (a sweep trial).
+  const warned = new Map<SweepPoint, string[]>();
   for (const p of points) {
     try {
-      const own = configWarnings(await loadConfig(configPath, env, { edit: sweepEditHook(p.edits) })).filter(
-        (w) => !known.has(w),
-      );
-      if (own.length > 0) p.warnings = own;
+      warned.set(p, configWarnings(await loadConfig(configPath, env, { edit: sweepEditHook(p.edits) })));
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       issues.push(
@@ -475,5 +473,12 @@ export async function planSweep(sweep: SweepFile, configPath: string, env: Env):
     }
   }
   if (issues.length > 0) throw new ConfigIssuesError(issues);
+  const lists = [...warned.values()];
+  const common = (lists[0] ?? []).filter((w) => lists.every((l) => l.includes(w)));
+  if (common.length > 0) plan.warnings = common;
+  for (const [p, list] of warned) {
+    const own = list.filter((w) => !common.includes(w));
+    if (own.length > 0) p.warnings = own;
+  }
   return plan;
 }

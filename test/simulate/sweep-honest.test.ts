@@ -121,3 +121,22 @@ it("with candles and several seeds, says the seeds replay the same history (a sw
   const plain = formatSweep(await runSweep(plan, { jobs: 1, seeds: [1, 2], shared: { env: {}, days: 1 } }));
   expect(plain).not.toMatch(/replay the same candles/);
 }, 180_000);
+
+it("'every point' warnings are those every point has, not the bot file's value the grid replaces (a sweep trial)", async () => {
+  const bot = join(temp, "lowmax.yaml");
+  writeFileSync(
+    bot,
+    readFileSync(DEMO, "utf8")
+      .replace(/maxOrderUsd: \d+/, "maxOrderUsd: 50")
+      .replace(/^strategies: .*$/m, `strategies: ${join(REPO_ROOT, "config/demo-strategies")}`),
+  );
+  const file = join(temp, "lowmax-sweep.yaml");
+  writeFileSync(file, `config: ${bot}\ndays: 1\ngrid:\n  limits.maxOrderUsd: [50, 1000, 5000]\n`);
+  const plan = await planSweep(await readSweepFile(file), bot, {});
+  expect(plan.warnings ?? []).not.toContainEqual(expect.stringMatching(/maxOrderUsd 50/));
+  expect(plan.points[0]!.warnings).toContainEqual(
+    expect.stringMatching(/maxOrderUsd 50 .*every TWAP will be blocked/),
+  );
+  expect(plan.points[1]!.warnings ?? []).not.toContainEqual(expect.stringMatching(/maxOrderUsd 50/));
+  expect(plan.points[2]!.warnings ?? []).not.toContainEqual(expect.stringMatching(/maxOrderUsd 50/));
+});
