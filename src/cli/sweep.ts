@@ -127,9 +127,12 @@ export async function runSweepCommand(opts: SimulateOptions, cli: Period, ctx: C
   const figure = RANK_FIGURES[sweep.rank];
   const progress = process.stderr.isTTY ? await progressBar(total) : undefined;
   let failed = 0;
+  let interrupted = 0;
   const onRunDone = (run: SweepRun, done: number) => {
     if (!run.outcome.ok && !run.outcome.interrupted) failed++;
-    if (progress) return progress.update(done, failed);
+    // Runs an interrupt cut short are not done (the bar read 25/27 beside "23 of 27 runs").
+    if (!run.outcome.ok && run.outcome.interrupted) interrupted++;
+    if (progress) return progress.update(done - interrupted, failed);
     if (!run.outcome.ok && run.outcome.interrupted) return;
     const value = run.outcome.ok ? figure.of(run.outcome.summary) : null;
     const what = !run.outcome.ok

@@ -518,7 +518,7 @@ export function formatSweep(result: SweepResult): string {
     ].filter(Boolean);
     lines.push(
       "",
-      (result.interrupted ? "Interrupted: of the runs that finished, " : "") +
+      (result.interrupted ? "Interrupted; of the runs that finished: " : "") +
         (many
           ? `Best: point ${best.point.index} (${pointText(plan, best.point)}): mean ${figureName(by)} ${figureWithUnit(by, best.figure, coin)} over ${seeds.length} seeds` +
             ` (worst ${figureWithUnit(by, best.worst!, coin)}; the best point on ${best.bestOn} of ${seeds.length} seeds${caveat === "" ? "" : `, but ${caveat}`})` +
