@@ -45,6 +45,11 @@ export interface RiskLimits {
 export interface RiskUsage {
   notionalUsd?: Decimal | undefined;
   stakeMoved?: Decimal | undefined;
+  /**
+   * Where `notionalUsd` comes from when the venue shows more than the journal (mergeUsage): a limit used
+   * up by a TWAP placed by hand read "25285.3 used" of a bot that had traded nothing (a fork trial).
+   */
+  notionalNote?: string;
 }
 
 /**
@@ -116,9 +121,18 @@ export function endedTwapFills(snapshot: Snapshot): Map<number, TwapFill> {
 export function mergeUsage(journal: RiskUsage, venue: RiskUsage): RiskUsage {
   const larger = (a: Decimal | undefined, b: Decimal | undefined) =>
     a === undefined ? undefined : b === undefined ? a : Decimal.max(a, b);
+  const venueMore =
+    journal.notionalUsd !== undefined &&
+    venue.notionalUsd !== undefined &&
+    venue.notionalUsd.gt(journal.notionalUsd);
   return {
     notionalUsd: larger(journal.notionalUsd, venue.notionalUsd),
     stakeMoved: larger(journal.stakeMoved, venue.stakeMoved),
+    ...(venueMore
+      ? {
+          notionalNote: `as the venue shows it: ${fmt(journal.notionalUsd!, 2)} USD of it by this bot's journal, the rest TWAPs it did not place (by hand, another bot or state folder)`,
+        }
+      : {}),
   };
 }
 
@@ -259,7 +273,8 @@ export function applyLimits(
           // corrections were blocked for hours with 1,000 USD left), when that is still an order the
           // venue takes; else blocked, saying what the order was cut to first.
           const left = limits.maxDailyNotionalUsd.minus(notional);
-          const by = `maxDailyNotionalUsd ${fmt(limits.maxDailyNotionalUsd)} (${fmt(notional, 2)} USD used in the last 24 h)`;
+          const note = usage?.notionalNote === undefined ? "" : `, ${usage.notionalNote}`;
+          const by = `maxDailyNotionalUsd ${fmt(limits.maxDailyNotionalUsd)} (${fmt(notional, 2)} USD used in the last 24 h${note})`;
           const shrunk = left.gt(0) ? shrinkTwap(result, left, by, rules) : "nothing is left of it";
           if (typeof shrunk === "string") {
             const cut =
@@ -270,7 +285,7 @@ export function applyLimits(
               dailyBlock(
                 intent,
                 `24-h notional would reach ${fmt(after, 2)} USD, above maxDailyNotionalUsd ${fmt(limits.maxDailyNotionalUsd)} ` +
-                  `(${fmt(notional, 2)} used${cut}); what is left of it is too small: ${shrunk}`,
+                  `(${fmt(notional, 2)} used${note}${cut}); what is left of it is too small: ${shrunk}`,
               ),
             );
             break;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Intent, TokenDelegateIntent, TwapOrderIntent } from "../../src/engine/intents.js";
-import { applyLimits, type RiskLimits, type RiskUsage } from "../../src/engine/risk.js";
+import { applyLimits, mergeUsage, type RiskLimits, type RiskUsage } from "../../src/engine/risk.js";
 import { DEFAULT_VENUE_RULES } from "../../src/engine/snapshot.js";
 import { parseDecimal as dec } from "../../src/lib/decimal.js";
 import { addr } from "../helpers/snapshots.js";
@@ -114,6 +114,19 @@ describe("risk limits", () => {
     const tiny = applyLimits([twap("100", "40")], { ...limits, maxOrderUsd: dec("50") }, noUsage, off);
     expect(tiny.allowed).toEqual([]);
     expect(tiny.blocked[0]?.reason).toMatch(/too small.*below the venue minimum/);
+  });
+
+  it("says when the day's usage is the venue's, mostly TWAPs the bot did not place (a fork trial)", () => {
+    // A bot that had traded nothing read "(25285.3 used)": all of it a TWAP placed by hand.
+    const usage = mergeUsage({ ...noUsage, notionalUsd: dec("0") }, { notionalUsd: dec("25285.3") });
+    expect(usage.notionalUsd?.toFixed()).toBe("25285.3");
+    const r = applyLimits([twap("25", "40")], limits, usage, off);
+    expect(r.blocked[0]?.reason).toMatch(
+      /\(25285\.3 used, as the venue shows it: 0 USD of it by this bot's journal, the rest TWAPs it did not place \(by hand, another bot or state folder\)\)/,
+    );
+    // The journal's own count, or a venue showing no more: nothing to explain.
+    expect(mergeUsage({ notionalUsd: dec("500") }, { notionalUsd: dec("500") }).notionalNote).toBeUndefined();
+    expect(mergeUsage({ notionalUsd: dec("900") }, { notionalUsd: dec("500") }).notionalNote).toBeUndefined();
   });
 
   it("reduces a TWAP that would take the rolling 24-h notional above the limit to what is left, counting this cycle", () => {
