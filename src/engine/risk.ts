@@ -121,16 +121,14 @@ export function endedTwapFills(snapshot: Snapshot): Map<number, TwapFill> {
 export function mergeUsage(journal: RiskUsage, venue: RiskUsage): RiskUsage {
   const larger = (a: Decimal | undefined, b: Decimal | undefined) =>
     a === undefined ? undefined : b === undefined ? a : Decimal.max(a, b);
-  const venueMore =
-    journal.notionalUsd !== undefined &&
-    venue.notionalUsd !== undefined &&
-    venue.notionalUsd.gt(journal.notionalUsd);
+  const own = journal.notionalUsd;
+  const venueMore = own !== undefined && venue.notionalUsd?.gt(own) === true;
   return {
     notionalUsd: larger(journal.notionalUsd, venue.notionalUsd),
     stakeMoved: larger(journal.stakeMoved, venue.stakeMoved),
-    ...(venueMore
+    ...(venueMore && own !== undefined
       ? {
-          notionalNote: `as the venue shows it: ${fmt(journal.notionalUsd!, 2)} USD of it by this bot's journal, the rest TWAPs it did not place (by hand, another bot or state folder)`,
+          notionalNote: `as the venue shows it: ${fmt(own, 2)} USD of it by this bot's journal, the rest TWAPs it did not place (by hand, another bot or state folder)`,
         }
       : {}),
   };
