@@ -3,7 +3,7 @@
 // so a simulation counts a carried TWAP as a live bot's rebuilt journal would.
 import { Decimal } from "../lib/decimal.js";
 import type { SpotMetaResponse, TwapHistoryResponse } from "../venue/info/methods/index.js";
-import { latestTwapEntries } from "../venue/info/methods/index.js";
+import { latestTwapEntries, twapHasEnded } from "../venue/info/methods/index.js";
 import { twapRecordKey } from "./intentKinds.js";
 import { type Journal, VENUE_HISTORY_STRATEGY } from "./journal.js";
 import { spotUniverse } from "./readSnapshot.js";
@@ -21,8 +21,8 @@ export interface ImportedTwaps {
  * Budgets belong to twap-accumulate strategies: a venue TWAP on a strategy's pair and side is given to
  * the first with a budget there (else the first without one, else "(venue history)"), and every budget
  * on that pair and side counts it (budget.ts budgetMemory; conservative: a TWAP placed by hand there
- * counts too). Each is valued at its full size at the higher of its average fill and the mid now, in
- * USD at the quote's mid.
+ * counts too). One still running is valued at its full size at the higher of its average fill and the
+ * mid now, an ended one at what it executed, in USD at the quote's mid.
  */
 export function importVenueTwaps(
   journal: Journal,
@@ -70,6 +70,10 @@ export function importVenueTwaps(
     const px = Decimal.max(average, mid);
     const quote = universe.pairs.get(st.coin)?.quote.name;
     const quoteUsd = (quote === undefined ? undefined : usdPerUnit(universe, quote)) ?? new Decimal(1);
+    // An ended TWAP's record is final: what it executed, not its full size (a review: a fork counted a
+    // cancelled 40-HYPE order that filled 1.33 at 999 USD, its DCA's 400-USD budget "used up", where a
+    // live bot replaces the full value by the venue's executed notional while the venue lists it).
+    const value = twapHasEnded(entry) ? new Decimal(st.executedNtl) : size.times(px);
     const side = st.side === "B" ? "buy" : "sell";
     const imported = journal.importVenueRecord({
       cycleId: o.cycleId,
@@ -80,7 +84,7 @@ export function importVenueTwaps(
       key: twapRecordKey(entry),
       record: entry,
       // To the cent's ten-thousandth, up (an average price of many fills has endless digits).
-      notionalUsd: size.times(px).times(quoteUsd).toDecimalPlaces(6, Decimal.ROUND_UP),
+      notionalUsd: value.times(quoteUsd).toDecimalPlaces(6, Decimal.ROUND_UP),
       ...(entry.twapId === undefined ? {} : { twapId: entry.twapId }),
     });
     if (imported) added++;

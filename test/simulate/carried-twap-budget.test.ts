@@ -117,4 +117,37 @@ it("a fork's DCA counts what the account's TWAPs ended before the fork spent of 
   expect(forgot.bought).toBeGreaterThan(1400); // the whole 1500 budget (to its last whole lot)
   expect(counted.bought).toBeLessThan(1500 - spent + 50);
   expect(counted.bought).toBeGreaterThan(1500 - spent - 200);
+
+  // A TWAP cancelled after a few slices counts what it executed, not its whole size (a review: a
+  // cancelled 40-HYPE order that filled 1.33 used up a 400-USD budget in the fork, not live).
+  const big = createSimulator({
+    scenario: parseScenarioObject({
+      ...base,
+      twaps: [{ user: me, pair: "@107", side: "buy", size: "400", minutes: 300, startedAgo: "1m", id: 901 }],
+    }),
+    seed: 1,
+    clock: "virtual",
+  });
+  big.advance(10 * 60_000);
+  expect(big.core.twaps.cancel(me, 10107, 901)).toBe(true);
+  const bigInfo = new InfoClient(
+    new HttpTransport({
+      endpoints: {
+        info: "http://v.invalid/info",
+        exchange: "http://v.invalid/exchange",
+        explorer: "http://v.invalid/explorer",
+      },
+      wire: big.wire,
+      budget: null,
+    }),
+  );
+  const cancelled = latestTwapEntries(await bigInfo.twapHistory({ user: me as `0x${string}` })).filter((e) =>
+    twapHasEnded(e),
+  );
+  expect(cancelled.map((e) => [e.twapId, e.status.status])).toEqual([[901, "terminated"]]);
+  const filled = Number(cancelled[0]!.state.executedNtl);
+  expect(filled).toBeGreaterThan(0);
+  expect(filled).toBeLessThan(500); // of an order worth about 10,000
+  const afterCancel = await run(cancelled);
+  expect(afterCancel.bought).toBeGreaterThan(1500 - filled - 200);
 }, 180_000);
