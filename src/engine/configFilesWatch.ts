@@ -37,7 +37,8 @@ export class ConfigFilesWatch {
     this.o = o;
   }
 
-  private async current(): Promise<Map<string, string>> {
+  /** Each file's fingerprint now: taken before files are read, it becomes the baseline once applied. */
+  async fingerprints(): Promise<Map<string, string>> {
     let strategyFiles: string[];
     try {
       strategyFiles = await this.o.strategyFiles();
@@ -49,15 +50,19 @@ export class ConfigFilesWatch {
     return new Map(paths.map((p, i) => [p, prints[i]!]));
   }
 
-  /** What is on disk now is what runs (at start, and after each SIGHUP). */
-  async baseline(): Promise<void> {
-    this.read = await this.current();
+  /**
+   * What runs: the fingerprints taken before its files were read (an edit made while a start or a
+   * SIGHUP still read the venue was taken into the baseline and never said: a review), else the files
+   * as they are now.
+   */
+  async baseline(prints?: Map<string, string>): Promise<void> {
+    this.read = prints ?? (await this.fingerprints());
     this.warned = "";
   }
 
   /** The files edited, added or removed since the baseline; warns once per distinct edit. */
   async check(): Promise<string[]> {
-    const now = await this.current();
+    const now = await this.fingerprints();
     const changed: string[] = [];
     for (const [path, print] of now) if (this.read.get(path) !== print) changed.push(path);
     for (const path of this.read.keys()) if (!now.has(path)) changed.push(path);

@@ -81,4 +81,15 @@ describe("ConfigFilesWatch", () => {
       /hlbot\.yaml changed on disk .*; mode, limits and the bot file's other settings take effect only at a restart/,
     );
   });
+
+  it("an edit made while a start or a SIGHUP was still reading is said (the baseline is what was read)", async () => {
+    // A review: the baseline was taken after the reload's venue round trip, so an edit in it was taken
+    // for what runs and never said.
+    const { watch, warnings, folder } = rig();
+    const read = await watch.fingerprints(); // the files as the reload reads them
+    edit(join(folder, "dca.yaml"), "name: dca\nenabled: false\n", 5); // edited while it asks the venue
+    await watch.baseline(read); // the reload applies what it read
+    expect(await watch.check()).toEqual([join(folder, "dca.yaml")]);
+    expect(warnings).toHaveLength(1);
+  });
 });

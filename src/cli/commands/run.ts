@@ -130,6 +130,21 @@ async function runDaemon(
   );
   const { ConfigFilesWatch, CONFIG_FILES_CHECK_MS } = await import("../../engine/configFilesWatch.js");
   const graceMs = flags.graceMs ?? DEFAULT_GRACE_MS;
+  // The bot file's `strategies:` (a list or a folder) as last applied: a SIGHUP reads the edited one,
+  // so a strategy taken off the list stops (a config trial: it kept trading, and nothing said so).
+  let strategySource = config.strategySource;
+  // Edits on disk that do not run yet: said once per edit, with how to apply them. The files as they were
+  // read, before the venue is asked anything.
+  const filesWatch = new ConfigFilesWatch({
+    botFile: config.file,
+    strategyFiles: () =>
+      "folder" in strategySource
+        ? strategyFilesIn(strategySource.folder)
+        : Promise.resolve(strategySource.files),
+    logger,
+    pid: process.pid,
+  });
+  const startPrints = await filesWatch.fingerprints();
 
   const { ConfigIssuesError, formatIssue } = await import("../../engine/config/issues.js");
   const leftOut = config.leftOut ?? [];
@@ -256,20 +271,7 @@ async function runDaemon(
     // Signals and process-level failures (src/engine/shutdown.ts): the first SIGINT/SIGTERM stops the
     // daemon with the grace period, a second one exits at once. SIGHUP and SIGUSR2 are this command's.
     shutdown.onStop((grace) => daemon.stop(grace));
-    // The bot file's `strategies:` (a list or a folder) as last applied: a SIGHUP reads the edited one,
-    // so a strategy taken off the list stops (a config trial: it kept trading, and nothing said so).
-    let strategySource = config.strategySource;
-    // Edits on disk that do not run yet: said once per edit, with how to apply them.
-    const filesWatch = new ConfigFilesWatch({
-      botFile: config.file,
-      strategyFiles: () =>
-        "folder" in strategySource
-          ? strategyFilesIn(strategySource.folder)
-          : Promise.resolve(strategySource.files),
-      logger,
-      pid: process.pid,
-    });
-    await filesWatch.baseline();
+    await filesWatch.baseline(startPrints);
     const filesTimer = setInterval(
       () => void filesWatch.check().catch(() => undefined),
       CONFIG_FILES_CHECK_MS,
@@ -280,9 +282,11 @@ async function runDaemon(
       SIGHUP: () => {
         logger.info("SIGHUP: reloading the strategy files");
         let source = strategySource;
+        let readPrints: Map<string, string> | undefined;
         // A reloaded set naming a market the venue does not list is refused (the current one stays).
         void daemon
           .reloadFrom(async () => {
+            readPrints = await filesWatch.fingerprints();
             // Only the strategy files are reloaded: say so when the bot file itself was edited (a limit
             // tightened in a hurry would otherwise seem to be in force while the old one is).
             // The bot file alone: a broken strategy file is the reload's own refusal below, and read here
@@ -326,9 +330,11 @@ async function runDaemon(
             return set;
           })
           .then(async (applied) => {
+            const moved = applied && source !== strategySource;
             if (applied) strategySource = source;
-            // This SIGHUP read the files (and said what of the bot file it did not apply).
-            await filesWatch.baseline();
+            // This SIGHUP read the files (and said what of the bot file it did not apply); a list or
+            // folder it moved to is read as it is now.
+            await filesWatch.baseline(moved ? undefined : readPrints);
           });
       },
       SIGUSR2: () => {
