@@ -735,7 +735,7 @@ function eventText(e: Scenario["events"][number], scenario: Scenario, account: s
       // bot saw (a scenario author's trial): say whose money moved.
       return e.account.toLowerCase() === account.toLowerCase()
         ? `${e.type} of ${e.amount.toFixed()} ${e.coin}`
-        : `${e.type} of ${e.amount.toFixed()} ${e.coin} to ${e.account}, not the simulated account (the bot sees nothing of it)`;
+        : `${e.type} of ${e.amount.toFixed()} ${e.coin} ${e.type === "deposit" ? "to" : "from"} ${e.account}, not the simulated account (the bot sees nothing of it)`;
     case "outage": {
       const knobs = Object.entries(e.faults)
         .filter(([, v]) => (Array.isArray(v) ? v.some((x) => x > 0) : v !== 0))

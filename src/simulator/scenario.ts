@@ -488,6 +488,26 @@ export const settingsSchema = z.strictObject({
 // ---------------------------------------------------------------------------------------------------
 // Timed events: things that happen to the venue or the account during a run (see events.ts).
 
+/**
+ * How long an event lasts, with its unit: a bare number was milliseconds, so `for: 2` made an outage of
+ * 2 ms that did nothing (a review of the same trap in `at:`).
+ */
+const eventDuration = z.union([z.string(), z.number()]).transform((v, ctx): number => {
+  if (typeof v === "number" || /^\s*\d+(\.\d+)?\s*$/.test(v)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `give the duration's unit: "${v}d", "${v}h", "${v}m", "${v}s" or "${v}ms" (a bare number is ambiguous)`,
+    });
+    return z.NEVER;
+  }
+  try {
+    return parseDuration(v);
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: (err as ValidationError).issues?.[0]?.message ?? String(err) });
+    return z.NEVER;
+  }
+});
+
 /** When an event happens: an offset from the start of the run ("2d", "36h") or an ISO date-time. */
 const eventTime = z
   .union([z.string(), z.number()], {
@@ -527,7 +547,7 @@ const validatorEventSchema = z.strictObject({
   /** Jails (true) or unjails (false) the validator. */
   jailed: z.boolean().optional(),
   /** With jailed: true, when it may be unjailed, from the event (sets unjailableAfter). */
-  unjailableIn: duration.optional(),
+  unjailableIn: eventDuration.optional(),
   active: z.boolean().optional(),
   commission: fraction.optional(),
   /** Predicted APR of all three periods (before commission), a fraction. */
@@ -570,7 +590,7 @@ const outageEventSchema = z.strictObject({
   at: eventTime,
   /** Faults for a period: by default every request to the endpoint is answered 500. */
   type: z.literal("outage"),
-  for: duration.refine((d) => d > 0, "must be > 0"),
+  for: eventDuration.refine((d) => d > 0, "must be > 0"),
   endpoint: z.enum(["all", "info", "exchange", "explorer"]).default("all"),
   // `faults: {}` (or only zero rates) was listed as an outage and did nothing (a scenario author's trial).
   faults: faultKnobsSchema

@@ -135,6 +135,7 @@ describe("events the summary must not misname (a scenario author's trial)", () =
     const other = "0x00000000000000000000000000000000000abcde";
     const file = demoWithEvents([
       `{ at: 2h, type: deposit, account: "${other}", coin: USDC, amount: "10000" }`,
+      `{ at: 3h, type: withdrawal, account: "${other}", coin: USDC, amount: "5" }`,
       "{ at: 1h, type: outage, for: 20h, endpoint: info, faults: { badSchemaRate: 0.5 } }",
     ]);
     const r = await runSimulation({ config, scenarioFile: file, days: 1 });
@@ -142,6 +143,7 @@ describe("events the summary must not misname (a scenario author's trial)", () =
     expect(s.eventsApplied.map((e) => e.what)).toEqual([
       "outage of info for 20 h (badSchemaRate 0.5)",
       `deposit of 10000 USDC to ${other}, not the simulated account (the bot sees nothing of it)`,
+      `withdrawal of 5 USDC from ${other}, not the simulated account (the bot sees nothing of it)`,
     ]);
     // Watch checks whose reads failed are failures, not cancels (27 "cancels" were read with none).
     expect(s.cycles.watchFailed).toBeGreaterThan(0);

@@ -243,6 +243,17 @@ events:
       /^bad\.yaml:9: events\[0\]\.at: give the offset's unit: "2d", "2h", "2m", "2s" or "2ms"/,
     );
     expect(message(withEvent('{ at: "1", type: outage, for: 1h }'))).toMatch(/give the offset's unit: "1d"/);
+    // The same trap in a length: `for: 2` was a 2-ms outage that did nothing (a review).
+    expect(message(withEvent("{ at: 1d, type: outage, for: 2 }"))).toMatch(
+      /events\[0\]\.for: give the duration's unit: "2d", "2h"/,
+    );
+    expect(
+      message(
+        withEvent(
+          '{ at: 1d, type: validator, validator: "0x5ac99df645f3414876c816caa18b2d234024b487", jailed: true, unjailableIn: 3 }',
+        ),
+      ),
+    ).toMatch(/events\[0\]\.unjailableIn: give the duration's unit/);
     expect(message(withEvent("{ at: 1d, type: outage, for: 1h, faults: {} }"))).toMatch(
       /^bad\.yaml:9: events\[0\]\.faults: sets no fault, so nothing would happen/,
     );
