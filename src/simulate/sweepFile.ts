@@ -7,6 +7,7 @@
 // Planning resolves each key against the bot file and its strategy files (a key that is in neither the
 // file nor its schema is an error, so a typo never sweeps nothing), expands the grid into points, and
 // loads every point's configuration through the normal loader and schemas before anything runs.
+
 import { dirname, resolve } from "node:path";
 import { isAlias, isMap, isScalar, isSeq } from "yaml";
 import { z } from "zod";
@@ -20,6 +21,7 @@ import {
 import { displayPath, type Env, loadConfig, MAX_CONFIG_BYTES } from "../engine/config/loader.js";
 import { botConfigSchema, strategyFileSchema } from "../engine/config/schema.js";
 import { configWarnings } from "../engine/config/warnings.js";
+import { Decimal } from "../lib/decimal.js";
 import { ConfigError, ValidationError, type ValidationIssue } from "../lib/errors.js";
 import { readRegularTextFile } from "../lib/readText.js";
 import {
@@ -209,8 +211,11 @@ export async function readSweepFile(path: string): Promise<SweepFile> {
       if (v === null || v === undefined)
         issues.push(sweepIssue(sweep, ["grid", key, i], "a value may not be empty (null)"));
       const text = JSON.stringify(v);
-      if (seen.has(text)) issues.push(sweepIssue(sweep, ["grid", key, i], `${text} is listed twice`));
-      seen.add(text);
+      // A number written as a string is the same value to the config's decimals: 0.05, "0.05" and
+      // "0.050" ran as three identical points (a sweep trial).
+      const same = sameValueKey(v);
+      if (seen.has(same)) issues.push(sweepIssue(sweep, ["grid", key, i], `${text} is listed twice`));
+      seen.add(same);
     }
   }
   if (points > MAX_SWEEP_POINTS)
@@ -481,4 +486,18 @@ export async function planSweep(sweep: SweepFile, configPath: string, env: Env):
     if (own.length > 0) p.warnings = own;
   }
   return plan;
+}
+
+/** A grid value as the configuration reads it: a number, or a string holding one, by its decimal value. */
+function sameValueKey(v: unknown): string {
+  const numeric =
+    typeof v === "number" || (typeof v === "string" && /^\s*-?\d+(\.\d+)?(e-?\d+)?\s*$/i.test(v));
+  if (numeric) {
+    try {
+      return `#${new Decimal(String(v).trim()).toFixed()}`;
+    } catch {
+      // not a finite decimal: compared as written
+    }
+  }
+  return JSON.stringify(v);
 }

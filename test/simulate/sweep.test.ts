@@ -312,6 +312,14 @@ describe("the sweep file and its grid", () => {
     expect(second).toContain("bad2.yaml:2: to: give either to: or days:, not both");
     expect(second).toContain("bad2.yaml:4: grid.limits.maxOrderUsd: expected at least one value");
     expect(second).toContain("bad2.yaml:5: grid.limits.maxDailyNotionalUsd[1]: 1 is listed twice");
+    // A number written as a string is the same value (three identical points ran: a sweep trial).
+    const quoted = await configError(() =>
+      readSweepFile(
+        sweepFile("bad3.yaml", `days: 3\ngrid:\n  limits.maxOrderUsd: [1000, "1000", "1000.0"]\n`),
+      ),
+    );
+    expect(quoted).toContain('bad3.yaml:3: grid.limits.maxOrderUsd[1]: "1000" is listed twice');
+    expect(quoted).toContain('grid.limits.maxOrderUsd[2]: "1000.0" is listed twice');
     const missing = await configError(() => readSweepFile(join(temp, "nothing.yaml")));
     expect(missing).toMatch(/nothing\.yaml: sweep file not found/);
   });
