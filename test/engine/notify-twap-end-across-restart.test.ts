@@ -5,13 +5,12 @@
 import pino from "pino";
 import { afterEach, expect, it } from "vitest";
 import { runCycle } from "../../src/engine/cycle.js";
-import { executeManualAction, manualVenue } from "../../src/engine/manual.js";
 import { DaemonNotices, followTwapsOf } from "../../src/engine/notify/daemonNotices.js";
 import { channelsFromConfig, Notifier } from "../../src/engine/notify/notifier.js";
 import type { NotifyEvent } from "../../src/engine/notify/types.js";
-import { privateKeySigner } from "../../src/venue/signing/signer.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
 import { startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
+import { placeManualHypeTwap } from "../helpers/manual.js";
 
 let bot: TestBot | undefined;
 let hook: TestHttpServer | undefined;
@@ -228,30 +227,7 @@ it("a manual TWAP placed while the daemon runs and ended between two of its cycl
   notices.start("live", ["rebalance"]);
   notices.afterCycle(await cycle("run"), ["rebalance"], 0);
   await notices.settled();
-  const config = bot.runtime.config;
-  const venue = manualVenue(config, { network: config.network, baseUrl: bot.sim.url });
-  try {
-    const r = await executeManualAction({
-      venue,
-      config,
-      call: {
-        type: "twapOrder",
-        params: { asset: 10107, isBuy: true, size: "7.37", szDecimals: 2, minutes: 5 },
-      } as never,
-      signer: privateKeySigner(bot.key),
-      account: bot.address,
-      live: true,
-      stateDir: config.state,
-      stateFromConfig: true,
-      reason: "hlbot twap buy --coin HYPE --size 7.37 --minutes 5 --live",
-      note: () => {},
-      warn: () => {},
-      clock: () => bot!.sim.now(),
-    });
-    expect(r).toMatchObject({ status: "done", outcome: { status: "accepted" } });
-  } finally {
-    await venue.close();
-  }
+  await placeManualHypeTwap(bot, { size: "7.37", minutes: 5 });
   bot.sim.advance(60 * 60_000); // it runs and ends before the daemon's next cycle
   const next = await cycle("run");
   expect(next.snapshot.twaps).toHaveLength(0);

@@ -6,9 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
 import { runCycle } from "../../src/engine/cycle.js";
-import { executeManualAction, manualVenue } from "../../src/engine/manual.js";
-import { privateKeySigner } from "../../src/venue/signing/signer.js";
 import { REBALANCE, startTestBot, type TestBot } from "../helpers/bot.js";
+import { placeManualHypeTwap } from "../helpers/manual.js";
 
 let bot: TestBot | undefined;
 const dirs: string[] = [];
@@ -34,32 +33,8 @@ const heldReason = async (b: TestBot, strategy: string) => {
 };
 
 /** A manual TWAP buy of 20 HYPE, journaled in `stateDir`. */
-async function manualTwap(b: TestBot, stateDir: string) {
-  const config = b.runtime.config;
-  const venue = manualVenue(config, { network: config.network, baseUrl: b.sim.url });
-  try {
-    const r = await executeManualAction({
-      venue,
-      config,
-      call: {
-        type: "twapOrder",
-        params: { asset: 10107, isBuy: true, size: "20", szDecimals: 2, minutes: 60 },
-      } as never,
-      signer: privateKeySigner(b.key),
-      account: b.address,
-      live: true,
-      stateDir,
-      stateFromConfig: stateDir === config.state,
-      reason: "hlbot twap --coin HYPE --buy --size 20 --minutes 60",
-      note: () => {},
-      warn: () => {},
-      clock: () => b.sim.now(),
-    });
-    expect(r).toMatchObject({ status: "done", outcome: { status: "accepted" } });
-  } finally {
-    await venue.close();
-  }
-}
+const manualTwap = (b: TestBot, stateDir: string) =>
+  placeManualHypeTwap(b, { stateDir, size: "20", minutes: 60 });
 
 it("a strategy held by another strategy's running TWAP names that strategy", async () => {
   bot = await startTestBot({
