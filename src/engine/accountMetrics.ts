@@ -20,6 +20,7 @@ interface AccountGauges {
   open: Gauge<"status">;
   killSwitch: Gauge;
   nextRun: Gauge<"strategy">;
+  previousRun: Gauge<"strategy">;
   period: Gauge<"strategy">;
   twaps: Gauge;
   twapProgress: Gauge<"twap_id" | "coin" | "side">;
@@ -121,6 +122,12 @@ function gaugesOf(metrics: BotMetrics): AccountGauges {
     nextRun: new Gauge({
       name: "hlbot_next_run_timestamp_seconds",
       help: "Unix time of each strategy's next cron slot",
+      labelNames: ["strategy"] as const,
+      registers,
+    }),
+    previousRun: new Gauge({
+      name: "hlbot_previous_run_timestamp_seconds",
+      help: "Unix time of each strategy's latest cron slot at or before now (within 8 days)",
       labelNames: ["strategy"] as const,
       registers,
     }),
@@ -357,14 +364,19 @@ function recordWeights(
 /** Sets each strategy's next cron slot and its schedule's period (for "no success for 2 periods" alerts). */
 export function recordNextRuns(
   metrics: BotMetrics | undefined,
-  next: ReadonlyMap<string, { next: number | undefined; periodMs: number | undefined }>,
+  next: ReadonlyMap<
+    string,
+    { next: number | undefined; periodMs: number | undefined; previous?: number | undefined }
+  >,
 ): void {
   if (!metrics) return;
   const g = gaugesOf(metrics);
   g.nextRun.reset();
+  g.previousRun.reset();
   g.period.reset();
   for (const [strategy, slot] of next) {
     if (slot.next !== undefined) g.nextRun.set({ strategy }, slot.next / 1000);
+    if (slot.previous !== undefined) g.previousRun.set({ strategy }, slot.previous / 1000);
     if (slot.periodMs !== undefined) g.period.set({ strategy }, slot.periodMs / 1000);
   }
 }

@@ -235,12 +235,23 @@ export class Scheduler {
    * Each strategy's next slot after `after` and the gap to the slot after it (its schedule's period
    * there); `next` undefined: its expression never matches again.
    */
-  nextSlots(after: number): Map<string, { next: number | undefined; periodMs: number | undefined }> {
-    const out = new Map<string, { next: number | undefined; periodMs: number | undefined }>();
+  nextSlots(
+    after: number,
+  ): Map<string, { next: number | undefined; periodMs: number | undefined; previous: number | undefined }> {
+    const out = new Map<
+      string,
+      { next: number | undefined; periodMs: number | undefined; previous: number | undefined }
+    >();
     for (const [name, e] of this.entries) {
       const next = e.cron.next(after);
       const later = next === undefined ? undefined : e.cron.next(next);
-      out.set(name, { next, periodMs: next !== undefined && later !== undefined ? later - next : undefined });
+      out.set(name, {
+        next,
+        periodMs: next !== undefined && later !== undefined ? later - next : undefined,
+        // The latest slot at or before `after`: an alert on "no success since a slot" needs it, the
+        // period alone paged all night after a block of runs (an SRE's trial: "*/2 6 * * *").
+        previous: lastSlotAtOrBefore(e.cron, after - 8 * 86_400_000, after),
+      });
     }
     return out;
   }
