@@ -46,8 +46,11 @@ export interface ClockWatchOptions {
    * armed on the monotonic clock while it was behind, are to be armed anew.
    */
   onRearm?: () => void;
-  /** After each check, with the wall time it read (the daemon looks for cron ticks that never came). */
-  onCheck?: (wall: number) => void;
+  /**
+   * After each check, with the wall time it read and whether the process itself did not run for more
+   * than a check interval (frozen, suspended): the daemon looks for cron ticks that never came.
+   */
+  onCheck?: (wall: number, paused: boolean) => void;
 }
 
 export const DEFAULT_STUCK_AFTER_MS = 15 * 60_000;
@@ -69,7 +72,7 @@ export class ClockWatch {
   private readonly stuckAfterMs: number;
   private readonly onStep: ((stepMs: number, resumeAt: number | undefined) => void) | undefined;
   private readonly onRearm: (() => void) | undefined;
-  private readonly onCheck: ((wall: number) => void) | undefined;
+  private readonly onCheck: ((wall: number, paused: boolean) => void) | undefined;
   private lastWall: number;
   private lastMono: number;
   private lastBeat: number;
@@ -132,6 +135,8 @@ export class ClockWatch {
     const mono = this.mono();
     this.beat();
     const stepMs = wall - this.lastWall - (mono - this.lastMono);
+    // This check came more than an interval late: the process did not run (SIGSTOP, a frozen VM).
+    const paused = mono - this.lastMono > 2 * this.intervalMs;
     this.lastWall = wall;
     this.lastMono = mono;
     if (stepMs < -this.stepThresholdMs) {
@@ -160,7 +165,7 @@ export class ClockWatch {
       this.onRearm?.();
     }
     this.checkSkew();
-    this.onCheck?.(wall);
+    this.onCheck?.(wall, paused);
   }
 
   private checkSkew(): void {

@@ -340,7 +340,7 @@ export class Daemon {
       busySince: () => this.current?.startedAt,
       onStep: (stepMs, resumeAt) => this.notices?.clockStepped(stepMs, resumeAt),
       onRearm: () => this.rearmSchedules(),
-      onCheck: (wall) => this.checkTicks(wall),
+      onCheck: (wall, paused) => this.checkTicks(wall, paused),
       ...o.clockWatch,
     });
     this.done = new Promise((resolve) => {
@@ -711,17 +711,20 @@ export class Daemon {
    * at once (what it would have run is caught up within schedule.catchUp); a tick overdue again after
    * that makes /live unhealthy, for a restart.
    */
-  private checkTicks(wall: number): void {
+  private checkTicks(wall: number, paused = false): void {
     if (this.state !== "running") return;
     const late = [...this.entries.values()].filter(
       (e) => e.awaited !== undefined && wall - e.awaited > TICK_OVERDUE_MS,
     );
     if (late.length === 0) return;
-    for (const e of late) e.overdue = (e.overdue ?? 0) + 1;
+    // A slot that passed while the process itself did not run (frozen twice in a row, an SRE's trial:
+    // /live 503 "again after re-arming" with timers that were fine) is re-armed, not counted.
+    if (!paused) for (const e of late) e.overdue = (e.overdue ?? 0) + 1;
     const what = late.map((e) => `${e.def.name} (${iso(e.awaited!)})`).join(", ");
     this.logger.warn(
       { strategies: late.map((e) => e.def.name), slots: late.map((e) => iso(e.awaited!)) },
-      `the cron tick of ${what} has not come ${Math.round((wall - Math.min(...late.map((e) => e.awaited!))) / 60_000)} min after its slot: ` +
+      `the cron tick of ${what} has not come ${Math.round((wall - Math.min(...late.map((e) => e.awaited!))) / 60_000)} min after its slot` +
+        `${paused ? " (this process did not run meanwhile: frozen or suspended)" : ""}: ` +
         "re-arming the schedules and planning now (a missed slot runs if within schedule.catchUp)",
     );
     this.rearmSchedules();

@@ -317,6 +317,34 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     expect(d2.alive().ok).toBe(false);
   });
 
+  it("a slot that passed while the process did not run is re-armed, not a stall (an SRE's trial: two freezes turned /live red)", async () => {
+    bot = await startTestBot({
+      strategies: [{ ...REBALANCE, schedule: "*/10 * * * *" }],
+      fund: { HYPE: "1000", USDC: "5000" },
+    });
+    START = bot.sim.now();
+    fakeTime(bot);
+    // The monotonic clock as a frozen process sees it: each minute's check comes 5 minutes late.
+    let mono = 0;
+    const lost: ScheduleFn = () => ({ stop: () => undefined }); // no tick comes (the process is frozen)
+    const { daemon: d, lines } = newDaemon(bot, {
+      schedule: lost,
+      clockWatch: { mono: () => mono },
+    });
+    d.start();
+    for (let i = 0; i < 6; i++) {
+      // Frozen 4 minutes (no timer runs, both clocks move), then a minute's check.
+      mono += 5 * MINUTE;
+      bot.sim.advance(4 * MINUTE);
+      clock!.setSystemTime(Date.now() + 4 * MINUTE);
+      await step(d, MINUTE);
+    }
+    expect(lines.filter((l) => /process did not run meanwhile/.test(String(l.msg))).length).toBeGreaterThan(
+      1,
+    );
+    expect(d.live()).toEqual({ ok: true });
+  });
+
   it("a daily strategy's timer is not taken for lost between its slots", async () => {
     bot = await startTestBot({
       strategies: [{ ...REBALANCE, schedule: "0 9 * * *" }],
