@@ -2,7 +2,8 @@
 // kept its old strategies, limits and mode after the files were edited, and nothing said so until a
 // SIGHUP). `run` reads them at start and at SIGHUP only, as documented; this watch says, once per edit,
 // that what is on disk is not what runs, and how to apply it.
-import { stat } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import type { Logger } from "pino";
 
 export const CONFIG_FILES_CHECK_MS = 60_000;
@@ -16,15 +17,21 @@ export interface ConfigFilesWatchOptions {
   pid?: number;
 }
 
-/** A file's modification time and size, or "absent". */
+/**
+ * A hash of a file's content, or "absent": a file put back as it was is what runs (its time alone said
+ * "changed" of a strategy file restored after a refused SIGHUP: an SRE's trial).
+ */
 async function fingerprint(path: string): Promise<string> {
   try {
-    const s = await stat(path);
-    return `${s.mtimeMs}:${s.size}`;
+    return createHash("sha256")
+      .update(await readFile(path))
+      .digest("hex");
   } catch {
-    return "absent";
+    return ABSENT;
   }
 }
+
+const ABSENT = "absent";
 
 export class ConfigFilesWatch {
   private readonly o: ConfigFilesWatchOptions;
@@ -72,10 +79,24 @@ export class ConfigFilesWatch {
     this.warned = key;
     const botFile = changed.includes(this.o.botFile);
     const hup = this.o.pid === undefined ? "SIGHUP" : `SIGHUP (kill -HUP ${this.o.pid})`;
+    // Said as what happened to each: a deleted strategy file read "changed" (an SRE's trial), and a
+    // SIGHUP then stops that strategy.
+    const was = (path: string) => {
+      const before = this.read.get(path);
+      const after = now.get(path);
+      return before === undefined || before === ABSENT
+        ? "added"
+        : after === undefined || after === ABSENT
+          ? "removed"
+          : "edited";
+    };
+    const what = changed.map((p) => `${p} ${was(p)}`).join(", ");
+    const removed = changed.some((p) => was(p) === "removed" && p !== this.o.botFile);
     this.o.logger.warn(
       { changed },
-      `${changed.join(", ")} changed on disk since this daemon read ${changed.length === 1 ? "it" : "them"}: ` +
+      `${what} on disk since this daemon read ${changed.length === 1 ? "it" : "them"}: ` +
         `it still runs what it read; ${hup} applies the strategy files and the bot file's strategies: list` +
+        (removed ? " (a strategy whose file is removed stops)" : "") +
         (botFile ? "; mode, limits and the bot file's other settings take effect only at a restart" : ""),
     );
     return changed;

@@ -48,7 +48,7 @@ describe("ConfigFilesWatch", () => {
     expect(await watch.check()).toHaveLength(1); // still changed, not said again
     expect(warnings).toHaveLength(1);
     expect(warnings[0]!.msg).toMatch(
-      /dca\.yaml changed on disk since this daemon read it: it still runs what it read; SIGHUP \(kill -HUP 4242\) applies the strategy files/,
+      /dca\.yaml edited on disk since this daemon read it: it still runs what it read; SIGHUP \(kill -HUP 4242\) applies the strategy files/,
     );
     expect(warnings[0]!.msg).not.toMatch(/restart/);
     // A second edit of the same file is a new edit: said again.
@@ -78,7 +78,7 @@ describe("ConfigFilesWatch", () => {
     edit(botFile, "network: testnet\nstrategies: strategies\nmode: live\n", 10);
     expect(await watch.check()).toEqual([botFile]);
     expect(warnings.at(-1)!.msg).toMatch(
-      /hlbot\.yaml changed on disk .*; mode, limits and the bot file's other settings take effect only at a restart/,
+      /hlbot\.yaml edited on disk .*; mode, limits and the bot file's other settings take effect only at a restart/,
     );
   });
 
@@ -90,6 +90,16 @@ describe("ConfigFilesWatch", () => {
     edit(join(folder, "dca.yaml"), "name: dca\nenabled: false\n", 5); // edited while it asks the venue
     await watch.baseline(read); // the reload applies what it read
     expect(await watch.check()).toEqual([join(folder, "dca.yaml")]);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it("a file put back as it was is what runs: nothing to say (an SRE's trial, after a refused SIGHUP)", async () => {
+    const { watch, warnings, folder } = rig();
+    await watch.baseline();
+    edit(join(folder, "dca.yaml"), "name: dca\nband: [oops\n", 5);
+    expect(await watch.check()).toHaveLength(1);
+    edit(join(folder, "dca.yaml"), "name: dca\n", 10); // restored, with a new time
+    expect(await watch.check()).toEqual([]);
     expect(warnings).toHaveLength(1);
   });
 });

@@ -330,10 +330,12 @@ async function runDaemon(
             return set;
           })
           .then(async (applied) => {
-            const moved = applied && source !== strategySource;
-            if (applied) strategySource = source;
-            // This SIGHUP read the files (and said what of the bot file it did not apply); a list or
-            // folder it moved to is read as it is now.
+            // A refused reload keeps what runs, and so the baseline (an SRE's trial: the file put back
+            // after a refused SIGHUP was said to have changed). An applied one read the files (and said
+            // what of the bot file it did not apply); a list or folder it moved to is read as it is now.
+            if (!applied) return;
+            const moved = source !== strategySource;
+            strategySource = source;
             await filesWatch.baseline(moved ? undefined : readPrints);
           });
       },
