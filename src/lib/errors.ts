@@ -1,8 +1,8 @@
 // Typed errors shared by every layer. Each error has a stable `code`, a family that decides what the
 // caller does with it (input and config errors stop before any I/O; venue errors may be retried by a
 // read path; nothing here is retried by string matching), a human message and an optional `cause`.
-import { accessSync, constants } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { accessSync, constants, mkdtempSync, rmdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { maskKeyShaped, redact, SecretArgumentError } from "./secrets.js";
 
 export type ErrorFamily = "input" | "config" | "venue" | "internal";
@@ -276,7 +276,9 @@ export function onReadOnlyMount(path: string): boolean {
   for (;;) {
     try {
       accessSync(at, constants.W_OK);
-      return false;
+      // access(2) said writable on an ext4 remounted read-only after an error (emergency_ro), and the
+      // advice was to chown a folder root could not write (an SRE's trial): a real write tells.
+      return probeWriteIsReadOnly(at);
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       if (code === "EROFS") return true;
@@ -284,6 +286,16 @@ export function onReadOnlyMount(path: string): boolean {
       if (code !== "ENOENT" || up === at) return false;
       at = up;
     }
+  }
+}
+
+/** Whether creating a folder in `dir` fails with EROFS (the probe is removed at once). */
+function probeWriteIsReadOnly(dir: string): boolean {
+  try {
+    rmdirSync(mkdtempSync(join(dir, ".hlbot-write-probe-")));
+    return false;
+  } catch (err) {
+    return (err as { code?: unknown }).code === "EROFS";
   }
 }
 
