@@ -713,17 +713,18 @@ export class Daemon {
    */
   private checkTicks(wall: number, paused = false): void {
     if (this.state !== "running") return;
-    const late = [...this.entries.values()].filter(
-      (e) => e.awaited !== undefined && wall - e.awaited > TICK_OVERDUE_MS,
+    const late = [...this.entries.values()].flatMap((e) =>
+      e.awaited !== undefined && wall - e.awaited > TICK_OVERDUE_MS ? [{ e, slot: e.awaited }] : [],
     );
     if (late.length === 0) return;
     // A slot that passed while the process itself did not run (frozen twice in a row, an SRE's trial:
     // /live 503 "again after re-arming" with timers that were fine) is re-armed, not counted.
-    if (!paused) for (const e of late) e.overdue = (e.overdue ?? 0) + 1;
-    const what = late.map((e) => `${e.def.name} (${iso(e.awaited!)})`).join(", ");
+    if (!paused) for (const { e } of late) e.overdue = (e.overdue ?? 0) + 1;
+    const what = late.map(({ e, slot }) => `${e.def.name} (${iso(slot)})`).join(", ");
+    const oldest = Math.min(...late.map((l) => l.slot));
     this.logger.warn(
-      { strategies: late.map((e) => e.def.name), slots: late.map((e) => iso(e.awaited!)) },
-      `the cron tick of ${what} has not come ${Math.round((wall - Math.min(...late.map((e) => e.awaited!))) / 60_000)} min after its slot` +
+      { strategies: late.map(({ e }) => e.def.name), slots: late.map(({ slot }) => iso(slot)) },
+      `the cron tick of ${what} has not come ${Math.round((wall - oldest) / 60_000)} min after its slot` +
         `${paused ? " (this process did not run meanwhile: frozen or suspended)" : ""}: ` +
         "re-arming the schedules and planning now (a missed slot runs if within schedule.catchUp)",
     );

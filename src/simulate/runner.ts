@@ -42,7 +42,7 @@ import {
   type Simulator,
   startSimulator,
 } from "../simulator/index.js";
-import { checkEventsNotBefore, type ScenarioPair } from "../simulator/scenario.js";
+import { checkEventsNotBefore, faultKnobSet, type ScenarioPair } from "../simulator/scenario.js";
 import { nextCandleOpen } from "../venue/info/methods/candleSnapshot.js";
 import type { TwapHistoryResponse } from "../venue/info/methods/index.js";
 import { adoptDemoAccount, type DemoHoldings, demoSigner } from "./demoAccount.js";
@@ -738,7 +738,7 @@ function eventText(e: Scenario["events"][number], scenario: Scenario, account: s
         : `${e.type} of ${e.amount.toFixed()} ${e.coin} ${e.type === "deposit" ? "to" : "from"} ${e.account}, not the simulated account (the bot sees nothing of it)`;
     case "outage": {
       const knobs = Object.entries(e.faults)
-        .filter(([, v]) => (Array.isArray(v) ? v.some((x) => x > 0) : v !== 0))
+        .filter(([, v]) => faultKnobSet(v))
         .map(([k, v]) => `${k} ${Array.isArray(v) ? v.join("–") : v}`);
       return `outage of ${e.endpoint} for ${spanText(e.for)} (${knobs.join(", ")})`;
     }

@@ -391,6 +391,11 @@ const faultKnobsSchema = z.strictObject({
   badSchemaRate: rate.default(0),
 });
 
+/** Whether a fault knob does something: a rate or a latency above 0. */
+export function faultKnobSet(v: number | readonly number[] | undefined): boolean {
+  return Array.isArray(v) ? v.some((x) => x > 0) : v !== undefined && (v as number) > 0;
+}
+
 const faultsSchema = z.strictObject({
   all: faultKnobsSchema.partial().optional(),
   info: faultKnobsSchema.partial().optional(),
@@ -492,21 +497,26 @@ export const settingsSchema = z.strictObject({
  * How long an event lasts, with its unit: a bare number was milliseconds, so `for: 2` made an outage of
  * 2 ms that did nothing (a review of the same trap in `at:`).
  */
-const eventDuration = z.union([z.string(), z.number()]).transform((v, ctx): number => {
-  if (typeof v === "number" || /^\s*\d+(\.\d+)?\s*$/.test(v)) {
-    ctx.addIssue({
-      code: "custom",
-      message: `give the duration's unit: "${v}d", "${v}h", "${v}m", "${v}s" or "${v}ms" (a bare number is ambiguous)`,
-    });
-    return z.NEVER;
-  }
-  try {
-    return parseDuration(v);
-  } catch (err) {
-    ctx.addIssue({ code: "custom", message: (err as ValidationError).issues?.[0]?.message ?? String(err) });
-    return z.NEVER;
-  }
-});
+const eventDuration = z
+  .union([z.string(), z.number()])
+  .superRefine((v, ctx) => {
+    unitRequired(v, "duration's", "", ctx);
+  })
+  .pipe(duration);
+
+/**
+ * A bare number (or a string of one) as an event's time or length is refused: it was milliseconds,
+ * so `at: 2` (meant as day 2) fired at the start and `for: 2` was a 2-ms outage (a scenario author's
+ * trial, a review). Each names its unit.
+ */
+function unitRequired(v: string | number, what: string, orElse: string, ctx: z.RefinementCtx): boolean {
+  if (typeof v !== "number" && !/^\s*\d+(\.\d+)?\s*$/.test(v)) return false;
+  ctx.addIssue({
+    code: "custom",
+    message: `give the ${what} unit: "${v}d", "${v}h", "${v}m", "${v}s" or "${v}ms" (a bare number is ambiguous)${orElse}`,
+  });
+  return true;
+}
 
 /** When an event happens: an offset from the start of the run ("2d", "36h") or an ISO date-time. */
 const eventTime = z
@@ -517,15 +527,7 @@ const eventTime = z
         : undefined,
   })
   .transform((v, ctx): EventTime => {
-    // A bare number was milliseconds: `at: 2` (meant as day 2) fired at the start, silently (a scenario
-    // author's trial). An offset names its unit.
-    if (typeof v === "number" || /^\s*\d+(\.\d+)?\s*$/.test(v)) {
-      ctx.addIssue({
-        code: "custom",
-        message: `give the offset's unit: "${v}d", "${v}h", "${v}m", "${v}s" or "${v}ms" (a bare number is ambiguous), or an ISO date-time`,
-      });
-      return z.NEVER;
-    }
+    if (unitRequired(v, "offset's", ", or an ISO date-time", ctx) || typeof v === "number") return z.NEVER;
     const offset = durationMs(v);
     if (offset !== undefined) return { offset };
     const t = parseUtcDateTime(v);
@@ -596,8 +598,7 @@ const outageEventSchema = z.strictObject({
   faults: faultKnobsSchema
     .partial()
     .refine(
-      (f) =>
-        Object.values(f).some((v) => (Array.isArray(v) ? v.some((x) => x > 0) : v !== undefined && v > 0)),
+      (f) => Object.values(f).some(faultKnobSet),
       "sets no fault, so nothing would happen: give a rate (serverErrorRate: 1, …) or a latency, or leave faults out for every request answered 500",
     )
     .default({ serverErrorRate: 1 }),

@@ -15,7 +15,7 @@
 // extremes, a fraction of a candle after the previous row) stops the download as a bad answer, so
 // every file written is one a replay can read.
 import type { Command } from "commander";
-import { noSuchDayNote, parseDateTime } from "../../lib/dateTime.js";
+import { noSuchDayNote, parseDateTime, parseUtcDateTime } from "../../lib/dateTime.js";
 import { ConfigError, ValidationError } from "../../lib/errors.js";
 import { maskKeyShaped, redact } from "../../lib/secrets.js";
 import { shellWord } from "../../lib/text.js";
@@ -47,9 +47,8 @@ export function parseTimeFlag(text: string, flag: string, endOfDay = false): num
   let ms: number;
   if (/^\d+$/.test(value)) ms = Number(value);
   else if (DATE_ONLY.test(value)) ms = parseDateTime(`${value}T00:00:00Z`) + (endOfDay ? DAY_MS - 1 : 0);
-  else if (/^\d{4}-\d{2}-\d{2}T/.test(value))
-    ms = /([zZ]|[+-]\d{2}:?\d{2})$/.test(value) ? parseDateTime(value) : parseDateTime(`${value}Z`);
-  else ms = Number.NaN;
+  // A date-time: UTC unless it names a zone, by the one rule of every time flag and scenario.
+  else ms = parseUtcDateTime(value);
   if (!Number.isSafeInteger(ms) || ms < 0)
     throw new ValidationError([
       {
