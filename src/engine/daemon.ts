@@ -114,6 +114,9 @@ export const DEFAULT_UNHEALTHY_AFTER_FAILURES = 3;
 export const DEFAULT_FACTS_REFRESH_MS = 60 * 60_000;
 /** After the grace period the running cycle is aborted; this bounds how long its unwinding may take. */
 const ABORT_SETTLE_MS = 5_000;
+/** How long skipped ticks are gathered into one log line (noteSkip); a slot's timers fire within ms. */
+const SKIP_LINE_WINDOW_MS = 500;
+
 /** node-cron drops a tick whose timer fired later than this (a blocked event loop); be generous. */
 const MISSED_TICK_TOLERANCE_MS = 60_000;
 /**
@@ -301,6 +304,9 @@ export class Daemon {
   /** The kill switch at the last look (recordKillSwitch); undefined before the first. */
   private killSwitchEngaged: boolean | undefined;
   private schedulingRetry: ReturnType<typeof setTimeout> | undefined;
+  /** Ticks skipped for an overlap, by slot and cause, said together (noteSkip). */
+  private readonly skipped = new Map<string, string[]>();
+  private skipFlush: ReturnType<typeof setTimeout> | undefined;
   // One controller for all work in flight: aborted only when the grace period is over.
   private readonly controller = new AbortController();
   // Reads of the running cycle (facts, reconciliation, snapshot) are aborted at once on shutdown:
@@ -652,6 +658,7 @@ export class Daemon {
       this.clockWatch.stop();
       if (this.retryTimer !== undefined) clearTimeout(this.retryTimer);
       if (this.schedulingRetry !== undefined) clearTimeout(this.schedulingRetry);
+      this.flushSkips();
       const dropped = this.queue
         .splice(0)
         .flatMap((w) => (w.kind === "slots" ? w.group.strategies.map((s) => s.name) : []));
@@ -758,15 +765,47 @@ export class Daemon {
         this.current?.work.kind === "slots" &&
         this.current.work.group.strategies.some((s) => s.name === name);
       this.metrics?.cycles.inc({ strategy: name, outcome: "skipped" });
-      this.logger.warn(
-        { strategy: name, tick, reason: "overlap" },
+      this.noteSkip(
+        name,
+        tick,
         running
-          ? `skipping the ${tick} run of ${name}: its previous run is still going`
-          : `skipping the ${tick} run of ${name}: its previous run is still waiting behind ${this.current ? workName(this.current.work) : "another"}`,
+          ? "still going"
+          : `still waiting behind ${this.current ? workName(this.current.work) : "another"}`,
       );
       return;
     }
     this.request(timerPlanTime(this.runtime.clock(), at.getTime()));
+  }
+
+  /**
+   * A skipped tick, said in one line per slot and cause: the timers of strategies sharing a schedule
+   * fire a few ms apart, so they are gathered for SKIP_LINE_WINDOW_MS (an SRE's trial: 22 strategies
+   * at "*\/2" behind a slow venue wrote 21 lines a tick).
+   */
+  private noteSkip(name: string, tick: string, cause: string): void {
+    const key = `${tick}\u0000${cause}`;
+    const pending = this.skipped.get(key);
+    if (pending !== undefined) {
+      pending.push(name);
+      return;
+    }
+    this.skipped.set(key, [name]);
+    if (this.skipFlush === undefined)
+      this.skipFlush = setTimeout(() => this.flushSkips(), SKIP_LINE_WINDOW_MS);
+  }
+
+  private flushSkips(): void {
+    if (this.skipFlush !== undefined) clearTimeout(this.skipFlush);
+    this.skipFlush = undefined;
+    for (const [key, names] of this.skipped) {
+      const [tick, cause] = key.split("\u0000") as [string, string];
+      const one = names.length === 1;
+      this.logger.warn(
+        { strategy: one ? names[0] : undefined, strategies: names, tick, reason: "overlap" },
+        `skipping the ${tick} run of ${names.join(", ")}: ${one ? "its previous run is" : "their previous runs are"} ${cause}`,
+      );
+    }
+    this.skipped.clear();
   }
 
   /** Whether a slot state is ahead of `now`; false when the journal cannot say (plan reports that). */

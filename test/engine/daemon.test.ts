@@ -227,7 +227,7 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     await until("the TWAP to reach the venue", () => twapsPlaced(b).length === 1);
     expect(d.health("rebalance")?.running).toBe(true);
 
-    await clock!.tickAsync(2 * MINUTE); // ticks at minutes 2 and 3 fall inside the run
+    await clock!.tickAsync(2 * MINUTE + 1000); // ticks at minutes 2 and 3 fall inside the run
     const skips = lines.filter((l) => l.reason === "overlap");
     expect(skips.map((l) => l.tick)).toEqual([
       new Date(START + 2 * MINUTE).toISOString(),
@@ -235,7 +235,7 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     ]);
     expect(skips[0]?.msg).toMatch(/previous run is still going/);
 
-    await clock!.tickAsync(30_000); // the answer arrives
+    await clock!.tickAsync(29_000); // the answer arrives
     await d.idle();
     expect(runCycles(bot)).toHaveLength(1);
     expect(bot.runtime.journal.recentSubmissions(5).map((s) => s.status)).toEqual(["accepted"]);
@@ -246,6 +246,45 @@ describe("daemon scheduling against the simulator (fake timers)", () => {
     expect(
       await metricValue(metrics, "hlbot_submissions_total", { action: "twapOrder", outcome: "accepted" }),
     ).toBe(1);
+  });
+
+  it("says the ticks skipped in one slot in one line, not a line per strategy", async () => {
+    // An SRE's trial: 22 strategies at "*/2" behind a slow venue wrote 21 skip lines a tick.
+    bot = await startTestBot({
+      mode: "live",
+      strategies: [
+        { ...REBALANCE, schedule: "* * * * *" },
+        { ...STAKING, schedule: "* * * * *" },
+      ],
+      fund: { HYPE: "1000", USDC: "5000" },
+      configExtra: { venue: { timeoutMs: 600_000 } },
+    });
+    bot.sim.setPrice("@107", "40");
+    START = bot.sim.now();
+    fakeTime(bot);
+    const { daemon: d, lines, metrics } = newDaemon(bot);
+    bot.sim.setFaults({ exchange: { latencyMs: 150_000 } });
+    d.start();
+    bot.sim.advance(MINUTE);
+    await clock!.tickAsync(MINUTE);
+    const b = bot;
+    await until("the TWAP to reach the venue", () => twapsPlaced(b).length === 1);
+
+    await clock!.tickAsync(2 * MINUTE + 1000); // both strategies' ticks at minutes 2 and 3 are skipped
+    const skips = lines.filter((l) => l.reason === "overlap");
+    expect(skips.map((l) => [l.tick, [...(l.strategies as string[])].sort()])).toEqual([
+      [new Date(START + 2 * MINUTE).toISOString(), ["rebalance", "staking"]],
+      [new Date(START + 3 * MINUTE).toISOString(), ["rebalance", "staking"]],
+    ]);
+    expect(skips[0]?.msg).toMatch(
+      /run of (rebalance, staking|staking, rebalance): their previous runs are still going/,
+    );
+    for (const name of ["rebalance", "staking"])
+      expect(await metricValue(metrics, "hlbot_cycles_total", { strategy: name, outcome: "skipped" })).toBe(
+        2,
+      );
+    await clock!.tickAsync(29_000);
+    await d.idle();
   });
 
   it("a clock set back and put right again: runs come at the next slot, not after the whole step (an operator's trial)", async () => {
