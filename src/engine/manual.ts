@@ -45,6 +45,7 @@ import { executeIntent } from "./executor.js";
 import type { Intent } from "./intents.js";
 import { type Guard, Journal, MANUAL_STRATEGY, newCycleId, type TwapFill } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
+import { checkPriceSanity, DEFAULT_PRICE_SANITY } from "./priceSanity.js";
 import { readSnapshot, spotUniverse } from "./readSnapshot.js";
 import { reconcile } from "./reconcile.js";
 import { applyLimits, dayUsage, endedTwapFills, LIMIT_WINDOW_MS, usageOf } from "./risk.js";
@@ -214,7 +215,7 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
 
     // Valued (and its --sz-decimals checked against spotMeta) before the state folder is opened: an
     // order the venue's metadata contradicts is bad input, refused with nothing created.
-    const intent = await manualIntent(i.call, i.reason, {
+    const given = await manualIntent(i.call, i.reason, {
       valued: live || config !== undefined,
       info: () => i.venue.info(),
       minOrderValue: (config?.venue.rules ?? DEFAULT_VENUE_RULES).twapMinOrderValue,
@@ -294,7 +295,7 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
     // The state folder is hlbot's own: while it does not exist, nothing can be at a switch inside it.
     const checkKillSwitch = dirname(killSwitchFile) !== stateDir || existsSync(stateDir);
     let fills: ReadonlyMap<number, TwapFill> | undefined;
-    const refusal = await manualRefusal(intent, {
+    const checked = await manualRefusal(given, {
       onFills: (f) => {
         fills = f;
       },
@@ -304,11 +305,12 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
       journal: stored,
       account,
       now: now(),
-      // Live, the daily limits count what the venue shows too, as a cycle does.
-      ...(live && config
-        ? { venueDay: (part: SnapshotPart) => venueDay(i.venue, config, account, part, now) }
-        : {}),
+      live,
+      // The venue's view (its history of the day, its prices): read where a bot file's limits apply.
+      ...(config ? { venueDay: (part: SnapshotPart) => venueDay(i.venue, config, account, part, now) } : {}),
     });
+    const refusal = "refusal" in checked ? checked.refusal : undefined;
+    const intent = "intent" in checked ? checked.intent : given;
     if (config === undefined)
       i.note(
         `no bot config (--config, $HLBOT_CONFIG, ./hlbot.yaml or ~/.config/hlbot/config.yaml): maxOrderUsd, maxDailyNotionalUsd and maxStakeMovePerDay are not applied; the kill switch checked is ${join(stateDir, "STOP")}`,
@@ -437,9 +439,12 @@ async function venueDay(
   return { snapshot, localToVenue: venueNow === undefined ? 0 : venueNow - now() };
 }
 
-/** Why the engine refuses this manual action, or undefined when it may go. */
+/**
+ * Why the engine refuses this manual action (`refusal`), or the intent that may go: a TWAP revalued at
+ * the price the checks valued it at, as a cycle's is.
+ */
 async function manualRefusal(
-  intent: Intent,
+  given: Intent,
   o: {
     config: LoadedConfig | undefined;
     killSwitchFile: string;
@@ -447,26 +452,34 @@ async function manualRefusal(
     journal: Journal | undefined;
     account: string;
     now: number;
-    /** Reads the venue's 24-h usage from the snapshot's `part`; absent: the journal's usage alone. */
+    /** A live send: the price checks' memory of a pair is written (a dry run writes nothing). */
+    live: boolean;
+    /**
+     * Reads the venue's 24-h history from the snapshot's `part`, and for "twaps" its prices; absent: the
+     * journal's usage alone and no price checks (no bot file: no limits apply).
+     */
     venueDay?: (part: SnapshotPart) => Promise<VenueDay>;
     /** Receives what the venue shows the ended TWAPs filled, as the limits counted them. */
     onFills?: (fills: ReadonlyMap<number, TwapFill>) => void;
   },
-): Promise<string | undefined> {
+): Promise<{ refusal: string } | { intent: Intent }> {
+  const refused = (refusal: string) => ({ refusal });
   // Cancelling a running TWAP only reduces exposure: it stays possible while the switch is engaged.
-  if (intent.kind !== "twapCancel" && o.checkKillSwitch) {
+  if (given.kind !== "twapCancel" && o.checkKillSwitch) {
     const ks = killSwitchState(o.killSwitchFile);
-    if (ks.engaged) return `kill switch is on (${ks.detail}); \`hlbot resume\` releases it`;
+    if (ks.engaged) return refused(`kill switch is on (${ks.detail}); \`hlbot resume\` releases it`);
   }
   const pending = o.journal?.unresolved(o.account).filter((r) => r.strategy === MANUAL_STRATEGY) ?? [];
   if (pending.length > 0) {
     const ids = pending.map((r) => `#${r.id} ${r.actionType}`).join(", ");
-    return `an earlier manual submission (${ids}) has no known outcome yet and cannot be settled against the venue now; see \`hlbot history\` and try again later`;
+    return refused(
+      `an earlier manual submission (${ids}) has no known outcome yet and cannot be settled against the venue now; see \`hlbot history\` and try again later`,
+    );
   }
-  if (!o.config) return undefined;
+  if (!o.config) return { intent: given };
   // The rule of a cycle: the larger of the journal's usage and the venue's, for the limit that governs
   // this action (what the venue shows cannot be counted: refused, failing closed).
-  const counts = usageOf(intent);
+  const counts = usageOf(given);
   const part: SnapshotPart | undefined =
     counts.notionalUsd !== undefined
       ? "twaps"
@@ -474,7 +487,8 @@ async function manualRefusal(
         ? "stakingHistory"
         : undefined;
   let venue: VenueDay | undefined;
-  if (part !== undefined && o.venueDay !== undefined) {
+  // A dry run reads it for a TWAP's price checks only (its limits count its own journal's day).
+  if (part !== undefined && o.venueDay !== undefined && (o.live || given.kind === "twapOrder")) {
     try {
       venue = await o.venueDay(part);
     } catch (err) {
@@ -482,17 +496,50 @@ async function manualRefusal(
         part === "twaps"
           ? ["maxDailyNotionalUsd", "twapHistory"]
           : ["maxStakeMovePerDay", "delegatorHistory"];
-      return `the venue's history of the last 24 h for ${limit} (${history}) cannot be read: ${describeError(err)}; without it the limit cannot count what another instance or a hand did (failing closed); try again later`;
+      return refused(
+        `the venue's history of the last 24 h for ${limit} (${history}) cannot be read: ${describeError(err)}; without it the limit cannot count what another instance or a hand did (failing closed); try again later`,
+      );
     }
   }
   const journaled = (since: number, fills?: ReadonlyMap<number, TwapFill>) =>
     o.journal?.usage(o.account, since, fills) ?? { notionalUsd: ZERO, stakeMoved: ZERO };
-  const fills = venue === undefined ? undefined : endedTwapFills(venue.snapshot);
+  // The cycle's price and metadata checks, on the same snapshot, right before the limits: a manual
+  // order was valued at the bare mid a cycle refuses (an architecture review: 60 HYPE at a glitching
+  // mid 70% under the day's price passed maxOrderUsd at 450 USD; valued as a cycle values it, 1,500).
+  let intent = given;
+  if (given.kind === "twapOrder" && venue !== undefined) {
+    const memories = o.journal?.pairMemories();
+    const sane = checkPriceSanity({
+      intents: [given],
+      snapshot: venue.snapshot,
+      limits: o.config.limits.priceSanity ?? DEFAULT_PRICE_SANITY,
+      memory: (label) => memories?.get(label),
+      now: o.now,
+    });
+    if (o.live) o.journal?.rememberPairs(sane.observed);
+    const blocked = sane.blocked[0];
+    if (blocked !== undefined) {
+      // A strategy's words ("tried again while its slot is due") are not what happens to a manual order.
+      const why = blocked.reason
+        .slice(given.reason.length)
+        .replace(/^; blocked: /, "")
+        .replace(/; tried again while its slot is due$/, "");
+      const alarms = sane.alarms.filter((a) => !why.includes(a));
+      return refused(
+        `${why}${alarms.length > 0 ? `; venue metadata changed: ${alarms.join("; ")}` : ""}; ` +
+          `a manual order passes the price checks of ${displayPath(o.config.file)} (limits.priceSanity) as a strategy's does: if these prices are right, widen that bound there, or wait`,
+      );
+    }
+    intent = sane.allowed[0] ?? given;
+  }
+  // The venue's day is counted live; a dry run says what its own journal counts (it changes nothing).
+  const counted = o.live ? venue : undefined;
+  const fills = counted === undefined ? undefined : endedTwapFills(counted.snapshot);
   if (fills !== undefined) o.onFills?.(fills);
   const usage =
-    venue === undefined || fills === undefined
+    counted === undefined || fills === undefined
       ? journaled(o.now - LIMIT_WINDOW_MS)
-      : dayUsage(journaled, venue.snapshot, fills, o.now, venue.localToVenue);
+      : dayUsage(journaled, counted.snapshot, fills, o.now, counted.localToVenue);
   const limited = applyLimits([intent], o.config.limits, usage, {
     killSwitchActive: false,
     rules: o.config.venue.rules,
@@ -517,9 +564,9 @@ async function manualRefusal(
     // What is left of the day too small for any TWAP: the strategies' words ("reduced to … the slot
     // stays due") are not what happens to a manual order (a newcomer's trial).
     const why = blocked.reason.slice(intent.reason.length).replace(/^; blocked: /, "");
-    return intent.kind === "twapOrder" && why.includes("maxDailyNotionalUsd")
-      ? aboveDailyNotional(intent)
-      : why;
+    return refused(
+      intent.kind === "twapOrder" && why.includes("maxDailyNotionalUsd") ? aboveDailyNotional(intent) : why,
+    );
   }
   // A strategy's TWAP above maxOrderUsd is reduced; a manual order is the user's exact words, so it is
   // refused instead of being sent at another size.
@@ -529,19 +576,21 @@ async function manualRefusal(
     if (intent.kind === "twapOrder") {
       const { maxOrderUsd } = o.config.limits;
       if (intent.notionalUsd.gt(maxOrderUsd))
-        return `above maxOrderUsd ${maxOrderUsd.toFixed()} USD (≈${intent.notionalUsd.toFixed(2)} USD); a manual order is never resized: give a smaller --size`;
+        return refused(
+          `above maxOrderUsd ${maxOrderUsd.toFixed()} USD (≈${intent.notionalUsd.toFixed(2)} USD); a manual order is never resized: give a smaller --size`,
+        );
       // Within maxOrderUsd: reduced to what is left of the day's maxDailyNotionalUsd.
-      return aboveDailyNotional(intent);
+      return refused(aboveDailyNotional(intent));
     }
     // The strategy's wording ("reduced from … the rest moves later") is not what happens to a manual
     // action: say what the limit leaves.
     const left = (reduced as { amount?: Decimal }).amount;
-    return (
+    return refused(
       `above maxStakeMovePerDay ${o.config.limits.maxStakeMovePerDay.toFixed()} HYPE for the last 24 h` +
-      `${left === undefined ? "" : ` (${left.toFixed()} HYPE left today)`}; a manual action is never resized: give a smaller --amount`
+        `${left === undefined ? "" : ` (${left.toFixed()} HYPE left today)`}; a manual action is never resized: give a smaller --amount`,
     );
   }
-  return undefined;
+  return { intent };
 }
 
 /** The engine's intent for a manual call; its reason is the command as typed. */

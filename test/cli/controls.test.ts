@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { demoWithHypeAt } from "../helpers/scenario.js";
 
 let sim: Simulator & { url: string };
 let dir: string;
@@ -19,13 +20,14 @@ let wallet: ReturnType<typeof Wallet.createRandom>;
 let address: string;
 
 beforeEach(async () => {
-  sim = await startSimulator({ clock: "real", rateLimit: false });
+  // HYPE at 40 since before the start: a price set by hand now would be a 60% day move the price
+  // checks refuse (test/helpers/scenario.ts).
+  sim = await startSimulator({ clock: "real", rateLimit: false, scenario: demoWithHypeAt("40") });
   dir = mkdtempSync(join(tmpdir(), "hlbot-controls-"));
   wallet = Wallet.createRandom();
   address = wallet.address.toLowerCase();
   sim.fund(address, "HYPE", "100");
   sim.fund(address, "USDC", "5000");
-  sim.setPrice("@107", "40");
 });
 afterEach(async () => {
   await sim.stop();

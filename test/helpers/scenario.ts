@@ -8,13 +8,16 @@ import { parseScenarioYaml, type Scenario } from "../../src/simulator/scenario.j
 
 const HYPE_PATH = '  "@107": { start: "25.0", drift: 0.0, volatility: 0.8 }\n';
 
-/** The bundled demo scenario with HYPE/USDC (@107) at `px` from the start instead of 25. */
-export function demoWithHypeAt(px: string): Scenario {
+/**
+ * The bundled demo scenario with HYPE/USDC (@107) at `px` from the start instead of 25; `volatility` 0
+ * keeps it there (a test on a real clock that reads exact prices).
+ */
+export function demoWithHypeAt(px: string, volatility = 0.8): Scenario {
   const text = readFileSync(DEMO_SCENARIO_PATH, "utf8");
   if (!text.includes(HYPE_PATH))
     throw new Error("the demo scenario's HYPE/USDC path changed: update test/helpers/scenario.ts");
   return parseScenarioYaml(
-    text.replace(HYPE_PATH, `  "@107": { start: "${px}", drift: 0.0, volatility: 0.8 }\n`),
+    text.replace(HYPE_PATH, `  "@107": { start: "${px}", drift: 0.0, volatility: ${volatility} }\n`),
     DEMO_SCENARIO_PATH,
   );
 }

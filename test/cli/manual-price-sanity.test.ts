@@ -1,0 +1,141 @@
+// A manual TWAP passes the price checks a strategy's TWAP passes, and the limits value it as a cycle
+// does (an architecture review: `hlbot twap buy` was valued at the bare allMids mid and never checked,
+// so 60 HYPE at a glitching mid 70% under the day's price passed maxOrderUsd 500 at 450 USD, where a
+// cycle blocked the same order and would have valued it at 1,500). The CLI in-process against the
+// embedded simulator on 127.0.0.1 (real clock), with a real bot file and state folder.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { Wallet } from "ethers";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { main } from "../../src/cli/main.js";
+import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { demoWithHypeAt } from "../helpers/scenario.js";
+
+let sim: Simulator & { url: string };
+let dir: string;
+let wallet: ReturnType<typeof Wallet.createRandom>;
+let address: string;
+
+beforeEach(async () => {
+  // HYPE/USDC at 25 since before the start: the venue's previous-day price is 25.
+  sim = await startSimulator({ clock: "real", rateLimit: false, scenario: demoWithHypeAt("25", 0) });
+  dir = mkdtempSync(join(tmpdir(), "hlbot-manual-sanity-"));
+  wallet = Wallet.createRandom();
+  address = wallet.address.toLowerCase();
+  sim.fund(address, "HYPE", "100");
+  sim.fund(address, "USDC", "5000");
+});
+afterEach(async () => {
+  await sim.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function writeConfig(mode: "live" | "dry-run" = "live"): string {
+  writeFileSync(
+    join(dir, "noop.yaml"),
+    stringify({
+      name: "noop",
+      kind: "link-staking",
+      schedule: "0 0 * * *",
+      enabled: false,
+      params: { counterparty: "0x3333333333333333333333333333333333333333" },
+    }),
+  );
+  const file = join(dir, "bot.yaml");
+  writeFileSync(
+    file,
+    stringify({
+      network: "testnet",
+      baseUrl: sim.url,
+      mode,
+      strategies: ["noop.yaml"],
+      state: "./state",
+      limits: { maxOrderUsd: 800, maxDailyNotionalUsd: 20000, maxStakeMovePerDay: 5 },
+      log: { level: "warn", format: "json" },
+    }),
+  );
+  return file;
+}
+
+async function cli(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, {
+    stdout: (t) => void out.push(t),
+    stderr: (t) => void err.push(t),
+    env: { HLBOT_PRIVATE_KEY: wallet.privateKey },
+    isTTY: false,
+  });
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
+
+const twapBuy = (size: string, config: string, live = true) =>
+  cli([
+    "twap",
+    "buy",
+    "--coin",
+    "HYPE",
+    "--size",
+    size,
+    "--minutes",
+    "30",
+    ...(live ? ["--live"] : []),
+    "--config",
+    config,
+  ]);
+const placed = () => sim.ledger().filter((e) => e.kind === "twapPlaced" && e.user === address);
+
+function decisions() {
+  const db = new Database(join(dir, "state", "hlbot.db"), { readonly: true });
+  try {
+    return db
+      .prepare("SELECT guard, guard_reason AS guardReason, intent FROM decisions ORDER BY id")
+      .all() as Array<{ guard: string; guardReason: string | null; intent: string }>;
+  } finally {
+    db.close();
+  }
+}
+
+describe("manual TWAPs and the price checks", () => {
+  it("a mid 70% under the previous-day price refuses the order, as a cycle blocks it", async () => {
+    const config = writeConfig();
+    sim.setPrice("@107", "7.5");
+    const run = await twapBuy("60", config); // 450 USD at the mid: under maxOrderUsd 800
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /refused, nothing sent: HYPE\/USDC mid 7\.5 is 70% below the previous-day price 25, outside the 50% bound .*\(price sanity\); a manual order passes the price checks of .*bot\.yaml \(limits\.priceSanity\)/,
+    );
+    // A strategy's words are not what happens to a manual order.
+    expect(run.stderr).not.toMatch(/tried again while its slot is due/);
+    expect(placed()).toHaveLength(0);
+    expect(decisions().map((d) => d.guard)).toEqual(["blocked"]);
+
+    // A dry run says the same (nothing is written to the state folder's journal).
+    const dry = await twapBuy("60", config, false);
+    expect(dry.code).toBe(1);
+    expect(dry.stderr).toMatch(/70% below the previous-day price 25/);
+    expect(placed()).toHaveLength(0);
+  });
+
+  it("an order the checks pass is valued at the highest agreeing price for maxOrderUsd", async () => {
+    const config = writeConfig();
+    sim.setPrice("@107", "20"); // 20% under the previous-day 25: within the 50% bound
+    // 36 HYPE: 720 USD at the mid, 900 at the previous-day price: above maxOrderUsd 800.
+    const big = await twapBuy("36", config);
+    expect(big.code).toBe(1);
+    expect(big.stderr).toMatch(/above maxOrderUsd 800 USD \(≈900\.00 USD\); a manual order is never resized/);
+    expect(placed()).toHaveLength(0);
+
+    // 30 HYPE: 750 USD at 25: sent at the size typed, journaled at the value the limits counted.
+    const ok = await twapBuy("30", config);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(placed()).toHaveLength(1);
+    const allowed = decisions().filter((d) => d.guard === "allowed");
+    expect(allowed).toHaveLength(1);
+    const intent = JSON.parse(allowed[0]!.intent) as { size: string; notionalUsd: string };
+    expect([intent.size, intent.notionalUsd]).toEqual(["30", "750"]);
+  });
+});
