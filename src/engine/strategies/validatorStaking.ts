@@ -688,7 +688,9 @@ export const validatorStaking = defineStrategy({
     }
 
     // The user's cap on the stake: withdraw the excess first (idle stake, then the worst delegations).
-    const staked = delegated.plus(undelegated);
+    let staked = delegated.plus(undelegated);
+    /** HYPE this run undelegates for its withdrawal: it counts in maxMovePerRun. */
+    let movedByWithdrawal = ZERO;
     // Or less, what a rebalancer's sale lacks (withdrawForSales): a year of the shipped strategies left a
     // 50/50 rebalancer at 62 to 67% HYPE for months, everything above keepSpot staked and never withdrawn.
     const sale = params.withdrawForSales ? saleShortfall(snapshot) : undefined;
@@ -736,6 +738,8 @@ export const validatorStaking = defineStrategy({
      * its validator still does.
      */
     let withdrawalBlocked = false;
+    /** This run withdraws stake above the cap: the chosen validators are not evened out in it either. */
+    let withdrawing = false;
     // A withdrawal holds one of the venue's few queue places for 7 days: rewards creeping over the cap
     // are withdrawn one withdrawal at a time (none while another is pending), not a few HYPE each run; an
     // excess of rebalanceThreshold of the cap (a cap lowered, a large deposit) is withdrawn at once. A
@@ -774,13 +778,36 @@ export const validatorStaking = defineStrategy({
         chosen,
         lockedUntil,
       );
-      if (out.some((d) => d.kind !== "skip")) return noted(out);
-      // Nothing can be withdrawn now (the queue is full, the excess locked): the run goes on without it
-      // (a jailed validator is still left), deposits stop at maxStaked below, and idle stake up to the
-      // excess stays idle for the withdrawal to come (delegated, it would be locked for a day).
-      decisions.push(...out);
-      forWithdrawal = trunc(Decimal.min(undelegated.minus(reserved), over));
-      withdrawalBlocked = true;
+      if (out.some((d) => d.kind !== "skip")) {
+        // The run goes on with the withdrawal's undelegations taken out of what each validator holds, so
+        // stake that must leave its validator (jailed, inactive, excluded) still moves in this run: a
+        // staker's trial (maxStaked, a daily schedule) withdrew 1 HYPE off a jailed validator and left the
+        // other 499.5 there, earning nothing, until the next day's run. Deposits stop at the cap below.
+        decisions.push(...out);
+        let undelegating = ZERO;
+        let withdrawn = ZERO;
+        for (const d of out) {
+          if (d.kind === "tokenDelegate" && d.isUndelegate) {
+            const held = current.get(d.validator);
+            if (held !== undefined)
+              current.set(d.validator, { ...held, amount: held.amount.minus(d.amount) });
+            undelegating = undelegating.plus(d.amount);
+          } else if (d.kind === "cWithdraw") withdrawn = withdrawn.plus(d.amount);
+        }
+        delegated = delegated.minus(undelegating);
+        // What the withdrawal takes of the stake already undelegated (the rest is what it undelegates).
+        forWithdrawal = trunc(Decimal.max(ZERO, withdrawn.minus(undelegating)));
+        staked = staked.minus(withdrawn);
+        movedByWithdrawal = undelegating;
+        withdrawing = true;
+      } else {
+        // Nothing can be withdrawn now (the queue is full, the excess locked): the run goes on without it
+        // (a jailed validator is still left), deposits stop at maxStaked below, and idle stake up to the
+        // excess stays idle for the withdrawal to come (delegated, it would be locked for a day).
+        decisions.push(...out);
+        forWithdrawal = trunc(Decimal.min(undelegated.minus(reserved), over));
+        withdrawalBlocked = true;
+      }
     }
 
     // Stake that must leave its validator (jailed, inactive, no longer listed, or excluded by a limit) and
@@ -1100,11 +1127,11 @@ export const validatorStaking = defineStrategy({
       if (!excess.gte(minMove)) continue;
       const overCap = cap !== undefined && have.gt(cap);
       if (!overCap && !excess.gt(target.times(params.rebalanceThreshold))) continue;
-      if (!overCap && withdrawalBlocked) {
+      if (!overCap && (withdrawalBlocked || withdrawing)) {
         decisions.push(
           skip(
             name,
-            `${label(c.address, c.v)} holds ${fmt(have)} HYPE, target ${fmt(target)}: not evened out while the stake above ${capText} waits to be withdrawn`,
+            `${label(c.address, c.v)} holds ${fmt(have)} HYPE, target ${fmt(target)}: not evened out ${withdrawing ? `in a run that withdraws the stake above ${capText} (evened out at a later run)` : `while the stake above ${capText} waits to be withdrawn`}`,
             "tokenDelegate",
           ),
         );
@@ -1232,7 +1259,10 @@ export const validatorStaking = defineStrategy({
     /** Within rebalanceThreshold of an average target: one validator can take it without leaving its band. */
     const isSmall = (amount: Decimal) =>
       amount.lte(total.div(chosen.length).times(params.rebalanceThreshold));
-    let capLeft = params.maxMovePerRun;
+    let capLeft =
+      params.maxMovePerRun === undefined
+        ? undefined
+        : Decimal.max(ZERO, params.maxMovePerRun.minus(movedByWithdrawal));
     const capReason = (pair = false) =>
       `maxMovePerRun ${fmt(params.maxMovePerRun ?? ZERO)} HYPE reached this run` +
       (pair ? " (a move between validators counts twice: its undelegation and its delegation)" : "");

@@ -72,6 +72,45 @@ describe("validator-staking", () => {
     expect(decisions.every((d) => d.strategy === "stake")).toBe(true);
   });
 
+  it("a run that withdraws above maxStaked still moves the rest of a jailed validator's stake", () => {
+    // A staker's trial: maxStaked 1000 on a daily schedule withdrew 1 HYPE off a jailed validator and
+    // left the other 499.5 there, earning nothing, until the next day's run.
+    const decisions = run(
+      {
+        delegations: [
+          { validator: J, amount: 500.5 },
+          { validator: A, amount: 500.5 },
+        ],
+      },
+      { maxStaked: 1000 },
+    );
+    expect(moves(decisions)).toEqual([
+      ["undelegate", J, "1"],
+      ["undelegate", J, "499.5"],
+      ["delegate", B, "499.5"],
+    ]);
+    const withdrawal = decisions.find((d) => d.kind === "cWithdraw") as { amount: Decimal } | undefined;
+    expect(withdrawal?.amount.toFixed()).toBe("1");
+    expect(decisions.find((d) => d.kind === "tokenDelegate" && d.amount.eq(499.5))?.reason).toMatch(
+      /jailbird .* is jailed/,
+    );
+    // maxMovePerRun counts the withdrawal's undelegation: 1 + 2 × 499.5 is over 900, so the move is cut.
+    const capped = run(
+      {
+        delegations: [
+          { validator: J, amount: 500.5 },
+          { validator: A, amount: 500.5 },
+        ],
+      },
+      { maxStaked: 1000, maxMovePerRun: 900 },
+    );
+    expect(moves(capped)).toEqual([
+      ["undelegate", J, "1"],
+      ["undelegate", J, "449.5"],
+      ["delegate", B, "449.5"],
+    ]);
+  });
+
   it("moves nothing when the venue states another wei unit for HYPE than the 10^-8 it signs in", () => {
     const spec = { delegations: [{ validator: J, amount: 1000 }] };
     const tokens = [
@@ -880,12 +919,21 @@ describe("validator-staking: net yield, hysteresis, concentration, limits, idle 
     };
     const decisions = run(spec, { maxStaked: 700 });
     // One withdrawal of the idle 100 and the 300 undelegated: one queue place, not one per source.
-    expect(decisions.map((d) => d.kind)).toEqual(["tokenDelegate", "cWithdraw"]);
-    expect(moves(decisions)).toEqual([["undelegate", C, "300"]]);
+    expect(decisions.slice(0, 2).map((d) => d.kind)).toEqual(["tokenDelegate", "cWithdraw"]);
     expect((decisions[1] as { amount: Decimal }).amount.toFixed()).toBe("400");
     expect(decisions[1]?.reason).toMatch(
       /withdraw 400 HYPE \(100 idle, 300 undelegated from .*\).*one queue place/,
     );
+    // The run goes on with what stays: charlie's other 200 leave it (not among the 2 best), the
+    // validators are not evened out in the same run.
+    expect(moves(decisions)).toEqual([
+      ["undelegate", C, "300"],
+      ["undelegate", C, "200"],
+      ["delegate", B, "200"],
+    ]);
+    expect(skips(decisions)).toEqual([
+      expect.stringMatching(/alpha .* holds 500 HYPE, target 350: not evened out in a run that withdraws/),
+    ]);
     // The queue full: the withdrawal waits, the run goes on (charlie's stake still moves to a better
     // validator), and the idle 100 stay idle for the withdrawal to come (delegated, they would be locked).
     const full = run({ ...spec, nPendingWithdrawals: 5 }, { maxStaked: 700 });
