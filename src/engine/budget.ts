@@ -21,7 +21,7 @@ import {
   VENUE_HISTORY_STRATEGY,
 } from "./journal.js";
 import { KILL_SWITCH_STRATEGY } from "./killSwitch.js";
-import { pairFor, type Snapshot } from "./snapshot.js";
+import { isMarketPair, marketPair, type Snapshot } from "./snapshot.js";
 import type { StrategyMemory } from "./strategies/types.js";
 import { usdPerUnit } from "./usd.js";
 
@@ -127,9 +127,7 @@ function unjournaledTwaps(
     const pair = snapshot.pairs.get(entry.state.coin);
     if (pair === undefined) continue;
     const side = entry.state.side === "B" ? "buy" : "sell";
-    const owners = budgeted.filter(
-      (b) => b.side === side && b.coin === pair.base.name && b.quote === pair.quote.name,
-    );
+    const owners = budgeted.filter((b) => b.side === side && isMarketPair(b, pair));
     if (owners.length === 0 || deps.journal.hasVenueTwap(deps.account, entry)) continue;
     const ended = twapHasEnded(entry);
     const executed = ended ? usdPerUnit(snapshot, pair.quote.name)?.times(entry.state.executedNtl) : ZERO;
@@ -202,7 +200,7 @@ export function budgetMemory(
   // ever placed at each cycle made a long run's cycles grow with its history.
   if (b === undefined) return {};
   // The pair the strategy trades (pairFor: the canonical one where several match, as the strategy picks).
-  const pair = pairFor(snapshot, b.coin, b.quote);
+  const pair = marketPair(snapshot, b.coin, b.quote);
   // A pair the venue no longer lists: its own rows by name (nothing else can be placed there).
   if (pair === undefined) return { spentUsd: deps.journal.spentUsd(strategy.name, fills) };
   const mine = { assetId: pair.assetId, coin: pair.name, side: b.side };
@@ -211,7 +209,9 @@ export function budgetMemory(
     const s = configured.get(name);
     if (s?.kind !== "twap-accumulate") return undefined;
     const p = s.params as { coin?: unknown; quote?: unknown; side?: unknown; budgetUsd?: unknown };
-    if (p.coin !== b.coin || p.quote !== b.quote || p.side !== b.side) return undefined;
+    if (p.side !== b.side || typeof p.coin !== "string" || typeof p.quote !== "string") return undefined;
+    // The same market written either way ("HYPE" or "@107") is this one.
+    if (!isMarketPair({ coin: p.coin, quote: p.quote }, pair)) return undefined;
     return { budgeted: p.budgetUsd !== undefined };
   };
   let total = ZERO;

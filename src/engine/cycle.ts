@@ -51,6 +51,8 @@ import { type ReconcileResult, reconcile } from "./reconcile.js";
 import { applyLimits, dayUsage, endedTwapFills, type RiskLimits } from "./risk.js";
 import { CronSchedule, DEFAULT_MAX_CLOCK_SKEW_MS } from "./schedule.js";
 import {
+  isMarketPair,
+  marketPair,
   type PlannedSale,
   pairFor,
   pairLabel,
@@ -383,9 +385,7 @@ function tradesPair(
   side: "buy" | "sell",
 ): boolean {
   if (s.kind === "twap-accumulate" && (s.params as { side?: string }).side !== side) return false;
-  return strategyMarkets(s).some(
-    (m) => m.coin === pair.name || (m.coin === pair.base.name && m.quote === pair.quote.name),
-  );
+  return strategyMarkets(s).some((m) => isMarketPair(m, pair));
 }
 
 /**
@@ -1171,7 +1171,7 @@ function record(
  * its strategy puts on it now (guards.ts), and whether a DCA decided it (budget.ts).
  */
 function stamped(intent: TwapOrderIntent, strategy: Pick<Strategy, "kind" | "params">): TwapOrderIntent {
-  const guard = guardOf(strategy, intent.side, intent.label);
+  const guard = guardOf(strategy, intent.side, intent.label, intent.coin);
   return { ...intent, ...(guard === undefined ? {} : { guard }), byDca: strategy.kind === "twap-accumulate" };
 }
 
@@ -1244,7 +1244,7 @@ function slotTwapsElsewhere(
     amountUsd: Decimal;
     twap: { minutes: number; maxMinutes?: number };
   };
-  const pair = pairFor(snapshot, p.coin, p.quote);
+  const pair = marketPair(snapshot, p.coin, p.quote);
   if (pair === undefined) return undefined;
   // Its own run elsewhere looks like it: its size at about its amountUsd and no longer than its TWAPs
   // run (shortened for lots, lengthened up to maxMinutes). Another strategy's TWAP there (another

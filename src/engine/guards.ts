@@ -19,7 +19,7 @@ import { runCycle } from "./cycle.js";
 import type { Decision, TwapCancelIntent, TwapGuard } from "./intents.js";
 import { type Journal, MANUAL_STRATEGY } from "./journal.js";
 import { type ReconcileResult, reconcile } from "./reconcile.js";
-import { labelOf, type Snapshot } from "./snapshot.js";
+import { isMarketPair, labelOf, type Snapshot } from "./snapshot.js";
 import { fmt } from "./strategies/common.js";
 import type { Strategy } from "./strategies/registry.js";
 import { rebalanceLimitPx, type TwapRebalanceParams } from "./strategies/twapRebalance.js";
@@ -60,18 +60,26 @@ export function guardOf(
   def: Pick<Strategy, "kind" | "params">,
   side: "buy" | "sell",
   label: string,
+  /** The TWAP's pair name ("@107"): a DCA may name its market by it. */
+  coin: string,
 ): TwapGuard | undefined {
   const params = def.params as GuardParams;
   const rebalancer = def.kind === "twap-rebalance";
   // Only a strategy that trades the TWAP's pair guards it: a name reused for a DCA on another pair, or a
   // DCA moved to another quote, must not put that pair's limit on this TWAP (reviews: a PURR limitPx of
   // 0.2 cancelled a HYPE buy at 40; a ceiling in HYPE cancelled a UBTC/USDC buy).
-  const [base = "", quote] = label.split("/");
+  const [base = "", quote = ""] = label.split("/");
   const trades =
-    params.quote === quote &&
-    (def.kind === "twap-accumulate"
-      ? params.coin === base
-      : rebalancer && Object.hasOwn((def.params as TwapRebalanceParams).targets, base));
+    def.kind === "twap-accumulate"
+      ? typeof params.coin === "string" &&
+        typeof params.quote === "string" &&
+        isMarketPair(
+          { coin: params.coin, quote: params.quote },
+          { name: coin, base: { name: base }, quote: { name: quote } },
+        )
+      : params.quote === quote &&
+        rebalancer &&
+        Object.hasOwn((def.params as TwapRebalanceParams).targets, base);
   if (!trades) return undefined;
   const limitPx =
     def.kind === "twap-accumulate" && params.side === side
@@ -148,7 +156,9 @@ export function watchTargets(
     if (journaled !== undefined) guards.push(journaled);
     const def = byName.get(row.strategy);
     const current =
-      def === undefined || typeof intent.label !== "string" ? undefined : guardOf(def, side, intent.label);
+      def === undefined || typeof intent.label !== "string"
+        ? undefined
+        : guardOf(def, side, intent.label, intent.coin);
     if (current !== undefined && (journaled === undefined || !sameGuard(current, journaled)))
       guards.push(current);
     if (guards.length === 0) continue;

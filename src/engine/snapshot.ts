@@ -313,6 +313,31 @@ export function spotSellsOf(snapshot: Pick<Snapshot, "twaps" | "pairs">, token: 
   );
 }
 
+/**
+ * The spot pair a strategy's market names: by the pair's venue name ("@107", "PURR/USDC"; the loader
+ * checks its quote is the pair's) or by its base token against its quote ("HYPE" and "USDC").
+ */
+export function marketPair<P extends PricedPair & { name: string }>(
+  snapshot: PriceSource<P>,
+  coin: string,
+  quote: string,
+): P | undefined {
+  return snapshot.pairs.get(coin) ?? pairFor(snapshot, coin, quote);
+}
+
+/**
+ * Whether a strategy's market (`coin`, `quote`) is this pair, named either way (marketPair). Every rule
+ * that asks "is this TWAP on the strategy's market" asks it here: a DCA written `coin: "@107"` was not
+ * matched by its base-name comparisons, so its running TWAP had no watch (limitPx never cancelled it)
+ * and its budget skipped the TWAPs a lost journal does not have (a limit tester's trial).
+ */
+export function isMarketPair(
+  market: { coin: string; quote: string },
+  pair: { name: string; base: { name: string }; quote: { name: string } },
+): boolean {
+  return market.coin === pair.name || (market.coin === pair.base.name && market.quote === pair.quote.name);
+}
+
 /** What a price lookup needs of a pair (a snapshot's SpotPair has it; so can a simulator's view). */
 export type PricedPair = Pick<SpotPair, "index" | "mid"> & {
   base: { name: string };

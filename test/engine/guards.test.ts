@@ -60,14 +60,30 @@ describe("guardOf", () => {
     }) as unknown as Strategy;
 
   it("guards only a TWAP on the pair the strategy trades: its coin and its quote", () => {
-    expect(guardOf(dca({ limitPx: d("100000") }), "buy", "UBTC/USDC")?.limitPx?.toFixed()).toBe("100000");
+    expect(guardOf(dca({ limitPx: d("100000") }), "buy", "UBTC/USDC", "@142")?.limitPx?.toFixed()).toBe(
+      "100000",
+    );
     // The file moved to the HYPE quote (a ceiling in HYPE): the running UBTC/USDC buy is not its.
-    expect(guardOf(dca({ quote: "HYPE", limitPx: d("4000") }), "buy", "UBTC/USDC")).toBeUndefined();
-    expect(guardOf(dca({ coin: "PURR", limitPx: d("0.2") }), "buy", "UBTC/USDC")).toBeUndefined();
+    expect(guardOf(dca({ quote: "HYPE", limitPx: d("4000") }), "buy", "UBTC/USDC", "@142")).toBeUndefined();
+    expect(guardOf(dca({ coin: "PURR", limitPx: d("0.2") }), "buy", "UBTC/USDC", "@142")).toBeUndefined();
     // limitPx holds on the side it trades; maxDeviation on either.
-    expect(guardOf(dca({ limitPx: d("100000") }), "sell", "UBTC/USDC")).toBeUndefined();
+    expect(guardOf(dca({ limitPx: d("100000") }), "sell", "UBTC/USDC", "@142")).toBeUndefined();
     expect(
-      guardOf(dca({ twap: { maxDeviation: d("0.05") } }), "sell", "UBTC/USDC")?.maxDeviation?.toFixed(),
+      guardOf(
+        dca({ twap: { maxDeviation: d("0.05") } }),
+        "sell",
+        "UBTC/USDC",
+        "@142",
+      )?.maxDeviation?.toFixed(),
     ).toBe("0.05");
+  });
+
+  it("guards a DCA's TWAP whether the DCA names its market by the base token or the pair name", () => {
+    // A limit tester's trial: `coin: "@107"` was never matched against the label's base, so its running
+    // TWAP had no watch and sold through limitPx.
+    const byPair = dca({ coin: "@142", side: "sell", limitPx: d("90000") });
+    expect(guardOf(byPair, "sell", "UBTC/USDC", "@142")?.limitPx?.toFixed()).toBe("90000");
+    // Another pair's name is not its market.
+    expect(guardOf(byPair, "sell", "HYPE/USDC", "@107")).toBeUndefined();
   });
 });

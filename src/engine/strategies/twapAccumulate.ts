@@ -10,7 +10,7 @@ import { Decimal, truncateDecimals } from "../../lib/decimal.js";
 import { DEFAULT_TWAP_BUY_RESERVE } from "../allocate.js";
 import { positiveDecimal } from "../config/fields.js";
 import type { TwapOrderIntent } from "../intents.js";
-import { pairFor, type Snapshot, type VenueRules } from "../snapshot.js";
+import { marketPair, type Snapshot, type VenueRules } from "../snapshot.js";
 import { isUsdStablecoin, usdPerUnit } from "../usd.js";
 import {
   blockingTwapOn,
@@ -63,7 +63,7 @@ export const twapAccumulate = defineStrategy({
   ],
   decide(snapshot, params, now, memory, name) {
     const considered = "twapOrder" as const;
-    const pair = snapshot.pairs.get(params.coin) ?? pairFor(snapshot, params.coin, params.quote);
+    const pair = marketPair(snapshot, params.coin, params.quote);
     if (pair === undefined) {
       return [skip(name, `no spot pair trades ${params.coin} against ${params.quote}`, considered)];
     }
