@@ -901,6 +901,7 @@ export async function runCycle(deps: CycleDeps, o: CycleOptions): Promise<CycleR
       ended,
       startedAt,
       localToVenue,
+      (twapId) => deps.journal.twapPlacedBy(deps.account, twapId) !== undefined,
     );
     // Prices and metadata cross-checked once, right before the limits that are valued with them.
     const sane = checkPriceSanity({

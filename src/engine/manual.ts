@@ -539,7 +539,9 @@ async function manualRefusal(
   const usage =
     counted === undefined || fills === undefined
       ? journaled(o.now - LIMIT_WINDOW_MS)
-      : dayUsage(journaled, counted.snapshot, fills, o.now, counted.localToVenue);
+      : dayUsage(journaled, counted.snapshot, fills, o.now, counted.localToVenue, (twapId) =>
+          o.journal === undefined ? false : o.journal.twapPlacedBy(o.account, twapId) !== undefined,
+        );
   const limited = applyLimits([intent], o.config.limits, usage, {
     killSwitchActive: false,
     rules: o.config.venue.rules,

@@ -50,6 +50,11 @@ export interface RiskUsage {
    * up by a TWAP placed by hand read "25285.3 used" of a bot that had traded nothing (a fork trial).
    */
   notionalNote?: string;
+  /**
+   * Venue usage only (venueUsage given `known`): of notionalUsd, what TWAPs this bot's journal does not
+   * have account for.
+   */
+  foreignNotionalUsd?: Decimal;
 }
 
 /**
@@ -58,7 +63,12 @@ export interface RiskUsage {
  * a move by hand did is counted too. Undefined where the snapshot did not read it. `sinceVenueMs` is on
  * the venue's clock.
  */
-export function venueUsage(snapshot: Snapshot, sinceVenueMs: number): RiskUsage {
+export function venueUsage(
+  snapshot: Snapshot,
+  sinceVenueMs: number,
+  /** Whether this bot's journal has TWAP `twapId` (placed, or imported by a rebuild). */
+  known?: (twapId: number) => boolean,
+): RiskUsage {
   const out: RiskUsage = {};
   if (snapshot.stakingHistory !== undefined) {
     out.stakeMoved = snapshot.stakingHistory
@@ -71,6 +81,7 @@ export function venueUsage(snapshot: Snapshot, sinceVenueMs: number): RiskUsage 
   }
   if (snapshot.recentTwaps !== undefined) {
     let notional = ZERO;
+    let foreign = ZERO;
     for (const t of snapshot.recentTwaps) {
       if (t.startedAt < sinceVenueMs) continue;
       const pair = snapshot.pairs.get(t.coin);
@@ -80,10 +91,14 @@ export function venueUsage(snapshot: Snapshot, sinceVenueMs: number): RiskUsage 
       // 8,901 USD of orders as 10,802 after a rally, above the limit); an ended TWAP has no rest.
       if (pair?.mid !== undefined && usd !== undefined) {
         const rest = t.ended === true ? ZERO : Decimal.max(t.size.minus(t.executedSize), ZERO);
-        notional = notional.plus(t.executedNotional.plus(rest.times(pair.mid)).times(usd));
+        const worth = t.executedNotional.plus(rest.times(pair.mid)).times(usd);
+        notional = notional.plus(worth);
+        if (known !== undefined && (t.twapId === undefined || !known(t.twapId)))
+          foreign = foreign.plus(worth);
       }
     }
     out.notionalUsd = notional;
+    if (known !== undefined) out.foreignNotionalUsd = foreign;
   }
   return out;
 }
@@ -123,14 +138,23 @@ export function mergeUsage(journal: RiskUsage, venue: RiskUsage): RiskUsage {
     a === undefined ? undefined : b === undefined ? a : Decimal.max(a, b);
   const own = journal.notionalUsd;
   const venueMore = own !== undefined && venue.notionalUsd?.gt(own) === true;
+  // Who the rest is: TWAPs the journal does not have, or the venue's value of the bot's own (what filled
+  // at its cost, the rest at today's mid) above the journal's. A limit tester's trial read "the rest TWAPs
+  // it did not place" of a bot whose only TWAP was its own, revalued after a rise: an operator hunts for
+  // a rogue bot that does not exist.
+  const foreign = venue.foreignNotionalUsd;
+  const note =
+    own === undefined || !venueMore
+      ? undefined
+      : foreign === undefined
+        ? `as the venue shows it: ${fmt(own, 2)} USD of it by this bot's journal, the rest TWAPs it did not place (by hand, another bot or state folder) or the venue's value of its own at today's mid`
+        : foreign.gt(0)
+          ? `as the venue shows it: ${fmt(own, 2)} USD by this bot's journal, ${fmt(foreign, 2)} USD of it TWAPs this bot did not place (by hand, another bot or state folder)`
+          : `as the venue values this bot's own TWAPs (what filled at its cost, the rest at today's mid); ${fmt(own, 2)} USD by its journal`;
   return {
     notionalUsd: larger(journal.notionalUsd, venue.notionalUsd),
     stakeMoved: larger(journal.stakeMoved, venue.stakeMoved),
-    ...(venueMore && own !== undefined
-      ? {
-          notionalNote: `as the venue shows it: ${fmt(own, 2)} USD of it by this bot's journal, the rest TWAPs it did not place (by hand, another bot or state folder)`,
-        }
-      : {}),
+    ...(note === undefined ? {} : { notionalNote: note }),
   };
 }
 
@@ -146,11 +170,16 @@ export function dayUsage(
   ended: ReadonlyMap<number, TwapFill>,
   now: number,
   localToVenue: number,
+  /** Whether the journal has TWAP `twapId`: the reason then says whose the venue's extra usage is. */
+  known?: (twapId: number) => boolean,
 ): RiskUsage {
-  return mergeUsage(
-    journaled(now - LIMIT_WINDOW_MS, ended),
-    venueUsage(snapshot, now + localToVenue - LIMIT_WINDOW_MS),
-  );
+  const own = journaled(now - LIMIT_WINDOW_MS, ended);
+  const since = now + localToVenue - LIMIT_WINDOW_MS;
+  let venue = venueUsage(snapshot, since);
+  // Whose the venue's extra usage is, asked of the journal only when there is some (a query per TWAP).
+  if (known !== undefined && own.notionalUsd !== undefined && venue.notionalUsd?.gt(own.notionalUsd))
+    venue = venueUsage(snapshot, since, known);
+  return mergeUsage(own, venue);
 }
 
 export interface RiskOptions {

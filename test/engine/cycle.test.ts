@@ -203,7 +203,7 @@ describe("engine cycle against the simulator", () => {
       "twapOrder",
     ]);
     expect(report.decisions.find((d) => d.decision.kind === "twapOrder")?.decision.reason).toMatch(
-      /reduced from 12\.\d+ to \d\.\d+ \(≈1\d\d\.\d+ USD\) by maxDailyNotionalUsd 1000 \(8\d\d\.\d+ USD used in the last 24 h, as the venue shows it: 0 USD of it by this bot's journal, the rest TWAPs it did not place/,
+      /reduced from 12\.\d+ to \d\.\d+ \(≈1\d\d\.\d+ USD\) by maxDailyNotionalUsd 1000 \(8\d\d\.\d+ USD used in the last 24 h, as the venue shows it: 0 USD by this bot's journal, 8\d\d\.\d+ USD of it TWAPs this bot did not place/,
     );
   });
 

@@ -118,11 +118,27 @@ describe("risk limits", () => {
 
   it("says when the day's usage is the venue's, mostly TWAPs the bot did not place (a fork trial)", () => {
     // A bot that had traded nothing read "(25285.3 used)": all of it a TWAP placed by hand.
-    const usage = mergeUsage({ ...noUsage, notionalUsd: dec("0") }, { notionalUsd: dec("25285.3") });
+    const usage = mergeUsage(
+      { ...noUsage, notionalUsd: dec("0") },
+      { notionalUsd: dec("25285.3"), foreignNotionalUsd: dec("25285.3") },
+    );
     expect(usage.notionalUsd?.toFixed()).toBe("25285.3");
     const r = applyLimits([twap("25", "40")], limits, usage, off);
     expect(r.blocked[0]?.reason).toMatch(
-      /\(25285\.3 used, as the venue shows it: 0 USD of it by this bot's journal, the rest TWAPs it did not place \(by hand, another bot or state folder\)\)/,
+      /\(25285\.3 used, as the venue shows it: 0 USD by this bot's journal, 25285\.3 USD of it TWAPs this bot did not place \(by hand, another bot or state folder\)\)/,
+    );
+    // A limit tester's trial: the venue's larger figure was the bot's own running TWAP valued at today's
+    // mid after a rise; "TWAPs it did not place" sent the operator looking for a rogue bot.
+    const revalued = mergeUsage(
+      { notionalUsd: dec("600") },
+      { notionalUsd: dec("648"), foreignNotionalUsd: dec("0") },
+    );
+    expect(revalued.notionalNote).toBe(
+      "as the venue values this bot's own TWAPs (what filled at its cost, the rest at today's mid); 600 USD by its journal",
+    );
+    // Who placed them not asked: both are said possible.
+    expect(mergeUsage({ notionalUsd: dec("600") }, { notionalUsd: dec("648") }).notionalNote).toMatch(
+      /the rest TWAPs it did not place \(by hand, another bot or state folder\) or the venue's value of its own at today's mid$/,
     );
     // The journal's own count, or a venue showing no more: nothing to explain.
     expect(mergeUsage({ notionalUsd: dec("500") }, { notionalUsd: dec("500") }).notionalNote).toBeUndefined();

@@ -23,6 +23,18 @@ export function demoWithHypeAt(px: string, volatility = 0.8): Scenario {
 }
 
 /**
+ * The bundled demo scenario's text with HYPE/USDC (@107) on `points` ([time, price], e.g. ["90m", "22"]),
+ * stepping from one to the next: a price path a test reads exactly.
+ */
+export function demoWithHypeSteps(points: ReadonlyArray<readonly [string, string]>): string {
+  const text = readFileSync(DEMO_SCENARIO_PATH, "utf8");
+  if (!text.includes(HYPE_PATH))
+    throw new Error("the demo scenario's HYPE/USDC path changed: update test/helpers/scenario.ts");
+  const lines = points.map(([at, px]) => `      - { at: ${at}, px: "${px}" }\n`).join("");
+  return text.replace(HYPE_PATH, `  "@107":\n    interpolate: step\n    points:\n${lines}`);
+}
+
+/**
  * The bundled demo scenario with a FOO token and a FOO/HYPE pair (index 200, asset 10200) at `fooInHype`,
  * and HYPE/USDC on `hype` (day, price) points, linear (default: the demo's random path): a pair quoted in
  * a token that is not a dollar.

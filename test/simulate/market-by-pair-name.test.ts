@@ -3,36 +3,30 @@
 // sale had no watch and sold through its limitPx (HYPE falling 25 → 18: 255 HYPE sold under the floor
 // where `coin: HYPE` was cancelled at 19.5), and on a fresh state folder its budget skipped the TWAPs the
 // journal does not have. The same strategy written either way now decides the same.
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { stringify } from "yaml";
 import { loadConfig } from "../../src/engine/config/loader.js";
 import { runSimulation } from "../../src/simulate/runner.js";
 import { buildSummary } from "../../src/simulate/summary.js";
-import { DEMO_SCENARIO_PATH } from "../../src/simulator/index.js";
+import { demoWithHypeSteps } from "../helpers/scenario.js";
 import { scratchDir } from "../helpers/scratch.js";
 
-const HYPE_PATH = '  "@107": { start: "25.0", drift: 0.0, volatility: 0.8 }\n';
 // HYPE/USDC stepping down through 20 while a 470-minute sale runs, then back.
-const STEPS = `  "@107":
-    interpolate: step
-    points:
-      - { at: 0s, px: "25" }
-      - { at: 90m, px: "22" }
-      - { at: 150m, px: "20.5" }
-      - { at: 210m, px: "19.5" }
-      - { at: 270m, px: "18" }
-      - { at: 6h, px: "25" }
-`;
+const STEPS = demoWithHypeSteps([
+  ["0s", "25"],
+  ["90m", "22"],
+  ["150m", "20.5"],
+  ["210m", "19.5"],
+  ["270m", "18"],
+  ["6h", "25"],
+]);
 
 async function sell(coin: string) {
   const dir = scratchDir("hlbot-market-name-");
-  const text = readFileSync(DEMO_SCENARIO_PATH, "utf8");
-  if (!text.includes(HYPE_PATH))
-    throw new Error("the demo scenario's HYPE/USDC path changed: update this test");
   const scenario = join(dir, "scenario.yaml");
-  writeFileSync(scenario, text.replace(HYPE_PATH, STEPS));
+  writeFileSync(scenario, STEPS);
   const strategy = join(dir, "dca.yaml");
   writeFileSync(
     strategy,
