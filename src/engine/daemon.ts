@@ -307,6 +307,8 @@ export class Daemon {
   /** Ticks skipped for an overlap, by slot and cause, said together (noteSkip). */
   private readonly skipped = new Map<string, string[]>();
   private skipFlush: ReturnType<typeof setTimeout> | undefined;
+  /** The TWAP watch's failures in a row (told from the third: DaemonNotices.watchFailed). */
+  private watchFailures = 0;
   // One controller for all work in flight: aborted only when the grace period is over.
   private readonly controller = new AbortController();
   // Reads of the running cycle (facts, reconciliation, snapshot) are aborted at once on shutdown:
@@ -1048,10 +1050,14 @@ export class Daemon {
           this.strategies(),
           this.runtime.config?.limits?.keepOnSpot,
         )
-      )
+      ) {
+        this.watchFailures = 0;
         return;
+      }
       const deps = this.cycleDeps(await this.runtime.facts(this.reads.signal));
       const result = await watchRunningTwaps(deps, this.strategies(), { signal: this.signal });
+      if (this.watchFailures > 0) this.notices?.watchRecovered(this.watchFailures);
+      this.watchFailures = 0;
       for (const r of result.reconciled ?? [])
         this.logger.info(
           { submission: r.submissionId, strategy: r.strategy, action: r.actionType, verdict: r.verdict },
@@ -1079,10 +1085,12 @@ export class Daemon {
         void this.halt(DEFAULT_GRACE_MS, { error: err });
         return;
       }
+      this.watchFailures++;
       this.logger.error(
-        { err: describeError(err) },
+        { err: describeError(err), failures: this.watchFailures },
         `TWAP watch failed: ${describeError(err)}; trying again in a minute`,
       );
+      this.notices?.watchFailed(describeError(err), this.watchFailures);
     }
   }
 

@@ -151,3 +151,95 @@ it("daemon: the watch's cancel is told (a review: under `run` it never was, unde
     expect.stringMatching(/twapCancel/),
   ]);
 });
+
+it("daemon: a TWAP watch that cannot read the venue for 3 minutes while a guarded TWAP runs is told, and its recovery", async () => {
+  // A limit tester's trial: through an info outage a guarded sale sold 187 HYPE under its floor while the
+  // daemon only logged "TWAP watch failed" every minute; no notice said its limits went unchecked.
+  bot = await startTestBot({
+    mode: "live",
+    strategies: [
+      {
+        name: "sell-dca",
+        kind: "twap-accumulate",
+        schedule: "0 */4 * * *",
+        params: {
+          coin: "HYPE",
+          quote: "USDC",
+          side: "sell",
+          amountUsd: 5000,
+          limitPx: 22,
+          twap: { minutes: 240, randomize: false },
+        },
+      },
+    ],
+    fund: { HYPE: "1000" },
+  });
+  const b = bot;
+  b.sim.setPrice("@107", "25");
+  b.runtime.journal.slotState(b.address, "sell-dca", b.sim.now() - 1);
+  clock = sinon.useFakeTimers({
+    now: b.sim.now(),
+    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
+  });
+  const told: NotifyEvent[] = [];
+  const notifier = new Notifier({
+    channels: [
+      {
+        name: "record",
+        events: new Set(["cycle.failed", "cycle.recovered"]),
+        send: async (e) => {
+          told.push(e);
+          return 200;
+        },
+      },
+    ],
+    logger: pino({ level: "silent" }),
+    minIntervalMs: 0,
+  });
+  const notices = new DaemonNotices({
+    notifier,
+    info: b.runtime.info,
+    account: b.address,
+    network: "testnet",
+    clock: () => b.sim.now(),
+    logger: pino({ level: "silent" }),
+  });
+  const { logger, lines } = captureLogger();
+  daemon = new Daemon({
+    runtime: b.runtime,
+    strategies: scheduledStrategies(b.runtime.config.strategies),
+    logger,
+    notices,
+  });
+  daemon.start();
+  await step(daemon, MINUTE, 2);
+  expect(b.sim.twaps(b.address).map((t) => t.status)).toEqual(["activated"]);
+
+  // Second by second: the failing reads retry with back-off on the (fake) timers.
+  const minutes = async (n: number) => {
+    for (let i = 0; i < n * 60; i++) {
+      b.sim.advance(1000);
+      await clock!.tickAsync(1000);
+    }
+  };
+  b.sim.setFaults({ info: { serverErrorRate: 1 } });
+  const failed = () => lines.filter((l) => /^TWAP watch failed/.test(String(l.msg))).length;
+  // Until the third failure in a row (each read retries with back-off first), then a notice.
+  for (let m = 0; m < 10 && failed() < 3; m++) {
+    await minutes(1);
+    await notifier.flush(1_000);
+    if (failed() < 3) expect(told).toEqual([]); // one or two lost reads are no news
+  }
+  expect(failed()).toBe(3);
+  await notifier.flush(1_000);
+  expect(told.map((e) => [e.type, e.title])).toEqual([
+    ["cycle.failed", "the TWAP watch failed 3 times in a row: running TWAPs' price limits are not checked"],
+  ]);
+  expect(told[0]?.text).toMatch(/keep filling without their limits .* checked/);
+
+  b.sim.setFaults({});
+  await minutes(2);
+  await notifier.flush(1_000);
+  expect(told.map((e) => e.type)).toEqual(["cycle.failed", "cycle.recovered"]);
+  expect(told[1]?.title).toBe("cycles work again (the TWAP watch) after 3 failed");
+});

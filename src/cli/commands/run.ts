@@ -85,7 +85,8 @@ export function register(program: Command, ctx: CliContext): void {
       "\nStrategies due at the same instant run in one cycle; a failed slot is retried after 1, 2, 4 … minutes\n" +
         "(never past the next slot, within `schedule.catchUp`); slots missed while stopped are caught up at start.\n" +
         "Running TWAPs with a limitPx, twap.maxDeviation or priceLimits (sellFloor, buyCeiling) are checked every\n" +
-        "minute and cancelled when crossed.\n" +
+        "minute and cancelled when crossed, and so is one that would take a token under limits.keepOnSpot; a watch\n" +
+        "that cannot read the venue 3 minutes in a row is notified (cycle.failed).\n" +
         "\nSignals: SIGINT/SIGTERM stop gracefully (a second one exits at once); SIGHUP reloads the strategy files;\n" +
         "SIGUSR2 reopens log.file (after logrotate moved it).\n" +
         "Example:\n  hlbot run --config config/default.yaml --metrics-port 9464",

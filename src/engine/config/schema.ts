@@ -152,7 +152,7 @@ export const limitsSchema = z
       )
       .optional()
       .describe(
-        "Spot balance per token the strategies never take the account below, e.g. {USDC: 500, HYPE: 100}: they see only what is above it (a rebalancer weighs what is above the floors and holds while one of its tokens is below its floor, unless its refillFloors refills it from the others; a staking keepSpot counts on top), and no new TWAP spends or sells it and no staking deposit moves it (what running TWAPs hold counts as spent). Manual commands (hlbot twap, hlbot stake) are your own words and are not held to it",
+        "Spot balance per token the strategies never take the account below, e.g. {USDC: 500, HYPE: 100}: they see only what is above it (a rebalancer weighs what is above the floors and holds while one of its tokens is below its floor, unless its refillFloors refills it from the others; a staking keepSpot counts on top), and no new TWAP spends or sells it and no staking deposit moves it (what running TWAPs hold counts as spent); a running TWAP of this bot that, finished, would take the token under it (a withdrawal or a manual order spent it meanwhile) is cancelled by the TWAP watch. Manual commands (hlbot twap, hlbot stake) are your own words and are not held to it",
       ),
   })
   .describe("Risk limits, checked before anything is signed; missing usage data blocks (fail closed)");

@@ -31,7 +31,9 @@ import {
   strategiesRefusedEvent,
   strategiesResumedEvent,
   submissionEvents,
+  TWAP_WATCH,
   twapEndedEvent,
+  watchFailedEvent,
 } from "./events.js";
 import type { Notifier } from "./notifier.js";
 
@@ -70,6 +72,8 @@ export function followTwapsOf(journal: Journal, account: string, now: number): n
   return journal.untoldTwaps(account, Math.max(since, now - LOOKBACK_MS)).map((r) => r.twapId);
 }
 
+/** The TWAP watch's failures in a row (a minute apart) before they are told. */
+const WATCH_FAILURES_TOLD = 3;
 export class DaemonNotices {
   private twaps: Set<number>;
   /** TWAPs gone from the running list whose end is not read yet, with the cycles left to ask. */
@@ -206,6 +210,21 @@ export class DaemonNotices {
   cycleFailed(strategies: readonly string[], error: string, inARow: number, every: number): void {
     if (inARow === 1 || (every > 1 && inARow % every === 0))
       this.o.notifier.notify(cycleFailedEvent(this.ctx(), strategies, error, inARow));
+  }
+
+  /**
+   * The TWAP watch failed `inARow` minutes running: told at the third (one lost read is no news), then
+   * every fifteenth; its recovery is told once it was.
+   */
+  watchFailed(error: string, inARow: number): void {
+    if (inARow === WATCH_FAILURES_TOLD || (inARow > WATCH_FAILURES_TOLD && inARow % 15 === 0))
+      this.o.notifier.notify(watchFailedEvent(this.ctx(), error, inARow));
+  }
+
+  /** The TWAP watch reads again after `failures` failed minutes (told when its failure was). */
+  watchRecovered(failures: number): void {
+    if (failures >= WATCH_FAILURES_TOLD)
+      this.o.notifier.notify(cycleRecoveredEvent(this.ctx(), [TWAP_WATCH], failures));
   }
 
   /** Strategies whose slots went by with no run at all (lostSlots), once per slot. */

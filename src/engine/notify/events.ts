@@ -224,6 +224,25 @@ export function cycleFailedEvent(
   );
 }
 
+/** The TWAP watch of the running TWAPs' limits, as a cycle's failure and recovery name it. */
+export const TWAP_WATCH = "the TWAP watch";
+
+/**
+ * The TWAP watch could not read the venue `inARow` minutes running while guarded TWAPs run: their limits
+ * (limitPx, twap.maxDeviation, priceLimits, keepOnSpot) go unchecked and the TWAPs keep filling (a limit
+ * tester's trial: through an info outage a guarded sale sold 187 HYPE under its floor; the daemon only
+ * logged it).
+ */
+export function watchFailedEvent(c: EventContext, error: string, inARow: number): NotifyEvent {
+  return event(
+    c,
+    "cycle.failed",
+    `${TWAP_WATCH} failed ${inARow} times in a row: running TWAPs' price limits are not checked`,
+    `${error}\nWhile the watch cannot read the venue, running TWAPs keep filling without their limits (limitPx, twap.maxDeviation, priceLimits, limits.keepOnSpot) checked; it tries again every minute. \`hlbot stop --cancel-twaps\` cancels them.`,
+    { strategies: [TWAP_WATCH], error, failures: inARow },
+  );
+}
+
 export function cycleRecoveredEvent(
   c: EventContext,
   strategies: readonly string[],
