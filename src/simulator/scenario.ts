@@ -70,6 +70,23 @@ const duration = z.union([z.string(), z.number()]).transform((v, ctx): number =>
   }
 });
 
+/**
+ * Set while a scenario file is read (parseScenarioText): a length written in it needs its unit. A bare
+ * number was milliseconds, so a price point `at: 6` (meant as 6 h) took effect 6 ms into the run and a
+ * validator's `unjailableIn: 6` was 6 ms (a documentation trial; events refused it already). Scenarios
+ * built in code (a fork, tests) give milliseconds; `settings:` keeps accepting them (the venue's own
+ * figures, documented in ms).
+ */
+let unitsRequired = false;
+
+/** A length in a scenario's body: "6h", "30m"; a bare number only from code (unitsRequired). */
+const bodyDuration = z
+  .union([z.string(), z.number()])
+  .superRefine((v, ctx) => {
+    if (unitsRequired) unitRequired(v, "duration's", "", ctx);
+  })
+  .pipe(duration);
+
 /** Unix ms, or an ISO date-time string (UTC unless it names a zone). */
 const timestamp = z.union([z.number().int().nonnegative(), z.string()]).transform((v, ctx): number => {
   if (typeof v === "number") return v;
@@ -169,7 +186,7 @@ const bookSchema = z.strictObject({
   /** The price distance `depth` is measured within, as a fraction (0.02 = 2 % of the mid). */
   depthRange: z.number().positive().max(1).optional(),
   /** Half-life of the book's recovery after a fill (liquidity taken comes back over time). */
-  recovery: duration.optional(),
+  recovery: bodyDuration.optional(),
 });
 
 const pairSchema = z.strictObject({
@@ -187,7 +204,10 @@ const pairSchema = z.strictObject({
   book: bookSchema.optional(),
 });
 
-const pricePointSchema = z.strictObject({ at: duration, px: decimal.refine((d) => d.gt(0), "must be > 0") });
+const pricePointSchema = z.strictObject({
+  at: bodyDuration,
+  px: decimal.refine((d) => d.gt(0), "must be > 0"),
+});
 
 /** Folder candle files of the scenario being parsed are relative to (parsing is synchronous). */
 let candleBase: string | undefined;
@@ -239,7 +259,7 @@ const validatorSchema = z.strictObject({
   isJailed: z.boolean().default(false),
   unjailableAfter: timestamp.nullable().default(null),
   /** Alternative to unjailableAfter: relative to the start of the run. */
-  unjailableIn: duration.optional(),
+  unjailableIn: bodyDuration.optional(),
   isActive: z.boolean().default(true),
   nRecentBlocks: z.number().int().nonnegative().default(0),
   /** Shortcuts for all three periods; `stats` overrides per period. */
@@ -316,7 +336,7 @@ const delegationSchema = z.strictObject({
   validator: address,
   amount: nonNegativeDecimal,
   /** Remaining lock at the start of the run; 0 = already unlocked. */
-  lockedFor: duration.default(0),
+  lockedFor: bodyDuration.default(0),
 });
 
 /** One event of delegatorHistory before the run: a (un)delegation, a deposit, or a withdrawal's phase. */
@@ -342,7 +362,7 @@ const stakingEventSchema = z.strictObject({
 const stakingSchema = z.strictObject({
   undelegated: nonNegativeDecimal.default(parseDecimal("0")),
   pendingWithdrawals: z
-    .array(z.strictObject({ amount: nonNegativeDecimal, finalizesIn: duration }))
+    .array(z.strictObject({ amount: nonNegativeDecimal, finalizesIn: bodyDuration }))
     .default([]),
   /** Staking events before the run (delegatorHistory), any order: what a strategy reads of the past. */
   history: z.array(stakingEventSchema).default([]),
@@ -360,7 +380,7 @@ const runningTwapSchema = z.strictObject({
   side: z.enum(["buy", "sell"]),
   size: decimal.refine((d) => d.gt(0), "must be > 0"),
   minutes: z.number().int().min(1),
-  startedAgo: duration.default(0),
+  startedAgo: bodyDuration.default(0),
   executedSz: nonNegativeDecimal.default(parseDecimal("0")),
   executedNtl: nonNegativeDecimal.default(parseDecimal("0")),
   randomize: z.boolean().default(false),
@@ -373,7 +393,7 @@ const agentSchema = z.strictObject({
   user: address,
   address: address,
   name: z.string().default(""),
-  validFor: duration.optional(),
+  validFor: bodyDuration.optional(),
 });
 
 const faultKnobsSchema = z.strictObject({
@@ -853,7 +873,13 @@ function parseScenarioText(text: string, file = "scenario"): Scenario {
   const src = parseYamlSource(file, text);
   keepExactNumbers(src);
   const data: unknown = src.doc.toJS({ maxAliasCount: 1000 }) ?? {};
-  const result = scenarioSchema.safeParse(data);
+  unitsRequired = true;
+  let result: ReturnType<typeof scenarioSchema.safeParse>;
+  try {
+    result = scenarioSchema.safeParse(data);
+  } finally {
+    unitsRequired = false;
+  }
   if (result.success) {
     // Where each event's time is written: a run's period is only known later (--from, --prices).
     eventSources.set(result.data, {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
 import { ConfigError } from "../../src/lib/errors.js";
 import {
   DEMO_SCENARIO_PATH,
@@ -73,6 +74,36 @@ describe("scenario files", () => {
     expect(err.line).toBe(10);
     expect(err.file).toBe("bad.yaml");
     expect(err.message).toMatch(/bad\.yaml:10: validators\[0\]\.commission: .*fraction/);
+  });
+
+  it("a length written in a scenario file names its unit; one given in code is milliseconds", () => {
+    // A documentation trial: a price point `at: 6` (meant as 6 h) took effect 6 ms into the run, and a
+    // validator's `unjailableIn: 6` was 6 ms; events refused a bare number already.
+    const points = (at: string) =>
+      `${MINIMAL}prices:\n  "@107":\n    points:\n      - { at: ${at}, px: "25" }\n`;
+    const bare = configError(() => parseScenarioYaml(points("6"), "p.yaml"));
+    expect(bare.keyPath).toBe("prices.@107.points[0].at");
+    expect(bare.line).toBe(10);
+    expect(bare.message).toMatch(/give the duration's unit: "6d", "6h", "6m", "6s" or "6ms"/);
+    expect(parseScenarioYaml(points("6h")).prices["@107"]).toMatchObject({ points: [{ at: 6 * 3_600_000 }] });
+    const jail = `${MINIMAL}validators:
+  - { address: "0x5ac99df645f3414876c816caa18b2d234024b487", name: V, commission: "0.05", isJailed: true, unjailableIn: 6 }
+`;
+    expect(configError(() => parseScenarioYaml(jail, "v.yaml")).keyPath).toBe("validators[0].unjailableIn");
+    // Settings keep milliseconds (the venue's own figures); a scenario built in code gives them too.
+    expect(parseScenarioYaml(`${MINIMAL}settings:\n  blockTime: 250\n`).settings.blockTime).toBe(250);
+    const fromCode = parseScenarioObject({
+      ...parseYaml(MINIMAL),
+      prices: {
+        "@107": {
+          points: [
+            { at: 0, px: "25" },
+            { at: 60_000, px: "26" },
+          ],
+        },
+      },
+    });
+    expect(fromCode.prices["@107"]).toMatchObject({ points: [{ at: 0 }, { at: 60_000 }] });
   });
 
   it("refuses a price below its pair's smallest price step (8 − szDecimals decimals), at its line", () => {
