@@ -73,7 +73,7 @@ export function addSignerOptions(command: Command): Command {
     )
     .option(
       "--account <address>",
-      "account acted for (default: the signer's own address; differs for an API wallet)",
+      "account acted for (default: the bot file's `account:`, else the signer's own address; differs for an API wallet)",
     );
 }
 

@@ -167,6 +167,22 @@ export function parseSeeds(text: string, flag = "--seeds"): number[] {
 }
 
 /** Reads and checks a sweep file (ConfigError, exit 2, naming the file, line and key). */
+/** What a file given as a sweep is when it is a bot, strategy or scenario file, in a sentence. */
+function notASweep(data: object): string | undefined {
+  if ("grid" in data) return undefined;
+  const is =
+    "tokens" in data || "pairs" in data
+      ? "a scenario of the simulator (give it with --scenario)"
+      : "kind" in data && "schedule" in data
+        ? "a strategy file (a bot file lists it under strategies:)"
+        : "strategies" in data || "network" in data
+          ? "a bot file (give it with --config)"
+          : undefined;
+  return is === undefined
+    ? undefined
+    : `this is ${is}, not a sweep file: a sweep file has grid: (the values to try) and names its bot file with config: (see README, Parameter sweeps)`;
+}
+
 export async function readSweepFile(path: string): Promise<SweepFile> {
   const abs = resolve(path);
   const file = displayPath(abs);
@@ -186,8 +202,13 @@ export async function readSweepFile(path: string): Promise<SweepFile> {
       line: 1,
     });
   const parsed = sweepSchema.safeParse(data);
-  if (!parsed.success)
+  if (!parsed.success) {
+    // Another of hlbot's files given as the sweep: one sentence, not the schema's complaints (a
+    // documentation trial: "grid: is required; network: unknown key …" for a bot file).
+    const other = notASweep(data);
+    if (other !== undefined) throw new ConfigError(other, { file, line: 1 });
     throw new ConfigIssuesError(issuesFromZod(src, parsed.error.issues, sweepSchema, data));
+  }
   const s = parsed.data;
   const sweep = { src };
   const { seeds, issues } = seedIssues(sweep, s.seed);

@@ -888,6 +888,10 @@ function parseScenarioText(text: string, file = "scenario"): Scenario {
     });
     return remember(result.data);
   }
+  // Another of hlbot's files given as a scenario: said in a sentence, not as the schema's complaints
+  // about its keys (a documentation trial: "tokens: Invalid input …; network: unknown key").
+  const other = notAScenario(data);
+  if (other !== undefined) throw new ConfigError(other, { file });
   const issues = result.error.issues
     .flatMap((i) => ownBranchIssues(i, data))
     .map((i) => {
@@ -1006,6 +1010,18 @@ function remember(s: Scenario): Scenario {
 }
 
 /** Reads and validates a scenario file. */
+/** What a file given as a scenario is when it is a bot, strategy or sweep file, in a sentence. */
+function notAScenario(data: unknown): string | undefined {
+  if (data === null || typeof data !== "object" || "tokens" in data || "pairs" in data) return undefined;
+  if ("kind" in data && "schedule" in data)
+    return "this is a strategy file, not a scenario of the simulator (it has `kind:` and `schedule:`): a bot file lists it under `strategies:`; a scenario has `tokens:` and `pairs:` (see config/scenarios/demo.yaml)";
+  if ("strategies" in data || "network" in data)
+    return "this is a bot file, not a scenario of the simulator (it has `strategies:` or `network:`): give it with --config; a scenario has `tokens:` and `pairs:` (see config/scenarios/demo.yaml)";
+  if ("grid" in data || "sweep" in data)
+    return "this looks like a sweep file, not a scenario of the simulator: give it to `hlbot simulate --sweep`";
+  return undefined;
+}
+
 export function loadScenarioFile(file: string): Scenario {
   return parseScenarioYaml(readRegularTextFile(file, MAX_SCENARIO_BYTES, { prefix: "scenario: " }), file);
 }

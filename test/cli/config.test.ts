@@ -221,6 +221,22 @@ describe("hlbot config validate", () => {
     const bot = join(temp, "seconds-bot.yaml");
     const limits = "limits:\n  maxOrderUsd: 500\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\n";
     writeFileSync(bot, `network: testnet\nstrategies: ${strategy}\n${limits}`);
+    // The strategy file on its own is not "ok" without a word: every bot file but one allowing seconds
+    // refuses it (a documentation trial).
+    const bot1 = join(temp, "one-bot.yaml");
+    writeFileSync(
+      bot1,
+      `network: testnet\nstrategies: ${strategy}\nlimits:\n  maxOrderUsd: 500\n  maxDailyNotionalUsd: 1000\n  maxStakeMovePerDay: 100\nschedule:\n  allowSeconds: true\n`,
+    );
+    // One strategy is one strategy (it said "1 strategies").
+    expect(hlbot(["config", "validate", "--config", bot1], { HLBOT_PRIVATE_KEY: SET_KEY }).stdout).toMatch(
+      /: testnet, dry-run, 1 strategy \(1 enabled\)/,
+    );
+    const alone = hlbot(["config", "validate", strategy]);
+    expect(alone.code).toBe(0);
+    expect(alone.stderr).toContain(
+      'schedule "*/15 * * * * *" has 6 fields (the first is seconds): a bot file runs it only with schedule.allowSeconds: true',
+    );
     const refused = hlbot(["config", "validate", "--config", bot], { HLBOT_PRIVATE_KEY: SET_KEY });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(

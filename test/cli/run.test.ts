@@ -464,6 +464,17 @@ describe("hlbot run: strategies naming a market the venue does not list", () => 
     expect((await none.exited).code).toBe(2);
     expect(none.stderr()).toMatch(/HYPEE is not a spot token/);
   }, 60_000);
+
+  it("a metrics host that is not this machine's names --metrics-host, not --metrics-port", async () => {
+    // A documentation trial read "--metrics-port: cannot listen on 1.2.3.4.5:0".
+    const bot = makeBot(sim!.url, { mode: "dry-run", schedule: "0 0 1 1 *" });
+    const run = cli(
+      ["run", "--config", bot.config, "--metrics-host", "192.0.2.1", "--metrics-port", "0"],
+      bot.env,
+    );
+    expect((await run.exited).code).toBe(2);
+    expect(run.stderr()).toMatch(/--metrics-host: cannot listen on 192\.0\.2\.1:0/);
+  }, 60_000);
 });
 
 describe("hlbot run: a strategy file that does not load", () => {

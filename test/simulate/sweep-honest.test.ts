@@ -140,3 +140,19 @@ it("'every point' warnings are those every point has, not the bot file's value t
   expect(plan.points[1]!.warnings ?? []).not.toContainEqual(expect.stringMatching(/maxOrderUsd 50/));
   expect(plan.points[2]!.warnings ?? []).not.toContainEqual(expect.stringMatching(/maxOrderUsd 50/));
 });
+
+it("a bot, strategy or scenario file given as the sweep file is said to be one, in a sentence", async () => {
+  // A documentation trial: `--sweep config/demo.yaml` listed "grid: is required; network: unknown key …".
+  const said = (path: string) =>
+    readSweepFile(join(REPO_ROOT, path)).then(
+      () => "",
+      (e: Error) => e.message,
+    );
+  expect(await said("config/demo.yaml")).toMatch(
+    /^config\/demo\.yaml:1: this is a bot file \(give it with --config\), not a sweep file/,
+  );
+  expect(await said("config/scenarios/demo.yaml")).toMatch(
+    /: this is a scenario of the simulator \(give it with --scenario\)/,
+  );
+  expect(await said("strategies/twap-accumulate.yaml")).toMatch(/: this is a strategy file/);
+});

@@ -106,6 +106,21 @@ describe("scenario files", () => {
     expect(fromCode.prices["@107"]).toMatchObject({ points: [{ at: 0 }, { at: 60_000 }] });
   });
 
+  it("a bot, strategy or sweep file given as a scenario is said to be one, in a sentence", () => {
+    // A documentation trial: `--scenario config/demo.yaml` read "tokens: Invalid input …; network: unknown key".
+    expect(
+      configError(() => parseScenarioYaml("network: testnet\nstrategies: ./s\n", "b.yaml")).message,
+    ).toMatch(/^b\.yaml: this is a bot file, not a scenario of the simulator/);
+    expect(
+      configError(() =>
+        parseScenarioYaml('name: x\nkind: twap-accumulate\nschedule: "0 9 * * *"\n', "s.yaml"),
+      ).message,
+    ).toMatch(/this is a strategy file, not a scenario/);
+    expect(configError(() => parseScenarioYaml("grid:\n  a: [1, 2]\n", "w.yaml")).message).toMatch(
+      /this looks like a sweep file/,
+    );
+  });
+
   it("refuses a price below its pair's smallest price step (8 − szDecimals decimals), at its line", () => {
     // HYPE has 2 size decimals: prices step by 0.000001.
     const start = configError(() =>

@@ -46,12 +46,18 @@ export function register(program: Command, ctx: CliContext): void {
             // On its own: the venue's default rules, and no limits to hold its amounts against.
             const { strategyWarnings } = await import("../../engine/config/warnings.js");
             for (const w of strategyWarnings(s)) ctx.stderr(`warning: ${w}\n`);
+            // A bot file refuses a schedule by the second unless it allows them (loader.ts): said here,
+            // or the file alone read "ok" and every bot refused it (a documentation trial).
+            if (schedules.hasSecondsField(s.schedule))
+              ctx.stderr(
+                `warning: ${displayPath(s.file)}: schedule ${JSON.stringify(s.schedule)} has 6 fields (the first is seconds): a bot file runs it only with schedule.allowSeconds: true, and refuses it otherwise\n`,
+              );
             continue;
           }
           const c = await loadConfig(target.path, ctx.env);
           const enabled = c.strategies.filter((s) => s.enabled).length;
           ctx.stdout(
-            `ok ${displayPath(c.file)}: ${c.network}, ${c.mode}, ${c.strategies.length} strategies (${enabled} enabled)\n`,
+            `ok ${displayPath(c.file)}: ${c.network}, ${c.mode}, ${c.strategies.length} ${c.strategies.length === 1 ? "strategy" : "strategies"} (${enabled} enabled)\n`,
           );
           for (const s of c.strategies) ctx.stdout(`  ${displayPath(s.file)}: ${describeStrategy(s)}\n`);
           // Settings that undo a protection, and strategies that will fight: warnings, not errors.

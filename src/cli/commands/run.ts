@@ -250,10 +250,14 @@ async function runDaemon(
     if (flags.metricsPort !== undefined) {
       const server = await startMetricsServer(metrics, daemon, flags.metricsPort, flags.metricsHost).catch(
         (err: unknown) => {
+          // The flag that is wrong: a host that is not this machine's is --metrics-host's (a
+          // documentation trial read "--metrics-port: cannot listen on 1.2.3.4.5:0").
+          const code = (err as NodeJS.ErrnoException | undefined)?.code;
+          const hostProblem = code === "EADDRNOTAVAIL" || code === "ENOTFOUND" || code === "EAI_AGAIN";
           throw new ValidationError(
             [
               {
-                path: "--metrics-port",
+                path: hostProblem ? "--metrics-host" : "--metrics-port",
                 message: `cannot listen on ${flags.metricsHost}:${flags.metricsPort}: ${describeError(err)}`,
               },
             ],
