@@ -487,7 +487,8 @@ async function manualRefusal(
         ? "stakingHistory"
         : undefined;
   let venue: VenueDay | undefined;
-  // A dry run reads it for a TWAP's price checks only (its limits count its own journal's day).
+  // A dry run reads it for a TWAP's price checks only (a TWAP is valued from the venue anyway; a dry
+  // staking action signs offline); its limits count its own journal's day.
   if (part !== undefined && o.venueDay !== undefined && (o.live || given.kind === "twapOrder")) {
     try {
       venue = await o.venueDay(part);
@@ -507,7 +508,7 @@ async function manualRefusal(
   // order was valued at the bare mid a cycle refuses (an architecture review: 60 HYPE at a glitching
   // mid 70% under the day's price passed maxOrderUsd at 450 USD; valued as a cycle values it, 1,500).
   let intent = given;
-  if (given.kind === "twapOrder" && venue !== undefined) {
+  if (venue !== undefined) {
     const memories = o.journal?.pairMemories();
     const sane = checkPriceSanity({
       intents: [given],
@@ -526,8 +527,10 @@ async function manualRefusal(
         .replace(/; tried again while its slot is due$/, "");
       const alarms = sane.alarms.filter((a) => !why.includes(a));
       return refused(
-        `${why}${alarms.length > 0 ? `; venue metadata changed: ${alarms.join("; ")}` : ""}; ` +
-          `a manual order passes the price checks of ${displayPath(o.config.file)} (limits.priceSanity) as a strategy's does: if these prices are right, widen that bound there, or wait`,
+        `${why}${alarms.length > 0 ? `; venue metadata changed: ${alarms.join("; ")}` : ""}` +
+          (given.kind === "twapOrder"
+            ? `; a manual order passes the price checks of ${displayPath(o.config.file)} (limits.priceSanity) as a strategy's does: if these prices are right, widen that bound there, or wait`
+            : ""),
       );
     }
     intent = sane.allowed[0] ?? given;

@@ -446,9 +446,25 @@ describe("the bot file's network", () => {
     );
     return bot;
   }
-  const spot = (req: { path: string; json: unknown }) => ({
-    json: (req.json as { type: string }).type === "spotMeta" ? SPOT_META : { "@1035": "25.5" },
+  // What a manual TWAP under a bot file reads: the metadata and mids it is valued at, and what the price
+  // checks read before the limits (the pairs' contexts, the account's balances and TWAP history).
+  const ctx = (coin: string, px: string) => ({
+    coin,
+    prevDayPx: px,
+    dayNtlVlm: "1000000",
+    markPx: px,
+    midPx: px,
   });
+  const spot = (req: { path: string; json: unknown }) => {
+    const type = (req.json as { type: string }).type;
+    const answers: Record<string, unknown> = {
+      spotMeta: SPOT_META,
+      spotMetaAndAssetCtxs: [SPOT_META, [ctx("PURR/USDC", "0.2"), ctx("@1035", "25.5")]],
+      spotClearinghouseState: { balances: [] },
+      twapHistory: [],
+    };
+    return { json: answers[type] ?? { "PURR/USDC": "0.2", "@1035": "25.5" } };
+  };
 
   it("is the default of every manual command given --config; a different --network is still refused", async () => {
     const bot = mainnetBot();

@@ -212,3 +212,42 @@ describe("price sanity", () => {
     expect(intent.reason).toMatch(/valued at 44 \(the previous-day price/);
   });
 });
+
+describe("staking intents and HYPE's wei unit", () => {
+  it("blocks every staking move when the venue states another wei unit for HYPE than hlbot signs in", () => {
+    // An architecture review: only the staking strategy checked it, so a manual `hlbot delegate --amount
+    // 10` under a unit of 6 would have moved 100 HYPE. The check before the limits now holds for all.
+    const moves = [
+      { kind: "cDeposit" as const, strategy: "s", reason: "stake", amount: new Decimal(10) },
+      {
+        kind: "tokenDelegate" as const,
+        strategy: "s",
+        reason: "delegate",
+        validator: "0x000000000000000000000000000000000000000a",
+        amount: new Decimal(10),
+        isUndelegate: false,
+      },
+    ];
+    const base = snapshot(25);
+    const run = (weiDecimals: number) => {
+      const tokens = new Map(base.tokens);
+      tokens.set("HYPE", { ...base.tokens.get("HYPE")!, weiDecimals });
+      return checkPriceSanity({
+        intents: moves,
+        snapshot: { ...base, tokens },
+        limits: DEFAULT_PRICE_SANITY,
+        memory: () => undefined,
+        now: T0,
+      });
+    };
+    expect(run(8).allowed).toHaveLength(2);
+    const off = run(6);
+    expect(off.allowed).toEqual([]);
+    expect(off.blocked.map((b) => b.reason)).toEqual([
+      expect.stringMatching(
+        /^stake; blocked: the venue states HYPE's weiDecimals as 6, and hlbot signs staking amounts in units of 10\^-8 HYPE/,
+      ),
+      expect.stringMatching(/^delegate; blocked: the venue states HYPE's weiDecimals as 6/),
+    ]);
+  });
+});
