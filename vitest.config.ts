@@ -7,7 +7,8 @@ export default defineConfig({
     pool: "forks",
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    // Tests only ever talk to 127.0.0.1; make an accidental real endpoint fail fast instead of hanging.
+    // Tests only ever talk to 127.0.0.1. HLBOT_TEST marks a test process (runtime.ts reads it for its
+    // pause-before-send hook); it guards no network.
     env: { HLBOT_TEST: "1" },
   },
 });

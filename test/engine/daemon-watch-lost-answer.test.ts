@@ -204,6 +204,9 @@ it("daemon: a TWAP watch that cannot read the venue for 3 minutes while a guarde
     clock: () => b.sim.now(),
     logger: pino({ level: "silent" }),
   });
+  // The watch's own notices (a cycle's, failed on a loaded machine's timeout, are not this test's).
+  const watchTold = () =>
+    told.filter((e) => (e.data.strategies as string[] | undefined)?.includes("the TWAP watch"));
   const { logger, lines } = captureLogger();
   daemon = new Daemon({
     runtime: b.runtime,
@@ -228,18 +231,21 @@ it("daemon: a TWAP watch that cannot read the venue for 3 minutes while a guarde
   for (let m = 0; m < 10 && failed() < 3; m++) {
     await minutes(1);
     await notifier.flush(1_000);
-    if (failed() < 3) expect(told).toEqual([]); // one or two lost reads are no news
+    if (failed() < 3) expect(watchTold()).toEqual([]); // one or two lost reads are no news
   }
   expect(failed()).toBe(3);
   await notifier.flush(1_000);
-  expect(told.map((e) => [e.type, e.title])).toEqual([
+  expect(watchTold().map((e) => [e.type, e.title])).toEqual([
     ["cycle.failed", "the TWAP watch failed 3 times in a row: running TWAPs' price limits are not checked"],
   ]);
-  expect(told[0]?.text).toMatch(/keep filling without their limits .* checked/);
+  expect(watchTold()[0]?.text).toMatch(/keep filling without their limits .* checked/);
 
   b.sim.setFaults({});
-  await minutes(2);
-  await notifier.flush(1_000);
-  expect(told.map((e) => e.type)).toEqual(["cycle.failed", "cycle.recovered"]);
-  expect(told[1]?.title).toBe("cycles work again (the TWAP watch) after 3 failed");
+  for (let m = 0; m < 5 && watchTold().length < 2; m++) {
+    await step(daemon, MINUTE);
+    await notifier.flush(1_000);
+  }
+  expect(watchTold().map((e) => e.type)).toEqual(["cycle.failed", "cycle.recovered"]);
+  // After the failures counted so far (three told, one more may have come before the venue answered).
+  expect(watchTold()[1]?.title).toMatch(/^cycles work again \(the TWAP watch\) after [34] failed$/);
 });

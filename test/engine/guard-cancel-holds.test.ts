@@ -91,6 +91,10 @@ describe("a running TWAP's guard", () => {
     // Only the DCA's own TWAP was cancelled; the hand-placed one runs on.
     const cancels = bot.sim.ledger({ kind: "twapTerminated", user: bot.address });
     expect(cancels).toHaveLength(1);
+    const dcaTwapId = bot.runtime.journal
+      .recentSubmissions(10)
+      .find((s) => s.strategy === "dca" && s.actionType === "twapOrder")!.twapId;
+    expect(cancels.map((c) => (c.data as { twapId: number }).twapId)).toEqual([dcaTwapId]);
   });
 
   it("is sent once when the kill switch cancels running TWAPs itself (killSwitchCancelRunning)", async () => {

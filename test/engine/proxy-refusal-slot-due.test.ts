@@ -117,6 +117,10 @@ it("a 422 (the venue could not read these bytes) still settles the slot: sending
   const sent = first.runs.flatMap((r) => r.report?.actions ?? []);
   expect(sent.map((a) => `${a.action}:${a.outcome}`)).toEqual(["twapOrder:rejected"]);
   expect(sent[0]!.unprocessed).toBeUndefined();
+  // The executor journals the rejection's code where the venue sent no body: what holds the identical
+  // order back (a test audit: journaling null instead passed every test, and the order was resent).
+  const [row] = b.runtime.journal.recentSubmissions(1);
+  expect([row?.status, row?.result]).toEqual(["rejected", JSON.stringify({ rejection: "unprocessable" })]);
   b.sim.advanceTo(slot + 15 * MINUTE);
   expect((await once()).runs.flatMap((r) => r.report?.actions ?? [])).toEqual([]);
 });

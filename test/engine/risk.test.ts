@@ -163,8 +163,11 @@ describe("risk limits", () => {
     // The day's room comes back as the window moves on: deferred (retried within catchUp), not dropped
     // (a weekly sale blocked by what another strategy used lost its week: a trader's trial).
     expect(full.blocked[0]?.defer).toBe(true);
-    const exact = applyLimits([twap("25", "40")], limits, { ...noUsage, notionalUsd: dec("19000") }, off);
-    expect(exact.allowed).toHaveLength(1); // reaching the limit exactly is allowed
+    const order = twap("25", "40");
+    const exact = applyLimits([order], limits, { ...noUsage, notionalUsd: dec("19000") }, off);
+    // Reaching the limit exactly is allowed, unchanged (a test audit: "reduced from 25 to 25" passed).
+    expect(exact.allowed).toEqual([order]);
+    expect(exact.reduced).toEqual([]);
   });
 
   it("caps the HYPE moved per day across delegations and undelegations, reducing the move that crosses it", () => {

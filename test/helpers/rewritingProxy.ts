@@ -42,6 +42,8 @@ export interface RewritingProxy {
   held: HeldRequest[];
   /** Rewrites the answers to `/info` requests of `type` (until `clear`). Several rewriters chain. */
   rewriteInfo(type: string, rewrite: InfoRewriter): void;
+  /** Rewrites the answers to `/exchange` requests the venue answered 200 (until `clear`). */
+  rewriteExchange(rewrite: InfoRewriter): void;
   /** Rewrites the `Date` header of every answer (e.g. to show another venue clock). */
   rewriteDate(rewrite: (venueDate: string | undefined) => string | undefined): void;
   /**
@@ -63,6 +65,7 @@ export interface RewritingProxy {
 
 export async function startRewritingProxy(target?: string): Promise<RewritingProxy> {
   const infoRewriters = new Map<string, InfoRewriter[]>();
+  const exchangeRewriters: InfoRewriter[] = [];
   let dateRewriter: ((venueDate: string | undefined) => string | undefined) | undefined;
   let holdRule: ((request: ProxiedRequest) => boolean) | undefined;
   let refuseStatus: number | undefined;
@@ -132,8 +135,11 @@ export async function startRewritingProxy(target?: string): Promise<RewritingPro
         }
         let text = answer.text;
         const type = (json as { type?: unknown } | undefined)?.type;
-        const rewriters =
-          request.path.startsWith("/info") && typeof type === "string" ? infoRewriters.get(type) : [];
+        const rewriters = request.path.startsWith("/exchange")
+          ? exchangeRewriters
+          : request.path.startsWith("/info") && typeof type === "string"
+            ? infoRewriters.get(type)
+            : [];
         if (rewriters && rewriters.length > 0 && answer.status === 200) {
           let value = safeParse(text);
           for (const rewrite of rewriters) value = rewrite(value, request);
@@ -165,6 +171,9 @@ export async function startRewritingProxy(target?: string): Promise<RewritingPro
       list.push(rewrite);
       infoRewriters.set(type, list);
     },
+    rewriteExchange(rewrite) {
+      exchangeRewriters.push(rewrite);
+    },
     rewriteDate(rewrite) {
       dateRewriter = rewrite;
     },
@@ -179,6 +188,7 @@ export async function startRewritingProxy(target?: string): Promise<RewritingPro
     },
     clear() {
       infoRewriters.clear();
+      exchangeRewriters.length = 0;
       dateRewriter = undefined;
       holdRule = undefined;
       refuseStatus = undefined;

@@ -95,11 +95,20 @@ describe("resending the identical body", () => {
     expectIdenticalCopies(server, 3, outcome);
   });
 
-  it("on 429 with body null: resends the same body after a pause and takes the answer", async () => {
-    const { client, server } = await liveSetup(cleanups, [{ status: 429, json: null }, { json: OK_DEFAULT }]);
+  it("on 429 with body null: resends the same body after rateLimitDelayMs and takes the answer", async () => {
+    // The pause is the rate limit's, not the ordinary back-off's (a test audit: both were 5 ms here, so a
+    // 429 resent at once passed).
+    const { client, server } = await liveSetup(
+      cleanups,
+      [{ status: 429, json: null }, { json: OK_DEFAULT }],
+      {
+        resend: { rateLimitDelayMs: 300 },
+      },
+    );
     const outcome = await client.cWithdraw({ amount: "1" });
     expect(outcome.status).toBe("accepted");
     expectIdenticalCopies(server, 2, outcome);
+    expect(server.requests[1]!.receivedAt - server.requests[0]!.receivedAt).toBeGreaterThanOrEqual(280);
   });
 
   it("on 429 every time: rejected as rate limited (the venue processed none of the copies)", async () => {
@@ -222,7 +231,7 @@ describe("bounds", () => {
       },
       {
         clock: () => now,
-        expiresAfterMs: 3_000,
+        expiresAfterMs: 3_200,
         resend: { maxAttempts: 10, baseDelayMs: 1_000, maxDelayMs: 8_000, expiryMarginMs: 500 },
         // The pause between resends moves the client's clock instead of waiting.
         sleep: async (ms) => {
@@ -233,7 +242,8 @@ describe("bounds", () => {
     const start = now;
     const outcome = await client.twapOrder(TWAP);
     expect(outcome.status).toBe("unknown");
-    // Sends at +0, +1 s; the next would start at +3 s, past expiresAfter − 0.5 s.
+    // Sends at +0, +1 s; the next would start at +3 s: before expiresAfter (+3.2 s) but past
+    // expiresAfter − 0.5 s (+2.7 s), so only the margin stops it (a test audit: at +3 s it proved nothing).
     expect(sentAt.map((t) => t - start)).toEqual([0, 1_000]);
     for (const t of sentAt) expect(t).toBeLessThan(outcome.request.expiresAfter!);
     expectIdenticalCopies(server, 2, outcome);

@@ -17,7 +17,9 @@ function clientAnswering(
   options: { budget?: WeightBudget; perItemWeight?: number } = {},
 ) {
   const transport = new HttpTransport({
-    endpoints: resolveEndpoints("mainnet"),
+    // An address that can reach nothing: the answer comes from `wire` (a test audit: it named the real
+    // mainnet URL).
+    endpoints: resolveEndpoints("mainnet", "http://venue.invalid"),
     budget: options.budget ?? null,
     ...(options.perItemWeight === undefined ? {} : { perItemWeight: options.perItemWeight }),
     retry: { attempts: 1 },
