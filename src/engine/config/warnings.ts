@@ -283,7 +283,7 @@ export function strategyWarnings(
   if (s.enabled && maxStaked instanceof Decimal && maxStaked.isZero())
     out.push(
       `strategy ${s.name}: maxStaked 0 caps the stake at nothing: every delegation is undelegated and all stake withdrawn to spot ` +
-        "(7 days in the unstaking queue, no rewards meanwhile). For no cap, leave maxStaked out.",
+        "(through the unstaking queue, 7 days on mainnet, no rewards meanwhile). For no cap, leave maxStaked out.",
     );
   const counterparty =
     s.kind === "link-staking" ? (s.params as { counterparty?: unknown }).counterparty : undefined;

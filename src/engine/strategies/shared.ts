@@ -126,16 +126,16 @@ export function strategyConflicts(
             keep.isZero()
               ? `${other.name} moves all spot ${STAKED_TOKEN} into staking (keepSpot: 0), and ${r.name} can sell only ` +
                   `spot ${STAKED_TOKEN}: when ${STAKED_TOKEN} rises above its band it will have nothing to sell ` +
-                  `(unstaking takes 7 days${other.params.withdrawForSales ? ": withdrawForSales withdraws what a sale lacks, and the sale waits that long" : ""}). ` +
+                  `(unstaking takes 7 days on mainnet${other.params.withdrawForSales ? ": withdrawForSales withdraws what a sale lacks, and the sale waits that long" : ""}). ` +
                   `Keep some ${STAKED_TOKEN} on spot for it (keepSpot).`
               : `${other.name} stakes spot ${STAKED_TOKEN} above keepSpot ${keep.toFixed()} and never withdraws stake for ` +
                   `${r.name}'s sales: once those ${keep.toFixed()} (and what it bought since) are sold, a further rise of ` +
                   `${STAKED_TOKEN} leaves ${r.name} over target until staked ${STAKED_TOKEN} is brought back by hand ` +
-                  `(\`hlbot undelegate\` and \`hlbot unstake\`, 7 days)` +
+                  `(\`hlbot undelegate\` and \`hlbot unstake\`, 7 days on mainnet)` +
                   (other.params.maxStaked === undefined
                     ? ` or by ${other.name}'s maxStaked`
                     : ` (its maxStaked ${other.params.maxStaked.toFixed()} withdraws only the stake above it)`) +
-                  `. Set withdrawForSales: true in ${other.name} to withdraw what a sale lacks (it waits the 7-day queue)` +
+                  `. Set withdrawForSales: true in ${other.name} to withdraw what a sale lacks (it waits the unstaking queue, 7 days on mainnet)` +
                   (other.params.maxStaked === undefined
                     ? `, keep on spot what the sales you expect need (keepSpot), or cap the stake (maxStaked).`
                     : `, or keep on spot what the sales you expect need (keepSpot).`),

@@ -157,13 +157,13 @@ export const validatorStakingParams = z
     maxStaked: hypeAmount({ min: 0 })
       .optional()
       .describe(
-        "Most HYPE to keep staked (delegated + undelegated): deposits stop there and the excess is withdrawn (cWithdraw, 7-day queue), one withdrawal at a time unless the excess reaches rebalanceThreshold of it",
+        "Most HYPE to keep staked (delegated + undelegated): deposits stop there and the excess is withdrawn (cWithdraw, through the unstaking queue: 7 days on mainnet), one withdrawal at a time unless the excess reaches rebalanceThreshold of it",
       ),
     withdrawForSales: z
       .boolean()
       .default(false)
       .describe(
-        "Withdraw stake (undelegate, then cWithdraw through the 7-day queue) that a twap-rebalance strategy of the account will need for its HYPE sales: what it would sell (in pieces of limits.maxOrderUsd, until back within its band, and no more than it sells at its pace by the time the withdrawal is back and 3 days more) beyond the spot HYPE it can sell and the withdrawals already pending",
+        "Withdraw stake (undelegate, then cWithdraw through the unstaking queue, 7 days on mainnet) that a twap-rebalance strategy of the account will need for its HYPE sales: what it would sell (in pieces of limits.maxOrderUsd, until back within its band, and no more than it sells at its pace by the time the withdrawal is back and 3 days more) beyond the spot HYPE it can sell and the withdrawals already pending",
       ),
     respectManualDays: decimal({ min: 0, max: 3650 })
       .prefault(7)
@@ -172,7 +172,7 @@ export const validatorStakingParams = z
       ),
     maxPendingWithdrawals: integer({ min: 1, max: 100 })
       .default(5)
-      .describe("Withdrawals the venue lets wait in the 7-day queue at once (5)"),
+      .describe("Withdrawals the venue lets wait in the unstaking queue at once (5)"),
   })
   .superRefine((p, ctx) => {
     const deny = new Set(p.deny);
@@ -1718,8 +1718,8 @@ function unstake(
       amount: sum,
       reason:
         takes.length === 0
-          ? `${why}: withdraw ${fmt(sum)} idle HYPE from staking (back on spot after the 7-day queue)`
-          : `${why}: withdraw ${fmt(sum)} HYPE (${sources.join(", ")}) from staking (back on spot after the 7-day queue; one queue place)`,
+          ? `${why}: withdraw ${fmt(sum)} idle HYPE from staking (back on spot after the unstaking queue, 7 days on mainnet)`
+          : `${why}: withdraw ${fmt(sum)} HYPE (${sources.join(", ")}) from staking (back on spot after the unstaking queue, 7 days on mainnet; one queue place)`,
     };
     decisions.push(w);
   }

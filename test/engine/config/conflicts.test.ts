@@ -182,7 +182,7 @@ describe("strategies that will fight", () => {
     );
     expect(strategyConflicts(slow.strategies)).toEqual([
       expect.stringMatching(
-        /\(unstaking takes 7 days: withdrawForSales withdraws what a sale lacks, and the sale waits that long\)/,
+        /\(unstaking takes 7 days on mainnet: withdrawForSales withdraws what a sale lacks, and the sale waits that long\)/,
       ),
     ]);
   });
