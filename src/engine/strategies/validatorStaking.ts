@@ -432,19 +432,45 @@ export const validatorStaking = defineStrategy({
           (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
       );
     if (ranked.length === 0) {
-      // Stake on validators that pay nothing stays there, earning nothing, until one is eligible: said.
+      // Stake on validators that pay nothing stays there, earning nothing, until one is eligible: said,
+      // with what stays elsewhere and why each validator is left out (a staker's trial: "no eligible
+      // validator among 6 listed" alone, while 1,001 HYPE sat on a 30%-commission validator; which
+      // setting to relax could not be told).
       let idleHeld = ZERO;
+      let paidHeld = ZERO;
       for (const d of snapshot.delegations) {
         const v = infos.get(d.validator.toLowerCase());
         if (v === undefined || !earningApr(v, params.statsPeriod).gt(0)) idleHeld = idleHeld.plus(d.amount);
+        else paidHeld = paidHeld.plus(d.amount);
       }
+      const SHOWN = 8;
+      const why = snapshot.validators
+        .slice(0, SHOWN)
+        .map(
+          (v) =>
+            `${label(v.address.toLowerCase(), v)} ${exclusion(v) ?? "holds this account's stake under minUptime (it takes no more)"}`,
+        );
+      const more =
+        snapshot.validators.length > SHOWN ? `; and ${snapshot.validators.length - SHOWN} more` : "";
+      const stays = [
+        ...(idleHeld.gt(0)
+          ? [
+              `${fmt(idleHeld)} HYPE delegated to validators that pay nothing (jailed, inactive or 0% net APR) stays there, earning nothing, until one is eligible`,
+            ]
+          : []),
+        ...(paidHeld.gt(0)
+          ? [`${fmt(paidHeld)} HYPE stays delegated where it is (on validators left out, still paying)`]
+          : []),
+        ...(snapshot.staking.undelegated.gte(minMove)
+          ? [`${fmt(snapshot.staking.undelegated)} HYPE undelegated in staking stays idle, earning nothing`]
+          : []),
+      ];
       return noted([
         skip(
           name,
           `no eligible validator among ${snapshot.validators.length} listed` +
-            (idleHeld.gt(0)
-              ? `: ${fmt(idleHeld)} HYPE delegated to validators that pay nothing (jailed, inactive or 0% net APR) stays there, earning nothing, until one is eligible`
-              : ""),
+            (stays.length > 0 ? `: ${stays.join("; ")}` : "") +
+            (why.length > 0 ? ` (${why.join("; ")}${more})` : ""),
           "tokenDelegate",
         ),
       ]);

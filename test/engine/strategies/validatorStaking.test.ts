@@ -246,7 +246,7 @@ describe("validator-staking", () => {
     const none = run({ validators, undelegated: 10 }, { ...params, allow: [addr(66)] });
     expect(none.map((d) => d.reason)).toEqual([
       expect.stringMatching(
-        /^no eligible validator among 6 listed \(note: allow names 0x[0-9a-f]{40}, which/,
+        /^no eligible validator among 6 listed: 10 HYPE undelegated in staking stays idle, earning nothing \(validator-0001 \(0xaaaa…0001\) is not on the allow list; .*validator-0003 \(0xaaaa…0003\) is inactive; .*\) \(note: allow names 0x[0-9a-f]{40}, which/,
       ),
     ]);
     // A deny entry mistyped (a new user's last hex digit changed) keeps nothing out: said with each
@@ -1736,7 +1736,22 @@ describe("validator-staking: a staker's trial (churn, what moves first, withdraw
       delegations: [{ validator: J, amount: 3300 }],
     });
     expect(skips(decisions)).toEqual([
-      "no eligible validator among 1 listed: 3300 HYPE delegated to validators that pay nothing (jailed, inactive or 0% net APR) stays there, earning nothing, until one is eligible",
+      "no eligible validator among 1 listed: 3300 HYPE delegated to validators that pay nothing (jailed, inactive or 0% net APR) stays there, earning nothing, until one is eligible (jailbird (0xaaaa…0009) is jailed)",
+    ]);
+    // A staker's trial: stake left on a validator a limit excludes, still paying, and the reason of each
+    // validator's exclusion, so the setting to relax can be told.
+    const excluded = run(
+      {
+        validators: [
+          { address: A, name: "alpha", apr: "0.03", commission: "0.3" },
+          { address: J, name: "jailbird", apr: "0.05", isJailed: true },
+        ],
+        delegations: [{ validator: A, amount: 1001 }],
+      },
+      { maxCommission: 0.1 },
+    );
+    expect(skips(excluded)).toEqual([
+      "no eligible validator among 2 listed: 1001 HYPE stays delegated where it is (on validators left out, still paying) (alpha (0xaaaa…0001) charges 30% commission, above maxCommission 10%; jailbird (0xaaaa…0009) is jailed)",
     ]);
   });
 
