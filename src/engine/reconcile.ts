@@ -18,7 +18,7 @@
 // guessed to be absent.
 import { StateCorruptError } from "../lib/errors.js";
 import { parseJson } from "../lib/json.js";
-import { SPOT_ASSET_OFFSET } from "../venue/constants.js";
+import { NONCE_WINDOW_PAST_MS, SPOT_ASSET_OFFSET } from "../venue/constants.js";
 import { type ActionOf, wireSchemaOf } from "../venue/exchange/actions/index.js";
 import type { InfoClient } from "../venue/info/client.js";
 import {
@@ -64,7 +64,7 @@ export interface ReconcileResult {
  * window is the default because it is the safe side: a staking strategy whose answer was lost waits
  * longer rather than acting twice; `venue.userSignedGraceMs` sets it.
  */
-export const DEFAULT_USER_SIGNED_GRACE_MS = 2 * 24 * 60 * 60_000;
+export const DEFAULT_USER_SIGNED_GRACE_MS = NONCE_WINDOW_PAST_MS;
 /** How far back settled submissions may have left records an unresolved one could be confused with. */
 const SETTLED_LOOKBACK_MS = 2 * 24 * 60 * 60_000;
 

@@ -202,12 +202,6 @@ function limitOf(intent: Intent | undefined): LimitFacts | undefined {
   return intent === undefined ? undefined : intentKindSpec(intent.kind)?.limit(intent);
 }
 
-/** HYPE this intent moves for maxStakeMovePerDay, or undefined when it does not count. */
-export function stakeMoveOf(intent: Intent): Decimal | undefined {
-  const facts = limitOf(intent);
-  return facts?.limit === "stakeMove" ? facts.intent.amount : undefined;
-}
-
 /** What a submitted intent counts against the rolling 24-h limits (the journal's usage columns). */
 export function usageOf(intent: Intent): { notionalUsd?: Decimal; asset?: number; stakeMove?: Decimal } {
   const facts = limitOf(intent);

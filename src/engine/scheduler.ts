@@ -651,9 +651,10 @@ export interface DueRun {
 }
 
 /**
- * Plans at the clock's time and runs each due slot group as its own cycle, oldest slot first (what
- * `once` does at each call, and what the daemon and simulate do when a slot comes). A failed group is
- * reported and leaves its slot due; the other groups still run.
+ * Plans at the clock's time and runs each due slot group as its own cycle, oldest slot first: what
+ * `once` does at each call. The daemon (daemon.ts runGroup) and simulate (runner.ts) plan with the same
+ * Scheduler and run each group through the same runCycle and settle, with their own timing. A failed
+ * group is reported and leaves its slot due; the other groups still run.
  */
 export async function runDueSlots(
   scheduler: Scheduler,

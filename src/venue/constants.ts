@@ -99,3 +99,15 @@ export const UNSTAKING_QUEUE_MS: Readonly<Record<NetworkName, number | undefined
 export const LONGEST_UNSTAKING_QUEUE_MS = Math.max(
   ...Object.values(UNSTAKING_QUEUE_MS).filter((ms): ms is number => ms !== undefined),
 );
+
+/**
+ * The nonce window around the block time T: a nonce is accepted within (T − past, T + future). Hyperliquid
+ * docs, "Nonces and API wallets": an earlier version reads "(T - 2 days, T + 1 day)", the current one
+ * "within 1 day of the unix millisecond timestamp on the L1 block" (unconfirmed which the venue applies).
+ * hlbot takes each bound on its safe side: a nonce it hands out stays within the nearer future bound
+ * (nonces.ts), and a lost user-signed action, which has no other expiry, is taken as able to land for
+ * the longer past bound (reconcile.ts; `venue.userSignedGraceMs`). The simulator keeps its own reading
+ * (±1 day, the current docs; scenario settings nonceWindowPast/nonceWindowFuture).
+ */
+export const NONCE_WINDOW_FUTURE_MS = 24 * 60 * 60_000;
+export const NONCE_WINDOW_PAST_MS = 2 * 24 * 60 * 60_000;

@@ -10,6 +10,7 @@
 import { HlbotError, InternalError } from "../lib/errors.js";
 import type { StateDatabase } from "../lib/stateDb.js";
 import { applyMigrations, type Migration } from "../lib/stateDb.js";
+import { NONCE_WINDOW_FUTURE_MS } from "./constants.js";
 
 export const NONCE_MIGRATIONS: readonly Migration[] = [
   {
@@ -29,7 +30,7 @@ export const NONCE_MIGRATIONS: readonly Migration[] = [
  * every later action "too far ahead" until the venue's clock catches up: a year ahead bricks the signer
  * for a year. We refuse to hand one out, an hour short of the venue's bound.
  */
-export const VENUE_NONCE_AHEAD_MS = 24 * 60 * 60_000;
+export const VENUE_NONCE_AHEAD_MS = NONCE_WINDOW_FUTURE_MS;
 export const DEFAULT_MAX_NONCE_AHEAD_MS = VENUE_NONCE_AHEAD_MS - 60 * 60_000;
 
 /** A nonce would be (or is stored) too far ahead of the venue's clock; nothing was signed or sent. */

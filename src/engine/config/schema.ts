@@ -5,6 +5,7 @@
 import * as z from "zod";
 import { ValidationError } from "../../lib/errors.js";
 import {
+  NONCE_WINDOW_PAST_MS,
   PREDICTED_APR_NET_DEFAULT,
   TWAP_BUY_RESERVE_DEFAULT,
   TWAP_MAX_MINUTES_CEILING,
@@ -12,7 +13,9 @@ import {
   TWAP_MIN_MINUTES,
   TWAP_MIN_ORDER_VALUE_DEFAULT,
 } from "../../venue/constants.js";
+import { DEFAULT_EXPIRES_AFTER_MS } from "../../venue/exchange/submit.js";
 import { baseUrlEndpointMessage, endpointSuffix } from "../../venue/networks.js";
+import { DEFAULT_BUDGET_CAPACITY } from "../../venue/transport/budget.js";
 import { MANUAL_STRATEGY } from "../journal.js";
 import { KILL_SWITCH_STRATEGY } from "../killSwitch.js";
 import { NOTIFY_EVENTS, type NotifyEventType } from "../notify/types.js";
@@ -178,16 +181,16 @@ export const venueSchema = z
             ? "expected milliseconds as a whole number from 1000 to 86400000 (60000 = 1 min), or null"
             : undefined,
       })
-      .default(60_000)
+      .default(DEFAULT_EXPIRES_AFTER_MS)
       .describe("Time to live of TWAP orders and cancels (expiresAfter); null sends none"),
     readAttempts: integer({ min: 1, max: 10 }).default(4).describe("Attempts per read, the first included"),
     userSignedGraceMs: integer({ min: 1_000, max: 604_800_000 })
-      .default(172_800_000)
+      .default(NONCE_WINDOW_PAST_MS)
       .describe(
         "How long after signing a staking action (no expiry on the venue) whose answer was lost it may still land, by the venue's clock; its strategy waits that long before acting again. Default: the venue's whole nonce window (2 days); shorter risks doing it twice",
       ),
-    weightPerMinute: integer({ min: 1, max: 1_200 })
-      .default(1_200)
+    weightPerMinute: integer({ min: 1, max: DEFAULT_BUDGET_CAPACITY })
+      .default(DEFAULT_BUDGET_CAPACITY)
       .describe("IP weight budget per minute shared by all requests (the venue allows 1200)"),
     maxResponseBytes: integer({ min: 65_536, max: 1_073_741_824 })
       .default(67_108_864)
