@@ -189,7 +189,7 @@ function stakingHistoryEntries(history: DelegatorHistoryResponse, notes: string[
   }
   if (out.length > 0)
     notes.push(
-      `the staking history (${out.length} event(s) of delegatorHistory) is carried; the fork's journal is new, so hlbot's own past moves in it count as done by hand (validator-staking's respectManualDays)`,
+      `the staking history (${out.length} event(s) of delegatorHistory) is carried; the fork's journal is new, so hlbot's own past moves in it count as done by hand (validator-staking's respectManualDays): its first staking decisions may differ from a live bot's, which knows its own moves from its journal (a delegation hlbot made, read as yours, can make the fork delegate stake you undelegated by hand; an undelegation it made is held as yours)`,
     );
   return out;
 }

@@ -195,6 +195,11 @@ describe("a fork of a messy account", () => {
     const forked = await infoOf(sim).delegatorHistory({ user: me });
     expect(forked).toEqual(real);
     expect(fork.notes.some((n) => /staking history .* carried/.test(n))).toBe(true);
+    // What reading hlbot's own moves as the owner's can do (a staker's trial: the fork delegated stake
+    // the owner had undelegated by hand, which the live bot left alone, and the note read as caution).
+    expect(fork.notes.find((n) => /staking history .* carried/.test(n))).toMatch(
+      /may differ from a live bot's, .*can make the fork delegate stake you undelegated by hand/,
+    );
     // A run of it is not told its new journal lacks that history, nor to run a rebuild it cannot run (a
     // fork trial: the warning named the stand-in account).
     const { logger, lines } = captureLogger();
