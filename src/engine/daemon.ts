@@ -1038,6 +1038,10 @@ export class Daemon {
 
   /** One watch of running TWAPs' guards. Never rejects. */
   private async runWatch(): Promise<void> {
+    // Whether the failure is the watch's reads of guarded TWAPs (counted and notified), not the kill
+    // switch's cancel sweep before it (a review: with no TWAP running, a failed sweep was told as
+    // "running TWAPs' price limits are not checked").
+    let watching = false;
     try {
       await this.cancelForKillSwitch();
       // Nothing to read while no guarded TWAP of ours runs, none spends a floored token and none has a
@@ -1051,9 +1055,12 @@ export class Daemon {
           this.runtime.config?.limits?.keepOnSpot,
         )
       ) {
+        // A failure told, then nothing left to watch (the TWAPs ended): said, so it does not stay open.
+        if (this.watchFailures > 0) this.notices?.watchIdle(this.watchFailures);
         this.watchFailures = 0;
         return;
       }
+      watching = true;
       const deps = this.cycleDeps(await this.runtime.facts(this.reads.signal));
       const result = await watchRunningTwaps(deps, this.strategies(), { signal: this.signal });
       if (this.watchFailures > 0) this.notices?.watchRecovered(this.watchFailures);
@@ -1085,12 +1092,12 @@ export class Daemon {
         void this.halt(DEFAULT_GRACE_MS, { error: err });
         return;
       }
-      this.watchFailures++;
+      if (watching) this.watchFailures++;
       this.logger.error(
-        { err: describeError(err), failures: this.watchFailures },
+        { err: describeError(err), ...(watching ? { failures: this.watchFailures } : {}) },
         `TWAP watch failed: ${describeError(err)}; trying again in a minute`,
       );
-      this.notices?.watchFailed(describeError(err), this.watchFailures);
+      if (watching) this.notices?.watchFailed(describeError(err), this.watchFailures);
     }
   }
 

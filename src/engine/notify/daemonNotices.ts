@@ -34,6 +34,7 @@ import {
   TWAP_WATCH,
   twapEndedEvent,
   watchFailedEvent,
+  watchIdleEvent,
 } from "./events.js";
 import type { Notifier } from "./notifier.js";
 
@@ -225,6 +226,11 @@ export class DaemonNotices {
   watchRecovered(failures: number): void {
     if (failures >= WATCH_FAILURES_TOLD)
       this.o.notifier.notify(cycleRecoveredEvent(this.ctx(), [TWAP_WATCH], failures));
+  }
+
+  /** The TWAP watch has nothing to check any more after `failures` failed minutes (told when they were). */
+  watchIdle(failures: number): void {
+    if (failures >= WATCH_FAILURES_TOLD) this.o.notifier.notify(watchIdleEvent(this.ctx(), failures));
   }
 
   /** Strategies whose slots went by with no run at all (lostSlots), once per slot. */

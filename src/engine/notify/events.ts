@@ -243,6 +243,20 @@ export function watchFailedEvent(c: EventContext, error: string, inARow: number)
   );
 }
 
+/**
+ * The TWAP watch failed (told) and now has nothing to check: no guarded TWAP of this bot runs any more
+ * (they ended meanwhile, unwatched). Closes the failure for a receiver that pairs them (a review).
+ */
+export function watchIdleEvent(c: EventContext, failures: number): NotifyEvent {
+  return event(
+    c,
+    "cycle.recovered",
+    `${TWAP_WATCH} has nothing left to check after ${failures} failed minutes: no guarded TWAP runs now`,
+    "The TWAPs it could not watch ended meanwhile, their limits unchecked: `hlbot status` and `hlbot history` show what they filled.",
+    { strategies: [TWAP_WATCH], failures },
+  );
+}
+
 export function cycleRecoveredEvent(
   c: EventContext,
   strategies: readonly string[],
