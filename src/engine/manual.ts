@@ -45,7 +45,7 @@ import { executeIntent } from "./executor.js";
 import type { Intent } from "./intents.js";
 import { type Guard, Journal, MANUAL_STRATEGY, newCycleId, type TwapFill } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
-import { checkPriceSanity, DEFAULT_PRICE_SANITY } from "./priceSanity.js";
+import { checkPriceSanity, DEFAULT_PRICE_SANITY, stakeUnitMismatch } from "./priceSanity.js";
 import { readSnapshot, spotUniverse } from "./readSnapshot.js";
 import { reconcile } from "./reconcile.js";
 import { applyLimits, dayUsage, endedTwapFills, LIMIT_WINDOW_MS, usageOf } from "./risk.js";
@@ -306,6 +306,12 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
       account,
       now: now(),
       live,
+      ...(live
+        ? {
+            stakeUnit: async () =>
+              (await i.venue.info().spotMeta()).tokens.find((t) => t.name === "HYPE")?.weiDecimals,
+          }
+        : {}),
       // The venue's view (its history of the day, its prices): read where a bot file's limits apply.
       ...(config ? { venueDay: (part: SnapshotPart) => venueDay(i.venue, config, account, part, now) } : {}),
     });
@@ -405,6 +411,9 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
   }
 }
 
+/** The staking actions: signed in HYPE wei, checked against the venue's unit before a live send. */
+const STAKING_KINDS: ReadonlySet<string> = new Set(["cDeposit", "cWithdraw", "tokenDelegate"]);
+
 /** What the venue shows of the account's last 24 h, for the daily limits (see venueDay). */
 interface VenueDay {
   snapshot: Snapshot;
@@ -461,6 +470,8 @@ async function manualRefusal(
     venueDay?: (part: SnapshotPart) => Promise<VenueDay>;
     /** Receives what the venue shows the ended TWAPs filled, as the limits counted them. */
     onFills?: (fills: ReadonlyMap<number, TwapFill>) => void;
+    /** HYPE's weiDecimals as the venue states them (a live staking action checks them). */
+    stakeUnit?: () => Promise<number | undefined>;
   },
 ): Promise<{ refusal: string } | { intent: Intent }> {
   const refused = (refusal: string) => ({ refusal });
@@ -475,6 +486,21 @@ async function manualRefusal(
     return refused(
       `an earlier manual submission (${ids}) has no known outcome yet and cannot be settled against the venue now; see \`hlbot history\` and try again later`,
     );
+  }
+  // Every live staking action is signed in HYPE × 10^8: checked against the venue's unit first, with a bot
+  // file or without (a review: `hlbot stake`, whose limit reads no venue history, and every staking
+  // command without a bot file, were sent unchecked).
+  if (o.stakeUnit !== undefined && STAKING_KINDS.has(given.kind)) {
+    let wei: number | undefined;
+    try {
+      wei = await o.stakeUnit();
+    } catch (err) {
+      return refused(
+        `the venue's spotMeta cannot be read to check HYPE's unit before a staking action: ${describeError(err)}; try again later`,
+      );
+    }
+    const mismatch = stakeUnitMismatch(wei);
+    if (mismatch !== undefined) return refused(mismatch);
   }
   if (!o.config) return { intent: given };
   // The rule of a cycle: the larger of the journal's usage and the venue's, for the limit that governs
@@ -497,9 +523,18 @@ async function manualRefusal(
         part === "twaps"
           ? ["maxDailyNotionalUsd", "twapHistory"]
           : ["maxStakeMovePerDay", "delegatorHistory"];
-      return refused(
-        `the venue's history of the last 24 h for ${limit} (${history}) cannot be read: ${describeError(err)}; without it the limit cannot count what another instance or a hand did (failing closed); try again later`,
-      );
+      // What was read: the day's history for a live limit, and for a TWAP the prices its checks need (a
+      // review: a failed price read was blamed on the history, and so was a dry run's, which counts none).
+      const what =
+        part === "twaps"
+          ? o.live
+            ? `the venue's account state (the ${history} of the last 24 h for ${limit}, and the prices the checks before the limits read)`
+            : "the venue's prices and account state the checks before the limits read"
+          : `the venue's history of the last 24 h for ${limit} (${history})`;
+      const without = o.live
+        ? "without it the limits cannot count what another instance or a hand did, nor the prices be checked (failing closed)"
+        : "without it the dry run cannot check the order as a live one would be";
+      return refused(`${what} cannot be read: ${describeError(err)}; ${without}; try again later`);
     }
   }
   const journaled = (since: number, fills?: ReadonlyMap<number, TwapFill>) =>
@@ -524,11 +559,14 @@ async function manualRefusal(
       const why = blocked.reason
         .slice(given.reason.length)
         .replace(/^; blocked: /, "")
-        .replace(/; tried again while its slot is due$/, "");
+        .replace(/; tried again while its slot is due$/, "")
+        .replace("(price sanity; the slot stays due)", "(price sanity)");
       const alarms = sane.alarms.filter((a) => !why.includes(a));
+      // Advice on a bound only where a bound refused it (a missing book or changed metadata has none).
+      const bound = given.kind === "twapOrder" && /outside the .* bound/.test(why);
       return refused(
         `${why}${alarms.length > 0 ? `; venue metadata changed: ${alarms.join("; ")}` : ""}` +
-          (given.kind === "twapOrder"
+          (bound
             ? `; a manual order passes the price checks of ${displayPath(o.config.file)} (limits.priceSanity) as a strategy's does: if these prices are right, widen that bound there, or wait`
             : ""),
       );

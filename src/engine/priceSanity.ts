@@ -324,8 +324,12 @@ export function pairPriceDoubt(
  * so `hlbot delegate --amount 10` would have moved 100 HYPE under a unit of 6). Undefined when they agree
  * or the snapshot does not list HYPE.
  */
-function stakeUnitProblem(snapshot: Snapshot): string | undefined {
-  const wei = snapshot.tokens.get("HYPE")?.weiDecimals;
+function stakeUnitProblem(snapshot: Pick<Snapshot, "tokens">): string | undefined {
+  return stakeUnitMismatch(snapshot.tokens.get("HYPE")?.weiDecimals);
+}
+
+/** Why a venue stating HYPE's weiDecimals as `wei` cannot be staked with (stakeUnitProblem); undefined: it can. */
+export function stakeUnitMismatch(wei: number | undefined): string | undefined {
   if (wei === undefined || wei === HYPE_WEI_DECIMALS) return undefined;
   return `the venue states HYPE's weiDecimals as ${wei}, and hlbot signs staking amounts in units of 10^-${HYPE_WEI_DECIMALS} HYPE: nothing is moved until they agree (report it: this is a venue change hlbot does not know)`;
 }

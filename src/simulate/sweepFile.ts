@@ -166,7 +166,6 @@ export function parseSeeds(text: string, flag = "--seeds"): number[] {
   return seeds;
 }
 
-/** Reads and checks a sweep file (ConfigError, exit 2, naming the file, line and key). */
 /** What a file given as a sweep is when it is a bot, strategy or scenario file, in a sentence. */
 function notASweep(data: object): string | undefined {
   if ("grid" in data) return undefined;
@@ -183,6 +182,7 @@ function notASweep(data: object): string | undefined {
     : `this is ${is}, not a sweep file: a sweep file has grid: (the values to try) and names its bot file with config: (see README, Parameter sweeps)`;
 }
 
+/** Reads and checks a sweep file (ConfigError, exit 2, naming the file, line and key). */
 export async function readSweepFile(path: string): Promise<SweepFile> {
   const abs = resolve(path);
   const file = displayPath(abs);

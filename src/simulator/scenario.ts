@@ -531,6 +531,8 @@ const eventDuration = z
  */
 function unitRequired(v: string | number, what: string, orElse: string, ctx: z.RefinementCtx): boolean {
   if (typeof v !== "number" && !/^\s*\d+(\.\d+)?\s*$/.test(v)) return false;
+  // Zero is zero in every unit (a review: `at: 0` was refused as ambiguous).
+  if (Number(v) === 0) return false;
   ctx.addIssue({
     code: "custom",
     message: `give the ${what} unit: "${v}d", "${v}h", "${v}m", "${v}s" or "${v}ms" (a bare number is ambiguous)${orElse}`,
@@ -547,7 +549,9 @@ const eventTime = z
         : undefined,
   })
   .transform((v, ctx): EventTime => {
-    if (unitRequired(v, "offset's", ", or an ISO date-time", ctx) || typeof v === "number") return z.NEVER;
+    if (unitRequired(v, "offset's", ", or an ISO date-time", ctx)) return z.NEVER;
+    // What unitRequired lets through as a bare number is 0: the start.
+    if (typeof v === "number" || /^\s*0+(\.0+)?\s*$/.test(v)) return { offset: 0 };
     const offset = durationMs(v);
     if (offset !== undefined) return { offset };
     const t = parseUtcDateTime(v);
@@ -1009,7 +1013,6 @@ function remember(s: Scenario): Scenario {
   return s;
 }
 
-/** Reads and validates a scenario file. */
 /** What a file given as a scenario is when it is a bot, strategy or sweep file, in a sentence. */
 function notAScenario(data: unknown): string | undefined {
   if (data === null || typeof data !== "object" || "tokens" in data || "pairs" in data) return undefined;
@@ -1022,6 +1025,7 @@ function notAScenario(data: unknown): string | undefined {
   return undefined;
 }
 
+/** Reads and validates a scenario file. */
 export function loadScenarioFile(file: string): Scenario {
   return parseScenarioYaml(readRegularTextFile(file, MAX_SCENARIO_BYTES, { prefix: "scenario: " }), file);
 }

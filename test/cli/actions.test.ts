@@ -21,7 +21,7 @@ import {
   twapRunning,
   VALIDATOR,
 } from "../helpers/exchange.js";
-import { startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
+import { type ReplyScript, startHttpServer, type TestHttpServer } from "../helpers/httpServer.js";
 import {
   independentL1Signer,
   independentUserSigner,
@@ -505,9 +505,28 @@ describe("the bot file's network", () => {
   });
 });
 
+/**
+ * A venue for live manual actions: /info answers spotMeta (a live staking action checks HYPE's unit
+ * first), /exchange follows `script` by the exchange request's own index.
+ */
+async function liveVenue(script: ReplyScript): Promise<TestHttpServer> {
+  let sent = 0;
+  return venue((req) => {
+    if (req.path === "/exchange") {
+      const i = sent++;
+      return typeof script === "function" ? script(req, i) : script[Math.min(i, script.length - 1)]!;
+    }
+    if ((req.json as { type?: string } | undefined)?.type === "spotMeta") return { json: SPOT_META };
+    return typeof script === "function" ? script(req, -1) : { json: [] };
+  });
+}
+
+/** The requests a server got at /exchange (what was sent, not the reads before it). */
+const sentTo = (server: TestHttpServer) => server.requests.filter((r) => r.path === "/exchange");
+
 describe("--live", () => {
   it("sends the body to {base}/exchange, prints the venue's answer and exits 0", async () => {
-    const server = await venue([{ json: OK_DEFAULT }]);
+    const server = await liveVenue([{ json: OK_DEFAULT }]);
     const state = join(work, "st");
     const run = await hlbot([
       "delegate",
@@ -524,9 +543,9 @@ describe("--live", () => {
     expect(run.code).toBe(0);
     expect(parseJson(run.stdout)).toEqual(OK_DEFAULT);
     expect(run.stderr).toContain("accepted");
-    expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]!.path).toBe("/exchange");
-    const sent = server.requests[0]!.json as WireBody;
+    expect(sentTo(server)).toHaveLength(1);
+    expect(sentTo(server)[0]!.path).toBe("/exchange");
+    const sent = sentTo(server)[0]!.json as WireBody;
     expect(independentUserSigner(sent)).toBe(ACCOUNT_ADDRESS);
     expect(existsSync(join(state, "hlbot.db"))).toBe(true);
 
@@ -544,15 +563,15 @@ describe("--live", () => {
       state,
     ]);
     expect(second.code).toBe(0);
-    const secondNonce = (server.requests[1]!.json as WireBody).nonce;
+    const secondNonce = (sentTo(server)[1]!.json as WireBody).nonce;
     expect(secondNonce).toBeGreaterThan(sent.nonce);
     const dry = body(await hlbot(["stake", "--amount", "1", "--state", state]));
     expect(dry.nonce).toBeGreaterThan(secondNonce);
-    expect(server.requests).toHaveLength(2);
+    expect(sentTo(server)).toHaveLength(2);
   });
 
   it("uses HLBOT_STATE_DIR when --state is not given", async () => {
-    const server = await venue([{ json: OK_DEFAULT }]);
+    const server = await liveVenue([{ json: OK_DEFAULT }]);
     const state = join(work, "from-env");
     const run = await hlbot(["stake", "--amount", "1", "--live", "--base-url", server.url], {
       HLBOT_PRIVATE_KEY: ACCOUNT_KEY,
@@ -566,7 +585,7 @@ describe("--live", () => {
     // A live TWAP is valued at the venue's mid (spotMeta, allMids) for the journal's daily usage.
     // A live order first asks whether the key is an API wallet (userRole): this one is an account.
     const info: Record<string, unknown> = { spotMeta: SPOT_META, userRole: { role: "user" } };
-    const server = await venue((req) =>
+    const server = await liveVenue((req) =>
       req.path === "/info"
         ? { json: info[(req.json as { type: string }).type] ?? { "@1035": "25.5" } }
         : { json: twapRunning(4242) },
@@ -597,7 +616,7 @@ describe("--live", () => {
       data: { twapId: 4242 },
       response: twapRunning(4242),
     });
-    const sent = server.requests.filter((r) => r.path === "/exchange");
+    const sent = sentTo(server).filter((r) => r.path === "/exchange");
     expect(sent).toHaveLength(1);
     // What was sent, without its signature: printed output travels, and a signed body is a live order.
     const { signature, ...rest } = sent[0]!.json as Record<string, unknown>;
@@ -608,7 +627,7 @@ describe("--live", () => {
 
   it("Ctrl-C while the request is in flight exits 130 saying it may land and stays pending to be reconciled", async () => {
     // A user's trial: Ctrl-C during a manual action exited 130 without a word.
-    const server = await venue((req) => (req.path === "/exchange" ? { fault: "hang" } : { json: [] }));
+    const server = await liveVenue((req) => (req.path === "/exchange" ? { fault: "hang" } : { json: [] }));
     const bot = join(work, "hlbot.yaml");
     writeFileSync(
       bot,
@@ -632,7 +651,7 @@ describe("--live", () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
     const deadline = Date.now() + 10_000;
-    while (!server.requests.some((r) => r.path === "/exchange") && Date.now() < deadline)
+    while (!sentTo(server).some((r) => r.path === "/exchange") && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 25));
     child.kill("SIGINT");
     expect(await exited).toBe(130);
@@ -652,7 +671,7 @@ describe("--live", () => {
   });
 
   it("exits 1 when the venue rejects the action", async () => {
-    const server = await venue([
+    const server = await liveVenue([
       { json: { status: "err", response: "Insufficient balance for token transfer" } },
     ]);
     const run = await hlbot([
@@ -671,11 +690,11 @@ describe("--live", () => {
       response: "Insufficient balance for token transfer",
     });
     expect(run.stderr).toContain("rejected");
-    expect(server.requests).toHaveLength(1);
+    expect(sentTo(server)).toHaveLength(1);
   });
 
   it("exits 1 on an unknown outcome: the first copy landed but timed out, the resend answered duplicate nonce", async () => {
-    const server = await venue(
+    const server = await liveVenue(
       nonceTrackingVenue(() => ({ json: OK_DEFAULT }), { slow: [0], delayMs: 1_500 }),
     );
     const run = await hlbot([
@@ -693,8 +712,8 @@ describe("--live", () => {
     ]);
     expect(run.code).toBe(1);
     expect(parseJson(run.stdout)).toMatchObject({ status: "unknown", probablyLanded: true, attempts: 2 });
-    expect(server.requests).toHaveLength(2);
-    expect(server.requests[1]!.body).toBe(server.requests[0]!.body);
+    expect(sentTo(server)).toHaveLength(2);
+    expect(sentTo(server)[1]!.body).toBe(sentTo(server)[0]!.body);
   });
 });
 

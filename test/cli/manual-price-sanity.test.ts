@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { startRewritingProxy } from "../helpers/rewritingProxy.js";
 import { demoWithHypeAt } from "../helpers/scenario.js";
 
 let sim: Simulator & { url: string };
@@ -33,7 +34,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function writeConfig(mode: "live" | "dry-run" = "live"): string {
+function writeConfig(mode: "live" | "dry-run" = "live", baseUrl = sim.url): string {
   writeFileSync(
     join(dir, "noop.yaml"),
     stringify({
@@ -49,7 +50,7 @@ function writeConfig(mode: "live" | "dry-run" = "live"): string {
     file,
     stringify({
       network: "testnet",
-      baseUrl: sim.url,
+      baseUrl,
       mode,
       strategies: ["noop.yaml"],
       state: "./state",
@@ -137,5 +138,41 @@ describe("manual TWAPs and the price checks", () => {
     expect(allowed).toHaveLength(1);
     const intent = JSON.parse(allowed[0]!.intent) as { size: string; notionalUsd: string };
     expect([intent.size, intent.notionalUsd]).toEqual(["30", "750"]);
+  });
+});
+
+describe("manual TWAPs: refusals in a manual order's words", () => {
+  it("a pair with no book is refused without a slot or a bound to widen", async () => {
+    // A review: "(price sanity; the slot stays due); … widen that bound there" of a halted pair.
+    const config = writeConfig();
+    sim.setPairHalted("@107", true);
+    const run = await twapBuy("10", config);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/refused, nothing sent: HYPE\/USDC has no book.*\(price sanity\)/);
+    expect(run.stderr).not.toMatch(/slot stays due|widen that bound/);
+  });
+
+  it("a price read that fails is named as such, and a dry run does not speak of counting other instances", async () => {
+    // A review: a failed spotMetaAndAssetCtxs was blamed on "the venue's history of the last 24 h", in a
+    // dry run too, which counts no history.
+    const proxy = await startRewritingProxy(sim.url);
+    try {
+      const config = writeConfig("live", proxy.url);
+      proxy.failInfo("spotMetaAndAssetCtxs", 10);
+      const dry = await twapBuy("10", config, false);
+      expect(dry.code).toBe(1);
+      expect(dry.stderr).toMatch(
+        /the venue's prices and account state the checks before the limits read cannot be read: spotMetaAndAssetCtxs: .*without it the dry run cannot check the order as a live one would be/,
+      );
+      expect(dry.stderr).not.toMatch(/another instance/);
+      const live = await twapBuy("10", config);
+      expect(live.code).toBe(1);
+      expect(live.stderr).toMatch(
+        /the venue's account state \(the twapHistory of the last 24 h for maxDailyNotionalUsd, and the prices the checks before the limits read\) cannot be read/,
+      );
+      expect(placed()).toHaveLength(0);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -552,10 +552,14 @@ describe("16. an https:// URL to a plain-HTTP port", () => {
     };
     const dir = tempDir();
     const tlsUrl = url.replace("http://", "https://");
+    // A cancel by asset id reads nothing it needs first (a staking action reads spotMeta to check
+    // HYPE's unit, and would stop there): the send itself meets the failed handshake.
     const r = await cli([
-      "stake",
-      "--amount",
-      "1",
+      "twap-cancel",
+      "--asset",
+      "10107",
+      "--twap-id",
+      "7",
       "--live",
       "--base-url",
       tlsUrl,
@@ -567,6 +571,23 @@ describe("16. an https:// URL to a plain-HTTP port", () => {
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).not.toMatch(/may or may not have been applied|unknown outcome/);
     expect(r.stderr).toMatch(/rejected \(unreachable\): TLS handshake failed/);
+    // A staking action is refused at its first read, naming the same failure, nothing sent.
+    const stake = await cli([
+      "stake",
+      "--amount",
+      "1",
+      "--live",
+      "--base-url",
+      tlsUrl,
+      "--state",
+      dir,
+      "--timeout",
+      "2000",
+    ]);
+    expect(stake.code, stake.stderr).toBe(1);
+    expect(stake.stderr).toMatch(
+      /refused, nothing sent: the venue's spotMeta cannot be read .*TLS handshake failed/,
+    );
   });
 });
 

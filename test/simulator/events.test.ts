@@ -243,6 +243,11 @@ events:
       /^bad\.yaml:9: events\[0\]\.at: give the offset's unit: "2d", "2h", "2m", "2s" or "2ms"/,
     );
     expect(message(withEvent('{ at: "1", type: outage, for: 1h }'))).toMatch(/give the offset's unit: "1d"/);
+    // Zero is zero in any unit (a review: `at: 0` was refused as ambiguous); an empty time is not zero.
+    expect(message(withEvent("{ at: 0, type: outage, for: 1h, faults: { serverErrorRate: 1 } }"))).toBe(
+      "accepted",
+    );
+    expect(message(withEvent('{ at: "", type: outage, for: 1h }'))).not.toBe("accepted");
     // The same trap in a length: `for: 2` was a 2-ms outage that did nothing (a review).
     expect(message(withEvent("{ at: 1d, type: outage, for: 2 }"))).toMatch(
       /events\[0\]\.for: give the duration's unit: "2d", "2h"/,
