@@ -3,15 +3,14 @@
 // so 60 HYPE at a glitching mid 70% under the day's price passed maxOrderUsd 500 at 450 USD, where a
 // cycle blocked the same order and would have valued it at 1,500). The CLI in-process against the
 // embedded simulator on 127.0.0.1 (real clock), with a real bot file and state folder.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { Wallet } from "ethers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
-import { main } from "../../src/cli/main.js";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { cliWithKey, writeManualBotFile } from "../helpers/manualBot.js";
 import { startRewritingProxy } from "../helpers/rewritingProxy.js";
 import { demoWithHypeAt } from "../helpers/scenario.js";
 
@@ -34,44 +33,13 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function writeConfig(mode: "live" | "dry-run" = "live", baseUrl = sim.url): string {
-  writeFileSync(
-    join(dir, "noop.yaml"),
-    stringify({
-      name: "noop",
-      kind: "link-staking",
-      schedule: "0 0 * * *",
-      enabled: false,
-      params: { counterparty: "0x3333333333333333333333333333333333333333" },
-    }),
-  );
-  const file = join(dir, "bot.yaml");
-  writeFileSync(
-    file,
-    stringify({
-      network: "testnet",
-      baseUrl,
-      mode,
-      strategies: ["noop.yaml"],
-      state: "./state",
-      limits: { maxOrderUsd: 800, maxDailyNotionalUsd: 20000, maxStakeMovePerDay: 5 },
-      log: { level: "warn", format: "json" },
-    }),
-  );
-  return file;
-}
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, {
-    stdout: (t) => void out.push(t),
-    stderr: (t) => void err.push(t),
-    env: { HLBOT_PRIVATE_KEY: wallet.privateKey },
-    isTTY: false,
+const writeConfig = (mode: "live" | "dry-run" = "live", baseUrl = sim.url) =>
+  writeManualBotFile(dir, {
+    baseUrl,
+    mode,
+    limits: { maxOrderUsd: 800, maxDailyNotionalUsd: 20000, maxStakeMovePerDay: 5 },
   });
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
+const cli = (args: string[]) => cliWithKey(wallet.privateKey, args);
 
 const twapBuy = (size: string, config: string, live = true) =>
   cli([

@@ -2,14 +2,13 @@
 // with a bot file or without (a review: `hlbot stake`, whose limit reads no venue history, and every
 // staking command without a bot file, were sent unchecked; under another unit each amount would be a
 // power of ten off). The CLI in-process, against the simulator behind a proxy that restates HYPE's unit.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Wallet } from "ethers";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { stringify } from "yaml";
-import { main } from "../../src/cli/main.js";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { cliWithKey, writeManualBotFile } from "../helpers/manualBot.js";
 import { type RewritingProxy, startRewritingProxy } from "../helpers/rewritingProxy.js";
 
 let sim: Simulator & { url: string };
@@ -34,16 +33,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function cli(args: string[]) {
-  const err: string[] = [];
-  const code = await main(args, {
-    stdout: () => undefined,
-    stderr: (t) => void err.push(t),
-    env: { HLBOT_PRIVATE_KEY: wallet.privateKey },
-    isTTY: false,
-  });
-  return { code, stderr: err.join("") };
-}
+const cli = (args: string[]) => cliWithKey(wallet.privateKey, args);
 
 const UNIT =
   /refused, nothing sent: the venue states HYPE's weiDecimals as 6, and hlbot signs staking amounts in units of 10\^-8 HYPE/;
@@ -69,29 +59,10 @@ it("hlbot stake and delegate without a bot file are refused under another unit, 
 });
 
 it("hlbot stake under a bot file is refused too (its limit reads no venue history)", async () => {
-  writeFileSync(
-    join(dir, "noop.yaml"),
-    stringify({
-      name: "noop",
-      kind: "link-staking",
-      schedule: "0 0 * * *",
-      enabled: false,
-      params: { counterparty: "0x3333333333333333333333333333333333333333" },
-    }),
-  );
-  const config = join(dir, "bot.yaml");
-  writeFileSync(
-    config,
-    stringify({
-      network: "testnet",
-      baseUrl: proxy.url,
-      mode: "live",
-      strategies: ["noop.yaml"],
-      state: "./state",
-      limits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 5000, maxStakeMovePerDay: 50 },
-      log: { level: "warn", format: "json" },
-    }),
-  );
+  const config = writeManualBotFile(dir, {
+    baseUrl: proxy.url,
+    limits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 5000, maxStakeMovePerDay: 50 },
+  });
   const stake = await cli(["stake", "--amount", "10", "--live", "--config", config]);
   expect(stake.code).toBe(1);
   expect(stake.stderr).toMatch(UNIT);

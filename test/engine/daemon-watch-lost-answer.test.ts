@@ -85,69 +85,14 @@ it("daemon: a guarded sell TWAP that landed with a lost answer is cancelled by t
 });
 
 it("daemon: the watch's cancel is told (a review: under `run` it never was, under `once` it is)", async () => {
-  bot = await startTestBot({
-    mode: "live",
-    strategies: [
-      {
-        name: "sell-dca",
-        kind: "twap-accumulate",
-        schedule: "0 */4 * * *",
-        params: {
-          coin: "HYPE",
-          quote: "USDC",
-          side: "sell",
-          amountUsd: 5000,
-          limitPx: 22,
-          twap: { minutes: 240, randomize: false },
-        },
-      },
-    ],
-    fund: { HYPE: "1000" },
-  });
-  const b = bot;
-  b.sim.setPrice("@107", "25");
-  b.runtime.journal.slotState(b.address, "sell-dca", b.sim.now() - 1);
-  clock = sinon.useFakeTimers({
-    now: b.sim.now(),
-    toFake: ["setTimeout", "clearTimeout", "setInterval", "clearInterval", "Date"],
-  });
-  const told: NotifyEvent[] = [];
-  const notifier = new Notifier({
-    channels: [
-      {
-        name: "record",
-        events: new Set(["submission.accepted"]),
-        send: async (e) => {
-          told.push(e);
-          return 200;
-        },
-      },
-    ],
-    logger: pino({ level: "silent" }),
-    minIntervalMs: 0,
-  });
-  const notices = new DaemonNotices({
-    notifier,
-    info: b.runtime.info,
-    account: b.address,
-    network: "testnet",
-    clock: () => b.sim.now(),
-    logger: pino({ level: "silent" }),
-  });
-  const { logger } = captureLogger();
-  daemon = new Daemon({
-    runtime: b.runtime,
-    strategies: scheduledStrategies(b.runtime.config.strategies),
-    logger,
-    notices,
-  });
-  daemon.start();
-  await step(daemon, MINUTE, 2);
+  const w = await watchedDaemon({ events: ["submission.accepted"] });
+  const b = w.b;
+  await step(w.d, MINUTE, 2);
   b.sim.setPrice("@107", "20"); // below limitPx 22
-  await step(daemon, MINUTE, 3);
-  await notifier.flush(1_000);
+  await step(w.d, MINUTE, 3);
+  await w.flush();
   expect(b.sim.twaps(b.address).map((t) => t.status)).toEqual(["terminated"]);
-  expect(told.map((e) => e.title)).toEqual([
+  expect(w.told.map((e) => e.title)).toEqual([
     expect.stringMatching(/twapOrder/),
     expect.stringMatching(/twapCancel/),
   ]);
@@ -155,7 +100,12 @@ it("daemon: the watch's cancel is told (a review: under `run` it never was, unde
 
 /** A daemon of one guarded sell DCA, its notices recorded (cycle.failed/recovered), on fake timers. */
 async function watchedDaemon(
-  o: { minutes?: number; placeNow?: boolean; limits?: Record<string, unknown> } = {},
+  o: {
+    minutes?: number;
+    placeNow?: boolean;
+    limits?: Record<string, unknown>;
+    events?: NotifyEvent["type"][];
+  } = {},
 ) {
   bot = await startTestBot({
     mode: "live",
@@ -189,7 +139,7 @@ async function watchedDaemon(
     channels: [
       {
         name: "record",
-        events: new Set(["cycle.failed", "cycle.recovered"]),
+        events: new Set(o.events ?? ["cycle.failed", "cycle.recovered"]),
         send: async (e) => {
           told.push(e);
           return 200;
@@ -220,6 +170,7 @@ async function watchedDaemon(
     b,
     d,
     lines,
+    told,
     // The watch's own notices (a cycle's, failed on a loaded machine's timeout, are not these tests').
     watchTold: () =>
       told.filter((e) => (e.data.strategies as string[] | undefined)?.includes("the TWAP watch")),
