@@ -92,6 +92,11 @@ export interface IntentKindSpec<K extends IntentKind> {
   accepted(intent: IntentOf<K>, data: ActionDataOf<K>, clock: () => number): AcceptedFacts;
   /** The limit that governs it, and what it counts against the rolling limits. */
   limit(intent: IntentOf<K>): LimitFacts;
+  /**
+   * Its amount is signed as HYPE in wei (HYPE_WEI_DECIMALS): sent only while the venue states that unit
+   * (priceSanity.ts stakeUnitMismatch).
+   */
+  hypeWei?: true;
   reconcile: {
     /** The venue reads `match` needs. */
     needs: readonly EvidencePart[];
@@ -171,6 +176,7 @@ export const INTENT_KINDS: IntentKindTable = {
       type: "tokenDelegate",
       params: { validator: intent.validator, amount: intent.amount, isUndelegate: intent.isUndelegate },
     }),
+    hypeWei: true,
     accepted: () => ({}),
     limit: (intent) => ({
       limit: "stakeMove",
@@ -195,6 +201,7 @@ export const INTENT_KINDS: IntentKindTable = {
   },
   cDeposit: {
     call: (intent) => ({ type: "cDeposit", params: { amount: intent.amount } }),
+    hypeWei: true,
     accepted: () => ({}),
     limit: (intent) => ({ limit: "positiveAmount", amount: intent.amount }),
     reconcile: {
@@ -209,6 +216,7 @@ export const INTENT_KINDS: IntentKindTable = {
   },
   cWithdraw: {
     call: (intent) => ({ type: "cWithdraw", params: { amount: intent.amount } }),
+    hypeWei: true,
     accepted: () => ({}),
     limit: (intent) => ({ limit: "stakeMove", intent, move: "withdraw", fundsNext: false }),
     reconcile: {
@@ -249,6 +257,7 @@ interface AnyIntentKindSpec {
   call(intent: Intent): ExchangeCall;
   accepted(intent: Intent, data: unknown, clock: () => number): AcceptedFacts;
   limit(intent: Intent): LimitFacts;
+  hypeWei?: true;
   reconcile: {
     needs: readonly EvidencePart[];
     claims: boolean;
@@ -269,6 +278,11 @@ export function specOf(kind: IntentKind): AnyIntentKindSpec {
 /** The table's entry for a kind; undefined for anything else (an intent that is not well-typed). */
 export function intentKindSpec(kind: unknown): AnyIntentKindSpec | undefined {
   return isIntentKind(kind) ? specOf(kind) : undefined;
+}
+
+/** Whether an intent of this kind moves HYPE signed in wei (a staking action). */
+export function movesHypeWei(kind: unknown): boolean {
+  return intentKindSpec(kind)?.hypeWei === true;
 }
 
 /** The exchange call an intent stands for. */

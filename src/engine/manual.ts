@@ -42,6 +42,7 @@ import { createTransport, type TransportSettings } from "../venue/transport/fact
 import type { HttpTransport } from "../venue/transport/http.js";
 import { displayPath, type LoadedConfig } from "./config/loader.js";
 import { executeIntent } from "./executor.js";
+import { movesHypeWei } from "./intentKinds.js";
 import type { Intent } from "./intents.js";
 import { type Guard, Journal, MANUAL_STRATEGY, newCycleId, type TwapFill } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
@@ -411,9 +412,6 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
   }
 }
 
-/** The staking actions: signed in HYPE wei, checked against the venue's unit before a live send. */
-const STAKING_KINDS: ReadonlySet<string> = new Set(["cDeposit", "cWithdraw", "tokenDelegate"]);
-
 /** What the venue shows of the account's last 24 h, for the daily limits (see venueDay). */
 interface VenueDay {
   snapshot: Snapshot;
@@ -490,7 +488,7 @@ async function manualRefusal(
   // Every live staking action is signed in HYPE × 10^8: checked against the venue's unit first, with a bot
   // file or without (a review: `hlbot stake`, whose limit reads no venue history, and every staking
   // command without a bot file, were sent unchecked).
-  if (o.stakeUnit !== undefined && STAKING_KINDS.has(given.kind)) {
+  if (o.stakeUnit !== undefined && movesHypeWei(given.kind)) {
     let wei: number | undefined;
     try {
       wei = await o.stakeUnit();

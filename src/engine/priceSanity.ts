@@ -14,6 +14,7 @@
 // largest USD value the order may have. Pure: the caller reads the memory and writes back `observed`.
 import { Decimal } from "../lib/decimal.js";
 import { HYPE_WEI_DECIMALS, SPOT_ASSET_OFFSET } from "../venue/constants.js";
+import { movesHypeWei } from "./intentKinds.js";
 import { blockedBy, type Intent, type Skip, type TwapOrderIntent } from "./intents.js";
 import { pairFor, pairLabel, type Snapshot, type SpotPair } from "./snapshot.js";
 import { fmt, pct } from "./strategies/common.js";
@@ -372,7 +373,7 @@ export function checkPriceSanity(input: PriceSanityInput): PriceSanityResult {
   };
 
   for (const intent of input.intents) {
-    if (intent.kind === "cDeposit" || intent.kind === "cWithdraw" || intent.kind === "tokenDelegate") {
+    if (movesHypeWei(intent.kind)) {
       const unit = stakeUnitProblem(snapshot);
       if (unit === undefined) allowed.push(intent);
       else blocked.push(blockedBy(intent, unit));

@@ -25,6 +25,7 @@ import { shortAddress } from "../../lib/text.js";
 import { DELEGATION_LOCK_MS, HYPE_WEI_DECIMALS, LONGEST_UNSTAKING_QUEUE_MS } from "../../venue/constants.js";
 import { address, decimal, fraction, hypeAmount, integer } from "../config/fields.js";
 import type { CDepositIntent, CWithdrawIntent, Decision, TokenDelegateIntent } from "../intents.js";
+import { stakeUnitMismatch } from "../priceSanity.js";
 import {
   type PlannedSale,
   type Snapshot,
@@ -275,14 +276,8 @@ export const validatorStaking = defineStrategy({
     // Staking amounts are signed as HYPE × 10^8 (HYPE_WEI_DECIMALS): should the venue state another wei
     // unit for HYPE, which one its staking uses is unknown, and nothing is moved (fail closed; an audit:
     // a scenario with 6 had every deposit refused, unexplained).
-    const wei = snapshot.tokens.get(STAKING_TOKEN)?.weiDecimals;
-    if (wei !== undefined && wei !== STAKE_DECIMALS)
-      return [
-        skip(
-          name,
-          `the venue states HYPE's weiDecimals as ${wei}, and hlbot signs staking amounts in units of 10^-${STAKE_DECIMALS} HYPE: nothing is moved until they agree (report it: this is a venue change hlbot does not know)`,
-        ),
-      ];
+    const unit = stakeUnitMismatch(snapshot.tokens.get(STAKING_TOKEN)?.weiDecimals);
+    if (unit !== undefined) return [skip(name, unit)];
     const allow = new Set(params.allow);
     const deny = new Set(params.deny);
     const limitAllow = snapshot.validatorAllowlist ? new Set(snapshot.validatorAllowlist) : undefined;
