@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { main } from "../../src/cli/main.js";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { cliWithKey, writeManualBotFile } from "../helpers/manualBot.js";
 import { demoWithHypeAt } from "../helpers/scenario.js";
 
 let sim: Simulator & { url: string };
@@ -34,44 +35,14 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function writeConfig(limits: Record<string, unknown> = {}, mode: "live" | "dry-run" = "live"): string {
-  writeFileSync(
-    join(dir, "noop.yaml"),
-    stringify({
-      name: "noop",
-      kind: "link-staking",
-      schedule: "0 0 * * *",
-      enabled: false,
-      params: { counterparty: "0x3333333333333333333333333333333333333333" },
-    }),
-  );
-  const file = join(dir, "bot.yaml");
-  writeFileSync(
-    file,
-    stringify({
-      network: "testnet",
-      baseUrl: sim.url,
-      mode,
-      strategies: ["noop.yaml"],
-      state: "./state",
-      limits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 5000, maxStakeMovePerDay: 5, ...limits },
-      log: { level: "warn", format: "json" },
-    }),
-  );
-  return file;
-}
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, {
-    stdout: (t) => void out.push(t),
-    stderr: (t) => void err.push(t),
-    env: { HLBOT_PRIVATE_KEY: wallet.privateKey },
-    isTTY: false,
+const writeConfig = (limits: Record<string, unknown> = {}, mode: "live" | "dry-run" = "live") =>
+  writeManualBotFile(dir, {
+    baseUrl: sim.url,
+    mode,
+    limits: { maxOrderUsd: 1000, maxDailyNotionalUsd: 5000, maxStakeMovePerDay: 5, ...limits },
   });
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
+
+const cli = (args: string[]) => cliWithKey(wallet.privateKey, args);
 
 function journal() {
   const db = new Database(join(dir, "state", "hlbot.db"), { readonly: true });

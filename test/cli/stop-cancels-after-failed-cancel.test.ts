@@ -3,14 +3,13 @@
 // cycle ("not sent: an earlier action of this strategy in this cycle was not accepted"), and the next
 // stop, run once the venue answered again, held every cancel behind the first one's unknown outcome
 // ("waiting: an earlier cancellation is not reconciled yet") and exited 0 while both TWAPs kept selling.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Wallet } from "ethers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { stringify } from "yaml";
-import { main } from "../../src/cli/main.js";
 import { type Simulator, startSimulator } from "../../src/simulator/index.js";
+import { cliWithKey, writeManualBotFile } from "../helpers/manualBot.js";
 
 let sim: Simulator & { url: string };
 let dir: string;
@@ -31,44 +30,14 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function writeConfig(): string {
-  writeFileSync(
-    join(dir, "noop.yaml"),
-    stringify({
-      name: "noop",
-      kind: "link-staking",
-      schedule: "0 0 * * *",
-      enabled: false,
-      params: { counterparty: "0x3333333333333333333333333333333333333333" },
-    }),
-  );
-  const file = join(dir, "bot.yaml");
-  writeFileSync(
-    file,
-    stringify({
-      network: "testnet",
-      baseUrl: sim.url,
-      mode: "live",
-      strategies: ["noop.yaml"],
-      state: "./state",
-      limits: { maxOrderUsd: 50000, maxDailyNotionalUsd: 100000, maxStakeMovePerDay: 5 },
-      log: { level: "silent" },
-    }),
-  );
-  return file;
-}
-
-async function cli(args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, {
-    stdout: (t) => void out.push(t),
-    stderr: (t) => void err.push(t),
-    env: { HLBOT_PRIVATE_KEY: wallet.privateKey },
-    isTTY: false,
+const writeConfig = () =>
+  writeManualBotFile(dir, {
+    baseUrl: sim.url,
+    limits: { maxOrderUsd: 50000, maxDailyNotionalUsd: 100000, maxStakeMovePerDay: 5 },
+    logLevel: "silent",
   });
-  return { code, stdout: out.join(""), stderr: err.join("") };
-}
+
+const cli = (args: string[]) => cliWithKey(wallet.privateKey, args);
 
 const running = () => sim.twaps(address).filter((t) => String(t.status) === "activated").length;
 

@@ -8,7 +8,7 @@ import { main } from "../../src/cli/main.js";
 /** Writes `dir`/bot.yaml (state ./state) beside a disabled link-staking strategy; returns its path. */
 export function writeManualBotFile(
   dir: string,
-  o: { baseUrl: string; limits: Record<string, unknown>; mode?: "live" | "dry-run" },
+  o: { baseUrl: string; limits: Record<string, unknown>; mode?: "live" | "dry-run"; logLevel?: string },
 ): string {
   writeFileSync(
     join(dir, "noop.yaml"),
@@ -30,7 +30,7 @@ export function writeManualBotFile(
       strategies: ["noop.yaml"],
       state: "./state",
       limits: o.limits,
-      log: { level: "warn", format: "json" },
+      log: o.logLevel === "silent" ? { level: "silent" } : { level: o.logLevel ?? "warn", format: "json" },
     }),
   );
   return file;
