@@ -103,7 +103,14 @@ export async function runManualAction(
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   try {
-    const call = await prepare({ network: net.network, info: () => venue.info(), note });
+    // Whether the command read the venue to build its call (--coin's spotMeta): a dry run that did is
+    // valued too, so an order under the venue's TWAP minimum is refused, not signed as if valid.
+    let venueRead = false;
+    const info = () => {
+      venueRead = true;
+      return venue.info();
+    };
+    const call = await prepare({ network: net.network, info, note });
 
     // The key the command line names, else the bot file's wallet, else $HLBOT_PRIVATE_KEY.
     const keyFlags = who.keystore !== undefined || who.keyEnv !== undefined;
@@ -128,6 +135,7 @@ export async function runManualAction(
       live,
       stateDir,
       stateFromConfig: raw.state === undefined && config !== undefined,
+      venueRead,
       reason: commandLine(command),
       note,
       warn,

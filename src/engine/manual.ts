@@ -43,7 +43,7 @@ import type { HttpTransport } from "../venue/transport/http.js";
 import { displayPath, type LoadedConfig } from "./config/loader.js";
 import { executeIntent } from "./executor.js";
 import { movesHypeWei } from "./intentKinds.js";
-import type { Intent } from "./intents.js";
+import type { Intent, TwapOrderIntent } from "./intents.js";
 import { type Guard, Journal, MANUAL_STRATEGY, newCycleId, type TwapFill } from "./journal.js";
 import { killSwitchState } from "./killSwitch.js";
 import { checkPriceSanity, DEFAULT_PRICE_SANITY, stakeUnitMismatch } from "./priceSanity.js";
@@ -119,6 +119,11 @@ export interface ManualActionInput {
   stateDir: string;
   /** Whether `stateDir` is the bot file's `state:` (rather than --state or the environment's). */
   stateFromConfig?: boolean;
+  /**
+   * Whether the command read the venue to build the call (`--coin`): a dry run without a bot file is then
+   * valued too (the venue's TWAP minimum checked); one signed offline (`--asset`, `--sz-decimals`) is not.
+   */
+  venueRead?: boolean;
   /** The journal's reason: the command as typed. */
   reason: string;
   /** A diagnostic line for the person (reconciled submissions, the missing bot config). */
@@ -217,7 +222,9 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
     // Valued (and its --sz-decimals checked against spotMeta) before the state folder is opened: an
     // order the venue's metadata contradicts is bad input, refused with nothing created.
     const given = await manualIntent(i.call, i.reason, {
-      valued: live || config !== undefined,
+      valued: live || config !== undefined || i.venueRead === true,
+      // Limits apply (live, or a bot file's): no price, no order. A bare dry run only checks the minimum.
+      failClosed: live || config !== undefined,
       info: () => i.venue.info(),
       minOrderValue: (config?.venue.rules ?? DEFAULT_VENUE_RULES).twapMinOrderValue,
     });
@@ -634,11 +641,36 @@ async function manualRefusal(
   return { intent };
 }
 
+/** A manual TWAP's intent before it is valued (mid 0, worth 0). */
+function unvaluedTwap(
+  base: { strategy: string; reason: string },
+  p: Extract<ExchangeCall, { type: "twapOrder" }>["params"],
+  size: Decimal,
+  coin: string,
+  label: string,
+): TwapOrderIntent {
+  return {
+    ...base,
+    kind: "twapOrder",
+    coin,
+    label,
+    assetId: p.asset,
+    side: p.isBuy ? "buy" : "sell",
+    size,
+    szDecimals: p.szDecimals,
+    minutes: p.minutes,
+    randomize: p.randomize === true,
+    reduceOnly: p.reduceOnly === true,
+    midPx: ZERO,
+    notionalUsd: ZERO,
+  };
+}
+
 /** The engine's intent for a manual call; its reason is the command as typed. */
 async function manualIntent(
   call: ExchangeCall,
   reason: string,
-  o: { valued: boolean; info: () => InfoClient; minOrderValue?: Decimal },
+  o: { valued: boolean; failClosed: boolean; info: () => InfoClient; minOrderValue?: Decimal },
 ): Promise<Intent> {
   const base = { strategy: MANUAL_STRATEGY, reason };
   switch (call.type) {
@@ -669,6 +701,7 @@ async function manualIntent(
           }
         }
         const mid = mids[coin];
+        if (mid === undefined && !o.failClosed) return unvaluedTwap(base, p, size, coin, label);
         if (mid === undefined) {
           throw new ValidationError([
             {
@@ -695,17 +728,7 @@ async function manualIntent(
         quoteUsd = quote === undefined ? undefined : usdPerUnit(spotUniverse(meta, mids), quote);
       }
       return {
-        ...base,
-        kind: "twapOrder",
-        coin,
-        label,
-        assetId: p.asset,
-        side: p.isBuy ? "buy" : "sell",
-        size,
-        szDecimals: p.szDecimals,
-        minutes: p.minutes,
-        randomize: p.randomize === true,
-        reduceOnly: p.reduceOnly === true,
+        ...unvaluedTwap(base, p, size, coin, label),
         midPx,
         notionalUsd: quoteUsd === undefined ? size.times(midPx) : size.times(midPx).times(quoteUsd),
         ...(quoteUsd === undefined ? {} : { quoteUsd }),

@@ -192,8 +192,9 @@ export interface VenueRules {
   /** Seconds between two TWAP slices (30), so a TWAP of m minutes has 60·m / 30 = 2·m slices. */
   twapSliceSeconds: number;
   /**
-   * Minimum value of a whole TWAP in quote units (100). The venue's order-types page, as cited by
-   * independent integrations (e.g. the docs.rs crate df-hyperliquid-core, `MINIMUM_TWAP_VALUE`; the
+   * Minimum value of a whole TWAP in quote units (100). The venue's own refusal "TWAP order value too
+   * small. Min is $100." (measured on mainnet, as a public client's tests record), and independent
+   * integrations (e.g. the docs.rs crate df-hyperliquid-core, `MINIMUM_TWAP_VALUE`; the
    * OneKey wallet, which replaced its per-slice estimate with this total check, "support upgraded
    * Hyperliquid TWAP orders", OneKeyHQ/app-monorepo#12849, 2026-08). Not confirmed against the venue
    * itself: a refusal stating another minimum is learnt from (twapMinimum.ts), and config can set it.

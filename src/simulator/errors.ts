@@ -34,8 +34,8 @@ export interface VenueMessages {
   /** venue (spot order wording), applied per TWAP suborder. */
   twapMinimumValue: (minValue: string, quote: string) => string;
   /**
-   * venue (older wording: "TWAP order value too small. Min is $1200, which is $10 per minute"); the
-   * form without a per-minute rule is invented.
+   * venue: "TWAP order value too small. Min is $100." (a refusal measured on mainnet, recorded by a public
+   * client's tests), and the older wording "… Min is $1200, which is $10 per minute." (a public error map).
    */
   twapOrderTooSmall: (min: string, perMinute: string | undefined) => string;
   /** venue */
@@ -94,7 +94,7 @@ export const DEFAULT_MESSAGES: VenueMessages = {
   invalidAsset: (a) => `Invalid asset: ${a}`,
   twapMinimumValue: (v, q) => `Order must have minimum value of ${v} ${q}.`,
   twapOrderTooSmall: (min, perMinute) =>
-    `TWAP order value too small. Min is $${min}${perMinute === undefined ? "" : `, which is $${perMinute} per minute`}`,
+    `TWAP order value too small. Min is $${min}${perMinute === undefined ? "" : `, which is $${perMinute} per minute`}.`,
   invalidSize: "Order has invalid size",
   zeroSize: "Order has zero size.",
   insufficientSpotBalance: "Order has insufficient spot balance to trade",

@@ -459,7 +459,7 @@ export const settingsSchema = z.strictObject({
   twapMaxMinutes: z.number().int().min(TWAP_MIN_MINUTES).default(TWAP_MAX_MINUTES_DEFAULT),
   /** Minimum value of each 30-s suborder, in quote units (an older rule). 0 (default) disables the check. */
   twapMinSliceValue: nonNegativeDecimal.default(parseDecimal("0")),
-  /** Minimum value of a whole TWAP in quote units (the venue's order-types page: 100). 0 disables it. */
+  /** Minimum value of a whole TWAP in quote units (100, as the venue's refusals state it). 0 disables it. */
   twapMinOrderValue: nonNegativeDecimal.default(parseDecimal("100")),
   /** Minimum value per minute of duration ("Min is $1200, which is $10 per minute"); 0 (default) disables it. */
   twapMinValuePerMinute: nonNegativeDecimal.default(parseDecimal("0")),

@@ -37,8 +37,10 @@ export const TWAP_MAX_MINUTES_DEFAULT = 10_080;
 export const TWAP_MAX_MINUTES_CEILING = 43_200;
 
 /**
- * Default least value of a whole TWAP in quote units (the venue's order-types page: 100; a refusal that
- * names a higher minimum is learnt; `venue.twapMinOrderValue` overrides it).
+ * Default least value of a whole TWAP in quote units: 100, from the venue's own refusal "TWAP order value
+ * too small. Min is $100." (measured on mainnet for a 5-minute TWAP of about 11 USD, as a public client's
+ * tests record; the docs state no minimum). Whether it is flat or per slice is not known from one 5-minute
+ * case; a refusal that names a higher minimum is learnt; `venue.twapMinOrderValue` overrides it.
  */
 export const TWAP_MIN_ORDER_VALUE_DEFAULT = "100";
 

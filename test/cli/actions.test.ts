@@ -232,15 +232,17 @@ describe("dry run --sign", () => {
     expect(independentUserSigner(unstake)).toBe(ACCOUNT_ADDRESS);
   });
 
-  it("twap --coin reads spotMeta from the venue but never opens a connection to /exchange", async () => {
-    const server = await venue(() => ({ json: SPOT_META }));
+  it("twap --coin reads spotMeta (and the mids it is valued at) but never opens a connection to /exchange", async () => {
+    const server = await venue((req) => ({
+      json: (req.json as { type: string }).type === "allMids" ? { "@1035": "25.5" } : SPOT_META,
+    }));
     const run = await hlbot([
       "twap",
       "buy",
       "--coin",
       "HYPE",
       "--size",
-      "2",
+      "4",
       "--minutes",
       "10",
       "--base-url",
@@ -249,7 +251,10 @@ describe("dry run --sign", () => {
     ]);
     const b = body(run);
     expect((b.action as { twap: { a: number } }).twap.a).toBe(11035);
-    expect(server.requests.map((r) => [r.path, (r.json as { type: string }).type])).toEqual([
+    // The dry run is valued against the venue's TWAP minimum (4 × 25.5 = 102 USDC), as --live is.
+    expect(server.requests.map((r) => [r.path, (r.json as { type: string }).type]).sort()).toEqual([
+      ["/info", "allMids"],
+      ["/info", "spotMeta"],
       ["/info", "spotMeta"],
     ]);
 
@@ -332,7 +337,7 @@ describe("--coin, --asset and --sz-decimals must agree with the venue's spotMeta
                 ? SPOT_META
                 : (req.json as { type: string }).type === "userRole"
                   ? { role: "user" }
-                  : { "PURR/USDC": "0.2", "@1035": "25.5" },
+                  : { "PURR/USDC": "20", "@1035": "25.5" },
           }
         : { json: twapRunning(1) },
     );

@@ -50,3 +50,48 @@ it("a manual TWAP worth less than the venue minimum is refused before it is sign
   );
   expect(sim.ledger().filter((e) => e.kind === "twapPlaced")).toHaveLength(1);
 }, 60_000);
+
+it("a dry run that read the venue (--coin) refuses it too; one signed offline (--asset, --sz-decimals) is not valued", async () => {
+  // A fact-check trial: the dry run of a 12-USDC TWAP printed "dry run: twapOrder not sent … Add --live
+  // to send it." while --live refused it, though the dry run had read spotMeta for --coin already.
+  const env = { HLBOT_PRIVATE_KEY: wallet.privateKey };
+  const state = ["--state", join(dir, "dry")];
+  const dry = await runCli(
+    ["twap", "buy", "--size", "0.5", "--coin", "HYPE", "--minutes", "30", "--base-url", sim.url, ...state],
+    { env },
+  );
+  expect(dry.code).toBe(2);
+  expect(dry.stderr).toMatch(
+    /--size: 0\.5 is worth 12\.5 USDC at the mid 25: the venue refuses a TWAP worth less than 100 USDC/,
+  );
+  expect(dry.stdout).not.toMatch(/twapOrder/);
+  // At the minimum, the same dry run signs it.
+  const fine = await runCli(
+    ["twap", "buy", "--size", "4", "--coin", "HYPE", "--minutes", "30", "--base-url", sim.url, ...state],
+    { env },
+  );
+  expect(fine.code, fine.stderr).toBe(0);
+  expect(`${fine.stdout}${fine.stderr}`).toMatch(/dry run: twapOrder not sent/);
+  // Offline signing reads nothing: nothing to value it with, so it signs as before (nothing listens here).
+  const offline = await runCli(
+    [
+      "twap",
+      "buy",
+      "--size",
+      "0.5",
+      "--asset",
+      "10107",
+      "--sz-decimals",
+      "2",
+      "--minutes",
+      "30",
+      "--base-url",
+      "http://127.0.0.1:9",
+      ...state,
+    ],
+    { env },
+  );
+  expect(offline.code, offline.stderr).toBe(0);
+  expect(`${offline.stdout}${offline.stderr}`).toMatch(/dry run: twapOrder not sent/);
+  expect(sim.ledger().filter((e) => e.kind === "twapPlaced")).toHaveLength(1);
+}, 60_000);

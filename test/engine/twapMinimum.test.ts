@@ -108,7 +108,7 @@ describe("the TWAP minimum", () => {
     expect(first.actions.map((a) => [a.action, a.outcome])).toEqual([["twapOrder", "rejected"]]);
     const refused = bot.runtime.journal.recentSubmissions(1)[0];
     expect(refused?.status).toBe("rejected");
-    expect(refused?.reason).toBe("TWAP order value too small. Min is $1200, which is $10 per minute");
+    expect(refused?.reason).toBe("TWAP order value too small. Min is $1200, which is $10 per minute.");
 
     const second = await cycle();
     expect(second.actions.map((a) => [a.action, a.outcome])).toEqual([["twapOrder", "accepted"]]);

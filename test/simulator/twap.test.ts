@@ -127,7 +127,7 @@ describe("TWAP engine", () => {
     expect(err({ size: "1.005" })).toBe("Order has invalid size");
     expect(err({ size: "0" })).toBe("Order has zero size.");
     // 3 HYPE × 25 = 75 USDC < 100 for the whole TWAP.
-    expect(err({ size: "3" })).toBe("TWAP order value too small. Min is $100");
+    expect(err({ size: "3" })).toBe("TWAP order value too small. Min is $100.");
     expect(err({ size: "1000", isBuy: true })).toBe("Order has insufficient spot balance to trade");
     expect(err({ size: "1001", isBuy: false })).toBe("Order has insufficient spot balance to trade");
     expect(err({ asset: 10999 })).toBe("Invalid asset: 10999");
@@ -142,7 +142,7 @@ describe("TWAP engine", () => {
     expect(perMinute.twaps.place(ADDR.trader, req({ size: "10", minutes: 30 }), "0x").ok).toBe(false);
     expect(
       (perMinute.twaps.place(ADDR.trader, req({ size: "10", minutes: 30 }), "0x") as { error: string }).error,
-    ).toBe("TWAP order value too small. Min is $300, which is $10 per minute");
+    ).toBe("TWAP order value too small. Min is $300, which is $10 per minute.");
     const perSlice = venue({ twapMinSliceValue: 10 });
     // 4.5 HYPE × 25 = 112.5 in all, but over 10 minutes (20 suborders) only 5.6 per suborder.
     expect(

@@ -1,5 +1,5 @@
 // `hlbot stake` / `hlbot unstake`: move HYPE from spot to staking (cDeposit, instant) or back through
-// the 7-day unstaking queue (cWithdraw). User-signed: needs the account's own key. Dry run unless --live.
+// the unstaking queue (7 days on mainnet; cWithdraw). User-signed: needs the account's own key. Dry run unless --live.
 import type { Command } from "commander";
 import type { CliContext } from "../context.js";
 import { addManualOptions, type ManualCommonOptions } from "../manualOptions.js";
@@ -15,7 +15,8 @@ export function register(program: Command, ctx: CliContext): void {
     {
       name: "unstake",
       type: "cWithdraw",
-      about: "move HYPE from staking back to spot, through the 7-day queue (cWithdraw)",
+      about:
+        "move HYPE from staking back to spot, through the unstaking queue (7 days on mainnet; cWithdraw)",
     },
   ] as const;
   for (const variant of variants) {

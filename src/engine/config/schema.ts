@@ -204,7 +204,7 @@ export const venueSchema = z
     twapMinOrderValue: decimal({ min: 0 })
       .prefault(Number(TWAP_MIN_ORDER_VALUE_DEFAULT))
       .describe(
-        "Minimum value of a whole TWAP in quote units (100 per the venue's order-types page); a venue refusal that names a higher minimum is learnt",
+        "Minimum value of a whole TWAP in quote units (100, as the venue's refusals state it); a venue refusal that names a higher minimum is learnt",
       ),
     twapMinSliceValue: decimal({ min: 0 })
       .prefault(0)
