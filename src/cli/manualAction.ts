@@ -15,7 +15,7 @@
 import type { Command } from "commander";
 import { discoverConfigPath, loadConfig } from "../engine/config/loader.js";
 import { executeManualAction, manualVenue } from "../engine/manual.js";
-import { ValidationError } from "../lib/errors.js";
+import { ConfigError, describeError, NetworkError, ValidationError, VenueError } from "../lib/errors.js";
 import { stringifyJson } from "../lib/json.js";
 import { resolveStateDir } from "../lib/stateDb.js";
 import type { ExchangeCall, ExchangeOutcome } from "../venue/exchange/client.js";
@@ -47,6 +47,49 @@ export async function runManualAction(
   raw: ManualOptions,
   prepare: (p: PrepareContext) => ExchangeCall | Promise<ExchangeCall>,
 ): Promise<void> {
+  let submitting = false;
+  try {
+    await manualAction(ctx, raw, prepare, () => {
+      submitting = true;
+    });
+  } catch (err) {
+    // With --json, a failure is one JSON line on stdout too, whatever failed (a scripter's unreachable
+    // venue printed nothing on stdout for twap, a "rejected" line for twap-cancel and a "refused" one
+    // for stake); stderr and the exit code say it as before.
+    if (raw.json === true) ctx.stdout(`${stringifyJson(failureLine(raw, err, submitting))}\n`);
+    throw err;
+  }
+}
+
+/**
+ * The --json line of a manual action that failed by an error: "not-sent" before its request could
+ * leave; "unknown" once it may have (an error while sending: the next live command reconciles it).
+ */
+function failureLine(raw: ManualOptions, err: unknown, submitting: boolean): Record<string, unknown> {
+  const code =
+    err instanceof ValidationError || err instanceof ConfigError
+      ? "input"
+      : err instanceof NetworkError
+        ? "unreachable"
+        : err instanceof VenueError
+          ? "venue"
+          : "error";
+  return {
+    status: submitting ? "unknown" : "not-sent",
+    command: raw.command?.name() ?? null,
+    sent: submitting ? null : false,
+    ...(submitting ? { mayHaveLanded: true } : {}),
+    code,
+    reason: describeError(err),
+  };
+}
+
+async function manualAction(
+  ctx: CliContext,
+  raw: ManualOptions,
+  prepare: (p: PrepareContext) => ExchangeCall | Promise<ExchangeCall>,
+  onSubmit: () => void,
+): Promise<void> {
   const command = raw.command;
   // A typed --network is checked before anything is read; without one the bot file's network applies.
   if (raw.network !== undefined) readNetworkOptions(raw);
@@ -54,9 +97,9 @@ export async function runManualAction(
   // --dry-run wins over --live: it forces dry run on every command.
   const live = raw.live === true && raw.dryRun !== true;
   const json = raw.json === true;
-  const note = (message: string) => {
-    if (!json) ctx.stderr(`${message}\n`);
-  };
+  // Notes go to stderr with --json too (stdout keeps the one JSON line): a scripter's live TWAP with no
+  // bot file found said nothing of "limits are not applied" under --json.
+  const note = (message: string) => ctx.stderr(`${message}\n`);
   const warn = (message: string) => ctx.stderr(`hlbot: warning: ${message}\n`);
   // The bot configuration whose limits, kill switch and state apply: the user's own bot file as every
   // command finds it (--config, $HLBOT_CONFIG, ./hlbot.yaml, $XDG_CONFIG_HOME/hlbot/config.yaml), never
@@ -136,6 +179,7 @@ export async function runManualAction(
       stateDir,
       stateFromConfig: raw.state === undefined && config !== undefined,
       venueRead,
+      onSubmit,
       reason: commandLine(command),
       note,
       warn,
@@ -238,8 +282,14 @@ function report(
     };
     if (outcome.status === "accepted") summary.data = outcome.data;
     if (outcome.status === "rejected") Object.assign(summary, { code: outcome.code, reason: outcome.reason });
+    // probablyLanded true: a resend was answered "duplicate nonce"; false: no evidence either way (a
+    // scripter read false as "safe to resend"). Never resend: the next live command reconciles it.
     if (outcome.status === "unknown")
-      Object.assign(summary, { probablyLanded: outcome.probablyLanded, reason: outcome.reason });
+      Object.assign(summary, {
+        mayHaveLanded: true,
+        probablyLanded: outcome.probablyLanded,
+        reason: outcome.reason,
+      });
     summary.response = response ?? null;
     summary.attempts = outcome.attempts.length;
     // Sent: without its signature (the journal keeps the signed body).

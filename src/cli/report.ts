@@ -56,6 +56,7 @@ export function actionLines(report: CycleReport): string {
         ...(a.notSent ? { sent: false } : {}),
         ...(a.unprocessed ? { processed: false } : {}),
         ...(a.detail ? { detail: a.detail } : {}),
+        ...(a.twapId !== undefined ? { twapId: a.twapId } : {}),
         request: a.request,
       }),
     )

@@ -124,6 +124,8 @@ export interface ManualActionInput {
    * valued too (the venue's TWAP minimum checked); one signed offline (`--asset`, `--sz-decimals`) is not.
    */
   venueRead?: boolean;
+  /** Called as the request may leave (before it is journaled and sent): an error after it may have landed. */
+  onSubmit?: () => void;
   /** The journal's reason: the command as typed. */
   reason: string;
   /** A diagnostic line for the person (reconciled submissions, the missing bot config). */
@@ -365,6 +367,7 @@ export async function executeManualAction(i: ManualActionInput): Promise<ManualR
     // Every L1 action for a sub-account or vault carries it (whether or not --vault named it).
     const vaultAddress = call.type === "twapOrder" || call.type === "twapCancel" ? defaultVault : undefined;
     let action: Awaited<ReturnType<typeof executeIntent>>;
+    i.onSubmit?.();
     try {
       action = await executeIntent(
         {

@@ -214,10 +214,13 @@ describe("dry run --sign", () => {
       });
       expect(recoverUserSignedSigner(b.action, "linkStakingUser", b.signature)).toBe(ACCOUNT_ADDRESS);
       expect(independentUserSigner(b)).toBe(ACCOUNT_ADDRESS);
-      // --json: nothing but the body; on stderr, that a link is permanent and that the output is a live order.
+      // --json: nothing but the body on stdout; on stderr, that a link is permanent, that the output is a
+      // live order, and the notes (no bot file, dry run) as without --json.
       expect(run.stderr.trim().split("\n")).toEqual([
         expect.stringMatching(/warning: a staking link is PERMANENT/),
+        expect.stringMatching(/are not applied/),
         expect.stringMatching(/anyone who has it can send it/),
+        expect.stringMatching(/^dry run: linkStakingUser not sent/),
       ]);
     });
   }
@@ -627,7 +630,8 @@ describe("--live", () => {
     const { signature, ...rest } = sent[0]!.json as Record<string, unknown>;
     expect(signature).toBeDefined();
     expect(out.request).toEqual({ ...rest, signature: "(not shown: the journal keeps the signed body)" });
-    expect(run.stderr).toBe("");
+    // Notes stay on stderr with --json (stdout holds the one JSON line): no bot file, so no limits.
+    expect(run.stderr).toMatch(/maxOrderUsd, maxDailyNotionalUsd and maxStakeMovePerDay are not applied/);
   });
 
   it("Ctrl-C while the request is in flight exits 130 saying it may land and stays pending to be reconciled", async () => {
@@ -665,11 +669,12 @@ describe("--live", () => {
     expect(stderr).toMatch(/reconciles it/);
     const history = await hlbot(["history", "--config", bot, "--json"]);
     const { submissions } = parseJson(history.stdout) as {
-      submissions: Array<{ actionType: string; status: string; request: string }>;
+      submissions: Array<{ actionType: string; status: string; request: Record<string, unknown> }>;
     };
     expect(submissions).toMatchObject([{ actionType: "cDeposit", status: "pending" }]);
     // The pending request is shown without its signature: it could still be sent by anyone holding it.
-    const shown = parseJson(submissions[0]!.request) as Record<string, unknown>;
+    // An object, as once and the manual actions print it (a scripter needed `fromjson`).
+    const shown = submissions[0]!.request;
     expect(shown.signature).toBe("(not shown: the journal keeps the signed body)");
     expect(shown.action).toMatchObject({ type: "cDeposit" });
     expect(history.stdout).not.toMatch(/"r\\?":\\?"0x/);

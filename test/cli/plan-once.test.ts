@@ -302,9 +302,12 @@ describe("plan --json and once through the CLI", () => {
 
     const history = await run(["history", "--config", config, "--json"], env);
     const parsed = JSON.parse(history.stdout) as {
-      submissions: Array<{ status: string; actionType: string }>;
+      submissions: Array<{ status: string; actionType: string; request: unknown; result: unknown }>;
     };
     expect(parsed.submissions.map((s) => [s.actionType, s.status])).toEqual([["twapOrder", "accepted"]]);
+    // Request and answer are objects, not JSON text (a scripter needed `fromjson` on each).
+    expect(parsed.submissions[0]?.request).toMatchObject({ action: { type: "twapOrder" } });
+    expect(parsed.submissions[0]?.result).toMatchObject({ status: "ok" });
     // Skipped decisions and their reasons are shown too, grouped by strategy (issue #12 case 10).
     const decisions = (
       JSON.parse(history.stdout) as { decisions: Record<string, Array<Record<string, string>>> }

@@ -441,6 +441,10 @@ describe("engine cycle against the simulator", () => {
     const [submission] = bot.runtime.journal.recentSubmissions(5);
     expect(submission?.status).toBe("accepted");
     expect(submission?.twapId).toBe(first.actions[0]?.twapId);
+    // `once --json` and `plan --json` lines carry it (a scripter could not link what was placed to
+    // status, metrics or a later twap-cancel).
+    expect(typeof submission?.twapId).toBe("number");
+    expect(JSON.parse(actionLines(first).trim())).toMatchObject({ twapId: submission?.twapId });
     expect(parseJson(submission!.request)).toEqual(first.actions[0]?.request);
     const attempts = bot.runtime.db
       .prepare("SELECT outcome FROM attempts WHERE submission_id = ?")

@@ -75,15 +75,31 @@ export function register(program: Command, ctx: CliContext): void {
           // this output is what operators paste into tickets (the journal keeps the signed body).
           const { withoutSignature } = await import("../unsigned.js");
           const { parseJson } = await import("../../lib/json.js");
-          const sent = submissions.map((x) => {
+          // Request and answer as the objects they are (a scripter needed `fromjson` on each), as once
+          // and the manual actions print them.
+          const asJson = (text: string | null): unknown => {
+            if (text === null) return null;
             try {
-              const request = parseJson(x.request);
-              return request !== null && typeof request === "object"
-                ? { ...x, request: stringifyJson(withoutSignature(request as Record<string, unknown>)) }
-                : x;
+              return parseJson(text);
             } catch {
-              return { ...x, request: "(not shown: not JSON)" };
+              return text;
             }
+          };
+          const sent = submissions.map((x) => {
+            let request: unknown;
+            try {
+              request = parseJson(x.request);
+            } catch {
+              return { ...x, request: "(not shown: not JSON)", result: asJson(x.result) };
+            }
+            return {
+              ...x,
+              request:
+                request !== null && typeof request === "object"
+                  ? withoutSignature(request as Record<string, unknown>)
+                  : request,
+              result: asJson(x.result),
+            };
           });
           ctx.stdout(`${stringifyJson({ cycles: shown, decisions, submissions: sent })}\n`);
           return;
