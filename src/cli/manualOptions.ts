@@ -33,8 +33,18 @@ export function addManualOptions(command: Command): Command {
       "-c, --config <file>",
       "bot configuration whose kill switch, limits and state folder apply (default: $HLBOT_CONFIG, else ./hlbot.yaml, else ~/.config/hlbot/config.yaml; with none found no amount limits apply)",
     )
-    .option("--sign", SIGN_OPTION_HELP);
+    .option("--sign", SIGN_OPTION_HELP)
+    .addHelpText("after", MANUAL_EXIT_CODES);
 }
+
+/** What a manual command's exit code says (a scripter found them in no manual command's help). */
+const MANUAL_EXIT_CODES = [
+  "",
+  "Exit codes: 0 accepted by the venue, or a dry run printed; 2 bad input or configuration (nothing",
+  "signed, nothing sent); 1 refused by hlbot (kill switch, a limit), rejected by the venue, the venue",
+  "unreachable, or an outcome unknown (it may have landed: never send it again by hand, the next live",
+  'command reconciles it). With --json, stdout holds one line whose "status" tells them apart.',
+].join("\n");
 
 /** Raw values of a manual command's options. */
 export interface ManualCommonOptions extends RawCommonOptions {

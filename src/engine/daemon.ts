@@ -383,6 +383,7 @@ export class Daemon {
   start(): void {
     if (this.state !== "new") throw new Error(`daemon already ${this.state}`);
     this.state = "running";
+    this.metrics?.zeroFor(this.strategies().map((s) => s.name));
     // First sight of a strategy starts its slots; slots missed while the daemon was down are caught up
     // (request() at the end of start).
     this.scheduler.register(this.runtime.clock());
@@ -530,6 +531,7 @@ export class Daemon {
     checkStrategies(loaded);
     if (this.state === "stopping" || this.state === "stopped") return;
     this.configured = loaded;
+    this.metrics?.zeroFor(loaded.map((s) => s.name));
     const next = scheduledStrategies(loaded);
     const added: string[] = [];
     const changed: string[] = [];

@@ -5,6 +5,9 @@ import type { AddressInfo } from "node:net";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { ResponseEvent } from "../venue/transport/http.js";
 
+/** The outcomes hlbot_cycles_total counts, each started at 0 per strategy (zeroFor). */
+const CYCLE_OUTCOMES = ["ok", "failed", "skipped"] as const;
+
 export class BotMetrics {
   readonly registry = new Registry();
   readonly cycles = new Counter({
@@ -49,6 +52,16 @@ export class BotMetrics {
     labelNames: ["strategy"] as const,
     registers: [this.registry],
   });
+
+  /**
+   * Starts each strategy's cycle counters at 0: a series that appears at its first increment is not seen
+   * to increase by Prometheus's increase() (a scripter's trial: the shipped "3 failed cycles in 30
+   * minutes" alert would have fired only at the fourth).
+   */
+  zeroFor(strategies: readonly string[]): void {
+    for (const strategy of strategies)
+      for (const outcome of CYCLE_OUTCOMES) this.cycles.inc({ strategy, outcome }, 0);
+  }
 }
 
 /**

@@ -56,6 +56,11 @@ describe("a strategy failing at every run", () => {
       throw new Error("read failed");
     };
     daemon.start();
+    // Each outcome's series is there at 0 from the start: Prometheus's increase() does not count a
+    // series' first sample, so one born at 1 would hide the first failure from the shipped alert.
+    const before = (await get(server.port, "/metrics")).body;
+    for (const outcome of ["ok", "failed", "skipped"])
+      expect(sample(before, `hlbot_cycles_total{strategy="dca",outcome="${outcome}"}`), outcome).toBe(0);
     await settle(daemon, clock);
     for (let i = 0; i < 5; i++) {
       bot.sim.advance(60_000);

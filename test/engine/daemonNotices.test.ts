@@ -67,6 +67,17 @@ describe("daemon notices", () => {
     notices.afterCycle(first, ["rebalance"], 0);
     let got = await received(2);
     expect(got.map((e) => e.type)).toEqual(["daemon.start", "submission.accepted"]);
+    // What was sent, as fields a receiver's code can read (a scripter had it only inside `sent`).
+    const sentTwap = got[1]!.data;
+    expect(sentTwap).toMatchObject({
+      side: "sell",
+      asset: 10107,
+      pair: "HYPE/USDC",
+      twapId: expect.any(Number),
+    });
+    expect(Number(sentTwap.size)).toBeGreaterThan(0);
+    expect(sentTwap.sent).toContain(`sell ${String(sentTwap.size)} HYPE`);
+    expect(typeof sentTwap.minutes).toBe("number");
 
     // The one-hour TWAP runs to its end; the next cycle no longer sees it running.
     bot.sim.advance(61 * 60_000);

@@ -363,6 +363,14 @@ describe("submission notices say what was sent", () => {
       "hype-staking: cDeposit 300 HYPE accepted",
     ]);
     expect(events[0]?.data).toMatchObject({ sent: "300 HYPE to 0xb8f4…5bc5" });
+    // And as fields, the validator in full (a scripter's receiver had them only inside `sent`).
+    expect(events[0]?.data).toMatchObject({
+      amount: "300",
+      token: "HYPE",
+      validator: "0xb8f45222a3246a2b0104696a1df26842007c5bc5",
+      isUndelegate: false,
+    });
+    expect(events[1]?.data).toMatchObject({ amount: "300", token: "HYPE" });
   });
 
   it("a refusal by hlbot itself (nothing sent) is not told as the venue's (a recovery trial: a clock a day ahead)", () => {

@@ -105,6 +105,12 @@ export function register(program: Command, ctx: CliContext): void {
       const logger = await botLogger(ctx, config);
       try {
         await runDaemon(ctx, config, logger, flags, config.mode === "live" && !opts.dryRun);
+      } catch (err) {
+        // In the log too (log.file), not only on stderr: a scripter's pipeline tailing the log file read
+        // a daemon that went quiet when its metrics port or state folder was taken.
+        const { describeError } = await import("../../lib/errors.js");
+        logger.fatal({ err: describeError(err) }, `hlbot run: cannot go on: ${describeError(err)}`);
+        throw err;
       } finally {
         await logger.flush();
       }
@@ -418,7 +424,8 @@ async function runDaemon(
       const left = stillRunningText(runtime.journal, runtime.account, runtime.clock());
       if (left !== undefined) {
         logger.warn(left);
-        ctx.stderr(`hlbot: ${left}\n`);
+        // Plain only where the log does not show it (a scripter's JSON log had it twice, once not JSON).
+        if (!logger.isLevelEnabled("warn")) ctx.stderr(`hlbot: ${left}\n`);
       }
     }
     logger.info({ exitCode: ctx.exitCode }, "hlbot run: stopped");

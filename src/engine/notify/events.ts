@@ -130,11 +130,50 @@ export function submissionEvents(
         outcome: a.outcome,
         ...(a.twapId === undefined ? {} : { twapId: a.twapId }),
         ...(sent ? { sent } : {}),
+        ...sentFields(a.request, typeof decided?.label === "string" ? decided.label : undefined),
         ...(a.detail ? { detail: a.detail } : {}),
       }),
     );
   }
   return out;
+}
+
+/**
+ * What the request carries, as fields for a receiver's code (a scripter's webhook had the amount and the
+ * validator only inside `sent`, the validator shortened): amounts as decimal strings.
+ */
+function sentFields(request: Record<string, unknown>, pair?: string): Record<string, unknown> {
+  const action = request.action as Record<string, unknown> | undefined;
+  const hype = (wei: unknown) =>
+    typeof wei === "number" || typeof wei === "bigint"
+      ? { amount: fromWei(BigInt(wei), HYPE_WEI_DECIMALS).toFixed(), token: "HYPE" }
+      : {};
+  switch (action?.type) {
+    case "tokenDelegate":
+      return {
+        ...hype(action.wei),
+        ...(typeof action.validator === "string" ? { validator: action.validator } : {}),
+        isUndelegate: action.isUndelegate === true,
+      };
+    case "cDeposit":
+    case "cWithdraw":
+      return hype(action.wei);
+    case "twapOrder": {
+      const t = action.twap as { a?: unknown; b?: unknown; s?: unknown; m?: unknown } | undefined;
+      if (t === undefined) return {};
+      return {
+        side: t.b === true ? "buy" : "sell",
+        size: String(t.s),
+        minutes: t.m,
+        asset: t.a,
+        ...(pair === undefined ? {} : { pair }),
+      };
+    }
+    case "twapCancel":
+      return { asset: action.a, cancels: action.t };
+    default:
+      return {};
+  }
 }
 
 /**
