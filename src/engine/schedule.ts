@@ -307,8 +307,10 @@ export function slotVerdict(
   given: SlotState,
   now: number,
   catchUpMs: number,
+  /** How far ahead a state may stand (the scheduler's: acted in early); beyond it, brought back. */
+  toleranceMs = 0,
 ): SlotVerdict {
-  const state = rewoundSlotState(cron, given, now) ?? given;
+  const state = rewoundSlotState(cron, given, now, undefined, toleranceMs) ?? given;
   let after = state.lastSlot ?? state.firstSeen;
   // The schedule changed since the strategy last acted: a slot of the new schedule nearer to that run
   // than half a period (the shorter of the old and the new) counts as the one it ran in. Moved from

@@ -24,6 +24,7 @@ import {
   DEFAULT_MAX_CLOCK_SKEW_MS,
   lastSlotAtOrBefore,
   rewoundSlotState,
+  type SlotState,
   slotVerdict,
 } from "./schedule.js";
 import type { Strategy } from "./strategies/registry.js";
@@ -265,11 +266,20 @@ export class Scheduler {
   }
 
   /**
-   * How far ahead of the clock a slot state may be and still stand (acted in a little early): at most
-   * the default maxClockSkew's minutes (see plan).
+   * How far ahead of the clock a slot state may be and still stand (its slot acted in early): within
+   * maxClockSkew, the skew the cycles decide within, up to half the schedule's period after that slot
+   * (nearer to it than to the slot before: the upcoming slot, acted in early), and at least the
+   * default's 5 minutes. Brought back, a slot acted in early came due again and bought twice (a clock
+   * trial: maxClockSkew 10m, the clock 9 minutes ahead). Further ahead, the clock was wrong by more
+   * than a slot: the state is brought back and what was sent counts in the slot it was sent in, on the
+   * venue's time (a clock a day ahead with maxClockSkew 3d must not hold a daily DCA a day).
    */
-  private earlyToleranceMs(): number {
-    return Math.min(this.maxClockSkewMs, DEFAULT_MAX_CLOCK_SKEW_MS);
+  private earlyToleranceMs(cron: CronSchedule, state: SlotState): number {
+    const floor = Math.min(this.maxClockSkewMs, DEFAULT_MAX_CLOCK_SKEW_MS);
+    const slot = state.lastSlot;
+    const next = slot === undefined ? undefined : cron.next(slot);
+    if (slot === undefined || next === undefined) return floor;
+    return Math.max(floor, Math.min(this.maxClockSkewMs, (next - slot) / 2));
   }
 
   /**
@@ -277,14 +287,15 @@ export class Scheduler {
    * behind). Reads only: a strategy never seen is not registered here but by the plan that follows, so
    * its slots count from that plan's time (registered here, a slot between this check and the plan was
    * due at a strategy's first sighting: a CI run's `once` on a 2-second schedule acted at its first call).
+   * Any state ahead, also within the tolerance: the plan judges it against the venue's time, which must
+   * then be fresh (a clock trial: the venue's time estimated with the skew of a run made 9 minutes
+   * ahead put the corrected clock 9 minutes behind, and the slot acted in early was brought back).
    */
   aheadOfClock(now: number): boolean {
-    const early = this.earlyToleranceMs();
     const states = this.journal.slotStates(this.account, [...this.entries.keys()], now, false);
     for (const [name, e] of this.entries) {
       const state = states.get(name);
-      if (state !== undefined && rewoundSlotState(e.cron, state, now, undefined, early) !== undefined)
-        return true;
+      if (state !== undefined && rewoundSlotState(e.cron, state, now) !== undefined) return true;
     }
     return false;
   }
@@ -326,10 +337,10 @@ export class Scheduler {
       let state = states.get(name)!;
       // Written while the clock ran ahead: brought back to now, and kept so (schedule.ts). The journal's
       // rows from then are dated back first, so what was sent then counts in the slot it was sent in.
-      // A slot acted in up to maxClockSkew early (the clock a little ahead, corrected since) stays acted:
-      // brought back, it let the slot run again when it came (a daily DCA bought twice: a cron user's
-      // trial). At most the default's minutes: a tolerance raised to hours would otherwise hold a strategy
-      // for those hours after the clock is corrected, what bringing a state back is for.
+      // A slot acted in up to maxClockSkew early (the clock ahead, corrected since) stays acted: brought
+      // back, it let the slot run again when it came (a daily DCA bought twice: a cron user's trial, and
+      // a clock trial with maxClockSkew raised to 10m). A strategy then waits for that slot to pass: it
+      // was acted in. (maxClockSkew above an hour is warned of by config validate.)
       // Only with the clock right: a state ahead of a clock now far behind the venue's (known from its
       // answers) was written in time, and it is the clock that is wrong. Rewound, the slot it acted in
       // was due again, and the journal's rows were dated back before their venue time: a DCA bought
@@ -337,7 +348,7 @@ export class Scheduler {
       // "Ahead" is judged against the venue's time when it is known (read now: runDueSlots): a state at
       // or before it was written in time, whatever the local clock says and however wide maxClockSkew
       // is (a review: with maxClockSkew 30m, a clock 10 minutes behind still rewound the slot).
-      const early = this.earlyToleranceMs();
+      const early = this.earlyToleranceMs(e.cron, state);
       const reference = venue ?? now;
       if (!skewed && rewoundSlotState(e.cron, state, reference, undefined, early) !== undefined && !redated) {
         this.journal.redateFuture(reference);
@@ -356,7 +367,7 @@ export class Scheduler {
         this.journal.rewindSlot(this.account, name, rewound, reference);
         state = rewound;
       }
-      const v = slotVerdict(e.cron, state, now, this.catchUpMs);
+      const v = slotVerdict(e.cron, state, now, this.catchUpMs, early);
       if (v.missed > 0 && !skewed)
         missed.push({
           strategy: name,

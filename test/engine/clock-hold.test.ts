@@ -148,6 +148,45 @@ describe("a local clock far from the venue's", () => {
     },
   );
 
+  it.each([
+    [9 * MINUTE, "10m"],
+    [25 * MINUTE, "30m"],
+  ])(
+    "a clock %d ms ahead within a raised maxClockSkew (%s), corrected before the slot: the DCA buys once (a clock trial)",
+    async (ahead, maxClockSkew) => {
+      // A clock trial: maxClockSkew 10m, the clock 9 minutes ahead bought at 11:53 for the 11:59 slot;
+      // corrected, the slot state more than 5 minutes ahead was brought back, the buy re-dated before the
+      // slot, and 11:59 bought again: 300 USD in a 150-USD daily slot.
+      const b = await startTestBot({
+        mode: "live",
+        strategies: [DCA],
+        fund: { USDC: "20000" },
+        configExtra: { schedule: { maxClockSkew } },
+      });
+      bot = b;
+      b.sim.setPrice("@107", "25");
+      const d = b.runtime.cycleDeps(await b.runtime.facts());
+      expect(d.maxClockSkewMs).toBeGreaterThan(ahead);
+      onceScheduler(b, d).register(d.clock());
+      const slot = new CronSchedule(DCA.schedule).next(b.sim.now() + HOUR)!;
+      b.sim.advanceTo(slot - ahead + 10_000);
+      b.clockOffsetMs = ahead;
+      await runDueSlots(onceScheduler(b, d), d, { trigger: "once" });
+      expect(placed(b)).toHaveLength(1);
+      b.clockOffsetMs = 0;
+      // Corrected before the slot: the next slot named is tomorrow's, not the one acted in (a clock
+      // trial: `once` said "next slot" of the slot it had acted in).
+      b.sim.advanceTo(slot - ahead + 30_000);
+      const corrected = await runDueSlots(onceScheduler(b, d), d, { trigger: "once" });
+      expect(corrected.plan.notDue.find((n) => n.strategy === "dca")?.next).toBe(slot + 86_400_000);
+      for (let t = slot - ahead + MINUTE; t <= slot + 90 * MINUTE; t += 3 * MINUTE) {
+        b.sim.advanceTo(t);
+        await runDueSlots(onceScheduler(b, d), d, { trigger: "once" });
+      }
+      expect(placed(b)).toHaveLength(1);
+    },
+  );
+
   it("3 hours ahead across the slot: nothing is settled missed while held, and the day's buy comes once corrected", async () => {
     const b = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
     bot = b;

@@ -257,7 +257,7 @@ export const scheduleSchema = z
       })
       .default("5m")
       .describe(
-        "How far the local clock may be from the venue's (its answers' Date headers), either way, for strategies to decide: schedules follow the local clock, so beyond it a strategy would act in a slot that is not due (hours ahead: the next day's run, and again once corrected). Beyond it every strategy holds, as a failed run, and no slot is settled as missed, until the clock is corrected; cancels still go. Within it (at most 5 min), a slot acted in early stays acted once the clock is corrected",
+        "How far the local clock may be from the venue's (its answers' Date headers), either way, for strategies to decide: schedules follow the local clock, so beyond it a strategy would act in a slot that is not due (hours ahead: the next day's run, and again once corrected). Beyond it every strategy holds, as a failed run, and no slot is settled as missed, until the clock is corrected; cancels still go. A slot acted in early within it stays acted once the clock is corrected (up to half the time to the next slot; further ahead, what was sent counts in the slot it was sent in by the venue's time)",
       ),
     allowSeconds: z
       .boolean()
