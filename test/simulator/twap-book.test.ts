@@ -93,6 +93,61 @@ describe("TWAP fills against the book", () => {
     expect(bps(avg(later))).toBeCloseTo(bps(avg(fresh)), 0);
   });
 
+  it("a slice fills at the mid less half the spread and half its own impact, on the price grid", () => {
+    // A mutation audit: the average of the impact at the slice's start and end (o0 + o1) / 2 could be
+    // the end's alone (twice the impact) with every test passing. Spread 20 bps, 100,000 USDC within
+    // 2%: 40 HYPE at 25 (1,000 USDC) moves the price 0.02 × 1000 / 100000 = 0.0002; the book recovers
+    // between slices (half-life 1 ms), so each of the 10 slices fills alike: 25 × (1 − 0.001 − 0.0001)
+    // = 24.9725, rounded against the seller to the grid (5 significant figures): 24.972.
+    const core = venue({ class: "deep", spreadBps: 20, depth: "100000", depthRange: 0.02, recovery: "1ms" });
+    const twap = sell(core, "400", 5);
+    const fills = core.twaps.fillsOf(ADDR.trader);
+    expect(fills).toHaveLength(10);
+    expect(fills.map((f) => f.px.toFixed())).toEqual(Array(10).fill("24.972"));
+    expect(twap.executedSz.toFixed()).toBe("400");
+  });
+
+  it("a slice the balance cannot pay is skipped for insufficient balance: no balance goes negative", () => {
+    // A mutation audit: the check could be dropped with every test passing. On a venue that holds
+    // nothing for running TWAPs, two buys of 300 HYPE at 25 (7,500 USDC each) on 10,000 USDC, and two
+    // sells of 700 HYPE on 1,000 HYPE.
+    const core = new VenueCore({
+      scenario: testScenario({ pairs: [{ index: 107, base: "HYPE", quote: "USDC" }] }),
+      settings: { twapHolds: false },
+    });
+    const place = (isBuy: boolean, size: string) => {
+      const r = core.twaps.place(
+        ADDR.trader,
+        {
+          asset: HYPE_ASSET,
+          isBuy,
+          size,
+          reduceOnly: false,
+          minutes: 5,
+          randomize: false,
+          hasDetails: false,
+        },
+        "0x01",
+      );
+      if (!r.ok) throw new Error(r.error);
+    };
+    place(true, "300");
+    place(true, "300");
+    core.advance(10 * 60_000);
+    const usdc = core.balance(ADDR.trader, "USDC").total;
+    expect(usdc.gte(0)).toBe(true);
+    expect(usdc.lt(750)).toBe(true); // less than one slice (30 HYPE, 750 USDC) is left: spent, no more
+    const skipped = () =>
+      core.ledger.list({ kind: "twapSliceSkipped" }).filter((e) => e.data.reason === "insufficient balance");
+    expect(skipped().length).toBeGreaterThan(0);
+    place(false, "700");
+    place(false, "700");
+    core.advance(10 * 60_000);
+    const hype = core.balance(ADDR.trader, "HYPE").total;
+    expect(hype.gte(0)).toBe(true);
+    expect(hype.lt(70)).toBe(true); // less than one slice (70 HYPE) is left
+  });
+
   it("keeps each user's filled notional as fills come (what the nonce set's volume bonus counts)", () => {
     const core = venue({ class: "medium" });
     expect(core.twaps.filledVolumeOf(ADDR.trader).isZero()).toBe(true);
