@@ -279,6 +279,8 @@ describe("hlbot run (child process)", () => {
     expect(JSON.parse(busy.stdout().trim().split("\n").at(-1) ?? "null").summary).toMatchObject({
       busy: true,
       failed: 1,
+      // Whose pass it was, from the key (a scripter's line said null).
+      account: bot.address.toLowerCase(),
     });
     first.proc.kill("SIGTERM");
     expect((await first.exited).code).toBe(0);

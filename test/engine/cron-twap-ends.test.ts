@@ -120,6 +120,8 @@ it("a TWAP the floor watch cancelled is told as ended, with what it filled", asy
   const ended = passes.flatMap(({ res }) => (res.summary.summary.ended ?? []) as Ended);
   expect(ended).toHaveLength(1);
   expect(ended[0]).toMatchObject({ strategy: "hype-sell", status: "terminated", pair: "HYPE/USDC" });
+  // Named twapId as in status, webhooks and history (a scripter's parser found `twap` here only).
+  expect(typeof (ended[0] as { twapId?: unknown }).twapId).toBe("number");
   const hooks = passes.flatMap(({ res }) => res.hooks).filter((h) => h.type.startsWith("twap."));
   expect(hooks.map((h) => h.type)).toEqual(["twap.cancelled"]);
   // Said as the owner knows it (the venue's word is "terminated"), on the pair's name.

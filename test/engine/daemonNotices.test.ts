@@ -88,6 +88,7 @@ describe("daemon notices", () => {
     const ended = got.find((e) => e.type === "twap.finished")!;
     expect(ended.title).toMatch(/^TWAP \d+ finished: sold \d+(\.\d+)? of \d+(\.\d+)? on HYPE\/USDC$/); // the pair, not the venue's "@107"
     expect(Number(ended.data.executedSize)).toBeGreaterThan(0);
+    expect(ended.data.pair).toBe("HYPE/USDC");
     expect(Number(ended.data.averagePrice)).toBeGreaterThan(38);
     expect(Number(ended.data.averagePrice)).toBeLessThan(42);
     expect(ended.text).toMatch(/^average price \d+(\.\d+)?; notional \d+\.\d\d$/);

@@ -129,13 +129,18 @@ export function register(program: Command, ctx: CliContext): void {
           // The venue can fail before the journal opens (an API wallet's role is asked first): the pass is
           // still a failed cycle row and, with notify, told as below; the --json summary line too.
           const { VenueError } = await import("../../lib/errors.js");
+          // The account as far as it is known without the venue (a busy state folder's line said null: a
+          // scripter's wrapper of several accounts could not tell whose pass it was).
+          const { keyAddress } = await import("../bot.js");
+          const account =
+            config.account?.toLowerCase() ?? (await keyAddress(config, ctx.env).catch(() => undefined)) ?? null;
           if (!(err instanceof VenueError)) {
             // The key, the keystore or the state folder unusable: the --json summary line says so too.
-            if (opts.json) ctx.stdout(unstartedLine(Date.now(), config.account ?? null, err));
+            if (opts.json) ctx.stdout(unstartedLine(Date.now(), account, err));
             throw err;
           }
           await recordUnopenedPass(ctx, config, logger, err, live);
-          if (opts.json) ctx.stdout(unstartedLine(Date.now(), config.account ?? null, err));
+          if (opts.json) ctx.stdout(unstartedLine(Date.now(), account, err));
           ctx.stderr(`${UNSTARTED_NOTE}\n`);
           return failWith(err);
         }
@@ -427,6 +432,8 @@ export function register(program: Command, ctx: CliContext): void {
                 })),
                 watch,
                 ended: ended.map((t) => ({
+                  // twapId as everywhere else (status, webhooks, history); `twap` kept for older scripts.
+                  twapId: t.twapId,
                   twap: t.twapId,
                   strategy: t.strategy,
                   status: t.status,

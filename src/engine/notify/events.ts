@@ -237,6 +237,9 @@ export function twapEndedEvent(c: EventContext, t: EndedTwap): NotifyEvent {
     {
       ...(t.strategy === undefined ? {} : { strategy: t.strategy }),
       twapId: t.twapId,
+      // The pair's name (HYPE/USDC) as `pair`, as in status and once (a scripter's parser read `coin` as
+      // the venue's @107 there); `coin` kept for older receivers.
+      pair: t.coin,
       coin: t.coin,
       side: t.side,
       status: t.status,
