@@ -133,7 +133,9 @@ export function register(program: Command, ctx: CliContext): void {
           // scripter's wrapper of several accounts could not tell whose pass it was).
           const { keyAddress } = await import("../bot.js");
           const account =
-            config.account?.toLowerCase() ?? (await keyAddress(config, ctx.env).catch(() => undefined)) ?? null;
+            config.account?.toLowerCase() ??
+            (await keyAddress(config, ctx.env).catch(() => undefined)) ??
+            null;
           if (!(err instanceof VenueError)) {
             // The key, the keystore or the state folder unusable: the --json summary line says so too.
             if (opts.json) ctx.stdout(unstartedLine(Date.now(), account, err));
