@@ -92,6 +92,18 @@ describe("slot verdicts (pure)", () => {
     expect(v).toMatchObject({ due: true, slot: at("2026-01-02T08:30:00Z"), missed: 0 });
   });
 
+  it("a slot is caught up while exactly catchUp old, and missed a millisecond later", () => {
+    // A mutation audit: the window's edge could move by a millisecond with every test passing.
+    const state = { lastSlot: at("2026-01-01T08:30:00Z"), firstSeen: T0 };
+    const slot = at("2026-01-02T08:30:00Z");
+    expect(slotVerdict(daily, state, slot + 2 * H, 2 * H)).toMatchObject({ due: true, slot, missed: 0 });
+    expect(slotVerdict(daily, state, slot + 2 * H + 1, 2 * H)).toMatchObject({
+      due: false,
+      missed: 1,
+      latestMissed: slot,
+    });
+  });
+
   it("a slot acted in is not due again; the next one is", () => {
     const state = { lastSlot: at("2026-01-02T08:30:00Z"), firstSeen: T0 };
     expect(slotVerdict(daily, state, at("2026-01-02T11:27:00Z"), 2 * H).due).toBe(false);

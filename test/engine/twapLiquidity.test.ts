@@ -51,6 +51,10 @@ describe("fitting a TWAP to its pair's volume", () => {
     expect(fitTwapDuration(d("20000"), 120, rules, "USDC", undefined, medium)).toMatchObject({
       minutes: 120,
     });
+    // 1.5× the cap (a mutation audit: a threshold of twice the cap passed every test): stretched, and
+    // rounded up to whole minutes (50,000 × 1440 / 500,000 = 144, and 50,001 needs 145).
+    expect(fitTwapDuration(d("50000"), 96, rules, "USDC", undefined, medium)).toMatchObject({ minutes: 144 });
+    expect(fitTwapDuration(d("50001"), 96, rules, "USDC", undefined, medium)).toMatchObject({ minutes: 145 });
     // Capped at maxMinutes (default a day), and said when still above.
     const whale = fitTwapDuration(d("250000"), 120, rules, "USDC", undefined, {
       ...thin,
