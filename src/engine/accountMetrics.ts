@@ -175,6 +175,24 @@ export function registerProcessMetrics(metrics: BotMetrics, version: string): vo
   collectDefaultMetrics({ register: metrics.registry });
 }
 
+/**
+ * Registers hlbot_account_info: always 1, labelled with the account, network and mode this daemon acts
+ * for, so a dashboard of several bots can join any series on its instance (the series themselves carry
+ * no account label: one daemon, one account).
+ */
+export function registerAccountInfo(
+  metrics: BotMetrics,
+  o: { account: string; network: string; mode: "live" | "dry-run" },
+): void {
+  if (metrics.registry.getSingleMetric("hlbot_account_info")) return;
+  new Gauge({
+    name: "hlbot_account_info",
+    help: "Always 1; the labels say which account, network and mode this hlbot acts for",
+    labelNames: ["account", "network", "mode"] as const,
+    registers: [metrics.registry],
+  }).set({ account: o.account, network: o.network, mode: o.mode }, 1);
+}
+
 export interface AccountMetricsInput {
   snapshot: Snapshot;
   /** Whether the staking balances were read this cycle (else the last ones read are used). */

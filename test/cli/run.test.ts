@@ -579,6 +579,10 @@ describe("hlbot run against hlbot venue (end to end)", () => {
     const metrics = await get(`${base}/metrics`);
     expect(metrics.body).toContain('hlbot_submissions_total{action="twapOrder",outcome="accepted"} 1');
     expect(metrics.body).toMatch(/hlbot_cycles_total\{strategy="rebalance",outcome="ok"\} [3-9]/);
+    // Which account, network and mode, for a dashboard of several bots (its series carry no account).
+    expect(metrics.body).toContain(
+      `hlbot_account_info{account="${wallet.address.toLowerCase()}",network="testnet",mode="live"} 1`,
+    );
 
     const signalledAt = performance.now();
     run.proc.kill("SIGTERM");

@@ -127,7 +127,7 @@ async function runDaemon(
   const { Shutdown } = await import("../../engine/shutdown.js");
   const { openInstance } = await import("../../engine/instance.js");
   const { BotMetrics, startMetricsServer } = await import("../../engine/metrics.js");
-  const { registerProcessMetrics } = await import("../../engine/accountMetrics.js");
+  const { registerAccountInfo, registerProcessMetrics } = await import("../../engine/accountMetrics.js");
   const { packageVersion } = await import("../../lib/version.js");
   const { Daemon, DEFAULT_GRACE_MS, loadStrategySet, scheduledStrategies } = await import(
     "../../engine/daemon.js"
@@ -188,6 +188,11 @@ async function runDaemon(
       command: `hlbot run --config ${config.file}`,
     });
     const { runtime, lock } = instance;
+    registerAccountInfo(metrics, {
+      account: runtime.account,
+      network: config.network,
+      mode: live ? "live" : "dry-run",
+    });
     shutdown.add("the state database, venue connections and instance lock", () => instance.close());
     // A strategy naming a market the venue does not list is left out, each problem logged as an error;
     // the others run (and their TWAP guards with them). Nothing left to run stops the start (exit 2); a
