@@ -85,6 +85,11 @@ export interface TokenDelegateIntent extends Base {
    * the same amount): risk limits reduce or block the two together, never one without the other.
    */
   fundsNext?: true;
+  /**
+   * Set on an undelegation that moves stake for yield (not stake that must leave, not evening out):
+   * validator-staking does not move stake back to that validator for yield within horizonDays.
+   */
+  forYield?: true;
 }
 
 export interface CDepositIntent extends Base {

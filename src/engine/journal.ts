@@ -808,7 +808,7 @@ export class Journal {
    */
   ownStakingMoves(account: string, sinceMs: number): OwnStakingMove[] {
     const out: OwnStakingMove[] = [];
-    for (const { action, time, onVenueClock, amount } of this.ownStakingActions(
+    for (const { action, time, onVenueClock, amount, forYield } of this.ownStakingActions(
       account,
       "tokenDelegate",
       sinceMs,
@@ -820,6 +820,7 @@ export class Journal {
         validator: action.validator.toLowerCase(),
         amount,
         isUndelegate: action.isUndelegate === true,
+        ...(forYield ? { forYield: true as const } : {}),
       });
     }
     return out;
@@ -840,27 +841,37 @@ export class Journal {
 
   /** A strategy's (not a manual command's) staking actions of one type not refused, with their HYPE amount. */
   private ownStakingActions(account: string, actionType: "tokenDelegate" | "cWithdraw", sinceMs: number) {
-    type Row = { request: string; createdAt: number; venueAt: number | null };
+    type Row = { request: string; createdAt: number; venueAt: number | null; intent: string | null };
+    // With the decision's intent: whether an undelegation was a move for yield (intents.ts forYield).
     const rows = this.sql(
-      `SELECT request, created_at AS createdAt, venue_at AS venueAt FROM submissions
-         WHERE account = ? AND action_type = ? AND created_at >= ?
-           AND status NOT IN ('rejected', 'absent') AND strategy <> ?`,
+      `SELECT s.request AS request, s.created_at AS createdAt, s.venue_at AS venueAt, d.intent AS intent
+         FROM submissions s LEFT JOIN decisions d ON d.id = s.decision_id
+         WHERE s.account = ? AND s.action_type = ? AND s.created_at >= ?
+           AND s.status NOT IN ('rejected', 'absent') AND s.strategy <> ?`,
     ).all(account, actionType, sinceMs, MANUAL_STRATEGY) as Row[];
     const out: Array<{
       action: Record<string, unknown>;
       time: number;
       onVenueClock: boolean;
       amount: Decimal;
+      forYield: boolean;
     }> = [];
     for (const r of rows) {
       const action = (parseJson(r.request) as { action?: Record<string, unknown> }).action;
       const wei = action?.wei;
       if (action === undefined || (typeof wei !== "number" && typeof wei !== "bigint")) continue;
+      let forYield = false;
+      try {
+        forYield = r.intent !== null && (parseJson(r.intent) as { forYield?: unknown }).forYield === true;
+      } catch {
+        // An intent that is not JSON: not known to be a move for yield.
+      }
       out.push({
         action,
         time: r.venueAt ?? r.createdAt,
         onVenueClock: r.venueAt !== null,
         amount: fromWei(BigInt(wei), HYPE_WEI_DECIMALS),
+        forYield,
       });
     }
     return out;
@@ -1074,6 +1085,18 @@ export class Journal {
            AND status NOT IN ('rejected', 'absent') AND action_type <> 'twapCancel' LIMIT 1`,
       ).get(account, sinceMs, strategy) !== undefined
     );
+  }
+
+  /**
+   * How many cycles of `strategy` sent something for `account` at or after `sinceMs` (as sentSince
+   * counts a send): two since a slot means the later one acted in a later slot.
+   */
+  sendingCyclesSince(account: string, strategy: string, sinceMs: number): number {
+    const row = this.sql(
+      `SELECT COUNT(DISTINCT cycle_id) AS n FROM submissions WHERE account = ? AND created_at >= ? AND strategy = ?
+         AND status NOT IN ('rejected', 'absent') AND action_type <> 'twapCancel'`,
+    ).get(account, sinceMs, strategy) as { n: number };
+    return row.n;
   }
 
   /**

@@ -274,6 +274,22 @@ export class Scheduler {
    * than a slot: the state is brought back and what was sent counts in the slot it was sent in, on the
    * venue's time (a clock a day ahead with maxClockSkew 3d must not hold a daily DCA a day).
    */
+  /**
+   * The tolerance for a state ahead of `reference` (the venue's time when known): earlyToleranceMs, or
+   * all of it when two cycles of the strategy sent since the slot before `reference` (live): the slot
+   * before had its run, so the later send was the early run of the slot ahead, which stands (a review:
+   * an hourly DCA with maxClockSkew 1h, the clock 35 minutes ahead, bought three times in two slots
+   * once the clock was right; brought back, that early send counted in the slot before, already bought).
+   */
+  private standsAhead(name: string, cron: CronSchedule, state: SlotState, reference: number): number {
+    const early = this.earlyToleranceMs(cron, state);
+    const ahead = state.lastSlot === undefined ? 0 : state.lastSlot - reference;
+    if (!this.live || ahead <= early || ahead > this.maxClockSkewMs) return early;
+    const before = lastSlotAtOrBefore(cron, state.firstSeen, reference);
+    if (before === undefined) return early;
+    return this.journal.sendingCyclesSince(this.sendAccount, name, before) >= 2 ? ahead : early;
+  }
+
   private earlyToleranceMs(cron: CronSchedule, state: SlotState): number {
     const floor = Math.min(this.maxClockSkewMs, DEFAULT_MAX_CLOCK_SKEW_MS);
     const slot = state.lastSlot;
@@ -348,8 +364,8 @@ export class Scheduler {
       // "Ahead" is judged against the venue's time when it is known (read now: runDueSlots): a state at
       // or before it was written in time, whatever the local clock says and however wide maxClockSkew
       // is (a review: with maxClockSkew 30m, a clock 10 minutes behind still rewound the slot).
-      const early = this.earlyToleranceMs(e.cron, state);
       const reference = venue ?? now;
+      const early = this.standsAhead(name, e.cron, state, reference);
       if (!skewed && rewoundSlotState(e.cron, state, reference, undefined, early) !== undefined && !redated) {
         this.journal.redateFuture(reference);
         redated = true;

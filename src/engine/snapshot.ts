@@ -112,6 +112,8 @@ export interface OwnStakingMove {
   validator: string;
   amount: Decimal;
   isUndelegate: boolean;
+  /** An undelegation of a move for yield (its intent's forYield), not one that had to leave. */
+  forYield?: true;
 }
 
 /** A withdrawal from staking to spot the bot sent (journaled), dated as an OwnStakingMove. */

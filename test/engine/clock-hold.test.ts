@@ -32,6 +32,17 @@ afterEach(async () => {
 
 const placed = (b: TestBot) => b.sim.ledger().filter((e) => e.kind === "twapPlaced" && e.user === b.address);
 
+/** A Scheduler as each `once` makes one, with the venue's clock as the cycle reads it. */
+const onceScheduler = (b: TestBot, d: Awaited<ReturnType<TestBot["runtime"]["cycleDeps"]>>) =>
+  new Scheduler({
+    journal: d.journal,
+    account: d.account,
+    mode: "live",
+    strategies: scheduledStrategies(b.runtime.config.strategies),
+    ...(d.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: d.maxClockSkewMs }),
+    ...(d.venueNow ? { venueNow: d.venueNow } : {}),
+  });
+
 describe("a local clock far from the venue's", () => {
   it("holds every strategy as a failed run until corrected: a daily DCA buys once per real day", async () => {
     const b = await startTestBot({ mode: "live", strategies: [DCA], fund: { USDC: "20000" } });
@@ -111,17 +122,6 @@ describe("a local clock far from the venue's", () => {
     });
     expect(cancel.actions.map((a) => [a.action, a.outcome])).toEqual([["twapCancel", "accepted"]]);
   });
-
-  /** A Scheduler as each `once` makes one, with the venue's clock as the cycle reads it. */
-  const onceScheduler = (b: TestBot, d: Awaited<ReturnType<TestBot["runtime"]["cycleDeps"]>>) =>
-    new Scheduler({
-      journal: d.journal,
-      account: d.account,
-      mode: "live",
-      strategies: scheduledStrategies(b.runtime.config.strategies),
-      ...(d.maxClockSkewMs === undefined ? {} : { maxClockSkewMs: d.maxClockSkewMs }),
-      ...(d.venueNow ? { venueNow: d.venueNow } : {}),
-    });
 
   it.each([4 * MINUTE, 90_000])(
     "a clock %d ms ahead (within maxClockSkew), corrected before the slot: the day's DCA buys once (a cron user's trial)",
@@ -299,4 +299,52 @@ describe("a local clock behind the venue's by less than a raised maxClockSkew (a
       await once();
       expect(placed(b)).toHaveLength(2);
     });
+});
+
+describe("a clock ahead by more than half a period, within a raised maxClockSkew (a review)", () => {
+  it.each([
+    ["0 * * * *", 35, "1h", 50],
+    ["0 * * * *", 45, "1h", 50],
+    ["*/20 * * * *", 12, "15m", 15],
+    ["*/10 * * * *", 7, "10m", 8],
+  ] as const)(
+    "%s, the clock %d minutes ahead (maxClockSkew %s), corrected: one buy per slot",
+    async (schedule, ahead, maxClockSkew, after) => {
+      // An hourly DCA bought at its slot, then, 35 minutes ahead, bought early for the next; corrected,
+      // that early buy was counted in the slot before (already bought), and the next slot bought again.
+      const dca = {
+        ...DCA,
+        schedule,
+        params: { ...DCA.params, amountUsd: 150, twap: { minutes: 5, randomize: false } },
+      };
+      const b = await startTestBot({
+        mode: "live",
+        strategies: [dca],
+        fund: { USDC: "20000" },
+        configExtra: { schedule: { maxClockSkew } },
+      });
+      bot = b;
+      b.sim.setPrice("@107", "25");
+      const d = b.runtime.cycleDeps(await b.runtime.facts());
+      const cron = new CronSchedule(schedule);
+      const prev = cron.next(b.sim.now() + 10 * MINUTE)!;
+      const slot = cron.next(prev)!;
+      b.sim.advanceTo(prev - MINUTE);
+      onceScheduler(b, d).register(d.clock());
+      b.sim.advanceTo(prev + 3_000);
+      await runDueSlots(onceScheduler(b, d), d, { trigger: "once" });
+      expect(placed(b)).toHaveLength(1);
+      b.sim.advanceTo(slot - ahead * MINUTE + 10_000);
+      b.clockOffsetMs = ahead * MINUTE;
+      await runDueSlots(onceScheduler(b, d), d, { trigger: "once" });
+      expect(placed(b)).toHaveLength(2);
+      b.clockOffsetMs = 0;
+      for (let t = slot - ahead * MINUTE + 40_000; t <= slot + after * MINUTE; t += MINUTE) {
+        b.sim.advanceTo(t);
+        await runDueSlots(onceScheduler(b, d), d, { trigger: "once" });
+      }
+      // The slot before and the slot acted in early: two buys, not three.
+      expect(placed(b)).toHaveLength(2);
+    },
+  );
 });

@@ -10,8 +10,8 @@
 //   target. Delegated stake moves only when it must (jailed, inactive, excluded by a rule: once its lock
 //   allows) or when it pays: a better validator must earn at least minImprovement more (net) and the gain
 //   over horizonDays must beat the cost of moving (one day of rewards), and the stake must have been held
-//   minHoldDays, and never back to a validator it left less than horizonDays ago. Balance between the
-//   chosen validators is kept within rebalanceThreshold.
+//   minHoldDays; a validator it moved stake away from for yield is no candidate for horizonDays. Balance
+//   between the chosen validators is kept within rebalanceThreshold.
 // - An undelegation is planned only with the delegation (or withdrawal) it funds (`fundsNext`): a move as
 //   a pair, a withdrawal as the undelegations followed by one cWithdraw of their sum (one queue place), so
 //   the risk limits reduce or block them together.
@@ -134,7 +134,7 @@ export const validatorStakingParams = z
     horizonDays: decimal({ gt: 0, max: 3650 })
       .prefault(30)
       .describe(
-        "The net APR gained over this many days must beat the cost of a move (one day of rewards); stake that left a validator does not move back to it for yield within this many days",
+        "The net APR gained over this many days must beat the cost of a move (one day of rewards); a validator this strategy moved stake away from for yield is no candidate for this many days",
       ),
     minHoldDays: decimal({ min: 1, max: 3650 })
       .prefault(1)
@@ -268,6 +268,8 @@ interface Transfer {
   to: string;
   amount: Decimal;
   why: string;
+  /** A move for yield (intents.ts forYield). */
+  forYield?: true;
 }
 
 export const validatorStaking = defineStrategy({
@@ -411,7 +413,30 @@ export const validatorStaking = defineStrategy({
     const evenShare = delegated.plus(undelegated).div(params.validators);
     const keepsPlace = (a: string) =>
       heldAmount(a).gte(evenShare.times(ONE.minus(params.rebalanceThreshold)));
-    const ranked: Candidate[] = snapshot.validators
+    // Memory of moves for yield: a validator this strategy moved stake away from for yield (its own move,
+    // journaled as such: not a jail, an exclusion, a withdrawal or the user's hand) less than horizonDays
+    // ago, and that holds no stake now, is no candidate until horizonDays have passed since. A move pays
+    // only if the lead it followed lasts the horizon; one reversed within it did not (a staker's 90 days
+    // beside a validator whose APR came and went every two days: 92 moves earned 5.5 HYPE where staying
+    // put earned 10.0). The next best takes its place (a review: held back from the one left, stake stayed
+    // 28 days on a validator whose APR had collapsed while a third paid 2.3%); when no other is eligible,
+    // it stays a candidate.
+    const horizonMs = params.horizonDays.times(DAY_MS).toNumber();
+    const leftForYield = new Map<string, number>();
+    for (const e of snapshot.stakingHistory ?? []) {
+      if (e.kind !== "undelegate" || e.validator === undefined) continue;
+      if (e.time > now || e.time < now - horizonMs || heldAmount(e.validator).gte(minMove)) continue;
+      const ownYieldMove = (snapshot.ownStakingMoves ?? []).some(
+        (m) =>
+          m.forYield === true &&
+          m.isUndelegate &&
+          m.validator === e.validator &&
+          m.amount.eq(e.amount) &&
+          Math.abs(m.time - e.time) <= PAIRED_WITHIN_MS,
+      );
+      if (ownYieldMove) leftForYield.set(e.validator, Math.max(leftForYield.get(e.validator) ?? 0, e.time));
+    }
+    const eligible: Candidate[] = snapshot.validators
       .filter((v) => {
         if (exclusion(v) !== undefined) return false;
         const a = v.address.toLowerCase();
@@ -429,6 +454,18 @@ export const validatorStaking = defineStrategy({
           (b.v.stake > a.v.stake ? 1 : b.v.stake < a.v.stake ? -1 : 0) ||
           (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
       );
+    const notBack = eligible.filter((c) => leftForYield.has(c.address));
+    const ranked =
+      notBack.length < eligible.length ? eligible.filter((c) => !leftForYield.has(c.address)) : eligible;
+    const memoryNote =
+      ranked === eligible || notBack.length === 0
+        ? undefined
+        : `not moved back to for yield before horizonDays ${fmt(params.horizonDays)} have passed since stake left it: ${notBack
+            .map(
+              (c) =>
+                `${label(c.address, c.v)} ${netText(c.v)} (left ${isoTime(leftForYield.get(c.address)!)}, until ${isoTime(leftForYield.get(c.address)! + horizonMs)})`,
+            )
+            .join(", ")}`;
     if (ranked.length === 0) {
       // Stake on validators that pay nothing stays there, earning nothing, until one is eligible: said,
       // with what stays elsewhere and why each validator is left out (a staker's trial: "no eligible
@@ -591,6 +628,7 @@ export const validatorStaking = defineStrategy({
     }
     const reserved = trunc(Decimal.min(undelegated, manualUndelegated));
     const notes: string[] = [];
+    if (memoryNote !== undefined) notes.push(memoryNote);
     if (reserved.gt(0)) {
       notes.push(
         `${fmt(reserved)} HYPE undelegated by hand in the last ${fmt(params.respectManualDays)} days stays undelegated`,
@@ -604,29 +642,10 @@ export const validatorStaking = defineStrategy({
     // moved for 0.009 points because the challenger held 10 HYPE, which once exempted the incumbent.
     const N = params.validators;
     let chosen = ranked.slice(0, N);
-    // Memory of moves: stake that left a validator in the last horizonDays does not move back to it for
-    // yield before horizonDays have passed since. A move pays only if the lead it follows lasts the
-    // horizon; one reversed within it did not (a staker's 90 days beside a validator whose APR came and
-    // went every two days: 92 moves earned 5.5 HYPE where staying put earned 10.0). Stake that must
-    // leave a validator (jailed, excluded) may still go to it, and so may idle stake once it is chosen.
-    const horizonMs = params.horizonDays.times(DAY_MS).toNumber();
-    const leftAt = (a: string): number | undefined => {
-      if (heldAmount(a).gte(minMove)) return undefined;
-      let last: number | undefined;
-      for (const e of fullHistory) {
-        if (e.kind !== "undelegate" || e.validator !== a || e.time > now || e.time < now - horizonMs)
-          continue;
-        last = Math.max(last ?? e.time, e.time);
-      }
-      return last;
-    };
     const keepAgainst = (inc: Candidate, ch: Candidate): string | undefined => {
       const hold = holdUntil(inc.address);
       if (hold !== undefined)
         return `held less than minHoldDays ${fmt(params.minHoldDays)} (until ${isoTime(hold)})`;
-      const left = leftAt(ch.address);
-      if (left !== undefined)
-        return `stake left ${label(ch.address, ch.v)} on ${isoTime(left)}, less than horizonDays ${fmt(params.horizonDays)} ago: it does not move back for yield before ${isoTime(left + horizonMs)}`;
       if (params.rankBy === "predictedApr") {
         const gain = ch.net.minus(inc.net);
         if (gain.lt(params.minImprovement)) {
@@ -1371,6 +1390,7 @@ export const validatorStaking = defineStrategy({
             to: p.to,
             amount: p.amount,
             why: s.why + (amount.lt(s.amount) ? ` (limited: ${capReason(true)})` : ""),
+            ...(s.forced || s.evening === true ? {} : { forYield: true as const }),
           });
         }
       }
@@ -1438,6 +1458,7 @@ export const validatorStaking = defineStrategy({
           amount: t.amount,
           isUndelegate: true,
           fundsNext: true,
+          ...(t.forYield ? { forYield: true as const } : {}),
           reason: `${t.why}: undelegate ${fmt(t.amount)} HYPE from ${label(t.from, infos.get(t.from))} to delegate it to ${toText}; ${split}`,
         };
         decisions.push(undelegate);

@@ -1,5 +1,5 @@
-// validator-staking remembers where stake left: no move back to a validator for yield within
-// horizonDays of leaving it. A staker's 90 days beside a validator whose APR came and went every two
+// validator-staking remembers its own moves for yield: a validator it moved stake away from for yield
+// is no candidate for horizonDays (the next best takes its place). A staker's 90 days beside a validator whose APR came and went every two
 // days: 92 moves earned 5.5 HYPE where never moving earned 10.0 (each move costs a day of rewards).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,7 +7,6 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/engine/config/loader.js";
 import type { Decision, TokenDelegateIntent } from "../../../src/engine/intents.js";
-import type { StakingEvent } from "../../../src/engine/snapshot.js";
 import { validatorStaking, validatorStakingParams } from "../../../src/engine/strategies/validatorStaking.js";
 import { Decimal } from "../../../src/lib/decimal.js";
 import { runSimulation } from "../../../src/simulate/runner.js";
@@ -22,6 +21,8 @@ import {
 
 const A = addr(1);
 const B = addr(2);
+const C = addr(3);
+const D = addr(4);
 const J = addr(9);
 const VALIDATORS: ValidatorSpec[] = [
   { address: A, name: "alpha", apr: "0.03", stake: 2_000_000 },
@@ -39,39 +40,58 @@ const moves = (ds: Decision[]) =>
     .map((d) => [d.isUndelegate ? "undelegate" : "delegate", d.validator, d.amount.toFixed()]);
 const reasons = (ds: Decision[]) => ds.map((d) => d.reason).join("\n");
 
-/** Stake moved from `from` to `to` `daysAgo` days before T0 (one cycle: both legs in the same second). */
-function moved(from: string, to: string, daysAgo: number, amount = 1000): StakingEvent[] {
+/**
+ * Stake moved from `from` to `to` `daysAgo` days before T0 (one cycle: both legs in the same second), as
+ * the venue's history shows it and, unless `own` is false, as this strategy journaled it (`forYield`:
+ * a move for yield, or one that had to leave).
+ */
+function moved(
+  from: string,
+  to: string,
+  daysAgo: number,
+  o: { amount?: number; forYield?: boolean; own?: boolean } = {},
+): Pick<SnapshotSpec, "stakingHistory" | "ownStakingMoves"> {
   const time = T0 - daysAgo * DAY_MS;
-  return [
-    { time, kind: "undelegate", validator: from, amount: new Decimal(amount) },
-    { time, kind: "delegate", validator: to, amount: new Decimal(amount) },
-  ];
+  const amount = new Decimal(o.amount ?? 1000);
+  return {
+    stakingHistory: [
+      { time, kind: "undelegate", validator: from, amount },
+      { time, kind: "delegate", validator: to, amount },
+    ],
+    ownStakingMoves:
+      o.own === false
+        ? []
+        : [
+            {
+              time,
+              validator: from,
+              amount,
+              isUndelegate: true,
+              ...(o.forYield === false ? {} : { forYield: true }),
+            },
+            { time, validator: to, amount, isUndelegate: false },
+          ],
+  };
 }
 
 describe("validator-staking: no move back within horizonDays", () => {
-  it("keeps stake where it went when the validator it left leads again within horizonDays", () => {
-    const decisions = decide({
-      delegations: [{ validator: B, amount: 1000 }],
-      stakingHistory: moved(A, B, 5),
-    });
+  it("keeps stake where it went when the validator it left for yield leads again within horizonDays", () => {
+    const decisions = decide({ delegations: [{ validator: B, amount: 1000 }], ...moved(A, B, 5) });
     expect(moves(decisions)).toEqual([]);
     expect(reasons(decisions)).toMatch(
-      /stake left alpha \(0x.*\) on 20\S+, less than horizonDays 30 ago: it does not move back for yield before 20\S+/,
+      /not moved back to for yield before horizonDays 30 have passed since stake left it: alpha \(0x.*\) .*\(left 20\S+, until 20\S+\)/,
     );
   });
 
   it("moves back once horizonDays have passed since it left", () => {
-    const decisions = decide({
-      delegations: [{ validator: B, amount: 1000 }],
-      stakingHistory: moved(A, B, 31),
-    });
+    const decisions = decide({ delegations: [{ validator: B, amount: 1000 }], ...moved(A, B, 31) });
     expect(moves(decisions)).toEqual([
       ["undelegate", B, "1000"],
       ["delegate", A, "1000"],
     ]);
     // horizonDays is the memory's length too.
     const shorter = decide(
-      { delegations: [{ validator: B, amount: 1000 }], stakingHistory: moved(A, B, 7) },
+      { delegations: [{ validator: B, amount: 1000 }], ...moved(A, B, 7) },
       { horizonDays: 6 },
     );
     expect(moves(shorter)).toEqual([
@@ -80,12 +100,108 @@ describe("validator-staking: no move back within horizonDays", () => {
     ]);
   });
 
-  it("still sends stake that must leave to the best validator, even one it left recently", () => {
+  it("remembers only its own moves for yield: not stake that had to leave, nor the user's own move", () => {
+    // Left because it had to (a jail since lifted): back to the best at once.
+    const forced = decide({
+      delegations: [{ validator: B, amount: 1000 }],
+      ...moved(A, B, 5, { forYield: false }),
+    });
+    expect(moves(forced)).toEqual([
+      ["undelegate", B, "1000"],
+      ["delegate", A, "1000"],
+    ]);
+    // The user's own move (not journaled by hlbot) is no memory of hlbot's.
+    const byHand = decide(
+      { delegations: [{ validator: B, amount: 1000 }], ...moved(A, B, 8, { own: false }) },
+      { respectManualDays: 7 },
+    );
+    expect(moves(byHand)).toEqual([
+      ["undelegate", B, "1000"],
+      ["delegate", A, "1000"],
+    ]);
+  });
+
+  it("a withdrawal is not a move: the validator it came from stays a candidate", () => {
+    // A review: 300 HYPE undelegated from alpha and withdrawn blocked moving bravo's 1000 to alpha.
+    const time = T0 - 5 * DAY_MS;
     const decisions = decide({
-      delegations: [{ validator: J, amount: 1000 }],
-      stakingHistory: moved(A, J, 5),
+      delegations: [{ validator: B, amount: 1000, lockedUntil: T0 - 20 * DAY_MS }],
+      stakingHistory: [
+        { time, kind: "undelegate", validator: A, amount: new Decimal(300) },
+        { time, kind: "withdrawalInitiated", amount: new Decimal(300) },
+      ],
+      ownStakingMoves: [{ time, validator: A, amount: new Decimal(300), isUndelegate: true }],
     });
     expect(moves(decisions)).toEqual([
+      ["undelegate", B, "1000"],
+      ["delegate", A, "1000"],
+    ]);
+  });
+
+  it("the next best takes the place of the one left: stake does not stay on a validator that collapsed", () => {
+    // A review: alpha → charlie for a 2-day spike; charlie then paid 0.5% and the stake stayed there 28
+    // days (the memory held alpha back) while bravo, never left, paid 2.3%.
+    const collapsed: ValidatorSpec[] = [
+      { address: A, name: "alpha", apr: "0.03", stake: 2_000_000 },
+      { address: B, name: "bravo", apr: "0.025", stake: 3_000_000 },
+      { address: C, name: "charlie", apr: "0.005", stake: 5_000_000 },
+    ];
+    const p = validatorStakingParams.parse({ validators: 1 });
+    const snapshot = buildSnapshot({
+      validators: collapsed,
+      delegations: [{ validator: C, amount: 1000 }],
+      ...moved(A, C, 2),
+    });
+    expect(moves(validatorStaking.decide(snapshot, p, T0, {}, "stake"))).toEqual([
+      ["undelegate", C, "1000"],
+      ["delegate", B, "1000"],
+    ]);
+  });
+
+  it("with several validators chosen, the one left is not among them (a review: N=2 moved back at once)", () => {
+    const four: ValidatorSpec[] = [
+      { address: A, name: "alpha", apr: "0.05", stake: 1_000_000 },
+      { address: B, name: "bravo", apr: "0.04", stake: 1_000_000 },
+      { address: C, name: "charlie", apr: "0.02", stake: 1_000_000 },
+      { address: D, name: "delta", apr: "0.021", stake: 1_000_000 },
+    ];
+    const snapshot = buildSnapshot({
+      validators: four,
+      delegations: [
+        { validator: C, amount: 1000 },
+        { validator: D, amount: 1000 },
+      ],
+      ...moved(A, C, 5),
+    });
+    const ds = validatorStaking.decide(
+      snapshot,
+      validatorStakingParams.parse({ validators: 2 }),
+      T0,
+      {},
+      "stake",
+    );
+    const to = moves(ds)
+      .filter((m) => m[0] === "delegate")
+      .map((m) => m[1]);
+    expect(to).not.toContain(A);
+    expect(to).toContain(B);
+  });
+
+  it("when no other validator is eligible, the one left stays a candidate", () => {
+    const two: ValidatorSpec[] = [
+      { address: A, name: "alpha", apr: "0.03", stake: 2_000_000 },
+      { address: J, name: "jailbird", apr: "0.05", stake: 9_000_000, isJailed: true },
+    ];
+    const snapshot = buildSnapshot({
+      validators: two,
+      delegations: [{ validator: J, amount: 1000 }],
+      ...moved(A, J, 5),
+    });
+    expect(
+      moves(
+        validatorStaking.decide(snapshot, validatorStakingParams.parse({ validators: 1 }), T0, {}, "stake"),
+      ),
+    ).toEqual([
       ["undelegate", J, "1000"],
       ["delegate", A, "1000"],
     ]);
@@ -99,7 +215,7 @@ describe("validator-staking: no move back within horizonDays", () => {
           { validator: A, amount: 600 },
           { validator: B, amount: 400 },
         ],
-        stakingHistory: moved(A, B, 5, 400),
+        ...moved(A, B, 5, { amount: 400 }),
       },
       { validators: 1 },
     );
