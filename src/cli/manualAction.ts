@@ -47,16 +47,14 @@ export async function runManualAction(
   raw: ManualOptions,
   prepare: (p: PrepareContext) => ExchangeCall | Promise<ExchangeCall>,
 ): Promise<void> {
-  let submitting = false;
+  const sending = { submitting: false };
   try {
-    await manualAction(ctx, raw, prepare, () => {
-      submitting = true;
-    });
+    await manualAction(ctx, raw, prepare, sending);
   } catch (err) {
     // With --json, a failure is one JSON line on stdout too, whatever failed (a scripter's unreachable
     // venue printed nothing on stdout for twap, a "rejected" line for twap-cancel and a "refused" one
     // for stake); stderr and the exit code say it as before.
-    if (raw.json === true) ctx.stdout(`${stringifyJson(failureLine(raw, err, submitting))}\n`);
+    if (raw.json === true) ctx.stdout(`${stringifyJson(failureLine(raw, err, sending.submitting))}\n`);
     throw err;
   }
 }
@@ -88,7 +86,8 @@ async function manualAction(
   ctx: CliContext,
   raw: ManualOptions,
   prepare: (p: PrepareContext) => ExchangeCall | Promise<ExchangeCall>,
-  onSubmit: () => void,
+  /** Set as the request may leave (ManualInput.onSubmit). */
+  sending: { submitting: boolean },
 ): Promise<void> {
   const command = raw.command;
   // A typed --network is checked before anything is read; without one the bot file's network applies.
@@ -136,10 +135,24 @@ async function manualAction(
   // Ctrl-C (or SIGTERM) exits at once (130), saying what becomes of a request already sent: the
   // submission was journaled before it was sent, so it stays pending and is reconciled later.
   const onSignal = (signal: NodeJS.Signals) => {
+    // Before its request could leave (reading the venue, say), nothing was sent, live or not (a review:
+    // "a request already sent may still land" was said of one never sent).
+    const maySend = live && sending.submitting;
+    if (json)
+      ctx.stdout(
+        `${stringifyJson({
+          status: maySend ? "unknown" : "not-sent",
+          command: command?.name() ?? null,
+          sent: maySend ? null : false,
+          ...(maySend ? { mayHaveLanded: true } : {}),
+          code: "interrupted",
+          reason: signal,
+        })}\n`,
+      );
     ctx.stderr(
-      live
+      maySend
         ? `hlbot: ${signal}: stopped. A request already sent may still land on the venue: its journal row in ${stateDir} stays pending, and the next hlbot command on that state folder (a manual --live action, once, run) reconciles it against the venue before sending anything new; \`hlbot history\` lists it\n`
-        : `hlbot: ${signal}: stopped; nothing was sent (dry run)\n`,
+        : `hlbot: ${signal}: stopped; nothing was sent${live ? "" : " (dry run)"}\n`,
     );
     process.exit(130);
   };
@@ -179,7 +192,9 @@ async function manualAction(
       stateDir,
       stateFromConfig: raw.state === undefined && config !== undefined,
       venueRead,
-      onSubmit,
+      onSubmit: () => {
+        sending.submitting = true;
+      },
       reason: commandLine(command),
       note,
       warn,

@@ -680,6 +680,41 @@ describe("--live", () => {
     expect(history.stdout).not.toMatch(/"r\\?":\\?"0x/);
   });
 
+  it("Ctrl-C before anything could be sent says nothing was sent, and --json prints its not-sent line", async () => {
+    // A review: Ctrl-C while a --live twap read spotMeta from a venue that never answered said "a
+    // request already sent may still land", and --json printed nothing.
+    const server = await liveVenue(() => ({ fault: "hang" }));
+    const child = spawn(
+      process.execPath,
+      [BIN, "twap", "buy", "--coin", "HYPE", "--size", "5", "--minutes", "5", "--live", "--json"].concat([
+        "--base-url",
+        server.url,
+        "--state",
+        join(work, "st"),
+      ]),
+      { cwd: work, env: { PATH: process.env.PATH ?? "", HLBOT_PRIVATE_KEY: ACCOUNT_KEY }, stdio: "pipe" },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => {
+      stdout += d;
+    });
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const deadline = Date.now() + 10_000;
+    // Waiting on its first read (the venue never answers), before anything is signed.
+    while (server.requests.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    expect(server.requests.length).toBeGreaterThan(0);
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toMatch(/SIGINT: stopped; nothing was sent\n/);
+    expect(stderr).not.toMatch(/may still land/);
+    expect(parseJson(stdout.trim())).toMatchObject({ status: "not-sent", sent: false, code: "interrupted" });
+    expect(sentTo(server)).toHaveLength(0);
+  });
+
   it("exits 1 when the venue rejects the action", async () => {
     const server = await liveVenue([
       { json: { status: "err", response: "Insufficient balance for token transfer" } },
