@@ -284,7 +284,7 @@ export class Scheduler {
   private standsAhead(name: string, cron: CronSchedule, state: SlotState, reference: number): number {
     const early = this.earlyToleranceMs(cron, state);
     const ahead = state.lastSlot === undefined ? 0 : state.lastSlot - reference;
-    if (!this.live || ahead <= early || ahead > this.maxClockSkewMs) return early;
+    if (!this.live || state.lastActed !== true || ahead <= early || ahead > this.maxClockSkewMs) return early;
     const before = lastSlotAtOrBefore(cron, state.firstSeen, reference);
     if (before === undefined) return early;
     return this.journal.sendingCyclesSince(this.sendAccount, name, before) >= 2 ? ahead : early;
@@ -294,7 +294,9 @@ export class Scheduler {
     const floor = Math.min(this.maxClockSkewMs, DEFAULT_MAX_CLOCK_SKEW_MS);
     const slot = state.lastSlot;
     const next = slot === undefined ? undefined : cron.next(slot);
-    if (slot === undefined || next === undefined) return floor;
+    // Only a slot acted in: one settled missed while the clock ran ahead was not missed (a daily
+    // strategy's slot 2 hours on, settled missed by a clock 12 hours ahead, must still run when it comes).
+    if (slot === undefined || next === undefined || state.lastActed !== true) return floor;
     return Math.max(floor, Math.min(this.maxClockSkewMs, (next - slot) / 2));
   }
 

@@ -10,7 +10,7 @@
 //   target. Delegated stake moves only when it must (jailed, inactive, excluded by a rule: once its lock
 //   allows) or when it pays: a better validator must earn at least minImprovement more (net) and the gain
 //   over horizonDays must beat the cost of moving (one day of rewards), and the stake must have been held
-//   minHoldDays; a validator it moved stake away from for yield is no candidate for horizonDays. Balance
+//   minHoldDays; a validator it moved stake away from for yield ranks last for horizonDays. Balance
 //   between the chosen validators is kept within rebalanceThreshold.
 // - An undelegation is planned only with the delegation (or withdrawal) it funds (`fundsNext`): a move as
 //   a pair, a withdrawal as the undelegations followed by one cWithdraw of their sum (one queue place), so
@@ -134,7 +134,7 @@ export const validatorStakingParams = z
     horizonDays: decimal({ gt: 0, max: 3650 })
       .prefault(30)
       .describe(
-        "The net APR gained over this many days must beat the cost of a move (one day of rewards); a validator this strategy moved stake away from for yield is no candidate for this many days",
+        "The net APR gained over this many days must beat the cost of a move (one day of rewards); a validator this strategy moved stake away from for yield ranks after every other for this many days",
       ),
     minHoldDays: decimal({ min: 1, max: 3650 })
       .prefault(1)
@@ -415,12 +415,11 @@ export const validatorStaking = defineStrategy({
       heldAmount(a).gte(evenShare.times(ONE.minus(params.rebalanceThreshold)));
     // Memory of moves for yield: a validator this strategy moved stake away from for yield (its own move,
     // journaled as such: not a jail, an exclusion, a withdrawal or the user's hand) less than horizonDays
-    // ago, and that holds no stake now, is no candidate until horizonDays have passed since. A move pays
+    // ago, and that holds no stake now, ranks after every other until horizonDays have passed since. A move pays
     // only if the lead it followed lasts the horizon; one reversed within it did not (a staker's 90 days
     // beside a validator whose APR came and went every two days: 92 moves earned 5.5 HYPE where staying
     // put earned 10.0). The next best takes its place (a review: held back from the one left, stake stayed
-    // 28 days on a validator whose APR had collapsed while a third paid 2.3%); when no other is eligible,
-    // it stays a candidate.
+    // 28 days on a validator whose APR had collapsed while a third paid 2.3%).
     const horizonMs = params.horizonDays.times(DAY_MS).toNumber();
     const leftForYield = new Map<string, number>();
     for (const e of snapshot.stakingHistory ?? []) {
@@ -454,18 +453,10 @@ export const validatorStaking = defineStrategy({
           (b.v.stake > a.v.stake ? 1 : b.v.stake < a.v.stake ? -1 : 0) ||
           (a.address < b.address ? -1 : a.address > b.address ? 1 : 0),
       );
+    // Ranked last, not left out: they fill only places no other can (N, maxShare, maxNetworkShare; a
+    // review: left out, jailed stake went all to one validator against maxShare 50%).
     const notBack = eligible.filter((c) => leftForYield.has(c.address));
-    const ranked =
-      notBack.length < eligible.length ? eligible.filter((c) => !leftForYield.has(c.address)) : eligible;
-    const memoryNote =
-      ranked === eligible || notBack.length === 0
-        ? undefined
-        : `not moved back to for yield before horizonDays ${fmt(params.horizonDays)} have passed since stake left it: ${notBack
-            .map(
-              (c) =>
-                `${label(c.address, c.v)} ${netText(c.v)} (left ${isoTime(leftForYield.get(c.address)!)}, until ${isoTime(leftForYield.get(c.address)! + horizonMs)})`,
-            )
-            .join(", ")}`;
+    const ranked = [...eligible.filter((c) => !leftForYield.has(c.address)), ...notBack];
     if (ranked.length === 0) {
       // Stake on validators that pay nothing stays there, earning nothing, until one is eligible: said,
       // with what stays elsewhere and why each validator is left out (a staker's trial: "no eligible
@@ -628,7 +619,6 @@ export const validatorStaking = defineStrategy({
     }
     const reserved = trunc(Decimal.min(undelegated, manualUndelegated));
     const notes: string[] = [];
-    if (memoryNote !== undefined) notes.push(memoryNote);
     if (reserved.gt(0)) {
       notes.push(
         `${fmt(reserved)} HYPE undelegated by hand in the last ${fmt(params.respectManualDays)} days stays undelegated`,
@@ -667,6 +657,8 @@ export const validatorStaking = defineStrategy({
     const displaced = new Map<string, string>();
     /** Incumbents outside the N best whose stake moves, and why (what beat them). */
     const leaves = new Map<string, string>();
+    /** Of `leaves`, those beaten for yield (not moved to keep the count at N): remembered (forYield). */
+    const beaten = new Set<string>();
     const beatenBy = (inc: Candidate, ch: Candidate): string =>
       params.rankBy === "predictedApr"
         ? `${label(ch.address, ch.v)} earns ${points(ch.net.minus(inc.net))} points more net APR (minImprovement ${fmt(params.minImprovement.times(100), 3)}), which pays for the move within ${fmt(params.horizonDays)} days`
@@ -696,6 +688,7 @@ export const validatorStaking = defineStrategy({
       const why = keepAgainst(inc, weakest);
       if (why === undefined) {
         leaves.set(inc.address, beatenBy(inc, weakest));
+        beaten.add(inc.address);
         continue;
       }
       kept.set(inc.address, why);
@@ -727,6 +720,16 @@ export const validatorStaking = defineStrategy({
         );
     }
     if (chosen.length < N) notes.push(`only ${chosen.length} of ${N} wanted validators are eligible`);
+    const heldBack = notBack.filter((c) => !chosen.includes(c));
+    if (heldBack.length > 0)
+      notes.push(
+        `not moved back to for yield before horizonDays ${fmt(params.horizonDays)} have passed since stake left it: ${heldBack
+          .map(
+            (c) =>
+              `${label(c.address, c.v)} ${netText(c.v)} (left ${isoTime(leftForYield.get(c.address)!)}, until ${isoTime(leftForYield.get(c.address)! + horizonMs)})`,
+          )
+          .join(", ")}`,
+      );
     // A validator paying more than the chosen that a rule leaves out, said with the rule (a staker read
     // a week of stake on a 1.73% validator beside a 2.33% one as a wrong choice: its uptime after a jail
     // kept it out). Active, unjailed ones only: jailed and inactive ones are said where stake leaves them.
@@ -1131,6 +1134,8 @@ export const validatorStaking = defineStrategy({
       forced: boolean;
       leaving?: true;
       evening?: true;
+      /** Beaten by a better validator (not forced, not evening out, not the count): a move for yield. */
+      forYield?: true;
     }> = [];
     const chosenSet = new Set(chosen.map((c) => c.address));
     // Worst paid first (jailed, inactive or no longer listed: nothing), then the larger stake: a per-run
@@ -1179,6 +1184,7 @@ export const validatorStaking = defineStrategy({
         address: a,
         amount: c.amount,
         why,
+        ...(beaten.has(a) ? { forYield: true as const } : {}),
         forced: false,
       });
     }
@@ -1390,7 +1396,7 @@ export const validatorStaking = defineStrategy({
             to: p.to,
             amount: p.amount,
             why: s.why + (amount.lt(s.amount) ? ` (limited: ${capReason(true)})` : ""),
-            ...(s.forced || s.evening === true ? {} : { forYield: true as const }),
+            ...(s.forYield === true ? { forYield: true as const } : {}),
           });
         }
       }

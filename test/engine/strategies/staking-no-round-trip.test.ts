@@ -187,6 +187,69 @@ describe("validator-staking: no move back within horizonDays", () => {
     expect(to).toContain(B);
   });
 
+  it("the one left still fills a place nothing else can: N and maxShare hold (a second review)", () => {
+    // bravo → charlie for yield 3 days ago; charlie is jailed now. With N=2 and maxShare 50%, its stake
+    // goes to bravo (left, but the only other eligible), not all on alpha.
+    const vs: ValidatorSpec[] = [
+      { address: A, name: "alpha", apr: "0.03", stake: 2_000_000 },
+      { address: B, name: "bravo", apr: "0.025", stake: 3_000_000 },
+      { address: C, name: "charlie", apr: "0.05", stake: 5_000_000, isJailed: true },
+    ];
+    const snapshot = buildSnapshot({
+      validators: vs,
+      delegations: [
+        { validator: A, amount: 1000 },
+        { validator: C, amount: 1000 },
+      ],
+      ...moved(B, C, 3),
+    });
+    const ds = validatorStaking.decide(
+      snapshot,
+      validatorStakingParams.parse({ validators: 2, maxShare: 0.5 }),
+      T0,
+      {},
+      "stake",
+    );
+    expect(moves(ds)).toEqual([
+      ["undelegate", C, "1000"],
+      ["delegate", B, "1000"],
+    ]);
+    // Stake that had to leave is no move for yield: nothing to remember of it.
+    expect(ds.some((d) => d.kind === "tokenDelegate" && d.forYield === true)).toBe(false);
+  });
+
+  it("only a move for yield is marked to remember: not one that keeps the count at N", () => {
+    const equal: ValidatorSpec[] = [
+      { address: A, name: "alpha", apr: "0.03", stake: 1_000_000 },
+      { address: B, name: "bravo", apr: "0.03", stake: 1_000_000 },
+      { address: C, name: "charlie", apr: "0.03", stake: 1_000_000 },
+    ];
+    const count = validatorStaking.decide(
+      buildSnapshot({
+        validators: equal,
+        delegations: [
+          { validator: A, amount: 1000 },
+          { validator: B, amount: 1000 },
+          { validator: C, amount: 900 },
+        ],
+      }),
+      validatorStakingParams.parse({ validators: 2 }),
+      T0,
+      {},
+      "stake",
+    );
+    const leaving = count.filter(
+      (d): d is TokenDelegateIntent => d.kind === "tokenDelegate" && d.isUndelegate,
+    );
+    expect(leaving.map((d) => d.validator)).toEqual([C, C]);
+    expect(leaving.every((d) => d.forYield === undefined)).toBe(true);
+    // Beaten by a better validator: marked.
+    const better = decide({ delegations: [{ validator: B, amount: 1000 }] });
+    expect(better.filter((d) => d.kind === "tokenDelegate" && d.isUndelegate)).toMatchObject([
+      { validator: B, forYield: true },
+    ]);
+  });
+
   it("when no other validator is eligible, the one left stays a candidate", () => {
     const two: ValidatorSpec[] = [
       { address: A, name: "alpha", apr: "0.03", stake: 2_000_000 },
