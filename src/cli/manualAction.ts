@@ -72,13 +72,23 @@ function failureLine(raw: ManualOptions, err: unknown, submitting: boolean): Rec
         : err instanceof VenueError
           ? "venue"
           : "error";
+  return stoppedLine(raw, submitting, code, describeError(err));
+}
+
+/** The --json line of a manual action stopped before its outcome was known (an error, a signal). */
+function stoppedLine(
+  raw: ManualOptions,
+  submitting: boolean,
+  code: string,
+  reason: string,
+): Record<string, unknown> {
   return {
     status: submitting ? "unknown" : "not-sent",
     command: raw.command?.name() ?? null,
     sent: submitting ? null : false,
     ...(submitting ? { mayHaveLanded: true } : {}),
     code,
-    reason: describeError(err),
+    reason,
   };
 }
 
@@ -138,17 +148,7 @@ async function manualAction(
     // Before its request could leave (reading the venue, say), nothing was sent, live or not (a review:
     // "a request already sent may still land" was said of one never sent).
     const maySend = live && sending.submitting;
-    if (json)
-      ctx.stdout(
-        `${stringifyJson({
-          status: maySend ? "unknown" : "not-sent",
-          command: command?.name() ?? null,
-          sent: maySend ? null : false,
-          ...(maySend ? { mayHaveLanded: true } : {}),
-          code: "interrupted",
-          reason: signal,
-        })}\n`,
-      );
+    if (json) ctx.stdout(`${stringifyJson(stoppedLine(raw, maySend, "interrupted", signal))}\n`);
     ctx.stderr(
       maySend
         ? `hlbot: ${signal}: stopped. A request already sent may still land on the venue: its journal row in ${stateDir} stays pending, and the next hlbot command on that state folder (a manual --live action, once, run) reconciles it against the venue before sending anything new; \`hlbot history\` lists it\n`

@@ -178,32 +178,23 @@ function sentFields(request: Record<string, unknown>, pair?: string): Record<str
 
 /**
  * What the request itself carries, in words ("300 HYPE to 0xb8f4…5bc5", "sell 25.48 HYPE (HYPE/USDC,
- * asset 10107) over 60 min"): the reason may lead with the amount a strategy wanted before the limits
- * reduced it.
+ * asset 10107) over 60 min"), from sentFields: the reason may lead with the amount a strategy wanted
+ * before the limits reduced it.
  */
 function sentText(request: Record<string, unknown>, pair?: string): string | undefined {
-  const action = request.action as Record<string, unknown> | undefined;
-  if (action === undefined) return undefined;
-  const hype = (wei: unknown) =>
-    typeof wei === "number" || typeof wei === "bigint"
-      ? `${fromWei(BigInt(wei), HYPE_WEI_DECIMALS).toFixed()} HYPE`
-      : undefined;
-  switch (action.type) {
+  const f = sentFields(request, pair);
+  const amount = f.amount === undefined ? undefined : `${String(f.amount)} ${String(f.token)}`;
+  switch ((request.action as { type?: unknown } | undefined)?.type) {
     case "tokenDelegate": {
-      const amount = hype(action.wei);
-      const v = typeof action.validator === "string" ? shortAddress(action.validator) : "?";
-      return amount && `${amount} ${action.isUndelegate === true ? "from" : "to"} ${v}`;
+      const v = typeof f.validator === "string" ? shortAddress(f.validator) : "?";
+      return amount && `${amount} ${f.isUndelegate === true ? "from" : "to"} ${v}`;
     }
     case "cDeposit":
     case "cWithdraw":
-      return hype(action.wei);
-    case "twapOrder": {
-      const t = action.twap as { a?: unknown; b?: unknown; s?: unknown; m?: unknown } | undefined;
-      return (
-        t &&
-        `${t.b === true ? "buy" : "sell"} ${String(t.s)} ${pair === undefined ? `of asset ${String(t.a)}` : `${pair.split("/")[0]} (${pair}, asset ${String(t.a)})`} over ${String(t.m)} min`
-      );
-    }
+      return amount;
+    case "twapOrder":
+      if (f.side === undefined) return undefined;
+      return `${String(f.side)} ${String(f.size)} ${pair === undefined ? `of asset ${String(f.asset)}` : `${pair.split("/")[0]} (${pair}, asset ${String(f.asset)})`} over ${String(f.minutes)} min`;
     default:
       return undefined;
   }
